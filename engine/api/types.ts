@@ -1,0 +1,147 @@
+// The engine's public vocabulary: records as the CLI, the UI and the API see them.
+// Times are epoch milliseconds (UTC) everywhere inside the engine; they become ISO 8601 only
+// at the edges (CLI output, AX_LOGICAL_TIME).
+
+export const INSTANCE_STATES = [
+  'WAITING', // ready, not yet handed to a worker (a retry waits here until its not-before time)
+  'DISPATCHED', // in a worker's queue
+  'RUNNING',
+  'SUCCESS',
+  'FAILED',
+  'TIMEOUT', // counts as a failure and triggers a retry
+  'CANCELLED', // by a user, or by a drain that ran out of time
+  'UPSTREAM_FAILED', // will not run: an upstream failed for good
+] as const;
+export type InstanceState = (typeof INSTANCE_STATES)[number];
+
+export const RUN_STATES = ['QUEUED', 'RUNNING', 'SUCCESS', 'FAILED', 'SKIPPED', 'CANCELLED'] as const;
+export type RunState = (typeof RUN_STATES)[number];
+
+export type TriggerType = 'cron' | 'manual' | 'event' | 'rerun';
+export type MisfirePolicy = 'run_once' | 'skip' | 'all';
+export type OverlapPolicy = 'skip' | 'queue' | 'parallel';
+export type RoutingStrategy = 'round_robin' | 'random' | 'least_busy';
+export type LogStream = 'stdout' | 'stderr' | 'system';
+
+export interface RetryBackoff {
+  kind: 'fixed' | 'exponential';
+  /** first delay; exponential doubles it per attempt */
+  delayMs: number;
+  /** cap for exponential backoff */
+  maxDelayMs: number;
+}
+
+export interface ScheduleSpec {
+  cron: string;
+  timezone: string;
+  misfire: MisfirePolicy;
+  overlap: OverlapPolicy;
+}
+
+/** One task as the workflow file describes it (defaults filled in). */
+export interface TaskSpec {
+  name: string;
+  command: string;
+  cwd?: string;
+  env: Record<string, string>;
+  timeoutMs?: number;
+  retries: number;
+  retryBackoff: RetryBackoff;
+  labels: string[];
+  upstream: string[];
+  owner?: string;
+}
+
+/** A workflow as the workflow file describes it, after validation (defaults filled in). */
+export interface WorkflowSpec {
+  name: string;
+  description?: string;
+  owner?: string;
+  schedule?: ScheduleSpec;
+  onEvent?: string;
+  routing: RoutingStrategy;
+  tasks: TaskSpec[];
+}
+
+export interface WorkflowSummary {
+  id: number;
+  name: string;
+  description?: string;
+  owner?: string;
+  enabled: boolean;
+  version: number;
+  taskCount: number;
+  schedule?: ScheduleSpec;
+  nextFireAt?: number;
+  lastRun?: { id: number; state: RunState; logicalTime: number; finishedAt?: number };
+}
+
+export interface RunRecord {
+  id: number;
+  workflowId: number;
+  workflowName: string;
+  state: RunState;
+  trigger: TriggerType;
+  triggeredBy: string;
+  logicalTime: number;
+  scheduleId?: number;
+  /** for a manual run of one task: that task; undefined means the whole workflow */
+  onlyTask?: string;
+  eventPayload?: string;
+  reason?: string;
+  createdAt: number;
+  startedAt?: number;
+  finishedAt?: number;
+}
+
+export interface InstanceRecord {
+  id: number;
+  runId: number;
+  workflowId: number;
+  taskId: number;
+  taskName: string;
+  attempt: number;
+  state: InstanceState;
+  workerId?: string;
+  pid?: number;
+  exitCode?: number;
+  reason?: string;
+  notBefore: number;
+  createdAt: number;
+  dispatchedAt?: number;
+  startedAt?: number;
+  finishedAt?: number;
+  heartbeatAt?: number;
+  /** 1 once the scheduler has reacted to the outcome (retry, downstream, run state) */
+  handled: boolean;
+}
+
+export interface LogLine {
+  instanceId: number;
+  seq: number;
+  stream: LogStream;
+  ts: number;
+  line: string;
+}
+
+export interface WorkerRecord {
+  id: string;
+  host: string;
+  pid: number;
+  version: string;
+  labels: string[];
+  maxConcurrency: number;
+  running: number;
+  startedAt: number;
+  lastHeartbeat: number;
+  status: 'online' | 'draining' | 'lost' | 'offline';
+}
+
+export interface AuditEntry {
+  id: number;
+  at: number;
+  actor: string;
+  action: string;
+  object: string;
+  detail?: string;
+}
