@@ -3,7 +3,7 @@
 import tseslint from 'typescript-eslint';
 
 const restrict = (patterns, message) => ({
-  'no-restricted-imports': ['error', { patterns: patterns.map((group) => ({ group, message })) }],
+  'no-restricted-imports': ['error', { patterns: [{ group: patterns, message }] }],
 });
 
 export default tseslint.config(

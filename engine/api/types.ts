@@ -135,6 +135,9 @@ export interface WorkerRecord {
   startedAt: number;
   lastHeartbeat: number;
   status: 'online' | 'draining' | 'lost' | 'offline';
+  /** accept-policy (SPEC §6, §12): take unlabelled tasks? only these workflows? */
+  acceptUnlabelled: boolean;
+  acceptWorkflows?: string[];
 }
 
 export interface AuditEntry {

@@ -155,8 +155,14 @@ export interface Store {
   /** count of instances of the run that are WAITING, DISPATCHED or RUNNING, or final but unhandled */
   pendingInstanceCount(runId: number): Promise<number>;
   deleteInstances(ids: number[]): Promise<void>;
-  /** task heartbeats of one worker, one round trip; only rows still RUNNING at that attempt */
-  recordTaskHeartbeats(workerId: string, beats: { instanceId: number; attempt: number; at: number }[]): Promise<void>;
+  /** DISPATCHED + RUNNING instances per worker: the dispatcher's view of each worker's load */
+  activeCountByWorker(): Promise<Map<string, number>>;
+  /**
+   * Task heartbeats of one worker in one round trip; only rows still RUNNING and owned by the
+   * worker are touched. Returns the ids the worker still owns: any other is no longer its own
+   * (fenced off) and its process must be killed rather than reported.
+   */
+  recordTaskHeartbeats(workerId: string, beats: { instanceId: number; attempt: number; at: number }[]): Promise<Set<number>>;
 
   appendLogs(lines: LogLine[]): Promise<void>;
   readLogs(instanceId: number, afterSeq: number, limit: number): Promise<LogLine[]>;

@@ -1,0 +1,246 @@
+import { AxError } from '../../api/errors.ts';
+import type { WorkerRecord } from '../../api/types.ts';
+import type { Coordinator, DispatchMessage, EngineEvent, TaskBeat } from '../../ports/coordinator.ts';
+
+export interface MemoryCoordinatorOptions {
+  /** clock for every TTL (workers, start locks, leases); default Date.now */
+  now?: () => number;
+  /** told about a subscriber that threw; default: ignored (see publish) */
+  onSubscriberError?: (error: unknown, event: EngineEvent) => void;
+}
+
+interface Expiring<T> {
+  value: T;
+  expiresAt: number;
+}
+
+interface Lease {
+  holder: string;
+  token: number;
+  expiresAt: number;
+}
+
+type Waiter = () => void;
+
+const sameDispatch = (a: DispatchMessage, b: DispatchMessage): boolean =>
+  a.instanceId === b.instanceId && a.attempt === b.attempt;
+
+const copyWorker = (w: WorkerRecord): WorkerRecord => ({ ...w, labels: [...w.labels] });
+
+/**
+ * The Coordinator for solo mode: everything in one process, nothing persisted (the Store is the
+ * truth and rebuilds all of this). These are also the semantics the Redis adapter must keep, and
+ * the contract suite (test/contract/coordinator.contract.ts) checks both:
+ *
+ * - Queues: FIFO per worker queue; `null` is the shared queue. Enqueueing to a worker's queue
+ *   wakes that worker's waiters; enqueueing to the shared queue wakes every waiter.
+ * - take(worker, max): up to max messages, own queue first, then the shared queue. Taken messages
+ *   move to the worker's in-flight list and are never handed out again until ack(worker, msg)
+ *   removes them, matched by instanceId + attempt (other fields are ignored; an unknown ack is a
+ *   no-op). Messages are copied in and out, as they would be serialised over Redis.
+ * - waitForWork(worker, timeoutMs): resolves at once when the worker's queue or the shared queue
+ *   is non-empty or the coordinator is closed; otherwise on the next enqueue for that worker (or
+ *   to the shared queue), on close(), or after timeoutMs of real time. A wake means work *may*
+ *   be there (another worker can take shared work first); callers loop.
+ * - TTLs use the injected clock: a key set at t with ttlMs is alive while now() < t + ttlMs.
+ *   Expired entries are dropped lazily, when next looked at.
+ * - heartbeatWorker stores the record with a TTL, replacing the previous one; listWorkers
+ *   returns the unexpired ones, in no promised order.
+ * - heartbeatTasks keeps the latest beat per instance; a beat whose attempt is lower than the
+ *   stored one is ignored (a superseded attempt must not look alive). Task beats have no TTL;
+ *   clearTaskHeartbeat removes them.
+ * - Start lock: SET NX with a TTL, keyed by instance id + attempt, so each attempt has its own
+ *   lock and a second process for the same attempt is refused. Release is unconditional.
+ * - Lease: free or expired → the caller gets it with token = highest token ever issued for that
+ *   name + 1 (even if the caller held it before it expired: its writes in between may have been
+ *   fenced). Held by the same holder → expiry renewed, same token. Held by another → null.
+ *   releaseLease frees it only when called by the holder. Tokens survive release.
+ * - publish delivers synchronously to every subscriber; a throwing subscriber is isolated.
+ * - close() resolves every pending waiter and drops subscribers; it may be called twice.
+ */
+export class MemoryCoordinator implements Coordinator {
+  private readonly now: () => number;
+  private readonly onSubscriberError: (error: unknown, event: EngineEvent) => void;
+  private readonly queues = new Map<string, DispatchMessage[]>();
+  private readonly shared: DispatchMessage[] = [];
+  private readonly inFlightByWorker = new Map<string, DispatchMessage[]>();
+  private readonly waiters = new Map<string, Set<Waiter>>();
+  private readonly workers = new Map<string, Expiring<WorkerRecord>>();
+  private readonly taskBeats = new Map<number, TaskBeat>();
+  private readonly startLocks = new Map<string, number>();
+  private readonly leases = new Map<string, Lease>();
+  private readonly leaseTokens = new Map<string, number>();
+  private readonly subscribers = new Set<(event: EngineEvent) => void>();
+  private closed = false;
+
+  constructor(options: MemoryCoordinatorOptions = {}) {
+    this.now = options.now ?? Date.now;
+    this.onSubscriberError = options.onSubscriberError ?? (() => {});
+  }
+
+  async enqueue(queue: string | null, message: DispatchMessage): Promise<void> {
+    if (queue === null) {
+      this.shared.push({ ...message });
+      for (const workerId of [...this.waiters.keys()]) this.wake(workerId);
+      return;
+    }
+    const list = this.queues.get(queue);
+    if (list) list.push({ ...message });
+    else this.queues.set(queue, [{ ...message }]);
+    this.wake(queue);
+  }
+
+  async take(workerId: string, max: number): Promise<DispatchMessage[]> {
+    if (max <= 0) return [];
+    const own = this.queues.get(workerId);
+    const taken = own ? own.splice(0, max) : [];
+    if (own && own.length === 0) this.queues.delete(workerId);
+    taken.push(...this.shared.splice(0, max - taken.length));
+    if (taken.length === 0) return [];
+    const flying = this.inFlightByWorker.get(workerId);
+    if (flying) flying.push(...taken);
+    else this.inFlightByWorker.set(workerId, [...taken]);
+    return taken.map((m) => ({ ...m }));
+  }
+
+  async ack(workerId: string, message: DispatchMessage): Promise<void> {
+    const flying = this.inFlightByWorker.get(workerId);
+    if (!flying) return;
+    const index = flying.findIndex((m) => sameDispatch(m, message));
+    if (index >= 0) flying.splice(index, 1);
+    if (flying.length === 0) this.inFlightByWorker.delete(workerId);
+  }
+
+  async inFlight(workerId: string): Promise<DispatchMessage[]> {
+    return (this.inFlightByWorker.get(workerId) ?? []).map((m) => ({ ...m }));
+  }
+
+  async queueLength(queue: string | null): Promise<number> {
+    return queue === null ? this.shared.length : (this.queues.get(queue)?.length ?? 0);
+  }
+
+  async waitForWork(workerId: string, timeoutMs: number): Promise<void> {
+    if (this.closed || this.shared.length > 0 || (this.queues.get(workerId)?.length ?? 0) > 0) return;
+    await new Promise<void>((resolve) => {
+      let set = this.waiters.get(workerId);
+      if (!set) this.waiters.set(workerId, (set = new Set()));
+      const waiters = set;
+      const done: Waiter = () => {
+        clearTimeout(timer);
+        waiters.delete(done);
+        if (waiters.size === 0 && this.waiters.get(workerId) === waiters) this.waiters.delete(workerId);
+        resolve();
+      };
+      // Real time, not the injected clock: this bounds how long a worker loop blocks. unref so
+      // an idle worker loop never keeps the process alive on its own.
+      const timer = setTimeout(done, Math.max(0, timeoutMs));
+      timer.unref();
+      waiters.add(done);
+    });
+  }
+
+  async heartbeatWorker(worker: WorkerRecord, ttlMs: number): Promise<void> {
+    this.workers.set(worker.id, { value: copyWorker(worker), expiresAt: this.now() + ttlMs });
+  }
+
+  async removeWorker(workerId: string): Promise<void> {
+    this.workers.delete(workerId);
+  }
+
+  async listWorkers(): Promise<WorkerRecord[]> {
+    const now = this.now();
+    const alive: WorkerRecord[] = [];
+    for (const [id, entry] of this.workers) {
+      if (entry.expiresAt > now) alive.push(copyWorker(entry.value));
+      else this.workers.delete(id);
+    }
+    return alive;
+  }
+
+  async heartbeatTasks(beats: TaskBeat[]): Promise<void> {
+    for (const beat of beats) {
+      const stored = this.taskBeats.get(beat.instanceId);
+      if (stored && beat.attempt < stored.attempt) continue;
+      this.taskBeats.set(beat.instanceId, { ...beat });
+    }
+  }
+
+  async taskHeartbeats(instanceIds: number[]): Promise<Map<number, TaskBeat>> {
+    const found = new Map<number, TaskBeat>();
+    for (const id of instanceIds) {
+      const beat = this.taskBeats.get(id);
+      if (beat) found.set(id, { ...beat });
+    }
+    return found;
+  }
+
+  async clearTaskHeartbeat(instanceId: number): Promise<void> {
+    this.taskBeats.delete(instanceId);
+  }
+
+  async acquireStartLock(instanceId: number, attempt: number, ttlMs: number): Promise<boolean> {
+    const now = this.now();
+    // Sweep here so locks whose holder died without releasing do not pile up; there are about
+    // as many live locks as running tasks, so the scan is cheap.
+    for (const [key, expiresAt] of this.startLocks) if (expiresAt <= now) this.startLocks.delete(key);
+    const key = `${instanceId}:${attempt}`;
+    if (this.startLocks.has(key)) return false;
+    this.startLocks.set(key, now + ttlMs);
+    return true;
+  }
+
+  async releaseStartLock(instanceId: number, attempt: number): Promise<void> {
+    this.startLocks.delete(`${instanceId}:${attempt}`);
+  }
+
+  async acquireLease(name: string, holder: string, ttlMs: number): Promise<number | null> {
+    const now = this.now();
+    const lease = this.leases.get(name);
+    if (lease && lease.expiresAt > now) {
+      if (lease.holder !== holder) return null;
+      lease.expiresAt = now + ttlMs;
+      return lease.token;
+    }
+    const token = (this.leaseTokens.get(name) ?? 0) + 1;
+    this.leaseTokens.set(name, token);
+    this.leases.set(name, { holder, token, expiresAt: now + ttlMs });
+    return token;
+  }
+
+  async releaseLease(name: string, holder: string): Promise<void> {
+    if (this.leases.get(name)?.holder === holder) this.leases.delete(name);
+  }
+
+  async publish(event: EngineEvent): Promise<void> {
+    // Subscribers are followers (UI, CLI --follow): one failing must neither starve the others
+    // nor fail the publisher, which is the scheduler or a worker loop. Same as Redis pub/sub.
+    for (const handler of [...this.subscribers]) {
+      try {
+        handler(event);
+      } catch (error) {
+        this.onSubscriberError(error, event);
+      }
+    }
+  }
+
+  async subscribe(handler: (event: EngineEvent) => void): Promise<() => void> {
+    if (this.closed) throw new AxError('unavailable', 'coordinator is closed: subscribe before close(), or open a new one');
+    // Wrapped so subscribing the same function twice yields two independent subscriptions.
+    const entry = (event: EngineEvent): void => handler(event);
+    this.subscribers.add(entry);
+    return () => {
+      this.subscribers.delete(entry);
+    };
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.subscribers.clear();
+    for (const workerId of [...this.waiters.keys()]) this.wake(workerId);
+  }
+
+  private wake(workerId: string): void {
+    const set = this.waiters.get(workerId);
+    if (set) for (const waiter of [...set]) waiter();
+  }
+}

@@ -1,0 +1,169 @@
+// Versioned migrations, applied at start by Kysely's Migrator. One schema for both dialects:
+// `big` and `longText` are the only column types that differ.
+import { type ColumnDefinitionBuilder, type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
+
+export type SqlDialectName = 'sqlite' | 'mysql';
+
+function types(dialect: SqlDialectName) {
+  return {
+    // SQLite's INTEGER is already 64-bit; MySQL needs BIGINT for epoch milliseconds.
+    big: dialect === 'mysql' ? sql`bigint` : sql`integer`,
+    // A log line may be 64 KiB plus a marker: over MySQL's TEXT limit.
+    longText: dialect === 'mysql' ? sql`mediumtext` : sql`text`,
+    // Indexed strings need a bounded length in MySQL.
+    name: dialect === 'mysql' ? sql`varchar(191)` : sql`text`,
+  };
+}
+
+function initial(dialect: SqlDialectName): Migration {
+  const t = types(dialect);
+  return {
+    async up(db: Kysely<unknown>) {
+      const id = (col: ColumnDefinitionBuilder) => col.primaryKey().autoIncrement();
+      await db.schema
+        .createTable('workflow')
+        .addColumn('id', 'integer', id)
+        .addColumn('name', t.name, (c) => c.notNull().unique())
+        .addColumn('description', t.longText)
+        .addColumn('owner', t.name)
+        .addColumn('enabled', 'integer', (c) => c.notNull())
+        .addColumn('version', 'integer', (c) => c.notNull())
+        .addColumn('routing', t.name, (c) => c.notNull())
+        .addColumn('on_event', t.name)
+        .addColumn('spec_json', t.longText, (c) => c.notNull())
+        .addColumn('created_at', t.big, (c) => c.notNull())
+        .addColumn('updated_at', t.big, (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable('task_definition')
+        .addColumn('id', 'integer', id)
+        .addColumn('workflow_id', 'integer', (c) => c.notNull())
+        .addColumn('name', t.name, (c) => c.notNull())
+        .addColumn('command', t.longText, (c) => c.notNull())
+        .addColumn('cwd', t.longText)
+        .addColumn('env_json', t.longText, (c) => c.notNull())
+        .addColumn('timeout_ms', t.big)
+        .addColumn('retries', 'integer', (c) => c.notNull())
+        .addColumn('retry_backoff_json', t.longText, (c) => c.notNull())
+        .addColumn('labels_json', t.longText, (c) => c.notNull())
+        .addColumn('owner', t.name)
+        .addColumn('position', 'integer', (c) => c.notNull())
+        .addUniqueConstraint('task_definition_workflow_name', ['workflow_id', 'name'])
+        .execute();
+      await db.schema
+        .createTable('task_dependency')
+        .addColumn('workflow_id', 'integer', (c) => c.notNull())
+        .addColumn('upstream_task_id', 'integer', (c) => c.notNull())
+        .addColumn('downstream_task_id', 'integer', (c) => c.notNull())
+        .addPrimaryKeyConstraint('task_dependency_pk', ['upstream_task_id', 'downstream_task_id'])
+        .execute();
+      await db.schema.createIndex('task_dependency_workflow').on('task_dependency').column('workflow_id').execute();
+      await db.schema
+        .createTable('schedule_plan')
+        .addColumn('id', 'integer', id)
+        .addColumn('workflow_id', 'integer', (c) => c.notNull().unique())
+        .addColumn('cron', t.name, (c) => c.notNull())
+        .addColumn('timezone', t.name, (c) => c.notNull())
+        .addColumn('enabled', 'integer', (c) => c.notNull())
+        .addColumn('trigger_type', t.name, (c) => c.notNull())
+        .addColumn('misfire', t.name, (c) => c.notNull())
+        .addColumn('overlap', t.name, (c) => c.notNull())
+        .addColumn('last_fire_at', t.big, (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable('workflow_run')
+        .addColumn('id', 'integer', id)
+        .addColumn('workflow_id', 'integer', (c) => c.notNull())
+        .addColumn('state', t.name, (c) => c.notNull())
+        .addColumn('trigger_type', t.name, (c) => c.notNull())
+        .addColumn('triggered_by', t.name, (c) => c.notNull())
+        .addColumn('logical_time', t.big, (c) => c.notNull())
+        .addColumn('schedule_id', 'integer')
+        .addColumn('only_task', t.name)
+        .addColumn('event_payload', t.longText)
+        .addColumn('reason', t.longText)
+        .addColumn('created_at', t.big, (c) => c.notNull())
+        .addColumn('started_at', t.big)
+        .addColumn('finished_at', t.big)
+        // NULL schedule_id (manual and event runs) never collides: both dialects allow many NULLs.
+        .addUniqueConstraint('workflow_run_fire', ['schedule_id', 'logical_time'])
+        .execute();
+      await db.schema.createIndex('workflow_run_workflow').on('workflow_run').columns(['workflow_id', 'id']).execute();
+      await db.schema.createIndex('workflow_run_state').on('workflow_run').columns(['state']).execute();
+      await db.schema
+        .createTable('task_instance')
+        .addColumn('id', 'integer', id)
+        .addColumn('run_id', 'integer', (c) => c.notNull())
+        .addColumn('workflow_id', 'integer', (c) => c.notNull())
+        .addColumn('task_id', 'integer', (c) => c.notNull())
+        .addColumn('task_name', t.name, (c) => c.notNull())
+        .addColumn('attempt', 'integer', (c) => c.notNull())
+        .addColumn('state', t.name, (c) => c.notNull())
+        .addColumn('worker_id', t.name)
+        .addColumn('pid', 'integer')
+        .addColumn('exit_code', 'integer')
+        .addColumn('reason', t.longText)
+        .addColumn('not_before', t.big, (c) => c.notNull())
+        .addColumn('created_at', t.big, (c) => c.notNull())
+        .addColumn('dispatched_at', t.big)
+        .addColumn('started_at', t.big)
+        .addColumn('finished_at', t.big)
+        .addColumn('heartbeat_at', t.big)
+        .addColumn('handled', 'integer', (c) => c.notNull())
+        // Two upstreams finishing together cannot both create the downstream's instance.
+        .addUniqueConstraint('task_instance_attempt', ['run_id', 'task_id', 'attempt'])
+        .execute();
+      await db.schema.createIndex('task_instance_state').on('task_instance').columns(['state', 'not_before']).execute();
+      await db.schema.createIndex('task_instance_handled').on('task_instance').columns(['handled', 'state']).execute();
+      await db.schema
+        .createTable('execution_log')
+        .addColumn('id', 'integer', id)
+        .addColumn('instance_id', 'integer', (c) => c.notNull())
+        .addColumn('seq', 'integer', (c) => c.notNull())
+        .addColumn('stream', t.name, (c) => c.notNull())
+        .addColumn('ts', t.big, (c) => c.notNull())
+        .addColumn('line', t.longText, (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('execution_log_instance').on('execution_log').columns(['instance_id', 'seq']).execute();
+      await db.schema.createIndex('execution_log_ts').on('execution_log').columns(['ts']).execute();
+      await db.schema
+        .createTable('worker')
+        .addColumn('id', t.name, (c) => c.primaryKey())
+        .addColumn('host', t.name, (c) => c.notNull())
+        .addColumn('pid', 'integer', (c) => c.notNull())
+        .addColumn('version', t.name, (c) => c.notNull())
+        .addColumn('labels_json', t.longText, (c) => c.notNull())
+        .addColumn('max_concurrency', 'integer', (c) => c.notNull())
+        .addColumn('running', 'integer', (c) => c.notNull())
+        .addColumn('started_at', t.big, (c) => c.notNull())
+        .addColumn('last_heartbeat', t.big, (c) => c.notNull())
+        .addColumn('status', t.name, (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable('audit_log')
+        .addColumn('id', 'integer', id)
+        .addColumn('at', t.big, (c) => c.notNull())
+        .addColumn('actor', t.name, (c) => c.notNull())
+        .addColumn('action', t.name, (c) => c.notNull())
+        .addColumn('object', t.name, (c) => c.notNull())
+        .addColumn('detail', t.longText)
+        .execute();
+    },
+  };
+}
+
+class StaticProvider implements MigrationProvider {
+  constructor(private readonly dialect: SqlDialectName) {}
+  async getMigrations(): Promise<Record<string, Migration>> {
+    return { '0001_initial': initial(this.dialect) };
+  }
+}
+
+export async function migrate(db: Kysely<unknown>, dialect: SqlDialectName): Promise<void> {
+  const migrator = new Migrator({ db, provider: new StaticProvider(dialect) });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
+    throw new Error(`database migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}

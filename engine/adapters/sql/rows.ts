@@ -1,0 +1,140 @@
+// Row ↔ record mapping, shared by every query module.
+import type { Selectable } from 'kysely';
+import type { InstanceRecord, InstanceState, LogLine, LogStream, RunRecord, RunState, TriggerType, WorkerRecord } from '../../api/types.ts';
+import type { ScheduleRecord, TaskDefinition } from '../../ports/store.ts';
+import type {
+  ExecutionLogTable,
+  SchedulePlanTable,
+  TaskDefinitionTable,
+  TaskInstanceTable,
+  WorkerTable,
+  WorkflowRunTable,
+} from './schema.ts';
+
+const opt = <T>(v: T | null): T | undefined => (v === null ? undefined : v);
+/** MySQL may hand BIGINT back as a string; normalise to number. */
+export const num = (v: number | string | bigint): number => (typeof v === 'number' ? v : Number(v));
+const optNum = (v: number | string | null): number | undefined => (v === null ? undefined : num(v));
+
+export function taskFromRow(r: Selectable<TaskDefinitionTable>): TaskDefinition {
+  return {
+    id: r.id,
+    workflowId: r.workflow_id,
+    name: r.name,
+    command: r.command,
+    cwd: opt(r.cwd),
+    env: JSON.parse(r.env_json) as Record<string, string>,
+    timeoutMs: optNum(r.timeout_ms),
+    retries: r.retries,
+    retryBackoff: JSON.parse(r.retry_backoff_json) as TaskDefinition['retryBackoff'],
+    labels: JSON.parse(r.labels_json) as string[],
+    owner: opt(r.owner),
+  };
+}
+
+export function scheduleFromRow(r: Selectable<SchedulePlanTable>, workflowName: string): ScheduleRecord {
+  return {
+    id: r.id,
+    workflowId: r.workflow_id,
+    workflowName,
+    cron: r.cron,
+    timezone: r.timezone,
+    misfire: r.misfire as ScheduleRecord['misfire'],
+    overlap: r.overlap as ScheduleRecord['overlap'],
+    lastFireAt: num(r.last_fire_at),
+  };
+}
+
+export function runFromRow(r: Selectable<WorkflowRunTable> & { workflow_name: string }): RunRecord {
+  return {
+    id: r.id,
+    workflowId: r.workflow_id,
+    workflowName: r.workflow_name,
+    state: r.state as RunState,
+    trigger: r.trigger_type as TriggerType,
+    triggeredBy: r.triggered_by,
+    logicalTime: num(r.logical_time),
+    scheduleId: opt(r.schedule_id),
+    onlyTask: opt(r.only_task),
+    eventPayload: opt(r.event_payload),
+    reason: opt(r.reason),
+    createdAt: num(r.created_at),
+    startedAt: optNum(r.started_at),
+    finishedAt: optNum(r.finished_at),
+  };
+}
+
+export function instanceFromRow(r: Selectable<TaskInstanceTable>): InstanceRecord {
+  return {
+    id: r.id,
+    runId: r.run_id,
+    workflowId: r.workflow_id,
+    taskId: r.task_id,
+    taskName: r.task_name,
+    attempt: r.attempt,
+    state: r.state as InstanceState,
+    workerId: opt(r.worker_id),
+    pid: opt(r.pid),
+    exitCode: opt(r.exit_code),
+    reason: opt(r.reason),
+    notBefore: num(r.not_before),
+    createdAt: num(r.created_at),
+    dispatchedAt: optNum(r.dispatched_at),
+    startedAt: optNum(r.started_at),
+    finishedAt: optNum(r.finished_at),
+    heartbeatAt: optNum(r.heartbeat_at),
+    handled: r.handled === 1,
+  };
+}
+
+export function logFromRow(r: Selectable<ExecutionLogTable>): LogLine {
+  return { instanceId: r.instance_id, seq: r.seq, stream: r.stream as LogStream, ts: num(r.ts), line: r.line };
+}
+
+export function workerFromRow(r: Selectable<WorkerTable>): WorkerRecord {
+  return {
+    id: r.id,
+    host: r.host,
+    pid: r.pid,
+    version: r.version,
+    labels: JSON.parse(r.labels_json) as string[],
+    maxConcurrency: r.max_concurrency,
+    running: r.running,
+    startedAt: num(r.started_at),
+    lastHeartbeat: num(r.last_heartbeat),
+    status: r.status as WorkerRecord['status'],
+    // The accept-policy travels with the live registration (coordinator), not this table.
+    acceptUnlabelled: true,
+  };
+}
+
+export function workerToRow(w: WorkerRecord): Selectable<WorkerTable> {
+  return {
+    id: w.id,
+    host: w.host,
+    pid: w.pid,
+    version: w.version,
+    labels_json: JSON.stringify(w.labels),
+    max_concurrency: w.maxConcurrency,
+    running: w.running,
+    started_at: w.startedAt,
+    last_heartbeat: w.lastHeartbeat,
+    status: w.status,
+  };
+}
+
+/** JSON with sorted keys, so equal specs compare equal whatever built them. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
+  );
+}
+
+/** Splits rows so one INSERT stays under both dialects' placeholder limits. */
+export function chunks<T>(rows: T[], size = 500): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < rows.length; i += size) out.push(rows.slice(i, i + size));
+  return out;
+}

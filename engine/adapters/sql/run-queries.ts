@@ -1,0 +1,252 @@
+// Runs and task instances: every state change is a compare-and-set (SPEC §4).
+import type { Kysely } from 'kysely';
+import type { InstanceRecord, InstanceState, RunRecord, RunState } from '../../api/types.ts';
+import type { InstanceGuard, InstancePatch, NewInstance, NewRun, RunFilter } from '../../ports/store.ts';
+import { chunks, instanceFromRow, runFromRow } from './rows.ts';
+import type { Updateable } from 'kysely';
+import type { Database, TaskInstanceTable } from './schema.ts';
+
+const ACTIVE: InstanceState[] = ['WAITING', 'DISPATCHED', 'RUNNING'];
+const FINAL: InstanceState[] = ['SUCCESS', 'FAILED', 'TIMEOUT', 'CANCELLED', 'UPSTREAM_FAILED'];
+
+/** Both dialects' codes for a unique-key violation. */
+export function isUniqueViolation(err: unknown): boolean {
+  const code = (err as { code?: string } | null)?.code;
+  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === 'ER_DUP_ENTRY';
+}
+
+function runs(db: Kysely<Database>) {
+  return db.selectFrom('workflow_run').innerJoin('workflow', 'workflow.id', 'workflow_run.workflow_id').selectAll('workflow_run').select('workflow.name as workflow_name');
+}
+
+export async function createRun(db: Kysely<Database>, run: NewRun): Promise<RunRecord | undefined> {
+  try {
+    const res = await db
+      .insertInto('workflow_run')
+      .values({
+        workflow_id: run.workflowId,
+        state: run.state,
+        trigger_type: run.trigger,
+        triggered_by: run.triggeredBy,
+        logical_time: run.logicalTime,
+        schedule_id: run.scheduleId ?? null,
+        only_task: run.onlyTask ?? null,
+        event_payload: run.eventPayload ?? null,
+        reason: run.reason ?? null,
+        created_at: run.createdAt,
+        started_at: run.state === 'RUNNING' ? run.createdAt : null,
+        finished_at: run.state === 'SKIPPED' ? run.createdAt : null,
+      })
+      .executeTakeFirstOrThrow();
+    return getRun(db, Number(res.insertId));
+  } catch (err) {
+    if (isUniqueViolation(err)) return undefined;
+    throw err;
+  }
+}
+
+export async function getRun(db: Kysely<Database>, id: number): Promise<RunRecord | undefined> {
+  const row = await runs(db).where('workflow_run.id', '=', id).executeTakeFirst();
+  return row ? runFromRow(row) : undefined;
+}
+
+export async function listRuns(db: Kysely<Database>, filter: RunFilter): Promise<RunRecord[]> {
+  let q = runs(db).orderBy('workflow_run.id', 'desc').limit(filter.limit ?? 50);
+  if (filter.workflowName) q = q.where('workflow.name', '=', filter.workflowName);
+  if (filter.states?.length) q = q.where('workflow_run.state', 'in', filter.states);
+  return (await q.execute()).map(runFromRow);
+}
+
+export async function transitionRun(
+  db: Kysely<Database>,
+  id: number,
+  from: RunState[],
+  to: RunState,
+  patch: { reason?: string; startedAt?: number; finishedAt?: number },
+): Promise<boolean> {
+  const res = await db
+    .updateTable('workflow_run')
+    .set({
+      state: to,
+      ...(patch.reason !== undefined && { reason: patch.reason }),
+      ...(patch.startedAt !== undefined && { started_at: patch.startedAt }),
+      ...(patch.finishedAt !== undefined && { finished_at: patch.finishedAt }),
+    })
+    .where('id', '=', id)
+    .where('state', 'in', from)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
+}
+
+export async function createInstance(db: Kysely<Database>, i: NewInstance): Promise<InstanceRecord | undefined> {
+  try {
+    const res = await db
+      .insertInto('task_instance')
+      .values({
+        run_id: i.runId,
+        workflow_id: i.workflowId,
+        task_id: i.taskId,
+        task_name: i.taskName,
+        attempt: i.attempt,
+        state: i.state,
+        reason: i.reason ?? null,
+        not_before: i.notBefore,
+        created_at: i.createdAt,
+        finished_at: FINAL.includes(i.state) ? i.createdAt : null,
+        handled: i.handled ? 1 : 0,
+      })
+      .executeTakeFirstOrThrow();
+    return getInstance(db, Number(res.insertId));
+  } catch (err) {
+    if (isUniqueViolation(err)) return undefined;
+    throw err;
+  }
+}
+
+export async function getInstance(db: Kysely<Database>, id: number): Promise<InstanceRecord | undefined> {
+  const row = await db.selectFrom('task_instance').selectAll().where('id', '=', id).executeTakeFirst();
+  return row ? instanceFromRow(row) : undefined;
+}
+
+export async function listInstances(db: Kysely<Database>, runId: number): Promise<InstanceRecord[]> {
+  const rows = await db.selectFrom('task_instance').selectAll().where('run_id', '=', runId).orderBy('id').execute();
+  return rows.map(instanceFromRow);
+}
+
+export async function instancesInStates(db: Kysely<Database>, states: InstanceState[], limit = 10_000): Promise<InstanceRecord[]> {
+  const rows = await db.selectFrom('task_instance').selectAll().where('state', 'in', states).orderBy('id').limit(limit).execute();
+  return rows.map(instanceFromRow);
+}
+
+export async function dueWaiting(db: Kysely<Database>, now: number, limit: number): Promise<InstanceRecord[]> {
+  const rows = await db
+    .selectFrom('task_instance')
+    .selectAll()
+    .where('state', '=', 'WAITING')
+    .where('not_before', '<=', now)
+    .orderBy('not_before')
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+  return rows.map(instanceFromRow);
+}
+
+export async function nextWaitingAt(db: Kysely<Database>): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('task_instance')
+    .select((eb) => eb.fn.min('not_before').as('at'))
+    .where('state', '=', 'WAITING')
+    .executeTakeFirst();
+  return row?.at === null || row?.at === undefined ? undefined : Number(row.at);
+}
+
+function patchColumns(patch: InstancePatch): Updateable<TaskInstanceTable> {
+  const map: Record<keyof InstancePatch, keyof Updateable<TaskInstanceTable>> = {
+    workerId: 'worker_id',
+    pid: 'pid',
+    exitCode: 'exit_code',
+    reason: 'reason',
+    dispatchedAt: 'dispatched_at',
+    startedAt: 'started_at',
+    finishedAt: 'finished_at',
+    heartbeatAt: 'heartbeat_at',
+    notBefore: 'not_before',
+  };
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(patch)) {
+    if (value !== undefined) out[map[key as keyof InstancePatch]] = value;
+  }
+  return out as Updateable<TaskInstanceTable>;
+}
+
+export async function transitionInstance(
+  db: Kysely<Database>,
+  id: number,
+  guard: InstanceGuard,
+  to: InstanceState | undefined,
+  patch: InstancePatch,
+): Promise<boolean> {
+  let q = db
+    .updateTable('task_instance')
+    .set({ ...patchColumns(patch), ...(to !== undefined && { state: to }) })
+    .where('id', '=', id)
+    .where('state', 'in', guard.from)
+    .where('attempt', '=', guard.attempt);
+  if (guard.workerId !== undefined) q = q.where('worker_id', '=', guard.workerId);
+  const res = await q.executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
+}
+
+export async function markHandled(db: Kysely<Database>, id: number): Promise<void> {
+  await db.updateTable('task_instance').set({ handled: 1 }).where('id', '=', id).execute();
+}
+
+export async function unhandledFinished(db: Kysely<Database>, limit: number): Promise<InstanceRecord[]> {
+  const rows = await db.selectFrom('task_instance').selectAll().where('handled', '=', 0).where('state', 'in', FINAL).orderBy('id').limit(limit).execute();
+  return rows.map(instanceFromRow);
+}
+
+export async function succeededTasks(db: Kysely<Database>, runId: number, taskIds: number[]): Promise<Set<number>> {
+  const out = new Set<number>();
+  for (const ids of chunks(taskIds)) {
+    const rows = await db
+      .selectFrom('task_instance')
+      .select('task_id')
+      .where('run_id', '=', runId)
+      .where('task_id', 'in', ids)
+      .where('state', '=', 'SUCCESS')
+      .execute();
+    for (const r of rows) out.add(r.task_id);
+  }
+  return out;
+}
+
+export async function pendingInstanceCount(db: Kysely<Database>, runId: number): Promise<number> {
+  const row = await db
+    .selectFrom('task_instance')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('run_id', '=', runId)
+    .where((eb) => eb.or([eb('state', 'in', ACTIVE), eb('handled', '=', 0)]))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function deleteInstances(db: Kysely<Database>, ids: number[]): Promise<void> {
+  for (const part of chunks(ids)) {
+    await db.deleteFrom('execution_log').where('instance_id', 'in', part).execute();
+    await db.deleteFrom('task_instance').where('id', 'in', part).execute();
+  }
+}
+
+export async function recordTaskHeartbeats(
+  db: Kysely<Database>,
+  workerId: string,
+  beats: { instanceId: number; attempt: number; at: number }[],
+): Promise<Set<number>> {
+  // Beats of one tick share their time: one UPDATE per distinct time, usually exactly one.
+  const byTime = new Map<number, number[]>();
+  for (const b of beats) byTime.set(b.at, [...(byTime.get(b.at) ?? []), b.instanceId]);
+  for (const [at, ids] of byTime) {
+    for (const part of chunks(ids)) {
+      await db
+        .updateTable('task_instance')
+        .set({ heartbeat_at: at })
+        .where('id', 'in', part)
+        .where('worker_id', '=', workerId)
+        .where('state', '=', 'RUNNING')
+        .execute();
+    }
+  }
+  const owned = new Set<number>();
+  for (const part of chunks(beats.map((b) => b.instanceId))) {
+    const rows = await db
+      .selectFrom('task_instance')
+      .select('id')
+      .where('id', 'in', part)
+      .where('worker_id', '=', workerId)
+      .where('state', '=', 'RUNNING')
+      .execute();
+    for (const r of rows) owned.add(r.id);
+  }
+  return owned;
+}

@@ -1,0 +1,134 @@
+// Row types of the one schema both dialects share. Times are epoch milliseconds; booleans are
+// 0/1 integers; lists and maps are JSON text. Keeping to these types is what lets SQLite and
+// MySQL run the same queries.
+import type { Generated } from 'kysely';
+
+export interface WorkflowTable {
+  id: Generated<number>;
+  name: string;
+  description: string | null;
+  owner: string | null;
+  enabled: number;
+  version: number;
+  routing: string;
+  on_event: string | null;
+  /** the validated WorkflowSpec as applied: what `ax export` writes back */
+  spec_json: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface TaskDefinitionTable {
+  id: Generated<number>;
+  workflow_id: number;
+  name: string;
+  command: string;
+  cwd: string | null;
+  env_json: string;
+  timeout_ms: number | null;
+  retries: number;
+  retry_backoff_json: string;
+  labels_json: string;
+  owner: string | null;
+  /** position in the file, so export keeps the author's order */
+  position: number;
+}
+
+export interface TaskDependencyTable {
+  workflow_id: number;
+  upstream_task_id: number;
+  downstream_task_id: number;
+}
+
+export interface SchedulePlanTable {
+  id: Generated<number>;
+  workflow_id: number;
+  cron: string;
+  timezone: string;
+  enabled: number;
+  trigger_type: string;
+  misfire: string;
+  overlap: string;
+  last_fire_at: number;
+}
+
+export interface WorkflowRunTable {
+  id: Generated<number>;
+  workflow_id: number;
+  state: string;
+  trigger_type: string;
+  triggered_by: string;
+  logical_time: number;
+  /** with logical_time unique: one run per cron fire, whoever fires it */
+  schedule_id: number | null;
+  only_task: string | null;
+  event_payload: string | null;
+  reason: string | null;
+  created_at: number;
+  started_at: number | null;
+  finished_at: number | null;
+}
+
+export interface TaskInstanceTable {
+  id: Generated<number>;
+  run_id: number;
+  workflow_id: number;
+  task_id: number;
+  task_name: string;
+  attempt: number;
+  state: string;
+  worker_id: string | null;
+  pid: number | null;
+  exit_code: number | null;
+  reason: string | null;
+  not_before: number;
+  created_at: number;
+  dispatched_at: number | null;
+  started_at: number | null;
+  finished_at: number | null;
+  heartbeat_at: number | null;
+  handled: number;
+}
+
+export interface ExecutionLogTable {
+  id: Generated<number>;
+  instance_id: number;
+  seq: number;
+  stream: string;
+  ts: number;
+  line: string;
+}
+
+export interface WorkerTable {
+  id: string;
+  host: string;
+  pid: number;
+  version: string;
+  labels_json: string;
+  max_concurrency: number;
+  running: number;
+  started_at: number;
+  last_heartbeat: number;
+  status: string;
+}
+
+export interface AuditLogTable {
+  id: Generated<number>;
+  at: number;
+  actor: string;
+  action: string;
+  object: string;
+  detail: string | null;
+}
+
+export interface Database {
+  workflow: WorkflowTable;
+  task_definition: TaskDefinitionTable;
+  task_dependency: TaskDependencyTable;
+  schedule_plan: SchedulePlanTable;
+  workflow_run: WorkflowRunTable;
+  task_instance: TaskInstanceTable;
+  execution_log: ExecutionLogTable;
+  worker: WorkerTable;
+  audit_log: AuditLogTable;
+}

@@ -1,0 +1,200 @@
+// Definitions: workflows, tasks, dependencies, schedules.
+import type { Kysely, Transaction } from 'kysely';
+import type { WorkflowSpec, WorkflowSummary, RunState } from '../../api/types.ts';
+import type { ApplyResult, ScheduleRecord, WorkflowGraph } from '../../ports/store.ts';
+import { canonicalJson, chunks, num, scheduleFromRow, taskFromRow } from './rows.ts';
+import type { Database } from './schema.ts';
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+export async function applyWorkflow(db: Kysely<Database>, spec: WorkflowSpec, now: number): Promise<ApplyResult> {
+  const specJson = canonicalJson(spec);
+  return db.transaction().execute(async (trx) => {
+    const existing = await trx.selectFrom('workflow').selectAll().where('name', '=', spec.name).executeTakeFirst();
+    if (existing && existing.spec_json === specJson) return { workflowId: existing.id, version: existing.version, changed: false };
+
+    const columns = {
+      description: spec.description ?? null,
+      owner: spec.owner ?? null,
+      routing: spec.routing,
+      on_event: spec.onEvent ?? null,
+      spec_json: specJson,
+      updated_at: now,
+    };
+    let workflowId: number;
+    let version: number;
+    if (existing) {
+      workflowId = existing.id;
+      version = existing.version + 1;
+      await trx.updateTable('workflow').set({ ...columns, version }).where('id', '=', workflowId).execute();
+    } else {
+      version = 1;
+      const inserted = await trx
+        .insertInto('workflow')
+        .values({ ...columns, name: spec.name, enabled: 1, version, created_at: now })
+        .executeTakeFirstOrThrow();
+      workflowId = Number(inserted.insertId);
+    }
+    await replaceTasks(trx, workflowId, spec);
+    await replaceSchedule(trx, workflowId, spec, now);
+    return { workflowId, version, changed: true };
+  });
+}
+
+/** Task ids stay stable for tasks that keep their name: history refers to them. */
+async function replaceTasks(trx: Transaction<Database>, workflowId: number, spec: WorkflowSpec): Promise<void> {
+  const old = await trx.selectFrom('task_definition').select(['id', 'name']).where('workflow_id', '=', workflowId).execute();
+  const oldIds = new Map(old.map((t) => [t.name, t.id]));
+  const wanted = new Set(spec.tasks.map((t) => t.name));
+  const removed = old.filter((t) => !wanted.has(t.name)).map((t) => t.id);
+  for (const ids of chunks(removed)) await trx.deleteFrom('task_definition').where('id', 'in', ids).execute();
+
+  const rows = spec.tasks.map((t, position) => ({
+    workflow_id: workflowId,
+    name: t.name,
+    command: t.command,
+    cwd: t.cwd ?? null,
+    env_json: JSON.stringify(t.env),
+    timeout_ms: t.timeoutMs ?? null,
+    retries: t.retries,
+    retry_backoff_json: JSON.stringify(t.retryBackoff),
+    labels_json: JSON.stringify(t.labels),
+    owner: t.owner ?? null,
+    position,
+  }));
+  const fresh = rows.filter((r) => !oldIds.has(r.name));
+  for (const r of rows) {
+    const id = oldIds.get(r.name);
+    if (id !== undefined) await trx.updateTable('task_definition').set(r).where('id', '=', id).execute();
+  }
+  for (const part of chunks(fresh)) await trx.insertInto('task_definition').values(part).execute();
+
+  const all = await trx.selectFrom('task_definition').select(['id', 'name']).where('workflow_id', '=', workflowId).execute();
+  const ids = new Map(all.map((t) => [t.name, t.id]));
+  await trx.deleteFrom('task_dependency').where('workflow_id', '=', workflowId).execute();
+  const edges = spec.tasks.flatMap((t) =>
+    t.upstream.map((u) => ({ workflow_id: workflowId, upstream_task_id: ids.get(u) as number, downstream_task_id: ids.get(t.name) as number })),
+  );
+  for (const part of chunks(edges)) await trx.insertInto('task_dependency').values(part).execute();
+}
+
+async function replaceSchedule(trx: Transaction<Database>, workflowId: number, spec: WorkflowSpec, now: number): Promise<void> {
+  const existing = await trx.selectFrom('schedule_plan').selectAll().where('workflow_id', '=', workflowId).executeTakeFirst();
+  if (!spec.schedule) {
+    if (existing) await trx.deleteFrom('schedule_plan').where('id', '=', existing.id).execute();
+    return;
+  }
+  const s = spec.schedule;
+  const row = { cron: s.cron, timezone: s.timezone, misfire: s.misfire, overlap: s.overlap, trigger_type: 'cron', enabled: 1 };
+  if (!existing) {
+    // A new schedule starts now: nothing before it counts as missed.
+    await trx.insertInto('schedule_plan').values({ ...row, workflow_id: workflowId, last_fire_at: now }).execute();
+    return;
+  }
+  const timingChanged = existing.cron !== s.cron || existing.timezone !== s.timezone;
+  await trx
+    .updateTable('schedule_plan')
+    .set(timingChanged ? { ...row, last_fire_at: Math.max(num(existing.last_fire_at), now) } : row)
+    .where('id', '=', existing.id)
+    .execute();
+}
+
+export async function getWorkflowSpec(db: Db, name: string): Promise<WorkflowSpec | undefined> {
+  const row = await db.selectFrom('workflow').select('spec_json').where('name', '=', name).executeTakeFirst();
+  return row ? (JSON.parse(row.spec_json) as WorkflowSpec) : undefined;
+}
+
+export async function getWorkflowGraph(db: Db, workflowId: number): Promise<WorkflowGraph | undefined> {
+  const wf = await db.selectFrom('workflow').selectAll().where('id', '=', workflowId).executeTakeFirst();
+  if (!wf) return undefined;
+  const tasks = await db.selectFrom('task_definition').selectAll().where('workflow_id', '=', workflowId).orderBy('position').execute();
+  const edges = await db
+    .selectFrom('task_dependency')
+    .select(['upstream_task_id', 'downstream_task_id'])
+    .where('workflow_id', '=', workflowId)
+    .execute();
+  const schedule = await db.selectFrom('schedule_plan').selectAll().where('workflow_id', '=', workflowId).executeTakeFirst();
+  return {
+    id: wf.id,
+    name: wf.name,
+    enabled: wf.enabled === 1,
+    version: wf.version,
+    routing: wf.routing as WorkflowGraph['routing'],
+    onEvent: wf.on_event ?? undefined,
+    tasks: tasks.map(taskFromRow),
+    edges: edges.map((e) => ({ upstreamTaskId: e.upstream_task_id, downstreamTaskId: e.downstream_task_id })),
+    schedule: schedule ? scheduleFromRow(schedule, wf.name) : undefined,
+  };
+}
+
+export async function listWorkflows(db: Db): Promise<WorkflowSummary[]> {
+  const wfs = await db.selectFrom('workflow').selectAll().orderBy('name').execute();
+  const counts = await db
+    .selectFrom('task_definition')
+    .select(['workflow_id', db.fn.countAll<number>().as('n')])
+    .groupBy('workflow_id')
+    .execute();
+  const schedules = await db.selectFrom('schedule_plan').selectAll().execute();
+  const lastRuns = await db
+    .selectFrom('workflow_run')
+    .select(['id', 'workflow_id', 'state', 'logical_time', 'finished_at'])
+    .where('id', 'in', db.selectFrom('workflow_run').select((eb) => eb.fn.max('id').as('id')).groupBy('workflow_id'))
+    .execute();
+  const countOf = new Map(counts.map((c) => [c.workflow_id, num(c.n)]));
+  const scheduleOf = new Map(schedules.map((s) => [s.workflow_id, s]));
+  const lastOf = new Map(lastRuns.map((r) => [r.workflow_id, r]));
+  return wfs.map((w) => {
+    const s = scheduleOf.get(w.id);
+    const last = lastOf.get(w.id);
+    return {
+      id: w.id,
+      name: w.name,
+      description: w.description ?? undefined,
+      owner: w.owner ?? undefined,
+      enabled: w.enabled === 1,
+      version: w.version,
+      taskCount: countOf.get(w.id) ?? 0,
+      schedule: s ? { cron: s.cron, timezone: s.timezone, misfire: s.misfire, overlap: s.overlap } as WorkflowSummary['schedule'] : undefined,
+      lastRun: last
+        ? { id: last.id, state: last.state as RunState, logicalTime: num(last.logical_time), finishedAt: last.finished_at === null ? undefined : num(last.finished_at) }
+        : undefined,
+    };
+  });
+}
+
+export async function setWorkflowEnabled(db: Db, name: string, enabled: boolean, now: number): Promise<boolean> {
+  const res = await db.updateTable('workflow').set({ enabled: enabled ? 1 : 0, updated_at: now }).where('name', '=', name).executeTakeFirst();
+  if (Number(res.numUpdatedRows) === 0) return false;
+  if (enabled) {
+    // Fires that fell while disabled are not "missed": the schedule resumes from now.
+    const wf = await db.selectFrom('workflow').select('id').where('name', '=', name).executeTakeFirstOrThrow();
+    await db.updateTable('schedule_plan').set({ last_fire_at: now }).where('workflow_id', '=', wf.id).where('last_fire_at', '<', now).execute();
+  }
+  return true;
+}
+
+export async function removeWorkflow(db: Kysely<Database>, name: string): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const wf = await trx.selectFrom('workflow').select('id').where('name', '=', name).executeTakeFirst();
+    if (!wf) return false;
+    const instanceIds = trx.selectFrom('task_instance').select('id').where('workflow_id', '=', wf.id);
+    await trx.deleteFrom('execution_log').where('instance_id', 'in', instanceIds).execute();
+    for (const table of ['task_instance', 'workflow_run', 'task_dependency', 'task_definition', 'schedule_plan'] as const) {
+      await trx.deleteFrom(table).where('workflow_id', '=', wf.id).execute();
+    }
+    await trx.deleteFrom('workflow').where('id', '=', wf.id).execute();
+    return true;
+  });
+}
+
+export async function listSchedules(db: Db): Promise<ScheduleRecord[]> {
+  const rows = await db
+    .selectFrom('schedule_plan')
+    .innerJoin('workflow', 'workflow.id', 'schedule_plan.workflow_id')
+    .selectAll('schedule_plan')
+    .select('workflow.name as workflow_name')
+    .where('workflow.enabled', '=', 1)
+    .where('schedule_plan.enabled', '=', 1)
+    .execute();
+  return rows.map((r) => scheduleFromRow(r, r.workflow_name));
+}

@@ -1,0 +1,60 @@
+// Engine settings and their defaults (SPEC §10, from the seed's production tuning).
+
+export interface EngineConfig {
+  /** worker liveness heartbeat; a worker is lost after 3 × this */
+  workerHeartbeatMs: number;
+  /** per running instance "last active"; never stretched by batching */
+  taskHeartbeatMs: number;
+  /** a running instance is suspected lost when its task heartbeat is older than factor × interval */
+  heartbeatGraceFactor: number;
+  /** SIGTERM → SIGKILL grace on timeout, cancel and shutdown */
+  killGraceMs: number;
+  /** scheduler look-ahead: fires within it get exact timers */
+  lookAheadMs: number;
+  /** a fire later than this is "missed" and follows the misfire policy */
+  misfireThresholdMs: number;
+  /** cap for misfire policy `all` */
+  maxCatchUp: number;
+  /** scheduler scan interval (schedules, due retries, recovery) */
+  tickMs: number;
+  maxConcurrency: number;
+  queueAlertThreshold: number;
+  maxLineBytes: number;
+  /** per instance; beyond it output is dropped with one notice, the process keeps running */
+  maxOutputBytes: number;
+  logRetentionMs: number;
+  logBatchLines: number;
+  logFlushMs: number;
+}
+
+export const DEFAULT_CONFIG: EngineConfig = {
+  workerHeartbeatMs: 5_000,
+  taskHeartbeatMs: 30_000,
+  heartbeatGraceFactor: 2.5,
+  killGraceMs: 10_000,
+  lookAheadMs: 10_000,
+  misfireThresholdMs: 5_000,
+  maxCatchUp: 100,
+  tickMs: 1_000,
+  maxConcurrency: 8,
+  queueAlertThreshold: 1_000,
+  maxLineBytes: 64 * 1024,
+  maxOutputBytes: 100 * 1024 * 1024,
+  logRetentionMs: 30 * 86_400_000,
+  logBatchLines: 500,
+  logFlushMs: 200,
+};
+
+/** The scheduler-side timeout backstop: configured timeout + 1.5 × the heartbeat interval (SPEC §7). */
+export function timeoutBackstopMs(timeoutMs: number, config: Pick<EngineConfig, 'taskHeartbeatMs'>): number {
+  return timeoutMs + 1.5 * config.taskHeartbeatMs;
+}
+
+/** How old a task heartbeat may be before the instance is suspected lost. */
+export function taskLostAfterMs(config: Pick<EngineConfig, 'taskHeartbeatMs' | 'heartbeatGraceFactor'>): number {
+  return config.heartbeatGraceFactor * config.taskHeartbeatMs;
+}
+
+export function workerLostAfterMs(config: Pick<EngineConfig, 'workerHeartbeatMs'>): number {
+  return 3 * config.workerHeartbeatMs;
+}

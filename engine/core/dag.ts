@@ -1,0 +1,116 @@
+// Graph helpers over task names or ids. Edges point upstream → downstream.
+// Everything here is iterative: workflows with 100k tasks must not overflow the call stack.
+
+export type NodeKey = string | number;
+export type Edge<K extends NodeKey> = readonly [from: K, to: K];
+
+/** from → its direct downstream nodes, in edge order, without repeats. */
+export function downstreamMap<K extends NodeKey>(edges: readonly Edge<K>[]): Map<K, K[]> {
+  return adjacency(edges, 0, 1);
+}
+
+/** to → its direct upstream nodes, in edge order, without repeats. */
+export function upstreamMap<K extends NodeKey>(edges: readonly Edge<K>[]): Map<K, K[]> {
+  return adjacency(edges, 1, 0);
+}
+
+function adjacency<K extends NodeKey>(edges: readonly Edge<K>[], a: 0 | 1, b: 0 | 1): Map<K, K[]> {
+  const out = new Map<K, K[]>();
+  // A Set per node costs more than the lists themselves; only long lists get one.
+  const seen = new Map<K[], Set<K>>();
+  for (const edge of edges) {
+    const key = edge[a];
+    const value = edge[b];
+    const list = out.get(key);
+    if (!list) {
+      out.set(key, [value]);
+      continue;
+    }
+    let set = seen.get(list);
+    if (!set && list.length >= 16) {
+      set = new Set(list);
+      seen.set(list, set);
+    }
+    if (set ? set.has(value) : list.includes(value)) continue;
+    list.push(value);
+    set?.add(value);
+  }
+  return out;
+}
+
+/**
+ * A cycle as a path whose first node is repeated at the end (['a', 'b', 'a']), or undefined.
+ * Deterministic: the search starts from the nodes in the given order and follows edges in
+ * the given order, so the same graph always reports the same cycle.
+ */
+export function findCycle<K extends NodeKey>(nodes: readonly K[], edges: readonly Edge<K>[]): K[] | undefined {
+  const down = downstreamMap(edges);
+  const none: K[] = [];
+  // node → its index on the current DFS path, or DONE once fully explored
+  const DONE = -1;
+  const state = new Map<K, number>();
+  const path: K[] = [];
+  const children: K[][] = [];
+  const next: number[] = []; // per path entry: index of the next child to follow
+  // Edge endpoints missing from `nodes` are still searched, after the listed nodes.
+  for (const start of [...nodes, ...edges.map((e) => e[0])]) {
+    if (state.has(start)) continue;
+    state.set(start, 0);
+    path.push(start);
+    children.push(down.get(start) ?? none);
+    next.push(0);
+    while (path.length > 0) {
+      const top = path.length - 1;
+      const kids = children[top] as K[];
+      const i = next[top] as number;
+      if (i >= kids.length) {
+        state.set(path.pop() as K, DONE);
+        children.pop();
+        next.pop();
+        continue;
+      }
+      next[top] = i + 1;
+      const child = kids[i] as K;
+      const at = state.get(child);
+      if (at === DONE) continue;
+      if (at !== undefined) return [...path.slice(at), child];
+      state.set(child, path.length);
+      path.push(child);
+      children.push(down.get(child) ?? none);
+      next.push(0);
+    }
+  }
+  return undefined;
+}
+
+/** Nodes with no upstream, in the given order. */
+export function roots<K extends NodeKey>(nodes: readonly K[], edges: readonly Edge<K>[]): K[] {
+  const hasUpstream = new Set(edges.map((e) => e[1]));
+  return nodes.filter((n) => !hasUpstream.has(n));
+}
+
+/** Nodes with no edge at all (the designer flags them as probably forgotten). */
+export function isolated<K extends NodeKey>(nodes: readonly K[], edges: readonly Edge<K>[]): K[] {
+  const linked = new Set<K>();
+  for (const [from, to] of edges) {
+    linked.add(from);
+    linked.add(to);
+  }
+  return nodes.filter((n) => !linked.has(n));
+}
+
+/** Every node reachable downstream of `start`, breadth first, excluding `start` itself. */
+export function downstreamClosure<K extends NodeKey>(start: K, down: ReadonlyMap<K, readonly K[]>): K[] {
+  const seen = new Set<K>([start]);
+  const out: K[] = [];
+  const queue: K[] = [start];
+  for (let head = 0; head < queue.length; head++) {
+    for (const child of down.get(queue[head] as K) ?? []) {
+      if (seen.has(child)) continue;
+      seen.add(child);
+      out.push(child);
+      queue.push(child);
+    }
+  }
+  return out;
+}

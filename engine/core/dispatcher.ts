@@ -1,0 +1,118 @@
+// Hands WAITING instances to workers: routing by labels and accept-policy, a worker's load taken
+// from the database (DISPATCHED + RUNNING), a compare-and-set to DISPATCHED, then the queue.
+import type { RoutingStrategy, WorkerRecord } from '../api/types.ts';
+import type { Clock } from '../ports/clock.ts';
+import type { Coordinator } from '../ports/coordinator.ts';
+import type { Store } from '../ports/store.ts';
+import { type Router, type WorkerCandidate, whyNoWorker } from './routing.ts';
+import type { WorkflowCache } from './workflow-cache.ts';
+
+export interface DispatcherOptions {
+  staleAfterMs: number;
+  queueAlertThreshold: number;
+  batch: number;
+}
+
+function candidate(w: WorkerRecord, running: number): WorkerCandidate {
+  return {
+    id: w.id,
+    running,
+    maxConcurrency: w.maxConcurrency,
+    lastHeartbeat: w.lastHeartbeat,
+    status: w.status,
+    policy: { labels: w.labels, workflows: w.acceptWorkflows, acceptUnlabelled: w.acceptUnlabelled },
+  };
+}
+
+export class Dispatcher {
+  private pass: Promise<void> | undefined;
+  private again = false;
+  private lastAlertAt = 0;
+
+  constructor(
+    private readonly store: Store,
+    private readonly coordinator: Coordinator,
+    private readonly workflows: WorkflowCache,
+    private readonly clock: Clock,
+    private readonly router: Router,
+    private readonly options: DispatcherOptions,
+    private readonly onDispatched: (instanceId: number, taskName: string, runId: number, attempt: number) => void,
+  ) {}
+
+  /** Runs a dispatch pass now, or right after the one under way; passes never overlap. */
+  kick(): Promise<void> {
+    if (this.pass) {
+      this.again = true;
+      return this.pass;
+    }
+    this.pass = (async () => {
+      try {
+        do {
+          this.again = false;
+          while ((await this.dispatchBatch()) === this.options.batch);
+        } while (this.again);
+      } finally {
+        this.pass = undefined;
+      }
+    })();
+    return this.pass;
+  }
+
+  private async dispatchBatch(): Promise<number> {
+    const now = this.clock.now();
+    const due = await this.store.dueWaiting(now, this.options.batch);
+    if (due.length === 0) return 0;
+    const workers = await this.coordinator.listWorkers();
+    const load = await this.store.activeCountByWorker();
+    const candidates = workers.map((w) => candidate(w, load.get(w.id) ?? 0));
+    let dispatched = 0;
+    for (const inst of due) {
+      const wf = await this.workflows.get(inst.workflowId);
+      const task = wf?.tasks.get(inst.taskId);
+      if (!wf || !task) {
+        await this.store.transitionInstance(inst.id, { from: ['WAITING'], attempt: inst.attempt }, 'CANCELLED', {
+          reason: 'the task was removed from its workflow',
+          finishedAt: now,
+        });
+        continue;
+      }
+      const routable = { workflowName: wf.graph.name, labels: task.labels };
+      const strategy: RoutingStrategy = wf.graph.routing;
+      const worker = this.router.pick(strategy, routable, candidates, now, this.options.staleAfterMs);
+      if (!worker) {
+        const reason = `waiting: ${whyNoWorker(routable, candidates, now, this.options.staleAfterMs)}`;
+        if (inst.reason !== reason) {
+          await this.store.transitionInstance(inst.id, { from: ['WAITING'], attempt: inst.attempt }, undefined, { reason });
+        }
+        continue;
+      }
+      const ok = await this.store.transitionInstance(inst.id, { from: ['WAITING'], attempt: inst.attempt }, 'DISPATCHED', {
+        workerId: worker.id,
+        dispatchedAt: now,
+      });
+      if (!ok) continue;
+      worker.running += 1;
+      dispatched += 1;
+      await this.coordinator.enqueue(worker.id, { instanceId: inst.id, attempt: inst.attempt, workerId: worker.id, dispatchedAt: now });
+      this.onDispatched(inst.id, inst.taskName, inst.runId, inst.attempt);
+    }
+    await this.checkQueues(workers, now);
+    // A full batch where nothing could be placed would spin: report it as not full.
+    return dispatched === 0 ? 0 : due.length;
+  }
+
+  private async checkQueues(workers: WorkerRecord[], now: number): Promise<void> {
+    if (now - this.lastAlertAt < 60_000) return;
+    for (const w of workers) {
+      const length = await this.coordinator.queueLength(w.id);
+      if (length > this.options.queueAlertThreshold) {
+        this.lastAlertAt = now;
+        await this.coordinator.publish({
+          type: 'alert',
+          message: `worker ${w.id} has ${length} queued instances (threshold ${this.options.queueAlertThreshold}): workers cannot keep up`,
+          at: now,
+        });
+      }
+    }
+  }
+}

@@ -1,0 +1,325 @@
+// The one suite every Coordinator passes (memory now, Redis later). It sees only the port: each
+// test gets a fresh coordinator from setup (a Redis setup gives each one a random key prefix).
+// TTLs run on the fake clock when setup offers `advance`, otherwise on short real TTLs.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { WorkerRecord } from '../../engine/api/types.ts';
+import type { Coordinator, DispatchMessage, EngineEvent } from '../../engine/ports/coordinator.ts';
+import { waitFor } from '../helpers/wait-for.ts';
+
+export interface CoordinatorFixture {
+  coordinator: Coordinator;
+  /** moves the coordinator's clock forward; without it TTL tests wait in real time */
+  advance?: (ms: number) => void;
+  teardown: () => Promise<void>;
+}
+
+/** a TTL nothing in a test outlives */
+const LONG_TTL = 60_000;
+/** how long a waiter may take to wake before we call it stuck; far below any wait's timeout */
+const WAKE_WITHIN = 5_000;
+
+const msg = (instanceId: number, attempt = 1): DispatchMessage => ({
+  instanceId,
+  attempt,
+  workerId: 'w1',
+  dispatchedAt: 1_700_000_000_000 + instanceId,
+});
+
+const worker = (id: string, running = 0): WorkerRecord => ({
+  id,
+  host: 'host-a',
+  pid: 4242,
+  version: '0.1.0',
+  labels: ['linux', 'etl'],
+  maxConcurrency: 8,
+  running,
+  startedAt: 1_700_000_000_000,
+  lastHeartbeat: 1_700_000_000_000,
+  status: 'online',
+});
+
+const logEvent = (seq: number): EngineEvent => ({ type: 'log', instanceId: 7, seq, stream: 'stdout', ts: seq, line: `line ${seq}` });
+
+/** Settles p against a deadline without leaving a timer behind. */
+async function within(p: Promise<unknown>, ms: number): Promise<'resolved' | 'pending'> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<'pending'>((resolve) => {
+    timer = setTimeout(() => resolve('pending'), ms);
+  });
+  try {
+    return await Promise.race([p.then(() => 'resolved' as const), deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export function coordinatorContract(name: string, setup: () => Promise<CoordinatorFixture>): void {
+  describe(`Coordinator contract: ${name}`, () => {
+    let fx: CoordinatorFixture;
+    let c: Coordinator;
+    let witnesses = 0;
+    // Fake clock: any TTL works. Real time: short enough to keep the suite quick, long enough
+    // that a key set one line earlier has not expired yet.
+    let shortTtl = 0;
+
+    beforeEach(async () => {
+      fx = await setup();
+      c = fx.coordinator;
+      shortTtl = fx.advance ? 1_000 : 300;
+    });
+    afterEach(async () => {
+      await fx.teardown();
+    });
+
+    /**
+     * Lets ms pass on the coordinator's own clock. Without a fake clock, a witness lease taken
+     * now with the same TTL is polled until it can be taken over: once it has expired, so has
+     * every key set before it with that TTL, whichever clock the backend keeps.
+     */
+    async function elapse(ms: number): Promise<void> {
+      if (fx.advance) {
+        fx.advance(ms);
+        return;
+      }
+      const lease = `contract-witness-${++witnesses}`;
+      await c.acquireLease(lease, 'witness', ms);
+      await waitFor(() => c.acquireLease(lease, 'observer', LONG_TTL).then((t) => t !== null), {
+        timeoutMs: ms + 5_000,
+        intervalMs: 25,
+        message: `a ${ms} ms lease to expire`,
+      });
+    }
+
+    describe('queues', () => {
+      it('hands out a queue first in, first out', async () => {
+        for (const id of [1, 2, 3, 4]) await c.enqueue('w1', msg(id));
+        expect(await c.queueLength('w1')).toBe(4);
+        expect(await c.take('w1', 3)).toEqual([msg(1), msg(2), msg(3)]);
+        expect(await c.take('w1', 3)).toEqual([msg(4)]);
+        expect(await c.take('w1', 3)).toEqual([]);
+        expect(await c.queueLength('w1')).toBe(0);
+      });
+
+      it("takes the worker's own queue before the shared queue, and never another worker's", async () => {
+        await c.enqueue(null, msg(10));
+        await c.enqueue('w1', msg(1));
+        await c.enqueue(null, msg(11));
+        await c.enqueue('w2', msg(20));
+        await c.enqueue('w1', msg(2));
+        expect(await c.queueLength(null)).toBe(2);
+        expect(await c.take('w1', 3)).toEqual([msg(1), msg(2), msg(10)]);
+        expect(await c.take('w1', 5)).toEqual([msg(11)]);
+        expect(await c.queueLength(null)).toBe(0);
+        expect(await c.queueLength('w2')).toBe(1);
+        expect(await c.take('w2', 0)).toEqual([]);
+        expect(await c.take('w2', 5)).toEqual([msg(20)]);
+      });
+
+      it('keeps taken messages in flight, not handed out again, until acked by instance and attempt', async () => {
+        await c.enqueue('w1', msg(1, 1));
+        await c.enqueue('w1', msg(1, 2));
+        await c.enqueue(null, msg(2));
+        const taken = await c.take('w1', 10);
+        expect(taken).toEqual([msg(1, 1), msg(1, 2), msg(2)]);
+        expect(await c.take('w1', 10)).toEqual([]);
+        expect(await c.inFlight('w1')).toEqual(taken);
+        expect(await c.inFlight('w2')).toEqual([]);
+
+        // matched by instanceId + attempt alone: the other fields do not matter
+        await c.ack('w1', { ...msg(1, 1), dispatchedAt: 0, workerId: 'elsewhere' });
+        expect(await c.inFlight('w1')).toEqual([msg(1, 2), msg(2)]);
+        await c.ack('w2', msg(2));
+        expect(await c.inFlight('w1')).toEqual([msg(1, 2), msg(2)]);
+        await c.ack('w1', msg(2));
+        await c.ack('w1', msg(1, 2));
+        expect(await c.inFlight('w1')).toEqual([]);
+        await c.ack('w1', msg(1, 2));
+        expect(await c.inFlight('w1')).toEqual([]);
+      });
+
+      it('keeps in-flight lists per worker across further takes', async () => {
+        await c.enqueue('w1', msg(1));
+        await c.enqueue('w2', msg(2));
+        await c.take('w1', 1);
+        await c.enqueue('w1', msg(3));
+        await c.take('w1', 1);
+        await c.take('w2', 1);
+        expect(await c.inFlight('w1')).toEqual([msg(1), msg(3)]);
+        expect(await c.inFlight('w2')).toEqual([msg(2)]);
+      });
+    });
+
+    describe('waitForWork', () => {
+      it('resolves at once when the own or the shared queue has work', async () => {
+        await c.enqueue('w1', msg(1));
+        expect(await within(c.waitForWork('w1', LONG_TTL), WAKE_WITHIN)).toBe('resolved');
+        await c.enqueue(null, msg(2));
+        expect(await within(c.waitForWork('w2', LONG_TTL), WAKE_WITHIN)).toBe('resolved');
+      });
+
+      it("waits while there is no work, and wakes on an enqueue to the worker's queue", async () => {
+        const waiting = c.waitForWork('w1', LONG_TTL);
+        expect(await within(waiting, 100)).toBe('pending');
+        await c.enqueue('w1', msg(1));
+        expect(await within(waiting, WAKE_WITHIN)).toBe('resolved');
+      });
+
+      it('wakes every waiter on an enqueue to the shared queue', async () => {
+        const first = c.waitForWork('w1', LONG_TTL);
+        const second = c.waitForWork('w2', LONG_TTL);
+        expect(await within(Promise.race([first, second]), 100)).toBe('pending');
+        await c.enqueue(null, msg(1));
+        expect(await within(Promise.all([first, second]), WAKE_WITHIN)).toBe('resolved');
+      });
+
+      it('times out when nothing comes', async () => {
+        const started = Date.now();
+        expect(await within(c.waitForWork('w1', 150), WAKE_WITHIN)).toBe('resolved');
+        // a lower bound only: it must have waited, not returned at once (timers may round down 1 ms)
+        expect(Date.now() - started).toBeGreaterThanOrEqual(140);
+      });
+
+      it('releases pending waiters on close', async () => {
+        const waiting = c.waitForWork('w1', LONG_TTL);
+        expect(await within(waiting, 50)).toBe('pending');
+        await c.close();
+        expect(await within(waiting, WAKE_WITHIN)).toBe('resolved');
+      });
+    });
+
+    describe('worker registration', () => {
+      const ids = async (): Promise<string[]> => (await c.listWorkers()).map((w) => w.id).sort();
+
+      it('lists, updates and removes workers', async () => {
+        await c.heartbeatWorker(worker('w1'), LONG_TTL);
+        await c.heartbeatWorker(worker('w2'), LONG_TTL);
+        await c.heartbeatWorker(worker('w1', 3), LONG_TTL);
+        const listed = (await c.listWorkers()).sort((a, b) => a.id.localeCompare(b.id));
+        expect(listed).toEqual([worker('w1', 3), worker('w2')]);
+        await c.removeWorker('w1');
+        expect(await ids()).toEqual(['w2']);
+      });
+
+      it('drops a worker whose heartbeat expired, and keeps one that renewed', async () => {
+        await c.heartbeatWorker(worker('w1'), shortTtl);
+        await c.heartbeatWorker(worker('w2'), shortTtl);
+        await c.heartbeatWorker(worker('w3'), LONG_TTL);
+        expect(await ids()).toEqual(['w1', 'w2', 'w3']);
+        await c.heartbeatWorker(worker('w2'), LONG_TTL);
+        await elapse(shortTtl);
+        expect(await ids()).toEqual(['w2', 'w3']);
+        await c.heartbeatWorker(worker('w1'), LONG_TTL);
+        expect(await ids()).toEqual(['w1', 'w2', 'w3']);
+      });
+    });
+
+    describe('task heartbeats', () => {
+      const beat = (instanceId: number, attempt: number, at: number) => ({ instanceId, attempt, at });
+
+      it('returns the latest beat of each known instance, ignoring lower attempts', async () => {
+        await c.heartbeatTasks([beat(1, 1, 100), beat(2, 1, 100), beat(3, 2, 100)]);
+        await c.heartbeatTasks([beat(1, 1, 200), beat(2, 2, 150), beat(3, 1, 900)]);
+        const found = await c.taskHeartbeats([1, 2, 3, 4]);
+        expect([...found.entries()].sort(([a], [b]) => a - b)).toEqual([
+          [1, beat(1, 1, 200)],
+          [2, beat(2, 2, 150)],
+          [3, beat(3, 2, 100)],
+        ]);
+        expect((await c.taskHeartbeats([])).size).toBe(0);
+      });
+
+      it('forgets a cleared instance', async () => {
+        await c.heartbeatTasks([beat(1, 1, 100), beat(2, 1, 100)]);
+        await c.clearTaskHeartbeat(1);
+        const found = await c.taskHeartbeats([1, 2]);
+        expect([...found.keys()]).toEqual([2]);
+      });
+    });
+
+    describe('start lock', () => {
+      it('admits one holder per instance and attempt until released', async () => {
+        expect(await c.acquireStartLock(1, 1, LONG_TTL)).toBe(true);
+        expect(await c.acquireStartLock(1, 1, LONG_TTL)).toBe(false);
+        expect(await c.acquireStartLock(1, 2, LONG_TTL)).toBe(true);
+        expect(await c.acquireStartLock(2, 1, LONG_TTL)).toBe(true);
+        await c.releaseStartLock(1, 1);
+        expect(await c.acquireStartLock(1, 1, LONG_TTL)).toBe(true);
+        expect(await c.acquireStartLock(1, 2, LONG_TTL)).toBe(false);
+      });
+
+      it('frees itself when its TTL runs out', async () => {
+        expect(await c.acquireStartLock(5, 1, shortTtl)).toBe(true);
+        expect(await c.acquireStartLock(5, 1, shortTtl)).toBe(false);
+        await elapse(shortTtl);
+        expect(await c.acquireStartLock(5, 1, LONG_TTL)).toBe(true);
+      });
+    });
+
+    describe('leader lease', () => {
+      it('is exclusive, renews for its holder with the same token, and is released only by it', async () => {
+        const token = await c.acquireLease('leader', 'a', LONG_TTL);
+        expect(token).toEqual(expect.any(Number));
+        expect(await c.acquireLease('leader', 'a', LONG_TTL)).toBe(token);
+        expect(await c.acquireLease('leader', 'b', LONG_TTL)).toBeNull();
+        expect(await c.acquireLease('other', 'b', LONG_TTL)).toEqual(expect.any(Number));
+        await c.releaseLease('leader', 'b');
+        expect(await c.acquireLease('leader', 'b', LONG_TTL)).toBeNull();
+        await c.releaseLease('leader', 'a');
+        const next = await c.acquireLease('leader', 'b', LONG_TTL);
+        expect(next).toBeGreaterThan(token!);
+        await c.releaseLease('leader', 'b');
+        expect(await c.acquireLease('leader', 'a', LONG_TTL)).toBeGreaterThan(next!);
+      });
+
+      it('passes to another holder after expiry with a strictly greater token', async () => {
+        const first = await c.acquireLease('leader', 'a', shortTtl);
+        expect(first).not.toBeNull();
+        expect(await c.acquireLease('leader', 'b', shortTtl)).toBeNull();
+        await elapse(shortTtl);
+        const second = await c.acquireLease('leader', 'b', LONG_TTL);
+        expect(second).toBeGreaterThan(first!);
+        expect(await c.acquireLease('leader', 'a', LONG_TTL)).toBeNull();
+      });
+
+      it('stays with a holder that renews before expiry', async () => {
+        const token = await c.acquireLease('leader', 'a', shortTtl);
+        expect(await c.acquireLease('leader', 'a', LONG_TTL)).toBe(token);
+        await elapse(shortTtl);
+        expect(await c.acquireLease('leader', 'b', LONG_TTL)).toBeNull();
+        expect(await c.acquireLease('leader', 'a', LONG_TTL)).toBe(token);
+      });
+    });
+
+    describe('publish and subscribe', () => {
+      it('fans out to every subscriber in order, and stops after unsubscribe', async () => {
+        const seenA: EngineEvent[] = [];
+        const seenB: EngineEvent[] = [];
+        const offA = await c.subscribe((e) => seenA.push(e));
+        await c.subscribe((e) => seenB.push(e));
+        for (const seq of [1, 2, 3]) await c.publish(logEvent(seq));
+        await waitFor(() => seenA.length === 3 && seenB.length === 3, { message: 'both subscribers to get 3 events' });
+        expect(seenA).toEqual([logEvent(1), logEvent(2), logEvent(3)]);
+        expect(seenB).toEqual(seenA);
+
+        offA();
+        await c.publish(logEvent(4));
+        // B getting event 4 proves it was delivered; A, unsubscribed, must not have it
+        await waitFor(() => seenB.length === 4, { message: 'the remaining subscriber to get event 4' });
+        expect(seenA).toHaveLength(3);
+      });
+
+      it('keeps delivering to the others when one subscriber throws', async () => {
+        const seen: EngineEvent[] = [];
+        await c.subscribe(() => {
+          throw new Error('subscriber failure (expected by the test)');
+        });
+        await c.subscribe((e) => seen.push(e));
+        const alert: EngineEvent = { type: 'alert', message: 'queue w1 over 1000', at: 5 };
+        await expect(c.publish(alert)).resolves.toBeUndefined();
+        await c.publish(logEvent(1));
+        await waitFor(() => seen.length === 2, { message: 'the healthy subscriber to get both events' });
+        expect(seen).toEqual([alert, logEvent(1)]);
+      });
+    });
+  });
+}

@@ -1,0 +1,115 @@
+import { describe, expect, it } from 'vitest';
+import {
+  downstreamClosure,
+  downstreamMap,
+  findCycle,
+  isolated,
+  roots,
+  upstreamMap,
+  type Edge,
+} from '../../engine/core/dag.ts';
+
+// extract → clean → load, extract → report; audit stands alone
+const nodes = ['extract', 'clean', 'load', 'report', 'audit'];
+const edges: Edge<string>[] = [
+  ['extract', 'clean'],
+  ['clean', 'load'],
+  ['extract', 'report'],
+];
+
+describe('findCycle', () => {
+  it('returns undefined for a DAG, including diamonds and shared downstream', () => {
+    expect(findCycle(nodes, edges)).toBeUndefined();
+    const diamond: Edge<string>[] = [['a', 'b'], ['a', 'c'], ['b', 'd'], ['c', 'd']];
+    expect(findCycle(['a', 'b', 'c', 'd'], diamond)).toBeUndefined();
+    // visiting d from c after it was finished from b must not count as a cycle
+    expect(findCycle(['d', 'c', 'b', 'a'], diamond)).toBeUndefined();
+  });
+
+  it('spells a two-node cycle with the first node repeated', () => {
+    expect(findCycle(['extract', 'clean'], [['extract', 'clean'], ['clean', 'extract']])).toEqual([
+      'extract',
+      'clean',
+      'extract',
+    ]);
+  });
+
+  it('is deterministic: starts from the nodes in the given order', () => {
+    const cyc: Edge<string>[] = [['a', 'b'], ['b', 'c'], ['c', 'a']];
+    expect(findCycle(['a', 'b', 'c'], cyc)).toEqual(['a', 'b', 'c', 'a']);
+    expect(findCycle(['b', 'a', 'c'], cyc)).toEqual(['b', 'c', 'a', 'b']);
+  });
+
+  it('reports only the cycle, not the path that led into it', () => {
+    const e: Edge<string>[] = [['start', 'x'], ['x', 'y'], ['y', 'z'], ['z', 'x']];
+    expect(findCycle(['start', 'x', 'y', 'z'], e)).toEqual(['x', 'y', 'z', 'x']);
+  });
+
+  it('finds a self-loop and a cycle reachable only through edge endpoints not listed', () => {
+    expect(findCycle(['a'], [['a', 'a']])).toEqual(['a', 'a']);
+    expect(findCycle([], [['p', 'q'], ['q', 'p']])).toEqual(['p', 'q', 'p']);
+  });
+
+  it('works with numeric ids', () => {
+    expect(findCycle([1, 2, 3], [[1, 2], [2, 3], [3, 2]])).toEqual([2, 3, 2]);
+    expect(findCycle([1, 2, 3], [[1, 2], [2, 3]])).toBeUndefined();
+  });
+
+  it('handles a 100k-node chain without overflowing the stack', () => {
+    const n = 100_000;
+    const ids = Array.from({ length: n }, (_, i) => i);
+    const chain: Edge<number>[] = ids.slice(1).map((i) => [i - 1, i]);
+    expect(findCycle(ids, chain)).toBeUndefined();
+    const closed: Edge<number>[] = [...chain, [n - 1, 0]];
+    const cycle = findCycle(ids, closed);
+    expect(cycle).toHaveLength(n + 1);
+    expect(cycle?.[0]).toBe(0);
+    expect(cycle?.[n - 1]).toBe(n - 1);
+    expect(cycle?.[n]).toBe(0);
+  });
+});
+
+describe('adjacency maps', () => {
+  it('maps each node to its direct neighbours in edge order, without duplicates', () => {
+    const down = downstreamMap([...edges, ['extract', 'clean']]);
+    expect(down.get('extract')).toEqual(['clean', 'report']);
+    expect(down.get('clean')).toEqual(['load']);
+    expect(down.has('load')).toBe(false);
+    const up = upstreamMap<string>([['a', 'c'], ['b', 'c'], ['a', 'c']]);
+    expect(up.get('c')).toEqual(['a', 'b']);
+    expect(up.has('a')).toBe(false);
+  });
+});
+
+describe('roots and isolated', () => {
+  it('roots are the nodes with no upstream, in node order', () => {
+    expect(roots(nodes, edges)).toEqual(['extract', 'audit']);
+  });
+
+  it('isolated nodes have no edge in either direction', () => {
+    expect(isolated(nodes, edges)).toEqual(['audit']);
+    expect(isolated(['a', 'b'], [['a', 'a']])).toEqual(['b']);
+  });
+});
+
+describe('downstreamClosure', () => {
+  it('returns every transitive downstream node, excluding the start', () => {
+    const down = downstreamMap(edges);
+    expect(downstreamClosure('extract', down)).toEqual(['clean', 'report', 'load']);
+    expect(downstreamClosure('clean', down)).toEqual(['load']);
+    expect(downstreamClosure('load', down)).toEqual([]);
+  });
+
+  it('visits shared downstream once and terminates on cycles without including the start', () => {
+    const down = downstreamMap<string>([['a', 'b'], ['a', 'c'], ['b', 'd'], ['c', 'd'], ['d', 'a']]);
+    expect(downstreamClosure('a', down)).toEqual(['b', 'c', 'd']);
+  });
+
+  it('handles a 100k-node chain', () => {
+    const n = 100_000;
+    const down = downstreamMap(Array.from({ length: n - 1 }, (_, i): Edge<number> => [i, i + 1]));
+    const all = downstreamClosure(0, down);
+    expect(all).toHaveLength(n - 1);
+    expect(all[n - 2]).toBe(n - 1);
+  });
+});
