@@ -72,6 +72,7 @@ export interface WorkflowSummary {
   version: number;
   taskCount: number;
   schedule?: ScheduleSpec;
+  onEvent?: string;
   nextFireAt?: number;
   lastRun?: { id: number; state: RunState; logicalTime: number; finishedAt?: number };
 }

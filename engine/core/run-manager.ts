@@ -68,6 +68,12 @@ export class RunManager {
     return run;
   }
 
+  /** A RUNNING run with no instances (the engine died right after creating it) starts again. */
+  async resumeRun(run: RunRecord): Promise<void> {
+    const wf = await this.workflows.get(run.workflowId);
+    if (wf) await this.createRoots(run, wf);
+  }
+
   private async createRoots(run: RunRecord, wf: CachedWorkflow): Promise<void> {
     const tasks = run.onlyTask ? [wf.byName.get(run.onlyTask) as TaskDefinition] : wf.roots;
     for (const t of tasks) await this.createWaiting(run, t, 1, this.clock.now());

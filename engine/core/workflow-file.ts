@@ -19,6 +19,7 @@ const MAX_RETRIES = 100;
 const DEFAULT_DELAY_MS = 10_000;
 const EXPONENTIAL_MAX_MS = 3_600_000;
 const MAX_DEPTH = 64; // a workflow file nests 4 levels; deeper means an alias loop or a mistake
+const MAX_ALIASED = 10_000; // values copied through aliases; stops "billion laughs" expansion
 const TOP_KEYS = ['workflow', 'description', 'owner', 'schedule', 'on_event', 'routing', 'tasks'];
 const SCHEDULE_KEYS = ['cron', 'timezone', 'misfire', 'overlap'];
 const TASK_KEYS = ['command', 'cwd', 'env', 'timeout', 'retries', 'retry_backoff', 'labels', 'upstream', 'owner'];
@@ -72,6 +73,7 @@ class Reader {
   readonly problems: ValidationProblem[] = [];
   /** source text of number/boolean scalars by path, so env "1.10" is not turned into "1.1" */
   readonly scalarText = new Map<string, string>();
+  private aliased = 0;
 
   constructor(
     private readonly file: string | undefined,
@@ -83,17 +85,21 @@ class Reader {
   }
 
   /** Maps become Map (keeps file order, even for keys like "2"); duplicate keys are reported. */
-  plain(node: unknown, path: string, depth = 0): unknown {
+  plain(node: unknown, path: string, depth = 0, viaAlias = false): unknown {
     if (depth > MAX_DEPTH) {
       this.add(path, 'nested too deeply (is an alias referring to itself?)');
       return undefined;
     }
-    if (isAlias(node)) return this.plain(node.resolve(this.doc), path, depth + 1);
+    if (viaAlias && ++this.aliased > MAX_ALIASED) {
+      if (this.aliased === MAX_ALIASED + 1) this.add(path, `aliases expand to more than ${MAX_ALIASED} values: write them out`);
+      return undefined;
+    }
+    if (isAlias(node)) return this.plain(node.resolve(this.doc), path, depth + 1, true);
     if (isScalar(node)) {
       if (typeof node.value !== 'string' && node.source !== undefined) this.scalarText.set(path, node.source);
       return node.value;
     }
-    if (isSeq(node)) return node.items.map((item, i) => this.plain(item, `${path}[${i}]`, depth + 1));
+    if (isSeq(node)) return node.items.map((item, i) => this.plain(item, `${path}[${i}]`, depth + 1, viaAlias));
     if (!isMap(node)) return null;
     const out: YMap = new Map();
     for (const pair of node.items) {
@@ -109,7 +115,7 @@ class Reader {
         this.add(at, `duplicate ${what}`);
         continue;
       }
-      out.set(key, this.plain(pair.value, at, depth + 1));
+      out.set(key, this.plain(pair.value, at, depth + 1, viaAlias));
     }
     return out;
   }
@@ -177,41 +183,36 @@ class Reader {
       this.add(at, `must be a list of ${what}, e.g. [${example}] (got an item that is ${bad === '' ? 'empty' : typeName(bad)})`);
       return [];
     }
-    const out: string[] = [];
+    const out = new Set<string>();
     for (const item of v as string[]) {
-      if (out.includes(item)) this.add(at, `"${item}" is listed twice: list it once`);
-      else out.push(item);
+      if (out.has(item)) this.add(at, `"${item}" is listed twice: list it once`);
+      else out.add(item);
     }
-    return out;
+    return [...out];
   }
 }
 
 function readSchedule(r: Reader, v: unknown, defaultTimezone: string): ScheduleSpec | undefined {
-  const spec: ScheduleSpec = { cron: '', timezone: defaultTimezone, misfire: 'run_once', overlap: 'skip' };
-  let cronPath = 'schedule';
-  if (typeof v === 'string') spec.cron = v;
-  else {
+  const spec: ScheduleSpec = { cron: typeof v === 'string' ? v : '', timezone: defaultTimezone, misfire: 'run_once', overlap: 'skip' };
+  let cron: unknown = v;
+  const cronPath = typeof v === 'string' ? 'schedule' : 'schedule.cron';
+  if (typeof v !== 'string') {
     const m = r.map(v, 'schedule', 'a cron string or a map with "cron" and "timezone"');
     if (!m) return undefined;
     r.keys(m, SCHEDULE_KEYS, 'schedule');
-    cronPath = 'schedule.cron';
-    const cron = m.get('cron');
+    cron = m.get('cron');
     if (cron === undefined) r.add(cronPath, 'missing: add the cron expression, e.g. cron: "0 2 * * *"');
     else if (typeof cron !== 'string') r.add(cronPath, `must be a cron expression in quotes (got ${typeName(cron)})`);
     else spec.cron = cron;
     const tz = r.text(m, 'timezone', 'schedule');
-    if (tz !== undefined) {
-      const problem = validateTimezone(tz);
-      if (problem) r.add('schedule.timezone', problem);
-      spec.timezone = tz;
-    }
+    const problem = tz === undefined ? undefined : validateTimezone(tz);
+    if (problem) r.add('schedule.timezone', problem);
+    spec.timezone = tz ?? defaultTimezone;
     spec.misfire = r.choice(m, 'misfire', 'schedule', MISFIRE, 'run_once');
     spec.overlap = r.choice(m, 'overlap', 'schedule', OVERLAP, 'skip');
   }
-  if (typeof v === 'string' || spec.cron !== '') {
-    const problem = validateCron(spec.cron);
-    if (problem) r.add(cronPath, problem);
-  }
+  const problem = typeof cron === 'string' ? validateCron(cron) : undefined;
+  if (problem) r.add(cronPath, problem);
   return spec;
 }
 
@@ -280,12 +281,13 @@ function readTask(r: Reader, name: string, v: unknown): TaskSpec | undefined {
 
 function checkEdges(r: Reader, tasks: TaskSpec[]): void {
   const names = tasks.map((t) => t.name);
+  const known = new Set(names); // a Set: workflows may hold tens of thousands of tasks
   const edges: Edge<string>[] = [];
   for (const task of tasks) {
     for (const up of task.upstream) {
       const at = `tasks.${task.name}.upstream`;
       if (up === task.name) r.add(at, `a task cannot be upstream of itself: remove "${up}"`);
-      else if (!names.includes(up)) {
+      else if (!known.has(up)) {
         const guess = closest(up, names);
         r.add(at, `unknown task "${up}": ${guess ? `did you mean '${guess}'?` : 'upstream must name a task in this workflow'}`);
       } else edges.push([up, task.name]);
@@ -340,7 +342,7 @@ export function parseWorkflowFile(text: string, opts: ParseOptions): { spec: Wor
   if (r.problems.length > 0) throw new ValidationError(r.problems);
 
   // Lexer tokens, not a regex: a "#" inside a quoted or block string is not a comment.
-  const hasComment = [...new Lexer().lex(text)].some((token) => token.startsWith('#'));
+  const hasComment = text.includes('#') && [...new Lexer().lex(text)].some((token) => token.startsWith('#'));
   return { spec, warnings: hasComment ? [COMMENT_WARNING] : [] };
 }
 

@@ -31,6 +31,8 @@ const worker = (id: string, running = 0): WorkerRecord => ({
   pid: 4242,
   version: '0.1.0',
   labels: ['linux', 'etl'],
+  acceptUnlabelled: false,
+  acceptWorkflows: ['nightly'],
   maxConcurrency: 8,
   running,
   startedAt: 1_700_000_000_000,

@@ -114,6 +114,8 @@ export async function listInstances(db: Kysely<Database>, runId: number): Promis
 }
 
 export async function instancesInStates(db: Kysely<Database>, states: InstanceState[], limit = 10_000): Promise<InstanceRecord[]> {
+  // `IN ()` is valid SQLite but a MySQL syntax error.
+  if (states.length === 0) return [];
   const rows = await db.selectFrom('task_instance').selectAll().where('state', 'in', states).orderBy('id').limit(limit).execute();
   return rows.map(instanceFromRow);
 }
@@ -166,9 +168,12 @@ export async function transitionInstance(
   to: InstanceState | undefined,
   patch: InstancePatch,
 ): Promise<boolean> {
+  const values = { ...patchColumns(patch), ...(to !== undefined && { state: to }) };
   let q = db
     .updateTable('task_instance')
-    .set({ ...patchColumns(patch), ...(to !== undefined && { state: to }) })
+    // Nothing to write is still a guarded check ("do I still own it?"); `SET state = state`
+    // keeps the statement valid, since an empty SET is a syntax error.
+    .set((eb) => (Object.keys(values).length > 0 ? values : { state: eb.ref('state') }))
     .where('id', '=', id)
     .where('state', 'in', guard.from)
     .where('attempt', '=', guard.attempt);
@@ -223,30 +228,38 @@ export async function recordTaskHeartbeats(
   workerId: string,
   beats: { instanceId: number; attempt: number; at: number }[],
 ): Promise<Set<number>> {
-  // Beats of one tick share their time: one UPDATE per distinct time, usually exactly one.
-  const byTime = new Map<number, number[]>();
-  for (const b of beats) byTime.set(b.at, [...(byTime.get(b.at) ?? []), b.instanceId]);
-  for (const [at, ids] of byTime) {
+  // Beats of one tick share their time: one UPDATE per distinct (time, attempt), usually one or
+  // two. The attempt is part of the fence (SPEC §7): a beat for another attempt touches nothing.
+  const groups = new Map<string, { at: number; attempt: number; ids: number[] }>();
+  for (const b of beats) {
+    const key = `${b.at}:${b.attempt}`;
+    const group = groups.get(key) ?? { at: b.at, attempt: b.attempt, ids: [] };
+    group.ids.push(b.instanceId);
+    groups.set(key, group);
+  }
+  for (const { at, attempt, ids } of groups.values()) {
     for (const part of chunks(ids)) {
       await db
         .updateTable('task_instance')
         .set({ heartbeat_at: at })
         .where('id', 'in', part)
+        .where('attempt', '=', attempt)
         .where('worker_id', '=', workerId)
         .where('state', '=', 'RUNNING')
         .execute();
     }
   }
+  const attemptOf = new Map(beats.map((b) => [b.instanceId, b.attempt]));
   const owned = new Set<number>();
-  for (const part of chunks(beats.map((b) => b.instanceId))) {
+  for (const part of chunks([...attemptOf.keys()])) {
     const rows = await db
       .selectFrom('task_instance')
-      .select('id')
+      .select(['id', 'attempt'])
       .where('id', 'in', part)
       .where('worker_id', '=', workerId)
       .where('state', '=', 'RUNNING')
       .execute();
-    for (const r of rows) owned.add(r.id);
+    for (const r of rows) if (attemptOf.get(r.id) === r.attempt) owned.add(r.id);
   }
   return owned;
 }

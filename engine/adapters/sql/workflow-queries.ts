@@ -154,6 +154,7 @@ export async function listWorkflows(db: Db): Promise<WorkflowSummary[]> {
       enabled: w.enabled === 1,
       version: w.version,
       taskCount: countOf.get(w.id) ?? 0,
+      onEvent: w.on_event ?? undefined,
       schedule: s ? { cron: s.cron, timezone: s.timezone, misfire: s.misfire, overlap: s.overlap } as WorkflowSummary['schedule'] : undefined,
       lastRun: last
         ? { id: last.id, state: last.state as RunState, logicalTime: num(last.logical_time), finishedAt: last.finished_at === null ? undefined : num(last.finished_at) }

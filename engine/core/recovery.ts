@@ -1,0 +1,43 @@
+// Start-up recovery (solo: this engine holds the data dir, so every instance still DISPATCHED or
+// RUNNING was left by an engine that died). Leftover process groups are killed and confirmed
+// gone, RUNNING instances fail with "engine restarted" (retried where retries remain), DISPATCHED
+// ones never started and go back to WAITING. Runs that were left without instances get them.
+import type { Clock } from '../ports/clock.ts';
+import type { ProcessRunner } from '../ports/process-runner.ts';
+import type { Store } from '../ports/store.ts';
+import type { RunManager } from './run-manager.ts';
+
+export interface RecoveryReport {
+  failed: number;
+  requeued: number;
+  killed: number;
+}
+
+export async function recoverOrphans(
+  store: Store,
+  runner: ProcessRunner,
+  runs: RunManager,
+  clock: Clock,
+  killGraceMs: number,
+): Promise<RecoveryReport> {
+  const report: RecoveryReport = { failed: 0, requeued: 0, killed: 0 };
+  for (const inst of await store.instancesInStates(['DISPATCHED', 'RUNNING'])) {
+    const guard = { from: [inst.state], attempt: inst.attempt };
+    if (inst.state === 'DISPATCHED') {
+      if (await store.transitionInstance(inst.id, guard, 'WAITING', { reason: 'engine restarted before the task started' })) report.requeued++;
+      continue;
+    }
+    let reason = 'engine restarted';
+    if (inst.pid !== undefined && (await runner.killLeftover(inst.pid, inst.id, killGraceMs))) {
+      report.killed++;
+      reason += '; its leftover process group was killed';
+    }
+    if (await store.transitionInstance(inst.id, guard, 'FAILED', { reason, finishedAt: clock.now() })) report.failed++;
+  }
+  for (const run of await store.listRuns({ states: ['RUNNING'], limit: 10_000 })) {
+    const instances = await store.listInstances(run.id);
+    if (instances.length === 0) await runs.resumeRun(run);
+    else await runs.settle(run);
+  }
+  return report;
+}

@@ -1,0 +1,200 @@
+// The scheduler decides what runs when: cron fires (exact timers within the look-ahead window,
+// misfire policy after downtime), reactions to finished instances, dispatch, and the backstops
+// of SPEC §7 (lost workers, timeouts nobody reported). It holds a leader lease so that several
+// schedulers can stand by; whatever it does is idempotent in the store anyway.
+import type { InstanceRecord } from '../api/types.ts';
+import type { Clock } from '../ports/clock.ts';
+import type { Coordinator } from '../ports/coordinator.ts';
+import type { ScheduleRecord, Store } from '../ports/store.ts';
+import { type EngineConfig, taskLostAfterMs, timeoutBackstopMs, workerLostAfterMs } from './config.ts';
+import type { Dispatcher } from './dispatcher.ts';
+import { planFires } from './misfire.ts';
+import type { RunManager } from './run-manager.ts';
+import type { WorkflowCache } from './workflow-cache.ts';
+
+export class Scheduler {
+  private readonly fireTimers = new Map<string, () => void>();
+  private readonly handling = new Set<number>();
+  private cancelTick: (() => void) | undefined;
+  private stopped = true;
+  private ticking: Promise<void> | undefined;
+  private leaseToken: number | null = null;
+  private lastRunningCheck = 0;
+  private lastPurge = 0;
+
+  constructor(
+    private readonly store: Store,
+    private readonly coordinator: Coordinator,
+    private readonly runs: RunManager,
+    private readonly dispatcher: Dispatcher,
+    private readonly workflows: WorkflowCache,
+    private readonly clock: Clock,
+    private readonly config: EngineConfig,
+    private readonly holder: string,
+    private readonly alert: (message: string) => void,
+  ) {}
+
+  get isLeader(): boolean {
+    return this.leaseToken !== null;
+  }
+
+  async start(): Promise<void> {
+    this.stopped = false;
+    await this.tick();
+  }
+
+  /** One pass; also runs every tickMs. Exposed so tests can drive it with a fake clock. */
+  tick(): Promise<void> {
+    if (this.ticking) return this.ticking;
+    this.ticking = (async () => {
+      try {
+        this.leaseToken = await this.coordinator.acquireLease('scheduler', this.holder, 3 * this.config.workerHeartbeatMs);
+        if (this.leaseToken === null) return;
+        await this.scanSchedules();
+        await this.handleUnhandled();
+        await this.checkRunning();
+        await this.dispatcher.kick();
+        await this.purgeLogs();
+      } catch (err) {
+        this.alert(`scheduler: ${err instanceof Error ? err.message : String(err)}`);
+      } finally {
+        this.ticking = undefined;
+        if (!this.stopped) {
+          this.cancelTick?.();
+          this.cancelTick = this.clock.setTimer(this.config.tickMs, () => void this.tick());
+        }
+      }
+    })();
+    return this.ticking;
+  }
+
+  private async scanSchedules(): Promise<void> {
+    const now = this.clock.now();
+    const schedules = await this.store.listSchedules();
+    const live = new Set<string>();
+    for (const s of schedules) {
+      const plan = planFires({
+        cron: s.cron,
+        timezone: s.timezone,
+        lastFireAt: s.lastFireAt,
+        now,
+        lookAheadMs: this.config.lookAheadMs,
+        misfire: s.misfire,
+        misfireThresholdMs: this.config.misfireThresholdMs,
+        maxCatchUp: this.config.maxCatchUp,
+      });
+      if (plan.skipped > 0) {
+        const latest = plan.skippedLatest as number;
+        await this.store.audit({
+          at: now,
+          actor: 'scheduler',
+          action: 'misfire.skip',
+          object: `workflow:${s.workflowName}`,
+          detail: `${plan.skipped} missed fire(s) up to ${new Date(latest).toISOString()} not run (misfire policy: ${s.misfire})`,
+        });
+        if (plan.fireNow.length === 0) await this.store.setScheduleLastFire(s.id, latest);
+      }
+      for (const f of plan.fireNow) await this.fire(s, f);
+      for (const f of plan.upcoming) {
+        const key = `${s.id}:${f}:${s.cron}:${s.timezone}`;
+        live.add(key);
+        if (!this.fireTimers.has(key)) {
+          this.fireTimers.set(key, this.clock.setTimer(f - now, () => void this.fire(s, f).catch((err: unknown) => this.alert(String(err)))));
+        }
+      }
+    }
+    // Schedules that changed or were disabled drop their pending timers.
+    for (const [key, cancel] of this.fireTimers) {
+      if (!live.has(key)) {
+        cancel();
+        this.fireTimers.delete(key);
+      }
+    }
+  }
+
+  private async fire(s: ScheduleRecord, fireTime: number): Promise<void> {
+    this.fireTimers.delete(`${s.id}:${fireTime}:${s.cron}:${s.timezone}`);
+    if (this.stopped || this.leaseToken === null) return;
+    await this.runs.startRun({
+      workflowId: s.workflowId,
+      trigger: 'cron',
+      triggeredBy: 'cron',
+      logicalTime: fireTime,
+      scheduleId: s.id,
+      applyOverlap: true,
+    });
+    await this.store.setScheduleLastFire(s.id, fireTime);
+  }
+
+  /** The worker's direct notification; the unhandled scan catches any that were missed. */
+  async onFinished(inst: InstanceRecord): Promise<void> {
+    if (this.handling.has(inst.id)) return;
+    this.handling.add(inst.id);
+    try {
+      await this.runs.handleFinished(inst);
+    } finally {
+      this.handling.delete(inst.id);
+    }
+    void this.dispatcher.kick();
+  }
+
+  private async handleUnhandled(): Promise<void> {
+    for (let batch = await this.store.unhandledFinished(500); batch.length > 0; batch = await this.store.unhandledFinished(500)) {
+      const fresh = batch.filter((i) => !this.handling.has(i.id));
+      if (fresh.length === 0) return;
+      for (const inst of fresh) await this.onFinished(inst);
+    }
+  }
+
+  /**
+   * SPEC §7 backstops, every task-heartbeat interval: an instance whose worker is gone and whose
+   * task heartbeat is older than the grace fails over; one past timeout + 1.5 × the heartbeat
+   * interval that nobody reported becomes TIMEOUT. A live worker's own timeout fires first.
+   */
+  private async checkRunning(): Promise<void> {
+    const now = this.clock.now();
+    if (now - this.lastRunningCheck < Math.min(this.config.taskHeartbeatMs, 5_000)) return;
+    this.lastRunningCheck = now;
+    const live = new Set((await this.coordinator.listWorkers()).filter((w) => now - w.lastHeartbeat < workerLostAfterMs(this.config)).map((w) => w.id));
+    for (const inst of await this.store.instancesInStates(['DISPATCHED', 'RUNNING'])) {
+      const owner = inst.workerId ?? '';
+      const guard = { from: [inst.state], attempt: inst.attempt, workerId: owner };
+      if (inst.state === 'DISPATCHED') {
+        if (!live.has(owner)) {
+          await this.store.transitionInstance(inst.id, guard, 'WAITING', { reason: `worker ${owner} was lost before it started the task` });
+        }
+        continue;
+      }
+      const lastBeat = inst.heartbeatAt ?? inst.startedAt ?? inst.createdAt;
+      const wf = await this.workflows.get(inst.workflowId);
+      const timeoutMs = wf?.tasks.get(inst.taskId)?.timeoutMs;
+      let verdict: { state: 'FAILED' | 'TIMEOUT'; reason: string } | undefined;
+      if (!live.has(owner) && now - lastBeat > taskLostAfterMs(this.config)) {
+        verdict = { state: 'FAILED', reason: `worker ${owner} lost: no heartbeat for ${Math.round((now - lastBeat) / 1000)}s` };
+      } else if (timeoutMs !== undefined && inst.startedAt !== undefined && now - inst.startedAt > timeoutBackstopMs(timeoutMs, this.config)) {
+        verdict = { state: 'TIMEOUT', reason: `timed out: worker ${owner} did not report within timeout + grace` };
+      }
+      if (verdict && (await this.store.transitionInstance(inst.id, guard, verdict.state, { reason: verdict.reason, finishedAt: now }))) {
+        this.alert(`instance ${inst.id} (${inst.taskName}): ${verdict.reason}`);
+        await this.onFinished({ ...inst, state: verdict.state, reason: verdict.reason, finishedAt: now });
+      }
+    }
+  }
+
+  private async purgeLogs(): Promise<void> {
+    const now = this.clock.now();
+    if (now - this.lastPurge < 3_600_000) return;
+    this.lastPurge = now;
+    await this.store.purgeLogs(now - this.config.logRetentionMs);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.cancelTick?.();
+    for (const cancel of this.fireTimers.values()) cancel();
+    this.fireTimers.clear();
+    await this.ticking;
+    if (this.leaseToken !== null) await this.coordinator.releaseLease('scheduler', this.holder);
+    this.leaseToken = null;
+  }
+}

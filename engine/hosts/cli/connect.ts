@@ -1,0 +1,73 @@
+// How a command reaches the engine: through `ax serve` when one runs on the data dir, otherwise
+// directly on the data dir (an engine that answers the API but runs no loops), or, for
+// commands that must execute work, an embedded engine that holds the data dir meanwhile.
+import os from 'node:os';
+import type { EngineApi } from '../../api/engine-api.ts';
+import { AxError } from '../../api/errors.ts';
+import type { Engine } from '../../core/engine.ts';
+import { connectApi } from '../../server/ws-client.ts';
+import { acquireEngineLock, apiToken, readEngineLock, resolveDataDir } from '../node/data-dir.ts';
+import { openSoloEngine } from '../node/solo.ts';
+
+export interface GlobalOptions {
+  dataDir?: string;
+}
+
+export const actor = (): string => `${os.userInfo().username}@${os.hostname()}`;
+
+export type Connection = { api: EngineApi; remote: boolean; close(): Promise<void> };
+
+export async function connect(options: GlobalOptions): Promise<Connection> {
+  const dir = resolveDataDir(options.dataDir);
+  const holder = readEngineLock(dir);
+  if (holder?.port) {
+    const api = await connectApi(`ws://127.0.0.1:${holder.port}/api`, apiToken(dir));
+    return { api, remote: true, close: async () => api.close() };
+  }
+  const engine = await openSoloEngine(dir);
+  return { api: engine, remote: false, close: () => engine.store.close() };
+}
+
+export async function withApi<T>(options: GlobalOptions, fn: (api: EngineApi, remote: boolean) => Promise<T>): Promise<T> {
+  const c = await connect(options);
+  try {
+    return await fn(c.api, c.remote);
+  } finally {
+    await c.close();
+  }
+}
+
+/** An engine in this process that runs work: it holds the data dir until released. */
+export async function embeddedEngine(
+  options: GlobalOptions & { concurrency?: number },
+  command: string,
+): Promise<{ engine: Engine; dir: string; release(drainTimeoutMs: number): Promise<void> }> {
+  const dir = resolveDataDir(options.dataDir);
+  const lock = acquireEngineLock(dir, command);
+  try {
+    const engine = await openSoloEngine(dir, {
+      maxConcurrency: options.concurrency,
+      onAlert: (message) => process.stderr.write(`ax: ${message}\n`),
+    });
+    await engine.start();
+    return {
+      engine,
+      dir,
+      async release(drainTimeoutMs: number) {
+        await engine.stop(drainTimeoutMs);
+        await engine.store.close();
+        lock.release();
+      },
+    };
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
+}
+
+export function ensureRemoteOrIdle(dir: string): void {
+  const holder = readEngineLock(dir);
+  if (holder && !holder.port) {
+    throw new AxError('conflict', `the data dir is held by "${holder.command}" (pid ${holder.pid}); wait for it to finish`);
+  }
+}

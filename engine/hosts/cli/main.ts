@@ -1,0 +1,43 @@
+// The `ax` command line.
+import { Command, CommanderError } from 'commander';
+import { AxError } from '../../api/errors.ts';
+import { VERSION } from '../node/version.ts';
+import { workflowCommands } from './commands-workflows.ts';
+import { runCommands } from './commands-runs.ts';
+import { serveCommand } from './commands-serve.ts';
+
+/** Exit codes: 0 ok; 1 a run failed or an internal error; 2 bad input; 3 not found; 4 conflict; 5 engine unreachable. */
+const EXIT: Record<string, number> = { validation: 2, not_found: 3, conflict: 4, unavailable: 5, internal: 1 };
+
+export async function main(argv: string[]): Promise<void> {
+  const program = new Command('ax')
+    .description('AX Scheduler: scheduled, dependency-aware, observable jobs')
+    .version(VERSION)
+    .option('--data-dir <dir>', 'solo data directory (env AX_DATA_DIR; default: the OS app-data folder of ax-scheduler)')
+    .option('--json', 'machine-readable output')
+    .showHelpAfterError()
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ ax run ./etl.yaml --wait     # run a workflow file once, no server needed\n  $ ax apply etl.yaml && ax serve   # schedule it\n  $ ax ls\n  $ ax runs\n  $ ax logs 12 --follow',
+    );
+  program.exitOverride();
+  const globals = () => program.opts<{ dataDir?: string; json?: boolean }>();
+  workflowCommands(program, globals);
+  runCommands(program, globals);
+  serveCommand(program, globals);
+  try {
+    await program.parseAsync(argv);
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      process.exitCode = err.exitCode === 0 ? 0 : 2;
+      return;
+    }
+    if (err instanceof AxError) {
+      process.stderr.write(`ax: ${err.message}\n`);
+      process.exitCode = EXIT[err.code] ?? 1;
+      return;
+    }
+    process.stderr.write(`ax: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exitCode = 1;
+  }
+}

@@ -1,0 +1,234 @@
+// Store contract, part 1: definitions (workflows, tasks, edges, schedules).
+import { describe, expect, it } from 'vitest';
+import type { TaskSpec, WorkflowSpec } from '../../engine/api/types.ts';
+import { edgeNames, graphOf, hourly, manualRun, T0, task, taskIds, workflow } from './store-fixtures.ts';
+import type { StoreGetter } from './store-fixtures.ts';
+
+const fullTask: TaskSpec = {
+  name: 'extract',
+  command: 'python extract.py --day "$AX_LOGICAL_TIME"',
+  cwd: '/srv/etl',
+  env: { REGION: 'eu', TOKEN_FILE: '/run/token' },
+  timeoutMs: 3_600_000,
+  retries: 3,
+  retryBackoff: { kind: 'exponential', delayMs: 30_000, maxDelayMs: 600_000 },
+  labels: ['linux', 'gpu'],
+  upstream: [],
+  owner: 'data-team',
+};
+
+export function definitionsContract(store: StoreGetter): void {
+  describe('applyWorkflow', () => {
+    it('creates version 1 and reports a change', async () => {
+      const res = await store().applyWorkflow(workflow('etl', [task('a')]), T0);
+      expect(res).toMatchObject({ version: 1, changed: true });
+      expect(await store().findWorkflowId('etl')).toBe(res.workflowId);
+      expect(await store().findWorkflowId('nope')).toBeUndefined();
+    });
+
+    it('re-applying the identical spec changes nothing, whatever the key order', async () => {
+      const spec = workflow('etl', [task('a'), task('b', ['a'])], { description: 'nightly', schedule: hourly });
+      const first = await store().applyWorkflow(spec, T0);
+      expect(await store().applyWorkflow(structuredClone(spec), T0 + 1000)).toEqual({ ...first, changed: false });
+      const reordered = Object.fromEntries(Object.entries(spec).reverse()) as unknown as WorkflowSpec;
+      expect(await store().applyWorkflow(reordered, T0 + 2000)).toEqual({ ...first, changed: false });
+      expect((await graphOf(store(), first.workflowId)).schedule?.lastFireAt).toBe(T0);
+    });
+
+    it('a changed spec bumps the version and keeps the workflow id', async () => {
+      const first = await store().applyWorkflow(workflow('etl', [task('a')]), T0);
+      const second = await store().applyWorkflow(workflow('etl', [task('a', [], { command: 'echo changed' })]), T0 + 1000);
+      expect(second).toEqual({ workflowId: first.workflowId, version: 2, changed: true });
+      expect((await graphOf(store(), first.workflowId)).version).toBe(2);
+    });
+
+    it('keeps task ids of kept names, drops removed tasks and replaces the edges', async () => {
+      const { workflowId } = await store().applyWorkflow(workflow('etl', [task('a'), task('b', ['a']), task('c', ['b'])]), T0);
+      const before = taskIds(await graphOf(store(), workflowId));
+      expect(edgeNames(await graphOf(store(), workflowId))).toEqual(['a>b', 'b>c']);
+
+      await store().applyWorkflow(workflow('etl', [task('a', [], { command: 'echo a2' }), task('c', ['a']), task('d', ['c'])]), T0 + 1000);
+      const graph = await graphOf(store(), workflowId);
+      const after = taskIds(graph);
+      expect([...after.keys()]).toEqual(['a', 'c', 'd']);
+      expect(after.get('a')).toBe(before.get('a'));
+      expect(after.get('c')).toBe(before.get('c'));
+      expect([...before.values()]).not.toContain(after.get('d'));
+      expect(edgeNames(graph)).toEqual(['a>c', 'c>d']);
+      expect(graph.tasks.find((t) => t.name === 'a')?.command).toBe('echo a2');
+    });
+
+    it('stores every task field and returns the applied spec', async () => {
+      const spec = workflow('etl', [fullTask, task('load', ['extract'])], {
+        description: 'nightly load',
+        owner: 'bob',
+        schedule: { cron: '*/30 * * * * *', timezone: 'Asia/Shanghai', misfire: 'all', overlap: 'queue' },
+        onEvent: 'files.arrived',
+        routing: 'least_busy',
+      });
+      const { workflowId } = await store().applyWorkflow(spec, T0);
+      expect(await store().getWorkflowSpec('etl')).toEqual(spec);
+      expect(await store().getWorkflowSpec('nope')).toBeUndefined();
+
+      const graph = await graphOf(store(), workflowId);
+      const { upstream: _upstream, ...definition } = fullTask;
+      expect(graph.tasks[0]).toEqual({ ...definition, id: graph.tasks[0]?.id, workflowId });
+      expect(graph).toMatchObject({ id: workflowId, name: 'etl', enabled: true, version: 1, routing: 'least_busy', onEvent: 'files.arrived' });
+      expect(graph.schedule).toMatchObject({ ...spec.schedule, workflowId, workflowName: 'etl', lastFireAt: T0 });
+      expect(await store().getWorkflowGraph(workflowId + 1000)).toBeUndefined();
+    });
+
+    it('drops the schedule when the spec drops it', async () => {
+      const { workflowId } = await store().applyWorkflow(workflow('etl', [task('a')], { schedule: hourly }), T0);
+      expect(await store().listSchedules()).toHaveLength(1);
+      await store().applyWorkflow(workflow('etl', [task('a')]), T0 + 1000);
+      expect((await graphOf(store(), workflowId)).schedule).toBeUndefined();
+      expect(await store().listSchedules()).toEqual([]);
+      expect((await store().listWorkflows())[0]?.schedule).toBeUndefined();
+    });
+
+    it('a cron change restarts the schedule at the apply time; an unrelated change does not', async () => {
+      const { workflowId } = await store().applyWorkflow(workflow('etl', [task('a')], { schedule: hourly }), T0);
+      await store().applyWorkflow(workflow('etl', [task('a')], { schedule: { ...hourly, cron: '*/5 * * * *' } }), T0 + 5000);
+      const moved = (await graphOf(store(), workflowId)).schedule;
+      expect(moved).toMatchObject({ cron: '*/5 * * * *', lastFireAt: T0 + 5000 });
+
+      await store().applyWorkflow(
+        workflow('etl', [task('a')], { schedule: { ...hourly, cron: '*/5 * * * *' }, description: 'now documented' }),
+        T0 + 9000,
+      );
+      const kept = (await graphOf(store(), workflowId)).schedule;
+      expect(kept?.lastFireAt).toBe(T0 + 5000);
+      expect(kept?.id).toBe(moved?.id);
+    });
+
+    it('applies a 5,000-task workflow with all its edges', async () => {
+      const tasks = Array.from({ length: 5000 }, (_, i) => task(`t${i}`, i === 0 ? [] : i % 100 === 0 ? ['t0', `t${i - 1}`] : [`t${i - 1}`]));
+      const spec = workflow('big', tasks);
+      const { workflowId, changed } = await store().applyWorkflow(spec, T0);
+      expect(changed).toBe(true);
+      const graph = await graphOf(store(), workflowId);
+      expect(graph.tasks).toHaveLength(5000);
+      expect(new Set(graph.tasks.map((t) => t.id)).size).toBe(5000);
+      const expected = tasks.flatMap((t) => t.upstream.map((u) => `${u}>${t.name}`)).sort();
+      expect(expected).toHaveLength(4999 + 49);
+      expect(edgeNames(graph)).toEqual(expected);
+      expect(await store().getWorkflowSpec('big')).toEqual(spec);
+      expect((await store().applyWorkflow(spec, T0 + 1000)).changed).toBe(false);
+    });
+  });
+
+  describe('listWorkflows', () => {
+    it('summarises each workflow, sorted by name, with its latest run', async () => {
+      const zeta = await store().applyWorkflow(workflow('zeta', [task('a'), task('b', ['a'])], { schedule: hourly, owner: 'zoe' }), T0);
+      await store().applyWorkflow(workflow('alpha', [task('a'), task('b'), task('c')], { description: 'three' }), T0);
+      const first = await store().createRun(manualRun(zeta.workflowId, { logicalTime: T0 + 1 }));
+      const latest = await store().createRun(manualRun(zeta.workflowId, { logicalTime: T0 + 2 }));
+      expect(first && latest).toBeTruthy();
+      await store().transitionRun(latest?.id ?? -1, ['RUNNING'], 'FAILED', { finishedAt: T0 + 50 });
+
+      const list = await store().listWorkflows();
+      expect(list.map((w) => w.name)).toEqual(['alpha', 'zeta']);
+      expect(list[0]).toMatchObject({ name: 'alpha', description: 'three', enabled: true, version: 1, taskCount: 3 });
+      expect(list[0]?.schedule).toBeUndefined();
+      expect(list[0]?.lastRun).toBeUndefined();
+      expect(list[1]).toMatchObject({ id: zeta.workflowId, owner: 'zoe', taskCount: 2, schedule: hourly });
+      expect(list[1]?.lastRun).toEqual({ id: latest?.id, state: 'FAILED', logicalTime: T0 + 2, finishedAt: T0 + 50 });
+    });
+
+    it('is empty on a fresh store', async () => {
+      expect(await store().listWorkflows()).toEqual([]);
+      expect(await store().listSchedules()).toEqual([]);
+    });
+  });
+
+  describe('setWorkflowEnabled', () => {
+    it('returns false for an unknown workflow', async () => {
+      expect(await store().setWorkflowEnabled('nope', false, T0)).toBe(false);
+    });
+
+    it('hides a disabled workflow from the schedules and resumes from now when re-enabled', async () => {
+      const { workflowId } = await store().applyWorkflow(workflow('etl', [task('a')], { schedule: hourly }), T0);
+      await store().applyWorkflow(workflow('other', [task('a')], { schedule: hourly }), T0);
+      expect(await store().setWorkflowEnabled('etl', false, T0 + 10)).toBe(true);
+      expect((await store().listSchedules()).map((s) => s.workflowName)).toEqual(['other']);
+      expect((await graphOf(store(), workflowId)).enabled).toBe(false);
+      expect((await store().listWorkflows()).find((w) => w.name === 'etl')?.enabled).toBe(false);
+
+      // Fires that fell while it was disabled are not missed fires.
+      expect(await store().setWorkflowEnabled('etl', true, T0 + 7_200_000)).toBe(true);
+      const schedule = (await store().listSchedules()).find((s) => s.workflowName === 'etl');
+      expect(schedule).toMatchObject({ workflowId, lastFireAt: T0 + 7_200_000 });
+    });
+  });
+
+  describe('schedules', () => {
+    it('setScheduleLastFire records the latest fire and never moves it back', async () => {
+      const { workflowId } = await store().applyWorkflow(workflow('etl', [task('a')], { schedule: hourly }), T0);
+      const id = (await graphOf(store(), workflowId)).schedule?.id ?? -1;
+      await store().setScheduleLastFire(id, T0 + 3_600_000);
+      await store().setScheduleLastFire(id, T0 + 1_800_000);
+      expect(await store().listSchedules()).toEqual([
+        { ...hourly, id, workflowId, workflowName: 'etl', lastFireAt: T0 + 3_600_000 },
+      ]);
+    });
+  });
+
+  describe('removeWorkflow', () => {
+    it('removes the workflow with its runs, instances and logs, and nothing else', async () => {
+      const gone = await store().applyWorkflow(workflow('gone', [task('a')], { schedule: hourly }), T0);
+      const kept = await store().applyWorkflow(workflow('kept', [task('a')]), T0);
+      const seed = async (workflowId: number) => {
+        const run = await store().createRun(manualRun(workflowId));
+        const taskId = (await graphOf(store(), workflowId)).tasks[0]?.id ?? -1;
+        const inst = await store().createInstance({
+          runId: run?.id ?? -1, workflowId, taskId, taskName: 'a', attempt: 1, state: 'WAITING', notBefore: T0, createdAt: T0,
+        });
+        const instanceId = inst?.id ?? -1;
+        await store().appendLogs([{ instanceId, seq: 1, stream: 'stdout', ts: T0, line: `from ${workflowId}` }]);
+        return { runId: run?.id ?? -1, instanceId };
+      };
+      const g = await seed(gone.workflowId);
+      const k = await seed(kept.workflowId);
+
+      expect(await store().removeWorkflow('gone')).toBe(true);
+      expect(await store().findWorkflowId('gone')).toBeUndefined();
+      expect(await store().getWorkflowGraph(gone.workflowId)).toBeUndefined();
+      expect(await store().getRun(g.runId)).toBeUndefined();
+      expect(await store().getInstance(g.instanceId)).toBeUndefined();
+      expect(await store().readLogs(g.instanceId, 0, 100)).toEqual([]);
+      expect(await store().listSchedules()).toEqual([]);
+      expect((await store().listRuns({})).map((r) => r.id)).toEqual([k.runId]);
+
+      expect(await store().getInstance(k.instanceId)).toBeDefined();
+      expect(await store().readLogs(k.instanceId, 0, 100)).toHaveLength(1);
+      expect((await store().listWorkflows()).map((w) => w.name)).toEqual(['kept']);
+    });
+
+    it('returns false for an unknown workflow', async () => {
+      expect(await store().removeWorkflow('nope')).toBe(false);
+    });
+
+    it('lets the name be applied again as a new workflow', async () => {
+      await store().applyWorkflow(workflow('etl', [task('a')]), T0);
+      await store().applyWorkflow(workflow('etl', [task('a', [], { command: 'echo 2' })]), T0);
+      await store().removeWorkflow('etl');
+      const again = await store().applyWorkflow(workflow('etl', [task('a')]), T0 + 1);
+      expect(again).toMatchObject({ version: 1, changed: true });
+    });
+  });
+
+  describe('workflowsForEvent', () => {
+    it('returns the enabled workflows listening for the event', async () => {
+      const a = await store().applyWorkflow(workflow('a', [task('x')], { onEvent: 'files.arrived' }), T0);
+      await store().applyWorkflow(workflow('b', [task('x')], { onEvent: 'files.arrived' }), T0);
+      const c = await store().applyWorkflow(workflow('c', [task('x')], { onEvent: 'files.arrived' }), T0);
+      await store().applyWorkflow(workflow('d', [task('x')], { onEvent: 'other' }), T0);
+      await store().applyWorkflow(workflow('e', [task('x')]), T0);
+      await store().setWorkflowEnabled('b', false, T0);
+      const found = await store().workflowsForEvent('files.arrived');
+      expect([...found].sort((x, y) => x - y)).toEqual([a.workflowId, c.workflowId].sort((x, y) => x - y));
+      expect(await store().workflowsForEvent('nobody.listens')).toEqual([]);
+    });
+  });
+}

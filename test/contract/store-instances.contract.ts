@@ -1,0 +1,161 @@
+// Store contract, part 3: the queries the scheduler's loops poll (due work, outcomes to react to,
+// run progress) and the batched task heartbeats of SPEC §7.
+import { describe, expect, it } from 'vitest';
+import { addInstance, move, mustGet, runOn, seedRun, T0 } from './store-fixtures.ts';
+import type { StoreGetter } from './store-fixtures.ts';
+
+const ids = (records: { id: number }[]): number[] => records.map((r) => r.id);
+const sorted = (values: number[]): number[] => [...values].sort((a, b) => a - b);
+
+export function instancesContract(store: StoreGetter): void {
+  describe('dueWaiting and nextWaitingAt', () => {
+    it('returns due WAITING instances, earliest notBefore first, oldest first on a tie', async () => {
+      const seed = await seedRun(store());
+      const late = await addInstance(store(), seed, 'a', { notBefore: T0 + 30 });
+      const early = await addInstance(store(), seed, 'b', { notBefore: T0 + 10 });
+      const tieOld = await addInstance(store(), seed, 'c', { notBefore: T0 + 20 });
+      const tieNew = await addInstance(store(), seed, 'a', { attempt: 2, notBefore: T0 + 20 });
+      await move(store(), await addInstance(store(), seed, 'b', { attempt: 2, notBefore: T0 }), 'DISPATCHED', { workerId: 'w1' });
+
+      expect(ids(await store().dueWaiting(T0 + 20, 10))).toEqual([early.id, tieOld.id, tieNew.id]);
+      expect(ids(await store().dueWaiting(T0 + 20, 2))).toEqual([early.id, tieOld.id]);
+      expect(ids(await store().dueWaiting(T0 + 9, 10))).toEqual([]);
+      expect(ids(await store().dueWaiting(T0 + 30, 10))).toEqual([early.id, tieOld.id, tieNew.id, late.id]);
+      expect(await store().nextWaitingAt()).toBe(T0 + 10);
+    });
+
+    it('a retry pushed back by a notBefore patch is not due until then', async () => {
+      const seed = await seedRun(store());
+      const inst = await addInstance(store(), seed, 'a');
+      expect(await store().transitionInstance(inst.id, { from: ['WAITING'], attempt: 1 }, undefined, { notBefore: T0 + 60_000 })).toBe(true);
+      expect(await store().dueWaiting(T0 + 59_999, 10)).toEqual([]);
+      expect(ids(await store().dueWaiting(T0 + 60_000, 10))).toEqual([inst.id]);
+      expect(await store().nextWaitingAt()).toBe(T0 + 60_000);
+    });
+
+    it('nextWaitingAt is undefined when nothing waits', async () => {
+      expect(await store().nextWaitingAt()).toBeUndefined();
+      const seed = await seedRun(store());
+      await move(store(), await addInstance(store(), seed, 'a', { notBefore: T0 + 5 }), 'DISPATCHED', { workerId: 'w1' });
+      expect(await store().nextWaitingAt()).toBeUndefined();
+    });
+  });
+
+  describe('unhandledFinished and markHandled', () => {
+    it('lists final instances until the scheduler marks them handled', async () => {
+      const seed = await seedRun(store());
+      const ok = await move(store(), await runOn(store(), await addInstance(store(), seed, 'a'), 'w1'), 'SUCCESS', { exitCode: 0 });
+      const failed = await move(store(), await runOn(store(), await addInstance(store(), seed, 'b'), 'w1'), 'TIMEOUT', { reason: 'timeout' });
+      await runOn(store(), await addInstance(store(), seed, 'c'), 'w1');
+      await addInstance(store(), seed, 'c', { attempt: 2, state: 'UPSTREAM_FAILED', handled: true });
+
+      const unhandled = await store().unhandledFinished(10);
+      expect(sorted(ids(unhandled))).toEqual(sorted([ok.id, failed.id]));
+      expect(unhandled.every((i) => !i.handled)).toBe(true);
+      expect(await store().unhandledFinished(1)).toHaveLength(1);
+
+      await store().markHandled(ok.id);
+      expect(ids(await store().unhandledFinished(10))).toEqual([failed.id]);
+      expect(await mustGet(store(), ok.id)).toEqual({ ...ok, handled: true });
+    });
+  });
+
+  describe('succeededTasks', () => {
+    it('returns the given tasks that have a SUCCESS instance in that run only', async () => {
+      const seed = await seedRun(store());
+      const [a, b, c] = ['a', 'b', 'c'].map((n) => seed.tasks.get(n) ?? -1) as [number, number, number];
+      await move(store(), await runOn(store(), await addInstance(store(), seed, 'a'), 'w1'), 'SUCCESS');
+      await move(store(), await runOn(store(), await addInstance(store(), seed, 'b'), 'w1'), 'FAILED');
+      await move(store(), await runOn(store(), await addInstance(store(), seed, 'b', { attempt: 2 }), 'w1'), 'SUCCESS');
+      await runOn(store(), await addInstance(store(), seed, 'c'), 'w1');
+      const otherRun = await store().createRun({ workflowId: seed.workflowId, state: 'RUNNING', trigger: 'manual', triggeredBy: 'x', logicalTime: T0, createdAt: T0 });
+      await move(store(), await runOn(store(), await addInstance(store(), { ...seed, runId: otherRun?.id ?? -1 }, 'c'), 'w1'), 'SUCCESS');
+
+      expect(await store().succeededTasks(seed.runId, [a, b, c])).toEqual(new Set([a, b]));
+      expect(await store().succeededTasks(seed.runId, [c])).toEqual(new Set());
+      expect(await store().succeededTasks(seed.runId, [])).toEqual(new Set());
+    });
+  });
+
+  describe('pendingInstanceCount', () => {
+    it('counts active instances and final ones not yet handled, in that run only', async () => {
+      const seed = await seedRun(store());
+      await addInstance(store(), seed, 'a');
+      await move(store(), await addInstance(store(), seed, 'b'), 'DISPATCHED', { workerId: 'w1' });
+      const running = await runOn(store(), await addInstance(store(), seed, 'c'), 'w1');
+      await addInstance(store(), seed, 'a', { attempt: 2, state: 'UPSTREAM_FAILED', handled: true });
+      const otherRun = await store().createRun({ workflowId: seed.workflowId, state: 'RUNNING', trigger: 'manual', triggeredBy: 'x', logicalTime: T0, createdAt: T0 });
+      await addInstance(store(), { ...seed, runId: otherRun?.id ?? -1 }, 'a');
+      expect(await store().pendingInstanceCount(seed.runId)).toBe(3);
+
+      const finished = await move(store(), running, 'SUCCESS', { exitCode: 0 });
+      expect(await store().pendingInstanceCount(seed.runId)).toBe(3);
+      await store().markHandled(finished.id);
+      expect(await store().pendingInstanceCount(seed.runId)).toBe(2);
+      expect(await store().pendingInstanceCount(seed.runId + 1000)).toBe(0);
+    });
+  });
+
+  describe('deleteInstances and instancesInStates', () => {
+    it('deletes the given instances with their logs', async () => {
+      const seed = await seedRun(store());
+      const a = await addInstance(store(), seed, 'a');
+      const b = await addInstance(store(), seed, 'b');
+      const c = await addInstance(store(), seed, 'c');
+      await store().appendLogs([a, c].map((i) => ({ instanceId: i.id, seq: 1, stream: 'stdout' as const, ts: T0, line: 'x' })));
+      await store().deleteInstances([a.id, b.id]);
+      await store().deleteInstances([]);
+      expect(await store().getInstance(a.id)).toBeUndefined();
+      expect(await store().getInstance(b.id)).toBeUndefined();
+      expect(ids(await store().listInstances(seed.runId))).toEqual([c.id]);
+      expect(await store().readLogs(a.id, 0, 10)).toEqual([]);
+      expect(await store().readLogs(c.id, 0, 10)).toHaveLength(1);
+    });
+
+    it('finds instances by state, up to the limit', async () => {
+      const seed = await seedRun(store());
+      const waiting = await addInstance(store(), seed, 'a');
+      const dispatched = await move(store(), await addInstance(store(), seed, 'b'), 'DISPATCHED', { workerId: 'w1' });
+      const running = await runOn(store(), await addInstance(store(), seed, 'c'), 'w2');
+      expect(sorted(ids(await store().instancesInStates(['DISPATCHED', 'RUNNING'])))).toEqual(sorted([dispatched.id, running.id]));
+      expect(ids(await store().instancesInStates(['WAITING']))).toEqual([waiting.id]);
+      expect(await store().instancesInStates(['WAITING', 'DISPATCHED', 'RUNNING'], 2)).toHaveLength(2);
+      expect(await store().instancesInStates(['SUCCESS'])).toEqual([]);
+      expect(await store().instancesInStates([])).toEqual([]);
+    });
+  });
+
+  describe('recordTaskHeartbeats', () => {
+    it('touches and returns only instances still RUNNING and owned by the worker', async () => {
+      const seed = await seedRun(store());
+      const mine = await runOn(store(), await addInstance(store(), seed, 'a'), 'w1');
+      const alsoMine = await runOn(store(), await addInstance(store(), seed, 'b'), 'w1');
+      const theirs = await runOn(store(), await addInstance(store(), seed, 'c'), 'w2');
+      const finished = await move(store(), await runOn(store(), await addInstance(store(), seed, 'a', { attempt: 2 }), 'w1'), 'SUCCESS');
+      const queued = await move(store(), await addInstance(store(), seed, 'b', { attempt: 2 }), 'DISPATCHED', { workerId: 'w1' });
+
+      const beats = [mine, alsoMine, theirs, finished, queued].map((i) => ({ instanceId: i.id, attempt: i.attempt, at: T0 + 30_000 }));
+      beats[1] = { instanceId: alsoMine.id, attempt: 1, at: T0 + 29_000 };
+      const owned = await store().recordTaskHeartbeats('w1', beats);
+      expect(owned).toEqual(new Set([mine.id, alsoMine.id]));
+      expect((await mustGet(store(), mine.id)).heartbeatAt).toBe(T0 + 30_000);
+      expect((await mustGet(store(), alsoMine.id)).heartbeatAt).toBe(T0 + 29_000);
+      expect(await mustGet(store(), theirs.id)).toEqual(theirs);
+      expect(await mustGet(store(), finished.id)).toEqual(finished);
+      expect(await mustGet(store(), queued.id)).toEqual(queued);
+    });
+
+    it('a beat for another attempt than the stored one is fenced off', async () => {
+      const seed = await seedRun(store());
+      const running = await runOn(store(), await addInstance(store(), seed, 'a'), 'w1');
+      const owned = await store().recordTaskHeartbeats('w1', [{ instanceId: running.id, attempt: 2, at: T0 + 30_000 }]);
+      expect(owned).toEqual(new Set());
+      expect(await mustGet(store(), running.id)).toEqual(running);
+    });
+
+    it('an empty batch and unknown ids own nothing', async () => {
+      expect(await store().recordTaskHeartbeats('w1', [])).toEqual(new Set());
+      expect(await store().recordTaskHeartbeats('w1', [{ instanceId: 424242, attempt: 1, at: T0 }])).toEqual(new Set());
+    });
+  });
+}

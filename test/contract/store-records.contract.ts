@@ -1,0 +1,110 @@
+// Store contract, part 4: execution logs, workers and the audit trail.
+import { describe, expect, it } from 'vitest';
+import type { LogLine, WorkerRecord } from '../../engine/api/types.ts';
+import { addInstance, seedRun, T0 } from './store-fixtures.ts';
+import type { StoreGetter } from './store-fixtures.ts';
+
+const line = (instanceId: number, seq: number, text = `line ${seq}`, ts = T0 + seq): LogLine => ({ instanceId, seq, stream: 'stdout', ts, line: text });
+
+const worker = (id: string, extra: Partial<WorkerRecord> = {}): WorkerRecord => ({
+  id,
+  host: 'laptop-1',
+  pid: 4242,
+  version: '0.1.0',
+  labels: ['linux', 'etl'],
+  maxConcurrency: 8,
+  running: 0,
+  startedAt: T0,
+  lastHeartbeat: T0,
+  status: 'online',
+  acceptUnlabelled: false,
+  acceptWorkflows: ['etl'],
+  ...extra,
+});
+
+/** The accept-policy travels with the live registration (coordinator), not with the store. */
+const stored = ({ acceptUnlabelled: _unlabelled, acceptWorkflows: _workflows, ...rest }: WorkerRecord) => rest;
+
+export function recordsContract(store: StoreGetter): void {
+  /** instance ids to hang log lines on */
+  const instances = async (n: number): Promise<number[]> => {
+    const seed = await seedRun(store());
+    const out: number[] = [];
+    for (let attempt = 1; attempt <= n; attempt++) out.push((await addInstance(store(), seed, 'a', { attempt })).id);
+    return out;
+  };
+
+  describe('appendLogs and readLogs', () => {
+    it('reads one instance’s lines in seq order, paged by afterSeq and limit', async () => {
+      const [one = -1, two = -1] = await instances(2);
+      const stderr = { ...line(one, 2), stream: 'stderr' as const };
+      await store().appendLogs([line(one, 3), line(one, 1), line(two, 1, 'other instance'), stderr, line(one, 5), line(one, 4)]);
+      await store().appendLogs([]);
+      expect(await store().readLogs(one, 0, 100)).toEqual([line(one, 1), stderr, line(one, 3), line(one, 4), line(one, 5)]);
+      expect((await store().readLogs(one, 0, 2)).map((l) => l.seq)).toEqual([1, 2]);
+      expect((await store().readLogs(one, 2, 2)).map((l) => l.seq)).toEqual([3, 4]);
+      expect((await store().readLogs(one, 4, 2)).map((l) => l.seq)).toEqual([5]);
+      expect(await store().readLogs(one, 5, 2)).toEqual([]);
+      expect(await store().readLogs(two, 0, 100)).toEqual([line(two, 1, 'other instance')]);
+      expect(await store().readLogs(two + 1000, 0, 100)).toEqual([]);
+    });
+
+    it('round-trips a 70 KiB line and non-ASCII text exactly', async () => {
+      const [id = -1] = await instances(1);
+      const long = `${'0123456789abcdef'.repeat(70 * 64)}…end`;
+      const unicode = '🚀 done — 中文 \uFFFD\ttab  trailing spaces  ';
+      await store().appendLogs([line(id, 1, long), { ...line(id, 2, unicode), stream: 'system' }, line(id, 3, '')]);
+      const read = await store().readLogs(id, 0, 10);
+      expect(read[0]?.line.length).toBe(long.length);
+      expect(read[0]?.line === long).toBe(true);
+      expect(read[1]).toEqual({ ...line(id, 2, unicode), stream: 'system' });
+      expect(read[2]?.line).toBe('');
+    });
+
+    it('stores a large batch in one call', async () => {
+      const [id = -1] = await instances(1);
+      await store().appendLogs(Array.from({ length: 2500 }, (_, i) => line(id, i + 1)));
+      const read = await store().readLogs(id, 0, 5000);
+      expect(read).toHaveLength(2500);
+      expect(read.map((l) => l.seq)).toEqual(Array.from({ length: 2500 }, (_, i) => i + 1));
+    });
+
+    it('purgeLogs deletes lines older than the cut-off and returns the count', async () => {
+      const [one = -1, two = -1] = await instances(2);
+      await store().appendLogs([line(one, 1, 'a', T0 + 100), line(one, 2, 'b', T0 + 200), line(two, 1, 'c', T0 + 250), line(one, 3, 'd', T0 + 300)]);
+      expect(await store().purgeLogs(T0 + 250)).toBe(2);
+      expect((await store().readLogs(one, 0, 10)).map((l) => l.line)).toEqual(['d']);
+      expect((await store().readLogs(two, 0, 10)).map((l) => l.line)).toEqual(['c']);
+      expect(await store().purgeLogs(T0 + 250)).toBe(0);
+    });
+  });
+
+  describe('workers', () => {
+    it('upsertWorker inserts, then updates the same id in place', async () => {
+      await store().upsertWorker(worker('w1'));
+      await store().upsertWorker(worker('w2', { host: 'laptop-2', labels: [] }));
+      const updated = worker('w1', { running: 3, lastHeartbeat: T0 + 5000, status: 'draining', labels: ['gpu'] });
+      await store().upsertWorker(updated);
+      await store().upsertWorker(updated);
+      const list = [...(await store().listWorkers())].sort((a, b) => a.id.localeCompare(b.id)).map(stored);
+      expect(list).toEqual([stored(updated), stored(worker('w2', { host: 'laptop-2', labels: [] }))]);
+    });
+
+    it('listWorkers is empty on a fresh store', async () => {
+      expect(await store().listWorkers()).toEqual([]);
+    });
+  });
+
+  describe('audit', () => {
+    it('lists entries newest first, up to the limit', async () => {
+      await store().audit({ at: T0, actor: 'alice@laptop', action: 'apply', object: 'workflow:etl', detail: 'version 1' });
+      await store().audit({ at: T0 + 1, actor: 'token:ci', action: 'trigger', object: 'workflow:etl' });
+      await store().audit({ at: T0 + 2, actor: 'alice@laptop', action: 'disable', object: 'workflow:etl' });
+      const entries = await store().listAudit(2);
+      expect(entries.map((e) => e.action)).toEqual(['disable', 'trigger']);
+      expect(entries[1]).toEqual({ id: entries[1]?.id, at: T0 + 1, actor: 'token:ci', action: 'trigger', object: 'workflow:etl', detail: undefined });
+      expect((await store().listAudit(10)).at(-1)).toMatchObject({ action: 'apply', detail: 'version 1' });
+      expect(new Set((await store().listAudit(10)).map((e) => e.id)).size).toBe(3);
+    });
+  });
+}

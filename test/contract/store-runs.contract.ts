@@ -1,0 +1,214 @@
+// Store contract, part 2: runs and the compare-and-set writes on runs and instances (SPEC §4, §7
+// fencing, §8 idempotent cron fires).
+import { describe, expect, it } from 'vitest';
+import { addInstance, graphOf, hourly, manualRun, move, mustGet, runOn, seedRun, T0, task, workflow } from './store-fixtures.ts';
+import type { StoreGetter } from './store-fixtures.ts';
+
+export function runsContract(store: StoreGetter): void {
+  describe('createRun', () => {
+    it('returns the stored run with its workflow name', async () => {
+      const { workflowId } = await store().applyWorkflow(workflow('etl', [task('a')]), T0);
+      const run = await store().createRun(
+        manualRun(workflowId, { state: 'QUEUED', trigger: 'event', triggeredBy: 'event:files.arrived', onlyTask: 'a', eventPayload: '{"n":1}', reason: 'why' }),
+      );
+      expect(run).toMatchObject({
+        workflowId,
+        workflowName: 'etl',
+        state: 'QUEUED',
+        trigger: 'event',
+        triggeredBy: 'event:files.arrived',
+        logicalTime: T0,
+        onlyTask: 'a',
+        eventPayload: '{"n":1}',
+        reason: 'why',
+        createdAt: T0,
+      });
+      expect(run?.scheduleId).toBeUndefined();
+      expect(await store().getRun(run?.id ?? -1)).toEqual(run);
+      expect(await store().getRun((run?.id ?? 0) + 1000)).toBeUndefined();
+    });
+
+    it('makes at most one run per (schedule, fire time): the idempotent cron fire', async () => {
+      const etl = await store().applyWorkflow(workflow('etl', [task('a')], { schedule: hourly }), T0);
+      const other = await store().applyWorkflow(workflow('other', [task('a')], { schedule: hourly }), T0);
+      const scheduleId = (await graphOf(store(), etl.workflowId)).schedule?.id ?? -1;
+      const otherScheduleId = (await graphOf(store(), other.workflowId)).schedule?.id ?? -1;
+      const fire = { trigger: 'cron' as const, triggeredBy: 'scheduler', logicalTime: T0 + 3_600_000, scheduleId };
+
+      const first = await store().createRun(manualRun(etl.workflowId, fire));
+      expect(first).toMatchObject({ scheduleId, trigger: 'cron', logicalTime: T0 + 3_600_000 });
+      expect(await store().createRun(manualRun(etl.workflowId, { ...fire, triggeredBy: 'scheduler-2' }))).toBeUndefined();
+      expect(await store().createRun(manualRun(etl.workflowId, { ...fire, logicalTime: T0 + 7_200_000 }))).toBeDefined();
+      expect(await store().createRun(manualRun(other.workflowId, { ...fire, scheduleId: otherScheduleId }))).toBeDefined();
+      expect(await store().listRuns({ workflowName: 'etl' })).toHaveLength(2);
+    });
+
+    it('lets any number of manual runs share a logical time', async () => {
+      const { workflowId } = await store().applyWorkflow(workflow('etl', [task('a')], { schedule: hourly }), T0);
+      const made = [];
+      for (let i = 0; i < 4; i++) made.push(await store().createRun(manualRun(workflowId, { logicalTime: T0 + 3_600_000 })));
+      expect(made.every((r) => r !== undefined)).toBe(true);
+      expect(new Set(made.map((r) => r?.id)).size).toBe(4);
+    });
+  });
+
+  describe('listRuns', () => {
+    it('filters by workflow, state and limit, newest first', async () => {
+      const etl = await store().applyWorkflow(workflow('etl', [task('a')]), T0);
+      const other = await store().applyWorkflow(workflow('other', [task('a')]), T0);
+      const states = ['SUCCESS', 'FAILED', 'SUCCESS', 'RUNNING'] as const;
+      const ids: number[] = [];
+      for (const [i, state] of states.entries()) {
+        const run = await store().createRun(manualRun(etl.workflowId, { state, logicalTime: T0 + i }));
+        ids.push(run?.id ?? -1);
+        await store().createRun(manualRun(other.workflowId, { state, logicalTime: T0 + i }));
+      }
+      const etlRuns = await store().listRuns({ workflowName: 'etl' });
+      expect(etlRuns.map((r) => r.id)).toEqual([...ids].reverse());
+      expect(etlRuns.every((r) => r.workflowName === 'etl')).toBe(true);
+      expect((await store().listRuns({ workflowName: 'etl', states: ['SUCCESS'] })).map((r) => r.id)).toEqual([ids[2], ids[0]]);
+      expect((await store().listRuns({ workflowName: 'etl', states: ['FAILED', 'RUNNING'] })).map((r) => r.id)).toEqual([ids[3], ids[1]]);
+      expect((await store().listRuns({ workflowName: 'etl', limit: 2 })).map((r) => r.id)).toEqual([ids[3], ids[2]]);
+      expect(await store().listRuns({})).toHaveLength(8);
+      expect(await store().listRuns({ states: ['SUCCESS'] })).toHaveLength(4);
+      expect(await store().listRuns({ workflowName: 'nope' })).toEqual([]);
+    });
+  });
+
+  describe('transitionRun', () => {
+    it('moves a run only from an expected state, applying the patch', async () => {
+      const { workflowId } = await store().applyWorkflow(workflow('etl', [task('a')]), T0);
+      const run = await store().createRun(manualRun(workflowId, { state: 'QUEUED' }));
+      const id = run?.id ?? -1;
+      expect(await store().transitionRun(id, ['QUEUED'], 'RUNNING', { startedAt: T0 + 10 })).toBe(true);
+      expect(await store().transitionRun(id, ['QUEUED'], 'CANCELLED', { reason: 'late', finishedAt: T0 + 20 })).toBe(false);
+      expect(await store().getRun(id)).toMatchObject({ state: 'RUNNING', startedAt: T0 + 10 });
+      expect((await store().getRun(id))?.finishedAt).toBeUndefined();
+
+      expect(await store().transitionRun(id, ['QUEUED', 'RUNNING'], 'FAILED', { reason: 'task a failed', finishedAt: T0 + 30 })).toBe(true);
+      expect(await store().getRun(id)).toMatchObject({ state: 'FAILED', reason: 'task a failed', startedAt: T0 + 10, finishedAt: T0 + 30 });
+      expect(await store().transitionRun(id + 1000, ['FAILED'], 'SUCCESS', {})).toBe(false);
+    });
+  });
+
+  describe('createInstance', () => {
+    it('returns the stored instance and refuses a duplicate (run, task, attempt)', async () => {
+      const seed = await seedRun(store());
+      const first = await addInstance(store(), seed, 'a', { notBefore: T0 + 5, reason: 'ready' });
+      expect(first).toMatchObject({
+        runId: seed.runId,
+        workflowId: seed.workflowId,
+        taskId: seed.tasks.get('a'),
+        taskName: 'a',
+        attempt: 1,
+        state: 'WAITING',
+        notBefore: T0 + 5,
+        createdAt: T0,
+        reason: 'ready',
+        handled: false,
+      });
+      expect(first.workerId).toBeUndefined();
+      expect(await store().getInstance(first.id)).toEqual(first);
+
+      expect(
+        await store().createInstance({ runId: seed.runId, workflowId: seed.workflowId, taskId: first.taskId, taskName: 'a', attempt: 1, state: 'WAITING', notBefore: T0, createdAt: T0 + 1 }),
+      ).toBeUndefined();
+      const retry = await addInstance(store(), seed, 'a', { attempt: 2 });
+      expect(retry.id).not.toBe(first.id);
+      expect((await store().listInstances(seed.runId)).map((i) => i.id)).toEqual([first.id, retry.id]);
+    });
+
+    it('creates an already-final instance as handled when told', async () => {
+      const seed = await seedRun(store());
+      const skipped = await addInstance(store(), seed, 'b', { state: 'UPSTREAM_FAILED', handled: true, reason: 'a failed' });
+      expect(skipped).toMatchObject({ state: 'UPSTREAM_FAILED', handled: true });
+      expect(await store().unhandledFinished(10)).toEqual([]);
+    });
+  });
+
+  describe('transitionInstance', () => {
+    it('applies the move and the patch when state, attempt and owner match', async () => {
+      const seed = await seedRun(store());
+      const inst = await addInstance(store(), seed, 'a');
+      expect(await store().transitionInstance(inst.id, { from: ['WAITING'], attempt: 1 }, 'DISPATCHED', { workerId: 'w1', dispatchedAt: T0 + 1 })).toBe(true);
+      expect(
+        await store().transitionInstance(inst.id, { from: ['DISPATCHED'], attempt: 1, workerId: 'w1' }, 'RUNNING', { startedAt: T0 + 2, pid: 777, heartbeatAt: T0 + 2 }),
+      ).toBe(true);
+      expect(
+        await store().transitionInstance(inst.id, { from: ['RUNNING'], attempt: 1, workerId: 'w1' }, 'SUCCESS', { exitCode: 0, finishedAt: T0 + 3 }),
+      ).toBe(true);
+      expect(await mustGet(store(), inst.id)).toMatchObject({
+        state: 'SUCCESS',
+        workerId: 'w1',
+        pid: 777,
+        exitCode: 0,
+        dispatchedAt: T0 + 1,
+        startedAt: T0 + 2,
+        heartbeatAt: T0 + 2,
+        finishedAt: T0 + 3,
+      });
+    });
+
+    it('refuses a wrong state, a wrong attempt and a wrong owner, changing nothing', async () => {
+      const seed = await seedRun(store());
+      const running = await runOn(store(), await addInstance(store(), seed, 'a'), 'w1');
+      const patch = { exitCode: 1, finishedAt: T0 + 99, reason: 'stale' };
+      expect(await store().transitionInstance(running.id, { from: ['WAITING', 'DISPATCHED'], attempt: 1 }, 'FAILED', patch)).toBe(false);
+      expect(await store().transitionInstance(running.id, { from: ['RUNNING'], attempt: 2 }, 'FAILED', patch)).toBe(false);
+      expect(await store().transitionInstance(running.id, { from: ['RUNNING'], attempt: 1, workerId: 'w2' }, 'FAILED', patch)).toBe(false);
+      expect(await store().transitionInstance(running.id + 1000, { from: ['RUNNING'], attempt: 1 }, 'FAILED', patch)).toBe(false);
+      expect(await mustGet(store(), running.id)).toEqual(running);
+    });
+
+    it('an owner guard refuses an instance that has no owner yet', async () => {
+      const seed = await seedRun(store());
+      const waiting = await addInstance(store(), seed, 'a');
+      expect(await store().transitionInstance(waiting.id, { from: ['WAITING'], attempt: 1, workerId: 'w1' }, 'RUNNING', {})).toBe(false);
+      expect((await mustGet(store(), waiting.id)).state).toBe('WAITING');
+    });
+
+    it('with `to` undefined keeps the state and applies the patch under the same guard', async () => {
+      const seed = await seedRun(store());
+      const running = await runOn(store(), await addInstance(store(), seed, 'a'), 'w1');
+      expect(await store().transitionInstance(running.id, { from: ['RUNNING'], attempt: 1, workerId: 'w1' }, undefined, { heartbeatAt: T0 + 30_000 })).toBe(true);
+      expect(await mustGet(store(), running.id)).toEqual({ ...running, heartbeatAt: T0 + 30_000 });
+      expect(await store().transitionInstance(running.id, { from: ['RUNNING'], attempt: 1, workerId: 'w2' }, undefined, { heartbeatAt: T0 + 60_000 })).toBe(false);
+      expect((await mustGet(store(), running.id)).heartbeatAt).toBe(T0 + 30_000);
+    });
+
+    it('accepts a guarded write that changes no value (a pure ownership check)', async () => {
+      const seed = await seedRun(store());
+      const running = await runOn(store(), await addInstance(store(), seed, 'a'), 'w1');
+      const guard = { from: ['RUNNING' as const], attempt: 1, workerId: 'w1' };
+      expect(await store().transitionInstance(running.id, guard, undefined, {})).toBe(true);
+      expect(await store().transitionInstance(running.id, guard, undefined, { heartbeatAt: running.heartbeatAt })).toBe(true);
+      expect(await store().transitionInstance(running.id, guard, 'RUNNING', {})).toBe(true);
+      expect(await store().transitionInstance(running.id, { ...guard, workerId: 'w2' }, undefined, {})).toBe(false);
+      expect(await mustGet(store(), running.id)).toEqual(running);
+    });
+
+    it('a late write after a newer transition cannot move the instance backwards', async () => {
+      const seed = await seedRun(store());
+      const running = await runOn(store(), await addInstance(store(), seed, 'a'), 'w1');
+      const done = await move(store(), running, 'SUCCESS', { exitCode: 0, finishedAt: T0 + 10 });
+      // The scheduler's timeout backstop raced the worker's report and lost.
+      expect(await store().transitionInstance(running.id, { from: ['RUNNING'], attempt: 1 }, 'TIMEOUT', { finishedAt: T0 + 20, reason: 'timed out' })).toBe(false);
+      // A duplicate "started" message arrives after the finish.
+      expect(await store().transitionInstance(running.id, { from: ['DISPATCHED'], attempt: 1, workerId: 'w1' }, 'RUNNING', { startedAt: T0 + 30 })).toBe(false);
+      expect(await mustGet(store(), running.id)).toEqual(done);
+    });
+
+    it('a worker whose claim was taken over is fenced off', async () => {
+      const seed = await seedRun(store());
+      const running = await runOn(store(), await addInstance(store(), seed, 'a'), 'w1');
+      // w1 was declared lost: the scheduler fails the attempt and a retry goes to w2.
+      await move(store(), running, 'FAILED', { reason: 'worker w1 lost', finishedAt: T0 + 100 });
+      const retry = await runOn(store(), await addInstance(store(), seed, 'a', { attempt: 2 }), 'w2');
+      expect(await store().transitionInstance(running.id, { from: ['RUNNING'], attempt: 1, workerId: 'w1' }, 'SUCCESS', { exitCode: 0 })).toBe(false);
+      expect(await store().transitionInstance(retry.id, { from: ['RUNNING'], attempt: 1, workerId: 'w1' }, 'SUCCESS', { exitCode: 0 })).toBe(false);
+      expect(await store().transitionInstance(retry.id, { from: ['RUNNING'], attempt: 2, workerId: 'w1' }, 'SUCCESS', { exitCode: 0 })).toBe(false);
+      expect(await mustGet(store(), retry.id)).toEqual(retry);
+      expect((await mustGet(store(), running.id)).state).toBe('FAILED');
+    });
+  });
+}

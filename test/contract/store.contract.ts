@@ -1,0 +1,42 @@
+// The one suite every Store passes (SQLite now, MySQL later). It sees only the port: each test
+// gets a fresh, empty store from `open`, and tests assert on whole listings, so a MySQL setup
+// that shares one database per test file must empty its tables in `open`.
+// The cases live in one file per concept; this file owns the lifecycle.
+import { afterEach, beforeEach, describe } from 'vitest';
+import type { Store } from '../../engine/ports/store.ts';
+import { definitionsContract } from './store-definitions.contract.ts';
+import { instancesContract } from './store-instances.contract.ts';
+import { recordsContract } from './store-records.contract.ts';
+import { runsContract } from './store-runs.contract.ts';
+
+export interface StoreFixture {
+  store: Store;
+  /** closes the store and removes whatever `open` created */
+  teardown: () => Promise<void>;
+}
+
+export function storeContract(name: string, open: () => Promise<StoreFixture>): void {
+  describe(`Store contract: ${name}`, () => {
+    let fx: StoreFixture | undefined;
+
+    beforeEach(async () => {
+      fx = await open();
+    });
+
+    afterEach(async () => {
+      const current = fx;
+      fx = undefined;
+      await current?.teardown();
+    });
+
+    const store = (): Store => {
+      if (!fx) throw new Error('the store is only open inside a test');
+      return fx.store;
+    };
+
+    definitionsContract(store);
+    runsContract(store);
+    instancesContract(store);
+    recordsContract(store);
+  });
+}
