@@ -73,6 +73,10 @@ export function planFires(input: FirePlanInput): FirePlan {
   const { cron, timezone, lastFireAt, now } = input;
   const threshold = Math.max(0, input.misfireThresholdMs);
   const lookAhead = Math.max(0, input.lookAheadMs);
+  // Most scans find nothing due (the next fire is beyond the look-ahead): one step decides that,
+  // and also whether anything was missed at all.
+  const [first] = firesBetween(cron, timezone, lastFireAt, now + lookAhead, 1);
+  if (first === undefined) return { fireNow: [], upcoming: [], skipped: 0, skippedCapped: false };
   const upcoming = firesBetween(cron, timezone, Math.max(lastFireAt, now), now + lookAhead, MISFIRE_LIMITS.maxUpcoming);
 
   const onTimeAfter = Math.max(lastFireAt, now - threshold - 1);
@@ -87,7 +91,7 @@ export function planFires(input: FirePlanInput): FirePlan {
   }
 
   // One beyond the allowance tells us the latest dropped fire.
-  const missed = latestFires(cron, timezone, lastFireAt, catchUpBefore, allowance + 1);
+  const missed = first <= catchUpBefore ? latestFires(cron, timezone, lastFireAt, catchUpBefore, allowance + 1) : [];
   const caughtUp = missed.slice(0, allowance).reverse();
   const plan: FirePlan = { fireNow: [...caughtUp, ...onTime], upcoming, skipped: 0, skippedCapped: false };
   const skippedLatest = missed[allowance];

@@ -1,0 +1,75 @@
+// An in-process solo engine on a fresh temp data dir, with short intervals for tests.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { RunDetail } from '../../engine/api/engine-api.ts';
+import type { RunRecord, WorkflowSpec } from '../../engine/api/types.ts';
+import type { EngineConfig } from '../../engine/core/config.ts';
+import type { Engine } from '../../engine/core/engine.ts';
+import { parseWorkflowFile } from '../../engine/core/workflow-file.ts';
+import { openSoloEngine } from '../../engine/hosts/node/solo.ts';
+import { waitFor } from './wait-for.ts';
+
+export const FAST_CONFIG: Partial<EngineConfig> = {
+  workerHeartbeatMs: 500,
+  taskHeartbeatMs: 1_000,
+  killGraceMs: 1_000,
+  tickMs: 200,
+  logFlushMs: 50,
+};
+
+export function tempDir(prefix = 'ax-test-'): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+export interface TestEngine {
+  engine: Engine;
+  dir: string;
+  alerts: string[];
+  apply(yamlText: string): Promise<WorkflowSpec>;
+  /** runs a workflow manually and waits until the run is final */
+  runToEnd(name: string, options?: { task?: string; timeoutMs?: number }): Promise<RunDetail>;
+  waitRun(runId: number, timeoutMs?: number): Promise<RunDetail>;
+  logText(instanceId: number): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+const FINAL = ['SUCCESS', 'FAILED', 'SKIPPED', 'CANCELLED'];
+
+export async function startTestEngine(options: { config?: Partial<EngineConfig>; maxConcurrency?: number; dir?: string; start?: boolean } = {}): Promise<TestEngine> {
+  const dir = options.dir ?? tempDir();
+  const alerts: string[] = [];
+  const engine = await openSoloEngine(dir, {
+    config: { ...FAST_CONFIG, ...options.config },
+    maxConcurrency: options.maxConcurrency,
+    onAlert: (m) => alerts.push(m),
+  });
+  if (options.start !== false) await engine.start();
+  const waitRun = async (runId: number, timeoutMs = 30_000) => {
+    await waitFor(async () => FINAL.includes((await engine.getRun(runId)).run.state), { timeoutMs, intervalMs: 25, message: `run #${runId} did not end` });
+    return engine.getRun(runId);
+  };
+  return {
+    engine,
+    dir,
+    alerts,
+    async apply(text) {
+      const { spec } = parseWorkflowFile(text, { defaultTimezone: 'UTC' });
+      await engine.apply(spec, 'test');
+      return spec;
+    },
+    async runToEnd(name, o = {}) {
+      const run: RunRecord = await engine.runWorkflow(name, { task: o.task, actor: 'test' });
+      return waitRun(run.id, o.timeoutMs);
+    },
+    waitRun,
+    async logText(instanceId) {
+      return (await engine.readLogs(instanceId, 0, 10_000)).map((l) => l.line);
+    },
+    async close() {
+      await engine.stop(5_000);
+      await engine.store.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
