@@ -1,7 +1,36 @@
 #!/usr/bin/env node
-// The `ax` command. The engine is TypeScript run through tsx, so a clean checkout needs no build.
-import { register } from 'tsx/esm/api';
+// The `ax` command. Runs the bundle (dist/ax.mjs, built by `npm install`) when it is up to date
+// with engine/, else the TypeScript sources through tsx, so a fresh edit never runs stale code.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
-register();
-const { main } = await import('../engine/hosts/cli/main.ts');
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const bundle = path.join(root, 'dist', 'ax.mjs');
+
+function newestSource(dir) {
+  let newest = 0;
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestSource(p) : fs.statSync(p).mtimeMs);
+  }
+  return newest;
+}
+
+function bundleIsFresh() {
+  try {
+    return fs.statSync(bundle).mtimeMs >= newestSource(path.join(root, 'engine'));
+  } catch {
+    return false;
+  }
+}
+
+let main;
+if (bundleIsFresh()) {
+  ({ main } = await import(pathToFileURL(bundle).href));
+} else {
+  const { register } = await import('tsx/esm/api');
+  register();
+  ({ main } = await import(pathToFileURL(path.join(root, 'engine/hosts/cli/main.ts')).href));
+}
 await main(process.argv);

@@ -249,18 +249,38 @@ function* forwardFires(expr: string, tz: string, afterExclusive: number): Genera
   }
 }
 
+// First fire after an instant, remembered: a scheduler asks "anything due since lastFireAt?" on
+// every scan with the same lastFireAt, and one cron-parser step can cost a millisecond.
+const firstAfterMemo = new Map<string, number | null>();
+const MAX_MEMO = 2_000;
+
+function firstAfter(expr: string, tz: string, after: number): number | undefined {
+  const key = `${expr}\u0000${tz}\u0000${after}`;
+  let value = firstAfterMemo.get(key);
+  if (value === undefined) {
+    const first = forwardFires(expr, tz, after).next();
+    value = first.done ? null : first.value;
+    if (firstAfterMemo.size >= MAX_MEMO) firstAfterMemo.clear();
+    firstAfterMemo.set(key, value);
+  }
+  return value ?? undefined;
+}
+
 /** The first fire time strictly after `after` (epoch ms). Throws if the cron never fires again. */
 export function nextFire(expr: string, timezone: string, after: number): number {
-  const first = forwardFires(expr, timezone, after).next();
-  if (first.done) throw new Error(`cron "${expr}" has no fire time after ${new Date(after).toISOString()}`);
-  return first.value;
+  const first = firstAfter(expr, timezone, after);
+  if (first === undefined) throw new Error(`cron "${expr}" has no fire time after ${new Date(after).toISOString()}`);
+  return first;
 }
 
 /** Fire times in (afterExclusive, untilInclusive], ascending: the earliest `cap` of them. */
 export function firesBetween(expr: string, timezone: string, afterExclusive: number, untilInclusive: number, cap: number): number[] {
   const out: number[] = [];
   if (cap <= 0 || untilInclusive <= afterExclusive) return out;
-  for (const t of forwardFires(expr, timezone, afterExclusive)) {
+  const first = firstAfter(expr, timezone, afterExclusive);
+  if (first === undefined || first > untilInclusive) return out;
+  // Walks are stateless (see the top of this file), so resuming just before `first` is exact.
+  for (const t of forwardFires(expr, timezone, first - 1)) {
     if (t > untilInclusive) break;
     out.push(t);
     if (out.length >= cap) break;

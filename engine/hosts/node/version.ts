@@ -1,3 +1,3 @@
-import { createRequire } from 'node:module';
+import pkg from '../../../package.json' with { type: 'json' };
 
-export const VERSION: string = (createRequire(import.meta.url)('../../../package.json') as { version: string }).version;
+export const VERSION: string = pkg.version;
