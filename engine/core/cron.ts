@@ -23,23 +23,12 @@ const FIELD_COUNT_HINT = '5 fields (minute hour day-of-month month day-of-week) 
 
 // cron-parser's predefined expressions (it does not export its table).
 const ALIASES: Record<string, string> = {
-  '@yearly': '0 0 0 1 1 *',
-  '@annually': '0 0 0 1 1 *',
-  '@monthly': '0 0 0 1 * *',
-  '@weekly': '0 0 0 * * 0',
-  '@daily': '0 0 0 * * *',
-  '@hourly': '0 0 * * * *',
-  '@minutely': '0 * * * * *',
-  '@secondly': '* * * * * *',
-  '@weekdays': '0 0 0 * * 1-5',
-  '@weekends': '0 0 0 * * 0,6',
+  '@yearly': '0 0 0 1 1 *', '@annually': '0 0 0 1 1 *', '@monthly': '0 0 0 1 * *', '@weekly': '0 0 0 * * 0',
+  '@daily': '0 0 0 * * *', '@hourly': '0 0 * * * *', '@minutely': '0 * * * * *', '@secondly': '* * * * * *',
+  '@weekdays': '0 0 0 * * 1-5', '@weekends': '0 0 0 * * 0,6',
 };
 
-interface FieldInfo {
-  name: string;
-  range: string;
-  extra?: string;
-}
+type FieldInfo = { name: string; range: string; extra?: string };
 
 const FIELDS: readonly FieldInfo[] = [
   { name: 'second', range: '0-59' },

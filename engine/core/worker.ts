@@ -45,6 +45,8 @@ export class Worker {
   private readonly startedAt: number;
   private readonly timers: (() => void)[] = [];
   private idle: (() => void) | undefined;
+  private wakeOnStop: () => void = () => undefined;
+  private readonly stopSignal = new Promise<void>((resolve) => (this.wakeOnStop = resolve));
 
   constructor(
     private readonly store: Store,
@@ -136,7 +138,7 @@ export class Worker {
         const messages = await this.coordinator.take(this.id, free);
         for (const m of messages) void this.execute(m);
         if (messages.length > 0) continue;
-        await this.coordinator.waitForWork(this.id, 1_000);
+        await Promise.race([this.coordinator.waitForWork(this.id, 1_000), this.stopSignal]);
       } else {
         await new Promise<void>((resolve) => (this.idle = resolve));
       }
@@ -274,6 +276,7 @@ export class Worker {
    */
   async drain(timeoutMs: number): Promise<void> {
     this.stopping = true;
+    this.wakeOnStop();
     this.idle?.();
     await this.heartbeat().catch(() => undefined);
     const deadline = this.clock.now() + timeoutMs;

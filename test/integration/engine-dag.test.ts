@@ -48,7 +48,10 @@ tasks:
     expect(run.state).toBe('SUCCESS');
     expect(instances).toHaveLength(4);
     const tasks = byTask(instances);
-    const [a, b, c, d] = ['a', 'b', 'c', 'd'].map((name) => only(tasks, name)) as InstanceRecord[] as [InstanceRecord, InstanceRecord, InstanceRecord, InstanceRecord];
+    const a = only(tasks, 'a');
+    const b = only(tasks, 'b');
+    const c = only(tasks, 'c');
+    const d = only(tasks, 'd');
     for (const i of [a, b, c, d]) {
       expect(i.state).toBe('SUCCESS');
       expect(i.attempt).toBe(1);

@@ -66,6 +66,7 @@ export function runCommands(program: Command, globals: Globals): void {
     .argument('<task>', 'the failed task; its downstream runs again too')
     .option('--wait', 'wait for the run to end')
     .description('re-run a failed task of a run, and its downstream, in the same run')
+    .addHelpText('after', '\nExample:\n  $ ax rerun 42 load --wait')
     .action(async (runId: number, task: string, opts: { wait?: boolean }) => {
       await withApi(globals(), async (api) => {
         await api.rerunTask(runId, task, actor());
@@ -159,6 +160,7 @@ export function runCommands(program: Command, globals: Globals): void {
   program
     .command('workers')
     .description('list workers: heartbeat age, load, labels, status')
+    .addHelpText('after', '\nExample:\n  $ ax workers --json')
     .action(async () => {
       const workers = await withApi(globals(), (api) => api.listWorkers());
       if (globals().json) return printJson(workers);
@@ -175,6 +177,7 @@ export function runCommands(program: Command, globals: Globals): void {
     .command('audit')
     .option('-n, --limit <n>', 'how many entries', (v) => Number(v), 50)
     .description('who changed or triggered what, newest first')
+    .addHelpText('after', '\nExample:\n  $ ax audit -n 20')
     .action(async (opts: { limit: number }) => {
       const entries = await withApi(globals(), (api) => api.listAudit(opts.limit));
       if (globals().json) return printJson(entries);

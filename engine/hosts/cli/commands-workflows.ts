@@ -76,6 +76,7 @@ export function workflowCommands(program: Command, globals: Globals): void {
       .command(cmd)
       .argument('<workflow>', 'workflow name')
       .description(`${cmd} a workflow's schedule and event triggers`)
+      .addHelpText('after', `\nExample:\n  $ ax ${cmd} nightly-etl`)
       .action(async (name: string) => {
         await withApi(globals(), (api) => api.setEnabled(name, enabled, actor()));
         console.log(`${name} ${enabled ? 'enabled' : 'disabled'}`);
@@ -86,6 +87,7 @@ export function workflowCommands(program: Command, globals: Globals): void {
     .command('rm')
     .argument('<workflow>', 'workflow name')
     .description('remove a workflow with its history and logs')
+    .addHelpText('after', '\nExample:\n  $ ax rm nightly-etl')
     .action(async (name: string) => {
       await withApi(globals(), (api) => api.removeWorkflow(name, actor()));
       console.log(`${name} removed`);

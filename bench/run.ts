@@ -1,0 +1,64 @@
+// `npm run bench [-- --quick] [-- --only NAME[,NAME]] [-- --json FILE]`: runs the benchmarks
+// one after another and prints their figures. Figures, not pass/fail: nothing here is a test.
+import fs from 'node:fs';
+import os from 'node:os';
+import { parseArgs } from 'node:util';
+import { benchDependencyAdvance } from './dependency-advance.ts';
+import { benchEngineRss } from './engine-rss.ts';
+import { benchLogInsert } from './log-insert.ts';
+import { benchSoloThroughput } from './solo-throughput.ts';
+import { type BenchOptions, type BenchTable, fmt } from './util.ts';
+
+const BENCHMARKS: Record<string, (options: BenchOptions) => Promise<BenchTable>> = {
+  advance: benchDependencyAdvance,
+  throughput: benchSoloThroughput,
+  logs: benchLogInsert,
+  rss: benchEngineRss,
+};
+
+function printTable(table: BenchTable): void {
+  const cells = [table.columns, ...table.rows.map((r) => r.map(String))];
+  const widths = table.columns.map((_, c) => Math.max(...cells.map((r) => (r[c] ?? '').length)));
+  const line = (r: string[]) => `| ${r.map((v, c) => v.padEnd(widths[c] as number)).join(' | ')} |`;
+  console.log(`\n## ${table.title}\n`);
+  console.log(line(table.columns));
+  console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
+  for (const r of cells.slice(1)) console.log(line(r));
+  if (table.notes.length > 0) console.log('');
+  for (const n of table.notes) console.log(`- ${n}`);
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      quick: { type: 'boolean', default: false },
+      only: { type: 'string' },
+      json: { type: 'string' },
+    },
+  });
+  const names = values.only ? values.only.split(',') : Object.keys(BENCHMARKS);
+  const unknown = names.filter((n) => !(n in BENCHMARKS));
+  if (unknown.length > 0) throw new Error(`unknown benchmark ${unknown.join(', ')}: choose from ${Object.keys(BENCHMARKS).join(', ')}`);
+
+  const started = Date.now();
+  const options: BenchOptions = {
+    quick: values.quick,
+    progress: (m) => process.stderr.write(`[${fmt((Date.now() - started) / 1000, 0).padStart(4)} s] ${m}\n`),
+  };
+  const load = os.loadavg().map((l) => fmt(l)).join(' ');
+  console.log(`# AX Scheduler benchmarks${values.quick ? ' (--quick: smoke sizes, not measurements)' : ''}`);
+  console.log(`node ${process.version}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'}), ${fmt(os.totalmem() / 2 ** 30, 1)} GiB, ${os.type()} ${os.release()}`);
+  console.log(`load average at start: ${load}`);
+
+  const results: BenchTable[] = [];
+  for (const name of names) {
+    options.progress(`${name}: start`);
+    const table = await (BENCHMARKS[name] as (o: BenchOptions) => Promise<BenchTable>)(options);
+    results.push(table);
+    printTable(table);
+  }
+  console.log(`\nload average at end: ${os.loadavg().map((l) => fmt(l)).join(' ')}; total ${fmt((Date.now() - started) / 1000, 0)} s`);
+  if (values.json) fs.writeFileSync(values.json, `${JSON.stringify({ quick: values.quick, node: process.version, results }, null, 2)}\n`);
+}
+
+await main();

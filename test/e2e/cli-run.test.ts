@@ -1,0 +1,144 @@
+// `ax run FILE --wait` with no server: outcomes printed as they happen, exit code from the run's
+// state, --json output; and the help texts. Real `ax` processes on a temp data dir.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { RunDetail } from '../../engine/api/engine-api.ts';
+import { ax, axStart, killAllAx, readLockFile, writeFile } from '../helpers/cli.ts';
+import { tempDir } from '../helpers/solo-engine.ts';
+
+let root: string;
+let dataDir: string;
+
+beforeAll(() => {
+  root = tempDir('ax-cli-run-');
+  dataDir = path.join(root, 'data');
+});
+
+afterEach(async () => {
+  await killAllAx();
+});
+
+afterAll(() => {
+  fs.rmSync(root, { recursive: true, force: true });
+});
+
+const opts = () => ({ dataDir, cwd: root });
+
+describe('ax run FILE --wait, no server', () => {
+  it('prints each outcome as it happens and exits 0 when the run succeeds', async () => {
+    const gate = path.join(root, 'gate-ok');
+    // "slow" waits for a gate that the test opens only after it has seen "extract"'s outcome:
+    // the outcome must be printed while the run is still going, not at its end.
+    const file = writeFile(
+      root,
+      'etl.yaml',
+      `workflow: etl
+tasks:
+  extract:
+    command: echo extracted
+  slow:
+    command: 'while [ ! -f "${gate}" ]; do sleep 0.05; done; echo slow done'
+    timeout: 60s
+    upstream: [extract]
+  load:
+    command: echo loaded
+    upstream: [slow]
+`,
+    );
+    const run = axStart(['run', file, '--wait'], opts());
+    const extractDone = await run.waitForLine(/✓ extract SUCCESS/, 30_000, 'stdout');
+    expect(run.running).toBe(true);
+    expect(run.stdout).not.toMatch(/slow SUCCESS|load/);
+    fs.writeFileSync(gate, '');
+    const r = await run.result();
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const out = r.stdout.split('\n');
+    expect(out[0]).toMatch(/^run #1 of etl$/);
+    const order = ['✓ extract SUCCESS', '✓ slow SUCCESS', '✓ load SUCCESS', 'run #1 SUCCESS'].map((s) => out.findIndex((l) => l.startsWith(s)));
+    expect(order.every((i) => i > 0)).toBe(true);
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+    // each outcome names its instance, so "ax logs N" can follow
+    expect(r.stdout).toMatch(/✓ extract SUCCESS \S+ {2}\[instance \d+\]/);
+    const slowDone = run.lines.find((l) => l.text.startsWith('✓ slow SUCCESS'));
+    expect(slowDone && slowDone.at >= extractDone.at).toBe(true);
+    // the embedded engine let go of the data dir
+    expect(readLockFile(dataDir)).toBeUndefined();
+  });
+
+  it('exits 1 when a task fails, naming the failure and what did not run', async () => {
+    const file = writeFile(
+      root,
+      'broken.yaml',
+      `workflow: broken
+tasks:
+  extract:
+    command: echo ok
+  transform:
+    command: 'echo "bad row" >&2; exit 3'
+    upstream: [extract]
+  load:
+    command: echo never
+    upstream: [transform]
+`,
+    );
+    const r = await ax(['run', file, '--wait'], opts());
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/✓ extract SUCCESS/);
+    expect(r.stdout).toMatch(/✗ transform FAILED .*\[instance \d+\] — exit code 3/);
+    expect(r.stdout).toMatch(/↯ load UPSTREAM_FAILED .*— upstream "transform" ended FAILED/);
+    expect(r.stdout).not.toMatch(/load SUCCESS/);
+    expect(r.stdout).toMatch(/^run #\d+ FAILED/m);
+    expect(readLockFile(dataDir)).toBeUndefined();
+  });
+
+  it('--json prints the finished run as one JSON document, exit code still from the run', async () => {
+    const ok = writeFile(root, 'json-ok.yaml', 'workflow: json-ok\ntasks:\n  only:\n    command: echo fine\n');
+    const bad = writeFile(root, 'json-bad.yaml', 'workflow: json-bad\ntasks:\n  only:\n    command: exit 7\n');
+    // one flag before the command, one after: both are the global --json
+    const [good, failed] = await Promise.all([ax(['--json', 'run', ok, '--wait'], opts()), ax(['run', bad, '--wait', '--json'], opts())]);
+
+    expect(good.code).toBe(0);
+    const g = JSON.parse(good.stdout) as RunDetail;
+    expect(g.run).toMatchObject({ workflowName: 'json-ok', state: 'SUCCESS', trigger: 'manual' });
+    expect(g.instances).toHaveLength(1);
+    expect(g.instances[0]).toMatchObject({ taskName: 'only', state: 'SUCCESS', exitCode: 0, attempt: 1 });
+
+    expect(failed.code).toBe(1);
+    const f = JSON.parse(failed.stdout) as RunDetail;
+    expect(f.run).toMatchObject({ workflowName: 'json-bad', state: 'FAILED' });
+    expect(f.instances[0]).toMatchObject({ taskName: 'only', state: 'FAILED', exitCode: 7, reason: 'exit code 7' });
+  });
+
+  it('a file that does not exist is bad input (exit 2), and no run happens', async () => {
+    const r = await ax(['run', './nope.yaml', '--wait'], opts());
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('ax: ./nope.yaml: no such file\n');
+    expect(r.stdout).toBe('');
+  });
+});
+
+describe('help', () => {
+  it('the top level and "run" show examples', async () => {
+    const [top, run] = await Promise.all([ax(['--help'], opts()), ax(['run', '--help'], opts())]);
+    expect(top.code).toBe(0);
+    expect(top.stdout).toMatch(/^Usage: ax /);
+    for (const cmd of ['serve', 'apply', 'export', 'validate', 'ls', 'run', 'runs', 'logs', 'trigger', 'workers']) {
+      expect(top.stdout).toMatch(new RegExp(`^  ${cmd}\\b`, 'm'));
+    }
+    expect(top.stdout).toMatch(/Examples:\n {2}\$ ax run \.\/etl\.yaml --wait/);
+
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^Usage: ax run \[options\] <target>/);
+    expect(run.stdout).toMatch(/--wait/);
+    expect(run.stdout).toMatch(/Examples:\n(?: {2}\$ ax run .*\n){2,}/);
+    expect(run.stdout).toMatch(/\$ ax run \.\/etl\.yaml --wait/);
+  });
+
+  it('an unknown command is a usage error (exit 2) that shows the help hint', async () => {
+    const r = await ax(['frobnicate'], opts());
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/unknown command 'frobnicate'/);
+  });
+});

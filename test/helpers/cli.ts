@@ -1,0 +1,252 @@
+// Drives the real `ax` command (node bin/ax.mjs) as a child process on a temp data dir: one-shot
+// commands with their stdout, stderr and exit code, and long-running ones (`ax serve`, `ax run
+// --wait`, `ax logs --follow`) in the background with every output line time-stamped on arrival.
+// Every process started here is tracked, so a test file can kill what is left in afterEach.
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { SqlStore } from '../../engine/adapters/sql/sql-store.ts';
+import { openSqliteStore } from '../../engine/adapters/sql/sqlite-store.ts';
+import { dbFile, type EngineLockInfo } from '../../engine/hosts/node/data-dir.ts';
+import { waitFor } from './wait-for.ts';
+
+export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const AX_BIN = path.join(REPO, 'bin', 'ax.mjs');
+
+export interface AxOptions {
+  /** the data dir, passed as AX_DATA_DIR */
+  dataDir: string;
+  /** working directory of the command; default the data dir */
+  cwd?: string;
+  env?: Record<string, string>;
+  /** kill the command (SIGKILL) and fail after this long; default 60 s */
+  timeoutMs?: number;
+}
+
+export interface AxResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  /** wall time of the command */
+  ms: number;
+}
+
+export interface OutputLine {
+  stream: 'stdout' | 'stderr';
+  text: string;
+  /** Date.now() when the line reached this process */
+  at: number;
+}
+
+function childEnv(opts: AxOptions): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  // Nothing of the test runner's AX_* settings leaks in; times print in UTC.
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('AX_')) env[k] = v;
+  return { ...env, TZ: 'UTC', NO_COLOR: '1', FORCE_COLOR: '0', ...opts.env, AX_DATA_DIR: opts.dataDir };
+}
+
+const started = new Set<AxProcess>();
+
+/** A running `ax` command. */
+export class AxProcess {
+  readonly child: ChildProcess;
+  readonly lines: OutputLine[] = [];
+  /** resolves when the process has exited and its output is read */
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  readonly startedAt = Date.now();
+  exitedAt: number | undefined;
+  exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  private readonly raw = { stdout: '', stderr: '' };
+
+  constructor(
+    readonly args: string[],
+    readonly opts: AxOptions,
+  ) {
+    this.child = spawn(process.execPath, [AX_BIN, ...args], {
+      cwd: opts.cwd ?? opts.dataDir,
+      env: childEnv(opts),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    started.add(this);
+    for (const stream of ['stdout', 'stderr'] as const) {
+      let partial = '';
+      this.child[stream]?.setEncoding('utf8');
+      this.child[stream]?.on('data', (chunk: string) => {
+        this.raw[stream] += chunk;
+        const at = Date.now();
+        const parts = (partial + chunk).split('\n');
+        partial = parts.pop() ?? '';
+        for (const text of parts) this.lines.push({ stream, text, at });
+      });
+      this.child[stream]?.on('end', () => {
+        if (partial !== '') this.lines.push({ stream, text: partial, at: Date.now() });
+        partial = '';
+      });
+    }
+    this.exited = new Promise((resolve) => {
+      this.child.on('close', (code, signal) => {
+        this.exitedAt = Date.now();
+        this.exit = { code, signal };
+        started.delete(this);
+        resolve({ code, signal });
+      });
+    });
+  }
+
+  get pid(): number {
+    return this.child.pid ?? 0;
+  }
+
+  get stdout(): string {
+    return this.raw.stdout;
+  }
+
+  get stderr(): string {
+    return this.raw.stderr;
+  }
+
+  get running(): boolean {
+    return this.exit === undefined;
+  }
+
+  /** Waits for an output line matching re; returns it. */
+  async waitForLine(re: RegExp, timeoutMs = 15_000, stream?: 'stdout' | 'stderr'): Promise<OutputLine> {
+    return waitFor(() => this.lines.find((l) => (!stream || l.stream === stream) && re.test(l.text)), {
+      timeoutMs,
+      message: `ax ${this.args.join(' ')}: no output line matching ${re}\n--- stdout:\n${this.stdout}\n--- stderr:\n${this.stderr}`,
+    });
+  }
+
+  /** Waits for the process to end; fails (after killing it) past the deadline. */
+  async result(timeoutMs = 60_000): Promise<AxResult> {
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        this.kill('SIGKILL');
+        reject(new Error(`ax ${this.args.join(' ')} did not exit within ${timeoutMs} ms\n--- stdout:\n${this.stdout}\n--- stderr:\n${this.stderr}`));
+      }, timeoutMs);
+    });
+    try {
+      const { code, signal } = await Promise.race([this.exited, deadline]);
+      return { code, signal, stdout: this.stdout, stderr: this.stderr, ms: (this.exitedAt ?? Date.now()) - this.startedAt };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  kill(signal: NodeJS.Signals = 'SIGTERM'): void {
+    if (this.running) this.child.kill(signal);
+  }
+}
+
+/** Starts `ax ARGS` in the background. */
+export function axStart(args: string[], opts: AxOptions): AxProcess {
+  return new AxProcess(args, opts);
+}
+
+/** Runs `ax ARGS` to the end. */
+export async function ax(args: string[], opts: AxOptions): Promise<AxResult> {
+  return new AxProcess(args, opts).result(opts.timeoutMs ?? 60_000);
+}
+
+/** Runs `ax --json ARGS`, expects exit 0, and parses stdout. */
+export async function axJson<T>(args: string[], opts: AxOptions): Promise<T> {
+  const r = await ax(['--json', ...args], opts);
+  if (r.code !== 0) throw new Error(`ax --json ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
+  return JSON.parse(r.stdout) as T;
+}
+
+/** The engine lock of a data dir as written, whether or not its process lives. */
+export function readLockFile(dataDir: string): EngineLockInfo | undefined {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(dataDir, 'engine.lock'), 'utf8')) as EngineLockInfo;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface ServeProcess extends AxProcess {
+  port: number;
+}
+
+/** Starts `ax serve` and waits until its engine.lock names it with an API port. */
+export async function startServe(opts: AxOptions, extraArgs: string[] = []): Promise<ServeProcess> {
+  const proc = axStart(['serve', ...extraArgs], opts);
+  const lock = await waitFor(
+    () => {
+      if (!proc.running) throw new Error(`ax serve exited ${proc.exit?.code}: ${proc.stderr}`);
+      const l = readLockFile(opts.dataDir);
+      return l && l.pid === proc.pid && l.port ? l : undefined;
+    },
+    { timeoutMs: 20_000, intervalMs: 50, message: 'ax serve did not write its port to engine.lock' },
+  ).catch((err: unknown) => {
+    throw new Error(`${String(err)}\n--- stdout:\n${proc.stdout}\n--- stderr:\n${proc.stderr}`);
+  });
+  return Object.assign(proc, { port: lock.port as number });
+}
+
+/** Kills (SIGKILL) every `ax` process started through this module that is still running. */
+export async function killAllAx(): Promise<void> {
+  const left = [...started];
+  for (const p of left) p.kill('SIGKILL');
+  await Promise.all(left.map((p) => p.exited));
+}
+
+/**
+ * Whether a process is alive: on Linux from /proc, where a zombie (exited, not yet reaped by an
+ * init that may never reap it) counts as gone.
+ */
+export function processAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 1) return false;
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');
+    const state = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
+    return state !== 'Z' && state !== 'X';
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
+  }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** SIGKILLs a process group a test task started (cleanup after a failure); ignores the gone. */
+export function killGroup(pid: number): void {
+  if (!Number.isInteger(pid) || pid <= 1) return;
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+}
+
+/** Reads a pid a task wrote to a file, once the file holds one. */
+export async function readPidFile(file: string, timeoutMs = 15_000): Promise<number> {
+  return waitFor(
+    () => {
+      const n = Number(fs.readFileSync(file, 'utf8').trim());
+      return Number.isInteger(n) && n > 1 ? n : undefined;
+    },
+    { timeoutMs, intervalMs: 25, message: `no pid in ${file}` },
+  );
+}
+
+/** Writes a workflow file into dir and returns its path. */
+export function writeFile(dir: string, name: string, text: string): string {
+  const file = path.join(dir, name);
+  fs.writeFileSync(file, text);
+  return file;
+}
+
+/**
+ * The data dir's store, opened in this process for quick reads while the engine runs elsewhere
+ * (SQLite WAL lets readers in); far cheaper than polling with an `ax --json` process.
+ */
+export async function openDataDirStore(dataDir: string): Promise<SqlStore> {
+  return openSqliteStore(dbFile(dataDir));
+}

@@ -1,0 +1,117 @@
+// The scheduler under a fake clock with a real SQLite store: fires happen at their exact time
+// (look-ahead timers, not the next scan), misfire policies after a 3-hour downtime, and one run
+// per fire even with two schedulers.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { MemoryCoordinator } from '../../engine/adapters/memory/memory-coordinator.ts';
+import { NodeProcessRunner } from '../../engine/adapters/process/node-process-runner.ts';
+import { openSqliteStore } from '../../engine/adapters/sql/sqlite-store.ts';
+import type { SqlStore } from '../../engine/adapters/sql/sql-store.ts';
+import type { MisfirePolicy } from '../../engine/api/types.ts';
+import { Engine } from '../../engine/core/engine.ts';
+import { parseWorkflowFile } from '../../engine/core/workflow-file.ts';
+import { FakeClock } from '../helpers/fake-clock.ts';
+import { tempDir } from '../helpers/solo-engine.ts';
+
+const T0 = Date.parse('2026-03-01T00:30:00Z');
+const HOUR = 3_600_000;
+const cleanups: (() => Promise<void>)[] = [];
+
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+async function setup(cron: string, misfire: MisfirePolicy = 'run_once', overlap = 'parallel') {
+  const dir = tempDir();
+  const clock = new FakeClock(T0);
+  const store = await openSqliteStore(path.join(dir, 'ax.db'));
+  const engines: Engine[] = [];
+  const newEngine = (id: string) => {
+    const engine = new Engine({
+      store,
+      coordinator: new MemoryCoordinator({ now: () => clock.now() }),
+      runner: new NodeProcessRunner(),
+      clock,
+      nodeId: id,
+      // Scans every 5 s (the look-ahead of 10 s still plans every fire): fewer scans per fake hour.
+      config: { tickMs: 5_000 },
+      // Scheduler only: instances stay WAITING, which is all these tests look at.
+    });
+    engines.push(engine);
+    return engine;
+  };
+  cleanups.push(async () => {
+    for (const e of engines) await e.stop(0);
+    await store.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  const { spec } = parseWorkflowFile(
+    `workflow: hourly\nschedule: { cron: "${cron}", timezone: UTC, misfire: ${misfire}, overlap: ${overlap} }\ntasks:\n  a: { command: "true" }\n`,
+    { defaultTimezone: 'UTC' },
+  );
+  await newEngine('setup').apply(spec, 'test');
+  return { clock, store, newEngine };
+}
+
+const logicalTimes = async (store: SqlStore) =>
+  (await store.listRuns({ limit: 1000 })).map((r) => new Date(r.logicalTime).toISOString()).sort();
+
+describe('scheduler with a fake clock', () => {
+  it('fires at the exact fire time, within the look-ahead window, not at the next scan', async () => {
+    const { clock, store, newEngine } = await setup('*/5 * * * * *'); // every 5 s
+    const engine = newEngine('s1');
+    await engine.start();
+    await clock.advance(4_000); // 00:30:04 — nothing yet
+    expect(await store.listRuns({})).toHaveLength(0);
+    await clock.advance(1_000); // 00:30:05
+    const runs = await store.listRuns({});
+    expect(runs).toHaveLength(1);
+    expect(runs[0]?.logicalTime).toBe(T0 + 5_000);
+    expect(runs[0]?.createdAt).toBe(T0 + 5_000); // created on time, not up to a tick later
+    expect(runs[0]?.trigger).toBe('cron');
+  });
+
+  it.each([
+    ['run_once', ['2026-03-01T03:00:00.000Z']],
+    ['skip', []],
+    ['all', ['2026-03-01T01:00:00.000Z', '2026-03-01T02:00:00.000Z', '2026-03-01T03:00:00.000Z']],
+  ] as const)('after a 3-hour downtime, misfire %s catches up %j', async (policy, expected) => {
+    const { clock, store, newEngine } = await setup('0 * * * *', policy);
+    await clock.advance(3 * HOUR); // the engine is down: nothing runs
+    expect(await store.listRuns({})).toHaveLength(0);
+    await newEngine('s1').start();
+    expect(await logicalTimes(store)).toEqual(expected);
+    if (policy === 'skip') {
+      const audit = await store.listAudit(10);
+      expect(audit.find((a) => a.action === 'misfire.skip')?.detail).toMatch(/^3 missed fire\(s\) up to 2026-03-01T03:00:00.000Z not run/);
+    }
+    // After catching up, the schedule carries on normally at 04:00.
+    await clock.advance(HOUR);
+    expect((await logicalTimes(store)).at(-1)).toBe('2026-03-01T04:00:00.000Z');
+    expect(await logicalTimes(store)).toHaveLength(expected.length + 1);
+  });
+
+  it('two schedulers on one store create exactly one run per fire', async () => {
+    const { clock, store, newEngine } = await setup('* * * * * *'); // every second
+    // Separate coordinators: both believe they lead (a split brain); the DB key must hold.
+    await newEngine('s1').start();
+    await newEngine('s2').start();
+    await clock.advance(30_000);
+    const times = await logicalTimes(store);
+    expect(times).toHaveLength(30);
+    expect(new Set(times).size).toBe(30);
+  });
+
+  it('a disabled workflow does not fire; re-enabled it resumes from now without a catch-up', async () => {
+    const { clock, store, newEngine } = await setup('0 * * * *', 'all');
+    const engine = newEngine('s1');
+    await engine.start();
+    await engine.setEnabled('hourly', false, 'test');
+    await clock.advance(3 * HOUR);
+    expect(await store.listRuns({})).toHaveLength(0);
+    await engine.setEnabled('hourly', true, 'test');
+    await clock.advance(HOUR);
+    expect(await logicalTimes(store)).toEqual(['2026-03-01T04:00:00.000Z']);
+  });
+});
