@@ -160,6 +160,12 @@ export function definitionsContract(store: StoreGetter): void {
       const schedule = (await store().listSchedules()).find((s) => s.workflowName === 'etl');
       expect(schedule).toMatchObject({ workflowId, lastFireAt: T0 + 7_200_000 });
     });
+
+    it('enabling a workflow that is already enabled keeps its missed fires', async () => {
+      await store().applyWorkflow(workflow('etl', [task('a')], { schedule: hourly }), T0);
+      expect(await store().setWorkflowEnabled('etl', true, T0 + 7_200_000)).toBe(true);
+      expect((await store().listSchedules())[0]?.lastFireAt).toBe(T0);
+    });
   });
 
   describe('schedules', () => {

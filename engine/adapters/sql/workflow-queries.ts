@@ -164,11 +164,12 @@ export async function listWorkflows(db: Db): Promise<WorkflowSummary[]> {
 }
 
 export async function setWorkflowEnabled(db: Db, name: string, enabled: boolean, now: number): Promise<boolean> {
-  const res = await db.updateTable('workflow').set({ enabled: enabled ? 1 : 0, updated_at: now }).where('name', '=', name).executeTakeFirst();
-  if (Number(res.numUpdatedRows) === 0) return false;
+  const wf = await db.selectFrom('workflow').select(['id', 'enabled']).where('name', '=', name).executeTakeFirst();
+  if (!wf) return false;
+  if ((wf.enabled === 1) === enabled) return true;
+  await db.updateTable('workflow').set({ enabled: enabled ? 1 : 0, updated_at: now }).where('id', '=', wf.id).execute();
   if (enabled) {
     // Fires that fell while disabled are not "missed": the schedule resumes from now.
-    const wf = await db.selectFrom('workflow').select('id').where('name', '=', name).executeTakeFirstOrThrow();
     await db.updateTable('schedule_plan').set({ last_fire_at: now }).where('workflow_id', '=', wf.id).where('last_fire_at', '<', now).execute();
   }
   return true;

@@ -1,0 +1,126 @@
+// Output limits through the real engine: over-long lines are cut with a marker, output beyond
+// maxOutputBytes is dropped with one notice while the process runs on, memory stays bounded, and
+// binary output is stored as readable text.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LogLine } from '../../engine/api/types.ts';
+import { startTestEngine, tempDir, type TestEngine } from '../helpers/solo-engine.ts';
+
+const MAX_OUTPUT = 5 * 1024 * 1024;
+const MAX_LINE = 64 * 1024;
+
+let t: TestEngine;
+let scratch: string;
+
+beforeAll(async () => {
+  t = await startTestEngine({ config: { maxOutputBytes: MAX_OUTPUT, maxLineBytes: MAX_LINE } });
+  scratch = tempDir('ax-logs-');
+});
+
+afterAll(async () => {
+  await t?.close();
+  if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
+});
+
+async function allLogs(instanceId: number): Promise<LogLine[]> {
+  const out: LogLine[] = [];
+  for (let page = await t.engine.readLogs(instanceId, 0, 10_000); page.length > 0; page = await t.engine.readLogs(instanceId, out.at(-1)?.seq ?? 0, 10_000)) {
+    out.push(...page);
+  }
+  return out;
+}
+
+async function runOne(workflow: string, command: string, timeoutMs = 30_000) {
+  await t.apply(`
+workflow: ${workflow}
+tasks:
+  out:
+    command: ${JSON.stringify(command)}
+`);
+  const detail = await t.runToEnd(workflow, { timeoutMs });
+  const inst = detail.instances[0];
+  if (!inst) throw new Error(`${workflow}: no instance`);
+  return { run: detail.run, inst, logs: await allLogs(inst.id) };
+}
+
+describe.skipIf(process.platform === 'win32')('engine: log limits', () => {
+  it('cuts a 1 MB line at maxLineBytes with the truncation marker, and goes on with the next line', async () => {
+    const { run, logs } = await runOne('logs-long-line', `head -c 1048576 /dev/zero | tr '\\0' a; echo; echo after`);
+    expect(run.state).toBe('SUCCESS');
+    expect(logs.map((l) => l.stream)).toEqual(['stdout', 'stdout']);
+    const [long, after] = logs as [LogLine, LogLine];
+    expect(long.line).toBe(`${'a'.repeat(MAX_LINE)} … [line truncated: 1048576 bytes]`);
+    expect(long.line.length).toBeLessThan(MAX_LINE + 100);
+    expect(after.line).toBe('after');
+  });
+
+  it('stops storing at maxOutputBytes with one notice while a 200 MB writer runs to completion, memory bounded', async () => {
+    const done = path.join(scratch, 'big-done');
+    // 2,000 lines of 100,000 bytes: every line is over the line limit as well
+    const command = `yes "$(head -c 100000 /dev/zero | tr '\\0' y)" | head -c 200000000 && echo finished > ${JSON.stringify(done)}`;
+    const rssBefore = process.memoryUsage().rss;
+    let rssPeak = rssBefore;
+    const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage().rss)), 25);
+    let result: Awaited<ReturnType<typeof runOne>>;
+    try {
+      result = await runOne('logs-flood', command, 55_000);
+    } finally {
+      clearInterval(sampler);
+    }
+    const { run, inst, logs } = result;
+    rssPeak = Math.max(rssPeak, process.memoryUsage().rss);
+
+    expect(run.state).toBe('SUCCESS');
+    expect(inst.exitCode).toBe(0);
+    // the writer was not blocked or killed: it got past its 200 MB
+    expect(fs.readFileSync(done, 'utf8')).toBe('finished\n');
+
+    const notices = logs.filter((l) => l.line.includes('output truncated'));
+    expect(notices).toHaveLength(1);
+    expect(notices[0]?.stream).toBe('system');
+    expect(logs.at(-1)).toEqual(notices[0]);
+    const stdout = logs.filter((l) => l.stream === 'stdout');
+    expect(stdout.length).toBeGreaterThan(0);
+    expect(stdout[0]?.line).toBe(`${'y'.repeat(MAX_LINE)} … [line truncated: 100000 bytes]`);
+    const storedBytes = logs.reduce((sum, l) => sum + Buffer.byteLength(l.line), 0);
+    expect(storedBytes).toBeGreaterThan(MAX_OUTPUT - 2 * MAX_LINE);
+    expect(storedBytes).toBeLessThan(MAX_OUTPUT + 200 * 1024);
+    expect(logs.map((l) => l.seq)).toEqual(logs.map((_, i) => i + 1));
+
+    const growthMb = (rssPeak - rssBefore) / 1024 / 1024;
+    expect(growthMb).toBeLessThan(150);
+  }, 60_000);
+
+  it('stores binary output as readable text, line by line', async () => {
+    const blob = path.join(scratch, 'random.bin');
+    const { run, logs } = await runOne('logs-binary', `head -c 100000 /dev/urandom > ${JSON.stringify(blob)}; cat ${JSON.stringify(blob)}`);
+    expect(run.state).toBe('SUCCESS');
+    // What the line splitter promises: split at \n, one trailing \r dropped, invalid UTF-8 and
+    // control characters (but \t) replaced by U+FFFD.
+    const bytes = fs.readFileSync(blob);
+    const expected: string[] = [];
+    let start = 0;
+    for (let nl = bytes.indexOf(0x0a); nl !== -1 || start < bytes.length; nl = bytes.indexOf(0x0a, start)) {
+      const end = nl === -1 ? bytes.length : nl;
+      let raw = bytes.subarray(start, end);
+      if (raw.at(-1) === 0x0d) raw = raw.subarray(0, raw.length - 1);
+      expected.push(new TextDecoder().decode(raw).replace(/[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/g, '\ufffd'));
+      start = end + 1;
+      if (nl === -1) break;
+    }
+    expect(logs.every((l) => l.stream === 'stdout')).toBe(true);
+    expect(logs.map((l) => l.line)).toEqual(expected);
+    expect(logs.some((l) => /[\u0000\u001b]/.test(l.line))).toBe(false);
+  });
+
+  it('records stderr lines with stream "stderr", and a failing exit code alongside', async () => {
+    const { run, inst, logs } = await runOne('logs-stderr', 'echo to-out; echo to-err >&2; exit 4');
+    expect(run.state).toBe('FAILED');
+    expect(inst.exitCode).toBe(4);
+    expect(logs.map((l) => [l.stream, l.line]).sort()).toEqual([
+      ['stderr', 'to-err'],
+      ['stdout', 'to-out'],
+    ]);
+  });
+});
