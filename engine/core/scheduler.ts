@@ -90,7 +90,7 @@ export class Scheduler {
           actor: 'scheduler',
           action: 'misfire.skip',
           object: `workflow:${s.workflowName}`,
-          detail: `${plan.skipped} missed fire(s) up to ${new Date(latest).toISOString()} not run (misfire policy: ${s.misfire})`,
+          detail: `${plan.skippedCapped ? 'more than ' : ''}${plan.skipped} missed fire(s) up to ${new Date(latest).toISOString()} not run (misfire policy: ${s.misfire})`,
         });
         if (plan.fireNow.length === 0) await this.store.setScheduleLastFire(s.id, latest);
       }

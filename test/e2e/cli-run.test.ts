@@ -96,8 +96,10 @@ tasks:
   it('--json prints the finished run as one JSON document, exit code still from the run', async () => {
     const ok = writeFile(root, 'json-ok.yaml', 'workflow: json-ok\ntasks:\n  only:\n    command: echo fine\n');
     const bad = writeFile(root, 'json-bad.yaml', 'workflow: json-bad\ntasks:\n  only:\n    command: exit 7\n');
-    // one flag before the command, one after: both are the global --json
-    const [good, failed] = await Promise.all([ax(['--json', 'run', ok, '--wait'], opts()), ax(['run', bad, '--wait', '--json'], opts())]);
+    // One flag before the command, one after: both are the global --json. One after the other:
+    // each holds the data dir while it runs.
+    const good = await ax(['--json', 'run', ok, '--wait'], opts());
+    const failed = await ax(['run', bad, '--wait', '--json'], opts());
 
     expect(good.code).toBe(0);
     const g = JSON.parse(good.stdout) as RunDetail;
@@ -120,8 +122,11 @@ tasks:
 });
 
 describe('help', () => {
-  it('the top level and "run" show examples', async () => {
-    const [top, run] = await Promise.all([ax(['--help'], opts()), ax(['run', '--help'], opts())]);
+  it('the top level and "run" show examples; an unknown command is a usage error (exit 2)', async () => {
+    const [top, run, unknown] = await Promise.all([ax(['--help'], opts()), ax(['run', '--help'], opts()), ax(['frobnicate'], opts())]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/unknown command 'frobnicate'/);
+
     expect(top.code).toBe(0);
     expect(top.stdout).toMatch(/^Usage: ax /);
     for (const cmd of ['serve', 'apply', 'export', 'validate', 'ls', 'run', 'runs', 'logs', 'trigger', 'workers']) {
@@ -134,11 +139,5 @@ describe('help', () => {
     expect(run.stdout).toMatch(/--wait/);
     expect(run.stdout).toMatch(/Examples:\n(?: {2}\$ ax run .*\n){2,}/);
     expect(run.stdout).toMatch(/\$ ax run \.\/etl\.yaml --wait/);
-  });
-
-  it('an unknown command is a usage error (exit 2) that shows the help hint', async () => {
-    const r = await ax(['frobnicate'], opts());
-    expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/unknown command 'frobnicate'/);
   });
 });
