@@ -32,8 +32,8 @@ export interface AdvanceFigures {
   runInstances: number;
   setupMs: number;
   events: number;
-  /** per event, ms, per variant */
-  perEvent: Record<Variant, number[]>;
+  /** per event, ms, per variant; pendingCount is settle's count query alone, timed separately */
+  perEvent: Record<Variant | 'pendingCount', number[]>;
   sameOutcome: boolean;
   created: number;
 }
@@ -121,7 +121,7 @@ export async function measureAdvance(tasks: number, events: number, progress: (m
 
     const middle = Math.floor(layers.length / 2);
     const order = shuffled(layers[middle] as string[], seededRandom(7)).slice(0, events);
-    const perEvent: Record<Variant, number[]> = { handleFinished: [], advance: [], fullScan: [] };
+    const perEvent: Record<Variant | 'pendingCount', number[]> = { handleFinished: [], advance: [], fullScan: [], pendingCount: [] };
     const outcome: Record<Variant, string> = { handleFinished: '', advance: '', fullScan: '' };
     const created: Record<Variant, number> = { handleFinished: 0, advance: 0, fullScan: 0 };
     let setupMs = 0;
@@ -158,6 +158,12 @@ export async function measureAdvance(tasks: number, events: number, progress: (m
         else if (variant === 'advance') await advanceReplica(store, run, wf, inst.taskId);
         else await fullScan(store, run, wf);
         perEvent[variant].push(performance.now() - t0);
+        if (variant === 'handleFinished') {
+          // settle() runs this on every event; its cost grows with the run's instances.
+          const t1 = performance.now();
+          await store.pendingInstanceCount(run.id);
+          perEvent.pendingCount.push(performance.now() - t1);
+        }
       }
     }
     for (const [variant, { run }] of runs) {
@@ -190,7 +196,7 @@ export async function benchDependencyAdvance(options: BenchOptions): Promise<Ben
   const notes: string[] = [];
   for (const size of sizes) {
     const f = await measureAdvance(size, events, options.progress);
-    const cell = (v: Variant) => `${fmt(median(f.perEvent[v]))} / ${fmt(percentile(f.perEvent[v], 0.95))}`;
+    const cell = (v: Variant | 'pendingCount') => `${fmt(median(f.perEvent[v]))} / ${fmt(percentile(f.perEvent[v], 0.95))}`;
     rows.push([
       f.tasks.toLocaleString('en-US'),
       f.edges.toLocaleString('en-US'),
@@ -199,6 +205,7 @@ export async function benchDependencyAdvance(options: BenchOptions): Promise<Ben
       f.runInstances.toLocaleString('en-US'),
       cell('advance'),
       cell('handleFinished'),
+      cell('pendingCount'),
       cell('fullScan'),
       `${fmt(median(f.perEvent.fullScan) / median(f.perEvent.advance), 0)}×`,
       f.sameOutcome ? 'yes' : 'NO',
@@ -209,11 +216,12 @@ export async function benchDependencyAdvance(options: BenchOptions): Promise<Ben
   }
   return {
     title: 'Dependency advance per SUCCESS event (SQLite, ms: median / p95)',
-    columns: ['tasks', 'edges', 'apply (s)', 'graph load (ms)', 'instances in run', 'event-driven advance', 'handleFinished (whole)', 'full scan', 'scan ÷ advance', 'same result'],
+    columns: ['tasks', 'edges', 'apply (s)', 'graph load (ms)', 'instances in run', 'event-driven advance', 'handleFinished (whole)', 'of which pendingInstanceCount', 'full scan', 'scan ÷ advance', 'same result'],
     rows,
     notes: [
       'event-driven advance = RunManager.advance\'s queries (cached downstream, succeededTasks of the other upstreams, createInstance)',
       'handleFinished = the engine\'s whole reaction: getRun, advance, markHandled, settle (pendingInstanceCount)',
+      'pendingInstanceCount = settle\'s count query alone, timed again after each handleFinished: it reads every instance row of the run',
       'full scan = load every instance of the run, check every task\'s upstreams (graph given from the cache)',
       ...notes,
     ],

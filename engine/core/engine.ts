@@ -18,6 +18,7 @@ import { RunManager } from './run-manager.ts';
 import { Scheduler } from './scheduler.ts';
 import { Worker, type WorkerOptions } from './worker.ts';
 import { WorkflowCache } from './workflow-cache.ts';
+import { parseWorkflowFile, serializeWorkflow } from './workflow-file.ts';
 
 export interface EngineDeps {
   store: Store;
@@ -130,7 +131,9 @@ export class Engine implements EngineApi {
     return id;
   }
 
-  async apply(spec: WorkflowSpec, actor: string): Promise<ApplyOutcome> {
+  async apply(input: WorkflowSpec, actor: string): Promise<ApplyOutcome> {
+    // Whatever the client (CLI, UI, API), a spec passes the same checks as a file.
+    const spec = parseWorkflowFile(serializeWorkflow(input), { file: `workflow ${input.name}`, defaultTimezone: 'UTC' }).spec;
     const res = await this.store.applyWorkflow(spec, this.clock.now());
     this.workflows.invalidate(res.workflowId);
     if (res.changed) await this.audit(actor, 'workflow.apply', `workflow:${spec.name}`, `version ${res.version}`);

@@ -193,7 +193,7 @@ export class Worker {
       return;
     }
     const running = { ...inst, state: 'RUNNING' as const, startedAt };
-    this.onFinishedPublish(running);
+    this.publishState(running);
     const run = await this.store.getRun(inst.runId);
     this.logs.open(inst.id);
     const env: Record<string, string> = {
@@ -258,7 +258,7 @@ export class Worker {
     this.onFinished({ ...inst, state, finishedAt, exitCode: patch.exitCode, reason: patch.reason, workerId: this.id });
   }
 
-  private onFinishedPublish(inst: InstanceRecord): void {
+  private publishState(inst: InstanceRecord): void {
     void this.coordinator.publish({
       type: 'instance',
       instanceId: inst.id,

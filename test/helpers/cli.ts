@@ -215,6 +215,22 @@ export function processAlive(pid: number): boolean {
   }
 }
 
+/** Live (non-zombie) processes of process group pgid, from /proc (Linux). */
+export function groupMembers(pgid: number): number[] {
+  const members: number[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'latin1');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[2]) === pgid && fields[0] !== 'Z' && fields[0] !== 'X') members.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return members;
+}
+
 /** SIGKILLs a process group a test task started (cleanup after a failure); ignores the gone. */
 export function killGroup(pid: number): void {
   if (!Number.isInteger(pid) || pid <= 1) return;
