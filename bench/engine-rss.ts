@@ -32,9 +32,18 @@ async function inDataDir(args: (dir: string) => string[]): Promise<Record<string
   }
 }
 
+/** Plain node, no tsx: tsx's loader hooks run in their own thread, a second V8 heap. */
+async function plainNode(): Promise<Sample> {
+  const script = 'setTimeout(() => { gc(); const m = process.memoryUsage(); console.log(JSON.stringify({ rss: m.rss, heapUsed: m.heapUsed })); }, 2000);';
+  const { stdout } = await promisify(execFile)(process.execPath, ['--expose-gc', '-e', script]);
+  return JSON.parse(stdout) as Sample;
+}
+
 export async function benchEngineRss(options: BenchOptions): Promise<BenchTable> {
   const workflows = 10;
   const tasks = options.quick ? 100 : 1_000;
+  options.progress('rss: plain node');
+  const plain = await plainNode();
   options.progress('rss: node + tsx alone');
   const bare = await child(['bare']);
   options.progress('rss: idle engine');
@@ -50,6 +59,7 @@ export async function benchEngineRss(options: BenchOptions): Promise<BenchTable>
     title: 'Engine memory (fresh process, after gc and a 2 s settle)',
     columns: ['state', 'RSS (MiB)', 'JS heap used (MiB)'],
     rows: [
+      row('plain node, nothing loaded (no tsx)', plain),
       row('node --import tsx, nothing loaded', bare.bare),
       row('solo engine started, idle, empty data dir', idle.idle),
       row(`same process before applying (loaded run)`, loaded.idle),
@@ -57,7 +67,7 @@ export async function benchEngineRss(options: BenchOptions): Promise<BenchTable>
       row(`${loaded.defined} tasks, all ${workflows} graphs in the workflow cache`, loaded.cached),
     ],
     notes: [
-      'tsx compiles the TypeScript sources at load: its share is in every row (the packaged app runs a bundle)',
+      'every engine row runs under tsx (as npm run bench does): its loader thread is in each of them; the bundle the CLI prefers (dist/ax.mjs) does not carry it, so subtract the first two rows\' difference for a bundled engine',
       `graphs loaded by one one-task run per workflow (runWorkflow --task), so only ${workflows} processes were spawned`,
     ],
   };

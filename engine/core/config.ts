@@ -17,6 +17,11 @@ export interface EngineConfig {
   maxCatchUp: number;
   /** scheduler scan interval (schedules, due retries, recovery) */
   tickMs: number;
+  /**
+   * whether this engine fires cron schedules; false for a one-shot engine (`ax run` with no
+   * server), which runs only what it is asked to: fires and catch-ups wait for `ax serve`
+   */
+  fireSchedules: boolean;
   maxConcurrency: number;
   queueAlertThreshold: number;
   maxLineBytes: number;
@@ -36,6 +41,7 @@ export const DEFAULT_CONFIG: EngineConfig = {
   misfireThresholdMs: 5_000,
   maxCatchUp: 100,
   tickMs: 1_000,
+  fireSchedules: true,
   maxConcurrency: 8,
   queueAlertThreshold: 1_000,
   maxLineBytes: 64 * 1024,

@@ -1,6 +1,6 @@
 // Hands WAITING instances to workers: routing by labels and accept-policy, a worker's load taken
 // from the database (DISPATCHED + RUNNING), a compare-and-set to DISPATCHED, then the queue.
-import type { RoutingStrategy, WorkerRecord } from '../api/types.ts';
+import type { InstanceRecord, RoutingStrategy, WorkerRecord } from '../api/types.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { Coordinator } from '../ports/coordinator.ts';
 import type { Store } from '../ports/store.ts';
@@ -49,7 +49,7 @@ export class Dispatcher {
       try {
         do {
           this.again = false;
-          while ((await this.dispatchBatch()) === this.options.batch);
+          await this.dispatchDue();
         } while (this.again);
       } finally {
         this.pass = undefined;
@@ -58,14 +58,29 @@ export class Dispatcher {
     return this.pass;
   }
 
-  private async dispatchBatch(): Promise<number> {
+  /**
+   * One pass over the due instances, a page at a time, until no worker has room or none is left.
+   * The pages follow a cursor rather than re-reading the head: a full page of instances that no
+   * worker can take (say, labelled for a worker that is offline) must not hide those behind it.
+   */
+  private async dispatchDue(): Promise<void> {
     const now = this.clock.now();
-    const due = await this.store.dueWaiting(now, this.options.batch);
-    if (due.length === 0) return 0;
     const workers = await this.coordinator.listWorkers();
     const load = await this.store.activeCountByWorker();
     const candidates = workers.map((w) => candidate(w, load.get(w.id) ?? 0));
-    let dispatched = 0;
+    const room = () => candidates.some((w) => w.status === 'online' && now - w.lastHeartbeat < this.options.staleAfterMs && w.running < w.maxConcurrency);
+    let after: { notBefore: number; id: number } | undefined;
+    for (;;) {
+      const due = await this.store.dueWaiting(now, this.options.batch, after);
+      await this.place(due, candidates, now);
+      const last = due[due.length - 1];
+      if (!last || due.length < this.options.batch || !room()) break;
+      after = { notBefore: last.notBefore, id: last.id };
+    }
+    await this.checkQueues(workers, now);
+  }
+
+  private async place(due: InstanceRecord[], candidates: WorkerCandidate[], now: number): Promise<void> {
     for (const inst of due) {
       const wf = await this.workflows.get(inst.workflowId);
       const task = wf?.tasks.get(inst.taskId);
@@ -92,13 +107,9 @@ export class Dispatcher {
       });
       if (!ok) continue;
       worker.running += 1;
-      dispatched += 1;
       await this.coordinator.enqueue(worker.id, { instanceId: inst.id, attempt: inst.attempt, workerId: worker.id, dispatchedAt: now });
       this.onDispatched(inst.id, inst.taskName, inst.runId, inst.attempt);
     }
-    await this.checkQueues(workers, now);
-    // A full batch where nothing could be placed would spin: report it as not full.
-    return dispatched === 0 ? 0 : due.length;
   }
 
   private async checkQueues(workers: WorkerRecord[], now: number): Promise<void> {

@@ -50,7 +50,7 @@ export class Scheduler {
       try {
         this.leaseToken = await this.coordinator.acquireLease('scheduler', this.holder, 3 * this.config.workerHeartbeatMs);
         if (this.leaseToken === null) return;
-        await this.scanSchedules();
+        if (this.config.fireSchedules) await this.scanSchedules();
         await this.handleUnhandled();
         await this.checkRunning();
         await this.dispatcher.kick();

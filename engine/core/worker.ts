@@ -132,15 +132,24 @@ export class Worker {
   }
 
   private async takeLoop(): Promise<void> {
+    let backoffMs = 100;
     while (!this.stopping) {
-      const free = this.options.maxConcurrency - this.running.size;
-      if (free > 0) {
-        const messages = await this.coordinator.take(this.id, free);
-        for (const m of messages) void this.execute(m);
-        if (messages.length > 0) continue;
-        await Promise.race([this.coordinator.waitForWork(this.id, 1_000), this.stopSignal]);
-      } else {
-        await new Promise<void>((resolve) => (this.idle = resolve));
+      try {
+        const free = this.options.maxConcurrency - this.running.size;
+        if (free > 0) {
+          const messages = await this.coordinator.take(this.id, free);
+          for (const m of messages) void this.execute(m);
+          backoffMs = 100;
+          if (messages.length > 0) continue;
+          await Promise.race([this.coordinator.waitForWork(this.id, 1_000), this.stopSignal]);
+        } else {
+          await new Promise<void>((resolve) => (this.idle = resolve));
+        }
+      } catch (err) {
+        // The coordinator is unreachable (Redis down): say so, wait, try again; running tasks go on.
+        this.alert(`worker ${this.id}: cannot take work: ${err instanceof Error ? err.message : String(err)}; retrying in ${backoffMs} ms`);
+        await Promise.race([new Promise<void>((resolve) => this.clock.setTimer(backoffMs, resolve)), this.stopSignal]);
+        backoffMs = Math.min(backoffMs * 2, 5_000);
       }
     }
   }

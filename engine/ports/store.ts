@@ -137,8 +137,11 @@ export interface Store {
   getInstance(id: number): Promise<InstanceRecord | undefined>;
   listInstances(runId: number): Promise<InstanceRecord[]>;
   instancesInStates(states: InstanceState[], limit?: number): Promise<InstanceRecord[]>;
-  /** WAITING instances whose notBefore has come, oldest first */
-  dueWaiting(now: number, limit: number): Promise<InstanceRecord[]>;
+  /**
+   * WAITING instances whose notBefore has come, oldest first (notBefore, then id); with `after`,
+   * only those that come after that one in this order (a keyset cursor for paging).
+   */
+  dueWaiting(now: number, limit: number, after?: { notBefore: number; id: number }): Promise<InstanceRecord[]>;
   /** Earliest notBefore among WAITING instances, for the dispatcher's next wake-up. */
   nextWaitingAt(): Promise<number | undefined>;
   /**

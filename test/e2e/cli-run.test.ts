@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { RunDetail } from '../../engine/api/engine-api.ts';
-import { ax, axStart, killAllAx, readLockFile, writeFile } from '../helpers/cli.ts';
+import { ax, axStart, killAllAx, openDataDirStore, readLockFile, writeFile } from '../helpers/cli.ts';
 import { tempDir } from '../helpers/solo-engine.ts';
 
 let root: string;
@@ -111,6 +111,30 @@ tasks:
     const f = JSON.parse(failed.stdout) as RunDetail;
     expect(f.run).toMatchObject({ workflowName: 'json-bad', state: 'FAILED' });
     expect(f.instances[0]).toMatchObject({ taskName: 'only', state: 'FAILED', exitCode: 7, reason: 'exit code 7' });
+  });
+
+  it("runs only its own workflow: other workflows' schedules wait for ax serve", async () => {
+    // A schedule that fires every second, applied to the same data dir...
+    const fired = path.join(root, 'cron-fired');
+    writeFile(root, 'every.yaml', `workflow: every-second\nschedule:\n  cron: "* * * * * *"\n  timezone: UTC\ntasks:\n  tick:\n    command: 'touch "${fired}"; sleep 5'\n`);
+    const applied = await ax(['apply', 'every.yaml'], opts());
+    expect(applied.code).toBe(0);
+    // ...then a one-shot run of another workflow that lasts past a few of its fire times.
+    const one = writeFile(root, 'one.yaml', 'workflow: one-shot\ntasks:\n  nap:\n    command: sleep 2\n');
+    const r = await ax(['run', one, '--wait'], opts());
+    expect(r.code).toBe(0);
+    expect(r.stdout).not.toMatch(/every-second|tick/);
+    expect(r.stderr).toBe('');
+    // The one-shot engine must not fire (or catch up) cron schedules: it would start runs that it
+    // then kills at exit when its drain time runs out.
+    const db = await openDataDirStore(dataDir);
+    try {
+      expect(await db.listRuns({ workflowName: 'every-second', limit: 10 })).toEqual([]);
+      expect((await db.listRuns({ workflowName: 'one-shot', limit: 10 })).map((x) => x.state)).toEqual(['SUCCESS']);
+    } finally {
+      await db.close();
+    }
+    expect(fs.existsSync(fired)).toBe(false);
   });
 
   it('a file that does not exist is bad input (exit 2), and no run happens', async () => {

@@ -30,14 +30,15 @@ afterAll(() => {
 const opts = () => ({ dataDir, cwd: root });
 
 /** Runs jobs with at most `limit` at a time: each `ax` start-up costs a core for a second. */
-async function limited<T>(jobs: (() => Promise<T>)[], limit = 3): Promise<T[]> {
-  const out: T[] = new Array(jobs.length);
+async function limited<T extends unknown[]>(jobs: [...{ [K in keyof T]: () => Promise<T[K]> }], limit = 3): Promise<T> {
+  const list = jobs as (() => Promise<unknown>)[];
+  const out: unknown[] = new Array(list.length);
   let next = 0;
   const lane = async () => {
-    for (let i = next++; i < jobs.length; i = next++) out[i] = await (jobs[i] as () => Promise<T>)();
+    for (let i = next++; i < list.length; i = next++) out[i] = await (list[i] as () => Promise<unknown>)();
   };
-  await Promise.all(Array.from({ length: Math.min(limit, jobs.length) }, lane));
-  return out;
+  await Promise.all(Array.from({ length: Math.min(limit, list.length) }, lane));
+  return out as T;
 }
 
 const ETL = `workflow: etl

@@ -180,16 +180,16 @@ export async function startServe(opts: AxOptions, extraArgs: string[] = []): Pro
       const l = readLockFile(opts.dataDir);
       return l && l.pid === proc.pid && l.port ? l : undefined;
     },
-    { timeoutMs: 20_000, intervalMs: 50, message: 'ax serve did not write its port to engine.lock' },
+    { timeoutMs: 30_000, intervalMs: 50, message: 'ax serve did not write its port to engine.lock' },
   ).catch((err: unknown) => {
     throw new Error(`${String(err)}\n--- stdout:\n${proc.stdout}\n--- stderr:\n${proc.stderr}`);
   });
   return Object.assign(proc, { port: lock.port as number });
 }
 
-/** Kills (SIGKILL) every `ax` process started through this module that is still running. */
-export async function killAllAx(): Promise<void> {
-  const left = [...started];
+/** Kills (SIGKILL) every `ax` process started through this module that is still running, except `keep`. */
+export async function killAllAx(keep: (AxProcess | undefined)[] = []): Promise<void> {
+  const left = [...started].filter((p) => !keep.includes(p));
   for (const p of left) p.kill('SIGKILL');
   await Promise.all(left.map((p) => p.exited));
 }

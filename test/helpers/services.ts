@@ -2,6 +2,7 @@
 // key prefix, so files run in parallel. Without a service the tests skip with a reason — except
 // under CI=true, where a missing service is a failure.
 import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
 import mysql from 'mysql2/promise';
 
 export const MYSQL_ADMIN_URL = process.env.AX_TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/test';
@@ -20,6 +21,39 @@ export async function mysqlAvailable(): Promise<boolean> {
   } catch (err) {
     if (process.env.CI === 'true') throw new Error(`CI=true and MariaDB/MySQL is not reachable at ${MYSQL_ADMIN_URL}: ${String(err)}`);
     return false;
+  }
+}
+
+export async function redisAvailable(url = REDIS_URL): Promise<boolean> {
+  // One attempt, no reconnects: this asks "is it there", it does not wait for it.
+  const r = new Redis(url, { lazyConnect: true, connectTimeout: 2_000, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  // ioredis rejects connect() with "Connection is closed"; the 'error' event has the cause.
+  let cause: unknown;
+  r.on('error', (err) => (cause = err));
+  try {
+    await r.connect();
+    await r.ping();
+    return true;
+  } catch (err) {
+    if (process.env.CI === 'true') throw new Error(`CI=true and Redis is not reachable at ${url}: ${String(cause ?? err)}`);
+    return false;
+  } finally {
+    r.disconnect();
+  }
+}
+
+/** Deletes every key under a test's prefix (SCAN + DEL; never FLUSHALL on a shared Redis). */
+export async function deleteRedisPrefix(prefix: string, url = REDIS_URL): Promise<void> {
+  const r = new Redis(url, { maxRetriesPerRequest: 0 });
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await r.scan(cursor, 'MATCH', `${prefix.replace(/[*?[\]\\]/g, '\\$&')}*`, 'COUNT', 500);
+      if (keys.length > 0) await r.unlink(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  } finally {
+    r.disconnect();
   }
 }
 

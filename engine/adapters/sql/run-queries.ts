@@ -120,16 +120,19 @@ export async function instancesInStates(db: Kysely<Database>, states: InstanceSt
   return rows.map(instanceFromRow);
 }
 
-export async function dueWaiting(db: Kysely<Database>, now: number, limit: number): Promise<InstanceRecord[]> {
-  const rows = await db
-    .selectFrom('task_instance')
-    .selectAll()
-    .where('state', '=', 'WAITING')
-    .where('not_before', '<=', now)
-    .orderBy('not_before')
-    .orderBy('id')
-    .limit(limit)
-    .execute();
+export async function dueWaiting(
+  db: Kysely<Database>,
+  now: number,
+  limit: number,
+  after?: { notBefore: number; id: number },
+): Promise<InstanceRecord[]> {
+  let q = db.selectFrom('task_instance').selectAll().where('state', '=', 'WAITING').where('not_before', '<=', now);
+  if (after) {
+    q = q.where((eb) =>
+      eb.or([eb('not_before', '>', after.notBefore), eb.and([eb('not_before', '=', after.notBefore), eb('id', '>', after.id)])]),
+    );
+  }
+  const rows = await q.orderBy('not_before').orderBy('id').limit(limit).execute();
   return rows.map(instanceFromRow);
 }
 

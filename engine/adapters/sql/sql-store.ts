@@ -76,8 +76,8 @@ export class SqlStore implements Store {
   instancesInStates(states: InstanceState[], limit?: number): Promise<InstanceRecord[]> {
     return runs.instancesInStates(this.db, states, limit);
   }
-  dueWaiting(now: number, limit: number): Promise<InstanceRecord[]> {
-    return runs.dueWaiting(this.db, now, limit);
+  dueWaiting(now: number, limit: number, after?: { notBefore: number; id: number }): Promise<InstanceRecord[]> {
+    return runs.dueWaiting(this.db, now, limit, after);
   }
   nextWaitingAt(): Promise<number | undefined> {
     return runs.nextWaitingAt(this.db);

@@ -46,7 +46,8 @@ export function runCommands(program: Command, globals: Globals): void {
         }
       }
       await c.close();
-      const embedded = await embeddedEngine({ ...g, concurrency: opts.concurrency }, `ax run ${target}`);
+      // One-shot: it runs this workflow only; cron fires of the data dir wait for `ax serve`.
+      const embedded = await embeddedEngine({ ...g, concurrency: opts.concurrency, fireSchedules: false }, `ax run ${target}`);
       const onSignal = () => void embedded.release(opts.drainTimeout * 1000).then(() => process.exit(130));
       process.once('SIGINT', onSignal);
       process.once('SIGTERM', onSignal);

@@ -39,13 +39,14 @@ export async function withApi<T>(options: GlobalOptions, fn: (api: EngineApi, re
 
 /** An engine in this process that runs work: it holds the data dir until released. */
 export async function embeddedEngine(
-  options: GlobalOptions & { concurrency?: number },
+  options: GlobalOptions & { concurrency?: number; fireSchedules?: boolean },
   command: string,
 ): Promise<{ engine: Engine; dir: string; release(drainTimeoutMs: number): Promise<void> }> {
   const dir = resolveDataDir(options.dataDir);
   const lock = acquireEngineLock(dir, command);
   try {
     const engine = await openSoloEngine(dir, {
+      config: { fireSchedules: options.fireSchedules ?? true },
       maxConcurrency: options.concurrency,
       onAlert: (message) => process.stderr.write(`ax: ${message}\n`),
     });

@@ -1,0 +1,327 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { Redis, type ChainableCommander } from 'ioredis';
+import { AxError } from '../../api/errors.ts';
+import type { WorkerRecord } from '../../api/types.ts';
+import type { Coordinator, DispatchMessage, EngineEvent, TaskBeat } from '../../ports/coordinator.ts';
+import { connectionOptions, RedisConnection } from './redis-connection.ts';
+import { RedisKeys } from './redis-keys.ts';
+import { ACK, ACQUIRE_LEASE, ENQUEUE, LIST_WORKERS, RELEASE_LEASE, RELEASE_LOCK, TAKE, TASK_BEATS } from './redis-scripts.ts';
+
+/** Makes one connection; called once per role ('commands', 'subscriber'). The coordinator owns and closes it. */
+export type RedisClientFactory = (role: 'commands' | 'subscriber') => Redis;
+
+interface RedisCoordinatorCommon {
+  /** prepended to every key and channel; default 'ax:' */
+  prefix?: string;
+  /** longest a call waits for Redis to answer; default 5000 ms */
+  commandTimeoutMs?: number;
+  /** longest a call waits for a dropped connection to come back, from the drop; default 2000 ms */
+  readyTimeoutMs?: number;
+  /** every connection error (ioredis reconnects after each); default: ignored, calls report them */
+  onConnectionError?: (error: Error) => void;
+  /** told about a subscriber that threw, or an event that was not JSON; default: ignored */
+  onSubscriberError?: (error: unknown, event: EngineEvent | string) => void;
+}
+
+export type RedisCoordinatorOptions = RedisCoordinatorCommon &
+  (
+    | { url: string; createClient?: never }
+    /** for options the URL cannot carry (TLS, Sentinel); bound it as connectionOptions() does */
+    | { createClient: RedisClientFactory; url?: never }
+  );
+
+type Waiter = () => void;
+
+const ttl = (ms: number): number => Math.max(1, Math.ceil(ms));
+
+const parseMessage = (raw: string): DispatchMessage => JSON.parse(raw) as DispatchMessage;
+
+/**
+ * The Coordinator for team mode, keeping MemoryCoordinator's documented semantics on a shared
+ * Redis (key layout in redis-keys.ts). Where Redis differs:
+ *
+ * - TTLs run on Redis's clock, not an injected one.
+ * - publish delivers asynchronously (Redis pub/sub), in order, to subscribers of every
+ *   coordinator on the prefix; a throwing subscriber is isolated as in memory.
+ * - releaseStartLock deletes the lock only when this coordinator took it: a process whose lock
+ *   expired must not free the lock another process has since taken for the same attempt.
+ * - Lease tokens are big numbers (seeded from the server clock, see ACQUIRE_LEASE) so they keep
+ *   growing after Redis loses its keys.
+ * - The worker id "shared" is refused: it would name the shared queue.
+ * - When Redis is down, calls reject with AxError 'unavailable' within readyTimeoutMs (or
+ *   commandTimeoutMs for a Redis that stops answering); ioredis reconnects by itself and calls
+ *   work again once Redis is back. Wake-ups sent while the link was down are lost, so every
+ *   waiter is woken when the subscriber link comes back (callers loop).
+ */
+export class RedisCoordinator implements Coordinator {
+  private readonly keys: RedisKeys;
+  private readonly commands: RedisConnection;
+  private readonly subscriber: RedisConnection;
+  private readonly onSubscriberError: (error: unknown, event: EngineEvent | string) => void;
+  /** value of the start locks this coordinator takes */
+  private readonly owner = `${hostname()}:${process.pid}:${randomBytes(6).toString('hex')}`;
+  private readonly waiters = new Map<string, Set<Waiter>>();
+  /**
+   * Wake channels stay subscribed once used: an engine waits for one or two workers, so this is
+   * small, and a SUBSCRIBE/UNSUBSCRIBE pair per wait would double each idle loop's round trips.
+   */
+  private readonly wakeChannels = new Map<string, Promise<void>>();
+  private readonly handlers = new Set<(event: EngineEvent) => void>();
+  private eventsSubscribed: Promise<void> | null = null;
+  /** settles once ioredis's automatic re-SUBSCRIBE after a reconnect is confirmed */
+  private resubscribed: Promise<void> = Promise.resolve();
+  private closed = false;
+
+  constructor(options: RedisCoordinatorOptions) {
+    this.keys = new RedisKeys(options.prefix ?? 'ax:');
+    this.onSubscriberError = options.onSubscriberError ?? (() => undefined);
+    const commandTimeoutMs = options.commandTimeoutMs ?? 5_000;
+    const connect = options.createClient ?? urlClientFactory(options.url, commandTimeoutMs);
+    const linkOptions = { readyTimeoutMs: options.readyTimeoutMs ?? 2_000, onError: options.onConnectionError ?? (() => undefined) };
+    this.commands = new RedisConnection(connect('commands'), linkOptions);
+    this.subscriber = new RedisConnection(connect('subscriber'), linkOptions);
+    this.subscriber.client.on('message', (channel: string, message: string) => this.onMessage(channel, message));
+    this.subscriber.onReconnect = () => this.afterReconnect();
+  }
+
+  async enqueue(queue: string | null, message: DispatchMessage): Promise<void> {
+    await this.commands.script(ENQUEUE, [this.keys.queue(queue), this.keys.wake(queue)], [JSON.stringify(message)]);
+  }
+
+  async take(workerId: string, max: number): Promise<DispatchMessage[]> {
+    if (max <= 0) return [];
+    const keys = [this.keys.queue(workerId), this.keys.queue(null), this.keys.inFlight(workerId)];
+    const taken = (await this.commands.script(TAKE, keys, [Math.floor(max)])) as string[];
+    return taken.map(parseMessage);
+  }
+
+  async ack(workerId: string, message: DispatchMessage): Promise<void> {
+    await this.commands.script(ACK, [this.keys.inFlight(workerId)], [message.instanceId, message.attempt]);
+  }
+
+  async inFlight(workerId: string): Promise<DispatchMessage[]> {
+    const key = this.keys.inFlight(workerId);
+    return (await this.commands.call('inFlight', (r) => r.lrange(key, 0, -1))).map(parseMessage);
+  }
+
+  async queueLength(queue: string | null): Promise<number> {
+    const key = this.keys.queue(queue);
+    return this.commands.call('queueLength', (r) => r.llen(key));
+  }
+
+  async waitForWork(workerId: string, timeoutMs: number): Promise<void> {
+    if (this.closed) return;
+    const queues = [this.keys.queue(workerId), this.keys.queue(null)];
+    await new Promise<void>((resolve, reject) => {
+      let settled = false;
+      const finish = (error?: unknown): void => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        const set = this.waiters.get(workerId);
+        set?.delete(finish);
+        if (set?.size === 0) this.waiters.delete(workerId);
+        if (error === undefined) resolve();
+        else reject(error);
+      };
+      // Counted from the call, so a slow subscribe cannot stretch the wait. unref: an idle worker
+      // loop must not keep the process alive on its own.
+      const timer = setTimeout(finish, Math.max(0, timeoutMs));
+      timer.unref();
+      void (async () => {
+        // Subscribed before looking at the queues, and registered before the look: an enqueue
+        // after the look publishes a wake this waiter is sure to hear. No lost wake-up.
+        await Promise.all([this.wakeChannel(workerId), this.wakeChannel(null), this.resubscribed]);
+        if (settled) return;
+        if (this.closed) return finish();
+        let set = this.waiters.get(workerId);
+        if (!set) this.waiters.set(workerId, (set = new Set()));
+        set.add(finish);
+        const [own, shared] = await this.commands.call('waitForWork', (r) => Promise.all(queues.map((q) => r.llen(q))));
+        if ((own ?? 0) + (shared ?? 0) > 0) finish();
+      })().catch(finish);
+    });
+  }
+
+  async heartbeatWorker(worker: WorkerRecord, ttlMs: number): Promise<void> {
+    await this.commands.call('heartbeatWorker', (r) =>
+      exec(r.multi().set(this.keys.worker(worker.id), JSON.stringify(worker), 'PX', ttl(ttlMs)).sadd(this.keys.workers, worker.id)),
+    );
+  }
+
+  async removeWorker(workerId: string): Promise<void> {
+    await this.commands.call('removeWorker', (r) => exec(r.multi().del(this.keys.worker(workerId)).srem(this.keys.workers, workerId)));
+  }
+
+  async listWorkers(): Promise<WorkerRecord[]> {
+    const records = (await this.commands.script(LIST_WORKERS, [this.keys.workers], [this.keys.workerKeyPrefix])) as string[];
+    return records.map((raw) => JSON.parse(raw) as WorkerRecord);
+  }
+
+  async heartbeatTasks(beats: TaskBeat[]): Promise<void> {
+    if (beats.length === 0) return;
+    const args = beats.flatMap((b) => [b.instanceId, b.attempt, JSON.stringify(b)]);
+    await this.commands.script(TASK_BEATS, [this.keys.taskBeats], args);
+  }
+
+  async taskHeartbeats(instanceIds: number[]): Promise<Map<number, TaskBeat>> {
+    const found = new Map<number, TaskBeat>();
+    if (instanceIds.length === 0) return found;
+    const raw = await this.commands.call('taskHeartbeats', (r) => r.hmget(this.keys.taskBeats, ...instanceIds.map(String)));
+    raw.forEach((value, i) => {
+      if (value !== null) found.set(instanceIds[i]!, JSON.parse(value) as TaskBeat);
+    });
+    return found;
+  }
+
+  async clearTaskHeartbeat(instanceId: number): Promise<void> {
+    await this.commands.call('clearTaskHeartbeat', (r) => r.hdel(this.keys.taskBeats, String(instanceId)));
+  }
+
+  async acquireStartLock(instanceId: number, attempt: number, ttlMs: number): Promise<boolean> {
+    const key = this.keys.startLock(instanceId, attempt);
+    const reply = await this.commands.call('acquireStartLock', (r) => r.set(key, this.owner, 'PX', ttl(ttlMs), 'NX'));
+    return reply === 'OK';
+  }
+
+  async releaseStartLock(instanceId: number, attempt: number): Promise<void> {
+    await this.commands.script(RELEASE_LOCK, [this.keys.startLock(instanceId, attempt)], [this.owner]);
+  }
+
+  async acquireLease(name: string, holder: string, ttlMs: number): Promise<number | null> {
+    const token = await this.commands.script(ACQUIRE_LEASE, [this.keys.lease(name), this.keys.leaseToken(name)], [holder, ttl(ttlMs)]);
+    return token === null ? null : Number(token);
+  }
+
+  async releaseLease(name: string, holder: string): Promise<void> {
+    await this.commands.script(RELEASE_LEASE, [this.keys.lease(name)], [holder]);
+  }
+
+  async publish(event: EngineEvent): Promise<void> {
+    const payload = JSON.stringify(event);
+    await this.commands.call('publish', (r) => r.publish(this.keys.events, payload));
+  }
+
+  async subscribe(handler: (event: EngineEvent) => void): Promise<() => void> {
+    if (this.closed) throw new AxError('unavailable', 'coordinator is closed: subscribe before close(), or open a new one');
+    // Wrapped so subscribing the same function twice yields two independent subscriptions.
+    const entry = (event: EngineEvent): void => handler(event);
+    this.eventsSubscribed ??= this.subscriber.call('subscribe', async (r) => {
+      await r.subscribe(this.keys.events);
+    });
+    const subscribed = this.eventsSubscribed;
+    try {
+      // Resolves once Redis confirmed the SUBSCRIBE: every event published after this is seen.
+      await subscribed;
+    } catch (error) {
+      if (this.eventsSubscribed === subscribed) this.eventsSubscribed = null;
+      throw error;
+    }
+    if (this.closed) throw new AxError('unavailable', 'coordinator was closed while subscribing: open a new one');
+    this.handlers.add(entry);
+    return () => {
+      if (!this.handlers.delete(entry) || this.handlers.size > 0 || this.closed) return;
+      // The last follower left: stop receiving every log line of the team. A later subscribe
+      // sends its SUBSCRIBE after this UNSUBSCRIBE on the same connection, so order holds.
+      this.eventsSubscribed = null;
+      this.subscriber.call('unsubscribe', (r) => r.unsubscribe(this.keys.events)).catch(() => undefined);
+    };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.handlers.clear();
+    this.wakeAll();
+    await Promise.all([this.commands.close(), this.subscriber.close()]);
+  }
+
+  private wakeChannel(workerId: string | null): Promise<void> {
+    const channel = this.keys.wake(workerId);
+    let subscribed = this.wakeChannels.get(channel);
+    if (!subscribed) {
+      subscribed = this.subscriber.call('waitForWork', async (r) => {
+        await r.subscribe(channel);
+      });
+      this.wakeChannels.set(channel, subscribed);
+      // A failed SUBSCRIBE (Redis down) is retried by the next wait.
+      subscribed.catch(() => {
+        if (this.wakeChannels.get(channel) === subscribed) this.wakeChannels.delete(channel);
+      });
+    }
+    return subscribed;
+  }
+
+  /**
+   * Wakes sent while the subscriber link was down are lost, so every waiter is woken (callers
+   * loop and look). Not at once: ioredis re-SUBSCRIBEs after 'ready', and a PING answered after
+   * it proves the channels are back, so a waiter woken now cannot miss the next wake either.
+   */
+  private afterReconnect(): void {
+    this.resubscribed = this.subscriber.call('resubscribe', (r) => r.ping()).then(
+      () => undefined,
+      () => undefined,
+    );
+    void this.resubscribed.then(() => this.wakeAll());
+  }
+
+  private onMessage(channel: string, message: string): void {
+    if (channel === this.keys.events) {
+      let event: EngineEvent;
+      try {
+        event = JSON.parse(message) as EngineEvent;
+      } catch (error) {
+        this.onSubscriberError(error, message);
+        return;
+      }
+      // Followers (UI, CLI --follow): one failing must not starve the others.
+      for (const handler of [...this.handlers]) {
+        try {
+          handler(event);
+        } catch (error) {
+          this.onSubscriberError(error, event);
+        }
+      }
+    } else if (channel === this.keys.wake(null)) {
+      this.wakeAll();
+    } else if (channel.startsWith(this.keys.wakePrefix)) {
+      this.wake(channel.slice(this.keys.wakePrefix.length));
+    }
+  }
+
+  private wake(workerId: string): void {
+    const set = this.waiters.get(workerId);
+    if (set) for (const waiter of [...set]) waiter();
+  }
+
+  private wakeAll(): void {
+    for (const workerId of [...this.waiters.keys()]) this.wake(workerId);
+  }
+}
+
+function urlClientFactory(url: string, commandTimeoutMs: number): RedisClientFactory {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new AxError('validation', `bad Redis URL "${redactRedisUrl(url)}": write redis://[:PASSWORD@]HOST:PORT[/DB]`);
+  }
+  if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') {
+    throw new AxError('validation', `bad Redis URL "${redactRedisUrl(url)}": it must start with redis:// (or rediss:// for TLS)`);
+  }
+  return (role) => new Redis(url, connectionOptions(role, commandTimeoutMs));
+}
+
+/** The URL without its password, for messages. */
+export function redactRedisUrl(url: string): string {
+  return url.replace(/(\/\/[^:/@]*:)[^@]*@/, '$1***@');
+}
+
+/** MULTI/EXEC that fails when any command in it failed (ioredis reports those per command). */
+async function exec(multi: ChainableCommander): Promise<unknown[]> {
+  const replies = await multi.exec();
+  if (!replies) throw new Error('transaction aborted');
+  for (const [error] of replies) if (error) throw error;
+  return replies.map(([, value]) => value);
+}

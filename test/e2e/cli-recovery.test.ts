@@ -1,0 +1,157 @@
+// Crash recovery with real processes: `ax serve` is killed with SIGKILL mid-run; its tasks (each
+// in its own process group) live on as orphans; the next `ax serve` kills those groups, fails the
+// instances with "engine restarted", retries what has retries left, and finishes the run with
+// no task succeeding twice and no run left RUNNING.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { SqlStore } from '../../engine/adapters/sql/sql-store.ts';
+import type { InstanceRecord } from '../../engine/api/types.ts';
+import {
+  ax,
+  groupMembers,
+  killAllAx,
+  killGroup,
+  openDataDirStore,
+  processAlive,
+  readLockFile,
+  readPidFile,
+  startServe,
+  writeFile,
+} from '../helpers/cli.ts';
+import { tempDir } from '../helpers/solo-engine.ts';
+import { waitFor } from '../helpers/wait-for.ts';
+
+let root: string;
+let dataDir: string;
+let db: SqlStore | undefined;
+const taskGroups: number[] = [];
+
+beforeAll(() => {
+  root = tempDir('ax-cli-recovery-');
+  dataDir = path.join(root, 'data');
+});
+
+afterEach(async () => {
+  await killAllAx();
+  for (const pid of taskGroups) killGroup(pid);
+});
+
+afterAll(async () => {
+  await db?.close();
+  fs.rmSync(root, { recursive: true, force: true });
+});
+
+describe('ax serve killed with SIGKILL mid-run, then started again', () => {
+  it('kills the leftover process groups, fails and retries the lost attempts, and finishes the run', async () => {
+    const opts = { dataDir, cwd: root };
+    const sleeperPid = path.join(root, 'sleeper.pid');
+    const siblingPid = path.join(root, 'sibling.pid');
+    writeFile(
+      root,
+      'crash.yaml',
+      `workflow: crash
+tasks:
+  quick:
+    command: echo quick done
+  sleeper:
+    command: 'echo $$ > "${sleeperPid}"; sleep 300'
+  sibling:
+    command: 'if [ "$AX_ATTEMPT" = 1 ]; then echo $$ > "${siblingPid}"; sleep 300; fi; echo "attempt $AX_ATTEMPT done"'
+    retries: 1
+    retry_backoff: 200ms
+  after:
+    command: echo after sibling
+    upstream: [sibling]
+`,
+    );
+
+    const first = await startServe(opts);
+    const started = await ax(['run', './crash.yaml'], opts);
+    expect(started.code).toBe(0);
+    expect(started.stdout).toMatch(/^started run #1 of crash/);
+    const pids = { sleeper: await readPidFile(sleeperPid), sibling: await readPidFile(siblingPid) };
+    taskGroups.push(pids.sleeper, pids.sibling);
+    db = await openDataDirStore(dataDir);
+    const store = db;
+    // Crash only once the engine has recorded both pids (recovery finds leftovers by them) and
+    // "quick" is done (it must not run again).
+    const byTask = async () => new Map((await store.listInstances(1)).map((i) => [`${i.taskName}#${i.attempt}`, i]));
+    await waitFor(
+      async () => {
+        const m = await byTask();
+        return m.get('sleeper#1')?.pid === pids.sleeper && m.get('sibling#1')?.pid === pids.sibling && m.get('quick#1')?.state === 'SUCCESS';
+      },
+      { timeoutMs: 20_000, message: 'the tasks did not all start' },
+    );
+    // each task leads its own process group; serve is not in it
+    for (const pid of Object.values(pids)) {
+      expect(groupMembers(pid)).toContain(pid);
+      expect(groupMembers(pid)).not.toContain(first.pid);
+    }
+
+    first.kill('SIGKILL');
+    expect(await first.exited).toEqual({ code: null, signal: 'SIGKILL' });
+    // The tasks outlive their engine; the database still says RUNNING; the lock names a dead pid.
+    expect(processAlive(pids.sleeper)).toBe(true);
+    expect(processAlive(pids.sibling)).toBe(true);
+    const orphaned = await byTask();
+    expect([orphaned.get('sleeper#1')?.state, orphaned.get('sibling#1')?.state]).toEqual(['RUNNING', 'RUNNING']);
+    expect(readLockFile(dataDir)?.pid).toBe(first.pid);
+
+    const second = await startServe(opts);
+    // Recovery runs before the API opens: by now the leftover groups are gone.
+    expect(groupMembers(pids.sleeper)).toEqual([]);
+    expect(groupMembers(pids.sibling)).toEqual([]);
+    expect(processAlive(pids.sleeper)).toBe(false);
+
+    const run = await waitFor(
+      async () => {
+        const r = await store.getRun(1);
+        return r && r.state !== 'RUNNING' ? r : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 50, message: 'run #1 did not end after the restart' },
+    );
+    expect(run.state).toBe('FAILED'); // "sleeper" had no retries left
+
+    const instances = await store.listInstances(1);
+    const summary = instances.map((i: InstanceRecord) => [i.taskName, i.attempt, i.state]);
+    expect(summary).toEqual(
+      expect.arrayContaining([
+        ['quick', 1, 'SUCCESS'],
+        ['sleeper', 1, 'FAILED'],
+        ['sibling', 1, 'FAILED'],
+        ['sibling', 2, 'SUCCESS'],
+        ['after', 1, 'SUCCESS'],
+      ]),
+    );
+    expect(instances).toHaveLength(5);
+    const get = (task: string, attempt: number) => instances.find((i) => i.taskName === task && i.attempt === attempt) as InstanceRecord;
+    expect(get('sleeper', 1).reason).toBe('engine restarted; its leftover process group was killed');
+    expect(get('sibling', 1).reason).toBe('engine restarted; its leftover process group was killed');
+    // attempt 2 ran in the new engine, quickly
+    expect(get('sibling', 2).pid).not.toBe(pids.sibling);
+    expect((await store.readLogs(get('sibling', 2).id, 0, 100)).map((l) => l.line)).toContain('attempt 2 done');
+    // no task succeeded twice; nothing is left RUNNING
+    const successes = instances.filter((i) => i.state === 'SUCCESS').map((i) => i.taskName);
+    expect(new Set(successes).size).toBe(successes.length);
+    expect(await store.listRuns({ states: ['RUNNING'], limit: 10 })).toEqual([]);
+    expect(await store.instancesInStates(['WAITING', 'DISPATCHED', 'RUNNING'])).toEqual([]);
+
+    // what a user sees
+    const shown = await ax(['runs', '1'], opts);
+    expect(shown.code).toBe(0);
+    const lines = shown.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^run #1 of crash: FAILED \(manual by /);
+    const row = (task: string, attempt: number) => lines.find((l) => new RegExp(`^\\d+ +${task} +${attempt} `).test(l));
+    expect(row('quick', 1)).toMatch(/✓ SUCCESS/);
+    expect(row('sleeper', 1)).toMatch(/✗ FAILED .*engine restarted; its leftover process group was killed$/);
+    expect(row('sibling', 1)).toMatch(/✗ FAILED .*engine restarted/);
+    expect(row('sibling', 2)).toMatch(/✓ SUCCESS/);
+    expect(row('after', 1)).toMatch(/✓ SUCCESS/);
+
+    second.kill('SIGTERM');
+    expect((await second.result(30_000)).code).toBe(0);
+    expect(readLockFile(dataDir)).toBeUndefined();
+  });
+});
