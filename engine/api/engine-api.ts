@@ -34,6 +34,8 @@ export interface EngineApi {
   getInstance(instanceId: number): Promise<InstanceRecord>;
   readLogs(instanceId: number, afterSeq: number, limit: number): Promise<LogLine[]>;
   listWorkers(): Promise<WorkerRecord[]>;
+  /** ask a worker to take nothing new, finish what runs and deregister */
+  drainWorker(workerId: string, actor: string): Promise<void>;
   listAudit(limit: number): Promise<AuditEntry[]>;
 }
 
@@ -51,6 +53,7 @@ export const API_METHODS = [
   'getInstance',
   'readLogs',
   'listWorkers',
+  'drainWorker',
   'listAudit',
 ] as const satisfies readonly (keyof EngineApi)[];
 

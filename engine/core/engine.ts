@@ -30,7 +30,16 @@ export interface EngineDeps {
   worker?: Omit<WorkerOptions, 'workerHeartbeatMs' | 'taskHeartbeatMs' | 'killGraceMs' | 'maxLineBytes' | 'maxConcurrency'> & { maxConcurrency?: number };
   /** identity of this engine for the leader lease */
   nodeId: string;
+  /** run the scheduler (cron, dispatch, backstops); false for worker-only and client nodes */
+  runScheduler?: boolean;
+  /**
+   * What start-up recovery may claim: `all` in solo mode (this engine holds the data dir, so
+   * every active instance is an orphan); `own` in team mode (only what this worker id left).
+   */
+  recovery?: 'all' | 'own';
   onAlert?: (message: string) => void;
+  /** `ax drain` reached this node's worker */
+  onDrainRequested?: () => void;
 }
 
 export class Engine implements EngineApi {
@@ -86,6 +95,7 @@ export class Engine implements EngineApi {
           taskHeartbeatMs: c.taskHeartbeatMs,
           killGraceMs: c.killGraceMs,
           maxLineBytes: c.maxLineBytes,
+          onDrainRequested: deps.onDrainRequested,
         },
         (inst) => void this.scheduler.onFinished(inst).catch((err: unknown) => this.alert(String(err))),
         alert,
@@ -100,9 +110,13 @@ export class Engine implements EngineApi {
 
   /** Recovers what a dead engine left, then starts the worker and the scheduler. */
   async start(): Promise<RecoveryReport> {
-    const report = await recoverOrphans(this.store, this.deps.runner, this.runs, this.clock, this.config.killGraceMs);
+    const scope = this.deps.recovery ?? 'all';
+    const report =
+      scope === 'all' || this.worker
+        ? await recoverOrphans(this.store, this.deps.runner, this.runs, this.clock, this.config.killGraceMs, scope === 'own' ? this.worker?.id : undefined)
+        : { failed: 0, requeued: 0, killed: 0 };
     await this.worker?.start();
-    await this.scheduler.start();
+    if (this.deps.runScheduler !== false) await this.scheduler.start();
     this.started = true;
     return report;
   }
@@ -115,6 +129,12 @@ export class Engine implements EngineApi {
       await this.logs.flush();
       this.started = false;
     }
+  }
+
+  /** Closes the store and the coordinator (after stop()). */
+  async dispose(): Promise<void> {
+    await this.store.close();
+    await this.coordinator.close();
   }
 
   subscribe(handler: (event: EngineEvent) => void): Promise<() => void> {
@@ -233,6 +253,15 @@ export class Engine implements EngineApi {
       if (l) return l;
       return { ...w, status: w.status === 'offline' ? 'offline' : now - w.lastHeartbeat > workerLostAfterMs(this.config) ? 'lost' : w.status };
     });
+  }
+
+  async drainWorker(workerId: string, actor: string): Promise<void> {
+    const live = await this.coordinator.listWorkers();
+    if (!live.some((w) => w.id === workerId)) {
+      throw new AxError('not_found', `no live worker "${workerId}": live workers are ${live.map((w) => w.id).join(', ') || 'none'}`);
+    }
+    await this.coordinator.requestDrain(workerId);
+    await this.audit(actor, 'worker.drain', `worker:${workerId}`);
   }
 
   listAudit(limit: number): Promise<AuditEntry[]> {

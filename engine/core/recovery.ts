@@ -19,10 +19,13 @@ export async function recoverOrphans(
   runs: RunManager,
   clock: Clock,
   killGraceMs: number,
+  /** team mode: only the instances this worker id left; solo: undefined (all of them) */
+  workerId?: string,
 ): Promise<RecoveryReport> {
   const report: RecoveryReport = { failed: 0, requeued: 0, killed: 0 };
   for (const inst of await store.instancesInStates(['DISPATCHED', 'RUNNING'])) {
-    const guard = { from: [inst.state], attempt: inst.attempt };
+    if (workerId !== undefined && inst.workerId !== workerId) continue;
+    const guard = { from: [inst.state], attempt: inst.attempt, workerId: inst.workerId };
     if (inst.state === 'DISPATCHED') {
       if (await store.transitionInstance(inst.id, guard, 'WAITING', { reason: 'engine restarted before the task started' })) report.requeued++;
       continue;
@@ -34,6 +37,8 @@ export async function recoverOrphans(
     }
     if (await store.transitionInstance(inst.id, guard, 'FAILED', { reason, finishedAt: clock.now() })) report.failed++;
   }
+  // Runs are the scheduler's: in team mode its own recovery and backstops settle them.
+  if (workerId !== undefined) return report;
   for (const run of await store.listRuns({ states: ['RUNNING'], limit: 10_000 })) {
     const instances = await store.listInstances(run.id);
     if (instances.length === 0) await runs.resumeRun(run);

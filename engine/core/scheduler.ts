@@ -115,6 +115,11 @@ export class Scheduler {
   private async fire(s: ScheduleRecord, fireTime: number): Promise<void> {
     this.fireTimers.delete(`${s.id}:${fireTime}:${s.cron}:${s.timezone}`);
     if (this.stopped || this.leaseToken === null) return;
+    // A timer set before the workflow was disabled or its schedule changed lives until the next
+    // scan; it must not start a run meanwhile.
+    const current = (await this.workflows.get(s.workflowId))?.graph;
+    const plan = current?.schedule;
+    if (!current?.enabled || plan?.id !== s.id || plan.cron !== s.cron || plan.timezone !== s.timezone) return;
     await this.runs.startRun({
       workflowId: s.workflowId,
       trigger: 'cron',
@@ -178,6 +183,16 @@ export class Scheduler {
         this.alert(`instance ${inst.id} (${inst.taskName}): ${verdict.reason}`);
         await this.onFinished({ ...inst, state: verdict.state, reason: verdict.reason, finishedAt: now });
       }
+    }
+    await this.settleStuckRuns();
+  }
+
+  /** A run with nothing pending that is still RUNNING (an engine died between writes) is settled. */
+  private async settleStuckRuns(): Promise<void> {
+    for (const run of await this.store.listRuns({ states: ['RUNNING'], limit: 1_000 })) {
+      if ((await this.store.pendingInstanceCount(run.id)) > 0) continue;
+      if ((await this.store.listInstances(run.id)).length === 0) await this.runs.resumeRun(run);
+      else await this.runs.settle(run);
     }
   }
 

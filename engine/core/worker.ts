@@ -27,6 +27,10 @@ export interface WorkerOptions {
   maxLineBytes: number;
   /** the environment every task starts from (the engine's own, usually) */
   baseEnv: Record<string, string>;
+  /** `ax drain` asked this worker to drain; the host decides how (usually: drain, then exit) */
+  onDrainRequested?: () => void;
+  /** shown by `ax workers` */
+  role?: string;
 }
 
 interface Running {
@@ -41,6 +45,7 @@ interface Running {
 export class Worker {
   private readonly running = new Map<number, Running>();
   private stopping = false;
+  private drainNoticed = false;
   private loop: Promise<void> | undefined;
   private readonly startedAt: number;
   private readonly timers: (() => void)[] = [];
@@ -103,6 +108,7 @@ export class Worker {
       startedAt: this.startedAt,
       lastHeartbeat: this.clock.now(),
       status: this.stopping ? 'draining' : 'online',
+      role: o.role,
       acceptUnlabelled: o.acceptUnlabelled,
       acceptWorkflows: o.acceptWorkflows,
     };
@@ -112,6 +118,11 @@ export class Worker {
     const rec = this.record();
     await this.coordinator.heartbeatWorker(rec, 3 * this.options.workerHeartbeatMs);
     await this.store.upsertWorker(rec);
+    if (!this.stopping && !this.drainNoticed && (await this.coordinator.drainRequested(this.id))) {
+      this.drainNoticed = true;
+      this.alert(`worker ${this.id}: drain requested: taking nothing new, finishing ${this.running.size} running task(s)`);
+      this.options.onDrainRequested?.();
+    }
   }
 
   /** Task heartbeats: every running instance each interval, one round trip; fenced-off ones are killed. */

@@ -44,6 +44,9 @@ export interface Coordinator {
   /** Worker registration key with a TTL (ax_worker_<id>), renewed by every heartbeat. */
   heartbeatWorker(worker: WorkerRecord, ttlMs: number): Promise<void>;
   removeWorker(workerId: string): Promise<void>;
+  /** `ax drain WORKER`: ask a worker (in any process) to take nothing new, finish, deregister. */
+  requestDrain(workerId: string): Promise<void>;
+  drainRequested(workerId: string): Promise<boolean>;
   listWorkers(): Promise<WorkerRecord[]>;
 
   /** All of a worker's running instances in one round trip. */

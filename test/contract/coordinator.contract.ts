@@ -202,6 +202,17 @@ export function coordinatorContract(name: string, setup: () => Promise<Coordinat
         expect(await ids()).toEqual(['w2']);
       });
 
+      it('carries a drain request to the named worker only, until it deregisters', async () => {
+        await c.heartbeatWorker(worker('w1'), LONG_TTL);
+        await c.heartbeatWorker(worker('w2'), LONG_TTL);
+        expect(await c.drainRequested('w1')).toBe(false);
+        await c.requestDrain('w1');
+        expect(await c.drainRequested('w1')).toBe(true);
+        expect(await c.drainRequested('w2')).toBe(false);
+        await c.removeWorker('w1');
+        expect(await c.drainRequested('w1')).toBe(false);
+      });
+
       it('drops a worker whose heartbeat expired, and keeps one that renewed', async () => {
         await c.heartbeatWorker(worker('w1'), shortTtl);
         await c.heartbeatWorker(worker('w2'), shortTtl);

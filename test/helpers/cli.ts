@@ -266,3 +266,15 @@ export function writeFile(dir: string, name: string, text: string): string {
 export async function openDataDirStore(dataDir: string): Promise<SqlStore> {
   return openSqliteStore(dbFile(dataDir));
 }
+
+/** Runs jobs with at most `limit` at a time: each `ax` start-up keeps a core busy for a second. */
+export async function limited<T extends unknown[]>(jobs: [...{ [K in keyof T]: () => Promise<T[K]> }], limit = 3): Promise<T> {
+  const list = jobs as (() => Promise<unknown>)[];
+  const out: unknown[] = new Array(list.length);
+  let next = 0;
+  const lane = async () => {
+    for (let i = next++; i < list.length; i = next++) out[i] = await (list[i] as () => Promise<unknown>)();
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, list.length) }, lane));
+  return out as T;
+}

@@ -1,5 +1,6 @@
 // Volume through the real engine: 1,000 independent tasks under a concurrency limit of 8, each
-// run exactly once; and a 50-task chain that runs strictly in order.
+// run exactly once; a 50-task chain that runs strictly in order; and dispatch that is not
+// blocked by a crowd of instances nobody can take.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { InstanceRecord } from '../../engine/api/types.ts';
 import type { RunDetail } from '../../engine/api/engine-api.ts';
@@ -84,5 +85,22 @@ describe.skipIf(process.platform === 'win32')('engine: scale', () => {
     // instance ids follow the chain: each was created by its upstream's success
     expect(instances.map((i) => i.taskName)).toEqual(Array.from({ length }, (_, i) => name(i)));
     expect(await t.logText((byName.get(name(length - 1)) as InstanceRecord).id)).toEqual([String(length - 1)]);
+  });
+
+  // Last in the file: it leaves 600 instances waiting for good.
+  it('does not let a page of instances no worker can take hide the ones behind it', async () => {
+    // More unplaceable instances (labelled for a worker that is not there) than one dispatch page.
+    const stuck = 600;
+    const tasks = Array.from({ length: stuck }, (_, i) => `  ${name(i)}:\n    command: "true"\n    labels: [gpu]\n`).join('');
+    await t.apply(`workflow: needs-gpu\ntasks:\n${tasks}`);
+    await t.apply('workflow: plain\ntasks:\n  hello:\n    command: echo hello\n');
+    const blocked = await t.engine.runWorkflow('needs-gpu', { actor: 'test' });
+    const { run, instances } = await runAndWait('plain', 20_000);
+    expect(run.state).toBe('SUCCESS');
+    expect(await t.logText(instances[0]!.id)).toEqual(['hello']);
+    const waiting = (await t.engine.getRun(blocked.id)).instances;
+    expect(waiting).toHaveLength(stuck);
+    expect(waiting.every((i) => i.state === 'WAITING')).toBe(true);
+    expect(waiting[0]?.reason).toContain('labels [gpu]');
   });
 });

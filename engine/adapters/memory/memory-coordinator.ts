@@ -71,6 +71,7 @@ export class MemoryCoordinator implements Coordinator {
   private readonly leases = new Map<string, Lease>();
   private readonly leaseTokens = new Map<string, number>();
   private readonly subscribers = new Set<(event: EngineEvent) => void>();
+  private readonly drains = new Set<string>();
   private closed = false;
 
   constructor(options: MemoryCoordinatorOptions = {}) {
@@ -145,6 +146,15 @@ export class MemoryCoordinator implements Coordinator {
 
   async removeWorker(workerId: string): Promise<void> {
     this.workers.delete(workerId);
+    this.drains.delete(workerId);
+  }
+
+  async requestDrain(workerId: string): Promise<void> {
+    this.drains.add(workerId);
+  }
+
+  async drainRequested(workerId: string): Promise<boolean> {
+    return this.drains.has(workerId);
   }
 
   async listWorkers(): Promise<WorkerRecord[]> {

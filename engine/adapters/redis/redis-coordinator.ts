@@ -151,7 +151,18 @@ export class RedisCoordinator implements Coordinator {
   }
 
   async removeWorker(workerId: string): Promise<void> {
-    await this.commands.call('removeWorker', (r) => exec(r.multi().del(this.keys.worker(workerId)).srem(this.keys.workers, workerId)));
+    await this.commands.call('removeWorker', (r) =>
+      exec(r.multi().del(this.keys.worker(workerId)).del(this.keys.drain(workerId)).srem(this.keys.workers, workerId)),
+    );
+  }
+
+  async requestDrain(workerId: string): Promise<void> {
+    // A day is plenty for a worker to notice; the key must not outlive a forgotten request forever.
+    await this.commands.call('requestDrain', (r) => r.set(this.keys.drain(workerId), '1', 'PX', 86_400_000));
+  }
+
+  async drainRequested(workerId: string): Promise<boolean> {
+    return (await this.commands.call('drainRequested', (r) => r.exists(this.keys.drain(workerId)))) === 1;
   }
 
   async listWorkers(): Promise<WorkerRecord[]> {

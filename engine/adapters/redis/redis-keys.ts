@@ -20,6 +20,7 @@ const SHARED = 'shared';
  *   <p>lease:<name>             string  "<token>|<holder>", PX = lease TTL
  *   <p>lease:<name>:token       string  highest fencing token issued for the lease
  *   <p>events                   channel EngineEvent JSON
+ *   <p>drain:<worker>           string  set by `ax drain`; the worker drains when it sees it
  */
 export class RedisKeys {
   constructor(readonly prefix: string) {}
@@ -47,6 +48,10 @@ export class RedisKeys {
 
   worker(workerId: string): string {
     return `${this.workerKeyPrefix}${workerId}`;
+  }
+
+  drain(workerId: string): string {
+    return `${this.prefix}drain:${checkWorkerId(workerId)}`;
   }
 
   get workers(): string {

@@ -95,8 +95,8 @@ export function runCommands(program: Command, globals: Globals): void {
           console.log(`run #${r.id} of ${r.workflowName}: ${r.state} (${r.trigger} by ${r.triggeredBy}, logical time ${time(r.logicalTime)})${r.reason ? ` — ${r.reason}` : ''}`);
           console.log(
             table(
-              ['INSTANCE', 'TASK', 'ATTEMPT', 'STATE', 'STARTED', 'TOOK', 'EXIT', 'REASON'],
-              detail.instances.map((i) => [i.id, i.taskName, i.attempt, `${mark(i.state)} ${i.state}`, time(i.startedAt), elapsed(i.startedAt, i.finishedAt), i.exitCode, i.reason]),
+              ['INSTANCE', 'TASK', 'ATTEMPT', 'STATE', 'WORKER', 'STARTED', 'TOOK', 'EXIT', 'REASON'],
+              detail.instances.map((i) => [i.id, i.taskName, i.attempt, `${mark(i.state)} ${i.state}`, i.workerId, time(i.startedAt), elapsed(i.startedAt, i.finishedAt), i.exitCode, i.reason]),
             ),
           );
           return;
@@ -168,8 +168,8 @@ export function runCommands(program: Command, globals: Globals): void {
       const now = Date.now();
       console.log(
         table(
-          ['ID', 'HOST', 'STATUS', 'RUNNING', 'HEARTBEAT', 'LABELS', 'VERSION'],
-          workers.map((w) => [w.id, w.host, w.status, `${w.running}/${w.maxConcurrency}`, `${Math.round((now - w.lastHeartbeat) / 1000)}s ago`, w.labels.join(',') || '-', w.version]),
+          ['ID', 'HOST', 'ROLE', 'STATUS', 'RUNNING', 'HEARTBEAT', 'LABELS', 'VERSION'],
+          workers.map((w) => [w.id, w.host, w.role, w.status, `${w.running}/${w.maxConcurrency}`, `${Math.round((now - w.lastHeartbeat) / 1000)}s ago`, w.labels.join(',') || '-', w.version]),
         ),
       );
     });

@@ -6,18 +6,36 @@ import type { EngineApi } from '../../api/engine-api.ts';
 import { AxError } from '../../api/errors.ts';
 import type { Engine } from '../../core/engine.ts';
 import { connectApi } from '../../server/ws-client.ts';
-import { acquireEngineLock, apiToken, readEngineLock, resolveDataDir } from '../node/data-dir.ts';
+import { acquireEngineLock, apiToken, type EngineLock, readEngineLock, resolveDataDir } from '../node/data-dir.ts';
 import { openSoloEngine } from '../node/solo.ts';
+import { openTeamEngine, teamConnection } from '../node/team.ts';
 
 export interface GlobalOptions {
   dataDir?: string;
+  /** solo (default) or team; env AX_MODE */
+  mode?: string;
+  mysql?: string;
+  redis?: string;
+  redisPrefix?: string;
+}
+
+export function modeOf(options: GlobalOptions): 'solo' | 'team' {
+  const mode = options.mode ?? process.env.AX_MODE ?? 'solo';
+  if (mode !== 'solo' && mode !== 'team') throw new AxError('validation', `unknown mode "${mode}": use solo or team`);
+  return mode;
 }
 
 export const actor = (): string => `${os.userInfo().username}@${os.hostname()}`;
 
+/** remote: the work runs elsewhere (a running `ax serve`, or the team's workers). */
 export type Connection = { api: EngineApi; remote: boolean; close(): Promise<void> };
 
 export async function connect(options: GlobalOptions): Promise<Connection> {
+  if (modeOf(options) === 'team') {
+    // Straight to the team's MySQL and Redis, as a client: the team's schedulers and workers run the work.
+    const engine = await openTeamEngine({ ...teamConnection(options), role: 'client' });
+    return { api: engine, remote: true, close: () => engine.dispose() };
+  }
   const dir = resolveDataDir(options.dataDir);
   const holder = readEngineLock(dir);
   if (holder?.port) {
@@ -25,7 +43,7 @@ export async function connect(options: GlobalOptions): Promise<Connection> {
     return { api, remote: true, close: async () => api.close() };
   }
   const engine = await openSoloEngine(dir);
-  return { api: engine, remote: false, close: () => engine.store.close() };
+  return { api: engine, remote: false, close: () => engine.dispose() };
 }
 
 export async function withApi<T>(options: GlobalOptions, fn: (api: EngineApi, remote: boolean) => Promise<T>): Promise<T> {
@@ -39,9 +57,9 @@ export async function withApi<T>(options: GlobalOptions, fn: (api: EngineApi, re
 
 /** An engine in this process that runs work: it holds the data dir until released. */
 export async function embeddedEngine(
-  options: GlobalOptions & { concurrency?: number; fireSchedules?: boolean },
+  options: GlobalOptions & { concurrency?: number; fireSchedules?: boolean; onDrainRequested?: () => void },
   command: string,
-): Promise<{ engine: Engine; dir: string; release(drainTimeoutMs: number): Promise<void> }> {
+): Promise<{ engine: Engine; dir: string; lock: EngineLock; release(drainTimeoutMs: number): Promise<void> }> {
   const dir = resolveDataDir(options.dataDir);
   const lock = acquireEngineLock(dir, command);
   try {
@@ -49,26 +67,21 @@ export async function embeddedEngine(
       config: { fireSchedules: options.fireSchedules ?? true },
       maxConcurrency: options.concurrency,
       onAlert: (message) => process.stderr.write(`ax: ${message}\n`),
+      onDrainRequested: options.onDrainRequested,
     });
     await engine.start();
     return {
       engine,
       dir,
+      lock,
       async release(drainTimeoutMs: number) {
         await engine.stop(drainTimeoutMs);
-        await engine.store.close();
+        await engine.dispose();
         lock.release();
       },
     };
   } catch (err) {
     lock.release();
     throw err;
-  }
-}
-
-export function ensureRemoteOrIdle(dir: string): void {
-  const holder = readEngineLock(dir);
-  if (holder && !holder.port) {
-    throw new AxError('conflict', `the data dir is held by "${holder.command}" (pid ${holder.pid}); wait for it to finish`);
   }
 }

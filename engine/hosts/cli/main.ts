@@ -2,6 +2,7 @@
 import { Command, CommanderError } from 'commander';
 import { AxError } from '../../api/errors.ts';
 import { VERSION } from '../node/version.ts';
+import type { GlobalOptions } from './connect.ts';
 import { workflowCommands } from './commands-workflows.ts';
 import { runCommands } from './commands-runs.ts';
 import { serveCommand } from './commands-serve.ts';
@@ -15,13 +16,17 @@ export async function main(argv: string[]): Promise<void> {
     .version(VERSION)
     .option('--data-dir <dir>', 'solo data directory (env AX_DATA_DIR; default: the OS app-data folder of ax-scheduler)')
     .option('--json', 'machine-readable output')
+    .option('--mode <mode>', 'solo (a data dir) or team (shared MySQL + Redis); env AX_MODE')
+    .option('--mysql <url>', 'team mode: mysql://USER:PASSWORD@HOST:PORT/DATABASE (env AX_MYSQL_URL)')
+    .option('--redis <url>', 'team mode: redis://HOST:PORT (env AX_REDIS_URL)')
+    .option('--redis-prefix <prefix>', 'team mode: key prefix, so two teams can share a Redis (env AX_REDIS_PREFIX; default ax:)')
     .showHelpAfterError()
     .addHelpText(
       'after',
       '\nExamples:\n  $ ax run ./etl.yaml --wait     # run a workflow file once, no server needed\n  $ ax apply etl.yaml && ax serve   # schedule it\n  $ ax ls\n  $ ax runs\n  $ ax logs 12 --follow',
     );
   program.exitOverride();
-  const globals = () => program.opts<{ dataDir?: string; json?: boolean }>();
+  const globals = () => program.opts<GlobalOptions & { json?: boolean }>();
   workflowCommands(program, globals);
   runCommands(program, globals);
   serveCommand(program, globals);

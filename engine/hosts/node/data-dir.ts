@@ -60,7 +60,12 @@ export function describeLock(info: EngineLockInfo): string {
  * Takes the data dir for this process; refuses, naming the running engine, when another live
  * engine holds it. A lock left by a dead engine is taken over.
  */
-export function acquireEngineLock(dir: string, command: string): { update(patch: Partial<EngineLockInfo>): void; release(): void } {
+export interface EngineLock {
+  update(patch: Partial<EngineLockInfo>): void;
+  release(): void;
+}
+
+export function acquireEngineLock(dir: string, command: string): EngineLock {
   const file = lockFile(dir);
   const info: EngineLockInfo = { pid: process.pid, host: os.hostname(), command, startedAt: Date.now() };
   for (let tries = 0; tries < 3; tries++) {

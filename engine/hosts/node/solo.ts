@@ -14,6 +14,7 @@ export interface SoloOptions {
   config?: Partial<EngineConfig>;
   maxConcurrency?: number;
   onAlert?: (message: string) => void;
+  onDrainRequested?: () => void;
 }
 
 export async function openSoloEngine(dataDir: string, options: SoloOptions = {}): Promise<Engine> {
@@ -27,6 +28,7 @@ export async function openSoloEngine(dataDir: string, options: SoloOptions = {})
     config: options.config,
     nodeId: `${os.hostname()}:${process.pid}`,
     onAlert: options.onAlert,
+    onDrainRequested: options.onDrainRequested,
     worker: {
       // One worker per data dir: a stable id, so history reads "local".
       id: 'local',
@@ -35,6 +37,7 @@ export async function openSoloEngine(dataDir: string, options: SoloOptions = {})
       version: VERSION,
       labels: [],
       acceptUnlabelled: true,
+      role: 'solo',
       maxConcurrency: options.maxConcurrency,
       baseEnv: Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined)),
     },
