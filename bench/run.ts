@@ -1,5 +1,6 @@
 // `npm run bench [-- --quick] [-- --only NAME[,NAME]] [-- --json FILE]`: runs the benchmarks
 // one after another and prints their figures. Figures, not pass/fail: nothing here is a test.
+// The diagnostics (sql-profile) run only when named with --only.
 import fs from 'node:fs';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
@@ -7,6 +8,7 @@ import { benchDependencyAdvance } from './dependency-advance.ts';
 import { benchEngineRss } from './engine-rss.ts';
 import { benchLogInsert } from './log-insert.ts';
 import { benchSoloThroughput } from './solo-throughput.ts';
+import { benchSqlProfile } from './sql-profile.ts';
 import { type BenchOptions, type BenchTable, fmt } from './util.ts';
 
 const BENCHMARKS: Record<string, (options: BenchOptions) => Promise<BenchTable>> = {
@@ -14,7 +16,9 @@ const BENCHMARKS: Record<string, (options: BenchOptions) => Promise<BenchTable>>
   throughput: benchSoloThroughput,
   logs: benchLogInsert,
   rss: benchEngineRss,
+  'sql-profile': benchSqlProfile,
 };
+const DEFAULT = ['advance', 'throughput', 'logs', 'rss'];
 
 function printTable(table: BenchTable): void {
   const cells = [table.columns, ...table.rows.map((r) => r.map(String))];
@@ -36,7 +40,7 @@ async function main(): Promise<void> {
       json: { type: 'string' },
     },
   });
-  const names = values.only ? values.only.split(',') : Object.keys(BENCHMARKS);
+  const names = values.only ? values.only.split(',') : DEFAULT;
   const unknown = names.filter((n) => !(n in BENCHMARKS));
   if (unknown.length > 0) throw new Error(`unknown benchmark ${unknown.join(', ')}: choose from ${Object.keys(BENCHMARKS).join(', ')}`);
 

@@ -38,6 +38,30 @@ export async function timed<T>(fn: () => Promise<T>): Promise<[T, number]> {
   return [result, performance.now() - t0];
 }
 
+/**
+ * Runs fn and returns its result, the elapsed milliseconds, and the longest stretch in that time
+ * during which the event loop ran no timer (work that blocks the loop stalls heartbeats too).
+ */
+export async function timedWithStall<T>(fn: () => Promise<T>): Promise<[T, number, number]> {
+  let last = performance.now();
+  let stall = 0;
+  const timer = setInterval(() => {
+    const now = performance.now();
+    stall = Math.max(stall, now - last);
+    last = now;
+  }, 1);
+  try {
+    const t0 = performance.now();
+    const result = await fn();
+    const ms = performance.now() - t0;
+    // One more tick, so a stall that lasted to the end of fn is seen.
+    await new Promise((resolve) => setTimeout(resolve, 2));
+    return [result, ms, stall];
+  } finally {
+    clearInterval(timer);
+  }
+}
+
 /** Fixed-point text for a table cell: more digits for small numbers. */
 export function fmt(value: number, digits?: number): string {
   const d = digits ?? (Math.abs(value) >= 100 ? 0 : Math.abs(value) >= 10 ? 1 : 2);

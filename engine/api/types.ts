@@ -136,6 +136,8 @@ export interface WorkerRecord {
   startedAt: number;
   lastHeartbeat: number;
   status: 'online' | 'draining' | 'lost' | 'offline';
+  /** instances it runs now (live registration only): the scheduler's probe */
+  instances?: number[];
   /** the node's role in team mode (scheduler, worker); solo for the embedded worker */
   role?: string;
   /** accept-policy (SPEC §6, §12): take unlabelled tasks? only these workflows? */

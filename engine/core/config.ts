@@ -7,6 +7,8 @@ export interface EngineConfig {
   taskHeartbeatMs: number;
   /** a running instance is suspected lost when its task heartbeat is older than factor × interval */
   heartbeatGraceFactor: number;
+  /** a DISPATCHED instance not started by a live worker within this is dispatched again */
+  redispatchAfterMs: number;
   /** SIGTERM → SIGKILL grace on timeout, cancel and shutdown */
   killGraceMs: number;
   /** scheduler look-ahead: fires within it get exact timers */
@@ -36,6 +38,7 @@ export const DEFAULT_CONFIG: EngineConfig = {
   workerHeartbeatMs: 5_000,
   taskHeartbeatMs: 30_000,
   heartbeatGraceFactor: 2.5,
+  redispatchAfterMs: 30_000,
   killGraceMs: 10_000,
   lookAheadMs: 10_000,
   misfireThresholdMs: 5_000,

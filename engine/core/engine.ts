@@ -40,6 +40,8 @@ export interface EngineDeps {
   onAlert?: (message: string) => void;
   /** `ax drain` reached this node's worker */
   onDrainRequested?: () => void;
+  /** host resources to release with the engine */
+  onDispose?: () => void;
 }
 
 export class Engine implements EngineApi {
@@ -135,6 +137,7 @@ export class Engine implements EngineApi {
   async dispose(): Promise<void> {
     await this.store.close();
     await this.coordinator.close();
+    this.deps.onDispose?.();
   }
 
   subscribe(handler: (event: EngineEvent) => void): Promise<() => void> {

@@ -6,6 +6,7 @@ import type { Clock } from '../ports/clock.ts';
 import type { Coordinator } from '../ports/coordinator.ts';
 import type { Store, TaskDefinition } from '../ports/store.ts';
 import { retryDelay } from './backoff.ts';
+import { FAILOVER_PREFIX, MAX_FAILOVERS } from './backstops.ts';
 import { type CachedWorkflow, downstreamClosure, type WorkflowCache } from './workflow-cache.ts';
 
 export interface StartRunInput {
@@ -106,8 +107,8 @@ export class RunManager {
     if (run && wf && task && run.state === 'RUNNING') {
       if (inst.state === 'SUCCESS') {
         if (!run.onlyTask) await this.advance(run, wf, task);
-      } else if (FAILED_STATES.includes(inst.state) && inst.attempt <= task.retries) {
-        const delay = retryDelay(task.retryBackoff, inst.attempt);
+      } else if (FAILED_STATES.includes(inst.state) && (inst.attempt <= task.retries || this.isFailover(inst, task))) {
+        const delay = this.isFailover(inst, task) ? 0 : retryDelay(task.retryBackoff, inst.attempt);
         await this.createWaiting(run, task, inst.attempt + 1, this.clock.now() + delay);
         this.onWaiting();
       } else if (inst.state !== 'UPSTREAM_FAILED' && !run.onlyTask) {
@@ -116,6 +117,11 @@ export class RunManager {
     }
     await this.store.markHandled(inst.id);
     if (run) await this.settle(run);
+  }
+
+  /** The worker died, not the task: run it again elsewhere without spending a retry (bounded). */
+  private isFailover(inst: InstanceRecord, task: TaskDefinition): boolean {
+    return (inst.reason ?? '').startsWith(FAILOVER_PREFIX) && inst.attempt <= task.retries + MAX_FAILOVERS;
   }
 
   private async advance(run: RunRecord, wf: CachedWorkflow, task: TaskDefinition): Promise<void> {

@@ -6,7 +6,8 @@ import type { InstanceRecord } from '../api/types.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { Coordinator } from '../ports/coordinator.ts';
 import type { ScheduleRecord, Store } from '../ports/store.ts';
-import { type EngineConfig, taskLostAfterMs, timeoutBackstopMs, workerLostAfterMs } from './config.ts';
+import { judgeActive, type WorkerView } from './backstops.ts';
+import type { EngineConfig } from './config.ts';
 import type { Dispatcher } from './dispatcher.ts';
 import { planFires } from './misfire.ts';
 import type { RunManager } from './run-manager.ts';
@@ -152,37 +153,27 @@ export class Scheduler {
   }
 
   /**
-   * SPEC §7 backstops, every task-heartbeat interval: an instance whose worker is gone and whose
-   * task heartbeat is older than the grace fails over; one past timeout + 1.5 × the heartbeat
-   * interval that nobody reported becomes TIMEOUT. A live worker's own timeout fires first.
+   * SPEC §7 backstops, every worker-heartbeat interval: see backstops.ts. A live worker's own
+   * timeout always fires before the scheduler's.
    */
   private async checkRunning(): Promise<void> {
     const now = this.clock.now();
-    if (now - this.lastRunningCheck < Math.min(this.config.taskHeartbeatMs, 5_000)) return;
+    if (now - this.lastRunningCheck < Math.min(this.config.taskHeartbeatMs, this.config.workerHeartbeatMs)) return;
     this.lastRunningCheck = now;
-    const live = new Set((await this.coordinator.listWorkers()).filter((w) => now - w.lastHeartbeat < workerLostAfterMs(this.config)).map((w) => w.id));
+    const live = new Map((await this.coordinator.listWorkers()).map((w) => [w.id, w]));
+    const views = new Map<string, WorkerView>(
+      (await this.store.listWorkers()).map((w) => [w.id, { lastHeartbeat: w.lastHeartbeat, running: live.get(w.id)?.instances }]),
+    );
     for (const inst of await this.store.instancesInStates(['DISPATCHED', 'RUNNING'])) {
-      const owner = inst.workerId ?? '';
-      const guard = { from: [inst.state], attempt: inst.attempt, workerId: owner };
-      if (inst.state === 'DISPATCHED') {
-        if (!live.has(owner)) {
-          await this.store.transitionInstance(inst.id, guard, 'WAITING', { reason: `worker ${owner} was lost before it started the task` });
-        }
-        continue;
-      }
-      const lastBeat = inst.heartbeatAt ?? inst.startedAt ?? inst.createdAt;
       const wf = await this.workflows.get(inst.workflowId);
-      const timeoutMs = wf?.tasks.get(inst.taskId)?.timeoutMs;
-      let verdict: { state: 'FAILED' | 'TIMEOUT'; reason: string } | undefined;
-      if (!live.has(owner) && now - lastBeat > taskLostAfterMs(this.config)) {
-        verdict = { state: 'FAILED', reason: `worker ${owner} lost: no heartbeat for ${Math.round((now - lastBeat) / 1000)}s` };
-      } else if (timeoutMs !== undefined && inst.startedAt !== undefined && now - inst.startedAt > timeoutBackstopMs(timeoutMs, this.config)) {
-        verdict = { state: 'TIMEOUT', reason: `timed out: worker ${owner} did not report within timeout + grace` };
-      }
-      if (verdict && (await this.store.transitionInstance(inst.id, guard, verdict.state, { reason: verdict.reason, finishedAt: now }))) {
-        this.alert(`instance ${inst.id} (${inst.taskName}): ${verdict.reason}`);
-        await this.onFinished({ ...inst, state: verdict.state, reason: verdict.reason, finishedAt: now });
-      }
+      const verdict = judgeActive(inst, views.get(inst.workerId ?? ''), wf?.tasks.get(inst.taskId)?.timeoutMs, now, this.config);
+      if (!verdict) continue;
+      const guard = { from: [inst.state], attempt: inst.attempt, workerId: inst.workerId };
+      const final = verdict.to !== 'WAITING';
+      if (!(await this.store.transitionInstance(inst.id, guard, verdict.to, { reason: verdict.reason, ...(final && { finishedAt: now }) }))) continue;
+      this.alert(`instance ${inst.id} (${inst.taskName}): ${verdict.reason}`);
+      if (final) await this.onFinished({ ...inst, state: verdict.to, reason: verdict.reason, finishedAt: now });
+      else void this.dispatcher.kick();
     }
     await this.settleStuckRuns();
   }

@@ -105,6 +105,7 @@ export class Worker {
       labels: o.labels,
       maxConcurrency: o.maxConcurrency,
       running: this.running.size,
+      instances: [...this.running.keys()],
       startedAt: this.startedAt,
       lastHeartbeat: this.clock.now(),
       status: this.stopping ? 'draining' : 'online',
@@ -239,7 +240,7 @@ export class Worker {
       await this.finish(entry, fence, 'FAILED', { reason });
       return;
     }
-    await this.store.transitionInstance(inst.id, fence, undefined, { pid: entry.process.pid });
+    await this.persist(`record the pid of instance ${inst.id}`, () => this.store.transitionInstance(inst.id, fence, undefined, { pid: entry.process?.pid }));
     const cancelTimeout =
       task.timeoutMs === undefined
         ? undefined
@@ -271,11 +272,28 @@ export class Worker {
     // The log goes in before the outcome: a finished task's log is never lost.
     await this.logs.close(inst.id);
     const finishedAt = this.clock.now();
-    if (!(await this.store.transitionInstance(inst.id, fence, state, { ...patch, finishedAt }))) {
+    if (!(await this.persist(`record ${state} of instance ${inst.id}`, () => this.store.transitionInstance(inst.id, fence, state, { ...patch, finishedAt })))) {
       this.alert(`instance ${inst.id} attempt ${inst.attempt}: outcome ${state} refused, the instance was taken over`);
       return;
     }
     this.onFinished({ ...inst, state, finishedAt, exitCode: patch.exitCode, reason: patch.reason, workerId: this.id });
+  }
+
+  /**
+   * A write the outcome depends on survives a database restart: retried with backoff (up to ten
+   * minutes, then the scheduler's backstops take over) rather than lost.
+   */
+  private async persist<T>(what: string, write: () => Promise<T>): Promise<T> {
+    const giveUpAt = this.clock.now() + 600_000;
+    for (let delay = 200; ; delay = Math.min(delay * 2, 5_000)) {
+      try {
+        return await write();
+      } catch (err) {
+        if (this.clock.now() > giveUpAt) throw err;
+        this.alert(`worker ${this.id}: could not ${what} (${err instanceof Error ? err.message : String(err)}); retrying in ${delay} ms`);
+        await new Promise<void>((resolve) => this.clock.setTimer(delay, resolve));
+      }
+    }
   }
 
   private publishState(inst: InstanceRecord): void {

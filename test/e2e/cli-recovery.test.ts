@@ -11,7 +11,7 @@ import {
   ax,
   groupMembers,
   killAllAx,
-  killGroup,
+  killStrays,
   openDataDirStore,
   processAlive,
   readLockFile,
@@ -25,7 +25,6 @@ import { waitFor } from '../helpers/wait-for.ts';
 let root: string;
 let dataDir: string;
 let db: SqlStore | undefined;
-const taskGroups: number[] = [];
 
 beforeAll(() => {
   root = tempDir('ax-cli-recovery-');
@@ -34,7 +33,8 @@ beforeAll(() => {
 
 afterEach(async () => {
   await killAllAx();
-  for (const pid of taskGroups) killGroup(pid);
+  // the tasks orphaned by the SIGKILL, if the test stopped before the restart killed them
+  killStrays(root);
 });
 
 afterAll(async () => {
@@ -71,7 +71,6 @@ tasks:
     expect(started.code).toBe(0);
     expect(started.stdout).toMatch(/^started run #1 of crash/);
     const pids = { sleeper: await readPidFile(sleeperPid), sibling: await readPidFile(siblingPid) };
-    taskGroups.push(pids.sleeper, pids.sibling);
     db = await openDataDirStore(dataDir);
     const store = db;
     // Crash only once the engine has recorded both pids (recovery finds leftovers by them) and

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { RunDetail } from '../../engine/api/engine-api.ts';
-import { ax, axStart, killAllAx, openDataDirStore, readLockFile, writeFile } from '../helpers/cli.ts';
+import { ax, axStart, killAllAx, killStrays, openDataDirStore, readLockFile, writeFile } from '../helpers/cli.ts';
 import { tempDir } from '../helpers/solo-engine.ts';
 
 let root: string;
@@ -17,9 +17,12 @@ beforeAll(() => {
 
 afterEach(async () => {
   await killAllAx();
+  // tasks live in process groups of their own: a killed "ax run" would leave them behind
+  killStrays(root);
 });
 
 afterAll(() => {
+  killStrays(root);
   fs.rmSync(root, { recursive: true, force: true });
 });
 

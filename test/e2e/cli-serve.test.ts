@@ -11,7 +11,7 @@ import {
   axStart,
   groupMembers,
   killAllAx,
-  killGroup,
+  killStrays,
   openDataDirStore,
   readLockFile,
   readPidFile,
@@ -24,8 +24,6 @@ import { waitFor } from '../helpers/wait-for.ts';
 
 let root: string;
 const stores: SqlStore[] = [];
-/** process groups of test tasks, killed at the end whatever happened */
-const taskGroups: number[] = [];
 
 beforeAll(() => {
   root = tempDir('ax-cli-serve-');
@@ -33,7 +31,8 @@ beforeAll(() => {
 
 afterAll(async () => {
   await killAllAx();
-  for (const pid of taskGroups) killGroup(pid);
+  // whatever is left, tasks in their own process groups included
+  killStrays(root);
   for (const s of stores) await s.close();
   fs.rmSync(root, { recursive: true, force: true });
 });
@@ -189,6 +188,7 @@ describe('an engine without a port (ax run FILE --wait) holds the data dir', () 
 
   afterEach(async () => {
     await killAllAx();
+    killStrays(root);
   });
 
   it('a second ax run and ax serve are refused naming it (exit 4); nothing of theirs is applied', async () => {
@@ -224,6 +224,7 @@ describe('SIGTERM drains ax serve', () => {
 
   afterEach(async () => {
     await killAllAx();
+    killStrays(root);
   });
 
   it('a task shorter than --drain-timeout finishes SUCCESS and serve exits 0', async () => {
@@ -259,7 +260,6 @@ describe('SIGTERM drains ax serve', () => {
     const run = await ax(['run', './forever.yaml'], opts());
     const runId = startedRunId(run.stdout);
     const pgid = await readPidFile(pidFile);
-    taskGroups.push(pgid);
     expect(groupMembers(pgid).length).toBeGreaterThanOrEqual(1);
 
     const sigtermAt = Date.now();

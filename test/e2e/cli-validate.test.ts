@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { WorkflowListing } from '../../engine/api/engine-api.ts';
-import { ax, axJson, killAllAx, limited, writeFile } from '../helpers/cli.ts';
+import { ax, killStrays, axJson, killAllAx, limited, writeFile } from '../helpers/cli.ts';
 import { tempDir } from '../helpers/solo-engine.ts';
 
 let root: string;
@@ -20,6 +20,7 @@ afterEach(async () => {
 });
 
 afterAll(() => {
+  killStrays(root);
   fs.rmSync(root, { recursive: true, force: true });
 });
 

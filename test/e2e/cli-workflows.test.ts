@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { WorkflowListing } from '../../engine/api/engine-api.ts';
 import type { RunRecord } from '../../engine/api/types.ts';
-import { ax, killAllAx, limited, writeFile } from '../helpers/cli.ts';
+import { ax, killStrays, killAllAx, limited, writeFile } from '../helpers/cli.ts';
 import { tempDir } from '../helpers/solo-engine.ts';
 
 let root: string;
@@ -17,6 +17,7 @@ afterEach(async () => {
 });
 
 afterAll(() => {
+  killStrays(root);
   fs.rmSync(root, { recursive: true, force: true });
 });
 

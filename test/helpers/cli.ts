@@ -231,6 +231,33 @@ export function groupMembers(pgid: number): number[] {
   return members;
 }
 
+/**
+ * SIGKILLs every process whose environment has AX_DATA_DIR under `root`: the `ax` processes of a
+ * test file and every task they started (tasks inherit the engine's environment), including
+ * tasks orphaned in their own process groups when a test failed half-way. Linux only (/proc).
+ */
+export function killStrays(root: string): number {
+  const marker = `AX_DATA_DIR=${root}`;
+  let killed = 0;
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    let env: string[];
+    try {
+      env = fs.readFileSync(`/proc/${entry}/environ`, 'latin1').split('\0');
+    } catch {
+      continue; // gone, or not ours to read
+    }
+    if (!env.some((e) => e === marker || e.startsWith(`${marker}/`))) continue;
+    try {
+      process.kill(Number(entry), 'SIGKILL');
+      killed++;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return killed;
+}
+
 /** SIGKILLs a process group a test task started (cleanup after a failure); ignores the gone. */
 export function killGroup(pid: number): void {
   if (!Number.isInteger(pid) || pid <= 1) return;

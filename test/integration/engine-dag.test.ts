@@ -99,6 +99,21 @@ tasks:
     expect(run.finishedAt).toBeGreaterThanOrEqual(only(tasks, 'b').finishedAt as number);
   });
 
+  it('runs a join once when its many upstreams finish at about the same moment', async () => {
+    const fan = Array.from({ length: 20 }, (_, i) => `m${i}`);
+    const tasks = fan.map((m) => `  ${m}:\n    command: "true"\n    upstream: [root]\n`).join('');
+    await t.apply(`workflow: fan-in\ntasks:\n  root:\n    command: "true"\n${tasks}  join:\n    command: echo joined\n    upstream: [${fan.join(', ')}]\n`);
+    const { run, instances } = await t.runToEnd('fan-in');
+    expect(run.state).toBe('SUCCESS');
+    const tasksByName = byTask(instances);
+    const join = only(tasksByName, 'join');
+    expect(join.state).toBe('SUCCESS');
+    expect(await t.logText(join.id)).toEqual(['joined']);
+    const lastUpstream = Math.max(...fan.map((m) => only(tasksByName, m).finishedAt as number));
+    expect(join.startedAt).toBeGreaterThanOrEqual(lastUpstream);
+    expect(instances).toHaveLength(22);
+  });
+
   it('fails the whole downstream closure, not just the direct children', async () => {
     await t.apply(`
 workflow: chain-fail

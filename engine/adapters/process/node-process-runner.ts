@@ -18,6 +18,7 @@ import type {
   ProcessSpec,
   RunningProcess,
 } from '../../ports/process-runner.ts';
+import type { OrphanWatchdog } from './orphan-watchdog.ts';
 
 const DEFAULT_MAX_LINE_BYTES = 64 * 1024;
 /** how long, after the shell exits, to wait for stdio held open by a background grandchild */
@@ -29,6 +30,8 @@ const HAS_PROC = !IS_WINDOWS && existsSync('/proc/self/stat');
 export interface NodeProcessRunnerOptions {
   /** shell to run commands with instead of $SHELL or /bin/sh (Unix only) */
   shell?: string;
+  /** team mode: stops the task groups if this process dies (see orphan-watchdog.ts) */
+  watchdog?: OrphanWatchdog;
 }
 
 export class NodeProcessRunner implements ProcessRunner {
@@ -51,6 +54,8 @@ export class NodeProcessRunner implements ProcessRunner {
     });
     const exited = watch(child, file, spec.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES, handlers);
     const pid = child.pid ?? 0;
+    const watchdog = this.options.watchdog;
+    if (validPid(pid)) watchdog?.add(pid);
     let terminating: Promise<void> | undefined;
     return {
       pid,
@@ -59,6 +64,7 @@ export class NodeProcessRunner implements ProcessRunner {
         // Concurrent calls share one kill sequence; a later call re-checks (cheap if all gone).
         terminating ??= killGroup(pid, graceMs).then(() => {
           terminating = undefined;
+          watchdog?.remove(pid);
         });
         return terminating;
       },

@@ -5,7 +5,8 @@ import { RedisCoordinator } from '../../adapters/redis/redis-coordinator.ts';
 import { openMysqlStore } from '../../adapters/sql/mysql-store.ts';
 import { systemClock } from '../../adapters/system-clock.ts';
 import { AxError } from '../../api/errors.ts';
-import type { EngineConfig } from '../../core/config.ts';
+import { DEFAULT_CONFIG, type EngineConfig } from '../../core/config.ts';
+import { OrphanWatchdog } from '../../adapters/process/orphan-watchdog.ts';
 import { Engine } from '../../core/engine.ts';
 import { VERSION } from './version.ts';
 
@@ -57,10 +58,14 @@ export async function openTeamEngine(options: TeamOptions): Promise<Engine> {
   });
   const works = options.role === 'worker' || (options.role === 'scheduler' && options.schedulerWorks !== false);
   const workerId = options.workerId ?? os.hostname();
+  // If this worker dies, its tasks must not run on beside the re-runs fail-over starts elsewhere.
+  const watchdog = works ? new OrphanWatchdog(process.pid, options.config?.killGraceMs ?? DEFAULT_CONFIG.killGraceMs) : undefined;
+  watchdog?.start();
   return new Engine({
     store,
     coordinator,
-    runner: new NodeProcessRunner(),
+    runner: new NodeProcessRunner({ watchdog }),
+    onDispose: () => watchdog?.stop(),
     clock: systemClock,
     config: options.config,
     nodeId: `${workerId}:${process.pid}`,
