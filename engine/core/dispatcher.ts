@@ -68,11 +68,17 @@ export class Dispatcher {
     const workers = await this.coordinator.listWorkers();
     const load = await this.store.activeCountByWorker();
     const candidates = workers.map((w) => candidate(w, load.get(w.id) ?? 0));
-    const room = () => candidates.some((w) => w.status === 'online' && now - w.lastHeartbeat < this.options.staleAfterMs && w.running < w.maxConcurrency);
+    const live = candidates.filter((w) => w.status === 'online' && now - w.lastHeartbeat < this.options.staleAfterMs);
+    const room = () => live.some((w) => w.running < w.maxConcurrency);
+    if (live.length === 0) {
+      // Nobody to dispatch to: say so on the head of the line, so `ax runs` explains the wait.
+      await this.place(await this.store.dueWaiting(now, 50), candidates, now, () => true);
+    }
     let after: { notBefore: number; id: number } | undefined;
-    for (;;) {
+    // No worker with a free slot: nothing to read (every finished task kicks a pass).
+    while (room()) {
       const due = await this.store.dueWaiting(now, this.options.batch, after);
-      await this.place(due, candidates, now);
+      await this.place(due, candidates, now, room);
       const last = due[due.length - 1];
       if (!last || due.length < this.options.batch || !room()) break;
       after = { notBefore: last.notBefore, id: last.id };
@@ -80,7 +86,7 @@ export class Dispatcher {
     await this.checkQueues(workers, now);
   }
 
-  private async place(due: InstanceRecord[], candidates: WorkerCandidate[], now: number): Promise<void> {
+  private async place(due: InstanceRecord[], candidates: WorkerCandidate[], now: number, room: () => boolean): Promise<void> {
     for (const inst of due) {
       const wf = await this.workflows.get(inst.workflowId);
       const task = wf?.tasks.get(inst.taskId);
@@ -95,6 +101,8 @@ export class Dispatcher {
       const strategy: RoutingStrategy = wf.graph.routing;
       const worker = this.router.pick(strategy, routable, candidates, now, this.options.staleAfterMs);
       if (!worker) {
+        // Every slot is taken: the rest simply wait their turn; a reason is for tasks nobody can take.
+        if (!room()) return;
         const reason = `waiting: ${whyNoWorker(routable, candidates, now, this.options.staleAfterMs)}`;
         if (inst.reason !== reason) {
           await this.store.transitionInstance(inst.id, { from: ['WAITING'], attempt: inst.attempt }, undefined, { reason });

@@ -56,6 +56,14 @@ export class WorkflowCache {
   async get(workflowId: number): Promise<CachedWorkflow | undefined> {
     const hit = this.entries.get(workflowId);
     if (hit && this.now() - hit.loadedAt < this.maxAgeMs) return hit;
+    if (hit) {
+      // Re-reading a 100k-task graph takes seconds: only when its version or switch changed.
+      const stamp = await this.store.getWorkflowStamp(workflowId);
+      if (stamp && stamp.version === hit.graph.version && stamp.enabled === hit.graph.enabled) {
+        hit.loadedAt = this.now();
+        return hit;
+      }
+    }
     const graph = await this.store.getWorkflowGraph(workflowId);
     if (!graph) {
       this.entries.delete(workflowId);

@@ -115,6 +115,8 @@ export interface Store {
   applyWorkflow(spec: WorkflowSpec, now: number): Promise<ApplyResult>;
   getWorkflowSpec(name: string): Promise<WorkflowSpec | undefined>;
   getWorkflowGraph(workflowId: number): Promise<WorkflowGraph | undefined>;
+  /** the definition's version and enabled flag: a cheap "has it changed?" */
+  getWorkflowStamp(workflowId: number): Promise<{ version: number; enabled: boolean } | undefined>;
   findWorkflowId(name: string): Promise<number | undefined>;
   listWorkflows(): Promise<WorkflowSummary[]>;
   setWorkflowEnabled(name: string, enabled: boolean, now: number): Promise<boolean>;

@@ -161,6 +161,15 @@ export function definitionsContract(store: StoreGetter): void {
       expect(schedule).toMatchObject({ workflowId, lastFireAt: T0 + 7_200_000 });
     });
 
+    it('stamps a workflow with its version and switch, for cheap change checks', async () => {
+      const { workflowId } = await store().applyWorkflow(workflow('etl', [task('a')]), T0);
+      expect(await store().getWorkflowStamp(workflowId)).toEqual({ version: 1, enabled: true });
+      await store().applyWorkflow(workflow('etl', [task('a'), task('b')]), T0);
+      await store().setWorkflowEnabled('etl', false, T0);
+      expect(await store().getWorkflowStamp(workflowId)).toEqual({ version: 2, enabled: false });
+      expect(await store().getWorkflowStamp(workflowId + 1000)).toBeUndefined();
+    });
+
     it('enabling a workflow that is already enabled keeps its missed fires', async () => {
       await store().applyWorkflow(workflow('etl', [task('a')], { schedule: hourly }), T0);
       expect(await store().setWorkflowEnabled('etl', true, T0 + 7_200_000)).toBe(true);

@@ -11,6 +11,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  console.log("ALERTS", JSON.stringify(t?.alerts));
   await t?.close();
 });
 

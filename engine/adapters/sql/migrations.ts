@@ -163,10 +163,18 @@ function initial(dialect: SqlDialectName): Migration {
   };
 }
 
+/** Settling a run asks "anything pending?" after every event: answer it from indexes, not rows. */
+const runStateIndexes: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema.createIndex('task_instance_run_state').on('task_instance').columns(['run_id', 'state']).execute();
+    await db.schema.createIndex('task_instance_run_handled').on('task_instance').columns(['run_id', 'handled']).execute();
+  },
+};
+
 class StaticProvider implements MigrationProvider {
   constructor(private readonly dialect: SqlDialectName) {}
   async getMigrations(): Promise<Record<string, Migration>> {
-    return { '0001_initial': initial(this.dialect) };
+    return { '0001_initial': initial(this.dialect), '0002_run_state_indexes': runStateIndexes };
   }
 }
 

@@ -27,6 +27,10 @@ export class SqlStore implements Store {
   getWorkflowGraph(workflowId: number): Promise<WorkflowGraph | undefined> {
     return wf.getWorkflowGraph(this.db, workflowId);
   }
+  async getWorkflowStamp(workflowId: number): Promise<{ version: number; enabled: boolean } | undefined> {
+    const row = await this.db.selectFrom('workflow').select(['version', 'enabled']).where('id', '=', workflowId).executeTakeFirst();
+    return row ? { version: row.version, enabled: row.enabled === 1 } : undefined;
+  }
   async findWorkflowId(name: string): Promise<number | undefined> {
     return (await this.db.selectFrom('workflow').select('id').where('name', '=', name).executeTakeFirst())?.id;
   }
