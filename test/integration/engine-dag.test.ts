@@ -11,7 +11,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  console.log("ALERTS", JSON.stringify(t?.alerts));
   await t?.close();
 });
 

@@ -150,12 +150,42 @@ export function runCommands(program: Command, globals: Globals): void {
     .command('trigger')
     .argument('<event>', 'event name (a workflow\'s on_event)')
     .option('--payload <json>', 'passed to tasks as AX_EVENT_PAYLOAD')
-    .description('start the workflows that listen for an event')
+    .option('--wait', 'wait for the runs; exit non-zero unless all succeeded (always so without a server)')
+    .description('start the workflows that listen for an event (with no "ax serve" running, they run in this process)')
     .addHelpText('after', `\nExample:\n  $ ax trigger orders-ready --payload '{"date":"2026-11-29"}'`)
-    .action(async (event: string, opts: { payload?: string }) => {
-      const runs = await withApi(globals(), (api) => api.trigger(event, opts.payload, actor()));
-      if (globals().json) return printJson(runs);
-      for (const r of runs) console.log(`started run #${r.id} of ${r.workflowName} (${r.state})`);
+    .action(async (event: string, opts: { payload?: string; wait?: boolean }) => {
+      const g = globals();
+      const report = async (api: EngineApi, wait: boolean) => {
+        const runs = await api.trigger(event, opts.payload, actor());
+        if (!wait) {
+          if (g.json) return printJson(runs);
+          for (const r of runs) console.log(`started run #${r.id} of ${r.workflowName} (${r.state})`);
+          return;
+        }
+        let ok = true;
+        for (const r of runs) {
+          if (!g.json) console.log(`run #${r.id} of ${r.workflowName}`);
+          ok = (await waitForRun(api, r.id, g.json === true)).state === 'SUCCESS' && ok;
+        }
+        if (g.json) printJson(await Promise.all(runs.map((r) => api.getRun(r.id))));
+        process.exitCode = ok ? 0 : 1;
+      };
+      const c = await connect(g);
+      if (c.remote) {
+        try {
+          return await report(c.api, opts.wait === true);
+        } finally {
+          await c.close();
+        }
+      }
+      await c.close();
+      // No server: nothing else would run them, so run them here and wait, as `ax run` does.
+      const embedded = await embeddedEngine({ ...g, fireSchedules: false }, `ax trigger ${event}`);
+      try {
+        await report(embedded.engine, true);
+      } finally {
+        await embedded.release(30_000);
+      }
     });
 
   program

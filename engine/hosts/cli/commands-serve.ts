@@ -70,7 +70,14 @@ async function serveSolo(g: GlobalOptions, opts: ServeOptions): Promise<void> {
   });
   embedded.lock.update({ port: server.port });
   console.log(`ax serve: solo engine on ${dir}, API ws://127.0.0.1:${server.port}/api (pid ${process.pid})`);
-  later.stop = stopper((ms) => embedded.release(ms), () => server.close());
+  later.stop = stopper(
+    (ms) => embedded.release(ms),
+    async () => {
+      // While it drains, other commands use the data dir directly instead of a closing API.
+      embedded.lock.update({ port: undefined });
+      await server.close();
+    },
+  );
   stopOn(later.stop, opts.drainTimeout * 1000);
 }
 

@@ -12,7 +12,7 @@ export function readWorkflowFile(file: string): { spec: WorkflowSpec; warnings: 
     text = fs.readFileSync(file, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    throw new AxError('validation', code === 'ENOENT' ? `${file}: no such file` : `${file}: cannot read it (${code ?? String(err)})`);
+    throw new AxError('validation', code === 'ENOENT' ? `${file}: no such file: check the path (it is read relative to ${process.cwd()})` : `${file}: cannot read it (${code ?? String(err)})`);
   }
   return parseWorkflowFile(text, { file, defaultTimezone: localTimezone() });
 }
