@@ -105,8 +105,11 @@ export class Engine implements EngineApi {
     }
   }
 
+  /** Alerts go to live followers, to the host (stderr, notifications) and to the audit log. */
   private alert(message: string): void {
-    void this.coordinator.publish({ type: 'alert', message, at: this.clock.now() }).catch(() => undefined);
+    const at = this.clock.now();
+    void this.coordinator.publish({ type: 'alert', message, at }).catch(() => undefined);
+    void this.store.audit({ at, actor: this.deps.nodeId, action: 'alert', object: this.worker ? `worker:${this.worker.id}` : 'scheduler', detail: message }).catch(() => undefined);
     this.deps.onAlert?.(message);
   }
 

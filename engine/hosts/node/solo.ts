@@ -7,6 +7,7 @@ import { openSqliteStore } from '../../adapters/sql/sqlite-store.ts';
 import { systemClock } from '../../adapters/system-clock.ts';
 import type { EngineConfig } from '../../core/config.ts';
 import { Engine } from '../../core/engine.ts';
+import { configFromEnv } from './config-env.ts';
 import { dbFile } from './data-dir.ts';
 import { VERSION } from './version.ts';
 
@@ -25,7 +26,7 @@ export async function openSoloEngine(dataDir: string, options: SoloOptions = {})
     coordinator,
     runner: new NodeProcessRunner(),
     clock: systemClock,
-    config: options.config,
+    config: { ...configFromEnv(), ...options.config },
     nodeId: `${os.hostname()}:${process.pid}`,
     onAlert: options.onAlert,
     onDrainRequested: options.onDrainRequested,

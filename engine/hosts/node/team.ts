@@ -8,6 +8,7 @@ import { AxError } from '../../api/errors.ts';
 import { DEFAULT_CONFIG, type EngineConfig } from '../../core/config.ts';
 import { OrphanWatchdog } from '../../adapters/process/orphan-watchdog.ts';
 import { Engine } from '../../core/engine.ts';
+import { configFromEnv } from './config-env.ts';
 import { VERSION } from './version.ts';
 
 export type TeamRole = 'scheduler' | 'worker' | 'client';
@@ -50,6 +51,7 @@ export function teamConnection(flags: { mysql?: string; redis?: string; redisPre
 }
 
 export async function openTeamEngine(options: TeamOptions): Promise<Engine> {
+  const config = { ...configFromEnv(), ...options.config };
   const store = await openMysqlStore({ url: options.mysqlUrl });
   const coordinator = new RedisCoordinator({
     url: options.redisUrl,
@@ -59,7 +61,7 @@ export async function openTeamEngine(options: TeamOptions): Promise<Engine> {
   const works = options.role === 'worker' || (options.role === 'scheduler' && options.schedulerWorks !== false);
   const workerId = options.workerId ?? os.hostname();
   // If this worker dies, its tasks must not run on beside the re-runs fail-over starts elsewhere.
-  const watchdog = works ? new OrphanWatchdog(process.pid, options.config?.killGraceMs ?? DEFAULT_CONFIG.killGraceMs) : undefined;
+  const watchdog = works ? new OrphanWatchdog(process.pid, config.killGraceMs ?? DEFAULT_CONFIG.killGraceMs) : undefined;
   watchdog?.start();
   return new Engine({
     store,
@@ -67,7 +69,7 @@ export async function openTeamEngine(options: TeamOptions): Promise<Engine> {
     runner: new NodeProcessRunner({ watchdog }),
     onDispose: () => watchdog?.stop(),
     clock: systemClock,
-    config: options.config,
+    config,
     nodeId: `${workerId}:${process.pid}`,
     runScheduler: options.role === 'scheduler',
     recovery: 'own',
