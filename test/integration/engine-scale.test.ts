@@ -52,8 +52,6 @@ describe.skipIf(process.platform === 'win32')('engine: scale', () => {
     const started = Date.now();
     const { run, instances } = await runAndWait('wide', 150_000);
     const elapsed = Date.now() - started;
-    console.log('DUPS', JSON.stringify(instances.filter((i) => i.attempt > 1 || i.state !== 'SUCCESS').map((i) => [i.taskName, i.attempt, i.state, i.reason, i.startedAt, i.finishedAt])));
-    console.log('ALERTS', JSON.stringify(t.alerts.slice(0, 30)));
     expect(run.state).toBe('SUCCESS');
     expect(instances).toHaveLength(count);
     expect(instances.every((i) => i.state === 'SUCCESS' && i.attempt === 1 && i.exitCode === 0)).toBe(true);

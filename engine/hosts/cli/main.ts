@@ -6,6 +6,7 @@ import type { GlobalOptions } from './connect.ts';
 import { workflowCommands } from './commands-workflows.ts';
 import { runCommands } from './commands-runs.ts';
 import { serveCommand } from './commands-serve.ts';
+import { migrateCommand } from './commands-migrate.ts';
 
 /** Exit codes: 0 ok; 1 a run failed or an internal error; 2 bad input; 3 not found; 4 conflict; 5 engine unreachable. */
 const EXIT: Record<string, number> = { validation: 2, not_found: 3, conflict: 4, unavailable: 5, internal: 1 };
@@ -30,6 +31,7 @@ export async function main(argv: string[]): Promise<void> {
   workflowCommands(program, globals);
   runCommands(program, globals);
   serveCommand(program, globals);
+  migrateCommand(program, globals);
   try {
     await program.parseAsync(argv);
   } catch (err) {

@@ -1,0 +1,43 @@
+// ax migrate --to team: a solo data dir's workflows and history into the team's MySQL.
+import type { Command } from 'commander';
+import { copyStore } from '../../adapters/sql/copy-store.ts';
+import { openMysqlStore } from '../../adapters/sql/mysql-store.ts';
+import { openSqliteStore } from '../../adapters/sql/sqlite-store.ts';
+import { AxError } from '../../api/errors.ts';
+import { dbFile, describeLock, readEngineLock, resolveDataDir } from '../node/data-dir.ts';
+import { teamConnection } from '../node/team.ts';
+import type { GlobalOptions } from './connect.ts';
+import { printJson } from './format.ts';
+
+type Globals = () => GlobalOptions & { json?: boolean };
+
+export function migrateCommand(program: Command, globals: Globals): void {
+  program
+    .command('migrate')
+    .requiredOption('--to <mode>', 'the only target there is: team')
+    .description("copy a solo data dir's workflows, runs and logs into the team's MySQL (which must be empty)")
+    .addHelpText('after', '\nExample:\n  $ ax migrate --to team --data-dir ~/.local/share/ax-scheduler --mysql mysql://ax:secret@db:3306/ax')
+    .action(async (opts: { to: string }) => {
+      if (opts.to !== 'team') throw new AxError('validation', `--to ${opts.to}: the only target is "team"`);
+      const g = globals();
+      const dir = resolveDataDir(g.dataDir);
+      const holder = readEngineLock(dir);
+      if (holder) throw new AxError('conflict', `stop the engine on ${dir} first: ${describeLock(holder)}`);
+      const { mysqlUrl } = teamConnection({ ...g, redis: g.redis ?? process.env.AX_REDIS_URL ?? 'redis://unused' });
+      const source = await openSqliteStore(dbFile(dir));
+      try {
+        const target = await openMysqlStore({ url: mysqlUrl });
+        try {
+          const counts = await copyStore(source.db, target.db, (table, rows) => {
+            if (!g.json) console.log(`${table}: ${rows} row(s)`);
+          });
+          if (g.json) printJson(counts);
+          else console.log(`migrated ${dir} to the team database; start the team with "ax serve --mode team"`);
+        } finally {
+          await target.close();
+        }
+      } finally {
+        await source.close();
+      }
+    });
+}
