@@ -64,7 +64,12 @@ export class Engine implements EngineApi {
     this.clock = deps.clock;
     const alert = (message: string) => this.alert(message);
     this.workflows = new WorkflowCache(deps.store, () => deps.clock.now());
-    this.runs = new RunManager(deps.store, deps.coordinator, this.workflows, deps.clock, () => void this.dispatcher.kick());
+    // Only a started engine dispatches: a client's engine (the CLI, the UI) that creates a run
+    // leaves it to the scheduler's next tick instead of racing its own close. A failed pass (the
+    // store or Redis away) is an alert; the next tick dispatches again.
+    this.runs = new RunManager(deps.store, deps.coordinator, this.workflows, deps.clock, () => {
+      if (this.started) void this.dispatcher.kick().catch((err: unknown) => this.alert(`dispatch: ${err instanceof Error ? err.message : String(err)}`));
+    });
     this.dispatcher = new Dispatcher(
       deps.store,
       deps.coordinator,
@@ -75,7 +80,9 @@ export class Engine implements EngineApi {
       (instanceId, taskName, runId, attempt) =>
         void deps.coordinator.publish({ type: 'instance', instanceId, runId, taskName, attempt, state: 'DISPATCHED', at: deps.clock.now() }),
     );
-    this.scheduler = new Scheduler(deps.store, deps.coordinator, this.runs, this.dispatcher, this.workflows, deps.clock, this.config, deps.nodeId, alert);
+    this.scheduler = new Scheduler(deps.store, deps.coordinator, this.runs, this.dispatcher, this.workflows, deps.clock, this.config, deps.nodeId, alert, () =>
+      this.worker?.record(),
+    );
     this.logs = new LogWriter(deps.store, deps.clock, {
       batchLines: this.config.logBatchLines,
       flushMs: this.config.logFlushMs,

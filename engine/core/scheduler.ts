@@ -2,7 +2,7 @@
 // misfire policy after downtime), reactions to finished instances, dispatch, and the backstops
 // of SPEC §7 (lost workers, timeouts nobody reported). It holds a leader lease so that several
 // schedulers can stand by; whatever it does is idempotent in the store anyway.
-import type { InstanceRecord } from '../api/types.ts';
+import type { InstanceRecord, WorkerRecord } from '../api/types.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { Coordinator } from '../ports/coordinator.ts';
 import type { ScheduleRecord, Store } from '../ports/store.ts';
@@ -33,6 +33,8 @@ export class Scheduler {
     private readonly config: EngineConfig,
     private readonly holder: string,
     private readonly alert: (message: string) => void,
+    /** the worker embedded in this engine, if any: asked directly, never judged by its heartbeat */
+    private readonly localWorker?: () => WorkerRecord | undefined,
   ) {}
 
   get isLeader(): boolean {
@@ -164,6 +166,15 @@ export class Scheduler {
     const views = new Map<string, WorkerView>(
       (await this.store.listWorkers()).map((w) => [w.id, { lastHeartbeat: w.lastHeartbeat, running: live.get(w.id)?.instances }]),
     );
+    // This process's own worker is alive as long as this code runs, however late its heartbeat
+    // write is under load: never fail it over (that would run its tasks twice).
+    const own = this.localWorker?.();
+    if (own) views.set(own.id, { lastHeartbeat: now, running: own.instances });
+    // The embedded worker shares this process: whenever this code runs, so does it. Its heartbeat's
+    // age would only measure how long the whole process was stalled (a starved CPU, a laptop
+    // asleep), and failing its instances over would run them twice; so it is probed directly.
+    const local = this.localWorker?.();
+    if (local) views.set(local.id, { lastHeartbeat: now, running: local.instances ?? [] });
     for (const inst of await this.store.instancesInStates(['DISPATCHED', 'RUNNING'])) {
       const wf = await this.workflows.get(inst.workflowId);
       const verdict = judgeActive(inst, views.get(inst.workerId ?? ''), wf?.tasks.get(inst.taskId)?.timeoutMs, now, this.config);

@@ -72,6 +72,10 @@ export class Worker {
     return this.options.id;
   }
 
+  get instanceIds(): number[] {
+    return [...this.running.keys()];
+  }
+
   get runningCount(): number {
     return this.running.size;
   }
