@@ -6,6 +6,7 @@ import { AxError } from '../api/errors.ts';
 import type { AuditEntry, InstanceRecord, LogLine, RunRecord, RunState, WorkerRecord, WorkflowSpec } from '../api/types.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { Coordinator, EngineEvent } from '../ports/coordinator.ts';
+import { instanceEvent } from './events.ts';
 import type { ProcessRunner } from '../ports/process-runner.ts';
 import type { Store } from '../ports/store.ts';
 import { DEFAULT_CONFIG, type EngineConfig, workerLostAfterMs } from './config.ts';
@@ -77,8 +78,8 @@ export class Engine implements EngineApi {
       deps.clock,
       new Router(),
       { staleAfterMs: workerLostAfterMs(this.config), queueAlertThreshold: this.config.queueAlertThreshold, batch: 500 },
-      (instanceId, taskName, runId, attempt) =>
-        void deps.coordinator.publish({ type: 'instance', instanceId, runId, taskName, attempt, state: 'DISPATCHED', at: deps.clock.now() }),
+      (id, taskName, runId, attempt) =>
+        void deps.coordinator.publish(instanceEvent({ id, runId, taskName, attempt, state: 'DISPATCHED' }, deps.clock.now())).catch(() => undefined),
     );
     this.scheduler = new Scheduler(deps.store, deps.coordinator, this.runs, this.dispatcher, this.workflows, deps.clock, this.config, deps.nodeId, alert, () =>
       this.worker?.record(),

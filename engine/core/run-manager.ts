@@ -4,6 +4,7 @@ import { AxError } from '../api/errors.ts';
 import type { InstanceRecord, InstanceState, RunRecord, RunState, TriggerType } from '../api/types.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { Coordinator } from '../ports/coordinator.ts';
+import { instanceEvent } from './events.ts';
 import type { Store, TaskDefinition } from '../ports/store.ts';
 import { retryDelay } from './backoff.ts';
 import { FAILOVER_PREFIX, MAX_FAILOVERS } from './backstops.ts';
@@ -214,15 +215,7 @@ export class RunManager {
   }
 
   async publishInstance(inst: InstanceRecord): Promise<void> {
-    await this.coordinator.publish({
-      type: 'instance',
-      instanceId: inst.id,
-      runId: inst.runId,
-      taskName: inst.taskName,
-      attempt: inst.attempt,
-      state: inst.state,
-      at: this.clock.now(),
-    });
+    await this.coordinator.publish(instanceEvent(inst, this.clock.now()));
   }
 
   private async publishRun(run: RunRecord): Promise<void> {

@@ -169,12 +169,7 @@ export class Scheduler {
     // This process's own worker is alive as long as this code runs, however late its heartbeat
     // write is under load: never fail it over (that would run its tasks twice).
     const own = this.localWorker?.();
-    if (own) views.set(own.id, { lastHeartbeat: now, running: own.instances });
-    // The embedded worker shares this process: whenever this code runs, so does it. Its heartbeat's
-    // age would only measure how long the whole process was stalled (a starved CPU, a laptop
-    // asleep), and failing its instances over would run them twice; so it is probed directly.
-    const local = this.localWorker?.();
-    if (local) views.set(local.id, { lastHeartbeat: now, running: local.instances ?? [] });
+    if (own) views.set(own.id, { lastHeartbeat: now, running: own.instances ?? [] });
     for (const inst of await this.store.instancesInStates(['DISPATCHED', 'RUNNING'])) {
       const wf = await this.workflows.get(inst.workflowId);
       const verdict = judgeActive(inst, views.get(inst.workerId ?? ''), wf?.tasks.get(inst.taskId)?.timeoutMs, now, this.config);

@@ -5,6 +5,7 @@
 import type { InstanceRecord, InstanceState, WorkerRecord } from '../api/types.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { Coordinator, DispatchMessage } from '../ports/coordinator.ts';
+import { instanceEvent } from './events.ts';
 import type { ProcessRunner, RunningProcess } from '../ports/process-runner.ts';
 import type { Store, TaskDefinition } from '../ports/store.ts';
 import { formatDuration } from './duration.ts';
@@ -301,15 +302,7 @@ export class Worker {
   }
 
   private publishState(inst: InstanceRecord): void {
-    void this.coordinator.publish({
-      type: 'instance',
-      instanceId: inst.id,
-      runId: inst.runId,
-      taskName: inst.taskName,
-      attempt: inst.attempt,
-      state: inst.state,
-      at: this.clock.now(),
-    });
+    void this.coordinator.publish(instanceEvent(inst, this.clock.now())).catch(() => undefined);
   }
 
   /**
