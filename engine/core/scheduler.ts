@@ -17,6 +17,7 @@ export class Scheduler {
   private readonly fireTimers = new Map<string, () => void>();
   private readonly handling = new Set<number>();
   private cancelTick: (() => void) | undefined;
+  private cancelRetryTimer: (() => void) | undefined;
   private stopped = true;
   private ticking: Promise<void> | undefined;
   private leaseToken: number | null = null;
@@ -57,6 +58,7 @@ export class Scheduler {
         await this.handleUnhandled();
         await this.checkRunning();
         await this.dispatcher.kick();
+        await this.wakeForRetries();
         await this.purgeLogs();
       } catch (err) {
         this.alert(`scheduler: ${err instanceof Error ? err.message : String(err)}`);
@@ -193,6 +195,15 @@ export class Scheduler {
     }
   }
 
+  /** A retry's backoff rarely ends on a tick: dispatch it when it ends, not up to a tick later. */
+  private async wakeForRetries(): Promise<void> {
+    const at = await this.store.nextWaitingAt();
+    const now = this.clock.now();
+    if (at === undefined || at <= now || at - now >= this.config.tickMs) return;
+    this.cancelRetryTimer?.();
+    this.cancelRetryTimer = this.clock.setTimer(at - now, () => void this.dispatcher.kick());
+  }
+
   private async purgeLogs(): Promise<void> {
     const now = this.clock.now();
     if (now - this.lastPurge < 3_600_000) return;
@@ -203,6 +214,7 @@ export class Scheduler {
   async stop(): Promise<void> {
     this.stopped = true;
     this.cancelTick?.();
+    this.cancelRetryTimer?.();
     for (const cancel of this.fireTimers.values()) cancel();
     this.fireTimers.clear();
     await this.ticking;

@@ -22,6 +22,9 @@ export function instancesContract(store: StoreGetter): void {
       expect(ids(await store().dueWaiting(T0 + 9, 10))).toEqual([]);
       expect(ids(await store().dueWaiting(T0 + 30, 10))).toEqual([early.id, tieOld.id, tieNew.id, late.id]);
       expect(await store().nextWaitingAt()).toBe(T0 + 10);
+      // Paging with a cursor (notBefore, id): the next page starts right after the cursor, ties included.
+      expect(ids(await store().dueWaiting(T0 + 30, 2, { notBefore: T0 + 20, id: tieOld.id }))).toEqual([tieNew.id, late.id]);
+      expect(ids(await store().dueWaiting(T0 + 30, 10, { notBefore: T0 + 30, id: late.id }))).toEqual([]);
     });
 
     it('a retry pushed back by a notBefore patch is not due until then', async () => {
