@@ -214,11 +214,15 @@ export class RunManager {
     return this.store.listInstances(runId);
   }
 
+  // Live events are for followers (UI, --follow), who read the store for the truth: with Redis
+  // away they are dropped, never allowed to stop a run half-way between its store writes.
   async publishInstance(inst: InstanceRecord): Promise<void> {
-    await this.coordinator.publish(instanceEvent(inst, this.clock.now()));
+    await this.coordinator.publish(instanceEvent(inst, this.clock.now())).catch(() => undefined);
   }
 
   private async publishRun(run: RunRecord): Promise<void> {
-    await this.coordinator.publish({ type: 'run', runId: run.id, workflowName: run.workflowName, state: run.state, at: this.clock.now() });
+    await this.coordinator
+      .publish({ type: 'run', runId: run.id, workflowName: run.workflowName, state: run.state, at: this.clock.now() })
+      .catch(() => undefined);
   }
 }

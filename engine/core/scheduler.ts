@@ -145,7 +145,12 @@ export class Scheduler {
     } finally {
       this.handling.delete(inst.id);
     }
-    void this.dispatcher.kick();
+    this.kick();
+  }
+
+  /** A dispatch pass in the background; a failed one (store or Redis away) is an alert, the next tick tries again. */
+  private kick(): void {
+    void this.dispatcher.kick().catch((err: unknown) => this.alert(`dispatch: ${err instanceof Error ? err.message : String(err)}`));
   }
 
   private async handleUnhandled(): Promise<void> {
@@ -181,7 +186,7 @@ export class Scheduler {
       if (!(await this.store.transitionInstance(inst.id, guard, verdict.to, { reason: verdict.reason, ...(final && { finishedAt: now }) }))) continue;
       this.alert(`instance ${inst.id} (${inst.taskName}): ${verdict.reason}`);
       if (final) await this.onFinished({ ...inst, state: verdict.to, reason: verdict.reason, finishedAt: now });
-      else void this.dispatcher.kick();
+      else this.kick();
     }
     await this.settleStuckRuns();
   }
@@ -201,7 +206,7 @@ export class Scheduler {
     const now = this.clock.now();
     if (at === undefined || at <= now || at - now >= this.config.tickMs) return;
     this.cancelRetryTimer?.();
-    this.cancelRetryTimer = this.clock.setTimer(at - now, () => void this.dispatcher.kick());
+    this.cancelRetryTimer = this.clock.setTimer(at - now, () => this.kick());
   }
 
   private async purgeLogs(): Promise<void> {

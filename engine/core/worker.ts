@@ -122,8 +122,10 @@ export class Worker {
 
   private async heartbeat(): Promise<void> {
     const rec = this.record();
-    await this.coordinator.heartbeatWorker(rec, 3 * this.options.workerHeartbeatMs);
-    await this.store.upsertWorker(rec);
+    // Both, independently: the database's heartbeat is what judges this worker alive (SPEC §7),
+    // so a Redis outage must not silence it (nor a database outage the live registration).
+    const writes = await Promise.allSettled([this.coordinator.heartbeatWorker(rec, 3 * this.options.workerHeartbeatMs), this.store.upsertWorker(rec)]);
+    for (const w of writes) if (w.status === 'rejected') throw w.reason;
     if (!this.stopping && !this.drainNoticed && (await this.coordinator.drainRequested(this.id))) {
       this.drainNoticed = true;
       this.alert(`worker ${this.id}: drain requested: taking nothing new, finishing ${this.running.size} running task(s)`);
@@ -155,7 +157,13 @@ export class Worker {
         const free = this.options.maxConcurrency - this.running.size;
         if (free > 0) {
           const messages = await this.coordinator.take(this.id, free);
-          for (const m of messages) void this.execute(m);
+          for (const m of messages) {
+            // Store or Redis away before the task started: the message stays in flight and the
+            // instance DISPATCHED, which the scheduler dispatches again (redispatchAfterMs).
+            void this.execute(m).catch((err: unknown) =>
+              this.alert(`dispatch of instance ${m.instanceId} attempt ${m.attempt} not started: ${err instanceof Error ? err.message : String(err)}`),
+            );
+          }
           backoffMs = 100;
           if (messages.length > 0) continue;
           await Promise.race([this.coordinator.waitForWork(this.id, 1_000), this.stopSignal]);
@@ -192,7 +200,7 @@ export class Worker {
       return refuse('this worker does not accept it (accept-policy)');
     }
     const lockTtl = (task.timeoutMs ?? 86_400_000) + 2 * this.options.killGraceMs + 60_000;
-    if (!(await this.coordinator.acquireStartLock(inst.id, inst.attempt, lockTtl))) return refuse('another process holds its start lock');
+    if (!(await this.coordinator.acquireStartLock(inst.id, inst.attempt, lockTtl))) return refuse('its start lock is held, so it is already starting or running: a duplicate delivery');
 
     const entry: Running = { inst, message, timedOut: false };
     this.running.set(inst.id, entry);
@@ -202,11 +210,17 @@ export class Worker {
       this.alert(`instance ${inst.id}: ${err instanceof Error ? err.message : String(err)}`);
     } finally {
       this.running.delete(inst.id);
-      await this.coordinator.releaseStartLock(inst.id, inst.attempt);
-      await this.coordinator.clearTaskHeartbeat(inst.id);
-      await this.coordinator.ack(this.id, message);
       this.idle?.();
       this.idle = undefined;
+      // Best effort: with Redis away the lock expires by its TTL, and the beat and the in-flight
+      // entry are only records; the outcome is already in the store.
+      const cleanup = await Promise.allSettled([
+        this.coordinator.releaseStartLock(inst.id, inst.attempt),
+        this.coordinator.clearTaskHeartbeat(inst.id),
+        this.coordinator.ack(this.id, message),
+      ]);
+      const failed = cleanup.find((c) => c.status === 'rejected');
+      if (failed) this.alert(`instance ${inst.id}: could not clear its live state: ${String(failed.reason)}`);
     }
   }
 

@@ -1,5 +1,6 @@
 // MySQL / MariaDB opener for team mode: the same SqlStore over Kysely's MySQL dialect (mysql2
 // pool). Connection problems are reported naming what failed: host, credentials or database.
+import { readFileSync } from 'node:fs';
 import { Kysely, MysqlDialect } from 'kysely';
 import { createPool, type PoolOptions } from 'mysql2';
 import { AxError } from '../../api/errors.ts';
@@ -33,7 +34,30 @@ export function parseMysqlUrl(url: string): PoolOptions {
     user: decodeURIComponent(u.username || 'root'),
     password: decodeURIComponent(u.password),
     database,
+    ssl: tlsFromQuery(u.searchParams, url),
   };
+}
+
+/**
+ * TLS from the URL's query: ?ssl=true (verify against the system CAs), or any of
+ * ssl-ca=FILE, ssl-cert=FILE, ssl-key=FILE, ssl-reject-unauthorized=false.
+ */
+function tlsFromQuery(q: URLSearchParams, url: string): PoolOptions['ssl'] {
+  const known = ['ssl', 'ssl-ca', 'ssl-cert', 'ssl-key', 'ssl-reject-unauthorized'];
+  for (const key of q.keys()) {
+    if (!known.includes(key)) throw new AxError('validation', `MySQL connection string "${redact(url)}": unknown option "${key}": use ${known.join(', ')}`);
+  }
+  if (![...q.keys()].length || q.get('ssl') === 'false') return undefined;
+  const file = (key: string) => {
+    const path = q.get(key);
+    if (!path) return undefined;
+    try {
+      return readFileSync(path, 'utf8');
+    } catch {
+      throw new AxError('validation', `MySQL connection string: ${key}=${path}: cannot read that file`);
+    }
+  };
+  return { ca: file('ssl-ca'), cert: file('ssl-cert'), key: file('ssl-key'), rejectUnauthorized: q.get('ssl-reject-unauthorized') !== 'false' };
 }
 
 /** The connection string without its password, for messages. */
@@ -66,7 +90,7 @@ function explain(err: unknown, opts: PoolOptions): AxError {
 export async function openMysqlStore(options: MysqlOptions): Promise<SqlStore> {
   const config: PoolOptions = {
     ...parseMysqlUrl(options.url),
-    ssl: options.ssl,
+    ...(options.ssl && { ssl: options.ssl }),
     connectionLimit: options.connectionLimit ?? 10,
     // Epoch milliseconds fit in a double; keep numbers numbers.
     supportBigNumbers: true,

@@ -81,11 +81,28 @@ async function serveSolo(g: GlobalOptions, opts: ServeOptions): Promise<void> {
   stopOn(later.stop, opts.drainTimeout * 1000);
 }
 
+/**
+ * A server that is down or unreachable at start is waited for (with the reason printed and
+ * backoff up to 30 s) rather than fatal: a team node may boot before its database. A wrong
+ * connection string (validation) still stops at once.
+ */
+async function untilReachable<T>(open: () => Promise<T>): Promise<T> {
+  for (let delay = 1_000; ; delay = Math.min(delay * 2, 30_000)) {
+    try {
+      return await open();
+    } catch (err) {
+      if (!(err instanceof AxError) || err.code !== 'unavailable') throw err;
+      process.stderr.write(`ax serve: ${err.message}; retrying in ${delay / 1000}s\n`);
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
+}
+
 async function serveTeam(g: GlobalOptions, opts: ServeOptions): Promise<void> {
   if (!ROLES.includes(opts.role as TeamRole)) throw new AxError('validation', `unknown role "${opts.role}": use scheduler, worker or client`);
   const accept = list(opts.accept) ?? [];
   const later: { stop?: (reason: string, drainMs: number) => void } = {};
-  const engine: Engine = await openTeamEngine({
+  const engine: Engine = await untilReachable(() => openTeamEngine({
     ...teamConnection(g),
     role: opts.role as TeamRole,
     schedulerWorks: opts.work,
@@ -99,7 +116,7 @@ async function serveTeam(g: GlobalOptions, opts: ServeOptions): Promise<void> {
     maxConcurrency: opts.concurrency,
     onAlert: (m) => process.stderr.write(`ax: ${m}\n`),
     onDrainRequested: () => later.stop?.('drain requested', Infinity),
-  });
+  }));
   await engine.start();
   const worker = engine.worker ? `, worker id ${engine.worker.id}` : '';
   console.log(`ax serve: team ${opts.role}${worker} (pid ${process.pid})`);

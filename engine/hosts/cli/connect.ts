@@ -7,6 +7,7 @@ import { AxError } from '../../api/errors.ts';
 import type { Engine } from '../../core/engine.ts';
 import { connectApi } from '../../server/ws-client.ts';
 import { acquireEngineLock, apiToken, type EngineLock, readEngineLock, resolveDataDir } from '../node/data-dir.ts';
+import { readSettings } from '../node/settings.ts';
 import { openSoloEngine } from '../node/solo.ts';
 import { openTeamEngine, teamConnection } from '../node/team.ts';
 
@@ -17,6 +18,19 @@ export interface GlobalOptions {
   mysql?: string;
   redis?: string;
   redisPrefix?: string;
+}
+
+/** Fills what neither a flag nor the environment gives from DATA_DIR/settings.json. */
+export function withSettings<T extends GlobalOptions>(options: T): T {
+  const s = readSettings(resolveDataDir(options.dataDir));
+  const env = process.env;
+  return {
+    ...options,
+    mode: options.mode ?? env.AX_MODE ?? s.mode,
+    mysql: options.mysql ?? env.AX_MYSQL_URL ?? s.mysql,
+    redis: options.redis ?? env.AX_REDIS_URL ?? s.redis,
+    redisPrefix: options.redisPrefix ?? env.AX_REDIS_PREFIX ?? s.redisPrefix,
+  };
 }
 
 export function modeOf(options: GlobalOptions): 'solo' | 'team' {

@@ -2,7 +2,8 @@
 import { Command, CommanderError } from 'commander';
 import { AxError } from '../../api/errors.ts';
 import { VERSION } from '../node/version.ts';
-import type { GlobalOptions } from './connect.ts';
+import { type GlobalOptions, withSettings } from './connect.ts';
+import { settingsCommand } from './commands-settings.ts';
 import { workflowCommands } from './commands-workflows.ts';
 import { runCommands } from './commands-runs.ts';
 import { serveCommand } from './commands-serve.ts';
@@ -27,11 +28,13 @@ export async function main(argv: string[]): Promise<void> {
       '\nExamples:\n  $ ax run ./etl.yaml --wait     # run a workflow file once, no server needed\n  $ ax apply etl.yaml && ax serve   # schedule it\n  $ ax ls\n  $ ax runs\n  $ ax logs 12 --follow',
     );
   program.exitOverride();
-  const globals = () => program.opts<GlobalOptions & { json?: boolean }>();
+  // Flags, then environment (read where each is used), then DATA_DIR/settings.json.
+  const globals = () => withSettings(program.opts<GlobalOptions & { json?: boolean }>());
   workflowCommands(program, globals);
   runCommands(program, globals);
   serveCommand(program, globals);
   migrateCommand(program, globals);
+  settingsCommand(program, globals);
   try {
     await program.parseAsync(argv);
   } catch (err) {
