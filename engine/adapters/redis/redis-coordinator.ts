@@ -140,7 +140,8 @@ export class RedisCoordinator implements Coordinator {
         set.add(finish);
         const [own, shared] = await this.commands.call('waitForWork', (r) => Promise.all(queues.map((q) => r.llen(q))));
         if ((own ?? 0) + (shared ?? 0) > 0) finish();
-      })().catch(finish);
+        // close() releases waiters: a subscribe or look cut short by it is a release, not an error.
+      })().catch((err: unknown) => finish(this.closed ? undefined : err));
     });
   }
 
