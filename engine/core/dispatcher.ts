@@ -66,8 +66,11 @@ export class Dispatcher {
   private async dispatchDue(): Promise<void> {
     const now = this.clock.now();
     const workers = await this.coordinator.listWorkers();
+    // A drain request takes effect at once (SPEC §6): the worker sees it only at its next
+    // heartbeat, up to an interval later, and must not be handed new work meanwhile.
+    const draining = await Promise.all(workers.map((w) => (w.status === 'online' ? this.coordinator.drainRequested(w.id) : false)));
     const load = await this.store.activeCountByWorker();
-    const candidates = workers.map((w) => candidate(w, load.get(w.id) ?? 0));
+    const candidates = workers.map((w, i) => candidate(draining[i] ? { ...w, status: 'draining' } : w, load.get(w.id) ?? 0));
     const live = candidates.filter((w) => w.status === 'online' && now - w.lastHeartbeat < this.options.staleAfterMs);
     const room = () => live.some((w) => w.running < w.maxConcurrency);
     if (live.length === 0) {

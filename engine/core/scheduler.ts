@@ -23,6 +23,10 @@ export class Scheduler {
   private leaseToken: number | null = null;
   private lastRunningCheck = 0;
   private lastPurge = 0;
+  /** since when this scheduler's ticks fail (the store or Redis away): it sees nothing */
+  private blindSince: number | undefined;
+  /** when it could see again: silence before this is not held against workers or tasks */
+  private sightSince = 0;
 
   constructor(
     private readonly store: Store,
@@ -61,6 +65,7 @@ export class Scheduler {
         await this.wakeForRetries();
         await this.purgeLogs();
       } catch (err) {
+        this.blindSince ??= this.clock.now();
         this.alert(`scheduler: ${err instanceof Error ? err.message : String(err)}`);
       } finally {
         this.ticking = undefined;
@@ -169,9 +174,16 @@ export class Scheduler {
     const now = this.clock.now();
     if (now - this.lastRunningCheck < Math.min(this.config.taskHeartbeatMs, this.config.workerHeartbeatMs)) return;
     this.lastRunningCheck = now;
+    if (this.blindSince !== undefined) {
+      // The database (or Redis) was away: the workers could not write their heartbeats either, so
+      // their silence counts only from now; judged on it, live workers would fail over and their
+      // tasks run twice.
+      this.sightSince = now;
+      this.blindSince = undefined;
+    }
     const live = new Map((await this.coordinator.listWorkers()).map((w) => [w.id, w]));
     const views = new Map<string, WorkerView>(
-      (await this.store.listWorkers()).map((w) => [w.id, { lastHeartbeat: w.lastHeartbeat, running: live.get(w.id)?.instances }]),
+      (await this.store.listWorkers()).map((w) => [w.id, { lastHeartbeat: Math.max(w.lastHeartbeat, this.sightSince), running: live.get(w.id)?.instances }]),
     );
     // This process's own worker is alive as long as this code runs, however late its heartbeat
     // write is under load: never fail it over (that would run its tasks twice).
@@ -179,7 +191,8 @@ export class Scheduler {
     if (own) views.set(own.id, { lastHeartbeat: now, running: own.instances ?? [] });
     for (const inst of await this.store.instancesInStates(['DISPATCHED', 'RUNNING'])) {
       const wf = await this.workflows.get(inst.workflowId);
-      const verdict = judgeActive(inst, views.get(inst.workerId ?? ''), wf?.tasks.get(inst.taskId)?.timeoutMs, now, this.config);
+      const seen = { ...inst, heartbeatAt: Math.max(inst.heartbeatAt ?? inst.startedAt ?? inst.createdAt, this.sightSince) };
+      const verdict = judgeActive(seen, views.get(inst.workerId ?? ''), wf?.tasks.get(inst.taskId)?.timeoutMs, now, this.config);
       if (!verdict) continue;
       const guard = { from: [inst.state], attempt: inst.attempt, workerId: inst.workerId };
       const final = verdict.to !== 'WAITING';

@@ -41,6 +41,8 @@ interface Running {
   timedOut: boolean;
   /** set when the worker itself stops the process (fenced off, shutdown) */
   stopReason?: string;
+  /** its process ended and the outcome is being written: a beat that misses it is no take-over */
+  reporting?: boolean;
 }
 
 export class Worker {
@@ -142,7 +144,7 @@ export class Worker {
     await this.coordinator.heartbeatTasks(beats);
     const owned = await this.store.recordTaskHeartbeats(this.id, beats);
     for (const r of list) {
-      if (!owned.has(r.inst.id) && !r.stopReason) {
+      if (!owned.has(r.inst.id) && !r.stopReason && !r.reporting) {
         r.stopReason = 'this worker no longer owns the instance (taken over after it was judged lost)';
         this.alert(`instance ${r.inst.id} attempt ${r.inst.attempt}: ${r.stopReason}; killing its process`);
         void r.process?.terminate(this.options.killGraceMs);
@@ -288,6 +290,7 @@ export class Worker {
     patch: { exitCode?: number; reason?: string },
   ): Promise<void> {
     const { inst } = entry;
+    entry.reporting = true;
     // The log goes in before the outcome: a finished task's log is never lost.
     await this.logs.close(inst.id);
     const finishedAt = this.clock.now();

@@ -12,11 +12,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { build } from 'esbuild';
 import { expect } from 'vitest';
+import { Redis } from 'ioredis';
 import { RedisCoordinator } from '../../engine/adapters/redis/redis-coordinator.ts';
+import { RedisKeys } from '../../engine/adapters/redis/redis-keys.ts';
 import { openMysqlStore } from '../../engine/adapters/sql/mysql-store.ts';
 import type { SqlStore } from '../../engine/adapters/sql/sql-store.ts';
 import type { AuditEntry, InstanceRecord, RunRecord, WorkerRecord } from '../../engine/api/types.ts';
 import type { EngineConfig } from '../../engine/core/config.ts';
+import type { DispatchMessage } from '../../engine/ports/coordinator.ts';
 import { groupMembers, processAlive, REPO, type AxResult, type OutputLine } from './cli.ts';
 import { createTestDatabase, deleteRedisPrefix, mysqlAvailable, REDIS_URL, redisAvailable, uniqueName } from './services.ts';
 import { tempDir } from './solo-engine.ts';
@@ -39,6 +42,12 @@ export async function teamServicesAvailable(): Promise<boolean> {
   const [mysql, redis] = await Promise.all([mysqlAvailable(), redisAvailable()]);
   return mysql && redis;
 }
+
+/**
+ * Per scenario: they take 10-25 s, but every `ax` start-up costs seconds on a loaded two-core
+ * machine; the waits inside have their own, tighter deadlines.
+ */
+export const TEST_TIMEOUT_MS = 150_000;
 
 export const SKIP_REASON = 'needs MariaDB at 127.0.0.1:3306 and Redis at 127.0.0.1:6379 (AX_TEST_MYSQL_URL, AX_TEST_REDIS_URL)';
 
@@ -215,7 +224,7 @@ export class GroupWatch {
     for (const [pgid, g] of this.groups) {
       if (g.deadAt !== undefined) continue;
       // The leader is cheap to look at; only a dead leader needs the scan for other members.
-      const alive = processAlive(pgid) || groupMembers(pgid).length > 0;
+      const alive = leadsLiveGroup(pgid) || groupMembers(pgid).length > 0;
       const now = Date.now();
       if (alive) g.lastAliveAt = now;
       else g.deadAt = now;
@@ -232,7 +241,18 @@ export class GroupWatch {
 
   /** Waits until the group has no live member; returns when it was first seen so. */
   async waitDead(pgid: number, timeoutMs: number): Promise<number> {
-    return waitFor(() => this.get(pgid).deadAt, { timeoutMs, intervalMs: this.intervalMs, message: `process group ${pgid} still has live members: ${groupMembers(pgid).join(', ')}` });
+    return waitFor(() => this.get(pgid).deadAt, { timeoutMs, intervalMs: this.intervalMs, message: `process group ${pgid} still has a live member` });
+  }
+}
+
+/** Whether pid is alive (not a zombie) and still leads process group pid (not a reused pid). */
+function leadsLiveGroup(pid: number): boolean {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return fields[0] !== 'Z' && fields[0] !== 'X' && Number(fields[2]) === pid;
+  } catch {
+    return false;
   }
 }
 
@@ -257,12 +277,22 @@ export class Team {
   /** A fresh database (migrated here, so no two nodes race to create the schema) and prefix. */
   static async open(name: string, config: Partial<EngineConfig> = TEAM_CONFIG): Promise<Team> {
     const dir = tempDir(`ax-team-${name}-`);
-    const bundle = await buildBundle();
-    const database = await createTestDatabase(`axt_${name.replace(/\W/g, '_')}`);
-    const store = await openMysqlStore({ url: database.url });
-    fs.writeFileSync(path.join(dir, 'lib.sh'), TASK_LIB);
-    fs.writeFileSync(path.join(dir, 'events'), '');
-    return new Team(dir, `${uniqueName(`axt_${name}`)}:`, database.url, store, config, bundle, () => database.drop());
+    let bundle: string | undefined;
+    let database: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
+    try {
+      bundle = await buildBundle();
+      database = await createTestDatabase(`axt_${name.replace(/\W/g, '_')}`);
+      const store = await openMysqlStore({ url: database.url });
+      fs.writeFileSync(path.join(dir, 'lib.sh'), TASK_LIB);
+      fs.writeFileSync(path.join(dir, 'events'), '');
+      const drop = database.drop.bind(database);
+      return new Team(dir, `${uniqueName(`axt_${name}`)}:`, database.url, store, config, bundle, drop);
+    } catch (err) {
+      await database?.drop();
+      if (bundle) fs.rmSync(bundle, { force: true });
+      fs.rmSync(dir, { recursive: true, force: true });
+      throw err;
+    }
   }
 
   /** The environment of every `ax` of this team; AXT_DIR also marks its processes and their tasks. */
@@ -402,6 +432,19 @@ export class Team {
   coordinator(): RedisCoordinator {
     this.coordinatorInstance ??= new RedisCoordinator({ url: REDIS_URL, prefix: this.prefix });
     return this.coordinatorInstance;
+  }
+
+  /** What waits in a worker's queue and what it has taken but not acked, as Redis holds them. */
+  async queued(workerId: string): Promise<{ queue: DispatchMessage[]; inFlight: DispatchMessage[] }> {
+    const keys = new RedisKeys(this.prefix);
+    const r = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+    try {
+      const [queue, inFlight] = await Promise.all([r.lrange(keys.queue(workerId), 0, -1), r.lrange(keys.inFlight(workerId), 0, -1)]);
+      const parse = (raw: string) => JSON.parse(raw) as DispatchMessage;
+      return { queue: queue.map(parse), inFlight: inFlight.map(parse) };
+    } finally {
+      r.disconnect();
+    }
   }
 
   /** SIGKILLs every `ax` of this team (stopped ones too), then whatever carries its mark: tasks, watchdogs. */
