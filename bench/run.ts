@@ -1,6 +1,7 @@
 // `npm run bench [-- --quick] [-- --only NAME[,NAME]] [-- --json FILE]`: runs the benchmarks
 // one after another and prints their figures. Figures, not pass/fail: nothing here is a test.
-// The diagnostics (sql-profile) run only when named with --only.
+// The diagnostics (sql-profile) and team-load (it needs MariaDB + Redis and takes minutes) run
+// only when named with --only.
 import fs from 'node:fs';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
@@ -9,6 +10,7 @@ import { benchEngineRss } from './engine-rss.ts';
 import { benchLogInsert } from './log-insert.ts';
 import { benchSoloThroughput } from './solo-throughput.ts';
 import { benchSqlProfile } from './sql-profile.ts';
+import { benchTeamLoad } from './team-load.ts';
 import { type BenchOptions, type BenchTable, fmt } from './util.ts';
 
 const BENCHMARKS: Record<string, (options: BenchOptions) => Promise<BenchTable>> = {
@@ -17,6 +19,7 @@ const BENCHMARKS: Record<string, (options: BenchOptions) => Promise<BenchTable>>
   logs: benchLogInsert,
   rss: benchEngineRss,
   'sql-profile': benchSqlProfile,
+  'team-load': benchTeamLoad,
 };
 const DEFAULT = ['advance', 'throughput', 'logs', 'rss'];
 
