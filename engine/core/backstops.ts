@@ -1,6 +1,7 @@
 // The scheduler's judgement of instances a worker holds (SPEC §7): pure, so every rule is tested
-// with plain numbers. A worker is lost when its heartbeat in the database (the truth; a Redis
-// flush must not look like a dead worker) is older than 3 × its interval; its instances then
+// with plain numbers. A worker is lost when its heartbeat (the fresher of the database's, which a
+// Redis flush cannot take, and the live registration's, which is not queued behind the worker's
+// other writes under load) is older than 3 × its interval; its instances then
 // fail over. A live worker that no longer lists a running instance whose task heartbeat has gone
 // stale (the probe) loses it too. Past timeout + 1.5 × the heartbeat interval nobody reported,
 // the instance is TIMEOUT.

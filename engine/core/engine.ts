@@ -57,6 +57,7 @@ export class Engine implements EngineApi {
   private readonly logs: LogWriter;
   readonly worker: Worker | undefined;
   private started = false;
+  private unsubscribe: (() => void) | undefined;
 
   constructor(private readonly deps: EngineDeps) {
     this.config = { ...DEFAULT_CONFIG, ...deps.config };
@@ -65,12 +66,9 @@ export class Engine implements EngineApi {
     this.clock = deps.clock;
     const alert = (message: string) => this.alert(message);
     this.workflows = new WorkflowCache(deps.store, () => deps.clock.now());
-    // Only a started engine dispatches: a client's engine (the CLI, the UI) that creates a run
-    // leaves it to the scheduler's next tick instead of racing its own close. A failed pass (the
-    // store or Redis away) is an alert; the next tick dispatches again.
-    this.runs = new RunManager(deps.store, deps.coordinator, this.workflows, deps.clock, () => {
-      if (this.started) void this.dispatcher.kick().catch((err: unknown) => this.alert(`dispatch: ${err instanceof Error ? err.message : String(err)}`));
-    });
+    // Only the leading scheduler dispatches. Anyone else (a client creating a run, a worker
+    // advancing one) publishes the new WAITING instances; the leader hears them and dispatches.
+    this.runs = new RunManager(deps.store, deps.coordinator, this.workflows, deps.clock, () => this.scheduler.kick());
     this.dispatcher = new Dispatcher(
       deps.store,
       deps.coordinator,
@@ -129,7 +127,12 @@ export class Engine implements EngineApi {
         ? await recoverOrphans(this.store, this.deps.runner, this.runs, this.clock, this.config.killGraceMs, scope === 'own' ? this.worker?.id : undefined)
         : { failed: 0, requeued: 0, killed: 0 };
     await this.worker?.start();
-    if (this.deps.runScheduler !== false) await this.scheduler.start();
+    if (this.deps.runScheduler !== false) {
+      this.unsubscribe = await this.coordinator.subscribe((e) => {
+        if (e.type === 'instance' && e.state === 'WAITING') this.scheduler.kick();
+      });
+      await this.scheduler.start();
+    }
     this.started = true;
     return report;
   }
@@ -137,6 +140,7 @@ export class Engine implements EngineApi {
   /** Drain: no new fires or dispatches; running tasks get drainTimeoutMs; logs are flushed. */
   async stop(drainTimeoutMs = 30_000): Promise<void> {
     if (this.started) {
+      this.unsubscribe?.();
       await this.scheduler.stop();
       await this.worker?.drain(drainTimeoutMs);
       await this.logs.flush();

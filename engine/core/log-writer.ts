@@ -93,9 +93,20 @@ export class LogWriter {
     return this.flushing;
   }
 
-  /** Flushes, then forgets the instance. */
+  /**
+   * Flushes until the store has every line, then forgets the instance. The worker records a
+   * task's outcome only after this, so a finished task's log is never lost (SPEC §8): a store
+   * that is away is retried with backoff (up to ten minutes, then the error is thrown).
+   */
   async close(instanceId: number): Promise<void> {
-    await this.flush();
+    const giveUpAt = this.clock.now() + 600_000;
+    for (let delay = 200; ; delay = Math.min(delay * 2, 5_000)) {
+      await this.flush();
+      const failure = this.takeFailure();
+      if (failure === undefined) break;
+      if (this.clock.now() > giveUpAt) throw failure;
+      await new Promise<void>((resolve) => this.clock.setTimer(delay, resolve));
+    }
     this.outputs.delete(instanceId);
   }
 

@@ -153,8 +153,13 @@ export class Scheduler {
     this.kick();
   }
 
-  /** A dispatch pass in the background; a failed one (store or Redis away) is an alert, the next tick tries again. */
-  private kick(): void {
+  /**
+   * A dispatch pass in the background, by the leader only: one dispatcher per team, so workers'
+   * loads read from the database are never raced into over-dispatch. A failed pass (store or
+   * Redis away) is an alert; the next tick tries again.
+   */
+  kick(): void {
+    if (!this.isLeader || this.stopped) return;
     void this.dispatcher.kick().catch((err: unknown) => this.alert(`dispatch: ${err instanceof Error ? err.message : String(err)}`));
   }
 
@@ -183,7 +188,12 @@ export class Scheduler {
     }
     const live = new Map((await this.coordinator.listWorkers()).map((w) => [w.id, w]));
     const views = new Map<string, WorkerView>(
-      (await this.store.listWorkers()).map((w) => [w.id, { lastHeartbeat: Math.max(w.lastHeartbeat, this.sightSince), running: live.get(w.id)?.instances }]),
+      // The fresher of a worker's two heartbeats: the database's survives a Redis flush, the live
+      // registration's is not held up behind the worker's other writes when it is loaded.
+      (await this.store.listWorkers()).map((w) => [
+        w.id,
+        { lastHeartbeat: Math.max(w.lastHeartbeat, live.get(w.id)?.lastHeartbeat ?? 0, this.sightSince), running: live.get(w.id)?.instances },
+      ]),
     );
     // This process's own worker is alive as long as this code runs, however late its heartbeat
     // write is under load: never fail it over (that would run its tasks twice).

