@@ -269,7 +269,9 @@ export class Worker {
     }
     const running = { ...inst, state: 'RUNNING' as const, startedAt };
     this.publishState(running);
-    const run = await this.store.getRun(inst.runId);
+    // RUNNING now: a read that failed here (the database away) would leave it RUNNING with no
+    // process, to be failed over later; so it waits for the database like the writes do.
+    const run = await this.persist(`read the run of instance ${inst.id}`, () => this.store.getRun(inst.runId));
     this.logs.open(inst.id);
     const env: Record<string, string> = {
       ...this.options.baseEnv,
@@ -328,8 +330,14 @@ export class Worker {
     await this.logs.close(inst.id);
     const finishedAt = this.clock.now();
     if (!(await this.persist(`record ${state} of instance ${inst.id}`, () => this.store.transitionInstance(inst.id, fence, state, { ...patch, finishedAt })))) {
-      this.alert(`instance ${inst.id} attempt ${inst.attempt}: outcome ${state} refused, the instance was taken over`);
-      return;
+      // A retried write is refused when an earlier try landed but its reply was lost with the
+      // connection: then the row holds exactly this outcome, and it is ours.
+      const now = await this.persist(`read instance ${inst.id}`, () => this.store.getInstance(inst.id));
+      const ours = now?.state === state && now.attempt === inst.attempt && now.workerId === this.id && now.finishedAt === finishedAt;
+      if (!ours) {
+        this.alert(`instance ${inst.id} attempt ${inst.attempt}: outcome ${state} refused, the instance was taken over`);
+        return;
+      }
     }
     this.onFinished({ ...inst, state, finishedAt, exitCode: patch.exitCode, reason: patch.reason, workerId: this.id });
   }

@@ -17,8 +17,10 @@ import { openMysqlStore } from '../../engine/adapters/sql/mysql-store.ts';
 import type { SqlStore } from '../../engine/adapters/sql/sql-store.ts';
 import type { InstanceRecord, RunRecord } from '../../engine/api/types.ts';
 import type { EngineConfig } from '../../engine/core/config.ts';
+import type { Engine } from '../../engine/core/engine.ts';
+import { openTeamEngine } from '../../engine/hosts/node/team.ts';
 import { ax, axJson, axStart, killStrays, type AxOptions, type AxProcess, type AxResult } from './cli.ts';
-import { createTestDatabase, deleteRedisPrefix, mysqlAvailable, redisAvailable, REDIS_URL, uniqueName } from './services.ts';
+import { createTestDatabase, deleteRedisPrefix, redisAvailable, REDIS_URL, uniqueName } from './services.ts';
 import { waitFor } from './wait-for.ts';
 
 export const CI = process.env.CI === 'true';
@@ -26,9 +28,12 @@ export const CI = process.env.CI === 'true';
 const runs = (cmd: string, args: string[]) => spawnSync(cmd, args, { stdio: 'ignore' }).status === 0;
 export const hasRedisServer = runs('redis-server', ['--version']);
 const MARIADBD = ['/usr/sbin/mariadbd', '/usr/sbin/mysqld', '/usr/bin/mariadbd', '/usr/bin/mysqld'].find((p) => fs.existsSync(p));
-const INSTALL_DB = ['mariadb-install-db', 'mysql_install_db'].find((c) => runs(c, ['--help']));
+// Looked up, not run: mariadb-install-db has no harmless --version (it would install into the default data dir).
+const INSTALL_DB = ['mariadb-install-db', 'mysql_install_db'].find((c) => runs('sh', ['-c', `command -v ${c}`]));
 /** A private MariaDB can be made here (off CI a test without one skips; on CI it fails). */
 export const hasMariadbServer = MARIADBD !== undefined && INSTALL_DB !== undefined;
+/** flock(1) from util-linux, for gates (Team.gate). */
+export const hasFlock = runs('flock', ['--version']);
 
 /** Short intervals so that every judgement happens within seconds (keys of engine/core/config.ts). */
 export const TEAM_CONFIG: Partial<EngineConfig> = {
@@ -48,7 +53,7 @@ export async function freePort(): Promise<number> {
 }
 
 async function killChild(child: ChildProcess | undefined, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
-  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  if (!child || child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
   const exited = once(child, 'exit');
   child.kill(signal);
   await exited;
@@ -73,8 +78,16 @@ export class PrivateRedis {
   async start(): Promise<void> {
     const args = ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--dir', os.tmpdir()];
     const child = spawn('redis-server', args, { stdio: 'ignore' });
+    let failed: Error | undefined;
+    child.on('error', (err) => (failed = err)); // not installed: a failure under CI, stated clearly
     this.child = child;
-    await waitFor(() => child.exitCode === null && redisAvailable(this.url), { timeoutMs: 20_000, intervalMs: 50, message: `redis-server on port ${this.port} to answer` });
+    await waitFor(
+      () => {
+        if (failed) throw failed;
+        return child.exitCode === null && redisAvailable(this.url);
+      },
+      { timeoutMs: 20_000, intervalMs: 50, message: `redis-server on port ${this.port} to answer` },
+    );
   }
 
   /** kill -9: everything in it is gone. */
@@ -167,9 +180,12 @@ export class PrivateMariaDb {
       ...(process.getuid?.() === 0 ? ['--user=root'] : []),
     ];
     const child = spawn(MARIADBD as string, args, { stdio: 'ignore' });
+    let failed: Error | undefined;
+    child.on('error', (err) => (failed = err));
     this.child = child;
     await waitFor(
       async () => {
+        if (failed) throw failed;
         if (child.exitCode !== null) throw new Error(`mariadbd exited ${child.exitCode}: ${this.errorLog()}`);
         const c = await mysql.createConnection(this.connection);
         await c.end();
@@ -211,11 +227,6 @@ export class PrivateMariaDb {
   }
 }
 
-/** Whether the shared services are there (false off CI skips; on CI a missing one throws). */
-export async function sharedServicesAvailable(): Promise<{ mysql: boolean; redis: boolean }> {
-  return { mysql: await mysqlAvailable(), redis: await redisAvailable() };
-}
-
 export interface TeamSetup {
   /** a temp dir for this team: data dir (the marker killStrays uses), workflow files, trace */
   root: string;
@@ -247,9 +258,12 @@ export interface TeamNode {
  */
 export class Team {
   readonly nodes: TeamNode[] = [];
+  private readonly killed = new Set<TeamNode>();
   readonly dataDir: string;
   readonly trace: string;
   private observer: Promise<SqlStore> | undefined;
+  private clientEngine: Promise<Engine> | undefined;
+  private readonly gates: ChildProcess[] = [];
 
   constructor(readonly setup: TeamSetup) {
     this.dataDir = path.join(setup.root, 'data');
@@ -316,8 +330,17 @@ export class Team {
   }
 
   /** Starts a run through the CLI (the team's workers run it); returns its id. */
-  async startRun(workflow: string): Promise<number> {
+  async startRunCli(workflow: string): Promise<number> {
     return (await this.axJson<RunRecord>(['run', workflow])).id;
+  }
+
+  /**
+   * Starts a run as `ax run` does (a client engine on the team's MySQL and Redis), but in this
+   * process: an `ax` start-up costs a busy core seconds. Returns its id.
+   */
+  async startRun(workflow: string): Promise<number> {
+    this.clientEngine ??= openTeamEngine({ mysqlUrl: this.setup.mysqlUrl, redisUrl: this.setup.redisUrl, redisPrefix: this.setup.prefix, role: 'client' });
+    return (await (await this.clientEngine).runWorkflow(workflow, { actor: 'team-services test' })).id;
   }
 
   /** The team's database, opened in the test process (the pool reconnects after a restart). */
@@ -336,6 +359,72 @@ export class Team {
     return readTrace(this.trace);
   }
 
+  /**
+   * A gate tasks wait at, idle, until the test opens it: this process holds an exclusive flock
+   * on a file, and `wait` (a shell command) takes it shared. A task that comes to the gate after
+   * it opened passes at once, so there is no race between opening and arriving.
+   */
+  async gate(name: string): Promise<Gate> {
+    const file = path.join(this.setup.root, `${name}.gate`);
+    fs.writeFileSync(file, '');
+    // Marked with the data dir, so that killStrays finds it too.
+    const holder = spawn('flock', ['-x', file, '-c', 'echo held; exec cat'], { stdio: ['pipe', 'pipe', 'ignore'], env: { ...process.env, AX_DATA_DIR: this.dataDir } });
+    this.gates.push(holder);
+    let failed: Error | undefined;
+    holder.on('error', (err) => (failed = err));
+    let out = '';
+    holder.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    await waitFor(
+      () => {
+        if (failed) throw failed;
+        if (holder.exitCode !== null) throw new Error(`flock exited ${holder.exitCode}`);
+        return out.includes('held');
+      },
+      { timeoutMs: 20_000, message: `the gate ${name} to be held` },
+    );
+    const released = once(holder, 'exit');
+    return {
+      wait: `flock -s "${file}" true`,
+      async open() {
+        holder.stdin?.end();
+        await released;
+      },
+    };
+  }
+
+  /** kill -9 of one node, on purpose (its exit is then no failure). */
+  async kill9(node: TeamNode): Promise<void> {
+    this.killed.add(node);
+    node.proc.kill('SIGKILL');
+    await node.proc.exited;
+  }
+
+  /** Nodes that exited without a test asking them to, described; undefined when none did. */
+  unexpectedExits(): string | undefined {
+    const dead = this.nodes.filter((n) => !n.proc.running && !this.killed.has(n));
+    return dead.length ? dead.map((n) => `${n.role} ${n.workerId} (pid ${n.proc.pid}) exited ${n.proc.exit?.code ?? n.proc.exit?.signal}`).join(', ') : undefined;
+  }
+
+  /**
+   * waitFor that fails at once, with the nodes' stderr, when a node died on its own: a crashed
+   * engine is the finding, not a reason to wait out the deadline.
+   */
+  async waitFor<T>(fn: () => T | Promise<T>, opts: { timeoutMs: number; intervalMs?: number; message: string }): Promise<NonNullable<T>> {
+    const got = await waitFor(
+      async () => {
+        const died = this.unexpectedExits();
+        if (died) return { died };
+        const value = await fn();
+        return value ? { value } : undefined;
+      },
+      opts,
+    ).catch((err: unknown) => {
+      throw new Error(`${String(err)}\n${this.nodeLogs()}`);
+    });
+    if ('died' in got) throw new Error(`while waiting for ${opts.message}: ${got.died}\n${this.nodeLogs()}`);
+    return got.value as NonNullable<T>;
+  }
+
   /** Stderr of every node, for failure messages. */
   nodeLogs(): string {
     return this.nodes.map((n) => `--- ${n.role} ${n.workerId} pid ${n.proc.pid} (${n.proc.running ? 'running' : `exited ${n.proc.exit?.code ?? n.proc.exit?.signal}`}):\n${n.proc.stderr.split('\n').slice(-40).join('\n')}`).join('\n');
@@ -346,12 +435,25 @@ export class Team {
    * process they left, closes the observer; the caller drops the database and prefix.
    */
   async stop(): Promise<void> {
-    for (const n of this.nodes) n.proc.kill('SIGKILL');
+    for (const n of this.nodes) {
+      this.killed.add(n);
+      n.proc.kill('SIGKILL');
+    }
     await Promise.all(this.nodes.map((n) => n.proc.exited));
+    for (const g of this.gates.splice(0)) await killChild(g);
+    // Task processes the nodes left, and the nodes' orphan watchdogs (which carry the marker too;
+    // killed before they tidy up, so their group files are removed here).
     killStrays(this.setup.root);
+    const pids = new Set(this.nodes.map((n) => String(n.proc.pid)));
+    for (const f of fs.readdirSync(os.tmpdir())) {
+      if (f.startsWith('ax-watchdog-') && pids.has(f.split('-')[2] ?? '')) fs.rmSync(path.join(os.tmpdir(), f), { force: true });
+    }
     const observer = this.observer;
     this.observer = undefined;
     await (await observer?.catch(() => undefined))?.close().catch(() => undefined);
+    const client = this.clientEngine;
+    this.clientEngine = undefined;
+    await (await client?.catch(() => undefined))?.dispose().catch(() => undefined);
   }
 }
 
@@ -420,6 +522,12 @@ export async function checkInvariants(team: Team, runIds: number[], options: Inv
   const store = await team.store();
   const problems: string[] = [];
   const executions = team.executions();
+  if (options.noFailover) {
+    // A worker told that it lost an instance it still runs, or whose outcome was refused.
+    for (const n of team.nodes) {
+      for (const line of n.proc.stderr.split('\n')) if (/no longer owns|was taken over/.test(line)) problems.push(`${n.workerId}: ${line}`);
+    }
+  }
   for (const runId of runIds) {
     const run = await store.getRun(runId);
     if (!run) {
@@ -466,21 +574,22 @@ const describeRuns = (list: Execution[]) => list.map((e) => `instance ${e.instan
 /** Waits until none of the runs is RUNNING or QUEUED any more. */
 export async function waitForRunsToEnd(team: Team, runIds: number[], timeoutMs: number): Promise<RunRecord[]> {
   const store = await team.store();
-  return waitFor(
-    async () => {
-      const list = await Promise.all(runIds.map((id) => store.getRun(id)));
-      return list.every((r) => r && r.state !== 'RUNNING' && r.state !== 'QUEUED') ? (list as RunRecord[]) : undefined;
-    },
-    { timeoutMs, intervalMs: 250, message: `runs ${runIds.join(', ')} to end` },
-  ).catch(async (err: unknown) => {
-    const store2 = await team.store();
-    const detail = [];
-    for (const id of runIds) {
-      const insts = await store2.listInstances(id).catch(() => []);
-      detail.push(`run #${id}: ${insts.map((i) => `${i.taskName}#${i.attempt}=${i.state}${i.reason ? `(${i.reason})` : ''}`).join(' ')}`);
-    }
-    throw new Error(`${String(err)}\n${detail.join('\n')}\n${team.nodeLogs()}`);
-  });
+  return team
+    .waitFor(
+      async () => {
+        const list = await Promise.all(runIds.map((id) => store.getRun(id)));
+        return list.every((r) => r && r.state !== 'RUNNING' && r.state !== 'QUEUED') ? (list as RunRecord[]) : undefined;
+      },
+      { timeoutMs, intervalMs: 250, message: `runs ${runIds.join(', ')} to end` },
+    )
+    .catch(async (err: unknown) => {
+      const detail = [];
+      for (const id of runIds) {
+        const insts = await store.listInstances(id).catch(() => []);
+        detail.push(`run #${id}: ${insts.map((i) => `${i.taskName}#${i.attempt}=${i.state}${i.reason ? `(${i.reason})` : ''}`).join(' ')}`);
+      }
+      throw new Error(`${detail.join('\n')}\n${String(err)}`);
+    });
 }
 
 /** A layered DAG: `layers` × `width` tasks, each depending on two tasks of the layer before. */
@@ -509,13 +618,109 @@ export async function instancesOf(team: Team, runIds: number[]): Promise<Instanc
  * returns when it started.
  */
 export async function waitForProgressAfter(team: Team, runIds: number[], since: number, timeoutMs: number): Promise<number> {
-  return waitFor(
+  return team.waitFor(
     async () => {
       const started = (await instancesOf(team, runIds)).map((i) => i.startedAt ?? 0).filter((t) => t > since);
       return started.length > 0 ? Math.min(...started) : undefined;
     },
     { timeoutMs, intervalMs: 100, message: 'an instance to start after the fault' },
-  ).catch((err: unknown) => {
-    throw new Error(`${String(err)}\n${team.nodeLogs()}`);
-  });
+  );
 }
+
+export interface Gate {
+  /** the shell command that waits at the gate */
+  wait: string;
+  open(): Promise<void>;
+}
+
+/**
+ * `count` independent tasks that run until the test opens their gate: work that is running
+ * while a fault comes and goes, however slow the machine. Their timeout is far away.
+ */
+export async function gatedWorkflow(name: string, team: Team, count: number): Promise<{ spec: object; tasks: string[]; open(): Promise<void> }> {
+  const gate = await team.gate(name);
+  const names = Array.from({ length: count }, (_, k) => `gated${k}`);
+  const command = team.traced(gate.wait);
+  return {
+    spec: { workflow: name, tasks: Object.fromEntries(names.map((n) => [n, { command, timeout: '300s' }])) },
+    tasks: names,
+    open: () => gate.open(),
+  };
+}
+
+/** The executions of the given tasks of a run that were alive over all of [from, to]. */
+export function aliveThrough(team: Team, runId: number, from: number, to: number): Execution[] {
+  return team.executions().filter((e) => e.runId === runId && e.start < from && (e.end ?? Infinity) > to);
+}
+
+/** A workflow on an every-second cron (6 fields), runs in parallel, one traced task `true`. */
+export function everySecondWorkflow(name: string, team: Team, misfire: 'run_once' | 'skip' | 'all' = 'run_once'): { spec: object; tasks: string[] } {
+  return {
+    spec: { workflow: name, schedule: { cron: '* * * * * *', timezone: 'UTC', misfire, overlap: 'parallel' }, tasks: { tick: { command: team.traced('true'), timeout: '60s' } } },
+    tasks: ['tick'],
+  };
+}
+
+export interface FireReport {
+  /** the cron runs whose fire time lies in the window, ascending by fire time */
+  runs: RunRecord[];
+  /** fire times with more than one run */
+  duplicates: number[];
+  /** whole seconds of the window that have no run */
+  missing: number[];
+  /** the largest distance between consecutive fire times in the window, edges included (1000 when none is missing) */
+  maxGapMs: number;
+  /** fires the misfire policy dropped, by the audit log (entries written in the window or after) */
+  skippedByPolicy: number;
+  /** those audit entries: when the scan ran, how many it dropped, the latest one dropped */
+  skips: { at: number; count: number; latest: number }[];
+}
+
+/** What an every-second cron did over [from, to] (both whole seconds). */
+export async function everySecondFires(team: Team, workflow: string, from: number, to: number): Promise<FireReport> {
+  const store = await team.store();
+  const all = (await store.listRuns({ workflowName: workflow, limit: 100_000 })).filter((r) => r.trigger === 'cron');
+  const runs = all.filter((r) => r.logicalTime >= from && r.logicalTime <= to).sort((a, b) => a.logicalTime - b.logicalTime || a.id - b.id);
+  const count = new Map<number, number>();
+  for (const r of runs) count.set(r.logicalTime, (count.get(r.logicalTime) ?? 0) + 1);
+  const duplicates = [...count].filter(([, n]) => n > 1).map(([t]) => t);
+  const missing: number[] = [];
+  for (let t = from; t <= to; t += 1_000) if (!count.has(t)) missing.push(t);
+  const times = [from - 1_000, ...count.keys(), to + 1_000].sort((a, b) => a - b);
+  let maxGapMs = 0;
+  for (let k = 1; k < times.length; k++) maxGapMs = Math.max(maxGapMs, (times[k] as number) - (times[k - 1] as number));
+  const skips: FireReport['skips'] = [];
+  for (const e of await store.listAudit(10_000)) {
+    if (e.action !== 'misfire.skip' || e.object !== `workflow:${workflow}`) continue;
+    const m = /^(more than )?(\d+) missed fire\(s\) up to (\S+) not run/.exec(e.detail ?? '');
+    if (m && Date.parse(m[3] as string) >= from) skips.push({ at: e.at, count: Number(m[2]), latest: Date.parse(m[3] as string) });
+  }
+  return { runs, duplicates, missing, maxGapMs, skippedByPolicy: skips.reduce((n, k) => n + k.count, 0), skips };
+}
+
+export const wholeSecondAfter = (t: number): number => Math.ceil(t / 1_000) * 1_000;
+
+/**
+ * Watches for `ms` that check() finds nothing wrong (it returns a problem, or undefined), and
+ * fails at the first problem: for claims of the form "nothing happens to them meanwhile".
+ */
+export async function holdsFor(team: Team, ms: number, what: string, check: () => Promise<string | undefined>): Promise<void> {
+  const until = Date.now() + ms;
+  const outcome = await team.waitFor(async () => (await check()) ?? (Date.now() >= until ? 'held' : undefined), {
+    timeoutMs: ms + 30_000,
+    intervalMs: 200,
+    message: `${what} for ${ms} ms`,
+  });
+  if (outcome !== 'held') throw new Error(`${what}: ${outcome}\n${team.nodeLogs()}`);
+}
+
+/** A problem unless the run's instances are exactly its first attempts, all RUNNING. */
+export async function stillRunningFirstAttempts(team: Team, runId: number, tasks: string[]): Promise<string | undefined> {
+  const instances = await (await team.store()).listInstances(runId);
+  const ok = instances.length === tasks.length && instances.every((i) => i.state === 'RUNNING' && i.attempt === 1);
+  return ok ? undefined : `run #${runId}: ${instances.map((i) => `${i.taskName}#${i.attempt}=${i.state}${i.reason ? ` (${i.reason})` : ''}`).join(', ')}`;
+}
+
+/** How long the scheduler may take to misjudge a live worker or task, were it going to: both windows and a check. */
+export const MISJUDGE_WINDOW_MS =
+  3 * (TEAM_CONFIG.workerHeartbeatMs as number) + 2.5 * (TEAM_CONFIG.taskHeartbeatMs as number) + 2 * (TEAM_CONFIG.workerHeartbeatMs as number);

@@ -10,13 +10,19 @@ import type { WorkerRecord } from '../../engine/api/types.ts';
 import { tempDir } from '../helpers/solo-engine.ts';
 import { mysqlAvailable } from '../helpers/services.ts';
 import {
+  aliveThrough,
   CI,
   checkInvariants,
+  gatedWorkflow,
+  hasFlock,
   hasRedisServer,
+  holdsFor,
   instancesOf,
   layeredWorkflow,
+  MISJUDGE_WINDOW_MS,
   PrivateRedis,
   sharedTeam,
+  stillRunningFirstAttempts,
   type Team,
   TEAM_CONFIG,
   waitForProgressAfter,
@@ -24,9 +30,9 @@ import {
 } from '../helpers/team-services.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
-// Off CI, a machine without MariaDB or redis-server skips this file; under CI=true
-// mysqlAvailable() throws and a missing redis-server fails at its spawn.
-const runnable = (await mysqlAvailable()) && (hasRedisServer || CI);
+// Off CI, a machine without MariaDB, redis-server or flock(1) skips this file; under CI=true
+// mysqlAvailable() throws and a missing program fails at its spawn.
+const runnable = (await mysqlAvailable()) && ((hasRedisServer && hasFlock) || CI);
 
 /** New work must start within this after the fault: a lost dispatch is re-sent after redispatchAfterMs. */
 const RESUME_BOUND_MS = (TEAM_CONFIG.redispatchAfterMs as number) + 3 * (TEAM_CONFIG.workerHeartbeatMs as number) + 5_000;
@@ -46,32 +52,62 @@ describe.skipIf(!runnable)('a team whose Redis loses everything mid-run', () => 
   }, 60_000);
   afterAll(() => redis?.kill());
 
-  /** A scheduler (no work) and two workers; a 20-task DAG (10 layers of 2, `sleep 0.5`) run twice at once. */
-  async function startTeam(): Promise<{ team: Team; runIds: number[]; tasks: string[] }> {
+  interface Started {
+    team: Team;
+    /** the DAG's runs */
+    runIds: number[];
+    tasks: string[];
+    /** a run of two tasks that are running while the fault comes and goes, until openGate() */
+    longRun: number;
+    longTasks: string[];
+    openGate(): Promise<void>;
+  }
+
+  /**
+   * A scheduler (no work) and two workers; a run of a 20-task DAG (10 layers of 2, `sleep 0.5`),
+   * and beside it a run of two long tasks, so that tasks are running across the fault.
+   */
+  async function startTeam(): Promise<Started> {
     root = tempDir('ax-team-redis-');
     const t = await sharedTeam(root, redis.url);
     cleanup = t.cleanup;
     const { team } = t;
     const wf = layeredWorkflow('redis-fault', team, 10, 2, 'sleep 0.5');
+    const long = await gatedWorkflow('redis-fault-long', team, 2);
     await team.apply(wf.spec);
+    await team.apply(long.spec, 'long.json');
     await team.serveAll([
       { role: 'scheduler', options: { noWork: true, workerId: 'sched' } },
       { role: 'worker', options: { workerId: 'w1' } },
       { role: 'worker', options: { workerId: 'w2' } },
     ]);
-    const runIds = [await team.startRun('redis-fault'), await team.startRun('redis-fault')];
-    return { team, runIds, tasks: wf.tasks };
+    const longRun = await team.startRun('redis-fault-long');
+    const runIds = [await team.startRunCli('redis-fault')];
+    return { team, runIds, tasks: wf.tasks, longRun, longTasks: long.tasks, openGate: long.open };
   }
 
-  /** Waits until about a third of the work is done and some of it runs: mid-run. */
-  async function midRun(team: Team, runIds: number[], doneAtLeast: number): Promise<void> {
-    await waitFor(
+  /** Waits until `doneAtLeast` DAG instances are done, some run, and both long tasks run: mid-run. */
+  async function midRun(s: Started, doneAtLeast: number): Promise<void> {
+    await s.team.waitFor(
       async () => {
-        const all = await instancesOf(team, runIds);
-        return all.filter((i) => i.state === 'SUCCESS').length >= doneAtLeast && all.some((i) => i.state === 'RUNNING');
+        const all = await instancesOf(s.team, s.runIds);
+        const long = await instancesOf(s.team, [s.longRun]);
+        return (
+          all.filter((i) => i.state === 'SUCCESS').length >= doneAtLeast &&
+          all.some((i) => i.state === 'RUNNING') &&
+          long.filter((i) => i.state === 'RUNNING').length === 2
+        );
       },
-      { timeoutMs: 90_000, intervalMs: 50, message: `${doneAtLeast} instances done and some running` },
+      { timeoutMs: 90_000, intervalMs: 50, message: `${doneAtLeast} instances done, some running, the long tasks running` },
     );
+  }
+
+  async function expectAllInvariants(s: Started): Promise<void> {
+    const strict = { noTimeout: true, noFailover: true, singleExecution: true };
+    expect(await checkInvariants(s.team, s.runIds, { tasks: s.tasks, ...strict })).toEqual([]);
+    expect(await checkInvariants(s.team, [s.longRun], { tasks: s.longTasks, ...strict })).toEqual([]);
+    // Every node lived through it.
+    expect(s.team.unexpectedExits()).toBeUndefined();
   }
 
   async function expectWorkersBack(team: Team): Promise<void> {
@@ -89,30 +125,35 @@ describe.skipIf(!runnable)('a team whose Redis loses everything mid-run', () => 
   }
 
   it('FLUSHALL twice mid-run: queues and live state are rebuilt from MySQL, every run succeeds, nothing runs twice', async () => {
-    const { team, runIds, tasks } = await startTeam();
+    const s = await startTeam();
+    const { team, runIds } = s;
 
-    await midRun(team, runIds, 8);
+    await midRun(s, 5);
     const firstFlush = Date.now();
     await redis.flushAll();
     const resumed = await waitForProgressAfter(team, runIds, firstFlush, RESUME_BOUND_MS + 30_000);
     expect(resumed - firstFlush).toBeLessThan(RESUME_BOUND_MS);
 
-    await midRun(team, runIds, 24);
+    await midRun(s, 12);
     const secondFlush = Date.now();
     await redis.flushAll();
     await waitForProgressAfter(team, runIds, secondFlush, RESUME_BOUND_MS + 30_000);
+    await holdsFor(team, MISJUDGE_WINDOW_MS, 'the long tasks keep running', () => stillRunningFirstAttempts(team, s.longRun, s.longTasks));
+    await s.openGate();
 
-    await waitForRunsToEnd(team, runIds, 120_000);
-    expect(await checkInvariants(team, runIds, { tasks, noTimeout: true, noFailover: true, singleExecution: true })).toEqual([]);
+    await waitForRunsToEnd(team, [...runIds, s.longRun], 120_000);
+    // The long tasks lived through both flushes as the one process each started with.
+    expect(aliveThrough(team, s.longRun, firstFlush, secondFlush)).toHaveLength(2);
+    await expectAllInvariants(s);
     await expectWorkersBack(team);
-    // Every node lived through it.
-    expect(team.nodes.filter((n) => !n.proc.running).map((n) => `${n.workerId}: ${n.proc.stderr}`)).toEqual([]);
   }, 300_000);
 
   it('Redis killed (kill -9) mid-run and restarted empty on the same port: every run succeeds, nothing runs twice', async () => {
-    const { team, runIds, tasks } = await startTeam();
+    const s = await startTeam();
+    const { team, runIds } = s;
 
-    await midRun(team, runIds, 8);
+    await midRun(s, 5);
+    const down = Date.now();
     await redis.kill();
     // Down for longer than a worker may stay silent (3 × its heartbeat): an outage of Redis must
     // not look like dead workers, since their heartbeats in the database are the truth.
@@ -121,10 +162,15 @@ describe.skipIf(!runnable)('a team whose Redis loses everything mid-run', () => 
     const restarted = Date.now();
     const resumed = await waitForProgressAfter(team, runIds, restarted, RESUME_BOUND_MS + 30_000);
     expect(resumed - restarted).toBeLessThan(RESUME_BOUND_MS);
+    // Long enough after the restart for any judgement from stale heartbeats to happen: the long
+    // tasks stay RUNNING as their first attempts all along.
+    await holdsFor(team, MISJUDGE_WINDOW_MS, 'the long tasks keep running', () => stillRunningFirstAttempts(team, s.longRun, s.longTasks));
+    await s.openGate();
 
-    await waitForRunsToEnd(team, runIds, 120_000);
-    expect(await checkInvariants(team, runIds, { tasks, noTimeout: true, noFailover: true, singleExecution: true })).toEqual([]);
+    await waitForRunsToEnd(team, [...runIds, s.longRun], 120_000);
+    // The long tasks ran across the whole outage, each as one process, never judged lost.
+    expect(aliveThrough(team, s.longRun, down, restarted)).toHaveLength(2);
+    await expectAllInvariants(s);
     await expectWorkersBack(team);
-    expect(team.nodes.filter((n) => !n.proc.running).map((n) => `${n.workerId}: ${n.proc.stderr}`)).toEqual([]);
   }, 300_000);
 });
