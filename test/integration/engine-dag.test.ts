@@ -26,6 +26,7 @@ function only(map: Map<string, InstanceRecord[]>, task: string): InstanceRecord 
   return list[0] as InstanceRecord;
 }
 
+// POSIX shells and process groups: these do not exist on Windows.
 describe.skipIf(process.platform === 'win32')('engine: diamond DAG', () => {
   it('runs d exactly once, after both b and c finished', async () => {
     // b and c take different times, so "after both" is not satisfied by chance by the first one.

@@ -23,6 +23,7 @@ function vars(lines: string[]): Map<string, string> {
   return new Map(lines.filter((l) => l.includes('=')).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
 }
 
+// POSIX shells and process groups: these do not exist on Windows.
 describe.skipIf(process.platform === 'win32')('engine: task environment', () => {
   it('passes AX_WORKFLOW, AX_TASK, AX_RUN_ID, AX_INSTANCE_ID, AX_ATTEMPT and AX_LOGICAL_TIME', async () => {
     await t.apply(`

@@ -31,6 +31,7 @@ function attempts(instances: InstanceRecord[], task: string): InstanceRecord[] {
 
 const gap = (prev: InstanceRecord, next: InstanceRecord): number => (next.startedAt as number) - (prev.finishedAt as number);
 
+// POSIX shells and process groups: these do not exist on Windows.
 describe.skipIf(process.platform === 'win32')('engine: retries', () => {
   it('retries a failing task with a fixed backoff; every attempt keeps its own log', async () => {
     await t.apply(`

@@ -37,6 +37,7 @@ async function onlyInstance(t: TestEngine, workflow: string): Promise<InstanceRe
   return instances[0] as InstanceRecord;
 }
 
+// POSIX shells and process groups: these do not exist on Windows.
 describe.skipIf(process.platform === 'win32')('engine: log retention', () => {
   it('purges lines older than the retention on start, keeps newer ones and the instances', async () => {
     const first = await startOn();

@@ -44,6 +44,7 @@ tasks:
   return { run: detail.run, inst, logs: await allLogs(inst.id) };
 }
 
+// POSIX shells and process groups: these do not exist on Windows.
 describe.skipIf(process.platform === 'win32')('engine: log limits', () => {
   it('cuts a 1 MB line at maxLineBytes with the truncation marker, and goes on with the next line', async () => {
     const { run, logs } = await runOne('logs-long-line', `head -c 1048576 /dev/zero | tr '\\0' a; echo; echo after`);

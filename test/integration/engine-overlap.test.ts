@@ -63,6 +63,7 @@ function expectOneAtATime(executed: RunRecord[]): void {
   }
 }
 
+// POSIX shells and process groups: these do not exist on Windows.
 describe.skipIf(process.platform === 'win32')('engine: disabling a cron workflow', () => {
   it('starts no run once setEnabled(false) has returned, even for a fire due a moment later; re-enabling resumes from now', async () => {
     await t.apply(`
@@ -99,6 +100,7 @@ tasks:
   });
 });
 
+// POSIX shells and process groups: these do not exist on Windows.
 describe.skipIf(process.platform === 'win32')('engine: cron overlap policy', () => {
   it('skip: overlapping fires are recorded as SKIPPED runs naming the run still going', async () => {
     await t.apply(workflow('overlap-skip', 'skip'));

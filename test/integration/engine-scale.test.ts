@@ -44,6 +44,7 @@ function peakOverlap(instances: InstanceRecord[]): number {
   return peak;
 }
 
+// POSIX shells and process groups: these do not exist on Windows.
 describe.skipIf(process.platform === 'win32')('engine: scale', () => {
   it('runs 1,000 independent tasks exactly once each with at most 8 at a time', async () => {
     const count = 1_000;

@@ -30,6 +30,7 @@ function stall(ms: number): void {
   }
 }
 
+// POSIX shells and process groups: these do not exist on Windows.
 describe.skipIf(process.platform === 'win32')('engine: a stalled engine process', () => {
   it('does not fail over the tasks of its own worker after a stall longer than the worker-lost threshold', async () => {
     const counter = path.join(scratch, 'starts');

@@ -65,6 +65,7 @@ async function startAndWaitRunning(workflow: string): Promise<{ runId: number; i
   return { runId: run.id, inst };
 }
 
+// Reads /proc to check process groups: Linux only.
 describe.skipIf(process.platform !== 'linux')('engine: timeouts', () => {
   it('times out a command and kills its whole process group, background children included', async () => {
     await t.apply(`

@@ -24,6 +24,7 @@ afterAll(async () => {
 const states = (instances: InstanceRecord[]) =>
   instances.map((i) => `${i.taskName}#${i.attempt}:${i.state}`).sort();
 
+// POSIX shells and process groups: these do not exist on Windows.
 describe.skipIf(process.platform === 'win32')('engine: event triggers', () => {
   it('starts the on_event workflow and hands it the payload verbatim, never as shell code', async () => {
     const canary = path.join(scratch, 'pwned');
@@ -75,6 +76,7 @@ tasks:
   });
 });
 
+// POSIX shells and process groups: these do not exist on Windows.
 describe.skipIf(process.platform === 'win32')('engine: manual runs and re-runs', () => {
   const flag = () => path.join(scratch, 'c-fixed');
 

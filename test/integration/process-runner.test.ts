@@ -59,6 +59,7 @@ afterEach(async () => {
 
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
+// POSIX shells and process groups: these do not exist on Windows.
 describe.skipIf(process.platform === 'win32')('NodeProcessRunner', () => {
   it('captures stdout and stderr line by line, in order per stream', async () => {
     const proc = run('echo a; echo b >&2; printf "c\\nd"; echo e >&2');
