@@ -4,10 +4,8 @@
 // every-second cron (overlap parallel, task `true`). Over the observation window every fire time
 // has exactly one run, no fire is missing beyond what the misfire policy dropped (and audited),
 // no gap between fires exceeds the misfire tolerance, and every run succeeds once.
-//
-// The issue asks for 60 s of observation; this file watches 20 s per scheduler count to keep the
-// suite within its budget on a two-core machine (an every-second cron still gives 20 fires to
-// race over, each contended by every scheduler's tick and timers).
+// Each scheduler count is watched for 60 s, as the issue asks: 60 fires, each contended by every
+// scheduler's tick and timers.
 import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../../engine/core/config.ts';
@@ -18,7 +16,7 @@ import { checkInvariants, everySecondFires, everySecondWorkflow, getKey, sharedT
 // Off CI a machine without MariaDB or Redis skips this file; under CI=true a missing one throws.
 const runnable = (await mysqlAvailable()) && (await redisAvailable());
 
-const WINDOW_MS = 20_000;
+const WINDOW_MS = 60_000;
 const MISFIRE_TOLERANCE_MS = DEFAULT_CONFIG.misfireThresholdMs;
 
 // Skipped only off CI on a machine without MariaDB/Redis: under CI=true the availability check throws instead.
