@@ -4,7 +4,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { WorkerRecord } from '../../engine/api/types.ts';
 import type { Coordinator, DispatchMessage, EngineEvent } from '../../engine/ports/coordinator.ts';
-import { waitFor } from '../helpers/wait-for.ts';
+import { waitFor, within } from '../helpers/wait-for.ts';
 
 export interface CoordinatorFixture {
   coordinator: Coordinator;
@@ -41,19 +41,6 @@ const worker = (id: string, running = 0): WorkerRecord => ({
 });
 
 const logEvent = (seq: number): EngineEvent => ({ type: 'log', instanceId: 7, seq, stream: 'stdout', ts: seq, line: `line ${seq}` });
-
-/** Settles p against a deadline without leaving a timer behind. */
-async function within(p: Promise<unknown>, ms: number): Promise<'resolved' | 'pending'> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<'pending'>((resolve) => {
-    timer = setTimeout(() => resolve('pending'), ms);
-  });
-  try {
-    return await Promise.race([p.then(() => 'resolved' as const), deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 export function coordinatorContract(name: string, setup: () => Promise<CoordinatorFixture>): void {
   describe(`Coordinator contract: ${name}`, () => {

@@ -41,3 +41,16 @@ export async function waitFor<T>(
   const detail = lastError === undefined ? `last value: ${inspect(last, { depth: 4 })}` : `last error: ${String(lastError)}`;
   throw new Error(`waitFor timed out after ${timeoutMs} ms: ${what} (${detail})`, { cause: lastError });
 }
+
+/** Settles p against a deadline without leaving a timer behind. */
+export async function within(p: Promise<unknown>, ms: number): Promise<'resolved' | 'pending'> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<'pending'>((resolve) => {
+    timer = setTimeout(() => resolve('pending'), ms);
+  });
+  try {
+    return await Promise.race([p.then(() => 'resolved' as const), deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -13,7 +13,7 @@ import type { WorkerRecord } from '../../engine/api/types.ts';
 import { RedisCoordinator, type RedisCoordinatorOptions } from '../../engine/adapters/redis/redis-coordinator.ts';
 import type { DispatchMessage, EngineEvent } from '../../engine/ports/coordinator.ts';
 import { deleteRedisPrefix, redisAvailable, REDIS_URL, uniqueName } from '../helpers/services.ts';
-import { waitFor } from '../helpers/wait-for.ts';
+import { waitFor, within } from '../helpers/wait-for.ts';
 
 const available = await redisAvailable();
 const hasRedisServer = spawnSync('redis-server', ['--version']).status === 0;
@@ -35,19 +35,6 @@ const worker = (id: string): WorkerRecord => ({
   lastHeartbeat: 1_700_000_000_000,
   status: 'online',
 });
-
-/** Settles p against a deadline without leaving a timer behind. */
-async function within(p: Promise<unknown>, ms: number): Promise<'resolved' | 'pending'> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<'pending'>((resolve) => {
-    timer = setTimeout(() => resolve('pending'), ms);
-  });
-  try {
-    return await Promise.race([p.then(() => 'resolved' as const), deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /** Coordinators opened by a test, closed and their prefixes deleted after it. */
 function opened(url: () => string) {
