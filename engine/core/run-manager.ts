@@ -1,26 +1,20 @@
 // A run's life: creating it (with the overlap policy), advancing dependencies event by event,
 // retries, failing downstream, and deriving the run's state from its instances.
 import { AxError } from '../api/errors.ts';
-import type { InstanceRecord, InstanceState, RunRecord, RunState, TriggerType } from '../api/types.ts';
+import type { InstanceRecord, InstanceState, RunRecord, RunState } from '../api/types.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { Coordinator } from '../ports/coordinator.ts';
 import { instanceEvent } from './events.ts';
-import type { Store, TaskDefinition } from '../ports/store.ts';
+import type { NewRun, Store, TaskDefinition } from '../ports/store.ts';
 import { retryDelay } from './backoff.ts';
 import { FAILOVER_PREFIX, MAX_FAILOVERS } from './backstops.ts';
 import { type CachedWorkflow, downstreamClosure, type WorkflowCache } from './workflow-cache.ts';
 
-export interface StartRunInput {
-  workflowId: number;
-  trigger: TriggerType;
-  triggeredBy: string;
-  logicalTime: number;
-  scheduleId?: number;
-  onlyTask?: string;
-  eventPayload?: string;
+/** What a trigger says about a run; the state and times are the RunManager's to decide. */
+export type StartRunInput = Pick<NewRun, 'workflowId' | 'trigger' | 'triggeredBy' | 'logicalTime' | 'scheduleId' | 'onlyTask' | 'eventPayload'> & {
   /** manual runs ignore the overlap policy: a person asked for this run */
   applyOverlap: boolean;
-}
+};
 
 const FAILED_STATES: InstanceState[] = ['FAILED', 'TIMEOUT'];
 
