@@ -1,19 +1,25 @@
-// SPEC §8 / §11: log lines per second into SQLite, batched (500 lines per appendLogs, one
-// transaction) against one line per appendLogs (the seed's row-at-a-time inserts), plus the
-// engine's own path (LogWriter.append, flushed in batches of config.logBatchLines).
+// SPEC §8 / §11: log lines per second into SQLite and MariaDB, batched (500 lines per
+// appendLogs, one transaction) against one line per appendLogs (the seed's row-at-a-time
+// inserts), plus the engine's own path (LogWriter.append, flushed in batches of
+// config.logBatchLines), and tasks finishing together: how many commits their closing logs cost.
 import path from 'node:path';
 import type { LogLine } from '../engine/api/types.ts';
+import { openMysqlStore } from '../engine/adapters/sql/mysql-store.ts';
 import { openSqliteStore } from '../engine/adapters/sql/sqlite-store.ts';
 import { systemClock } from '../engine/adapters/system-clock.ts';
 import { DEFAULT_CONFIG } from '../engine/core/config.ts';
 import { LogWriter } from '../engine/core/log-writer.ts';
 import type { Store } from '../engine/ports/store.ts';
+import { createTestDatabase, mysqlAvailable } from '../test/helpers/services.ts';
 import { type BenchOptions, type BenchTable, fmt, removeDir, tempDir, timed } from './util.ts';
 
 const LINE_BYTES = 100;
 const BATCH = 500;
 /** lines are spread over this many instances, as output from several running tasks would be */
 const INSTANCES = 50;
+/** finishing tasks: this many at a time (a worker's slots), each printing this many lines */
+const SLOTS = 50;
+const TASK_LINES = 100;
 
 function lineText(i: number): string {
   const head = `2025-01-01T00:00:00.000Z INFO worker row ${i} `;
@@ -31,73 +37,206 @@ function makeLines(count: number): LogLine[] {
   }));
 }
 
-/** A fresh store per case, so no case inserts into a table the previous one filled. */
-async function withStore<T>(fn: (store: Store) => Promise<T>): Promise<T> {
+type Opener = () => Promise<{ store: Store; dispose(): Promise<void> }>;
+
+const sqliteOpener: Opener = async () => {
   const dir = tempDir('ax-bench-logs-');
   const store = await openSqliteStore(path.join(dir, 'ax.db'));
+  return {
+    store,
+    async dispose() {
+      await store.close();
+      removeDir(dir);
+    },
+  };
+};
+
+const mysqlOpener: Opener = async () => {
+  const db = await createTestDatabase('ax_bench_logs');
+  const store = await openMysqlStore({ url: db.url });
+  return {
+    store,
+    async dispose() {
+      await store.close();
+      await db.drop();
+    },
+  };
+};
+
+/** A fresh store per case, so no case inserts into a table the previous one filled. */
+async function withStore<T>(open: Opener, fn: (store: Store) => Promise<T>): Promise<T> {
+  const { store, dispose } = await open();
   try {
     return await fn(store);
   } finally {
-    await store.close();
-    removeDir(dir);
+    await dispose();
   }
 }
 
-export async function benchLogInsert(options: BenchOptions): Promise<BenchTable> {
+/** Counts the store's appendLogs calls: one transaction each. */
+function countCommits(store: Store): { count: number } {
+  const counter = { count: 0 };
+  const append = store.appendLogs.bind(store);
+  store.appendLogs = (lines) => {
+    counter.count += 1;
+    return append(lines);
+  };
+  return counter;
+}
+
+function writerFor(store: Store): LogWriter {
+  return new LogWriter(store, systemClock, {
+    batchLines: DEFAULT_CONFIG.logBatchLines,
+    flushMs: DEFAULT_CONFIG.logFlushMs,
+    maxOutputBytes: Number.MAX_SAFE_INTEGER,
+    // The lines are appended in one synchronous loop, faster than any process writes them:
+    // unbounded here, so that the figure is the store's pace, not the drop rule's.
+    maxBufferBytes: Number.MAX_SAFE_INTEGER,
+  });
+}
+
+interface Case {
+  how: string;
+  lines: number;
+  ms: number;
+  commits?: number;
+  /** finishing tasks: the mean time from a task's last line to its close() resolving */
+  closeMs?: number;
+}
+
+/** Tasks finishing as fast as they can, SLOTS at a time: each prints its lines, then closes. */
+async function finishingTasks(store: Store, tasks: number): Promise<Case> {
+  const commits = countCommits(store);
+  const writer = writerFor(store);
+  let next = 0;
+  let closeTotal = 0;
+  const [, ms] = await timed(() =>
+    Promise.all(
+      Array.from({ length: SLOTS }, async () => {
+        while (next < tasks) {
+          const id = ++next;
+          writer.open(id);
+          for (let i = 0; i < TASK_LINES; i++) writer.append(id, 'stdout', lineText(i), LINE_BYTES);
+          // the process's exit arrives on a later turn of the event loop than its last line
+          await new Promise((resolve) => setImmediate(resolve));
+          const t0 = performance.now();
+          const unstored = await writer.close(id);
+          closeTotal += performance.now() - t0;
+          if (unstored > 0) throw new Error(`task ${id}: ${unstored} line(s) not stored`);
+        }
+      }),
+    ),
+  );
+  return { how: `${tasks} tasks of ${TASK_LINES} lines finishing, ${SLOTS} at a time`, lines: tasks * TASK_LINES, ms, commits: commits.count, closeMs: closeTotal / tasks };
+}
+
+/**
+ * Tasks finishing at a steady pace (one a millisecond, each with a few lines), as a busy worker
+ * sees them: what each finish costs in commits, and how long its close() waits.
+ */
+async function steadyFinishes(store: Store, tasks: number): Promise<Case> {
+  const commits = countCommits(store);
+  const writer = writerFor(store);
+  const lines = 20;
+  let closeTotal = 0;
+  const closes: Promise<void>[] = [];
+  const [, ms] = await timed(async () => {
+    for (let id = 1; id <= tasks; id++) {
+      writer.open(id);
+      for (let i = 0; i < lines; i++) writer.append(id, 'stdout', lineText(i), LINE_BYTES);
+      const t0 = performance.now();
+      closes.push(
+        writer.close(id).then((unstored) => {
+          closeTotal += performance.now() - t0;
+          if (unstored > 0) throw new Error(`task ${id}: ${unstored} line(s) not stored`);
+        }),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    await Promise.all(closes);
+  });
+  return { how: `${tasks} tasks of ${lines} lines, one finishing each ms`, lines: tasks * lines, ms, commits: commits.count, closeMs: closeTotal / tasks };
+}
+
+async function casesFor(open: Opener, options: BenchOptions, label: string, withSingle: boolean): Promise<Case[]> {
   const batchedCount = options.quick ? 20_000 : 200_000;
   const singleCount = options.quick ? 2_000 : 20_000;
+  const tasks = options.quick ? 200 : 2_000;
+  const cases: Case[] = [];
 
-  options.progress(`logs: ${batchedCount} lines, appendLogs in batches of ${BATCH}`);
+  options.progress(`logs ${label}: ${batchedCount} lines, appendLogs in batches of ${BATCH}`);
   const batched = makeLines(batchedCount);
-  const batchedMs = await withStore(async (store) => {
-    const [, ms] = await timed(async () => {
-      for (let i = 0; i < batched.length; i += BATCH) await store.appendLogs(batched.slice(i, i + BATCH));
-    });
-    return ms;
+  cases.push({
+    how: `appendLogs, batches of ${BATCH}`,
+    lines: batchedCount,
+    ms: await withStore(open, async (store) => {
+      const [, ms] = await timed(async () => {
+        for (let i = 0; i < batched.length; i += BATCH) await store.appendLogs(batched.slice(i, i + BATCH));
+      });
+      return ms;
+    }),
   });
 
-  options.progress(`logs: ${singleCount} lines, one appendLogs per line`);
-  const single = makeLines(singleCount);
-  const singleMs = await withStore(async (store) => {
-    const [, ms] = await timed(async () => {
-      for (const l of single) await store.appendLogs([l]);
+  if (withSingle) {
+    options.progress(`logs ${label}: ${singleCount} lines, one appendLogs per line`);
+    const single = makeLines(singleCount);
+    cases.push({
+      how: 'appendLogs, 1 line each',
+      lines: singleCount,
+      ms: await withStore(open, async (store) => {
+        const [, ms] = await timed(async () => {
+          for (const l of single) await store.appendLogs([l]);
+        });
+        return ms;
+      }),
     });
-    return ms;
-  });
+  }
 
-  options.progress(`logs: ${batchedCount} lines through LogWriter (batch ${DEFAULT_CONFIG.logBatchLines})`);
-  const writerMs = await withStore(async (store) => {
-    const writer = new LogWriter(store, systemClock, {
-      batchLines: DEFAULT_CONFIG.logBatchLines,
-      flushMs: DEFAULT_CONFIG.logFlushMs,
-      maxOutputBytes: Number.MAX_SAFE_INTEGER,
-    });
-    for (let i = 1; i <= INSTANCES; i++) writer.open(i);
-    const [, ms] = await timed(async () => {
-      for (const l of batched) writer.append(l.instanceId, 'stdout', l.line, LINE_BYTES);
-      await writer.flush();
-    });
-    const failure = writer.takeFailure();
-    if (failure) throw failure;
-    return ms;
-  });
+  options.progress(`logs ${label}: ${batchedCount} lines through LogWriter (batch ${DEFAULT_CONFIG.logBatchLines})`);
+  cases.push(
+    await withStore(open, async (store) => {
+      const commits = countCommits(store);
+      const writer = writerFor(store);
+      for (let i = 1; i <= INSTANCES; i++) writer.open(i);
+      const [, ms] = await timed(async () => {
+        for (const l of batched) writer.append(l.instanceId, 'stdout', l.line, LINE_BYTES);
+        await writer.flush();
+      });
+      const failure = writer.takeFailure();
+      if (failure) throw failure;
+      return { how: 'LogWriter.append (engine path)', lines: batchedCount, ms, commits: commits.count };
+    }),
+  );
 
-  const rate = (count: number, ms: number) => count / (ms / 1000);
-  const batchedRate = rate(batchedCount, batchedMs);
-  const singleRate = rate(singleCount, singleMs);
-  const writerRate = rate(batchedCount, writerMs);
+  options.progress(`logs ${label}: ${tasks} finishing tasks through LogWriter.close`);
+  cases.push(await withStore(open, (store) => finishingTasks(store, tasks)));
+  options.progress(`logs ${label}: ${tasks} tasks finishing one a millisecond`);
+  cases.push(await withStore(open, (store) => steadyFinishes(store, tasks)));
+  return cases;
+}
+
+export async function benchLogInsert(options: BenchOptions): Promise<BenchTable> {
+  const rows: (string | number)[][] = [];
+  const row = (db: string, c: Case) => {
+    const rate = c.lines / (c.ms / 1000);
+    rows.push([db, c.how, c.lines, fmt(c.ms / 1000), fmt(rate, 0), fmt((rate * LINE_BYTES) / 1e6, 1), c.commits ?? '', c.closeMs === undefined ? '' : fmt(c.closeMs, 1)]);
+  };
+  for (const c of await casesFor(sqliteOpener, options, 'SQLite', true)) row('SQLite', c);
+  const notes = [
+    'SQLite in WAL mode with synchronous=NORMAL (openSqliteStore): a commit does not fsync, so single-row inserts are cheaper here than in MySQL',
+    `lines spread over ${INSTANCES} instance ids; fresh database per case; commits = appendLogs calls (one transaction each)`,
+    `finishing tasks: ${SLOTS} loops, each opening a task, appending its ${TASK_LINES} lines, yielding one event-loop turn (its exit), then awaiting close(); close ms = mean wait in close(); "one finishing each ms": a timer of 1 ms between finishes (Node makes it ≥ 1 ms), lines/s is then the offered pace, not a capacity`,
+  ];
+  if (await mysqlAvailable()) {
+    for (const c of await casesFor(mysqlOpener, options, 'MariaDB', true)) row('MariaDB', c);
+    notes.push('MariaDB: the local server (AX_TEST_MYSQL_URL or root@127.0.0.1:3306), a fresh database per case, InnoDB defaults of the server');
+  } else {
+    notes.push('MariaDB: not reachable, not measured');
+  }
   return {
-    title: `Log lines into SQLite (~${LINE_BYTES}-byte lines)`,
-    columns: ['how', 'lines', 'seconds', 'lines/s', 'MB/s'],
-    rows: [
-      [`appendLogs, batches of ${BATCH}`, batchedCount, fmt(batchedMs / 1000), fmt(batchedRate, 0), fmt((batchedRate * LINE_BYTES) / 1e6, 1)],
-      ['appendLogs, 1 line each', singleCount, fmt(singleMs / 1000), fmt(singleRate, 0), fmt((singleRate * LINE_BYTES) / 1e6, 1)],
-      [`LogWriter.append (engine path)`, batchedCount, fmt(writerMs / 1000), fmt(writerRate, 0), fmt((writerRate * LINE_BYTES) / 1e6, 1)],
-      ['batched ÷ single', '', '', `${fmt(batchedRate / singleRate, 1)}×`, ''],
-    ],
-    notes: [
-      'SQLite in WAL mode with synchronous=NORMAL (openSqliteStore): a commit does not fsync, so single-row inserts are cheaper here than in MySQL',
-      `lines spread over ${INSTANCES} instance ids; fresh database per case`,
-    ],
+    title: `Log lines into SQLite and MariaDB (~${LINE_BYTES}-byte lines)`,
+    columns: ['store', 'how', 'lines', 'seconds', 'lines/s', 'MB/s', 'commits', 'close ms'],
+    rows,
+    notes,
   };
 }

@@ -5,7 +5,7 @@
 //   loaded  the same with WORKFLOWS × TASKS defined tasks: after apply + listWorkflows, then
 //           after every workflow's graph is in the engine's cache (one one-task run each)
 import { openSoloEngine } from '../engine/hosts/node/solo.ts';
-import type { EngineEvent } from '../engine/ports/coordinator.ts';
+import type { EngineEvent } from '../engine/api/events.ts';
 import { layeredWorkflow } from './util.ts';
 
 const SETTLE_MS = 2_000;
@@ -49,7 +49,7 @@ async function main(): Promise<void> {
       // A one-task run loads the workflow's whole graph into the cache and spawns one process.
       const ended = new Set<number>();
       let wake: (() => void) | undefined;
-      const unsubscribe = await engine.subscribe((e: EngineEvent) => {
+      const unsubscribe = await engine.subscribe(['runs'], (e: EngineEvent) => {
         if (e.type === 'run' && e.state !== 'RUNNING' && e.state !== 'QUEUED') {
           ended.add(e.runId);
           wake?.();

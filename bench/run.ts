@@ -1,16 +1,21 @@
 // `npm run bench [-- --quick] [-- --only NAME[,NAME]] [-- --json FILE]`: runs the benchmarks
 // one after another and prints their figures. Figures, not pass/fail: nothing here is a test.
 // The diagnostics (sql-profile) and team-load (it needs MariaDB + Redis and takes minutes) run
-// only when named with --only.
+// only when named with --only. The ui-* ones drive headless Chromium against `ax serve`. The
+// peer ones need Redis (BullMQ), peer-team MariaDB too.
 import fs from 'node:fs';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { benchDependencyAdvance } from './dependency-advance.ts';
 import { benchEngineRss } from './engine-rss.ts';
 import { benchLogInsert } from './log-insert.ts';
+import { benchPeerSolo, benchPeerTeam } from './peer.ts';
 import { benchSoloThroughput } from './solo-throughput.ts';
 import { benchSqlProfile } from './sql-profile.ts';
 import { benchTeamLoad } from './team-load.ts';
+import { benchUiDashboard } from './ui-dashboard.ts';
+import { benchUiLayout } from './ui-layout.ts';
+import { benchUiLogs } from './ui-logs.ts';
 import { type BenchOptions, type BenchTable, fmt } from './util.ts';
 
 const BENCHMARKS: Record<string, (options: BenchOptions) => Promise<BenchTable>> = {
@@ -18,10 +23,20 @@ const BENCHMARKS: Record<string, (options: BenchOptions) => Promise<BenchTable>>
   throughput: benchSoloThroughput,
   logs: benchLogInsert,
   rss: benchEngineRss,
+  // against BullMQ + spawn and raw spawn, in the same run (issue 10's goals)
+  peer: benchPeerSolo,
+  'peer-team': benchPeerTeam,
   'sql-profile': benchSqlProfile,
   'team-load': benchTeamLoad,
+  // headless Chromium against `ax serve` (skipped with the reason when Chromium is missing)
+  'ui-dashboard': benchUiDashboard,
+  'ui-layout': benchUiLayout,
+  'ui-logs': benchUiLogs,
+  // one half of ui-logs (only when named): the 1,000,000-line instance, or the 10,000 lines/s task
+  'ui-logs-big': (options) => benchUiLogs(options, ['big']),
+  'ui-logs-firehose': (options) => benchUiLogs(options, ['firehose']),
 };
-const DEFAULT = ['advance', 'throughput', 'logs', 'rss'];
+const DEFAULT = ['advance', 'throughput', 'logs', 'rss', 'peer', 'peer-team', 'ui-dashboard', 'ui-layout', 'ui-logs'];
 
 function printTable(table: BenchTable): void {
   const cells = [table.columns, ...table.rows.map((r) => r.map(String))];

@@ -19,19 +19,17 @@
 // round trips timed from here once a second. AX_BENCH_CPU_PROF=DIR starts every `ax serve` with
 // `node --cpu-prof --cpu-prof-dir DIR` (a profile per process, written when it exits after SIGTERM).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import readline from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { build } from 'esbuild';
 import { Redis } from 'ioredis';
 import mysql from 'mysql2/promise';
 import type { Engine } from '../engine/core/engine.ts';
 import { openTeamEngine } from '../engine/hosts/node/team.ts';
 import { createTestDatabase, deleteRedisPrefix, mysqlAvailable, REDIS_URL, redisAvailable, uniqueName } from '../test/helpers/services.ts';
+import { buildBundle } from '../test/helpers/team/team-process.ts';
 import { engineThroughput, rawSpawnRate } from './solo-throughput.ts';
 import { type BenchOptions, type BenchTable, fmt, layeredWorkflow, percentile } from './util.ts';
 
@@ -192,24 +190,6 @@ class AxProcess {
   }
 }
 
-/** Bundles the `ax` CLI from the current sources into node_modules/.cache (so its imports resolve). */
-async function buildBundle(): Promise<string> {
-  const dir = path.join(REPO, 'node_modules', '.cache', 'ax-bench');
-  fs.mkdirSync(dir, { recursive: true });
-  const outfile = path.join(dir, `ax-${process.pid}-${randomBytes(4).toString('hex')}.mjs`);
-  await build({
-    stdin: { contents: "import { main } from './engine/hosts/cli/main.ts';\nawait main(process.argv);\n", resolveDir: REPO, sourcefile: 'ax-bench-entry.ts', loader: 'ts' },
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    packages: 'external',
-    outfile,
-    logLevel: 'warning',
-  });
-  return outfile;
-}
-
 /** Raw spawn rate of `processes` Node processes at once, each `concurrency` at a time. */
 async function parallelSpawnRate(shell: string, processes: number, perProcess: number, concurrency: number): Promise<number> {
   const children = Array.from({ length: processes }, () =>
@@ -302,7 +282,7 @@ function peak(intervals: [number, number][]): number {
   return max;
 }
 
-async function phaseFigures(db: mysql.Connection, runIds: number[], tasksPerRun: number, roots: Set<string>, t0: number, slots: number): Promise<PhaseFigures> {
+export async function phaseFigures(db: mysql.Connection, runIds: number[], tasksPerRun: number, roots: Set<string>, t0: number, slots: number): Promise<PhaseFigures> {
   const ids = runIds.join(',');
   const [runs] = await db.query<mysql.RowDataPacket[]>(`select id, state, created_at, finished_at from workflow_run where id in (${ids})`);
   const [rows] = await db.query<mysql.RowDataPacket[]>(
@@ -370,12 +350,12 @@ async function phaseFigures(db: mysql.Connection, runIds: number[], tasksPerRun:
 }
 
 const p = (values: number[], q: number, digits?: number) => (values.length === 0 ? '–' : fmt(percentile(values, q), digits));
-const p50p99 = (values: number[], digits = 0) => `${p(values, 0.5, digits)} / ${p(values, 0.99, digits)}`;
+export const p50p99 = (values: number[], digits = 0) => `${p(values, 0.5, digits)} / ${p(values, 0.99, digits)}`;
 
 // ---------------------------------------------------------------------------------------------
 // the team
 
-interface Team {
+export interface Team {
   id: string;
   prefix: string;
   dbUrl: string;
@@ -386,7 +366,8 @@ interface Team {
   workers: AxProcess[];
 }
 
-async function startTeam(options: BenchOptions): Promise<Team> {
+/** A team on a fresh database and Redis prefix: the shape is this benchmark's unless given. */
+export async function startTeam(options: BenchOptions, shape = { schedulers: SCHEDULERS, workers: WORKERS }): Promise<Team> {
   const id = uniqueName('ax_bench_load');
   const prefix = `${id}:`;
   options.progress('team-load: bundling ax from the current sources');
@@ -408,11 +389,11 @@ async function startTeam(options: BenchOptions): Promise<Team> {
   const nodeArgs = ['--import', LOOP_MONITOR, ...(profDir ? ['--cpu-prof', '--cpu-prof-dir', profDir] : [])];
   const base = [bundle, '--mode', 'team', '--mysql', database.url, '--redis', REDIS_URL, '--redis-prefix', prefix, 'serve'];
   const team: Team = { id, prefix, dbUrl: database.url, dropDatabase: () => database.drop(), bundle, client, schedulers: [], workers: [] };
-  for (let s = 1; s <= SCHEDULERS; s++) team.schedulers.push(new AxProcess(`scheduler s${s}`, [...base, '--role', 'scheduler', '--no-work', '--worker-id', `s${s}`], env, nodeArgs));
-  for (let w = 1; w <= WORKERS; w++) {
+  for (let s = 1; s <= shape.schedulers; s++) team.schedulers.push(new AxProcess(`scheduler s${s}`, [...base, '--role', 'scheduler', '--no-work', '--worker-id', `s${s}`], env, nodeArgs));
+  for (let w = 1; w <= shape.workers; w++) {
     team.workers.push(new AxProcess(`worker w${w}`, [...base, '--role', 'worker', '--worker-id', `w${w}`, '--concurrency', String(WORKER_CONCURRENCY)], env, nodeArgs));
   }
-  options.progress(`team-load: started ${SCHEDULERS} schedulers and ${WORKERS} workers (db ${database.name}, prefix ${prefix})`);
+  options.progress(`team-load: started ${shape.schedulers} scheduler(s) and ${shape.workers} workers (db ${database.name}, prefix ${prefix})`);
   try {
     await Promise.all([...team.schedulers, ...team.workers].map((proc) => proc.waitForLine(/^ax serve: team /, 120_000)));
     const deadline = Date.now() + 30_000;
@@ -430,7 +411,7 @@ async function startTeam(options: BenchOptions): Promise<Team> {
 }
 
 /** Stops every process, runs `afterStop` (the database is still there), then drops everything. */
-async function stopTeam(team: Team | undefined, options: BenchOptions, afterStop: () => Promise<void>): Promise<void> {
+export async function stopTeam(team: Team | undefined, options: BenchOptions, afterStop: () => Promise<void>): Promise<void> {
   if (!team) return;
   await Promise.all([...team.workers, ...team.schedulers].map((proc) => proc.stop(15_000)));
   const left = killMarked(team.id);
@@ -443,7 +424,7 @@ async function stopTeam(team: Team | undefined, options: BenchOptions, afterStop
 }
 
 /** Waits until every run has ended (or the time is up), printing progress every 10 s. */
-async function waitRuns(db: mysql.Connection, runIds: number[], expectedTasks: number, timeoutMs: number, options: BenchOptions, label: string): Promise<boolean> {
+export async function waitRuns(db: mysql.Connection, runIds: number[], expectedTasks: number, timeoutMs: number, options: BenchOptions, label: string): Promise<boolean> {
   const ids = runIds.join(',');
   const t0 = Date.now();
   let lastReport = t0;

@@ -144,3 +144,20 @@ export function layeredWorkflow(name: string, n: number, width: number, seed: nu
   }
   return { spec: { name, routing: 'round_robin', tasks }, layers, edges };
 }
+
+/** The shell the engine runs commands with: $SHELL if it exists, else /bin/sh. */
+export function engineShell(): string {
+  const shell = process.env.SHELL;
+  return shell !== undefined && shell !== '' && fs.existsSync(shell) ? shell : '/bin/sh';
+}
+
+/** Whether bin/ax.mjs runs the bundle (dist/ax.mjs newer than every file under engine/) or tsx. */
+export function bundleIsFresh(repo: string): boolean {
+  const newest = (dir: string): number =>
+    Math.max(0, ...fs.readdirSync(dir, { withFileTypes: true }).map((e) => (e.isDirectory() ? newest(path.join(dir, e.name)) : fs.statSync(path.join(dir, e.name)).mtimeMs)));
+  try {
+    return fs.statSync(path.join(repo, 'dist', 'ax.mjs')).mtimeMs >= newest(path.join(repo, 'engine'));
+  } catch {
+    return false;
+  }
+}

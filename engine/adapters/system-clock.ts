@@ -1,11 +1,30 @@
 import type { Clock } from '../ports/clock.ts';
 
-/** Wall-clock time; timers never keep the process alive on their own. */
+/** The longest delay setTimeout honours (2³¹−1 ms, about 24.8 days); a longer one fires after 1 ms. */
+export const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+
+/**
+ * setTimeout for any duration: a delay past MAX_TIMEOUT_MS is waited for in a chain of shorter
+ * timers, each re-aimed at the same deadline. Timers are unref'd: they never keep the process alive.
+ * Returns a function that cancels the chain.
+ */
+export function setLongTimeout(ms: number, fn: () => void): () => void {
+  const deadline = Date.now() + Math.max(0, ms);
+  let timer: NodeJS.Timeout;
+  const arm = (delay: number) => {
+    timer = setTimeout(() => {
+      const left = deadline - Date.now();
+      if (left > 0) arm(left);
+      else fn();
+    }, Math.min(Math.max(0, delay), MAX_TIMEOUT_MS));
+    timer.unref();
+  };
+  arm(ms);
+  return () => clearTimeout(timer);
+}
+
+/** Wall-clock time; timers of any length, which never keep the process alive on their own. */
 export const systemClock: Clock = {
   now: () => Date.now(),
-  setTimer(ms, fn) {
-    const t = setTimeout(fn, Math.max(0, ms));
-    t.unref();
-    return () => clearTimeout(t);
-  },
+  setTimer: setLongTimeout,
 };

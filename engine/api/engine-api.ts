@@ -1,10 +1,18 @@
 // The engine's API: the one surface the CLI, the UI and the desktop shell use, whether the
 // engine is in this process (solo, tests) or behind a transport (WebSocket, MessagePort).
-import type { AuditEntry, InstanceRecord, LogLine, RunRecord, RunState, WorkerRecord, WorkflowSpec, WorkflowSummary } from './types.ts';
+import type { ValidationProblem } from './errors.ts';
+import type { EngineEvent, Topic } from './events.ts';
+import type { AuditEntry, InstanceRecord, InstanceState, LogLine, RunRecord, RunState, WorkerRecord, WorkflowSpec, WorkflowSummary } from './types.ts';
 
 export interface WorkflowListing extends WorkflowSummary {
   /** the schedule in words, e.g. "At 02:00 AM (Europe/Berlin)" */
   scheduleText?: string;
+}
+
+/** A run in a list; a FAILED one says which task failed and why, so one command answers. */
+export interface RunListing extends RunRecord {
+  /** the first task whose latest attempt ended FAILED, TIMEOUT or CANCELLED */
+  failure?: { task: string; instanceId: number; attempt: number; state: InstanceState; reason?: string };
 }
 
 export interface RunDetail {
@@ -18,44 +26,203 @@ export interface ApplyOutcome {
   changed: boolean;
 }
 
+/** A workflow checked without storing it: the spec with defaults filled in, or every problem. */
+export interface ValidationReport {
+  ok: boolean;
+  spec?: WorkflowSpec;
+  /** each with its field path (e.g. "tasks.clean.timeout"), so a form can show it on the field */
+  problems: ValidationProblem[];
+  warnings: ValidationProblem[];
+}
+
+export interface FirePreview {
+  /** the schedule in words */
+  text: string;
+  timezone: string;
+  /** the next fire times (epoch ms) after now */
+  times: number[];
+}
+
+/** One cell of the run-history grid: the latest attempt of a task in a run. */
+export interface GridCell {
+  instanceId: number;
+  state: InstanceState;
+  attempt: number;
+  startedAt?: number;
+  finishedAt?: number;
+}
+
+export interface RunGrid {
+  /** the workflow's current tasks, in file order */
+  tasks: string[];
+  rows: { run: RunRecord; cells: Record<string, GridCell> }[];
+  /** pass as `beforeRunId` for the next (older) page; undefined on the last page */
+  nextBeforeRunId?: number;
+}
+
+export interface FailureItem {
+  run: RunRecord;
+  instanceId: number;
+  taskName: string;
+  state: InstanceState;
+  reason?: string;
+  finishedAt?: number;
+}
+
+export interface DashboardSummary {
+  now: number;
+  /** runs in progress (QUEUED or RUNNING), newest first */
+  running: RunRecord[];
+  /** instances RUNNING now */
+  runningTasks: number;
+  /** failed or timed-out task instances since local midnight of the engine, newest first */
+  failuresToday: FailureItem[];
+  /** counts of runs finished since midnight by state */
+  today: { success: number; failed: number; total: number };
+  /** the next fire of every enabled scheduled workflow, soonest first */
+  nextFires: { workflow: string; at: number; timezone: string; scheduleText: string }[];
+  workers: { online: number; draining: number; lost: number };
+  /** WAITING + DISPATCHED instances */
+  queueLength: number;
+}
+
+export interface SearchHit {
+  workflow: string;
+  task: string;
+  command: string;
+  /** where the query matched */
+  field: 'workflow' | 'task' | 'command';
+}
+
+export interface LogInfo {
+  instanceId: number;
+  /** first and last stored seq; 0/0 when the instance has no lines */
+  firstSeq: number;
+  lastSeq: number;
+  /** the size of the seq range (lastSeq − firstSeq + 1): lines dropped in an outage leave gaps */
+  lines: number;
+}
+
+export interface LogSearchHit {
+  seq: number;
+  stream: string;
+  line: string;
+}
+
+export interface TaskStats {
+  task: string;
+  /** successful attempts measured */
+  samples: number;
+  avgMs: number;
+  maxMs: number;
+  /** observed runtime (max of the recent successes) × 1.5 + 5 min, rounded up to the minute */
+  suggestedTimeoutMs: number;
+}
+
+/** What the settings screen shows: the engine's effective configuration. */
+export interface EngineInfo {
+  version: string;
+  mode: 'solo' | 'team';
+  /** this node's role: solo, scheduler, worker, client */
+  role: string;
+  nodeId: string;
+  workerId?: string;
+  maxConcurrency?: number;
+  timezone: string;
+  dataDir?: string;
+  /** connection strings with the password masked */
+  mysql?: string;
+  redis?: string;
+  redisPrefix?: string;
+  logRetentionDays: number;
+  workerHeartbeatMs: number;
+  taskHeartbeatMs: number;
+  queueAlertThreshold: number;
+  /** where the machine's stored defaults live (e.g. DATA_DIR/settings.json) */
+  settingsFile?: string;
+  /** stored defaults (mode, mysql, redis, redisPrefix), passwords masked */
+  settings: Record<string, string>;
+}
+
 export interface EngineApi {
   apply(spec: WorkflowSpec, actor: string): Promise<ApplyOutcome>;
+  /** checks a spec or the text of a workflow file (YAML or JSON) without storing anything */
+  validate(input: { spec?: WorkflowSpec; text?: string; file?: string }): Promise<ValidationReport>;
+  /** the workflow file text (YAML) of a spec: what `ax export` writes */
+  formatWorkflow(spec: WorkflowSpec): Promise<string>;
   exportWorkflow(name: string): Promise<WorkflowSpec>;
   listWorkflows(): Promise<WorkflowListing[]>;
+  /** the next `count` fire times of a cron in a zone (validation error if the cron is wrong) */
+  nextFires(schedule: { cron: string; timezone?: string }, count: number): Promise<FirePreview>;
   setEnabled(name: string, enabled: boolean, actor: string): Promise<void>;
   removeWorkflow(name: string, actor: string): Promise<void>;
-  /** a manual run of the whole workflow, or of one task */
-  runWorkflow(name: string, options: { task?: string; actor: string }): Promise<RunRecord>;
+  /** a manual run of the whole workflow, or of one task, with an optional event payload */
+  runWorkflow(name: string, options: { task?: string; actor: string; payload?: string }): Promise<RunRecord>;
   /** re-run a failed task of a run and its downstream */
   rerunTask(runId: number, task: string, actor: string): Promise<RunDetail>;
+  /** cancel a run (or one task of it): waiting instances are cancelled, running ones stopped */
+  cancelRun(runId: number, options: { task?: string; actor: string }): Promise<RunDetail>;
   trigger(event: string, payload: string | undefined, actor: string): Promise<RunRecord[]>;
-  listRuns(filter: { workflow?: string; states?: RunState[]; limit?: number }): Promise<RunRecord[]>;
+  listRuns(filter: { workflow?: string; states?: RunState[]; limit?: number; beforeId?: number }): Promise<RunListing[]>;
   getRun(runId: number): Promise<RunDetail>;
+  /** runs × tasks of one workflow, newest run first, paged */
+  runGrid(workflow: string, page: { limit?: number; beforeRunId?: number }): Promise<RunGrid>;
+  dashboard(): Promise<DashboardSummary>;
+  /** task names and commands across all workflows (case-insensitive substring) */
+  search(query: string, limit?: number): Promise<SearchHit[]>;
+  /** observed runtimes per task of a workflow, with a timeout suggestion */
+  taskStats(workflow: string): Promise<TaskStats[]>;
   getInstance(instanceId: number): Promise<InstanceRecord>;
+  /** lines with seq > afterSeq, at most limit (clamped to 10,000) */
   readLogs(instanceId: number, afterSeq: number, limit: number): Promise<LogLine[]>;
-  listWorkers(): Promise<WorkerRecord[]>;
+  logInfo(instanceId: number): Promise<LogInfo>;
+  /** lines of one instance containing `query` (case-insensitive), seq > afterSeq, at most limit */
+  searchLog(instanceId: number, query: string, options: { afterSeq?: number; limit?: number }): Promise<LogSearchHit[]>;
+  /**
+   * Every known worker (live, draining, lost, offline), the leader's marked. With `schedulers`,
+   * the scheduler nodes that run no tasks too (role `scheduler`, no capacity): `ax workers`.
+   */
+  listWorkers(options?: { schedulers?: boolean }): Promise<WorkerRecord[]>;
   /** ask a worker to take nothing new, finish what runs and deregister */
   drainWorker(workerId: string, actor: string): Promise<void>;
   listAudit(limit: number): Promise<AuditEntry[]>;
+  engineInfo(): Promise<EngineInfo>;
+  /**
+   * Live events of the given topics until the returned function is called. Over a transport the
+   * server sends each client only what it subscribed to.
+   */
+  subscribe(topics: Topic[], handler: (event: EngineEvent) => void): Promise<() => void>;
 }
 
+/** The request/response methods (subscribe travels as watch/unwatch messages). */
 export const API_METHODS = [
   'apply',
+  'validate',
+  'formatWorkflow',
   'exportWorkflow',
   'listWorkflows',
+  'nextFires',
   'setEnabled',
   'removeWorkflow',
   'runWorkflow',
   'rerunTask',
+  'cancelRun',
   'trigger',
   'listRuns',
   'getRun',
+  'runGrid',
+  'dashboard',
+  'search',
+  'taskStats',
   'getInstance',
   'readLogs',
+  'logInfo',
+  'searchLog',
   'listWorkers',
   'drainWorker',
   'listAudit',
-] as const satisfies readonly (keyof EngineApi)[];
+  'engineInfo',
+] as const satisfies readonly Exclude<keyof EngineApi, 'subscribe'>[];
 
 export type ApiMethod = (typeof API_METHODS)[number];
 
@@ -68,3 +235,14 @@ export interface ApiRequest {
 export type ApiResponse =
   | { id: number; result: unknown }
   | { id: number; error: { code: string; message: string; problems?: unknown[] } };
+
+/** Client → server: change the topics this connection receives. */
+export interface WatchMessage {
+  watch?: Topic[];
+  unwatch?: Topic[];
+}
+
+/** Server → client: one event of a watched topic. */
+export interface EventMessage {
+  event: EngineEvent;
+}

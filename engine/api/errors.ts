@@ -5,6 +5,7 @@ export type AxErrorCode =
   | 'not_found'
   | 'conflict' // e.g. a second engine on the same data dir
   | 'unavailable' // a service or the engine cannot be reached
+  | 'storage' // the database cannot be used as it is (read-only, damaged, newer, deleted): a person must act, retrying cannot help
   | 'internal';
 
 export interface ValidationProblem {

@@ -23,6 +23,11 @@ export type OverlapPolicy = 'skip' | 'queue' | 'parallel';
 export type RoutingStrategy = 'round_robin' | 'random' | 'least_busy';
 export type LogStream = 'stdout' | 'stderr' | 'system';
 
+/** The longest duration a workflow may give (timeouts, retry delays): 365 days. */
+export const MAX_DURATION_MS = 365 * 86_400_000;
+/** A retry's delay when a workflow gives none. */
+export const DEFAULT_RETRY_DELAY_MS = 10_000;
+
 export interface RetryBackoff {
   kind: 'fixed' | 'exponential';
   /** first delay; exponential doubles it per attempt */
@@ -74,6 +79,8 @@ export interface WorkflowSummary {
   schedule?: ScheduleSpec;
   onEvent?: string;
   nextFireAt?: number;
+  /** set while the schedule cannot fire (it says why); the scheduler also raised an alert */
+  scheduleError?: string;
   lastRun?: { id: number; state: RunState; logicalTime: number; finishedAt?: number };
 }
 
@@ -113,6 +120,10 @@ export interface InstanceRecord {
   startedAt?: number;
   finishedAt?: number;
   heartbeatAt?: number;
+  /** fail-overs of this task in this run before this attempt (they spend no retries); 0 when absent */
+  failovers?: number;
+  /** this attempt ended by a fail-over (its worker was lost), not by the task itself */
+  failedOver?: boolean;
   /** 1 once the scheduler has reacted to the outcome (retry, downstream, run state) */
   handled: boolean;
 }
@@ -138,8 +149,14 @@ export interface WorkerRecord {
   status: 'online' | 'draining' | 'lost' | 'offline';
   /** instances it runs now (live registration only): the scheduler's probe */
   instances?: number[];
-  /** the node's role in team mode (scheduler, worker); solo for the embedded worker */
+  /**
+   * the node's role: `solo` (the embedded worker), `worker`, `scheduler` (a scheduler that runs
+   * no tasks: listed only on request, see EngineApi.listWorkers), `scheduler+worker` (stored as
+   * `scheduler` by the worker itself)
+   */
   role?: string;
+  /** this node holds the scheduler's leader lease (team mode) */
+  leader?: boolean;
   /** accept-policy (SPEC §6, §12): take unlabelled tasks? only these workflows? */
   acceptUnlabelled: boolean;
   acceptWorkflows?: string[];

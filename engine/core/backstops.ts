@@ -8,10 +8,8 @@
 import type { InstanceRecord } from '../api/types.ts';
 import { type EngineConfig, taskLostAfterMs, timeoutBackstopMs, workerLostAfterMs } from './config.ts';
 
-/** Reasons that start with this are failures of the infrastructure, not the task. */
+/** The reason of an instance failed over: its worker failed, not the task (marked by `failover`, not this text). */
 export const FAILOVER_PREFIX = 'failed over:';
-/** Fail-overs do not spend the task's retries, up to this many per task and run. */
-export const MAX_FAILOVERS = 3;
 
 export interface WorkerView {
   /** last heartbeat the worker wrote to the store */
@@ -20,7 +18,8 @@ export interface WorkerView {
   running?: number[];
 }
 
-export type Verdict = { to: 'WAITING' | 'FAILED' | 'TIMEOUT'; reason: string };
+/** `failover`: the instance is lost with its worker, not failed by its task: it re-runs without spending a retry. */
+export type Verdict = { to: 'WAITING' | 'FAILED' | 'TIMEOUT'; reason: string; failover?: true };
 
 type BackstopConfig = Pick<EngineConfig, 'workerHeartbeatMs' | 'taskHeartbeatMs' | 'heartbeatGraceFactor' | 'redispatchAfterMs'>;
 
@@ -44,10 +43,10 @@ export function judgeActive(
     return undefined;
   }
   if (inst.state !== 'RUNNING') return undefined;
-  if (workerLost) return { to: 'FAILED', reason: `${FAILOVER_PREFIX} worker ${owner} lost (${silence})` };
+  if (workerLost) return { to: 'FAILED', reason: `${FAILOVER_PREFIX} worker ${owner} lost (${silence})`, failover: true };
   const lastBeat = inst.heartbeatAt ?? inst.startedAt ?? inst.createdAt;
   if (now - lastBeat > taskLostAfterMs(config) && worker?.running && !worker.running.includes(inst.id)) {
-    return { to: 'FAILED', reason: `${FAILOVER_PREFIX} worker ${owner} no longer runs it (task heartbeat ${Math.round((now - lastBeat) / 1000)}s old)` };
+    return { to: 'FAILED', reason: `${FAILOVER_PREFIX} worker ${owner} no longer runs it (task heartbeat ${Math.round((now - lastBeat) / 1000)}s old)`, failover: true };
   }
   if (timeoutMs !== undefined && inst.startedAt !== undefined && now - inst.startedAt > timeoutBackstopMs(timeoutMs, config)) {
     return { to: 'TIMEOUT', reason: `timed out: worker ${owner} did not report within the timeout + grace` };

@@ -25,6 +25,10 @@ export interface EngineConfig {
    */
   fireSchedules: boolean;
   maxConcurrency: number;
+  /** the one size limit of an event payload, at every door (API, ax trigger, webhook) */
+  maxEventPayloadBytes: number;
+  /** fail-overs per task and run that spend no retry; past it a fail-over counts as a failure, with an alert */
+  maxFailovers: number;
   queueAlertThreshold: number;
   maxLineBytes: number;
   /** per instance; beyond it output is dropped with one notice, the process keeps running */
@@ -32,6 +36,10 @@ export interface EngineConfig {
   logRetentionMs: number;
   logBatchLines: number;
   logFlushMs: number;
+  /** log lines waiting for the store (an outage) are bounded by this; past it lines are dropped, with one marker */
+  logBufferBytes: number;
+  /** how long a finished task's log may wait for the store before its outcome is recorded saying the log is incomplete */
+  logGiveUpMs: number;
 }
 
 export const DEFAULT_CONFIG: EngineConfig = {
@@ -46,12 +54,16 @@ export const DEFAULT_CONFIG: EngineConfig = {
   tickMs: 1_000,
   fireSchedules: true,
   maxConcurrency: 8,
+  maxEventPayloadBytes: 1024 * 1024,
+  maxFailovers: 3,
   queueAlertThreshold: 1_000,
   maxLineBytes: 64 * 1024,
   maxOutputBytes: 100 * 1024 * 1024,
   logRetentionMs: 30 * 86_400_000,
   logBatchLines: 500,
   logFlushMs: 200,
+  logBufferBytes: 32 * 1024 * 1024,
+  logGiveUpMs: 600_000,
 };
 
 /** The scheduler-side timeout backstop: configured timeout + 1.5 × the heartbeat interval (SPEC §7). */

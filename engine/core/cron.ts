@@ -1,22 +1,11 @@
-// Cron maths on top of cron-parser: validation that says what to fix, and fire times that are
-// strictly increasing and DST-consistent from whichever instant a caller starts.
-//
-// DST rules (cron-parser's, made independent of where iteration starts):
-// - a wall-clock time that happens twice (autumn) fires once, the first time, unless the hour
-//   field is `*`: then every real hour fires, so the repeated hour runs twice at distinct instants;
-// - a time skipped by a spring change fires in the first hour after the gap, same minute and
-//   second (02:30 → 03:30); with hour `*` the skipped hour simply does not exist.
-// cron-parser applies both rules only while it walks across a change, so a walk that starts
-// inside the repeated or landing hour gets them wrong; we restart such walks just before the
-// change (forward) or filter and correct them (backward).
-import { CronExpression, CronExpressionParser } from 'cron-parser';
+// Cron for the scheduler: validation that says what to fix (cron-parser parses the fields), and
+// fire times that are strictly increasing, DST-consistent and the same from whichever instant a
+// caller starts (cron-walk.ts computes them; its header states the DST rules).
+import { CronExpressionParser } from 'cron-parser';
 import type { CronFieldCollection } from 'cron-parser';
 import cronstrue from 'cronstrue';
+import { type CronFields, fireTimesAfter, lastFireAtOrBefore } from './cron-walk.ts';
 
-/** The widest DST shift in the tz database is 2 h (Antarctica/Troll); 3 h leaves a margin. */
-const DST_WINDOW_MS = 3 * 3_600_000;
-/** cron-parser results that fail to move forward before we call it a bug rather than loop. */
-const MAX_STALLS = 1_000;
 /** A fixed start for validation, so a message never depends on today's date. */
 const VALIDATION_START = Date.UTC(2024, 0, 1);
 const FIELD_COUNT_HINT = '5 fields (minute hour day-of-month month day-of-week) or 6 with seconds first';
@@ -123,123 +112,67 @@ export function validateTimezone(tz: string): string | undefined {
   }
 }
 
-// Parsed fields by expression: parsing costs ~10x building an iterator from them, and the
-// scheduler asks about the same few expressions over and over.
-const parsedFields = new Map<string, CronFieldCollection>();
+// Parsed fields by expression: parsing costs far more than a walk, and the scheduler asks
+// about the same few expressions over and over.
+const parsedFields = new Map<string, CronFields>();
 const MAX_PARSED = 500;
 
-function parse(expr: string, tz: string, currentDate: number): CronExpression {
-  const fields = sixFields(expr);
-  if (typeof fields === 'string') throw new Error(fields);
-  const key = fields.join(' ');
-  try {
-    let collection = parsedFields.get(key);
-    if (!collection) {
-      collection = CronExpressionParser.parse(key, { tz: 'UTC' }).fields;
-      if (parsedFields.size >= MAX_PARSED) parsedFields.clear();
-      parsedFields.set(key, collection);
-    }
-    return new CronExpression(collection, { currentDate, tz, expression: key });
-  } catch (err) {
-    throw new Error(validateCron(expr) ?? validateTimezone(tz) ?? `cron "${expr}" in "${tz}": ${messageOf(err)}`);
-  }
-}
-
-/** Whether cron-parser's DST rules apply: they do only when the hour field is not `*`. */
-function hoursRestricted(cron: CronExpression): boolean {
-  return cron.fields.hour.values.length !== 24;
-}
-
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-/** The zone's UTC offset at instant t, in ms (wall clock minus UTC). */
-function utcOffsetMs(tz: string, t: number): number {
-  let format = formatters.get(tz);
-  if (!format) {
-    format = new Intl.DateTimeFormat('en-US', {
-      timeZone: tz, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric',
-      hour: 'numeric', minute: 'numeric', second: 'numeric',
-    });
-    formatters.set(tz, format);
-  }
-  const p: Record<string, number> = {};
-  for (const part of format.formatToParts(t)) p[part.type] = Number(part.value);
-  const wall = Date.UTC(p.year ?? 0, (p.month ?? 1) - 1, p.day ?? 1, p.hour ?? 0, p.minute ?? 0, p.second ?? 0);
-  return wall - Math.floor(t / 1000) * 1000;
-}
-
-/** The first instant of the last offset change in (after - window, after], if there is one. */
-function recentChange(tz: string, after: number): number | undefined {
-  let lo = after - DST_WINDOW_MS;
-  let hi = after;
-  const target = utcOffsetMs(tz, hi);
-  if (utcOffsetMs(tz, lo) === target) return undefined;
-  while (hi - lo > 1) {
-    const mid = Math.floor((lo + hi) / 2);
-    if (utcOffsetMs(tz, mid) === target) hi = mid;
-    else lo = mid;
-  }
-  return hi;
-}
-
-/** Whether t's wall-clock time already happened earlier (the second pass of an autumn change). */
-function isRepeatedWallTime(tz: string, t: number): boolean {
-  const before = utcOffsetMs(tz, t - DST_WINDOW_MS);
-  const shift = before - utcOffsetMs(tz, t);
-  return shift > 0 && utcOffsetMs(tz, t - shift) === before;
-}
-
-function wallHour(tz: string, t: number): number {
-  return Math.floor((((t + utcOffsetMs(tz, t)) % 86_400_000) + 86_400_000) % 86_400_000 / 3_600_000);
-}
+const daysInMonth = (y: number, m: number) => new Date(Date.UTC(y, m, 0)).getUTCDate();
 
 /**
- * Whether a walk must start before the change at `change` to get cron-parser's rules right:
- * always in autumn (it then skips the repeated hour in one jump instead of us filtering it fire
- * by fire), in spring only when the hour field names a skipped hour (its fires move into the
- * landing hour); otherwise a walk from the landing hour would replay it for nothing.
+ * cron-parser's day rules (its CronExpression#matchDayOfMonth), on a plain date: day-of-month
+ * and day-of-week both restricted → either may match (Vixie cron); L, nth (#) and last (5L).
  */
-function walkAcross(cron: CronExpression, tz: string, change: number): boolean {
-  if (utcOffsetMs(tz, change) < utcOffsetMs(tz, change - 1)) return true;
-  const hours = new Set<number>(cron.fields.hour.values);
-  const landing = wallHour(tz, change);
-  for (let h = (wallHour(tz, change - 1) + 1) % 24; h !== landing; h = (h + 1) % 24) {
-    if (hours.has(h)) return true;
-  }
-  return false;
+function dayMatcher(fields: CronFieldCollection): CronFields['dayMatches'] {
+  const dom = fields.dayOfMonth;
+  const dow = fields.dayOfWeek;
+  const numbers = (values: readonly unknown[]) => new Set(values.filter((v): v is number => typeof v === 'number'));
+  const domValues = numbers(dom.values);
+  const dowValues = numbers(dow.values);
+  const lastWeekdays = new Set((dow.values as readonly unknown[]).map((v) => parseInt(String(v).charAt(0), 10) % 7));
+  const nth = dow.nthDay;
+  return (y, m, d) => {
+    const last = daysInMonth(y, m);
+    const weekday = new Date(Date.UTC(y, m - 1, d)).getUTCDay();
+    const matchedDom = domValues.has(d) || (dom.hasLastChar && d === last);
+    const matchedDow = (dowValues.has(weekday) && (nth <= 0 || Math.ceil(d / 7) === nth)) || (dow.hasLastChar && d > last - 7 && lastWeekdays.has(weekday));
+    if (!dom.isWildcard && !dow.isWildcard) return matchedDom || matchedDow;
+    if (!dom.isWildcard) return matchedDom;
+    if (!dow.isWildcard) return matchedDow;
+    return true;
+  };
 }
 
-/** Fire times strictly after `afterExclusive`, ascending, lazily. */
-function* forwardFires(expr: string, tz: string, afterExclusive: number): Generator<number, void> {
-  let cron = parse(expr, tz, afterExclusive);
-  const restricted = hoursRestricted(cron);
-  const change = restricted ? recentChange(tz, afterExclusive) : undefined;
-  // Start just before a recent change so cron-parser walks across it and applies its DST rules.
-  if (change !== undefined && walkAcross(cron, tz, change)) cron = parse(expr, tz, change - 1);
-  let last = -Infinity;
-  let stalls = 0;
-  for (;;) {
-    let t: number;
+function parse(expr: string, tz: string): CronFields {
+  const fields = sixFields(expr);
+  if (typeof fields === 'string') throw new Error(fields);
+  const invalid = validateTimezone(tz);
+  if (invalid) throw new Error(invalid);
+  const key = fields.join(' ');
+  let parsed = parsedFields.get(key);
+  if (!parsed) {
+    let collection: CronFieldCollection;
     try {
-      t = cron.next().getTime();
+      collection = CronExpressionParser.parse(key, { tz: 'UTC' }).fields;
     } catch (err) {
-      if (/loop limit/.test(messageOf(err))) return; // no later date matches
-      throw err;
+      throw new Error(validateCron(expr) ?? `cron "${expr}": ${messageOf(err)}`);
     }
-    if (t <= last) {
-      if (++stalls > MAX_STALLS) throw new Error(`cron "${expr}" in "${tz}": cron-parser stopped moving forward at ${new Date(t).toISOString()}`);
-      continue;
-    }
-    last = t;
-    stalls = 0;
-    if (t <= afterExclusive) continue;
-    if (restricted && isRepeatedWallTime(tz, t)) continue;
-    yield t;
+    const numbers = (values: readonly unknown[]) => values.filter((v): v is number => typeof v === 'number').sort((a, b) => a - b);
+    parsed = {
+      seconds: numbers(collection.second.values),
+      minutes: numbers(collection.minute.values),
+      hours: numbers(collection.hour.values),
+      months: numbers(collection.month.values),
+      dayMatches: dayMatcher(collection),
+    };
+    if (parsedFields.size >= MAX_PARSED) parsedFields.clear();
+    parsedFields.set(key, parsed);
   }
+  return parsed;
 }
 
 // First fire after an instant, remembered: a scheduler asks "anything due since lastFireAt?" on
-// every scan with the same lastFireAt, and one cron-parser step can cost a millisecond.
+// every scan with the same lastFireAt.
 const firstAfterMemo = new Map<string, number | null>();
 const MAX_MEMO = 2_000;
 
@@ -247,7 +180,7 @@ function firstAfter(expr: string, tz: string, after: number): number | undefined
   const key = `${expr}\u0000${tz}\u0000${after}`;
   let value = firstAfterMemo.get(key);
   if (value === undefined) {
-    const first = forwardFires(expr, tz, after).next();
+    const first = fireTimesAfter(parse(expr, tz), tz, after).next();
     value = first.done ? null : first.value;
     if (firstAfterMemo.size >= MAX_MEMO) firstAfterMemo.clear();
     firstAfterMemo.set(key, value);
@@ -258,7 +191,7 @@ function firstAfter(expr: string, tz: string, after: number): number | undefined
 /** The first fire time strictly after `after` (epoch ms). Throws if the cron never fires again. */
 export function nextFire(expr: string, timezone: string, after: number): number {
   const first = firstAfter(expr, timezone, after);
-  if (first === undefined) throw new Error(`cron "${expr}" has no fire time after ${new Date(after).toISOString()}`);
+  if (first === undefined) throw new Error(`cron "${expr}" in ${timezone} has no fire time after ${new Date(after).toISOString()}`);
   return first;
 }
 
@@ -268,8 +201,8 @@ export function firesBetween(expr: string, timezone: string, afterExclusive: num
   if (cap <= 0 || untilInclusive <= afterExclusive) return out;
   const first = firstAfter(expr, timezone, afterExclusive);
   if (first === undefined || first > untilInclusive) return out;
-  // Walks are stateless (see the top of this file), so resuming just before `first` is exact.
-  for (const t of forwardFires(expr, timezone, first - 1)) {
+  // Fires are a set (see cron-walk.ts), so resuming just before `first` is exact.
+  for (const t of fireTimesAfter(parse(expr, timezone), timezone, first - 1)) {
     if (t > untilInclusive) break;
     out.push(t);
     if (out.length >= cap) break;
@@ -279,37 +212,7 @@ export function firesBetween(expr: string, timezone: string, afterExclusive: num
 
 /** The latest fire time at or before `atOrBefore`, or undefined if there is none. */
 export function prevFire(expr: string, timezone: string, atOrBefore: number): number | undefined {
-  let cron = parse(expr, timezone, atOrBefore + 1); // prev() is strictly before its start
-  const restricted = hoursRestricted(cron);
-  let candidate: number | undefined;
-  for (let i = 0; i < MAX_STALLS && candidate === undefined; i++) {
-    let t: number;
-    try {
-      t = cron.prev().getTime();
-    } catch (err) {
-      if (/loop limit/.test(messageOf(err))) return undefined;
-      throw err;
-    }
-    if (t > atOrBefore) continue;
-    if (restricted && isRepeatedWallTime(timezone, t)) {
-      // Walking backwards cron-parser returns the repeated hour too; jump to before the change.
-      const change = recentChange(timezone, t) ?? t;
-      cron = parse(expr, timezone, change);
-      continue;
-    }
-    candidate = t;
-  }
-  if (candidate === undefined || !restricted) return candidate;
-  // prev() ignores the spring rule (a skipped time fires in the landing hour): when a change lies
-  // between the candidate and atOrBefore, let the forward walk find any fire prev() missed.
-  const noChangeBetween = atOrBefore - candidate <= DST_WINDOW_MS && utcOffsetMs(timezone, candidate) === utcOffsetMs(timezone, atOrBefore);
-  if (noChangeBetween) return candidate;
-  let best = candidate;
-  for (const t of forwardFires(expr, timezone, candidate)) {
-    if (t > atOrBefore) break;
-    best = t;
-  }
-  return best;
+  return lastFireAtOrBefore(parse(expr, timezone), timezone, atOrBefore);
 }
 
 /** Human words for a schedule, e.g. "At 02:00 AM (Europe/Berlin)". Never throws. */

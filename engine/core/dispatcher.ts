@@ -1,11 +1,22 @@
 // Hands WAITING instances to workers: routing by labels and accept-policy, a worker's load taken
-// from the database (DISPATCHED + RUNNING), a compare-and-set to DISPATCHED, then the queue.
+// from the database (DISPATCHED + RUNNING), the store's claim-due-instances (WAITING →
+// DISPATCHED within the worker's free slots, fenced), then the queue.
 import type { InstanceRecord, RoutingStrategy, WorkerRecord } from '../api/types.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { Coordinator } from '../ports/coordinator.ts';
-import type { Store } from '../ports/store.ts';
+import type { InstanceGuard, InstancePatch, Store } from '../ports/store.ts';
 import { type Router, type WorkerCandidate, whyNoWorker } from './routing.ts';
 import type { WorkflowCache } from './workflow-cache.ts';
+
+/**
+ * How many due instances a pass reads per free slot: enough that a few the router cannot place
+ * (labels, accept-policy) do not starve the slots, few enough that a long queue is not read
+ * to place one task.
+ */
+const READ_FACTOR = 2;
+
+/** How often a pass with no live worker at all writes why the head of the line waits. */
+const REASONS_EVERY_MS = 1_000;
 
 export interface DispatcherOptions {
   staleAfterMs: number;
@@ -28,6 +39,7 @@ export class Dispatcher {
   private pass: Promise<void> | undefined;
   private again = false;
   private lastAlertAt = 0;
+  private lastReasonsAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly store: Store,
@@ -37,6 +49,8 @@ export class Dispatcher {
     private readonly router: Router,
     private readonly options: DispatcherOptions,
     private readonly onDispatched: (instanceId: number, taskName: string, runId: number, attempt: number) => void,
+    /** ends an instance that can never run, with its follow-ups (RunManager.finish) */
+    private readonly finish: (inst: InstanceRecord, guard: InstanceGuard, to: 'CANCELLED', patch: InstancePatch) => Promise<boolean>,
   ) {}
 
   /** Runs a dispatch pass now, or right after the one under way; passes never overlap. */
@@ -59,9 +73,12 @@ export class Dispatcher {
   }
 
   /**
-   * One pass over the due instances, a page at a time, until no worker has room or none is left.
-   * The pages follow a cursor rather than re-reading the head: a full page of instances that no
-   * worker can take (say, labelled for a worker that is offline) must not hide those behind it.
+   * One pass: reads only what the workers can take (free slots × READ_FACTOR due instances, by
+   * the (state, not_before) index), routes them in memory and claims each worker's share in one
+   * fenced store step that re-checks the worker's limit, so two dispatchers racing (a lease
+   * hand-over) still never take a worker past it. Further pages follow a cursor rather than
+   * re-reading the head: a page of instances no worker can take (say, labelled for a worker
+   * that is offline) must not hide those behind it; each further page is twice the last.
    */
   private async dispatchDue(): Promise<void> {
     const now = this.clock.now();
@@ -72,32 +89,35 @@ export class Dispatcher {
     const load = await this.store.activeCountByWorker();
     const candidates = workers.map((w, i) => candidate(draining[i] ? { ...w, status: 'draining' } : w, load.get(w.id) ?? 0));
     const live = candidates.filter((w) => w.status === 'online' && now - w.lastHeartbeat < this.options.staleAfterMs);
-    const room = () => live.some((w) => w.running < w.maxConcurrency);
-    if (live.length === 0) {
-      // Nobody to dispatch to: say so on the head of the line, so `ax runs` explains the wait.
+    const free = () => live.reduce((n, w) => n + Math.max(0, w.maxConcurrency - w.running), 0);
+    if (live.length === 0 && now - this.lastReasonsAt >= REASONS_EVERY_MS) {
+      // Nobody to dispatch to: say so on the head of the line, so `ax runs` explains the wait;
+      // at most once a second, not on every event while no worker is registered.
+      this.lastReasonsAt = now;
       await this.place(await this.store.dueWaiting(now, 50), candidates, now, () => true);
     }
     let after: { notBefore: number; id: number } | undefined;
+    let limit = 0;
     // No worker with a free slot: nothing to read (every finished task kicks a pass).
-    while (room()) {
-      const due = await this.store.dueWaiting(now, this.options.batch, after);
-      await this.place(due, candidates, now, room);
+    while (free() > 0) {
+      limit = Math.min(this.options.batch, Math.max(limit * 2, free() * READ_FACTOR));
+      const due = await this.store.dueWaiting(now, limit, after);
+      await this.place(due, candidates, now, () => free() > 0);
       const last = due[due.length - 1];
-      if (!last || due.length < this.options.batch || !room()) break;
+      if (!last || due.length < limit) break;
       after = { notBefore: last.notBefore, id: last.id };
     }
     await this.checkQueues(workers, now);
   }
 
+  /** Routes a page in memory, then claims each worker's share in one store step. */
   private async place(due: InstanceRecord[], candidates: WorkerCandidate[], now: number, room: () => boolean): Promise<void> {
+    const routed = new Map<WorkerCandidate, InstanceRecord[]>();
     for (const inst of due) {
       const wf = await this.workflows.get(inst.workflowId);
       const task = wf?.tasks.get(inst.taskId);
       if (!wf || !task) {
-        await this.store.transitionInstance(inst.id, { from: ['WAITING'], attempt: inst.attempt }, 'CANCELLED', {
-          reason: 'the task was removed from its workflow',
-          finishedAt: now,
-        });
+        await this.finish(inst, { from: ['WAITING'], attempt: inst.attempt }, 'CANCELLED', { reason: 'the task was removed from its workflow', finishedAt: now });
         continue;
       }
       const routable = { workflowName: wf.graph.name, labels: task.labels };
@@ -105,21 +125,30 @@ export class Dispatcher {
       const worker = this.router.pick(strategy, routable, candidates, now, this.options.staleAfterMs);
       if (!worker) {
         // Every slot is taken: the rest simply wait their turn; a reason is for tasks nobody can take.
-        if (!room()) return;
+        if (!room()) break;
         const reason = `waiting: ${whyNoWorker(routable, candidates, now, this.options.staleAfterMs)}`;
         if (inst.reason !== reason) {
           await this.store.transitionInstance(inst.id, { from: ['WAITING'], attempt: inst.attempt }, undefined, { reason });
         }
         continue;
       }
-      const ok = await this.store.transitionInstance(inst.id, { from: ['WAITING'], attempt: inst.attempt }, 'DISPATCHED', {
-        workerId: worker.id,
-        dispatchedAt: now,
-      });
-      if (!ok) continue;
+      // Counted as taken now, so routing the rest of the page sees it; corrected by the claim.
       worker.running += 1;
-      await this.coordinator.enqueue(worker.id, { instanceId: inst.id, attempt: inst.attempt, workerId: worker.id, dispatchedAt: now });
-      this.onDispatched(inst.id, inst.taskName, inst.runId, inst.attempt);
+      const share = routed.get(worker);
+      if (share) share.push(inst);
+      else routed.set(worker, [inst]);
+    }
+    for (const [worker, share] of routed) {
+      const claimed = new Set(await this.store.claimDueInstances(worker.id, share.map((i) => ({ id: i.id, attempt: i.attempt })), now));
+      // Some not claimed: taken by another dispatcher, or the worker is fuller than its load
+      // said. Either way give it nothing more this pass (the next kick reads its load afresh)
+      // rather than page through the queue offering it more.
+      if (claimed.size < share.length) worker.running = Math.max(worker.running, worker.maxConcurrency);
+      for (const inst of share) {
+        if (!claimed.has(inst.id)) continue;
+        await this.coordinator.enqueue(worker.id, { instanceId: inst.id, attempt: inst.attempt, workerId: worker.id, dispatchedAt: now });
+        this.onDispatched(inst.id, inst.taskName, inst.runId, inst.attempt);
+      }
     }
   }
 

@@ -1,4 +1,5 @@
 // Durations as people write them in workflow files: "500ms", "90s", "30m", "1h30m", "2d".
+import { MAX_DURATION_MS } from '../api/types.ts';
 
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 const PART = /(\d+(?:\.\d+)?)(ms|s|m|h|d)/gy;
@@ -16,6 +17,7 @@ export function parseDuration(text: string): { ms: number } | { error: string } 
     end = PART.lastIndex;
   }
   if (end !== input.length) return { error: hint };
+  if (total > MAX_DURATION_MS) return { error: `"${text}" is longer than the longest duration AX accepts, 365d` };
   return { ms: Math.round(total) };
 }
 

@@ -1,25 +1,47 @@
-// The engine: scheduler + embedded worker over the ports, and the EngineApi that every client
-// uses. `start()` runs the loops; without it the engine still answers the API (the CLI's direct
-// mode on a data dir no engine is running on).
-import type { ApplyOutcome, EngineApi, RunDetail, WorkflowListing } from '../api/engine-api.ts';
+// The engine: scheduler + embedded worker over the ports (built and connected by
+// engine-wiring.ts), and the EngineApi that every client uses. `start()` runs the loops; without
+// it the engine still answers the API (the CLI's direct mode on a data dir no engine is running on).
+import type {
+  ApplyOutcome,
+  DashboardSummary,
+  EngineApi,
+  EngineInfo,
+  FirePreview,
+  LogInfo,
+  LogSearchHit,
+  RunDetail,
+  RunListing,
+  RunGrid,
+  SearchHit,
+  TaskStats,
+  ValidationReport,
+  WorkflowListing,
+} from '../api/engine-api.ts';
 import { AxError } from '../api/errors.ts';
+import type { EngineEvent, Topic } from '../api/events.ts';
 import type { AuditEntry, InstanceRecord, LogLine, RunRecord, RunState, WorkerRecord, WorkflowSpec } from '../api/types.ts';
 import type { Clock } from '../ports/clock.ts';
-import type { Coordinator, EngineEvent } from '../ports/coordinator.ts';
-import { instanceEvent } from './events.ts';
+import type { Coordinator } from '../ports/coordinator.ts';
 import type { ProcessRunner } from '../ports/process-runner.ts';
 import type { Store } from '../ports/store.ts';
 import { DEFAULT_CONFIG, type EngineConfig, workerLostAfterMs } from './config.ts';
-import { describeCron, nextFire } from './cron.ts';
-import { Dispatcher } from './dispatcher.ts';
-import { LogWriter } from './log-writer.ts';
+import { wireEngine, type WiringDeps } from './engine-wiring.ts';
+import type { LogWriter } from './log-writer.ts';
+import { checkPayload } from './payload.ts';
 import { recoverOrphans, type RecoveryReport } from './recovery.ts';
-import { Router } from './routing.ts';
-import { RunManager } from './run-manager.ts';
-import { Scheduler } from './scheduler.ts';
-import { Worker, type WorkerOptions } from './worker.ts';
-import { WorkflowCache } from './workflow-cache.ts';
-import { parseWorkflowFile, serializeWorkflow } from './workflow-file.ts';
+import type { RunManager } from './run-manager.ts';
+import type { Scheduler } from './scheduler.ts';
+import { type CwdCheck, environmentWarnings } from './spec-warnings.ts';
+import type { Worker } from './worker.ts';
+import { LiveEvents } from './live-events.ts';
+import { NodePresenceBeat } from './node-presence.ts';
+import { clamp, EngineViews, localTimezone } from './views.ts';
+import type { WorkflowCache } from './workflow-cache.ts';
+import { parseWorkflowFile } from './workflow-file.ts';
+import { serializeWorkflow } from './workflow-serialize.ts';
+
+/** What the host knows and the engine does not: shown by engineInfo (the settings screen). */
+export type HostInfo = Partial<Omit<EngineInfo, 'logRetentionDays' | 'workerHeartbeatMs' | 'taskHeartbeatMs' | 'queueAlertThreshold' | 'nodeId' | 'timezone'>>;
 
 export interface EngineDeps {
   store: Store;
@@ -28,9 +50,14 @@ export interface EngineDeps {
   clock: Clock;
   config?: Partial<EngineConfig>;
   /** the embedded worker; omit for a scheduler-only or client-only engine */
-  worker?: Omit<WorkerOptions, 'workerHeartbeatMs' | 'taskHeartbeatMs' | 'killGraceMs' | 'maxLineBytes' | 'maxConcurrency'> & { maxConcurrency?: number };
+  worker?: WiringDeps['worker'];
   /** identity of this engine for the leader lease */
   nodeId: string;
+  /**
+   * Where this engine runs: with it, a scheduler engine announces itself (see node-presence.ts)
+   * so that `ax workers` lists it and can mark the leader. Team hosts give it.
+   */
+  node?: { host: string; pid: number; version: string };
   /** run the scheduler (cron, dispatch, backstops); false for worker-only and client nodes */
   runScheduler?: boolean;
   /**
@@ -43,6 +70,10 @@ export interface EngineDeps {
   onDrainRequested?: () => void;
   /** host resources to release with the engine */
   onDispose?: () => void;
+  /** mode, version, connections, data dir: for engineInfo */
+  hostInfo?: HostInfo;
+  /** solo hosts: whether a task's cwd can be entered here, for validate's warnings */
+  checkCwd?: CwdCheck;
 }
 
 export class Engine implements EngineApi {
@@ -52,62 +83,33 @@ export class Engine implements EngineApi {
   private readonly clock: Clock;
   private readonly workflows: WorkflowCache;
   private readonly runs: RunManager;
-  private readonly dispatcher: Dispatcher;
   private readonly scheduler: Scheduler;
   private readonly logs: LogWriter;
   readonly worker: Worker | undefined;
+  private readonly views: EngineViews;
+  private readonly live: LiveEvents;
+  private readonly presence: NodePresenceBeat | undefined;
   private started = false;
-  private unsubscribe: (() => void) | undefined;
 
   constructor(private readonly deps: EngineDeps) {
     this.config = { ...DEFAULT_CONFIG, ...deps.config };
     this.store = deps.store;
     this.coordinator = deps.coordinator;
     this.clock = deps.clock;
-    const alert = (message: string) => this.alert(message);
-    this.workflows = new WorkflowCache(deps.store, () => deps.clock.now());
-    // Only the leading scheduler dispatches. Anyone else (a client creating a run, a worker
-    // advancing one) publishes the new WAITING instances; the leader hears them and dispatches.
-    this.runs = new RunManager(deps.store, deps.coordinator, this.workflows, deps.clock, () => this.scheduler.kick());
-    this.dispatcher = new Dispatcher(
-      deps.store,
-      deps.coordinator,
-      this.workflows,
-      deps.clock,
-      new Router(),
-      { staleAfterMs: workerLostAfterMs(this.config), queueAlertThreshold: this.config.queueAlertThreshold, batch: 500 },
-      (id, taskName, runId, attempt) =>
-        void deps.coordinator.publish(instanceEvent({ id, runId, taskName, attempt, state: 'DISPATCHED' }, deps.clock.now())).catch(() => undefined),
-    );
-    this.scheduler = new Scheduler(deps.store, deps.coordinator, this.runs, this.dispatcher, this.workflows, deps.clock, this.config, deps.nodeId, alert, () =>
-      this.worker?.record(),
-    );
-    this.logs = new LogWriter(deps.store, deps.clock, {
-      batchLines: this.config.logBatchLines,
-      flushMs: this.config.logFlushMs,
-      maxOutputBytes: this.config.maxOutputBytes,
-    });
-    if (deps.worker) {
-      const c = this.config;
-      this.worker = new Worker(
-        deps.store,
-        deps.coordinator,
-        deps.runner,
-        this.logs,
-        this.workflows,
-        deps.clock,
-        {
-          ...deps.worker,
-          maxConcurrency: deps.worker.maxConcurrency ?? c.maxConcurrency,
-          workerHeartbeatMs: c.workerHeartbeatMs,
-          taskHeartbeatMs: c.taskHeartbeatMs,
-          killGraceMs: c.killGraceMs,
-          maxLineBytes: c.maxLineBytes,
-          onDrainRequested: deps.onDrainRequested,
-        },
-        (inst) => void this.scheduler.onFinished(inst).catch((err: unknown) => this.alert(String(err))),
-        alert,
-      );
+    const parts = wireEngine({ ...deps, config: this.config, alert: (message) => this.alert(message) });
+    this.workflows = parts.workflows;
+    this.runs = parts.runs;
+    this.scheduler = parts.scheduler;
+    this.logs = parts.logs;
+    this.worker = parts.worker;
+    this.views = new EngineViews(deps.store, deps.coordinator, deps.clock, (name) => this.workflowId(name), workerLostAfterMs(this.config));
+    this.live = new LiveEvents(deps.coordinator, deps.clock, () => this.listWorkers(), this.config.workerHeartbeatMs);
+    if (deps.node && deps.runScheduler !== false) {
+      this.presence = new NodePresenceBeat(deps.coordinator, deps.clock, this.config.workerHeartbeatMs, {
+        nodeId: deps.nodeId,
+        ...deps.node,
+        ...(deps.worker && { workerId: deps.worker.id }),
+      });
     }
   }
 
@@ -115,22 +117,24 @@ export class Engine implements EngineApi {
   private alert(message: string): void {
     const at = this.clock.now();
     void this.coordinator.publish({ type: 'alert', message, at }).catch(() => undefined);
-    void this.store.audit({ at, actor: this.deps.nodeId, action: 'alert', object: this.worker ? `worker:${this.worker.id}` : 'scheduler', detail: message }).catch(() => undefined);
+    const object = this.deps.worker ? `worker:${this.deps.worker.id}` : 'scheduler';
+    void this.store.audit({ at, actor: this.deps.nodeId, action: 'alert', object, detail: message }).catch(() => undefined);
     this.deps.onAlert?.(message);
   }
 
   /** Recovers what a dead engine left, then starts the worker and the scheduler. */
   async start(): Promise<RecoveryReport> {
     const scope = this.deps.recovery ?? 'all';
+    // Recovery acts on what this worker id left: only once the id is this process's (two nodes
+    // under one id would otherwise kill each other's tasks here).
+    await this.worker?.claim();
     const report =
       scope === 'all' || this.worker
         ? await recoverOrphans(this.store, this.deps.runner, this.runs, this.clock, this.config.killGraceMs, scope === 'own' ? this.worker?.id : undefined)
         : { failed: 0, requeued: 0, killed: 0 };
     await this.worker?.start();
     if (this.deps.runScheduler !== false) {
-      this.unsubscribe = await this.coordinator.subscribe((e) => {
-        if (e.type === 'instance' && e.state === 'WAITING') this.scheduler.kick();
-      });
+      await this.presence?.start();
       await this.scheduler.start();
     }
     this.started = true;
@@ -140,8 +144,9 @@ export class Engine implements EngineApi {
   /** Drain: no new fires or dispatches; running tasks get drainTimeoutMs; logs are flushed. */
   async stop(drainTimeoutMs = 30_000): Promise<void> {
     if (this.started) {
-      this.unsubscribe?.();
       await this.scheduler.stop();
+      // Best effort: with Redis away the presence expires by its TTL.
+      await this.presence?.stop().catch(() => undefined);
       await this.worker?.drain(drainTimeoutMs);
       await this.logs.flush();
       this.started = false;
@@ -150,13 +155,19 @@ export class Engine implements EngineApi {
 
   /** Closes the store and the coordinator (after stop()). */
   async dispose(): Promise<void> {
+    this.live.close();
     await this.store.close();
     await this.coordinator.close();
+    this.deps.runner.dispose?.();
     this.deps.onDispose?.();
   }
 
-  subscribe(handler: (event: EngineEvent) => void): Promise<() => void> {
-    return this.coordinator.subscribe(handler);
+  subscribe(topics: Topic[], handler: (event: EngineEvent) => void): Promise<() => void> {
+    return this.live.subscribe(topics, handler);
+  }
+
+  private publishWorkflow(change: 'applied' | 'enabled' | 'disabled' | 'removed', workflow: string): void {
+    void this.coordinator.publish({ type: 'workflow', change, workflow, at: this.clock.now() }).catch(() => undefined);
   }
 
   private async audit(actor: string, action: string, object: string, detail?: string): Promise<void> {
@@ -172,9 +183,10 @@ export class Engine implements EngineApi {
   async apply(input: WorkflowSpec, actor: string): Promise<ApplyOutcome> {
     // Whatever the client (CLI, UI, API), a spec passes the same checks as a file.
     const spec = parseWorkflowFile(serializeWorkflow(input), { file: `workflow ${input.name}`, defaultTimezone: 'UTC' }).spec;
-    const res = await this.store.applyWorkflow(spec, this.clock.now());
+    // The workflow and its audit entry are one transaction: a failed apply leaves neither.
+    const res = await this.store.applyWorkflow(spec, this.clock.now(), actor);
     this.workflows.invalidate(res.workflowId);
-    if (res.changed) await this.audit(actor, 'workflow.apply', `workflow:${spec.name}`, `version ${res.version}`);
+    if (res.changed) this.publishWorkflow('applied', spec.name);
     if (this.started) void this.scheduler.tick();
     return { workflow: spec.name, version: res.version, changed: res.changed };
   }
@@ -185,19 +197,15 @@ export class Engine implements EngineApi {
     return spec as WorkflowSpec;
   }
 
-  async listWorkflows(): Promise<WorkflowListing[]> {
-    const now = this.clock.now();
-    return (await this.store.listWorkflows()).map((w) => ({
-      ...w,
-      scheduleText: w.schedule ? describeCron(w.schedule.cron, w.schedule.timezone) : undefined,
-      nextFireAt: w.schedule && w.enabled ? nextFire(w.schedule.cron, w.schedule.timezone, now) : undefined,
-    }));
+  listWorkflows(): Promise<WorkflowListing[]> {
+    return this.views.listWorkflows();
   }
 
   async setEnabled(name: string, enabled: boolean, actor: string): Promise<void> {
     if (!(await this.store.setWorkflowEnabled(name, enabled, this.clock.now()))) await this.workflowId(name);
     this.workflows.invalidate();
     await this.audit(actor, enabled ? 'workflow.enable' : 'workflow.disable', `workflow:${name}`);
+    this.publishWorkflow(enabled ? 'enabled' : 'disabled', name);
   }
 
   async removeWorkflow(name: string, actor: string): Promise<void> {
@@ -207,9 +215,11 @@ export class Engine implements EngineApi {
     await this.store.removeWorkflow(name);
     this.workflows.invalidate(id);
     await this.audit(actor, 'workflow.remove', `workflow:${name}`);
+    this.publishWorkflow('removed', name);
   }
 
-  async runWorkflow(name: string, options: { task?: string; actor: string }): Promise<RunRecord> {
+  async runWorkflow(name: string, options: { task?: string; actor: string; payload?: string }): Promise<RunRecord> {
+    checkPayload(options.payload, this.config.maxEventPayloadBytes);
     const workflowId = await this.workflowId(name);
     const run = await this.runs.startRun({
       workflowId,
@@ -217,9 +227,11 @@ export class Engine implements EngineApi {
       triggeredBy: options.actor,
       logicalTime: this.clock.now(),
       onlyTask: options.task,
+      eventPayload: options.payload,
       applyOverlap: false,
     });
-    if (!run) throw new AxError('internal', 'the run could not be created');
+    // A manual run always gets a row: none means the workflow (and its runs) went meanwhile.
+    if (!run) throw new AxError('not_found', `workflow "${name}" was removed while its run was being created`);
     await this.audit(options.actor, 'run.manual', `workflow:${name}`, `run #${run.id}${options.task ? ` task ${options.task}` : ''}`);
     return run;
   }
@@ -230,7 +242,17 @@ export class Engine implements EngineApi {
     return { run: (await this.store.getRun(runId)) as RunRecord, instances };
   }
 
+  async cancelRun(runId: number, options: { task?: string; actor: string }): Promise<RunDetail> {
+    const what = options.task === undefined ? `run #${runId}` : `task "${options.task}" of run #${runId}`;
+    const instances = await this.runs.cancel(runId, options.task, `cancelled by ${options.actor}`);
+    // This node's own worker stops its processes at once; other workers at their next heartbeat.
+    for (const i of instances) if (i.state === 'CANCELLED' && this.worker && i.workerId === this.worker.id) this.worker.stopCancelled(i.id);
+    await this.audit(options.actor, 'run.cancel', `run:${runId}`, what);
+    return { run: (await this.store.getRun(runId)) as RunRecord, instances };
+  }
+
   async trigger(event: string, payload: string | undefined, actor: string): Promise<RunRecord[]> {
+    checkPayload(payload, this.config.maxEventPayloadBytes);
     const ids = await this.store.workflowsForEvent(event);
     if (ids.length === 0) throw new AxError('not_found', `no enabled workflow has on_event: ${event}`);
     const runs: RunRecord[] = [];
@@ -242,8 +264,15 @@ export class Engine implements EngineApi {
     return runs;
   }
 
-  listRuns(filter: { workflow?: string; states?: RunState[]; limit?: number }): Promise<RunRecord[]> {
-    return this.store.listRuns({ workflowName: filter.workflow, states: filter.states, limit: filter.limit });
+  async listRuns(filter: { workflow?: string; states?: RunState[]; limit?: number; beforeId?: number }): Promise<RunListing[]> {
+    const runs = await this.store.listRuns({ workflowName: filter?.workflow, states: filter?.states, limit: clamp(filter?.limit, 1, 1000, 50), beforeId: filter?.beforeId });
+    const failed = runs.filter((r) => r.state === 'FAILED').map((r) => r.id);
+    const first = new Map<number, InstanceRecord>();
+    for (const i of await this.store.finalFailures(failed)) if (!first.has(i.runId)) first.set(i.runId, i);
+    return runs.map((r) => {
+      const i = first.get(r.id);
+      return i ? { ...r, failure: { task: i.taskName, instanceId: i.id, attempt: i.attempt, state: i.state, reason: i.reason } } : r;
+    });
   }
 
   async getRun(runId: number): Promise<RunDetail> {
@@ -259,18 +288,71 @@ export class Engine implements EngineApi {
   }
 
   readLogs(instanceId: number, afterSeq: number, limit: number): Promise<LogLine[]> {
-    return this.store.readLogs(instanceId, afterSeq, Math.min(limit, 10_000));
+    return this.store.readLogs(instanceId, clamp(afterSeq, 0, Number.MAX_SAFE_INTEGER, 0), clamp(limit, 1, 10_000, 1));
   }
 
-  async listWorkers(): Promise<WorkerRecord[]> {
-    const live = new Map((await this.coordinator.listWorkers()).map((w) => [w.id, w]));
-    const known = await this.store.listWorkers();
-    const now = this.clock.now();
-    return known.map((w) => {
-      const l = live.get(w.id);
-      if (l) return l;
-      return { ...w, status: w.status === 'offline' ? 'offline' : now - w.lastHeartbeat > workerLostAfterMs(this.config) ? 'lost' : w.status };
-    });
+  logInfo(instanceId: number): Promise<LogInfo> {
+    return this.views.logInfo(instanceId);
+  }
+
+  searchLog(instanceId: number, query: string, options: { afterSeq?: number; limit?: number }): Promise<LogSearchHit[]> {
+    return this.views.searchLog(instanceId, query, options);
+  }
+
+  /** A file's problems, then what would keep a valid one from running here (see spec-warnings). */
+  async validate(input: { spec?: WorkflowSpec; text?: string; file?: string }): Promise<ValidationReport> {
+    const report = this.views.validate(input);
+    if (!report.ok || !report.spec) return report;
+    const mode = this.deps.hostInfo?.mode ?? 'solo';
+    const more = environmentWarnings(report.spec, await this.listWorkers(), mode, this.deps.checkCwd, input?.file);
+    return { ...report, warnings: [...report.warnings, ...more] };
+  }
+
+  async formatWorkflow(spec: WorkflowSpec): Promise<string> {
+    return this.views.formatWorkflow(spec);
+  }
+
+  async nextFires(schedule: { cron: string; timezone?: string }, count: number): Promise<FirePreview> {
+    return this.views.nextFires(schedule, count);
+  }
+
+  runGrid(workflow: string, page: { limit?: number; beforeRunId?: number }): Promise<RunGrid> {
+    return this.views.runGrid(workflow, page);
+  }
+
+  dashboard(): Promise<DashboardSummary> {
+    return this.views.dashboard();
+  }
+
+  search(query: string, limit?: number): Promise<SearchHit[]> {
+    return this.views.search(query, limit);
+  }
+
+  taskStats(workflow: string): Promise<TaskStats[]> {
+    return this.views.taskStats(workflow);
+  }
+
+  async engineInfo(): Promise<EngineInfo> {
+    const c = this.config;
+    return {
+      version: '',
+      mode: 'solo',
+      role: 'solo',
+      settings: {},
+      ...this.deps.hostInfo,
+      nodeId: this.deps.nodeId,
+      workerId: this.worker?.id,
+      maxConcurrency: this.worker ? this.deps.worker?.maxConcurrency ?? c.maxConcurrency : undefined,
+      timezone: localTimezone(),
+      logRetentionDays: Math.round(c.logRetentionMs / 86_400_000),
+      workerHeartbeatMs: c.workerHeartbeatMs,
+      taskHeartbeatMs: c.taskHeartbeatMs,
+      queueAlertThreshold: c.queueAlertThreshold,
+    };
+  }
+
+  listWorkers(options?: { schedulers?: boolean }): Promise<WorkerRecord[]> {
+    return this.views.listWorkers(options);
   }
 
   async drainWorker(workerId: string, actor: string): Promise<void> {

@@ -1,20 +1,28 @@
 // Turns a byte stream (a child's stdout or stderr) into text lines that are safe to store in
 // SQLite TEXT and to print in a terminal.
 //
-// - Lines end at \n; one trailing \r is stripped (CRLF output).
-// - Bytes are decoded per complete line, never per chunk, so a multi-byte character split across
-//   chunks stays intact. Invalid UTF-8 becomes U+FFFD.
-// - Control characters are replaced by U+FFFD: C0 (U+0000–U+001F) except \t, DEL (U+007F) and
-//   C1 (U+0080–U+009F). That covers NUL (which SQLite TEXT and C strings handle badly) and ESC
-//   (terminal escape sequences, which could rewrite a viewer's screen); colour codes therefore
-//   show as "�[31m" rather than as colour.
-// - A line longer than maxLineBytes is cut at maxLineBytes, moved back to a character boundary,
-//   and ` … [line truncated: N bytes]` is appended, N being the line's full length in bytes. The
-//   rest of that line is counted but not kept, so memory stays at about maxLineBytes however
-//   long the line is. The line is emitted when its \n (or end()) arrives, because N is known only
-//   then.
+// - Lines end at \n; the \r of a CRLF is dropped.
+// - A \r inside a line (progress output: `10%\r20%\r40%`) returns to the start of the line, as
+//   on a terminal: the line keeps only its last segment, `40%`. A line whose last segment is empty
+//   (`40%\r\r\n`, or a last line ending in \r) keeps its last non-empty segment. Earlier segments
+//   are dropped as they end, so a progress bar that never writes \n costs no memory; a terminal
+//   would also show what is left of a longer earlier segment (`abcdef\rxy` as `xycdef`), which
+//   progress output pads away, so only the last segment is kept.
+// - Bytes are decoded per complete segment, never per chunk, so a multi-byte character split
+//   across chunks stays intact. Invalid UTF-8 becomes U+FFFD.
+// - Control characters are replaced by U+FFFD (replaceControls): C0 (U+0000–U+001F) except \t,
+//   DEL (U+007F) and C1 (U+0080–U+009F). That covers NUL (which SQLite TEXT and C strings handle
+//   badly) and ESC (terminal escape sequences, which could rewrite a viewer's screen); colour
+//   codes therefore show as "�[31m" rather than as colour. The engine's own `[ax]` lines in a
+//   task log (which quote user text: a cwd, a command's error) get the same treatment.
+// - A segment longer than maxLineBytes is cut at maxLineBytes, moved back to a character
+//   boundary, and ` … [line truncated: N bytes]` is appended, N being the segment's full length
+//   in bytes. The rest is counted but not kept, so memory stays at about twice maxLineBytes (the
+//   segment being read and the last one kept) however long the line is. The line is emitted when
+//   its \n (or end()) arrives, because N is known only then.
 // - `bytes` passed to onLine is the number of raw input bytes the emitted text carries (the kept
-//   part, without the line terminator and without the marker): what an output cap should count.
+//   segment, without \r, the line terminator and the marker): what is stored, so what an output
+//   cap should count. Overwritten progress states are not counted.
 
 const NL = 0x0a;
 const CR = 0x0d;
@@ -23,15 +31,29 @@ const INITIAL_CAPACITY = 256;
 /** a buffer grown past this by one long line is dropped afterwards */
 const SHRINK_ABOVE = 16 * 1024;
 
+/** Text safe to store and show: control characters but \t become U+FFFD (see the header). */
+export function replaceControls(text: string): string {
+  return text.replace(CONTROL, '\ufffd');
+}
+
+interface Segment {
+  text: string;
+  bytes: number;
+}
+
 export class LineSplitter {
   private readonly decoder = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
+  /** the segment being read (never a \r in it) */
   private buf: Uint8Array;
   private len = 0;
-  /** true while the rest of an over-long line is being skipped */
+  /** true while the rest of an over-long segment is being skipped */
   private discarding = false;
-  /** full length of the over-long line seen so far */
+  /** full length of the over-long segment seen so far */
   private discardedTotal = 0;
-  private lastDiscardedByte = 0;
+  /** a \r was read last: the end of a segment, or the \r of a CRLF if \n comes next */
+  private crPending = false;
+  /** the last non-empty segment of this line that a \r ended */
+  private previous: Segment | undefined;
 
   /**
    * @param maxLineBytes longest line kept whole, in bytes (at least 4, so a character always fits)
@@ -47,7 +69,7 @@ export class LineSplitter {
     this.buf = new Uint8Array(Math.min(INITIAL_CAPACITY, maxLineBytes + 1));
   }
 
-  /** Bytes held for the current unfinished line; never more than maxLineBytes + 1. */
+  /** Bytes held for the current unfinished segment; never more than maxLineBytes + 1. */
   get bufferedBytes(): number {
     return this.len;
   }
@@ -57,20 +79,16 @@ export class LineSplitter {
     while (pos < chunk.length) {
       const nl = chunk.indexOf(NL, pos);
       const end = nl === -1 ? chunk.length : nl;
-      if (this.discarding) {
-        if (end > pos) {
-          this.discardedTotal += end - pos;
-          this.lastDiscardedByte = chunk[end - 1] as number;
-        }
-      } else if (this.len === 0 && nl !== -1 && end - pos <= this.maxLineBytes + 1) {
+      const part = chunk.subarray(pos, end);
+      if (nl !== -1 && this.idle() && part.length <= this.maxLineBytes + 1 && !hasInnerCr(part)) {
         // Fast path: a whole line inside this chunk, decoded without copying.
-        this.emitWhole(chunk.subarray(pos, end));
+        this.emit(this.segment(part, part.length > 0 && part[part.length - 1] === CR ? part.length - 1 : part.length));
         pos = nl + 1;
         continue;
-      } else {
-        this.append(chunk.subarray(pos, end));
       }
+      this.feed(part);
       if (nl === -1) return;
+      this.crPending = false; // it was the \r of a CRLF
       this.finishLine();
       pos = nl + 1;
     }
@@ -78,11 +96,40 @@ export class LineSplitter {
 
   /** Flushes a last line that has no newline. */
   end(): void {
-    if (this.len > 0 || this.discarding) this.finishLine();
+    if (this.crPending) {
+      this.crPending = false;
+      this.endSegment();
+    }
+    if (this.len > 0 || this.discarding || this.previous) this.finishLine();
   }
 
-  /** Keeps up to maxLineBytes + 1 bytes (the extra byte may be a \r before \n); counts the rest. */
+  private idle(): boolean {
+    return this.len === 0 && !this.discarding && !this.crPending && this.previous === undefined;
+  }
+
+  /** Bytes of the current line without \n: each \r (not known to be a CRLF's) ends a segment. */
+  private feed(part: Uint8Array): void {
+    let p = 0;
+    while (p < part.length) {
+      if (this.crPending) {
+        this.crPending = false;
+        this.endSegment();
+      }
+      const cr = part.indexOf(CR, p);
+      const stop = cr === -1 ? part.length : cr;
+      if (stop > p) this.append(part.subarray(p, stop));
+      if (cr === -1) return;
+      this.crPending = true;
+      p = cr + 1;
+    }
+  }
+
+  /** Keeps up to maxLineBytes + 1 bytes (one more than fits says "too long"); counts the rest. */
   private append(part: Uint8Array): void {
+    if (this.discarding) {
+      this.discardedTotal += part.length;
+      return;
+    }
     const room = this.maxLineBytes + 1 - this.len;
     const keep = Math.min(room, part.length);
     this.ensureCapacity(this.len + keep);
@@ -91,7 +138,6 @@ export class LineSplitter {
     if (keep < part.length) {
       this.discarding = true;
       this.discardedTotal = this.len + (part.length - keep);
-      this.lastDiscardedByte = part[part.length - 1] as number;
     }
   }
 
@@ -104,37 +150,41 @@ export class LineSplitter {
     this.buf = grown;
   }
 
+  /** A \r ended the current segment: a non-empty one becomes the line's text so far. */
+  private endSegment(): void {
+    if (this.len === 0 && !this.discarding) return;
+    this.previous = this.current();
+    this.resetSegment();
+  }
+
   private finishLine(): void {
-    if (this.discarding) {
-      const total = this.discardedTotal - (this.lastDiscardedByte === CR ? 1 : 0);
-      this.emitTruncated(this.buf.subarray(0, this.len), total);
-    } else {
-      this.emitWhole(this.buf.subarray(0, this.len));
-    }
+    const last = this.len > 0 || this.discarding ? this.current() : (this.previous ?? { text: '', bytes: 0 });
+    this.resetSegment();
+    this.previous = undefined;
+    this.emit(last);
+  }
+
+  private current(): Segment {
+    return this.segment(this.buf.subarray(0, this.len), this.discarding ? this.discardedTotal : this.len);
+  }
+
+  private resetSegment(): void {
     this.len = 0;
     this.discarding = false;
     this.discardedTotal = 0;
-    this.lastDiscardedByte = 0;
     // Drop a buffer grown by one long line, so idle processes hold little memory.
     if (this.buf.length > SHRINK_ABOVE) this.buf = new Uint8Array(INITIAL_CAPACITY);
   }
 
-  /** A complete line of at most maxLineBytes + 1 bytes, terminator already removed. */
-  private emitWhole(raw: Uint8Array): void {
-    let bytes = raw.length;
-    if (bytes > 0 && raw[bytes - 1] === CR) bytes -= 1;
-    if (bytes > this.maxLineBytes) {
-      this.emitTruncated(raw, bytes);
-      return;
-    }
-    this.onLine(this.decode(raw.subarray(0, bytes)), bytes);
+  private emit(s: Segment): void {
+    this.onLine(s.text, s.bytes);
   }
 
-  /** `kept` holds more than maxLineBytes bytes of a line whose full length is `total`. */
-  private emitTruncated(kept: Uint8Array, total: number): void {
+  /** `kept` holds the first bytes (all, if it fits) of a segment whose full length is `total`. */
+  private segment(kept: Uint8Array, total: number): Segment {
+    if (total <= this.maxLineBytes) return { text: this.decode(kept.subarray(0, total)), bytes: total };
     const cut = this.charBoundary(kept, this.maxLineBytes);
-    const text = this.decode(kept.subarray(0, cut));
-    this.onLine(`${text} … [line truncated: ${total} bytes]`, cut);
+    return { text: `${this.decode(kept.subarray(0, cut))} … [line truncated: ${total} bytes]`, bytes: cut };
   }
 
   /**
@@ -151,6 +201,12 @@ export class LineSplitter {
   }
 
   private decode(raw: Uint8Array): string {
-    return this.decoder.decode(raw).replace(CONTROL, '\ufffd');
+    return replaceControls(this.decoder.decode(raw));
   }
+}
+
+/** A \r anywhere but as the last byte (a CRLF's). */
+function hasInnerCr(part: Uint8Array): boolean {
+  const cr = part.indexOf(CR);
+  return cr !== -1 && cr < part.length - 1;
 }

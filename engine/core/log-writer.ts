@@ -1,14 +1,29 @@
 // Execution logs written asynchronously in batches (SPEC §8): the seed saturated MySQL with
 // 5,000 single-row inserts a second. A crash loses at most the unflushed batch of a running
-// task; the worker flushes an instance's lines before it records the final state.
+// task; the worker records a task's outcome only once every line of it is in the store.
+//
+// While the store is away, lines wait in a buffer bounded in bytes: past the bound an instance's
+// further lines are dropped, and once there is room again one marker line says how many. One
+// write is in flight at a time, and a failed one is retried after a backoff, not on every line.
+//
+// Group commit: a finishing task does not force a write of its own. close() waits for the next
+// group write (due within flushMs of the oldest buffered line, at once when a batch is full), so
+// tasks that finish within one flush interval share one transaction.
 import type { LogLine, LogStream } from '../api/types.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { Store } from '../ports/store.ts';
+import { needsPerson, STORE_BACKOFF } from './persist.ts';
+import { backoffDelay } from './retry.ts';
+import { replaceControls } from './line-splitter.ts';
 
 interface InstanceOutput {
   seq: number;
+  /** the highest seq in the store: every line up to it is stored (lines go in in order) */
+  stored: number;
   bytes: number;
   truncated: boolean;
+  /** lines dropped for want of buffer space and not yet reported by a marker */
+  dropped: number;
 }
 
 export interface LogWriterOptions {
@@ -17,16 +32,35 @@ export interface LogWriterOptions {
   maxOutputBytes: number;
   /** also flush when this many bytes are buffered, so long lines cannot pile up in memory */
   batchBytes?: number;
+  /** the buffer's bound while the store is away; default 32 MiB */
+  maxBufferBytes?: number;
+  /** how long close() waits for the store before giving up on an instance's lines; default 10 min */
+  giveUpMs?: number;
   onLines?: (lines: LogLine[]) => void;
 }
 
+/** What a line costs in memory: its text and the object around it. */
+const cost = (line: LogLine) => line.line.length + 128;
+/** Lines per store write: one transaction each. */
+const WRITE_LINES = 5_000;
+
 export class LogWriter {
+  /** lines not yet in the store, oldest first; a failed write puts its lines back at the front */
   private buffer: LogLine[] = [];
   private bufferedBytes = 0;
   private readonly outputs = new Map<number, InstanceOutput>();
-  private flushing: Promise<void> = Promise.resolve();
+  /** the write under way, and the one queued behind it (which takes whatever came meanwhile) */
+  private writing: Promise<void> | undefined;
+  private queued: Promise<void> | undefined;
   private cancelTimer: (() => void) | undefined;
+  /** after a failed write, none before this */
+  private retryAt = 0;
+  private failures = 0;
   private failure: unknown;
+  /** close() calls waiting for the next write to end */
+  private roundWaiters: (() => void)[] = [];
+  /** flush() asked for everything buffered, not only full batches */
+  private everything = false;
 
   constructor(
     private readonly store: Store,
@@ -34,9 +68,19 @@ export class LogWriter {
     private readonly options: LogWriterOptions,
   ) {}
 
+  private get maxBufferBytes(): number {
+    return this.options.maxBufferBytes ?? 32 * 1024 * 1024;
+  }
+
   /** Starts numbering an instance's lines (after any lines it already has). */
   open(instanceId: number, lastSeq = 0): void {
-    this.outputs.set(instanceId, { seq: lastSeq, bytes: 0, truncated: false });
+    this.outputs.set(instanceId, { seq: lastSeq, stored: lastSeq, bytes: 0, truncated: false, dropped: 0 });
+  }
+
+  private output(instanceId: number): InstanceOutput {
+    let out = this.outputs.get(instanceId);
+    if (!out) this.outputs.set(instanceId, (out = { seq: 0, stored: 0, bytes: 0, truncated: false, dropped: 0 }));
+    return out;
   }
 
   append(instanceId: number, stream: LogStream, line: string, bytes: number): void {
@@ -46,70 +90,176 @@ export class LogWriter {
     if (out.bytes > this.options.maxOutputBytes) {
       out.truncated = true;
       const cap = Math.round(this.options.maxOutputBytes / 1024 / 1024);
-      line = `[output truncated: more than ${cap} MB; the process keeps running, further output is not stored]`;
-      stream = 'system';
+      this.push(out, instanceId, 'system', `[output truncated: more than ${cap} MB; the process keeps running, further output is not stored]`);
+      return;
     }
-    this.push({ instanceId, seq: ++out.seq, stream, ts: this.clock.now(), line });
+    // Once an instance drops lines it goes on dropping until there is room for a while (half the
+    // bound): then one marker says how many, exactly where they are missing.
+    const room = out.dropped > 0 ? this.maxBufferBytes / 2 : this.maxBufferBytes;
+    if (this.bufferedBytes + line.length + 128 > room) {
+      out.dropped += 1;
+      this.schedule();
+      return;
+    }
+    this.reportDropped(instanceId, out);
+    this.push(out, instanceId, stream, line);
   }
 
-  /** A line from the engine itself (retries, kills, refusals), shown with the task's output. */
+  /**
+   * A line from the engine itself (retries, kills, refusals), shown with the task's output. It may
+   * quote user text (a cwd, a spawn error), so it is cleaned as the task's own lines are.
+   */
   system(instanceId: number, line: string): void {
-    const out = this.outputs.get(instanceId) ?? { seq: 0, bytes: 0, truncated: false };
-    this.outputs.set(instanceId, out);
-    this.push({ instanceId, seq: ++out.seq, stream: 'system', ts: this.clock.now(), line });
+    const out = this.output(instanceId);
+    this.reportDropped(instanceId, out);
+    this.push(out, instanceId, 'system', replaceControls(line));
   }
 
-  private push(line: LogLine): void {
+  /** The marker for lines dropped since the last one, once there is room; small, so never dropped itself. */
+  private reportDropped(instanceId: number, out: InstanceOutput): void {
+    if (out.dropped === 0 || this.bufferedBytes > this.maxBufferBytes / 2) return;
+    const mb = Math.round(this.maxBufferBytes / 1024 / 1024);
+    const text = `[${out.dropped} line(s) of output dropped: the log store did not keep up (or was unreachable) and ${mb} MB of output was already waiting]`;
+    out.dropped = 0;
+    this.push(out, instanceId, 'system', text);
+  }
+
+  private push(out: InstanceOutput, instanceId: number, stream: LogStream, text: string): void {
+    const line: LogLine = { instanceId, seq: ++out.seq, stream, ts: this.clock.now(), line: text };
     this.buffer.push(line);
-    this.bufferedBytes += line.line.length;
-    if (this.buffer.length >= this.options.batchLines || this.bufferedBytes >= (this.options.batchBytes ?? 4 * 1024 * 1024)) {
-      void this.flush();
+    this.bufferedBytes += cost(line);
+    this.schedule();
+  }
+
+  private full(): boolean {
+    return this.buffer.length >= this.options.batchLines || this.bufferedBytes >= (this.options.batchBytes ?? 4 * 1024 * 1024);
+  }
+
+  /** A write now when a batch is full, else within flushMs. */
+  private schedule(): void {
+    if (this.full() && this.clock.now() >= this.retryAt) {
+      void this.write();
     } else if (!this.cancelTimer) {
-      this.cancelTimer = this.clock.setTimer(this.options.flushMs, () => {
+      this.cancelTimer = this.clock.setTimer(Math.max(this.options.flushMs, this.retryAt - this.clock.now()), () => {
         this.cancelTimer = undefined;
-        void this.flush();
+        void this.write();
       });
     }
   }
 
-  /** Writes everything buffered so far; resolves when it is in the store. */
+  /**
+   * Writes everything buffered (one write at a time: a call during a write waits for it and then
+   * writes what came meanwhile). Resolves when that is done or a write failed; never rejects.
+   */
   flush(): Promise<void> {
+    this.everything = true;
+    return this.write();
+  }
+
+  /** Starts a write round, or queues one behind the write under way. */
+  private write(): Promise<void> {
     this.cancelTimer?.();
     this.cancelTimer = undefined;
-    const batch = this.buffer;
-    this.buffer = [];
-    this.bufferedBytes = 0;
-    this.flushing = this.flushing.then(async () => {
-      if (batch.length === 0) return;
-      try {
-        await this.store.appendLogs(batch);
-        this.options.onLines?.(batch);
-      } catch (err) {
-        // Keep the lines for the next flush rather than lose them; report once.
-        this.buffer.unshift(...batch);
-        this.failure = err;
-      }
+    if (this.queued) return this.queued;
+    const start = () => {
+      const w = this.writeRound().finally(() => {
+        if (this.writing === w) this.writing = undefined;
+      });
+      this.writing = w;
+      return w;
+    };
+    if (!this.writing) return start();
+    const q = this.writing.then(() => {
+      this.queued = undefined;
+      return start();
     });
-    return this.flushing;
+    this.queued = q;
+    return q;
   }
 
   /**
-   * Flushes until the store has every line, then forgets the instance. The worker records a
-   * task's outcome only after this, so a finished task's log is never lost (SPEC §8): a store
-   * that is away is retried with backoff (up to ten minutes, then the error is thrown).
+   * Writes a batch, then more only while a full batch waits (or flush() asked for everything):
+   * a remainder waits for the next interval and for the lines that join it, so a steady trickle
+   * costs a transaction per interval, not one per write's duration.
    */
-  async close(instanceId: number): Promise<void> {
-    const giveUpAt = this.clock.now() + 600_000;
-    for (let delay = 200; ; delay = Math.min(delay * 2, 5_000)) {
-      await this.flush();
-      const failure = this.takeFailure();
-      if (failure === undefined) break;
-      if (this.clock.now() > giveUpAt) throw failure;
-      await new Promise<void>((resolve) => this.clock.setTimer(delay, resolve));
+  private async writeRound(): Promise<void> {
+    for (let first = true; ; first = false) {
+      for (const [id, out] of this.outputs) this.reportDropped(id, out);
+      if (this.buffer.length === 0) {
+        this.everything = false;
+        this.wakeClosers();
+        return;
+      }
+      if (!first && !this.everything && !this.full()) {
+        this.schedule();
+        return;
+      }
+      const batch = this.buffer.length <= WRITE_LINES ? this.buffer : this.buffer.slice(0, WRITE_LINES);
+      this.buffer = batch === this.buffer ? [] : this.buffer.slice(WRITE_LINES);
+      let bytes = 0;
+      for (const l of batch) bytes += cost(l);
+      this.bufferedBytes -= bytes;
+      try {
+        await this.store.appendLogs(batch);
+      } catch (err) {
+        // Back at the front, in order (concat, not a spread: a batch may hold many thousand lines).
+        this.buffer = batch.concat(this.buffer);
+        this.bufferedBytes += bytes;
+        this.failure = err;
+        this.failures += 1;
+        this.retryAt = this.clock.now() + backoffDelay(STORE_BACKOFF, this.failures);
+        this.schedule();
+        this.wakeClosers();
+        return;
+      }
+      this.failures = 0;
+      this.retryAt = 0;
+      for (const l of batch) {
+        const out = this.outputs.get(l.instanceId);
+        if (out && l.seq > out.stored) out.stored = l.seq;
+      }
+      this.options.onLines?.(batch);
+      this.wakeClosers();
     }
-    this.outputs.delete(instanceId);
   }
 
+  /** After every write, stored or failed: each waiting close() looks at its instance again. */
+  private wakeClosers(): void {
+    const waiters = this.roundWaiters;
+    this.roundWaiters = [];
+    for (const wake of waiters) wake();
+  }
+
+  /**
+   * Waits until the store has every line of the instance, then forgets it. The worker records a
+   * task's outcome only after this (SPEC §8). It forces no write of its own: it joins the next
+   * group write, at most flushMs away (group commit). A failed write is retried on the writer's
+   * backoff up to giveUpMs; returns how many of the instance's lines could not be stored (0: all).
+   */
+  async close(instanceId: number): Promise<number> {
+    const out = this.output(instanceId);
+    const giveUpAt = this.clock.now() + (this.options.giveUpMs ?? 600_000);
+    while (out.stored < out.seq || out.dropped > 0) {
+      // A store that needs a person (its file deleted under the engine) will not take them later.
+      if (needsPerson(this.failure) || this.clock.now() > giveUpAt) {
+        this.outputs.delete(instanceId);
+        return out.seq - out.stored + out.dropped;
+      }
+      await this.nextWrite();
+    }
+    this.outputs.delete(instanceId);
+    return 0;
+  }
+
+  /** Resolves when the write under way, or else the next one, has ended (stored or failed). */
+  private nextWrite(): Promise<void> {
+    const round = new Promise<void>((resolve) => this.roundWaiters.push(resolve));
+    // A dropped-lines marker waits in no buffer: make sure a write is due to report it.
+    if (!this.writing && !this.cancelTimer) this.schedule();
+    return round;
+  }
+
+  /** The last write error since the previous call (for benchmarks and diagnostics). */
   takeFailure(): unknown {
     const f = this.failure;
     this.failure = undefined;

@@ -1,10 +1,10 @@
 // Start-up recovery (solo: this engine holds the data dir, so every instance still DISPATCHED or
 // RUNNING was left by an engine that died). Leftover process groups are killed and confirmed
 // gone, RUNNING instances fail with "engine restarted" (retried where retries remain), DISPATCHED
-// ones never started and go back to WAITING. Runs that were left without instances get them.
+// ones never started and go back to WAITING. Runs left without (all of) their root instances get them.
 import type { Clock } from '../ports/clock.ts';
 import type { ProcessRunner } from '../ports/process-runner.ts';
-import type { Store } from '../ports/store.ts';
+import type { Finish, Store } from '../ports/store.ts';
 import type { RunManager } from './run-manager.ts';
 
 export interface RecoveryReport {
@@ -35,14 +35,23 @@ export async function recoverOrphans(
       report.killed++;
       reason += '; its leftover process group was killed';
     }
-    if (await store.transitionInstance(inst.id, guard, 'FAILED', { reason, finishedAt: clock.now() })) report.failed++;
+    if (await runs.finish(inst, guard, 'FAILED', { reason, finishedAt: clock.now() })) report.failed++;
   }
-  // Runs are the scheduler's: in team mode its own recovery and backstops settle them.
-  if (workerId !== undefined) return report;
-  for (const run of await store.listRuns({ states: ['RUNNING'], limit: 10_000 })) {
-    const instances = await store.listInstances(run.id);
-    if (instances.length === 0) await runs.resumeRun(run);
-    else await runs.settle(run);
-  }
+  // Runs are the scheduler's: in team mode its leader checks them when it takes the lead.
+  if (workerId === undefined) await checkRuns(store, runs);
   return report;
+}
+
+/**
+ * The start-up check of runs, by a solo engine at start and by a scheduler taking the lead: an
+ * outcome recorded without its follow-ups gets them, a RUNNING run gets any root instance it
+ * lacks, or is settled if nothing of it is pending. Every step that writes these is one
+ * transaction, so after a clean stop (or a crash) of this version it finds nothing; it is there
+ * for what an earlier version left.
+ */
+export async function checkRuns(store: Store, runs: RunManager): Promise<void> {
+  for (const inst of await store.unhandledFinished(10_000)) {
+    if (inst.state !== 'UPSTREAM_FAILED') await runs.finish(inst, { from: [inst.state], attempt: inst.attempt }, inst.state as Finish['to'], {});
+  }
+  for (const run of await store.listRuns({ states: ['RUNNING'], limit: 10_000 })) await runs.resumeRun(run);
 }

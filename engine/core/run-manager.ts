@@ -1,14 +1,16 @@
 // A run's life: creating it (with the overlap policy), advancing dependencies event by event,
 // retries, failing downstream, and deriving the run's state from its instances.
 import { AxError } from '../api/errors.ts';
-import type { InstanceRecord, InstanceState, RunRecord, RunState } from '../api/types.ts';
+import type { InstanceRecord, InstanceState, RunRecord } from '../api/types.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { Coordinator } from '../ports/coordinator.ts';
 import { instanceEvent } from './events.ts';
-import type { NewRun, Store, TaskDefinition } from '../ports/store.ts';
+import type { Finish, FollowUps, InstanceDraft, InstanceGuard, InstancePatch, NewRun, Settlement, Store, TaskDefinition, TransitionResult } from '../ports/store.ts';
 import { retryDelay } from './backoff.ts';
-import { FAILOVER_PREFIX, MAX_FAILOVERS } from './backstops.ts';
-import { type CachedWorkflow, downstreamClosure, type WorkflowCache } from './workflow-cache.ts';
+import { formatDuration } from './duration.ts';
+import { downstreamClosure } from './dag.ts';
+import { appendLateLine } from './late-log-line.ts';
+import type { CachedWorkflow, WorkflowCache } from './workflow-cache.ts';
 
 /** What a trigger says about a run; the state and times are the RunManager's to decide. */
 export type StartRunInput = Pick<NewRun, 'workflowId' | 'trigger' | 'triggeredBy' | 'logicalTime' | 'scheduleId' | 'onlyTask' | 'eventPayload'> & {
@@ -17,6 +19,7 @@ export type StartRunInput = Pick<NewRun, 'workflowId' | 'trigger' | 'triggeredBy
 };
 
 const FAILED_STATES: InstanceState[] = ['FAILED', 'TIMEOUT'];
+const ACTIVE_STATES: InstanceState[] = ['WAITING', 'DISPATCHED', 'RUNNING'];
 
 export class RunManager {
   constructor(
@@ -26,9 +29,10 @@ export class RunManager {
     private readonly clock: Clock,
     /** called when new WAITING instances exist */
     private readonly onWaiting: () => void,
+    private readonly failovers: { max: number; alert(message: string): void } = { max: 3, alert: () => undefined },
   ) {}
 
-  /** Creates the run, or returns undefined when this cron fire already has one. */
+  /** Creates the run with its roots (one store step), or returns undefined when this cron fire already has one. */
   async startRun(input: StartRunInput): Promise<RunRecord | undefined> {
     const wf = await this.workflows.get(input.workflowId);
     if (!wf) throw new AxError('not_found', `workflow ${input.workflowId} no longer exists`);
@@ -36,147 +40,136 @@ export class RunManager {
       throw new AxError('not_found', `workflow "${wf.graph.name}" has no task "${input.onlyTask}": tasks are ${[...wf.byName.keys()].join(', ')}`);
     }
     const now = this.clock.now();
-    let state: RunState = 'RUNNING';
-    let reason: string | undefined;
     const overlap = wf.graph.schedule?.overlap ?? 'skip';
-    if (input.applyOverlap && overlap !== 'parallel') {
-      const active = await this.store.listRuns({ workflowName: wf.graph.name, states: ['RUNNING', 'QUEUED'], limit: 1 });
-      if (active[0]) {
-        state = overlap === 'queue' ? 'QUEUED' : 'SKIPPED';
-        reason = `run #${active[0].id} was still ${active[0].state.toLowerCase()} (overlap policy: ${overlap})`;
-      }
-    }
-    const run = await this.store.createRun({
-      workflowId: wf.graph.id,
-      state,
-      trigger: input.trigger,
-      triggeredBy: input.triggeredBy,
-      logicalTime: input.logicalTime,
-      scheduleId: input.scheduleId,
-      onlyTask: input.onlyTask,
-      eventPayload: input.eventPayload,
-      reason,
-      createdAt: now,
+    const roots = input.onlyTask ? [wf.byName.get(input.onlyTask) as TaskDefinition] : wf.roots;
+    const started = await this.store.startRun({
+      run: {
+        workflowId: wf.graph.id,
+        state: 'RUNNING',
+        trigger: input.trigger,
+        triggeredBy: input.triggeredBy,
+        logicalTime: input.logicalTime,
+        scheduleId: input.scheduleId,
+        onlyTask: input.onlyTask,
+        eventPayload: input.eventPayload,
+        createdAt: now,
+      },
+      roots: roots.map((t) => this.draft(t, 1, now)),
+      ...(input.applyOverlap && overlap !== 'parallel' && { overlap }),
     });
-    if (!run) return undefined;
-    await this.publishRun(run);
-    if (state === 'RUNNING') await this.createRoots(run, wf);
-    return run;
-  }
-
-  /** A RUNNING run with no instances (the engine died right after creating it) starts again. */
-  async resumeRun(run: RunRecord): Promise<void> {
-    const wf = await this.workflows.get(run.workflowId);
-    if (wf) await this.createRoots(run, wf);
-  }
-
-  private async createRoots(run: RunRecord, wf: CachedWorkflow): Promise<void> {
-    const tasks = run.onlyTask ? [wf.byName.get(run.onlyTask) as TaskDefinition] : wf.roots;
-    for (const t of tasks) await this.createWaiting(run, t, 1, this.clock.now());
-    this.onWaiting();
-  }
-
-  private async createWaiting(run: RunRecord, task: TaskDefinition, attempt: number, notBefore: number): Promise<void> {
-    const inst = await this.store.createInstance({
-      runId: run.id,
-      workflowId: run.workflowId,
-      taskId: task.id,
-      taskName: task.name,
-      attempt,
-      state: 'WAITING',
-      notBefore,
-      createdAt: this.clock.now(),
-    });
-    if (inst) await this.publishInstance(inst);
+    if (!started) return undefined;
+    await this.publish({ done: true, created: started.created, ended: [], runs: [started.run] });
+    return started.run;
   }
 
   /**
-   * Reacts to an instance's final state: retry, advance downstream (O(downstream)), or fail the
-   * downstream; then settles the run. Idempotent: instance creation is keyed by (run, task,
-   * attempt), so a re-delivered event creates nothing twice.
+   * Start-up check: a RUNNING run without (all of) its root instances gets the missing ones; one
+   * with nothing pending is settled. After a clean stop it finds nothing: runs start with their
+   * roots, and every outcome settles its run, in one store step each. It is for what an engine of
+   * an earlier version left.
    */
-  async handleFinished(inst: InstanceRecord): Promise<void> {
-    const run = await this.store.getRun(inst.runId);
+  async resumeRun(run: RunRecord): Promise<void> {
+    const wf = await this.workflows.get(run.workflowId);
+    if (!wf) return;
+    const roots = run.onlyTask ? [wf.byName.get(run.onlyTask) as TaskDefinition] : wf.roots;
+    const have = new Set((await this.store.listInstances(run.id)).map((i) => i.taskId));
+    const missing = roots.filter((t) => t && !have.has(t.id));
+    for (const t of missing) {
+      const inst = await this.store.createInstance({ ...this.draft(t, 1, this.clock.now()), runId: run.id, workflowId: run.workflowId, createdAt: this.clock.now() });
+      if (inst) await this.publishInstance(inst);
+    }
+    if (missing.length > 0) this.onWaiting();
+    if ((await this.store.pendingInstanceCount(run.id)) > 0) return;
+    const settled = await this.store.settleRun(run.id, this.settlement(wf), this.clock.now());
+    await this.publish(settled);
+  }
+
+  private draft(task: TaskDefinition, attempt: number, notBefore: number, failovers = 0): InstanceDraft {
+    return { taskId: task.id, taskName: task.name, attempt, state: 'WAITING', notBefore, failovers };
+  }
+
+  private settlement(wf: CachedWorkflow | undefined): Settlement {
+    // A workflow gone meanwhile: no run of it can succeed.
+    return { taskCount: wf ? wf.tasks.size : Number.POSITIVE_INFINITY, queuedRoots: wf ? wf.roots.map((t) => this.draft(t, 1, this.clock.now())) : [] };
+  }
+
+  /**
+   * finish-with-follow-ups: records the instance's final state, guarded, and what it leads to,
+   * as one store step: a retry, the downstream it makes ready (O(downstream)), or the downstream
+   * failed; and the run's end once nothing is pending. Returns false when the guard refused it.
+   */
+  async finish(inst: InstanceRecord, guard: InstanceGuard, to: Finish['to'], patch: InstancePatch): Promise<boolean> {
     const wf = await this.workflows.get(inst.workflowId);
     const task = wf?.tasks.get(inst.taskId);
-    if (run && wf && task && run.state === 'RUNNING') {
-      if (inst.state === 'SUCCESS') {
-        if (!run.onlyTask) await this.advance(run, wf, task);
-      } else if (FAILED_STATES.includes(inst.state) && (inst.attempt <= task.retries || this.isFailover(inst, task))) {
-        const delay = this.isFailover(inst, task) ? 0 : retryDelay(task.retryBackoff, inst.attempt);
-        await this.createWaiting(run, task, inst.attempt + 1, this.clock.now() + delay);
-        this.onWaiting();
-      } else if (inst.state !== 'UPSTREAM_FAILED' && !run.onlyTask) {
-        await this.failDownstream(run, wf, task, inst);
+    const now = this.clock.now();
+    const plan = wf && task ? this.followUps(inst, to, patch.failedOver === true, wf, task, now) : { followUps: {} };
+    const result = await this.store.finishInstance({ id: inst.id, runId: inst.runId, guard, to, patch, followUps: plan.followUps, settlement: this.settlement(wf) }, now);
+    if (!result.done) return false;
+    if (plan.capped) this.failovers.alert(plan.capped);
+    // Said in the failed attempt's log before anyone hears of the next attempt, so a follower
+    // that sees attempt 2 finds the line; only by the step that created attempt 2, so said once.
+    const retry = result.created.find((c) => c.taskId === inst.taskId);
+    if (retry && plan.announce) await this.announce(inst.id, plan.announce(retry.attempt));
+    await this.publishInstance({ ...inst, ...patch, state: to } as InstanceRecord);
+    await this.publish(result);
+    return true;
+  }
+
+  /**
+   * What an instance ending in `to` leads to. A failed attempt gets its next one if it has one: a
+   * fail-over (the worker died, not the task) runs again at once without spending a retry, up to
+   * the cap; past it, it counts as a failed try, with an alert. `failovers` counts the free
+   * fail-overs before an attempt, so the tries spent so far are the attempts that were not free.
+   * With no next attempt (or cancelled), the whole downstream is UPSTREAM_FAILED.
+   */
+  private followUps(
+    inst: InstanceRecord,
+    to: Finish['to'],
+    failedOver: boolean,
+    wf: CachedWorkflow,
+    task: TaskDefinition,
+    now: number,
+  ): { followUps: FollowUps; announce?: (attempt: number) => string; capped?: string } {
+    if (to === 'SUCCESS') {
+      const advance = (wf.downstream.get(task.id) ?? []).map((downId) => ({
+        draft: this.draft(wf.tasks.get(downId) as TaskDefinition, 1, now),
+        needs: (wf.upstream.get(downId) ?? []).filter((u) => u !== task.id),
+      }));
+      return { followUps: { advance } };
+    }
+    let capped: string | undefined;
+    if (FAILED_STATES.includes(to)) {
+      const free = inst.failovers ?? 0;
+      if (failedOver) {
+        if (free < this.failovers.max) return { followUps: { retry: this.draft(task, inst.attempt + 1, now, free + 1) } };
+        capped = `task "${task.name}" of run #${inst.runId} failed over more than ${this.failovers.max} times (the cap): this fail-over counts as a failed try`;
+      }
+      const tries = inst.attempt - free;
+      if (tries <= task.retries) {
+        const delay = retryDelay(task.retryBackoff, tries);
+        // A fail-over is not announced (not even one past the cap), as its lost worker may still be writing.
+        const announce = failedOver ? undefined : (attempt: number) => `retrying in ${formatDuration(delay)} (attempt ${attempt} of ${task.retries + 1 + free})`;
+        return { followUps: { retry: this.draft(task, inst.attempt + 1, now + delay, free) }, announce, capped };
       }
     }
-    await this.store.markHandled(inst.id);
-    if (run) await this.settle(run);
-  }
-
-  /** The worker died, not the task: run it again elsewhere without spending a retry (bounded). */
-  private isFailover(inst: InstanceRecord, task: TaskDefinition): boolean {
-    return (inst.reason ?? '').startsWith(FAILOVER_PREFIX) && inst.attempt <= task.retries + MAX_FAILOVERS;
-  }
-
-  private async advance(run: RunRecord, wf: CachedWorkflow, task: TaskDefinition): Promise<void> {
-    let created = false;
-    for (const downId of wf.downstream.get(task.id) ?? []) {
-      const ups = wf.upstream.get(downId) ?? [];
-      const others = ups.filter((u) => u !== task.id);
-      if (others.length > 0) {
-        const done = await this.store.succeededTasks(run.id, others);
-        if (done.size < others.length) continue;
-      }
-      await this.createWaiting(run, wf.tasks.get(downId) as TaskDefinition, 1, this.clock.now());
-      created = true;
-    }
-    if (created) this.onWaiting();
-  }
-
-  private async failDownstream(run: RunRecord, wf: CachedWorkflow, task: TaskDefinition, inst: InstanceRecord): Promise<void> {
-    for (const id of downstreamClosure(wf, task.id)) {
+    const reason = `upstream "${task.name}" ended ${to}`;
+    const upstreamFailed = downstreamClosure(task.id, wf.downstream).map((id): InstanceDraft => {
       const t = wf.tasks.get(id) as TaskDefinition;
-      const created = await this.store.createInstance({
-        runId: run.id,
-        workflowId: run.workflowId,
-        taskId: t.id,
-        taskName: t.name,
-        attempt: 1,
-        state: 'UPSTREAM_FAILED',
-        notBefore: 0,
-        reason: `upstream "${task.name}" ended ${inst.state}`,
-        createdAt: this.clock.now(),
-        handled: true,
-      });
-      if (created) await this.publishInstance(created);
-    }
+      return { taskId: t.id, taskName: t.name, attempt: 1, state: 'UPSTREAM_FAILED', notBefore: 0, reason };
+    });
+    return { followUps: { upstreamFailed }, capped };
   }
 
-  /** When nothing of the run is pending any more, its state follows from its instances. */
-  async settle(run: RunRecord): Promise<void> {
-    if (run.state !== 'RUNNING') return;
-    if ((await this.store.pendingInstanceCount(run.id)) > 0) return;
-    const wf = await this.workflows.get(run.workflowId);
-    const scope = run.onlyTask ? [wf?.byName.get(run.onlyTask)?.id ?? -1] : [...(wf?.tasks.keys() ?? [])];
-    const succeeded = wf ? await this.store.succeededTasks(run.id, scope) : new Set<number>();
-    const state: RunState = wf && succeeded.size === scope.length ? 'SUCCESS' : 'FAILED';
-    if (!(await this.store.transitionRun(run.id, ['RUNNING'], state, { finishedAt: this.clock.now() }))) return;
-    await this.publishRun({ ...run, state });
-    await this.startQueued(run.workflowId, run.workflowName);
+  /** The retry said at the end of the failed attempt's log. */
+  private announce(instanceId: number, text: string): Promise<void> {
+    return appendLateLine(this.store, this.coordinator, this.clock, instanceId, text);
   }
 
-  /** Overlap policy `queue`: the oldest queued run starts when the previous one ends. */
-  private async startQueued(workflowId: number, workflowName: string): Promise<void> {
-    const queued = await this.store.listRuns({ workflowName, states: ['QUEUED'], limit: 1000 });
-    const next = queued[queued.length - 1];
-    if (!next) return;
-    if (!(await this.store.transitionRun(next.id, ['QUEUED'], 'RUNNING', { startedAt: this.clock.now() }))) return;
-    const wf = await this.workflows.get(workflowId);
-    if (!wf) return;
-    const started = { ...next, state: 'RUNNING' as const };
-    await this.publishRun(started);
-    await this.createRoots(started, wf);
+  /** Tells followers what a store step did, and the dispatcher when there is new work. */
+  private async publish(result: TransitionResult): Promise<void> {
+    for (const inst of [...result.ended, ...result.created]) await this.publishInstance(inst);
+    for (const run of result.runs) await this.publishRun(run);
+    if (result.created.some((i) => i.state === 'WAITING')) this.onWaiting();
   }
 
   /**
@@ -196,15 +189,51 @@ export class RunManager {
     if (!latest || !['FAILED', 'TIMEOUT', 'CANCELLED'].includes(latest.state)) {
       throw new AxError('conflict', `task "${taskName}" of run #${runId} is ${latest?.state ?? 'not started'}: only a failed task can be re-run`);
     }
-    const down = new Set(downstreamClosure(wf, task.id));
+    const down = new Set(downstreamClosure(task.id, wf.downstream));
     const markers = instances.filter((i) => down.has(i.taskId) && i.state === 'UPSTREAM_FAILED').map((i) => i.id);
     const now = this.clock.now();
     if (run.state !== 'RUNNING') {
-      await this.store.transitionRun(runId, [run.state], 'RUNNING', { reason: `re-run of "${taskName}"` });
+      await this.store.transitionRun(runId, [run.state], 'RUNNING', { reason: `re-run of "${taskName}"`, finishedAt: null });
     }
     await this.store.deleteInstances(markers);
-    await this.createWaiting({ ...run, state: 'RUNNING' }, task, latest.attempt + 1, now);
+    const next = await this.store.createInstance({ ...this.draft(task, latest.attempt + 1, now), runId, workflowId: run.workflowId, createdAt: now });
+    if (next) await this.publishInstance(next);
     this.onWaiting();
+    return this.store.listInstances(runId);
+  }
+
+  /**
+   * Cancels a run, or one task of it. Waiting and dispatched instances end CANCELLED; running
+   * ones are moved to CANCELLED too, so their worker's outcome write is refused, and the worker
+   * hearing the event (or, failing that, its next task heartbeat) kills the process group. A
+   * whole run ends CANCELLED at once and never blocks its overlap policy; a cancelled task fails
+   * its downstream like any failure, without a retry.
+   */
+  async cancel(runId: number, taskName: string | undefined, reason: string): Promise<InstanceRecord[]> {
+    const run = await this.store.getRun(runId);
+    if (!run) throw new AxError('not_found', `no run #${runId}`);
+    if (run.state !== 'RUNNING' && run.state !== 'QUEUED') throw new AxError('conflict', `run #${runId} is ${run.state}: only a queued or running run can be cancelled`);
+    const wf = await this.workflows.get(run.workflowId);
+    if (taskName !== undefined && !wf?.byName.get(taskName)) throw new AxError('not_found', `run #${runId} has no task "${taskName}"`);
+    const now = this.clock.now();
+    if (taskName === undefined) {
+      const result = await this.store.cancelRun(runId, reason, this.settlement(wf).queuedRoots, now);
+      if (!result.done) throw new AxError('conflict', `run #${runId} ended while it was being cancelled`);
+      await this.publish(result);
+      return this.store.listInstances(runId);
+    }
+    const active = (await this.store.listInstances(runId)).filter((i) => ACTIVE_STATES.includes(i.state) && i.taskName === taskName);
+    if (active.length === 0) throw new AxError('conflict', `task "${taskName}" of run #${runId} is not waiting or running: nothing to cancel`);
+    for (const inst of active) {
+      // Compare-and-set on the state read above; one that moved on meanwhile (DISPATCHED →
+      // RUNNING as its worker started it) is read again and cancelled from where it is now.
+      let current: InstanceRecord | undefined = inst;
+      for (let tries = 0; current && tries < 4; tries++) {
+        if (await this.finish(current, { from: [current.state], attempt: inst.attempt }, 'CANCELLED', { reason, finishedAt: now })) break;
+        const fresh = await this.store.getInstance(inst.id);
+        current = fresh && fresh.attempt === inst.attempt && ACTIVE_STATES.includes(fresh.state) ? fresh : undefined;
+      }
+    }
     return this.store.listInstances(runId);
   }
 
@@ -214,7 +243,7 @@ export class RunManager {
     await this.coordinator.publish(instanceEvent(inst, this.clock.now())).catch(() => undefined);
   }
 
-  private async publishRun(run: RunRecord): Promise<void> {
+  private async publishRun(run: Pick<RunRecord, 'id' | 'workflowName' | 'state'>): Promise<void> {
     await this.coordinator
       .publish({ type: 'run', runId: run.id, workflowName: run.workflowName, state: run.state, at: this.clock.now() })
       .catch(() => undefined);

@@ -2,17 +2,26 @@
 // instance id (never from the message), runs it in its own process group, streams its lines to
 // the log writer, enforces the timeout (SIGTERM, SIGKILL after the grace) and records the
 // outcome with a fenced compare-and-set. It never blocks the scheduler: all waiting is async.
-import type { InstanceRecord, InstanceState, WorkerRecord } from '../api/types.ts';
+import type { InstanceRecord, InstanceState, RunRecord, WorkerRecord } from '../api/types.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { Coordinator, DispatchMessage } from '../ports/coordinator.ts';
 import { instanceEvent } from './events.ts';
 import type { ProcessRunner, RunningProcess } from '../ports/process-runner.ts';
-import type { Store, TaskDefinition } from '../ports/store.ts';
+import type { Finish, InstanceGuard, InstancePatch, Store, TaskDefinition } from '../ports/store.ts';
+import { admitDispatch } from './dispatch-admission.ts';
 import { formatDuration } from './duration.ts';
+import { appendLateLine } from './late-log-line.ts';
 import type { LogWriter } from './log-writer.ts';
-import { accepts } from './routing.ts';
+import { persistently } from './persist.ts';
+import { repeat } from './repeat.ts';
+import { retrying } from './retry.ts';
+import { taskLaunch, taskOutcome } from './task-launch.ts';
+import { WorkerIdentity } from './worker-identity.ts';
 import type { WorkflowCache } from './workflow-cache.ts';
 
+
+/** how many runs' records a worker keeps for its tasks' environments */
+const RUN_CACHE_SIZE = 64;
 export interface WorkerOptions {
   id: string;
   host: string;
@@ -32,6 +41,13 @@ export interface WorkerOptions {
   onDrainRequested?: () => void;
   /** shown by `ax workers` */
   role?: string;
+  /**
+   * The host's own knowledge that the process holding this id is dead (it ran here and is gone;
+   * in solo mode the data-dir lock proves it): its id is taken over at once, not after it goes stale.
+   */
+  holderGone?: (holder: WorkerRecord) => boolean;
+  /** another node took this worker's id (it was judged lost): its tasks are stopped; the host should exit */
+  onIdentityLost?: () => void;
 }
 
 interface Running {
@@ -43,10 +59,14 @@ interface Running {
   stopReason?: string;
   /** its process ended and the outcome is being written: a beat that misses it is no take-over */
   reporting?: boolean;
+  /** a user cancelled it: the store already says CANCELLED, so the refused outcome is expected */
+  cancelled?: boolean;
 }
 
 export class Worker {
   private readonly running = new Map<number, Running>();
+  /** runs of recent tasks, oldest first (see runOf) */
+  private readonly runs = new Map<number, RunRecord>();
   private stopping = false;
   /** messages taken and not yet done with: what the concurrency limit counts */
   private slots = 0;
@@ -54,11 +74,13 @@ export class Worker {
   private loop: Promise<void> | undefined;
   private readonly startedAt: number;
   private readonly timers: (() => void)[] = [];
-  /** heartbeats under way, and the one store write of them in flight */
+  /** heartbeats under way */
   private readonly beats = new Set<Promise<void>>();
-  private storeBeat: Promise<void> | undefined;
   private idle: (() => void) | undefined;
   private wakeOnStop: () => void = () => undefined;
+  private unsubscribe: (() => void) | undefined;
+  /** this process's hold on its worker id (see worker-identity.ts) */
+  private readonly registration: WorkerIdentity;
   private readonly stopSignal = new Promise<void>((resolve) => (this.wakeOnStop = resolve));
 
   constructor(
@@ -69,47 +91,93 @@ export class Worker {
     private readonly workflows: WorkflowCache,
     private readonly clock: Clock,
     private readonly options: WorkerOptions,
-    /** called after an outcome is recorded, so the scheduler can react at once */
-    private readonly onFinished: (inst: InstanceRecord) => void,
+    /**
+     * Records an outcome with its follow-ups (RunManager.finish: one store step); false when the
+     * guard refused it
+     */
+    private readonly recordOutcome: (inst: InstanceRecord, guard: InstanceGuard, to: Finish['to'], patch: InstancePatch) => Promise<boolean>,
+    /** told once an outcome is recorded: a slot is free */
+    private readonly onFinished: () => void,
     private readonly alert: (message: string) => void,
   ) {
     this.startedAt = clock.now();
+    const gone = (h: WorkerRecord) => options.holderGone?.(h) ?? false;
+    this.registration = new WorkerIdentity(store, coordinator, clock, options.workerHeartbeatMs, gone, alert, () => this.loseIdentity(), this.record());
+  }
+
+  /** another node holds this id now: nothing more is written or started under it */
+  private get identityLost(): boolean {
+    return this.registration.lost;
   }
 
   get id(): string {
     return this.options.id;
   }
 
-  get instanceIds(): number[] {
-    return [...this.running.keys()];
-  }
-
-  get runningCount(): number {
-    return this.running.size;
+  /**
+   * Makes the worker id this process's before anything runs under it (start-up recovery too);
+   * throws a conflict naming the live holder.
+   */
+  claim(): Promise<void> {
+    return this.registration.claim(this.record());
   }
 
   async start(): Promise<void> {
+    await this.claim();
     await this.heartbeat();
     // The worker heartbeat keeps its cadence however long one write takes (the seed's incident:
     // a loaded worker's heartbeats stretched out and healthy tasks were judged lost).
     this.every(this.options.workerHeartbeatMs, () => this.heartbeat(), 'fixed');
     this.every(this.options.taskHeartbeatMs, () => this.beatTasks());
+    // A cancel taken by another process (a CLI, another node) reaches this worker as an event;
+    // the worker heartbeat's look at the store is the safety net for an event lost on the way.
+    this.unsubscribe = await this.coordinator.subscribe((e) => {
+      if (e.type !== 'instance' || e.state !== 'CANCELLED' || !this.running.has(e.instanceId)) return;
+      void this.store
+        .cancelledAmong([e.instanceId])
+        .then((ids) => ids.forEach((id) => this.stopCancelled(id)))
+        .catch(() => undefined);
+    });
     this.loop = this.takeLoop();
   }
 
-  /** Calls fn every ms: after the previous call ended, or (`fixed`) on the clock, not waiting for it. */
+  /**
+   * A user cancelled an instance this worker runs: stop its process group now. Called by the
+   * engine that took the cancel when it is this worker's own, else found at the next heartbeat.
+   */
+  stopCancelled(instanceId: number): void {
+    const r = this.running.get(instanceId);
+    if (!r || r.stopReason || r.reporting) return;
+    r.cancelled = true;
+    this.logs.system(instanceId, `cancelled: SIGTERM to the process group, SIGKILL after ${formatDuration(this.options.killGraceMs)}`);
+    this.stopTask(r, 'cancelled');
+  }
+
+  /** Stops every running task now: SIGKILL to their groups (a second Ctrl-C); resolves once they are gone. */
+  async killAll(reason: string): Promise<void> {
+    await Promise.all(
+      [...this.running.values()].map((r) => {
+        r.stopReason ??= reason;
+        return r.process?.terminate(0);
+      }),
+    );
+  }
+
+  /** The worker itself stops a task (cancel, take-over, shutdown): its outcome carries the reason. */
+  private stopTask(r: Running, reason: string): Promise<void> | undefined {
+    r.stopReason ??= reason;
+    return r.process?.terminate(this.options.killGraceMs);
+  }
+
+  /** Calls fn every ms (see repeat), until the worker is stopping with nothing left running. */
   private every(ms: number, fn: () => Promise<void>, cadence: 'after' | 'fixed' = 'after'): void {
-    let cancel: () => void = () => undefined;
-    const schedule = () => {
-      if (this.stopping && this.running.size === 0) return;
-      cancel = this.clock.setTimer(ms, () => {
-        const call = fn().catch((err: unknown) => this.alert(`worker ${this.id}: ${String(err)}`));
-        if (cadence === 'fixed') schedule();
-        else void call.finally(schedule);
-      });
-    };
-    this.timers.push(() => cancel());
-    schedule();
+    this.timers.push(
+      repeat(this.clock, ms, fn, {
+        cadence,
+        onError: (err) => this.alert(`worker ${this.id}: ${err instanceof Error ? err.message : String(err)}`),
+        until: () => this.stopping && this.running.size === 0,
+      }),
+    );
   }
 
   record(): WorkerRecord {
@@ -143,14 +211,13 @@ export class Worker {
   }
 
   private async beatOnce(): Promise<void> {
+    if (this.identityLost) return;
     const rec = this.record();
-    // Both, independently: the scheduler judges this worker by the fresher of the two (SPEC §7),
-    // so an outage of either must not silence it. At most one store write is in flight: under
-    // load it queues behind this worker's own writes, and a beat must neither wait for an earlier
-    // one nor pile more behind it; the live registration goes out on every beat regardless.
-    const stored = this.storeBeat ? undefined : (this.storeBeat = this.store.upsertWorker(rec).finally(() => (this.storeBeat = undefined)));
-    const writes = await Promise.allSettled([this.coordinator.heartbeatWorker(rec, 3 * this.options.workerHeartbeatMs), stored]);
+    const { live, stored } = this.registration.beat(rec);
+    const writes = await Promise.allSettled([live, stored]);
     for (const w of writes) if (w.status === 'rejected') throw w.reason;
+    const ids = [...this.running.keys()];
+    if (ids.length) for (const id of await this.store.cancelledAmong(ids)) this.stopCancelled(id);
     if (!this.stopping && !this.drainNoticed && (await this.coordinator.drainRequested(this.id))) {
       if (this.drainNoticed) return;
       this.drainNoticed = true;
@@ -159,59 +226,74 @@ export class Worker {
     }
   }
 
+  /**
+   * Another node took this id while this one was judged lost (frozen, cut off): whatever runs
+   * here now competes with the new holder, so it is stopped, and nothing more is written or taken.
+   */
+  private loseIdentity(): void {
+    this.stopping = true;
+    this.wakeOnStop();
+    this.idle?.();
+    this.alert(`worker ${this.id}: another node now holds this worker id (this one was judged lost); stopping its ${this.running.size} task(s) and taking nothing new`);
+    for (const r of this.running.values()) void this.stopTask(r, 'this worker lost its id to another node (it was judged lost)');
+    this.options.onIdentityLost?.();
+  }
+
   /** Task heartbeats: every running instance each interval, one round trip; fenced-off ones are killed. */
   private async beatTasks(): Promise<void> {
     const list = [...this.running.values()].filter((r) => r.process);
     if (list.length === 0) return;
     const at = this.clock.now();
     const beats = list.map((r) => ({ instanceId: r.inst.id, attempt: r.inst.attempt, at }));
-    await this.coordinator.heartbeatTasks(beats);
     const owned = await this.store.recordTaskHeartbeats(this.id, beats);
     for (const r of list) {
       if (!owned.has(r.inst.id) && !r.stopReason && !r.reporting) {
-        r.stopReason = 'this worker no longer owns the instance (taken over after it was judged lost)';
-        this.alert(`instance ${r.inst.id} attempt ${r.inst.attempt}: ${r.stopReason}; killing its process`);
-        void r.process?.terminate(this.options.killGraceMs);
+        const why = 'this worker no longer owns the instance (taken over after it was judged lost)';
+        this.alert(`instance ${r.inst.id} attempt ${r.inst.attempt}: ${why}; killing its process`);
+        void this.stopTask(r, why);
       }
     }
   }
 
   private async takeLoop(): Promise<void> {
-    let backoffMs = 100;
     while (!this.stopping) {
-      try {
-        // Slots are taken when a message is, not when its task starts (a few awaits later), so
-        // the concurrency limit is a hard one.
-        const free = this.options.maxConcurrency - this.slots;
-        if (free > 0) {
-          const messages = await this.coordinator.take(this.id, free);
-          for (const m of messages) {
-            this.slots += 1;
-            // Store or Redis away before the task started: the message stays in flight and the
-            // instance DISPATCHED, which the scheduler dispatches again (redispatchAfterMs).
-            void this.execute(m)
-              .catch((err: unknown) =>
-                this.alert(`dispatch of instance ${m.instanceId} attempt ${m.attempt} not started: ${err instanceof Error ? err.message : String(err)}`),
-              )
-              .finally(() => {
-                this.slots -= 1;
-                this.idle?.();
-                this.idle = undefined;
-              });
-          }
-          backoffMs = 100;
-          if (messages.length > 0) continue;
-          await Promise.race([this.coordinator.waitForWork(this.id, 1_000), this.stopSignal]);
-        } else {
-          await new Promise<void>((resolve) => (this.idle = resolve));
-        }
-      } catch (err) {
-        // The coordinator is unreachable (Redis down): say so, wait, try again; running tasks go on.
-        this.alert(`worker ${this.id}: cannot take work: ${err instanceof Error ? err.message : String(err)}; retrying in ${backoffMs} ms`);
-        await Promise.race([new Promise<void>((resolve) => this.clock.setTimer(backoffMs, resolve)), this.stopSignal]);
-        backoffMs = Math.min(backoffMs * 2, 5_000);
-      }
+      // The coordinator unreachable (Redis down): say so, wait, try again; running tasks go on.
+      await retrying(this.clock, () => this.takeOnce(), {
+        firstMs: 100,
+        maxMs: 5_000,
+        interrupt: this.stopSignal,
+        onRetry: (err, delay) => this.alert(`worker ${this.id}: cannot take work: ${err instanceof Error ? err.message : String(err)}; retrying in ${delay} ms`),
+      });
     }
+  }
+
+  /** Takes what fits in the free slots and starts it; with nothing to take, waits for work. */
+  private async takeOnce(): Promise<void> {
+    if (this.stopping) return;
+    // Slots are taken when a message is, not when its task starts (a few awaits later), so
+    // the concurrency limit is a hard one.
+    const free = this.options.maxConcurrency - this.slots;
+    if (free <= 0) {
+      await new Promise<void>((resolve) => (this.idle = resolve));
+      return;
+    }
+    const messages = await this.coordinator.take(this.id, free);
+    for (const m of messages) {
+      this.slots += 1;
+      // Store or Redis away before the task started: the message stays in flight and the
+      // instance DISPATCHED, which the scheduler dispatches again (redispatchAfterMs).
+      void this.execute(m)
+        .catch((err: unknown) =>
+          this.alert(`dispatch of instance ${m.instanceId} attempt ${m.attempt} not started: ${err instanceof Error ? err.message : String(err)}`),
+        )
+        .finally(() => {
+          this.slots -= 1;
+          this.idle?.();
+          this.idle = undefined;
+        });
+    }
+    if (messages.length > 0) return;
+    await Promise.race([this.coordinator.waitForWork(this.id, 1_000), this.stopSignal]);
   }
 
   private async execute(message: DispatchMessage): Promise<void> {
@@ -219,21 +301,11 @@ export class Worker {
       this.alert(`dispatch of instance ${message.instanceId} attempt ${message.attempt} ignored: ${why}`);
       await this.coordinator.ack(this.id, message);
     };
-    const inst = await this.store.getInstance(message.instanceId);
-    if (!inst) return refuse('no such instance');
-    if (inst.state !== 'DISPATCHED' || inst.attempt !== message.attempt || inst.workerId !== this.id) {
-      return refuse(`it is ${inst.state} (attempt ${inst.attempt}, worker ${inst.workerId ?? 'none'}): a duplicate or stale delivery`);
-    }
-    const wf = await this.workflows.get(inst.workflowId);
-    const task = wf?.tasks.get(inst.taskId);
-    if (!wf || !task) return refuse('its task no longer exists');
-    const policy = { labels: this.options.labels, workflows: this.options.acceptWorkflows, acceptUnlabelled: this.options.acceptUnlabelled };
-    if (!accepts(policy, { workflowName: wf.graph.name, labels: task.labels })) {
-      await this.store.transitionInstance(inst.id, { from: ['DISPATCHED'], attempt: inst.attempt, workerId: this.id }, 'WAITING', {
-        reason: `worker ${this.id} does not accept this task`,
-      });
-      return refuse('this worker does not accept it (accept-policy)');
-    }
+    // Under a lost id the dispatch is the new holder's: left in flight, it is dispatched again.
+    if (this.identityLost) return;
+    const admission = await admitDispatch(this.store, this.workflows, this.options, message);
+    if ('refused' in admission) return refuse(admission.refused);
+    const { inst, wf, task } = admission;
     const lockTtl = (task.timeoutMs ?? 86_400_000) + 2 * this.options.killGraceMs + 60_000;
     if (!(await this.coordinator.acquireStartLock(inst.id, inst.attempt, lockTtl))) return refuse('its start lock is held, so it is already starting or running: a duplicate delivery');
 
@@ -247,11 +319,10 @@ export class Worker {
       this.running.delete(inst.id);
       this.idle?.();
       this.idle = undefined;
-      // Best effort: with Redis away the lock expires by its TTL, and the beat and the in-flight
-      // entry are only records; the outcome is already in the store.
+      // Best effort: with Redis away the lock expires by its TTL, and the in-flight entry is only
+      // a record; the outcome is already in the store.
       const cleanup = await Promise.allSettled([
         this.coordinator.releaseStartLock(inst.id, inst.attempt),
-        this.coordinator.clearTaskHeartbeat(inst.id),
         this.coordinator.ack(this.id, message),
       ]);
       const failed = cleanup.find((c) => c.status === 'rejected');
@@ -268,26 +339,16 @@ export class Worker {
       return;
     }
     const running = { ...inst, state: 'RUNNING' as const, startedAt };
-    this.publishState(running);
+    void this.coordinator.publish(instanceEvent(running, this.clock.now())).catch(() => undefined);
     // RUNNING now: a read that failed here (the database away) would leave it RUNNING with no
     // process, to be failed over later; so it waits for the database like the writes do.
-    const run = await this.persist(`read the run of instance ${inst.id}`, () => this.store.getRun(inst.runId));
+    const run = await this.persist(`read the run of instance ${inst.id}`, () => this.runOf(inst.runId));
     this.logs.open(inst.id);
-    const env: Record<string, string> = {
-      ...this.options.baseEnv,
-      ...task.env,
-      AX_WORKFLOW: workflowName,
-      AX_TASK: task.name,
-      AX_RUN_ID: String(inst.runId),
-      AX_INSTANCE_ID: String(inst.id),
-      AX_ATTEMPT: String(inst.attempt),
-      AX_LOGICAL_TIME: new Date(run?.logicalTime ?? startedAt).toISOString(),
-      ...(run?.eventPayload !== undefined && { AX_EVENT_PAYLOAD: run.eventPayload }),
-    };
+    const { env, envFiles } = taskLaunch(this.options.baseEnv, task, workflowName, inst, run, startedAt);
     const fence = { from: ['RUNNING' as InstanceState], attempt: inst.attempt, workerId: this.id };
     try {
-      entry.process = this.runner.start(
-        { command: task.command, cwd: task.cwd, env, maxLineBytes: this.options.maxLineBytes },
+      entry.process = await this.runner.start(
+        { command: task.command, cwd: task.cwd, env, maxLineBytes: this.options.maxLineBytes, ...(envFiles && { envFiles }) },
         { onLine: (stream, line, bytes) => this.logs.append(inst.id, stream, line, bytes) },
       );
     } catch (err) {
@@ -296,6 +357,8 @@ export class Worker {
       await this.finish(entry, fence, 'FAILED', { reason });
       return;
     }
+    // Cancelled (or otherwise stopped) between RUNNING and the spawn: it goes at once.
+    if (entry.stopReason) void entry.process.terminate(this.options.killGraceMs);
     await this.persist(`record the pid of instance ${inst.id}`, () => this.store.transitionInstance(inst.id, fence, undefined, { pid: entry.process?.pid }));
     const cancelTimeout =
       task.timeoutMs === undefined
@@ -310,57 +373,89 @@ export class Worker {
     // Anything the command left running in its group goes with it: a retry must never overlap
     // a live leftover of the previous attempt (SPEC §7).
     await entry.process.terminate(this.options.killGraceMs);
+    // What `ax cancel` waits for: the cancelled task's group is gone.
+    if (entry.cancelled) this.logs.system(inst.id, 'stopped: no process of its group is left');
+    const { state, reason, failedOver } = taskOutcome(entry, exit, task.timeoutMs);
+    if (failedOver) this.logs.system(inst.id, reason as string);
+    await this.finish(entry, fence, state, { exitCode: exit.code ?? undefined, reason, failedOver });
+    // What left the group (setsid, a daemon) outlives the task: said at the end of its log where
+    // the platform can tell, after the outcome, so that looking never delays a task or a slot.
+    void this.reportLeftRunning(inst.id, entry.process);
+  }
 
-    const state: InstanceState = entry.timedOut ? 'TIMEOUT' : entry.stopReason ? 'FAILED' : exit.code === 0 ? 'SUCCESS' : 'FAILED';
-    const reason = entry.timedOut
-      ? `timed out after ${formatDuration(task.timeoutMs as number)}`
-      : entry.stopReason ?? (exit.signal ? `killed by ${exit.signal}` : exit.code === 0 ? undefined : `exit code ${exit.code}`);
-    await this.finish(entry, fence, state, { exitCode: exit.code ?? undefined, reason });
+  /**
+   * What a task's environment takes from its run (id, logical time, trigger, payload) never
+   * changes: read once per run, not once per task (a run of 2,000 tasks is one read).
+   */
+  private async runOf(runId: number): Promise<RunRecord | undefined> {
+    const cached = this.runs.get(runId);
+    if (cached) return cached;
+    const run = await this.store.getRun(runId);
+    if (run) {
+      if (this.runs.size >= RUN_CACHE_SIZE) this.runs.delete(this.runs.keys().next().value as number);
+      this.runs.set(runId, run);
+    }
+    return run;
+  }
+
+  private async reportLeftRunning(instanceId: number, process: RunningProcess): Promise<void> {
+    const left = await process.leftRunning?.().catch(() => []);
+    for (const l of left ?? []) {
+      await appendLateLine(this.store, this.coordinator, this.clock, instanceId, `left running: pid ${l.pid} (${l.command}): it left the task's process group, so it was not stopped with the task`);
+    }
   }
 
   private async finish(
     entry: Running,
     fence: { from: InstanceState[]; attempt: number; workerId: string },
-    state: InstanceState,
-    patch: { exitCode?: number; reason?: string },
+    state: Finish['to'],
+    patch: { exitCode?: number; reason?: string; failedOver?: true },
   ): Promise<void> {
     const { inst } = entry;
+    if (this.identityLost) {
+      // Not ours to report: the scheduler fails it over (its new holder does not list it).
+      this.alert(`instance ${inst.id} attempt ${inst.attempt}: ${state} not recorded: this worker lost its id`);
+      return;
+    }
     entry.reporting = true;
-    // The log goes in before the outcome: a finished task's log is never lost.
-    await this.logs.close(inst.id);
+    // The log goes in before the outcome: a finished task's log is never lost. If the store
+    // keeps refusing it, the outcome says so rather than passing for complete.
+    const unstored = await this.logs.close(inst.id);
+    if (unstored > 0) {
+      const lost = `its log is incomplete: ${unstored} line(s) could not be stored`;
+      patch = { ...patch, reason: patch.reason ? `${patch.reason}; ${lost}` : lost };
+      this.alert(`instance ${inst.id} attempt ${inst.attempt} (${state}): ${lost}`);
+    }
     const finishedAt = this.clock.now();
-    if (!(await this.persist(`record ${state} of instance ${inst.id}`, () => this.store.transitionInstance(inst.id, fence, state, { ...patch, finishedAt })))) {
+    let recorded: boolean;
+    try {
+      recorded = await this.persist(`record ${state} of instance ${inst.id}`, () => this.recordOutcome(inst, fence, state, { ...patch, finishedAt }));
+    } catch (err) {
+      // The store refuses for good (its file deleted under the engine): the outcome is said here,
+      // since it can be kept nowhere else.
+      const exit = patch.exitCode === undefined ? '' : ` (exit code ${patch.exitCode})`;
+      this.alert(`task ${inst.taskName} of run #${inst.runId} (instance ${inst.id}, attempt ${inst.attempt}) ended ${state}${exit}, NOT recorded: ${err instanceof Error ? err.message : String(err)}`);
+      return;
+    }
+    if (!recorded) {
       // A retried write is refused when an earlier try landed but its reply was lost with the
       // connection: then the row holds exactly this outcome, and it is ours.
       const now = await this.persist(`read instance ${inst.id}`, () => this.store.getInstance(inst.id));
       const ours = now?.state === state && now.attempt === inst.attempt && now.workerId === this.id && now.finishedAt === finishedAt;
       if (!ours) {
+        if (entry.cancelled || now?.state === 'CANCELLED') return;
         this.alert(`instance ${inst.id} attempt ${inst.attempt}: outcome ${state} refused, the instance was taken over`);
         return;
       }
     }
-    this.onFinished({ ...inst, state, finishedAt, exitCode: patch.exitCode, reason: patch.reason, workerId: this.id });
+    this.onFinished();
   }
 
-  /**
-   * A write the outcome depends on survives a database restart: retried with backoff (up to ten
-   * minutes, then the scheduler's backstops take over) rather than lost.
-   */
-  private async persist<T>(what: string, write: () => Promise<T>): Promise<T> {
-    const giveUpAt = this.clock.now() + 600_000;
-    for (let delay = 200; ; delay = Math.min(delay * 2, 5_000)) {
-      try {
-        return await write();
-      } catch (err) {
-        if (this.clock.now() > giveUpAt) throw err;
-        this.alert(`worker ${this.id}: could not ${what} (${err instanceof Error ? err.message : String(err)}); retrying in ${delay} ms`);
-        await new Promise<void>((resolve) => this.clock.setTimer(delay, resolve));
-      }
-    }
-  }
-
-  private publishState(inst: InstanceRecord): void {
-    void this.coordinator.publish(instanceEvent(inst, this.clock.now())).catch(() => undefined);
+  /** Up to ten minutes of retries, then the scheduler's backstops take over. */
+  private persist<T>(what: string, write: () => Promise<T>): Promise<T> {
+    return persistently(this.clock, write, (err, delay) =>
+      this.alert(`worker ${this.id}: could not ${what} (${err instanceof Error ? err.message : String(err)}); retrying in ${delay} ms`),
+    );
   }
 
   /**
@@ -384,10 +479,10 @@ export class Worker {
     await Promise.all(left.map((r) => r.process?.terminate(this.options.killGraceMs)));
     while (this.running.size > 0) await new Promise<void>((resolve) => this.clock.setTimer(20, resolve));
     for (const cancel of this.timers) cancel();
+    this.unsubscribe?.();
     // A beat still under way must not register this worker again after it is gone.
     await Promise.allSettled([...this.beats]);
     await this.loop;
-    await this.coordinator.removeWorker(this.id);
-    await this.store.upsertWorker({ ...this.record(), status: 'offline' });
+    await this.registration.leave(this.record());
   }
 }

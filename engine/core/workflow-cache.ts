@@ -1,6 +1,8 @@
 // Workflow graphs with their adjacency, loaded once per workflow and reused by every event:
-// dependency advance must cost O(downstream), not a reload or a scan.
+// dependency advance must cost O(downstream), not a reload or a scan. The graph work is
+// dag.ts's, the one graph module (the designer and the workflow-file check use it too).
 import type { Store, TaskDefinition, WorkflowGraph } from '../ports/store.ts';
+import { downstreamMap, type Edge, roots, upstreamMap } from './dag.ts';
 
 export interface CachedWorkflow {
   graph: WorkflowGraph;
@@ -13,34 +15,18 @@ export interface CachedWorkflow {
 }
 
 export function indexWorkflow(graph: WorkflowGraph, now: number): CachedWorkflow {
-  const downstream = new Map<number, number[]>();
-  const upstream = new Map<number, number[]>();
-  for (const e of graph.edges) {
-    (downstream.get(e.upstreamTaskId) ?? downstream.set(e.upstreamTaskId, []).get(e.upstreamTaskId)!).push(e.downstreamTaskId);
-    (upstream.get(e.downstreamTaskId) ?? upstream.set(e.downstreamTaskId, []).get(e.downstreamTaskId)!).push(e.upstreamTaskId);
-  }
+  const edges = graph.edges.map((e): Edge<number> => [e.upstreamTaskId, e.downstreamTaskId]);
+  const ids = graph.tasks.map((t) => t.id);
+  const tasks = new Map(graph.tasks.map((t) => [t.id, t]));
   return {
     graph,
-    tasks: new Map(graph.tasks.map((t) => [t.id, t])),
+    tasks,
     byName: new Map(graph.tasks.map((t) => [t.name, t])),
-    downstream,
-    upstream,
-    roots: graph.tasks.filter((t) => !upstream.has(t.id)),
+    downstream: downstreamMap(edges),
+    upstream: upstreamMap(edges),
+    roots: roots(ids, edges).map((id) => tasks.get(id) as TaskDefinition),
     loadedAt: now,
   };
-}
-
-/** All tasks downstream of start, transitively (not start itself). */
-export function downstreamClosure(wf: CachedWorkflow, start: number): number[] {
-  const seen = new Set<number>();
-  const stack = [...(wf.downstream.get(start) ?? [])];
-  while (stack.length) {
-    const id = stack.pop() as number;
-    if (seen.has(id)) continue;
-    seen.add(id);
-    stack.push(...(wf.downstream.get(id) ?? []));
-  }
-  return [...seen];
 }
 
 export class WorkflowCache {

@@ -1,9 +1,9 @@
 // The workflow file (YAML or JSON) ↔ WorkflowSpec. Parsing reports every problem at once, each
 // with a field path and a message that says the fix; serializing gives one canonical text so
 // that `ax export` then `ax apply` is a no-op.
-import { Document, isAlias, isMap, isScalar, isSeq, Lexer, parseDocument, visit, type YAMLError } from 'yaml';
+import { type Document, isAlias, isMap, isScalar, isSeq, Lexer, parseDocument, type YAMLError } from 'yaml';
 import { ValidationError, type ValidationProblem } from '../api/errors.ts';
-import type { RetryBackoff, ScheduleSpec, TaskSpec, WorkflowSpec } from '../api/types.ts';
+import { DEFAULT_RETRY_DELAY_MS, type RetryBackoff, type ScheduleSpec, type TaskSpec, type WorkflowSpec } from '../api/types.ts';
 import { validateCron, validateTimezone } from './cron.ts';
 import { findCycle, type Edge } from './dag.ts';
 import { formatDuration, parseDuration } from './duration.ts';
@@ -11,12 +11,21 @@ import { formatDuration, parseDuration } from './duration.ts';
 export interface ParseOptions {
   file?: string;
   defaultTimezone: string;
+  /**
+   * Makes a relative `cwd` absolute: the CLI resolves it against the workflow file's directory.
+   * Without it (the UI, the API) a relative cwd is refused: the engine's own directory would be
+   * a silent, surprising base.
+   */
+  resolveCwd?: (cwd: string) => string;
 }
+
+/** Workflow files larger than this are refused before parsing: the YAML document model takes 50-100× the file in memory. */
+export const MAX_WORKFLOW_FILE_BYTES = 5 * 1024 * 1024;
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const MAX_RETRIES = 100;
-const DEFAULT_DELAY_MS = 10_000;
+const DEFAULT_DELAY_MS = DEFAULT_RETRY_DELAY_MS;
 const EXPONENTIAL_MAX_MS = 3_600_000;
 const MAX_DEPTH = 64; // a workflow file nests 4 levels; deeper means an alias loop or a mistake
 const MAX_ALIASED = 10_000; // values copied through aliases; stops "billion laughs" expansion
@@ -65,6 +74,11 @@ function closest(word: string, candidates: readonly string[]): string | undefine
   return best;
 }
 
+/** A path that does not depend on a current directory: /srv/etl, C:\jobs, \\server\share. */
+export const isAbsolutePath = (p: string): boolean => /^(\/|[A-Za-z]:[\\/]|\\\\)/.test(p);
+
+const NUL_HINT = 'contains a NUL character (\\0), which no command, path or variable can hold: remove it';
+
 const nameHint = (v: string): string =>
   `"${v}" is not a valid name: use letters, digits, "_", "." or "-", starting with a letter or digit (at most 100 characters)`;
 
@@ -96,6 +110,7 @@ class Reader {
     }
     if (isAlias(node)) return this.plain(node.resolve(this.doc), path, depth + 1, true);
     if (isScalar(node)) {
+      if (typeof node.value === 'string' && node.value.includes('\0')) this.add(path, NUL_HINT);
       if (typeof node.value !== 'string' && node.source !== undefined) this.scalarText.set(path, node.source);
       return node.value;
     }
@@ -110,6 +125,10 @@ class Reader {
       }
       const key = typeof k.value === 'string' ? k.value : (k.source ?? String(k.value));
       const at = join(path, key);
+      if (key.includes('\0')) {
+        this.add(join(path, key.replaceAll('\0', '\\0')), `key ${NUL_HINT}`);
+        continue;
+      }
       if (out.has(key)) {
         const what = path === 'tasks' ? `task "${key}": task names must be unique` : `key "${key}": write each key once`;
         this.add(at, `duplicate ${what}`);
@@ -233,7 +252,7 @@ function readBackoff(r: Reader, v: unknown, path: string): RetryBackoff {
   return { kind, delayMs, maxDelayMs };
 }
 
-function readTask(r: Reader, name: string, v: unknown): TaskSpec | undefined {
+function readTask(r: Reader, name: string, v: unknown, resolveCwd: ParseOptions['resolveCwd']): TaskSpec | undefined {
   const path = join('tasks', name);
   const m = r.map(v, path, 'a map with at least "command"');
   if (!m) return undefined;
@@ -254,7 +273,11 @@ function readTask(r: Reader, name: string, v: unknown): TaskSpec | undefined {
     upstream: r.list(m, 'upstream', path, 'task names', 'extract'),
   };
   const cwd = r.text(m, 'cwd', path);
-  if (cwd !== undefined) task.cwd = cwd;
+  if (cwd !== undefined) {
+    if (isAbsolutePath(cwd)) task.cwd = cwd;
+    else if (resolveCwd) task.cwd = resolveCwd(cwd);
+    else r.add(`${path}.cwd`, `"${cwd}" is a relative path: write the full path, e.g. "/srv/etl" ("ax apply FILE" resolves it against the file's directory)`);
+  }
   const owner = r.text(m, 'owner', path);
   if (owner !== undefined) task.owner = owner;
   const env = m.has('env') ? r.map(m.get('env'), `${path}.env`, 'a map of NAME: value') : undefined;
@@ -305,8 +328,50 @@ function syntaxMessage(e: YAMLError): string {
   return `invalid YAML${at}: ${first}`;
 }
 
-/** Parses and validates a workflow file; throws ValidationError listing every problem. */
-export function parseWorkflowFile(text: string, opts: ParseOptions): { spec: WorkflowSpec; warnings: string[] } {
+const MB = 1024 * 1024;
+const tooLarge = (size: number): string =>
+  `the file is ${(size / MB).toFixed(1)} MB, over the ${MAX_WORKFLOW_FILE_BYTES / MB} MB limit for a workflow file: split it into several workflows`;
+
+/** The size-limit problem of a file of `size` bytes, if any: checked before reading it. */
+export function fileSizeProblem(size: number): string | undefined {
+  return size > MAX_WORKFLOW_FILE_BYTES ? tooLarge(size) : undefined;
+}
+
+/**
+ * The text of a workflow file's bytes. Refused when over the size limit, or when not UTF-8 (a
+ * Latin-1 "café" would otherwise run as "caf\uFFFD"), naming the first bad byte by offset, line
+ * and column.
+ */
+export function decodeWorkflowFile(bytes: Uint8Array, file?: string): string {
+  const fail = (message: string): never => {
+    throw new ValidationError([{ ...(file !== undefined && { file }), path: '', message }]);
+  };
+  const size = fileSizeProblem(bytes.length);
+  if (size) fail(size);
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    // Everything before the first bad byte survives a lenient decode and re-encode unchanged.
+    const again = new TextEncoder().encode(new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes));
+    let at = 0;
+    while (at < bytes.length && bytes[at] === again[at]) at++;
+    const lineStart = at === 0 ? 0 : bytes.lastIndexOf(0x0a, at - 1) + 1;
+    let line = 1;
+    for (let i = 0; i < lineStart; i++) if (bytes[i] === 0x0a) line++;
+    const column = new TextDecoder().decode(bytes.subarray(lineStart, at)).length + 1;
+    const hex = (bytes[at] ?? 0).toString(16).toUpperCase().padStart(2, '0');
+    return fail(`not UTF-8: byte 0x${hex} at offset ${at} (line ${line}, column ${column}) is not valid UTF-8: save the file as UTF-8 (it may be Latin-1 or UTF-16)`);
+  }
+}
+
+/**
+ * Parses and validates a workflow file; throws ValidationError listing every problem.
+ * `timezoneDefaulted`: the file has a schedule without a timezone (opts.defaultTimezone was used).
+ */
+export function parseWorkflowFile(text: string, opts: ParseOptions): { spec: WorkflowSpec; warnings: string[]; timezoneDefaulted?: boolean } {
+  if (text.length > MAX_WORKFLOW_FILE_BYTES) {
+    throw new ValidationError([{ ...(opts.file !== undefined && { file: opts.file }), path: '', message: tooLarge(text.length) }]);
+  }
   // JSON goes through the YAML parser as well: JSON.parse would silently keep the last duplicate.
   const doc = parseDocument(text, { uniqueKeys: false });
   const r = new Reader(opts.file, doc);
@@ -335,7 +400,7 @@ export function parseWorkflowFile(text: string, opts: ParseOptions): { spec: Wor
   else if (tasks?.size === 0) r.add('tasks', 'at least one task is required');
   for (const [name, value] of tasks ?? []) {
     if (!NAME.test(name)) r.add(join('tasks', name), nameHint(name));
-    const task = readTask(r, name, value);
+    const task = readTask(r, name, value, opts.resolveCwd);
     if (task) spec.tasks.push(task);
   }
   checkEdges(r, spec.tasks);
@@ -343,49 +408,7 @@ export function parseWorkflowFile(text: string, opts: ParseOptions): { spec: Wor
 
   // Lexer tokens, not a regex: a "#" inside a quoted or block string is not a comment.
   const hasComment = text.includes('#') && [...new Lexer().lex(text)].some((token) => token.startsWith('#'));
-  return { spec, warnings: hasComment ? [COMMENT_WARNING] : [] };
-}
-
-/** The canonical file text of a spec: fixed key order, defaults and empty values left out. */
-export function serializeWorkflow(spec: WorkflowSpec): string {
-  const out = new Map<string, unknown>([['workflow', spec.name]]);
-  if (spec.description !== undefined && spec.description !== '') out.set('description', spec.description);
-  if (spec.owner !== undefined && spec.owner !== '') out.set('owner', spec.owner);
-  if (spec.schedule) {
-    const s = spec.schedule;
-    // timezone is always written: the reader's default zone may differ from the writer's
-    const schedule = new Map<string, unknown>([['cron', s.cron], ['timezone', s.timezone]]);
-    if (s.misfire !== 'run_once') schedule.set('misfire', s.misfire);
-    if (s.overlap !== 'skip') schedule.set('overlap', s.overlap);
-    out.set('schedule', schedule);
-  }
-  if (spec.onEvent !== undefined) out.set('on_event', spec.onEvent);
-  if (spec.routing !== 'round_robin') out.set('routing', spec.routing);
-  out.set('tasks', new Map(spec.tasks.map((t) => [t.name, taskMap(t)])));
-  const doc = new Document(out);
-  visit(doc, {
-    Seq(_, node) {
-      node.flow = true;
-    },
-  });
-  return doc.toString({ lineWidth: 0, flowCollectionPadding: false });
-}
-
-function taskMap(t: TaskSpec): Map<string, unknown> {
-  const m = new Map<string, unknown>([['command', t.command]]);
-  if (t.cwd !== undefined && t.cwd !== '') m.set('cwd', t.cwd);
-  if (Object.keys(t.env).length > 0) m.set('env', new Map(Object.entries(t.env)));
-  if (t.timeoutMs !== undefined) m.set('timeout', formatDuration(t.timeoutMs));
-  if (t.retries !== 0) m.set('retries', t.retries);
-  const b = t.retryBackoff;
-  if (b.kind === 'fixed' && b.maxDelayMs === b.delayMs) {
-    if (b.delayMs !== DEFAULT_DELAY_MS) m.set('retry_backoff', formatDuration(b.delayMs));
-  } else {
-    const delay = formatDuration(b.delayMs);
-    m.set('retry_backoff', new Map([['strategy', b.kind], ['delay', delay], ['max', formatDuration(b.maxDelayMs)]]));
-  }
-  if (t.labels.length > 0) m.set('labels', t.labels);
-  if (t.upstream.length > 0) m.set('upstream', t.upstream);
-  if (t.owner !== undefined && t.owner !== '') m.set('owner', t.owner);
-  return m;
+  const given = m.get('schedule');
+  const timezoneDefaulted = spec.schedule !== undefined && !(given instanceof Map && given.has('timezone'));
+  return { spec, warnings: hasComment ? [COMMENT_WARNING] : [], ...(timezoneDefaulted && { timezoneDefaulted }) };
 }

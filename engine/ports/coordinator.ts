@@ -1,3 +1,4 @@
+import type { EngineEvent } from '../api/events.ts';
 import type { WorkerRecord } from '../api/types.ts';
 
 /** What travels in a worker's queue. The command is never in it: the worker loads it by id. */
@@ -8,18 +9,24 @@ export interface DispatchMessage {
   dispatchedAt: number;
 }
 
-export interface TaskBeat {
-  instanceId: number;
-  attempt: number;
-  at: number;
+/**
+ * A scheduler node's presence, so that `ax workers` lists schedulers that run no tasks and can
+ * tell which node holds the leader lease. Only a listing: dispatch never reads it.
+ */
+export interface NodePresence {
+  /** the engine's node id, the holder name of its leader lease (`<worker id>:<pid>`) */
+  nodeId: string;
+  host: string;
+  pid: number;
+  version: string;
+  startedAt: number;
+  lastHeartbeat: number;
+  /** the worker this node runs too, if it works */
+  workerId?: string;
 }
 
-/** Live events: log lines and state changes, for followers (CLI --follow, UI). */
-export type EngineEvent =
-  | { type: 'instance'; instanceId: number; runId: number; taskName: string; attempt: number; state: string; at: number }
-  | { type: 'run'; runId: number; workflowName: string; state: string; at: number }
-  | { type: 'log'; instanceId: number; seq: number; stream: string; ts: number; line: string }
-  | { type: 'alert'; message: string; at: number };
+/** Live events (log lines, state changes) are part of the public API: see api/events.ts. */
+export type { EngineEvent } from '../api/events.ts';
 
 /**
  * Queues, heartbeats, locks and live events. In solo mode an in-process implementation; in team
@@ -27,32 +34,37 @@ export type EngineEvent =
  * rebuilt from it.
  */
 export interface Coordinator {
-  /** Adds a dispatch to a worker's queue; workerId null is the shared queue. */
-  enqueue(queue: string | null, message: DispatchMessage): Promise<void>;
+  /** Adds a dispatch to a worker's queue. */
+  enqueue(workerId: string, message: DispatchMessage): Promise<void>;
   /**
-   * Takes up to max messages for a worker (its own queue first, then the shared queue). Taken
-   * messages stay in the worker's in-flight list until acked, so a worker that dies loses none.
+   * Takes up to max messages from a worker's queue. A taken message is never handed out again:
+   * one a worker took and never started is dispatched again from the Store (the redispatch
+   * rule), not from here.
    */
   take(workerId: string, max: number): Promise<DispatchMessage[]>;
+  /** The worker is done with a message (started or refused); matched by instanceId + attempt. */
   ack(workerId: string, message: DispatchMessage): Promise<void>;
-  /** messages taken but not acked, per worker (what a dead worker left behind) */
-  inFlight(workerId: string): Promise<DispatchMessage[]>;
-  queueLength(queue: string | null): Promise<number>;
+  queueLength(workerId: string): Promise<number>;
   /** Resolves when work may be available for the worker, or after timeoutMs. */
   waitForWork(workerId: string, timeoutMs: number): Promise<void>;
 
-  /** Worker registration key with a TTL (ax_worker_<id>), renewed by every heartbeat. */
-  heartbeatWorker(worker: WorkerRecord, ttlMs: number): Promise<void>;
+  /**
+   * Worker registration key with a TTL (ax_worker_<id>), renewed by every heartbeat. With a
+   * claim (the token of the process holding the id, see core/worker-identity.ts) it is written
+   * only while no other claim is registered, unless `takeOver` (the first beat after the id was
+   * claimed in the store); false when refused.
+   */
+  heartbeatWorker(worker: WorkerRecord, ttlMs: number, claim?: { token: string; takeOver: boolean }): Promise<boolean>;
   removeWorker(workerId: string): Promise<void>;
   /** `ax drain WORKER`: ask a worker (in any process) to take nothing new, finish, deregister. */
   requestDrain(workerId: string): Promise<void>;
   drainRequested(workerId: string): Promise<boolean>;
   listWorkers(): Promise<WorkerRecord[]>;
 
-  /** All of a worker's running instances in one round trip. */
-  heartbeatTasks(beats: TaskBeat[]): Promise<void>;
-  taskHeartbeats(instanceIds: number[]): Promise<Map<number, TaskBeat>>;
-  clearTaskHeartbeat(instanceId: number): Promise<void>;
+  /** A scheduler node's presence (key with a TTL, renewed by every beat); see NodePresence. */
+  heartbeatNode(node: NodePresence, ttlMs: number): Promise<void>;
+  removeNode(nodeId: string): Promise<void>;
+  listNodes(): Promise<NodePresence[]>;
 
   /** Start lock keyed by instance id (SET NX with a TTL). */
   acquireStartLock(instanceId: number, attempt: number, ttlMs: number): Promise<boolean>;
@@ -64,10 +76,16 @@ export interface Coordinator {
    */
   acquireLease(name: string, holder: string, ttlMs: number): Promise<number | null>;
   releaseLease(name: string, holder: string): Promise<void>;
+  /** who holds the lease now; null when it is free or expired */
+  leaseHolder(name: string): Promise<string | null>;
 
   publish(event: EngineEvent): Promise<void>;
-  /** Returns an unsubscribe function. */
-  subscribe(handler: (event: EngineEvent) => void): Promise<() => void>;
+  /**
+   * Returns an unsubscribe function. `fromOthers`: only the events published through other
+   * coordinators (other processes), not through this one — what a process learns from others
+   * when it acts on its own work directly.
+   */
+  subscribe(handler: (event: EngineEvent) => void, options?: { fromOthers?: boolean }): Promise<() => void>;
 
   close(): Promise<void>;
 }

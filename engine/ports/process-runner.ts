@@ -8,6 +8,11 @@ export interface ProcessSpec {
   env: Record<string, string>;
   /** a line longer than this many bytes is cut and marked; default 64 KiB */
   maxLineBytes?: number;
+  /**
+   * Environment variables that name a file holding the given text (for values too large for the
+   * environment): written to a private temporary file before the start, removed when the process ends.
+   */
+  envFiles?: Record<string, string>;
 }
 
 export interface ProcessOutputHandlers {
@@ -19,6 +24,18 @@ export interface ProcessExit {
   /** exit code, or null when killed by a signal */
   code: number | null;
   signal: string | null;
+  /**
+   * Set when the runner lost the process rather than saw it end (its launcher died): what
+   * happened. The group has been killed; the task did not fail, so it fails over.
+   */
+  lost?: string;
+}
+
+/** A process the task started that left its process group, still running after the task ended. */
+export interface LeftRunning {
+  pid: number;
+  /** its command line, shortened and safe to print */
+  command: string;
 }
 
 export interface RunningProcess {
@@ -27,20 +44,29 @@ export interface RunningProcess {
   readonly exited: Promise<ProcessExit>;
   /**
    * SIGTERM to the whole process group, SIGKILL after graceMs if any member is left; resolves
-   * once no process of the group is alive.
+   * once no process of the group is alive. A call during a kill with a shorter grace brings the
+   * SIGKILL forward (terminate(0): now).
    */
   terminate(graceMs: number): Promise<void>;
+  /**
+   * After the task has ended and its group is gone: the processes it started that left the group
+   * (setsid, daemons) and still run; where the platform cannot tell (no /proc), an empty list.
+   */
+  leftRunning?(): Promise<LeftRunning[]>;
 }
 
 export interface ProcessRunner {
-  /** Starts the command in its own process group. Throws if it cannot be spawned at all. */
-  start(spec: ProcessSpec, handlers: ProcessOutputHandlers): RunningProcess;
+  /**
+   * Starts the command in its own process group; resolves once it has a pid. Rejects if it
+   * cannot be spawned at all (a shell that fails to start is exit 127, not a rejection).
+   */
+  start(spec: ProcessSpec, handlers: ProcessOutputHandlers): Promise<RunningProcess>;
   /**
    * Kills a process group left by an earlier engine (after a crash), but only if its leader still
    * belongs to that instance (guards against pid reuse). SIGTERM, then SIGKILL after graceMs.
    * Resolves true if something was killed, false if nothing of it was alive.
    */
   killLeftover(pid: number, instanceId: number, graceMs: number): Promise<boolean>;
-  /** true while any process of the group led by pid is alive */
-  isGroupAlive(pid: number): boolean;
+  /** Lets go of helper processes the runner keeps (launchers); called once nothing runs. */
+  dispose?(): void;
 }

@@ -34,6 +34,8 @@ export interface ScheduleRecord extends ScheduleSpec {
   workflowName: string;
   /** the latest fire time the scheduler has dealt with (fired, skipped or misfire-dropped) */
   lastFireAt: number;
+  /** why it cannot fire, while it cannot (set by the scheduler, cleared when it fires again or changes) */
+  error?: string;
 }
 
 /** Everything the scheduler needs about one workflow, loaded once and cached by version. */
@@ -47,6 +49,11 @@ export interface WorkflowGraph {
   tasks: TaskDefinition[];
   edges: { upstreamTaskId: number; downstreamTaskId: number }[];
   schedule?: ScheduleRecord;
+}
+
+/** A worker's row as the store keeps it: the record, and the claim of the process that holds the id. */
+export interface WorkerRegistration extends WorkerRecord {
+  claim?: string;
 }
 
 export interface NewRun {
@@ -75,6 +82,78 @@ export interface NewInstance {
   createdAt: number;
   /** instances created already final (UPSTREAM_FAILED) are created handled */
   handled?: boolean;
+  /** fail-overs of the task in this run before this attempt */
+  failovers?: number;
+}
+
+/** An instance a transition creates in its run: the run and workflow are the transition's. */
+export interface InstanceDraft {
+  taskId: number;
+  taskName: string;
+  attempt: number;
+  state: 'WAITING' | 'UPSTREAM_FAILED';
+  notBefore: number;
+  reason?: string;
+  /** fail-overs of the task in this run before this attempt */
+  failovers?: number;
+}
+
+/**
+ * What a finished instance leads to in its run, worked out by the caller from the graph and the
+ * attempt before the write; the store carries it out only while the run is RUNNING. A run of one
+ * task (`onlyTask`) neither advances nor fails downstream: the store skips `advance` and
+ * `upstreamFailed` for it.
+ */
+export interface FollowUps {
+  /** SUCCESS: each downstream task, created once every task in `needs` (its other upstreams) has a SUCCESS in the run */
+  advance?: { draft: InstanceDraft; needs: number[] }[];
+  /** a failed attempt's next one (a retry, or a fail-over's free re-run) */
+  retry?: InstanceDraft;
+  /** a failure with no next attempt: the whole downstream, UPSTREAM_FAILED */
+  upstreamFailed?: InstanceDraft[];
+}
+
+/** How a run ends once nothing of it is pending, and what starts after it. */
+export interface Settlement {
+  /** tasks the run must see succeed to end SUCCESS (its workflow's task count; 1 for a one-task run) */
+  taskCount: number;
+  /** the roots the oldest QUEUED run of the workflow starts with when this one ends (overlap policy `queue`) */
+  queuedRoots: InstanceDraft[];
+}
+
+/** finish-with-follow-ups: an instance's final state, what it leads to, and the run's settlement, as one step. */
+export interface Finish {
+  id: number;
+  runId: number;
+  guard: InstanceGuard;
+  to: Extract<InstanceState, 'SUCCESS' | 'FAILED' | 'TIMEOUT' | 'CANCELLED'>;
+  patch: InstancePatch;
+  followUps: FollowUps;
+  settlement: Settlement;
+}
+
+/** What a transition did: everything the caller has to tell followers about. */
+export interface TransitionResult {
+  /** false: the guard refused the change and nothing was written */
+  done: boolean;
+  /** instances it created (follow-ups; a started run's roots) */
+  created: InstanceRecord[];
+  /** instances it ended besides the one finished (a cancelled run's), as they are now */
+  ended: InstanceRecord[];
+  /** runs it moved (ended, cancelled, or a queued one started), with their new state */
+  runs: RunRecord[];
+}
+
+/** start-run: a new run and, when it starts RUNNING, its roots. */
+export interface StartRun {
+  run: NewRun;
+  roots: InstanceDraft[];
+  /**
+   * The overlap policy to apply (`skip`, `queue`) to a run that would start RUNNING, or none:
+   * with another run of the workflow RUNNING or QUEUED, the new one is created SKIPPED or QUEUED
+   * instead (decided under the workflow's lock, so two triggers racing cannot both start).
+   */
+  overlap?: 'skip' | 'queue';
 }
 
 /** The compare-and-set guard of every instance write (SPEC §4, §7 fencing). */
@@ -85,17 +164,38 @@ export interface InstanceGuard {
   workerId?: string;
 }
 
+/** An instance a dispatcher routed to a worker: its id and the attempt it saw (the fence). */
+export interface ClaimCandidate {
+  id: number;
+  attempt: number;
+}
+
 export type InstancePatch = Partial<
-  Pick<
-    InstanceRecord,
-    'workerId' | 'pid' | 'exitCode' | 'reason' | 'dispatchedAt' | 'startedAt' | 'finishedAt' | 'heartbeatAt' | 'notBefore'
-  >
->;
+  Pick<InstanceRecord, 'workerId' | 'pid' | 'exitCode' | 'dispatchedAt' | 'startedAt' | 'finishedAt' | 'heartbeatAt' | 'notBefore' | 'failedOver'>
+> & {
+  /** null clears it: a "waiting: …" reason must not outlive the wait */
+  reason?: string | null;
+};
 
 export interface RunFilter {
   workflowName?: string;
   states?: RunState[];
   limit?: number;
+  /** only runs with a smaller id (a keyset cursor for paging back in history) */
+  beforeId?: number;
+  /** only these runs */
+  ids?: number[];
+}
+
+export interface TaskSearchRow {
+  workflow: string;
+  task: string;
+  command: string;
+}
+
+export interface TaskRuntime {
+  task: string;
+  ms: number;
 }
 
 export interface ApplyResult {
@@ -112,7 +212,11 @@ export interface ApplyResult {
 export interface Store {
   close(): Promise<void>;
 
-  applyWorkflow(spec: WorkflowSpec, now: number): Promise<ApplyResult>;
+  /**
+   * Creates or updates a workflow; when it changed and an actor is given, its audit entry
+   * (workflow.apply, "version N") is written in the same transaction: both or neither.
+   */
+  applyWorkflow(spec: WorkflowSpec, now: number, actor?: string): Promise<ApplyResult>;
   getWorkflowSpec(name: string): Promise<WorkflowSpec | undefined>;
   getWorkflowGraph(workflowId: number): Promise<WorkflowGraph | undefined>;
   /** the definition's version and enabled flag: a cheap "has it changed?" */
@@ -126,13 +230,35 @@ export interface Store {
   /** schedules of enabled workflows */
   listSchedules(): Promise<ScheduleRecord[]>;
   setScheduleLastFire(scheduleId: number, at: number): Promise<void>;
+  /** records (or, with null, clears) why a schedule cannot fire */
+  setScheduleError(scheduleId: number, error: string | null): Promise<void>;
 
-  /** undefined when a run for (scheduleId, logicalTime) already exists */
-  createRun(run: NewRun): Promise<RunRecord | undefined>;
+  /**
+   * start-run, one transaction: the run (with the overlap policy applied) and, when it starts
+   * RUNNING, its root instances. undefined when a run for (scheduleId, logicalTime) already
+   * exists. A cron run (trigger `cron` with a scheduleId) also moves its schedule's lastFireAt
+   * to its logical time (never backwards).
+   */
+  startRun(start: StartRun): Promise<{ run: RunRecord; created: InstanceRecord[] } | undefined>;
+  /**
+   * finish-with-follow-ups, one transaction: the instance's final state (refused, with nothing
+   * written, unless the guard holds), then, while its run is RUNNING, the follow-ups; then, if
+   * nothing of the run is pending, the run's end and the start of the workflow's oldest QUEUED
+   * run. Two callers racing on one run are serialised by the run's row.
+   */
+  finishInstance(finish: Finish, now: number): Promise<TransitionResult>;
+  /**
+   * cancel-run, one transaction: a RUNNING or QUEUED run and all its waiting, dispatched and
+   * running instances end CANCELLED (their workers' outcome writes are then refused), and the
+   * workflow's oldest QUEUED run starts with `queuedRoots`. done false if the run had ended.
+   */
+  cancelRun(runId: number, reason: string, queuedRoots: InstanceDraft[], now: number): Promise<TransitionResult>;
+  /** settle-run, one transaction: a RUNNING run with nothing pending ends (see finishInstance), and the next queued run starts. */
+  settleRun(runId: number, settlement: Settlement, now: number): Promise<TransitionResult>;
   getRun(id: number): Promise<RunRecord | undefined>;
   listRuns(filter: RunFilter): Promise<RunRecord[]>;
-  /** compare-and-set on the run's current state */
-  transitionRun(id: number, from: RunState[], to: RunState, patch: { reason?: string; startedAt?: number; finishedAt?: number }): Promise<boolean>;
+  /** compare-and-set on the run's current state; finishedAt null clears it (a re-run runs again) */
+  transitionRun(id: number, from: RunState[], to: RunState, patch: { reason?: string; startedAt?: number; finishedAt?: number | null }): Promise<boolean>;
 
   /** undefined when (runId, taskId, attempt) already exists */
   createInstance(instance: NewInstance): Promise<InstanceRecord | undefined>;
@@ -151,12 +277,18 @@ export interface Store {
    * only if state, attempt and owner match the guard. Returns false if refused.
    */
   transitionInstance(id: number, guard: InstanceGuard, to: InstanceState | undefined, patch: InstancePatch): Promise<boolean>;
-  /** records that the scheduler reacted to a final state */
-  markHandled(id: number): Promise<void>;
-  /** finished (final state) instances the scheduler has not reacted to yet */
+  /**
+   * claim-due-instances: moves those candidates still WAITING at their attempt and due by `now`
+   * to DISPATCHED for the worker (dispatchedAt now, reason cleared), oldest due first, but only
+   * as many as the worker has free slots: its stored maxConcurrency minus its DISPATCHED +
+   * RUNNING instances. One fenced step: callers racing never claim an instance twice nor take a
+   * worker past its limit. A worker the store has no row for gets nothing. Returns the ids claimed.
+   */
+  claimDueInstances(workerId: string, candidates: ClaimCandidate[], now: number): Promise<number[]>;
+  /** of ids, those a user cancelled (their worker must stop them) */
+  cancelledAmong(ids: number[]): Promise<number[]>;
+  /** final instances whose follow-ups were never created (by an engine of an earlier version; see checkRuns) */
   unhandledFinished(limit: number): Promise<InstanceRecord[]>;
-  /** of taskIds, those with a SUCCESS instance in the run */
-  succeededTasks(runId: number, taskIds: number[]): Promise<Set<number>>;
   /** count of instances of the run that are WAITING, DISPATCHED or RUNNING, or final but unhandled */
   pendingInstanceCount(runId: number): Promise<number>;
   deleteInstances(ids: number[]): Promise<void>;
@@ -174,8 +306,38 @@ export interface Store {
   /** deletes log lines older than `before`; returns how many */
   purgeLogs(before: number): Promise<number>;
 
+  /** the extent of an instance's log: first and last seq (0 when empty) and the line count */
+  logExtent(instanceId: number): Promise<{ firstSeq: number; lastSeq: number; lines: number }>;
+  /** lines after afterSeq containing query (case-insensitive, literal), in seq order */
+  searchLog(instanceId: number, query: string, afterSeq: number, limit: number): Promise<LogLine[]>;
+
+  /** read models for the UI */
+  instancesOfRuns(runIds: number[]): Promise<InstanceRecord[]>;
+  /**
+   * Of these runs, each task's latest attempt when it ended FAILED, TIMEOUT or CANCELLED (a
+   * failure that a later attempt retried is not listed), oldest first: why a run failed.
+   */
+  finalFailures(runIds: number[]): Promise<InstanceRecord[]>;
+  instancesFinishedSince(states: InstanceState[], since: number, limit: number): Promise<InstanceRecord[]>;
+  runsFinishedSince(since: number): Promise<Partial<Record<RunState, number>>>;
+  countInstances(states: InstanceState[]): Promise<number>;
+  /** workflows and tasks whose workflow name, task name or command contains query */
+  searchTasks(query: string, limit: number): Promise<TaskSearchRow[]>;
+  /** durations of the workflow's latest successful attempts, newest first */
+  recentRuntimes(workflowId: number, limit: number): Promise<TaskRuntime[]>;
+
   upsertWorker(worker: WorkerRecord): Promise<void>;
   listWorkers(): Promise<WorkerRecord[]>;
+  /** one worker's row with the claim that holds its id (see claimWorker) */
+  getWorker(id: string): Promise<WorkerRegistration | undefined>;
+  /**
+   * Takes a worker id for one process (`claim`, a token of that process): inserts the row when
+   * `previous` is undefined (refused if the id exists), else overwrites it only while it still
+   * carries `previous` (null: a row no process has claimed yet). False when another node won.
+   */
+  claimWorker(worker: WorkerRecord, claim: string, previous: string | null | undefined): Promise<boolean>;
+  /** The store heartbeat of a claimed id: written only while the row carries `claim`; false when another node took the id. */
+  beatWorker(worker: WorkerRecord, claim: string): Promise<boolean>;
 
   audit(entry: Omit<AuditEntry, 'id'>): Promise<void>;
   listAudit(limit: number): Promise<AuditEntry[]>;

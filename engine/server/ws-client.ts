@@ -1,11 +1,10 @@
-// EngineApi over WebSocket, for the CLI talking to a running `ax serve`.
+// EngineApi over WebSocket from Node (the CLI talking to a running `ax serve`): the shared
+// client of engine/api over a `ws` socket.
 import WebSocket from 'ws';
-import { API_METHODS, type ApiResponse, type EngineApi } from '../api/engine-api.ts';
-import { AxError, type AxErrorCode, type ValidationProblem } from '../api/errors.ts';
+import { type ApiClient, createApiClient } from '../api/client.ts';
+import { AxError } from '../api/errors.ts';
 
-export interface RemoteApi extends EngineApi {
-  close(): void;
-}
+export type RemoteApi = ApiClient;
 
 export async function connectApi(url: string, token: string): Promise<RemoteApi> {
   const ws = new WebSocket(url, { headers: { authorization: `Bearer ${token}` } });
@@ -13,27 +12,27 @@ export async function connectApi(url: string, token: string): Promise<RemoteApi>
     ws.once('open', () => resolve());
     ws.once('error', (err) => reject(new AxError('unavailable', `cannot reach the engine at ${url}: ${err.message}`)));
   });
-  let nextId = 1;
-  const pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
-  ws.on('message', (data) => {
-    const msg = JSON.parse(String(data)) as ApiResponse | { event: unknown };
-    if (!('id' in msg)) return;
-    const p = pending.get(msg.id);
-    if (!p) return;
-    pending.delete(msg.id);
-    if ('error' in msg) p.reject(new AxError(msg.error.code as AxErrorCode, msg.error.message, (msg.error.problems ?? []) as ValidationProblem[]));
-    else p.resolve(msg.result);
+  ws.on('error', () => undefined);
+  return createApiClient({
+    send: (message) => ws.send(JSON.stringify(message)),
+    onMessage: (handler) =>
+      ws.on('message', (data) => {
+        try {
+          handler(JSON.parse(String(data)));
+        } catch {
+          // a reply that is not JSON is dropped; its caller times out or sees the close
+        }
+      }),
+    onClose: (handler) => ws.on('close', (_code, reason) => handler(String(reason))),
+    close: () => ws.close(),
   });
-  ws.on('close', () => {
-    for (const p of pending.values()) p.reject(new AxError('unavailable', 'the engine closed the connection'));
-    pending.clear();
+}
+
+/** A fresh single-use sign-in code from a running `ax serve` (for `ax open`). */
+export async function requestSignInCode(port: number, token: string): Promise<string> {
+  const res = await fetch(`http://127.0.0.1:${port}/auth/code`, { method: 'POST', headers: { authorization: `Bearer ${token}` } }).catch((err: unknown) => {
+    throw new AxError('unavailable', `cannot reach the engine on port ${port}: ${err instanceof Error ? err.message : String(err)}`);
   });
-  const call = (method: string, params: unknown[]) =>
-    new Promise<unknown>((resolve, reject) => {
-      const id = nextId++;
-      pending.set(id, { resolve, reject });
-      ws.send(JSON.stringify({ id, method, params }));
-    });
-  const api = Object.fromEntries(API_METHODS.map((m) => [m, (...params: unknown[]) => call(m, params)])) as unknown as EngineApi;
-  return Object.assign(api, { close: () => ws.close() });
+  if (!res.ok) throw new AxError('unavailable', `the engine refused a sign-in code (HTTP ${res.status})`);
+  return ((await res.json()) as { code: string }).code;
 }

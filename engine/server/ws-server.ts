@@ -1,77 +1,199 @@
-// Headless transport: the EngineApi over WebSocket on 127.0.0.1 (token required, Origin
-// checked), engine events pushed to every client, and the HTTP event endpoint
-// POST /events/NAME for external systems (its own token).
+// Headless transport: the EngineApi over WebSocket on 127.0.0.1, the built UI with its sign-in,
+// log downloads, and the HTTP event endpoint POST /events/NAME for external systems.
+//
+// Who may connect: a client with the API token in an Authorization header (the CLI; no Origin),
+// or a browser page of this server's own origin holding a session cookie (the UI, signed in by a
+// single-use code). The token is never accepted in a URL.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
-import type { ApiRequest, EngineApi } from '../api/engine-api.ts';
-import type { EngineEvent } from '../ports/coordinator.ts';
+import type { EngineApi } from '../api/engine-api.ts';
+import { serveConnection } from './api-connection.ts';
+import { DEFAULT_CONFIG } from '../core/config.ts';
+import { jsonProblem, payloadTooLarge } from '../core/payload.ts';
 import { dispatchRequest } from './api-dispatch.ts';
+import { sameSecret, SignIn } from './sign-in.ts';
+import { SECURITY_HEADERS, serveStatic } from './static-ui.ts';
 
 export interface ApiServerOptions {
   api: EngineApi;
-  subscribe(handler: (event: EngineEvent) => void): Promise<() => void>;
   token: string;
-  /** token for POST /events/NAME; undefined disables the endpoint */
-  webhookToken?: string;
+  /** token for POST /events/NAME, read on every request; undefined disables the endpoint */
+  webhookToken?: () => string | undefined;
   host?: string;
   port?: number;
-  /** Origins allowed on the WebSocket upgrade besides none (CLI clients send none) */
+  /** the built UI (dist/ui); without it / says how to build it */
+  uiDir?: string;
+  /** Origins allowed on the WebSocket upgrade besides the server's own */
   allowedOrigins?: string[];
+  /** the event payload limit (the engine's maxEventPayloadBytes): a larger webhook body is refused with 413 */
+  maxPayloadBytes?: number;
 }
 
 export interface ApiServer {
   port: number;
+  /** a fresh single-use sign-in link for the UI */
+  signInUrl(): string;
   close(): Promise<void>;
 }
+
+const SESSION_COOKIE = 'ax_session';
+/** the largest legitimate request (a workflow spec or a payload) with room to spare */
+const MAX_FRAME_BYTES = 4 * 1024 * 1024;
+/** past this much unsent data, a slow client's events are dropped (with one notice) */
+const MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
 
 function bearer(req: http.IncomingMessage): string | undefined {
   const auth = req.headers.authorization;
   return auth?.startsWith('Bearer ') ? auth.slice(7) : undefined;
 }
 
+function cookie(req: http.IncomingMessage, name: string): string | undefined {
+  for (const part of (req.headers.cookie ?? '').split(';')) {
+    const [k, ...v] = part.trim().split('=');
+    if (k === name) return v.join('=');
+  }
+  return undefined;
+}
+
+class TooLarge extends Error {}
+
+/** How much of a refused body is still read (and thrown away) so the client can read the refusal. */
+const DRAIN_LIMIT = 64 * 1024 * 1024;
+
+/**
+ * Reads a request body of at most `limit` bytes. A larger one is refused with TooLarge — after the
+ * rest of it has been read and dropped (up to DRAIN_LIMIT): a client still writing its body when the
+ * server hangs up gets EPIPE instead of the 413 that says what to fix.
+ */
 async function readBody(req: http.IncomingMessage, limit: number): Promise<string> {
+  const declared = Number(req.headers['content-length']);
+  let over = Number.isFinite(declared) && declared > limit;
   let size = 0;
+  let whole = true;
   const parts: Buffer[] = [];
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > limit) throw new Error(`payload over ${limit} bytes`);
-    parts.push(chunk as Buffer);
+    if (!over && size > limit) {
+      over = true;
+      parts.length = 0;
+    }
+    if (!over) parts.push(chunk as Buffer);
+    else if (size > DRAIN_LIMIT) {
+      whole = false;
+      break;
+    }
   }
+  if (over) throw new TooLarge(payloadTooLarge(Number.isFinite(declared) ? declared : whole ? size : undefined, limit));
   return Buffer.concat(parts).toString('utf8');
 }
 
 export async function startApiServer(options: ApiServerOptions): Promise<ApiServer> {
-  const server = http.createServer((req, res) => void handleHttp(req, res));
-  const reply = (res: http.ServerResponse, status: number, body: unknown) => {
-    res.writeHead(status, { 'content-type': 'application/json' });
-    res.end(JSON.stringify(body));
+  const signIn = new SignIn();
+  const host = options.host ?? '127.0.0.1';
+  let port = 0;
+  const ownOrigins = () => [`http://127.0.0.1:${port}`, `http://localhost:${port}`, `http://${host}:${port}`];
+  const originOk = (origin: string | undefined) => origin === undefined || ownOrigins().includes(origin) || (options.allowedOrigins ?? []).includes(origin);
+
+  const reply = (res: http.ServerResponse, status: number, body?: unknown, headers: Record<string, string> = {}) => {
+    res.writeHead(status, { ...SECURITY_HEADERS, 'content-type': 'application/json', 'cache-control': 'no-store', ...headers });
+    res.end(body === undefined ? undefined : JSON.stringify(body));
   };
+  /** the API token (CLI, scripts) or a signed-in browser session of our own origin */
+  const authorized = (req: http.IncomingMessage) =>
+    sameSecret(bearer(req), options.token) || (originOk(req.headers.origin) && signIn.validSession(cookie(req, SESSION_COOKIE)));
+
+  const server = http.createServer((req, res) => {
+    handleHttp(req, res).catch((err: unknown) => {
+      if (!res.headersSent) reply(res, 500, { error: err instanceof Error ? err.message : String(err) });
+      else res.destroy();
+    });
+  });
+  server.on('clientError', (_err, socket) => socket.destroy());
 
   async function handleHttp(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    const match = /^\/events\/([A-Za-z0-9][A-Za-z0-9_.-]{0,99})$/.exec(req.url ?? '');
-    if (req.method !== 'POST' || !match) return reply(res, 404, { error: 'POST /events/NAME is the only HTTP endpoint; the API is on WebSocket' });
-    if (!options.webhookToken || bearer(req) !== options.webhookToken) return reply(res, 401, { error: 'missing or wrong webhook token (Authorization: Bearer …)' });
-    try {
-      const payload = await readBody(req, 1024 * 1024);
-      const response = await dispatchRequest(options.api, { id: 0, method: 'trigger', params: [match[1], payload || undefined, 'webhook'] });
-      if ('error' in response) return reply(res, response.error.code === 'not_found' ? 404 : 400, { error: response.error.message });
-      return reply(res, 202, { runs: response.result });
-    } catch (err) {
-      return reply(res, 413, { error: err instanceof Error ? err.message : String(err) });
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const events = /^\/events\/([A-Za-z0-9][A-Za-z0-9_.-]{0,99})$/.exec(url.pathname);
+    if (events) return webhook(req, res, events[1] as string);
+    if (url.pathname === '/auth/session') return session(req, res);
+    if (url.pathname === '/auth/code') {
+      // `ax open` asks the running engine for a fresh link, proving itself with the API token.
+      if (req.method !== 'POST') return reply(res, 405, { error: 'POST /auth/code' });
+      if (!sameSecret(bearer(req), options.token)) return reply(res, 401, { error: 'the API token (DATA_DIR/api-token) is required' });
+      return reply(res, 200, { code: signIn.createCode() });
     }
+    const download = /^\/download\/logs\/([1-9][0-9]{0,15})$/.exec(url.pathname);
+    if (download && req.method === 'GET') return downloadLog(req, res, Number(download[1]));
+    if (serveStatic(options.uiDir, req, res)) return;
+    return reply(res, 404, { error: 'not found: the UI is at /, the API on WebSocket /api, webhooks at POST /events/NAME' });
   }
 
-  const wss = new WebSocketServer({
-    noServer: true,
-    maxPayload: 64 * 1024 * 1024,
-  });
+  async function session(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    if (!originOk(req.headers.origin)) return reply(res, 403, { error: 'foreign origin' });
+    if (req.method === 'GET') return reply(res, signIn.validSession(cookie(req, SESSION_COOKIE)) ? 204 : 401);
+    if (req.method === 'DELETE') {
+      signIn.endSession(cookie(req, SESSION_COOKIE));
+      return reply(res, 204, undefined, { 'set-cookie': `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0` });
+    }
+    if (req.method !== 'POST') return reply(res, 405, { error: 'GET, POST or DELETE /auth/session' });
+    let code: unknown;
+    try {
+      code = (JSON.parse(await readBody(req, 4096)) as { code?: unknown }).code;
+    } catch {
+      return reply(res, 400, { error: 'send {"code": "..."} as JSON' });
+    }
+    const id = signIn.exchange(code);
+    if (!id) return reply(res, 401, { error: 'this sign-in link was already used or has expired: run "ax open" for a fresh one' });
+    return reply(res, 204, undefined, { 'set-cookie': `${SESSION_COOKIE}=${id}; Path=/; HttpOnly; SameSite=Strict; Max-Age=604800` });
+  }
+
+  async function webhook(req: http.IncomingMessage, res: http.ServerResponse, event: string): Promise<void> {
+    if (req.method !== 'POST') return reply(res, 405, { error: `POST /events/${event}` });
+    const expected = options.webhookToken?.();
+    if (!expected) return reply(res, 404, { error: 'webhooks are off: put a secret of at least 16 characters in DATA_DIR/webhook-token to turn them on' });
+    if (!sameSecret(bearer(req), expected)) return reply(res, 401, { error: 'missing or wrong webhook token (Authorization: Bearer …)' });
+    let payload: string;
+    try {
+      payload = await readBody(req, options.maxPayloadBytes ?? DEFAULT_CONFIG.maxEventPayloadBytes);
+    } catch (err) {
+      // Refused before anything starts; the connection is closed after the reply.
+      res.setHeader('connection', 'close');
+      return reply(res, err instanceof TooLarge ? 413 : 400, { error: err instanceof Error ? err.message : String(err) });
+    }
+    // A body sent as JSON must be JSON; other content types pass as they are.
+    const problem = /^application\/([\w.+-]*\+)?json\b/i.test(req.headers['content-type'] ?? '') && payload !== '' ? jsonProblem(payload) : undefined;
+    if (problem) return reply(res, 400, { error: `the body is sent as JSON (Content-Type: ${req.headers['content-type']}) but is not JSON: ${problem}` });
+    const response = await dispatchRequest(options.api, { id: 0, method: 'trigger', params: [event, payload || undefined, 'webhook'] });
+    if ('error' in response) return reply(res, response.error.code === 'not_found' ? 404 : 400, { error: response.error.message });
+    return reply(res, 202, { runs: response.result });
+  }
+
+  async function downloadLog(req: http.IncomingMessage, res: http.ServerResponse, instanceId: number): Promise<void> {
+    if (!authorized(req)) return reply(res, 401, { error: 'sign in first (ax open)' });
+    const inst = await options.api.getInstance(instanceId).catch(() => undefined);
+    if (!inst) return reply(res, 404, { error: `no task instance ${instanceId}` });
+    res.writeHead(200, {
+      ...SECURITY_HEADERS,
+      'content-type': 'text/plain; charset=utf-8',
+      'content-disposition': `attachment; filename="run-${inst.runId}-${inst.taskName.replace(/[^A-Za-z0-9_.-]/g, '_')}-attempt-${inst.attempt}.log"`,
+      'cache-control': 'no-store',
+    });
+    for (let after = 0; ; ) {
+      const lines = await options.api.readLogs(instanceId, after, 10_000);
+      if (lines.length === 0) break;
+      const text = lines.map((l) => `${l.line}\n`).join('');
+      after = (lines[lines.length - 1] as { seq: number }).seq;
+      if (!res.write(text)) await new Promise((resolve) => res.once('drain', resolve));
+    }
+    res.end();
+  }
+
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
+  wss.on('error', () => undefined);
   server.on('upgrade', (req, socket, head) => {
-    const origin = req.headers.origin;
-    const originOk = origin === undefined || (options.allowedOrigins ?? []).includes(origin);
+    socket.on('error', () => socket.destroy());
     const url = new URL(req.url ?? '/', 'http://localhost');
-    const token = bearer(req) ?? url.searchParams.get('token');
-    if (!originOk || token !== options.token) {
+    if (url.pathname !== '/api' || !originOk(req.headers.origin) || !authorized(req)) {
       socket.write('HTTP/1.1 401 Unauthorized\r\nConnection: close\r\n\r\n');
       socket.destroy();
       return;
@@ -82,31 +204,42 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
   const clients = new Set<WebSocket>();
   wss.on('connection', (ws: WebSocket) => {
     clients.add(ws);
-    ws.on('close', () => clients.delete(ws));
+    const send = (message: unknown) => {
+      if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(message));
+    };
+    const connection = serveConnection({
+      api: options.api,
+      send,
+      canSendEvent: () => ws.bufferedAmount < MAX_BUFFERED_BYTES,
+      onDropped: (count) => send({ event: { type: 'alert', message: `${count} live events were dropped: this client reads too slowly`, at: Date.now() } }),
+    });
+    // A malformed frame (bad UTF-8, too large) ends this connection, never the server.
+    ws.on('error', () => ws.terminate());
+    ws.on('close', () => {
+      clients.delete(ws);
+      connection.close();
+    });
     ws.on('message', (data) => {
-      let request: ApiRequest;
+      let message: unknown;
       try {
-        request = JSON.parse(String(data)) as ApiRequest;
+        message = JSON.parse(String(data));
       } catch {
-        ws.send(JSON.stringify({ id: 0, error: { code: 'validation', message: 'request is not JSON' } }));
+        send({ id: 0, error: { code: 'validation', message: 'request is not JSON' } });
         return;
       }
-      void dispatchRequest(options.api, request).then((response) => ws.send(JSON.stringify(response)));
+      connection.receive(message);
     });
-  });
-  const unsubscribe = await options.subscribe((event) => {
-    const text = JSON.stringify({ event });
-    for (const ws of clients) if (ws.readyState === ws.OPEN) ws.send(text);
   });
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
+    server.listen(options.port ?? 0, host, () => resolve());
   });
+  port = (server.address() as AddressInfo).port;
   return {
-    port: (server.address() as AddressInfo).port,
+    port,
+    signInUrl: () => `http://${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host}:${port}/#code=${signIn.createCode()}`,
     async close() {
-      unsubscribe();
       for (const ws of clients) ws.terminate();
       wss.close();
       await new Promise<void>((resolve) => server.close(() => resolve()));

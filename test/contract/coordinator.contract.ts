@@ -3,7 +3,7 @@
 // TTLs run on the fake clock when setup offers `advance`, otherwise on short real TTLs.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { WorkerRecord } from '../../engine/api/types.ts';
-import type { Coordinator, DispatchMessage, EngineEvent } from '../../engine/ports/coordinator.ts';
+import type { Coordinator, DispatchMessage, EngineEvent, NodePresence } from '../../engine/ports/coordinator.ts';
 import { waitFor, within } from '../helpers/wait-for.ts';
 
 export interface CoordinatorFixture {
@@ -38,6 +38,16 @@ const worker = (id: string, running = 0): WorkerRecord => ({
   startedAt: 1_700_000_000_000,
   lastHeartbeat: 1_700_000_000_000,
   status: 'online',
+});
+
+const node = (nodeId: string, lastHeartbeat = 1_700_000_000_000, workerId?: string): NodePresence => ({
+  nodeId,
+  host: 'host-a',
+  pid: 4242,
+  version: '0.1.0',
+  startedAt: 1_700_000_000_000,
+  lastHeartbeat,
+  ...(workerId !== undefined && { workerId }),
 });
 
 const logEvent = (seq: number): EngineEvent => ({ type: 'log', instanceId: 7, seq, stream: 'stdout', ts: seq, line: `line ${seq}` });
@@ -89,61 +99,36 @@ export function coordinatorContract(name: string, setup: () => Promise<Coordinat
         expect(await c.queueLength('w1')).toBe(0);
       });
 
-      it("takes the worker's own queue before the shared queue, and never another worker's", async () => {
-        await c.enqueue(null, msg(10));
+      it("takes the worker's own queue, never another worker's", async () => {
         await c.enqueue('w1', msg(1));
-        await c.enqueue(null, msg(11));
         await c.enqueue('w2', msg(20));
         await c.enqueue('w1', msg(2));
-        expect(await c.queueLength(null)).toBe(2);
-        expect(await c.take('w1', 3)).toEqual([msg(1), msg(2), msg(10)]);
-        expect(await c.take('w1', 5)).toEqual([msg(11)]);
-        expect(await c.queueLength(null)).toBe(0);
+        expect(await c.take('w1', 3)).toEqual([msg(1), msg(2)]);
+        expect(await c.take('w1', 5)).toEqual([]);
         expect(await c.queueLength('w2')).toBe(1);
         expect(await c.take('w2', 0)).toEqual([]);
         expect(await c.take('w2', 5)).toEqual([msg(20)]);
       });
 
-      it('keeps taken messages in flight, not handed out again, until acked by instance and attempt', async () => {
+      it('hands a taken message out once: neither a later take nor any ack brings it back', async () => {
         await c.enqueue('w1', msg(1, 1));
         await c.enqueue('w1', msg(1, 2));
-        await c.enqueue(null, msg(2));
-        const taken = await c.take('w1', 10);
-        expect(taken).toEqual([msg(1, 1), msg(1, 2), msg(2)]);
+        await c.enqueue('w1', msg(2));
+        expect(await c.take('w1', 10)).toEqual([msg(1, 1), msg(1, 2), msg(2)]);
         expect(await c.take('w1', 10)).toEqual([]);
-        expect(await c.inFlight('w1')).toEqual(taken);
-        expect(await c.inFlight('w2')).toEqual([]);
-
-        // matched by instanceId + attempt alone: the other fields do not matter
         await c.ack('w1', { ...msg(1, 1), dispatchedAt: 0, workerId: 'elsewhere' });
-        expect(await c.inFlight('w1')).toEqual([msg(1, 2), msg(2)]);
         await c.ack('w2', msg(2));
-        expect(await c.inFlight('w1')).toEqual([msg(1, 2), msg(2)]);
-        await c.ack('w1', msg(2));
-        await c.ack('w1', msg(1, 2));
-        expect(await c.inFlight('w1')).toEqual([]);
-        await c.ack('w1', msg(1, 2));
-        expect(await c.inFlight('w1')).toEqual([]);
-      });
-
-      it('keeps in-flight lists per worker across further takes', async () => {
-        await c.enqueue('w1', msg(1));
-        await c.enqueue('w2', msg(2));
-        await c.take('w1', 1);
-        await c.enqueue('w1', msg(3));
-        await c.take('w1', 1);
-        await c.take('w2', 1);
-        expect(await c.inFlight('w1')).toEqual([msg(1), msg(3)]);
-        expect(await c.inFlight('w2')).toEqual([msg(2)]);
+        await c.ack('w1', msg(9));
+        expect(await c.take('w1', 10)).toEqual([]);
+        expect(await c.take('w2', 10)).toEqual([]);
+        expect(await c.queueLength('w1')).toBe(0);
       });
     });
 
     describe('waitForWork', () => {
-      it('resolves at once when the own or the shared queue has work', async () => {
+      it("resolves at once when the worker's queue has work", async () => {
         await c.enqueue('w1', msg(1));
         expect(await within(c.waitForWork('w1', LONG_TTL), WAKE_WITHIN)).toBe('resolved');
-        await c.enqueue(null, msg(2));
-        expect(await within(c.waitForWork('w2', LONG_TTL), WAKE_WITHIN)).toBe('resolved');
       });
 
       it("waits while there is no work, and wakes on an enqueue to the worker's queue", async () => {
@@ -151,14 +136,6 @@ export function coordinatorContract(name: string, setup: () => Promise<Coordinat
         expect(await within(waiting, 100)).toBe('pending');
         await c.enqueue('w1', msg(1));
         expect(await within(waiting, WAKE_WITHIN)).toBe('resolved');
-      });
-
-      it('wakes every waiter on an enqueue to the shared queue', async () => {
-        const first = c.waitForWork('w1', LONG_TTL);
-        const second = c.waitForWork('w2', LONG_TTL);
-        expect(await within(Promise.race([first, second]), 100)).toBe('pending');
-        await c.enqueue(null, msg(1));
-        expect(await within(Promise.all([first, second]), WAKE_WITHIN)).toBe('resolved');
       });
 
       it('times out when nothing comes', async () => {
@@ -200,6 +177,23 @@ export function coordinatorContract(name: string, setup: () => Promise<Coordinat
         expect(await c.drainRequested('w1')).toBe(false);
       });
 
+      it('keeps a registration under another live claim unless the caller takes over; an expired claim is free', async () => {
+        const a = { token: 'a', takeOver: false };
+        const b = { token: 'b', takeOver: false };
+        expect(await c.heartbeatWorker(worker('w1'), LONG_TTL, a)).toBe(true);
+        expect(await c.heartbeatWorker(worker('w1', 2), LONG_TTL, b)).toBe(false);
+        expect((await c.listWorkers()).map((w) => w.running)).toEqual([worker('w1').running]);
+        expect(await c.heartbeatWorker(worker('w1', 2), LONG_TTL, { token: 'b', takeOver: true })).toBe(true);
+        // the previous holder, waking up, is refused now
+        expect(await c.heartbeatWorker(worker('w1', 5), LONG_TTL, a)).toBe(false);
+        expect(await c.heartbeatWorker(worker('w1', 3), shortTtl, b)).toBe(true);
+        expect((await c.listWorkers()).map((w) => w.running)).toEqual([3]);
+        await elapse(shortTtl);
+        expect(await c.heartbeatWorker(worker('w1', 4), LONG_TTL, a)).toBe(true);
+        await c.removeWorker('w1');
+        expect(await c.heartbeatWorker(worker('w1', 6), LONG_TTL, b)).toBe(true);
+      });
+
       it('drops a worker whose heartbeat expired, and keeps one that renewed', async () => {
         await c.heartbeatWorker(worker('w1'), shortTtl);
         await c.heartbeatWorker(worker('w2'), shortTtl);
@@ -213,26 +207,34 @@ export function coordinatorContract(name: string, setup: () => Promise<Coordinat
       });
     });
 
-    describe('task heartbeats', () => {
-      const beat = (instanceId: number, attempt: number, at: number) => ({ instanceId, attempt, at });
+    describe('scheduler node presence', () => {
+      const ids = async (): Promise<string[]> => (await c.listNodes()).map((n) => n.nodeId).sort();
 
-      it('returns the latest beat of each known instance, ignoring lower attempts', async () => {
-        await c.heartbeatTasks([beat(1, 1, 100), beat(2, 1, 100), beat(3, 2, 100)]);
-        await c.heartbeatTasks([beat(1, 1, 200), beat(2, 2, 150), beat(3, 1, 900)]);
-        const found = await c.taskHeartbeats([1, 2, 3, 4]);
-        expect([...found.entries()].sort(([a], [b]) => a - b)).toEqual([
-          [1, beat(1, 1, 200)],
-          [2, beat(2, 2, 150)],
-          [3, beat(3, 2, 100)],
-        ]);
-        expect((await c.taskHeartbeats([])).size).toBe(0);
+      it('lists, updates and removes nodes, apart from the workers', async () => {
+        await c.heartbeatNode(node('host-a:1'), LONG_TTL);
+        await c.heartbeatNode(node('w1:2', 5, 'w1'), LONG_TTL);
+        await c.heartbeatNode(node('host-a:1', 9), LONG_TTL);
+        const listed = (await c.listNodes()).sort((a, b) => a.nodeId.localeCompare(b.nodeId));
+        expect(listed).toEqual([node('host-a:1', 9), node('w1:2', 5, 'w1')]);
+        // a node is no worker: dispatch, which reads listWorkers, never sees it
+        expect(await c.listWorkers()).toEqual([]);
+        await c.heartbeatWorker(worker('w1'), LONG_TTL);
+        await c.removeWorker('w1');
+        expect(await ids()).toEqual(['host-a:1', 'w1:2']);
+        await c.removeNode('host-a:1');
+        expect(await ids()).toEqual(['w1:2']);
+        await c.removeNode('unknown:3');
+        expect(await ids()).toEqual(['w1:2']);
       });
 
-      it('forgets a cleared instance', async () => {
-        await c.heartbeatTasks([beat(1, 1, 100), beat(2, 1, 100)]);
-        await c.clearTaskHeartbeat(1);
-        const found = await c.taskHeartbeats([1, 2]);
-        expect([...found.keys()]).toEqual([2]);
+      it('drops a node whose heartbeat expired, and keeps one that renewed', async () => {
+        await c.heartbeatNode(node('a:1'), shortTtl);
+        await c.heartbeatNode(node('b:2'), shortTtl);
+        await c.heartbeatNode(node('b:2'), LONG_TTL);
+        await elapse(shortTtl);
+        expect(await ids()).toEqual(['b:2']);
+        await c.heartbeatNode(node('a:1'), LONG_TTL);
+        expect(await ids()).toEqual(['a:1', 'b:2']);
       });
     });
 
@@ -281,6 +283,21 @@ export function coordinatorContract(name: string, setup: () => Promise<Coordinat
         expect(await c.acquireLease('leader', 'a', LONG_TTL)).toBeNull();
       });
 
+      it('names its holder while held, and nobody once released or expired', async () => {
+        expect(await c.leaseHolder('leader')).toBeNull();
+        await c.acquireLease('leader', 'node-a:42|x', LONG_TTL);
+        expect(await c.leaseHolder('leader')).toBe('node-a:42|x');
+        expect(await c.leaseHolder('other')).toBeNull();
+        await c.releaseLease('leader', 'node-b:7');
+        expect(await c.leaseHolder('leader')).toBe('node-a:42|x');
+        await c.releaseLease('leader', 'node-a:42|x');
+        expect(await c.leaseHolder('leader')).toBeNull();
+        await c.acquireLease('leader', 'node-b:7', shortTtl);
+        expect(await c.leaseHolder('leader')).toBe('node-b:7');
+        await elapse(shortTtl);
+        expect(await c.leaseHolder('leader')).toBeNull();
+      });
+
       it('stays with a holder that renews before expiry', async () => {
         const token = await c.acquireLease('leader', 'a', shortTtl);
         expect(await c.acquireLease('leader', 'a', LONG_TTL)).toBe(token);
@@ -319,6 +336,16 @@ export function coordinatorContract(name: string, setup: () => Promise<Coordinat
         await c.publish(logEvent(1));
         await waitFor(() => seen.length === 2, { message: 'the healthy subscriber to get both events' });
         expect(seen).toEqual([alert, logEvent(1)]);
+      });
+
+      it('gives a fromOthers subscriber none of the events published through its own coordinator', async () => {
+        const others: EngineEvent[] = [];
+        const all: EngineEvent[] = [];
+        await c.subscribe((e) => others.push(e), { fromOthers: true });
+        await c.subscribe((e) => all.push(e));
+        await c.publish(logEvent(1));
+        await waitFor(() => all.length === 1, { message: 'the plain subscriber to get the event' });
+        expect(others).toEqual([]);
       });
     });
   });

@@ -1,7 +1,7 @@
 // Store contract, part 1: definitions (workflows, tasks, edges, schedules).
 import { describe, expect, it } from 'vitest';
 import type { TaskSpec, WorkflowSpec } from '../../engine/api/types.ts';
-import { edgeNames, graphOf, hourly, manualRun, T0, task, taskIds, workflow } from './store-fixtures.ts';
+import { createRun, edgeNames, graphOf, hourly, manualRun, T0, task, taskIds, workflow } from './store-fixtures.ts';
 import type { StoreGetter } from './store-fixtures.ts';
 
 const fullTask: TaskSpec = {
@@ -40,6 +40,17 @@ export function definitionsContract(store: StoreGetter): void {
       const second = await store().applyWorkflow(workflow('etl', [task('a', [], { command: 'echo changed' })]), T0 + 1000);
       expect(second).toEqual({ workflowId: first.workflowId, version: 2, changed: true });
       expect((await graphOf(store(), first.workflowId)).version).toBe(2);
+    });
+
+    it('with an actor, a change and its audit entry are written together; no change, no entry', async () => {
+      await store().applyWorkflow(workflow('audited', [task('a')]), T0, 'alice@laptop');
+      await store().applyWorkflow(workflow('audited', [task('a')]), T0 + 1000, 'bob@laptop');
+      await store().applyWorkflow(workflow('audited', [task('a', [], { command: 'echo v2' })]), T0 + 2000, 'carol@laptop');
+      const entries = (await store().listAudit(100)).filter((e) => e.object === 'workflow:audited');
+      expect(entries.map((e) => [e.at, e.actor, e.action, e.detail])).toEqual([
+        [T0 + 2000, 'carol@laptop', 'workflow.apply', 'version 2'],
+        [T0, 'alice@laptop', 'workflow.apply', 'version 1'],
+      ]);
     });
 
     it('keeps task ids of kept names, drops removed tasks and replaces the edges', async () => {
@@ -122,8 +133,8 @@ export function definitionsContract(store: StoreGetter): void {
     it('summarises each workflow, sorted by name, with its latest run', async () => {
       const zeta = await store().applyWorkflow(workflow('zeta', [task('a'), task('b', ['a'])], { schedule: hourly, owner: 'zoe' }), T0);
       await store().applyWorkflow(workflow('alpha', [task('a'), task('b'), task('c')], { description: 'three' }), T0);
-      const first = await store().createRun(manualRun(zeta.workflowId, { logicalTime: T0 + 1 }));
-      const latest = await store().createRun(manualRun(zeta.workflowId, { logicalTime: T0 + 2 }));
+      const first = await createRun(store(), manualRun(zeta.workflowId, { logicalTime: T0 + 1 }));
+      const latest = await createRun(store(), manualRun(zeta.workflowId, { logicalTime: T0 + 2 }));
       expect(first && latest).toBeTruthy();
       await store().transitionRun(latest?.id ?? -1, ['RUNNING'], 'FAILED', { finishedAt: T0 + 50 });
 
@@ -187,6 +198,31 @@ export function definitionsContract(store: StoreGetter): void {
         { ...hourly, id, workflowId, workflowName: 'etl', lastFireAt: T0 + 3_600_000 },
       ]);
     });
+
+    it('a cron run moves its schedule\'s last fire time with it, in one write; a duplicate fire or a manual run does not', async () => {
+      const { workflowId } = await store().applyWorkflow(workflow('etl', [task('a')], { schedule: hourly }), T0);
+      const scheduleId = (await graphOf(store(), workflowId)).schedule?.id ?? -1;
+      const fire = (at: number) => manualRun(workflowId, { trigger: 'cron', triggeredBy: 'cron', scheduleId, logicalTime: at });
+      const lastFire = async () => (await store().listSchedules())[0]?.lastFireAt;
+      expect(await createRun(store(), fire(T0 + 3_600_000))).toMatchObject({ scheduleId, logicalTime: T0 + 3_600_000 });
+      expect(await lastFire()).toBe(T0 + 3_600_000);
+      // never backwards; a fire that already has its run changes nothing
+      expect(await createRun(store(), fire(T0 + 1_800_000))).toBeDefined();
+      expect(await lastFire()).toBe(T0 + 3_600_000);
+      expect(await createRun(store(), fire(T0 + 3_600_000))).toBeUndefined();
+      await createRun(store(), manualRun(workflowId, { logicalTime: T0 + 7_200_000 }));
+      expect(await lastFire()).toBe(T0 + 3_600_000);
+    });
+
+    it('setScheduleError records why a schedule cannot fire, and clears it', async () => {
+      const { workflowId } = await store().applyWorkflow(workflow('etl', [task('a')], { schedule: hourly }), T0);
+      const id = (await graphOf(store(), workflowId)).schedule?.id ?? -1;
+      await store().setScheduleError(id, 'unknown time zone');
+      expect((await store().listSchedules())[0]?.error).toBe('unknown time zone');
+      expect((await store().listWorkflows())[0]?.scheduleError).toBe('unknown time zone');
+      await store().setScheduleError(id, null);
+      expect((await store().listSchedules())[0]?.error).toBeUndefined();
+    });
   });
 
   describe('removeWorkflow', () => {
@@ -194,7 +230,7 @@ export function definitionsContract(store: StoreGetter): void {
       const gone = await store().applyWorkflow(workflow('gone', [task('a')], { schedule: hourly }), T0);
       const kept = await store().applyWorkflow(workflow('kept', [task('a')]), T0);
       const seed = async (workflowId: number) => {
-        const run = await store().createRun(manualRun(workflowId));
+        const run = await createRun(store(), manualRun(workflowId));
         const taskId = (await graphOf(store(), workflowId)).tasks[0]?.id ?? -1;
         const inst = await store().createInstance({
           runId: run?.id ?? -1, workflowId, taskId, taskName: 'a', attempt: 1, state: 'WAITING', notBefore: T0, createdAt: T0,

@@ -1,6 +1,6 @@
 // Builders shared by the Store contract files. They go through the port only, so every adapter
 // (SQLite now, MySQL later) is seeded the same way.
-import type { InstanceRecord, InstanceState, ScheduleSpec, TaskSpec, WorkflowSpec } from '../../engine/api/types.ts';
+import type { InstanceRecord, InstanceState, RunRecord, ScheduleSpec, TaskSpec, WorkflowSpec } from '../../engine/api/types.ts';
 import type { InstancePatch, NewInstance, NewRun, Store, WorkflowGraph } from '../../engine/ports/store.ts';
 
 /** A fixed "now": every time in the suite is an offset from it. */
@@ -49,6 +49,11 @@ export function manualRun(workflowId: number, extra: Partial<NewRun> = {}): NewR
   return { workflowId, state: 'RUNNING', trigger: 'manual', triggeredBy: 'alice@laptop', logicalTime: T0, createdAt: T0, ...extra };
 }
 
+/** A run alone, no instances (startRun with no roots): what the contract tests build on. */
+export async function createRun(store: Store, run: NewRun): Promise<RunRecord | undefined> {
+  return (await store.startRun({ run, roots: [] }))?.run;
+}
+
 export interface Seeded {
   workflowId: number;
   runId: number;
@@ -59,7 +64,7 @@ export interface Seeded {
 /** A workflow with tasks a, b, c (b and c after a) and one running manual run. */
 export async function seedRun(store: Store, name = 'etl'): Promise<Seeded> {
   const { workflowId } = await store.applyWorkflow(workflow(name, [task('a'), task('b', ['a']), task('c', ['a'])]), T0);
-  const run = await store.createRun(manualRun(workflowId));
+  const run = await createRun(store, manualRun(workflowId));
   if (!run) throw new Error('seed run was refused');
   return { workflowId, runId: run.id, tasks: taskIds(await graphOf(store, workflowId)) };
 }

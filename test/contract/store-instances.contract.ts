@@ -1,11 +1,26 @@
 // Store contract, part 3: the queries the scheduler's loops poll (due work, outcomes to react to,
 // run progress) and the batched task heartbeats of SPEC §7.
 import { describe, expect, it } from 'vitest';
-import { addInstance, move, mustGet, runOn, seedRun, T0 } from './store-fixtures.ts';
-import type { StoreGetter } from './store-fixtures.ts';
+import { addInstance, createRun, move, mustGet, runOn, seedRun, T0 } from './store-fixtures.ts';
+import type { Seeded, StoreGetter } from './store-fixtures.ts';
+import type { InstanceRecord } from '../../engine/api/types.ts';
+import type { Finish } from '../../engine/ports/store.ts';
 
 const ids = (records: { id: number }[]): number[] => records.map((r) => r.id);
 const sorted = (values: number[]): number[] => [...values].sort((a, b) => a - b);
+
+/** A finish step that records the state the instance already has: it only marks it handled. */
+function again(seed: Seeded, inst: InstanceRecord): Finish {
+  return {
+    id: inst.id,
+    runId: seed.runId,
+    guard: { from: [inst.state], attempt: inst.attempt },
+    to: inst.state as Finish['to'],
+    patch: {},
+    followUps: {},
+    settlement: { taskCount: seed.tasks.size, queuedRoots: [] },
+  };
+}
 
 export function instancesContract(store: StoreGetter): void {
   describe('dueWaiting and nextWaitingAt', () => {
@@ -44,8 +59,8 @@ export function instancesContract(store: StoreGetter): void {
     });
   });
 
-  describe('unhandledFinished and markHandled', () => {
-    it('lists final instances until the scheduler marks them handled', async () => {
+  describe('unhandledFinished', () => {
+    it('lists final instances until a finish step has handled them', async () => {
       const seed = await seedRun(store());
       const ok = await move(store(), await runOn(store(), await addInstance(store(), seed, 'a'), 'w1'), 'SUCCESS', { exitCode: 0 });
       const failed = await move(store(), await runOn(store(), await addInstance(store(), seed, 'b'), 'w1'), 'TIMEOUT', { reason: 'timeout' });
@@ -57,26 +72,10 @@ export function instancesContract(store: StoreGetter): void {
       expect(unhandled.every((i) => !i.handled)).toBe(true);
       expect(await store().unhandledFinished(1)).toHaveLength(1);
 
-      await store().markHandled(ok.id);
+      // The start-up check's step for an outcome recorded without its follow-ups: the same state again.
+      await store().finishInstance(again(seed, ok), T0);
       expect(ids(await store().unhandledFinished(10))).toEqual([failed.id]);
       expect(await mustGet(store(), ok.id)).toEqual({ ...ok, handled: true });
-    });
-  });
-
-  describe('succeededTasks', () => {
-    it('returns the given tasks that have a SUCCESS instance in that run only', async () => {
-      const seed = await seedRun(store());
-      const [a, b, c] = ['a', 'b', 'c'].map((n) => seed.tasks.get(n) ?? -1) as [number, number, number];
-      await move(store(), await runOn(store(), await addInstance(store(), seed, 'a'), 'w1'), 'SUCCESS');
-      await move(store(), await runOn(store(), await addInstance(store(), seed, 'b'), 'w1'), 'FAILED');
-      await move(store(), await runOn(store(), await addInstance(store(), seed, 'b', { attempt: 2 }), 'w1'), 'SUCCESS');
-      await runOn(store(), await addInstance(store(), seed, 'c'), 'w1');
-      const otherRun = await store().createRun({ workflowId: seed.workflowId, state: 'RUNNING', trigger: 'manual', triggeredBy: 'x', logicalTime: T0, createdAt: T0 });
-      await move(store(), await runOn(store(), await addInstance(store(), { ...seed, runId: otherRun?.id ?? -1 }, 'c'), 'w1'), 'SUCCESS');
-
-      expect(await store().succeededTasks(seed.runId, [a, b, c])).toEqual(new Set([a, b]));
-      expect(await store().succeededTasks(seed.runId, [c])).toEqual(new Set());
-      expect(await store().succeededTasks(seed.runId, [])).toEqual(new Set());
     });
   });
 
@@ -87,13 +86,13 @@ export function instancesContract(store: StoreGetter): void {
       await move(store(), await addInstance(store(), seed, 'b'), 'DISPATCHED', { workerId: 'w1' });
       const running = await runOn(store(), await addInstance(store(), seed, 'c'), 'w1');
       await addInstance(store(), seed, 'a', { attempt: 2, state: 'UPSTREAM_FAILED', handled: true });
-      const otherRun = await store().createRun({ workflowId: seed.workflowId, state: 'RUNNING', trigger: 'manual', triggeredBy: 'x', logicalTime: T0, createdAt: T0 });
+      const otherRun = await createRun(store(), { workflowId: seed.workflowId, state: 'RUNNING', trigger: 'manual', triggeredBy: 'x', logicalTime: T0, createdAt: T0 });
       await addInstance(store(), { ...seed, runId: otherRun?.id ?? -1 }, 'a');
       expect(await store().pendingInstanceCount(seed.runId)).toBe(3);
 
       const finished = await move(store(), running, 'SUCCESS', { exitCode: 0 });
       expect(await store().pendingInstanceCount(seed.runId)).toBe(3);
-      await store().markHandled(finished.id);
+      await store().finishInstance(again(seed, finished), T0);
       expect(await store().pendingInstanceCount(seed.runId)).toBe(2);
       expect(await store().pendingInstanceCount(seed.runId + 1000)).toBe(0);
     });
@@ -159,6 +158,34 @@ export function instancesContract(store: StoreGetter): void {
     it('an empty batch and unknown ids own nothing', async () => {
       expect(await store().recordTaskHeartbeats('w1', [])).toEqual(new Set());
       expect(await store().recordTaskHeartbeats('w1', [{ instanceId: 424242, attempt: 1, at: T0 }])).toEqual(new Set());
+    });
+  });
+
+  describe('reasons and failures', () => {
+    it('a reason patched to null is cleared, so a "waiting: …" reason does not outlive the wait', async () => {
+      const seed = await seedRun(store());
+      const inst = await addInstance(store(), seed, 'a');
+      expect(await store().transitionInstance(inst.id, { from: ['WAITING'], attempt: 1 }, undefined, { reason: 'waiting: no worker' })).toBe(true);
+      expect((await mustGet(store(), inst.id)).reason).toBe('waiting: no worker');
+      await move(store(), await mustGet(store(), inst.id), 'DISPATCHED', { workerId: 'w1', reason: null });
+      expect((await mustGet(store(), inst.id)).reason).toBeUndefined();
+    });
+
+    it('finalFailures lists each task\'s latest attempt that failed, not a failure a later attempt retried', async () => {
+      const seed = await seedRun(store());
+      const other = await seedRun(store(), 'other');
+      const retried = await move(store(), await runOn(store(), await addInstance(store(), seed, 'a'), 'w1'), 'FAILED', { reason: 'exit code 1' });
+      await move(store(), await runOn(store(), await addInstance(store(), seed, 'a', { attempt: 2 }), 'w1'), 'SUCCESS');
+      const failed = await move(store(), await runOn(store(), await addInstance(store(), seed, 'b'), 'w1'), 'FAILED', { reason: 'exit code 3' });
+      const timedOut = await move(store(), await runOn(store(), await addInstance(store(), seed, 'c'), 'w1'), 'TIMEOUT', { reason: 'timed out' });
+      await addInstance(store(), other, 'b', { state: 'UPSTREAM_FAILED', handled: true });
+      const elsewhere = await move(store(), await runOn(store(), await addInstance(store(), other, 'a'), 'w1'), 'CANCELLED');
+
+      expect(ids(await store().finalFailures([seed.runId]))).toEqual([failed.id, timedOut.id]);
+      expect(ids(await store().finalFailures([seed.runId, other.runId]))).toEqual([failed.id, timedOut.id, elsewhere.id]);
+      expect((await store().finalFailures([seed.runId]))[0]).toMatchObject({ taskName: 'b', state: 'FAILED', reason: 'exit code 3' });
+      expect(ids(await store().finalFailures([]))).toEqual([]);
+      expect(retried.state).toBe('FAILED');
     });
   });
 }

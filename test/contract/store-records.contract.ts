@@ -69,6 +69,45 @@ export function recordsContract(store: StoreGetter): void {
       expect(read.map((l) => l.seq)).toEqual(Array.from({ length: 2500 }, (_, i) => i + 1));
     });
 
+    it('stores batches of any size whole, each line with its own fields, in one call each', async () => {
+      // Sizes on either side of a statement's 1,000 rows.
+      const sizes = [1, 3, 999, 1000, 1001, 2047];
+      const ids = await instances(sizes.length);
+      for (const [k, size] of sizes.entries()) {
+        const id = ids[k] as number;
+        await store().appendLogs(Array.from({ length: size }, (_, i) => ({ ...line(id, i + 1, `${size}:${i}`, T0 + i), stream: i % 3 === 0 ? ('stderr' as const) : ('stdout' as const) })));
+      }
+      for (const [k, size] of sizes.entries()) {
+        const id = ids[k] as number;
+        const read = await store().readLogs(id, 0, 5000);
+        expect(read.map((l) => [l.seq, l.line, l.ts, l.stream])).toEqual(Array.from({ length: size }, (_, i) => [i + 1, `${size}:${i}`, T0 + i, i % 3 === 0 ? 'stderr' : 'stdout']));
+      }
+    });
+
+    it('searchLog finds a literal substring, case-insensitively, with LIKE wildcards and escapes taken as text', async () => {
+      const [id = -1] = await instances(1);
+      const texts = ['Disk 50% full', 'disk 50x full', 'a_b done', 'axb done', 'path C:\\data\\in', 'wow! ok', 'wow ok'];
+      await store().appendLogs(texts.map((t, i) => line(id, i + 1, t)));
+      const found = async (query: string) => (await store().searchLog(id, query, 0, 100)).map((l) => l.line);
+      expect(await found('50%')).toEqual(['Disk 50% full']);
+      expect(await found('DISK')).toEqual(['Disk 50% full', 'disk 50x full']);
+      expect(await found('a_b')).toEqual(['a_b done']);
+      expect(await found('\\data\\')).toEqual(['path C:\\data\\in']);
+      expect(await found('wow!')).toEqual(['wow! ok']);
+      expect(await found('nothing like it')).toEqual([]);
+      expect((await store().searchLog(id, 'full', 1, 100)).map((l) => l.seq)).toEqual([2]);
+    });
+
+    it('searchTasks matches workflow names, task names and commands as literal text', async () => {
+      await seedRun(store());
+      expect(await store().searchTasks('%', 10)).toEqual([]);
+      expect(await store().searchTasks('_', 10)).toEqual([]);
+      const all = await store().searchTasks('', 10);
+      expect(all.length).toBeGreaterThan(0);
+      const [first] = all;
+      expect(await store().searchTasks((first?.task ?? '').toUpperCase(), 10)).toContainEqual(first);
+    });
+
     it('purgeLogs deletes lines older than the cut-off and returns the count', async () => {
       const [one = -1, two = -1] = await instances(2);
       await store().appendLogs([line(one, 1, 'a', T0 + 100), line(one, 2, 'b', T0 + 200), line(two, 1, 'c', T0 + 250), line(one, 3, 'd', T0 + 300)]);
@@ -83,11 +122,32 @@ export function recordsContract(store: StoreGetter): void {
     it('upsertWorker inserts, then updates the same id in place', async () => {
       await store().upsertWorker(worker('w1'));
       await store().upsertWorker(worker('w2', { host: 'laptop-2', labels: [] }));
-      const updated = worker('w1', { running: 3, lastHeartbeat: T0 + 5000, status: 'draining', labels: ['gpu'] });
+      const updated = worker('w1', { running: 3, lastHeartbeat: T0 + 5000, status: 'draining', labels: ['gpu'], role: 'scheduler' });
       await store().upsertWorker(updated);
       await store().upsertWorker(updated);
       const list = [...(await store().listWorkers())].sort((a, b) => a.id.localeCompare(b.id)).map(stored);
       expect(list).toEqual([stored(updated), stored(worker('w2', { host: 'laptop-2', labels: [] }))]);
+    });
+
+    it('claimWorker: one claim per id, taken over only by a compare-and-set on the claim seen; beats only under it', async () => {
+      expect(await store().getWorker('w1')).toBeUndefined();
+      expect(await store().claimWorker(worker('w1'), 'a', undefined)).toBe(true);
+      // a second insert of the same id loses
+      expect(await store().claimWorker(worker('w1', { pid: 1 }), 'b', undefined)).toBe(false);
+      expect(await store().getWorker('w1')).toMatchObject({ ...stored(worker('w1')), claim: 'a' });
+      expect(await store().beatWorker(worker('w1', { lastHeartbeat: T0 + 1 }), 'a')).toBe(true);
+      expect(await store().beatWorker(worker('w1', { lastHeartbeat: T0 + 2 }), 'b')).toBe(false);
+      // a take-over needs the claim it saw: of two nodes racing, only one wins
+      expect(await store().claimWorker(worker('w1', { pid: 2 }), 'b', 'stale-view')).toBe(false);
+      expect(await store().claimWorker(worker('w1', { pid: 2 }), 'b', 'a')).toBe(true);
+      expect(await store().claimWorker(worker('w1', { pid: 3 }), 'c', 'a')).toBe(false);
+      expect(await store().getWorker('w1')).toMatchObject({ pid: 2, claim: 'b' });
+      expect(await store().beatWorker(worker('w1', { pid: 1 }), 'a')).toBe(false);
+      // a row written without a claim (before claims existed) is taken with previous = null
+      await store().upsertWorker(worker('w2'));
+      expect((await store().getWorker('w2'))?.claim).toBeUndefined();
+      expect(await store().claimWorker(worker('w2'), 'd', 'x')).toBe(false);
+      expect(await store().claimWorker(worker('w2'), 'd', null)).toBe(true);
     });
 
     it('listWorkers is empty on a fresh store', async () => {

@@ -1,14 +1,14 @@
 // Store contract, part 2: runs and the compare-and-set writes on runs and instances (SPEC §4, §7
 // fencing, §8 idempotent cron fires).
 import { describe, expect, it } from 'vitest';
-import { addInstance, graphOf, hourly, manualRun, move, mustGet, runOn, seedRun, T0, task, workflow } from './store-fixtures.ts';
+import { addInstance, createRun, graphOf, hourly, manualRun, move, mustGet, runOn, seedRun, T0, task, workflow } from './store-fixtures.ts';
 import type { StoreGetter } from './store-fixtures.ts';
 
 export function runsContract(store: StoreGetter): void {
   describe('createRun', () => {
     it('returns the stored run with its workflow name', async () => {
       const { workflowId } = await store().applyWorkflow(workflow('etl', [task('a')]), T0);
-      const run = await store().createRun(
+      const run = await createRun(store(), 
         manualRun(workflowId, { state: 'QUEUED', trigger: 'event', triggeredBy: 'event:files.arrived', onlyTask: 'a', eventPayload: '{"n":1}', reason: 'why' }),
       );
       expect(run).toMatchObject({
@@ -35,18 +35,18 @@ export function runsContract(store: StoreGetter): void {
       const otherScheduleId = (await graphOf(store(), other.workflowId)).schedule?.id ?? -1;
       const fire = { trigger: 'cron' as const, triggeredBy: 'scheduler', logicalTime: T0 + 3_600_000, scheduleId };
 
-      const first = await store().createRun(manualRun(etl.workflowId, fire));
+      const first = await createRun(store(), manualRun(etl.workflowId, fire));
       expect(first).toMatchObject({ scheduleId, trigger: 'cron', logicalTime: T0 + 3_600_000 });
-      expect(await store().createRun(manualRun(etl.workflowId, { ...fire, triggeredBy: 'scheduler-2' }))).toBeUndefined();
-      expect(await store().createRun(manualRun(etl.workflowId, { ...fire, logicalTime: T0 + 7_200_000 }))).toBeDefined();
-      expect(await store().createRun(manualRun(other.workflowId, { ...fire, scheduleId: otherScheduleId }))).toBeDefined();
+      expect(await createRun(store(), manualRun(etl.workflowId, { ...fire, triggeredBy: 'scheduler-2' }))).toBeUndefined();
+      expect(await createRun(store(), manualRun(etl.workflowId, { ...fire, logicalTime: T0 + 7_200_000 }))).toBeDefined();
+      expect(await createRun(store(), manualRun(other.workflowId, { ...fire, scheduleId: otherScheduleId }))).toBeDefined();
       expect(await store().listRuns({ workflowName: 'etl' })).toHaveLength(2);
     });
 
     it('lets any number of manual runs share a logical time', async () => {
       const { workflowId } = await store().applyWorkflow(workflow('etl', [task('a')], { schedule: hourly }), T0);
       const made = [];
-      for (let i = 0; i < 4; i++) made.push(await store().createRun(manualRun(workflowId, { logicalTime: T0 + 3_600_000 })));
+      for (let i = 0; i < 4; i++) made.push(await createRun(store(), manualRun(workflowId, { logicalTime: T0 + 3_600_000 })));
       expect(made.every((r) => r !== undefined)).toBe(true);
       expect(new Set(made.map((r) => r?.id)).size).toBe(4);
     });
@@ -59,9 +59,9 @@ export function runsContract(store: StoreGetter): void {
       const states = ['SUCCESS', 'FAILED', 'SUCCESS', 'RUNNING'] as const;
       const ids: number[] = [];
       for (const [i, state] of states.entries()) {
-        const run = await store().createRun(manualRun(etl.workflowId, { state, logicalTime: T0 + i }));
+        const run = await createRun(store(), manualRun(etl.workflowId, { state, logicalTime: T0 + i }));
         ids.push(run?.id ?? -1);
-        await store().createRun(manualRun(other.workflowId, { state, logicalTime: T0 + i }));
+        await createRun(store(), manualRun(other.workflowId, { state, logicalTime: T0 + i }));
       }
       const etlRuns = await store().listRuns({ workflowName: 'etl' });
       expect(etlRuns.map((r) => r.id)).toEqual([...ids].reverse());
@@ -72,13 +72,17 @@ export function runsContract(store: StoreGetter): void {
       expect(await store().listRuns({})).toHaveLength(8);
       expect(await store().listRuns({ states: ['SUCCESS'] })).toHaveLength(4);
       expect(await store().listRuns({ workflowName: 'nope' })).toEqual([]);
+      // a keyset page and a set of ids (the UI's history paging and the dashboard's failed runs)
+      expect((await store().listRuns({ workflowName: 'etl', beforeId: ids[2] })).map((r) => r.id)).toEqual([ids[1], ids[0]]);
+      expect((await store().listRuns({ ids: [ids[3] as number, ids[0] as number] })).map((r) => r.id)).toEqual([ids[3], ids[0]]);
+      expect(await store().listRuns({ ids: [] })).toEqual([]);
     });
   });
 
   describe('transitionRun', () => {
     it('moves a run only from an expected state, applying the patch', async () => {
       const { workflowId } = await store().applyWorkflow(workflow('etl', [task('a')]), T0);
-      const run = await store().createRun(manualRun(workflowId, { state: 'QUEUED' }));
+      const run = await createRun(store(), manualRun(workflowId, { state: 'QUEUED' }));
       const id = run?.id ?? -1;
       expect(await store().transitionRun(id, ['QUEUED'], 'RUNNING', { startedAt: T0 + 10 })).toBe(true);
       expect(await store().transitionRun(id, ['QUEUED'], 'CANCELLED', { reason: 'late', finishedAt: T0 + 20 })).toBe(false);
@@ -88,6 +92,9 @@ export function runsContract(store: StoreGetter): void {
       expect(await store().transitionRun(id, ['QUEUED', 'RUNNING'], 'FAILED', { reason: 'task a failed', finishedAt: T0 + 30 })).toBe(true);
       expect(await store().getRun(id)).toMatchObject({ state: 'FAILED', reason: 'task a failed', startedAt: T0 + 10, finishedAt: T0 + 30 });
       expect(await store().transitionRun(id + 1000, ['FAILED'], 'SUCCESS', {})).toBe(false);
+      // A re-run runs again: its old finish time goes, so its duration is not the old one.
+      expect(await store().transitionRun(id, ['FAILED'], 'RUNNING', { finishedAt: null })).toBe(true);
+      expect((await store().getRun(id))?.finishedAt).toBeUndefined();
     });
   });
 

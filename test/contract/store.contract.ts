@@ -4,13 +4,17 @@
 // The cases live in one file per concept; this file owns the lifecycle.
 import { afterEach, beforeEach, describe } from 'vitest';
 import type { Store } from '../../engine/ports/store.ts';
+import { claimsContract } from './store-claims.contract.ts';
 import { definitionsContract } from './store-definitions.contract.ts';
 import { instancesContract } from './store-instances.contract.ts';
 import { recordsContract } from './store-records.contract.ts';
 import { runsContract } from './store-runs.contract.ts';
+import { transitionsContract } from './store-transitions.contract.ts';
 
 export interface StoreFixture {
   store: Store;
+  /** a second store on the same database, through its own connection: a second dispatcher */
+  peer: Store;
   /** closes the store and removes whatever `open` created */
   teardown: () => Promise<void>;
 }
@@ -33,10 +37,21 @@ export function storeContract(name: string, open: () => Promise<StoreFixture>): 
       if (!fx) throw new Error('the store is only open inside a test');
       return fx.store;
     };
+    const peer = (): Store => {
+      if (!fx) throw new Error('the store is only open inside a test');
+      return fx.peer;
+    };
 
     definitionsContract(store);
     runsContract(store);
     instancesContract(store);
     recordsContract(store);
+    claimsContract(store, peer);
+    // Multi-statement steps race through two connections on MySQL. SQLite has one writer, and
+    // better-sqlite3 is synchronous: two connections of one thread cannot interleave their
+    // transactions (the second's upgrade to a writer fails at once rather than wait on a thread
+    // that cannot run), so there the race is between two callers of one store, whose driver
+    // queues the transactions: the case of a solo engine, the only process writing its data dir.
+    transitionsContract(store, name === 'sqlite' ? store : peer);
   });
 }

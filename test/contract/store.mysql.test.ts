@@ -17,18 +17,21 @@ if (!available) {
 } else {
   let database: Awaited<ReturnType<typeof createTestDatabase>>;
   let store: SqlStore;
+  let peer: SqlStore;
   beforeAll(async () => {
     database = await createTestDatabase('ax_store');
     store = await openMysqlStore({ url: database.url });
+    peer = await openMysqlStore({ url: database.url });
   });
   afterAll(async () => {
     await store?.close();
+    await peer?.close();
     await database?.drop();
   });
 
   storeContract('mysql', async () => {
     for (const t of TABLES) await store.db.deleteFrom(t).execute();
     // The store outlives each test; the file's afterAll closes it.
-    return { store, teardown: async () => undefined };
+    return { store, peer, teardown: async () => undefined };
   });
 }

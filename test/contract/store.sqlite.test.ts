@@ -8,11 +8,14 @@ import { storeContract } from './store.contract.ts';
 storeContract('sqlite', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'ax-store-'));
   const store = await openSqliteStore(join(dir, 'ax.db'));
+  const peer = await openSqliteStore(join(dir, 'ax.db'));
   return {
     store,
+    peer,
     teardown: async () => {
       try {
         await store.close();
+        await peer.close();
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }

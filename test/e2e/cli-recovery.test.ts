@@ -1,10 +1,12 @@
-// Crash recovery with real processes: `ax serve` is killed with SIGKILL mid-run; its tasks (each
-// in its own process group) live on as orphans; the next `ax serve` kills those groups, fails the
-// instances with "engine restarted", retries what has retries left, and finishes the run with
-// no task succeeding twice and no run left RUNNING.
+// Crash recovery with real processes: `ax serve` is killed with SIGKILL mid-run. Its task
+// launcher kills the tasks' process groups within about 2 s (a task that ignores SIGTERM too);
+// when the launcher dies with it (everything killed at once), the tasks live on as orphans and
+// the next `ax serve` kills those groups. Either way the next engine fails the instances with
+// "engine restarted", retries what has retries left, and finishes the run with no task
+// succeeding twice and no run left RUNNING.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SqlStore } from '../../engine/adapters/sql/sql-store.ts';
 import type { InstanceRecord } from '../../engine/api/types.ts';
 import {
@@ -12,6 +14,8 @@ import {
   groupMembers,
   killAllAx,
   killStrays,
+  killWithLaunchers,
+  launchersOf,
   openDataDirStore,
   processAlive,
   readLockFile,
@@ -26,7 +30,7 @@ let root: string;
 let dataDir: string;
 let db: SqlStore | undefined;
 
-beforeAll(() => {
+beforeEach(() => {
   root = tempDir('ax-cli-recovery-');
   dataDir = path.join(root, 'data');
 });
@@ -35,15 +39,16 @@ afterEach(async () => {
   await killAllAx();
   // the tasks orphaned by the SIGKILL, if the test stopped before the restart killed them
   killStrays(root);
-});
-
-afterAll(async () => {
   await db?.close();
+  db = undefined;
   fs.rmSync(root, { recursive: true, force: true });
 });
 
 describe('ax serve killed with SIGKILL mid-run, then started again', () => {
-  it('kills the leftover process groups, fails and retries the lost attempts, and finishes the run', async () => {
+  it.each([
+    ['alone: its launcher kills the task groups within 2 s', false],
+    ['with its launcher (everything at once): the next engine kills the leftover groups', true],
+  ])('%s; the lost attempts fail, are retried, and the run finishes', async (_, withLauncher) => {
     const opts = { dataDir, cwd: root };
     const sleeperPid = path.join(root, 'sleeper.pid');
     const siblingPid = path.join(root, 'sibling.pid');
@@ -89,11 +94,25 @@ tasks:
       expect(groupMembers(pid)).not.toContain(first.pid);
     }
 
-    first.kill('SIGKILL');
+    const launchers = launchersOf(first.pid);
+    expect(launchers.length).toBeGreaterThan(0);
+    if (withLauncher) await killWithLaunchers(first);
+    else first.kill('SIGKILL');
     expect(await first.exited).toEqual({ code: null, signal: 'SIGKILL' });
-    // The tasks outlive their engine; the database still says RUNNING; the lock names a dead pid.
-    expect(processAlive(pids.sleeper)).toBe(true);
-    expect(processAlive(pids.sibling)).toBe(true);
+    if (withLauncher) {
+      // Nothing is left to stop them: the tasks outlive their engine.
+      expect(processAlive(pids.sleeper)).toBe(true);
+      expect(processAlive(pids.sibling)).toBe(true);
+    } else {
+      // The launcher stops them: SIGTERM, then SIGKILL for the sleeper, which ignores SIGTERM,
+      // 1.5 s later, not after the 10 s kill grace. The deadline is loose for a loaded machine.
+      await waitFor(() => groupMembers(pids.sleeper).length === 0 && groupMembers(pids.sibling).length === 0, {
+        timeoutMs: 6_000,
+        message: 'the tasks outlived their engine',
+      });
+      await waitFor(() => launchers.every((l) => !processAlive(l)), { message: 'the launcher outlived its engine' });
+    }
+    // The database still says RUNNING; the lock names a dead pid.
     const orphaned = await byTask();
     expect([orphaned.get('sleeper#1')?.state, orphaned.get('sibling#1')?.state]).toEqual(['RUNNING', 'RUNNING']);
     expect(readLockFile(dataDir)?.pid).toBe(first.pid);
@@ -126,8 +145,9 @@ tasks:
     );
     expect(instances).toHaveLength(5);
     const get = (task: string, attempt: number) => instances.find((i) => i.taskName === task && i.attempt === attempt) as InstanceRecord;
-    expect(get('sleeper', 1).reason).toBe('engine restarted; its leftover process group was killed');
-    expect(get('sibling', 1).reason).toBe('engine restarted; its leftover process group was killed');
+    const restarted = withLauncher ? 'engine restarted; its leftover process group was killed' : 'engine restarted';
+    expect(get('sleeper', 1).reason).toBe(restarted);
+    expect(get('sibling', 1).reason).toBe(restarted);
     // attempt 2 ran in the new engine, quickly
     expect(get('sibling', 2).pid).not.toBe(pids.sibling);
     expect((await store.readLogs(get('sibling', 2).id, 0, 100)).map((l) => l.line)).toContain('attempt 2 done');
@@ -144,7 +164,7 @@ tasks:
     expect(lines[0]).toMatch(/^run #1 of crash: FAILED \(manual by /);
     const row = (task: string, attempt: number) => lines.find((l) => new RegExp(`^\\d+ +${task} +${attempt} `).test(l));
     expect(row('quick', 1)).toMatch(/✓ SUCCESS/);
-    expect(row('sleeper', 1)).toMatch(/✗ FAILED .*engine restarted; its leftover process group was killed$/);
+    expect(row('sleeper', 1)?.endsWith(restarted)).toBe(true);
     expect(row('sibling', 1)).toMatch(/✗ FAILED .*engine restarted/);
     expect(row('sibling', 2)).toMatch(/✓ SUCCESS/);
     expect(row('after', 1)).toMatch(/✓ SUCCESS/);

@@ -2,39 +2,19 @@
 // state, --json output; and the help texts. Real `ax` processes on a temp data dir.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RunDetail } from '../../engine/api/engine-api.ts';
-import { ax, axStart, killAllAx, killStrays, openDataDirStore, readLockFile, writeFile } from '../helpers/cli.ts';
-import { tempDir } from '../helpers/solo-engine.ts';
+import { ax, axStart, cliSandbox, openDataDirStore, readLockFile, writeFile } from '../helpers/cli.ts';
 
-let root: string;
-let dataDir: string;
-
-beforeAll(() => {
-  root = tempDir('ax-cli-run-');
-  dataDir = path.join(root, 'data');
-});
-
-afterEach(async () => {
-  await killAllAx();
-  // tasks live in process groups of their own: a killed "ax run" would leave them behind
-  killStrays(root);
-});
-
-afterAll(() => {
-  killStrays(root);
-  fs.rmSync(root, { recursive: true, force: true });
-});
-
-const opts = () => ({ dataDir, cwd: root });
+const box = cliSandbox('ax-cli-run-');
 
 describe('ax run FILE --wait, no server', () => {
   it('prints each outcome as it happens and exits 0 when the run succeeds', async () => {
-    const gate = path.join(root, 'gate-ok');
+    const gate = path.join(box.root, 'gate-ok');
     // "slow" waits for a gate that the test opens only after it has seen "extract"'s outcome:
     // the outcome must be printed while the run is still going, not at its end.
     const file = writeFile(
-      root,
+      box.root,
       'etl.yaml',
       `workflow: etl
 tasks:
@@ -49,7 +29,7 @@ tasks:
     upstream: [slow]
 `,
     );
-    const run = axStart(['run', file, '--wait'], opts());
+    const run = axStart(['run', file, '--wait'], box.opts());
     const extractDone = await run.waitForLine(/✓ extract SUCCESS/, 30_000, 'stdout');
     expect(run.running).toBe(true);
     expect(run.stdout).not.toMatch(/slow SUCCESS|load/);
@@ -67,12 +47,12 @@ tasks:
     const slowDone = run.lines.find((l) => l.text.startsWith('✓ slow SUCCESS'));
     expect(slowDone && slowDone.at >= extractDone.at).toBe(true);
     // the embedded engine let go of the data dir
-    expect(readLockFile(dataDir)).toBeUndefined();
+    expect(readLockFile(box.dataDir)).toBeUndefined();
   });
 
   it('exits 1 when a task fails, naming the failure and what did not run', async () => {
     const file = writeFile(
-      root,
+      box.root,
       'broken.yaml',
       `workflow: broken
 tasks:
@@ -86,23 +66,23 @@ tasks:
     upstream: [transform]
 `,
     );
-    const r = await ax(['run', file, '--wait'], opts());
+    const r = await ax(['run', file, '--wait'], box.opts());
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/✓ extract SUCCESS/);
     expect(r.stdout).toMatch(/✗ transform FAILED .*\[instance \d+\] — exit code 3/);
     expect(r.stdout).toMatch(/↯ load UPSTREAM_FAILED .*— upstream "transform" ended FAILED/);
     expect(r.stdout).not.toMatch(/load SUCCESS/);
     expect(r.stdout).toMatch(/^run #\d+ FAILED/m);
-    expect(readLockFile(dataDir)).toBeUndefined();
+    expect(readLockFile(box.dataDir)).toBeUndefined();
   });
 
   it('--json prints the finished run as one JSON document, exit code still from the run', async () => {
-    const ok = writeFile(root, 'json-ok.yaml', 'workflow: json-ok\ntasks:\n  only:\n    command: echo fine\n');
-    const bad = writeFile(root, 'json-bad.yaml', 'workflow: json-bad\ntasks:\n  only:\n    command: exit 7\n');
+    const ok = writeFile(box.root, 'json-ok.yaml', 'workflow: json-ok\ntasks:\n  only:\n    command: echo fine\n');
+    const bad = writeFile(box.root, 'json-bad.yaml', 'workflow: json-bad\ntasks:\n  only:\n    command: exit 7\n');
     // One flag before the command, one after: both are the global --json. One after the other:
     // each holds the data dir while it runs.
-    const good = await ax(['--json', 'run', ok, '--wait'], opts());
-    const failed = await ax(['run', bad, '--wait', '--json'], opts());
+    const good = await ax(['--json', 'run', ok, '--wait'], box.opts());
+    const failed = await ax(['run', bad, '--wait', '--json'], box.opts());
 
     expect(good.code).toBe(0);
     const g = JSON.parse(good.stdout) as RunDetail;
@@ -118,19 +98,19 @@ tasks:
 
   it("runs only its own workflow: other workflows' schedules wait for ax serve", async () => {
     // A schedule that fires every second, applied to the same data dir...
-    const fired = path.join(root, 'cron-fired');
-    writeFile(root, 'every.yaml', `workflow: every-second\nschedule:\n  cron: "* * * * * *"\n  timezone: UTC\ntasks:\n  tick:\n    command: 'touch "${fired}"; sleep 5'\n`);
-    const applied = await ax(['apply', 'every.yaml'], opts());
+    const fired = path.join(box.root, 'cron-fired');
+    writeFile(box.root, 'every.yaml', `workflow: every-second\nschedule:\n  cron: "* * * * * *"\n  timezone: UTC\ntasks:\n  tick:\n    command: 'touch "${fired}"; sleep 5'\n`);
+    const applied = await ax(['apply', 'every.yaml'], box.opts());
     expect(applied.code).toBe(0);
     // ...then a one-shot run of another workflow that lasts past a few of its fire times.
-    const one = writeFile(root, 'one.yaml', 'workflow: one-shot\ntasks:\n  nap:\n    command: sleep 2\n');
-    const r = await ax(['run', one, '--wait'], opts());
+    const one = writeFile(box.root, 'one.yaml', 'workflow: one-shot\ntasks:\n  nap:\n    command: sleep 2\n');
+    const r = await ax(['run', one, '--wait'], box.opts());
     expect(r.code).toBe(0);
     expect(r.stdout).not.toMatch(/every-second|tick/);
     expect(r.stderr).toBe('');
     // The one-shot engine must not fire (or catch up) cron schedules: it would start runs that it
     // then kills at exit when its drain time runs out.
-    const db = await openDataDirStore(dataDir);
+    const db = await openDataDirStore(box.dataDir);
     try {
       expect(await db.listRuns({ workflowName: 'every-second', limit: 10 })).toEqual([]);
       expect((await db.listRuns({ workflowName: 'one-shot', limit: 10 })).map((x) => x.state)).toEqual(['SUCCESS']);
@@ -141,7 +121,7 @@ tasks:
   });
 
   it('a file that does not exist is bad input (exit 2), and no run happens', async () => {
-    const r = await ax(['run', './nope.yaml', '--wait'], opts());
+    const r = await ax(['run', './nope.yaml', '--wait'], box.opts());
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^ax: \.\/nope\.yaml: no such file: check the path \(it is read relative to .+\)\n$/);
     expect(r.stdout).toBe('');
@@ -150,7 +130,7 @@ tasks:
 
 describe('help', () => {
   it('the top level and "run" show examples; an unknown command is a usage error (exit 2)', async () => {
-    const [top, run, unknown] = await Promise.all([ax(['--help'], opts()), ax(['run', '--help'], opts()), ax(['frobnicate'], opts())]);
+    const [top, run, unknown] = await Promise.all([ax(['--help'], box.opts()), ax(['run', '--help'], box.opts()), ax(['frobnicate'], box.opts())]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/unknown command 'frobnicate'/);
 

@@ -93,8 +93,12 @@ describe('with ax serve running', () => {
     expect(run.stdout).toMatch(/^run #1 of through\n/);
     expect(run.stdout).toMatch(/^✓ hello SUCCESS .*\[instance \d+\]$/m);
     expect(run.stdout).toMatch(/^run #1 SUCCESS/m);
-    // the task's shell is a child of the serve process: the run happened there, not in "ax run"
-    expect(Number(fs.readFileSync(ppidFile, 'utf8').trim())).toBe(serve.pid);
+    // the task's shell is a child of one of the serve process's task launchers: the run happened
+    // there, not in "ax run"
+    const launcher = Number(fs.readFileSync(ppidFile, 'utf8').trim());
+    const launcherStat = fs.readFileSync(`/proc/${launcher}/stat`, 'latin1');
+    expect(Number(launcherStat.slice(launcherStat.lastIndexOf(')') + 2).split(' ')[1])).toBe(serve.pid);
+    expect(fs.readFileSync(`/proc/${launcher}/cmdline`, 'utf8')).toContain('launcher-main.mjs');
     expect(readLockFile(dataDir)).toMatchObject({ pid: serve.pid, port: serve.port, command: 'ax serve' });
 
     const [runs, second] = await Promise.all([ax(['runs'], opts()), ax(['serve'], opts())]);
@@ -240,7 +244,7 @@ describe('SIGTERM drains ax serve', () => {
     serve.kill('SIGTERM');
     const r = await serve.result(30_000);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^ax serve: SIGTERM: draining \(up to 10s for running tasks\)$/m);
+    expect(r.stdout).toMatch(/^ax serve: SIGTERM received: taking no new tasks and letting running ones finish \(for up to 10s\)$/m);
     expect(r.stdout).toMatch(/^ax serve: stopped$/m);
     expect(readLockFile(dataDir())).toBeUndefined();
 
@@ -266,7 +270,7 @@ describe('SIGTERM drains ax serve', () => {
     serve.kill('SIGTERM');
     const r = await serve.result(30_000);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^ax serve: SIGTERM: draining \(up to 1s for running tasks\)$/m);
+    expect(r.stdout).toMatch(/^ax serve: SIGTERM received: taking no new tasks and letting running ones finish \(for up to 1s\)$/m);
     expect((serve.exitedAt as number) - sigtermAt).toBeLessThan(8_000);
     // the task's whole process group is gone (the shell and its sleep)
     expect(groupMembers(pgid)).toEqual([]);

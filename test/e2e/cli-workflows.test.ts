@@ -114,8 +114,8 @@ describe('apply, export, ls, runs, enable, disable, rm', () => {
     const [header, row, ...rest] = text.stdout.trimEnd().split('\n');
     expect(header).toMatch(/^NAME +TASKS +ENABLED +SCHEDULE +NEXT FIRE +LAST RUN$/);
     expect(rest).toEqual([]);
-    // times print in the command's local zone, UTC here (TZ=UTC)
-    expect(row).toMatch(new RegExp(`^etl +3 +yes +At 02:00 AM \\(UTC\\) +${utcText(etl.nextFireAt as number)} +#1 SUCCESS$`));
+    // the next fire prints in the schedule's zone, named beside it
+    expect(row).toMatch(new RegExp(`^etl +3 +yes +At 02:00 AM \\(UTC\\) +${utcText(etl.nextFireAt as number).slice(0, 16)} UTC +#1 SUCCESS$`));
 
     expect(runs.code).toBe(0);
     const records = JSON.parse(runs.stdout) as RunRecord[];
@@ -124,7 +124,7 @@ describe('apply, export, ls, runs, enable, disable, rm', () => {
   });
 
   it('rm removes the workflow', async () => {
-    const rm = await ax(['rm', 'etl'], opts());
+    const rm = await ax(['rm', 'etl', '--yes'], opts());
     expect(rm).toMatchObject({ code: 0, stdout: 'etl removed\n' });
     const empty = await ax(['ls'], opts());
     expect(empty.stdout).toBe('no workflows yet: write a workflow file and "ax apply" it\n');
@@ -136,7 +136,7 @@ describe('apply, export, ls, runs, enable, disable, rm', () => {
       [['rm', 'ghost'], /^ax: no workflow named "ghost"/],
       [['run', 'ghost', '--wait'], /^ax: no workflow named "ghost"/],
       [['runs', '99'], /^ax: no run #99\n$/],
-      [['logs', '99'], /^ax: no task instance 99: instance ids are shown by "ax runs RUN_ID"\n$/],
+      [['logs', '99'], /^ax: no task instance 99: for a run, write "ax logs RUN TASK"/],
     ];
     const results = await limited(jobs.map(([args]) => () => ax(args, opts())));
     results.forEach((r, i) => {
@@ -144,5 +144,25 @@ describe('apply, export, ls, runs, enable, disable, rm', () => {
       expect({ args, code: r.code, stdout: r.stdout }).toEqual({ args, code: 3, stdout: '' });
       expect(r.stderr).toMatch(re);
     });
+  });
+});
+
+describe('a schedule whose file has no timezone', () => {
+  it('runs in the applying machine\'s zone, written into the stored workflow; applied again from another zone, it stays put', async () => {
+    const dir = path.join(root, 'tz-data');
+    const o = (tz: string) => ({ dataDir: dir, cwd: root, env: { TZ: tz } });
+    writeFile(root, 'notz.yaml', 'workflow: notz\nschedule: "0 2 * * *"\ntasks:\n  a:\n    command: "true"\n');
+    const first = await ax(['apply', './notz.yaml'], o('Asia/Tokyo'));
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).toBe('note: ./notz.yaml: schedule.timezone is not in the file: using this machine\'s Asia/Tokyo, stored with the workflow (see "ax export")\n');
+    expect((await ax(['export', 'notz'], o('UTC'))).stdout).toContain('  timezone: Asia/Tokyo\n');
+
+    // The same file from a machine in New York (a teammate, or this one after a move): nothing moves.
+    const again = await ax(['apply', './notz.yaml'], o('America/New_York'));
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toBe('notz unchanged (version 1)\n');
+    expect(again.stderr).toBe('note: ./notz.yaml: schedule.timezone is not in the file: keeping the stored Asia/Tokyo (this machine is in America/New_York); write timezone into the file to change it\n');
+    const listed = JSON.parse((await ax(['--json', 'ls'], o('UTC'))).stdout) as WorkflowListing[];
+    expect(listed.find((w) => w.name === 'notz')?.schedule?.timezone).toBe('Asia/Tokyo');
   });
 });

@@ -9,6 +9,9 @@ import { fileURLToPath } from 'node:url';
 import type { SqlStore } from '../../engine/adapters/sql/sql-store.ts';
 import { openSqliteStore } from '../../engine/adapters/sql/sqlite-store.ts';
 import { dbFile, type EngineLockInfo } from '../../engine/hosts/node/data-dir.ts';
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import { WebSocket } from 'ws';
+import { tempDir } from './solo-engine.ts';
 import { waitFor } from './wait-for.ts';
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -184,6 +187,8 @@ export async function startServe(opts: AxOptions, extraArgs: string[] = []): Pro
   ).catch((err: unknown) => {
     throw new Error(`${String(err)}\n--- stdout:\n${proc.stdout}\n--- stderr:\n${proc.stderr}`);
   });
+  // Its start-up lines are printed before the port is published; wait until they have arrived.
+  await proc.waitForLine(/^ax serve: /, 10_000, 'stdout');
   return Object.assign(proc, { port: lock.port as number });
 }
 
@@ -192,6 +197,16 @@ export async function killAllAx(keep: (AxProcess | undefined)[] = []): Promise<v
   const left = [...started].filter((p) => !keep.includes(p));
   for (const p of left) p.kill('SIGKILL');
   await Promise.all(left.map((p) => p.exited));
+}
+
+/** /proc state letter of pid (Z: a zombie), or undefined when it is gone. */
+export function procState(pid: number): string | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -258,6 +273,36 @@ export function killStrays(root: string): number {
   return killed;
 }
 
+/** The task launchers of an engine process: its children running launcher-main.mjs (Linux). */
+export function launchersOf(enginePid: number): number[] {
+  const found: number[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'latin1');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === enginePid && fs.readFileSync(`/proc/${entry}/cmdline`, 'latin1').includes('launcher-main.mjs')) found.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
+}
+
+/**
+ * Kills an engine together with its task launchers, as one crash of everything would (the OOM
+ * killer): frozen first, so it cannot react to its launchers' death. Its tasks live on, orphaned.
+ */
+export async function killWithLaunchers(proc: AxProcess): Promise<void> {
+  const launchers = launchersOf(proc.pid);
+  if (launchers.length === 0) throw new Error(`ax (pid ${proc.pid}) has no task launcher`);
+  process.kill(proc.pid, 'SIGSTOP');
+  for (const launcher of launchers) process.kill(launcher, 'SIGKILL');
+  await waitFor(() => launchers.every((l) => !processAlive(l)), { message: 'the launchers did not die' });
+  proc.kill('SIGKILL');
+  await proc.exited;
+}
+
 /** SIGKILLs a process group a test task started (cleanup after a failure); ignores the gone. */
 export function killGroup(pid: number): void {
   if (!Number.isInteger(pid) || pid <= 1) return;
@@ -304,4 +349,59 @@ export async function limited<T extends unknown[]>(jobs: [...{ [K in keyof T]: (
   };
   await Promise.all(Array.from({ length: Math.min(limit, list.length) }, lane));
   return out as T;
+}
+
+export interface CliSandbox {
+  /** a temporary directory of the test file's own, removed after it */
+  readonly root: string;
+  /** ROOT/data */
+  readonly dataDir: string;
+  /** `ax` options on the data dir, run from ROOT (so relative file names stay short in messages) */
+  opts(): AxOptions;
+}
+
+/**
+ * A test file's sandbox for real `ax` processes: made before its tests; after each test every
+ * `ax` it started is killed with the task process groups they left under ROOT (unless
+ * `keepBetweenTests`, for files that share one `ax serve`); everything is removed at the end.
+ */
+export function cliSandbox(prefix: string, options: { keepBetweenTests?: boolean } = {}): CliSandbox {
+  const box = {
+    root: '',
+    dataDir: '',
+    opts: (): AxOptions => ({ dataDir: box.dataDir, cwd: box.root }),
+  };
+  beforeAll(() => {
+    box.root = tempDir(prefix);
+    box.dataDir = path.join(box.root, 'data');
+  });
+  if (!options.keepBetweenTests) {
+    afterEach(async () => {
+      await killAllAx();
+      // tasks live in process groups of their own: a killed `ax` would leave them behind
+      killStrays(box.root);
+    });
+  }
+  afterAll(async () => {
+    await killAllAx();
+    killStrays(box.root);
+    fs.rmSync(box.root, { recursive: true, force: true });
+  });
+  return box;
+}
+
+/** The status of a WebSocket upgrade to `ax serve`'s API: 101 when it opened, else the HTTP status refusing it. */
+export function apiUpgrade(port: number, headers: Record<string, string>, query = ''): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    const ws = new WebSocket(`ws://127.0.0.1:${port}/api${query}`, { headers });
+    ws.on('open', () => {
+      ws.close();
+      resolve(101);
+    });
+    ws.on('unexpected-response', (_req, res) => {
+      resolve(res.statusCode ?? 0);
+      ws.terminate();
+    });
+    ws.on('error', reject);
+  });
 }

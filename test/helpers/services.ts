@@ -5,6 +5,9 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import mysql from 'mysql2/promise';
 
+/** Under CI=true a missing service or program is a failure, not a reason to skip. */
+export const CI = process.env.CI === 'true';
+
 export const MYSQL_ADMIN_URL = process.env.AX_TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/test';
 export const REDIS_URL = process.env.AX_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -19,7 +22,7 @@ export async function mysqlAvailable(): Promise<boolean> {
     await c.end();
     return true;
   } catch (err) {
-    if (process.env.CI === 'true') throw new Error(`CI=true and MariaDB/MySQL is not reachable at ${MYSQL_ADMIN_URL}: ${String(err)}`);
+    if (CI) throw new Error(`CI=true and MariaDB/MySQL is not reachable at ${MYSQL_ADMIN_URL}: ${String(err)}`);
     return false;
   }
 }
@@ -35,11 +38,20 @@ export async function redisAvailable(url = REDIS_URL): Promise<boolean> {
     await r.ping();
     return true;
   } catch (err) {
-    if (process.env.CI === 'true') throw new Error(`CI=true and Redis is not reachable at ${url}: ${String(cause ?? err)}`);
+    if (CI) throw new Error(`CI=true and Redis is not reachable at ${url}: ${String(cause ?? err)}`);
     return false;
   } finally {
     r.disconnect();
   }
+}
+
+/**
+ * Whether MariaDB and Redis are there. Under CI=true a missing one throws (a failure, not a
+ * skip); elsewhere the caller skips with the reason.
+ */
+export async function teamServicesAvailable(): Promise<boolean> {
+  const [mysql, redis] = await Promise.all([mysqlAvailable(), redisAvailable()]);
+  return mysql && redis;
 }
 
 /** Deletes every key under a test's prefix (SCAN + DEL; never FLUSHALL on a shared Redis). */

@@ -6,6 +6,7 @@ import type { RunDetail } from '../../engine/api/engine-api.ts';
 import type { RunRecord, WorkflowSpec } from '../../engine/api/types.ts';
 import type { EngineConfig } from '../../engine/core/config.ts';
 import type { Engine } from '../../engine/core/engine.ts';
+import type { ProcessRunner } from '../../engine/ports/process-runner.ts';
 import { parseWorkflowFile } from '../../engine/core/workflow-file.ts';
 import { openSoloEngine } from '../../engine/hosts/node/solo.ts';
 import { waitFor } from './wait-for.ts';
@@ -36,13 +37,16 @@ export interface TestEngine {
 
 const FINAL = ['SUCCESS', 'FAILED', 'SKIPPED', 'CANCELLED'];
 
-export async function startTestEngine(options: { config?: Partial<EngineConfig>; maxConcurrency?: number; dir?: string; start?: boolean } = {}): Promise<TestEngine> {
+export async function startTestEngine(
+  options: { config?: Partial<EngineConfig>; maxConcurrency?: number; dir?: string; start?: boolean; runner?: ProcessRunner } = {},
+): Promise<TestEngine> {
   const dir = options.dir ?? tempDir();
   const alerts: string[] = [];
   const engine = await openSoloEngine(dir, {
     config: { ...FAST_CONFIG, ...options.config },
     maxConcurrency: options.maxConcurrency,
     onAlert: (m) => alerts.push(m),
+    runner: options.runner,
   });
   if (options.start !== false) await engine.start();
   const waitRun = async (runId: number, timeoutMs = 30_000) => {

@@ -54,8 +54,10 @@ tasks:
       [3, 'SUCCESS'],
     ]);
     expect(new Set(tries.map((i) => i.id)).size).toBe(3);
+    // each failed attempt's log ends with the engine's word on the retry it scheduled
     for (const i of tries) {
-      expect(await t.logText(i.id)).toEqual([`attempt ${i.attempt} call ${i.attempt}`]);
+      const retry = i.state === 'FAILED' ? [`retrying in 1s (attempt ${i.attempt + 1} of 4)`] : [];
+      expect(await t.logText(i.id)).toEqual([`attempt ${i.attempt} call ${i.attempt}`, ...retry]);
     }
     expect(tries[0]?.exitCode).toBe(1);
     for (let n = 1; n < tries.length; n++) {
@@ -116,6 +118,8 @@ tasks:
       [1, 'FAILED', 7],
       [2, 'FAILED', 7],
     ]);
+    // the last attempt announces no retry; the first one does
+    expect(await t.logText(tries[0]!.id)).toEqual(['try 1', 'retrying in 100ms (attempt 2 of 2)']);
     expect(await t.logText(tries[1]!.id)).toEqual(['try 2']);
     expect(attempts(instances, 'after').map((i) => i.state)).toEqual(['UPSTREAM_FAILED']);
     // no third attempt appears later either

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { copyStore } from '../../engine/adapters/sql/copy-store.ts';
 import { openMysqlStore } from '../../engine/adapters/sql/mysql-store.ts';
 import { openSqliteStore } from '../../engine/adapters/sql/sqlite-store.ts';
+import { createRun } from '../contract/store-fixtures.ts';
 import { createTestDatabase, mysqlAvailable } from '../helpers/services.ts';
 import { startTestEngine } from '../helpers/solo-engine.ts';
 
@@ -43,7 +44,7 @@ tasks:
       expect((await target.readLogs(b?.id ?? -1, 0, 10)).map((l) => [l.stream, l.line])).toEqual([['stderr', 'beta']]);
 
       // New rows continue after the migrated ids.
-      const next = await target.createRun({ workflowId: runs[0]?.workflowId ?? -1, state: 'RUNNING', trigger: 'manual', triggeredBy: 't', logicalTime: 1, createdAt: 1 });
+      const next = await createRun(target, { workflowId: runs[0]?.workflowId ?? -1, state: 'RUNNING', trigger: 'manual', triggeredBy: 't', logicalTime: 1, createdAt: 1 });
       expect(next?.id).toBeGreaterThan(done.run.id);
 
       await expect(copyStore(source.db, target.db)).rejects.toThrow('the team database already has 1 workflow(s): migrate into an empty database');

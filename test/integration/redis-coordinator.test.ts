@@ -2,21 +2,18 @@
 // what several processes share, what a prefix separates, and what happens when Redis itself
 // loses its data or goes away. The memory coordinator has none of these: it lives and dies with
 // its one process.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { createServer, type AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AxError } from '../../engine/api/errors.ts';
 import type { WorkerRecord } from '../../engine/api/types.ts';
 import { RedisCoordinator, type RedisCoordinatorOptions } from '../../engine/adapters/redis/redis-coordinator.ts';
+import { RedisKeys } from '../../engine/adapters/redis/redis-keys.ts';
 import type { DispatchMessage, EngineEvent } from '../../engine/ports/coordinator.ts';
+import { hasRedisServer, PrivateRedis } from '../helpers/private-servers.ts';
 import { deleteRedisPrefix, redisAvailable, REDIS_URL, uniqueName } from '../helpers/services.ts';
 import { waitFor, within } from '../helpers/wait-for.ts';
 
 const available = await redisAvailable();
-const hasRedisServer = spawnSync('redis-server', ['--version']).status === 0;
 
 const LONG = 60_000;
 
@@ -61,26 +58,33 @@ describe.skipIf(!available)('RedisCoordinator on the shared Redis', () => {
   afterEach(() => c.cleanup());
   const prefix = () => `${uniqueName('axtest')}:`;
 
-  // In memory the in-flight list dies with the process; in Redis it is what the dead worker
-  // leaves for the scheduler to find.
-  it('keeps what a worker took and never acked in flight after that coordinator is gone', async () => {
+  // Redis only: what a worker took stays in its in-flight list (inflight:<worker>) until acked,
+  // after its coordinator is gone too. No engine code reads the list (a lost dispatch is
+  // redispatched from the Store); it is there for a person or a tool looking at Redis.
+  it('keeps what a worker took and never acked in its in-flight list after that coordinator is gone; ack matches by instance and attempt', async () => {
     const p = prefix();
     const dying = c.open(p);
     await dying.enqueue('w1', msg(1));
-    await dying.enqueue(null, msg(2));
+    await dying.enqueue('w1', msg(2));
     expect(await dying.take('w1', 5)).toEqual([msg(1), msg(2)]);
     await dying.close();
 
-    const fresh = c.open(p);
-    expect(await fresh.inFlight('w1')).toEqual([msg(1), msg(2)]);
-    expect(await fresh.take('w1', 5)).toEqual([]);
-    expect(await fresh.queueLength('w1')).toBe(0);
-    await fresh.ack('w1', msg(1));
-    expect(await fresh.inFlight('w1')).toEqual([msg(2)]);
+    const raw = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+    const inFlight = async () => (await raw.lrange(new RedisKeys(p).inFlight('w1'), 0, -1)).map((m) => JSON.parse(m) as DispatchMessage);
+    try {
+      const fresh = c.open(p);
+      expect(await inFlight()).toEqual([msg(1), msg(2)]);
+      expect(await fresh.take('w1', 5)).toEqual([]);
+      expect(await fresh.queueLength('w1')).toBe(0);
+      await fresh.ack('w1', { ...msg(1), dispatchedAt: 0, workerId: 'elsewhere' });
+      expect(await inFlight()).toEqual([msg(2)]);
+    } finally {
+      raw.disconnect();
+    }
   });
 
   // Two processes' views of one team: in memory there is only ever one view.
-  it('shares queues, wake-ups, workers, task beats, locks, leases and events between coordinators on one prefix', async () => {
+  it('shares queues, wake-ups, workers, locks, leases and events between coordinators on one prefix', async () => {
     const p = prefix();
     const a = c.open(p);
     const b = c.open(p);
@@ -90,18 +94,12 @@ describe.skipIf(!available)('RedisCoordinator on the shared Redis', () => {
     await a.enqueue('w1', msg(1));
     expect(await within(waiting, 5_000)).toBe('resolved');
     expect(await b.take('w1', 5)).toEqual([msg(1)]);
-    expect(await a.inFlight('w1')).toEqual([msg(1)]);
-    await a.enqueue(null, msg(2));
-    expect(await b.take('w2', 5)).toEqual([msg(2)]);
+    expect(await a.take('w1', 5)).toEqual([]);
 
     await a.heartbeatWorker(worker('w1'), LONG);
     expect(await b.listWorkers()).toEqual([worker('w1')]);
     await b.removeWorker('w1');
     expect(await a.listWorkers()).toEqual([]);
-
-    await a.heartbeatTasks([{ instanceId: 1, attempt: 2, at: 100 }]);
-    await b.heartbeatTasks([{ instanceId: 1, attempt: 1, at: 900 }]);
-    expect(await b.taskHeartbeats([1])).toEqual(new Map([[1, { instanceId: 1, attempt: 2, at: 100 }]]));
 
     // The start lock is released only by the coordinator that took it: b's lock may have
     // expired and been taken by a, and b must not free it.
@@ -126,6 +124,26 @@ describe.skipIf(!available)('RedisCoordinator on the shared Redis', () => {
     expect(seen).toEqual([alert]);
   });
 
+  // A process hears its own events back through Redis; a `fromOthers` subscriber (the leader
+  // waiting for other processes' work) must not.
+  it("gives a fromOthers subscriber the other coordinators' events, not its own coming back", async () => {
+    const p = prefix();
+    const a = c.open(p);
+    const b = c.open(p);
+    const others: EngineEvent[] = [];
+    const all: EngineEvent[] = [];
+    await b.subscribe((e) => others.push(e), { fromOthers: true });
+    await b.subscribe((e) => all.push(e));
+    const own: EngineEvent = { type: 'alert', message: 'from b', at: 1 };
+    const foreign: EngineEvent = { type: 'alert', message: 'from a', at: 2 };
+    await b.publish(own);
+    await a.publish(foreign);
+    // Redis delivers in publish order: once a's event is in, b's own came back before it.
+    await waitFor(() => all.length === 2, { message: "b's own event and a's" });
+    expect(all).toEqual([own, foreign]);
+    expect(others).toEqual([foreign]);
+  });
+
   // Teams and parallel test files share one Redis; only the prefix keeps them apart.
   it('isolates coordinators on different prefixes', async () => {
     const a = c.open(prefix());
@@ -133,16 +151,12 @@ describe.skipIf(!available)('RedisCoordinator on the shared Redis', () => {
 
     const waiting = b.waitForWork('w1', LONG);
     await a.enqueue('w1', msg(1));
-    await a.enqueue(null, msg(2));
     expect(await b.queueLength('w1')).toBe(0);
-    expect(await b.queueLength(null)).toBe(0);
     expect(await b.take('w1', 5)).toEqual([]);
     expect(await within(waiting, 300)).toBe('pending');
 
     await a.heartbeatWorker(worker('w1'), LONG);
     expect(await b.listWorkers()).toEqual([]);
-    await a.heartbeatTasks([{ instanceId: 1, attempt: 1, at: 1 }]);
-    expect((await b.taskHeartbeats([1])).size).toBe(0);
     expect(await a.acquireStartLock(1, 1, LONG)).toBe(true);
     expect(await b.acquireStartLock(1, 1, LONG)).toBe(true);
     expect(await a.acquireLease('leader', 'node-a', LONG)).not.toBeNull();
@@ -157,46 +171,7 @@ describe.skipIf(!available)('RedisCoordinator on the shared Redis', () => {
     await waitFor(() => seen.length > 0, { message: "b's own event" });
     expect(seen).toEqual([marker]);
   });
-
-  it('refuses the worker id that names the shared queue', async () => {
-    const a = c.open(prefix());
-    await expect(a.enqueue('shared', msg(1))).rejects.toThrow(/worker id "shared" is reserved/);
-  });
 });
-
-/** A redis-server of the test's own, so it can be flushed, killed and restarted. */
-class PrivateRedis {
-  private child: ChildProcess | undefined;
-  constructor(readonly port: number) {}
-
-  get url(): string {
-    return `redis://127.0.0.1:${this.port}`;
-  }
-
-  async start(): Promise<void> {
-    const args = ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--dir', tmpdir()];
-    this.child = spawn('redis-server', args, { stdio: 'ignore' });
-    const child = this.child;
-    await waitFor(() => child.exitCode === null && redisAvailable(this.url), { timeoutMs: 10_000, message: `redis-server on port ${this.port} to answer` });
-  }
-
-  async stop(): Promise<void> {
-    const child = this.child;
-    this.child = undefined;
-    if (!child || child.exitCode !== null) return;
-    const exited = once(child, 'exit');
-    child.kill('SIGKILL');
-    await exited;
-  }
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 // Never on the shared 6379: FLUSHALL and a kill would hit every other test and team on it.
 // Skipped off CI where redis-server is not installed.
@@ -207,11 +182,10 @@ describe.skipIf(!hasRedisServer && process.env.CI !== 'true')('RedisCoordinator 
   const open = () => c.open(`${uniqueName('axtest')}:`, { readyTimeoutMs: 500, commandTimeoutMs: 1_000, onConnectionError: (e) => errors.push(e) });
 
   beforeAll(async () => {
-    redis = new PrivateRedis(await freePort());
-    await redis.start();
+    redis = await PrivateRedis.start();
   });
   afterEach(() => c.cleanup());
-  afterAll(() => redis?.stop());
+  afterAll(() => redis?.kill());
 
   // The SPEC's promise: losing every Redis key loses nothing, because the Store rebuilds it.
   // The coordinator's part is to keep working on an empty Redis, with lease tokens still growing.
@@ -249,7 +223,7 @@ describe.skipIf(!hasRedisServer && process.env.CI !== 'true')('RedisCoordinator 
     const waiting = coordinator.waitForWork('w2', LONG);
     expect(await within(waiting, 100)).toBe('pending');
 
-    await redis.stop();
+    await redis.kill();
     // Each call fails with an error naming Redis, within the configured bounds, never hangs.
     for (const call of [() => coordinator.queueLength('w1'), () => coordinator.acquireLease('leader', 'a', LONG), () => coordinator.publish({ type: 'alert', message: 'x', at: 1 })]) {
       const started = Date.now();

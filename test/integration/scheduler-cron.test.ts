@@ -9,6 +9,7 @@ import { NodeProcessRunner } from '../../engine/adapters/process/node-process-ru
 import { openSqliteStore } from '../../engine/adapters/sql/sqlite-store.ts';
 import type { SqlStore } from '../../engine/adapters/sql/sql-store.ts';
 import type { MisfirePolicy } from '../../engine/api/types.ts';
+import type { EngineConfig } from '../../engine/core/config.ts';
 import { Engine } from '../../engine/core/engine.ts';
 import { parseWorkflowFile } from '../../engine/core/workflow-file.ts';
 import { FakeClock } from '../helpers/fake-clock.ts';
@@ -22,9 +23,10 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-async function setup(cron: string, misfire: MisfirePolicy = 'run_once', overlap = 'parallel') {
+async function setup(cron: string, misfire: MisfirePolicy = 'run_once', overlap = 'parallel', o: { timezone?: string; t0?: number; config?: Partial<EngineConfig> } = {}) {
   const dir = tempDir();
-  const clock = new FakeClock(T0);
+  const clock = new FakeClock(o.t0 ?? T0);
+  const alerts: string[] = [];
   const store = await openSqliteStore(path.join(dir, 'ax.db'));
   const engines: Engine[] = [];
   const newEngine = (id: string) => {
@@ -35,7 +37,8 @@ async function setup(cron: string, misfire: MisfirePolicy = 'run_once', overlap 
       clock,
       nodeId: id,
       // Scans every 5 s (the look-ahead of 10 s still plans every fire): fewer scans per fake hour.
-      config: { tickMs: 5_000 },
+      config: { tickMs: 5_000, ...o.config },
+      onAlert: (m) => alerts.push(m),
       // Scheduler only: instances stay WAITING, which is all these tests look at.
     });
     engines.push(engine);
@@ -47,11 +50,11 @@ async function setup(cron: string, misfire: MisfirePolicy = 'run_once', overlap 
     fs.rmSync(dir, { recursive: true, force: true });
   });
   const { spec } = parseWorkflowFile(
-    `workflow: hourly\nschedule: { cron: "${cron}", timezone: UTC, misfire: ${misfire}, overlap: ${overlap} }\ntasks:\n  a: { command: "true" }\n`,
+    `workflow: hourly\nschedule: { cron: "${cron}", timezone: ${o.timezone ?? 'UTC'}, misfire: ${misfire}, overlap: ${overlap} }\ntasks:\n  a: { command: "true" }\n`,
     { defaultTimezone: 'UTC' },
   );
   await newEngine('setup').apply(spec, 'test');
-  return { clock, store, newEngine };
+  return { clock, store, newEngine, alerts };
 }
 
 const logicalTimes = async (store: SqlStore) =>
@@ -113,5 +116,50 @@ describe('scheduler with a fake clock', () => {
     await engine.setEnabled('hourly', true, 'test');
     await clock.advance(HOUR);
     expect(await logicalTimes(store)).toEqual(['2026-03-01T04:00:00.000Z']);
+  });
+
+  it('a daily schedule in a zone with a 30-minute DST shift keeps firing across the change (Australia/Lord_Howe)', async () => {
+    // Scans every hour with a two-hour look-ahead: every fire still gets its exact timer, in few scans.
+    const { clock, store, newEngine, alerts } = await setup('10 22 * * *', 'run_once', 'parallel', {
+      timezone: 'Australia/Lord_Howe',
+      t0: Date.parse('2028-03-31T00:00:00Z'),
+      config: { tickMs: HOUR, lookAheadMs: 2 * HOUR },
+    });
+    await newEngine('s1').start();
+    await clock.advance(4 * 24 * HOUR);
+    expect(await logicalTimes(store)).toEqual([
+      '2028-03-31T11:10:00.000Z',
+      '2028-04-01T11:10:00.000Z',
+      '2028-04-02T11:40:00.000Z', // summer time ended on 2 April: +11 → +10:30
+      '2028-04-03T11:40:00.000Z',
+    ]);
+    expect(alerts).toEqual([]);
+  });
+
+  it('a schedule that cannot fire is an alert (once) and a visible state; the other schedules fire on', async () => {
+    const { clock, store, newEngine, alerts } = await setup('0 * * * *');
+    const engine = newEngine('s1');
+    // Created after "hourly": an every-minute workflow, which must keep firing whatever "hourly" does.
+    const { spec } = parseWorkflowFile('workflow: minutely\nschedule: { cron: "* * * * *", timezone: UTC }\ntasks:\n  a: { command: "true" }\n', { defaultTimezone: 'UTC' });
+    await engine.apply(spec, 'test');
+    // A zone this runtime does not know (written by another version, or dropped from the tz database).
+    await store.db.updateTable('schedule_plan').set({ timezone: 'Mars/Olympus_Mons' }).where('cron', '=', '0 * * * *').execute();
+    await engine.start();
+    await clock.advance(3 * 60_000);
+    const runs = await store.listRuns({ limit: 100 });
+    expect(runs.map((r) => r.workflowName)).toEqual(['minutely', 'minutely', 'minutely']);
+    const broken = alerts.filter((a) => a.startsWith('workflow hourly: '));
+    expect(broken).toEqual(['workflow hourly: its schedule "0 * * * *" (Mars/Olympus_Mons) cannot fire: unknown time zone "Mars/Olympus_Mons": use an IANA name such as "Europe/Berlin" or "UTC"']);
+    const listed = await engine.listWorkflows();
+    const hourly = listed.find((w) => w.name === 'hourly');
+    expect(hourly?.scheduleError).toBe(broken[0]?.slice('workflow hourly: '.length));
+    expect(hourly?.nextFireAt).toBeUndefined();
+    expect(listed.find((w) => w.name === 'minutely')?.scheduleError).toBeUndefined();
+    // Fixed (a new apply), it fires again and the state clears.
+    const { spec: fixed } = parseWorkflowFile('workflow: hourly\nschedule: { cron: "0 * * * *", timezone: UTC }\ntasks:\n  a: { command: "true" }\n', { defaultTimezone: 'UTC' });
+    await engine.apply(fixed, 'test');
+    await clock.advance(HOUR);
+    expect((await engine.listWorkflows()).find((w) => w.name === 'hourly')?.scheduleError).toBeUndefined();
+    expect((await store.listRuns({ workflowName: 'hourly' })).map((r) => new Date(r.logicalTime).toISOString())).toEqual(['2026-03-01T01:00:00.000Z']);
   });
 });

@@ -9,15 +9,16 @@
 // The lease lives 3 × workerHeartbeatMs. With 3 s that is 9 s, well beyond the 5 s misfire
 // tolerance, so the takeover really has missed fires for the policy to decide on (the audit entry
 // of that decision also tells when the new leader's scan ran, which is what "late" is measured by).
-import fs from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../../engine/core/config.ts';
-import { tempDir } from '../helpers/solo-engine.ts';
-import { mysqlAvailable, redisAvailable, REDIS_URL } from '../helpers/services.ts';
-import { checkInvariants, everySecondFires, everySecondWorkflow, getKey, sharedTeam, TEAM_CONFIG, type Team, wholeSecondAfter } from '../helpers/team-services.ts';
+import { teamServicesAvailable } from '../helpers/services.ts';
+import { everySecondFires, wholeSecondAfter } from '../helpers/team/cron-fires.ts';
+import { TEAM_CONFIG, type Team, teamForTest } from '../helpers/team/harness.ts';
+import { checkInvariants } from '../helpers/team/invariants.ts';
+import { everySecondWorkflow } from '../helpers/team/workflows.ts';
 
 // Off CI a machine without MariaDB or Redis skips this file; under CI=true a missing one throws.
-const runnable = (await mysqlAvailable()) && (await redisAvailable());
+const runnable = await teamServicesAvailable();
 
 const WORKER_HEARTBEAT_MS = 3_000;
 const LEASE_TTL_MS = 3 * WORKER_HEARTBEAT_MS;
@@ -26,34 +27,21 @@ const TAKEOVER_BOUND_MS = 15_000;
 
 // Skipped only off CI on a machine without MariaDB/Redis: under CI=true the availability check throws instead.
 describe.skipIf(!runnable)('the leading scheduler killed with SIGKILL', () => {
-  let root: string | undefined;
-  let cleanup: (() => Promise<void>) | undefined;
-
-  afterEach(async () => {
-    await cleanup?.();
-    cleanup = undefined;
-    if (root) fs.rmSync(root, { recursive: true, force: true });
-  }, 60_000);
-
-  it('a standby leads within 15 s; the gap follows run_once: at most one catch-up, the rest audited, none doubled', async () => {
+  it('a standby leads within 15 s; the gap follows run_once: at most one catch-up, the rest audited, none doubled', async ({ onTestFinished }) => {
     // The design of this test: the lease outlives the misfire tolerance.
     expect(LEASE_TTL_MS).toBeGreaterThan(MISFIRE_TOLERANCE_MS);
-    root = tempDir('ax-team-leader-');
-    const t = await sharedTeam(root, REDIS_URL, { ...TEAM_CONFIG, workerHeartbeatMs: WORKER_HEARTBEAT_MS });
-    cleanup = t.cleanup;
-    const team: Team = t.team;
-    const wf = everySecondWorkflow('every-second', team, 'run_once');
+    const team: Team = await teamForTest({ onTestFinished }, 'leader', { config: { ...TEAM_CONFIG, workerHeartbeatMs: WORKER_HEARTBEAT_MS } });
+    const wf = everySecondWorkflow('every-second', 'run_once');
     await team.apply(wf.spec);
     const nodes = await team.serveAll([
-      { role: 'scheduler', options: { noWork: true, workerId: 's1' } },
-      { role: 'scheduler', options: { noWork: true, workerId: 's2' } },
-      { role: 'scheduler', options: { noWork: true, workerId: 's3' } },
-      { role: 'worker', options: { workerId: 'w1', concurrency: 16 } },
+      { role: 'scheduler', noWork: true, workerId: 's1' },
+      { role: 'scheduler', noWork: true, workerId: 's2' },
+      { role: 'scheduler', noWork: true, workerId: 's3' },
+      { role: 'worker', workerId: 'w1', concurrency: 16 },
     ]);
-    const store = await team.store();
+    const store = team.store;
     const cronRuns = async () => (await store.listRuns({ workflowName: 'every-second', limit: 200 })).filter((r) => r.trigger === 'cron');
-    const leaseKey = `${team.setup.prefix}lease:scheduler`;
-    const holderOf = async () => (await getKey(REDIS_URL, leaseKey))?.split('|')[1];
+    const holderOf = () => team.leaseHolder();
 
     // Steady state first: three on-time fires after every node runs.
     const steadyFrom = wholeSecondAfter(Date.now());
@@ -66,7 +54,7 @@ describe.skipIf(!runnable)('the leading scheduler killed with SIGKILL', () => {
     const leader = nodes.find((n) => n.role === 'scheduler' && n.nodeId === holder);
     expect(leader, `lease holder "${holder}" is one of ${nodes.map((n) => n.nodeId).join(', ')}`).toBeDefined();
 
-    await team.kill9(leader!);
+    await leader!.kill9();
     const killedAt = Date.now();
 
     const newHolder = await team.waitFor(

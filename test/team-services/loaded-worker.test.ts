@@ -7,66 +7,47 @@
 // alive. Their timeout (120 s) is far above their runtime, so only a false judgement could make a
 // TIMEOUT. Required: every task SUCCESS once, zero TIMEOUT, zero fail-overs.
 import { spawn, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { tempDir } from '../helpers/solo-engine.ts';
-import { mysqlAvailable, redisAvailable, REDIS_URL } from '../helpers/services.ts';
-import { CI, checkInvariants, hasFlock, type Execution, sharedTeam, TEAM_CONFIG, type Team, waitForRunsToEnd } from '../helpers/team-services.ts';
+import { CI, teamServicesAvailable } from '../helpers/services.ts';
+import { hasFlock } from '../helpers/team/gate.ts';
+import { TEAM_CONFIG, type Team, teamForTest } from '../helpers/team/harness.ts';
+import { checkInvariants } from '../helpers/team/invariants.ts';
+import { peakConcurrency, traced } from '../helpers/team/trace.ts';
 
 // Off CI a machine without MariaDB, Redis or flock(1) (the gate) skips this file; under CI=true a
 // missing service throws and a missing flock fails when it is used.
-const runnable = (await mysqlAvailable()) && (await redisAvailable()) && (hasFlock || CI);
+const runnable = (await teamServicesAvailable()) && (hasFlock || CI);
 
 const TASKS = 200;
 const TASK_SECONDS = 12;
 
-/** The most executions alive at one moment. */
-function maxConcurrent(list: Execution[]): number {
-  const edges = list.flatMap((e) => [
-    { at: e.start, d: 1 },
-    { at: e.end ?? Infinity, d: -1 },
-  ]);
-  edges.sort((a, b) => a.at - b.at || a.d - b.d);
-  let live = 0;
-  let max = 0;
-  for (const e of edges) max = Math.max(max, (live += e.d));
-  return max;
-}
-
 // Skipped only off CI on a machine without MariaDB/Redis: under CI=true the availability check throws instead.
 describe.skipIf(!runnable)('a worker running 200 tasks at once on a busy machine', () => {
-  let root: string | undefined;
-  let cleanup: (() => Promise<void>) | undefined;
   const burners: ChildProcess[] = [];
 
-  afterEach(async () => {
+  // runs before the team is closed (onTestFinished comes after the afterEach hooks)
+  afterEach(() => {
     for (const b of burners.splice(0)) b.kill('SIGKILL');
-    await cleanup?.();
-    cleanup = undefined;
-    if (root) fs.rmSync(root, { recursive: true, force: true });
-  }, 60_000);
+  });
 
-  it('gives no false TIMEOUT and no fail-over; every task succeeds once', async () => {
-    root = tempDir('ax-team-loaded-');
-    const t = await sharedTeam(root, REDIS_URL);
-    cleanup = t.cleanup;
-    const team: Team = t.team;
+  it('gives no false TIMEOUT and no fail-over; every task succeeds once', async ({ onTestFinished }) => {
+    const team: Team = await teamForTest({ onTestFinished }, 'loaded');
     const gate = await team.gate('crowd');
     const names = Array.from({ length: TASKS }, (_, k) => `t${String(k).padStart(3, '0')}`);
-    const command = team.traced(`${gate.wait}; sleep ${TASK_SECONDS}`);
+    const command = traced(`${gate.wait}; sleep ${TASK_SECONDS}`);
     await team.apply({ workflow: 'crowd', tasks: Object.fromEntries(names.map((n) => [n, { command, timeout: '120s' }])) });
     await team.serveAll([
-      { role: 'scheduler', options: { noWork: true, workerId: 'sched' } },
-      { role: 'worker', options: { workerId: 'big', concurrency: TASKS } },
+      { role: 'scheduler', noWork: true, workerId: 'sched' },
+      { role: 'worker', workerId: 'big', concurrency: TASKS },
     ]);
 
     // Two processes that burn a core each, for the whole run (marked so cleanup finds them too).
     for (let k = 0; k < 2; k++) {
-      burners.push(spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore', env: { ...process.env, AX_DATA_DIR: team.dataDir } }));
+      burners.push(spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore', env: { ...process.env, AXT_DIR: team.dir } }));
     }
 
-    const runId = await team.startRun('crowd');
-    const store = await team.store();
+    const runId = await team.startRunInProcess('crowd');
+    const store = team.store;
     let maxRunning = 0;
     const sample = async () => {
       const instances = await store.listInstances(runId);
@@ -91,12 +72,12 @@ describe.skipIf(!runnable)('a worker running 200 tasks at once on a busy machine
       },
       { timeoutMs: 180_000, intervalMs: 500, message: `all ${TASKS} tasks to end` },
     );
-    await waitForRunsToEnd(team, [runId], 60_000);
+    await team.waitRuns([runId], 60_000);
     for (const b of burners.splice(0)) b.kill('SIGKILL');
 
     expect(await checkInvariants(team, [runId], { tasks: names, noTimeout: true, noFailover: true, singleExecution: true })).toEqual([]);
     // They did run all at once, on the one worker, for many heartbeat intervals.
-    expect(maxConcurrent(team.executions())).toBe(TASKS);
+    expect(peakConcurrency(team.executions())).toBe(TASKS);
     expect(maxRunning).toBe(TASKS);
     expect(new Set((await store.listInstances(runId)).map((i) => i.workerId))).toEqual(new Set(['big']));
     expect(Math.min(...team.executions().map((e) => e.end ?? 0)) - opened).toBeGreaterThan(5 * (TEAM_CONFIG.taskHeartbeatMs as number));

@@ -4,28 +4,15 @@
 // database was down are retried rather than lost; no instance is lost, none runs twice, and a
 // database outage is not mistaken for dead workers. Redis is the shared one (own prefix).
 import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/solo-engine.ts';
-import { deleteRedisPrefix, redisAvailable, REDIS_URL, uniqueName } from '../helpers/services.ts';
-import {
-  aliveThrough,
-  CI,
-  checkInvariants,
-  gatedWorkflow,
-  hasFlock,
-  hasMariadbServer,
-  holdsFor,
-  instancesOf,
-  layeredWorkflow,
-  MISJUDGE_WINDOW_MS,
-  PrivateMariaDb,
-  stillRunningFirstAttempts,
-  Team,
-  TEAM_CONFIG,
-  waitForProgressAfter,
-  waitForRunsToEnd,
-} from '../helpers/team-services.ts';
+import { CI, redisAvailable } from '../helpers/services.ts';
+import { aliveThrough, holdsFor, MISJUDGE_WINDOW_MS, stillRunningFirstAttempts, waitForProgressAfter } from '../helpers/team/fault-checks.ts';
+import { hasFlock } from '../helpers/team/gate.ts';
+import { Team, TEAM_CONFIG } from '../helpers/team/harness.ts';
+import { checkInvariants } from '../helpers/team/invariants.ts';
+import { hasMariadbServer, PrivateMariaDb } from '../helpers/private-servers.ts';
+import { gatedWorkflow, layeredWorkflow } from '../helpers/team/workflows.ts';
 
 // Off CI a machine without Redis, mariadbd / mariadb-install-db or flock(1) skips this file; under
 // CI=true redisAvailable() throws and a missing program fails when it is used.
@@ -49,8 +36,7 @@ describe.skipIf(!runnable)('a team whose MariaDB is killed and restarted mid-run
     mariadb = await PrivateMariaDb.create(root);
   }, 180_000);
   afterEach(async () => {
-    await team?.stop();
-    if (team) await deleteRedisPrefix(team.setup.prefix).catch(() => undefined);
+    await team?.close();
     team = undefined;
   }, 60_000);
   afterAll(async () => {
@@ -60,33 +46,31 @@ describe.skipIf(!runnable)('a team whose MariaDB is killed and restarted mid-run
 
   it('reconnects and finishes every run: no instance lost, none run twice, no worker judged lost', async () => {
     const db = mariadb as PrivateMariaDb;
-    const teamRoot = path.join(root, 'team');
-    fs.mkdirSync(teamRoot, { recursive: true });
-    const t = new Team({ root: teamRoot, mysqlUrl: await db.createDatabase('ax_restart'), redisUrl: REDIS_URL, prefix: `${uniqueName('axteam')}:` });
+    const t = await Team.open('restart', { mysqlUrl: await db.createDatabase('ax_restart') });
     team = t;
-    const wf = layeredWorkflow('db-restart', t, 10, 2, 'sleep 0.5');
+    const wf = layeredWorkflow('db-restart', 10, 2, 'sleep 0.5');
     // Beside the DAG, two tasks that run until the database is back and work has gone on.
     const gated = await gatedWorkflow('db-restart-long', t, 2);
     await t.apply(wf.spec);
     await t.apply(gated.spec, 'long.json');
     await t.serveAll([
-      { role: 'scheduler', options: { noWork: true, workerId: 'sched' } },
-      { role: 'worker', options: { workerId: 'w1' } },
-      { role: 'worker', options: { workerId: 'w2' } },
+      { role: 'scheduler', noWork: true, workerId: 'sched' },
+      { role: 'worker', workerId: 'w1' },
+      { role: 'worker', workerId: 'w2' },
     ]);
-    const longRun = await t.startRun('db-restart-long');
-    const runIds = [await t.startRunCli('db-restart')];
+    const longRun = await t.startRunInProcess('db-restart-long');
+    const runIds = [await t.startRun('db-restart')];
 
     // Mid-run: some work done, some running (their outcomes will fall into the outage).
     await t.waitFor(
       async () => {
-        const all = await instancesOf(t, runIds);
-        const long = await instancesOf(t, [longRun]);
+        const all = await t.instances(runIds);
+        const long = await t.instances([longRun]);
         return all.filter((i) => i.state === 'SUCCESS').length >= 5 && all.some((i) => i.state === 'RUNNING') && long.filter((i) => i.state === 'RUNNING').length === 2;
       },
       { timeoutMs: 90_000, intervalMs: 50, message: '5 instances done, some running, the long tasks running' },
     );
-    const runningAtCrash = (await instancesOf(t, [...runIds, longRun])).filter((i) => i.state === 'RUNNING').map((i) => i.id);
+    const runningAtCrash = (await t.instances([...runIds, longRun])).filter((i) => i.state === 'RUNNING').map((i) => i.id);
     await db.kill();
     const down = Date.now();
     // The outage: longer than a worker may stay silent (3 × its heartbeat) and than a task
@@ -103,7 +87,7 @@ describe.skipIf(!runnable)('a team whose MariaDB is killed and restarted mid-run
     // tasks stay RUNNING as their first attempts all along.
     await holdsFor(t, MISJUDGE_WINDOW_MS, 'the long tasks keep running', () => stillRunningFirstAttempts(t, longRun, gated.tasks));
     await gated.open();
-    await waitForRunsToEnd(t, [...runIds, longRun], 150_000);
+    await t.waitRuns([...runIds, longRun], 150_000);
 
     const strict = { noTimeout: true, noFailover: true, singleExecution: true };
     expect(await checkInvariants(t, runIds, { tasks: wf.tasks, ...strict })).toEqual([]);
@@ -112,10 +96,10 @@ describe.skipIf(!runnable)('a team whose MariaDB is killed and restarted mid-run
     expect(aliveThrough(t, longRun, down, back)).toHaveLength(2);
     // The tasks that were running when the database died finished while it was down; their
     // outcomes were kept and written once it was back (SUCCESS of the same attempt, not a re-run).
-    const store = await t.store();
+    const store = t.store;
     for (const id of runningAtCrash) expect(await store.getInstance(id)).toMatchObject({ state: 'SUCCESS', attempt: 1 });
     // Every engine lived through it, and they did see the outage (alerts on stderr).
     expect(t.unexpectedExits()).toBeUndefined();
-    expect(t.nodes.some((n) => /MySQL|ECONNREFUSED|PROTOCOL_CONNECTION_LOST|connect/i.test(n.proc.stderr))).toBe(true);
+    expect(t.nodes.some((n) => /MySQL|ECONNREFUSED|PROTOCOL_CONNECTION_LOST|connect/i.test(n.stderr))).toBe(true);
   }, 360_000);
 });

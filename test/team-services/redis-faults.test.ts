@@ -2,32 +2,18 @@
 // state, so when Redis loses everything (FLUSHALL) or goes away and comes back empty (kill -9 and
 // a restart on the same port), the team rebuilds its queues, leases, registrations and live state
 // from MySQL and every run completes. Real `ax serve` nodes (a scheduler that runs no tasks and
-// two workers) on a private redis-server that this file starts, flushes, kills and restarts —
-// never the shared one — and the shared MariaDB (a database of this file's own).
-import fs from 'node:fs';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+// two workers) on a private redis-server that each test starts, flushes, kills and restarts —
+// never the shared one — and the shared MariaDB (a database of each test's own). With nothing
+// shared, the two faults run at the same time (it.concurrent): each mostly waits on the clock.
+import { describe, type ExpectStatic, it } from 'vitest';
 import type { WorkerRecord } from '../../engine/api/types.ts';
-import { tempDir } from '../helpers/solo-engine.ts';
-import { mysqlAvailable } from '../helpers/services.ts';
-import {
-  aliveThrough,
-  CI,
-  checkInvariants,
-  gatedWorkflow,
-  hasFlock,
-  hasRedisServer,
-  holdsFor,
-  instancesOf,
-  layeredWorkflow,
-  MISJUDGE_WINDOW_MS,
-  PrivateRedis,
-  sharedTeam,
-  stillRunningFirstAttempts,
-  type Team,
-  TEAM_CONFIG,
-  waitForProgressAfter,
-  waitForRunsToEnd,
-} from '../helpers/team-services.ts';
+import { CI, mysqlAvailable } from '../helpers/services.ts';
+import { aliveThrough, holdsFor, MISJUDGE_WINDOW_MS, stillRunningFirstAttempts, waitForProgressAfter } from '../helpers/team/fault-checks.ts';
+import { hasFlock } from '../helpers/team/gate.ts';
+import { type Team, TEAM_CONFIG, teamForTest, type TestFinish } from '../helpers/team/harness.ts';
+import { checkInvariants } from '../helpers/team/invariants.ts';
+import { hasRedisServer, PrivateRedis } from '../helpers/private-servers.ts';
+import { gatedWorkflow, layeredWorkflow } from '../helpers/team/workflows.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
 // Off CI, a machine without MariaDB, redis-server or flock(1) skips this file; under CI=true
@@ -39,22 +25,10 @@ const RESUME_BOUND_MS = (TEAM_CONFIG.redispatchAfterMs as number) + 3 * (TEAM_CO
 
 // Skipped only off CI on a machine without MariaDB/Redis: under CI=true the availability check throws instead.
 describe.skipIf(!runnable)('a team whose Redis loses everything mid-run', () => {
-  let redis: PrivateRedis;
-  let root: string;
-  let cleanup: (() => Promise<void>) | undefined;
-
-  beforeAll(async () => {
-    redis = await PrivateRedis.start();
-  }, 60_000);
-  afterEach(async () => {
-    await cleanup?.();
-    cleanup = undefined;
-    fs.rmSync(root, { recursive: true, force: true });
-  }, 60_000);
-  afterAll(() => redis?.kill());
-
   interface Started {
     team: Team;
+    /** the test's own redis-server, which the team runs on */
+    redis: PrivateRedis;
     /** the DAG's runs */
     runIds: number[];
     tasks: string[];
@@ -65,34 +39,35 @@ describe.skipIf(!runnable)('a team whose Redis loses everything mid-run', () => 
   }
 
   /**
-   * A scheduler (no work) and two workers; a run of a 20-task DAG (10 layers of 2, `sleep 0.5`),
-   * and beside it a run of two long tasks, so that tasks are running across the fault.
+   * A private redis-server; a scheduler (no work) and two workers on it; a run of a 20-task DAG
+   * (10 layers of 2, `sleep 0.5`), and beside it a run of two long tasks, so that tasks are
+   * running across the fault. All of it goes when the test finishes.
    */
-  async function startTeam(): Promise<Started> {
-    root = tempDir('ax-team-redis-');
-    const t = await sharedTeam(root, redis.url);
-    cleanup = t.cleanup;
-    const { team } = t;
-    const wf = layeredWorkflow('redis-fault', team, 10, 2, 'sleep 0.5');
+  async function startTeam(ctx: TestFinish): Promise<Started> {
+    const redis = await PrivateRedis.start();
+    // Registered first, so it runs after the team's teardown (these hooks run as a stack).
+    ctx.onTestFinished(() => redis.kill(), 60_000);
+    const team = await teamForTest(ctx, 'redis', { redisUrl: redis.url });
+    const wf = layeredWorkflow('redis-fault', 10, 2, 'sleep 0.5');
     const long = await gatedWorkflow('redis-fault-long', team, 2);
     await team.apply(wf.spec);
     await team.apply(long.spec, 'long.json');
     await team.serveAll([
-      { role: 'scheduler', options: { noWork: true, workerId: 'sched' } },
-      { role: 'worker', options: { workerId: 'w1' } },
-      { role: 'worker', options: { workerId: 'w2' } },
+      { role: 'scheduler', noWork: true, workerId: 'sched' },
+      { role: 'worker', workerId: 'w1' },
+      { role: 'worker', workerId: 'w2' },
     ]);
-    const longRun = await team.startRun('redis-fault-long');
-    const runIds = [await team.startRunCli('redis-fault')];
-    return { team, runIds, tasks: wf.tasks, longRun, longTasks: long.tasks, openGate: long.open };
+    const longRun = await team.startRunInProcess('redis-fault-long');
+    const runIds = [await team.startRun('redis-fault')];
+    return { team, redis, runIds, tasks: wf.tasks, longRun, longTasks: long.tasks, openGate: long.open };
   }
 
   /** Waits until `doneAtLeast` DAG instances are done, some run, and both long tasks run: mid-run. */
   async function midRun(s: Started, doneAtLeast: number): Promise<void> {
     await s.team.waitFor(
       async () => {
-        const all = await instancesOf(s.team, s.runIds);
-        const long = await instancesOf(s.team, [s.longRun]);
+        const all = await s.team.instances(s.runIds);
+        const long = await s.team.instances([s.longRun]);
         return (
           all.filter((i) => i.state === 'SUCCESS').length >= doneAtLeast &&
           all.some((i) => i.state === 'RUNNING') &&
@@ -103,7 +78,7 @@ describe.skipIf(!runnable)('a team whose Redis loses everything mid-run', () => 
     );
   }
 
-  async function expectAllInvariants(s: Started): Promise<void> {
+  async function expectAllInvariants(expect: ExpectStatic, s: Started): Promise<void> {
     const strict = { noTimeout: true, noFailover: true, singleExecution: true };
     expect(await checkInvariants(s.team, s.runIds, { tasks: s.tasks, ...strict })).toEqual([]);
     expect(await checkInvariants(s.team, [s.longRun], { tasks: s.longTasks, ...strict })).toEqual([]);
@@ -111,7 +86,7 @@ describe.skipIf(!runnable)('a team whose Redis loses everything mid-run', () => 
     expect(s.team.unexpectedExits()).toBeUndefined();
   }
 
-  async function expectWorkersBack(team: Team): Promise<void> {
+  async function expectWorkersBack(expect: ExpectStatic, { team, redis }: Started): Promise<void> {
     // Registrations rebuilt: both workers online in the live view again (`ax workers` through Redis).
     await waitFor(
       async () => {
@@ -122,12 +97,12 @@ describe.skipIf(!runnable)('a team whose Redis loses everything mid-run', () => 
       { timeoutMs: 30_000, intervalMs: 500, message: 'w1 and w2 online again' },
     );
     // The leader lease was taken again.
-    expect(await redis.get(`${team.setup.prefix}lease:scheduler`)).toMatch(/^\d+\|sched:\d+$/);
+    expect(await redis.get(`${team.prefix}lease:scheduler`)).toMatch(/^\d+\|sched:\d+$/);
   }
 
-  it('FLUSHALL twice mid-run: queues and live state are rebuilt from MySQL, every run succeeds, nothing runs twice', async () => {
-    const s = await startTeam();
-    const { team, runIds } = s;
+  it.concurrent('FLUSHALL twice mid-run: queues and live state are rebuilt from MySQL, every run succeeds, nothing runs twice', async ({ expect, onTestFinished }) => {
+    const s = await startTeam({ onTestFinished });
+    const { team, redis, runIds } = s;
 
     await midRun(s, 5);
     const firstFlush = Date.now();
@@ -142,16 +117,16 @@ describe.skipIf(!runnable)('a team whose Redis loses everything mid-run', () => 
     await holdsFor(team, MISJUDGE_WINDOW_MS, 'the long tasks keep running', () => stillRunningFirstAttempts(team, s.longRun, s.longTasks));
     await s.openGate();
 
-    await waitForRunsToEnd(team, [...runIds, s.longRun], 120_000);
+    await team.waitRuns([...runIds, s.longRun], 120_000);
     // The long tasks lived through both flushes as the one process each started with.
     expect(aliveThrough(team, s.longRun, firstFlush, secondFlush)).toHaveLength(2);
-    await expectAllInvariants(s);
-    await expectWorkersBack(team);
+    await expectAllInvariants(expect, s);
+    await expectWorkersBack(expect, s);
   }, 300_000);
 
-  it('Redis killed (kill -9) mid-run and restarted empty on the same port: every run succeeds, nothing runs twice', async () => {
-    const s = await startTeam();
-    const { team, runIds } = s;
+  it.concurrent('Redis killed (kill -9) mid-run and restarted empty on the same port: every run succeeds, nothing runs twice', async ({ expect, onTestFinished }) => {
+    const s = await startTeam({ onTestFinished });
+    const { team, redis, runIds } = s;
 
     await midRun(s, 5);
     const down = Date.now();
@@ -168,10 +143,10 @@ describe.skipIf(!runnable)('a team whose Redis loses everything mid-run', () => 
     await holdsFor(team, MISJUDGE_WINDOW_MS, 'the long tasks keep running', () => stillRunningFirstAttempts(team, s.longRun, s.longTasks));
     await s.openGate();
 
-    await waitForRunsToEnd(team, [...runIds, s.longRun], 120_000);
+    await team.waitRuns([...runIds, s.longRun], 120_000);
     // The long tasks ran across the whole outage, each as one process, never judged lost.
     expect(aliveThrough(team, s.longRun, down, restarted)).toHaveLength(2);
-    await expectAllInvariants(s);
-    await expectWorkersBack(team);
+    await expectAllInvariants(expect, s);
+    await expectWorkersBack(expect, s);
   }, 300_000);
 });

@@ -7,7 +7,10 @@
 // itself notices it seconds later: work created right after the request must still not reach it.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditEntry, InstanceRecord, WorkerRecord } from '../../engine/api/types.ts';
-import { expectRunInvariants, SKIP_REASON, Team, TEAM_CONFIG, type TeamProcess, teamServicesAvailable, TEST_TIMEOUT_MS } from '../helpers/team.ts';
+import { SKIP_REASON, Team, TEAM_CONFIG, TEST_TIMEOUT_MS } from '../helpers/team/harness.ts';
+import { expectRunInvariants } from '../helpers/team/invariants.ts';
+import type { TeamProcess } from '../helpers/team/team-process.ts';
+import { teamServicesAvailable } from '../helpers/services.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
 const available = await teamServicesAvailable();
@@ -23,7 +26,7 @@ describe.skipIf(!available)('ax drain on a worker with running tasks', () => {
   let team: Team;
 
   beforeAll(async () => {
-    team = await Team.open('drain', CONFIG);
+    team = await Team.open('drain', { config: CONFIG });
   });
   afterEach(async () => {
     await team?.killAll();
@@ -35,7 +38,8 @@ describe.skipIf(!available)('ax drain on a worker with running tasks', () => {
   it('routes nothing new to it, lets its tasks finish, deregisters it and lets it exit 0', async () => {
     const { workers } = await team.cluster(['w1', 'w2']);
     const w1 = workers.get('w1') as TeamProcess;
-    team.writeWorkflow('hold.yaml', `workflow: hold\ntasks:\n${tasks(['h1', 'h2', 'h3', 'h4'], '. "$AXT_DIR/lib.sh"; ax_start; ax_wait_for release; ax_end')}`);
+    const release = await team.gate('release');
+    team.writeWorkflow('hold.yaml', `workflow: hold\ntasks:\n${tasks(['h1', 'h2', 'h3', 'h4'], `. "$AXT_DIR/lib.sh"; ax_start; ${release.wait}; ax_end`)}`);
     team.writeWorkflow('after.yaml', `workflow: after\ntasks:\n${tasks(['a1', 'a2', 'a3', 'a4'], '. "$AXT_DIR/lib.sh"; ax_start; ax_end')}`);
 
     const holdRun = await team.startRun('./hold.yaml');
@@ -51,6 +55,7 @@ describe.skipIf(!available)('ax drain on a worker with running tasks', () => {
     const beat = async () => (await team.store.listWorkers()).find((w) => w.id === 'w1')?.lastHeartbeat;
     const before = await beat();
     await waitFor(async () => (await beat()) !== before, { timeoutMs: 2 * CONFIG.workerHeartbeatMs, intervalMs: 50, message: 'w1 does not beat' });
+    w1.expectExit();
     const drained = await team.ax(['drain', 'w1']);
     expect(drained.code, drained.stderr).toBe(0);
     expect(drained.stdout).toMatch(/^drain requested for worker w1/);
@@ -72,10 +77,10 @@ describe.skipIf(!available)('ax drain on a worker with running tasks', () => {
     // Its running tasks go on until they end by themselves, then it leaves.
     expect(w1.running).toBe(true);
     expect((await team.store.listInstances(holdRun)).filter((i) => i.state === 'RUNNING')).toHaveLength(4);
-    team.release('release');
+    await release.open();
     const exit = await w1.result(30_000);
     expect(exit.code, exit.stdout + exit.stderr).toBe(0);
-    expect(exit.stdout).toMatch(/ax serve: drain requested: draining \(until they finish for running tasks\)/);
+    expect(exit.stdout).toMatch(/ax serve: drain requested: taking no new tasks and letting running ones finish \(for as long as they take\)/);
     const hold = await expectRunInvariants(team, holdRun);
     expect(hold.filter((i) => i.workerId === 'w1').map((i) => [i.taskName, i.state])).toEqual(onW1.map((i) => [i.taskName, 'SUCCESS']));
 

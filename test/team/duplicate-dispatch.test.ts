@@ -6,7 +6,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditEntry, InstanceRecord } from '../../engine/api/types.ts';
 import type { DispatchMessage } from '../../engine/ports/coordinator.ts';
-import { expectRunInvariants, SKIP_REASON, Team, TEAM_CONFIG, type TeamProcess, teamServicesAvailable, TEST_TIMEOUT_MS } from '../helpers/team.ts';
+import { SKIP_REASON, Team, TEAM_CONFIG, TEST_TIMEOUT_MS } from '../helpers/team/harness.ts';
+import { expectRunInvariants } from '../helpers/team/invariants.ts';
+import type { TeamProcess } from '../helpers/team/team-process.ts';
+import { teamServicesAvailable } from '../helpers/services.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
 const available = await teamServicesAvailable();
@@ -20,7 +23,7 @@ describe.skipIf(!available)('the same dispatch delivered twice', () => {
   let team: Team;
 
   beforeAll(async () => {
-    team = await Team.open('duplicate', CONFIG);
+    team = await Team.open('duplicate', { config: CONFIG });
   });
   afterEach(async () => {
     await team?.killAll();
@@ -43,12 +46,13 @@ describe.skipIf(!available)('the same dispatch delivered twice', () => {
   it('runs the task once and records an alert for every extra delivery', async () => {
     const { workers } = await team.cluster(['w1']);
     const w1 = workers.get('w1') as TeamProcess;
+    const release = await team.gate('release');
     team.writeWorkflow(
       'dup.yaml',
       `workflow: dup
 tasks:
   once:
-    command: '. "$AXT_DIR/lib.sh"; ax_start; ax_wait_for release; ax_end'
+    command: '. "$AXT_DIR/lib.sh"; ax_start; ${release.wait}; ax_end'
 `,
     );
 
@@ -76,7 +80,7 @@ tasks:
     expect((await nthRefusal(inst.id, 2)).detail).toBe(`dispatch of instance ${inst.id} attempt 1 ignored: it is RUNNING (attempt 1, worker w1): a duplicate or stale delivery`);
 
     // 3. Delivered again after it succeeded.
-    team.release('release');
+    await release.open();
     await team.waitInstances(runId, (l) => l[0]?.state === 'SUCCESS', 'the task did not succeed');
     await team.coordinator().enqueue('w1', message);
     expect((await nthRefusal(inst.id, 3)).detail).toBe(`dispatch of instance ${inst.id} attempt 1 ignored: it is SUCCESS (attempt 1, worker w1): a duplicate or stale delivery`);

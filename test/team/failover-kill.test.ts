@@ -1,6 +1,6 @@
 // Team mode, a worker killed with SIGKILL mid-task (SPEC §7, "worker lost while its task still
-// runs"): two workers and a scheduler that runs nothing itself. The dead worker's watchdog stops
-// its orphaned task groups; the scheduler judges the worker lost from its database heartbeat
+// runs"): two workers and a scheduler that runs nothing itself. The dead worker's task launcher
+// stops its orphaned task groups; the scheduler judges the worker lost from its database heartbeat
 // (3 × 1 s) and fails its instances over: each runs again on the other worker without spending a
 // retry (retries: 0), and the run succeeds. No re-run starts while an orphan of the dead worker
 // still lives.
@@ -8,7 +8,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { RunDetail } from '../../engine/api/engine-api.ts';
 import type { InstanceRecord, WorkerRecord } from '../../engine/api/types.ts';
 import { FAILOVER_PREFIX } from '../../engine/core/backstops.ts';
-import { expectRunInvariants, GroupWatch, SKIP_REASON, Team, TEAM_CONFIG, teamServicesAvailable, TEST_TIMEOUT_MS } from '../helpers/team.ts';
+import { GroupWatch } from '../helpers/team/group-watch.ts';
+import { SKIP_REASON, Team, TEAM_CONFIG, TEST_TIMEOUT_MS } from '../helpers/team/harness.ts';
+import { expectRunInvariants } from '../helpers/team/invariants.ts';
+import { teamServicesAvailable } from '../helpers/services.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
 const available = await teamServicesAvailable();
@@ -18,8 +21,8 @@ const FAILOVER_BOUND_MS = 30_000;
 /** Loss is judged 3 heartbeats after the last one, at the next backstop check (every heartbeat), plus a loaded machine. */
 const DETECTION_BOUND_MS = 3 * 1_000 + 1_000 + 5_000;
 
-const TASK = (name: string) => `  ${name}:
-    command: '. "$AXT_DIR/lib.sh"; ax_start; if [ "$AX_ATTEMPT" = 1 ]; then ax_wait_for release; fi; ax_end'
+const TASK = (gate: string) => (name: string) => `  ${name}:
+    command: '. "$AXT_DIR/lib.sh"; ax_start; if [ "$AX_ATTEMPT" = 1 ]; then ${gate}; fi; ax_end'
 `;
 
 // Skipped only off CI on a machine without MariaDB/Redis: under CI=true the availability check throws instead.
@@ -28,7 +31,7 @@ describe.skipIf(!available)('a worker killed with SIGKILL mid-task', () => {
   let watch: GroupWatch | undefined;
 
   beforeAll(async () => {
-    team = await Team.open('failover', TEAM_CONFIG);
+    team = await Team.open('failover', { config: TEAM_CONFIG });
   });
   afterEach(async () => {
     watch?.stop();
@@ -40,7 +43,8 @@ describe.skipIf(!available)('a worker killed with SIGKILL mid-task', () => {
 
   it('fails its instances over to the other worker, which finishes them; the orphans are gone first', async () => {
     const { workers } = await team.cluster(['w1', 'w2']);
-    team.writeWorkflow('failover.yaml', `workflow: failover\ntasks:\n${['t1', 't2', 't3', 't4'].map(TASK).join('')}`);
+    const release = await team.gate('release');
+    team.writeWorkflow('failover.yaml', `workflow: failover\ntasks:\n${['t1', 't2', 't3', 't4'].map(TASK(release.wait)).join('')}`);
     watch = new GroupWatch(team).start();
     const waiting = team.spawn('ax run --wait', ['run', './failover.yaml', '--wait']);
     const runId = Number((await waiting.waitForLine(/^run #\d+ of failover/)).text.match(/#(\d+)/)?.[1]);
@@ -62,9 +66,9 @@ describe.skipIf(!available)('a worker killed with SIGKILL mid-task', () => {
     workers.get(victim)?.kill('SIGKILL');
     expect(await workers.get(victim)?.exited).toEqual({ code: null, signal: 'SIGKILL' });
 
-    // The dead worker's watchdog stops its task groups (it polls every second, then SIGTERM).
+    // The dead worker's task launcher stops its task groups (SIGTERM at once, SIGKILL 1.5 s later).
     for (const pgid of orphanGroups.values()) await watch.waitDead(pgid, 10_000);
-    team.release('release');
+    await release.open();
 
     // Each orphaned instance: attempt 1 failed over, attempt 2 succeeded on the survivor, in time.
     const final = await team.waitInstances(
@@ -110,6 +114,35 @@ describe.skipIf(!available)('a worker killed with SIGKILL mid-task', () => {
       { timeoutMs: 20_000, intervalMs: 200, message: `ax workers does not show ${victim} lost` },
     );
     expect(listed.find((w) => w.id === survivor)?.status).toBe('online');
+  }, TEST_TIMEOUT_MS);
+
+  it('a task with retries: 2 whose worker is killed fails over and still has both retries', async () => {
+    const { workers } = await team.cluster(['r1', 'r2']);
+    // Attempt 1 waits to be killed with its worker; attempts 2 and 3 fail; attempt 4 (the second retry) succeeds.
+    const never = await team.gate('never');
+    team.writeWorkflow(
+      'retries.yaml',
+      `workflow: retries
+tasks:
+  flaky:
+    command: '. "$AXT_DIR/lib.sh"; ax_start; if [ "$AX_ATTEMPT" = 1 ]; then ${never.wait}; fi; ax_end; [ "$AX_ATTEMPT" -ge 4 ]'
+    retries: 2
+    retry_backoff: 200ms
+`,
+    );
+    const runId = await team.startRun('./retries.yaml');
+    const [first] = await team.waitInstances(runId, (l) => l[0]?.state === 'RUNNING' && team.startOf(l[0].id) !== undefined, 'the task did not start');
+    workers.get(first?.workerId as string)?.kill('SIGKILL');
+    const run = await team.waitRun(runId, 60_000);
+    const instances = await team.store.listInstances(runId);
+    const summary = instances.map((i) => [i.attempt, i.state, i.failedOver ?? false, i.failovers ?? 0]);
+    expect(run.state, JSON.stringify(instances, null, 1)).toBe('SUCCESS');
+    expect(summary).toEqual([
+      [1, 'FAILED', true, 0],
+      [2, 'FAILED', false, 1],
+      [3, 'FAILED', false, 1],
+      [4, 'SUCCESS', false, 1],
+    ]);
   }, TEST_TIMEOUT_MS);
 });
 

@@ -8,7 +8,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditEntry, InstanceRecord, WorkerRecord } from '../../engine/api/types.ts';
 import { FAILOVER_PREFIX } from '../../engine/core/backstops.ts';
-import { expectRunInvariants, GroupWatch, SKIP_REASON, Team, TEAM_CONFIG, teamServicesAvailable, TEST_TIMEOUT_MS } from '../helpers/team.ts';
+import { GroupWatch } from '../helpers/team/group-watch.ts';
+import { SKIP_REASON, Team, TEAM_CONFIG, TEST_TIMEOUT_MS } from '../helpers/team/harness.ts';
+import { expectRunInvariants } from '../helpers/team/invariants.ts';
+import { teamServicesAvailable } from '../helpers/services.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
 const available = await teamServicesAvailable();
@@ -26,7 +29,7 @@ describe.skipIf(!available)('a worker frozen with SIGSTOP past the lost threshol
   let watch: GroupWatch | undefined;
 
   beforeAll(async () => {
-    team = await Team.open('sigstop', TEAM_CONFIG);
+    team = await Team.open('sigstop', { config: TEAM_CONFIG });
   });
   afterEach(async () => {
     watch?.stop();
@@ -37,8 +40,9 @@ describe.skipIf(!available)('a worker frozen with SIGSTOP past the lost threshol
   });
 
   it('fails over its instances; once awake its late writes are refused and it kills its own task', async () => {
-    const [, a] = await Promise.all([team.serve('scheduler', { role: 'scheduler', noWork: true }), team.serve('a', { role: 'worker', workerId: 'a' })]);
+    const [, a] = await Promise.all([team.serve({ role: 'scheduler', noWork: true }), team.serve({ role: 'worker', workerId: 'a' })]);
     await team.waitWorkersOnline(['a']);
+    const go = await team.gate('go');
     team.writeWorkflow(
       'frozen.yaml',
       `workflow: frozen
@@ -46,7 +50,7 @@ tasks:
   long:
     command: '. "$AXT_DIR/lib.sh"; ax_start; if [ "$AX_ATTEMPT" = 1 ]; then sleep 120; fi; ax_end'
   short:
-    command: '. "$AXT_DIR/lib.sh"; ax_start; ax_wait_for go; ax_end'
+    command: '. "$AXT_DIR/lib.sh"; ax_start; ${go.wait}; ax_end'
 `,
     );
     watch = new GroupWatch(team).start();
@@ -60,13 +64,13 @@ tasks:
     const short1 = first.find((i) => i.taskName === 'short') as InstanceRecord;
     const longGroup = team.startOf(long1.id)?.pgid as number;
     // Only now a second worker: the tasks had to start on a.
-    await team.serve('b', { role: 'worker', workerId: 'b' });
+    await team.serve({ role: 'worker', workerId: 'b' });
     await team.waitWorkersOnline(['a', 'b']);
 
     const stoppedAt = Date.now();
     a.kill('SIGSTOP');
     // "short" ends with exit 0 while its worker is frozen: nobody can record that yet.
-    team.release('go');
+    await go.open();
     await waitFor(() => team.events().some((e) => e.event === 'end' && e.instanceId === short1.id), {
       timeoutMs: 10_000,
       message: 'short attempt 1 did not finish',

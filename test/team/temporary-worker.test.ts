@@ -5,18 +5,20 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { RunDetail } from '../../engine/api/engine-api.ts';
 import type { WorkerRecord } from '../../engine/api/types.ts';
-import { expectRunInvariants, SKIP_REASON, Team, TEAM_CONFIG, teamServicesAvailable, TEST_TIMEOUT_MS } from '../helpers/team.ts';
+import { SKIP_REASON, Team, TEAM_CONFIG, TEST_TIMEOUT_MS } from '../helpers/team/harness.ts';
+import { expectRunInvariants } from '../helpers/team/invariants.ts';
+import { teamServicesAvailable } from '../helpers/services.ts';
 
 const available = await teamServicesAvailable();
 
-const WAIT = '. "$AXT_DIR/lib.sh"; ax_start; ax_wait_for release; ax_end';
+const WAIT = (gate: string) => `. "$AXT_DIR/lib.sh"; ax_start; ${gate}; ax_end`;
 
 // Skipped only off CI on a machine without MariaDB/Redis: under CI=true the availability check throws instead.
 describe.skipIf(!available)('a --temporary worker (a laptop)', () => {
   let team: Team;
 
   beforeAll(async () => {
-    team = await Team.open('laptop', TEAM_CONFIG);
+    team = await Team.open('laptop', { config: TEAM_CONFIG });
   });
   afterEach(async () => {
     await team?.killAll();
@@ -26,22 +28,23 @@ describe.skipIf(!available)('a --temporary worker (a laptop)', () => {
   });
 
   it('takes only the tasks labelled for it', async () => {
-    await Promise.all([
-      team.serve('scheduler', { role: 'scheduler', noWork: true }),
-      team.serve('desk', { role: 'worker', workerId: 'desk', concurrency: 2 }),
-      team.serve('laptop', { role: 'worker', workerId: 'laptop', temporary: true, labels: ['laptop'] }),
+    await team.serveAll([
+      { role: 'scheduler', noWork: true },
+      { role: 'worker', workerId: 'desk', concurrency: 2 },
+      { role: 'worker', workerId: 'laptop', temporary: true, labels: ['laptop'] },
     ]);
     const registered = await team.waitWorkersOnline(['desk', 'laptop']);
     expect(registered.find((w) => w.id === 'laptop')).toMatchObject({ labels: ['laptop'], acceptUnlabelled: false });
     expect(registered.find((w) => w.id === 'desk')).toMatchObject({ labels: [], acceptUnlabelled: true });
 
     const unlabelled = ['u1', 'u2', 'u3', 'u4'];
+    const release = await team.gate('release');
     team.writeWorkflow(
       'mixed.yaml',
       `workflow: mixed
 tasks:
-${unlabelled.map((n) => `  ${n}:\n    command: '${WAIT}'\n`).join('')}  mine:
-    command: '${WAIT}'
+${unlabelled.map((n) => `  ${n}:\n    command: '${WAIT(release.wait)}'\n`).join('')}  mine:
+    command: '${WAIT(release.wait)}'
     labels: [laptop]
 `,
     );
@@ -61,7 +64,7 @@ ${unlabelled.map((n) => `  ${n}:\n    command: '${WAIT}'\n`).join('')}  mine:
     const shown = await team.axJson<RunDetail>(['runs', String(runId)]);
     expect(shown.instances.filter((i) => i.state === 'WAITING').every((i) => i.reason?.includes('(desk) is at its concurrency limit'))).toBe(true);
 
-    team.release('release');
+    await release.open();
     const instances = await expectRunInvariants(team, runId);
     expect(instances).toHaveLength(5);
     expect(instances.filter((i) => unlabelled.includes(i.taskName)).map((i) => i.workerId)).toEqual(['desk', 'desk', 'desk', 'desk']);

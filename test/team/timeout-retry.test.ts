@@ -5,7 +5,10 @@
 // starts after that. The test watches the group in /proc, and the retry looks for it itself.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { InstanceRecord, LogLine } from '../../engine/api/types.ts';
-import { expectRunInvariants, GroupWatch, SKIP_REASON, Team, TEAM_CONFIG, teamServicesAvailable, TEST_TIMEOUT_MS } from '../helpers/team.ts';
+import { GroupWatch } from '../helpers/team/group-watch.ts';
+import { SKIP_REASON, Team, TEAM_CONFIG, TEST_TIMEOUT_MS } from '../helpers/team/harness.ts';
+import { expectRunInvariants } from '../helpers/team/invariants.ts';
+import { teamServicesAvailable } from '../helpers/services.ts';
 
 const available = await teamServicesAvailable();
 
@@ -20,7 +23,7 @@ describe.skipIf(!available)('a task that times out and ignores SIGTERM, with a r
   let watch: GroupWatch | undefined;
 
   beforeAll(async () => {
-    team = await Team.open('timeout', TEAM_CONFIG);
+    team = await Team.open('timeout', { config: TEAM_CONFIG });
   });
   afterEach(async () => {
     watch?.stop();

@@ -31,7 +31,7 @@ describe('judgeActive (SPEC §7 backstops, default intervals 5 s / 30 s)', () =>
   it('fails over the instances of a worker silent for more than 3 × 5 s', () => {
     expect(judge(inst({}), { lastHeartbeat: NOW - 14_000 })).toBeUndefined();
     const v = judge(inst({}), { lastHeartbeat: NOW - 16_000 });
-    expect(v).toEqual({ to: 'FAILED', reason: `${FAILOVER_PREFIX} worker w1 lost (no heartbeat for 16s)` });
+    expect(v).toEqual({ to: 'FAILED', reason: `${FAILOVER_PREFIX} worker w1 lost (no heartbeat for 16s)`, failover: true });
     expect(judge(inst({}), undefined)?.reason).toBe(`${FAILOVER_PREFIX} worker w1 lost (never registered)`);
   });
 
@@ -44,7 +44,7 @@ describe('judgeActive (SPEC §7 backstops, default intervals 5 s / 30 s)', () =>
 
   it('probe: a stale task heartbeat and a live worker that no longer lists it → failed over', () => {
     const stale = inst({ heartbeatAt: NOW - 76_000 }); // 2.5 × 30 s = 75 s
-    expect(judge(stale, { lastHeartbeat: NOW - 1_000, running: [8] })?.reason).toMatch(/^failed over: worker w1 no longer runs it/);
+    expect(judge(stale, { lastHeartbeat: NOW - 1_000, running: [8] })).toMatchObject({ failover: true, reason: expect.stringMatching(/^failed over: worker w1 no longer runs it/) });
     expect(judge(inst({ heartbeatAt: NOW - 74_000 }), { lastHeartbeat: NOW - 1_000, running: [8] })).toBeUndefined();
   });
 

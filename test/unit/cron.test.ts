@@ -1,5 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import { describeCron, firesBetween, nextFire, prevFire, validateCron, validateTimezone } from '../../engine/core/cron.ts';
+import { utcOffsetMs } from '../../engine/core/cron-walk.ts';
 
 const at = (iso: string): number => Date.parse(iso);
 const iso = (times: number[]): string[] => times.map((t) => new Date(t).toISOString());
@@ -223,5 +224,101 @@ describe('describeCron', () => {
   it('falls back to the expression instead of throwing', () => {
     expect(describeCron('0 25 * * *', 'UTC')).toBe('0 25 * * * (UTC)');
     expect(describeCron('', 'Mars/Base')).toBe(' (Mars/Base)');
+  });
+});
+
+// Lord Howe Island shifts by 30 minutes: summer time (+11) ends on the first Sunday of April at
+// 02:00 (back to 01:30, +10:30) and starts on the first Sunday of October at 02:00 (on to 02:30).
+// cron-parser's own iterator loops out at these changes; a schedule must not stop there.
+describe('DST: 30-minute changes (Australia/Lord_Howe)', () => {
+  const tz = 'Australia/Lord_Howe';
+
+  it.each([
+    ['10 22 * * *', '2028-03-25T00:00:00Z', '2028-04-10T00:00:00Z'],
+    ['14 23 4,16 * 3', '2021-01-01T00:00:00Z', '2021-12-31T00:00:00Z'],
+    ['2,58 6 * * *', '2020-03-28T00:00:00Z', '2020-04-10T00:00:00Z'],
+  ])('%s keeps firing across the changes (it threw "no fire time" before)', (expr, from, until) => {
+    const fires = chain(expr, tz, from, until);
+    expect(fires.length).toBeGreaterThan(3);
+    expect(firesBetween(expr, tz, at(from), at(until), 10_000).map((t) => new Date(t).toISOString())).toEqual(fires);
+  });
+
+  it('a daily 22:10 fires on every day, before and after the autumn change', () => {
+    expect(chain('10 22 * * *', tz, '2028-03-31T00:00:00Z', '2028-04-03T12:00:00Z')).toEqual([
+      '2028-03-31T11:10:00.000Z', // +11
+      '2028-04-01T11:10:00.000Z', // +11
+      '2028-04-02T11:40:00.000Z', // +10:30 from 02:00 on 2 April
+      '2028-04-03T11:40:00.000Z',
+    ]);
+  });
+
+  it('autumn: 01:45 happens twice and fires once, the first time; every 15 minutes with hour * runs both passes', () => {
+    // 2028-04-02: 02:00 (+11) = 2028-04-01T15:00Z goes back to 01:30 (+10:30).
+    expect(iso(firesBetween('45 1 * * *', tz, at('2028-04-01T12:00:00Z'), at('2028-04-02T12:00:00Z'), 10))).toEqual(['2028-04-01T14:45:00.000Z']);
+    expect(iso(firesBetween('*/15 * * * *', tz, at('2028-04-01T14:20:00Z'), at('2028-04-01T15:50:00Z'), 10))).toEqual([
+      '2028-04-01T14:30:00.000Z', // 01:30 (+11)
+      '2028-04-01T14:45:00.000Z', // 01:45 (+11)
+      '2028-04-01T15:00:00.000Z', // 01:30 again (+10:30)
+      '2028-04-01T15:15:00.000Z', // 01:45 again
+      '2028-04-01T15:30:00.000Z', // 02:00
+      '2028-04-01T15:45:00.000Z',
+    ]);
+  });
+
+  it('spring: 02:10 does not exist and fires half an hour later, at 02:40, once with a real 02:40', () => {
+    // 2028-10-01: 02:00 (+10:30) = 2028-09-30T15:30Z jumps to 02:30 (+11).
+    expect(iso(firesBetween('10 2 * * *', tz, at('2028-09-30T00:00:00Z'), at('2028-10-01T12:00:00Z'), 10))).toEqual(['2028-09-30T15:40:00.000Z']);
+    expect(iso(firesBetween('10,40 2 * * *', tz, at('2028-09-30T12:00:00Z'), at('2028-10-01T00:00:00Z'), 10))).toEqual(['2028-09-30T15:40:00.000Z']);
+    expect(iso(firesBetween('*/10 * * * *', tz, at('2028-09-30T15:15:00Z'), at('2028-09-30T15:45:00Z'), 10))).toEqual([
+      '2028-09-30T15:20:00.000Z', // 01:50 (+10:30)
+      '2028-09-30T15:30:00.000Z', // 02:30 (+11): 02:00-02:20 do not exist
+      '2028-09-30T15:40:00.000Z',
+    ]);
+  });
+});
+
+describe('every zone of the tz database', () => {
+  const zones = Intl.supportedValuesOf('timeZone');
+  const FROM = at('2025-01-01T00:00:00Z');
+  const UNTIL = at('2027-01-01T00:00:00Z');
+
+  /** Instants in [FROM, UNTIL] where the zone's offset changes (weekly samples, then bisection). */
+  function changes(tz: string): number[] {
+    const off = (t: number) => utcOffsetMs(tz, t);
+    const out: number[] = [];
+    for (let t = FROM; t < UNTIL; t += 7 * 86_400_000) {
+      if (off(t) === off(t + 7 * 86_400_000)) continue;
+      let lo = t;
+      let hi = t + 7 * 86_400_000;
+      while (hi - lo > 60_000) {
+        const mid = lo + Math.floor((hi - lo) / 2);
+        if (off(mid) === off(lo)) lo = mid;
+        else hi = mid;
+      }
+      out.push(hi);
+    }
+    return out;
+  }
+
+  it('daily, hourly and every-10-minute crons fire around every offset change of 2025-2026, in order, never stopping', () => {
+    expect(zones.length).toBeGreaterThan(300);
+    let checked = 0;
+    for (const tz of zones) {
+      for (const change of changes(tz)) {
+        checked++;
+        for (const expr of ['10 22 * * *', '30 2 * * *', '0 0 * * *', '45 1,2,3 * * *', '0 * * * *', '*/10 * * * *']) {
+          const from = change - 2 * 86_400_000;
+          const until = change + 2 * 86_400_000;
+          const fires = firesBetween(expr, tz, from, until, 10_000);
+          const disorder = fires.findIndex((t, i) => i > 0 && t <= (fires[i - 1] as number));
+          if (disorder >= 0) expect.fail(`${expr} ${tz}: fire ${disorder} is not after the one before: ${iso(fires.slice(disorder - 1, disorder + 1))}`);
+          // a daily cron fires on each of the four days; faster ones never leave a gap of more than a day
+          const daily = /^\d+ \d+ \* \* \*$/.test(expr);
+          if (daily && fires.length < 3) expect.fail(`${expr} ${tz} around ${new Date(change).toISOString()}: ${iso(fires)}`);
+          if (!(nextFire(expr, tz, until) > until)) expect.fail(`${expr} ${tz}: no fire after ${new Date(until).toISOString()}`);
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(100);
   });
 });

@@ -48,8 +48,55 @@ describe('LineSplitter', () => {
     const { splitter, lines, bytes } = collect();
     splitter.push(enc.encode('a\r\nb\r'));
     splitter.push(enc.encode('\nc\r\r\n'));
-    expect(lines).toEqual(['a', 'b', 'c\ufffd']);
-    expect(bytes).toEqual([1, 1, 2]);
+    expect(lines).toEqual(['a', 'b', 'c']);
+    expect(bytes).toEqual([1, 1, 1]);
+  });
+
+  it('keeps the last state of a \\r progress line, as a terminal shows it', () => {
+    const { splitter, lines, bytes } = collect();
+    splitter.push(enc.encode('10%\r20%\r40%\ndone\n'));
+    // CRLF after progress; \r at the start; a line of only \r.
+    splitter.push(enc.encode('a\rbc\r\n\rlead\n\r\r\n'));
+    expect(lines).toEqual(['40%', 'done', 'bc', 'lead', '']);
+    expect(bytes).toEqual([3, 4, 2, 4, 0]);
+  });
+
+  it('keeps the last non-empty segment when a line ends in \\r, across chunks and at end()', () => {
+    const { splitter, lines, bytes } = collect();
+    // Byte by byte: every \r arrives without knowing whether \n follows.
+    for (const b of enc.encode('5%\r50%\r\r\n')) splitter.push(Uint8Array.of(b));
+    splitter.push(enc.encode('x\r'));
+    splitter.push(enc.encode('99%\r'));
+    splitter.end();
+    expect(lines).toEqual(['50%', '99%']);
+    expect(bytes).toEqual([3, 3]);
+  });
+
+  it('holds one segment, not the whole line, for \\r progress that never writes \\n', () => {
+    const max = 64;
+    const { splitter, lines, bytes } = collect(max);
+    let maxBuffered = 0;
+    for (let i = 0; i <= 100_000; i++) {
+      splitter.push(enc.encode(`progress ${i}\r`));
+      maxBuffered = Math.max(maxBuffered, splitter.bufferedBytes);
+    }
+    splitter.end();
+    expect(maxBuffered).toBeLessThanOrEqual(max + 1);
+    expect(lines).toEqual(['progress 100000']);
+    expect(bytes).toEqual([15]);
+  });
+
+  it('cuts an over-long last segment and counts only that segment', () => {
+    const { splitter, lines, bytes } = collect(8);
+    splitter.push(enc.encode('short\r0123456789ab\n'));
+    expect(lines).toEqual(['01234567 … [line truncated: 12 bytes]']);
+    expect(bytes).toEqual([8]);
+  });
+
+  it('replaces escape sequences in progress output too', () => {
+    const { splitter, lines } = collect();
+    splitter.push(enc.encode('\u001b[2K10%\r\u001b[2K\u001b]0;PWNED\u0007100%\n'));
+    expect(lines).toEqual(['\ufffd[2K\ufffd]0;PWNED\ufffd100%']);
   });
 
   it('replaces NUL and other control characters but keeps tabs', () => {

@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { ValidationError, type ValidationProblem } from '../../engine/api/errors.ts';
 import type { TaskSpec, WorkflowSpec } from '../../engine/api/types.ts';
 import { validateCron, validateTimezone } from '../../engine/core/cron.ts';
-import { COMMENT_WARNING, parseWorkflowFile, serializeWorkflow } from '../../engine/core/workflow-file.ts';
+import { environmentWarnings } from '../../engine/core/spec-warnings.ts';
+import { COMMENT_WARNING, decodeWorkflowFile, MAX_WORKFLOW_FILE_BYTES, parseWorkflowFile } from '../../engine/core/workflow-file.ts';
+import { serializeWorkflow } from '../../engine/core/workflow-serialize.ts';
+import type { WorkerRecord } from '../../engine/api/types.ts';
 
 const opts = { defaultTimezone: 'Europe/Berlin' };
 const parse = (text: string) => parseWorkflowFile(text, opts);
@@ -226,6 +229,14 @@ describe('parseWorkflowFile: problems', () => {
     expect(one(oneTask('timeout: 30 minutes'))).toEqual({ path: 'tasks.extract.timeout', message: bad('30 minutes') });
     expect(one(oneTask('timeout: 30'))).toEqual({ path: 'tasks.extract.timeout', message: bad('30') });
     expect(one(oneTask('timeout: 0s'))).toEqual({ path: 'tasks.extract.timeout', message: 'must be longer than 0: leave timeout out for no limit' });
+    // past 2³¹−1 ms (24.8 days) a timer must be chained; past 365 days the file is refused
+    expect(parse(oneTask('timeout: 25d')).spec.tasks[0]?.timeoutMs).toBe(25 * 86_400_000);
+    expect(parse(oneTask('timeout: 365d')).spec.tasks[0]?.timeoutMs).toBe(365 * 86_400_000);
+    expect(one(oneTask('timeout: 366d'))).toEqual({ path: 'tasks.extract.timeout', message: '"366d" is longer than the longest duration AX accepts, 365d' });
+    expect(one(oneTask('retry_backoff: { strategy: exponential, delay: 1m, max: 8760h1ms }'))).toEqual({
+      path: 'tasks.extract.retry_backoff.max',
+      message: '"8760h1ms" is longer than the longest duration AX accepts, 365d',
+    });
     expect(one(oneTask('retry_backoff: soon'))).toEqual({ path: 'tasks.extract.retry_backoff', message: bad('soon') });
     expect(one(oneTask('retry_backoff: { strategy: linear }'))).toEqual({
       path: 'tasks.extract.retry_backoff.strategy',
@@ -402,5 +413,112 @@ tasks:
     expect(canonical.startsWith('workflow: w\nschedule:\n  cron: 0 2 * * *\n  timezone: Europe/Berlin\ntasks:\n  b:\n')).toBe(true);
     expect(canonical).toContain('      N: "7"\n');
     expect(serializeWorkflow(parseWorkflowFile(canonical, { defaultTimezone: 'UTC' }).spec)).toBe(canonical);
+  });
+});
+
+describe('hostile and careless input', () => {
+  const NUL = 'contains a NUL character (\\0), which no command, path or variable can hold: remove it';
+
+  it('a NUL anywhere is an error naming the field, whether escaped or raw', () => {
+    expect(problems(oneTask('env: { X: "a\\0b" }', 'cwd: "/tmp/\\0"'))).toEqual([
+      { path: 'tasks.extract.env.X', message: NUL },
+      { path: 'tasks.extract.cwd', message: NUL },
+    ]);
+    expect(problems('workflow: w\ntasks:\n  a:\n    command: "echo a\0b"\n')).toEqual([{ path: 'tasks.a.command', message: NUL }]);
+    expect(problems('workflow: w\ntasks:\n  a:\n    command: echo\n    env: { "A\\0B": x }\n')).toEqual([{ path: 'tasks.a.env.A\\0B', message: `key ${NUL}` }]);
+  });
+
+  it('a spec from the API with a NUL is refused as a file with one would be', () => {
+    const text = serializeWorkflow({ name: 'w', routing: 'round_robin', tasks: [task('a', { command: 'echo \0' })] });
+    expect(problems(text)).toEqual([{ path: 'tasks.a.command', message: NUL }]);
+  });
+
+  it('a relative cwd is resolved by the host when it can, and refused when there is no file to resolve it against', () => {
+    expect(problems(oneTask('cwd: data'))).toEqual([
+      { path: 'tasks.extract.cwd', message: '"data" is a relative path: write the full path, e.g. "/srv/etl" ("ax apply FILE" resolves it against the file\'s directory)' },
+    ]);
+    const seen: string[] = [];
+    const resolveCwd = (cwd: string) => {
+      seen.push(cwd);
+      return `/base/${cwd}`;
+    };
+    const { spec } = parseWorkflowFile(`${oneTask('cwd: ../data')}\n  b:\n    command: x\n    cwd: /abs`, { ...opts, resolveCwd });
+    expect(spec.tasks.map((t) => t.cwd)).toEqual(['/base/../data', '/abs']);
+    expect(seen).toEqual(['../data']);
+    expect(parse(oneTask('cwd: "C:\\\\jobs"')).spec.tasks[0]?.cwd).toBe('C:\\jobs');
+  });
+
+  it('text over the size limit is refused before the parser sees it', () => {
+    // A document the parser would reject at its first line: only the size is reported.
+    const text = `{{{ ${'x'.repeat(MAX_WORKFLOW_FILE_BYTES)}`;
+    const started = performance.now();
+    expect(problems(text, 'big.yaml')).toEqual([{ file: 'big.yaml', path: '', message: 'the file is 5.0 MB, over the 5 MB limit for a workflow file: split it into several workflows' }]);
+    expect(performance.now() - started).toBeLessThan(500);
+  });
+
+  it('bytes that are not UTF-8 are refused with the offset, line and column of the first bad one', () => {
+    const latin1 = Buffer.from('workflow: w\ntasks:\n  a:\n    command: echo café\n', 'latin1');
+    const problem = (bytes: Uint8Array) => {
+      try {
+        decodeWorkflowFile(bytes, 'f.yaml');
+      } catch (e) {
+        return (e as ValidationError).problems;
+      }
+      throw new Error('expected a ValidationError');
+    };
+    const hint = 'is not valid UTF-8: save the file as UTF-8 (it may be Latin-1 or UTF-16)';
+    expect(problem(latin1)).toEqual([{ file: 'f.yaml', path: '', message: `not UTF-8: byte 0xE9 at offset 45 (line 4, column 22) ${hint}` }]);
+    // UTF-16 with its byte-order mark fails at the very first byte
+    expect(problem(Buffer.from('\uFEFFworkflow: w', 'utf16le'))[0]?.message).toBe(`not UTF-8: byte 0xFF at offset 0 (line 1, column 1) ${hint}`);
+    // the column counts characters: "é" before the bad byte is one column
+    expect(problem(Buffer.concat([Buffer.from('# é'), Buffer.from([0xc3, 0x28])]))[0]?.message).toBe(`not UTF-8: byte 0xC3 at offset 4 (line 1, column 4) ${hint}`);
+    expect(decodeWorkflowFile(Buffer.from('\uFEFFworkflow: café'), 'f.yaml')).toBe('workflow: café');
+    expect(() => decodeWorkflowFile(new Uint8Array(MAX_WORKFLOW_FILE_BYTES + 1), 'f.yaml')).toThrow('over the 5 MB limit');
+  });
+});
+
+describe('environmentWarnings: what would keep a valid workflow from running here', () => {
+  const worker = (id: string, labels: string[]): WorkerRecord => ({
+    id,
+    host: 'h',
+    pid: 1,
+    version: '1',
+    labels,
+    maxConcurrency: 8,
+    running: 0,
+    startedAt: 0,
+    lastHeartbeat: 0,
+    status: 'lost',
+    acceptUnlabelled: true,
+  });
+  const spec: WorkflowSpec = {
+    name: 'w',
+    routing: 'round_robin',
+    tasks: [task('train', { labels: ['gpu', 'big'] }), task('prep', { cwd: '/missing' }), task('load', { labels: ['gpu'], cwd: '/here' })],
+  };
+  const checkCwd = (cwd: string) => (cwd === '/here' ? undefined : 'does not exist on this machine');
+
+  it('solo: any label, and a cwd that does not exist', () => {
+    expect(environmentWarnings(spec, [worker('local', [])], 'solo', checkCwd, 'w.yaml')).toEqual([
+      {
+        file: 'w.yaml',
+        path: 'tasks.train.labels',
+        message: 'no worker offers labels [gpu, big]: the solo worker offers none, so the task would wait forever; remove the labels, or run the workflow in team mode on a worker started with --labels gpu,big',
+      },
+      { file: 'w.yaml', path: 'tasks.prep.cwd', message: '"/missing" does not exist on this machine: the task would fail to start; create it or fix the path' },
+      { file: 'w.yaml', path: 'tasks.load.labels', message: expect.stringContaining('no worker offers labels [gpu]') },
+    ]);
+  });
+
+  it('team: labels that no known worker offers, even a lost one; a cwd is not checked (tasks run elsewhere)', () => {
+    const workers = [worker('etl-1', ['gpu']), worker('laptop', [])];
+    expect(environmentWarnings(spec, workers, 'team')).toEqual([
+      {
+        path: 'tasks.train.labels',
+        message: 'no known worker offers labels [gpu, big] (workers: etl-1 [gpu], laptop [no labels]): the task would wait until one joins; start one with "ax serve --role worker --labels gpu,big"',
+      },
+    ]);
+    expect(environmentWarnings(spec, [worker('etl-1', ['big', 'gpu'])], 'team')).toEqual([]);
+    expect(environmentWarnings(spec, [], 'team')[0]?.message).toContain('(workers: none has registered yet)');
   });
 });

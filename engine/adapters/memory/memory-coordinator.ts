@@ -1,6 +1,6 @@
 import { AxError } from '../../api/errors.ts';
 import type { WorkerRecord } from '../../api/types.ts';
-import type { Coordinator, DispatchMessage, EngineEvent, TaskBeat } from '../../ports/coordinator.ts';
+import type { Coordinator, DispatchMessage, EngineEvent, NodePresence } from '../../ports/coordinator.ts';
 
 export interface MemoryCoordinatorOptions {
   /** clock for every TTL (workers, start locks, leases); default Date.now */
@@ -22,9 +22,6 @@ interface Lease {
 
 type Waiter = () => void;
 
-const sameDispatch = (a: DispatchMessage, b: DispatchMessage): boolean =>
-  a.instanceId === b.instanceId && a.attempt === b.attempt;
-
 const copyWorker = (w: WorkerRecord): WorkerRecord => ({ ...w, labels: [...w.labels] });
 
 /**
@@ -32,41 +29,39 @@ const copyWorker = (w: WorkerRecord): WorkerRecord => ({ ...w, labels: [...w.lab
  * truth and rebuilds all of this). These are also the semantics the Redis adapter must keep, and
  * the contract suite (test/contract/coordinator.contract.ts) checks both:
  *
- * - Queues: FIFO per worker queue; `null` is the shared queue. Enqueueing to a worker's queue
- *   wakes that worker's waiters; enqueueing to the shared queue wakes every waiter.
- * - take(worker, max): up to max messages, own queue first, then the shared queue. Taken messages
- *   move to the worker's in-flight list and are never handed out again until ack(worker, msg)
- *   removes them, matched by instanceId + attempt (other fields are ignored; an unknown ack is a
- *   no-op). Messages are copied in and out, as they would be serialised over Redis.
- * - waitForWork(worker, timeoutMs): resolves at once when the worker's queue or the shared queue
- *   is non-empty or the coordinator is closed; otherwise on the next enqueue for that worker (or
- *   to the shared queue), on close(), or after timeoutMs of real time. A wake means work *may*
- *   be there (another worker can take shared work first); callers loop.
+ * - Queues: FIFO per worker queue. Enqueueing to a worker's queue wakes that worker's waiters.
+ * - take(worker, max): up to max messages from the worker's queue. A taken message is never
+ *   handed out again; ack has nothing to do here (Redis keeps an in-flight list for people to
+ *   look at). Messages are copied in and out, as they would be serialised over Redis.
+ * - waitForWork(worker, timeoutMs): resolves at once when the worker's queue is non-empty or the
+ *   coordinator is closed; otherwise on the next enqueue for that worker, on close(), or after
+ *   timeoutMs of real time. A wake means work *may* be there;
+ *   callers loop.
  * - TTLs use the injected clock: a key set at t with ttlMs is alive while now() < t + ttlMs.
  *   Expired entries are dropped lazily, when next looked at.
  * - heartbeatWorker stores the record with a TTL, replacing the previous one; listWorkers
- *   returns the unexpired ones, in no promised order.
- * - heartbeatTasks keeps the latest beat per instance; a beat whose attempt is lower than the
- *   stored one is ignored (a superseded attempt must not look alive). Task beats have no TTL;
- *   clearTaskHeartbeat removes them.
+ *   returns the unexpired ones, in no promised order. With a claim, a live registration under
+ *   another claim is kept (false) unless the caller takes over.
+ * - heartbeatNode/listNodes/removeNode: the same for scheduler nodes, keyed by node id, no claim.
  * - Start lock: SET NX with a TTL, keyed by instance id + attempt, so each attempt has its own
  *   lock and a second process for the same attempt is refused. Release is unconditional.
  * - Lease: free or expired → the caller gets it with token = highest token ever issued for that
  *   name + 1 (even if the caller held it before it expired: its writes in between may have been
  *   fenced). Held by the same holder → expiry renewed, same token. Held by another → null.
- *   releaseLease frees it only when called by the holder. Tokens survive release.
+ *   releaseLease frees it only when called by the holder. Tokens survive release. leaseHolder
+ *   names the holder of an unexpired lease, else null.
  * - publish delivers synchronously to every subscriber; a throwing subscriber is isolated.
+ *   Every event is published through this coordinator (it is the one process's), so a
+ *   `fromOthers` subscriber hears nothing.
  * - close() resolves every pending waiter and drops subscribers; it may be called twice.
  */
 export class MemoryCoordinator implements Coordinator {
   private readonly now: () => number;
   private readonly onSubscriberError: (error: unknown, event: EngineEvent) => void;
   private readonly queues = new Map<string, DispatchMessage[]>();
-  private readonly shared: DispatchMessage[] = [];
-  private readonly inFlightByWorker = new Map<string, DispatchMessage[]>();
   private readonly waiters = new Map<string, Set<Waiter>>();
-  private readonly workers = new Map<string, Expiring<WorkerRecord>>();
-  private readonly taskBeats = new Map<number, TaskBeat>();
+  private readonly workers = new Map<string, Expiring<WorkerRecord> & { claim?: string }>();
+  private readonly nodes = new Map<string, Expiring<NodePresence>>();
   private readonly startLocks = new Map<string, number>();
   private readonly leases = new Map<string, Lease>();
   private readonly leaseTokens = new Map<string, number>();
@@ -79,16 +74,11 @@ export class MemoryCoordinator implements Coordinator {
     this.onSubscriberError = options.onSubscriberError ?? (() => {});
   }
 
-  async enqueue(queue: string | null, message: DispatchMessage): Promise<void> {
-    if (queue === null) {
-      this.shared.push({ ...message });
-      for (const workerId of [...this.waiters.keys()]) this.wake(workerId);
-      return;
-    }
-    const list = this.queues.get(queue);
+  async enqueue(workerId: string, message: DispatchMessage): Promise<void> {
+    const list = this.queues.get(workerId);
     if (list) list.push({ ...message });
-    else this.queues.set(queue, [{ ...message }]);
-    this.wake(queue);
+    else this.queues.set(workerId, [{ ...message }]);
+    this.wake(workerId);
   }
 
   async take(workerId: string, max: number): Promise<DispatchMessage[]> {
@@ -96,32 +86,18 @@ export class MemoryCoordinator implements Coordinator {
     const own = this.queues.get(workerId);
     const taken = own ? own.splice(0, max) : [];
     if (own && own.length === 0) this.queues.delete(workerId);
-    taken.push(...this.shared.splice(0, max - taken.length));
-    if (taken.length === 0) return [];
-    const flying = this.inFlightByWorker.get(workerId);
-    if (flying) flying.push(...taken);
-    else this.inFlightByWorker.set(workerId, [...taken]);
     return taken.map((m) => ({ ...m }));
   }
 
-  async ack(workerId: string, message: DispatchMessage): Promise<void> {
-    const flying = this.inFlightByWorker.get(workerId);
-    if (!flying) return;
-    const index = flying.findIndex((m) => sameDispatch(m, message));
-    if (index >= 0) flying.splice(index, 1);
-    if (flying.length === 0) this.inFlightByWorker.delete(workerId);
-  }
+  /** Nothing to do in one process: a taken message is gone from every queue already. */
+  async ack(): Promise<void> {}
 
-  async inFlight(workerId: string): Promise<DispatchMessage[]> {
-    return (this.inFlightByWorker.get(workerId) ?? []).map((m) => ({ ...m }));
-  }
-
-  async queueLength(queue: string | null): Promise<number> {
-    return queue === null ? this.shared.length : (this.queues.get(queue)?.length ?? 0);
+  async queueLength(workerId: string): Promise<number> {
+    return this.queues.get(workerId)?.length ?? 0;
   }
 
   async waitForWork(workerId: string, timeoutMs: number): Promise<void> {
-    if (this.closed || this.shared.length > 0 || (this.queues.get(workerId)?.length ?? 0) > 0) return;
+    if (this.closed || (this.queues.get(workerId)?.length ?? 0) > 0) return;
     await new Promise<void>((resolve) => {
       let set = this.waiters.get(workerId);
       if (!set) this.waiters.set(workerId, (set = new Set()));
@@ -140,8 +116,12 @@ export class MemoryCoordinator implements Coordinator {
     });
   }
 
-  async heartbeatWorker(worker: WorkerRecord, ttlMs: number): Promise<void> {
-    this.workers.set(worker.id, { value: copyWorker(worker), expiresAt: this.now() + ttlMs });
+  async heartbeatWorker(worker: WorkerRecord, ttlMs: number, claim?: { token: string; takeOver: boolean }): Promise<boolean> {
+    const current = this.workers.get(worker.id);
+    const held = current && current.expiresAt > this.now() ? current.claim : undefined;
+    if (claim && held !== undefined && held !== claim.token && !claim.takeOver) return false;
+    this.workers.set(worker.id, { value: copyWorker(worker), expiresAt: this.now() + ttlMs, claim: claim?.token });
+    return true;
   }
 
   async removeWorker(workerId: string): Promise<void> {
@@ -167,25 +147,22 @@ export class MemoryCoordinator implements Coordinator {
     return alive;
   }
 
-  async heartbeatTasks(beats: TaskBeat[]): Promise<void> {
-    for (const beat of beats) {
-      const stored = this.taskBeats.get(beat.instanceId);
-      if (stored && beat.attempt < stored.attempt) continue;
-      this.taskBeats.set(beat.instanceId, { ...beat });
-    }
+  async heartbeatNode(node: NodePresence, ttlMs: number): Promise<void> {
+    this.nodes.set(node.nodeId, { value: { ...node }, expiresAt: this.now() + ttlMs });
   }
 
-  async taskHeartbeats(instanceIds: number[]): Promise<Map<number, TaskBeat>> {
-    const found = new Map<number, TaskBeat>();
-    for (const id of instanceIds) {
-      const beat = this.taskBeats.get(id);
-      if (beat) found.set(id, { ...beat });
-    }
-    return found;
+  async removeNode(nodeId: string): Promise<void> {
+    this.nodes.delete(nodeId);
   }
 
-  async clearTaskHeartbeat(instanceId: number): Promise<void> {
-    this.taskBeats.delete(instanceId);
+  async listNodes(): Promise<NodePresence[]> {
+    const now = this.now();
+    const alive: NodePresence[] = [];
+    for (const [id, entry] of this.nodes) {
+      if (entry.expiresAt > now) alive.push({ ...entry.value });
+      else this.nodes.delete(id);
+    }
+    return alive;
   }
 
   async acquireStartLock(instanceId: number, attempt: number, ttlMs: number): Promise<boolean> {
@@ -221,6 +198,11 @@ export class MemoryCoordinator implements Coordinator {
     if (this.leases.get(name)?.holder === holder) this.leases.delete(name);
   }
 
+  async leaseHolder(name: string): Promise<string | null> {
+    const lease = this.leases.get(name);
+    return lease && lease.expiresAt > this.now() ? lease.holder : null;
+  }
+
   async publish(event: EngineEvent): Promise<void> {
     // Subscribers are followers (UI, CLI --follow): one failing must neither starve the others
     // nor fail the publisher, which is the scheduler or a worker loop. Same as Redis pub/sub.
@@ -233,8 +215,9 @@ export class MemoryCoordinator implements Coordinator {
     }
   }
 
-  async subscribe(handler: (event: EngineEvent) => void): Promise<() => void> {
+  async subscribe(handler: (event: EngineEvent) => void, options?: { fromOthers?: boolean }): Promise<() => void> {
     if (this.closed) throw new AxError('unavailable', 'coordinator is closed: subscribe before close(), or open a new one');
+    if (options?.fromOthers) return () => undefined;
     // Wrapped so subscribing the same function twice yields two independent subscriptions.
     const entry = (event: EngineEvent): void => handler(event);
     this.subscribers.add(entry);

@@ -3,10 +3,10 @@ import { hostname } from 'node:os';
 import { Redis, type ChainableCommander } from 'ioredis';
 import { AxError } from '../../api/errors.ts';
 import type { WorkerRecord } from '../../api/types.ts';
-import type { Coordinator, DispatchMessage, EngineEvent, TaskBeat } from '../../ports/coordinator.ts';
+import type { Coordinator, DispatchMessage, EngineEvent, NodePresence } from '../../ports/coordinator.ts';
 import { connectionOptions, RedisConnection } from './redis-connection.ts';
 import { RedisKeys } from './redis-keys.ts';
-import { ACK, ACQUIRE_LEASE, ENQUEUE, LIST_WORKERS, RELEASE_LEASE, RELEASE_LOCK, TAKE, TASK_BEATS } from './redis-scripts.ts';
+import { ACK, ACQUIRE_LEASE, ENQUEUE, HEARTBEAT_NODE, HEARTBEAT_WORKER, LIST_WORKERS, RELEASE_LEASE, RELEASE_LOCK, TAKE } from './redis-scripts.ts';
 
 /** Makes one connection; called once per role ('commands', 'subscriber'). The coordinator owns and closes it. */
 export type RedisClientFactory = (role: 'commands' | 'subscriber') => Redis;
@@ -37,18 +37,25 @@ const ttl = (ms: number): number => Math.max(1, Math.ceil(ms));
 
 const parseMessage = (raw: string): DispatchMessage => JSON.parse(raw) as DispatchMessage;
 
+/** An event on the events channel, with the coordinator that published it (for `fromOthers`). */
+interface Envelope {
+  origin: string;
+  event: EngineEvent;
+}
+
 /**
  * The Coordinator for team mode, keeping MemoryCoordinator's documented semantics on a shared
  * Redis (key layout in redis-keys.ts). Where Redis differs:
  *
  * - TTLs run on Redis's clock, not an injected one.
  * - publish delivers asynchronously (Redis pub/sub), in order, to subscribers of every
- *   coordinator on the prefix; a throwing subscriber is isolated as in memory.
+ *   coordinator on the prefix; a throwing subscriber is isolated as in memory. Each event
+ *   travels with the coordinator that published it, so a `fromOthers` subscriber skips the
+ *   events of its own coordinator that come back to it.
  * - releaseStartLock deletes the lock only when this coordinator took it: a process whose lock
  *   expired must not free the lock another process has since taken for the same attempt.
  * - Lease tokens are big numbers (seeded from the server clock, see ACQUIRE_LEASE) so they keep
  *   growing after Redis loses its keys.
- * - The worker id "shared" is refused: it would name the shared queue.
  * - When Redis is down, calls reject with AxError 'unavailable' within readyTimeoutMs (or
  *   commandTimeoutMs for a Redis that stops answering); ioredis reconnects by itself and calls
  *   work again once Redis is back. Wake-ups sent while the link was down are lost, so every
@@ -59,7 +66,7 @@ export class RedisCoordinator implements Coordinator {
   private readonly commands: RedisConnection;
   private readonly subscriber: RedisConnection;
   private readonly onSubscriberError: (error: unknown, event: EngineEvent | string) => void;
-  /** value of the start locks this coordinator takes */
+  /** value of the start locks this coordinator takes, and the origin of the events it publishes */
   private readonly owner = `${hostname()}:${process.pid}:${randomBytes(6).toString('hex')}`;
   private readonly waiters = new Map<string, Set<Waiter>>();
   /**
@@ -67,7 +74,7 @@ export class RedisCoordinator implements Coordinator {
    * small, and a SUBSCRIBE/UNSUBSCRIBE pair per wait would double each idle loop's round trips.
    */
   private readonly wakeChannels = new Map<string, Promise<void>>();
-  private readonly handlers = new Set<(event: EngineEvent) => void>();
+  private readonly handlers = new Set<(event: EngineEvent, own: boolean) => void>();
   private eventsSubscribed: Promise<void> | null = null;
   /** settles once ioredis's automatic re-SUBSCRIBE after a reconnect is confirmed */
   private resubscribed: Promise<void> = Promise.resolve();
@@ -85,13 +92,13 @@ export class RedisCoordinator implements Coordinator {
     this.subscriber.onReconnect = () => this.afterReconnect();
   }
 
-  async enqueue(queue: string | null, message: DispatchMessage): Promise<void> {
-    await this.commands.script(ENQUEUE, [this.keys.queue(queue), this.keys.wake(queue)], [JSON.stringify(message)]);
+  async enqueue(workerId: string, message: DispatchMessage): Promise<void> {
+    await this.commands.script(ENQUEUE, [this.keys.queue(workerId), this.keys.wake(workerId)], [JSON.stringify(message)]);
   }
 
   async take(workerId: string, max: number): Promise<DispatchMessage[]> {
     if (max <= 0) return [];
-    const keys = [this.keys.queue(workerId), this.keys.queue(null), this.keys.inFlight(workerId)];
+    const keys = [this.keys.queue(workerId), this.keys.inFlight(workerId)];
     const taken = (await this.commands.script(TAKE, keys, [Math.floor(max)])) as string[];
     return taken.map(parseMessage);
   }
@@ -100,19 +107,14 @@ export class RedisCoordinator implements Coordinator {
     await this.commands.script(ACK, [this.keys.inFlight(workerId)], [message.instanceId, message.attempt]);
   }
 
-  async inFlight(workerId: string): Promise<DispatchMessage[]> {
-    const key = this.keys.inFlight(workerId);
-    return (await this.commands.call('inFlight', (r) => r.lrange(key, 0, -1))).map(parseMessage);
-  }
-
-  async queueLength(queue: string | null): Promise<number> {
-    const key = this.keys.queue(queue);
+  async queueLength(workerId: string): Promise<number> {
+    const key = this.keys.queue(workerId);
     return this.commands.call('queueLength', (r) => r.llen(key));
   }
 
   async waitForWork(workerId: string, timeoutMs: number): Promise<void> {
     if (this.closed) return;
-    const queues = [this.keys.queue(workerId), this.keys.queue(null)];
+    const queue = this.keys.queue(workerId);
     await new Promise<void>((resolve, reject) => {
       let settled = false;
       const finish = (error?: unknown): void => {
@@ -130,30 +132,29 @@ export class RedisCoordinator implements Coordinator {
       const timer = setTimeout(finish, Math.max(0, timeoutMs));
       timer.unref();
       void (async () => {
-        // Subscribed before looking at the queues, and registered before the look: an enqueue
+        // Subscribed before looking at the queue, and registered before the look: an enqueue
         // after the look publishes a wake this waiter is sure to hear. No lost wake-up.
-        await Promise.all([this.wakeChannel(workerId), this.wakeChannel(null), this.resubscribed]);
+        await Promise.all([this.wakeChannel(workerId), this.resubscribed]);
         if (settled) return;
         if (this.closed) return finish();
         let set = this.waiters.get(workerId);
         if (!set) this.waiters.set(workerId, (set = new Set()));
         set.add(finish);
-        const [own, shared] = await this.commands.call('waitForWork', (r) => Promise.all(queues.map((q) => r.llen(q))));
-        if ((own ?? 0) + (shared ?? 0) > 0) finish();
+        if ((await this.commands.call('waitForWork', (r) => r.llen(queue))) > 0) finish();
         // close() releases waiters: a subscribe or look cut short by it is a release, not an error.
       })().catch((err: unknown) => finish(this.closed ? undefined : err));
     });
   }
 
-  async heartbeatWorker(worker: WorkerRecord, ttlMs: number): Promise<void> {
-    await this.commands.call('heartbeatWorker', (r) =>
-      exec(r.multi().set(this.keys.worker(worker.id), JSON.stringify(worker), 'PX', ttl(ttlMs)).sadd(this.keys.workers, worker.id)),
-    );
+  async heartbeatWorker(worker: WorkerRecord, ttlMs: number, claim?: { token: string; takeOver: boolean }): Promise<boolean> {
+    const keys = [this.keys.worker(worker.id), this.keys.workerClaim(worker.id), this.keys.workers];
+    const args = [JSON.stringify(worker), ttl(ttlMs), worker.id, claim?.token ?? '', claim?.takeOver ? '1' : '0'];
+    return (await this.commands.script(HEARTBEAT_WORKER, keys, args)) === 1;
   }
 
   async removeWorker(workerId: string): Promise<void> {
     await this.commands.call('removeWorker', (r) =>
-      exec(r.multi().del(this.keys.worker(workerId)).del(this.keys.drain(workerId)).srem(this.keys.workers, workerId)),
+      exec(r.multi().del(this.keys.worker(workerId)).del(this.keys.workerClaim(workerId)).del(this.keys.drain(workerId)).srem(this.keys.workers, workerId)),
     );
   }
 
@@ -171,24 +172,17 @@ export class RedisCoordinator implements Coordinator {
     return records.map((raw) => JSON.parse(raw) as WorkerRecord);
   }
 
-  async heartbeatTasks(beats: TaskBeat[]): Promise<void> {
-    if (beats.length === 0) return;
-    const args = beats.flatMap((b) => [b.instanceId, b.attempt, JSON.stringify(b)]);
-    await this.commands.script(TASK_BEATS, [this.keys.taskBeats], args);
+  async heartbeatNode(node: NodePresence, ttlMs: number): Promise<void> {
+    await this.commands.script(HEARTBEAT_NODE, [this.keys.node(node.nodeId), this.keys.nodes], [JSON.stringify(node), ttl(ttlMs), node.nodeId]);
   }
 
-  async taskHeartbeats(instanceIds: number[]): Promise<Map<number, TaskBeat>> {
-    const found = new Map<number, TaskBeat>();
-    if (instanceIds.length === 0) return found;
-    const raw = await this.commands.call('taskHeartbeats', (r) => r.hmget(this.keys.taskBeats, ...instanceIds.map(String)));
-    raw.forEach((value, i) => {
-      if (value !== null) found.set(instanceIds[i]!, JSON.parse(value) as TaskBeat);
-    });
-    return found;
+  async removeNode(nodeId: string): Promise<void> {
+    await this.commands.call('removeNode', (r) => exec(r.multi().del(this.keys.node(nodeId)).srem(this.keys.nodes, nodeId)));
   }
 
-  async clearTaskHeartbeat(instanceId: number): Promise<void> {
-    await this.commands.call('clearTaskHeartbeat', (r) => r.hdel(this.keys.taskBeats, String(instanceId)));
+  async listNodes(): Promise<NodePresence[]> {
+    const records = (await this.commands.script(LIST_WORKERS, [this.keys.nodes], [this.keys.nodeKeyPrefix])) as string[];
+    return records.map((raw) => JSON.parse(raw) as NodePresence);
   }
 
   async acquireStartLock(instanceId: number, attempt: number, ttlMs: number): Promise<boolean> {
@@ -210,15 +204,24 @@ export class RedisCoordinator implements Coordinator {
     await this.commands.script(RELEASE_LEASE, [this.keys.lease(name)], [holder]);
   }
 
+  async leaseHolder(name: string): Promise<string | null> {
+    const value = await this.commands.call('leaseHolder', (r) => r.get(this.keys.lease(name)));
+    // "<token>|<holder>" (see ACQUIRE_LEASE)
+    return value === null ? null : value.slice(value.indexOf('|') + 1);
+  }
+
   async publish(event: EngineEvent): Promise<void> {
-    const payload = JSON.stringify(event);
+    const payload = JSON.stringify({ origin: this.owner, event } satisfies Envelope);
     await this.commands.call('publish', (r) => r.publish(this.keys.events, payload));
   }
 
-  async subscribe(handler: (event: EngineEvent) => void): Promise<() => void> {
+  async subscribe(handler: (event: EngineEvent) => void, options?: { fromOthers?: boolean }): Promise<() => void> {
     if (this.closed) throw new AxError('unavailable', 'coordinator is closed: subscribe before close(), or open a new one');
     // Wrapped so subscribing the same function twice yields two independent subscriptions.
-    const entry = (event: EngineEvent): void => handler(event);
+    const fromOthers = options?.fromOthers === true;
+    const entry = (event: EngineEvent, own: boolean): void => {
+      if (!(own && fromOthers)) handler(event);
+    };
     this.eventsSubscribed ??= this.subscriber.call('subscribe', async (r) => {
       await r.subscribe(this.keys.events);
     });
@@ -249,7 +252,7 @@ export class RedisCoordinator implements Coordinator {
     await Promise.all([this.commands.close(), this.subscriber.close()]);
   }
 
-  private wakeChannel(workerId: string | null): Promise<void> {
+  private wakeChannel(workerId: string): Promise<void> {
     const channel = this.keys.wake(workerId);
     let subscribed = this.wakeChannels.get(channel);
     if (!subscribed) {
@@ -280,23 +283,23 @@ export class RedisCoordinator implements Coordinator {
 
   private onMessage(channel: string, message: string): void {
     if (channel === this.keys.events) {
-      let event: EngineEvent;
+      let envelope: Envelope;
       try {
-        event = JSON.parse(message) as EngineEvent;
+        envelope = JSON.parse(message) as Envelope;
       } catch (error) {
         this.onSubscriberError(error, message);
         return;
       }
+      const { event } = envelope;
+      const own = envelope.origin === this.owner;
       // Followers (UI, CLI --follow): one failing must not starve the others.
       for (const handler of [...this.handlers]) {
         try {
-          handler(event);
+          handler(event, own);
         } catch (error) {
           this.onSubscriberError(error, event);
         }
       }
-    } else if (channel === this.keys.wake(null)) {
-      this.wakeAll();
     } else if (channel.startsWith(this.keys.wakePrefix)) {
       this.wake(channel.slice(this.keys.wakePrefix.length));
     }

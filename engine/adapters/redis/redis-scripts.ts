@@ -20,20 +20,17 @@ return 1`,
 );
 
 /**
- * KEYS: own queue, shared queue, in-flight list. ARGV: max. Own queue first, then shared; each
- * message moves to in-flight in the same step that takes it, so a worker dying after the take
- * leaves it in in-flight rather than nowhere.
+ * KEYS: queue, in-flight list. ARGV: max. Each message moves to in-flight in the same step that
+ * takes it, so a worker dying after the take leaves it in in-flight rather than nowhere.
  */
 export const TAKE = lua(
   'take',
   `local max = tonumber(ARGV[1])
 local taken = {}
-for _, queue in ipairs({KEYS[1], KEYS[2]}) do
-  while #taken < max do
-    local m = redis.call('LMOVE', queue, KEYS[3], 'LEFT', 'RIGHT')
-    if not m then break end
-    taken[#taken + 1] = m
-  end
+while #taken < max do
+  local m = redis.call('LMOVE', KEYS[1], KEYS[2], 'LEFT', 'RIGHT')
+  if not m then break end
+  taken[#taken + 1] = m
 end
 return taken`,
 );
@@ -52,8 +49,24 @@ return 0`,
 );
 
 /**
- * KEYS: known-workers set. ARGV: worker key prefix. Returns the live records and drops ids whose
- * key expired — in one step, so a worker renewing at that moment is never dropped from the set.
+ * KEYS: worker key, claim key, known-workers set. ARGV: record JSON, TTL ms, worker id, claim
+ * token, take over ("1"/"0"). A registration under another live claim is kept unless the caller
+ * takes over (see Coordinator.heartbeatWorker); returns 1 when written, 0 when refused.
+ */
+export const HEARTBEAT_WORKER = lua(
+  'heartbeatWorker',
+  `local held = redis.call('GET', KEYS[2])
+if ARGV[4] ~= '' and held and held ~= ARGV[4] and ARGV[5] ~= '1' then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+if ARGV[4] ~= '' then redis.call('SET', KEYS[2], ARGV[4], 'PX', ARGV[2]) else redis.call('DEL', KEYS[2]) end
+redis.call('SADD', KEYS[3], ARGV[3])
+return 1`,
+);
+
+/**
+ * KEYS: known-workers set (or known-nodes set). ARGV: worker (node) key prefix. Returns the live
+ * records and drops ids whose key expired — in one step, so a worker renewing at that moment is
+ * never dropped from the set.
  */
 export const LIST_WORKERS = lua(
   'listWorkers',
@@ -63,21 +76,6 @@ for _, id in ipairs(redis.call('SMEMBERS', KEYS[1])) do
   if record then alive[#alive + 1] = record else redis.call('SREM', KEYS[1], id) end
 end
 return alive`,
-);
-
-/**
- * KEYS: task beat hash. ARGV: (instanceId, attempt, beat JSON) repeated. A beat for a lower
- * attempt than the stored one is ignored: a superseded attempt must not look alive.
- */
-export const TASK_BEATS = lua(
-  'heartbeatTasks',
-  `for i = 1, #ARGV, 3 do
-  local stored = redis.call('HGET', KEYS[1], ARGV[i])
-  if not stored or cjson.decode(stored).attempt <= tonumber(ARGV[i + 1]) then
-    redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 2])
-  end
-end
-return 1`,
 );
 
 /** KEYS: lock. ARGV: owner. Deletes the lock only when this owner holds it. */
@@ -111,6 +109,14 @@ end
 local token = redis.call('INCR', KEYS[2])
 redis.call('SET', KEYS[1], string.format('%d', token) .. '|' .. ARGV[1], 'PX', ARGV[2])
 return token`,
+);
+
+/** KEYS: node key, known-nodes set. ARGV: presence JSON, TTL ms, node id. */
+export const HEARTBEAT_NODE = lua(
+  'heartbeatNode',
+  `redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+redis.call('SADD', KEYS[2], ARGV[3])
+return 1`,
 );
 
 /** KEYS: lease. ARGV: holder. Frees the lease only when called by its holder. */

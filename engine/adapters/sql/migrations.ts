@@ -1,5 +1,6 @@
 // Versioned migrations, applied at start by Kysely's Migrator. One schema for both dialects:
 // `big` and `longText` are the only column types that differ.
+import { AxError } from '../../api/errors.ts';
 import { type ColumnDefinitionBuilder, type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
 
 export type SqlDialectName = 'sqlite' | 'mysql';
@@ -171,18 +172,111 @@ const runStateIndexes: Migration = {
   },
 };
 
+/** The UI's dashboard asks "what finished (or failed) since midnight?": by time, not by scan. */
+const viewIndexes: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema.createIndex('task_instance_state_finished').on('task_instance').columns(['state', 'finished_at']).execute();
+    await db.schema.createIndex('workflow_run_finished').on('workflow_run').columns(['finished_at']).execute();
+  },
+};
+
+/** A worker id belongs to one process at a time: the claim of that process (issue 7). */
+function workerClaim(dialect: SqlDialectName): Migration {
+  return {
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('worker').addColumn('claim', types(dialect).name).execute();
+    },
+  };
+}
+
+/**
+ * Fail-overs are counted in columns, not parsed out of the reason text (issue 7): they spend no
+ * retries, and their number is capped. Rows from before keep what their reason said.
+ */
+const failoverAccounting: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema.alterTable('task_instance').addColumn('failovers', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+    await db.schema.alterTable('task_instance').addColumn('failed_over', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+    await sql`UPDATE task_instance SET failed_over = 1 WHERE reason LIKE 'failed over:%'`.execute(db);
+  },
+};
+
+/** A schedule that cannot compute its next fire says so on the workflow, not only in an alert. */
+function scheduleError(dialect: SqlDialectName): Migration {
+  return {
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('schedule_plan').addColumn('error', types(dialect).longText).execute();
+    },
+  };
+}
+
+/** `ax workers` says the role of a worker that left (drained, lost) too, not only of a live one (issue 9). */
+function workerRole(dialect: SqlDialectName): Migration {
+  return {
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('worker').addColumn('role', types(dialect).name).execute();
+    },
+  };
+}
+
+/**
+ * claim-due-instances counts one worker's DISPATCHED + RUNNING instances on every claim (issue
+ * 10): from an index, not by reading every active instance of every worker.
+ */
+const workerLoadIndex: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema.createIndex('task_instance_worker_state').on('task_instance').columns(['worker_id', 'state']).execute();
+  },
+};
+
 class StaticProvider implements MigrationProvider {
   constructor(private readonly dialect: SqlDialectName) {}
   async getMigrations(): Promise<Record<string, Migration>> {
-    return { '0001_initial': initial(this.dialect), '0002_run_state_indexes': runStateIndexes };
+    return {
+      '0001_initial': initial(this.dialect),
+      '0002_run_state_indexes': runStateIndexes,
+      '0003_view_indexes': viewIndexes,
+      '0003_worker_claim': workerClaim(this.dialect),
+      '0004_failover_accounting': failoverAccounting,
+      '0005_schedule_error': scheduleError(this.dialect),
+      '0006_worker_role': workerRole(this.dialect),
+      '0007_worker_load_index': workerLoadIndex,
+    };
   }
 }
 
-export async function migrate(db: Kysely<unknown>, dialect: SqlDialectName): Promise<void> {
-  const migrator = new Migrator({ db, provider: new StaticProvider(dialect) });
+/**
+ * Migrations this AX does not know were applied by a newer one: migrating would fail half-way
+ * (or worse, run), so it stops first and says so.
+ */
+async function checkNotNewer(db: Kysely<unknown>, known: string[], where: string): Promise<void> {
+  let applied: string[];
+  try {
+    const { rows } = await sql<{ name: string }>`select name from kysely_migration`.execute(db);
+    applied = rows.map((r) => r.name);
+  } catch (err) {
+    // A new database has no migration table yet (SQLite: "no such table", MySQL: "doesn't exist").
+    if (/no such table|doesn't exist/i.test(err instanceof Error ? err.message : String(err))) return;
+    throw err;
+  }
+  const unknown = applied.filter((name) => !known.includes(name)).sort();
+  if (unknown.length) {
+    throw new AxError(
+      'storage',
+      `${where} was written by a newer AX (schema ${unknown.join(', ')}, unknown to this one): upgrade ax to at least the version that wrote it, or use another database`,
+    );
+  }
+}
+
+/** `where` names the database in errors: a file, or "the team database". */
+export async function migrate(db: Kysely<unknown>, dialect: SqlDialectName, where = 'the database'): Promise<void> {
+  const provider = new StaticProvider(dialect);
+  await checkNotNewer(db, Object.keys(await provider.getMigrations()), where);
+  const migrator = new Migrator({ db, provider });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
-    throw new Error(`database migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`);
+    // The cause keeps the driver's code (a locked or read-only file), which the opener words.
+    throw new Error(`database migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
 }

@@ -108,6 +108,6 @@ export async function openMysqlStore(options: MysqlOptions): Promise<SqlStore> {
     throw explain(err, config);
   }
   const db = new Kysely<Schema>({ dialect: new MysqlDialect({ pool }) });
-  await migrate(db as Kysely<unknown>, 'mysql');
-  return new SqlStore(db);
+  await migrate(db as Kysely<unknown>, 'mysql', 'the team database');
+  return new SqlStore(db, 'mysql');
 }

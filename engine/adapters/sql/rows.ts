@@ -42,6 +42,7 @@ export function scheduleFromRow(r: Selectable<SchedulePlanTable>, workflowName: 
     misfire: r.misfire as ScheduleRecord['misfire'],
     overlap: r.overlap as ScheduleRecord['overlap'],
     lastFireAt: num(r.last_fire_at),
+    error: r.error ?? undefined,
   };
 }
 
@@ -83,6 +84,8 @@ export function instanceFromRow(r: Selectable<TaskInstanceTable>): InstanceRecor
     startedAt: optNum(r.started_at),
     finishedAt: optNum(r.finished_at),
     heartbeatAt: optNum(r.heartbeat_at),
+    failovers: r.failovers,
+    failedOver: r.failed_over === 1,
     handled: r.handled === 1,
   };
 }
@@ -103,12 +106,13 @@ export function workerFromRow(r: Selectable<WorkerTable>): WorkerRecord {
     startedAt: num(r.started_at),
     lastHeartbeat: num(r.last_heartbeat),
     status: r.status as WorkerRecord['status'],
+    ...(r.role !== null && { role: r.role }),
     // The accept-policy travels with the live registration (coordinator), not this table.
     acceptUnlabelled: true,
   };
 }
 
-export function workerToRow(w: WorkerRecord): Selectable<WorkerTable> {
+export function workerToRow(w: WorkerRecord): Omit<Selectable<WorkerTable>, 'claim'> {
   return {
     id: w.id,
     host: w.host,
@@ -120,6 +124,7 @@ export function workerToRow(w: WorkerRecord): Selectable<WorkerTable> {
     started_at: w.startedAt,
     last_heartbeat: w.lastHeartbeat,
     status: w.status,
+    role: w.role ?? null,
   };
 }
 

@@ -1,5 +1,5 @@
 // Runs and task instances: every state change is a compare-and-set (SPEC §4).
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { InstanceRecord, InstanceState, RunRecord, RunState } from '../../api/types.ts';
 import type { InstanceGuard, InstancePatch, NewInstance, NewRun, RunFilter } from '../../ports/store.ts';
 import { chunks, instanceFromRow, runFromRow } from './rows.ts';
@@ -19,7 +19,8 @@ function runs(db: Kysely<Database>) {
   return db.selectFrom('workflow_run').innerJoin('workflow', 'workflow.id', 'workflow_run.workflow_id').selectAll('workflow_run').select('workflow.name as workflow_name');
 }
 
-export async function createRun(db: Kysely<Database>, run: NewRun): Promise<RunRecord | undefined> {
+/** The run's id, or undefined when (schedule, logical time) already has one. */
+export async function insertRun(db: Kysely<Database>, run: NewRun): Promise<number | undefined> {
   try {
     const res = await db
       .insertInto('workflow_run')
@@ -38,7 +39,7 @@ export async function createRun(db: Kysely<Database>, run: NewRun): Promise<RunR
         finished_at: run.state === 'SKIPPED' ? run.createdAt : null,
       })
       .executeTakeFirstOrThrow();
-    return getRun(db, Number(res.insertId));
+    return Number(res.insertId);
   } catch (err) {
     if (isUniqueViolation(err)) return undefined;
     throw err;
@@ -54,6 +55,8 @@ export async function listRuns(db: Kysely<Database>, filter: RunFilter): Promise
   let q = runs(db).orderBy('workflow_run.id', 'desc').limit(filter.limit ?? 50);
   if (filter.workflowName) q = q.where('workflow.name', '=', filter.workflowName);
   if (filter.states?.length) q = q.where('workflow_run.state', 'in', filter.states);
+  if (filter.beforeId !== undefined) q = q.where('workflow_run.id', '<', filter.beforeId);
+  if (filter.ids) q = filter.ids.length ? q.where('workflow_run.id', 'in', filter.ids) : q.where(sql<boolean>`1 = 0`);
   return (await q.execute()).map(runFromRow);
 }
 
@@ -62,7 +65,7 @@ export async function transitionRun(
   id: number,
   from: RunState[],
   to: RunState,
-  patch: { reason?: string; startedAt?: number; finishedAt?: number },
+  patch: { reason?: string; startedAt?: number; finishedAt?: number | null },
 ): Promise<boolean> {
   const res = await db
     .updateTable('workflow_run')
@@ -94,6 +97,7 @@ export async function createInstance(db: Kysely<Database>, i: NewInstance): Prom
         created_at: i.createdAt,
         finished_at: FINAL.includes(i.state) ? i.createdAt : null,
         handled: i.handled ? 1 : 0,
+        failovers: i.failovers ?? 0,
       })
       .executeTakeFirstOrThrow();
     return getInstance(db, Number(res.insertId));
@@ -145,7 +149,7 @@ export async function nextWaitingAt(db: Kysely<Database>): Promise<number | unde
   return row?.at === null || row?.at === undefined ? undefined : Number(row.at);
 }
 
-function patchColumns(patch: InstancePatch): Updateable<TaskInstanceTable> {
+export function instancePatchColumns(patch: InstancePatch): Updateable<TaskInstanceTable> {
   const map: Record<keyof InstancePatch, keyof Updateable<TaskInstanceTable>> = {
     workerId: 'worker_id',
     pid: 'pid',
@@ -156,10 +160,11 @@ function patchColumns(patch: InstancePatch): Updateable<TaskInstanceTable> {
     finishedAt: 'finished_at',
     heartbeatAt: 'heartbeat_at',
     notBefore: 'not_before',
+    failedOver: 'failed_over',
   };
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(patch)) {
-    if (value !== undefined) out[map[key as keyof InstancePatch]] = value;
+    if (value !== undefined) out[map[key as keyof InstancePatch]] = typeof value === 'boolean' ? (value ? 1 : 0) : value;
   }
   return out as Updateable<TaskInstanceTable>;
 }
@@ -171,7 +176,7 @@ export async function transitionInstance(
   to: InstanceState | undefined,
   patch: InstancePatch,
 ): Promise<boolean> {
-  const values = { ...patchColumns(patch), ...(to !== undefined && { state: to }) };
+  const values = { ...instancePatchColumns(patch), ...(to !== undefined && { state: to }) };
   let q = db
     .updateTable('task_instance')
     // Nothing to write is still a guarded check ("do I still own it?"); `SET state = state`
@@ -185,28 +190,9 @@ export async function transitionInstance(
   return Number(res.numUpdatedRows) > 0;
 }
 
-export async function markHandled(db: Kysely<Database>, id: number): Promise<void> {
-  await db.updateTable('task_instance').set({ handled: 1 }).where('id', '=', id).execute();
-}
-
 export async function unhandledFinished(db: Kysely<Database>, limit: number): Promise<InstanceRecord[]> {
   const rows = await db.selectFrom('task_instance').selectAll().where('handled', '=', 0).where('state', 'in', FINAL).orderBy('id').limit(limit).execute();
   return rows.map(instanceFromRow);
-}
-
-export async function succeededTasks(db: Kysely<Database>, runId: number, taskIds: number[]): Promise<Set<number>> {
-  const out = new Set<number>();
-  for (const ids of chunks(taskIds)) {
-    const rows = await db
-      .selectFrom('task_instance')
-      .select('task_id')
-      .where('run_id', '=', runId)
-      .where('task_id', 'in', ids)
-      .where('state', '=', 'SUCCESS')
-      .execute();
-    for (const r of rows) out.add(r.task_id);
-  }
-  return out;
 }
 
 export async function pendingInstanceCount(db: Kysely<Database>, runId: number): Promise<number> {

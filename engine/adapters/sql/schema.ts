@@ -50,6 +50,8 @@ export interface SchedulePlanTable {
   misfire: string;
   overlap: string;
   last_fire_at: number;
+  /** why the schedule cannot fire (migration 0005); NULL while it works */
+  error: string | null;
 }
 
 export interface WorkflowRunTable {
@@ -88,6 +90,10 @@ export interface TaskInstanceTable {
   finished_at: number | null;
   heartbeat_at: number | null;
   handled: number;
+  /** fail-overs of this task in this run before this attempt (migration 0004) */
+  failovers: Generated<number>;
+  /** 1: this attempt ended by a fail-over, not by the task */
+  failed_over: Generated<number>;
 }
 
 export interface ExecutionLogTable {
@@ -110,6 +116,10 @@ export interface WorkerTable {
   started_at: number;
   last_heartbeat: number;
   status: string;
+  /** the token of the process that holds this id (migration 0003); NULL before any claim */
+  claim: string | null;
+  /** the node's role, so a worker that left still says it (migration 0006); NULL from before */
+  role: string | null;
 }
 
 export interface AuditLogTable {

@@ -1,16 +1,23 @@
 // The Store port over Kysely: one implementation for every SQL dialect. Dialect-specific code
-// lives only in the openers (sqlite-store.ts) and migrations.ts.
+// lives only in the openers (sqlite-store.ts), migrations.ts and where the dialects truly
+// differ in locking (claim-queries.ts).
 import type { Kysely } from 'kysely';
 import type { AuditEntry, InstanceRecord, InstanceState, LogLine, RunRecord, RunState, WorkerRecord, WorkflowSpec, WorkflowSummary } from '../../api/types.ts';
-import type { ApplyResult, InstanceGuard, InstancePatch, NewInstance, NewRun, RunFilter, ScheduleRecord, Store, WorkflowGraph } from '../../ports/store.ts';
-import { chunks, logFromRow, num, workerFromRow, workerToRow } from './rows.ts';
+import type { ApplyResult, ClaimCandidate, Finish, InstanceDraft, InstanceGuard, InstancePatch, NewInstance, RunFilter, Settlement, StartRun, TransitionResult, ScheduleRecord, Store, TaskRuntime, TaskSearchRow, WorkerRegistration, WorkflowGraph } from '../../ports/store.ts';
+import { claimDueInstances } from './claim-queries.ts';
+import { insertLogs } from './log-insert.ts';
+import type { SqlDialectName } from './migrations.ts';
+import { logFromRow, num, workerFromRow, workerToRow } from './rows.ts';
 import * as runs from './run-queries.ts';
+import * as transitions from './transition-queries.ts';
 import type { Database } from './schema.ts';
+import * as views from './view-queries.ts';
 import * as wf from './workflow-queries.ts';
 
 export class SqlStore implements Store {
   constructor(
     readonly db: Kysely<Database>,
+    private readonly dialect: SqlDialectName,
     private readonly onClose: () => Promise<void> = () => db.destroy(),
   ) {}
 
@@ -18,8 +25,8 @@ export class SqlStore implements Store {
     return this.onClose();
   }
 
-  applyWorkflow(spec: WorkflowSpec, now: number): Promise<ApplyResult> {
-    return wf.applyWorkflow(this.db, spec, now);
+  applyWorkflow(spec: WorkflowSpec, now: number, actor?: string): Promise<ApplyResult> {
+    return wf.applyWorkflow(this.db, spec, now, actor);
   }
   getWorkflowSpec(name: string): Promise<WorkflowSpec | undefined> {
     return wf.getWorkflowSpec(this.db, name);
@@ -55,8 +62,21 @@ export class SqlStore implements Store {
     await this.db.updateTable('schedule_plan').set({ last_fire_at: at }).where('id', '=', scheduleId).where('last_fire_at', '<', at).execute();
   }
 
-  createRun(run: NewRun): Promise<RunRecord | undefined> {
-    return runs.createRun(this.db, run);
+  async setScheduleError(scheduleId: number, error: string | null): Promise<void> {
+    await this.db.updateTable('schedule_plan').set({ error }).where('id', '=', scheduleId).execute();
+  }
+
+  startRun(start: StartRun): Promise<{ run: RunRecord; created: InstanceRecord[] } | undefined> {
+    return transitions.startRun(this.db, this.dialect, start);
+  }
+  finishInstance(finish: Finish, now: number): Promise<TransitionResult> {
+    return transitions.finishInstance(this.db, this.dialect, finish, now);
+  }
+  cancelRun(runId: number, reason: string, queuedRoots: InstanceDraft[], now: number): Promise<TransitionResult> {
+    return transitions.cancelRun(this.db, this.dialect, runId, reason, queuedRoots, now);
+  }
+  settleRun(runId: number, settlement: Settlement, now: number): Promise<TransitionResult> {
+    return transitions.settleRun(this.db, this.dialect, runId, settlement, now);
   }
   getRun(id: number): Promise<RunRecord | undefined> {
     return runs.getRun(this.db, id);
@@ -64,7 +84,7 @@ export class SqlStore implements Store {
   listRuns(filter: RunFilter): Promise<RunRecord[]> {
     return runs.listRuns(this.db, filter);
   }
-  transitionRun(id: number, from: RunState[], to: RunState, patch: { reason?: string; startedAt?: number; finishedAt?: number }): Promise<boolean> {
+  transitionRun(id: number, from: RunState[], to: RunState, patch: { reason?: string; startedAt?: number; finishedAt?: number | null }): Promise<boolean> {
     return runs.transitionRun(this.db, id, from, to, patch);
   }
 
@@ -89,14 +109,16 @@ export class SqlStore implements Store {
   transitionInstance(id: number, guard: InstanceGuard, to: InstanceState | undefined, patch: InstancePatch): Promise<boolean> {
     return runs.transitionInstance(this.db, id, guard, to, patch);
   }
-  markHandled(id: number): Promise<void> {
-    return runs.markHandled(this.db, id);
+  claimDueInstances(workerId: string, candidates: ClaimCandidate[], now: number): Promise<number[]> {
+    return claimDueInstances(this.db, this.dialect, workerId, candidates, now);
+  }
+  async cancelledAmong(ids: number[]): Promise<number[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.db.selectFrom('task_instance').select('id').where('id', 'in', ids).where('state', '=', 'CANCELLED').execute();
+    return rows.map((r) => r.id);
   }
   unhandledFinished(limit: number): Promise<InstanceRecord[]> {
     return runs.unhandledFinished(this.db, limit);
-  }
-  succeededTasks(runId: number, taskIds: number[]): Promise<Set<number>> {
-    return runs.succeededTasks(this.db, runId, taskIds);
   }
   pendingInstanceCount(runId: number): Promise<number> {
     return runs.pendingInstanceCount(this.db, runId);
@@ -117,13 +139,8 @@ export class SqlStore implements Store {
     return runs.recordTaskHeartbeats(this.db, workerId, beats);
   }
 
-  async appendLogs(lines: LogLine[]): Promise<void> {
-    if (lines.length === 0) return;
-    const rows = lines.map((l) => ({ instance_id: l.instanceId, seq: l.seq, stream: l.stream, ts: l.ts, line: l.line }));
-    // One transaction per batch: the seed's lesson is that row-at-a-time inserts saturate the DB.
-    await this.db.transaction().execute(async (trx) => {
-      for (const part of chunks(rows, 1000)) await trx.insertInto('execution_log').values(part).execute();
-    });
+  appendLogs(lines: LogLine[]): Promise<void> {
+    return insertLogs(this.db, lines);
   }
   async readLogs(instanceId: number, afterSeq: number, limit: number): Promise<LogLine[]> {
     const rows = await this.db
@@ -141,6 +158,34 @@ export class SqlStore implements Store {
     return Number(res.numDeletedRows);
   }
 
+  logExtent(instanceId: number): Promise<{ firstSeq: number; lastSeq: number; lines: number }> {
+    return views.logExtent(this.db, instanceId);
+  }
+  searchLog(instanceId: number, query: string, afterSeq: number, limit: number): Promise<LogLine[]> {
+    return views.searchLog(this.db, instanceId, query, afterSeq, limit);
+  }
+  instancesOfRuns(runIds: number[]): Promise<InstanceRecord[]> {
+    return views.instancesOfRuns(this.db, runIds);
+  }
+  finalFailures(runIds: number[]): Promise<InstanceRecord[]> {
+    return views.finalFailures(this.db, runIds);
+  }
+  instancesFinishedSince(states: InstanceState[], since: number, limit: number): Promise<InstanceRecord[]> {
+    return views.instancesFinishedSince(this.db, states, since, limit);
+  }
+  runsFinishedSince(since: number): Promise<Partial<Record<RunState, number>>> {
+    return views.runsFinishedSince(this.db, since);
+  }
+  countInstances(states: InstanceState[]): Promise<number> {
+    return views.countInstances(this.db, states);
+  }
+  searchTasks(query: string, limit: number): Promise<TaskSearchRow[]> {
+    return views.searchTasks(this.db, query, limit);
+  }
+  recentRuntimes(workflowId: number, limit: number): Promise<TaskRuntime[]> {
+    return views.recentRuntimes(this.db, workflowId, limit);
+  }
+
   async upsertWorker(worker: WorkerRecord): Promise<void> {
     const row = workerToRow(worker);
     const { id: _id, ...rest } = row;
@@ -156,6 +201,38 @@ export class SqlStore implements Store {
   }
   async listWorkers(): Promise<WorkerRecord[]> {
     return (await this.db.selectFrom('worker').selectAll().orderBy('id').execute()).map(workerFromRow);
+  }
+  async getWorker(id: string): Promise<WorkerRegistration | undefined> {
+    const row = await this.db.selectFrom('worker').selectAll().where('id', '=', id).executeTakeFirst();
+    return row ? { ...workerFromRow(row), claim: row.claim ?? undefined } : undefined;
+  }
+  async claimWorker(worker: WorkerRecord, claim: string, previous: string | null | undefined): Promise<boolean> {
+    const row = { ...workerToRow(worker), claim };
+    if (previous === undefined) {
+      try {
+        await this.db.insertInto('worker').values(row).execute();
+        return true;
+      } catch (err) {
+        if (runs.isUniqueViolation(err)) return false;
+        throw err;
+      }
+    }
+    const { id: _id, ...rest } = row;
+    // Compare-and-set on the claim seen: of two nodes taking over one stale id, one wins.
+    const res = await this.db
+      .updateTable('worker')
+      .set(rest)
+      .where('id', '=', worker.id)
+      .where((eb) => (previous === null ? eb('claim', 'is', null) : eb('claim', '=', previous)))
+      .executeTakeFirst();
+    return Number(res.numUpdatedRows) > 0;
+  }
+  async beatWorker(worker: WorkerRecord, claim: string): Promise<boolean> {
+    const { id: _id, ...rest } = workerToRow(worker);
+    const res = await this.db.updateTable('worker').set(rest).where('id', '=', worker.id).where('claim', '=', claim).executeTakeFirst();
+    if (Number(res.numUpdatedRows) > 0) return true;
+    // No row at all (removed by hand, a fresh database): the id is free, so it is ours again.
+    return (await this.getWorker(worker.id)) === undefined && this.claimWorker(worker, claim, undefined);
   }
 
   async audit(entry: Omit<AuditEntry, 'id'>): Promise<void> {

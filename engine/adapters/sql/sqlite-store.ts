@@ -1,19 +1,81 @@
 // SQLite opener: the solo mode's store, a single file in the data dir (WAL, so the CLI can read
-// while the engine writes).
+// while the engine writes). The file is guarded (sqlite-file.ts): a file a person broke gets a
+// one-line error with the fix, and one deleted or replaced under the engine takes no writes.
 import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
+import type { AxError } from '../../api/errors.ts';
 import { migrate } from './migrations.ts';
+import { checkWritable, describeSqliteError, SqliteFileGuard } from './sqlite-file.ts';
 import { cacheStatements } from './statement-cache.ts';
 import type { Database as Schema } from './schema.ts';
 import { SqlStore } from './sql-store.ts';
 
-export async function openSqliteStore(file: string): Promise<SqlStore> {
-  const sqlite = new Database(file);
-  sqlite.pragma('journal_mode = WAL');
-  // Another process (the CLI, a second command) may hold the write lock for a moment.
-  sqlite.pragma('busy_timeout = 10000');
-  sqlite.pragma('synchronous = NORMAL');
-  const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: cacheStatements(sqlite) }) });
-  await migrate(db as Kysely<unknown>, 'sqlite');
-  return new SqlStore(db);
+export interface SqliteStoreOptions {
+  /** the file was deleted, replaced or overwritten while open: every write is refused from now on */
+  onLost?: (error: AxError) => void;
+}
+
+export async function openSqliteStore(file: string, options: SqliteStoreOptions = {}): Promise<SqlStore> {
+  checkWritable(file);
+  let sqlite: Database.Database | undefined;
+  let guard: SqliteFileGuard;
+  try {
+    sqlite = new Database(file);
+    sqlite.pragma('journal_mode = WAL');
+    // Another process (the CLI, a second command) may hold the write lock for a moment.
+    sqlite.pragma('busy_timeout = 10000');
+    sqlite.pragma('synchronous = NORMAL');
+    guard = new SqliteFileGuard(file, options.onLost);
+  } catch (err) {
+    sqlite?.close();
+    throw describeSqliteError(err, file);
+  }
+  const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: guarded(cacheStatements(sqlite), guard) }) });
+  const close = async () => {
+    guard.close();
+    await db.destroy();
+  };
+  try {
+    await migrate(db as Kysely<unknown>, 'sqlite', file);
+  } catch (err) {
+    await close();
+    throw describeSqliteError(err, file);
+  }
+  return new SqlStore(db, 'sqlite', close);
+}
+
+type Statement = Database.Statement;
+
+/**
+ * Every statement that writes first checks that the file is still the one opened; every driver
+ * error a person can cause comes out as a typed error with the fix. Kysely's driver uses only
+ * `reader`, `all`, `run` and `iterate` of a statement.
+ */
+function guarded(sqlite: Database.Database, guard: SqliteFileGuard): Database.Database {
+  const prepare = sqlite.prepare.bind(sqlite);
+  const wrapped = new WeakMap<Statement, Statement>();
+  const described = <T>(call: () => T): T => {
+    try {
+      return call();
+    } catch (err) {
+      throw describeSqliteError(err, guard.file);
+    }
+  };
+  sqlite.prepare = ((sql: string) => {
+    const stmt = described(() => prepare(sql));
+    if (!stmt.readonly) guard.check();
+    let w = wrapped.get(stmt);
+    if (!w) {
+      w = {
+        reader: stmt.reader,
+        readonly: stmt.readonly,
+        all: (...params: unknown[]) => described(() => stmt.all(...params)),
+        run: (...params: unknown[]) => described(() => stmt.run(...params)),
+        iterate: (...params: unknown[]) => described(() => stmt.iterate(...params)),
+      } as unknown as Statement;
+      wrapped.set(stmt, w);
+    }
+    return w;
+  }) as typeof sqlite.prepare;
+  return sqlite;
 }

@@ -7,7 +7,7 @@ import type { Database } from './schema.ts';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
-export async function applyWorkflow(db: Kysely<Database>, spec: WorkflowSpec, now: number): Promise<ApplyResult> {
+export async function applyWorkflow(db: Kysely<Database>, spec: WorkflowSpec, now: number, actor?: string): Promise<ApplyResult> {
   const specJson = canonicalJson(spec);
   return db.transaction().execute(async (trx) => {
     const existing = await trx.selectFrom('workflow').selectAll().where('name', '=', spec.name).executeTakeFirst();
@@ -37,6 +37,9 @@ export async function applyWorkflow(db: Kysely<Database>, spec: WorkflowSpec, no
     }
     await replaceTasks(trx, workflowId, spec);
     await replaceSchedule(trx, workflowId, spec, now);
+    if (actor !== undefined) {
+      await trx.insertInto('audit_log').values({ at: now, actor, action: 'workflow.apply', object: `workflow:${spec.name}`, detail: `version ${version}` }).execute();
+    }
     return { workflowId, version, changed: true };
   });
 }
@@ -94,7 +97,7 @@ async function replaceSchedule(trx: Transaction<Database>, workflowId: number, s
   const timingChanged = existing.cron !== s.cron || existing.timezone !== s.timezone;
   await trx
     .updateTable('schedule_plan')
-    .set(timingChanged ? { ...row, last_fire_at: Math.max(num(existing.last_fire_at), now) } : row)
+    .set(timingChanged ? { ...row, last_fire_at: Math.max(num(existing.last_fire_at), now), error: null } : row)
     .where('id', '=', existing.id)
     .execute();
 }
@@ -156,6 +159,7 @@ export async function listWorkflows(db: Db): Promise<WorkflowSummary[]> {
       taskCount: countOf.get(w.id) ?? 0,
       onEvent: w.on_event ?? undefined,
       schedule: s ? { cron: s.cron, timezone: s.timezone, misfire: s.misfire, overlap: s.overlap } as WorkflowSummary['schedule'] : undefined,
+      scheduleError: s?.error ?? undefined,
       lastRun: last
         ? { id: last.id, state: last.state as RunState, logicalTime: num(last.logical_time), finishedAt: last.finished_at === null ? undefined : num(last.finished_at) }
         : undefined,

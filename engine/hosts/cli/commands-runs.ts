@@ -1,22 +1,32 @@
-// run, rerun, runs, logs, trigger, workers, audit
+// run, rerun, runs, trigger, workers, audit
+import fs from 'node:fs';
 import type { Command } from 'commander';
-import type { EngineApi } from '../../api/engine-api.ts';
-import { actor, connect, embeddedEngine, type GlobalOptions, withApi } from './connect.ts';
-import { elapsed, mark, printJson, table, time } from './format.ts';
+import { AxError } from '../../api/errors.ts';
+import { jsonProblem } from '../../core/payload.ts';
+import type { EngineApi, RunListing } from '../../api/engine-api.ts';
+import type { RunRecord } from '../../api/types.ts';
+import { actor, connect, embeddedEngine, type GlobalOptions, modeOf, withApi } from './connect.ts';
+import { elapsed, localZone, mark, printJson, table, time } from './format.ts';
+import { intArg, MAX_CONCURRENCY, MAX_SECONDS } from './int-arg.ts';
+import { cancelOnInterrupt, detachOnInterrupt, type Interrupt } from './interrupt.ts';
 import { waitForRun } from './wait-run.ts';
-import { looksLikeFile, readWorkflowFile } from './workflow-files.ts';
+import { engineWarnings, looksLikeFile, printFileNotes, readWorkflowFile, refuseUnlessForced, settleTimezone } from './workflow-files.ts';
 
 type Globals = () => GlobalOptions & { json?: boolean };
 
-async function runAndMaybeWait(api: EngineApi, name: string, opts: { task?: string; wait?: boolean }, json: boolean, mustWait: boolean) {
+/** Where a server's runs go on after Ctrl-C stops waiting for them. */
+const serverSide = (g: GlobalOptions) => (modeOf(g) === 'team' ? "on the team's workers" : 'in ax serve');
+
+async function runAndMaybeWait(api: EngineApi, name: string, opts: { task?: string; wait?: boolean }, json: boolean, embedded: boolean, interrupt: Interrupt) {
   const run = await api.runWorkflow(name, { task: opts.task, actor: actor() });
-  if (!opts.wait && !mustWait) {
+  interrupt.track(run.id);
+  if (!opts.wait && !embedded) {
     if (json) return printJson(run);
     console.log(`started run #${run.id} of ${name}${opts.task ? ` (task ${opts.task})` : ''}: follow it with "ax runs ${run.id}"`);
     return;
   }
   if (!json) console.log(`run #${run.id} of ${name}${opts.task ? ` (task ${opts.task})` : ''}`);
-  const done = await waitForRun(api, run.id, json);
+  const done = await waitForRun(api, run.id, { quiet: json, cancelAs: embedded ? actor() : undefined });
   if (json) printJson(await api.getRun(run.id));
   process.exitCode = done.state === 'SUCCESS' ? 0 : 1;
 }
@@ -27,62 +37,94 @@ export function runCommands(program: Command, globals: Globals): void {
     .argument('<target>', 'a workflow name, or a workflow file (applied first)')
     .option('--task <task>', 'run only this task')
     .option('--wait', 'wait for the run, print each outcome, exit non-zero unless it succeeded')
-    .option('--concurrency <n>', 'worker slots when no server runs', (v) => Number(v))
-    .option('--drain-timeout <seconds>', 'on Ctrl-C, how long running tasks may finish', (v) => Number(v), 30)
+    .option('--force', 'with a FILE: apply it even when a task could not run here (see "ax apply --force")')
+    .option('--concurrency <n>', `worker slots when no server runs, 1-${MAX_CONCURRENCY}`, intArg('--concurrency', 1, MAX_CONCURRENCY))
+    .option('--drain-timeout <seconds>', 'on SIGTERM, how long running tasks may finish (Ctrl-C cancels the run)', intArg('--drain-timeout', 0, MAX_SECONDS), 30)
     .description('run a workflow now (with no "ax serve" running, the run happens in this process and is waited for)')
     .addHelpText('after', '\nExamples:\n  $ ax run nightly-etl --wait\n  $ ax run ./etl.yaml --wait        # no server needed\n  $ ax run nightly-etl --task load')
-    .action(async (target: string, opts: { task?: string; wait?: boolean; concurrency?: number; drainTimeout: number }) => {
+    .action(async (target: string, opts: { task?: string; wait?: boolean; force?: boolean; concurrency?: number; drainTimeout: number }) => {
       const g = globals();
       const file = looksLikeFile(target) ? readWorkflowFile(target) : undefined;
-      for (const w of file?.warnings ?? []) process.stderr.write(`warning: ${target}: ${w}\n`);
+      if (file) printFileNotes(target, file);
       const name = file?.spec.name ?? target;
       const c = await connect(g);
+      try {
+        if (file) refuseUnlessForced(target, await engineWarnings(c.api, target, file.spec), opts.force);
+      } catch (err) {
+        await c.close();
+        throw err;
+      }
       if (c.remote) {
+        const interrupt = detachOnInterrupt(serverSide(g));
         try {
-          if (file) await c.api.apply(file.spec, actor());
-          return await runAndMaybeWait(c.api, name, opts, g.json === true, false);
+          if (file) await c.api.apply(await settleTimezone(c.api, target, file), actor());
+          return await runAndMaybeWait(c.api, name, opts, g.json === true, false, interrupt);
         } finally {
+          interrupt.dispose();
           await c.close();
         }
       }
       await c.close();
       // One-shot: it runs this workflow only; cron fires of the data dir wait for `ax serve`.
       const embedded = await embeddedEngine({ ...g, concurrency: opts.concurrency, fireSchedules: false }, `ax run ${target}`);
-      const onSignal = () => void embedded.release(opts.drainTimeout * 1000).then(() => process.exit(130));
-      process.once('SIGINT', onSignal);
-      process.once('SIGTERM', onSignal);
+      // Ctrl-C cancels the run; SIGTERM (a supervisor, a shutdown) drains, like ax serve.
+      const interrupt = cancelOnInterrupt(embedded.engine, actor());
+      const onTerm = () => void embedded.release(opts.drainTimeout * 1000).then(() => process.exit(130));
+      process.once('SIGTERM', onTerm);
       try {
-        if (file) await embedded.engine.apply(file.spec, actor());
-        await runAndMaybeWait(embedded.engine, name, opts, g.json === true, true);
+        if (file) await embedded.engine.apply(await settleTimezone(embedded.engine, target, file), actor());
+        await runAndMaybeWait(embedded.engine, name, opts, g.json === true, true, interrupt);
       } finally {
-        process.off('SIGINT', onSignal);
-        process.off('SIGTERM', onSignal);
+        process.off('SIGTERM', onTerm);
         await embedded.release(opts.drainTimeout * 1000);
+        interrupt.dispose();
       }
     });
 
   program
     .command('rerun')
-    .argument('<run>', 'run id', (v) => Number(v))
+    .argument('<run>', 'run id', intArg('run id', 1))
     .argument('<task>', 'the failed task; its downstream runs again too')
-    .option('--wait', 'wait for the run to end')
-    .description('re-run a failed task of a run, and its downstream, in the same run')
+    .option('--wait', 'wait for the run to end (always so without a server)')
+    .description('re-run a failed task of a run, and its downstream, in the same run (with no "ax serve" running, in this process)')
     .addHelpText('after', '\nExample:\n  $ ax rerun 42 load --wait')
     .action(async (runId: number, task: string, opts: { wait?: boolean }) => {
-      await withApi(globals(), async (api) => {
+      const g = globals();
+      const rerun = async (api: EngineApi, wait: boolean, interrupt: Interrupt, own: boolean) => {
         await api.rerunTask(runId, task, actor());
+        interrupt.track(runId);
         console.log(`re-running ${task} in run #${runId}`);
-        if (opts.wait) {
-          const done = await waitForRun(api, runId);
-          process.exitCode = done.state === 'SUCCESS' ? 0 : 1;
+        if (!wait) return;
+        const done = await waitForRun(api, runId, { cancelAs: own ? actor() : undefined });
+        process.exitCode = done.state === 'SUCCESS' ? 0 : 1;
+      };
+      const c = await connect(g);
+      if (c.remote) {
+        const interrupt = detachOnInterrupt(serverSide(g));
+        try {
+          return await rerun(c.api, opts.wait === true, interrupt, false);
+        } finally {
+          interrupt.dispose();
+          await c.close();
         }
-      });
+      }
+      await c.close();
+      // No server: nothing else would run it (a queued re-run would wait for the next ax serve),
+      // so it runs here and is waited for, as `ax run` does.
+      const embedded = await embeddedEngine({ ...g, fireSchedules: false }, `ax rerun ${runId} ${task}`);
+      const interrupt = cancelOnInterrupt(embedded.engine, actor());
+      try {
+        await rerun(embedded.engine, true, interrupt, true);
+      } finally {
+        await embedded.release(30_000);
+        interrupt.dispose();
+      }
     });
 
   program
     .command('runs')
     .argument('[workflowOrRun]', 'a workflow name to filter by, or a run id to show its task instances')
-    .option('-n, --limit <n>', 'how many runs', (v) => Number(v), 20)
+    .option('-n, --limit <n>', 'how many runs, 1-1000', intArg('-n/--limit', 1, 1000), 20)
     .description('list recent runs, or show one run')
     .addHelpText('after', '\nExamples:\n  $ ax runs\n  $ ax runs nightly-etl\n  $ ax runs 42        # the task instances of run #42')
     .action(async (arg: string | undefined, opts: { limit: number }) => {
@@ -92,126 +134,159 @@ export function runCommands(program: Command, globals: Globals): void {
           const detail = await api.getRun(Number(arg));
           if (g.json) return printJson(detail);
           const r = detail.run;
-          console.log(`run #${r.id} of ${r.workflowName}: ${r.state} (${r.trigger} by ${r.triggeredBy}, logical time ${time(r.logicalTime)})${r.reason ? ` — ${r.reason}` : ''}`);
+          console.log(`run #${r.id} of ${r.workflowName}: ${r.state} (${r.trigger} by ${r.triggeredBy}, logical time ${time(r.logicalTime)} ${localZone()})${r.reason ? ` — ${r.reason}` : ''}`);
           console.log(
             table(
-              ['INSTANCE', 'TASK', 'ATTEMPT', 'STATE', 'WORKER', 'STARTED', 'TOOK', 'EXIT', 'REASON'],
-              detail.instances.map((i) => [i.id, i.taskName, i.attempt, `${mark(i.state)} ${i.state}`, i.workerId, time(i.startedAt), elapsed(i.startedAt, i.finishedAt), i.exitCode, i.reason]),
+              ['INSTANCE', 'TASK', 'ATTEMPT', 'STATE', 'WORKER', `STARTED (${localZone()})`, 'TOOK', 'EXIT', 'REASON'],
+              detail.instances.map((i) => [i.id, i.taskName, i.attempt, `${mark(i.state)} ${i.state}`, i.workerId, time(i.startedAt), took(i.startedAt, i.finishedAt, i.state === 'RUNNING'), i.exitCode, i.reason]),
             ),
           );
           return;
         }
         const runs = await api.listRuns({ workflow: arg, limit: opts.limit });
+        // An unknown workflow is not found (exit 3), as with "ax run", not a workflow without runs.
+        if (runs.length === 0 && arg !== undefined) await api.exportWorkflow(arg);
         if (g.json) return printJson(runs);
-        if (runs.length === 0) return console.log('no runs yet');
+        if (runs.length === 0) return console.log(arg ? `no runs of ${arg} yet` : 'no runs yet');
         console.log(
           table(
-            ['RUN', 'WORKFLOW', 'STATE', 'TRIGGER', 'LOGICAL TIME', 'TOOK', 'REASON'],
-            runs.map((r) => [r.id, r.workflowName, `${mark(r.state)} ${r.state}`, r.trigger, time(r.logicalTime), elapsed(r.createdAt, r.finishedAt), r.reason]),
+            ['RUN', 'WORKFLOW', 'STATE', 'TRIGGER', `LOGICAL TIME (${localZone()})`, 'TOOK', 'REASON'],
+            runs.map((r) => [r.id, r.workflowName, `${mark(r.state)} ${r.state}`, r.trigger, time(r.logicalTime), took(r.createdAt, r.finishedAt, r.state === 'RUNNING'), why(r)]),
           ),
         );
       });
     });
 
   program
-    .command('logs')
-    .argument('<instance>', 'task instance id (see "ax runs RUN_ID")', (v) => Number(v))
-    .option('-f, --follow', 'keep printing new lines until the task ends')
-    .description("print a task instance's output (stderr lines go to stderr)")
-    .addHelpText('after', '\nExample:\n  $ ax logs 1234 --follow')
-    .action(async (instanceId: number, opts: { follow?: boolean }) => {
-      const g = globals();
-      await withApi(g, async (api) => {
-        await api.getInstance(instanceId);
-        let after = 0;
-        for (;;) {
-          const lines = await api.readLogs(instanceId, after, 5000);
-          for (const l of lines) {
-            if (g.json) process.stdout.write(`${JSON.stringify(l)}\n`);
-            else if (l.stream === 'stdout') process.stdout.write(`${l.line}\n`);
-            else process.stderr.write(l.stream === 'system' ? `[ax] ${l.line}\n` : `${l.line}\n`);
-            after = l.seq;
-          }
-          if (lines.length === 5000) continue;
-          if (!opts.follow) return;
-          const inst = await api.getInstance(instanceId);
-          if (!['WAITING', 'DISPATCHED', 'RUNNING'].includes(inst.state)) {
-            // The final state is written after the last lines: one more read gets them all.
-            const rest = await api.readLogs(instanceId, after, 5000);
-            if (rest.length === 0) return;
-            continue;
-          }
-          await new Promise((r) => setTimeout(r, 250));
-        }
-      });
-    });
-
-  program
     .command('trigger')
     .argument('<event>', 'event name (a workflow\'s on_event)')
-    .option('--payload <json>', 'passed to tasks as AX_EVENT_PAYLOAD')
+    .option('--payload <json>', 'passed to tasks as AX_EVENT_PAYLOAD (or, past 32 KiB, as the file AX_EVENT_PAYLOAD_FILE)')
+    .option('--payload-file <file>', 'the payload from a file ("-": stdin), for payloads too large for an argument; limit 1 MiB')
     .option('--wait', 'wait for the runs; exit non-zero unless all succeeded (always so without a server)')
     .description('start the workflows that listen for an event (with no "ax serve" running, they run in this process)')
-    .addHelpText('after', `\nExample:\n  $ ax trigger orders-ready --payload '{"date":"2026-11-29"}'`)
-    .action(async (event: string, opts: { payload?: string; wait?: boolean }) => {
+    .addHelpText('after', `\nExamples:\n  $ ax trigger orders-ready --payload '{"date":"2026-11-29"}'\n  $ ax trigger orders-ready --payload-file orders.json\n  $ produce-orders | ax trigger orders-ready --payload-file -`)
+    .action(async (event: string, opts: { payload?: string; payloadFile?: string; wait?: boolean }) => {
       const g = globals();
-      const report = async (api: EngineApi, wait: boolean) => {
-        const runs = await api.trigger(event, opts.payload, actor());
+      const payload = readPayload(opts);
+      // own: the runs are this process's (no server), so one that nothing can take is cancelled
+      const report = async (api: EngineApi, wait: boolean, interrupt: Interrupt, own = false) => {
+        const runs = await api.trigger(event, payload, actor());
+        runs.forEach((r) => interrupt.track(r.id));
         if (!wait) {
           if (g.json) return printJson(runs);
-          for (const r of runs) console.log(`started run #${r.id} of ${r.workflowName} (${r.state})`);
+          for (const r of runs) console.log(startedLine(r));
           return;
         }
         let ok = true;
         for (const r of runs) {
           if (!g.json) console.log(`run #${r.id} of ${r.workflowName}`);
-          ok = (await waitForRun(api, r.id, g.json === true)).state === 'SUCCESS' && ok;
+          ok = (await waitForRun(api, r.id, { quiet: g.json === true, cancelAs: own ? actor() : undefined })).state === 'SUCCESS' && ok;
         }
         if (g.json) printJson(await Promise.all(runs.map((r) => api.getRun(r.id))));
         process.exitCode = ok ? 0 : 1;
       };
       const c = await connect(g);
       if (c.remote) {
+        const interrupt = detachOnInterrupt(serverSide(g));
         try {
-          return await report(c.api, opts.wait === true);
+          return await report(c.api, opts.wait === true, interrupt);
         } finally {
+          interrupt.dispose();
           await c.close();
         }
       }
       await c.close();
       // No server: nothing else would run them, so run them here and wait, as `ax run` does.
       const embedded = await embeddedEngine({ ...g, fireSchedules: false }, `ax trigger ${event}`);
+      const interrupt = cancelOnInterrupt(embedded.engine, actor());
       try {
-        await report(embedded.engine, true);
+        await report(embedded.engine, true, interrupt, true);
       } finally {
         await embedded.release(30_000);
+        interrupt.dispose();
       }
     });
 
   program
     .command('workers')
-    .description('list workers: heartbeat age, load, labels, status')
-    .addHelpText('after', '\nExample:\n  $ ax workers --json')
-    .action(async () => {
-      const workers = await withApi(globals(), (api) => api.listWorkers());
-      if (globals().json) return printJson(workers);
+    .description('list the nodes: role (the leader marked), status, load, heartbeat age, labels')
+    .option('--all', 'also the workers that left (drained, stopped: offline)')
+    .addHelpText(
+      'after',
+      '\nRoles: solo, worker, scheduler (runs no tasks), scheduler+worker; "(leader)" marks the scheduler that holds the lease.\n' +
+        'Status: online, draining (takes nothing new, finishes what runs), lost (silent past 3 heartbeats), offline (left).\n' +
+        '\nExample:\n  $ ax workers --all --json',
+    )
+    .action(async (opts: { all?: boolean }) => {
+      const nodes = await withApi(globals(), (api) => api.listWorkers({ schedulers: true }));
+      const shown = opts.all ? nodes : nodes.filter((w) => w.status !== 'offline');
+      if (globals().json) return printJson(shown);
       const now = Date.now();
       console.log(
         table(
           ['ID', 'HOST', 'ROLE', 'STATUS', 'RUNNING', 'HEARTBEAT', 'LABELS', 'VERSION'],
-          workers.map((w) => [w.id, w.host, w.role, w.status, `${w.running}/${w.maxConcurrency}`, `${Math.round((now - w.lastHeartbeat) / 1000)}s ago`, w.labels.join(',') || '-', w.version]),
+          shown.map((w) => [
+            w.id,
+            w.host,
+            `${w.role ?? 'worker'}${w.leader ? ' (leader)' : ''}`,
+            w.status,
+            w.role === 'scheduler' ? '-' : `${w.running}/${w.maxConcurrency}`,
+            `${Math.max(0, Math.round((now - w.lastHeartbeat) / 1000))}s ago`,
+            w.labels.join(',') || '-',
+            w.version,
+          ]),
         ),
       );
+      const hidden = nodes.length - shown.length;
+      if (hidden > 0) console.log(`(${hidden} offline not shown: ax workers --all)`);
     });
 
   program
     .command('audit')
-    .option('-n, --limit <n>', 'how many entries', (v) => Number(v), 50)
+    .option('-n, --limit <n>', 'how many entries, 1-1000', intArg('-n/--limit', 1, 1000), 50)
     .description('who changed or triggered what, newest first')
     .addHelpText('after', '\nExample:\n  $ ax audit -n 20')
     .action(async (opts: { limit: number }) => {
       const entries = await withApi(globals(), (api) => api.listAudit(opts.limit));
       if (globals().json) return printJson(entries);
-      console.log(table(['WHEN', 'WHO', 'ACTION', 'OBJECT', 'DETAIL'], entries.map((e) => [time(e.at), e.actor, e.action, e.object, e.detail])));
+      console.log(table([`WHEN (${localZone()})`, 'WHO', 'ACTION', 'OBJECT', 'DETAIL'], entries.map((e) => [time(e.at), e.actor, e.action, e.object, e.detail])));
     });
 }
+
+/** What became of a run an event started: one the overlap policy skipped or queued says why. */
+function startedLine(r: RunRecord): string {
+  const because = r.reason ? `: ${r.reason}` : '';
+  if (r.state === 'SKIPPED') return `run #${r.id} of ${r.workflowName} was skipped${because}`;
+  if (r.state === 'QUEUED') return `run #${r.id} of ${r.workflowName} is queued${because}`;
+  return `started run #${r.id} of ${r.workflowName}: follow it with "ax runs ${r.id}"`;
+}
+
+/** How long it took, or for one still running, how long it has run so far. */
+function took(from: number | undefined, to: number | undefined, running: boolean): string | undefined {
+  return running ? elapsed(from, Date.now()) : elapsed(from, to);
+}
+
+/** A failed run names its failed task and the first line of why: the answer without "ax runs RUN". */
+function why(r: RunListing): string | undefined {
+  if (!r.failure) return r.reason;
+  const reason = r.failure.reason?.split('\n')[0] ?? r.failure.state.toLowerCase();
+  return `${r.failure.task}: ${reason}`;
+}
+
+/** --payload or --payload-file (one of them); the engine checks the size, whichever door it came through. */
+function readPayload(opts: { payload?: string; payloadFile?: string }): string | undefined {
+  if (opts.payloadFile === undefined) {
+    // --payload is documented as JSON: a typo in it is caught here, not by a task at 2 a.m.
+    const problem = opts.payload === undefined ? undefined : jsonProblem(opts.payload);
+    if (problem) throw new AxError('validation', `--payload is not JSON (${problem}): quote text as a JSON string, e.g. --payload '"hello"', or use --payload-file for other formats`);
+    return opts.payload;
+  }
+  if (opts.payload !== undefined) throw new AxError('validation', 'give --payload or --payload-file, not both');
+  try {
+    return fs.readFileSync(opts.payloadFile === '-' ? 0 : opts.payloadFile, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new AxError('validation', `--payload-file ${opts.payloadFile}: ${code === 'ENOENT' ? 'no such file' : `cannot read it (${code ?? String(err)})`}`);
+  }
+}
+

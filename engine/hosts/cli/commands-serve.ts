@@ -1,15 +1,20 @@
 // ax serve: the engine as a long-running process. Solo: scheduler + worker on a data dir, with
 // the API on 127.0.0.1. Team: a node of the team (scheduler, worker or client) on the shared
 // MySQL + Redis; other ax commands reach the team through those directly.
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { AxError } from '../../api/errors.ts';
 import type { Engine } from '../../core/engine.ts';
-import { startApiServer } from '../../server/ws-server.ts';
-import { apiToken } from '../node/data-dir.ts';
+import { retrying } from '../../core/retry.ts';
+import { systemClock } from '../../adapters/system-clock.ts';
+import { type ApiServer, startApiServer } from '../../server/ws-server.ts';
+import { apiToken, readEngineLock, resolveDataDir, weakToken } from '../node/data-dir.ts';
+import { uiDir } from '../node/ui-dir.ts';
 import { openTeamEngine, type TeamRole, teamConnection } from '../node/team.ts';
 import { embeddedEngine, type GlobalOptions, modeOf } from './connect.ts';
+import { intArg, MAX_CONCURRENCY, MAX_SECONDS } from './int-arg.ts';
 
 type Globals = () => GlobalOptions & { json?: boolean };
 
@@ -26,6 +31,18 @@ interface ServeOptions {
 }
 
 const ROLES: TeamRole[] = ['scheduler', 'worker', 'client'];
+/** where a team node on this machine says which port serves the UI (for `ax open`) */
+const TEAM_UI_FILE = 'team-ui.json';
+
+function readTeamUi(dir: string): { pid: number; port: number } | undefined {
+  try {
+    const info = JSON.parse(fs.readFileSync(path.join(dir, TEAM_UI_FILE), 'utf8')) as { pid: number; port: number };
+    process.kill(info.pid, 0);
+    return info;
+  } catch {
+    return undefined;
+  }
+}
 const list = (v: string | undefined) => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : undefined);
 
 /** Stops on SIGTERM/SIGINT (drain up to the timeout) or on `ax drain` (drain until done). */
@@ -41,35 +58,70 @@ function stopper(release: (drainMs: number) => Promise<void>, before: () => Prom
   return (reason: string, drainMs: number) => {
     if (stopping) return;
     stopping = true;
-    const limit = Number.isFinite(drainMs) ? `up to ${drainMs / 1000}s` : 'until they finish';
-    console.log(`ax serve: ${reason}: draining (${limit} for running tasks)`);
+    const limit = Number.isFinite(drainMs) ? `for up to ${drainMs / 1000}s` : 'for as long as they take';
+    const why = reason.startsWith('SIG') ? `${reason} received` : reason;
+    console.log(`ax serve: ${why}: taking no new tasks and letting running ones finish (${limit})`);
     void (async () => {
       await before();
       await release(drainMs);
       console.log('ax serve: stopped');
-      process.exit(0);
+      process.exit(process.exitCode ?? 0);
     })();
   };
+}
+
+/**
+ * The UI and the API on 127.0.0.1 for an engine, solo or team: the webhook token is read on every
+ * request (writing it while the engine runs turns webhooks on), and the sign-in link is printed.
+ */
+/** The shortest webhook secret accepted: a shorter one leaves webhooks off, said once per change. */
+const MIN_WEBHOOK_TOKEN_LENGTH = 16;
+let toldWeakWebhook = '';
+
+function webhookToken(file: string): string | undefined {
+  if (!fs.existsSync(file)) return undefined;
+  const text = fs.readFileSync(file, 'utf8').trim();
+  const weak = text === '' ? undefined : weakToken(text, MIN_WEBHOOK_TOKEN_LENGTH);
+  if (!weak) return text || undefined;
+  if (toldWeakWebhook !== text) {
+    toldWeakWebhook = text;
+    console.error(`ax serve: webhooks stay off: the secret in ${file} is ${weak}`);
+  }
+  return undefined;
+}
+
+async function serveApi(engine: Engine, dir: string, port: number, startLine: (port: number) => string): Promise<ApiServer> {
+  const webhookFile = path.join(dir, 'webhook-token');
+  const server = await startApiServer({
+    api: engine,
+    token: apiToken(dir),
+    webhookToken: () => webhookToken(webhookFile),
+    port,
+    uiDir: uiDir(),
+    maxPayloadBytes: engine.config.maxEventPayloadBytes,
+  });
+  console.log(startLine(server.port));
+  console.log(`open ${server.signInUrl()}`);
+  console.log('  (a single-use sign-in link for the UI, valid for 2 minutes; "ax open" makes a fresh one)');
+  console.log(
+    webhookToken(webhookFile)
+      ? `webhooks on: POST http://127.0.0.1:${server.port}/events/EVENT with "Authorization: Bearer SECRET", SECRET being the text of ${webhookFile}`
+      : `webhooks off: put a secret of at least 16 characters in ${webhookFile} to turn them on (read on every request: no restart needed)`,
+  );
+  return server;
 }
 
 async function serveSolo(g: GlobalOptions, opts: ServeOptions): Promise<void> {
   // The drain callback exists before the engine does; it is bound once the engine runs.
   const later: { stop?: (reason: string, drainMs: number) => void } = {};
   const embedded = await embeddedEngine(
-    { ...g, concurrency: opts.concurrency, onDrainRequested: () => later.stop?.('drain requested', Infinity) },
+    { ...g, concurrency: opts.concurrency, drainTimeoutMs: opts.drainTimeout * 1000, onDrainRequested: () => later.stop?.('drain requested', Infinity) },
     'ax serve',
   );
   const { engine, dir } = embedded;
-  const webhookFile = path.join(dir, 'webhook-token');
-  const server = await startApiServer({
-    api: engine,
-    subscribe: (h) => engine.subscribe(h),
-    token: apiToken(dir),
-    webhookToken: fs.existsSync(webhookFile) ? fs.readFileSync(webhookFile, 'utf8').trim() : undefined,
-    port: opts.port,
-  });
+  const server = await serveApi(engine, dir, opts.port, (port) => `ax serve: solo engine on ${dir}, API ws://127.0.0.1:${port}/api (pid ${process.pid})`);
+  // The port in the lock is what tells other commands (and scripts) that the engine is ready.
   embedded.lock.update({ port: server.port });
-  console.log(`ax serve: solo engine on ${dir}, API ws://127.0.0.1:${server.port}/api (pid ${process.pid})`);
   later.stop = stopper(
     (ms) => embedded.release(ms),
     async () => {
@@ -86,22 +138,21 @@ async function serveSolo(g: GlobalOptions, opts: ServeOptions): Promise<void> {
  * backoff up to 30 s) rather than fatal: a team node may boot before its database. A wrong
  * connection string (validation) still stops at once.
  */
-async function untilReachable<T>(open: () => Promise<T>): Promise<T> {
-  for (let delay = 1_000; ; delay = Math.min(delay * 2, 30_000)) {
-    try {
-      return await open();
-    } catch (err) {
-      if (!(err instanceof AxError) || err.code !== 'unavailable') throw err;
-      process.stderr.write(`ax serve: ${err.message}; retrying in ${delay / 1000}s\n`);
-      await new Promise((resolve) => setTimeout(resolve, delay));
-    }
-  }
+function untilReachable<T>(open: () => Promise<T>): Promise<T> {
+  return retrying(systemClock, open, {
+    firstMs: 1_000,
+    maxMs: 30_000,
+    retryable: (err) => err instanceof AxError && err.code === 'unavailable',
+    onRetry: (err, delay) => process.stderr.write(`ax serve: ${(err as Error).message}; retrying in ${delay / 1000}s\n`),
+  });
 }
 
 async function serveTeam(g: GlobalOptions, opts: ServeOptions): Promise<void> {
   if (!ROLES.includes(opts.role as TeamRole)) throw new AxError('validation', `unknown role "${opts.role}": use scheduler, worker or client`);
   const accept = list(opts.accept) ?? [];
   const later: { stop?: (reason: string, drainMs: number) => void } = {};
+  const dir = resolveDataDir(g.dataDir);
+  const acceptWorkflows = accept.filter((a) => a.startsWith('workflow:')).map((a) => a.slice('workflow:'.length)).filter(Boolean);
   const engine: Engine = await untilReachable(() => openTeamEngine({
     ...teamConnection(g),
     role: opts.role as TeamRole,
@@ -110,33 +161,61 @@ async function serveTeam(g: GlobalOptions, opts: ServeOptions): Promise<void> {
     labels: list(opts.labels),
     temporary: opts.temporary,
     acceptUnlabelled: accept.includes('unlabelled') ? true : undefined,
-    acceptWorkflows: accept.filter((a) => a.startsWith('workflow:')).map((a) => a.slice('workflow:'.length)).filter(Boolean).length
-      ? accept.filter((a) => a.startsWith('workflow:')).map((a) => a.slice('workflow:'.length))
-      : undefined,
+    acceptWorkflows: acceptWorkflows.length ? acceptWorkflows : undefined,
     maxConcurrency: opts.concurrency,
     onAlert: (m) => process.stderr.write(`ax: ${m}\n`),
     onDrainRequested: () => later.stop?.('drain requested', Infinity),
+    onIdentityLost: () => {
+      process.exitCode = 4;
+      later.stop?.('another node took this worker id', 0);
+    },
+    dataDir: dir,
   }));
-  await engine.start();
+  try {
+    await engine.start();
+  } catch (err) {
+    // Refused (its worker id is held by a live worker) or failed: nothing of it may linger.
+    await engine.dispose().catch(() => undefined);
+    throw err;
+  }
   const worker = engine.worker ? `, worker id ${engine.worker.id}` : '';
-  console.log(`ax serve: team ${opts.role}${worker} (pid ${process.pid})`);
-  later.stop = stopper(async (ms) => {
-    await engine.stop(ms);
-    await engine.dispose();
-  });
+  // Every team node serves the UI and the API on this machine; MySQL and Redis stay the truth.
+  const server = await serveApi(engine, dir, opts.port, (port) => `ax serve: team ${opts.role}${worker} (pid ${process.pid}), API ws://127.0.0.1:${port}/api`);
+  const uiFile = path.join(dir, TEAM_UI_FILE);
+  fs.writeFileSync(uiFile, JSON.stringify({ pid: process.pid, port: server.port }), { mode: 0o600 });
+  later.stop = stopper(
+    async (ms) => {
+      await engine.stop(ms);
+      await engine.dispose();
+    },
+    async () => {
+      const mine = readTeamUi(dir)?.pid === process.pid;
+      if (mine) fs.rmSync(uiFile, { force: true });
+      await server.close();
+    },
+  );
   stopOn(later.stop, opts.drainTimeout * 1000);
+}
+
+/** Hands a URL to the desktop's browser; says so when there is none (a server without a desktop). */
+function openInBrowser(url: string): void {
+  const [cmd, args] =
+    process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '""', url]] : ['xdg-open', [url]];
+  const child = spawn(cmd as string, args as string[], { detached: true, stdio: 'ignore' });
+  child.on('error', () => process.stderr.write(`ax open: no browser could be started here (${cmd} failed): open the link above yourself\n`));
+  child.unref();
 }
 
 export function serveCommand(program: Command, globals: Globals): void {
   program
     .command('serve')
     .description('run the engine until stopped; in solo mode other ax commands then go through it')
-    .option('--port <port>', 'solo: API port on 127.0.0.1 (default: any free port)', (v) => Number(v), 0)
-    .option('--concurrency <n>', 'worker slots (default 8)', (v) => Number(v))
-    .option('--drain-timeout <seconds>', 'on SIGTERM/SIGINT, how long running tasks may finish before they are killed', (v) => Number(v), 30)
+    .option('--port <port>', 'port of the UI and API on 127.0.0.1, 0-65535; 0 takes any free port', intArg('--port', 0, 65535), 0)
+    .option('--concurrency <n>', `worker slots, 1-${MAX_CONCURRENCY} (default 8)`, intArg('--concurrency', 1, MAX_CONCURRENCY))
+    .option('--drain-timeout <seconds>', 'on SIGTERM/SIGINT, how long running tasks may finish before they are killed', intArg('--drain-timeout', 0, MAX_SECONDS), 30)
     .option('--role <role>', 'team: scheduler (schedules and, unless --no-work, works), worker, or client', 'scheduler')
     .option('--no-work', 'team: a scheduler that runs no tasks itself')
-    .option('--worker-id <id>', 'team: this worker\'s id (default: the host name); keep it stable across restarts')
+    .option('--worker-id <id>', 'team: this worker\'s id, unique among live workers (default: the host name plus a suffix kept in the data dir)')
     .option('--labels <list>', 'team: labels this worker offers, e.g. gpu,laptop')
     .option('--temporary', 'team: a laptop joining: accept only tasks labelled for it')
     .option('--accept <list>', 'team: widen what a --temporary worker takes: "unlabelled", "workflow:NAME"')
@@ -156,6 +235,21 @@ export function serveCommand(program: Command, globals: Globals): void {
       const g = globals();
       if (modeOf(g) === 'team') await serveTeam(g, opts);
       else await serveSolo(g, opts);
+    });
+
+  program
+    .command('open')
+    .description('open the UI of the running engine in the browser, signed in by a fresh single-use link')
+    .option('--print', 'only print the link (e.g. to open it on another screen of this machine)')
+    .addHelpText('after', '\nExamples:\n  $ ax open\n  $ ax open --print')
+    .action(async (opts: { print?: boolean }) => {
+      const { requestSignInCode } = await import('../../server/ws-client.ts');
+      const dir = resolveDataDir(globals().dataDir);
+      const port = readEngineLock(dir)?.port ?? readTeamUi(dir)?.port;
+      if (!port) throw new AxError('unavailable', `no engine is serving ${dir}: start one with "ax serve", which prints a sign-in link too`);
+      const url = `http://127.0.0.1:${port}/#code=${await requestSignInCode(port, apiToken(dir))}`;
+      console.log(url);
+      if (!opts.print) openInBrowser(url);
     });
 
   program

@@ -1,37 +1,51 @@
-// ax settings: this machine's defaults (DATA_DIR/settings.json, mode 0600).
+// ax settings: each setting's effective value and where it comes from (a flag, the environment,
+// DATA_DIR/settings.json, or the default); `set` and `unset` change the file (mode 0600).
 import type { Command } from 'commander';
-import { redactRedisUrl } from '../../adapters/redis/redis-coordinator.ts';
-import { redact } from '../../adapters/sql/mysql-store.ts';
 import { resolveDataDir } from '../node/data-dir.ts';
-import { readSettings, type Settings, writeSetting } from '../node/settings.ts';
+import { effectiveSettings, SETTING_KEYS, settingsFile, shownValue, writeSetting } from '../node/settings.ts';
 import type { GlobalOptions } from './connect.ts';
-import { printJson } from './format.ts';
+import { printJson, table } from './format.ts';
 
 type Globals = () => GlobalOptions & { json?: boolean };
 
-function show(settings: Settings, json: boolean): void {
-  const shown = { ...settings, mysql: settings.mysql && redact(settings.mysql), redis: settings.redis && redactRedisUrl(settings.redis) };
-  if (json) return printJson(shown);
-  const entries = Object.entries(shown).filter(([, v]) => v !== undefined);
-  if (entries.length === 0) return console.log('no settings: solo mode on this data dir');
-  for (const [k, v] of entries) console.log(`${k} = ${v}`);
+const SOURCE: Record<string, string> = { flag: 'flag', env: 'environment', file: 'settings file', default: 'default' };
+
+function show(dir: string, flags: GlobalOptions, json: boolean): void {
+  const settings = effectiveSettings(dir, { mode: flags.mode, mysql: flags.mysql, redis: flags.redis, 'redis-prefix': flags.redisPrefix });
+  const shown = settings.map((s) => ({ ...s, value: s.value === undefined ? undefined : shownValue(s.key, s.value) }));
+  if (json) return printJson({ dataDir: dir, settingsFile: settingsFile(dir), settings: shown });
+  console.log(
+    table(
+      ['KEY', 'VALUE', 'FROM'],
+      shown.map((s) => [s.key, s.value ?? '(not set)', s.source ? `${SOURCE[s.source]}${s.from && s.source !== 'file' ? ` ${s.from}` : ''}` : '-']),
+    ),
+  );
+  console.log(`\nflags win over the environment, the environment over ${settingsFile(dir)}; "ax settings set KEY VALUE" writes that file`);
 }
 
-export function settingsCommand(program: Command, globals: Globals): void {
+export function settingsCommand(program: Command, globals: Globals, flags: () => GlobalOptions): void {
   const settings = program
     .command('settings')
-    .description('show this data dir\'s settings (flags and AX_* environment variables override them)')
+    .description("show each setting's value and where it comes from (a flag, an AX_* variable, this data dir's settings file, or the default)")
     .addHelpText('after', '\nExamples:\n  $ ax settings set mode team\n  $ ax settings set mysql mysql://ax:secret@db:3306/ax\n  $ ax settings set redis redis://cache:6379\n  $ ax settings')
-    .action(() => show(readSettings(resolveDataDir(globals().dataDir)), globals().json === true));
+    .action(() => show(resolveDataDir(globals().dataDir), flags(), globals().json === true));
   settings
     .command('set')
-    .argument('<key>', 'mode | mysql | redis | redisPrefix')
+    .argument('<key>', SETTING_KEYS.join(' | '))
     .argument('<value>')
-    .description('set a setting')
-    .action((key: string, value: string) => show(writeSetting(resolveDataDir(globals().dataDir), key, value), globals().json === true));
+    .description("store a setting in this data dir's settings file")
+    .action((key: string, value: string) => {
+      const dir = resolveDataDir(globals().dataDir);
+      writeSetting(dir, key, value);
+      show(dir, flags(), globals().json === true);
+    });
   settings
     .command('unset')
-    .argument('<key>')
-    .description('remove a setting')
-    .action((key: string) => show(writeSetting(resolveDataDir(globals().dataDir), key, undefined), globals().json === true));
+    .argument('<key>', SETTING_KEYS.join(' | '))
+    .description("remove a setting from this data dir's settings file")
+    .action((key: string) => {
+      const dir = resolveDataDir(globals().dataDir);
+      writeSetting(dir, key, undefined);
+      show(dir, flags(), globals().json === true);
+    });
 }

@@ -1,10 +1,13 @@
 // apply, validate, export, ls, enable, disable, rm
 import fs from 'node:fs';
+import readline from 'node:readline/promises';
 import type { Command } from 'commander';
-import { serializeWorkflow } from '../../core/workflow-file.ts';
+import { AxError, formatProblems } from '../../api/errors.ts';
+import { serializeWorkflow } from '../../core/workflow-serialize.ts';
 import { actor, type GlobalOptions, withApi } from './connect.ts';
-import { printJson, table, time } from './format.ts';
-import { readWorkflowFile } from './workflow-files.ts';
+import { printJson, table, timeIn } from './format.ts';
+import { engineWarnings, printFileNotes, readWorkflowFile, refuseUnlessForced, settleTimezone } from './workflow-files.ts';
+import { yamlForTerminal } from './terminal.ts';
 
 type Globals = () => GlobalOptions & { json?: boolean };
 
@@ -13,11 +16,15 @@ export function workflowCommands(program: Command, globals: Globals): void {
     .command('apply')
     .argument('<file>', 'workflow file (YAML or JSON)')
     .description('create or update the workflow a file describes')
+    .option('--force', 'apply even when a task could not run here: labels no known worker offers, a cwd that does not exist')
     .addHelpText('after', '\nExample:\n  $ ax apply nightly-etl.yaml')
-    .action(async (file: string) => {
-      const { spec, warnings } = readWorkflowFile(file);
-      for (const w of warnings) process.stderr.write(`warning: ${file}: ${w}\n`);
-      const out = await withApi(globals(), (api) => api.apply(spec, actor()));
+    .action(async (file: string, opts: { force?: boolean }) => {
+      const parsed = readWorkflowFile(file);
+      printFileNotes(file, parsed);
+      const out = await withApi(globals(), async (api) => {
+        refuseUnlessForced(file, await engineWarnings(api, file, parsed.spec), opts.force);
+        return api.apply(await settleTimezone(api, file, parsed), actor());
+      });
       if (globals().json) return printJson(out);
       console.log(out.changed ? `applied ${out.workflow} (version ${out.version})` : `${out.workflow} unchanged (version ${out.version})`);
     });
@@ -25,11 +32,20 @@ export function workflowCommands(program: Command, globals: Globals): void {
   program
     .command('validate')
     .argument('<file>', 'workflow file (YAML or JSON)')
-    .description('check a workflow file without applying it')
+    .description('check a workflow file without applying it; warns about tasks that could not run here')
     .addHelpText('after', '\nExample:\n  $ ax validate nightly-etl.yaml && ax apply nightly-etl.yaml')
-    .action((file: string) => {
-      const { spec, warnings } = readWorkflowFile(file);
-      for (const w of warnings) process.stderr.write(`warning: ${file}: ${w}\n`);
+    .action(async (file: string) => {
+      const parsed = readWorkflowFile(file);
+      const { spec } = parsed;
+      printFileNotes(file, parsed);
+      try {
+        const warnings = await withApi(globals(), (api) => engineWarnings(api, file, spec));
+        for (const w of warnings) process.stderr.write(`warning: ${formatProblems([w])}\n`);
+      } catch (err) {
+        // The file is fine; only what the engine knows (workers, this machine's paths) is unchecked.
+        if (!(err instanceof AxError && err.code === 'unavailable')) throw err;
+        process.stderr.write(`note: ${file}: labels and cwd not checked: ${err.message}\n`);
+      }
       if (globals().json) return printJson(spec);
       console.log(`${file}: ok (workflow ${spec.name}, ${spec.tasks.length} task${spec.tasks.length === 1 ? '' : 's'})`);
     });
@@ -45,7 +61,7 @@ export function workflowCommands(program: Command, globals: Globals): void {
       if (globals().json) return printJson(spec);
       const text = serializeWorkflow(spec);
       if (opts.output) fs.writeFileSync(opts.output, text);
-      else process.stdout.write(text);
+      else process.stdout.write(yamlForTerminal(text));
     });
 
   program
@@ -64,11 +80,12 @@ export function workflowCommands(program: Command, globals: Globals): void {
             w.taskCount,
             w.enabled ? 'yes' : 'no',
             w.scheduleText ?? (w.onEvent ? `on event ${w.onEvent}` : 'manual'),
-            time(w.nextFireAt),
+            w.scheduleError ? '✗ cannot fire' : timeIn(w.nextFireAt, w.schedule?.timezone),
             w.lastRun ? `#${w.lastRun.id} ${w.lastRun.state}` : undefined,
           ]),
         ),
       );
+      for (const w of list) if (w.scheduleError) process.stderr.write(`ax: workflow ${w.name}: ${w.scheduleError}\n`);
     });
 
   for (const [cmd, enabled] of [['enable', true], ['disable', false]] as const) {
@@ -86,10 +103,32 @@ export function workflowCommands(program: Command, globals: Globals): void {
   program
     .command('rm')
     .argument('<workflow>', 'workflow name')
-    .description('remove a workflow with its history and logs')
-    .addHelpText('after', '\nExample:\n  $ ax rm nightly-etl')
-    .action(async (name: string) => {
-      await withApi(globals(), (api) => api.removeWorkflow(name, actor()));
-      console.log(`${name} removed`);
+    .option('-y, --yes', 'remove without asking (scripts must pass it)')
+    .description('remove a workflow with its history and logs (asks first)')
+    .addHelpText('after', '\nExamples:\n  $ ax rm nightly-etl\n  $ ax rm nightly-etl --yes   # in a script')
+    .action(async (name: string, opts: { yes?: boolean }) => {
+      const removed = await withApi(globals(), async (api) => {
+        await api.exportWorkflow(name); // an unknown name is "not found" before anything is asked
+        if (!opts.yes) {
+          const n = (await api.listRuns({ workflow: name, limit: 1000 })).length;
+          const what = n === 0 ? `workflow ${name} (it has no runs)` : `workflow ${name} with its ${n === 1000 ? 'more than 999' : n} run${n === 1 ? '' : 's'} and their logs`;
+          if (!process.stdin.isTTY) throw new AxError('validation', `ax rm would remove ${what}: pass --yes to confirm (there is no terminal to ask on)`);
+          if (!(await confirm(`Remove ${what}? [y/N] `))) return false;
+        }
+        await api.removeWorkflow(name, actor());
+        return true;
+      });
+      console.log(removed ? `${name} removed` : `${name} kept: nothing was removed`);
     });
+}
+
+/** A yes/no question on the terminal (stderr, so stdout stays the command's output); no by default. */
+async function confirm(question: string): Promise<boolean> {
+  // terminal: false — no cursor sequences, which the output guard would print escaped; the tty's own line editing is enough
+  const rl = readline.createInterface({ input: process.stdin, output: process.stderr, terminal: false });
+  try {
+    return /^y(es)?$/i.test((await rl.question(question)).trim());
+  } finally {
+    rl.close();
+  }
 }

@@ -5,11 +5,13 @@ import os from 'node:os';
 import type { EngineApi } from '../../api/engine-api.ts';
 import { AxError } from '../../api/errors.ts';
 import type { Engine } from '../../core/engine.ts';
+import { needsPerson } from '../../core/persist.ts';
 import { connectApi } from '../../server/ws-client.ts';
 import { acquireEngineLock, apiToken, type EngineLock, readEngineLock, resolveDataDir } from '../node/data-dir.ts';
-import { readSettings } from '../node/settings.ts';
+import { effectiveSettings } from '../node/settings.ts';
 import { openSoloEngine } from '../node/solo.ts';
 import { openTeamEngine, teamConnection } from '../node/team.ts';
+import { EXIT } from './exit-codes.ts';
 
 export interface GlobalOptions {
   dataDir?: string;
@@ -20,17 +22,11 @@ export interface GlobalOptions {
   redisPrefix?: string;
 }
 
-/** Fills what neither a flag nor the environment gives from DATA_DIR/settings.json. */
+/** Fills what neither a flag nor the environment gives from DATA_DIR/settings.json (see effectiveSettings). */
 export function withSettings<T extends GlobalOptions>(options: T): T {
-  const s = readSettings(resolveDataDir(options.dataDir));
-  const env = process.env;
-  return {
-    ...options,
-    mode: options.mode ?? env.AX_MODE ?? s.mode,
-    mysql: options.mysql ?? env.AX_MYSQL_URL ?? s.mysql,
-    redis: options.redis ?? env.AX_REDIS_URL ?? s.redis,
-    redisPrefix: options.redisPrefix ?? env.AX_REDIS_PREFIX ?? s.redisPrefix,
-  };
+  const flags = { mode: options.mode, mysql: options.mysql, redis: options.redis, 'redis-prefix': options.redisPrefix };
+  const value = new Map(effectiveSettings(resolveDataDir(options.dataDir), flags).map((s) => [s.key, s.value]));
+  return { ...options, mode: value.get('mode'), mysql: value.get('mysql'), redis: value.get('redis'), redisPrefix: value.get('redis-prefix') };
 }
 
 export function modeOf(options: GlobalOptions): 'solo' | 'team' {
@@ -69,31 +65,55 @@ export async function withApi<T>(options: GlobalOptions, fn: (api: EngineApi, re
   }
 }
 
-/** An engine in this process that runs work: it holds the data dir until released. */
+/**
+ * An engine in this process that runs work: it holds the data dir until released. Should its
+ * ax.db be deleted or replaced meanwhile, it says so on stderr, takes no more work (the store
+ * refuses every write, so API clients are refused too), lets running tasks finish for up to
+ * drainTimeoutMs, printing the outcomes it cannot record, and ends the process with exit 6.
+ */
 export async function embeddedEngine(
-  options: GlobalOptions & { concurrency?: number; fireSchedules?: boolean; onDrainRequested?: () => void },
+  options: GlobalOptions & { concurrency?: number; fireSchedules?: boolean; onDrainRequested?: () => void; drainTimeoutMs?: number },
   command: string,
 ): Promise<{ engine: Engine; dir: string; lock: EngineLock; release(drainTimeoutMs: number): Promise<void> }> {
   const dir = resolveDataDir(options.dataDir);
   const lock = acquireEngineLock(dir, command);
+  let releasing: Promise<void> | undefined;
+  const later: { release?: (drainTimeoutMs: number) => Promise<void> } = {};
+  const drainMs = options.drainTimeoutMs ?? 30_000;
+  const onStoreLost = (error: AxError) => {
+    process.exitCode = EXIT.storage;
+    process.stderr.write(`ax: ${error.message}; running tasks may finish for up to ${drainMs / 1000}s, their outcomes printed here\n`);
+    void (later.release?.(drainMs) ?? Promise.resolve())
+      .catch((err: unknown) => {
+        // The same refusal again (a last heartbeat, a flush) is no news.
+        if (!needsPerson(err)) process.stderr.write(`ax: while stopping: ${err instanceof Error ? err.message : String(err)}\n`);
+      })
+      .finally(() => process.exit(EXIT.storage));
+  };
   try {
     const engine = await openSoloEngine(dir, {
       config: { fireSchedules: options.fireSchedules ?? true },
       maxConcurrency: options.concurrency,
       onAlert: (message) => process.stderr.write(`ax: ${message}\n`),
       onDrainRequested: options.onDrainRequested,
+      onStoreLost,
     });
     await engine.start();
-    return {
-      engine,
-      dir,
-      lock,
-      async release(drainTimeoutMs: number) {
-        await engine.stop(drainTimeoutMs);
-        await engine.dispose();
-        lock.release();
-      },
-    };
+    // Once, whoever asks first (a signal, ax drain, a lost database): the others wait for it.
+    later.release = (drainTimeoutMs: number) =>
+      (releasing ??= (async () => {
+        // The engine's timers never hold the process open, so a drain that waits for a task to
+        // stop (a cancelled one, Ctrl-C) would end the process mid-way once the task exits.
+        const keepAlive = setInterval(() => undefined, 60_000);
+        try {
+          await engine.stop(drainTimeoutMs);
+          await engine.dispose();
+        } finally {
+          clearInterval(keepAlive);
+          lock.release();
+        }
+      })());
+    return { engine, dir, lock, release: later.release };
   } catch (err) {
     lock.release();
     throw err;

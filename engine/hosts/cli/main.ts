@@ -6,13 +6,16 @@ import { type GlobalOptions, withSettings } from './connect.ts';
 import { settingsCommand } from './commands-settings.ts';
 import { workflowCommands } from './commands-workflows.ts';
 import { runCommands } from './commands-runs.ts';
+import { logsCommand } from './commands-logs.ts';
+import { cancelCommand } from './commands-cancel.ts';
 import { serveCommand } from './commands-serve.ts';
 import { migrateCommand } from './commands-migrate.ts';
+import { EXIT } from './exit-codes.ts';
+import { guardTerminalOutput } from './terminal.ts';
 
-/** Exit codes: 0 ok; 1 a run failed or an internal error; 2 bad input; 3 not found; 4 conflict; 5 engine unreachable. */
-const EXIT: Record<string, number> = { validation: 2, not_found: 3, conflict: 4, unavailable: 5, internal: 1 };
 
 export async function main(argv: string[]): Promise<void> {
+  guardTerminalOutput();
   const program = new Command('ax')
     .description('AX Scheduler: scheduled, dependency-aware, observable jobs')
     .version(VERSION)
@@ -25,16 +28,18 @@ export async function main(argv: string[]): Promise<void> {
     .showHelpAfterError()
     .addHelpText(
       'after',
-      '\nExamples:\n  $ ax run ./etl.yaml --wait     # run a workflow file once, no server needed\n  $ ax apply etl.yaml && ax serve   # schedule it\n  $ ax ls\n  $ ax runs\n  $ ax logs 12 --follow',
+      '\nExamples:\n  $ ax run ./etl.yaml --wait     # run a workflow file once, no server needed\n  $ ax apply etl.yaml && ax serve   # schedule it\n  $ ax ls\n  $ ax runs\n  $ ax logs 42 clean    # task clean of run #42',
     );
   program.exitOverride();
   // Flags, then environment (read where each is used), then DATA_DIR/settings.json.
   const globals = () => withSettings(program.opts<GlobalOptions & { json?: boolean }>());
   workflowCommands(program, globals);
   runCommands(program, globals);
+  logsCommand(program, globals);
+  cancelCommand(program, globals);
   serveCommand(program, globals);
   migrateCommand(program, globals);
-  settingsCommand(program, globals);
+  settingsCommand(program, globals, () => program.opts<GlobalOptions>());
   try {
     await program.parseAsync(argv);
   } catch (err) {

@@ -1,28 +1,117 @@
 // Following a run until it ends, printing each task's outcome as it happens.
 import type { EngineApi } from '../../api/engine-api.ts';
-import type { RunRecord } from '../../api/types.ts';
+import type { InstanceRecord, RunRecord, WorkerRecord } from '../../api/types.ts';
+import { accepts } from '../../core/routing.ts';
+import { describeWorkers, offering } from '../../core/spec-warnings.ts';
+import { follow } from './follow.ts';
 import { elapsed, mark } from './format.ts';
+import { runNotes } from './run-notes.ts';
 
 const FINAL_RUN = ['SUCCESS', 'FAILED', 'SKIPPED', 'CANCELLED'];
 const SHOWN = ['RUNNING', 'SUCCESS', 'FAILED', 'TIMEOUT', 'CANCELLED', 'UPSTREAM_FAILED'];
+/**
+ * How long a task may wait while no online worker accepts it (labels nobody offers) before
+ * --wait stops waiting: long enough for a worker that is just starting to register.
+ */
+export const UNTAKEN_GRACE_MS = 5_000;
 
-export async function waitForRun(api: EngineApi, runId: number, quiet = false, pollMs = 200): Promise<RunRecord> {
+export interface WaitOptions {
+  /** print no outcomes (--json) */
+  quiet?: boolean;
+  /**
+   * The run is this process's (no server runs): when no worker can take one of its tasks, cancel
+   * it as this actor, since nothing else would ever run it. Otherwise it stays queued.
+   */
+  cancelAs?: string;
+}
+
+/**
+ * Prints each outcome until the run ends, and returns it. When a task has waited
+ * UNTAKEN_GRACE_MS with no online worker accepting it, says so on stderr and returns the run as
+ * it is (not SUCCESS, so callers exit 1) instead of waiting forever.
+ */
+export async function waitForRun(api: EngineApi, runId: number, options: WaitOptions = {}): Promise<RunRecord> {
   const seen = new Map<number, string>();
+  const changes = await follow(api, ['runs'], (e) => (e.type === 'run' || e.type === 'instance') && e.runId === runId);
+  try {
+    return await printUntilDone(api, runId, options, seen, () => changes.next());
+  } finally {
+    changes.close();
+  }
+}
+
+async function printUntilDone(api: EngineApi, runId: number, options: WaitOptions, seen: Map<number, string>, next: () => Promise<void>): Promise<RunRecord> {
+  const untaken = untakenTasks(api, options.cancelAs === undefined);
+  const notes = runNotes(api);
+  let since: number | undefined;
+  let readMs = 0;
   for (;;) {
+    const readAt = Date.now();
     const { run, instances } = await api.getRun(runId);
+    readMs = Date.now() - readAt;
     for (const i of instances) {
+      if (!options.quiet) await notes.retry(i, instances);
       if (seen.get(i.id) === i.state || !SHOWN.includes(i.state)) continue;
       seen.set(i.id, i.state);
-      if (quiet) continue;
+      if (options.quiet) continue;
       const attempt = i.attempt > 1 ? ` (attempt ${i.attempt})` : '';
       const took = i.state === 'RUNNING' ? '' : ` ${elapsed(i.startedAt, i.finishedAt) ?? ''}`;
       const why = i.reason && i.state !== 'SUCCESS' && i.state !== 'RUNNING' ? ` — ${i.reason}` : '';
       console.log(`${mark(i.state)} ${i.taskName}${attempt} ${i.state}${took}  [instance ${i.id}]${why}`);
     }
+    if (!options.quiet) await notes.failures(instances);
     if (FINAL_RUN.includes(run.state)) {
-      if (!quiet) console.log(`run #${run.id} ${run.state}${run.finishedAt ? ` in ${elapsed(run.createdAt, run.finishedAt)}` : ''}${run.reason ? ` — ${run.reason}` : ''}`);
+      if (!options.quiet) console.log(`run #${run.id} ${run.state}${run.finishedAt ? ` in ${elapsed(run.createdAt, run.finishedAt)}` : ''}${run.reason ? ` — ${run.reason}` : ''}`);
       return run;
     }
-    await new Promise((r) => setTimeout(r, pollMs));
+    const why = await untaken(run, instances);
+    since = why === undefined ? undefined : (since ?? Date.now());
+    if (why !== undefined && since !== undefined && Date.now() - since >= UNTAKEN_GRACE_MS) {
+      if (options.cancelAs === undefined) {
+        process.stderr.write(`ax: ${why} — run #${run.id} stays queued until one joins; stopped waiting\n`);
+        return run;
+      }
+      await api.cancelRun(runId, { actor: options.cancelAs });
+      process.stderr.write(`ax: ${why} — run #${run.id} cancelled, as nothing here can run it\n`);
+      return (await api.getRun(runId)).run;
+    }
+    await next();
+    // The run is read whole each time, and in this process that reading is the engine's own
+    // time: a run of thousands of tasks, whose events come by the hundred, is read again no
+    // sooner than ten readings' time later, so following it takes at most a tenth of the thread.
+    if (readMs > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1_000, 10 * readMs)));
   }
+}
+
+/**
+ * Why a WAITING task of the run can be taken by no online worker (its labels, an accept-policy),
+ * or undefined. With no online worker at all, the same through a server (`remote`), after the
+ * same grace, in which a restarting worker registers again; in this process the one worker is
+ * only away while it drains.
+ */
+function untakenTasks(api: EngineApi, remote: boolean): (run: RunRecord, instances: InstanceRecord[]) => Promise<string | undefined> {
+  let labels: Map<string, string[]> | undefined;
+  let workers: { at: number; online: WorkerRecord[] } | undefined;
+  return async (run, instances) => {
+    const waiting = instances.filter((i) => i.state === 'WAITING');
+    if (waiting.length === 0) return undefined;
+    labels ??= new Map((await api.exportWorkflow(run.workflowName)).tasks.map((t) => [t.name, t.labels]));
+    if (!workers || Date.now() - workers.at > 1_000) workers = { at: Date.now(), online: (await api.listWorkers()).filter((w) => w.status === 'online') };
+    const online = workers.online;
+    if (online.length === 0) {
+      if (!remote) return undefined;
+      const start = (await api.engineInfo()).mode === 'team' ? 'ax serve --role worker' : 'ax serve';
+      return `task "${waiting[0]?.taskName}" waits and no worker is online (start one: ${start})`;
+    }
+    for (const i of waiting) {
+      const need = labels.get(i.taskName) ?? [];
+      const task = { workflowName: run.workflowName, labels: need };
+      if (online.some((w) => accepts({ labels: w.labels, acceptUnlabelled: w.acceptUnlabelled, workflows: w.acceptWorkflows }, task))) continue;
+      const list = `(workers: ${describeWorkers(online)})`;
+      if (need.length > 0 && offering(need, online).length === 0) return `task "${i.taskName}" needs labels [${need.join(', ')}]; no online worker offers them ${list}`;
+      if (need.length === 0) return `task "${i.taskName}" has no labels; no online worker accepts unlabelled tasks ${list}`;
+      return `task "${i.taskName}" of workflow "${run.workflowName}" is accepted by no online worker ${list}`;
+    }
+    return undefined;
+  };
 }

@@ -20,6 +20,43 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Partial<Eng
     if (typeof value !== typeof DEFAULT_CONFIG[key as keyof EngineConfig]) {
       throw new AxError('validation', `AX_ENGINE_CONFIG: "${key}" must be a ${typeof DEFAULT_CONFIG[key as keyof EngineConfig]}`);
     }
+    const range = RANGES[key as keyof EngineConfig];
+    if (range && typeof value === 'number') {
+      const [min, max, whole] = range;
+      if (!Number.isFinite(value) || value < min || value > max || (whole && !Number.isInteger(value))) {
+        throw new AxError('validation', `AX_ENGINE_CONFIG: "${key}" must be ${whole ? 'an integer' : 'a number'} from ${min} to ${max}, got ${value}`);
+      }
+    }
   }
   return parsed as Partial<EngineConfig>;
 }
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+/**
+ * What each number may be: [min, max, whole number]. Past these an engine would stall (0
+ * concurrency, 0 ms ticks), overflow a timer, or refuse every payload; the defaults sit well inside.
+ */
+const RANGES: Partial<Record<keyof EngineConfig, [number, number, boolean]>> = {
+  workerHeartbeatMs: [100, HOUR, true],
+  taskHeartbeatMs: [100, HOUR, true],
+  heartbeatGraceFactor: [1.5, 100, false],
+  redispatchAfterMs: [100, DAY, true],
+  killGraceMs: [0, HOUR, true],
+  lookAheadMs: [1, HOUR, true],
+  misfireThresholdMs: [0, DAY, true],
+  maxCatchUp: [1, 100_000, true],
+  tickMs: [10, 60_000, true],
+  maxConcurrency: [1, 1000, true],
+  // a payload travels in one API message, whose frames are limited to 4 MiB
+  maxEventPayloadBytes: [1, 3 * 1024 * 1024, true],
+  maxFailovers: [0, 100, true],
+  queueAlertThreshold: [1, 100_000_000, true],
+  maxLineBytes: [4, 16 * 1024 * 1024, true],
+  maxOutputBytes: [1, 2 ** 50, true],
+  logRetentionMs: [1, 3650 * DAY, true],
+  logBatchLines: [1, 100_000, true],
+  logFlushMs: [1, 60_000, true],
+  logBufferBytes: [1024, 2 ** 40, true],
+  logGiveUpMs: [0, 7 * DAY, true],
+};

@@ -4,7 +4,9 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { checkWritable } from '../../adapters/sql/sqlite-file.ts';
 import { AxError } from '../../api/errors.ts';
+import { ProcessLock } from './process-lock.ts';
 
 export function defaultDataDir(): string {
   const home = os.homedir();
@@ -15,8 +17,22 @@ export function defaultDataDir(): string {
 
 export function resolveDataDir(flag?: string): string {
   const dir = path.resolve(flag ?? process.env.AX_DATA_DIR ?? defaultDataDir());
-  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  try {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch (err) {
+    throw dataDirError(dir, err as NodeJS.ErrnoException);
+  }
   return dir;
+}
+
+/** A data dir that cannot be made, in one line with the fix (exit 6), not a stack trace. */
+function dataDirError(dir: string, err: NodeJS.ErrnoException): AxError {
+  const elsewhere = 'use another --data-dir (or AX_DATA_DIR)';
+  if (err.code === 'EEXIST') return new AxError('storage', `the data dir ${dir} is a file, not a directory: ${elsewhere}, or move the file away`);
+  if (err.code === 'ENOTDIR') return new AxError('storage', `the data dir ${dir} cannot be created: part of its path is a file: ${elsewhere}`);
+  if (err.code === 'EACCES' || err.code === 'EPERM') return new AxError('storage', `the data dir ${dir} cannot be created (permission denied): create it yourself, or ${elsewhere}`);
+  if (err.code === 'EROFS') return new AxError('storage', `the data dir ${dir} is on a read-only file system: ${elsewhere}`);
+  return new AxError('storage', `the data dir ${dir} cannot be created (${err.code ?? err.message}): ${elsewhere}`);
 }
 
 export const dbFile = (dir: string) => path.join(dir, 'ax.db');
@@ -31,24 +47,25 @@ export interface EngineLockInfo {
 }
 
 const lockFile = (dir: string) => path.join(dir, 'engine.lock');
+/** What the kernel locks (see process-lock.ts); engine.lock beside it only names the holder. */
+const kernelLockFile = (dir: string) => path.join(dir, 'engine.lock.db');
 
-function alive(pid: number): boolean {
+function readLockInfo(dir: string): EngineLockInfo | undefined {
   try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** The engine that holds the data dir, if it is still alive. */
-export function readEngineLock(dir: string): EngineLockInfo | undefined {
-  try {
-    const info = JSON.parse(fs.readFileSync(lockFile(dir), 'utf8')) as EngineLockInfo;
-    return info.host === os.hostname() && alive(info.pid) ? info : undefined;
+    return JSON.parse(fs.readFileSync(lockFile(dir), 'utf8')) as EngineLockInfo;
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The engine that holds the data dir, while it lives: the kernel's lock decides, so a dead
+ * engine (even a zombie, even one whose pid was reused) holds nothing.
+ */
+export function readEngineLock(dir: string): EngineLockInfo | undefined {
+  if (!ProcessLock.isHeld(kernelLockFile(dir))) return undefined;
+  // Held but not yet named (the holder writes its name right after taking the lock).
+  return readLockInfo(dir) ?? { pid: 0, host: os.hostname(), command: 'an engine still starting', startedAt: Date.now() };
 }
 
 export function describeLock(info: EngineLockInfo): string {
@@ -56,51 +73,92 @@ export function describeLock(info: EngineLockInfo): string {
   return `pid ${info.pid} on ${info.host} ("${info.command}", started ${at}${info.port ? `, API on 127.0.0.1:${info.port}` : ''})`;
 }
 
-/**
- * Takes the data dir for this process; refuses, naming the running engine, when another live
- * engine holds it. A lock left by a dead engine is taken over.
- */
 export interface EngineLock {
   update(patch: Partial<EngineLockInfo>): void;
   release(): void;
 }
 
+/**
+ * Takes the data dir for this process; refuses, naming the running engine, when another live
+ * engine holds it. Whatever a dead engine left (its engine.lock) is simply overwritten.
+ */
 export function acquireEngineLock(dir: string, command: string): EngineLock {
   const file = lockFile(dir);
-  const info: EngineLockInfo = { pid: process.pid, host: os.hostname(), command, startedAt: Date.now() };
-  for (let tries = 0; tries < 3; tries++) {
-    try {
-      fs.writeFileSync(file, JSON.stringify(info), { flag: 'wx', mode: 0o600 });
-      return {
-        update(patch) {
-          Object.assign(info, patch);
-          fs.writeFileSync(file, JSON.stringify(info), { mode: 0o600 });
-        },
-        release() {
-          const current = readEngineLock(dir);
-          if (!current || current.pid === process.pid) fs.rmSync(file, { force: true });
-        },
-      };
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const holder = readEngineLock(dir);
-      if (holder) {
-        throw new AxError('conflict', `another AX engine is running on ${dir}: ${describeLock(holder)}. Stop it, or use another --data-dir.`);
-      }
-      fs.rmSync(file, { force: true });
-    }
+  // Before the lock's own files are made there: one line with the fix, not a driver's stack.
+  checkWritable(dbFile(dir));
+  const kernel = ProcessLock.tryAcquire(kernelLockFile(dir));
+  if (!kernel) {
+    const holder = readLockInfo(dir);
+    const who = holder ? describeLock(holder) : 'a process that has not named itself yet';
+    throw new AxError('conflict', `another AX engine is running on ${dir}: ${who}. Stop it, or use another --data-dir.`);
   }
-  throw new AxError('conflict', `could not take the engine lock ${file}`);
+  const info: EngineLockInfo = { pid: process.pid, host: os.hostname(), command, startedAt: Date.now() };
+  const write = () => {
+    // Write then rename: a reader never sees half a file.
+    fs.writeFileSync(`${file}.${process.pid}.tmp`, JSON.stringify(info), { mode: 0o600 });
+    fs.renameSync(`${file}.${process.pid}.tmp`, file);
+  };
+  try {
+    write();
+  } catch (err) {
+    kernel.release();
+    throw err;
+  }
+  let released = false;
+  return {
+    update(patch) {
+      if (released) return;
+      Object.assign(info, patch);
+      write();
+    },
+    release() {
+      if (released) return;
+      released = true;
+      fs.rmSync(file, { force: true });
+      kernel.release();
+    },
+  };
 }
 
-/** The per-install API token (file mode 0600), created on first use. */
-export function apiToken(dir: string): string {
+/** The shortest secret accepted from a token file; a fresh API token has 48 characters. */
+export const MIN_TOKEN_LENGTH = 32;
+
+/** Why a token file's text is no secret, or undefined when it is usable. */
+export function weakToken(text: string, min = MIN_TOKEN_LENGTH): string | undefined {
+  if (text === '') return 'empty';
+  if (!/^[\x21-\x7e]+$/.test(text)) return 'not printable ASCII';
+  if (text.length < min) return `${text.length} characters, fewer than ${min}`;
+  return undefined;
+}
+
+/**
+ * The per-install API token (file mode 0600), created on first use. A token file that is empty,
+ * short or not printable text would make the API guessable (an empty one used to turn the check
+ * off): it is replaced by a fresh token, and `notice` says so. A file others may read is made 0600.
+ */
+export function apiToken(dir: string, notice: (message: string) => void = (m) => console.error(m)): string {
   const file = path.join(dir, 'api-token');
+  let text: string | undefined;
   try {
-    return fs.readFileSync(file, 'utf8').trim();
-  } catch {
-    const token = randomBytes(24).toString('hex');
-    fs.writeFileSync(file, token, { mode: 0o600 });
-    return token;
+    text = fs.readFileSync(file, 'utf8').trim();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
+  if (text !== undefined) {
+    const weak = weakToken(text);
+    if (!weak) {
+      if (process.platform !== 'win32' && (fs.statSync(file).mode & 0o077) !== 0) {
+        fs.chmodSync(file, 0o600);
+        notice(`ax: ${file} could be read by other users; made it private (mode 0600)`);
+      }
+      return text;
+    }
+    notice(`ax: the API token in ${file} was ${weak}; replaced it with a fresh one (clients read it from that file)`);
+  }
+  const token = randomBytes(24).toString('hex');
+  // Written whole under another name, then renamed: a client never reads half a token.
+  const tmp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, token, { mode: 0o600 });
+  fs.renameSync(tmp, file);
+  return token;
 }

@@ -5,9 +5,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { AxError } from '../../api/errors.ts';
 
-export const SETTING_KEYS = ['mode', 'mysql', 'redis', 'redisPrefix'] as const;
+/** One spelling per key: the flag is --KEY, the environment variable AX_KEY (upper case, _). */
+export const SETTING_KEYS = ['mode', 'mysql', 'redis', 'redis-prefix'] as const;
 export type SettingKey = (typeof SETTING_KEYS)[number];
 export type Settings = Partial<Record<SettingKey, string>>;
+
+/** Keys older files may hold, read as their one spelling (rewritten on the next `ax settings set`). */
+const OLD_SPELLINGS: Record<string, SettingKey> = { redisPrefix: 'redis-prefix' };
+
+const ENV: Record<SettingKey, string> = { mode: 'AX_MODE', mysql: 'AX_MYSQL_URL', redis: 'AX_REDIS_URL', 'redis-prefix': 'AX_REDIS_PREFIX' };
+const DEFAULTS: Partial<Record<SettingKey, string>> = { mode: 'solo', 'redis-prefix': 'ax:' };
 
 const file = (dir: string) => path.join(dir, 'settings.json');
 
@@ -24,22 +31,81 @@ export function readSettings(dir: string): Settings {
   } catch {
     throw new AxError('validation', `${file(dir)} is not valid JSON: fix it, or remove it and use "ax settings set"`);
   }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new AxError('validation', `${file(dir)} must hold a JSON object: fix it, or remove it and use "ax settings set"`);
+  }
   const out: Settings = {};
-  for (const [key, value] of Object.entries(parsed as Record<string, unknown>)) {
-    if (!SETTING_KEYS.includes(key as SettingKey)) throw new AxError('validation', `${file(dir)}: unknown setting "${key}": known ones are ${SETTING_KEYS.join(', ')}`);
-    if (typeof value !== 'string') throw new AxError('validation', `${file(dir)}: "${key}" must be a string`);
+  for (const [written, value] of Object.entries(parsed as Record<string, unknown>)) {
+    const key = OLD_SPELLINGS[written] ?? written;
+    if (!SETTING_KEYS.includes(key as SettingKey)) throw new AxError('validation', `${file(dir)}: unknown setting "${written}": known ones are ${SETTING_KEYS.join(', ')}`);
+    if (typeof value !== 'string') throw new AxError('validation', `${file(dir)}: "${written}" must be a string`);
     out[key as SettingKey] = value;
   }
   return out;
 }
 
 export function writeSetting(dir: string, key: string, value: string | undefined): Settings {
-  if (!SETTING_KEYS.includes(key as SettingKey)) throw new AxError('validation', `unknown setting "${key}": known ones are ${SETTING_KEYS.join(', ')}`);
-  if (key === 'mode' && value !== undefined && value !== 'solo' && value !== 'team') throw new AxError('validation', 'mode must be solo or team');
+  const known = (OLD_SPELLINGS[key] ?? key) as SettingKey;
+  if (!SETTING_KEYS.includes(known)) throw new AxError('validation', `unknown setting "${key}": known ones are ${SETTING_KEYS.join(', ')}`);
+  if (known === 'mode' && value !== undefined && value !== 'solo' && value !== 'team') throw new AxError('validation', `mode must be solo or team, not "${value}"`);
   const settings = readSettings(dir);
-  if (value === undefined) delete settings[key as SettingKey];
-  else settings[key as SettingKey] = value;
+  if (value === undefined) delete settings[known];
+  else settings[known] = value;
   fs.writeFileSync(file(dir), `${JSON.stringify(settings, null, 2)}\n`, { mode: 0o600 });
   fs.chmodSync(file(dir), 0o600);
   return settings;
 }
+
+/** Where a setting's effective value comes from, strongest first. */
+export type SettingSource = 'flag' | 'env' | 'file' | 'default';
+
+export interface EffectiveSetting {
+  key: SettingKey;
+  value: string | undefined;
+  source: SettingSource | undefined;
+  /** the flag, variable or file that gives it, e.g. "--mysql", "AX_MYSQL_URL", ".../settings.json" */
+  from: string | undefined;
+}
+
+/** Each key's value as a command uses it: a flag, else the environment, else settings.json, else the default. */
+export function effectiveSettings(dir: string, flags: Settings, env: NodeJS.ProcessEnv = process.env): EffectiveSetting[] {
+  const stored = readSettings(dir);
+  return SETTING_KEYS.map((key): EffectiveSetting => {
+    if (flags[key] !== undefined) return { key, value: flags[key], source: 'flag', from: `--${key}` };
+    const fromEnv = env[ENV[key]];
+    if (fromEnv !== undefined && fromEnv !== '') return { key, value: fromEnv, source: 'env', from: ENV[key] };
+    if (stored[key] !== undefined) return { key, value: stored[key], source: 'file', from: file(dir) };
+    if (DEFAULTS[key] !== undefined) return { key, value: DEFAULTS[key], source: 'default', from: undefined };
+    return { key, value: undefined, source: undefined, from: undefined };
+  });
+}
+
+/** How to give a setting that is missing: the flag, the variable, and the command that stores it. */
+export function howToSet(key: SettingKey, example: string): string {
+  return `--${key} ${example}, ${ENV[key]}=${example}, or "ax settings set ${key} ${example}"`;
+}
+
+/** A connection string fit to show: the password replaced by ***. */
+export function maskUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return url.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@');
+  }
+}
+
+/** The stored defaults as the settings screen shows them (passwords masked). */
+export function shownSettings(dir: string): Record<string, string> {
+  const shown: Record<string, string> = {};
+  for (const [k, v] of Object.entries(readSettings(dir))) if (v !== undefined) shown[k] = shownValue(k as SettingKey, v);
+  return shown;
+}
+
+/** A setting's value fit to show: connection strings with the password masked. */
+export function shownValue(key: SettingKey, value: string): string {
+  return key === 'mysql' || key === 'redis' ? maskUrl(value) : value;
+}
+
+export const settingsFile = file;

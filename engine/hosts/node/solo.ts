@@ -1,35 +1,58 @@
-// Wiring for solo mode: SQLite store in the data dir, in-process coordinator, Node process
-// runner, the embedded worker.
+// Wiring for solo mode: SQLite store in the data dir, in-process coordinator, the task runner
+// (launchers), the embedded worker.
+import fs from 'node:fs';
 import os from 'node:os';
 import { MemoryCoordinator } from '../../adapters/memory/memory-coordinator.ts';
-import { NodeProcessRunner } from '../../adapters/process/node-process-runner.ts';
 import { openSqliteStore } from '../../adapters/sql/sqlite-store.ts';
 import { systemClock } from '../../adapters/system-clock.ts';
-import type { EngineConfig } from '../../core/config.ts';
+import type { AxError } from '../../api/errors.ts';
+import { DEFAULT_CONFIG, type EngineConfig } from '../../core/config.ts';
 import { Engine } from '../../core/engine.ts';
 import { configFromEnv } from './config-env.ts';
 import { dbFile } from './data-dir.ts';
+import { settingsFile, shownSettings } from './settings.ts';
+import { taskRunner } from './task-runner.ts';
 import { VERSION } from './version.ts';
+import type { ProcessRunner } from '../../ports/process-runner.ts';
 
 export interface SoloOptions {
   config?: Partial<EngineConfig>;
   maxConcurrency?: number;
   onAlert?: (message: string) => void;
   onDrainRequested?: () => void;
+  /** ax.db was deleted or replaced while open: the store refuses every write from now on */
+  onStoreLost?: (error: AxError) => void;
+  /** default: taskRunner() (launchers; direct spawns on Windows); the benchmarks compare both */
+  runner?: ProcessRunner;
+}
+
+/** Solo tasks run on this machine: a cwd that cannot be entered here is worth a warning. */
+export function checkCwdHere(cwd: string): string | undefined {
+  try {
+    if (!fs.statSync(cwd).isDirectory()) return 'is not a directory';
+    fs.accessSync(cwd, fs.constants.X_OK);
+    return undefined;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' || code === 'ENOTDIR' ? 'does not exist on this machine' : `cannot be entered (${code ?? String(err)})`;
+  }
 }
 
 export async function openSoloEngine(dataDir: string, options: SoloOptions = {}): Promise<Engine> {
-  const store = await openSqliteStore(dbFile(dataDir));
+  const store = await openSqliteStore(dbFile(dataDir), { onLost: options.onStoreLost });
   const coordinator = new MemoryCoordinator();
+  const config = { ...configFromEnv(), ...options.config };
   return new Engine({
     store,
     coordinator,
-    runner: new NodeProcessRunner(),
+    runner: options.runner ?? taskRunner(config.killGraceMs ?? DEFAULT_CONFIG.killGraceMs, options.onAlert),
     clock: systemClock,
-    config: { ...configFromEnv(), ...options.config },
+    config,
     nodeId: `${os.hostname()}:${process.pid}`,
     onAlert: options.onAlert,
     onDrainRequested: options.onDrainRequested,
+    checkCwd: checkCwdHere,
+    hostInfo: { version: VERSION, mode: 'solo', role: 'solo', dataDir, settingsFile: settingsFile(dataDir), settings: shownSettings(dataDir) },
     worker: {
       // One worker per data dir: a stable id, so history reads "local".
       id: 'local',
@@ -40,6 +63,8 @@ export async function openSoloEngine(dataDir: string, options: SoloOptions = {})
       acceptUnlabelled: true,
       role: 'solo',
       maxConcurrency: options.maxConcurrency,
+      // A solo engine runs only under the data-dir lock: whoever held "local" before is dead.
+      holderGone: () => true,
       baseEnv: Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined)),
     },
   });

@@ -1,14 +1,16 @@
 // Wiring for team mode: MySQL store, Redis coordinator, and the node's role.
 import os from 'node:os';
-import { NodeProcessRunner } from '../../adapters/process/node-process-runner.ts';
 import { RedisCoordinator } from '../../adapters/redis/redis-coordinator.ts';
 import { openMysqlStore } from '../../adapters/sql/mysql-store.ts';
 import { systemClock } from '../../adapters/system-clock.ts';
 import { AxError } from '../../api/errors.ts';
 import { DEFAULT_CONFIG, type EngineConfig } from '../../core/config.ts';
-import { OrphanWatchdog } from '../../adapters/process/orphan-watchdog.ts';
 import { Engine } from '../../core/engine.ts';
 import { configFromEnv } from './config-env.ts';
+import { howToSet, maskUrl } from './settings.ts';
+import { resolveDataDir } from './data-dir.ts';
+import { defaultWorkerId, holderGoneHere } from './node-identity.ts';
+import { taskRunner } from './task-runner.ts';
 import { VERSION } from './version.ts';
 
 export type TeamRole = 'scheduler' | 'worker' | 'client';
@@ -20,7 +22,10 @@ export interface TeamOptions {
   role: TeamRole;
   /** a scheduler node also works unless told not to */
   schedulerWorks?: boolean;
+  /** default: the host name plus a suffix kept in the data dir (see node-identity.ts) */
   workerId?: string;
+  /** where the default worker id's suffix and slots live; default the resolved data dir */
+  dataDir?: string;
   labels?: string[];
   /**
    * A temporary worker (a laptop joining) accepts only tasks labelled for it; `accept` widens
@@ -33,6 +38,8 @@ export interface TeamOptions {
   config?: Partial<EngineConfig>;
   onAlert?: (message: string) => void;
   onDrainRequested?: () => void;
+  /** another node took this worker's id (this one was judged lost) */
+  onIdentityLost?: () => void;
 }
 
 export interface TeamConnection {
@@ -45,8 +52,11 @@ export interface TeamConnection {
 export function teamConnection(flags: { mysql?: string; redis?: string; redisPrefix?: string }): TeamConnection {
   const mysqlUrl = flags.mysql ?? process.env.AX_MYSQL_URL;
   const redisUrl = flags.redis ?? process.env.AX_REDIS_URL;
-  const missing = [!mysqlUrl && 'MySQL (--mysql URL or AX_MYSQL_URL)', !redisUrl && 'Redis (--redis URL or AX_REDIS_URL)'].filter(Boolean);
-  if (missing.length) throw new AxError('validation', `team mode needs ${missing.join(' and ')}`);
+  const missing = [
+    !mysqlUrl && `MySQL: give ${howToSet('mysql', 'mysql://USER:PASSWORD@HOST:3306/DATABASE')}`,
+    !redisUrl && `Redis: give ${howToSet('redis', 'redis://HOST:6379')}`,
+  ].filter(Boolean);
+  if (missing.length) throw new AxError('validation', `team mode needs ${missing.join('; and ')}`);
   return { mysqlUrl: mysqlUrl as string, redisUrl: redisUrl as string, redisPrefix: flags.redisPrefix ?? process.env.AX_REDIS_PREFIX ?? 'ax:' };
 }
 
@@ -59,22 +69,32 @@ export async function openTeamEngine(options: TeamOptions): Promise<Engine> {
     onConnectionError: (err) => options.onAlert?.(`redis: ${err.message}`),
   });
   const works = options.role === 'worker' || (options.role === 'scheduler' && options.schedulerWorks !== false);
-  const workerId = options.workerId ?? os.hostname();
-  // If this worker dies, its tasks must not run on beside the re-runs fail-over starts elsewhere.
-  const watchdog = works ? new OrphanWatchdog(process.pid, config.killGraceMs ?? DEFAULT_CONFIG.killGraceMs) : undefined;
-  watchdog?.start();
+  const slot = works && !options.workerId ? defaultWorkerId(options.dataDir ?? resolveDataDir()) : undefined;
+  const workerId = options.workerId ?? slot?.id ?? os.hostname();
   return new Engine({
     store,
     coordinator,
-    runner: new NodeProcessRunner({ watchdog }),
-    onDispose: () => watchdog?.stop(),
+    // If this worker dies, its tasks must not run on beside the re-runs fail-over starts
+    // elsewhere: the launchers kill them (see launcher-main.mjs).
+    runner: taskRunner(config.killGraceMs ?? DEFAULT_CONFIG.killGraceMs, options.onAlert),
+    onDispose: () => slot?.release(),
     clock: systemClock,
     config,
     nodeId: `${workerId}:${process.pid}`,
+    node: { host: os.hostname(), pid: process.pid, version: VERSION },
     runScheduler: options.role === 'scheduler',
     recovery: 'own',
     onAlert: options.onAlert,
     onDrainRequested: options.onDrainRequested,
+    hostInfo: {
+      version: VERSION,
+      mode: 'team',
+      role: works || options.role !== 'scheduler' ? options.role : 'scheduler (no work)',
+      mysql: maskUrl(options.mysqlUrl),
+      redis: maskUrl(options.redisUrl),
+      redisPrefix: options.redisPrefix,
+      settings: {},
+    },
     worker: works
       ? {
           id: workerId,
@@ -86,6 +106,8 @@ export async function openTeamEngine(options: TeamOptions): Promise<Engine> {
           acceptWorkflows: options.acceptWorkflows,
           role: options.role,
           maxConcurrency: options.maxConcurrency,
+          holderGone: holderGoneHere,
+          onIdentityLost: options.onIdentityLost,
           baseEnv: Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined)),
         }
       : undefined,

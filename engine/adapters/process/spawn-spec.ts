@@ -1,0 +1,78 @@
+// What both process runners do before a task process exists: check the working directory,
+// choose the shell, write the environment files. The spawn itself differs (directly, or in a
+// launcher process).
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ProcessSpec } from '../../ports/process-runner.ts';
+import { IS_WINDOWS } from './process-groups.ts';
+
+export const DEFAULT_MAX_LINE_BYTES = 64 * 1024;
+
+export interface PreparedSpawn {
+  file: string;
+  args: string[];
+  /** the spec's environment plus the env files' names and AX_SPAWN_ID */
+  env: Record<string, string>;
+  spawnId: string;
+  /** removes the env files (none: a no-op); call once the process has ended */
+  cleanup(): void;
+}
+
+/** Checks, shell and env files of a spec; throws what to fix when it cannot be spawned. */
+export function prepareSpawn(spec: ProcessSpec, shellOverride?: string): PreparedSpawn {
+  if (spec.cwd !== undefined && !isDirectory(spec.cwd)) {
+    // Node would report a missing cwd as "spawn /bin/sh ENOENT", which blames the shell.
+    throw new Error(`working directory "${spec.cwd}" does not exist`);
+  }
+  const [file, args] = shellCommand(spec, shellOverride);
+  const files = writeEnvFiles(spec.envFiles);
+  const spawnId = randomBytes(8).toString('hex');
+  return {
+    file,
+    args,
+    env: { ...spec.env, ...files?.env, AX_SPAWN_ID: spawnId },
+    spawnId,
+    cleanup: () => files?.remove(),
+  };
+}
+
+/**
+ * Writes each value to a file of its own in a private temporary directory (0700, file 0600);
+ * returns the variables naming them and how to remove them.
+ */
+function writeEnvFiles(values: Record<string, string> | undefined): { env: Record<string, string>; remove(): void } | undefined {
+  if (!values || Object.keys(values).length === 0) return undefined;
+  const dir = mkdtempSync(join(tmpdir(), 'ax-task-'));
+  const env: Record<string, string> = {};
+  try {
+    for (const [name, text] of Object.entries(values)) {
+      const file = join(dir, name.toLowerCase());
+      writeFileSync(file, text, { mode: 0o600 });
+      env[name] = file;
+    }
+  } catch (err) {
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
+  return { env, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function shellCommand(spec: ProcessSpec, override: string | undefined): [string, string[]] {
+  if (IS_WINDOWS) {
+    // /d: no AutoRun commands; /s with verbatim arguments: the command line passes unmangled.
+    return [process.env.ComSpec ?? 'cmd.exe', ['/d', '/s', '/c', `"${spec.command}"`]];
+  }
+  if (override !== undefined) return [override, ['-c', spec.command]];
+  const shell = spec.env.SHELL ?? process.env.SHELL;
+  return [shell !== undefined && shell !== '' && existsSync(shell) ? shell : '/bin/sh', ['-c', spec.command]];
+}

@@ -1,0 +1,253 @@
+// The state machine's compound steps (SPEC §4), each one transaction, fenced and complete:
+// start-run (the run and its roots), finish-with-follow-ups (an outcome, what it leads to, the
+// run's end and the next queued run), cancel-run. A crash leaves either all of a step or none of
+// it, so nothing has to find and repair half-done sequences afterwards.
+//
+// Concurrency: every step that touches a run first locks the run's row (MySQL `FOR UPDATE`;
+// SQLite has one writer at a time anyway), so two instances of one run finishing together are
+// serialised, and the second sees the first's SUCCESS when it asks whether a downstream task is
+// ready. The lock is the transaction's first statement, so its first plain read (MySQL takes the
+// REPEATABLE READ snapshot there) already sees every step that held the lock before it.
+import { sql, type Kysely, type Transaction } from 'kysely';
+import { AxError } from '../../api/errors.ts';
+import type { InstanceRecord, InstanceState, RunRecord, RunState } from '../../api/types.ts';
+import type { Finish, InstanceDraft, Settlement, StartRun, TransitionResult } from '../../ports/store.ts';
+import type { SqlDialectName } from './migrations.ts';
+import { chunks, instanceFromRow } from './rows.ts';
+import { getRun, instancePatchColumns, insertRun, isUniqueViolation } from './run-queries.ts';
+import type { Database, WorkflowRunTable } from './schema.ts';
+import type { Selectable } from 'kysely';
+
+type Trx = Transaction<Database>;
+
+const ACTIVE: InstanceState[] = ['WAITING', 'DISPATCHED', 'RUNNING'];
+
+function isDeadlock(err: unknown): boolean {
+  const code = (err as { code?: string } | null)?.code;
+  return code === 'ER_LOCK_DEADLOCK' || code === 'ER_LOCK_WAIT_TIMEOUT';
+}
+
+/**
+ * Runs a step as one transaction. InnoDB may pick it as a deadlock's victim and roll it back
+ * whole; it is then simply run again (a few times at most).
+ */
+export async function transact<T>(db: Kysely<Database>, work: (trx: Trx) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.transaction().execute(work);
+    } catch (err) {
+      if (!isDeadlock(err) || attempt >= 3) throw err;
+    }
+  }
+}
+
+async function lockRun(trx: Trx, dialect: SqlDialectName, runId: number): Promise<Selectable<WorkflowRunTable> | undefined> {
+  const q = trx.selectFrom('workflow_run').selectAll().where('id', '=', runId);
+  return dialect === 'mysql' ? q.forUpdate().executeTakeFirst() : q.executeTakeFirst();
+}
+
+/** Inserts the drafts into the run; one that exists already (a step run twice) is skipped. */
+async function insertDrafts(trx: Trx, run: { id: number; workflow_id: number }, drafts: InstanceDraft[], now: number): Promise<InstanceRecord[]> {
+  const created: InstanceRecord[] = [];
+  for (const d of drafts) {
+    const final = d.state !== 'WAITING';
+    const values = {
+      run_id: run.id,
+      workflow_id: run.workflow_id,
+      task_id: d.taskId,
+      task_name: d.taskName,
+      attempt: d.attempt,
+      state: d.state,
+      reason: d.reason ?? null,
+      not_before: d.notBefore,
+      created_at: now,
+      finished_at: final ? now : null,
+      // A marker created final (UPSTREAM_FAILED) leads to nothing more.
+      handled: final ? 1 : 0,
+      failovers: d.failovers ?? 0,
+    };
+    try {
+      const res = await trx.insertInto('task_instance').values(values).executeTakeFirstOrThrow();
+      created.push(
+        instanceFromRow({
+          ...values,
+          id: Number(res.insertId),
+          worker_id: null,
+          pid: null,
+          exit_code: null,
+          dispatched_at: null,
+          started_at: null,
+          heartbeat_at: null,
+          failed_over: 0,
+        }),
+      );
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err;
+    }
+  }
+  return created;
+}
+
+/**
+ * Of taskIds, those with a SUCCESS instance in the run: by the (run, task, attempt) key, so
+ * O(taskIds). SQLite would pick the (run_id, state) index and walk every SUCCESS of the run;
+ * `+state` (a no-op there) keeps it off that index. MySQL picks the key by itself, and `+state`
+ * would make it compare numbers.
+ */
+export async function succeededAmong(trx: Kysely<Database>, dialect: SqlDialectName, runId: number, taskIds: number[]): Promise<Set<number>> {
+  const out = new Set<number>();
+  const state = dialect === 'sqlite' ? sql<string>`+state` : sql<string>`state`;
+  for (const ids of chunks(taskIds)) {
+    const rows = await trx.selectFrom('task_instance').select('task_id').where('run_id', '=', runId).where('task_id', 'in', ids).where(state, '=', 'SUCCESS').execute();
+    for (const r of rows) out.add(r.task_id);
+  }
+  return out;
+}
+
+async function runRecord(trx: Trx, id: number): Promise<RunRecord> {
+  return (await getRun(trx, id)) as RunRecord;
+}
+
+/**
+ * The workflow's oldest QUEUED run starts (overlap policy `queue`) once none of its runs is
+ * RUNNING; with its roots, in the caller's transaction.
+ */
+async function startQueued(trx: Trx, dialect: SqlDialectName, workflowId: number, roots: InstanceDraft[], now: number, result: TransitionResult): Promise<void> {
+  const running = await trx.selectFrom('workflow_run').select('id').where('workflow_id', '=', workflowId).where('state', '=', 'RUNNING').limit(1).executeTakeFirst();
+  if (running) return;
+  const q = trx.selectFrom('workflow_run').select(['id', 'workflow_id']).where('workflow_id', '=', workflowId).where('state', '=', 'QUEUED').orderBy('id').limit(1);
+  const next = dialect === 'mysql' ? await q.forUpdate().executeTakeFirst() : await q.executeTakeFirst();
+  if (!next) return;
+  await trx.updateTable('workflow_run').set({ state: 'RUNNING', started_at: now }).where('id', '=', next.id).where('state', '=', 'QUEUED').execute();
+  result.runs.push(await runRecord(trx, next.id));
+  result.created.push(...(await insertDrafts(trx, next, roots, now)));
+}
+
+export async function startRun(db: Kysely<Database>, dialect: SqlDialectName, start: StartRun): Promise<{ run: RunRecord; created: InstanceRecord[] } | undefined> {
+  const { run, roots, overlap } = start;
+  return transact(db, async (trx) => {
+    let state: RunState = run.state;
+    let reason = run.reason;
+    // The workflow's row orders the triggers of one workflow (the overlap check and the insert
+    // are one step) against its removal: a run is never created for a workflow just removed.
+    const wf = trx.selectFrom('workflow').select(['id', 'name']).where('id', '=', run.workflowId);
+    const workflow = dialect === 'mysql' ? await wf.forUpdate().executeTakeFirst() : await wf.executeTakeFirst();
+    if (!workflow) throw new AxError('not_found', `workflow ${run.workflowId} no longer exists`);
+    if (overlap && state === 'RUNNING') {
+      const active = await trx
+        .selectFrom('workflow_run')
+        .select(['id', 'state'])
+        .where('workflow_id', '=', run.workflowId)
+        .where('state', 'in', ['RUNNING', 'QUEUED'])
+        .orderBy('id', 'desc')
+        .limit(1)
+        .executeTakeFirst();
+      if (active) {
+        state = overlap === 'queue' ? 'QUEUED' : 'SKIPPED';
+        reason = `run #${active.id} was still ${active.state.toLowerCase()} (overlap policy: ${overlap})`;
+      }
+    }
+    const id = await insertRun(trx, { ...run, state, reason });
+    if (id === undefined) return undefined;
+    // A cron fire and its schedule's last_fire_at go in together: a fire that ran must not still
+    // count as missed (the misfire policy would act on it). Never backwards.
+    if (run.scheduleId !== undefined && run.trigger === 'cron') {
+      await trx.updateTable('schedule_plan').set({ last_fire_at: run.logicalTime }).where('id', '=', run.scheduleId).where('last_fire_at', '<', run.logicalTime).execute();
+    }
+    const created = state === 'RUNNING' && roots.length > 0 ? await insertDrafts(trx, { id, workflow_id: run.workflowId }, roots, run.createdAt) : [];
+    return { run: await runRecord(trx, id), created };
+  });
+}
+
+export async function finishInstance(db: Kysely<Database>, dialect: SqlDialectName, finish: Finish, now: number): Promise<TransitionResult> {
+  return transact(db, async (trx) => {
+    const result: TransitionResult = { done: false, created: [], ended: [], runs: [] };
+    const run = await lockRun(trx, dialect, finish.runId);
+    const { guard } = finish;
+    let q = trx
+      .updateTable('task_instance')
+      .set({ ...instancePatchColumns(finish.patch), state: finish.to, handled: 1 })
+      .where('id', '=', finish.id)
+      .where('state', 'in', guard.from)
+      .where('attempt', '=', guard.attempt);
+    if (guard.workerId !== undefined) q = q.where('worker_id', '=', guard.workerId);
+    if (Number((await q.executeTakeFirst()).numUpdatedRows) === 0) return result;
+    result.done = true;
+    if (!run || run.state !== 'RUNNING') return result;
+
+    const { followUps } = finish;
+    const wholeGraph = run.only_task === null;
+    const drafts: InstanceDraft[] = [];
+    if (followUps.retry) drafts.push(followUps.retry);
+    if (wholeGraph && followUps.upstreamFailed) drafts.push(...followUps.upstreamFailed);
+    if (wholeGraph && followUps.advance?.length) {
+      const needs = [...new Set(followUps.advance.flatMap((a) => a.needs))];
+      const done = needs.length > 0 ? await succeededAmong(trx, dialect, run.id, needs) : new Set<number>();
+      for (const a of followUps.advance) if (a.needs.every((n) => done.has(n))) drafts.push(a.draft);
+    }
+    result.created.push(...(await insertDrafts(trx, run, drafts, now)));
+    await settle(trx, dialect, run, finish.settlement, now, result);
+    return result;
+  });
+}
+
+export async function settleRun(db: Kysely<Database>, dialect: SqlDialectName, runId: number, settlement: Settlement, now: number): Promise<TransitionResult> {
+  return transact(db, async (trx) => {
+    const result: TransitionResult = { done: false, created: [], ended: [], runs: [] };
+    const run = await lockRun(trx, dialect, runId);
+    if (run?.state !== 'RUNNING') return result;
+    await settle(trx, dialect, run, settlement, now, result);
+    result.done = result.runs.length > 0;
+    return result;
+  });
+}
+
+/** Ends the locked RUNNING run if nothing of it is pending, then starts the next queued one. */
+async function settle(
+  trx: Trx,
+  dialect: SqlDialectName,
+  run: Selectable<WorkflowRunTable>,
+  { taskCount, queuedRoots }: Settlement,
+  now: number,
+  result: TransitionResult,
+): Promise<void> {
+  const pending = await trx
+    .selectFrom('task_instance')
+    .select('id')
+    .where('run_id', '=', run.id)
+    .where('state', 'in', ACTIVE)
+    .limit(1)
+    .executeTakeFirst();
+  if (pending) return;
+  const succeeded = await trx
+    .selectFrom('task_instance')
+    .select(sql<number>`count(distinct task_id)`.as('n'))
+    .where('run_id', '=', run.id)
+    .where('state', '=', 'SUCCESS')
+    .executeTakeFirstOrThrow();
+  const needed = run.only_task === null ? taskCount : 1;
+  const state: RunState = Number(succeeded.n) >= needed && needed > 0 ? 'SUCCESS' : 'FAILED';
+  await trx.updateTable('workflow_run').set({ state, finished_at: now }).where('id', '=', run.id).where('state', '=', 'RUNNING').execute();
+  result.runs.push(await runRecord(trx, run.id));
+  await startQueued(trx, dialect, run.workflow_id, queuedRoots, now, result);
+}
+
+export async function cancelRun(db: Kysely<Database>, dialect: SqlDialectName, runId: number, reason: string, queuedRoots: InstanceDraft[], now: number): Promise<TransitionResult> {
+  return transact(db, async (trx) => {
+    const result: TransitionResult = { done: false, created: [], ended: [], runs: [] };
+    const run = await lockRun(trx, dialect, runId);
+    if (!run || (run.state !== 'RUNNING' && run.state !== 'QUEUED')) return result;
+    await trx.updateTable('workflow_run').set({ state: 'CANCELLED', reason, finished_at: now }).where('id', '=', runId).execute();
+    result.done = true;
+    result.runs.push(await runRecord(trx, runId));
+    const activeQuery = trx.selectFrom('task_instance').selectAll().where('run_id', '=', runId).where('state', 'in', ACTIVE).orderBy('id');
+    const active = dialect === 'mysql' ? await activeQuery.forUpdate().execute() : await activeQuery.execute();
+    for (const ids of chunks(active.map((r) => r.id))) {
+      await trx.updateTable('task_instance').set({ state: 'CANCELLED', reason, finished_at: now, handled: 1 }).where('id', 'in', ids).execute();
+    }
+    // Reported as what they are now, so followers and their workers see CANCELLED.
+    result.ended.push(...active.map((r) => instanceFromRow({ ...r, state: 'CANCELLED', reason, finished_at: now, handled: 1 })));
+    await startQueued(trx, dialect, run.workflow_id, queuedRoots, now, result);
+    return result;
+  });
+}

@@ -1,0 +1,126 @@
+// Read models for the UI and the CLI: the run-history grid, the dashboard, search, runtimes and
+// a log's extent. Each answers from an index; none ships a whole table.
+import { sql, type Kysely } from 'kysely';
+import type { InstanceRecord, InstanceState, LogLine, RunState } from '../../api/types.ts';
+import type { TaskRuntime, TaskSearchRow } from '../../ports/store.ts';
+import { instanceFromRow, logFromRow, num } from './rows.ts';
+import type { Database } from './schema.ts';
+
+/**
+ * LIKE pattern for a literal substring: % _ and the escape character itself are escaped. The
+ * escape is "!", not a backslash: MySQL reads a backslash in a string literal as an escape, so
+ * `escape '\'` does not even parse there.
+ */
+export function likePattern(text: string): string {
+  return `%${text.replace(/[!%_]/g, (c) => `!${c}`).toLowerCase()}%`;
+}
+
+export async function instancesOfRuns(db: Kysely<Database>, runIds: number[]): Promise<InstanceRecord[]> {
+  if (runIds.length === 0) return [];
+  const rows = await db.selectFrom('task_instance').selectAll().where('run_id', 'in', runIds).orderBy('id').execute();
+  return rows.map(instanceFromRow);
+}
+
+export async function finalFailures(db: Kysely<Database>, runIds: number[]): Promise<InstanceRecord[]> {
+  if (runIds.length === 0) return [];
+  // (run_id, state) finds the failures; the unique (run_id, task_id, attempt) answers "retried?".
+  const rows = await db
+    .selectFrom('task_instance as i')
+    .selectAll('i')
+    .where('i.run_id', 'in', runIds)
+    .where('i.state', 'in', ['FAILED', 'TIMEOUT', 'CANCELLED'])
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('task_instance as later')
+            .select('later.id')
+            .whereRef('later.run_id', '=', 'i.run_id')
+            .whereRef('later.task_id', '=', 'i.task_id')
+            .whereRef('later.attempt', '>', 'i.attempt'),
+        ),
+      ),
+    )
+    .orderBy('i.id')
+    .execute();
+  return rows.map(instanceFromRow);
+}
+
+export async function instancesFinishedSince(db: Kysely<Database>, states: InstanceState[], since: number, limit: number): Promise<InstanceRecord[]> {
+  const rows = await db
+    .selectFrom('task_instance')
+    .selectAll()
+    .where('state', 'in', states)
+    .where('finished_at', '>=', since)
+    .orderBy('finished_at', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map(instanceFromRow);
+}
+
+export async function runsFinishedSince(db: Kysely<Database>, since: number): Promise<Partial<Record<RunState, number>>> {
+  const rows = await db
+    .selectFrom('workflow_run')
+    .select(['state', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('finished_at', '>=', since)
+    .groupBy('state')
+    .execute();
+  return Object.fromEntries(rows.map((r) => [r.state, num(r.n)]));
+}
+
+export async function countInstances(db: Kysely<Database>, states: InstanceState[]): Promise<number> {
+  const row = await db.selectFrom('task_instance').select((eb) => eb.fn.countAll<number>().as('n')).where('state', 'in', states).executeTakeFirst();
+  return num(row?.n ?? 0);
+}
+
+export async function searchTasks(db: Kysely<Database>, query: string, limit: number): Promise<TaskSearchRow[]> {
+  const pattern = likePattern(query);
+  const like = (column: 'workflow.name' | 'task_definition.name' | 'task_definition.command') =>
+    sql<boolean>`lower(${sql.ref(column)}) like ${pattern} escape '!'`;
+  const rows = await db
+    .selectFrom('task_definition')
+    .innerJoin('workflow', 'workflow.id', 'task_definition.workflow_id')
+    .select(['workflow.name as workflow', 'task_definition.name as task', 'task_definition.command as command'])
+    .where((eb) => eb.or([like('workflow.name'), like('task_definition.name'), like('task_definition.command')]))
+    .orderBy('workflow.name')
+    .orderBy('task_definition.position')
+    .limit(limit)
+    .execute();
+  return rows;
+}
+
+export async function recentRuntimes(db: Kysely<Database>, workflowId: number, limit: number): Promise<TaskRuntime[]> {
+  const rows = await db
+    .selectFrom('task_instance')
+    .select(['task_name', 'started_at', 'finished_at'])
+    .where('workflow_id', '=', workflowId)
+    .where('state', '=', 'SUCCESS')
+    .where('started_at', 'is not', null)
+    .where('finished_at', 'is not', null)
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({ task: r.task_name, ms: num(r.finished_at as number) - num(r.started_at as number) }));
+}
+
+export async function logExtent(db: Kysely<Database>, instanceId: number): Promise<{ firstSeq: number; lastSeq: number; lines: number }> {
+  // Two index look-ups, not a count: an instance's seqs are contiguous (retention deletes the
+  // oldest lines first), so the extent gives the count, even at a million lines.
+  const end = (dir: 'asc' | 'desc') =>
+    db.selectFrom('execution_log').select('seq').where('instance_id', '=', instanceId).orderBy('seq', dir).limit(1).executeTakeFirst();
+  const [first, last] = await Promise.all([end('asc'), end('desc')]);
+  if (!first || !last) return { firstSeq: 0, lastSeq: 0, lines: 0 };
+  return { firstSeq: num(first.seq), lastSeq: num(last.seq), lines: num(last.seq) - num(first.seq) + 1 };
+}
+
+export async function searchLog(db: Kysely<Database>, instanceId: number, query: string, afterSeq: number, limit: number): Promise<LogLine[]> {
+  const rows = await db
+    .selectFrom('execution_log')
+    .selectAll()
+    .where('instance_id', '=', instanceId)
+    .where('seq', '>', afterSeq)
+    .where(sql<boolean>`lower(line) like ${likePattern(query)} escape '!'`)
+    .orderBy('seq')
+    .limit(limit)
+    .execute();
+  return rows.map(logFromRow);
+}

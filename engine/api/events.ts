@@ -1,0 +1,38 @@
+// The engine's live events and the topics a client subscribes to. The server sends each client
+// only the events of the topics it asked for; a UI keeps its views fresh from these.
+import type { WorkerRecord } from './types.ts';
+
+export type EngineEvent =
+  | { type: 'instance'; instanceId: number; runId: number; taskName: string; attempt: number; state: string; at: number }
+  | { type: 'run'; runId: number; workflowName: string; state: string; at: number }
+  | { type: 'log'; instanceId: number; seq: number; stream: string; ts: number; line: string }
+  | { type: 'alert'; message: string; at: number }
+  | { type: 'worker'; change: 'joined' | 'changed' | 'left'; worker: WorkerRecord; at: number }
+  | { type: 'workflow'; change: 'applied' | 'enabled' | 'disabled' | 'removed'; workflow: string; at: number };
+
+/**
+ * `runs`: run and instance state changes; `workers`: workers joining, leaving, changing;
+ * `workflows`: definitions applied, switched, removed; `alerts`; `log:ID`: the live lines of
+ * one task instance.
+ */
+export type Topic = 'runs' | 'workers' | 'workflows' | 'alerts' | `log:${number}`;
+
+export function topicOf(event: EngineEvent): Topic {
+  switch (event.type) {
+    case 'instance':
+    case 'run':
+      return 'runs';
+    case 'log':
+      return `log:${event.instanceId}`;
+    case 'alert':
+      return 'alerts';
+    case 'worker':
+      return 'workers';
+    case 'workflow':
+      return 'workflows';
+  }
+}
+
+export function isTopic(value: unknown): value is Topic {
+  return typeof value === 'string' && (['runs', 'workers', 'workflows', 'alerts'].includes(value) || /^log:[1-9][0-9]{0,15}$/.test(value));
+}

@@ -1,0 +1,79 @@
+// The SPEC §7 backstops as the leader runs them, every heartbeat interval: each DISPATCHED or
+// RUNNING instance judged (backstops.ts) against its worker's heartbeats, and the verdict applied
+// (redispatch, fail-over, TIMEOUT) with a fenced transition. A live worker's own timeout always
+// fires before the scheduler's.
+import type { WorkerRecord } from '../api/types.ts';
+import type { Clock } from '../ports/clock.ts';
+import type { Coordinator } from '../ports/coordinator.ts';
+import type { Store } from '../ports/store.ts';
+import { judgeActive, type WorkerView } from './backstops.ts';
+import type { EngineConfig } from './config.ts';
+import type { RunManager } from './run-manager.ts';
+import type { WorkflowCache } from './workflow-cache.ts';
+
+export class BackstopPass {
+  private lastRunningCheck = 0;
+  /** since when this scheduler's ticks fail (the store or Redis away): it sees nothing */
+  private blindSince: number | undefined;
+  /** when it could see again: silence before this is not held against workers or tasks */
+  private sightSince = 0;
+
+  constructor(
+    private readonly store: Store,
+    private readonly coordinator: Coordinator,
+    private readonly workflows: WorkflowCache,
+    private readonly clock: Clock,
+    private readonly config: EngineConfig,
+    private readonly runs: RunManager,
+    /** the leader's dispatch wake-up (see leader-lease.ts) */
+    private readonly kick: () => void,
+    private readonly alert: (message: string) => void,
+    /** the worker embedded in this engine, if any: asked directly, never judged by its heartbeat */
+    private readonly localWorker?: () => WorkerRecord | undefined,
+  ) {}
+
+  /** A scheduler tick failed: the store or Redis is away, for the workers too. */
+  blind(): void {
+    this.blindSince ??= this.clock.now();
+  }
+
+  async checkRunning(): Promise<void> {
+    const now = this.clock.now();
+    if (now - this.lastRunningCheck < Math.min(this.config.taskHeartbeatMs, this.config.workerHeartbeatMs)) return;
+    this.lastRunningCheck = now;
+    if (this.blindSince !== undefined) {
+      // The database (or Redis) was away: the workers could not write their heartbeats either, so
+      // their silence counts only from now; judged on it, live workers would fail over and their
+      // tasks run twice.
+      this.sightSince = now;
+      this.blindSince = undefined;
+    }
+    const live = new Map((await this.coordinator.listWorkers()).map((w) => [w.id, w]));
+    const views = new Map<string, WorkerView>(
+      // The fresher of a worker's two heartbeats: the database's survives a Redis flush, the live
+      // registration's is not held up behind the worker's other writes when it is loaded.
+      (await this.store.listWorkers()).map((w) => [
+        w.id,
+        { lastHeartbeat: Math.max(w.lastHeartbeat, live.get(w.id)?.lastHeartbeat ?? 0, this.sightSince), running: live.get(w.id)?.instances },
+      ]),
+    );
+    // This process's own worker is alive as long as this code runs, however late its heartbeat
+    // write is under load: never fail it over (that would run its tasks twice).
+    const own = this.localWorker?.();
+    if (own) views.set(own.id, { lastHeartbeat: now, running: own.instances ?? [] });
+    for (const inst of await this.store.instancesInStates(['DISPATCHED', 'RUNNING'])) {
+      const wf = await this.workflows.get(inst.workflowId);
+      const seen = { ...inst, heartbeatAt: Math.max(inst.heartbeatAt ?? inst.startedAt ?? inst.createdAt, this.sightSince) };
+      const verdict = judgeActive(seen, views.get(inst.workerId ?? ''), wf?.tasks.get(inst.taskId)?.timeoutMs, now, this.config);
+      if (!verdict) continue;
+      const guard = { from: [inst.state], attempt: inst.attempt, workerId: inst.workerId };
+      const patch = { reason: verdict.reason, ...(verdict.to !== 'WAITING' && { finishedAt: now }), ...(verdict.failover && { failedOver: true }) };
+      // A fail-over or timeout ends the instance with its follow-ups, in one store step.
+      const done =
+        verdict.to === 'WAITING' ? await this.store.transitionInstance(inst.id, guard, verdict.to, patch) : await this.runs.finish(inst, guard, verdict.to, patch);
+      if (!done) continue;
+      this.alert(`instance ${inst.id} (${inst.taskName}): ${verdict.reason}`);
+      this.kick();
+    }
+  }
+}

@@ -1,0 +1,40 @@
+// The leader's upkeep between fires: a wake-up for the retry whose backoff ends before the next
+// tick, and the hourly purge of logs past their retention.
+import type { Clock } from '../ports/clock.ts';
+import type { Store } from '../ports/store.ts';
+import type { EngineConfig } from './config.ts';
+
+const PURGE_EVERY_MS = 3_600_000;
+
+export class Maintenance {
+  private cancelRetryTimer: (() => void) | undefined;
+  private lastPurge = 0;
+
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly config: EngineConfig,
+    /** the leader's dispatch wake-up (see leader-lease.ts) */
+    private readonly kick: () => void,
+  ) {}
+
+  /** A retry's backoff rarely ends on a tick: dispatch it when it ends, not up to a tick later. */
+  async wakeForRetries(): Promise<void> {
+    const at = await this.store.nextWaitingAt();
+    const now = this.clock.now();
+    if (at === undefined || at <= now || at - now >= this.config.tickMs) return;
+    this.cancelRetryTimer?.();
+    this.cancelRetryTimer = this.clock.setTimer(at - now, () => this.kick());
+  }
+
+  async purgeLogs(): Promise<void> {
+    const now = this.clock.now();
+    if (now - this.lastPurge < PURGE_EVERY_MS) return;
+    this.lastPurge = now;
+    await this.store.purgeLogs(now - this.config.logRetentionMs);
+  }
+
+  stop(): void {
+    this.cancelRetryTimer?.();
+  }
+}

@@ -1,0 +1,61 @@
+// Writing a workflow back as file text (ax export, the designer's YAML, the API's check): the
+// inverse of workflow-file.ts, so that `ax export W -o f.yaml && ax apply f.yaml` changes nothing.
+import { Document, visit } from 'yaml';
+import { ValidationError } from '../api/errors.ts';
+import { DEFAULT_RETRY_DELAY_MS, type TaskSpec, type WorkflowSpec } from '../api/types.ts';
+import { formatDuration } from './duration.ts';
+
+/** The canonical file text of a spec: fixed key order, defaults and empty values left out. */
+export function serializeWorkflow(spec: WorkflowSpec): string {
+  // A file's keys are unique; a spec from the API could repeat a name, which a map would hide.
+  const seen = new Set<string>();
+  const twice = new Set<string>();
+  for (const t of spec.tasks) {
+    if (seen.has(t.name)) twice.add(t.name);
+    seen.add(t.name);
+  }
+  if (twice.size > 0) {
+    throw new ValidationError([...twice].map((name) => ({ path: `tasks.${name}`, message: 'is used by two tasks: task names must be unique' })));
+  }
+  const out = new Map<string, unknown>([['workflow', spec.name]]);
+  if (spec.description !== undefined && spec.description !== '') out.set('description', spec.description);
+  if (spec.owner !== undefined && spec.owner !== '') out.set('owner', spec.owner);
+  if (spec.schedule) {
+    const s = spec.schedule;
+    // timezone is always written: the reader's default zone may differ from the writer's
+    const schedule = new Map<string, unknown>([['cron', s.cron]]);
+    if (s.timezone !== undefined) schedule.set('timezone', s.timezone);
+    if (s.misfire !== 'run_once') schedule.set('misfire', s.misfire);
+    if (s.overlap !== 'skip') schedule.set('overlap', s.overlap);
+    out.set('schedule', schedule);
+  }
+  if (spec.onEvent !== undefined) out.set('on_event', spec.onEvent);
+  if (spec.routing !== 'round_robin') out.set('routing', spec.routing);
+  out.set('tasks', new Map(spec.tasks.map((t) => [t.name, taskMap(t)])));
+  const doc = new Document(out);
+  visit(doc, {
+    Seq(_, node) {
+      node.flow = true;
+    },
+  });
+  return doc.toString({ lineWidth: 0, flowCollectionPadding: false });
+}
+
+function taskMap(t: TaskSpec): Map<string, unknown> {
+  const m = new Map<string, unknown>([['command', t.command]]);
+  if (t.cwd !== undefined && t.cwd !== '') m.set('cwd', t.cwd);
+  if (Object.keys(t.env).length > 0) m.set('env', new Map(Object.entries(t.env)));
+  if (t.timeoutMs !== undefined) m.set('timeout', formatDuration(t.timeoutMs));
+  if (t.retries !== 0) m.set('retries', t.retries);
+  const b = t.retryBackoff;
+  if (b.kind === 'fixed' && b.maxDelayMs === b.delayMs) {
+    if (b.delayMs !== DEFAULT_RETRY_DELAY_MS) m.set('retry_backoff', formatDuration(b.delayMs));
+  } else {
+    const delay = formatDuration(b.delayMs);
+    m.set('retry_backoff', new Map([['strategy', b.kind], ['delay', delay], ['max', formatDuration(b.maxDelayMs)]]));
+  }
+  if (t.labels.length > 0) m.set('labels', t.labels);
+  if (t.upstream.length > 0) m.set('upstream', t.upstream);
+  if (t.owner !== undefined && t.owner !== '') m.set('owner', t.owner);
+  return m;
+}

@@ -1,0 +1,99 @@
+// The frame of every signed-in screen: navigation on the left, search and preferences on top,
+// a banner while the engine connection is being restored, and the routed page.
+import { AuditOutlined, ClusterOutlined, DashboardOutlined, NodeIndexOutlined, SettingOutlined } from '@ant-design/icons';
+import { Alert, Flex, Layout, Menu, theme } from 'antd';
+import { useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Link, useLocation } from 'react-router-dom';
+import { useConnectionStatus } from '../engine-client/index.ts';
+import { AppRoutes } from './AppRoutes.tsx';
+import { GlobalSearch } from './GlobalSearch.tsx';
+import { Preferences } from './Preferences.tsx';
+
+const NAV = [
+  { key: '/', icon: <DashboardOutlined />, label: 'nav.dashboard' },
+  { key: '/workflows', icon: <NodeIndexOutlined />, label: 'nav.workflows' },
+  { key: '/workers', icon: <ClusterOutlined />, label: 'nav.workers' },
+  { key: '/audit', icon: <AuditOutlined />, label: 'nav.audit' },
+  { key: '/settings', icon: <SettingOutlined />, label: 'nav.settings' },
+] as const;
+
+/** which navigation entry a route belongs to */
+export function navKeyOf(pathname: string): string {
+  if (/^\/(workflows|designer|runs|instances)(\/|$)/.test(pathname)) return '/workflows';
+  const match = NAV.find((item) => item.key !== '/' && pathname.startsWith(item.key));
+  return match?.key ?? (pathname === '/' ? '/' : '');
+}
+
+/** true once `value` has been true for `ms` (a banner for a slow start, not a flash on every load) */
+function useLasting(value: boolean, ms: number): boolean {
+  const [lasting, setLasting] = useState(false);
+  useEffect(() => {
+    if (!value) {
+      setLasting(false);
+      return;
+    }
+    const timer = setTimeout(() => setLasting(true), ms);
+    return () => clearTimeout(timer);
+  }, [value, ms]);
+  return lasting;
+}
+
+export function AppLayout() {
+  const { t } = useTranslation('common');
+  const { token } = theme.useToken();
+  const location = useLocation();
+  const status = useConnectionStatus();
+  const slowConnect = useLasting(status === 'connecting', 1_000);
+  const [collapsed, setCollapsed] = useState(false);
+  return (
+    <Layout style={{ minHeight: '100vh' }}>
+      <a className="ax-skip-link" href="#main" onClick={(e) => { e.preventDefault(); document.getElementById('main')?.focus(); }}>
+        {t('nav.skip')}
+      </a>
+      <Layout.Sider
+        collapsible
+        collapsed={collapsed}
+        onCollapse={setCollapsed}
+        breakpoint="lg"
+        width={208}
+        theme="light"
+        style={{ borderInlineEnd: `1px solid ${token.colorBorderSecondary}` }}
+      >
+        <Link to="/" style={{ display: 'flex', alignItems: 'center', gap: 8, height: 56, padding: '0 20px', color: token.colorText, fontWeight: 600, fontSize: 16, whiteSpace: 'nowrap', overflow: 'hidden' }}>
+          <span aria-hidden style={{ display: 'inline-grid', placeItems: 'center', width: 24, height: 24, borderRadius: 6, background: token.colorPrimary, color: '#fff', fontSize: 12, flex: 'none' }}>AX</span>
+          {!collapsed && t('appName')}
+        </Link>
+        <nav aria-label={t('nav.label')}>
+          <Menu
+            mode="inline"
+            selectedKeys={[navKeyOf(location.pathname)]}
+            style={{ borderInlineEnd: 0 }}
+            items={NAV.map((item) => ({ key: item.key, icon: item.icon, label: <Link to={item.key}>{t(item.label)}</Link> }))}
+          />
+        </nav>
+      </Layout.Sider>
+      <Layout>
+        <Layout.Header
+          style={{ display: 'flex', alignItems: 'center', gap: 16, padding: '0 24px', height: 56, lineHeight: 'normal', background: token.colorBgContainer, borderBottom: `1px solid ${token.colorBorderSecondary}` }}
+        >
+          <div role="search" style={{ flex: 1, minWidth: 0 }}>
+            <GlobalSearch />
+          </div>
+          <Preferences />
+        </Layout.Header>
+        {status === 'reconnecting' && (
+          <Alert type="warning" showIcon banner role="status" title={t('connection.reconnecting')} data-testid="reconnecting-banner" />
+        )}
+        {slowConnect && (
+          <Alert type="info" showIcon banner role="status" title={t('connection.connecting')} />
+        )}
+        <Layout.Content id="main" tabIndex={-1} style={{ padding: 24, minWidth: 0, outline: 'none' }}>
+          <Flex vertical style={{ maxWidth: 1600, margin: '0 auto', width: '100%' }}>
+            <AppRoutes />
+          </Flex>
+        </Layout.Content>
+      </Layout>
+    </Layout>
+  );
+}

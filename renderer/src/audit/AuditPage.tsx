@@ -1,0 +1,73 @@
+// Who changed what and who started what, newest first, filterable by any text.
+import { SearchOutlined } from '@ant-design/icons';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { Flex, Input, Table, Typography } from 'antd';
+import { useDeferredValue, useMemo, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { AuditEntry } from '../../../engine/api/types.ts';
+import { useApi, useDebouncedEngineEvents } from '../engine-client/index.ts';
+import { EmptyState, ErrorState } from '../shared/feedback.tsx';
+import { PageHeader } from '../shared/PageHeader.tsx';
+import { When } from '../shared/When.tsx';
+
+const LIMIT = 1_000;
+
+export function filterAudit(entries: AuditEntry[], text: string): AuditEntry[] {
+  const needle = text.trim().toLowerCase();
+  const sorted = [...entries].sort((a, b) => b.at - a.at || b.id - a.id);
+  if (!needle) return sorted;
+  return sorted.filter((e) => [e.actor, e.action, e.object, e.detail ?? ''].some((field) => field.toLowerCase().includes(needle)));
+}
+
+export default function AuditPage() {
+  const api = useApi();
+  const { t } = useTranslation('audit');
+  const queryClient = useQueryClient();
+  const [filter, setFilter] = useState('');
+  const deferred = useDeferredValue(filter);
+  const audit = useQuery({ queryKey: ['audit', LIMIT], queryFn: () => api.listAudit(LIMIT) });
+  useDebouncedEngineEvents(['workflows', 'workers', 'runs'], () => void queryClient.invalidateQueries({ queryKey: ['audit'] }), 1_500);
+  const rows = useMemo(() => filterAudit(audit.data ?? [], deferred), [audit.data, deferred]);
+
+  return (
+    <>
+      <PageHeader title={t('title')} subtitle={t('subtitle', { limit: LIMIT })} />
+      <Flex style={{ marginBottom: 12 }}>
+        <Input
+          aria-label={t('filter.label')}
+          placeholder={t('filter.placeholder')}
+          prefix={<SearchOutlined aria-hidden />}
+          allowClear
+          value={filter}
+          onChange={(e) => setFilter(e.target.value)}
+          style={{ maxWidth: 420 }}
+        />
+      </Flex>
+      {audit.error && !audit.data ? (
+        <ErrorState error={audit.error} onRetry={() => void audit.refetch()} />
+      ) : audit.data?.length === 0 ? (
+        <EmptyState title={t('empty.title')}>{t('empty.help')}</EmptyState>
+      ) : (
+        <Table<AuditEntry>
+          rowKey="id"
+          size="small"
+          loading={audit.isPending}
+          dataSource={rows}
+          locale={{ emptyText: <EmptyState title={t('filter.noMatch', { text: deferred })} /> }}
+          pagination={{ pageSize: 50, showSizeChanger: false, showTotal: (total) => t('total', { count: total }) }}
+          columns={[
+            { title: t('col.at'), key: 'at', width: 170, render: (_, e) => <When ms={e.at} /> },
+            { title: t('col.actor'), dataIndex: 'actor', width: 140 },
+            { title: t('col.action'), key: 'action', width: 150, render: (_, e) => <Typography.Text code>{e.action}</Typography.Text> },
+            { title: t('col.object'), dataIndex: 'object', width: 220, render: (v: string) => <span style={{ wordBreak: 'break-word' }}>{v}</span> },
+            {
+              title: t('col.detail'),
+              key: 'detail',
+              render: (_, e) => (e.detail ? <Typography.Text type="secondary" style={{ wordBreak: 'break-word' }}>{e.detail}</Typography.Text> : '—'),
+            },
+          ]}
+        />
+      )}
+    </>
+  );
+}

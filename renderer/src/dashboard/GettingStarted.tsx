@@ -1,0 +1,29 @@
+// On an engine without workflows the dashboard is all zeros: say what to do first.
+import { PlusOutlined } from '@ant-design/icons';
+import { useQuery } from '@tanstack/react-query';
+import { Alert, Button } from 'antd';
+import { Trans, useTranslation } from 'react-i18next';
+import { useNavigate } from 'react-router-dom';
+import { useApi } from '../engine-client/index.ts';
+
+export function GettingStarted() {
+  const api = useApi();
+  const { t } = useTranslation('dashboard');
+  const navigate = useNavigate();
+  const workflows = useQuery({ queryKey: ['workflows'], queryFn: () => api.listWorkflows() });
+  if (workflows.data?.length !== 0) return null;
+  return (
+    <Alert
+      type="info"
+      showIcon
+      style={{ marginBottom: 16 }}
+      title={t('start.title')}
+      description={<Trans t={t} i18nKey="start.help" components={{ cmd: <code className="ax-cmd" /> }} />}
+      action={
+        <Button type="primary" icon={<PlusOutlined />} onClick={() => navigate('/designer/new')}>
+          {t('start.new')}
+        </Button>
+      }
+    />
+  );
+}

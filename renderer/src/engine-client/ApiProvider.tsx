@@ -1,0 +1,87 @@
+// Gives every page the engine: useApi() for calls, useEngineEvents() for live events, and
+// useConnectionStatus() for the "reconnecting…" banner. After a reconnect every query is
+// refetched, since events sent while the socket was down are lost.
+import { QueryClientProvider, type QueryClient } from '@tanstack/react-query';
+import { createContext, useContext, useEffect, useRef, useState, useSyncExternalStore, type ReactNode } from 'react';
+import type { ApiClient } from '../../../engine/api/client.ts';
+import type { EngineEvent, Topic } from '../../../engine/api/events.ts';
+import type { ConnectionStatus, EngineConnection } from './connection.ts';
+
+const ConnectionContext = createContext<EngineConnection | null>(null);
+
+export function ApiProvider({ connection, queryClient, children }: { connection: EngineConnection; queryClient: QueryClient; children: ReactNode }) {
+  useEffect(() => connection.onReconnect(() => void queryClient.invalidateQueries()), [connection, queryClient]);
+  return (
+    <ConnectionContext.Provider value={connection}>
+      <QueryClientProvider client={queryClient}>{children}</QueryClientProvider>
+    </ConnectionContext.Provider>
+  );
+}
+
+function useConnection(): EngineConnection {
+  const connection = useContext(ConnectionContext);
+  if (!connection) throw new Error('useApi() outside <ApiProvider>');
+  return connection;
+}
+
+export function useApi(): ApiClient {
+  return useConnection().api;
+}
+
+export function useConnectionStatus(): ConnectionStatus {
+  const connection = useConnection();
+  return useSyncExternalStore(
+    (notify) => connection.onStatus(notify),
+    () => connection.status,
+  );
+}
+
+/** Calls `handler` for every event of `topics` while the component is mounted. */
+export function useEngineEvents(topics: Topic[], handler: (event: EngineEvent) => void): void {
+  const api = useApi();
+  const handlerRef = useRef(handler);
+  useEffect(() => {
+    handlerRef.current = handler;
+  });
+  const key = [...new Set(topics)].sort().join('|');
+  useEffect(() => {
+    if (!key) return;
+    let unsubscribe: (() => void) | undefined;
+    let active = true;
+    void api
+      .subscribe(key.split('|') as Topic[], (event) => handlerRef.current(event))
+      .then((off) => {
+        if (active) unsubscribe = off;
+        else off();
+      })
+      .catch(() => undefined); // not connected: the connection replays subscriptions when it is
+    return () => {
+      active = false;
+      unsubscribe?.();
+    };
+  }, [api, key]);
+}
+
+/**
+ * Like useEngineEvents, but calls `handler` at most once per `delayMs` after a burst of events
+ * (a run of 200 tasks must not refetch the dashboard 400 times).
+ */
+export function useDebouncedEngineEvents(topics: Topic[], handler: () => void, delayMs = 300): void {
+  const [tick, setTick] = useState(0);
+  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const handlerRef = useRef(handler);
+  useEffect(() => {
+    handlerRef.current = handler;
+  });
+  useEngineEvents(topics, () => {
+    if (timer.current) return;
+    timer.current = setTimeout(() => {
+      timer.current = undefined;
+      setTick((n) => n + 1);
+    }, delayMs);
+  });
+  useEffect(() => {
+    if (tick > 0) handlerRef.current();
+  }, [tick]);
+  useEffect(() => () => clearTimeout(timer.current), []);
+}

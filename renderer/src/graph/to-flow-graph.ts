@@ -1,0 +1,43 @@
+// Tasks (name + upstream list, as in a WorkflowSpec or a run's instances) to React Flow nodes and
+// edges. Edges point upstream → downstream; their id is "up->down" ('>' never occurs in a name).
+import type { Edge } from '@xyflow/react';
+import type { LayoutDirection, LayoutEdge, LayoutNode, Positions } from './layout-types.ts';
+import { estimatedNodeHeight, TASK_NODE_WIDTH, unmeasuredGeometry, type TaskFlowNode, type TaskNodeData } from './task-node-types.ts';
+
+export interface GraphTask {
+  name: string;
+  upstream: readonly string[];
+  /** the second line of the node, e.g. the command */
+  detail?: string;
+  state?: string;
+  stateNote?: string;
+}
+
+export const edgeId = (source: string, target: string): string => `${source}->${target}`;
+
+export function graphEdges(tasks: readonly GraphTask[]): LayoutEdge[] {
+  const known = new Set(tasks.map((t) => t.name));
+  const out: LayoutEdge[] = [];
+  for (const t of tasks) for (const up of t.upstream) if (known.has(up)) out.push({ source: up, target: t.name });
+  return out;
+}
+
+export function layoutNodes(tasks: readonly GraphTask[], measured?: ReadonlyMap<string, { width: number; height: number }>): LayoutNode[] {
+  return tasks.map((t) => {
+    const size = measured?.get(t.name);
+    return { id: t.name, width: size?.width ?? TASK_NODE_WIDTH, height: size?.height ?? estimatedNodeHeight({ label: t.name, state: t.state }) };
+  });
+}
+
+export function toFlowGraph(tasks: readonly GraphTask[], positions: Positions, direction: LayoutDirection): { nodes: TaskFlowNode[]; edges: Edge[] } {
+  const nodes = tasks.map((t): TaskFlowNode => {
+    const data: TaskNodeData = { label: t.name, direction };
+    if (t.detail !== undefined) data.detail = t.detail;
+    if (t.state !== undefined) data.state = t.state;
+    if (t.stateNote !== undefined) data.stateNote = t.stateNote;
+    const geometry = unmeasuredGeometry(direction, estimatedNodeHeight(data));
+    return { id: t.name, type: 'task', position: positions[t.name] ?? { x: 0, y: 0 }, data, ariaLabel: t.state ? `${t.name}: ${t.state}` : t.name, ...geometry };
+  });
+  const edges = graphEdges(tasks).map((e): Edge => ({ id: edgeId(e.source, e.target), source: e.source, target: e.target }));
+  return { nodes, edges };
+}

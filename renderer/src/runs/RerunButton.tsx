@@ -1,0 +1,25 @@
+// "Re-run" for a task, after a confirmation that names it (the engine re-runs it and its
+// downstream). The table, the graph and the instance page show the same one.
+import { RedoOutlined } from '@ant-design/icons';
+import { Button, Popconfirm } from 'antd';
+import { useTranslation } from 'react-i18next';
+
+interface Props {
+  task: string;
+  /** a promise keeps the confirmation's OK button spinning until the engine has answered */
+  onConfirm: () => Promise<unknown>;
+  loading?: boolean;
+  size?: 'small';
+  'data-testid'?: string;
+}
+
+export function RerunButton({ task, onConfirm, loading, size, 'data-testid': testId }: Props) {
+  const { t } = useTranslation('runs');
+  return (
+    <Popconfirm title={t('rerun.confirmTitle', { task })} description={t('rerun.confirmText')} okText={t('rerun.action')} cancelText={t('common:action.cancel')} onConfirm={onConfirm}>
+      <Button size={size} type="primary" icon={<RedoOutlined />} loading={loading} data-testid={testId}>
+        {t('rerun.action')}
+      </Button>
+    </Popconfirm>
+  );
+}

@@ -1,0 +1,136 @@
+// The run's DAG coloured by live state: the designer's task nodes (state as icon, words and
+// border colour) laid out by the shared graph helpers. Clicking a task selects it (its log shows
+// beside the graph); a failed one can be re-run from the bar under the graph that names it.
+import { FileTextOutlined } from '@ant-design/icons';
+import { Background, Controls, ReactFlow, ReactFlowProvider, useReactFlow } from '@xyflow/react';
+import '@xyflow/react/dist/style.css';
+import { useQuery } from '@tanstack/react-query';
+import { Button, Flex, Spin, Typography, theme } from 'antd';
+import { useEffect, useMemo, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { InstanceRecord, RunRecord } from '../../../engine/api/types.ts';
+import { useTheme } from '../app/theme-context.ts';
+import { useApi } from '../engine-client/index.ts';
+import { filterGraph, GRAPH_DRAW_LIMIT, taskNodeTypes, TooLargeToDraw, useTaskGraph, type GraphTask } from '../graph/index.ts';
+import { useNow, useTimeFormat } from '../shared/use-time-format.ts';
+import { RerunButton } from './RerunButton.tsx';
+import { runGraphTasks } from './run-graph-tasks.ts';
+import { canRerun, latestAttempts } from './run-state.ts';
+import { StateLegend } from './StateLegend.tsx';
+
+interface Props {
+  run: RunRecord;
+  instances: InstanceRecord[];
+  live: boolean;
+  selectedTask?: string;
+  onSelectTask: (task: string) => void;
+  onRerun: (task: string) => Promise<unknown>;
+  rerunning?: string;
+}
+
+export function RunGraph(props: Props) {
+  return (
+    <ReactFlowProvider>
+      <RunGraphInner {...props} />
+    </ReactFlowProvider>
+  );
+}
+
+function RunGraphInner({ run, instances, live, selectedTask, onSelectTask, onRerun, rerunning }: Props) {
+  const { t } = useTranslation('runs');
+  const api = useApi();
+  const fmt = useTimeFormat();
+  const now = useNow(live ? 1000 : 60_000);
+  const { dark } = useTheme();
+  const { token } = theme.useToken();
+  // The definition as it is now: the engine re-runs a task with its current definition too.
+  const spec = useQuery({ queryKey: ['workflow-spec', run.workflowName], queryFn: () => api.exportWorkflow(run.workflowName), retry: false, staleTime: 60_000 });
+  const all = useMemo(() => runGraphTasks(run, instances, spec.data, fmt.duration, now), [run, instances, spec.data, fmt, now]);
+  const [filter, setFilter] = useState('');
+  const big = all.length > GRAPH_DRAW_LIMIT;
+  const filtered = useMemo(() => (big ? filterGraph(all.map((x) => ({ id: x.name })), all.flatMap((x) => x.upstream.map((u) => ({ source: u, target: x.name }))), filter, GRAPH_DRAW_LIMIT) : undefined), [all, big, filter]);
+  const shown: GraphTask[] = useMemo(() => (filtered ? all.filter((x) => filtered.ids.includes(x.name)) : all), [all, filtered]);
+  const graph = useTaskGraph(spec.isPending ? [] : shown, 'TB');
+  const nodes = useMemo(() => graph.nodes.map((n) => (n.id === selectedTask ? { ...n, selected: true } : n)), [graph.nodes, selectedTask]);
+  const latest = latestAttempts(instances).get(selectedTask ?? '');
+  const aria = useMemo(
+    () => ({
+      'node.a11yDescription.default': t('graph.nodeHelp'),
+      'node.a11yDescription.keyboardDisabled': t('graph.nodeHelp'),
+      'edge.a11yDescription.default': t('graph.edgeHelp'),
+      'controls.ariaLabel': t('graph.controls'),
+      'controls.zoomIn.ariaLabel': t('graph.zoomIn'),
+      'controls.zoomOut.ariaLabel': t('graph.zoomOut'),
+      'controls.fitView.ariaLabel': t('graph.fitView'),
+      'controls.interactive.ariaLabel': t('graph.interactive'),
+    }),
+    [t],
+  );
+
+  return (
+    <Flex vertical gap={8} style={{ height: '100%' }}>
+      {big && filtered && <TooLargeToDraw total={all.length} query={filter} onQuery={setFilter} result={filtered} />}
+      <div style={{ position: 'relative', flex: 1, minHeight: 320, border: `1px solid ${token.colorBorderSecondary}`, borderRadius: 6 }} data-testid="run-graph">
+        {!graph.ready && shown.length > 0 ? (
+          <Flex justify="center" align="center" style={{ height: '100%' }}>
+            <Spin />
+          </Flex>
+        ) : (
+          <ReactFlow
+            nodes={nodes}
+            edges={graph.edges}
+            nodeTypes={taskNodeTypes}
+            nodesDraggable={false}
+            nodesConnectable={false}
+            edgesFocusable={false}
+            onNodeClick={(_, node) => onSelectTask(node.id)}
+            // a node chosen from the keyboard (Tab to it, Enter) arrives as a selection change
+            onNodesChange={(changes) => {
+              const chosen = changes.find((c) => c.type === 'select' && c.selected);
+              if (chosen && 'id' in chosen && chosen.id !== selectedTask) onSelectTask(chosen.id);
+            }}
+            colorMode={dark ? 'dark' : 'light'}
+            fitView
+            minZoom={0.05}
+            maxZoom={1.5}
+            onlyRenderVisibleElements={shown.length > 200}
+            ariaLabelConfig={aria}
+            aria-label={t('graph.label')}
+          >
+            <FitOnChange shape={graph.nodes.length} />
+            <Background gap={20} />
+            <Controls showInteractive={false} />
+          </ReactFlow>
+        )}
+        {spec.error ? (
+          <Typography.Text type="secondary" style={{ position: 'absolute', left: 8, bottom: 8 }}>
+            {t('graph.noDefinition')}
+          </Typography.Text>
+        ) : null}
+      </div>
+      {selectedTask && latest && (
+        <Flex gap={8} align="center" wrap data-testid="graph-selection">
+          <Typography.Text strong ellipsis style={{ maxWidth: 220 }}>
+            {selectedTask}
+          </Typography.Text>
+          <Button size="small" icon={<FileTextOutlined />} onClick={() => onSelectTask(selectedTask)}>
+            {t('table.showLog')}
+          </Button>
+          {canRerun(latest, instances) && (
+            <RerunButton task={selectedTask} onConfirm={() => onRerun(selectedTask)} loading={rerunning === selectedTask} size="small" data-testid="graph-rerun" />
+          )}
+        </Flex>
+      )}
+      <StateLegend />
+    </Flex>
+  );
+}
+
+/** fits the view once the nodes are there (fitView on mount sees an empty graph while it lays out) */
+function FitOnChange({ shape }: { shape: number }) {
+  const flow = useReactFlow();
+  useEffect(() => {
+    if (shape > 0) void flow.fitView({ maxZoom: 1 });
+  }, [shape, flow]);
+  return null;
+}

@@ -1,0 +1,37 @@
+// A run at a glance: workflow, how it was started and by whom, its logical time, state and
+// duration (live while it runs).
+import { Card, Descriptions, Typography } from 'antd';
+import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router-dom';
+import type { RunRecord } from '../../../engine/api/types.ts';
+import { useNow, useTimeFormat } from '../shared/use-time-format.ts';
+import { When } from '../shared/When.tsx';
+
+export function RunSummary({ run, live }: { run: RunRecord; live: boolean }) {
+  const { t } = useTranslation('runs');
+  const now = useNow(live ? 1000 : 60_000);
+  const fmt = useTimeFormat();
+  const from = run.startedAt ?? run.createdAt;
+  const took = (run.finishedAt ?? now) - from;
+  return (
+    <Card size="small">
+      <Descriptions
+        size="small"
+        column={{ xs: 1, sm: 2, lg: 4 }}
+        items={[
+          { key: 'workflow', label: t('summary.workflow'), children: <Link to={`/workflows/${encodeURIComponent(run.workflowName)}`}>{run.workflowName}</Link> },
+          { key: 'trigger', label: t('summary.trigger'), children: t(`common:trigger.${run.trigger}`, { defaultValue: run.trigger }) },
+          { key: 'who', label: t('summary.who'), children: run.triggeredBy || '—' },
+          { key: 'logical', label: t('summary.logicalTime'), children: <When ms={run.logicalTime} /> },
+          { key: 'started', label: t('summary.started'), children: <When ms={run.startedAt} /> },
+          { key: 'finished', label: t('summary.finished'), children: <When ms={run.finishedAt} /> },
+          { key: 'duration', label: t('summary.duration'), children: fmt.duration(Math.max(0, took)) },
+          ...(run.onlyTask ? [{ key: 'only', label: t('summary.onlyTask'), children: run.onlyTask }] : []),
+          ...(run.reason
+            ? [{ key: 'reason', label: t('summary.reason'), span: 'filled' as const, children: <Typography.Text style={{ whiteSpace: 'pre-wrap' }}>{run.reason}</Typography.Text> }]
+            : []),
+        ]}
+      />
+    </Card>
+  );
+}

@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { ganttLayout, MIN_BAR, tickStep } from './gantt.ts';
+import { inst } from './test-instances.ts';
+
+describe('ganttLayout', () => {
+  it('places bars in percent of the run span, ordered by start, running ones up to now', () => {
+    const a = inst('a', { state: 'SUCCESS', createdAt: 0, dispatchedAt: 0, startedAt: 0, finishedAt: 4000 });
+    const b = inst('b', { state: 'RUNNING', createdAt: 4000, dispatchedAt: 4000, startedAt: 5000 });
+    const c = inst('c', { state: 'WAITING', createdAt: 4000 });
+    const g = ganttLayout([b, c, a], 10_000);
+    expect(g.start).toBe(0);
+    expect(g.end).toBe(10_000);
+    expect(g.rows.map((r) => r.instance.taskName)).toEqual(['a', 'c', 'b']);
+    const [ra, rc, rb] = g.rows;
+    expect(ra).toMatchObject({ left: 0, width: 40, open: false, durationMs: 4000 });
+    expect(rb).toMatchObject({ left: 50, width: 50, open: true, durationMs: 5000, queuedLeft: 40, queuedWidth: 10 });
+    // never started: a minimal mark where it was created
+    expect(rc).toMatchObject({ left: 40, width: MIN_BAR });
+    expect(rc?.durationMs).toBeUndefined();
+  });
+
+  it('keeps an instant task visible and inside the track', () => {
+    const a = inst('a', { state: 'SUCCESS', createdAt: 0, dispatchedAt: 0, startedAt: 0, finishedAt: 2 });
+    const g = ganttLayout([a], 2);
+    expect(g.end - g.start).toBe(1000);
+    expect(g.rows[0]?.width).toBe(MIN_BAR);
+    const late = inst('z', { state: 'SUCCESS', createdAt: 0, startedAt: 1000, finishedAt: 1000 });
+    const g2 = ganttLayout([a, late], 1000);
+    const row = g2.rows.find((r) => r.instance.taskName === 'z');
+    expect((row?.left ?? 0) + (row?.width ?? 0)).toBeLessThanOrEqual(100);
+  });
+
+  it('puts one row per attempt', () => {
+    const first = inst('a', { attempt: 1, state: 'FAILED', createdAt: 0, startedAt: 0, finishedAt: 1000 });
+    const second = inst('a', { attempt: 2, state: 'SUCCESS', createdAt: 3000, startedAt: 3000, finishedAt: 4000 });
+    const g = ganttLayout([second, first], 5000);
+    expect(g.rows.map((r) => [r.instance.attempt, r.state])).toEqual([
+      [1, 'FAILED'],
+      [2, 'SUCCESS'],
+    ]);
+  });
+
+  it('ticks at round intervals inside the span', () => {
+    expect(tickStep(60_000)).toBe(10_000);
+    expect(tickStep(3_600_000)).toBe(600_000);
+    expect(tickStep(900)).toBe(200);
+    const a = inst('a', { state: 'SUCCESS', createdAt: 1500, startedAt: 1500, finishedAt: 61_500 });
+    const g = ganttLayout([a], 61_500);
+    expect(g.ticks.map((t) => t.offset)).toEqual([0, 10_000, 20_000, 30_000, 40_000, 50_000, 60_000]);
+    expect(g.ticks[1]?.pos).toBeCloseTo((10_000 / 60_000) * 100);
+  });
+});

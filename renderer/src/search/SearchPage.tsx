@@ -1,0 +1,86 @@
+// All matches of a text in task names, commands and workflow names (#/search?q=).
+import { useQuery } from '@tanstack/react-query';
+import { Input, Table, Tag, Typography } from 'antd';
+import { useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Link, useSearchParams } from 'react-router-dom';
+import type { SearchHit } from '../../../engine/api/engine-api.ts';
+import { useApi } from '../engine-client/index.ts';
+import { EmptyState, ErrorState } from '../shared/feedback.tsx';
+import { PageHeader } from '../shared/PageHeader.tsx';
+import { pagerPast } from '../shared/pager.ts';
+
+/** the text with every case-insensitive occurrence of `needle` marked (as React text, never HTML) */
+export function Highlight({ text, needle }: { text: string; needle: string }) {
+  if (!needle) return <>{text}</>;
+  const parts: React.ReactNode[] = [];
+  const lower = text.toLowerCase();
+  const n = needle.toLowerCase();
+  let at = 0;
+  for (let i = lower.indexOf(n); i >= 0 && n; i = lower.indexOf(n, at)) {
+    if (i > at) parts.push(text.slice(at, i));
+    parts.push(<mark key={i}>{text.slice(i, i + n.length)}</mark>);
+    at = i + n.length;
+  }
+  parts.push(text.slice(at));
+  return <>{parts}</>;
+}
+
+export default function SearchPage() {
+  const api = useApi();
+  const { t } = useTranslation('search');
+  const [params, setParams] = useSearchParams();
+  const q = (params.get('q') ?? '').trim();
+  const [text, setText] = useState(q);
+  useEffect(() => setText(q), [q]);
+  const hits = useQuery({ queryKey: ['search', q, 200], queryFn: () => api.search(q, 200), enabled: q.length > 0 });
+  return (
+    <>
+      <PageHeader title={t('title')} subtitle={q ? t('subtitle', { q }) : t('subtitleEmpty')} />
+      <Input.Search
+        aria-label={t('label')}
+        placeholder={t('placeholder')}
+        value={text}
+        onChange={(e) => setText(e.target.value)}
+        onSearch={(value) => setParams(value.trim() ? { q: value.trim() } : {})}
+        enterButton={t('button')}
+        style={{ maxWidth: 560, marginBottom: 16 }}
+      />
+      {!q ? null : hits.error ? (
+        <ErrorState error={hits.error} onRetry={() => void hits.refetch()} />
+      ) : hits.data?.length === 0 ? (
+        <EmptyState title={t('none', { q })}>{t('noneHelp')}</EmptyState>
+      ) : (
+        <Table<SearchHit>
+          rowKey={(h) => `${h.workflow}/${h.task}`}
+          loading={hits.isPending}
+          dataSource={hits.data}
+          pagination={pagerPast(hits.data?.length ?? 0, 50)}
+          columns={[
+            { title: t('col.task'), key: 'task', width: 200, render: (_, h) => <Typography.Text strong><Highlight text={h.task} needle={q} /></Typography.Text> },
+            {
+              title: t('col.workflow'),
+              key: 'workflow',
+              width: 200,
+              render: (_, h) => (
+                <Link to={`/workflows/${encodeURIComponent(h.workflow)}`}>
+                  <Highlight text={h.workflow} needle={q} />
+                </Link>
+              ),
+            },
+            {
+              title: t('col.command'),
+              key: 'command',
+              render: (_, h) => (
+                <Typography.Text code style={{ wordBreak: 'break-all' }}>
+                  <Highlight text={h.command} needle={q} />
+                </Typography.Text>
+              ),
+            },
+            { title: t('col.field'), key: 'field', width: 120, render: (_, h) => <Tag>{t(`field.${h.field}`)}</Tag> },
+          ]}
+        />
+      )}
+    </>
+  );
+}

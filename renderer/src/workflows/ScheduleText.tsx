@@ -1,0 +1,33 @@
+// How a workflow starts, in words: its schedule with the time zone, an event, or only by hand.
+import { ThunderboltOutlined } from '@ant-design/icons';
+import { Flex, Typography } from 'antd';
+import { useTranslation } from 'react-i18next';
+import type { WorkflowListing } from '../../../engine/api/engine-api.ts';
+import { useScheduleWords } from '../shared/schedule-words.ts';
+
+export function ScheduleText({ workflow }: { workflow: Pick<WorkflowListing, 'schedule' | 'scheduleText' | 'onEvent'> }) {
+  const { t } = useTranslation('workflows');
+  const words = useScheduleWords();
+  const { schedule, onEvent } = workflow;
+  const scheduleText = words(schedule, workflow.scheduleText);
+  return (
+    <Flex vertical gap={2}>
+      {schedule ? (
+        <>
+          <Typography.Text>{scheduleText ?? schedule.cron}</Typography.Text>
+          <Typography.Text type="secondary" style={{ fontSize: 12 }}>
+            <code style={{ whiteSpace: 'nowrap' }}>{schedule.cron}</code>
+            {scheduleText?.includes(schedule.timezone) ? null : ` · ${schedule.timezone}`}
+          </Typography.Text>
+        </>
+      ) : !onEvent ? (
+        <Typography.Text type="secondary">{t('schedule.manual')}</Typography.Text>
+      ) : null}
+      {onEvent && (
+        <Typography.Text type={schedule ? 'secondary' : undefined} style={schedule ? { fontSize: 12 } : undefined}>
+          <ThunderboltOutlined aria-hidden /> {t('schedule.onEvent', { event: onEvent })}
+        </Typography.Text>
+      )}
+    </Flex>
+  );
+}

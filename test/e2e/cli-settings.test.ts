@@ -1,0 +1,82 @@
+// `ax settings` tells the truth: each key's effective value and where it comes from (a flag, an
+// AX_* variable, the data dir's settings file, the default), one spelling per key, and a missing
+// team setting names the command that stores it.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ax, axJson } from '../helpers/cli.ts';
+import { tempDir } from '../helpers/solo-engine.ts';
+
+let dataDir: string;
+beforeAll(() => {
+  dataDir = tempDir('ax-cli-settings-');
+});
+afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+type Shown = { dataDir: string; settingsFile: string; settings: { key: string; value?: string; source?: string; from?: string }[] };
+const file = () => path.join(dataDir, 'settings.json');
+const opts = (env: Record<string, string> = {}) => ({ dataDir, env });
+const byKey = (shown: Shown) => Object.fromEntries(shown.settings.map((s) => [s.key, [s.value, s.source, s.from]]));
+
+describe('ax settings', () => {
+  it('with nothing set: the defaults, said as defaults', async () => {
+    const r = await ax(['settings'], opts());
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe(
+      [
+        'KEY           VALUE      FROM',
+        'mode          solo       default',
+        'mysql         (not set)  -',
+        'redis         (not set)  -',
+        'redis-prefix  ax:        default',
+        '',
+        `flags win over the environment, the environment over ${file()}; "ax settings set KEY VALUE" writes that file`,
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('a flag beats the environment, which beats the file, which beats the default; passwords masked', async () => {
+    expect((await ax(['settings', 'set', 'mysql', 'mysql://ax:secret@db:3306/ax'], opts())).code).toBe(0);
+    expect((await ax(['settings', 'set', 'redis-prefix', 'file:'], opts())).code).toBe(0);
+    expect((await ax(['settings', 'set', 'mode', 'team'], opts())).code).toBe(0);
+    expect(JSON.parse(fs.readFileSync(file(), 'utf8'))).toEqual({ mysql: 'mysql://ax:secret@db:3306/ax', 'redis-prefix': 'file:', mode: 'team' });
+    expect(fs.statSync(file()).mode & 0o777).toBe(0o600);
+
+    const shown = await axJson<Shown>(['--json', '--redis-prefix', 'flag:', 'settings'], opts({ AX_REDIS_PREFIX: 'env:', AX_MODE: 'solo', AX_REDIS_URL: 'redis://:pw@cache:6379' }));
+    expect(byKey(shown)).toEqual({
+      mode: ['solo', 'env', 'AX_MODE'],
+      mysql: ['mysql://ax:***@db:3306/ax', 'file', file()],
+      redis: ['redis://:***@cache:6379', 'env', 'AX_REDIS_URL'],
+      'redis-prefix': ['flag:', 'flag', '--redis-prefix'],
+    });
+    const plain = await ax(['settings'], opts({ AX_MODE: 'solo' }));
+    expect(plain.stdout).toContain('mode          solo                       environment AX_MODE\n');
+    expect(plain.stdout).toContain('mysql         mysql://ax:***@db:3306/ax  settings file\n');
+    expect(plain.stdout).not.toContain('secret');
+    expect((await ax(['settings', 'unset', 'mode'], opts())).code).toBe(0);
+    expect(byKey(await axJson<Shown>(['--json', 'settings'], opts())).mode).toEqual(['solo', 'default', undefined]);
+  });
+
+  it('a file written with the old spelling redisPrefix is read as redis-prefix, and rewritten so on the next set', async () => {
+    fs.writeFileSync(file(), JSON.stringify({ redisPrefix: 'old:' }), { mode: 0o600 });
+    expect(byKey(await axJson<Shown>(['--json', 'settings'], opts()))['redis-prefix']).toEqual(['old:', 'file', file()]);
+    expect((await ax(['settings', 'set', 'mode', 'solo'], opts())).code).toBe(0);
+    expect(JSON.parse(fs.readFileSync(file(), 'utf8'))).toEqual({ 'redis-prefix': 'old:', mode: 'solo' });
+  });
+
+  it('an unknown key or a bad mode is refused with the known ones; team mode without URLs names ax settings set', async () => {
+    const unknown = await ax(['settings', 'set', 'colour', 'blue'], opts());
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toBe('ax: unknown setting "colour": known ones are mode, mysql, redis, redis-prefix\n');
+    const mode = await ax(['settings', 'set', 'mode', 'cluster'], opts());
+    expect(mode.code).toBe(2);
+    expect(mode.stderr).toBe('ax: mode must be solo or team, not "cluster"\n');
+    fs.writeFileSync(file(), '{}');
+    const team = await ax(['ls'], opts({ AX_MODE: 'team' }));
+    expect(team.code).toBe(2);
+    expect(team.stderr).toBe(
+      'ax: team mode needs MySQL: give --mysql mysql://USER:PASSWORD@HOST:3306/DATABASE, AX_MYSQL_URL=mysql://USER:PASSWORD@HOST:3306/DATABASE, or "ax settings set mysql mysql://USER:PASSWORD@HOST:3306/DATABASE"; and Redis: give --redis redis://HOST:6379, AX_REDIS_URL=redis://HOST:6379, or "ax settings set redis redis://HOST:6379"\n',
+    );
+  });
+});

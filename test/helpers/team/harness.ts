@@ -1,0 +1,389 @@
+// Team mode with real processes: one database (a fresh one on the shared MariaDB unless the test
+// brings its own) and one Redis key prefix per team, and `ax` (scheduler and worker nodes, CLI
+// commands) as child processes on them, started from a bundle of the current sources
+// (team-process.ts). Task commands write a trace of what they really did (trace.ts); a store and
+// a coordinator opened in the test process look at the team far cheaper than an `ax --json`
+// process per look. Every process of a team, tasks and task launchers included, carries
+// AXT_DIR=<its dir> in its environment, so that cleanup finds whatever a failed test left.
+import fs from 'node:fs';
+import path from 'node:path';
+import { Redis } from 'ioredis';
+import { RedisCoordinator } from '../../../engine/adapters/redis/redis-coordinator.ts';
+import { RedisKeys } from '../../../engine/adapters/redis/redis-keys.ts';
+import { openMysqlStore } from '../../../engine/adapters/sql/mysql-store.ts';
+import type { SqlStore } from '../../../engine/adapters/sql/sql-store.ts';
+import type { AuditEntry, InstanceRecord, RunRecord, WorkerRecord } from '../../../engine/api/types.ts';
+import type { EngineConfig } from '../../../engine/core/config.ts';
+import type { Engine } from '../../../engine/core/engine.ts';
+import { openTeamEngine } from '../../../engine/hosts/node/team.ts';
+import type { DispatchMessage } from '../../../engine/ports/coordinator.ts';
+import type { AxResult } from '../cli.ts';
+import { createTestDatabase, deleteRedisPrefix, REDIS_URL, uniqueName } from '../services.ts';
+import { tempDir } from '../solo-engine.ts';
+import { waitFor } from '../wait-for.ts';
+import { holdGate, type Gate } from './gate.ts';
+import { buildBundle, killMarked, type Role, TeamProcess } from './team-process.ts';
+import { executions, readTrace, TASK_LIB, TASK_LIB_FILE, TRACE_FILE, type Execution, type TaskEvent } from './trace.ts';
+
+/** Short intervals so that every judgement happens within seconds: a worker is lost 3 s after its last heartbeat. */
+export const TEAM_CONFIG: Partial<EngineConfig> = {
+  workerHeartbeatMs: 1_000,
+  taskHeartbeatMs: 2_000,
+  killGraceMs: 1_000,
+  tickMs: 200,
+  redispatchAfterMs: 5_000,
+};
+
+/**
+ * Per scenario of test/team: they take 10-25 s, but every `ax` start-up costs seconds on a loaded
+ * two-core machine; the waits inside have their own, tighter deadlines.
+ */
+export const TEST_TIMEOUT_MS = 150_000;
+
+export const SKIP_REASON = 'needs MariaDB at 127.0.0.1:3306 and Redis at 127.0.0.1:6379 (AX_TEST_MYSQL_URL, AX_TEST_REDIS_URL)';
+
+export interface TeamOptions {
+  /** engine settings over TEAM_CONFIG */
+  config?: Partial<EngineConfig>;
+  /** default the shared Redis */
+  redisUrl?: string;
+  /** a database the caller made and drops; default a fresh one on the shared MariaDB, dropped on close */
+  mysqlUrl?: string;
+}
+
+export interface ServeOptions {
+  role: Role;
+  /** names the process in messages; default the worker id, else the role */
+  name?: string;
+  /** a scheduler that runs no tasks itself */
+  noWork?: boolean;
+  workerId?: string;
+  labels?: string[];
+  temporary?: boolean;
+  accept?: string;
+  concurrency?: number;
+}
+
+const FINAL_RUN = ['SUCCESS', 'FAILED', 'SKIPPED', 'CANCELLED'];
+
+export class Team {
+  /** every `ax` started, one-shot commands included */
+  readonly processes: TeamProcess[] = [];
+  private readonly gates: Gate[] = [];
+  private coordinatorInstance: RedisCoordinator | undefined;
+  private clientEngine: Promise<Engine> | undefined;
+
+  private constructor(
+    /** temp dir: the data dir, workflow files, the task lib, the trace, gates */
+    readonly dir: string,
+    readonly prefix: string,
+    readonly mysqlUrl: string,
+    readonly redisUrl: string,
+    /** the team's database, opened in the test process (the pool reconnects after a restart) */
+    readonly store: SqlStore,
+    readonly config: Partial<EngineConfig>,
+    private readonly bundle: string,
+    private readonly dropDatabase: (() => Promise<void>) | undefined,
+  ) {}
+
+  /** A team with its own prefix, and its database migrated here (so no two nodes race to create the schema). */
+  static async open(name: string, o: TeamOptions = {}): Promise<Team> {
+    const dir = tempDir(`ax-team-${name}-`);
+    let bundle: string | undefined;
+    let database: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
+    try {
+      bundle = await buildBundle();
+      if (!o.mysqlUrl) database = await createTestDatabase(`axt_${name.replace(/\W/g, '_')}`);
+      const mysqlUrl = o.mysqlUrl ?? (database?.url as string);
+      const store = await openMysqlStore({ url: mysqlUrl, connectionLimit: 2 });
+      fs.writeFileSync(path.join(dir, TASK_LIB_FILE), TASK_LIB);
+      fs.writeFileSync(path.join(dir, TRACE_FILE), '');
+      const prefix = `${uniqueName(`axt_${name}`)}:`;
+      return new Team(dir, prefix, mysqlUrl, o.redisUrl ?? REDIS_URL, store, { ...TEAM_CONFIG, ...o.config }, bundle, database?.drop.bind(database));
+    } catch (err) {
+      await database?.drop();
+      if (bundle) fs.rmSync(bundle, { force: true });
+      fs.rmSync(dir, { recursive: true, force: true });
+      throw err;
+    }
+  }
+
+  /** DIR/data: the data dir of every `ax` of the team unless a test gives one its own */
+  get dataDir(): string {
+    return path.join(this.dir, 'data');
+  }
+
+  /** The environment of every `ax` of this team; AXT_DIR also marks its processes and their tasks. */
+  env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+    const env: NodeJS.ProcessEnv = {};
+    // Nothing of the test runner's AX_* settings leaks in; times print in UTC.
+    for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('AX_') && !k.startsWith('AXT_')) env[k] = v;
+    return {
+      ...env,
+      TZ: 'UTC',
+      NO_COLOR: '1',
+      FORCE_COLOR: '0',
+      AX_MODE: 'team',
+      AX_MYSQL_URL: this.mysqlUrl,
+      AX_REDIS_URL: this.redisUrl,
+      AX_REDIS_PREFIX: this.prefix,
+      AX_ENGINE_CONFIG: JSON.stringify(this.config),
+      AX_DATA_DIR: this.dataDir,
+      AXT_DIR: this.dir,
+      ...extra,
+    };
+  }
+
+  /** Starts `ax ARGS` in the background. */
+  spawn(name: string, args: string[], extraEnv: Record<string, string> = {}, node?: { role: Role; workerId?: string }): TeamProcess {
+    const p = new TeamProcess(name, args, this.bundle, this.env(extraEnv), this.dir, node?.role, node?.workerId);
+    this.processes.push(p);
+    return p;
+  }
+
+  async ax(args: string[], timeoutMs = 120_000): Promise<AxResult> {
+    return this.spawn(`ax ${args[0] ?? ''}`, args).result(timeoutMs);
+  }
+
+  /** Runs `ax --json ARGS`, expects exit 0, and parses stdout. */
+  async axJson<T>(args: string[]): Promise<T> {
+    const r = await this.ax(['--json', ...args]);
+    if (r.code !== 0) throw new Error(`ax --json ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
+    return JSON.parse(r.stdout) as T;
+  }
+
+  /** Starts `ax serve` and waits until its engine runs (a worker is registered by then). */
+  async serve(o: ServeOptions): Promise<TeamProcess> {
+    const args = ['serve', '--role', o.role];
+    if (o.noWork) args.push('--no-work');
+    if (o.workerId) args.push('--worker-id', o.workerId);
+    if (o.labels) args.push('--labels', o.labels.join(','));
+    if (o.temporary) args.push('--temporary');
+    if (o.accept) args.push('--accept', o.accept);
+    if (o.concurrency) args.push('--concurrency', String(o.concurrency));
+    const name = o.name ?? o.workerId ?? o.role;
+    const p = this.spawn(name, args, { AXT_WORKER: o.workerId ?? name }, { role: o.role, workerId: o.workerId });
+    await p.waitForLine(/^ax serve: team /, 90_000);
+    return p;
+  }
+
+  /** Several nodes started at the same time (each waits for its own start line). */
+  serveAll(list: ServeOptions[]): Promise<TeamProcess[]> {
+    return Promise.all(list.map((o) => this.serve(o)));
+  }
+
+  /** A scheduler that runs no tasks, and workers with the given ids, started in parallel. */
+  async cluster(workerIds: string[]): Promise<{ scheduler: TeamProcess; workers: Map<string, TeamProcess> }> {
+    const [scheduler, ...workers] = await this.serveAll([{ role: 'scheduler', name: 'scheduler', noWork: true }, ...workerIds.map((id) => ({ role: 'worker' as const, workerId: id }))]);
+    await this.waitWorkersOnline(workerIds);
+    return { scheduler: scheduler as TeamProcess, workers: new Map(workerIds.map((id, i) => [id, workers[i] as TeamProcess])) };
+  }
+
+  /** Waits until the dispatcher can see every one of these workers online. */
+  async waitWorkersOnline(ids: string[], timeoutMs = 20_000): Promise<WorkerRecord[]> {
+    return this.waitFor(
+      async () => {
+        const live = await this.coordinator().listWorkers();
+        return ids.every((id) => live.some((w) => w.id === id && w.status === 'online')) ? live : undefined;
+      },
+      { timeoutMs, intervalMs: 100, message: `workers ${ids.join(', ')} to all register` },
+    );
+  }
+
+  /** Writes a workflow file into the team's dir (YAML, or JSON, which `ax` reads alike); returns its path. */
+  writeWorkflow(file: string, text: string): string {
+    const p = path.join(this.dir, file);
+    fs.writeFileSync(p, text);
+    return p;
+  }
+
+  /** Writes a workflow spec as JSON and applies it with `ax apply`. */
+  async apply(spec: object, file = 'workflow.json'): Promise<void> {
+    const r = await this.ax(['apply', this.writeWorkflow(file, JSON.stringify(spec, null, 2))]);
+    if (r.code !== 0) throw new Error(`ax apply exited ${r.code}: ${r.stderr}`);
+  }
+
+  /** `ax run FILE|NAME` (a file is applied first); returns the run id. */
+  async startRun(target: string): Promise<number> {
+    const r = await this.ax(['run', target]);
+    const m = /^started run #(\d+) of /m.exec(r.stdout);
+    if (r.code !== 0 || !m) throw new Error(`ax run ${target} exited ${r.code}:\n${r.stdout}\n${r.stderr}`);
+    return Number(m[1]);
+  }
+
+  /**
+   * Starts a run as `ax run` does (a client engine on the team's MySQL and Redis), but in this
+   * process: for tests that start runs while the machine is loaded, where an `ax` start-up costs
+   * seconds. Returns its id.
+   */
+  async startRunInProcess(workflow: string): Promise<number> {
+    this.clientEngine ??= openTeamEngine({ mysqlUrl: this.mysqlUrl, redisUrl: this.redisUrl, redisPrefix: this.prefix, role: 'client' });
+    return (await (await this.clientEngine).runWorkflow(workflow, { actor: 'team test' })).id;
+  }
+
+  /** A gate that tasks wait at (its `wait` command) until the test opens it; see gate.ts. */
+  async gate(name: string): Promise<Gate> {
+    const gate = await holdGate(this.dir, name, this.env());
+    this.gates.push(gate);
+    return gate;
+  }
+
+  /** The trace of the team's task processes, in order (see trace.ts). */
+  events(): TaskEvent[] {
+    return readTrace(path.join(this.dir, TRACE_FILE));
+  }
+
+  executions(): Execution[] {
+    return executions(this.events());
+  }
+
+  startOf(instanceId: number): TaskEvent | undefined {
+    return this.events().find((e) => e.event === 'start' && e.instanceId === instanceId);
+  }
+
+  /** The `ax serve` nodes. */
+  get nodes(): TeamProcess[] {
+    return this.processes.filter((p) => p.role !== undefined);
+  }
+
+  /** Nodes that exited without the test stopping them or expecting it, described; undefined when none did. */
+  unexpectedExits(): string | undefined {
+    const dead = this.nodes.filter((n) => !n.running && !n.exitExpected);
+    return dead.length ? dead.map((n) => `${n.role} ${n.name} (pid ${n.pid}) exited ${n.exit?.code ?? n.exit?.signal}`).join(', ') : undefined;
+  }
+
+  /** The end of every node's stderr, for failure messages. */
+  nodeLogs(): string {
+    return this.nodes.map((n) => `--- ${n.role} ${n.name} pid ${n.pid} (${n.running ? 'running' : `exited ${n.exit?.code ?? n.exit?.signal}`}):\n${n.stderr.split('\n').slice(-40).join('\n')}`).join('\n');
+  }
+
+  /**
+   * waitFor that fails at once, with the nodes' stderr, when a node died on its own: a crashed
+   * engine is the finding, not a reason to wait out the deadline.
+   */
+  async waitFor<T>(fn: () => T | Promise<T>, opts: { timeoutMs: number; intervalMs?: number; message: string }): Promise<NonNullable<T>> {
+    const got = await waitFor(
+      async () => {
+        const died = this.unexpectedExits();
+        if (died) return { died };
+        const value = await fn();
+        return value ? { value } : undefined;
+      },
+      opts,
+    ).catch((err: unknown) => {
+      throw new Error(`${String(err)}\n${this.nodeLogs()}`);
+    });
+    if ('died' in got) throw new Error(`while waiting for ${opts.message}: ${got.died}\n${this.nodeLogs()}`);
+    return got.value as NonNullable<T>;
+  }
+
+  /** Waits until none of the runs is RUNNING or QUEUED any more; on a timeout, says where each one stands. */
+  async waitRuns(runIds: number[], timeoutMs = 60_000): Promise<RunRecord[]> {
+    return this.waitFor(
+      async () => {
+        const list = await Promise.all(runIds.map((id) => this.store.getRun(id)));
+        return list.every((r) => r && FINAL_RUN.includes(r.state)) ? (list as RunRecord[]) : undefined;
+      },
+      { timeoutMs, intervalMs: 250, message: `runs ${runIds.join(', ')} to end` },
+    ).catch(async (err: unknown) => {
+      const detail = [];
+      for (const id of runIds) {
+        const list = await this.store.listInstances(id).catch(() => []);
+        detail.push(`run #${id}: ${list.map((i) => `${i.taskName}#${i.attempt}=${i.state}${i.reason ? `(${i.reason})` : ''}`).join(' ')}`);
+      }
+      throw new Error(`${detail.join('\n')}\n${String(err)}`);
+    });
+  }
+
+  async waitRun(runId: number, timeoutMs = 60_000): Promise<RunRecord> {
+    return (await this.waitRuns([runId], timeoutMs))[0] as RunRecord;
+  }
+
+  /** Polls the run's instances until pred holds; returns them. */
+  async waitInstances(runId: number, pred: (list: InstanceRecord[]) => boolean, message: string, timeoutMs = 30_000): Promise<InstanceRecord[]> {
+    let last: InstanceRecord[] = [];
+    return this.waitFor(
+      async () => {
+        last = await this.store.listInstances(runId);
+        return pred(last) ? last : undefined;
+      },
+      { timeoutMs, intervalMs: 50, message },
+    ).catch((err: unknown) => {
+      throw new Error(`${String(err)}\ninstances: ${JSON.stringify(last, null, 1)}\n${this.processes.map((p) => p.describe()).join('\n')}`);
+    });
+  }
+
+  /** Every instance of the runs. */
+  async instances(runIds: number[]): Promise<InstanceRecord[]> {
+    return (await Promise.all(runIds.map((id) => this.store.listInstances(id)))).flat();
+  }
+
+  async alerts(): Promise<AuditEntry[]> {
+    return (await this.store.listAudit(10_000)).filter((e) => e.action === 'alert');
+  }
+
+  /** A coordinator on the team's prefix, for what only Redis shows (queues, live registrations, the lease). */
+  coordinator(): RedisCoordinator {
+    this.coordinatorInstance ??= new RedisCoordinator({ url: this.redisUrl, prefix: this.prefix });
+    return this.coordinatorInstance;
+  }
+
+  /** The node holding the scheduler lease ("<workerId>:<pid>", as TeamProcess.nodeId), if any. */
+  async leaseHolder(): Promise<string | undefined> {
+    return (await this.coordinator().leaseHolder('scheduler')) ?? undefined;
+  }
+
+  /** What waits in a worker's queue and what it has taken but not acked, as Redis holds them. */
+  async queued(workerId: string): Promise<{ queue: DispatchMessage[]; inFlight: DispatchMessage[] }> {
+    const keys = new RedisKeys(this.prefix);
+    const r = new Redis(this.redisUrl, { maxRetriesPerRequest: 1 });
+    try {
+      const [queue, inFlight] = await Promise.all([r.lrange(keys.queue(workerId), 0, -1), r.lrange(keys.inFlight(workerId), 0, -1)]);
+      const parse = (raw: string) => JSON.parse(raw) as DispatchMessage;
+      return { queue: queue.map(parse), inFlight: inFlight.map(parse) };
+    } finally {
+      r.disconnect();
+    }
+  }
+
+  /**
+   * SIGKILLs every `ax` of this team (stopped ones too; a test that wants a drain stops nodes
+   * itself) and its gates, then whatever else carries its mark: tasks, task launchers.
+   */
+  async killAll(): Promise<void> {
+    const left = this.processes.filter((p) => p.running);
+    for (const p of left) p.kill('SIGKILL');
+    await Promise.all(left.map((p) => p.exited));
+    for (const g of this.gates.splice(0)) g.holder.kill('SIGKILL');
+    await waitFor(() => killMarked(this.dir) === 0, { timeoutMs: 10_000, intervalMs: 100, message: `processes marked AXT_DIR=${this.dir} survive SIGKILL` });
+  }
+
+  /** Kills everything (killAll), closes the connections, drops the database (if the team made it) and the prefix, removes the dir. */
+  async close(): Promise<void> {
+    await this.killAll();
+    await this.coordinatorInstance?.close().catch(() => undefined);
+    await (await this.clientEngine?.catch(() => undefined))?.dispose().catch(() => undefined);
+    await this.store.close().catch(() => undefined);
+    await this.dropDatabase?.().catch(() => undefined);
+    await deleteRedisPrefix(this.prefix, this.redisUrl).catch(() => undefined);
+    fs.rmSync(this.bundle, { force: true });
+    fs.rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+/** What a test's context offers to clean up after that test alone (vitest's TestContext). */
+export interface TestFinish {
+  onTestFinished(fn: () => Promise<void>, timeoutMs?: number): void;
+}
+
+/**
+ * Opens a team for one test that runs beside others of its file (`it.concurrent`), closed when
+ * that test finishes, through its own context (a file's afterEach cannot tell concurrent tests
+ * apart). Scenarios that spend their time waiting on real time (cron fires, leases) overlap that
+ * way, each on its own database, prefix and processes.
+ */
+export async function teamForTest(ctx: TestFinish, name: string, o: TeamOptions = {}): Promise<Team> {
+  const team = await Team.open(name, o);
+  ctx.onTestFinished(() => team.close(), 60_000);
+  return team;
+}

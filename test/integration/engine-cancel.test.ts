@@ -1,0 +1,103 @@
+// Cancelling through the API (the UI's run view): a running task's process group is really
+// stopped, the run ends CANCELLED with who did it in the audit log, nothing is retried, and a
+// cancelled run never blocks the next fire of an overlap-skip workflow.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { processAlive } from '../helpers/cli.ts';
+import { startTestEngine, type TestEngine } from '../helpers/solo-engine.ts';
+import { waitFor } from '../helpers/wait-for.ts';
+
+let t: TestEngine;
+
+beforeAll(async () => {
+  t = await startTestEngine();
+});
+
+afterAll(async () => {
+  await t?.close();
+});
+
+async function readPid(file: string): Promise<number> {
+  return waitFor(() => (fs.existsSync(file) && fs.readFileSync(file, 'utf8').trim() ? Number(fs.readFileSync(file, 'utf8')) : undefined), { timeoutMs: 15_000, message: `no pid in ${file}` });
+}
+
+describe('cancelRun', () => {
+  it('stops a running task (its whole process group), ends the run CANCELLED and never starts the downstream', async () => {
+    const pidFile = path.join(t.dir, 'child.pid');
+    await t.apply(`
+workflow: long
+tasks:
+  sleepy:
+    command: sleep 60 & echo $! > ${pidFile}; wait
+    retries: 2
+  after:
+    command: echo never
+    upstream: [sleepy]
+`);
+    const run = await t.engine.runWorkflow('long', { actor: 'test' });
+    const child = await readPid(pidFile);
+    expect(processAlive(child)).toBe(true);
+    const detail = await t.engine.cancelRun(run.id, { actor: 'anna@laptop' });
+    expect(detail.run.state).toBe('CANCELLED');
+    expect(detail.run.reason).toBe('cancelled by anna@laptop');
+    await waitFor(() => !processAlive(child), { timeoutMs: 5_000, message: 'the cancelled task\'s child process is still alive' });
+    const after = await waitFor(async () => {
+      const d = await t.engine.getRun(run.id);
+      return d.instances.every((i) => i.finishedAt !== undefined) ? d : undefined;
+    });
+    expect(after.instances.map((i) => `${i.taskName}:${i.state}`)).toEqual(['sleepy:CANCELLED']);
+    const audit = await t.engine.listAudit(5);
+    expect(audit).toContainEqual(expect.objectContaining({ actor: 'anna@laptop', action: 'run.cancel', object: `run:${run.id}` }));
+    // nothing is retried or started later
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect((await t.engine.getRun(run.id)).instances).toHaveLength(1);
+    await expect(t.engine.cancelRun(run.id, { actor: 'test' })).rejects.toMatchObject({ code: 'conflict' });
+  });
+
+  it('cancelling one task fails its downstream without a retry; the run ends FAILED', async () => {
+    await t.apply(`
+workflow: one-task
+tasks:
+  a:
+    command: sleep 60
+    retries: 3
+  b:
+    command: echo b
+    upstream: [a]
+  c:
+    command: echo c
+`);
+    const run = await t.engine.runWorkflow('one-task', { actor: 'test' });
+    await waitFor(async () => (await t.engine.getRun(run.id)).instances.find((i) => i.taskName === 'a' && i.state === 'RUNNING'), { timeoutMs: 10_000 });
+    await t.engine.cancelRun(run.id, { task: 'a', actor: 'test' });
+    const done = await t.waitRun(run.id);
+    expect(done.run.state).toBe('FAILED');
+    const states = Object.fromEntries(done.instances.map((i) => [i.taskName, i.state]));
+    expect(states).toEqual({ a: 'CANCELLED', b: 'UPSTREAM_FAILED', c: 'SUCCESS' });
+    expect(done.instances.filter((i) => i.taskName === 'a')).toHaveLength(1);
+    await expect(t.engine.cancelRun(run.id, { task: 'nope', actor: 'test' })).rejects.toMatchObject({ code: 'conflict' });
+  });
+
+  it('a cancelled run does not block the next fire of an overlap-skip workflow', async () => {
+    await t.apply(`
+workflow: every-second
+schedule:
+  cron: "* * * * * *"
+  timezone: UTC
+  overlap: skip
+tasks:
+  stuck:
+    command: sleep 60
+`);
+    const first = await waitFor(async () => (await t.engine.listRuns({ workflow: 'every-second', states: ['RUNNING'] }))[0], { timeoutMs: 10_000 });
+    await t.engine.cancelRun(first.id, { actor: 'test' });
+    const next = await waitFor(async () => (await t.engine.listRuns({ workflow: 'every-second', states: ['RUNNING'] })).find((r) => r.id > first.id), {
+      timeoutMs: 10_000,
+      message: 'no run started after the cancel',
+    });
+    await t.engine.setEnabled('every-second', false, 'test');
+    await t.engine.cancelRun(next.id, { actor: 'test' });
+    expect(next.logicalTime).toBeGreaterThan(first.logicalTime);
+  });
+});

@@ -1,0 +1,104 @@
+// What only the launcher-based runner does (the shared behaviour is process-runner.test.ts):
+// its launcher is the watchdog that kills the engine's task groups when the engine dies, and a
+// launcher that dies on its own loses its tasks (killed, reported `lost`) and is replaced.
+// Real processes; Linux only: groups are judged from /proc, zombies included.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { LauncherProcessRunner } from '../../engine/adapters/process/launcher-process-runner.ts';
+import type { ProcessSpec } from '../../engine/ports/process-runner.ts';
+import { groupMembers, killGroup, processAlive, procState, REPO } from '../helpers/cli.ts';
+import { tempDir } from '../helpers/solo-engine.ts';
+import { waitFor } from '../helpers/wait-for.ts';
+
+const cleanups: (() => void)[] = [];
+
+afterEach(() => {
+  for (const c of cleanups.splice(0).reverse()) c();
+});
+
+const env = (): ProcessSpec['env'] => ({ ...(process.env as Record<string, string>) });
+
+// Linux only: the launcher's watchdog (parent pid) and these checks read /proc.
+describe.skipIf(process.platform !== 'linux')('LauncherProcessRunner', () => {
+  it('a launcher killed on its own: its tasks are killed and reported lost, and the next start gets a new launcher', async () => {
+    const alerts: string[] = [];
+    const runner = new LauncherProcessRunner({ killGraceMs: 1_000, onAlert: (m) => alerts.push(m) });
+    cleanups.push(() => runner.dispose());
+    const out: string[] = [];
+    const proc = await runner.start({ command: 'sleep 300 & echo started; sleep 300', env: env() }, { onLine: (_, line) => out.push(line) });
+    cleanups.push(() => killGroup(proc.pid));
+    // A fresh launcher's first spawn: slow on a loaded machine (the whole suite on 2 cores).
+    await waitFor(
+      () => {
+        const members = groupMembers(proc.pid);
+        if (members.length !== 2 || !out.includes('started')) throw new Error(`members ${JSON.stringify(members)}, output ${JSON.stringify(out)}`);
+        return true;
+      },
+      { timeoutMs: 20_000, message: 'both sleeps running and "started" printed' },
+    );
+    const [launcher] = runner.launcherPids();
+    expect(launcher).toBeGreaterThan(1);
+    expect(groupMembers(proc.pid)).not.toContain(launcher);
+
+    process.kill(launcher as number, 'SIGKILL');
+    const exit = await proc.exited;
+    expect(exit).toEqual({ code: null, signal: null, lost: `its task launcher (pid ${launcher}) was killed by SIGKILL` });
+    // Resolved only once the group is gone: a fail-over never overlaps the lost attempt.
+    expect(groupMembers(proc.pid)).toEqual([]);
+    expect(alerts).toEqual([`task launcher (pid ${launcher}) was killed by SIGKILL: 1 running task(s) lost with it fail over; a new launcher takes the next task`]);
+
+    const lines: string[] = [];
+    const next = await runner.start({ command: 'echo again', env: env() }, { onLine: (_, line) => lines.push(line) });
+    expect(await next.exited).toEqual({ code: 0, signal: null });
+    expect(lines).toEqual(['again']);
+    expect(runner.launcherPids()).toHaveLength(1);
+    expect(runner.launcherPids()).not.toContain(launcher);
+  });
+
+  it('the engine killed and left an unreaped zombie: its launcher kills the task groups, SIGKILL for one that ignores SIGTERM', async () => {
+    const dir = tempDir('ax-launcher-watchdog-');
+    cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const engine = path.join(dir, 'engine.mts');
+    // An engine stand-in with the default 10 s kill grace: the launcher must not wait that long.
+    fs.writeFileSync(
+      engine,
+      `import fs from 'node:fs';
+import { LauncherProcessRunner } from ${JSON.stringify(path.join(REPO, 'engine/adapters/process/launcher-process-runner.ts'))};
+const runner = new LauncherProcessRunner({ killGraceMs: 10_000 });
+const env = { ...process.env };
+const plain = await runner.start({ command: 'sleep 300 & sleep 300', env }, { onLine: () => undefined });
+// Its "ready" line may come with its pid, before start() has resolved: written once both are in.
+let ready = false;
+let stubborn: { pid: number } | undefined;
+const tell = () => {
+  if (ready && stubborn) fs.writeFileSync(${JSON.stringify(path.join(dir, 'ready'))}, [process.pid, runner.launcherPids().join(','), plain.pid, stubborn.pid].join(' '));
+};
+stubborn = await runner.start({ command: 'trap "" TERM; echo ready; sleep 300', env }, { onLine: () => { ready = true; tell(); } });
+tell();
+setInterval(() => undefined, 1000);
+`,
+    );
+    // The engine's parent never reaps it: once killed, it stays a zombie.
+    const parent = spawn('/bin/sh', ['-c', `"${process.execPath}" --import tsx "${engine}" & exec sleep 600`], { cwd: REPO, stdio: 'ignore', detached: true });
+    cleanups.push(() => killGroup(parent.pid as number));
+    const text = await waitFor(() => (fs.existsSync(path.join(dir, 'ready')) ? fs.readFileSync(path.join(dir, 'ready'), 'utf8') : undefined), {
+      timeoutMs: 30_000,
+      message: 'the engine did not start its tasks',
+    });
+    const [enginePid, launchers, plain, stubborn] = text.split(' ');
+    const groups = [Number(plain), Number(stubborn)];
+    const launcherPids = (launchers as string).split(',').map(Number);
+    for (const g of groups) cleanups.push(() => killGroup(g));
+    await waitFor(() => groupMembers(groups[0] as number).length >= 2 && groupMembers(groups[1] as number).length > 0, { message: 'the tasks run' });
+
+    process.kill(Number(enginePid), 'SIGKILL');
+    await waitFor(() => procState(Number(enginePid)) === 'Z', { message: 'the killed engine did not become a zombie' });
+    // Aimed at 2 s (SIGKILL 1.5 s after the SIGTERM); the deadline is loose for a loaded machine,
+    // yet well short of the 10 s kill grace the stand-in was given.
+    await waitFor(() => groups.every((g) => groupMembers(g).length === 0), { timeoutMs: 6_000, message: 'the tasks outlived their engine' });
+    await waitFor(() => launcherPids.every((p) => !processAlive(p)), { message: 'the launcher outlived its engine' });
+    expect(procState(Number(enginePid))).toBe('Z');
+  });
+});
