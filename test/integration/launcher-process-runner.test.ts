@@ -27,7 +27,8 @@ describe.skipIf(process.platform !== 'linux')('LauncherProcessRunner', () => {
     const runner = new LauncherProcessRunner({ killGraceMs: 1_000, onAlert: (m) => alerts.push(m) });
     cleanups.push(() => runner.dispose());
     const out: string[] = [];
-    const proc = await runner.start({ command: 'sleep 300 & echo started; sleep 300', env: env() }, { onLine: (_, line) => out.push(line) });
+    // `exec`: the group is two sleeps whatever the shell (bash may fork for the last command).
+    const proc = await runner.start({ command: 'sleep 300 & echo started; exec sleep 300', env: env() }, { onLine: (_, line) => out.push(line) });
     cleanups.push(() => killGroup(proc.pid));
     // A fresh launcher's first spawn: slow on a loaded machine (the whole suite on 2 cores).
     await waitFor(
@@ -100,5 +101,30 @@ setInterval(() => undefined, 1000);
     await waitFor(() => groups.every((g) => groupMembers(g).length === 0), { timeoutMs: 6_000, message: 'the tasks outlived their engine' });
     await waitFor(() => launcherPids.every((p) => !processAlive(p)), { message: 'the launcher outlived its engine' });
     expect(procState(Number(enginePid))).toBe('Z');
+  });
+
+  it('the engine killed while its launcher is still starting: the launcher sees it and exits', async () => {
+    const dir = tempDir('ax-launcher-orphan-');
+    cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const engine = path.join(dir, 'engine.mts');
+    // start() forks the launcher at once; the stand-in dies before the launcher has loaded its
+    // script, so the launcher starts with init as its parent and its channel already closed.
+    fs.writeFileSync(
+      engine,
+      `import fs from 'node:fs';
+import { LauncherProcessRunner } from ${JSON.stringify(path.join(REPO, 'engine/adapters/process/launcher-process-runner.ts'))};
+const runner = new LauncherProcessRunner({ killGraceMs: 1_000 });
+void runner.start({ command: 'sleep 300', env: { ...process.env } }, { onLine: () => undefined });
+fs.writeFileSync(${JSON.stringify(path.join(dir, 'launcher'))}, runner.launcherPids().join(','));
+process.kill(process.pid, 'SIGKILL');
+`,
+    );
+    const child = spawn(process.execPath, ['--import', 'tsx', engine], { cwd: REPO, stdio: 'ignore' });
+    await new Promise((resolve) => child.on('exit', resolve));
+    const launchers = fs.readFileSync(path.join(dir, 'launcher'), 'utf8').split(',').map(Number);
+    expect(launchers).toHaveLength(1);
+    for (const pid of launchers) cleanups.push(() => processAlive(pid) && process.kill(pid, 'SIGKILL'));
+    // Before the fix it lived on for good, holding the engine's stdout and stderr open.
+    await waitFor(() => launchers.every((p) => !processAlive(p)), { timeoutMs: 10_000, message: 'the launcher outlived its engine' });
   });
 });

@@ -22,7 +22,8 @@
 // Ids are the engine's. Line splitting, kills (signals to the group), /proc scans stay with the
 // engine: only what needs a fork happens here.
 //
-// Watchdog: when the engine is gone (the IPC channel disconnects, or this process is re-parented)
+// Watchdog: when the engine is gone (the IPC channel disconnects, or this process is re-parented,
+// also before it got here: the engine killed while forking it)
 // every process group spawned here that still has a member gets SIGTERM, SIGKILL after the grace
 // (argv[2], milliseconds), and the launcher exits.
 import { spawn } from 'node:child_process';
@@ -33,7 +34,9 @@ const STREAM_CLOSE_WAIT_MS = 200;
 const STREAM_CLOSE_MAX_MS = 5000;
 const CHECK_MS = 500;
 const graceMs = Number(process.argv[2] ?? 1500);
-const parent = process.ppid;
+// The engine's pid as it forked us (argv[3]): if the engine died while this process was still
+// starting, process.ppid is already init's here, and only the pid the engine passed tells.
+const parent = Number(process.argv[3] ?? process.ppid);
 
 /** groups spawned here that may still have members; pruned once a group is empty */
 const groups = new Set();
@@ -200,6 +203,7 @@ process.on('disconnect', stopAll);
 process.on('SIGINT', () => undefined);
 process.on('SIGTERM', stopAll);
 process.on('SIGHUP', stopAll);
+if (process.ppid !== parent || !process.connected) stopAll();
 setInterval(() => {
   if (process.ppid !== parent) stopAll();
   for (const pgid of groups) prune(pgid);

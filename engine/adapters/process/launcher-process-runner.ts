@@ -128,7 +128,7 @@ class Launcher {
     const env = { ...process.env };
     // The launcher is plain JavaScript: no loader (tsx) or other options of the engine's.
     delete env.NODE_OPTIONS;
-    this.child = fork(LAUNCHER_MAIN, [String(watchdogGraceMs)], {
+    this.child = fork(LAUNCHER_MAIN, [String(watchdogGraceMs), String(process.pid)], {
       execArgv: ['--max-old-space-size=64'],
       serialization: 'advanced',
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
