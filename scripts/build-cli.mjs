@@ -3,14 +3,22 @@
 import fs from 'node:fs';
 import { build } from 'esbuild';
 
+// Split: what only team mode or `ax migrate` uses (mysql2, ioredis: about 20 MB of heap) is
+// in chunks loaded on first use, so a solo engine never loads it. The chunks sit beside ax.mjs,
+// where the code that forks the launcher looks for it, whichever chunk that code lands in.
+fs.mkdirSync('dist', { recursive: true });
+for (const f of fs.readdirSync('dist')) if (f.endsWith('.mjs')) fs.rmSync(`dist/${f}`);
 await build({
-  entryPoints: ['engine/hosts/cli/main.ts'],
+  entryPoints: { ax: 'engine/hosts/cli/main.ts' },
   bundle: true,
+  splitting: true,
   platform: 'node',
   format: 'esm',
   target: 'node20',
   packages: 'external',
-  outfile: 'dist/ax.mjs',
+  outdir: 'dist',
+  outExtension: { '.js': '.mjs' },
+  chunkNames: '[name]-[hash]',
   logLevel: 'warning',
 });
 

@@ -1,7 +1,5 @@
 // ax migrate --to team: a solo data dir's workflows and history into the team's MySQL.
 import type { Command } from 'commander';
-import { copyStore } from '../../adapters/sql/copy-store.ts';
-import { openMysqlStore } from '../../adapters/sql/mysql-store.ts';
 import { openSqliteStore } from '../../adapters/sql/sqlite-store.ts';
 import { AxError } from '../../api/errors.ts';
 import { dbFile, describeLock, readEngineLock, resolveDataDir } from '../node/data-dir.ts';
@@ -24,6 +22,10 @@ export function migrateCommand(program: Command, globals: Globals): void {
       const holder = readEngineLock(dir);
       if (holder) throw new AxError('conflict', `stop the engine on ${dir} first: ${describeLock(holder)}`);
       const { mysqlUrl } = teamConnection({ ...g, redis: g.redis ?? process.env.AX_REDIS_URL ?? 'redis://unused' });
+      const [{ copyStore }, { openMysqlStore }] = await Promise.all([
+        import('../../adapters/sql/copy-store.ts'),
+        import('../../adapters/sql/mysql-store.ts'),
+      ]);
       const source = await openSqliteStore(dbFile(dir));
       try {
         const target = await openMysqlStore({ url: mysqlUrl });

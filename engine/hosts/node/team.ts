@@ -1,7 +1,5 @@
 // Wiring for team mode: MySQL store, Redis coordinator, and the node's role.
 import os from 'node:os';
-import { RedisCoordinator } from '../../adapters/redis/redis-coordinator.ts';
-import { openMysqlStore } from '../../adapters/sql/mysql-store.ts';
 import { systemClock } from '../../adapters/system-clock.ts';
 import { AxError } from '../../api/errors.ts';
 import { DEFAULT_CONFIG, type EngineConfig } from '../../core/config.ts';
@@ -62,6 +60,11 @@ export function teamConnection(flags: { mysql?: string; redis?: string; redisPre
 
 export async function openTeamEngine(options: TeamOptions): Promise<Engine> {
   const config = { ...configFromEnv(), ...options.config };
+  // Loaded here, not at the top: a solo engine never loads mysql2 and ioredis (about 20 MB).
+  const [{ openMysqlStore }, { RedisCoordinator }] = await Promise.all([
+    import('../../adapters/sql/mysql-store.ts'),
+    import('../../adapters/redis/redis-coordinator.ts'),
+  ]);
   const store = await openMysqlStore({ url: options.mysqlUrl });
   const coordinator = new RedisCoordinator({
     url: options.redisUrl,
