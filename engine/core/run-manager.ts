@@ -90,7 +90,7 @@ export class RunManager {
 
   private settlement(wf: CachedWorkflow | undefined): Settlement {
     // A workflow gone meanwhile: no run of it can succeed.
-    return { taskCount: wf ? wf.tasks.size : Number.POSITIVE_INFINITY, queuedRoots: wf ? wf.roots.map((t) => this.draft(t, 1, this.clock.now())) : [] };
+    return { taskCount: wf ? wf.tasks.size : Number.POSITIVE_INFINITY, queuedRoots: () => (wf ? wf.roots.map((t) => this.draft(t, 1, this.clock.now())) : []) };
   }
 
   /**

@@ -117,8 +117,11 @@ export interface FollowUps {
 export interface Settlement {
   /** tasks the run must see succeed to end SUCCESS (its workflow's task count; 1 for a one-task run) */
   taskCount: number;
-  /** the roots the oldest QUEUED run of the workflow starts with when this one ends (overlap policy `queue`) */
-  queuedRoots: InstanceDraft[];
+  /**
+   * the roots the oldest QUEUED run of the workflow starts with when this one ends (overlap
+   * policy `queue`); asked for only then, as most finishes end no run
+   */
+  queuedRoots: () => InstanceDraft[];
 }
 
 /** finish-with-follow-ups: an instance's final state, what it leads to, and the run's settlement, as one step. */
@@ -252,7 +255,7 @@ export interface Store {
    * running instances end CANCELLED (their workers' outcome writes are then refused), and the
    * workflow's oldest QUEUED run starts with `queuedRoots`. done false if the run had ended.
    */
-  cancelRun(runId: number, reason: string, queuedRoots: InstanceDraft[], now: number): Promise<TransitionResult>;
+  cancelRun(runId: number, reason: string, queuedRoots: Settlement['queuedRoots'], now: number): Promise<TransitionResult>;
   /** settle-run, one transaction: a RUNNING run with nothing pending ends (see finishInstance), and the next queued run starts. */
   settleRun(runId: number, settlement: Settlement, now: number): Promise<TransitionResult>;
   getRun(id: number): Promise<RunRecord | undefined>;

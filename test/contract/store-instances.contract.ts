@@ -18,7 +18,7 @@ function again(seed: Seeded, inst: InstanceRecord): Finish {
     to: inst.state as Finish['to'],
     patch: {},
     followUps: {},
-    settlement: { taskCount: seed.tasks.size, queuedRoots: [] },
+    settlement: { taskCount: seed.tasks.size, queuedRoots: () => [] },
   };
 }
 

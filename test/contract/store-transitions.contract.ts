@@ -26,7 +26,7 @@ async function seedJoin(store: Store, runState: 'RUNNING' | 'QUEUED' = 'RUNNING'
 }
 
 function settlement(seed: Seeded, roots = ['x', 'y']): Settlement {
-  return { taskCount: seed.tasks.size, queuedRoots: roots.map((r) => draft(seed, r)) };
+  return { taskCount: seed.tasks.size, queuedRoots: () => roots.map((r) => draft(seed, r)) };
 }
 
 /** The finish a worker sends when its RUNNING instance succeeds: z once x and y both have. */
@@ -252,7 +252,7 @@ export function transitionsContract(store: StoreGetter, peer: StoreGetter): void
       ]);
       // The worker's outcome for x is refused now.
       expect((await store().finishInstance(success(seed, x), T0 + 60)).done).toBe(false);
-      expect((await store().cancelRun(seed.runId, 'again', [], T0 + 70)).done).toBe(false);
+      expect((await store().cancelRun(seed.runId, 'again', () => [], T0 + 70)).done).toBe(false);
     });
 
     it('settle-run ends a RUNNING run with nothing pending, and leaves one with pending work', async () => {

@@ -3,7 +3,7 @@
 // differ in locking (claim-queries.ts).
 import type { Kysely } from 'kysely';
 import type { AuditEntry, InstanceRecord, InstanceState, LogLine, RunRecord, RunState, WorkerRecord, WorkflowSpec, WorkflowSummary } from '../../api/types.ts';
-import type { ApplyResult, ClaimCandidate, Finish, InstanceDraft, InstanceGuard, InstancePatch, NewInstance, RunFilter, Settlement, StartRun, TransitionResult, ScheduleRecord, Store, TaskRuntime, TaskSearchRow, WorkerRegistration, WorkflowGraph } from '../../ports/store.ts';
+import type { ApplyResult, ClaimCandidate, Finish, InstanceGuard, InstancePatch, NewInstance, RunFilter, Settlement, StartRun, TransitionResult, ScheduleRecord, Store, TaskRuntime, TaskSearchRow, WorkerRegistration, WorkflowGraph } from '../../ports/store.ts';
 import { claimDueInstances } from './claim-queries.ts';
 import { insertLogs } from './log-insert.ts';
 import type { SqlDialectName } from './migrations.ts';
@@ -72,7 +72,7 @@ export class SqlStore implements Store {
   finishInstance(finish: Finish, now: number): Promise<TransitionResult> {
     return transitions.finishInstance(this.db, this.dialect, finish, now);
   }
-  cancelRun(runId: number, reason: string, queuedRoots: InstanceDraft[], now: number): Promise<TransitionResult> {
+  cancelRun(runId: number, reason: string, queuedRoots: Settlement['queuedRoots'], now: number): Promise<TransitionResult> {
     return transitions.cancelRun(this.db, this.dialect, runId, reason, queuedRoots, now);
   }
   settleRun(runId: number, settlement: Settlement, now: number): Promise<TransitionResult> {

@@ -112,7 +112,7 @@ async function runRecord(trx: Trx, id: number): Promise<RunRecord> {
  * The workflow's oldest QUEUED run starts (overlap policy `queue`) once none of its runs is
  * RUNNING; with its roots, in the caller's transaction.
  */
-async function startQueued(trx: Trx, dialect: SqlDialectName, workflowId: number, roots: InstanceDraft[], now: number, result: TransitionResult): Promise<void> {
+async function startQueued(trx: Trx, dialect: SqlDialectName, workflowId: number, roots: Settlement['queuedRoots'], now: number, result: TransitionResult): Promise<void> {
   const running = await trx.selectFrom('workflow_run').select('id').where('workflow_id', '=', workflowId).where('state', '=', 'RUNNING').limit(1).executeTakeFirst();
   if (running) return;
   const q = trx.selectFrom('workflow_run').select(['id', 'workflow_id']).where('workflow_id', '=', workflowId).where('state', '=', 'QUEUED').orderBy('id').limit(1);
@@ -120,7 +120,7 @@ async function startQueued(trx: Trx, dialect: SqlDialectName, workflowId: number
   if (!next) return;
   await trx.updateTable('workflow_run').set({ state: 'RUNNING', started_at: now }).where('id', '=', next.id).where('state', '=', 'QUEUED').execute();
   result.runs.push(await runRecord(trx, next.id));
-  result.created.push(...(await insertDrafts(trx, next, roots, now)));
+  result.created.push(...(await insertDrafts(trx, next, roots(), now)));
 }
 
 export async function startRun(db: Kysely<Database>, dialect: SqlDialectName, start: StartRun): Promise<{ run: RunRecord; created: InstanceRecord[] } | undefined> {
@@ -232,7 +232,7 @@ async function settle(
   await startQueued(trx, dialect, run.workflow_id, queuedRoots, now, result);
 }
 
-export async function cancelRun(db: Kysely<Database>, dialect: SqlDialectName, runId: number, reason: string, queuedRoots: InstanceDraft[], now: number): Promise<TransitionResult> {
+export async function cancelRun(db: Kysely<Database>, dialect: SqlDialectName, runId: number, reason: string, queuedRoots: Settlement['queuedRoots'], now: number): Promise<TransitionResult> {
   return transact(db, async (trx) => {
     const result: TransitionResult = { done: false, created: [], ended: [], runs: [] };
     const run = await lockRun(trx, dialect, runId);
