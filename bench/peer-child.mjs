@@ -9,18 +9,8 @@
 //   bullmq SHELL REDIS_URL PREFIX QUEUE CONCURRENCY
 //       a BullMQ worker whose job is that spawn; prints "ready" once connected, starts taking
 //       jobs at the first line on stdin, closes (finishing its jobs) when stdin ends
-import { spawn } from 'node:child_process';
 import readline from 'node:readline';
-
-function spawnTrue(shell) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(shell, ['-c', 'true'], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    child.stdout.resume();
-    child.stderr.resume();
-    child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`${shell} -c true exited ${code}`))));
-  });
-}
+import { spawnMany, spawnTrue } from './raw-spawn.mjs';
 
 const input = readline.createInterface({ input: process.stdin });
 const lines = input[Symbol.asyncIterator]();
@@ -31,15 +21,7 @@ if (mode === 'raw') {
   console.log('ready');
   await lines.next();
   const start = Date.now();
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < total) {
-        next += 1;
-        await spawnTrue(shell);
-      }
-    }),
-  );
+  await spawnMany(shell, total, concurrency);
   console.log(JSON.stringify({ start, end: Date.now(), total }));
   input.close();
 } else if (mode === 'bullmq') {

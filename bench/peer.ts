@@ -78,7 +78,7 @@ class Child {
 }
 
 /** Raw spawn in `processes` small Node processes at once, `concurrency` at a time each: tasks/s. */
-async function rawRate(shell: string, processes: number, total: number, concurrency: number): Promise<number> {
+export async function rawRate(shell: string, processes: number, total: number, concurrency: number): Promise<number> {
   const children = Array.from({ length: processes }, () => new Child(['raw', shell, String(Math.round(total / processes)), String(concurrency)]));
   await Promise.all(children.map((c) => c.ready()));
   for (const c of children) c.go();

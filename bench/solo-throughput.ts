@@ -7,7 +7,6 @@
 // directly (NodeProcessRunner, what it did before). Everything is measured again with 300 MB of
 // resident ballast in this process: a spawn forks the spawning process, and fork copies its page
 // tables, so a direct spawn slows as the spawner grows (nodejs/node#14917), a launcher's not.
-import { spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { LauncherProcessRunner } from '../engine/adapters/process/launcher-process-runner.ts';
 import { NodeProcessRunner } from '../engine/adapters/process/node-process-runner.ts';
@@ -15,35 +14,15 @@ import type { EngineEvent } from '../engine/api/events.ts';
 import type { ProcessRunner } from '../engine/ports/process-runner.ts';
 import { openSoloEngine } from '../engine/hosts/node/solo.ts';
 import { DEFAULT_CONFIG } from '../engine/core/config.ts';
+import { spawnMany } from './raw-spawn.mjs';
 import { type BenchOptions, type BenchTable, fmt, removeDir, taskSpec, tempDir, timed, engineShell } from './util.ts';
 
 const CONCURRENCY = DEFAULT_CONFIG.maxConcurrency;
 const FINAL_RUN_STATES = ['SUCCESS', 'FAILED', 'CANCELLED', 'SKIPPED'];
 
-/** The shell the engine's process runner picks on Unix: $SHELL if it exists, else /bin/sh. */
-function spawnTrue(shell: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(shell, ['-c', 'true'], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    child.stdout.resume();
-    child.stderr.resume();
-    child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`${shell} -c true exited ${code}`))));
-  });
-}
-
 /** `total` spawns of `shell -c true`, `concurrency` at a time; returns spawns per second. */
 export async function rawSpawnRate(shell: string, total: number, concurrency: number): Promise<number> {
-  let next = 0;
-  const [, ms] = await timed(() =>
-    Promise.all(
-      Array.from({ length: concurrency }, async () => {
-        while (next < total) {
-          next += 1;
-          await spawnTrue(shell);
-        }
-      }),
-    ),
-  );
+  const [, ms] = await timed(() => spawnMany(shell, total, concurrency));
   return total / (ms / 1000);
 }
 

@@ -30,11 +30,11 @@ import type { Engine } from '../engine/core/engine.ts';
 import { openTeamEngine } from '../engine/hosts/node/team.ts';
 import { createTestDatabase, deleteRedisPrefix, mysqlAvailable, REDIS_URL, redisAvailable, uniqueName } from '../test/helpers/services.ts';
 import { buildBundle } from '../test/helpers/team/team-process.ts';
+import { rawRate } from './peer.ts';
 import { engineThroughput, rawSpawnRate } from './solo-throughput.ts';
 import { type BenchOptions, type BenchTable, fmt, layeredWorkflow, percentile } from './util.ts';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
-const SPAWN_CHILD = fileURLToPath(new URL('./spawn-child.ts', import.meta.url));
 const LOOP_MONITOR = pathToFileURL(fileURLToPath(new URL('./loop-monitor.mjs', import.meta.url))).href;
 const SCHEDULERS = 2;
 const WORKERS = 3;
@@ -188,33 +188,6 @@ class AxProcess {
     await this.exited;
     clearTimeout(timer);
   }
-}
-
-/** Raw spawn rate of `processes` Node processes at once, each `concurrency` at a time. */
-async function parallelSpawnRate(shell: string, processes: number, perProcess: number, concurrency: number): Promise<number> {
-  const children = Array.from({ length: processes }, () =>
-    spawn(process.execPath, ['--import', 'tsx', SPAWN_CHILD, shell, String(perProcess), String(concurrency)], { cwd: REPO, stdio: ['pipe', 'pipe', 'inherit'] }),
-  );
-  const lines = children.map((c) => {
-    const rl = readline.createInterface({ input: c.stdout as NodeJS.ReadableStream });
-    const queue: string[] = [];
-    let wake: (() => void) | undefined;
-    rl.on('line', (l) => (queue.push(l), wake?.()));
-    c.on('close', () => wake?.());
-    return async (): Promise<string> => {
-      while (queue.length === 0) {
-        if (c.exitCode !== null) throw new Error(`spawn-child exited ${c.exitCode}`);
-        await new Promise<void>((resolve) => (wake = resolve));
-      }
-      return queue.shift() as string;
-    };
-  });
-  for (const next of lines) if ((await next()) !== 'ready') throw new Error('spawn-child did not say ready');
-  for (const c of children) c.stdin?.write('go\n');
-  const results = await Promise.all(lines.map(async (next) => JSON.parse(await next()) as { start: number; end: number; total: number }));
-  const start = Math.min(...results.map((r) => r.start));
-  const end = Math.max(...results.map((r) => r.end));
-  return results.reduce((n, r) => n + r.total, 0) / ((end - start) / 1000);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -655,7 +628,7 @@ export async function benchTeamLoad(options: BenchOptions): Promise<BenchTable> 
   const slots = WORKERS * WORKER_CONCURRENCY;
 
   options.progress(`team-load: raw spawn, ${shell} -c true: ${WORKERS} processes × ${WORKER_CONCURRENCY} at a time (before)`);
-  const rawParallelBefore = await parallelSpawnRate(shell, WORKERS, Math.round(rawTotal / WORKERS), WORKER_CONCURRENCY);
+  const rawParallelBefore = await rawRate(shell, WORKERS, rawTotal, WORKER_CONCURRENCY);
   options.progress(`team-load: raw spawn: 1 process × ${slots} at a time`);
   const rawOneWide = await rawSpawnRate(shell, rawTotal, slots);
   options.progress(`team-load: raw spawn: 1 process × ${SOLO_CONCURRENCY} at a time`);
@@ -669,7 +642,7 @@ export async function benchTeamLoad(options: BenchOptions): Promise<BenchTable> 
   options.progress(`team-load: solo engine, ${total} independent true tasks (bench/solo-throughput.ts engineThroughput)`);
   const solo = await engineThroughput(total);
   options.progress(`team-load: raw spawn, ${WORKERS} processes × ${WORKER_CONCURRENCY} at a time (after)`);
-  const rawParallelAfter = await parallelSpawnRate(shell, WORKERS, Math.round(rawTotal / WORKERS), WORKER_CONCURRENCY);
+  const rawParallelAfter = await rawRate(shell, WORKERS, rawTotal, WORKER_CONCURRENCY);
 
   const wallS = burst.wallMs / 1000;
   const cpuS = (now: CpuTicks | undefined, then: CpuTicks | undefined, k: keyof CpuTicks) => (now && then ? (now[k] - then[k]) / CLK_TCK : NaN);
