@@ -1,29 +1,24 @@
-// The embedded worker: takes dispatches from its queue, loads the command from the store by
-// instance id (never from the message), runs it in its own process group, streams its lines to
-// the log writer, enforces the timeout (SIGTERM, SIGKILL after the grace) and records the
-// outcome with a fenced compare-and-set. It never blocks the scheduler: all waiting is async.
-import type { InstanceRecord, InstanceState, RunRecord, WorkerRecord } from '../api/types.ts';
+// The embedded worker: takes dispatches from its queue up to its concurrency limit, admits each
+// (the command comes from the store by instance id, never from the message) and hands it to its
+// execution (task-execution.ts: process group, log lines, timeout, outcome). It beats for itself
+// and its running tasks, stops the tasks that are cancelled or no longer its own, and drains. It
+// never blocks the scheduler: all waiting is async.
+import type { WorkerRecord } from '../api/types.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { Coordinator, DispatchMessage } from '../ports/coordinator.ts';
-import { instanceEvent } from './events.ts';
-import type { ProcessRunner, RunningProcess } from '../ports/process-runner.ts';
-import type { Finish, InstanceGuard, InstancePatch, Store, TaskDefinition } from '../ports/store.ts';
+import type { ProcessRunner } from '../ports/process-runner.ts';
+import type { Store } from '../ports/store.ts';
 import { admitDispatch } from './dispatch-admission.ts';
 import { formatDuration } from './duration.ts';
-import { appendLateLine } from './late-log-line.ts';
 import type { LogWriter } from './log-writer.ts';
-import { persistently } from './persist.ts';
 import { repeat } from './repeat.ts';
 import { retrying } from './retry.ts';
-import { taskLaunch, taskOutcome } from './task-launch.ts';
+import { type ExecutionOptions, type RecordOutcome, type Running, TaskExecutor } from './task-execution.ts';
 import { WorkerIdentity } from './worker-identity.ts';
 import type { WorkflowCache } from './workflow-cache.ts';
 
-
-/** how many runs' records a worker keeps for its tasks' environments */
-const RUN_CACHE_SIZE = 64;
-export interface WorkerOptions {
-  id: string;
+/** The execution's options (id, kill grace, line limit, base environment) and the worker's own. */
+export interface WorkerOptions extends ExecutionOptions {
   host: string;
   pid: number;
   version: string;
@@ -33,10 +28,6 @@ export interface WorkerOptions {
   maxConcurrency: number;
   workerHeartbeatMs: number;
   taskHeartbeatMs: number;
-  killGraceMs: number;
-  maxLineBytes: number;
-  /** the environment every task starts from (the engine's own, usually) */
-  baseEnv: Record<string, string>;
   /** `ax drain` asked this worker to drain; the host decides how (usually: drain, then exit) */
   onDrainRequested?: () => void;
   /** shown by `ax workers` */
@@ -50,23 +41,9 @@ export interface WorkerOptions {
   onIdentityLost?: () => void;
 }
 
-interface Running {
-  inst: InstanceRecord;
-  message: DispatchMessage;
-  process?: RunningProcess;
-  timedOut: boolean;
-  /** set when the worker itself stops the process (fenced off, shutdown) */
-  stopReason?: string;
-  /** its process ended and the outcome is being written: a beat that misses it is no take-over */
-  reporting?: boolean;
-  /** a user cancelled it: the store already says CANCELLED, so the refused outcome is expected */
-  cancelled?: boolean;
-}
-
 export class Worker {
   private readonly running = new Map<number, Running>();
-  /** runs of recent tasks, oldest first (see runOf) */
-  private readonly runs = new Map<number, RunRecord>();
+  private readonly executor: TaskExecutor;
   private stopping = false;
   /** messages taken and not yet done with: what the concurrency limit counts */
   private slots = 0;
@@ -86,7 +63,7 @@ export class Worker {
   constructor(
     private readonly store: Store,
     private readonly coordinator: Coordinator,
-    private readonly runner: ProcessRunner,
+    runner: ProcessRunner,
     private readonly logs: LogWriter,
     private readonly workflows: WorkflowCache,
     private readonly clock: Clock,
@@ -95,14 +72,15 @@ export class Worker {
      * Records an outcome with its follow-ups (RunManager.finish: one store step); false when the
      * guard refused it
      */
-    private readonly recordOutcome: (inst: InstanceRecord, guard: InstanceGuard, to: Finish['to'], patch: InstancePatch) => Promise<boolean>,
+    recordOutcome: RecordOutcome,
     /** told once an outcome is recorded: a slot is free */
-    private readonly onFinished: () => void,
+    onFinished: () => void,
     private readonly alert: (message: string) => void,
   ) {
     this.startedAt = clock.now();
     const gone = (h: WorkerRecord) => options.holderGone?.(h) ?? false;
     this.registration = new WorkerIdentity(store, coordinator, clock, options.workerHeartbeatMs, gone, alert, () => this.loseIdentity(), this.record());
+    this.executor = new TaskExecutor(store, coordinator, runner, logs, clock, options, () => this.identityLost, recordOutcome, onFinished, alert);
   }
 
   /** another node holds this id now: nothing more is written or started under it */
@@ -312,7 +290,7 @@ export class Worker {
     const entry: Running = { inst, message, timedOut: false };
     this.running.set(inst.id, entry);
     try {
-      await this.run(entry, task, wf.graph.name);
+      await this.executor.run(entry, task, wf.graph.name);
     } catch (err) {
       this.alert(`instance ${inst.id}: ${err instanceof Error ? err.message : String(err)}`);
     } finally {
@@ -328,134 +306,6 @@ export class Worker {
       const failed = cleanup.find((c) => c.status === 'rejected');
       if (failed) this.alert(`instance ${inst.id}: could not clear its live state: ${String(failed.reason)}`);
     }
-  }
-
-  private async run(entry: Running, task: TaskDefinition, workflowName: string): Promise<void> {
-    const { inst } = entry;
-    const guard = { from: ['DISPATCHED' as InstanceState], attempt: inst.attempt, workerId: this.id };
-    const startedAt = this.clock.now();
-    if (!(await this.store.transitionInstance(inst.id, guard, 'RUNNING', { startedAt, heartbeatAt: startedAt }))) {
-      this.alert(`instance ${inst.id} attempt ${inst.attempt}: start refused, it changed state meanwhile`);
-      return;
-    }
-    const running = { ...inst, state: 'RUNNING' as const, startedAt };
-    void this.coordinator.publish(instanceEvent(running, this.clock.now())).catch(() => undefined);
-    // RUNNING now: a read that failed here (the database away) would leave it RUNNING with no
-    // process, to be failed over later; so it waits for the database like the writes do.
-    const run = await this.persist(`read the run of instance ${inst.id}`, () => this.runOf(inst.runId));
-    this.logs.open(inst.id);
-    const { env, envFiles } = taskLaunch(this.options.baseEnv, task, workflowName, inst, run, startedAt);
-    const fence = { from: ['RUNNING' as InstanceState], attempt: inst.attempt, workerId: this.id };
-    try {
-      entry.process = await this.runner.start(
-        { command: task.command, cwd: task.cwd, env, maxLineBytes: this.options.maxLineBytes, ...(envFiles && { envFiles }) },
-        { onLine: (stream, line, bytes) => this.logs.append(inst.id, stream, line, bytes) },
-      );
-    } catch (err) {
-      const reason = `could not start: ${err instanceof Error ? err.message : String(err)}`;
-      this.logs.system(inst.id, reason);
-      await this.finish(entry, fence, 'FAILED', { reason });
-      return;
-    }
-    // Cancelled (or otherwise stopped) between RUNNING and the spawn: it goes at once.
-    if (entry.stopReason) void entry.process.terminate(this.options.killGraceMs);
-    await this.persist(`record the pid of instance ${inst.id}`, () => this.store.transitionInstance(inst.id, fence, undefined, { pid: entry.process?.pid }));
-    const cancelTimeout =
-      task.timeoutMs === undefined
-        ? undefined
-        : this.clock.setTimer(task.timeoutMs, () => {
-            entry.timedOut = true;
-            this.logs.system(inst.id, `timed out after ${formatDuration(task.timeoutMs as number)}: SIGTERM to the process group, SIGKILL after ${formatDuration(this.options.killGraceMs)}`);
-            void entry.process?.terminate(this.options.killGraceMs);
-          });
-    const exit = await entry.process.exited;
-    cancelTimeout?.();
-    // Anything the command left running in its group goes with it: a retry must never overlap
-    // a live leftover of the previous attempt (SPEC §7).
-    await entry.process.terminate(this.options.killGraceMs);
-    // What `ax cancel` waits for: the cancelled task's group is gone.
-    if (entry.cancelled) this.logs.system(inst.id, 'stopped: no process of its group is left');
-    const { state, reason, failedOver } = taskOutcome(entry, exit, task.timeoutMs);
-    if (failedOver) this.logs.system(inst.id, reason as string);
-    await this.finish(entry, fence, state, { exitCode: exit.code ?? undefined, reason, failedOver });
-    // What left the group (setsid, a daemon) outlives the task: said at the end of its log where
-    // the platform can tell, after the outcome, so that looking never delays a task or a slot.
-    void this.reportLeftRunning(inst.id, entry.process);
-  }
-
-  /**
-   * What a task's environment takes from its run (id, logical time, trigger, payload) never
-   * changes: read once per run, not once per task (a run of 2,000 tasks is one read).
-   */
-  private async runOf(runId: number): Promise<RunRecord | undefined> {
-    const cached = this.runs.get(runId);
-    if (cached) return cached;
-    const run = await this.store.getRun(runId);
-    if (run) {
-      if (this.runs.size >= RUN_CACHE_SIZE) this.runs.delete(this.runs.keys().next().value as number);
-      this.runs.set(runId, run);
-    }
-    return run;
-  }
-
-  private async reportLeftRunning(instanceId: number, process: RunningProcess): Promise<void> {
-    const left = await process.leftRunning?.().catch(() => []);
-    for (const l of left ?? []) {
-      await appendLateLine(this.store, this.coordinator, this.clock, instanceId, `left running: pid ${l.pid} (${l.command}): it left the task's process group, so it was not stopped with the task`);
-    }
-  }
-
-  private async finish(
-    entry: Running,
-    fence: { from: InstanceState[]; attempt: number; workerId: string },
-    state: Finish['to'],
-    patch: { exitCode?: number; reason?: string; failedOver?: true },
-  ): Promise<void> {
-    const { inst } = entry;
-    if (this.identityLost) {
-      // Not ours to report: the scheduler fails it over (its new holder does not list it).
-      this.alert(`instance ${inst.id} attempt ${inst.attempt}: ${state} not recorded: this worker lost its id`);
-      return;
-    }
-    entry.reporting = true;
-    // The log goes in before the outcome: a finished task's log is never lost. If the store
-    // keeps refusing it, the outcome says so rather than passing for complete.
-    const unstored = await this.logs.close(inst.id);
-    if (unstored > 0) {
-      const lost = `its log is incomplete: ${unstored} line(s) could not be stored`;
-      patch = { ...patch, reason: patch.reason ? `${patch.reason}; ${lost}` : lost };
-      this.alert(`instance ${inst.id} attempt ${inst.attempt} (${state}): ${lost}`);
-    }
-    const finishedAt = this.clock.now();
-    let recorded: boolean;
-    try {
-      recorded = await this.persist(`record ${state} of instance ${inst.id}`, () => this.recordOutcome(inst, fence, state, { ...patch, finishedAt }));
-    } catch (err) {
-      // The store refuses for good (its file deleted under the engine): the outcome is said here,
-      // since it can be kept nowhere else.
-      const exit = patch.exitCode === undefined ? '' : ` (exit code ${patch.exitCode})`;
-      this.alert(`task ${inst.taskName} of run #${inst.runId} (instance ${inst.id}, attempt ${inst.attempt}) ended ${state}${exit}, NOT recorded: ${err instanceof Error ? err.message : String(err)}`);
-      return;
-    }
-    if (!recorded) {
-      // A retried write is refused when an earlier try landed but its reply was lost with the
-      // connection: then the row holds exactly this outcome, and it is ours.
-      const now = await this.persist(`read instance ${inst.id}`, () => this.store.getInstance(inst.id));
-      const ours = now?.state === state && now.attempt === inst.attempt && now.workerId === this.id && now.finishedAt === finishedAt;
-      if (!ours) {
-        if (entry.cancelled || now?.state === 'CANCELLED') return;
-        this.alert(`instance ${inst.id} attempt ${inst.attempt}: outcome ${state} refused, the instance was taken over`);
-        return;
-      }
-    }
-    this.onFinished();
-  }
-
-  /** Up to ten minutes of retries, then the scheduler's backstops take over. */
-  private persist<T>(what: string, write: () => Promise<T>): Promise<T> {
-    return persistently(this.clock, write, (err, delay) =>
-      this.alert(`worker ${this.id}: could not ${what} (${err instanceof Error ? err.message : String(err)}); retrying in ${delay} ms`),
-    );
   }
 
   /**
