@@ -1,6 +1,6 @@
 // Workflow graphs with their adjacency, loaded once per workflow and reused by every event:
 // dependency advance must cost O(downstream), not a reload or a scan. The graph work is
-// dag.ts's, the one graph module (the designer and the workflow-file check use it too).
+// dag.ts's, the one graph module (the designer and the workflow-file edge check in workflow-edges.ts use it too).
 import type { Store, TaskDefinition, WorkflowGraph } from '../ports/store.ts';
 import { downstreamMap, type Edge, roots, upstreamMap } from './dag.ts';
 
