@@ -4,8 +4,8 @@ import type { EngineApi } from '../../api/engine-api.ts';
 import type { EngineEvent, Topic } from '../../api/events.ts';
 
 export interface Follower {
-  /** resolves at the next matching event, or after the safety-net interval */
-  next(): Promise<void>;
+  /** resolves at the next matching event (true), or after the safety-net interval (false) */
+  next(): Promise<boolean>;
   close(): void;
 }
 
@@ -19,17 +19,19 @@ export async function follow(api: EngineApi, topics: Topic[], matches: (e: Engin
   });
   return {
     async next() {
+      let woken = true;
       if (!pending) {
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, safetyNetMs);
+        woken = await new Promise<boolean>((resolve) => {
+          const timer = setTimeout(() => resolve(false), safetyNetMs);
           wake = () => {
             clearTimeout(timer);
-            resolve();
+            resolve(true);
           };
         });
         wake = undefined;
       }
       pending = false;
+      return woken;
     },
     close: unsubscribe,
   };

@@ -31,25 +31,51 @@ export interface WaitOptions {
  * it is (not SUCCESS, so callers exit 1) instead of waiting forever.
  */
 export async function waitForRun(api: EngineApi, runId: number, options: WaitOptions = {}): Promise<RunRecord> {
-  const seen = new Map<number, string>();
-  const changes = await follow(api, ['runs'], (e) => (e.type === 'run' || e.type === 'instance') && e.runId === runId);
+  const changed = new Set<number>();
+  let runChanged = false;
+  const changes = await follow(api, ['runs'], (e) => {
+    if (e.type === 'instance' && e.runId === runId) changed.add(e.instanceId);
+    else if (e.type === 'run' && e.runId === runId) runChanged = true;
+    else return false;
+    return true;
+  });
   try {
-    return await printUntilDone(api, runId, options, seen, () => changes.next());
+    // The events say which instances changed: those are read again, not the whole run; the run
+    // is read whole at first, when it changes (it started or ended), when many of its instances
+    // changed at once, and when no event came for a while (one may have been lost).
+    const reads: Reads = async () => {
+      while (changed.size === 0 && !runChanged) if (!(await changes.next())) return 'all';
+      const ids = [...changed];
+      changed.clear();
+      const whole = runChanged;
+      runChanged = false;
+      return whole ? 'all' : ids;
+    };
+    return await printUntilDone(api, runId, options, reads);
   } finally {
     changes.close();
   }
 }
 
-async function printUntilDone(api: EngineApi, runId: number, options: WaitOptions, seen: Map<number, string>, next: () => Promise<void>): Promise<RunRecord> {
+/** What to read next: the whole run, or the instances that changed. */
+type Reads = () => Promise<'all' | number[]>;
+
+/** A share of the run's instances past which reading them one by one costs more than the whole run. */
+const WHOLE_READ_SHARE = 0.25;
+
+async function printUntilDone(api: EngineApi, runId: number, options: WaitOptions, reads: Reads): Promise<RunRecord> {
   const untaken = untakenTasks(api, options.cancelAs === undefined);
   const notes = runNotes(api);
+  const seen = new Map<number, string>();
+  const known = new Map<number, InstanceRecord>();
   let since: number | undefined;
-  let readMs = 0;
+  let readAt = Date.now();
+  let { run, instances: fresh } = await api.getRun(runId);
+  let wholeReadMs = Date.now() - readAt;
   for (;;) {
-    const readAt = Date.now();
-    const { run, instances } = await api.getRun(runId);
-    readMs = Date.now() - readAt;
-    for (const i of instances) {
+    for (const i of fresh) known.set(i.id, i);
+    const instances = [...known.values()];
+    for (const i of fresh) {
       if (!options.quiet) await notes.retry(i, instances);
       if (seen.get(i.id) === i.state || !SHOWN.includes(i.state)) continue;
       seen.set(i.id, i.state);
@@ -75,11 +101,17 @@ async function printUntilDone(api: EngineApi, runId: number, options: WaitOption
       process.stderr.write(`ax: ${why} — run #${run.id} cancelled, as nothing here can run it\n`);
       return (await api.getRun(runId)).run;
     }
-    await next();
-    // The run is read whole each time, and in this process that reading is the engine's own
-    // time: a run of thousands of tasks, whose events come by the hundred, is read again no
-    // sooner than ten readings' time later, so following it takes at most a tenth of the thread.
-    if (readMs > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1_000, 10 * readMs)));
+    const next = await reads();
+    if (next !== 'all' && next.length <= WHOLE_READ_SHARE * known.size) {
+      fresh = (await Promise.all(next.map((id) => api.getInstance(id)))).sort((a, b) => a.id - b.id);
+      continue;
+    }
+    // In this process a whole read is the engine's own time: after one of a run of thousands of
+    // tasks, the next waits ten readings' time, so following takes at most a tenth of the thread.
+    if (wholeReadMs > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1_000, 10 * wholeReadMs)));
+    readAt = Date.now();
+    ({ run, instances: fresh } = await api.getRun(runId));
+    wholeReadMs = Date.now() - readAt;
   }
 }
 
