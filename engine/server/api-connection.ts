@@ -1,6 +1,6 @@
 // One client of the EngineApi over any transport (WebSocket, MessagePort): requests go to
 // dispatchRequest, watch/unwatch messages change which event topics this client receives.
-import type { ApiRequest, EngineApi, WatchMessage } from '../api/engine-api.ts';
+import type { ApiRequest, EngineApi, EventMessage, WatchMessage } from '../api/engine-api.ts';
 import { isTopic, type Topic } from '../api/events.ts';
 import { dispatchRequest } from './api-dispatch.ts';
 
@@ -18,6 +18,11 @@ export interface ConnectionOptions {
   canSendEvent?: () => boolean;
   /** told once each time events were dropped for this client */
   onDropped?: (count: number) => void;
+}
+
+/** What a client is told when its events were dropped (see canSendEvent). */
+export function droppedNotice(count: number): EventMessage {
+  return { event: { type: 'alert', message: `${count} live events were dropped: this client reads too slowly`, at: Date.now() } };
 }
 
 export function serveConnection(options: ConnectionOptions): ApiConnection {

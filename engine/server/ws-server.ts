@@ -8,7 +8,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { EngineApi } from '../api/engine-api.ts';
-import { serveConnection } from './api-connection.ts';
+import { droppedNotice, serveConnection } from './api-connection.ts';
 import { DEFAULT_CONFIG } from '../core/config.ts';
 import { jsonProblem, payloadTooLarge } from '../core/payload.ts';
 import { dispatchRequest } from './api-dispatch.ts';
@@ -211,7 +211,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
       api: options.api,
       send,
       canSendEvent: () => ws.bufferedAmount < MAX_BUFFERED_BYTES,
-      onDropped: (count) => send({ event: { type: 'alert', message: `${count} live events were dropped: this client reads too slowly`, at: Date.now() } }),
+      onDropped: (count) => send(droppedNotice(count)),
     });
     // A malformed frame (bad UTF-8, too large) ends this connection, never the server.
     ws.on('error', () => ws.terminate());

@@ -4,10 +4,10 @@
 import os from 'node:os';
 import type { EngineApi } from '../../api/engine-api.ts';
 import { AxError } from '../../api/errors.ts';
-import type { Engine } from '../../core/engine.ts';
 import { needsPerson } from '../../core/persist.ts';
 import { connectApi } from '../../server/ws-client.ts';
-import { acquireEngineLock, apiToken, type EngineLock, readEngineLock, resolveDataDir } from '../node/data-dir.ts';
+import { apiToken, readEngineLock, resolveDataDir } from '../node/data-dir.ts';
+import { type HeldEngine, holdSoloEngine } from '../node/held-engine.ts';
 import { effectiveSettings } from '../node/settings.ts';
 import { openSoloEngine } from '../node/solo.ts';
 import { openTeamEngine, teamConnection } from '../node/team.ts';
@@ -74,48 +74,22 @@ export async function withApi<T>(options: GlobalOptions, fn: (api: EngineApi, re
 export async function embeddedEngine(
   options: GlobalOptions & { concurrency?: number; fireSchedules?: boolean; onDrainRequested?: () => void; drainTimeoutMs?: number },
   command: string,
-): Promise<{ engine: Engine; dir: string; lock: EngineLock; release(drainTimeoutMs: number): Promise<void> }> {
-  const dir = resolveDataDir(options.dataDir);
-  const lock = acquireEngineLock(dir, command);
-  let releasing: Promise<void> | undefined;
-  const later: { release?: (drainTimeoutMs: number) => Promise<void> } = {};
+): Promise<HeldEngine> {
   const drainMs = options.drainTimeoutMs ?? 30_000;
-  const onStoreLost = (error: AxError) => {
-    process.exitCode = EXIT.storage;
-    process.stderr.write(`ax: ${error.message}; running tasks may finish for up to ${drainMs / 1000}s, their outcomes printed here\n`);
-    void (later.release?.(drainMs) ?? Promise.resolve())
-      .catch((err: unknown) => {
-        // The same refusal again (a last heartbeat, a flush) is no news.
-        if (!needsPerson(err)) process.stderr.write(`ax: while stopping: ${err instanceof Error ? err.message : String(err)}\n`);
-      })
-      .finally(() => process.exit(EXIT.storage));
-  };
-  try {
-    const engine = await openSoloEngine(dir, {
-      config: { fireSchedules: options.fireSchedules ?? true },
-      maxConcurrency: options.concurrency,
-      onAlert: (message) => process.stderr.write(`ax: ${message}\n`),
-      onDrainRequested: options.onDrainRequested,
-      onStoreLost,
-    });
-    await engine.start();
-    // Once, whoever asks first (a signal, ax drain, a lost database): the others wait for it.
-    later.release = (drainTimeoutMs: number) =>
-      (releasing ??= (async () => {
-        // The engine's timers never hold the process open, so a drain that waits for a task to
-        // stop (a cancelled one, Ctrl-C) would end the process mid-way once the task exits.
-        const keepAlive = setInterval(() => undefined, 60_000);
-        try {
-          await engine.stop(drainTimeoutMs);
-          await engine.dispose();
-        } finally {
-          clearInterval(keepAlive);
-          lock.release();
-        }
-      })());
-    return { engine, dir, lock, release: later.release };
-  } catch (err) {
-    lock.release();
-    throw err;
-  }
+  return holdSoloEngine(resolveDataDir(options.dataDir), command, {
+    config: { fireSchedules: options.fireSchedules ?? true },
+    maxConcurrency: options.concurrency,
+    onAlert: (message) => process.stderr.write(`ax: ${message}\n`),
+    onDrainRequested: options.onDrainRequested,
+    onStoreLost: (error, release) => {
+      process.exitCode = EXIT.storage;
+      process.stderr.write(`ax: ${error.message}; running tasks may finish for up to ${drainMs / 1000}s, their outcomes printed here\n`);
+      void release(drainMs)
+        .catch((err: unknown) => {
+          // The same refusal again (a last heartbeat, a flush) is no news.
+          if (!needsPerson(err)) process.stderr.write(`ax: while stopping: ${err instanceof Error ? err.message : String(err)}\n`);
+        })
+        .finally(() => process.exit(EXIT.storage));
+    },
+  });
 }

@@ -1,0 +1,47 @@
+// The messages between the engine host (a utility process of the desktop app, or any Node
+// process forked with IPC) and its parent: the protocol is described at the top of
+// engine/hosts/port/engine-host.ts. Here as types, so the desktop shell, which imports only
+// engine/api, speaks it too.
+
+/** What a new engine found that a dead one had left (its start-up recovery). */
+export interface HostRecovery {
+  /** RUNNING instances failed with "engine restarted" (retried where retries remain) */
+  failed: number;
+  /** DISPATCHED instances that never started, back to WAITING */
+  requeued: number;
+  /** leftover task process groups killed */
+  killed: number;
+}
+
+export interface HostReady {
+  type: 'ready';
+  pid: number;
+  dataDir: string;
+  version: string;
+  recovery: HostRecovery;
+}
+
+/** Host → parent. */
+export type HostMessage =
+  | HostReady
+  /** the engine could not start; the host exits non-zero. code: an AxErrorCode (conflict: another engine holds the data dir) */
+  | { type: 'failed'; code: string; message: string }
+  | { type: 'alert'; message: string }
+  /** a reply or an event for IPC client `client` */
+  | { type: 'api'; client: number; message: unknown }
+  /** IPC client `client` is closed by the host (the engine stops, or it was never opened) */
+  | { type: 'closed'; client: number; reason: string };
+
+/** Parent → host. */
+export type ParentMessage =
+  /** utilityProcess: the one transferred MessagePort becomes a client */
+  | { type: 'connect' }
+  /** IPC: client `client` (a number the parent picks) opens, speaks, leaves */
+  | { type: 'open'; client: number }
+  | { type: 'api'; client: number; message: unknown }
+  | { type: 'close'; client: number }
+  /** drain (running tasks get up to drainTimeoutMs, default 30 s), stop, exit 0 */
+  | { type: 'stop'; drainTimeoutMs?: number };
+
+/** How long running tasks may finish when the host stops without being told (parent gone, SIGTERM). */
+export const HOST_DRAIN_TIMEOUT_MS = 30_000;

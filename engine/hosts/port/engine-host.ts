@@ -1,0 +1,131 @@
+// The engine host: a process that runs the solo engine on a data dir and serves the EngineApi to
+// its parent's clients over messages, never over TCP. The desktop app starts it as an Electron
+// utilityProcess; anything else (the tests, a shell without Electron) with child_process.fork,
+// see fork-host.ts. It holds the data dir under the same kernel lock as `ax serve` / `ax run`.
+//
+// Start: utilityProcess.fork / child_process.fork of this file with `--data-dir DIR` among its
+// arguments, or AX_DATA_DIR, or the CLI's default data dir. AX_ENGINE_CONFIG tunes the engine.
+//
+// Protocol (types in engine/api/host-protocol.ts): structured messages on `process.parentPort`
+// (utilityProcess) or on the Node IPC channel (fork), each an object with a `type`.
+//   host → parent
+//     {type: 'ready', pid, dataDir, version, recovery}   the engine runs; recovery: what the
+//                                                        start found a dead engine had left
+//     {type: 'failed', code, message}                    it could not start (code: an AxError
+//                                                        code, e.g. conflict: the data dir is
+//                                                        held); the host exits non-zero with
+//                                                        the message on stderr
+//     {type: 'alert', message}                           an engine alert, for the shell to show
+//   parent → host
+//     {type: 'stop', drainTimeoutMs?}                    stop taking work, let running tasks
+//                                                        finish (default 30 s), exit 0
+//   clients, utilityProcess: a MessageChannelMain pair per client, one end to a window, the
+//   other transferred here; each port then carries exactly what a WebSocket to /api carries
+//   (requests, replies, watch/unwatch, events: engine/api/client.ts).
+//     {type: 'connect'} + one transferred port           a new client on that port
+//   clients, fork (IPC cannot transfer ports): multiplexed, N a client number the parent picks
+//     parent → host {type: 'open', client: N}            client N begins
+//     parent → host {type: 'api', client: N, message}    one client message (request, watch)
+//     parent → host {type: 'close', client: N}           client N is gone
+//     host → parent {type: 'api', client: N, message}    one reply or event for client N
+//     host → parent {type: 'closed', client: N, reason}  the host ended client N (the engine is
+//                                                        stopping, or N was never opened)
+// Messages sent before 'ready' are kept until the engine runs. The host stops as on 'stop' (with
+// the default drain) when the parent goes away (the IPC channel closes, or this process is
+// re-parented) and on SIGTERM or SIGINT; clients are closed first. An unknown message is ignored.
+import { AxError } from '../../api/errors.ts';
+import { HOST_DRAIN_TIMEOUT_MS, type ParentMessage } from '../../api/host-protocol.ts';
+import { needsPerson } from '../../core/persist.ts';
+import { EXIT } from '../cli/exit-codes.ts';
+import { resolveDataDir } from '../node/data-dir.ts';
+import { type HeldEngine, holdSoloEngine } from '../node/held-engine.ts';
+import { VERSION } from '../node/version.ts';
+import { HostClients, isClientMessage } from './host-clients.ts';
+import { type ParentChannel, parentChannel, type PortLike } from './parent-channel.ts';
+
+/** How this process names itself in engine.lock (and so in another engine's refusal). */
+const LOCK_COMMAND = 'engine host (desktop app)';
+
+function dataDirArg(argv: string[]): string | undefined {
+  const at = argv.indexOf('--data-dir');
+  if (at >= 0) return argv[at + 1];
+  return argv.find((a) => a.startsWith('--data-dir='))?.slice('--data-dir='.length);
+}
+
+function drainOf(value: unknown): number {
+  return typeof value === 'number' && value >= 0 ? value : HOST_DRAIN_TIMEOUT_MS;
+}
+
+function run(channel: ParentChannel): void {
+  // The engine's timers never hold a process open; this host lives until it is told to stop.
+  setInterval(() => undefined, 1 << 30);
+  let clients: HostClients | undefined;
+  const early: [ParentMessage, PortLike[]][] = [];
+  let stopping: Promise<void> | undefined;
+
+  const deliver = (message: ParentMessage, ports: PortLike[]) => {
+    if (!clients) return early.push([message, ports]);
+    if (message.type === 'connect' && ports[0]) clients.addPort(ports[0]);
+    else if (isClientMessage(message)) clients.receive(message);
+  };
+
+  const open = async () =>
+    holdSoloEngine(resolveDataDir(dataDirArg(process.argv)), LOCK_COMMAND, {
+      onAlert: (message) => channel.post({ type: 'alert', message }),
+      onStoreLost: (error) => {
+        process.exitCode = EXIT.storage;
+        channel.post({ type: 'alert', message: `${error.message}; the engine stops` });
+        stop(HOST_DRAIN_TIMEOUT_MS);
+      },
+    });
+  const started: Promise<HeldEngine> = open().catch(async (err: unknown) => {
+    const code = err instanceof AxError ? err.code : 'internal';
+    const message = err instanceof Error ? err.message : String(err);
+    channel.post({ type: 'failed', code, message });
+    process.stderr.write(`ax engine host: ${message}\n`);
+    await channel.flushed();
+    process.exit(EXIT[code]);
+  });
+
+  function stop(drainTimeoutMs: number): void {
+    stopping ??= (async () => {
+      clients?.closeAll('the engine is stopping');
+      const held = await started;
+      try {
+        await held.release(drainTimeoutMs);
+      } catch (err) {
+        // A lost database refuses the last writes too: that is no news.
+        if (!needsPerson(err)) {
+          process.exitCode ||= EXIT.internal;
+          process.stderr.write(`ax engine host: while stopping: ${err instanceof Error ? err.message : String(err)}\n`);
+        }
+      }
+      await channel.flushed();
+      process.exit();
+    })();
+  }
+
+  channel.onMessage((raw, ports) => {
+    const message = raw as ParentMessage | null;
+    if (!message || typeof message !== 'object') return;
+    if (message.type === 'stop') stop(drainOf(message.drainTimeoutMs));
+    else deliver(message, ports);
+  });
+  channel.onGone(() => stop(HOST_DRAIN_TIMEOUT_MS));
+  process.on('SIGTERM', () => stop(HOST_DRAIN_TIMEOUT_MS));
+  process.on('SIGINT', () => stop(HOST_DRAIN_TIMEOUT_MS));
+
+  void started.then((held) => {
+    if (stopping) return;
+    clients = new HostClients(held.engine, channel);
+    channel.post({ type: 'ready', pid: process.pid, dataDir: held.dir, version: VERSION, recovery: held.recovery });
+    for (const [message, ports] of early.splice(0)) deliver(message, ports);
+  });
+}
+
+const channel = parentChannel();
+if (channel) run(channel);
+else {
+  process.stderr.write('ax engine host: no parent to serve: start it as an Electron utilityProcess or with child_process.fork\n');
+  process.exit(EXIT.validation);
+}

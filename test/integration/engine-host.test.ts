@@ -1,0 +1,309 @@
+// The engine host (engine/hosts/port/engine-host.ts) as the desktop app will run it, but under
+// child_process.fork, so without Electron: a real process on a real data dir, driven by the
+// UI's own client (engine/api/client.ts) over the IPC channel exactly as over WebSocket. Killed
+// with SIGKILL, its tasks die with it (their launchers' watchdog) and the next host recovers;
+// told to stop, it drains; its parent gone, it stops too.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { MessageChannel, type MessagePort as NodeMessagePort } from 'node:worker_threads';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type ApiClient, createApiClient } from '../../engine/api/client.ts';
+import type { EngineApi } from '../../engine/api/engine-api.ts';
+import type { AxError } from '../../engine/api/errors.ts';
+import type { EngineEvent } from '../../engine/api/events.ts';
+import type { HostMessage, ParentMessage } from '../../engine/api/host-protocol.ts';
+import { VERSION } from '../../engine/hosts/node/version.ts';
+import { type ForkedEngineHost, forkEngineHost } from '../../engine/hosts/port/fork-host.ts';
+import { HostClients } from '../../engine/hosts/port/host-clients.ts';
+import type { PortLike } from '../../engine/hosts/port/parent-channel.ts';
+import { connectApi } from '../../engine/server/ws-client.ts';
+import { startApiServer } from '../../engine/server/ws-server.ts';
+import { groupMembers, killStrays, launchersOf, processAlive, readPidFile, REPO } from '../helpers/cli.ts';
+import { FAST_CONFIG, startTestEngine, tempDir } from '../helpers/solo-engine.ts';
+import { waitFor } from '../helpers/wait-for.ts';
+
+let root: string;
+let dataDir: string;
+const hosts: ForkedEngineHost[] = [];
+const NO_RECOVERY = { failed: 0, requeued: 0, killed: 0 };
+
+function hostEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('AX_')) env[k] = v;
+  // AX_DATA_DIR too (the host takes --data-dir): tasks inherit it, so killStrays finds them.
+  return { ...env, AX_DATA_DIR: dataDir, AX_ENGINE_CONFIG: JSON.stringify(FAST_CONFIG) };
+}
+
+function startHost(): ForkedEngineHost {
+  const host = forkEngineHost({ dataDir, env: hostEnv() });
+  hosts.push(host);
+  return host;
+}
+
+async function apply(api: EngineApi, text: string): Promise<void> {
+  const report = await api.validate({ text });
+  expect(report.problems).toEqual([]);
+  await api.apply(report.spec as NonNullable<typeof report.spec>, 'ui');
+}
+
+beforeAll(() => {
+  root = tempDir('ax-engine-host-');
+});
+
+beforeEach(() => {
+  dataDir = fs.mkdtempSync(path.join(root, 'data-'));
+});
+
+afterEach(async () => {
+  const left = hosts.splice(0).filter((h) => h.child.exitCode === null && h.child.signalCode === null);
+  for (const h of left) h.child.kill('SIGKILL');
+  await Promise.all(left.map((h) => h.exited));
+  killStrays(root);
+});
+
+afterAll(() => {
+  fs.rmSync(root, { recursive: true, force: true });
+});
+
+describe('the UI drives the host over the port', () => {
+  it('apply, run, the run reaching SUCCESS by events, live and stored log lines; two clients get their own replies and events', async () => {
+    const host = startHost();
+    // Clients made before the engine runs: their requests wait for it.
+    const ui = host.connect();
+    const other = host.connect();
+    expect(await host.ready).toEqual({ type: 'ready', pid: host.child.pid, dataDir, version: VERSION, recovery: NO_RECOVERY });
+
+    const uiEvents: EngineEvent[] = [];
+    const otherEvents: EngineEvent[] = [];
+    await ui.subscribe(['runs'], (e) => uiEvents.push(e));
+    await other.subscribe(['workflows'], (e) => otherEvents.push(e));
+    await apply(ui, 'workflow: talk\ntasks:\n  say:\n    command: "echo one; sleep 1; echo two; echo three"\n');
+    const run = await ui.runWorkflow('talk', { actor: 'ui' });
+
+    const running = await waitFor(() => uiEvents.find((e) => e.type === 'instance' && e.runId === run.id && e.state === 'RUNNING'), {
+      timeoutMs: 10_000,
+      message: 'no RUNNING event',
+    });
+    const instanceId = (running as Extract<EngineEvent, { type: 'instance' }>).instanceId;
+    const live: string[] = [];
+    await ui.subscribe([`log:${instanceId}`], (e) => e.type === 'log' && live.push(e.line));
+    await waitFor(() => uiEvents.some((e) => e.type === 'run' && e.runId === run.id && e.state === 'SUCCESS'), { timeoutMs: 15_000, message: 'no SUCCESS event' });
+    await waitFor(() => live.includes('three'), { message: 'the live log lines did not arrive' });
+    expect(live.slice(-2)).toEqual(['two', 'three']);
+    expect((await ui.readLogs(instanceId, 0, 100)).map((l) => l.line)).toEqual(['one', 'two', 'three']);
+
+    // Both at once, interleaved on the one channel: each reply reaches its own caller.
+    const [detail, workflows, info, runs] = await Promise.all([ui.getRun(run.id), other.listWorkflows(), other.engineInfo(), ui.listRuns({ workflow: 'talk' })]);
+    expect(detail.run.state).toBe('SUCCESS');
+    expect(workflows.map((w) => w.name)).toEqual(['talk']);
+    expect(info).toMatchObject({ mode: 'solo', dataDir, version: VERSION });
+    expect(runs.map((r) => r.id)).toEqual([run.id]);
+    // Each client saw only the topics it watches.
+    expect(otherEvents).toEqual([expect.objectContaining({ type: 'workflow', change: 'applied', workflow: 'talk' })]);
+    expect(uiEvents.every((e) => e.type === 'run' || e.type === 'instance')).toBe(true);
+
+    // One client leaving leaves the other served.
+    ui.close();
+    expect(await ui.closed).toBe('closed by the client');
+    await expect(ui.listWorkflows()).rejects.toMatchObject({ code: 'unavailable' });
+    expect((await other.listWorkflows()).map((w) => w.name)).toEqual(['talk']);
+    expect(await host.stop(5_000)).toEqual({ code: 0, signal: null });
+  });
+
+  it('bad input is answered with the same errors as over WebSocket', async () => {
+    const host = startHost();
+    const overPort = host.connect();
+    await host.ready;
+    const t = await startTestEngine();
+    const server = await startApiServer({ api: t.engine, token: 'test-token-0123456789abcdef0123456789' });
+    const overSocket = await connectApi(`ws://127.0.0.1:${server.port}/api`, 'test-token-0123456789abcdef0123456789');
+    try {
+      // A whole spec (defaults filled in by validate), then made circular: only the cycle is wrong.
+      const { spec } = await overPort.validate({ text: 'workflow: loop\ntasks:\n  a:\n    command: "true"\n  b:\n    command: "true"\n    upstream: [a]\n' });
+      const loop = structuredClone(spec as NonNullable<typeof spec>);
+      (loop.tasks[0] as { upstream: string[] }).upstream = ['b'];
+      const calls: [RegExp, (api: ApiClient) => Promise<unknown>][] = [
+        [/tasks/, (api) => api.apply({ name: 'bad' } as never, 'ui')],
+        [/cycle/, (api) => api.apply(loop, 'ui')],
+        [/^readLogs\(param 3\)/, (api) => api.readLogs(1, 0, -1)],
+        [/987654/, (api) => api.getRun(987_654)],
+        [/nope/, (api) => api.runWorkflow('nope', { actor: 'ui' })],
+      ];
+      const errorOf = (p: Promise<unknown>) =>
+        p.then(
+          () => 'no error',
+          (e: AxError) => ({ code: e.code, message: e.message, problems: e.problems }),
+        );
+      for (const [says, call] of calls) {
+        const viaPort = await errorOf(call(overPort));
+        expect(viaPort).toMatchObject({ code: expect.stringMatching(/^(validation|not_found)$/), message: expect.stringMatching(says) });
+        expect(viaPort).toEqual(await errorOf(call(overSocket)));
+      }
+    } finally {
+      overSocket.close();
+      await server.close();
+      await t.close();
+    }
+  });
+
+  it('raw envelopes: an unknown method is refused as over WebSocket, a client never opened is told so', async () => {
+    const host = startHost();
+    await host.ready;
+    const replies: HostMessage[] = [];
+    host.child.on('message', (m: HostMessage) => replies.push(m));
+    const send = (m: ParentMessage) => host.child.send(m);
+    send({ type: 'open', client: 1000 });
+    send({ type: 'api', client: 1000, message: { id: 7, method: 'nope', params: [] } });
+    send({ type: 'api', client: 2000, message: { id: 8, method: 'listWorkflows', params: [] } });
+    await waitFor(() => replies.length === 2, { message: 'no replies' });
+    // The refusal comes at once; the request's reply after its (asynchronous) dispatch.
+    expect(replies).toEqual([
+      { type: 'closed', client: 2000, reason: 'no client 2000: send {type: "open"} first' },
+      { type: 'api', client: 1000, message: { id: 7, error: { code: 'validation', message: expect.stringMatching(/^unknown method "nope": the methods are apply, /), problems: [] } } },
+    ]);
+  });
+});
+
+describe('the host process', () => {
+  it('killed with SIGKILL, its running task dies within seconds; the next host takes the data dir and recovers the instance', async () => {
+    const first = startHost();
+    const api = first.connect();
+    await first.ready;
+    const pidFile = path.join(root, `sleeper-${path.basename(dataDir)}.pid`);
+    await apply(api, `workflow: crash\ntasks:\n  sleeper:\n    command: 'echo $$ > "${pidFile}"; sleep 300'\n`);
+    const run = await api.runWorkflow('crash', { actor: 'ui' });
+    const task = await readPidFile(pidFile);
+    expect(groupMembers(task).length).toBeGreaterThan(0);
+    const launchers = launchersOf(first.child.pid as number);
+    expect(launchers.length).toBeGreaterThan(0);
+
+    first.child.kill('SIGKILL');
+    expect(await first.exited).toEqual({ code: null, signal: 'SIGKILL' });
+    expect(await api.closed).toBe('the engine host exited');
+    // The launcher's watchdog: SIGTERM to the group at once, SIGKILL after the grace (1 s here).
+    await waitFor(() => groupMembers(task).length === 0, { timeoutMs: 6_000, message: 'the task outlived its host' });
+    await waitFor(() => launchers.every((p) => !processAlive(p)), { message: 'a launcher outlived its host' });
+
+    const second = startHost();
+    const info = await second.ready;
+    // The group was gone already, so there was nothing left to kill.
+    expect(info.recovery).toEqual({ failed: 1, requeued: 0, killed: 0 });
+    const detail = await second.connect().getRun(run.id);
+    expect(detail.run.state).toBe('FAILED');
+    expect(detail.instances).toEqual([expect.objectContaining({ taskName: 'sleeper', state: 'FAILED', reason: 'engine restarted' })]);
+  });
+
+  it('a second host on a held data dir is refused, naming the holder, and exits 4', async () => {
+    const first = startHost();
+    await first.ready;
+    const second = startHost();
+    await expect(second.ready).rejects.toThrow(/another AX engine is running on .*pid \d+ .*"engine host \(desktop app\)"/);
+    expect(await second.exited).toEqual({ code: 4, signal: null });
+    expect(second.stderr()).toMatch(/^ax engine host: another AX engine is running on /);
+    expect((await first.connect().engineInfo()).dataDir).toBe(dataDir);
+  });
+
+  it('stop drains: the running task finishes, clients are closed, the host exits 0 and frees the data dir', async () => {
+    const host = startHost();
+    const api = host.connect();
+    await host.ready;
+    await apply(api, 'workflow: slow\ntasks:\n  nap:\n    command: "sleep 1; echo finished"\n');
+    const run = await api.runWorkflow('slow', { actor: 'ui' });
+    await waitFor(async () => (await api.getRun(run.id)).instances[0]?.state === 'RUNNING', { timeoutMs: 10_000, message: 'the task did not start' });
+
+    const exit = host.stop(20_000);
+    expect(await api.closed).toBe('the engine is stopping');
+    expect(await exit).toEqual({ code: 0, signal: null });
+
+    const next = startHost();
+    expect((await next.ready).recovery).toEqual(NO_RECOVERY);
+    const after = next.connect();
+    const detail = await after.getRun(run.id);
+    expect(detail.run.state).toBe('SUCCESS');
+    expect((await after.readLogs(detail.instances[0]?.id as number, 0, 10)).map((l) => l.line)).toEqual(['finished']);
+  });
+
+  it('SIGTERM stops it as stop does: exit 0', async () => {
+    const host = startHost();
+    await host.ready;
+    host.child.kill('SIGTERM');
+    expect(await host.exited).toEqual({ code: 0, signal: null });
+  });
+
+  it('its parent killed with SIGKILL, the host stops and exits; the data dir is free again', async () => {
+    // A parent of its own (not this test process), so that it can die.
+    const script = path.join(root, 'parent.mts');
+    fs.writeFileSync(
+      script,
+      `import { forkEngineHost } from ${JSON.stringify(path.join(REPO, 'engine/hosts/port/fork-host.ts'))};
+const host = forkEngineHost({ dataDir: process.argv[2] });
+console.log(JSON.stringify(await host.ready));
+setInterval(() => undefined, 1 << 30);
+`,
+    );
+    const parent = spawn(process.execPath, ['--import', 'tsx', script, dataDir], { cwd: REPO, env: hostEnv(), stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    parent.stdout.on('data', (chunk: Buffer) => (out += String(chunk)));
+    const parentExit = new Promise((resolve) => parent.on('exit', resolve));
+    try {
+      const info = await waitFor(() => (out.includes('\n') ? (JSON.parse(out.split('\n')[0] as string) as { pid: number }) : undefined), {
+        timeoutMs: 30_000,
+        message: 'the parent did not report its host ready',
+      });
+      expect(processAlive(info.pid)).toBe(true);
+      parent.kill('SIGKILL');
+      await parentExit;
+      await waitFor(() => !processAlive(info.pid), { timeoutMs: 10_000, message: 'the host outlived its parent' });
+    } finally {
+      parent.kill('SIGKILL');
+    }
+    const next = startHost();
+    expect((await next.ready).recovery).toEqual(NO_RECOVERY);
+  });
+});
+
+describe('the utilityProcess side: a MessagePort per client', () => {
+  it('a transferred port is one client, answered and sent its events like a socket; closing either end ends it', async () => {
+    // Node's MessagePort in the shape of Electron's MessagePortMain (whose events carry {data}).
+    const asMain = (port: NodeMessagePort): PortLike => ({
+      on: (event: 'message' | 'close', listener: (e: { data: unknown }) => void) =>
+        event === 'message' ? port.on('message', (data) => listener({ data })) : port.on('close', () => listener({ data: undefined })),
+      start: () => port.start(),
+      postMessage: (message) => port.postMessage(message),
+      close: () => port.close(),
+    });
+    const t = await startTestEngine();
+    const posted: HostMessage[] = [];
+    const clients = new HostClients(t.engine, { kind: 'parentPort', post: (m) => posted.push(m), onMessage: () => undefined, onGone: () => undefined, backlogged: () => false, flushed: async () => undefined });
+    const connect = () => {
+      const { port1, port2 } = new MessageChannel();
+      clients.addPort(asMain(port2));
+      return createApiClient({
+        send: (m) => port1.postMessage(m),
+        onMessage: (h) => port1.on('message', h),
+        onClose: (h) => port1.on('close', () => h('port closed')),
+        close: () => port1.close(),
+      });
+    };
+    try {
+      const window = connect();
+      const events: EngineEvent[] = [];
+      await window.subscribe(['workflows'], (e) => events.push(e));
+      await apply(window, 'workflow: ported\ntasks:\n  a:\n    command: "true"\n');
+      await waitFor(() => events.length === 1, { message: 'no workflow event over the port' });
+      expect(events[0]).toMatchObject({ type: 'workflow', change: 'applied', workflow: 'ported' });
+      await expect(window.getRun(987_654)).rejects.toMatchObject({ code: 'not_found' });
+      window.close();
+      expect(await window.closed).toBe('port closed');
+
+      const other = connect();
+      expect((await other.listWorkflows()).map((w) => w.name)).toEqual(['ported']);
+      clients.closeAll('the engine is stopping');
+      expect(await other.closed).toBe('port closed');
+      expect(posted).toEqual([]);
+    } finally {
+      await t.close();
+    }
+  });
+});
