@@ -1,5 +1,6 @@
 // Bundles the `ax` CLI into dist/ax.mjs so that each command starts without compiling
-// TypeScript (bin/ax.mjs falls back to tsx when the bundle is missing or older than the source).
+// TypeScript (bin/ax.mjs falls back to tsx when the bundle is missing or older than the source),
+// and the engine host into dist/engine-host.mjs.
 import fs from 'node:fs';
 import { build } from 'esbuild';
 
@@ -9,7 +10,9 @@ import { build } from 'esbuild';
 fs.mkdirSync('dist', { recursive: true });
 for (const f of fs.readdirSync('dist')) if (f.endsWith('.mjs')) fs.rmSync(`dist/${f}`);
 await build({
-  entryPoints: { ax: 'engine/hosts/cli/main.ts' },
+  // ax: the CLI; engine-host: the engine behind a message port, for the desktop app's utility
+  // process (engine/hosts/port/engine-host.ts). They share chunks.
+  entryPoints: { ax: 'engine/hosts/cli/main.ts', 'engine-host': 'engine/hosts/port/engine-host.ts' },
   bundle: true,
   splitting: true,
   platform: 'node',
