@@ -4,38 +4,42 @@
 export type NodeKey = string | number;
 export type Edge<K extends NodeKey> = readonly [from: K, to: K];
 
-/** from → its direct downstream nodes, in edge order, without repeats. */
-export function downstreamMap<K extends NodeKey>(edges: readonly Edge<K>[]): Map<K, K[]> {
-  return adjacency(edges, 0, 1);
-}
-
-/** to → its direct upstream nodes, in edge order, without repeats. */
-export function upstreamMap<K extends NodeKey>(edges: readonly Edge<K>[]): Map<K, K[]> {
-  return adjacency(edges, 1, 0);
-}
-
-function adjacency<K extends NodeKey>(edges: readonly Edge<K>[], a: 0 | 1, b: 0 | 1): Map<K, K[]> {
-  const out = new Map<K, K[]>();
+/**
+ * from → its direct downstream nodes (or to → its direct upstream ones), in edge order, without
+ * repeats; edges may come in parts (a big graph is indexed a slice at a time, between turns of the
+ * event loop), the map is the same as from all of them at once.
+ */
+export class Adjacency<K extends NodeKey> {
+  readonly map = new Map<K, K[]>();
   // A Set per node costs more than the lists themselves; only long lists get one.
-  const seen = new Map<K[], Set<K>>();
-  for (const edge of edges) {
-    const key = edge[a];
-    const value = edge[b];
-    const list = out.get(key);
-    if (!list) {
-      out.set(key, [value]);
-      continue;
-    }
-    let set = seen.get(list);
-    if (!set && list.length >= 16) {
-      set = new Set(list);
-      seen.set(list, set);
-    }
-    if (set ? set.has(value) : list.includes(value)) continue;
-    list.push(value);
-    set?.add(value);
+  private readonly seen = new Map<K[], Set<K>>();
+  private readonly a: 0 | 1;
+  private readonly b: 0 | 1;
+
+  constructor(direction: 'downstream' | 'upstream') {
+    [this.a, this.b] = direction === 'downstream' ? [0, 1] : [1, 0];
   }
-  return out;
+
+  add(edges: readonly Edge<K>[]): this {
+    for (const edge of edges) {
+      const key = edge[this.a];
+      const value = edge[this.b];
+      const list = this.map.get(key);
+      if (!list) {
+        this.map.set(key, [value]);
+        continue;
+      }
+      let set = this.seen.get(list);
+      if (!set && list.length >= 16) {
+        set = new Set(list);
+        this.seen.set(list, set);
+      }
+      if (set ? set.has(value) : list.includes(value)) continue;
+      list.push(value);
+      set?.add(value);
+    }
+    return this;
+  }
 }
 
 /**
@@ -44,7 +48,7 @@ function adjacency<K extends NodeKey>(edges: readonly Edge<K>[], a: 0 | 1, b: 0 
  * the given order, so the same graph always reports the same cycle.
  */
 export function findCycle<K extends NodeKey>(nodes: readonly K[], edges: readonly Edge<K>[]): K[] | undefined {
-  const down = downstreamMap(edges);
+  const down = new Adjacency<K>('downstream').add(edges).map;
   const none: K[] = [];
   // node → its index on the current DFS path, or DONE once fully explored
   const DONE = -1;
@@ -81,12 +85,6 @@ export function findCycle<K extends NodeKey>(nodes: readonly K[], edges: readonl
     }
   }
   return undefined;
-}
-
-/** Nodes with no upstream, in the given order. */
-export function roots<K extends NodeKey>(nodes: readonly K[], edges: readonly Edge<K>[]): K[] {
-  const hasUpstream = new Set(edges.map((e) => e[1]));
-  return nodes.filter((n) => !hasUpstream.has(n));
 }
 
 /** Nodes with no edge at all (the designer flags them as probably forgotten). */

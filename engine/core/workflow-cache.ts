@@ -2,7 +2,7 @@
 // dependency advance must cost O(downstream), not a reload or a scan. The graph work is
 // dag.ts's, the one graph module (the designer and the workflow-file edge check in workflow-edges.ts use it too).
 import type { Store, TaskDefinition, WorkflowGraph } from '../ports/store.ts';
-import { downstreamMap, type Edge, roots, upstreamMap } from './dag.ts';
+import { Adjacency, type Edge } from './dag.ts';
 
 export interface CachedWorkflow {
   graph: WorkflowGraph;
@@ -14,19 +14,39 @@ export interface CachedWorkflow {
   loadedAt: number;
 }
 
-export function indexWorkflow(graph: WorkflowGraph, now: number): CachedWorkflow {
-  const edges = graph.edges.map((e): Edge<number> => [e.upstreamTaskId, e.downstreamTaskId]);
-  const ids = graph.tasks.map((t) => t.id);
-  const tasks = new Map(graph.tasks.map((t) => [t.id, t]));
-  return {
-    graph,
-    tasks,
-    byName: new Map(graph.tasks.map((t) => [t.name, t])),
-    downstream: downstreamMap(edges),
-    upstream: upstreamMap(edges),
-    roots: roots(ids, edges).map((id) => tasks.get(id) as TaskDefinition),
-    loadedAt: now,
-  };
+/** How many tasks or edges are indexed between two turns of the event loop. */
+const SLICE = 5_000;
+
+/**
+ * The graph's indexes, built a slice at a time with a turn of the event loop between slices, so
+ * a 100k-task graph never holds up the engine's timers, exits and heartbeats for long; a small
+ * graph is indexed in one go.
+ */
+export async function indexWorkflow(graph: WorkflowGraph, now: number): Promise<CachedWorkflow> {
+  const downstream = new Adjacency<number>('downstream');
+  const upstream = new Adjacency<number>('upstream');
+  const tasks = new Map<number, TaskDefinition>();
+  const byName = new Map<string, TaskDefinition>();
+  const roots: TaskDefinition[] = [];
+  for (let i = 0; i < graph.edges.length; i += SLICE) {
+    if (i > 0) await turn();
+    const edges = graph.edges.slice(i, i + SLICE).map((e): Edge<number> => [e.upstreamTaskId, e.downstreamTaskId]);
+    downstream.add(edges);
+    upstream.add(edges);
+  }
+  for (let i = 0; i < graph.tasks.length; i += SLICE) {
+    if (i > 0 || graph.edges.length > SLICE) await turn();
+    for (const t of graph.tasks.slice(i, i + SLICE)) {
+      tasks.set(t.id, t);
+      byName.set(t.name, t);
+      if (!upstream.map.has(t.id)) roots.push(t);
+    }
+  }
+  return { graph, tasks, byName, downstream: downstream.map, upstream: upstream.map, roots, loadedAt: now };
+}
+
+function turn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 export class WorkflowCache {
@@ -55,7 +75,7 @@ export class WorkflowCache {
       this.entries.delete(workflowId);
       return undefined;
     }
-    const entry = indexWorkflow(graph, this.now());
+    const entry = await indexWorkflow(graph, this.now());
     this.entries.set(workflowId, entry);
     return entry;
   }

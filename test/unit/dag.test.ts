@@ -1,13 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import {
-  downstreamClosure,
-  downstreamMap,
-  findCycle,
-  isolated,
-  roots,
-  upstreamMap,
-  type Edge,
-} from '../../engine/core/dag.ts';
+import { Adjacency, downstreamClosure, findCycle, isolated, type Edge } from '../../engine/core/dag.ts';
+
+const downstreamMap = <K extends string | number>(e: readonly Edge<K>[]) => new Adjacency<K>('downstream').add(e).map;
+const upstreamMap = <K extends string | number>(e: readonly Edge<K>[]) => new Adjacency<K>('upstream').add(e).map;
 
 // extract → clean → load, extract → report; audit stands alone
 const nodes = ['extract', 'clean', 'load', 'report', 'audit'];
@@ -79,13 +74,17 @@ describe('adjacency maps', () => {
     expect(up.get('c')).toEqual(['a', 'b']);
     expect(up.has('a')).toBe(false);
   });
+
+  it('built from edges in parts, is the map of all of them at once, repeats across parts dropped', () => {
+    const many: Edge<number>[] = Array.from({ length: 200 }, (_, i): Edge<number> => [i % 7, (i * 13) % 50]);
+    const parts = new Adjacency<number>('downstream');
+    for (let i = 0; i < many.length; i += 30) parts.add(many.slice(i, i + 30));
+    expect(parts.map).toEqual(downstreamMap(many));
+    expect(parts.map.get(0)).toEqual([...new Set(many.filter((e) => e[0] === 0).map((e) => e[1]))]);
+  });
 });
 
-describe('roots and isolated', () => {
-  it('roots are the nodes with no upstream, in node order', () => {
-    expect(roots(nodes, edges)).toEqual(['extract', 'audit']);
-  });
-
+describe('isolated', () => {
   it('isolated nodes have no edge in either direction', () => {
     expect(isolated(nodes, edges)).toEqual(['audit']);
     expect(isolated(['a', 'b'], [['a', 'a']])).toEqual(['b']);

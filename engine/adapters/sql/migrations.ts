@@ -229,6 +229,22 @@ const workerLoadIndex: Migration = {
   },
 };
 
+/**
+ * A big workflow's graph is read a page at a time (issue 10: no long stall while a 100k-task graph
+ * loads): tasks by position, edges by their key, each page a range of one index.
+ */
+function graphPageIndexes(dialect: SqlDialectName): Migration {
+  return {
+    async up(db: Kysely<unknown>) {
+      await db.schema.createIndex('task_definition_workflow_position').on('task_definition').columns(['workflow_id', 'position']).execute();
+      await db.schema.createIndex('task_dependency_workflow_edge').on('task_dependency').columns(['workflow_id', 'upstream_task_id', 'downstream_task_id']).execute();
+      // Its first column leads the new one. MySQL names the table of an index to drop; SQLite refuses it.
+      const drop = db.schema.dropIndex('task_dependency_workflow');
+      await (dialect === 'mysql' ? drop.on('task_dependency') : drop).execute();
+    },
+  };
+}
+
 class StaticProvider implements MigrationProvider {
   constructor(private readonly dialect: SqlDialectName) {}
   async getMigrations(): Promise<Record<string, Migration>> {
@@ -241,6 +257,7 @@ class StaticProvider implements MigrationProvider {
       '0005_schedule_error': scheduleError(this.dialect),
       '0006_worker_role': workerRole(this.dialect),
       '0007_worker_load_index': workerLoadIndex,
+      '0008_graph_page_indexes': graphPageIndexes(this.dialect),
     };
   }
 }

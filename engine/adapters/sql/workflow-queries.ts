@@ -1,7 +1,7 @@
 // Definitions: workflows, tasks, dependencies, schedules.
 import type { Kysely, Transaction } from 'kysely';
 import type { WorkflowSpec, WorkflowSummary, RunState } from '../../api/types.ts';
-import type { ApplyResult, ScheduleRecord, WorkflowGraph } from '../../ports/store.ts';
+import type { ApplyResult, ScheduleRecord, TaskDefinition, WorkflowGraph } from '../../ports/store.ts';
 import { canonicalJson, chunks, num, scheduleFromRow, taskFromRow } from './rows.ts';
 import type { Database } from './schema.ts';
 
@@ -107,27 +107,69 @@ export async function getWorkflowSpec(db: Db, name: string): Promise<WorkflowSpe
   return row ? (JSON.parse(row.spec_json) as WorkflowSpec) : undefined;
 }
 
+/** Rows of a graph read at a time; a turn of the event loop between pages. */
+const GRAPH_PAGE = 1_000;
+
+/**
+ * The workflow's graph, read a page at a time so that a 100k-task graph does not hold the
+ * engine's thread for a second (SQLite reads are synchronous). The pages are separate reads: when
+ * an apply changed the workflow meanwhile (its version moved), the graph is read again.
+ */
 export async function getWorkflowGraph(db: Db, workflowId: number): Promise<WorkflowGraph | undefined> {
-  const wf = await db.selectFrom('workflow').selectAll().where('id', '=', workflowId).executeTakeFirst();
-  if (!wf) return undefined;
-  const tasks = await db.selectFrom('task_definition').selectAll().where('workflow_id', '=', workflowId).orderBy('position').execute();
-  const edges = await db
-    .selectFrom('task_dependency')
-    .select(['upstream_task_id', 'downstream_task_id'])
-    .where('workflow_id', '=', workflowId)
-    .execute();
-  const schedule = await db.selectFrom('schedule_plan').selectAll().where('workflow_id', '=', workflowId).executeTakeFirst();
-  return {
-    id: wf.id,
-    name: wf.name,
-    enabled: wf.enabled === 1,
-    version: wf.version,
-    routing: wf.routing as WorkflowGraph['routing'],
-    onEvent: wf.on_event ?? undefined,
-    tasks: tasks.map(taskFromRow),
-    edges: edges.map((e) => ({ upstreamTaskId: e.upstream_task_id, downstreamTaskId: e.downstream_task_id })),
-    schedule: schedule ? scheduleFromRow(schedule, wf.name) : undefined,
-  };
+  for (;;) {
+    const wf = await db.selectFrom('workflow').selectAll().where('id', '=', workflowId).executeTakeFirst();
+    if (!wf) return undefined;
+    const tasks: TaskDefinition[] = [];
+    for (let after = -1; ; ) {
+      const page = await db
+        .selectFrom('task_definition')
+        .selectAll()
+        .where('workflow_id', '=', workflowId)
+        .where('position', '>', after)
+        .orderBy('position')
+        .limit(GRAPH_PAGE)
+        .execute();
+      for (const row of page) tasks.push(taskFromRow(row));
+      if (page.length < GRAPH_PAGE) break;
+      after = (page[page.length - 1] as { position: number }).position;
+      await turn();
+    }
+    const edges: WorkflowGraph['edges'] = [];
+    for (let up = -1, down = -1; ; ) {
+      const page = await db
+        .selectFrom('task_dependency')
+        .select(['upstream_task_id', 'downstream_task_id'])
+        .where('workflow_id', '=', workflowId)
+        .where((eb) => eb.or([eb('upstream_task_id', '>', up), eb.and([eb('upstream_task_id', '=', up), eb('downstream_task_id', '>', down)])]))
+        .orderBy('upstream_task_id')
+        .orderBy('downstream_task_id')
+        .limit(GRAPH_PAGE)
+        .execute();
+      for (const e of page) edges.push({ upstreamTaskId: e.upstream_task_id, downstreamTaskId: e.downstream_task_id });
+      if (page.length < GRAPH_PAGE) break;
+      const last = page[page.length - 1] as { upstream_task_id: number; downstream_task_id: number };
+      [up, down] = [last.upstream_task_id, last.downstream_task_id];
+      await turn();
+    }
+    const schedule = await db.selectFrom('schedule_plan').selectAll().where('workflow_id', '=', workflowId).executeTakeFirst();
+    const stamp = await db.selectFrom('workflow').select('version').where('id', '=', workflowId).executeTakeFirst();
+    if (stamp && stamp.version !== wf.version) continue;
+    return {
+      id: wf.id,
+      name: wf.name,
+      enabled: wf.enabled === 1,
+      version: wf.version,
+      routing: wf.routing as WorkflowGraph['routing'],
+      onEvent: wf.on_event ?? undefined,
+      tasks,
+      edges,
+      schedule: schedule ? scheduleFromRow(schedule, wf.name) : undefined,
+    };
+  }
+}
+
+function turn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 export async function listWorkflows(db: Db): Promise<WorkflowSummary[]> {
