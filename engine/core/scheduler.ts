@@ -41,9 +41,12 @@ export class Scheduler {
 
   async start(): Promise<void> {
     const { kick } = this.parts;
+    // Another node's instance events wake the leader's dispatcher: new work (WAITING), and a
+    // worker's slot freed (any state but DISPATCHED and RUNNING: an outcome, a cancel) — without
+    // the latter a team's workers waited for the next tick (1 s) for their next task.
     this.unsubscribe = await this.coordinator.subscribe(
       (e) => {
-        if (e.type === 'instance' && e.state === 'WAITING') kick();
+        if (e.type === 'instance' && e.state !== 'DISPATCHED' && e.state !== 'RUNNING') kick();
       },
       { fromOthers: true },
     );
