@@ -19,6 +19,11 @@ export interface HostReady {
   dataDir: string;
   version: string;
   recovery: HostRecovery;
+  /**
+   * the local API's port on 127.0.0.1 when the host was started with `--local-api` (the desktop
+   * app's setting): `ax` commands and a browser reach this engine there, with the data dir's token
+   */
+  apiPort?: number;
 }
 
 /** Host → parent. */

@@ -19,7 +19,7 @@ import { HostClients } from '../../engine/hosts/port/host-clients.ts';
 import type { PortLike } from '../../engine/hosts/port/parent-channel.ts';
 import { connectApi } from '../../engine/server/ws-client.ts';
 import { startApiServer } from '../../engine/server/ws-server.ts';
-import { groupMembers, killStrays, launchersOf, processAlive, readPidFile, REPO } from '../helpers/cli.ts';
+import { ax, groupMembers, killStrays, launchersOf, processAlive, readLockFile, readPidFile, REPO, writeFile } from '../helpers/cli.ts';
 import { FAST_CONFIG, startTestEngine, tempDir } from '../helpers/solo-engine.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
@@ -35,8 +35,8 @@ function hostEnv(): NodeJS.ProcessEnv {
   return { ...env, AX_DATA_DIR: dataDir, AX_ENGINE_CONFIG: JSON.stringify(FAST_CONFIG) };
 }
 
-function startHost(): ForkedEngineHost {
-  const host = forkEngineHost({ dataDir, env: hostEnv() });
+function startHost(args: string[] = []): ForkedEngineHost {
+  const host = forkEngineHost({ dataDir, env: hostEnv(), args });
   hosts.push(host);
   return host;
 }
@@ -222,6 +222,32 @@ describe('the host process', () => {
     const detail = await after.getRun(run.id);
     expect(detail.run.state).toBe('SUCCESS');
     expect((await after.readLogs(detail.instances[0]?.id as number, 0, 10)).map((l) => l.line)).toEqual(['finished']);
+  });
+
+  it('opens no port by default; with --local-api, ax commands on its data dir go through it, and stop closes it', async () => {
+    const plain = startHost();
+    expect((await plain.ready).apiPort).toBeUndefined();
+    expect(readLockFile(dataDir)?.port).toBeUndefined();
+    await plain.stop(5_000);
+
+    const host = startHost(['--local-api']);
+    const { apiPort } = await host.ready;
+    expect(apiPort).toBeGreaterThan(0);
+    expect(readLockFile(dataDir)?.port).toBe(apiPort);
+    writeFile(root, 'hello.yaml', 'workflow: hello\ntasks:\n  say:\n    command: "echo hi from the host"\n');
+    const opts = { dataDir, cwd: root, env: { AX_ENGINE_CONFIG: JSON.stringify(FAST_CONFIG) } };
+    expect((await ax(['apply', './hello.yaml'], opts)).code).toBe(0);
+    // Without the local API this is refused (the host holds the data dir): it runs in the host.
+    const run = await ax(['run', 'hello', '--wait'], opts);
+    expect(run.code, run.stderr).toBe(0);
+    const api = host.connect();
+    const [listed] = await api.listRuns({ workflow: 'hello' });
+    expect(listed?.state).toBe('SUCCESS');
+    const detail = await api.getRun(listed?.id as number);
+    expect((await api.readLogs(detail.instances[0]?.id as number, 0, 10)).map((l) => l.line)).toEqual(['hi from the host']);
+
+    expect(await host.stop(5_000)).toEqual({ code: 0, signal: null });
+    expect(readLockFile(dataDir)).toBeUndefined();
   });
 
   it('SIGTERM stops it as stop does: exit 0', async () => {

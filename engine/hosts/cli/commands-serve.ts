@@ -9,9 +9,9 @@ import { AxError } from '../../api/errors.ts';
 import type { Engine } from '../../core/engine.ts';
 import { retrying } from '../../core/retry.ts';
 import { systemClock } from '../../adapters/system-clock.ts';
-import { type ApiServer, startApiServer } from '../../server/ws-server.ts';
-import { apiToken, readEngineLock, resolveDataDir, weakToken } from '../node/data-dir.ts';
-import { uiDir } from '../node/ui-dir.ts';
+import type { ApiServer } from '../../server/ws-server.ts';
+import { apiToken, readEngineLock, resolveDataDir } from '../node/data-dir.ts';
+import { startLocalApi } from '../node/local-api.ts';
 import { openTeamEngine, type TeamRole, teamConnection } from '../node/team.ts';
 import { embeddedEngine, type GlobalOptions, modeOf } from './connect.ts';
 import { intArg, MAX_CONCURRENCY, MAX_SECONDS } from './int-arg.ts';
@@ -70,41 +70,15 @@ function stopper(release: (drainMs: number) => Promise<void>, before: () => Prom
   };
 }
 
-/**
- * The UI and the API on 127.0.0.1 for an engine, solo or team: the webhook token is read on every
- * request (writing it while the engine runs turns webhooks on), and the sign-in link is printed.
- */
-/** The shortest webhook secret accepted: a shorter one leaves webhooks off, said once per change. */
-const MIN_WEBHOOK_TOKEN_LENGTH = 16;
-let toldWeakWebhook = '';
-
-function webhookToken(file: string): string | undefined {
-  if (!fs.existsSync(file)) return undefined;
-  const text = fs.readFileSync(file, 'utf8').trim();
-  const weak = text === '' ? undefined : weakToken(text, MIN_WEBHOOK_TOKEN_LENGTH);
-  if (!weak) return text || undefined;
-  if (toldWeakWebhook !== text) {
-    toldWeakWebhook = text;
-    console.error(`ax serve: webhooks stay off: the secret in ${file} is ${weak}`);
-  }
-  return undefined;
-}
-
+/** The UI and the API on 127.0.0.1 (see local-api.ts), and the lines that say how to reach them. */
 async function serveApi(engine: Engine, dir: string, port: number, startLine: (port: number) => string): Promise<ApiServer> {
+  const server = await startLocalApi(engine, dir, port, 'ax serve');
   const webhookFile = path.join(dir, 'webhook-token');
-  const server = await startApiServer({
-    api: engine,
-    token: apiToken(dir),
-    webhookToken: () => webhookToken(webhookFile),
-    port,
-    uiDir: uiDir(),
-    maxPayloadBytes: engine.config.maxEventPayloadBytes,
-  });
   console.log(startLine(server.port));
   console.log(`open ${server.signInUrl()}`);
   console.log('  (a single-use sign-in link for the UI, valid for 2 minutes; "ax open" makes a fresh one)');
   console.log(
-    webhookToken(webhookFile)
+    server.webhooksOn()
       ? `webhooks on: POST http://127.0.0.1:${server.port}/events/EVENT with "Authorization: Bearer SECRET", SECRET being the text of ${webhookFile}`
       : `webhooks off: put a secret of at least 16 characters in ${webhookFile} to turn them on (read on every request: no restart needed)`,
   );

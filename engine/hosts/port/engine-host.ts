@@ -5,6 +5,9 @@
 //
 // Start: utilityProcess.fork / child_process.fork of this file with `--data-dir DIR` among its
 // arguments, or AX_DATA_DIR, or the CLI's default data dir. AX_ENGINE_CONFIG tunes the engine.
+// No TCP port is opened unless `--local-api[=PORT]` is given (the desktop app's "local API"
+// setting): then the same HTTP + WebSocket API as `ax serve` listens on 127.0.0.1 (PORT, or any
+// free one), its port goes into engine.lock, and `ax` commands on the data dir use it.
 //
 // Protocol (types in engine/api/host-protocol.ts): structured messages on `process.parentPort`
 // (utilityProcess) or on the Node IPC channel (fork), each an object with a `type`.
@@ -39,6 +42,7 @@ import { needsPerson } from '../../core/persist.ts';
 import { EXIT } from '../cli/exit-codes.ts';
 import { resolveDataDir } from '../node/data-dir.ts';
 import { type HeldEngine, holdSoloEngine } from '../node/held-engine.ts';
+import { type LocalApi, startLocalApi } from '../node/local-api.ts';
 import { VERSION } from '../node/version.ts';
 import { HostClients, isClientMessage } from './host-clients.ts';
 import { type ParentChannel, parentChannel, type PortLike } from './parent-channel.ts';
@@ -50,6 +54,15 @@ function dataDirArg(argv: string[]): string | undefined {
   const at = argv.indexOf('--data-dir');
   if (at >= 0) return argv[at + 1];
   return argv.find((a) => a.startsWith('--data-dir='))?.slice('--data-dir='.length);
+}
+
+/** `--local-api` → 0 (any free port), `--local-api=PORT` → PORT; undefined: no local API. */
+function localApiArg(argv: string[]): number | undefined {
+  const arg = argv.find((a) => a === '--local-api' || a.startsWith('--local-api='));
+  if (arg === undefined) return undefined;
+  const port = arg === '--local-api' ? 0 : Number(arg.slice('--local-api='.length));
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new AxError('validation', `${arg}: the port must be a whole number from 0 to 65535`);
+  return port;
 }
 
 function drainOf(value: unknown): number {
@@ -69,8 +82,10 @@ function run(channel: ParentChannel): void {
     else if (isClientMessage(message)) clients.receive(message);
   };
 
-  const open = async () =>
-    holdSoloEngine(resolveDataDir(dataDirArg(process.argv)), LOCK_COMMAND, {
+  let localApi: LocalApi | undefined;
+  const open = async () => {
+    const apiPort = localApiArg(process.argv);
+    const held = await holdSoloEngine(resolveDataDir(dataDirArg(process.argv)), LOCK_COMMAND, {
       onAlert: (message) => channel.post({ type: 'alert', message }),
       onStoreLost: (error) => {
         process.exitCode = EXIT.storage;
@@ -78,6 +93,18 @@ function run(channel: ParentChannel): void {
         stop(HOST_DRAIN_TIMEOUT_MS);
       },
     });
+    if (apiPort !== undefined) {
+      try {
+        localApi = await startLocalApi(held.engine, held.dir, apiPort, 'ax engine host');
+      } catch (err) {
+        await held.release(0);
+        throw err;
+      }
+      // The port in the lock is what tells `ax` commands that an engine serves this data dir.
+      held.lock.update({ port: localApi.port });
+    }
+    return held;
+  };
   const started: Promise<HeldEngine> = open().catch(async (err: unknown) => {
     const code = err instanceof AxError ? err.code : 'internal';
     const message = err instanceof Error ? err.message : String(err);
@@ -91,6 +118,11 @@ function run(channel: ParentChannel): void {
     stopping ??= (async () => {
       clients?.closeAll('the engine is stopping');
       const held = await started;
+      if (localApi) {
+        // While it drains, `ax` commands use the data dir directly instead of a closing API.
+        held.lock.update({ port: undefined });
+        await localApi.close();
+      }
       try {
         await held.release(drainTimeoutMs);
       } catch (err) {
@@ -118,7 +150,7 @@ function run(channel: ParentChannel): void {
   void started.then((held) => {
     if (stopping) return;
     clients = new HostClients(held.engine, channel);
-    channel.post({ type: 'ready', pid: process.pid, dataDir: held.dir, version: VERSION, recovery: held.recovery });
+    channel.post({ type: 'ready', pid: process.pid, dataDir: held.dir, version: VERSION, recovery: held.recovery, ...(localApi && { apiPort: localApi.port }) });
     for (const [message, ports] of early.splice(0)) deliver(message, ports);
   });
 }

@@ -13,6 +13,8 @@ export interface ForkHostOptions {
   env?: NodeJS.ProcessEnv;
   /** Node options of the host; default `--import tsx` for the TypeScript entry, else none */
   execArgv?: string[];
+  /** more arguments of the host, e.g. `--local-api` */
+  args?: string[];
   onAlert?: (message: string) => void;
 }
 
@@ -43,7 +45,7 @@ function tsxImport(): string[] {
 }
 
 export function forkEngineHost(options: ForkHostOptions): ForkedEngineHost {
-  const child = fork(ENTRY, ['--data-dir', options.dataDir], {
+  const child = fork(ENTRY, ['--data-dir', options.dataDir, ...(options.args ?? [])], {
     env: options.env ?? process.env,
     execArgv: options.execArgv ?? (ENTRY.endsWith('.ts') ? tsxImport() : []),
     stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
