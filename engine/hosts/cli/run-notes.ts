@@ -12,18 +12,18 @@ const TAIL_WINDOW = 500;
 const FAILED = ['FAILED', 'TIMEOUT'];
 
 export interface RunNotes {
-  /** before an instance's outcome: the retry that created it, once */
-  retry(inst: InstanceRecord, instances: InstanceRecord[]): Promise<void>;
-  /** after a pass: the output of tasks that failed for good, once each */
-  failures(instances: InstanceRecord[]): Promise<void>;
+  /** before an instance's outcome: the retry that created it, once (`all`: the run's instances known so far) */
+  retry(inst: InstanceRecord, all: () => InstanceRecord[]): Promise<void>;
+  /** after a pass: the output of those of `seen` that failed for good, once each */
+  failures(seen: InstanceRecord[], all: () => InstanceRecord[]): Promise<void>;
 }
 
 export function runNotes(api: EngineApi): RunNotes {
   const done = new Set<number>();
   return {
-    async retry(inst, instances) {
+    async retry(inst, all) {
       if (inst.attempt < 2 || done.has(inst.id)) return;
-      const previous = instances.find((i) => i.taskId === inst.taskId && i.attempt === inst.attempt - 1);
+      const previous = all().find((i) => i.taskId === inst.taskId && i.attempt === inst.attempt - 1);
       // The engine writes the line, then marks the failure handled: until then, ask again later.
       if (previous && FAILED.includes(previous.state) && !previous.handled) return;
       done.add(inst.id);
@@ -31,11 +31,11 @@ export function runNotes(api: EngineApi): RunNotes {
       const line = (await tail(api, previous.id)).filter((l) => l.stream === 'system' && l.line.startsWith('retrying ')).pop();
       if (line) console.log(`↻ ${inst.taskName}: ${line.line}`);
     },
-    async failures(instances) {
-      for (const i of instances) {
+    async failures(seen, all) {
+      for (const i of seen) {
         // Handled with no later attempt: the scheduler decided there is no retry.
         if (!FAILED.includes(i.state) || !i.handled || done.has(-i.id)) continue;
-        if (instances.some((j) => j.taskId === i.taskId && j.attempt > i.attempt)) continue;
+        if (all().some((j) => j.taskId === i.taskId && j.attempt > i.attempt)) continue;
         done.add(-i.id);
         const lines = await tail(api, i.id);
         const stderr = lines.filter((l) => l.stream === 'stderr');

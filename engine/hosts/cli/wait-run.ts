@@ -14,6 +14,8 @@ const SHOWN = ['RUNNING', 'SUCCESS', 'FAILED', 'TIMEOUT', 'CANCELLED', 'UPSTREAM
  * --wait stops waiting: long enough for a worker that is just starting to register.
  */
 export const UNTAKEN_GRACE_MS = 5_000;
+/** How often, at most, --wait asks whether its waiting tasks can be taken. */
+const UNTAKEN_CHECK_MS = 500;
 
 export interface WaitOptions {
   /** print no outcomes (--json) */
@@ -72,25 +74,34 @@ async function printUntilDone(api: EngineApi, runId: number, options: WaitOption
   let readAt = Date.now();
   let { run, instances: fresh } = await api.getRun(runId);
   let wholeReadMs = Date.now() - readAt;
+  // Work per wake-up is kept to the instances read: a run of thousands of tasks wakes this loop
+  // thousands of times. The whole list is built only when a note or the check below needs it.
+  const all = () => [...known.values()];
+  let checkedAt = 0;
+  let why: string | undefined;
   for (;;) {
     for (const i of fresh) known.set(i.id, i);
-    const instances = [...known.values()];
     for (const i of fresh) {
-      if (!options.quiet) await notes.retry(i, instances);
+      if (!options.quiet) await notes.retry(i, all);
       if (seen.get(i.id) === i.state || !SHOWN.includes(i.state)) continue;
       seen.set(i.id, i.state);
       if (options.quiet) continue;
       const attempt = i.attempt > 1 ? ` (attempt ${i.attempt})` : '';
       const took = i.state === 'RUNNING' ? '' : ` ${elapsed(i.startedAt, i.finishedAt) ?? ''}`;
-      const why = i.reason && i.state !== 'SUCCESS' && i.state !== 'RUNNING' ? ` — ${i.reason}` : '';
-      console.log(`${mark(i.state)} ${i.taskName}${attempt} ${i.state}${took}  [instance ${i.id}]${why}`);
+      const because = i.reason && i.state !== 'SUCCESS' && i.state !== 'RUNNING' ? ` — ${i.reason}` : '';
+      console.log(`${mark(i.state)} ${i.taskName}${attempt} ${i.state}${took}  [instance ${i.id}]${because}`);
     }
-    if (!options.quiet) await notes.failures(instances);
+    if (!options.quiet) await notes.failures(fresh, all);
     if (FINAL_RUN.includes(run.state)) {
       if (!options.quiet) console.log(`run #${run.id} ${run.state}${run.finishedAt ? ` in ${elapsed(run.createdAt, run.finishedAt)}` : ''}${run.reason ? ` — ${run.reason}` : ''}`);
       return run;
     }
-    const why = await untaken(run, instances);
+    // Whether a waiting task can be taken at all: a question for seconds (UNTAKEN_GRACE_MS), so
+    // asked at most every UNTAKEN_CHECK_MS, not at every wake-up.
+    if (Date.now() - checkedAt >= UNTAKEN_CHECK_MS) {
+      checkedAt = Date.now();
+      why = await untaken(run, all());
+    }
     since = why === undefined ? undefined : (since ?? Date.now());
     if (why !== undefined && since !== undefined && Date.now() - since >= UNTAKEN_GRACE_MS) {
       if (options.cancelAs === undefined) {
