@@ -38,6 +38,19 @@ async function sharedStore() {
   return store;
 }
 
+/** One store and a Redis prefix for the engines of one test: `coordinator()` is one per engine. */
+async function sharedTeam(): Promise<{ store: Awaited<ReturnType<typeof sharedStore>>; coordinator: () => Coordinator }> {
+  const store = await sharedStore();
+  const prefix = `${uniqueName('axtest')}:`;
+  cleanups.push(() => deleteRedisPrefix(prefix));
+  const coordinator = (): Coordinator => {
+    const c = new RedisCoordinator({ url: REDIS_URL, prefix });
+    cleanups.push(() => c.close());
+    return c;
+  };
+  return { store, coordinator };
+}
+
 function engine(deps: Pick<EngineDeps, 'store' | 'coordinator' | 'nodeId'> & { works: boolean; schedules?: boolean; slots?: number }): Engine {
   const e = new Engine({
     store: deps.store,
@@ -82,14 +95,7 @@ describe('dispatch wake-ups', () => {
 
   // Skipped only off CI on a machine without Redis: under CI=true redisAvailable() throws instead.
   it.skipIf(!available)("a client's run reaches the leader as an event; the leader's own run wakes its dispatcher directly", async () => {
-    const store = await sharedStore();
-    const prefix = `${uniqueName('axtest')}:`;
-    const coordinator = (): Coordinator => {
-      const c = new RedisCoordinator({ url: REDIS_URL, prefix });
-      cleanups.push(() => c.close());
-      return c;
-    };
-    cleanups.push(() => deleteRedisPrefix(prefix));
+    const { store, coordinator } = await sharedTeam();
     const leader = engine({ store, coordinator: coordinator(), nodeId: 'leader', works: true });
     const client = engine({ store, coordinator: coordinator(), nodeId: 'client', works: false });
     await client.apply(parseWorkflowFile(CHAIN, { defaultTimezone: 'UTC' }).spec, 'test');
@@ -104,14 +110,7 @@ describe('dispatch wake-ups', () => {
 
   // Skipped only off CI on a machine without Redis: under CI=true redisAvailable() throws instead.
   it.skipIf(!available)("a task ending on another node's worker wakes the leader, which sends that worker its next task", async () => {
-    const store = await sharedStore();
-    const prefix = `${uniqueName('axtest')}:`;
-    const coordinator = (): Coordinator => {
-      const c = new RedisCoordinator({ url: REDIS_URL, prefix });
-      cleanups.push(() => c.close());
-      return c;
-    };
-    cleanups.push(() => deleteRedisPrefix(prefix));
+    const { store, coordinator } = await sharedTeam();
     // A scheduler that does not work, and a worker with one slot: three independent tasks, so
     // each next task waits for a slot, and no outcome makes new WAITING work.
     const leader = engine({ store, coordinator: coordinator(), nodeId: 'leader', works: false, schedules: true });
