@@ -145,6 +145,21 @@ describe.skipIf(!available)('RedisCoordinator on the shared Redis', () => {
   });
 
   // Teams and parallel test files share one Redis; only the prefix keeps them apart.
+  it('says nothing about its links when closed while they are still connecting (a refused worker stops at once)', async () => {
+    // Closed in the middle of ioredis's connect handshake, its ready check failed on the ended
+    // stream and the raw "Stream isn't writeable" reached onConnectionError, printed by a worker
+    // whose only message should have been why it was refused.
+    for (let i = 0; i < 5; i++) {
+      const errors: string[] = [];
+      const coordinator = c.open(prefix(), { onConnectionError: (e: Error) => errors.push(e.message) });
+      const links = coordinator as unknown as Record<'commands' | 'subscriber', { client: Redis }>;
+      await new Promise<void>((resolve) => links.subscriber.client.once('connect', resolve));
+      await coordinator.close();
+      await new Promise((r) => setTimeout(r, 200));
+      expect(errors).toEqual([]);
+    }
+  });
+
   it('isolates coordinators on different prefixes', async () => {
     const a = c.open(prefix());
     const b = c.open(prefix());

@@ -49,6 +49,9 @@ export class RedisConnection {
     this.downSince = this.everReady ? null : Date.now();
     // Without an 'error' listener ioredis's errors would be unhandled and end the process.
     client.on('error', (error: Error) => {
+      // Once closed, what the link says is no news: closed mid-handshake, ioredis's ready check
+      // fails on the ended stream and emits that as an error.
+      if (this.closed) return;
       this.lastError = error;
       options.onError(error);
     });
