@@ -17,8 +17,9 @@ const draft = (seed: Seeded, name: string, extra: Partial<InstanceDraft> = {}): 
 });
 
 /** x and y, then z after both: the join that two finishing upstreams race on. */
-async function seedJoin(store: Store, runState: 'RUNNING' | 'QUEUED' = 'RUNNING', only?: string): Promise<Seeded> {
-  const { workflowId } = await store.applyWorkflow(workflow('join', [task('x'), task('y'), task('z', ['x', 'y'])]), T0);
+async function seedJoin(store: Store, runState: 'RUNNING' | 'QUEUED' = 'RUNNING', only?: string, others: string[] = []): Promise<Seeded> {
+  const name = others.length ? `join-${others.join('-')}` : 'join';
+  const { workflowId } = await store.applyWorkflow(workflow(name, [task('x'), task('y'), task('z', ['x', 'y']), ...others.map((o) => task(o))]), T0);
   const tasks = taskIds(await graphOf(store, workflowId));
   const run = await createRun(store, manualRun(workflowId, { state: runState, onlyTask: only }));
   if (!run) throw new Error('seed run was refused');
@@ -40,6 +41,28 @@ function success(seed: Seeded, inst: InstanceRecord): Finish {
     patch: { exitCode: 0, finishedAt: T0 + 10 },
     followUps: { advance: [{ draft: draft(seed, 'z'), needs: [seed.tasks.get(other) ?? -1] }] },
     settlement: settlement(seed),
+  };
+}
+
+/** A run of n independent tasks t0…tn-1. */
+async function seedFlat(store: Store, n: number): Promise<Seeded> {
+  const { workflowId } = await store.applyWorkflow(workflow(`flat-${n}-${Math.random().toString(36).slice(2, 8)}`, Array.from({ length: n }, (_, i) => task(`t${i}`))), T0);
+  const tasks = taskIds(await graphOf(store, workflowId));
+  const run = await createRun(store, manualRun(workflowId));
+  if (!run) throw new Error('seed run was refused');
+  return { workflowId, runId: run.id, tasks };
+}
+
+/** A RUNNING instance's success, with nothing downstream. */
+function plainSuccess(seed: Seeded, inst: InstanceRecord): Finish {
+  return {
+    id: inst.id,
+    runId: inst.runId,
+    guard: { from: ['RUNNING'], attempt: inst.attempt, workerId: inst.workerId },
+    to: 'SUCCESS',
+    patch: { exitCode: 0, finishedAt: T0 + 10 },
+    followUps: {},
+    settlement: { taskCount: seed.tasks.size, queuedRoots: () => [] },
   };
 }
 
@@ -209,14 +232,56 @@ export function transitionsContract(store: StoreGetter, peer: StoreGetter): void
 
     it('two upstreams of a join finishing together through two connections create the downstream exactly once', async () => {
       for (let round = 0; round < 8; round++) {
-        const seed = await seedJoin(store());
+        // w waits on, so the run goes on and neither finish has to end it.
+        const seed = await seedJoin(store(), 'RUNNING', undefined, ['w']);
+        await addInstance(store(), seed, 'w');
         const x = await runOn(store(), await addInstance(store(), seed, 'x'), 'w1');
         const y = await runOn(store(), await addInstance(store(), seed, 'y'), 'w2');
         const [a, b] = await Promise.all([store().finishInstance(success(seed, x), T0 + 10), peer().finishInstance(success(seed, y), T0 + 10)]);
         expect(a.done && b.done).toBe(true);
         // Never twice (the key) and never zero (each saw the other's SUCCESS, or the other saw its own).
         expect([...a.created, ...b.created].map((i) => i.taskName)).toEqual(['z']);
-        expect(await states(store(), seed.runId)).toEqual(['x#1:SUCCESS', 'y#1:SUCCESS', 'z#1:WAITING']);
+        expect(await states(store(), seed.runId)).toEqual(['w#1:WAITING', 'x#1:SUCCESS', 'y#1:SUCCESS', 'z#1:WAITING']);
+      }
+    });
+
+    it('the last instances of a run finishing together through two connections end the run exactly once, after both', async () => {
+      // Finishes of one run do not wait for each other (MySQL holds the run's row shared), so
+      // which one ends the run is decided between them: never neither, never both.
+      for (let round = 0; round < 8; round++) {
+        const seed = await seedFlat(store(), 2);
+        const [x, y] = await Promise.all(['t0', 't1'].map(async (n, i) => runOn(store(), await addInstance(store(), seed, n), `w${i}`)));
+        const [a, b] = await Promise.all([store().finishInstance(plainSuccess(seed, x as InstanceRecord), T0 + 10), peer().finishInstance(plainSuccess(seed, y as InstanceRecord), T0 + 10)]);
+        expect(a.done && b.done).toBe(true);
+        expect([...a.runs, ...b.runs].map((r) => [r.id, r.state])).toEqual([[seed.runId, 'SUCCESS']]);
+        expect((await store().getRun(seed.runId))?.state).toBe('SUCCESS');
+      }
+    });
+
+    it('thirty instances of one run finishing at once through two connections: each recorded, the run ends once, as SUCCESS', async () => {
+      const n = 30;
+      const seed = await seedFlat(store(), n);
+      const running = await Promise.all(Array.from({ length: n }, async (_, i) => runOn(store(), await addInstance(store(), seed, `t${i}`), `w${i % 3}`)));
+      const results = await Promise.all(running.map((inst, i) => (i % 2 ? peer() : store()).finishInstance(plainSuccess(seed, inst), T0 + 10)));
+      expect(results.every((r) => r.done)).toBe(true);
+      expect(results.flatMap((r) => r.runs).map((r) => r.state)).toEqual(['SUCCESS']);
+      expect(new Set((await store().listInstances(seed.runId)).map((i) => i.state))).toEqual(new Set(['SUCCESS']));
+    });
+
+    it('a cancel racing the last finish through two connections: the run ends once, and the outcome agrees with it', async () => {
+      for (let round = 0; round < 6; round++) {
+        const seed = await seedFlat(store(), 1);
+        const x = await runOn(store(), await addInstance(store(), seed, 't0'), 'w1');
+        const [finished, cancelled] = await Promise.all([
+          store().finishInstance(plainSuccess(seed, x), T0 + 10),
+          peer().cancelRun(seed.runId, 'cancelled by alice', () => [], T0 + 10),
+        ]);
+        const ends = [...finished.runs, ...cancelled.runs].map((r) => r.state);
+        expect(ends.length).toBe(1);
+        const run = await store().getRun(seed.runId);
+        expect(run?.state).toBe(ends[0]);
+        // The instance is SUCCESS when the finish won (and the run succeeded), CANCELLED when the cancel did.
+        expect((await mustGet(store(), x.id)).state).toBe(run?.state === 'SUCCESS' ? 'SUCCESS' : 'CANCELLED');
       }
     });
 

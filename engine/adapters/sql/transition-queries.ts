@@ -3,11 +3,23 @@
 // run's end and the next queued run), cancel-run. A crash leaves either all of a step or none of
 // it, so nothing has to find and repair half-done sequences afterwards.
 //
-// Concurrency: every step that touches a run first locks the run's row (MySQL `FOR UPDATE`;
-// SQLite has one writer at a time anyway), so two instances of one run finishing together are
-// serialised, and the second sees the first's SUCCESS when it asks whether a downstream task is
-// ready. The lock is the transaction's first statement, so its first plain read (MySQL takes the
-// REPEATABLE READ snapshot there) already sees every step that held the lock before it.
+// Concurrency (MySQL; SQLite has one writer at a time anyway). Steps that change a run itself
+// (settle, cancel) hold the run's row exclusively (`FOR UPDATE`), taken as the transaction's
+// first statement, so their first plain read (MySQL takes the REPEATABLE READ snapshot there)
+// already sees every step that held the lock before them.
+// Finishing an instance holds the run's row shared (`LOCK IN SHARE MODE`), so instances of one
+// run finish side by side (under an exclusive lock they queued, one transaction at a time, and a
+// team's throughput was one run-row lock hold per task), in READ COMMITTED, and every read that
+// decides something is a locking read, which sees the latest committed rows and waits for rows
+// another finish is changing:
+// - a downstream task is ready when all its upstreams succeeded: read locking, so two upstreams
+//   finishing together wait for each other (InnoDB ends the deadlock by rolling one back, and it
+//   runs again and sees the other's SUCCESS): the join is made exactly once;
+// - the run ends when nothing of it is pending: first a look that skips rows being changed by
+//   others (`SKIP LOCKED`): an active row nobody is changing means the run goes on, and that
+//   row's own finish will look again. Only when none is left does the finish take the run's row
+//   exclusively (waiting for every other finish of the run to commit) and look again, plainly.
+//   Two last finishes both asking deadlock; the one rolled back runs again after the other.
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { AxError } from '../../api/errors.ts';
 import type { InstanceRecord, InstanceState, RunRecord, RunState } from '../../api/types.ts';
@@ -27,23 +39,31 @@ function isDeadlock(err: unknown): boolean {
   return code === 'ER_LOCK_DEADLOCK' || code === 'ER_LOCK_WAIT_TIMEOUT';
 }
 
+/** How many times a step InnoDB rolled back as a deadlock's victim is run again. */
+const DEADLOCK_ATTEMPTS = 10;
+
 /**
  * Runs a step as one transaction. InnoDB may pick it as a deadlock's victim and roll it back
- * whole; it is then simply run again (a few times at most).
+ * whole; it is then simply run again, after a short random pause so the same pair does not
+ * collide again at once.
  */
-export async function transact<T>(db: Kysely<Database>, work: (trx: Trx) => Promise<T>): Promise<T> {
+export async function transact<T>(db: Kysely<Database>, work: (trx: Trx) => Promise<T>, readCommitted = false): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await db.transaction().execute(work);
+      const trx = db.transaction();
+      return await (readCommitted ? trx.setIsolationLevel('read committed') : trx).execute(work);
     } catch (err) {
-      if (!isDeadlock(err) || attempt >= 3) throw err;
+      if (!isDeadlock(err) || attempt >= DEADLOCK_ATTEMPTS) throw err;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 2 * attempt));
     }
   }
 }
 
-async function lockRun(trx: Trx, dialect: SqlDialectName, runId: number): Promise<Selectable<WorkflowRunTable> | undefined> {
+/** The run's row, locked on MySQL: exclusively, or shared (by a finish). */
+async function lockRun(trx: Trx, dialect: SqlDialectName, runId: number, mode: 'update' | 'share' = 'update'): Promise<Selectable<WorkflowRunTable> | undefined> {
   const q = trx.selectFrom('workflow_run').selectAll().where('id', '=', runId);
-  return dialect === 'mysql' ? q.forUpdate().executeTakeFirst() : q.executeTakeFirst();
+  if (dialect !== 'mysql') return q.executeTakeFirst();
+  return (mode === 'update' ? q.forUpdate() : q.modifyEnd(sql`lock in share mode`)).executeTakeFirst();
 }
 
 /** Inserts the drafts into the run; one that exists already (a step run twice) is skipped. */
@@ -94,11 +114,12 @@ async function insertDrafts(trx: Trx, run: { id: number; workflow_id: number }, 
  * `+state` (a no-op there) keeps it off that index. MySQL picks the key by itself, and `+state`
  * would make it compare numbers.
  */
-export async function succeededAmong(trx: Kysely<Database>, dialect: SqlDialectName, runId: number, taskIds: number[]): Promise<Set<number>> {
+export async function succeededAmong(trx: Kysely<Database>, dialect: SqlDialectName, runId: number, taskIds: number[], locking = false): Promise<Set<number>> {
   const out = new Set<number>();
   const state = dialect === 'sqlite' ? sql<string>`+state` : sql<string>`state`;
   for (const ids of chunks(taskIds)) {
-    const rows = await trx.selectFrom('task_instance').select('task_id').where('run_id', '=', runId).where('task_id', 'in', ids).where(state, '=', 'SUCCESS').execute();
+    const q = trx.selectFrom('task_instance').select('task_id').where('run_id', '=', runId).where('task_id', 'in', ids).where(state, '=', 'SUCCESS');
+    const rows = await (locking && dialect === 'mysql' ? q.modifyEnd(sql`lock in share mode`) : q).execute();
     for (const r of rows) out.add(r.task_id);
   }
   return out;
@@ -160,9 +181,10 @@ export async function startRun(db: Kysely<Database>, dialect: SqlDialectName, st
 }
 
 export async function finishInstance(db: Kysely<Database>, dialect: SqlDialectName, finish: Finish, now: number): Promise<TransitionResult> {
+  const shared = dialect === 'mysql';
   return transact(db, async (trx) => {
     const result: TransitionResult = { done: false, created: [], ended: [], runs: [] };
-    const run = await lockRun(trx, dialect, finish.runId);
+    const run = await lockRun(trx, dialect, finish.runId, 'share');
     const { guard } = finish;
     let q = trx
       .updateTable('task_instance')
@@ -182,13 +204,24 @@ export async function finishInstance(db: Kysely<Database>, dialect: SqlDialectNa
     if (wholeGraph && followUps.upstreamFailed) drafts.push(...followUps.upstreamFailed);
     if (wholeGraph && followUps.advance?.length) {
       const needs = [...new Set(followUps.advance.flatMap((a) => a.needs))];
-      const done = needs.length > 0 ? await succeededAmong(trx, dialect, run.id, needs) : new Set<number>();
+      const done = needs.length > 0 ? await succeededAmong(trx, dialect, run.id, needs, shared) : new Set<number>();
       for (const a of followUps.advance) if (a.needs.every((n) => done.has(n))) drafts.push(a.draft);
     }
     result.created.push(...(await insertDrafts(trx, run, drafts, now)));
+    if (result.created.some((i) => i.state === 'WAITING')) return result;
+    if (shared) {
+      // Another active instance nobody is finishing right now: the run goes on (its finish looks again).
+      const untouched = await pendingQuery(trx, run.id).modifyEnd(sql`lock in share mode skip locked`).executeTakeFirst();
+      if (untouched) return result;
+      await lockRun(trx, dialect, run.id, 'update');
+    }
     await settle(trx, dialect, run, finish.settlement, now, result);
     return result;
-  });
+  }, shared);
+}
+
+function pendingQuery(trx: Trx, runId: number) {
+  return trx.selectFrom('task_instance').select('id').where('run_id', '=', runId).where('state', 'in', ACTIVE).limit(1);
 }
 
 export async function settleRun(db: Kysely<Database>, dialect: SqlDialectName, runId: number, settlement: Settlement, now: number): Promise<TransitionResult> {
@@ -211,14 +244,7 @@ async function settle(
   now: number,
   result: TransitionResult,
 ): Promise<void> {
-  const pending = await trx
-    .selectFrom('task_instance')
-    .select('id')
-    .where('run_id', '=', run.id)
-    .where('state', 'in', ACTIVE)
-    .limit(1)
-    .executeTakeFirst();
-  if (pending) return;
+  if (await pendingQuery(trx, run.id).executeTakeFirst()) return;
   const succeeded = await trx
     .selectFrom('task_instance')
     .select(sql<number>`count(distinct task_id)`.as('n'))
