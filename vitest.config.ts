@@ -5,6 +5,10 @@ export default defineConfig({
     include: ['test/**/*.test.ts', 'renderer/src/**/*.test.{ts,tsx}'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // expect.poll's default (1 s) is one slow render on a busy 2-core machine: the browser tests'
+    // polls failed under a loaded CI with the page only late, not wrong. A poll that succeeds
+    // returns at once; this only bounds how long a failing one waits.
+    expect: { poll: { timeout: 15_000 } },
     // Files are isolated by data dir, so they may run in parallel; two cores are the limit.
     maxWorkers: 2,
     reporters: ['default'],
