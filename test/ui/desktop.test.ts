@@ -165,6 +165,7 @@ const shellNavigate = (page: Page, path: string) => page.evaluate((p) => (window
 
 /** the status screens, one picture each, in /tmp for a person to look at */
 async function shoot(page: Page, name: string): Promise<void> {
+  await page.mouse.move(640, 790); // off the buttons: no hover colour in the picture
   await animationsDone(page);
   await page.screenshot({ path: `/tmp/desk-ui-${name}.png` });
 }

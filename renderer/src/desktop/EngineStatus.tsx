@@ -5,7 +5,7 @@
 import { ReloadOutlined } from '@ant-design/icons';
 import { Alert, Button, Collapse, Flex, Result, Spin, Typography } from 'antd';
 import { useState } from 'react';
-import { useTranslation } from 'react-i18next';
+import { Trans, useTranslation } from 'react-i18next';
 import type { DesktopEngineStatus, EngineCrash } from '../../../engine/api/desktop-bridge.ts';
 import { errorMessage } from '../shared/feedback.tsx';
 import { useNow, useTimeFormat } from '../shared/use-time-format.ts';
@@ -154,14 +154,13 @@ export function EngineDown() {
       <Result
         status="error"
         title={t('failedTitle')}
-        subTitle={
-          <Typography.Paragraph style={{ margin: 0, color: 'inherit' }} data-testid="engine-failure">
-            {status.message}
-          </Typography.Paragraph>
-        }
+        // the engine's own words say what is wrong: in the text colour, not the faint subtitle one
+        subTitle={<Typography.Text data-testid="engine-failure">{status.message}</Typography.Text>}
         extra={<RestartButton label={t('tryAgain')} primary />}
       >
-        <Typography.Paragraph style={{ margin: 0 }}>{status.code === 'conflict' ? t('failedHelpConflict') : t('failedHelp')}</Typography.Paragraph>
+        <Typography.Paragraph style={{ margin: 0 }}>
+          <Trans t={t} i18nKey={status.code === 'conflict' ? 'failedHelpConflict' : 'failedHelp'} components={{ cmd: <code className="ax-cmd" /> }} />
+        </Typography.Paragraph>
       </Result>
       </div>
     );
