@@ -4,9 +4,7 @@
 import type { DesktopBridge } from '../../../engine/api/desktop-bridge.ts';
 import { dashboardQuery } from '../dashboard/dashboard-query.ts';
 import { prefetchDesigner } from '../dag-designer/designer-query.ts';
-import { engineStatusStore } from '../engine-client/desktop-status.ts';
-import { createQueryClient, EngineConnection } from '../engine-client/index.ts';
-import { openPortTransport, PortBroker } from '../engine-client/port-transport.ts';
+import { createQueryClient, EngineConnection, engineStatusStore, openPortTransport, PortBroker } from '../engine-client/index.ts';
 import type { Desktop } from './desktop-context.ts';
 
 declare global {

@@ -1,7 +1,7 @@
 // The desktop app's shell, for the components that differ there: undefined in a browser.
 import { createContext, useContext, useSyncExternalStore } from 'react';
 import type { DesktopBridge, DesktopEngineStatus } from '../../../engine/api/desktop-bridge.ts';
-import type { EngineStatusStore } from '../engine-client/desktop-status.ts';
+import type { EngineStatusStore } from '../engine-client/index.ts';
 
 export interface Desktop {
   bridge: DesktopBridge;
