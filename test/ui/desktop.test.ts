@@ -66,6 +66,8 @@ function simulatePreload(initial: DesktopEngineStatus): void {
     restarts: 0,
     languages: [] as string[],
     status: initial,
+    /** when set, restartEngine() fails with this message (as an IPC invoke that throws) */
+    restartRefusal: '',
     emit(status: DesktopEngineStatus) {
       shell.status = status;
       for (const listener of [...statusListeners]) listener(status);
@@ -112,6 +114,7 @@ function simulatePreload(initial: DesktopEngineStatus): void {
     },
     restartEngine: async () => {
       shell.restarts++;
+      if (shell.restartRefusal) throw new Error(shell.restartRefusal);
     },
     setLanguage(language: string) {
       shell.languages.push(language);
@@ -259,6 +262,15 @@ describe.skipIf(skip)('the UI in the desktop app', () => {
     await shoot(page, 'gave-up-light-en');
     await screen.getByRole('button', { name: 'Restart engine' }).click();
     await expect.poll(async () => (await shellRecord(page)).restarts).toBe(1);
+    expect(await screen.getByRole('alert').count()).toBe(0);
+
+    // a refused restart says so beside the button, which stays usable
+    await page.evaluate(() => ((window as unknown as { __axShell: { restartRefusal: string } }).__axShell.restartRefusal = 'the engine is already starting'));
+    await screen.getByRole('button', { name: 'Restart engine' }).click();
+    await screen.getByRole('alert').getByText('The engine could not be restarted: the engine is already starting').waitFor();
+    expect((await shellRecord(page)).restarts).toBe(2);
+    expect(await screen.getByRole('button', { name: 'Restart engine' }).isEnabled()).toBe(true);
+    await page.evaluate(() => ((window as unknown as { __axShell: { restartRefusal: string } }).__axShell.restartRefusal = ''));
   });
 
   it('when the engine cannot start: the reason and what to do; starting and stopping show a spinner', async () => {
@@ -270,7 +282,7 @@ describe.skipIf(skip)('the UI in the desktop app', () => {
     expect(await screen.textContent()).toContain('Another AX engine already uses this data folder');
     await shoot(page, 'failed-light-en');
     await screen.getByRole('button', { name: 'Try again' }).click();
-    await expect.poll(async () => (await shellRecord(page)).restarts).toBe(2);
+    await expect.poll(async () => (await shellRecord(page)).restarts).toBe(3);
 
     await emit(page, { state: 'starting', attempt: 1 });
     await page.locator('[data-testid="engine-status"][data-state="starting"]').getByText('Starting the engine…').waitFor();

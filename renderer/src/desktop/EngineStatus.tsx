@@ -56,7 +56,8 @@ function Countdown({ at }: { at: number }) {
   const { t } = useTranslation('desktop');
   const now = useNow(1_000);
   const seconds = Math.ceil((at - now) / 1_000);
-  return <>{seconds > 0 ? t('restartingIn', { count: seconds }) : t('restartingNow')}</>;
+  // not re-announced every second by the banner's live region
+  return <span aria-live="off">{seconds > 0 ? t('restartingIn', { count: seconds }) : t('restartingNow')}</span>;
 }
 
 /** The banner for the passing states: starting, restarting after a crash, stopping. */
