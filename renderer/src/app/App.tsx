@@ -1,8 +1,11 @@
-// The root: theme and language (antd ConfigProvider), then the session gate, then the app.
+// The root: theme and language (antd ConfigProvider), then the session gate (the desktop gate
+// inside the desktop app, which needs no sign-in), then the app.
 import { App as AntApp, ConfigProvider, theme } from 'antd';
 import enUS from 'antd/locale/en_US';
 import zhCN from 'antd/locale/zh_CN';
 import { useTranslation } from 'react-i18next';
+import { desktopBridge } from '../desktop/desktop-boot.ts';
+import { DesktopGate } from '../desktop/DesktopGate.tsx';
 import { SessionGate } from './SessionGate.tsx';
 import { useThemeMode } from './theme-mode.ts';
 import { ThemeContext } from './theme-context.ts';
@@ -10,6 +13,7 @@ import { ThemeContext } from './theme-context.ts';
 export default function App() {
   const { i18n } = useTranslation();
   const mode = useThemeMode();
+  const desktop = desktopBridge();
   return (
     <ConfigProvider
       locale={i18n.language === 'zh-CN' ? zhCN : enUS}
@@ -19,7 +23,7 @@ export default function App() {
     >
       <ThemeContext.Provider value={mode}>
         <AntApp style={{ minHeight: '100vh' }}>
-          <SessionGate />
+          {desktop ? <DesktopGate bridge={desktop} /> : <SessionGate />}
         </AntApp>
       </ThemeContext.Provider>
     </ConfigProvider>

@@ -1,10 +1,12 @@
 // The frame of every signed-in screen: navigation on the left, search and preferences on top,
-// a banner while the engine connection is being restored, and the routed page.
+// a banner while the engine connection is being restored (in the desktop app, the engine's own status), and the routed page.
 import { AuditOutlined, ClusterOutlined, DashboardOutlined, NodeIndexOutlined, SettingOutlined } from '@ant-design/icons';
 import { Alert, Flex, Layout, Menu, theme } from 'antd';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useLocation } from 'react-router-dom';
+import { useDesktop, useDesktopEngineStatus } from '../desktop/desktop-context.ts';
+import { engineIsDown, EngineDown, EngineStatusBanner } from '../desktop/EngineStatus.tsx';
 import { useConnectionStatus } from '../engine-client/index.ts';
 import { AppRoutes } from './AppRoutes.tsx';
 import { GlobalSearch } from './GlobalSearch.tsx';
@@ -44,7 +46,12 @@ export function AppLayout() {
   const { token } = theme.useToken();
   const location = useLocation();
   const status = useConnectionStatus();
-  const slowConnect = useLasting(status === 'connecting', 1_000);
+  const desktop = useDesktop();
+  const engine = useDesktopEngineStatus();
+  // in the desktop app the shell says why the engine is away; the connection's own banners are
+  // for a running engine whose port is being replaced
+  const connectionBanners = !desktop || engine?.state === 'running';
+  const slowConnect = useLasting(connectionBanners && status === 'connecting', 1_000);
   const [collapsed, setCollapsed] = useState(false);
   return (
     <Layout style={{ minHeight: '100vh' }}>
@@ -82,7 +89,8 @@ export function AppLayout() {
           </div>
           <Preferences />
         </Layout.Header>
-        {status === 'reconnecting' && (
+        {desktop && <EngineStatusBanner />}
+        {connectionBanners && status === 'reconnecting' && (
           <Alert type="warning" showIcon banner role="status" title={t('connection.reconnecting')} data-testid="reconnecting-banner" />
         )}
         {slowConnect && (
@@ -90,7 +98,7 @@ export function AppLayout() {
         )}
         <Layout.Content id="main" tabIndex={-1} style={{ padding: 24, minWidth: 0, outline: 'none' }}>
           <Flex vertical style={{ maxWidth: 1600, margin: '0 auto', width: '100%' }}>
-            <AppRoutes />
+            {engineIsDown(engine) ? <EngineDown /> : <AppRoutes />}
           </Flex>
         </Layout.Content>
       </Layout>
