@@ -9,9 +9,9 @@
 // already sees every step that held the lock before them.
 // Finishing an instance holds the run's row shared (`LOCK IN SHARE MODE`), so instances of one
 // run finish side by side (under an exclusive lock they queued, one transaction at a time, and a
-// team's throughput was one run-row lock hold per task), in READ COMMITTED, and every read that
-// decides something is a locking read, which sees the latest committed rows and waits for rows
-// another finish is changing:
+// team's throughput was one run-row lock hold per task), and every read that decides something
+// is a locking read, which sees the latest committed rows and waits for rows another finish is
+// changing (no plain read comes before them, so no snapshot is taken early):
 // - a downstream task is ready when all its upstreams succeeded: read locking, so two upstreams
 //   finishing together wait for each other (InnoDB ends the deadlock by rolling one back, and it
 //   runs again and sees the other's SUCCESS): the join is made exactly once;
@@ -47,11 +47,10 @@ const DEADLOCK_ATTEMPTS = 10;
  * whole; it is then simply run again, after a short random pause so the same pair does not
  * collide again at once.
  */
-export async function transact<T>(db: Kysely<Database>, work: (trx: Trx) => Promise<T>, readCommitted = false): Promise<T> {
+export async function transact<T>(db: Kysely<Database>, work: (trx: Trx) => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      const trx = db.transaction();
-      return await (readCommitted ? trx.setIsolationLevel('read committed') : trx).execute(work);
+      return await db.transaction().execute(work);
     } catch (err) {
       if (!isDeadlock(err) || attempt >= DEADLOCK_ATTEMPTS) throw err;
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 2 * attempt));
@@ -217,7 +216,7 @@ export async function finishInstance(db: Kysely<Database>, dialect: SqlDialectNa
     }
     await settle(trx, dialect, run, finish.settlement, now, result);
     return result;
-  }, shared);
+  });
 }
 
 function pendingQuery(trx: Trx, runId: number) {
