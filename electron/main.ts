@@ -1,0 +1,101 @@
+// The desktop app's main process: wires Electron to the shell's modules. One instance per user
+// (a second launch focuses the first window); the engine host runs in a utility process under the
+// supervisor; the window loads the UI from app://ui and reaches the engine over a MessagePort the
+// broker hands it; closing the window keeps the app in the tray; Quit stops the engine cleanly.
+import {
+  app, BrowserWindow, dialog, ipcMain, Menu, MessageChannelMain, nativeImage, Notification, protocol, session, shell, Tray, utilityProcess,
+} from 'electron';
+import { APP_SCHEME, APP_URL } from './app-origin.ts';
+import { appPaths, hostOptionsFrom } from './app-paths.ts';
+import { EngineSupervisor } from './engine-supervisor.ts';
+import { utilityLauncher } from './utility-launcher.ts';
+import { registerIpcHandlers } from './ipc-handlers.ts';
+import { MainEngineClient } from './main-engine-client.ts';
+import { hideOnClose, mainWindowOptions, reveal } from './main-window.ts';
+import { PortBroker } from './port-broker.ts';
+import { choiceOf, QuitFlow, quitQuestion } from './quit-flow.ts';
+import { ShellStateFile } from './shell-state.ts';
+import { TrayController } from './tray-controller.ts';
+import { trayIconBitmap } from './tray-icon.ts';
+import { guardContents, guardSession } from './window-security.ts';
+import { APP_SCHEME_PRIVILEGES, uiProtocolHandler } from './ui-protocol.ts';
+
+// Before 'ready': the scheme must be known as standard and secure when the first page loads.
+protocol.registerSchemesAsPrivileged([APP_SCHEME_PRIVILEGES]);
+
+if (!app.requestSingleInstanceLock()) app.quit();
+else runShell();
+
+function runShell(): void {
+  const paths = appPaths(__dirname);
+  const host = hostOptionsFrom((name) => app.commandLine.getSwitchValue(name), (name) => app.commandLine.hasSwitch(name));
+  const supervisor = new EngineSupervisor({ launch: utilityLauncher(utilityProcess, { entry: paths.engineHost, ...host }) });
+  const broker = new PortBroker(supervisor, () => new MessageChannelMain());
+  const engine = new MainEngineClient(broker);
+  let window: BrowserWindow | undefined;
+  let tray: Tray | undefined;
+
+  const quitFlow = new QuitFlow({
+    runningTasks: () => engine.runningTasks(),
+    ask: async (running) => {
+      const question = { type: 'question' as const, title: 'Quit AX Scheduler', ...quitQuestion(running) };
+      const answer = window && !window.isDestroyed() && window.isVisible() ? await dialog.showMessageBox(window, question) : await dialog.showMessageBox(question);
+      return choiceOf(answer.response);
+    },
+    stopEngine: (drainMs) => supervisor.stop(drainMs),
+    quit: () => app.quit(),
+  });
+  const open = () => {
+    if (window) reveal(window);
+  };
+
+  app.on('before-quit', (event) => quitFlow.onBeforeQuit(event));
+  app.on('second-instance', open);
+  app.on('activate', open);
+  // Closing the window hides it; the app lives on in the tray until Quit.
+  app.on('window-all-closed', () => undefined);
+  app.on('web-contents-created', (_event, contents) => guardContents(contents, (url) => shell.openExternal(url)));
+
+  registerIpcHandlers(ipcMain, {
+    mainContents: () => (window && !window.isDestroyed() ? window.webContents : undefined),
+    requestEnginePort: (contents) => broker.request(contents),
+    engineStatus: () => supervisor.status(),
+    onEngineStatus: (listener) => supervisor.onStatus(listener),
+    restartEngine: () => supervisor.restart(),
+    // The shell's own texts are English for now; the UI's language is kept for when they are not.
+    setLanguage: () => undefined,
+  });
+
+  void app.whenReady().then(() => {
+    guardSession(session.defaultSession);
+    protocol.handle(APP_SCHEME, uiProtocolHandler(paths.uiDir));
+    supervisor.start();
+
+    const state = new ShellStateFile(app.getPath('userData'));
+    window = new BrowserWindow(mainWindowOptions(paths.preload));
+    hideOnClose(window, {
+      quitting: () => quitFlow.quitting(),
+      hintShown: () => state.get().closeHintShown === true,
+      showHint: () => {
+        state.update({ closeHintShown: true });
+        if (Notification.isSupported()) new Notification({ title: 'AX Scheduler is still running', body: 'Schedules keep running. Open it again or quit from the tray icon.' }).show();
+      },
+    });
+    const shown = window;
+    shown.once('ready-to-show', () => shown.show());
+    void shown.loadURL(APP_URL);
+
+    tray = new Tray(nativeImage.createFromBitmap(trayIconBitmap('idle'), { width: 16, height: 16 }));
+    const view = tray;
+    view.on('click', open);
+    new TrayController(
+      {
+        setHealth: (health) => view.setImage(nativeImage.createFromBitmap(trayIconBitmap(health), { width: 16, height: 16 })),
+        setToolTip: (text) => view.setToolTip(text),
+        setMenu: (items) => view.setContextMenu(Menu.buildFromTemplate(items)),
+      },
+      { status: () => supervisor.status(), onStatus: (l) => supervisor.onStatus(l), onClient: (l) => engine.onClient(l), current: () => engine.current() },
+      { open, restartEngine: () => supervisor.restart(), quit: () => app.quit() },
+    );
+  });
+}

@@ -1,0 +1,79 @@
+// Keeps the tray in step with the engine: the supervisor's status, and the running and failed
+// counts from the engine's dashboard, read again (at most once a second) when runs change.
+import type { ApiClient } from '../engine/api/client.ts';
+import type { DesktopEngineStatus } from '../engine/api/desktop-bridge.ts';
+import type { TrayHealth } from './tray-icon.ts';
+import { type TrayActions, type TrayCounts, type TrayItem, trayHealth, trayMenu, trayTooltip } from './tray-menu.ts';
+
+/** What the controller draws on: Electron's Tray, with the menu and image made by main.ts. */
+export interface TrayView {
+  setHealth(health: TrayHealth): void;
+  setToolTip(text: string): void;
+  setMenu(items: TrayItem[]): void;
+}
+
+export interface TraySources {
+  status(): DesktopEngineStatus;
+  onStatus(listener: (status: DesktopEngineStatus) => void): () => void;
+  onClient(listener: (client: ApiClient) => void): () => void;
+  current(): ApiClient | undefined;
+}
+
+const REFRESH_MS = 1_000;
+
+export class TrayController {
+  private counts: TrayCounts | undefined;
+  private health: TrayHealth | undefined;
+  private refreshTimer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(
+    private readonly view: TrayView,
+    private readonly sources: TraySources,
+    private readonly actions: TrayActions,
+  ) {
+    sources.onStatus((status) => {
+      if (status.state !== 'running') this.counts = undefined;
+      this.render();
+    });
+    sources.onClient((client) => {
+      void client.subscribe(['runs'], () => this.scheduleRefresh()).catch(() => undefined);
+      this.scheduleRefresh();
+    });
+    const client = sources.current();
+    if (client) void client.subscribe(['runs'], () => this.scheduleRefresh()).catch(() => undefined);
+    this.render();
+    this.scheduleRefresh();
+  }
+
+  /** Read the counts again now (the refresh timer's work; the tests call it directly). */
+  async refresh(): Promise<void> {
+    this.refreshTimer = undefined;
+    const client = this.sources.current();
+    if (!client) return;
+    try {
+      const summary = await client.dashboard();
+      this.counts = { runningTasks: summary.runningTasks, failedToday: summary.failuresToday.length };
+    } catch {
+      this.counts = undefined;
+    }
+    this.render();
+  }
+
+  stop(): void {
+    if (this.refreshTimer) clearTimeout(this.refreshTimer);
+    this.refreshTimer = undefined;
+  }
+
+  private scheduleRefresh(): void {
+    this.refreshTimer ??= setTimeout(() => void this.refresh(), REFRESH_MS);
+  }
+
+  private render(): void {
+    const status = this.sources.status();
+    const health = trayHealth(status, this.counts);
+    if (health !== this.health) this.view.setHealth(health);
+    this.health = health;
+    this.view.setToolTip(trayTooltip(status, this.counts));
+    this.view.setMenu(trayMenu(status, this.counts, this.actions));
+  }
+}
