@@ -4,7 +4,7 @@
 /** renderer → main, send: a fresh engine port, please */
 export const REQUEST_ENGINE_PORT = 'ax:request-engine-port';
 /** main → renderer, postMessage with one transferred port: the engine port asked for */
-export const ENGINE_PORT = 'ax:engine-port';
+export const ENGINE_PORT = 'ax:deliver-engine-port';
 /** renderer → main, invoke: the DesktopEngineStatus now */
 export const ENGINE_STATUS = 'ax:engine-status';
 /** main → renderer, send: the DesktopEngineStatus changed */

@@ -1,7 +1,7 @@
 // Keeps the tray in step with the engine: the supervisor's status, and the running and failed
 // counts from the engine's dashboard, read again (at most once a second) when runs change.
-import type { ApiClient } from '../engine/api/client.ts';
 import type { DesktopEngineStatus } from '../engine/api/desktop-bridge.ts';
+import type { EngineApi } from '../engine/api/engine-api.ts';
 import type { TrayHealth } from './tray-icon.ts';
 import { type TrayActions, type TrayCounts, type TrayItem, trayHealth, trayMenu, trayTooltip } from './tray-menu.ts';
 
@@ -12,11 +12,14 @@ export interface TrayView {
   setMenu(items: TrayItem[]): void;
 }
 
+/** The engine as the tray reads it: the main process's ApiClient (or, in tests, an engine). */
+export type TrayEngine = Pick<EngineApi, 'dashboard' | 'subscribe'>;
+
 export interface TraySources {
   status(): DesktopEngineStatus;
   onStatus(listener: (status: DesktopEngineStatus) => void): () => void;
-  onClient(listener: (client: ApiClient) => void): () => void;
-  current(): ApiClient | undefined;
+  onClient(listener: (client: TrayEngine) => void): () => void;
+  current(): TrayEngine | undefined;
 }
 
 const REFRESH_MS = 1_000;
