@@ -10,7 +10,7 @@ import { APP_HOST, APP_SCHEME } from './app-origin.ts';
 /** Before the app is ready: the scheme is standard (real origin, relative URLs) and secure. */
 export const APP_SCHEME_PRIVILEGES = {
   scheme: APP_SCHEME,
-  privileges: { standard: true, secure: true, supportFetchAPI: true, codeCache: true },
+  privileges: { standard: true, secure: true, supportFetchAPI: true, corsEnabled: true, codeCache: true },
 };
 
 function plain(status: number, text: string): Response {
