@@ -15,7 +15,7 @@ function electronBinary() {
   const pkg = path.join(root, 'node_modules', 'electron');
   if (!fs.existsSync(path.join(pkg, 'package.json'))) return { reason: 'the electron package is not installed' };
   const pathFile = path.join(pkg, 'path.txt');
-  if (!fs.existsSync(pathFile)) return { reason: "Electron's binary was not downloaded (no network to its host, or ELECTRON_SKIP_BINARY_DOWNLOAD)" };
+  if (!fs.existsSync(pathFile)) return { reason: "Electron's binary was not downloaded (no access to its download, or ELECTRON_SKIP_BINARY_DOWNLOAD set)" };
   const binary = path.join(pkg, 'dist', fs.readFileSync(pathFile, 'utf8').trim());
   return fs.existsSync(binary) ? { binary } : { reason: `Electron's binary is missing (${binary})` };
 }
@@ -33,6 +33,6 @@ if (found.binary && shellBuilt) {
   run(found.binary, [root, ...args]);
 } else {
   const why = found.reason ?? 'the desktop shell is not built (npm run build)';
-  console.error(`ax: the desktop app is not available here (${why}); starting the engine and the UI in the browser instead (ax serve).`);
+  console.error(`ax: no desktop app here: ${why}; starting the engine and the UI in the browser instead (ax serve).`);
   run(process.execPath, [path.join(root, 'bin', 'ax.mjs'), 'serve', ...args]);
 }
