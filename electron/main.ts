@@ -5,9 +5,12 @@
 import {
   app, BrowserWindow, dialog, ipcMain, Menu, MessageChannelMain, nativeImage, Notification, protocol, session, shell, Tray, utilityProcess,
 } from 'electron';
+import { appMenuTemplate } from './app-menu.ts';
 import { APP_SCHEME, APP_URL } from './app-origin.ts';
 import { appPaths, hostOptionsFrom } from './app-paths.ts';
 import { EngineSupervisor } from './engine-supervisor.ts';
+import { type DesktopNotice, FailureNotifier } from './failure-notifier.ts';
+import { NAVIGATE } from './ipc-channels.ts';
 import { utilityLauncher } from './utility-launcher.ts';
 import { registerIpcHandlers } from './ipc-handlers.ts';
 import { MainEngineClient } from './main-engine-client.ts';
@@ -48,6 +51,23 @@ function runShell(): void {
   const open = () => {
     if (window) reveal(window);
   };
+  const openPage = (pagePath: string) => {
+    if (!window || window.isDestroyed()) return;
+    reveal(window);
+    window.webContents.send(NAVIGATE, pagePath);
+  };
+  // Shown notifications are kept until clicked or closed: one collected early loses its click.
+  const shownNotices = new Set<Notification>();
+  const showNotice = (notice: DesktopNotice) => {
+    if (!Notification.isSupported()) return;
+    const note = new Notification({ title: notice.title, body: notice.body });
+    shownNotices.add(note);
+    note.on('click', () => openPage(notice.path));
+    note.on('close', () => shownNotices.delete(note));
+    note.show();
+  };
+  const notifier = new FailureNotifier({ notify: showNotice });
+  engine.onClient((client) => void notifier.follow(client).catch(() => undefined));
 
   app.on('before-quit', (event) => quitFlow.onBeforeQuit(event));
   app.on('second-instance', open);
@@ -68,6 +88,7 @@ function runShell(): void {
 
   void app.whenReady().then(() => {
     guardSession(session.defaultSession);
+    Menu.setApplicationMenu(Menu.buildFromTemplate(appMenuTemplate(process.platform, { packaged: app.isPackaged, appName: app.name })));
     protocol.handle(APP_SCHEME, uiProtocolHandler(paths.uiDir));
     supervisor.start();
 

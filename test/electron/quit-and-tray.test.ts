@@ -1,6 +1,9 @@
 // Quit's decisions (ask only when tasks run; wait drains, stop does not, cancel keeps the app;
-// the first Quit is held until the engine has stopped) and the tray following engine state.
+// the first Quit is held until the engine has stopped), the tray following engine state, and the
+// application menu.
+import type { MenuItemConstructorOptions } from 'electron';
 import { describe, expect, it } from 'vitest';
+import { appMenuTemplate } from '../../electron/app-menu.ts';
 import type { DesktopEngineStatus } from '../../engine/api/desktop-bridge.ts';
 import { choiceOf, IDLE_DRAIN_MS, type QuitChoice, QuitFlow, quitQuestion, WAIT_DRAIN_MS } from '../../electron/quit-flow.ts';
 import { TrayController, type TrayEngine } from '../../electron/tray-controller.ts';
@@ -168,5 +171,20 @@ tasks:
     } finally {
       await t.close();
     }
+  });
+});
+
+describe('application menu', () => {
+  const roles = (items: MenuItemConstructorOptions[]): string[] => items.flatMap((i) => [...(i.role ? [i.role] : []), ...roles((i.submenu as MenuItemConstructorOptions[] | undefined) ?? [])]);
+
+  it('has the standard editing and window roles, the developer tools only unpackaged, an app menu on macOS', () => {
+    const linux = roles(appMenuTemplate('linux', { packaged: true, appName: 'AX Scheduler' }));
+    for (const role of ['undo', 'redo', 'cut', 'copy', 'paste', 'selectAll', 'quit', 'minimize', 'togglefullscreen']) expect(linux).toContain(role);
+    expect(linux).not.toContain('toggleDevTools');
+    expect(linux).not.toContain('reload');
+    expect(roles(appMenuTemplate('linux', { packaged: false, appName: 'AX' }))).toContain('toggleDevTools');
+    const mac = appMenuTemplate('darwin', { packaged: true, appName: 'AX Scheduler' });
+    expect(mac[0]!.label).toBe('AX Scheduler');
+    expect(roles(mac)).toEqual(expect.arrayContaining(['about', 'hide', 'quit', 'close', 'front']));
   });
 });
