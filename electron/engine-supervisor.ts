@@ -110,7 +110,13 @@ export class EngineSupervisor {
     this.retryTimer = undefined;
     const attempt = this.crashes.length + 1;
     this.setStatus({ state: 'starting', attempt, ...(this.lastCrash && { lastCrash: this.lastCrash }) });
-    const proc = this.options.launch();
+    let proc: EngineProcess;
+    try {
+      proc = this.options.launch();
+    } catch (err) {
+      // Nothing was started (e.g. the host's bundle is missing): trying again would do the same.
+      return this.setStatus({ state: 'failed', code: 'internal', message: err instanceof Error ? err.message : String(err) });
+    }
     this.current = proc;
     let stderr = '';
     let failed: { code: string; message: string } | undefined;

@@ -1,6 +1,7 @@
 // Starts the engine host (dist/engine-host.mjs) as an Electron utilityProcess and presents it as
 // the shell's EngineProcess. Its stderr is piped for the supervisor's crash report; stdout is
 // inherited (the terminal of a developer who started the app from one).
+import fs from 'node:fs';
 import type { ParentMessage } from '../engine/api/host-protocol.ts';
 import type { EngineLauncher, EngineProcess, PortMain } from './shell-surface.ts';
 
@@ -34,6 +35,7 @@ export function hostArgs(options: HostLaunchOptions): string[] {
 
 export function utilityLauncher(utilityProcess: UtilityForker, options: HostLaunchOptions): EngineLauncher {
   return () => {
+    if (!fs.existsSync(options.entry)) throw new Error(`the engine host is not built (${options.entry} is missing): run "npm run build"`);
     const child = utilityProcess.fork(options.entry, hostArgs(options), {
       serviceName: 'AX engine',
       stdio: ['ignore', 'inherit', 'pipe'],
