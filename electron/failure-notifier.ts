@@ -4,6 +4,7 @@
 // every minute does not bury the desktop. A click opens the instance (or the run) in the UI.
 import type { EngineApi } from '../engine/api/engine-api.ts';
 import type { EngineEvent } from '../engine/api/events.ts';
+import { SHELL_TEXTS, type ShellTexts } from './shell-texts.ts';
 
 export interface DesktopNotice {
   title: string;
@@ -17,6 +18,8 @@ export interface NotifierOptions {
   /** after a workflow's failure notice, how long its further failures stay quiet */
   quietMs?: number;
   now?: () => number;
+  /** the shell's texts in the current language; default English */
+  texts?: () => ShellTexts;
 }
 
 /** How long a workflow's repeated failures stay quiet after one notice. */
@@ -29,10 +32,12 @@ export class FailureNotifier {
   private readonly failing = new Set<string>();
   private readonly quietMs: number;
   private readonly now: () => number;
+  private readonly texts: () => ShellTexts;
 
   constructor(private readonly options: NotifierOptions) {
     this.quietMs = options.quietMs ?? FAILURE_QUIET_MS;
     this.now = options.now ?? Date.now;
+    this.texts = options.texts ?? (() => SHELL_TEXTS.en);
   }
 
   /** Follows one engine's run events (a new engine host: call again with its client). */
@@ -43,9 +48,10 @@ export class FailureNotifier {
   async onEvent(engine: Pick<EngineApi, 'getRun'>, event: EngineEvent): Promise<void> {
     if (event.type !== 'run') return;
     const workflow = event.workflowName;
+    const texts = this.texts();
     if (event.state === 'SUCCESS' && this.failing.delete(workflow)) {
       this.lastNotice.delete(workflow);
-      this.options.notify({ title: `${workflow} recovered`, body: `Run #${event.runId} succeeded.`, path: `/runs/${event.runId}` });
+      this.options.notify({ title: texts.recovered(workflow), body: texts.recoveredBody(event.runId), path: `/runs/${event.runId}` });
       return;
     }
     if (event.state !== 'FAILED') return;
@@ -56,14 +62,12 @@ export class FailureNotifier {
     const detail = await engine.getRun(event.runId).catch(() => undefined);
     const culprit = detail?.instances.filter((i) => i.state === 'FAILED' || i.state === 'TIMEOUT').at(-1);
     if (!culprit) {
-      this.options.notify({ title: `${workflow} failed`, body: `Run #${event.runId} failed.`, path: `/runs/${event.runId}` });
+      this.options.notify({ title: texts.runFailed(workflow), body: texts.runFailedBody(event.runId), path: `/runs/${event.runId}` });
       return;
     }
-    const what = culprit.state === 'TIMEOUT' ? 'timed out' : 'failed';
-    const reason = culprit.reason ? `: ${culprit.reason}` : '';
     this.options.notify({
-      title: `${workflow} failed`,
-      body: `Run #${event.runId}: task ${culprit.taskName} ${what}${reason}`.slice(0, 200),
+      title: texts.runFailed(workflow),
+      body: texts.taskFailedBody(event.runId, culprit.taskName, culprit.state === 'TIMEOUT', culprit.reason).slice(0, 200),
       path: `/instances/${culprit.id}`,
     });
   }

@@ -18,6 +18,7 @@ import { hideOnClose, mainWindowOptions, reveal } from './main-window.ts';
 import { PortBroker } from './port-broker.ts';
 import { choiceOf, QuitFlow, quitQuestion } from './quit-flow.ts';
 import { ShellStateFile } from './shell-state.ts';
+import { ShellLanguage } from './shell-texts.ts';
 import { TrayController } from './tray-controller.ts';
 import { trayIconBitmap } from './tray-icon.ts';
 import { guardContents, guardSession } from './window-security.ts';
@@ -35,13 +36,14 @@ function runShell(): void {
   const supervisor = new EngineSupervisor({ launch: utilityLauncher(utilityProcess, { entry: paths.engineHost, ...host }) });
   const broker = new PortBroker(supervisor, () => new MessageChannelMain());
   const engine = new MainEngineClient(broker);
+  const language = new ShellLanguage();
   let window: BrowserWindow | undefined;
   let tray: Tray | undefined;
 
   const quitFlow = new QuitFlow({
     runningTasks: () => engine.runningTasks(),
     ask: async (running) => {
-      const question = { type: 'question' as const, title: 'Quit AX Scheduler', ...quitQuestion(running) };
+      const question = { type: 'question' as const, ...quitQuestion(running, language.texts()) };
       const answer = window && !window.isDestroyed() && window.isVisible() ? await dialog.showMessageBox(window, question) : await dialog.showMessageBox(question);
       return choiceOf(answer.response);
     },
@@ -66,7 +68,7 @@ function runShell(): void {
     note.on('close', () => shownNotices.delete(note));
     note.show();
   };
-  const notifier = new FailureNotifier({ notify: showNotice });
+  const notifier = new FailureNotifier({ notify: showNotice, texts: () => language.texts() });
   engine.onClient((client) => void notifier.follow(client).catch(() => undefined));
 
   app.on('before-quit', (event) => quitFlow.onBeforeQuit(event));
@@ -82,13 +84,14 @@ function runShell(): void {
     engineStatus: () => supervisor.status(),
     onEngineStatus: (listener) => supervisor.onStatus(listener),
     restartEngine: () => supervisor.restart(),
-    // The shell's own texts are English for now; the UI's language is kept for when they are not.
-    setLanguage: () => undefined,
+    setLanguage: (value) => language.set(value),
   });
 
   void app.whenReady().then(() => {
     guardSession(session.defaultSession);
-    Menu.setApplicationMenu(Menu.buildFromTemplate(appMenuTemplate(process.platform, { packaged: app.isPackaged, appName: app.name })));
+    const setMenu = () => Menu.setApplicationMenu(Menu.buildFromTemplate(appMenuTemplate(process.platform, { packaged: app.isPackaged, appName: app.name, texts: language.texts() })));
+    setMenu();
+    language.onChange(setMenu);
     protocol.handle(APP_SCHEME, uiProtocolHandler(paths.uiDir));
     supervisor.start();
 
@@ -99,7 +102,8 @@ function runShell(): void {
       hintShown: () => state.get().closeHintShown === true,
       showHint: () => {
         state.update({ closeHintShown: true });
-        if (Notification.isSupported()) new Notification({ title: 'AX Scheduler is still running', body: 'Schedules keep running. Open it again or quit from the tray icon.' }).show();
+        const texts = language.texts();
+        if (Notification.isSupported()) new Notification({ title: texts.hintTitle, body: texts.hintBody }).show();
       },
     });
     const shown = window;
@@ -109,7 +113,7 @@ function runShell(): void {
     tray = new Tray(nativeImage.createFromBitmap(trayIconBitmap('idle'), { width: 16, height: 16 }));
     const view = tray;
     view.on('click', open);
-    new TrayController(
+    const trayController = new TrayController(
       {
         setHealth: (health) => view.setImage(nativeImage.createFromBitmap(trayIconBitmap(health), { width: 16, height: 16 })),
         setToolTip: (text) => view.setToolTip(text),
@@ -117,6 +121,8 @@ function runShell(): void {
       },
       { status: () => supervisor.status(), onStatus: (l) => supervisor.onStatus(l), onClient: (l) => engine.onClient(l), current: () => engine.current() },
       { open, restartEngine: () => supervisor.restart(), quit: () => app.quit() },
+      () => language.texts(),
     );
+    language.onChange(() => trayController.redraw());
   });
 }

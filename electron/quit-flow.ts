@@ -1,6 +1,7 @@
 // Quitting the app stops the engine host cleanly. With tasks running, the person is asked first:
 // wait for them (the host drains them), stop them now, or not quit after all. The first Quit is
 // held (before-quit prevented) until the host has exited, then the app quits for real.
+import type { ShellTexts } from './shell-texts.ts';
 
 /** "Wait for them": how long running tasks may take before the host stops them anyway. */
 export const WAIT_DRAIN_MS = 60 * 60_000;
@@ -20,15 +21,9 @@ export interface QuitDeps {
   quit(): void;
 }
 
-/** The message box of the question, and how its answer maps to a choice. */
-export function quitQuestion(running: number): { message: string; detail: string; buttons: string[]; defaultId: number; cancelId: number } {
-  return {
-    message: running === 1 ? 'A task is still running.' : `${running} tasks are still running.`,
-    detail: 'Wait: they finish (up to an hour), then AX quits. Stop: they are stopped now.',
-    buttons: ['Wait for them', 'Stop them', 'Cancel'],
-    defaultId: 0,
-    cancelId: 2,
-  };
+/** The message box of the question, and how its answer maps to a choice (choiceOf). */
+export function quitQuestion(running: number, texts: ShellTexts): { title: string; message: string; detail: string; buttons: string[]; defaultId: number; cancelId: number } {
+  return { title: texts.quitTitle, message: texts.tasksRunning(running), detail: texts.quitDetail, buttons: [...texts.quitButtons], defaultId: 0, cancelId: 2 };
 }
 
 export function choiceOf(response: number): QuitChoice {

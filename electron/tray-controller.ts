@@ -2,6 +2,7 @@
 // counts from the engine's dashboard, read again (at most once a second) when runs change.
 import type { DesktopEngineStatus } from '../engine/api/desktop-bridge.ts';
 import type { EngineApi } from '../engine/api/engine-api.ts';
+import { SHELL_TEXTS, type ShellTexts } from './shell-texts.ts';
 import type { TrayHealth } from './tray-icon.ts';
 import { type TrayActions, type TrayCounts, type TrayItem, trayHealth, trayMenu, trayTooltip } from './tray-menu.ts';
 
@@ -33,6 +34,7 @@ export class TrayController {
     private readonly view: TrayView,
     private readonly sources: TraySources,
     private readonly actions: TrayActions,
+    private readonly texts: () => ShellTexts = () => SHELL_TEXTS.en,
   ) {
     sources.onStatus((status) => {
       if (status.state !== 'running') this.counts = undefined;
@@ -62,6 +64,11 @@ export class TrayController {
     this.render();
   }
 
+  /** Draw again (the language changed). */
+  redraw(): void {
+    this.render();
+  }
+
   stop(): void {
     if (this.refreshTimer) clearTimeout(this.refreshTimer);
     this.refreshTimer = undefined;
@@ -76,7 +83,8 @@ export class TrayController {
     const health = trayHealth(status, this.counts);
     if (health !== this.health) this.view.setHealth(health);
     this.health = health;
-    this.view.setToolTip(trayTooltip(status, this.counts));
-    this.view.setMenu(trayMenu(status, this.counts, this.actions));
+    const texts = this.texts();
+    this.view.setToolTip(trayTooltip(status, this.counts, texts));
+    this.view.setMenu(trayMenu(status, this.counts, this.actions, texts));
   }
 }

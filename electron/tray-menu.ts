@@ -1,6 +1,7 @@
 // What the tray shows for a state of the engine: its health (for the icon), a tooltip, and the
 // menu's items. Pure, so the tests read the menu for each state.
 import type { DesktopEngineStatus } from '../engine/api/desktop-bridge.ts';
+import type { ShellTexts } from './shell-texts.ts';
 import type { TrayHealth } from './tray-icon.ts';
 
 /** What the tray knows of the engine's work (from its dashboard); undefined while none answers. */
@@ -29,35 +30,35 @@ export function trayHealth(status: DesktopEngineStatus, counts: TrayCounts | und
   return 'idle';
 }
 
-export function engineLine(status: DesktopEngineStatus): string {
+export function engineLine(status: DesktopEngineStatus, texts: ShellTexts): string {
   switch (status.state) {
     case 'starting':
-      return status.attempt > 1 ? `Engine starting (attempt ${status.attempt})` : 'Engine starting';
+      return texts.engineStarting(status.attempt);
     case 'running':
-      return 'Engine running';
+      return texts.engineRunning;
     case 'restarting':
-      return `Engine crashed; restarting (attempt ${status.attempt})`;
+      return texts.engineRestarting(status.attempt);
     case 'gave-up':
-      return `Engine stopped after ${status.attempts} crashes`;
+      return texts.engineGaveUp(status.attempts);
     case 'failed':
-      return `Engine could not start: ${status.message.length > 80 ? `${status.message.slice(0, 79)}…` : status.message}`;
+      return texts.engineFailed(status.message.length > 80 ? `${status.message.slice(0, 79)}…` : status.message);
     case 'stopping':
-      return 'Engine stopping';
+      return texts.engineStopping;
   }
 }
 
-export function trayTooltip(status: DesktopEngineStatus, counts: TrayCounts | undefined): string {
-  if (status.state !== 'running' || !counts) return `AX Scheduler: ${engineLine(status)}`;
-  return `AX Scheduler: ${counts.runningTasks} running, ${counts.failedToday} failed today`;
+export function trayTooltip(status: DesktopEngineStatus, counts: TrayCounts | undefined, texts: ShellTexts): string {
+  if (status.state !== 'running' || !counts) return `${texts.appName}: ${engineLine(status, texts)}`;
+  return `${texts.appName}: ${texts.running(counts.runningTasks)}, ${texts.failedToday(counts.failedToday)}`;
 }
 
-export function trayMenu(status: DesktopEngineStatus, counts: TrayCounts | undefined, actions: TrayActions): TrayItem[] {
-  const items: TrayItem[] = [{ label: engineLine(status), enabled: false }];
+export function trayMenu(status: DesktopEngineStatus, counts: TrayCounts | undefined, actions: TrayActions, texts: ShellTexts): TrayItem[] {
+  const items: TrayItem[] = [{ label: engineLine(status, texts), enabled: false }];
   if (status.state === 'running' && counts) {
-    items.push({ label: `${counts.runningTasks} running`, enabled: false }, { label: `${counts.failedToday} failed today`, enabled: false });
+    items.push({ label: texts.running(counts.runningTasks), enabled: false }, { label: texts.failedToday(counts.failedToday), enabled: false });
   }
-  items.push({ type: 'separator' }, { label: 'Open AX Scheduler', click: actions.open });
-  if (status.state === 'gave-up' || status.state === 'failed') items.push({ label: 'Restart the engine', click: actions.restartEngine });
-  items.push({ type: 'separator' }, { label: 'Quit', click: actions.quit });
+  items.push({ type: 'separator' }, { label: texts.open, click: actions.open });
+  if (status.state === 'gave-up' || status.state === 'failed') items.push({ label: texts.restartEngine, click: actions.restartEngine });
+  items.push({ type: 'separator' }, { label: texts.quit, click: actions.quit });
   return items;
 }

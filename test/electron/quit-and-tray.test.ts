@@ -4,6 +4,10 @@
 import type { MenuItemConstructorOptions } from 'electron';
 import { describe, expect, it } from 'vitest';
 import { appMenuTemplate } from '../../electron/app-menu.ts';
+import { SHELL_TEXTS, ShellLanguage } from '../../electron/shell-texts.ts';
+
+const en = SHELL_TEXTS.en;
+const zh = SHELL_TEXTS['zh-CN'];
 import type { DesktopEngineStatus } from '../../engine/api/desktop-bridge.ts';
 import { choiceOf, IDLE_DRAIN_MS, type QuitChoice, QuitFlow, quitQuestion, WAIT_DRAIN_MS } from '../../electron/quit-flow.ts';
 import { TrayController, type TrayEngine } from '../../electron/tray-controller.ts';
@@ -83,9 +87,9 @@ describe('quit flow', () => {
   });
 
   it('maps the dialog: buttons wait, stop, cancel; Escape is cancel', () => {
-    const question = quitQuestion(3);
+    const question = quitQuestion(3, en);
     expect(question.message).toBe('3 tasks are still running.');
-    expect(quitQuestion(1).message).toBe('A task is still running.');
+    expect(quitQuestion(1, en).message).toBe('A task is still running.');
     expect(question.buttons.map((_, i) => choiceOf(i))).toEqual(['wait', 'stop', 'cancel']);
     expect(choiceOf(question.cancelId)).toBe('cancel');
     expect(choiceOf(question.defaultId)).toBe('wait');
@@ -108,9 +112,9 @@ describe('tray', () => {
   });
 
   it('lists counts while running, and offers a restart only when the engine gave up or failed', () => {
-    expect(labels(trayMenu(running, { runningTasks: 2, failedToday: 1 }, actions))).toEqual(['Engine running', '2 running', '1 failed today', '—', 'Open AX Scheduler', '—', 'Quit']);
+    expect(labels(trayMenu(running, { runningTasks: 2, failedToday: 1 }, actions, en))).toEqual(['Engine running', '2 running', '1 failed today', '—', 'Open AX Scheduler', '—', 'Quit']);
     const crash = { code: 1, signal: null, stderrTail: '', at: 0 };
-    expect(labels(trayMenu({ state: 'gave-up', attempts: 5, lastCrash: crash }, undefined, actions))).toEqual(['Engine stopped after 5 crashes', '—', 'Open AX Scheduler', 'Restart the engine', '—', 'Quit']);
+    expect(labels(trayMenu({ state: 'gave-up', attempts: 5, lastCrash: crash }, undefined, actions, en))).toEqual(['Engine stopped after 5 crashes', '—', 'Open AX Scheduler', 'Restart the engine', '—', 'Quit']);
   });
 
   it('draws three icons that differ by shape, not only colour', () => {
@@ -178,13 +182,42 @@ describe('application menu', () => {
   const roles = (items: MenuItemConstructorOptions[]): string[] => items.flatMap((i) => [...(i.role ? [i.role] : []), ...roles((i.submenu as MenuItemConstructorOptions[] | undefined) ?? [])]);
 
   it('has the standard editing and window roles, the developer tools only unpackaged, an app menu on macOS', () => {
-    const linux = roles(appMenuTemplate('linux', { packaged: true, appName: 'AX Scheduler' }));
+    const linux = roles(appMenuTemplate('linux', { packaged: true, appName: 'AX Scheduler', texts: en }));
     for (const role of ['undo', 'redo', 'cut', 'copy', 'paste', 'selectAll', 'quit', 'minimize', 'togglefullscreen']) expect(linux).toContain(role);
     expect(linux).not.toContain('toggleDevTools');
     expect(linux).not.toContain('reload');
-    expect(roles(appMenuTemplate('linux', { packaged: false, appName: 'AX' }))).toContain('toggleDevTools');
-    const mac = appMenuTemplate('darwin', { packaged: true, appName: 'AX Scheduler' });
+    expect(roles(appMenuTemplate('linux', { packaged: false, appName: 'AX', texts: en }))).toContain('toggleDevTools');
+    const mac = appMenuTemplate('darwin', { packaged: true, appName: 'AX Scheduler', texts: en });
     expect(mac[0]!.label).toBe('AX Scheduler');
     expect(roles(mac)).toEqual(expect.arrayContaining(['about', 'hide', 'quit', 'close', 'front']));
+  });
+});
+
+describe('shell language', () => {
+  it('follows the UI: the tray, the quit question and the menu in Simplified Chinese, redrawn on change', () => {
+    const language = new ShellLanguage();
+    const running: DesktopEngineStatus = { state: 'running', pid: 1, dataDir: '/d', version: '1' };
+    const menus: string[][] = [];
+    const tray = new TrayController(
+      { setHealth: () => undefined, setToolTip: () => undefined, setMenu: (items) => menus.push(items.map((i) => i.label ?? '—')) },
+      { status: () => running, onStatus: () => () => undefined, onClient: () => () => undefined, current: () => undefined },
+      { open: () => undefined, restartEngine: () => undefined, quit: () => undefined },
+      () => language.texts(),
+    );
+    let changes = 0;
+    language.onChange(() => (changes++, tray.redraw()));
+    expect(menus.at(-1)).toEqual(['Engine running', '—', 'Open AX Scheduler', '—', 'Quit']);
+    language.set('zh-CN');
+    language.set('zh-CN');
+    expect(changes).toBe(1);
+    expect(menus.at(-1)).toEqual(['引擎运行中', '—', '打开 AX 调度器', '—', '退出']);
+    expect(quitQuestion(2, language.texts()).buttons).toEqual(['等待完成', '停止任务', '取消']);
+    expect(appMenuTemplate('linux', { packaged: true, appName: 'AX', texts: zh }).map((m) => m.label)).toEqual(['文件', '编辑', '视图', '窗口']);
+    tray.stop();
+  });
+
+  it('has every text in both languages', () => {
+    expect(Object.keys(zh).sort()).toEqual(Object.keys(en).sort());
+    expect(zh.quitButtons).toHaveLength(3);
   });
 });
