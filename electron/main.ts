@@ -120,7 +120,13 @@ function runShell(): void {
         setMenu: (items) => view.setContextMenu(Menu.buildFromTemplate(items)),
       },
       { status: () => supervisor.status(), onStatus: (l) => supervisor.onStatus(l), onClient: (l) => engine.onClient(l), current: () => engine.current() },
-      { open, restartEngine: () => supervisor.restart(), quit: () => app.quit() },
+      {
+        open,
+        openPage,
+        runWorkflow: (name) => void engine.current()?.runWorkflow(name, { actor: 'tray' }).catch(() => undefined),
+        restartEngine: () => supervisor.restart(),
+        quit: () => app.quit(),
+      },
       () => language.texts(),
     );
     language.onChange(() => trayController.redraw());

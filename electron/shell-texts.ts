@@ -13,6 +13,8 @@ export interface ShellTexts {
   engineStopping: string;
   running(count: number): string;
   failedToday(count: number): string;
+  recentFailures: string;
+  runWorkflow: string;
   open: string;
   restartEngine: string;
   quit: string;
@@ -40,6 +42,8 @@ const en: ShellTexts = {
   engineStopping: 'Engine stopping',
   running: (n) => `${n} running`,
   failedToday: (n) => `${n} failed today`,
+  recentFailures: 'Recent failures',
+  runWorkflow: 'Run a workflow',
   open: 'Open AX Scheduler',
   restartEngine: 'Restart the engine',
   quit: 'Quit',
@@ -67,6 +71,8 @@ const zhCN: ShellTexts = {
   engineStopping: '引擎停止中',
   running: (n) => `${n} 个运行中`,
   failedToday: (n) => `今日失败 ${n} 个`,
+  recentFailures: '最近的失败',
+  runWorkflow: '运行工作流',
   open: '打开 AX 调度器',
   restartEngine: '重启引擎',
   quit: '退出',

@@ -1,5 +1,6 @@
 // Keeps the tray in step with the engine: the supervisor's status, and the running and failed
-// counts from the engine's dashboard, read again (at most once a second) when runs change.
+// counts, recent failures and workflows from the engine, read again (at most once a second) when
+// runs or workflows change.
 import type { DesktopEngineStatus } from '../engine/api/desktop-bridge.ts';
 import type { EngineApi } from '../engine/api/engine-api.ts';
 import { SHELL_TEXTS, type ShellTexts } from './shell-texts.ts';
@@ -14,7 +15,7 @@ export interface TrayView {
 }
 
 /** The engine as the tray reads it: the main process's ApiClient (or, in tests, an engine). */
-export type TrayEngine = Pick<EngineApi, 'dashboard' | 'subscribe'>;
+export type TrayEngine = Pick<EngineApi, 'dashboard' | 'listWorkflows' | 'subscribe'>;
 
 export interface TraySources {
   status(): DesktopEngineStatus;
@@ -41,11 +42,11 @@ export class TrayController {
       this.render();
     });
     sources.onClient((client) => {
-      void client.subscribe(['runs'], () => this.scheduleRefresh()).catch(() => undefined);
+      void client.subscribe(['runs', 'workflows'], () => this.scheduleRefresh()).catch(() => undefined);
       this.scheduleRefresh();
     });
     const client = sources.current();
-    if (client) void client.subscribe(['runs'], () => this.scheduleRefresh()).catch(() => undefined);
+    if (client) void client.subscribe(['runs', 'workflows'], () => this.scheduleRefresh()).catch(() => undefined);
     this.render();
     this.scheduleRefresh();
   }
@@ -56,8 +57,13 @@ export class TrayController {
     const client = this.sources.current();
     if (!client) return;
     try {
-      const summary = await client.dashboard();
-      this.counts = { runningTasks: summary.runningTasks, failedToday: summary.failuresToday.length };
+      const [summary, workflows] = await Promise.all([client.dashboard(), client.listWorkflows()]);
+      this.counts = {
+        runningTasks: summary.runningTasks,
+        failedToday: summary.failuresToday.length,
+        recentFailures: summary.failuresToday.map((f) => ({ workflow: f.run.workflowName, task: f.taskName, instanceId: f.instanceId })),
+        workflows: workflows.map((w) => w.name),
+      };
     } catch {
       this.counts = undefined;
     }

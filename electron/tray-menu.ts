@@ -4,14 +4,21 @@ import type { DesktopEngineStatus } from '../engine/api/desktop-bridge.ts';
 import type { ShellTexts } from './shell-texts.ts';
 import type { TrayHealth } from './tray-icon.ts';
 
-/** What the tray knows of the engine's work (from its dashboard); undefined while none answers. */
+/** What the tray knows of the engine's work (its dashboard, its workflows); undefined while none answers. */
 export interface TrayCounts {
   runningTasks: number;
   failedToday: number;
+  /** the latest failed or timed-out tasks, newest first */
+  recentFailures?: { workflow: string; task: string; instanceId: number }[];
+  /** workflow names, for "Run a workflow" */
+  workflows?: string[];
 }
 
 export interface TrayActions {
   open(): void;
+  /** open a page of the UI, e.g. '/instances/34' */
+  openPage(path: string): void;
+  runWorkflow(name: string): void;
   restartEngine(): void;
   quit(): void;
 }
@@ -21,7 +28,11 @@ export interface TrayItem {
   type?: 'separator';
   enabled?: boolean;
   click?: () => void;
+  submenu?: TrayItem[];
 }
+
+/** How many recent failures and workflows the tray lists (the UI has the rest). */
+export const TRAY_LIST_MAX = 8;
 
 export function trayHealth(status: DesktopEngineStatus, counts: TrayCounts | undefined): TrayHealth {
   if (status.state === 'gave-up' || status.state === 'failed') return 'failure';
@@ -56,6 +67,17 @@ export function trayMenu(status: DesktopEngineStatus, counts: TrayCounts | undef
   const items: TrayItem[] = [{ label: engineLine(status, texts), enabled: false }];
   if (status.state === 'running' && counts) {
     items.push({ label: texts.running(counts.runningTasks), enabled: false }, { label: texts.failedToday(counts.failedToday), enabled: false });
+  }
+  const failures = (status.state === 'running' && counts?.recentFailures) || [];
+  if (failures.length > 0) {
+    items.push({
+      label: texts.recentFailures,
+      submenu: failures.slice(0, TRAY_LIST_MAX).map((f) => ({ label: `${f.workflow} › ${f.task}`, click: () => actions.openPage(`/instances/${f.instanceId}`) })),
+    });
+  }
+  const workflows = (status.state === 'running' && counts?.workflows) || [];
+  if (workflows.length > 0) {
+    items.push({ label: texts.runWorkflow, submenu: workflows.slice(0, TRAY_LIST_MAX).map((name) => ({ label: name, click: () => actions.runWorkflow(name) })) });
   }
   items.push({ type: 'separator' }, { label: texts.open, click: actions.open });
   if (status.state === 'gave-up' || status.state === 'failed') items.push({ label: texts.restartEngine, click: actions.restartEngine });

@@ -99,7 +99,7 @@ describe('quit flow', () => {
 describe('tray', () => {
   const running: DesktopEngineStatus = { state: 'running', pid: 1, dataDir: '/d', version: '1' };
   const labels = (items: TrayItem[]) => items.map((i) => i.label ?? '—');
-  const actions = { open: () => undefined, restartEngine: () => undefined, quit: () => undefined };
+  const actions = { open: () => undefined, openPage: () => undefined, runWorkflow: () => undefined, restartEngine: () => undefined, quit: () => undefined };
 
   it('shows health by engine state and counts', () => {
     expect(trayHealth(running, { runningTasks: 0, failedToday: 0 })).toBe('idle');
@@ -135,12 +135,14 @@ describe('tray', () => {
     try {
       let status: DesktopEngineStatus = { state: 'starting', attempt: 1 };
       const statusListeners: ((s: DesktopEngineStatus) => void)[] = [];
-      const drawn: { health: TrayHealth[]; menus: string[][] } = { health: [], menus: [] };
+      const drawn: { health: TrayHealth[]; menus: string[][]; items: TrayItem[][] } = { health: [], menus: [], items: [] };
       const engine: { current?: TrayEngine } = {};
+      const opened: string[] = [];
+      const runs: Promise<unknown>[] = [];
       const tray = new TrayController(
-        { setHealth: (h) => drawn.health.push(h), setToolTip: () => undefined, setMenu: (items) => drawn.menus.push(labels(items)) },
+        { setHealth: (h) => drawn.health.push(h), setToolTip: () => undefined, setMenu: (items) => (drawn.menus.push(labels(items)), drawn.items.push(items)) },
         { status: () => status, onStatus: (l) => (statusListeners.push(l), () => undefined), onClient: () => () => undefined, current: () => engine.current },
-        actions,
+        { ...actions, openPage: (p) => opened.push(p), runWorkflow: (name) => runs.push(t.engine.runWorkflow(name, { actor: 'tray' })) },
       );
       expect(drawn.menus.at(-1)![0]).toBe('Engine starting');
       status = running;
@@ -166,6 +168,20 @@ tasks:
       await tray.refresh();
       expect(drawn.menus.at(-1)).toContain('1 failed today');
       expect(drawn.health).toEqual(['idle', 'running', 'failure']);
+
+      // Recent failures open the instance; "Run a workflow" runs it.
+      const submenu = (label: string) => drawn.items.at(-1)!.find((i) => i.label === label)?.submenu ?? [];
+      const failure = submenu('Recent failures');
+      expect(failure.map((i) => i.label)).toEqual(['tray › bad']);
+      failure[0]!.click!();
+      const bad = (await t.engine.dashboard()).failuresToday[0]!;
+      expect(opened).toEqual([`/instances/${bad.instanceId}`]);
+      const run = submenu('Run a workflow');
+      expect(run.map((i) => i.label)).toEqual(['tray']);
+      run[0]!.click!();
+      const started = (await runs[0]) as { id: number; workflowName: string };
+      expect(started.workflowName).toBe('tray');
+      await t.engine.cancelRun(started.id, { actor: 'test' });
 
       status = { state: 'gave-up', attempts: 5, lastCrash: { code: 1, signal: null, stderrTail: '', at: 0 } };
       for (const l of statusListeners) l(status);
@@ -201,7 +217,7 @@ describe('shell language', () => {
     const tray = new TrayController(
       { setHealth: () => undefined, setToolTip: () => undefined, setMenu: (items) => menus.push(items.map((i) => i.label ?? '—')) },
       { status: () => running, onStatus: () => () => undefined, onClient: () => () => undefined, current: () => undefined },
-      { open: () => undefined, restartEngine: () => undefined, quit: () => undefined },
+      { open: () => undefined, openPage: () => undefined, runWorkflow: () => undefined, restartEngine: () => undefined, quit: () => undefined },
       () => language.texts(),
     );
     let changes = 0;
