@@ -14,6 +14,7 @@ import { NAVIGATE } from './ipc-channels.ts';
 import { utilityLauncher } from './utility-launcher.ts';
 import { registerIpcHandlers } from './ipc-handlers.ts';
 import { MainEngineClient } from './main-engine-client.ts';
+import { StartAtLogin } from './login-item.ts';
 import { hideOnClose, mainWindowOptions, reveal } from './main-window.ts';
 import { PortBroker } from './port-broker.ts';
 import { choiceOf, QuitFlow, quitQuestion } from './quit-flow.ts';
@@ -107,7 +108,8 @@ function runShell(): void {
       },
     });
     const shown = window;
-    shown.once('ready-to-show', () => shown.show());
+    const startAtLogin = new StartAtLogin(app, process.platform);
+    if (!startAtLogin.startsHidden((name) => app.commandLine.hasSwitch(name))) shown.once('ready-to-show', () => shown.show());
     void shown.loadURL(APP_URL);
 
     tray = new Tray(nativeImage.createFromBitmap(trayIconBitmap('idle'), { width: 16, height: 16 }));
@@ -126,6 +128,15 @@ function runShell(): void {
         runWorkflow: (name) => void engine.current()?.runWorkflow(name, { actor: 'tray' }).catch(() => undefined),
         restartEngine: () => supervisor.restart(),
         quit: () => app.quit(),
+        ...(startAtLogin.supported && {
+          startAtLogin: {
+            enabled: () => startAtLogin.enabled(),
+            set: (on: boolean) => {
+              startAtLogin.set(on);
+              trayController.redraw();
+            },
+          },
+        }),
       },
       () => language.texts(),
     );

@@ -16,6 +16,7 @@ export interface ShellTexts {
   recentFailures: string;
   runWorkflow: string;
   open: string;
+  startAtLogin: string;
   restartEngine: string;
   quit: string;
   quitTitle: string;
@@ -45,6 +46,7 @@ const en: ShellTexts = {
   recentFailures: 'Recent failures',
   runWorkflow: 'Run a workflow',
   open: 'Open AX Scheduler',
+  startAtLogin: 'Start at login',
   restartEngine: 'Restart the engine',
   quit: 'Quit',
   quitTitle: 'Quit AX Scheduler',
@@ -74,6 +76,7 @@ const zhCN: ShellTexts = {
   recentFailures: '最近的失败',
   runWorkflow: '运行工作流',
   open: '打开 AX 调度器',
+  startAtLogin: '登录时启动',
   restartEngine: '重启引擎',
   quit: '退出',
   quitTitle: '退出 AX 调度器',

@@ -21,11 +21,14 @@ export interface TrayActions {
   runWorkflow(name: string): void;
   restartEngine(): void;
   quit(): void;
+  /** where the platform has login items: whether the app starts at login, and the toggle */
+  startAtLogin?: { enabled(): boolean; set(on: boolean): void };
 }
 
 export interface TrayItem {
   label?: string;
-  type?: 'separator';
+  type?: 'separator' | 'checkbox';
+  checked?: boolean;
   enabled?: boolean;
   click?: () => void;
   submenu?: TrayItem[];
@@ -81,6 +84,11 @@ export function trayMenu(status: DesktopEngineStatus, counts: TrayCounts | undef
   }
   items.push({ type: 'separator' }, { label: texts.open, click: actions.open });
   if (status.state === 'gave-up' || status.state === 'failed') items.push({ label: texts.restartEngine, click: actions.restartEngine });
+  const login = actions.startAtLogin;
+  if (login) {
+    const on = login.enabled();
+    items.push({ type: 'separator' }, { label: texts.startAtLogin, type: 'checkbox', checked: on, click: () => login.set(!on) });
+  }
   items.push({ type: 'separator' }, { label: texts.quit, click: actions.quit });
   return items;
 }

@@ -1,6 +1,6 @@
 // The small parts of the shell: where the bundle finds its files, the host's arguments from the
 // app's command line, the utility launcher (on a fake utilityProcess), a launch that cannot start,
-// and the remembered state file.
+// the remembered state file, and start at login.
 import fs from 'node:fs';
 import path from 'node:path';
 import { EventEmitter } from 'node:events';
@@ -8,7 +8,10 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { appPaths, hostOptionsFrom } from '../../electron/app-paths.ts';
 import { EngineSupervisor } from '../../electron/engine-supervisor.ts';
+import { StartAtLogin } from '../../electron/login-item.ts';
 import { ShellStateFile } from '../../electron/shell-state.ts';
+import { SHELL_TEXTS } from '../../electron/shell-texts.ts';
+import { trayMenu } from '../../electron/tray-menu.ts';
 import { type UtilityForker, utilityLauncher } from '../../electron/utility-launcher.ts';
 import { tempDir } from '../helpers/solo-engine.ts';
 
@@ -80,5 +83,53 @@ describe('shell state file', () => {
     expect(state.get()).toEqual({});
     state.update({ closeHintShown: true });
     expect(new ShellStateFile(dir).get()).toEqual({ closeHintShown: true });
+  });
+});
+
+describe('start at login', () => {
+  const fakeApp = (wasOpenedAtLogin = false) => {
+    const state = { openAtLogin: false, lastSet: undefined as unknown, askedWith: [] as unknown[] };
+    return Object.assign(state, {
+      getLoginItemSettings: (options?: { args?: string[] }) => (state.askedWith.push(options), { openAtLogin: state.openAtLogin, wasOpenedAtLogin }),
+      setLoginItemSettings: (settings: { openAtLogin: boolean; args?: string[] }) => ((state.lastSet = settings), (state.openAtLogin = settings.openAtLogin)),
+    });
+  };
+
+  it('registers a hidden login item on macOS and Windows, and offers nothing on Linux', () => {
+    const app = fakeApp();
+    const win = new StartAtLogin(app, 'win32');
+    expect(win.supported).toBe(true);
+    expect(win.enabled()).toBe(false);
+    win.set(true);
+    expect(app.lastSet).toEqual({ openAtLogin: true, openAsHidden: true, args: ['--hidden'] });
+    expect(win.enabled()).toBe(true);
+    // Windows keys a login item by its arguments: the same ones are asked about.
+    expect(app.askedWith.at(-1)).toEqual({ args: ['--hidden'] });
+
+    const linuxApp = fakeApp();
+    const linux = new StartAtLogin(linuxApp, 'linux');
+    expect(linux.supported).toBe(false);
+    linux.set(true);
+    expect(linuxApp.lastSet).toBeUndefined();
+    expect(linux.enabled()).toBe(false);
+  });
+
+  it('starts hidden with --hidden, or when macOS opened it at login', () => {
+    expect(new StartAtLogin(fakeApp(), 'win32').startsHidden((n) => n === 'hidden')).toBe(true);
+    expect(new StartAtLogin(fakeApp(), 'win32').startsHidden(() => false)).toBe(false);
+    expect(new StartAtLogin(fakeApp(true), 'darwin').startsHidden(() => false)).toBe(true);
+    expect(new StartAtLogin(fakeApp(false), 'darwin').startsHidden(() => false)).toBe(false);
+  });
+
+  it('shows a checkbox in the tray where supported, which toggles it', () => {
+    const app = fakeApp();
+    const login = new StartAtLogin(app, 'darwin');
+    const actions = { open: () => undefined, openPage: () => undefined, runWorkflow: () => undefined, restartEngine: () => undefined, quit: () => undefined };
+    const status = { state: 'stopping' } as const;
+    const item = () => trayMenu(status, undefined, { ...actions, startAtLogin: login }, SHELL_TEXTS.en).find((i) => i.label === 'Start at login');
+    expect(item()).toMatchObject({ type: 'checkbox', checked: false });
+    item()!.click!();
+    expect(item()).toMatchObject({ type: 'checkbox', checked: true });
+    expect(trayMenu(status, undefined, actions, SHELL_TEXTS.en).some((i) => i.label === 'Start at login')).toBe(false);
   });
 });
