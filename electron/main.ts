@@ -11,19 +11,19 @@ import { appPaths, hostOptionsFrom } from './app-paths.ts';
 import { EngineSupervisor } from './engine-supervisor.ts';
 import { type DesktopNotice, FailureNotifier } from './failure-notifier.ts';
 import { NAVIGATE } from './ipc-channels.ts';
-import { utilityLauncher } from './utility-launcher.ts';
 import { registerIpcHandlers } from './ipc-handlers.ts';
-import { MainEngineClient } from './main-engine-client.ts';
 import { StartAtLogin } from './login-item.ts';
+import { MainEngineClient } from './main-engine-client.ts';
 import { hideOnClose, mainWindowOptions, reveal } from './main-window.ts';
 import { PortBroker } from './port-broker.ts';
 import { choiceOf, QuitFlow, quitQuestion } from './quit-flow.ts';
 import { ShellStateFile } from './shell-state.ts';
 import { ShellLanguage } from './shell-texts.ts';
 import { TrayController } from './tray-controller.ts';
-import { trayIconBitmap } from './tray-icon.ts';
-import { guardContents, guardSession } from './window-security.ts';
+import { type TrayHealth, trayIconBitmap } from './tray-icon.ts';
 import { APP_SCHEME_PRIVILEGES, uiProtocolHandler } from './ui-protocol.ts';
+import { utilityLauncher } from './utility-launcher.ts';
+import { guardContents, guardSession } from './window-security.ts';
 
 // Before 'ready': the scheme must be known as standard and secure when the first page loads.
 protocol.registerSchemesAsPrivileged([APP_SCHEME_PRIVILEGES]);
@@ -39,6 +39,7 @@ function runShell(): void {
   const engine = new MainEngineClient(broker);
   const language = new ShellLanguage();
   let window: BrowserWindow | undefined;
+  // Held for the app's life: a Tray that is garbage-collected leaves the tray.
   let tray: Tray | undefined;
 
   const quitFlow = new QuitFlow({
@@ -112,12 +113,14 @@ function runShell(): void {
     if (!startAtLogin.startsHidden((name) => app.commandLine.hasSwitch(name))) shown.once('ready-to-show', () => shown.show());
     void shown.loadURL(APP_URL);
 
-    tray = new Tray(nativeImage.createFromBitmap(trayIconBitmap('idle'), { width: 16, height: 16 }));
+    // 16 points drawn at 32 pixels, sharp on high-density screens too.
+    const icon = (health: TrayHealth) => nativeImage.createFromBitmap(trayIconBitmap(health, 32), { width: 32, height: 32, scaleFactor: 2 });
+    tray = new Tray(icon('idle'));
     const view = tray;
     view.on('click', open);
     const trayController = new TrayController(
       {
-        setHealth: (health) => view.setImage(nativeImage.createFromBitmap(trayIconBitmap(health), { width: 16, height: 16 })),
+        setHealth: (health) => view.setImage(icon(health)),
         setToolTip: (text) => view.setToolTip(text),
         setMenu: (items) => view.setContextMenu(Menu.buildFromTemplate(items)),
       },
