@@ -81,7 +81,10 @@ export class EngineSupervisor {
     this.launch();
   }
 
-  /** Start again with a clean crash history (the UI's "restart" after a crash loop or a failure). */
+  /**
+   * Start again with a clean crash history (the UI's "restart" after a crash loop or a failure);
+   * a host that runs is left alone, with its history cleared.
+   */
   restart(): void {
     if (this.stopping) return;
     this.crashes = [];
