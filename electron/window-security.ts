@@ -17,6 +17,7 @@ export interface SecureWebPreferences {
   experimentalFeatures: false;
   navigateOnDragDrop: false;
   spellcheck: false;
+  enableBlinkFeatures: 'MessagePortCloseEvent';
 }
 
 export function secureWebPreferences(preload: string): SecureWebPreferences {
@@ -33,6 +34,9 @@ export function secureWebPreferences(preload: string): SecureWebPreferences {
     experimentalFeatures: false,
     navigateOnDragDrop: false,
     spellcheck: false,
+    // The one Blink feature turned on: a page's MessagePort fires 'close' when the engine host
+    // holding its other end dies, so the UI sees a dead port at once (it also watches the status).
+    enableBlinkFeatures: 'MessagePortCloseEvent',
   };
 }
 

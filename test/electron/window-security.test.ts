@@ -20,7 +20,10 @@ describe('main window options', () => {
       webSecurity: true,
       allowRunningInsecureContent: false,
       webviewTag: false,
+      experimentalFeatures: false,
     });
+    // Only the MessagePort close event, which the UI's port transport listens for.
+    expect(options.webPreferences.enableBlinkFeatures).toBe('MessagePortCloseEvent');
     expect(options.show).toBe(false);
   });
 });
