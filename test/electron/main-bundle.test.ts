@@ -2,8 +2,9 @@
 // with a fake 'electron' module whose utilityProcess runs the real engine host: the wiring as it
 // ships. The scheme is registered before ready; the window is secure and loads app://ui; the
 // engine runs on the data dir given; a window's request yields a port the UI's own client drives
-// the engine through (apply, run); strangers are refused; closing hides with one hint; Quit with a
-// task running asks, and "stop" stops the engine before the app quits.
+// the engine through (apply, run); strangers are refused; closing hides with one hint and a second
+// launch shows it again; every web contents is guarded; Quit with a task running asks, and "stop"
+// stops the engine before the app quits.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -14,7 +15,7 @@ import { ENGINE_PORT, ENGINE_STATUS, REQUEST_ENGINE_PORT } from '../../electron/
 import type { ApiClient } from '../../engine/api/client.ts';
 import type { DesktopEngineStatus } from '../../engine/api/desktop-bridge.ts';
 import { fakeElectronModule } from '../helpers/fake-electron-app.ts';
-import { ipcEvent } from '../helpers/fake-electron.ts';
+import { FakeContents, ipcEvent } from '../helpers/fake-electron.ts';
 import { FAST_CONFIG, tempDir } from '../helpers/solo-engine.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
@@ -85,13 +86,24 @@ describe.skipIf(skipReason !== undefined)(`the built main process${skipReason ? 
     await waitFor(async () => (await client!.dashboard()).runningTasks === 1, { timeoutMs: 30_000, message: 'the task runs' });
   });
 
-  it('closing the window hides it, with the hint once', () => {
+  it('closing the window hides it, with the hint once; a second launch brings it back', () => {
     const window = fake.windows[0]!;
     expect(window.close()).toBe(true);
     expect(window.close()).toBe(true);
     expect(window.visible).toBe(false);
     expect(fake.notifications).toEqual([{ title: 'AX Scheduler is still running', body: expect.any(String) }]);
     expect(fake.tray()?.menu[0]?.label).toBe('Engine running');
+    fake.module.app.emit('second-instance');
+    expect(window.visible).toBe(true);
+    expect(window.focused).toBe(1);
+  });
+
+  it('guards every web contents created: no navigation away, no new windows', () => {
+    const contents = new FakeContents();
+    fake.module.app.emit('web-contents-created', {}, contents);
+    expect(contents.navigate('will-navigate', 'https://example.com/')).toBe(true);
+    expect(contents.openHandler?.({ url: 'https://example.com/docs' })).toEqual({ action: 'deny' });
+    expect(fake.calls).toContain('openExternal:https://example.com/docs');
   });
 
   it('Quit with a task running asks; cancel keeps it, stop stops the engine and then quits', async () => {
