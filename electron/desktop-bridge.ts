@@ -1,0 +1,50 @@
+// window.axDesktop, built from the preload's ipcRenderer: exactly the DesktopBridge of
+// engine/api/desktop-bridge.ts and nothing more. The UI's listeners never see an IPC event (it
+// would hand the page `sender`), only the values; the engine port is re-posted to the window,
+// to our own origin only, since ports cannot cross contextBridge.
+import { type DesktopBridge, type DesktopEngineStatus, type DesktopLanguage, ENGINE_PORT_MESSAGE } from '../engine/api/desktop-bridge.ts';
+import { ENGINE_PORT, ENGINE_STATUS, ENGINE_STATUS_CHANGED, NAVIGATE, REQUEST_ENGINE_PORT, RESTART_ENGINE, SET_LANGUAGE } from './ipc-channels.ts';
+
+type IpcListener = (event: { ports: readonly MessagePort[] }, ...args: unknown[]) => void;
+
+/** The members of Electron's ipcRenderer used here. */
+export interface IpcRendererLike {
+  on(channel: string, listener: IpcListener): unknown;
+  removeListener(channel: string, listener: IpcListener): unknown;
+  send(channel: string, ...args: unknown[]): void;
+  invoke(channel: string, ...args: unknown[]): Promise<unknown>;
+}
+
+/** Where the engine port goes: the page's window, at its own origin. */
+export interface PortTarget {
+  postMessage(message: unknown, targetOrigin: string, transfer: MessagePort[]): void;
+  readonly origin: string;
+}
+
+export function createDesktopBridge(ipc: IpcRendererLike, info: { version: string; platform: string }, target: PortTarget): DesktopBridge {
+  ipc.on(ENGINE_PORT, (event) => {
+    const port = event.ports[0];
+    if (port) target.postMessage({ type: ENGINE_PORT_MESSAGE }, target.origin, [port]);
+  });
+
+  const listen = <T>(channel: string, listener: (value: T) => void) => {
+    const relay: IpcListener = (_event, value) => listener(value as T);
+    ipc.on(channel, relay);
+    return () => void ipc.removeListener(channel, relay);
+  };
+
+  return {
+    version: info.version,
+    platform: info.platform,
+    requestEnginePort: () => ipc.send(REQUEST_ENGINE_PORT),
+    engineStatus: () => ipc.invoke(ENGINE_STATUS) as Promise<DesktopEngineStatus>,
+    onEngineStatus: (listener) => listen<DesktopEngineStatus>(ENGINE_STATUS_CHANGED, listener),
+    restartEngine: async () => {
+      await ipc.invoke(RESTART_ENGINE);
+    },
+    setLanguage: (language: DesktopLanguage) => ipc.send(SET_LANGUAGE, language),
+    onNavigate: (listener) => listen<string>(NAVIGATE, (path) => {
+      if (typeof path === 'string') listener(path);
+    }),
+  };
+}

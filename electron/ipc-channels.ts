@@ -1,0 +1,17 @@
+// The IPC channel names between the main process and the preload. Bundled into both; the UI never
+// sees them (it sees only window.axDesktop, engine/api/desktop-bridge.ts).
+
+/** renderer → main, send: a fresh engine port, please */
+export const REQUEST_ENGINE_PORT = 'ax:request-engine-port';
+/** main → renderer, postMessage with one transferred port: the engine port asked for */
+export const ENGINE_PORT = 'ax:deliver-engine-port';
+/** renderer → main, invoke: the DesktopEngineStatus now */
+export const ENGINE_STATUS = 'ax:engine-status';
+/** main → renderer, send: the DesktopEngineStatus changed */
+export const ENGINE_STATUS_CHANGED = 'ax:engine-status-changed';
+/** renderer → main, invoke: start the engine again (resets the backoff) */
+export const RESTART_ENGINE = 'ax:restart-engine';
+/** renderer → main, send: the UI's language */
+export const SET_LANGUAGE = 'ax:set-language';
+/** main → renderer, send: open this page of the UI */
+export const NAVIGATE = 'ax:navigate';

@@ -1,0 +1,57 @@
+// The main process's side of window.axDesktop: one handler per IPC channel, each of which first
+// checks who is asking. Only the main window's own top frame, showing our app:// page, is
+// answered; anything else (another window, a subframe, a page navigated elsewhere) is ignored,
+// and an invoke from it is refused.
+import type { DesktopEngineStatus, DesktopLanguage } from '../engine/api/desktop-bridge.ts';
+import { isAppUrl } from './app-origin.ts';
+import { ENGINE_STATUS, ENGINE_STATUS_CHANGED, REQUEST_ENGINE_PORT, RESTART_ENGINE, SET_LANGUAGE } from './ipc-channels.ts';
+import type { ContentsLike, IpcSender } from './shell-surface.ts';
+
+/** The members of ipcMain used here. */
+export interface IpcMainLike {
+  on(channel: string, listener: (event: IpcSender, ...args: unknown[]) => void): unknown;
+  handle(channel: string, listener: (event: IpcSender, ...args: unknown[]) => unknown): void;
+}
+
+export interface ShellServices {
+  /** the main window's web contents, while it exists */
+  mainContents(): ContentsLike | undefined;
+  requestEnginePort(contents: ContentsLike): void;
+  engineStatus(): DesktopEngineStatus;
+  onEngineStatus(listener: (status: DesktopEngineStatus) => void): () => void;
+  restartEngine(): void;
+  setLanguage(language: DesktopLanguage): void;
+}
+
+const LANGUAGES: readonly DesktopLanguage[] = ['en', 'zh-CN'];
+
+/** True when the message comes from the main window's top frame showing our UI. */
+export function trustedSender(event: IpcSender, main: ContentsLike | undefined): boolean {
+  const frame = event.senderFrame;
+  if (!main || main.isDestroyed() || event.sender.id !== main.id) return false;
+  return frame !== null && frame.parent === null && isAppUrl(frame.url);
+}
+
+export function registerIpcHandlers(ipcMain: IpcMainLike, services: ShellServices): void {
+  const trusted = (event: IpcSender) => trustedSender(event, services.mainContents());
+  const refuse = () => {
+    throw new Error('refused: not the AX window');
+  };
+
+  ipcMain.on(REQUEST_ENGINE_PORT, (event) => {
+    if (trusted(event)) services.requestEnginePort(event.sender);
+  });
+  ipcMain.handle(ENGINE_STATUS, (event) => (trusted(event) ? services.engineStatus() : refuse()));
+  ipcMain.handle(RESTART_ENGINE, (event) => {
+    if (!trusted(event)) return refuse();
+    services.restartEngine();
+  });
+  ipcMain.on(SET_LANGUAGE, (event, language) => {
+    if (trusted(event) && LANGUAGES.includes(language as DesktopLanguage)) services.setLanguage(language as DesktopLanguage);
+  });
+  // Status changes go to the main window only (no request to check: the main process pushes).
+  services.onEngineStatus((status) => {
+    const main = services.mainContents();
+    if (main && !main.isDestroyed()) main.send(ENGINE_STATUS_CHANGED, status);
+  });
+}
