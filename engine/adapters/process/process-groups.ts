@@ -103,6 +103,8 @@ interface ScanRequest {
 }
 
 let waiting: ScanRequest[] = [];
+/** The least time between two scans while tasks keep ending. */
+const SCAN_GAP_MS = 100;
 let scanning = false;
 
 /**
@@ -127,19 +129,55 @@ async function drainScans(): Promise<void> {
     const started = Date.now();
     const found = await scanProc(batch).catch(() => batch.map((): LeftRunning[] => []));
     batch.forEach((r, i) => r.resolve(found[i] ?? []));
-    // Tasks ending one after another (2,000 `true` tasks) would keep a scan of every process on
-    // the machine always running: with more to answer, the next scan waits four scans' time, so
-    // scanning takes at most a fifth of the engine's thread. The report is after the outcome
-    // anyway; it only comes a little later.
-    if (waiting.length > 0) await new Promise((resolve) => setTimeout(resolve, 4 * (Date.now() - started)));
+    // Tasks ending one after another (2,000 `true` tasks) would keep a scan always running: with
+    // more to answer, the next scan waits four scans' time, so scanning takes at most a fifth of
+    // the engine's thread, and at least SCAN_GAP_MS, so a quick scan answers many tasks at once.
+    // The report is after the outcome anyway; it only comes a little later.
+    if (waiting.length > 0) await new Promise((resolve) => setTimeout(resolve, Math.max(SCAN_GAP_MS, 4 * (Date.now() - started))));
   }
   scanning = false;
 }
 
+/** Clock ticks per second in /proc (USER_HZ, 100 on Linux). */
+const TICKS_PER_SECOND = 100;
+
+/**
+ * Which pids can belong to a process started since the batch's tasks: the kernel gives pids out
+ * in increasing order, wrapping at pid_max, so those above the lowest task pid and up to the last
+ * one given out (or, after a wrap, above it or up to the last). A task that began more than a
+ * minute ago may have seen the whole range go round (a small pid_max, a busy machine): then all.
+ * On a machine of long-lived processes this skips almost every stat read of a scan.
+ */
+function pidFilter(batch: ScanRequest[]): (pid: number) => boolean {
+  const all = () => true;
+  const floor = Math.min(...batch.map((r) => r.pgid));
+  if (!(floor > 0)) return all;
+  // Two one-line files: read at once, cheaper than two round trips through the thread pool.
+  const read = (file: string): string => {
+    try {
+      return readFileSync(file, 'latin1');
+    } catch {
+      return '';
+    }
+  };
+  const last = Number(read('/proc/sys/kernel/ns_last_pid').trim() || NaN);
+  const uptime = Number(read('/proc/uptime').split(' ')[0] || NaN);
+  if (!Number.isInteger(last) || !(last > 0) || !Number.isFinite(uptime)) return all;
+  const oldest = Math.min(...batch.map((r) => r.sinceTicks));
+  if (uptime * TICKS_PER_SECOND - oldest > 60 * TICKS_PER_SECOND) return all;
+  return pidsSince(floor, last);
+}
+
+/** Pids given out after `floor` when the last one given out is `last` (below floor: it wrapped). */
+export function pidsSince(floor: number, last: number): (pid: number) => boolean {
+  return last >= floor ? (pid) => pid > floor && pid <= last : (pid) => pid > floor || pid <= last;
+}
+
 async function scanProc(batch: ScanRequest[]): Promise<LeftRunning[][]> {
   const found = batch.map((): LeftRunning[] => []);
+  const since = pidFilter(batch);
   const entries = await readdir('/proc').catch((): string[] => []);
-  const pids = entries.filter((e) => e.charCodeAt(0) >= 48 && e.charCodeAt(0) <= 57).map(Number);
+  const pids = entries.filter((e) => e.charCodeAt(0) >= 48 && e.charCodeAt(0) <= 57).map(Number).filter(since);
   const oldest = Math.min(...batch.map((r) => r.sinceTicks));
   for (let at = 0; at < pids.length; at += 128) {
     await Promise.all(

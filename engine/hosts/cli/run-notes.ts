@@ -18,7 +18,8 @@ export interface RunNotes {
   failures(seen: InstanceRecord[], all: () => InstanceRecord[]): Promise<void>;
 }
 
-export function runNotes(api: EngineApi): RunNotes {
+/** `print`: where a line goes (the follower's buffered stdout). */
+export function runNotes(api: EngineApi, print: (line: string) => void = (line) => print(line)): RunNotes {
   const done = new Set<number>();
   return {
     async retry(inst, all) {
@@ -29,7 +30,7 @@ export function runNotes(api: EngineApi): RunNotes {
       done.add(inst.id);
       if (!previous || !FAILED.includes(previous.state)) return;
       const line = (await tail(api, previous.id)).filter((l) => l.stream === 'system' && l.line.startsWith('retrying ')).pop();
-      if (line) console.log(`↻ ${inst.taskName}: ${line.line}`);
+      if (line) print(`↻ ${inst.taskName}: ${line.line}`);
     },
     async failures(seen, all) {
       for (const i of seen) {
@@ -42,12 +43,12 @@ export function runNotes(api: EngineApi): RunNotes {
         const shown = (stderr.length > 0 ? stderr : lines.filter((l) => l.stream === 'stdout')).slice(-TAIL_LINES);
         const stream = stderr.length > 0 ? 'stderr' : 'output';
         if (shown.length > 0) {
-          console.log(`  last ${shown.length === 1 ? 'line' : `${shown.length} lines`} of ${i.taskName}'s ${stream}${i.attempt > 1 ? ` (attempt ${i.attempt})` : ''}:`);
-          for (const l of shown) console.log(`  │ ${l.line}`);
+          print(`  last ${shown.length === 1 ? 'line' : `${shown.length} lines`} of ${i.taskName}'s ${stream}${i.attempt > 1 ? ` (attempt ${i.attempt})` : ''}:`);
+          for (const l of shown) print(`  │ ${l.line}`);
         } else {
-          console.log(`  ${i.taskName} printed nothing${i.attempt > 1 ? ` in attempt ${i.attempt}` : ''}`);
+          print(`  ${i.taskName} printed nothing${i.attempt > 1 ? ` in attempt ${i.attempt}` : ''}`);
         }
-        console.log(`  the whole log: ax logs ${i.runId} ${i.taskName}`);
+        print(`  the whole log: ax logs ${i.runId} ${i.taskName}`);
       }
     },
   };

@@ -67,7 +67,17 @@ const WHOLE_READ_SHARE = 0.25;
 
 async function printUntilDone(api: EngineApi, runId: number, options: WaitOptions, reads: Reads): Promise<RunRecord> {
   const untaken = untakenTasks(api, options.cancelAs === undefined);
-  const notes = runNotes(api);
+  // Lines go out once per wake-up, not one write each: a write to a pipe or terminal is a system
+  // call, and a line per task was the largest single cost of following a run of `true` tasks.
+  const out: string[] = [];
+  const print = (line: string): void => {
+    out.push(line);
+  };
+  const flush = (): void => {
+    if (out.length > 0) process.stdout.write(`${out.join('\n')}\n`);
+    out.length = 0;
+  };
+  const notes = runNotes(api, print);
   const seen = new Map<number, string>();
   const known = new Map<number, InstanceRecord>();
   let since: number | undefined;
@@ -89,13 +99,15 @@ async function printUntilDone(api: EngineApi, runId: number, options: WaitOption
       const attempt = i.attempt > 1 ? ` (attempt ${i.attempt})` : '';
       const took = i.state === 'RUNNING' ? '' : ` ${elapsed(i.startedAt, i.finishedAt) ?? ''}`;
       const because = i.reason && i.state !== 'SUCCESS' && i.state !== 'RUNNING' ? ` — ${i.reason}` : '';
-      console.log(`${mark(i.state)} ${i.taskName}${attempt} ${i.state}${took}  [instance ${i.id}]${because}`);
+      print(`${mark(i.state)} ${i.taskName}${attempt} ${i.state}${took}  [instance ${i.id}]${because}`);
     }
     if (!options.quiet) await notes.failures(fresh, all);
     if (FINAL_RUN.includes(run.state)) {
-      if (!options.quiet) console.log(`run #${run.id} ${run.state}${run.finishedAt ? ` in ${elapsed(run.createdAt, run.finishedAt)}` : ''}${run.reason ? ` — ${run.reason}` : ''}`);
+      if (!options.quiet) print(`run #${run.id} ${run.state}${run.finishedAt ? ` in ${elapsed(run.createdAt, run.finishedAt)}` : ''}${run.reason ? ` — ${run.reason}` : ''}`);
+      flush();
       return run;
     }
+    flush();
     // Whether a waiting task can be taken at all: a question for seconds (UNTAKEN_GRACE_MS), so
     // asked at most every UNTAKEN_CHECK_MS, not at every wake-up.
     if (Date.now() - checkedAt >= UNTAKEN_CHECK_MS) {
