@@ -59,8 +59,10 @@ export async function killLeftover(pid: number, instanceId: number, graceMs: num
   if (!validPid(pid)) return false;
   if (HAS_PROC) {
     const marker = `AX_INSTANCE_ID=${instanceId}`;
-    const owned = groupMembers(pid).some((member) => readEnviron(member).includes(marker));
-    if (!owned) return false;
+    const owned = () => groupMembers(pid).some((member) => readEnviron(member).includes(marker));
+    // A leader exiting between the look at the group and the read of its environment reads as
+    // not ours: look once more, when its members (if any) are found by a scan.
+    if (!owned() && !owned()) return false;
   } else if (!groupAlive(pid)) {
     // Without /proc the owner cannot be checked; the pid was recorded by our own engine.
     return false;
