@@ -56,11 +56,11 @@ describe('catch-up on wake (powerMonitor resume)', () => {
   it('with no engine up, asks nothing; a failed call is reported, not thrown', async () => {
     const power = new FakePowerMonitor();
     const outcomes: (CatchUpReport | Error)[] = [];
-    let engine: { catchUpSchedules(): Promise<CatchUpReport> } | undefined;
-    catchUpOnWake(power, () => engine, (o) => outcomes.push(o));
+    const current: { engine?: { catchUpSchedules(): Promise<CatchUpReport> } } = {};
+    catchUpOnWake(power, () => current.engine, (o) => outcomes.push(o));
     power.emit('resume');
     expect(power.count('resume')).toBe(1);
-    engine = { catchUpSchedules: () => Promise.reject(new Error('the engine host is gone')) };
+    current.engine = { catchUpSchedules: () => Promise.reject(new Error('the engine host is gone')) };
     power.emit('resume');
     await waitFor(() => outcomes.length === 1);
     expect(outcomes).toEqual([new Error('the engine host is gone')]);
