@@ -55,6 +55,8 @@ describe.skipIf(skip)('pause all scheduling in the UI', () => {
     expect(await banner().textContent()).toContain('Runs you start by hand still run');
     await expect.poll(pausedByEngine).toBe(true);
     await page.getByRole('button', { name: 'Resume scheduling' }).first().waitFor();
+    // The next fires wait for the resume, and the dashboard says so beside them.
+    await page.getByText('Paused: they wait for the resume').waitFor();
   });
 
   it('Run now, while paused, says the manual run starts all the same', async () => {

@@ -3,7 +3,7 @@
 // api.dashboard() call, refreshed from run and worker events (debounced, so a burst of task
 // changes costs one refetch).
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { Card, Col, Row } from 'antd';
+import { Card, Col, Row, Tag } from 'antd';
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useApi, useDebouncedEngineEvents } from '../engine-client/index.ts';
@@ -47,7 +47,7 @@ export default function DashboardPage() {
               </Card>
             </Col>
             <Col xs={24} xl={10}>
-              <Card title={t('next.title')} size="small">
+              <Card title={t('next.title')} size="small" extra={data.schedulingPaused && <Tag color="warning">{t('scheduling:pausedTag')}</Tag>}>
                 <NextFiresList fires={data.nextFires} />
               </Card>
             </Col>
