@@ -43,7 +43,7 @@ import { parseWorkflowFile } from './workflow-file.ts';
 import { serializeWorkflow } from './workflow-serialize.ts';
 
 /** What the host knows and the engine does not: shown by engineInfo (the settings screen). */
-export type HostInfo = Partial<Omit<EngineInfo, 'logRetentionDays' | 'workerHeartbeatMs' | 'taskHeartbeatMs' | 'queueAlertThreshold' | 'nodeId' | 'timezone'>>;
+export type HostInfo = Partial<Omit<EngineInfo, 'logRetentionDays' | 'workerHeartbeatMs' | 'taskHeartbeatMs' | 'queueAlertThreshold' | 'nodeId' | 'timezone' | 'schedulingPaused'>>;
 
 export interface EngineDeps {
   store: Store;
