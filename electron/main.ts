@@ -2,8 +2,9 @@
 // (a second launch focuses the first window); the engine host runs in a utility process under the
 // supervisor; the window loads the UI from app://ui and reaches the engine over a MessagePort the
 // broker hands it; closing the window keeps the app in the tray; Quit stops the engine cleanly.
+import os from 'node:os';
 import {
-  app, BrowserWindow, dialog, ipcMain, Menu, MessageChannelMain, nativeImage, Notification, protocol, session, shell, Tray, utilityProcess,
+  app, BrowserWindow, dialog, ipcMain, Menu, MessageChannelMain, nativeImage, Notification, powerMonitor, protocol, session, shell, Tray, utilityProcess,
 } from 'electron';
 import { appMenuTemplate } from './app-menu.ts';
 import { APP_SCHEME, APP_URL } from './app-origin.ts';
@@ -23,6 +24,7 @@ import { TrayController } from './tray-controller.ts';
 import { type TrayHealth, trayIconBitmap } from './tray-icon.ts';
 import { APP_SCHEME_PRIVILEGES, uiProtocolHandler } from './ui-protocol.ts';
 import { utilityLauncher } from './utility-launcher.ts';
+import { catchUpOnWake } from './wake-catch-up.ts';
 import { guardContents, guardSession } from './window-security.ts';
 
 // Before 'ready': the scheme must be known as standard and secure when the first page loads.
@@ -96,6 +98,7 @@ function runShell(): void {
     language.onChange(setMenu);
     protocol.handle(APP_SCHEME, uiProtocolHandler(paths.uiDir));
     supervisor.start();
+    catchUpOnWake(powerMonitor, () => engine.current());
 
     const state = new ShellStateFile(app.getPath('userData'));
     window = new BrowserWindow(mainWindowOptions(paths.preload));
@@ -129,6 +132,8 @@ function runShell(): void {
         open,
         openPage,
         runWorkflow: (name) => void engine.current()?.runWorkflow(name, { actor: 'tray' }).catch(() => undefined),
+        // The audit log names the person, as `ax pause` does; the state comes back as a `workflows` event.
+        setSchedulingPaused: (paused) => void engine.current()?.setSchedulingPaused(paused, `${os.userInfo().username}@${os.hostname()} (tray)`).catch(() => undefined),
         restartEngine: () => supervisor.restart(),
         quit: () => app.quit(),
         ...(startAtLogin.supported && {

@@ -15,6 +15,9 @@ export interface ShellTexts {
   failedToday(count: number): string;
   recentFailures: string;
   runWorkflow: string;
+  schedulingPaused: string;
+  pauseScheduling: string;
+  resumeScheduling: string;
   open: string;
   startAtLogin: string;
   restartEngine: string;
@@ -45,6 +48,9 @@ const en: ShellTexts = {
   failedToday: (n) => `${n} failed today`,
   recentFailures: 'Recent failures',
   runWorkflow: 'Run a workflow',
+  schedulingPaused: 'Scheduling paused',
+  pauseScheduling: 'Pause all scheduling',
+  resumeScheduling: 'Resume scheduling',
   open: 'Open AX Scheduler',
   startAtLogin: 'Start at login',
   restartEngine: 'Restart the engine',
@@ -75,6 +81,9 @@ const zhCN: ShellTexts = {
   failedToday: (n) => `今日失败 ${n} 个`,
   recentFailures: '最近的失败',
   runWorkflow: '运行工作流',
+  schedulingPaused: '调度已暂停',
+  pauseScheduling: '暂停全部调度',
+  resumeScheduling: '恢复调度',
   open: '打开 AX 调度器',
   startAtLogin: '登录时启动',
   restartEngine: '重启引擎',

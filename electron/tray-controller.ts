@@ -1,6 +1,6 @@
 // Keeps the tray in step with the engine: the supervisor's status, and the running and failed
-// counts, recent failures and workflows from the engine, read again (at most once a second) when
-// runs or workflows change.
+// counts, recent failures, workflows and whether scheduling is paused from the engine, read again
+// (at most once a second) when runs or workflows change (a pause or resume is a `workflows` event).
 import type { DesktopEngineStatus } from '../engine/api/desktop-bridge.ts';
 import type { EngineApi } from '../engine/api/engine-api.ts';
 import { SHELL_TEXTS, type ShellTexts } from './shell-texts.ts';
@@ -63,6 +63,7 @@ export class TrayController {
         failedToday: summary.failuresToday.length,
         recentFailures: summary.failuresToday.map((f) => ({ workflow: f.run.workflowName, task: f.taskName, instanceId: f.instanceId })),
         workflows: workflows.map((w) => w.name),
+        schedulingPaused: summary.schedulingPaused !== undefined,
       };
     } catch {
       this.counts = undefined;

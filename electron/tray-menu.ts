@@ -12,6 +12,8 @@ export interface TrayCounts {
   recentFailures?: { workflow: string; task: string; instanceId: number }[];
   /** workflow names, for "Run a workflow" */
   workflows?: string[];
+  /** all scheduling is paused (no cron fire or event starts a run) */
+  schedulingPaused?: boolean;
 }
 
 export interface TrayActions {
@@ -19,6 +21,8 @@ export interface TrayActions {
   /** open a page of the UI, e.g. '/instances/34' */
   openPage(path: string): void;
   runWorkflow(name: string): void;
+  /** pause (true) or resume (false) all scheduling */
+  setSchedulingPaused(paused: boolean): void;
   restartEngine(): void;
   quit(): void;
   /** where the platform has login items: whether the app starts at login, and the toggle */
@@ -63,13 +67,14 @@ export function engineLine(status: DesktopEngineStatus, texts: ShellTexts): stri
 
 export function trayTooltip(status: DesktopEngineStatus, counts: TrayCounts | undefined, texts: ShellTexts): string {
   if (status.state !== 'running' || !counts) return `${texts.appName}: ${engineLine(status, texts)}`;
-  return `${texts.appName}: ${texts.running(counts.runningTasks)}, ${texts.failedToday(counts.failedToday)}`;
+  return `${texts.appName}: ${texts.running(counts.runningTasks)}, ${texts.failedToday(counts.failedToday)}${counts.schedulingPaused ? `, ${texts.schedulingPaused}` : ''}`;
 }
 
 export function trayMenu(status: DesktopEngineStatus, counts: TrayCounts | undefined, actions: TrayActions, texts: ShellTexts): TrayItem[] {
   const items: TrayItem[] = [{ label: engineLine(status, texts), enabled: false }];
   if (status.state === 'running' && counts) {
     items.push({ label: texts.running(counts.runningTasks), enabled: false }, { label: texts.failedToday(counts.failedToday), enabled: false });
+    if (counts.schedulingPaused) items.push({ label: texts.schedulingPaused, enabled: false });
   }
   const failures = (status.state === 'running' && counts?.recentFailures) || [];
   if (failures.length > 0) {
@@ -81,6 +86,10 @@ export function trayMenu(status: DesktopEngineStatus, counts: TrayCounts | undef
   const workflows = (status.state === 'running' && counts?.workflows) || [];
   if (workflows.length > 0) {
     items.push({ label: texts.runWorkflow, submenu: workflows.slice(0, TRAY_LIST_MAX).map((name) => ({ label: name, click: () => actions.runWorkflow(name) })) });
+  }
+  if (status.state === 'running' && counts) {
+    const paused = counts.schedulingPaused === true;
+    items.push({ label: paused ? texts.resumeScheduling : texts.pauseScheduling, click: () => actions.setSchedulingPaused(!paused) });
   }
   items.push({ type: 'separator' }, { label: texts.open, click: actions.open });
   if (status.state === 'gave-up' || status.state === 'failed') items.push({ label: texts.restartEngine, click: actions.restartEngine });

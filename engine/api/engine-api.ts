@@ -2,7 +2,7 @@
 // engine is in this process (solo, tests) or behind a transport (WebSocket, MessagePort).
 import type { ValidationProblem } from './errors.ts';
 import type { EngineEvent, Topic } from './events.ts';
-import type { AuditEntry, InstanceRecord, InstanceState, LogLine, RunRecord, RunState, WorkerRecord, WorkflowSpec, WorkflowSummary } from './types.ts';
+import type { AuditEntry, InstanceRecord, InstanceState, LogLine, RunRecord, RunState, SchedulingPause, WorkerRecord, WorkflowSpec, WorkflowSummary } from './types.ts';
 
 export interface WorkflowListing extends WorkflowSummary {
   /** the schedule in words, e.g. "At 02:00 AM (Europe/Berlin)" */
@@ -84,6 +84,30 @@ export interface DashboardSummary {
   workers: { online: number; draining: number; lost: number };
   /** WAITING + DISPATCHED instances */
   queueLength: number;
+  /** set while all scheduling is paused: no cron fire or event starts a run */
+  schedulingPaused?: SchedulingPause;
+}
+
+/** What pausing or resuming did: `changed` false when it already was so. */
+export interface SchedulingChange {
+  changed: boolean;
+  /** the pause now in force (the first one's time and actor, when it already was paused) */
+  paused?: SchedulingPause;
+}
+
+/** What a catch-up (catchUpSchedules) did. */
+export interface CatchUpReport {
+  /**
+   * false: this engine runs no scheduler or does not lead (the leading node's own ticks deal with
+   * the schedules), or its scan failed (an alert says why)
+   */
+  scanned: boolean;
+  /** all scheduling is paused: nothing was fired, the missed fires wait for the resume */
+  paused: boolean;
+  /** fires that made a run: on time, or caught up by their misfire policy */
+  fired: number;
+  /** missed fires their misfire policy dropped (`skip`, or beyond `run_once` / `all`) */
+  dropped: number;
 }
 
 export interface SearchHit {
@@ -142,6 +166,8 @@ export interface EngineInfo {
   settingsFile?: string;
   /** stored defaults (mode, mysql, redis, redisPrefix), passwords masked */
   settings: Record<string, string>;
+  /** set while all scheduling is paused */
+  schedulingPaused?: SchedulingPause;
 }
 
 export interface EngineApi {
@@ -162,7 +188,20 @@ export interface EngineApi {
   rerunTask(runId: number, task: string, actor: string): Promise<RunDetail>;
   /** cancel a run (or one task of it): waiting instances are cancelled, running ones stopped */
   cancelRun(runId: number, options: { task?: string; actor: string }): Promise<RunDetail>;
+  /** starts the workflows listening for an event; refused (`conflict`) while scheduling is paused */
   trigger(event: string, payload: string | undefined, actor: string): Promise<RunRecord[]>;
+  /**
+   * Pauses or resumes all scheduling, for every node sharing the store: while paused no cron fire
+   * and no event starts a run (manual runs do; running tasks go on). The fires held back are
+   * missed fires: on resume each workflow's misfire policy deals with them, as after downtime.
+   * Audited; followers of `workflows` get a `scheduling` event.
+   */
+  setSchedulingPaused(paused: boolean, actor: string): Promise<SchedulingChange>;
+  /**
+   * Looks at every schedule now instead of at the next tick, applying each misfire policy to the
+   * fires missed meanwhile: what the desktop app calls when the machine wakes from sleep.
+   */
+  catchUpSchedules(): Promise<CatchUpReport>;
   listRuns(filter: { workflow?: string; states?: RunState[]; limit?: number; beforeId?: number }): Promise<RunListing[]>;
   getRun(runId: number): Promise<RunDetail>;
   /** runs × tasks of one workflow, newest run first, paged */
@@ -208,6 +247,8 @@ export const API_METHODS = [
   'rerunTask',
   'cancelRun',
   'trigger',
+  'setSchedulingPaused',
+  'catchUpSchedules',
   'listRuns',
   'getRun',
   'runGrid',

@@ -8,11 +8,14 @@ export type EngineEvent =
   | { type: 'log'; instanceId: number; seq: number; stream: string; ts: number; line: string }
   | { type: 'alert'; message: string; at: number }
   | { type: 'worker'; change: 'joined' | 'changed' | 'left'; worker: WorkerRecord; at: number }
-  | { type: 'workflow'; change: 'applied' | 'enabled' | 'disabled' | 'removed'; workflow: string; at: number };
+  | { type: 'workflow'; change: 'applied' | 'enabled' | 'disabled' | 'removed'; workflow: string; at: number }
+  /** all scheduling paused (since, by whom) or resumed (by whom) */
+  | { type: 'scheduling'; paused: boolean; since?: number; by: string; at: number };
 
 /**
  * `runs`: run and instance state changes; `workers`: workers joining, leaving, changing;
- * `workflows`: definitions applied, switched, removed; `alerts`; `log:ID`: the live lines of
+ * `workflows`: definitions applied, switched, removed, and all scheduling paused or resumed;
+ * `alerts`; `log:ID`: the live lines of
  * one task instance.
  */
 export type Topic = 'runs' | 'workers' | 'workflows' | 'alerts' | `log:${number}`;
@@ -29,6 +32,7 @@ export function topicOf(event: EngineEvent): Topic {
     case 'worker':
       return 'workers';
     case 'workflow':
+    case 'scheduling':
       return 'workflows';
   }
 }

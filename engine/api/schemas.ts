@@ -62,6 +62,8 @@ const SCHEMAS: Record<ApiMethod, z.ZodType<unknown[]>> = {
   rerunTask: z.tuple([id, name, actor]),
   cancelRun: z.tuple([id, z.strictObject({ task: name.optional(), actor })]),
   trigger: z.tuple([name, payload.optional().nullable(), actor]),
+  setSchedulingPaused: z.tuple([z.boolean(), actor]),
+  catchUpSchedules: z.tuple([]),
   listRuns: z.tuple([
     z.strictObject({ workflow: name.optional(), states: z.array(z.enum(RUN_STATES)).max(10).optional(), limit: limit.optional(), beforeId: id.optional() }),
   ]),

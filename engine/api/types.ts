@@ -170,3 +170,14 @@ export interface AuditEntry {
   object: string;
   detail?: string;
 }
+
+/**
+ * All scheduling paused by a user: while it holds, no cron fire and no event starts a run (a
+ * manual run still does); the fires it holds back are missed fires, dealt with on resume by each
+ * workflow's misfire policy, as after downtime.
+ */
+export interface SchedulingPause {
+  since: number;
+  /** who paused it (OS user@host, a token's name, the desktop app) */
+  by: string;
+}

@@ -2,6 +2,10 @@
 // downtime, exact timers within the look-ahead window) and starts the due runs; a schedule that
 // cannot be planned is reported on its workflow. The store's fire key makes a fire create one
 // run even when two schedulers both believe they lead.
+// While a user has paused all scheduling (read from the store on every scan and before every
+// timed fire, so a pause set through any node holds on the leader) nothing fires and no
+// schedule's last fire moves: the fires held back are missed fires, and the first scan after the
+// resume deals with them by each schedule's misfire policy, exactly as after downtime.
 import type { Clock } from '../ports/clock.ts';
 import type { ScheduleRecord, Store } from '../ports/store.ts';
 import type { EngineConfig } from './config.ts';
@@ -10,6 +14,13 @@ import type { LeaderLease } from './leader-lease.ts';
 import { planFires } from './misfire.ts';
 import type { RunManager } from './run-manager.ts';
 import type { WorkflowCache } from './workflow-cache.ts';
+
+/** What one scan did: fires that made a run (started, queued or skipped by overlap), and missed fires the misfire policies dropped. */
+export interface CronScan {
+  paused: boolean;
+  fired: number;
+  dropped: number;
+}
 
 export class CronFiring {
   private readonly fireTimers = new Map<string, () => void>();
@@ -24,25 +35,30 @@ export class CronFiring {
     private readonly alert: (message: string) => void,
   ) {}
 
-  async scanSchedules(): Promise<void> {
-    const now = this.clock.now();
-    const schedules = await this.store.listSchedules();
+  async scanSchedules(): Promise<CronScan> {
+    const scan: CronScan = { paused: false, fired: 0, dropped: 0 };
     const live = new Set<string>();
-    for (const s of schedules) {
-      // One schedule that cannot be planned must not stop the others, nor fail in silence.
-      try {
-        await this.scanSchedule(s, now, live);
-      } catch (err) {
-        await this.scheduleBroken(s, err);
+    if (await this.store.getSchedulingPause()) {
+      scan.paused = true;
+    } else {
+      const now = this.clock.now();
+      for (const s of await this.store.listSchedules()) {
+        // One schedule that cannot be planned must not stop the others, nor fail in silence.
+        try {
+          await this.scanSchedule(s, now, live, scan);
+        } catch (err) {
+          await this.scheduleBroken(s, err);
+        }
       }
     }
-    // Schedules that changed or were disabled drop their pending timers.
+    // Schedules that changed or were disabled drop their pending timers (all of them, paused).
     for (const [key, cancel] of this.fireTimers) {
       if (!live.has(key)) {
         cancel();
         this.fireTimers.delete(key);
       }
     }
+    return scan;
   }
 
   /**
@@ -56,7 +72,7 @@ export class CronFiring {
     await this.store.setScheduleError(s.id, message);
   }
 
-  private async scanSchedule(s: ScheduleRecord, now: number, live: Set<string>): Promise<void> {
+  private async scanSchedule(s: ScheduleRecord, now: number, live: Set<string>, scan: CronScan): Promise<void> {
     // Throws when the schedule has no fire after the last one at all (remembered per lastFireAt, so cheap).
     nextFire(s.cron, s.timezone, s.lastFireAt);
     if (s.error !== undefined) await this.store.setScheduleError(s.id, null);
@@ -71,6 +87,7 @@ export class CronFiring {
       maxCatchUp: this.config.maxCatchUp,
     });
     if (plan.skipped > 0) {
+      scan.dropped += plan.skipped;
       const latest = plan.skippedLatest as number;
       await this.store.audit({
         at: now,
@@ -81,7 +98,7 @@ export class CronFiring {
       });
       if (plan.fireNow.length === 0) await this.store.setScheduleLastFire(s.id, latest);
     }
-    for (const f of plan.fireNow) await this.fire(s, f);
+    for (const f of plan.fireNow) if (await this.fire(s, f)) scan.fired++;
     for (const f of plan.upcoming) {
       const key = `${s.id}:${f}:${s.cron}:${s.timezone}`;
       live.add(key);
@@ -91,15 +108,17 @@ export class CronFiring {
     }
   }
 
-  private async fire(s: ScheduleRecord, fireTime: number): Promise<void> {
+  /** Makes the run of one fire; false when it made none (not leading, paused, changed, a duplicate). */
+  private async fire(s: ScheduleRecord, fireTime: number): Promise<boolean> {
     this.fireTimers.delete(`${s.id}:${fireTime}:${s.cron}:${s.timezone}`);
-    if (!this.lease.isLeader) return;
-    // A timer set before the workflow was disabled or its schedule changed lives until the next
-    // scan; it must not start a run meanwhile.
+    if (!this.lease.isLeader) return false;
+    // A timer set before the workflow was disabled, its schedule changed or scheduling was
+    // paused lives until the next scan; it must not start a run meanwhile.
     const current = (await this.workflows.get(s.workflowId))?.graph;
     const plan = current?.schedule;
-    if (!current?.enabled || plan?.id !== s.id || plan.cron !== s.cron || plan.timezone !== s.timezone) return;
-    await this.runs.startRun({
+    if (!current?.enabled || plan?.id !== s.id || plan.cron !== s.cron || plan.timezone !== s.timezone) return false;
+    if (await this.store.getSchedulingPause()) return false;
+    const run = await this.runs.startRun({
       workflowId: s.workflowId,
       trigger: 'cron',
       triggeredBy: 'cron',
@@ -108,6 +127,7 @@ export class CronFiring {
       applyOverlap: true,
     });
     await this.store.setScheduleLastFire(s.id, fireTime);
+    return run !== undefined;
   }
 
   /** Drops every pending fire timer. */

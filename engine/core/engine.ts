@@ -3,6 +3,7 @@
 // it the engine still answers the API (the CLI's direct mode on a data dir no engine is running on).
 import type {
   ApplyOutcome,
+  CatchUpReport,
   DashboardSummary,
   EngineApi,
   EngineInfo,
@@ -12,6 +13,7 @@ import type {
   RunDetail,
   RunListing,
   RunGrid,
+  SchedulingChange,
   SearchHit,
   TaskStats,
   ValidationReport,
@@ -41,7 +43,7 @@ import { parseWorkflowFile } from './workflow-file.ts';
 import { serializeWorkflow } from './workflow-serialize.ts';
 
 /** What the host knows and the engine does not: shown by engineInfo (the settings screen). */
-export type HostInfo = Partial<Omit<EngineInfo, 'logRetentionDays' | 'workerHeartbeatMs' | 'taskHeartbeatMs' | 'queueAlertThreshold' | 'nodeId' | 'timezone'>>;
+export type HostInfo = Partial<Omit<EngineInfo, 'logRetentionDays' | 'workerHeartbeatMs' | 'taskHeartbeatMs' | 'queueAlertThreshold' | 'nodeId' | 'timezone' | 'schedulingPaused'>>;
 
 export interface EngineDeps {
   store: Store;
@@ -255,6 +257,15 @@ export class Engine implements EngineApi {
     checkPayload(payload, this.config.maxEventPayloadBytes);
     const ids = await this.store.workflowsForEvent(event);
     if (ids.length === 0) throw new AxError('not_found', `no enabled workflow has on_event: ${event}`);
+    // Refused rather than recorded: the sender learns that nothing started (a webhook gets 409)
+    // and can send it again after the resume; an event has no fire time a misfire policy could replay.
+    const pause = await this.store.getSchedulingPause();
+    if (pause) {
+      throw new AxError(
+        'conflict',
+        `scheduling is paused (since ${new Date(pause.since).toISOString()}, by ${pause.by}): event "${event}" started nothing; resume with "ax resume", or start a workflow by hand with "ax run WORKFLOW"`,
+      );
+    }
     const runs: RunRecord[] = [];
     for (const workflowId of ids) {
       const run = await this.runs.startRun({ workflowId, trigger: 'event', triggeredBy: actor, logicalTime: this.clock.now(), eventPayload: payload, applyOverlap: true });
@@ -262,6 +273,22 @@ export class Engine implements EngineApi {
     }
     await this.audit(actor, 'run.event', `event:${event}`, runs.map((r) => `run #${r.id} (${r.workflowName})`).join(', '));
     return runs;
+  }
+
+  async setSchedulingPaused(paused: boolean, actor: string): Promise<SchedulingChange> {
+    const at = this.clock.now();
+    const changed = await this.store.setSchedulingPause(paused, at, actor);
+    const pause = await this.store.getSchedulingPause();
+    if (changed) void this.coordinator.publish({ type: 'scheduling', paused, ...(pause && { since: pause.since }), by: actor, at }).catch(() => undefined);
+    // Resumed: the fires held back are dealt with now (on the leader; elsewhere at its next tick).
+    if (changed && !paused && this.started) void this.scheduler.tick();
+    return { changed, ...(pause && { paused: pause }) };
+  }
+
+  async catchUpSchedules(): Promise<CatchUpReport> {
+    const scan = this.started && this.deps.runScheduler !== false ? await this.scheduler.catchUp() : undefined;
+    if (scan) return { scanned: true, ...scan };
+    return { scanned: false, paused: (await this.store.getSchedulingPause()) !== undefined, fired: 0, dropped: 0 };
   }
 
   async listRuns(filter: { workflow?: string; states?: RunState[]; limit?: number; beforeId?: number }): Promise<RunListing[]> {
@@ -320,8 +347,9 @@ export class Engine implements EngineApi {
     return this.views.runGrid(workflow, page);
   }
 
-  dashboard(): Promise<DashboardSummary> {
-    return this.views.dashboard();
+  async dashboard(): Promise<DashboardSummary> {
+    const [summary, pause] = await Promise.all([this.views.dashboard(), this.store.getSchedulingPause()]);
+    return { ...summary, ...(pause && { schedulingPaused: pause }) };
   }
 
   search(query: string, limit?: number): Promise<SearchHit[]> {
@@ -334,7 +362,9 @@ export class Engine implements EngineApi {
 
   async engineInfo(): Promise<EngineInfo> {
     const c = this.config;
+    const pause = await this.store.getSchedulingPause();
     return {
+      ...(pause && { schedulingPaused: pause }),
       version: '',
       mode: 'solo',
       role: 'solo',

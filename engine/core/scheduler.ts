@@ -8,7 +8,7 @@ import type { Clock } from '../ports/clock.ts';
 import type { Coordinator } from '../ports/coordinator.ts';
 import type { BackstopPass } from './backstop-pass.ts';
 import type { EngineConfig } from './config.ts';
-import type { CronFiring } from './cron-firing.ts';
+import type { CronFiring, CronScan } from './cron-firing.ts';
 import type { Dispatcher } from './dispatcher.ts';
 import type { LeaderLease } from './leader-lease.ts';
 import type { Maintenance } from './maintenance.ts';
@@ -30,6 +30,8 @@ export class Scheduler {
   private stopped = true;
   private ticking: Promise<void> | undefined;
   private unsubscribe: (() => void) | undefined;
+  /** what the cron scan of the latest tick did; undefined when it did not scan (not leading, a failure) */
+  private lastScan: CronScan | undefined;
 
   constructor(
     private readonly parts: SchedulerParts,
@@ -60,12 +62,13 @@ export class Scheduler {
     if (this.ticking) return this.ticking;
     const { lease, cron, checkRuns, backstops, dispatcher, maintenance } = this.parts;
     this.ticking = (async () => {
+      this.lastScan = undefined;
       try {
         const { held, taken } = await lease.renew();
         if (!held) return;
         // Leading from now on (start-up, or taking over from a dead leader): the start-up check.
         if (taken) await checkRuns();
-        if (this.config.fireSchedules) await cron.scanSchedules();
+        if (this.config.fireSchedules) this.lastScan = await cron.scanSchedules();
         await backstops.checkRunning();
         await dispatcher.kick();
         await maintenance.wakeForRetries();
@@ -82,6 +85,20 @@ export class Scheduler {
       }
     })();
     return this.ticking;
+  }
+
+  /**
+   * A tick now rather than at the next interval, begun after this call (one under way may have
+   * begun before what the caller knows of, e.g. the machine waking from sleep): every schedule's
+   * missed fires are dealt with by its misfire policy at once. Returns what its cron scan did,
+   * or undefined when it did not scan (this scheduler does not lead, does not fire schedules, or
+   * the tick failed: the alert says why).
+   */
+  async catchUp(): Promise<CronScan | undefined> {
+    if (this.stopped) return undefined;
+    await this.ticking;
+    await this.tick();
+    return this.lastScan;
   }
 
   async stop(): Promise<void> {

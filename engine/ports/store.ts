@@ -8,6 +8,7 @@ import type {
   RunRecord,
   RunState,
   ScheduleSpec,
+  SchedulingPause,
   TriggerType,
   WorkerRecord,
   WorkflowSpec,
@@ -344,4 +345,14 @@ export interface Store {
 
   audit(entry: Omit<AuditEntry, 'id'>): Promise<void>;
   listAudit(limit: number): Promise<AuditEntry[]>;
+
+  /** the pause of all scheduling, while there is one (read by the leading scheduler every scan) */
+  getSchedulingPause(): Promise<SchedulingPause | undefined>;
+  /**
+   * Pauses (at `at`, by `actor`) or resumes all scheduling, with its audit entry
+   * (`scheduling.pause` / `scheduling.resume`) in the same transaction. Pausing what is paused
+   * keeps the first pause's time and actor; either way round, no change writes nothing and
+   * returns false.
+   */
+  setSchedulingPause(paused: boolean, at: number, actor: string): Promise<boolean>;
 }

@@ -40,6 +40,8 @@ export interface ApiServer {
 const SESSION_COOKIE = 'ax_session';
 /** the largest legitimate request (a workflow spec or a payload) with room to spare */
 const MAX_FRAME_BYTES = 4 * 1024 * 1024;
+/** A refused webhook's status by error code (else 400); 409: scheduling is paused, send it again after the resume. */
+const WEBHOOK_STATUS: Partial<Record<string, number>> = { not_found: 404, conflict: 409 };
 /** past this much unsent data, a slow client's events are dropped (with one notice) */
 const MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
 
@@ -164,7 +166,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     const problem = /^application\/([\w.+-]*\+)?json\b/i.test(req.headers['content-type'] ?? '') && payload !== '' ? jsonProblem(payload) : undefined;
     if (problem) return reply(res, 400, { error: `the body is sent as JSON (Content-Type: ${req.headers['content-type']}) but is not JSON: ${problem}` });
     const response = await dispatchRequest(options.api, { id: 0, method: 'trigger', params: [event, payload || undefined, 'webhook'] });
-    if ('error' in response) return reply(res, response.error.code === 'not_found' ? 404 : 400, { error: response.error.message });
+    if ('error' in response) return reply(res, WEBHOOK_STATUS[response.error.code] ?? 400, { error: response.error.message });
     return reply(res, 202, { runs: response.result });
   }
 

@@ -119,6 +119,10 @@ function nearParams(method: string, runIds: number[]): unknown[] {
       return [runId, { actor: 'fuzz' }];
     case 'setEnabled':
       return [name, rnd.next() < 0.5, 'fuzz'];
+    case 'setSchedulingPaused':
+      return [rnd.next() < 0.5, 'fuzz'];
+    case 'catchUpSchedules':
+      return [];
     case 'removeWorkflow':
       return [name === 'fuzz-keep' ? 'fuzz-a' : name, 'fuzz'];
     case 'nextFires':

@@ -3,8 +3,9 @@
 // ships. The scheme is registered before ready; the window is secure and loads app://ui; the
 // engine runs on the data dir given; a window's request yields a port the UI's own client drives
 // the engine through (apply, run); strangers are refused; closing hides with one hint and a second
-// launch shows it again; every web contents is guarded; Quit with a task running asks, and "stop"
-// stops the engine before the app quits.
+// launch shows it again; every web contents is guarded; the tray pauses and resumes scheduling and
+// powerMonitor 'resume' reaches the engine as catchUpSchedules; Quit with a task running asks, and
+// "stop" stops the engine before the app quits.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -84,6 +85,22 @@ describe.skipIf(skipReason !== undefined)(`the built main process${skipReason ? 
     await client.apply(report.spec!, 'ui');
     await client.runWorkflow('sleepy', { actor: 'ui' });
     await waitFor(async () => (await client!.dashboard()).runningTasks === 1, { timeoutMs: 30_000, message: 'the task runs' });
+  });
+
+  it('the tray pauses and resumes all scheduling, following the engine; waking from sleep asks the engine to catch up', async () => {
+    const item = (label: string) => fake.tray()?.menu.find((i) => i.label === label);
+    await waitFor(() => item('Pause all scheduling'), { timeoutMs: 15_000, message: 'the tray offers the pause' });
+    item('Pause all scheduling')!.click!();
+    const paused = await waitFor(async () => (await client!.dashboard()).schedulingPaused, { timeoutMs: 15_000, message: 'the engine is paused' });
+    expect(paused.by).toMatch(/^\S+@\S+ \(tray\)$/);
+    await waitFor(() => item('Resume scheduling'), { timeoutMs: 15_000, message: 'the tray follows the pause' });
+    item('Resume scheduling')!.click!();
+    await waitFor(async () => (await client!.dashboard()).schedulingPaused === undefined, { timeoutMs: 15_000, message: 'resumed' });
+
+    expect(fake.module.powerMonitor.listenerCount('resume')).toBe(1);
+    expect(fake.apiMethods).not.toContain('catchUpSchedules');
+    fake.module.powerMonitor.emit('resume');
+    await waitFor(() => fake.apiMethods.includes('catchUpSchedules'), { timeoutMs: 15_000, message: 'main asks the engine to catch up' });
   });
 
   it('closing the window hides it, with the hint once; a second launch brings it back', () => {

@@ -1,6 +1,6 @@
 // Quit's decisions (ask only when tasks run; wait drains, stop does not, cancel keeps the app;
-// the first Quit is held until the engine has stopped), the tray following engine state, and the
-// application menu.
+// the first Quit is held until the engine has stopped), the tray following engine state (pause
+// and resume of all scheduling included), and the application menu.
 import type { MenuItemConstructorOptions } from 'electron';
 import { describe, expect, it } from 'vitest';
 import { appMenuTemplate } from '../../electron/app-menu.ts';
@@ -12,7 +12,7 @@ import type { DesktopEngineStatus } from '../../engine/api/desktop-bridge.ts';
 import { choiceOf, IDLE_DRAIN_MS, type QuitChoice, QuitFlow, quitQuestion, WAIT_DRAIN_MS } from '../../electron/quit-flow.ts';
 import { TrayController, type TrayEngine } from '../../electron/tray-controller.ts';
 import { trayIconBitmap, type TrayHealth } from '../../electron/tray-icon.ts';
-import { type TrayItem, trayHealth, trayMenu } from '../../electron/tray-menu.ts';
+import { type TrayItem, trayHealth, trayMenu, trayTooltip } from '../../electron/tray-menu.ts';
 import { startTestEngine } from '../helpers/solo-engine.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
@@ -99,7 +99,7 @@ describe('quit flow', () => {
 describe('tray', () => {
   const running: DesktopEngineStatus = { state: 'running', pid: 1, dataDir: '/d', version: '1' };
   const labels = (items: TrayItem[]) => items.map((i) => i.label ?? '—');
-  const actions = { open: () => undefined, openPage: () => undefined, runWorkflow: () => undefined, restartEngine: () => undefined, quit: () => undefined };
+  const actions = { open: () => undefined, openPage: () => undefined, runWorkflow: () => undefined, setSchedulingPaused: () => undefined, restartEngine: () => undefined, quit: () => undefined };
 
   it('shows health by engine state and counts', () => {
     expect(trayHealth(running, { runningTasks: 0, failedToday: 0 })).toBe('idle');
@@ -112,9 +112,22 @@ describe('tray', () => {
   });
 
   it('lists counts while running, and offers a restart only when the engine gave up or failed', () => {
-    expect(labels(trayMenu(running, { runningTasks: 2, failedToday: 1 }, actions, en))).toEqual(['Engine running', '2 running', '1 failed today', '—', 'Open AX Scheduler', '—', 'Quit']);
+    expect(labels(trayMenu(running, { runningTasks: 2, failedToday: 1 }, actions, en))).toEqual(['Engine running', '2 running', '1 failed today', 'Pause all scheduling', '—', 'Open AX Scheduler', '—', 'Quit']);
     const crash = { code: 1, signal: null, stderrTail: '', at: 0 };
     expect(labels(trayMenu({ state: 'gave-up', attempts: 5, lastCrash: crash }, undefined, actions, en))).toEqual(['Engine stopped after 5 crashes', '—', 'Open AX Scheduler', 'Restart the engine', '—', 'Quit']);
+  });
+
+  it('offers "Pause all scheduling" while running, and says so and offers "Resume scheduling" while paused', () => {
+    const asked: boolean[] = [];
+    const record = { ...actions, setSchedulingPaused: (p: boolean) => asked.push(p) };
+    const paused = trayMenu(running, { runningTasks: 0, failedToday: 0, schedulingPaused: true }, record, en);
+    expect(labels(paused)).toEqual(['Engine running', '0 running', '0 failed today', 'Scheduling paused', 'Resume scheduling', '—', 'Open AX Scheduler', '—', 'Quit']);
+    paused.find((i) => i.label === 'Resume scheduling')!.click!();
+    trayMenu(running, { runningTasks: 0, failedToday: 0 }, record, en).find((i) => i.label === 'Pause all scheduling')!.click!();
+    expect(asked).toEqual([false, true]);
+    expect(trayTooltip(running, { runningTasks: 0, failedToday: 0, schedulingPaused: true }, en)).toBe('AX Scheduler: 0 running, 0 failed today, Scheduling paused');
+    // No engine to ask: no item.
+    expect(labels(trayMenu({ state: 'starting', attempt: 1 }, undefined, record, en))).not.toContain('Pause all scheduling');
   });
 
   it('draws three icons that differ by shape, not only colour', () => {
@@ -142,7 +155,12 @@ describe('tray', () => {
       const tray = new TrayController(
         { setHealth: (h) => drawn.health.push(h), setToolTip: () => undefined, setMenu: (items) => (drawn.menus.push(labels(items)), drawn.items.push(items)) },
         { status: () => status, onStatus: (l) => (statusListeners.push(l), () => undefined), onClient: () => () => undefined, current: () => engine.current },
-        { ...actions, openPage: (p) => opened.push(p), runWorkflow: (name) => runs.push(t.engine.runWorkflow(name, { actor: 'tray' })) },
+        {
+          ...actions,
+          openPage: (p) => opened.push(p),
+          runWorkflow: (name) => runs.push(t.engine.runWorkflow(name, { actor: 'tray' })),
+          setSchedulingPaused: (paused) => void t.engine.setSchedulingPaused(paused, 'alice@laptop (tray)'),
+        },
       );
       expect(drawn.menus.at(-1)![0]).toBe('Engine starting');
       status = running;
@@ -183,6 +201,17 @@ tasks:
       expect(started.workflowName).toBe('tray');
       await t.engine.cancelRun(started.id, { actor: 'test' });
 
+      // Pause all scheduling from the tray: the engine is paused, and the menu follows it.
+      drawn.items.at(-1)!.find((i) => i.label === 'Pause all scheduling')!.click!();
+      await waitFor(async () => (await t.engine.dashboard()).schedulingPaused !== undefined, { timeoutMs: 5_000 });
+      expect((await t.engine.dashboard()).schedulingPaused?.by).toBe('alice@laptop (tray)');
+      await tray.refresh();
+      expect(drawn.menus.at(-1)).toEqual(expect.arrayContaining(['Scheduling paused', 'Resume scheduling']));
+      drawn.items.at(-1)!.find((i) => i.label === 'Resume scheduling')!.click!();
+      await waitFor(async () => (await t.engine.dashboard()).schedulingPaused === undefined, { timeoutMs: 5_000 });
+      await tray.refresh();
+      expect(drawn.menus.at(-1)).toContain('Pause all scheduling');
+
       status = { state: 'gave-up', attempts: 5, lastCrash: { code: 1, signal: null, stderrTail: '', at: 0 } };
       for (const l of statusListeners) l(status);
       expect(drawn.menus.at(-1)).toContain('Restart the engine');
@@ -217,12 +246,13 @@ describe('shell language', () => {
     const tray = new TrayController(
       { setHealth: () => undefined, setToolTip: () => undefined, setMenu: (items) => menus.push(items.map((i) => i.label ?? '—')) },
       { status: () => running, onStatus: () => () => undefined, onClient: () => () => undefined, current: () => undefined },
-      { open: () => undefined, openPage: () => undefined, runWorkflow: () => undefined, restartEngine: () => undefined, quit: () => undefined },
+      { open: () => undefined, openPage: () => undefined, runWorkflow: () => undefined, setSchedulingPaused: () => undefined, restartEngine: () => undefined, quit: () => undefined },
       () => language.texts(),
     );
     let changes = 0;
     language.onChange(() => (changes++, tray.redraw()));
     expect(menus.at(-1)).toEqual(['Engine running', '—', 'Open AX Scheduler', '—', 'Quit']);
+    expect(zh.pauseScheduling).toBe('暂停全部调度');
     language.set('zh-CN');
     language.set('zh-CN');
     expect(changes).toBe(1);

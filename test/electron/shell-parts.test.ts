@@ -124,7 +124,7 @@ describe('start at login', () => {
   it('shows a checkbox in the tray where supported, which toggles it', () => {
     const app = fakeApp();
     const login = new StartAtLogin(app, 'darwin');
-    const actions = { open: () => undefined, openPage: () => undefined, runWorkflow: () => undefined, restartEngine: () => undefined, quit: () => undefined };
+    const actions = { open: () => undefined, openPage: () => undefined, runWorkflow: () => undefined, setSchedulingPaused: () => undefined, restartEngine: () => undefined, quit: () => undefined };
     const status = { state: 'stopping' } as const;
     const item = () => trayMenu(status, undefined, { ...actions, startAtLogin: login }, SHELL_TEXTS.en).find((i) => i.label === 'Start at login');
     expect(item()).toMatchObject({ type: 'checkbox', checked: false });

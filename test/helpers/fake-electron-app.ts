@@ -39,7 +39,7 @@ class FakeNotification extends EventEmitter {
 
 class FakeTray extends EventEmitter {
   static last: FakeTray | undefined;
-  menu: { label?: string }[] = [];
+  menu: { label?: string; click?: () => void }[] = [];
   tooltip = '';
   constructor() {
     super();
@@ -49,13 +49,13 @@ class FakeTray extends EventEmitter {
   setToolTip(text: string): void {
     this.tooltip = text;
   }
-  setContextMenu(menu: { label?: string }[]): void {
+  setContextMenu(menu: { label?: string; click?: () => void }[]): void {
     this.menu = menu;
   }
 }
 
 /** utilityProcess.fork over child_process.fork, ports emulated over the host's IPC clients. */
-function forkUtility(entry: string, args: string[], options: { env?: NodeJS.ProcessEnv }) {
+function forkUtility(entry: string, args: string[], options: { env?: NodeJS.ProcessEnv }, apiMethods: string[]) {
   const child = fork(entry, args, { env: options.env, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
   const proc = new EventEmitter();
   const clients = new Map<number, FakePort>();
@@ -84,7 +84,11 @@ function forkUtility(entry: string, args: string[], options: { env?: NodeJS.Proc
       const client = nextClient++;
       clients.set(client, port);
       send({ type: 'open', client });
-      port.on('message', (event: { data: unknown }) => send({ type: 'api', client, message: event.data }));
+      port.on('message', (event: { data: unknown }) => {
+        const method = (event.data as { method?: unknown } | null)?.method;
+        if (typeof method === 'string') apiMethods.push(method);
+        send({ type: 'api', client, message: event.data });
+      });
       port.on('close', () => {
         if (clients.delete(client)) send({ type: 'close', client });
       });
@@ -103,6 +107,9 @@ export function fakeElectronModule(options: { switches: Record<string, string>; 
   const forks: FakeUtilityProcess[] = [];
   const dialogs: { message: string; buttons: string[] }[] = [];
   const protocols = new Map<string, (request: Request) => Promise<Response>>();
+  /** every API method any client (the window's, main's own) asked the engine host, in order */
+  const apiMethods: string[] = [];
+  const powerMonitor = new EventEmitter();
   const app = Object.assign(new EventEmitter(), {
     requestSingleInstanceLock: () => (calls.push('requestSingleInstanceLock'), true),
     /** as Electron's: before-quit first; a listener may prevent the quit */
@@ -135,6 +142,7 @@ export function fakeElectronModule(options: { switches: Record<string, string>; 
     },
     nativeImage: { createFromBitmap: (buffer: Buffer) => ({ buffer }) },
     Notification: FakeNotification,
+    powerMonitor,
     protocol: {
       registerSchemesAsPrivileged: (schemes: { scheme: string }[]) => calls.push(`registerSchemesAsPrivileged:${schemes.map((s) => s.scheme).join()}`),
       handle: (scheme: string, handler: (request: Request) => Promise<Response>) => (calls.push(`protocol.handle:${scheme}`), protocols.set(scheme, handler)),
@@ -145,11 +153,11 @@ export function fakeElectronModule(options: { switches: Record<string, string>; 
     utilityProcess: {
       fork: (entry: string, args: string[], forkOptions: { env?: NodeJS.ProcessEnv }) => {
         calls.push(`utilityProcess.fork:${entry} ${args.join(' ')}`);
-        const proc = forkUtility(entry, args, forkOptions);
+        const proc = forkUtility(entry, args, forkOptions, apiMethods);
         forks.push(proc);
         return proc;
       },
     },
   };
-  return { module, ready: () => ready(), calls, forks, dialogs, protocols, windows: FakeBrowserWindow.all, notifications: FakeNotification.shown, tray: () => FakeTray.last };
+  return { module, ready: () => ready(), calls, forks, dialogs, protocols, apiMethods, windows: FakeBrowserWindow.all, notifications: FakeNotification.shown, tray: () => FakeTray.last };
 }

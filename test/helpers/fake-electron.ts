@@ -201,3 +201,6 @@ export class FakeEngineProcess extends Emitter implements EngineProcess {
     this.emit('exit', { code, signal });
   }
 }
+
+/** powerMonitor: the test says when the machine suspends or wakes. */
+export class FakePowerMonitor extends Emitter {}

@@ -186,6 +186,13 @@ describe('downloads and webhooks', () => {
     const ok = await post('hook-secret-123456');
     expect(ok.status).toBe(202);
     expect(((await ok.json()) as { runs: unknown[] }).runs).toHaveLength(1);
+    // Scheduling paused: the event is refused with 409, saying why, and starts nothing.
+    await t.engine.setSchedulingPaused(true, 'alice@laptop');
+    const paused = await post('hook-secret-123456');
+    expect(paused.status).toBe(409);
+    expect(((await paused.json()) as { error: string }).error).toMatch(/^scheduling is paused \(since .*, by alice@laptop\): event "ping" started nothing/);
+    expect(await t.engine.listRuns({ workflow: 'hook' })).toHaveLength(1);
+    await t.engine.setSchedulingPaused(false, 'alice@laptop');
     const big = await fetch(`${base}/events/ping`, { method: 'POST', headers: { authorization: 'Bearer hook-secret-123456' }, body: 'x'.repeat(1024 * 1024 + 1) });
     expect(big.status).toBe(413);
   });

@@ -7,7 +7,7 @@ import { chunks } from './rows.ts';
 import type { Database } from './schema.ts';
 
 /** Parents before children, so a partial copy never holds an orphan. */
-const TABLES = ['workflow', 'task_definition', 'task_dependency', 'schedule_plan', 'workflow_run', 'task_instance', 'execution_log', 'worker', 'audit_log'] as const;
+const TABLES = ['workflow', 'task_definition', 'task_dependency', 'schedule_plan', 'workflow_run', 'task_instance', 'execution_log', 'worker', 'audit_log', 'engine_flag'] as const;
 type Table = (typeof TABLES)[number];
 
 const ORDER: Record<Table, string> = {
@@ -20,6 +20,7 @@ const ORDER: Record<Table, string> = {
   execution_log: 'id',
   worker: 'id',
   audit_log: 'id',
+  engine_flag: 'name',
 };
 
 export async function copyStore(

@@ -245,6 +245,26 @@ function graphPageIndexes(dialect: SqlDialectName): Migration {
   };
 }
 
+/**
+ * Switches of the whole engine, shared by every node of a team (issue 11: pause all scheduling).
+ * A flag is on while its row exists, so setting it twice keeps who set it first and when.
+ */
+function engineFlags(dialect: SqlDialectName): Migration {
+  const t = types(dialect);
+  const tableEnd = dialect === 'mysql' ? sql`ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin` : sql``;
+  return {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('engine_flag')
+        .addColumn('name', t.name, (c) => c.primaryKey())
+        .addColumn('set_at', t.big, (c) => c.notNull())
+        .addColumn('set_by', t.name, (c) => c.notNull())
+        .modifyEnd(tableEnd)
+        .execute();
+    },
+  };
+}
+
 class StaticProvider implements MigrationProvider {
   constructor(private readonly dialect: SqlDialectName) {}
   async getMigrations(): Promise<Record<string, Migration>> {
@@ -258,6 +278,7 @@ class StaticProvider implements MigrationProvider {
       '0006_worker_role': workerRole(this.dialect),
       '0007_worker_load_index': workerLoadIndex,
       '0008_graph_page_indexes': graphPageIndexes(this.dialect),
+      '0009_engine_flags': engineFlags(this.dialect),
     };
   }
 }

@@ -131,6 +131,13 @@ export interface AuditLogTable {
   detail: string | null;
 }
 
+/** A switch of the whole engine that is on while its row exists (migration 0009): `scheduling_paused`. */
+export interface EngineFlagTable {
+  name: string;
+  set_at: number;
+  set_by: string;
+}
+
 export interface Database {
   workflow: WorkflowTable;
   task_definition: TaskDefinitionTable;
@@ -141,4 +148,5 @@ export interface Database {
   execution_log: ExecutionLogTable;
   worker: WorkerTable;
   audit_log: AuditLogTable;
+  engine_flag: EngineFlagTable;
 }

@@ -2,9 +2,10 @@
 // lives only in the openers (sqlite-store.ts), migrations.ts and where the dialects truly
 // differ in locking (claim-queries.ts).
 import type { Kysely } from 'kysely';
-import type { AuditEntry, InstanceRecord, InstanceState, LogLine, RunRecord, RunState, WorkerRecord, WorkflowSpec, WorkflowSummary } from '../../api/types.ts';
+import type { AuditEntry, InstanceRecord, InstanceState, LogLine, RunRecord, RunState, SchedulingPause, WorkerRecord, WorkflowSpec, WorkflowSummary } from '../../api/types.ts';
 import type { ApplyResult, ClaimCandidate, Finish, InstanceGuard, InstancePatch, NewInstance, RunFilter, Settlement, StartRun, TransitionResult, ScheduleRecord, Store, TaskRuntime, TaskSearchRow, WorkerRegistration, WorkflowGraph } from '../../ports/store.ts';
 import { claimDueInstances } from './claim-queries.ts';
+import * as flags from './flag-queries.ts';
 import { insertLogs } from './log-insert.ts';
 import type { SqlDialectName } from './migrations.ts';
 import { logFromRow, num, workerFromRow, workerToRow } from './rows.ts';
@@ -241,5 +242,12 @@ export class SqlStore implements Store {
   async listAudit(limit: number): Promise<AuditEntry[]> {
     const rows = await this.db.selectFrom('audit_log').selectAll().orderBy('id', 'desc').limit(limit).execute();
     return rows.map((r) => ({ id: r.id, at: num(r.at), actor: r.actor, action: r.action, object: r.object, detail: r.detail ?? undefined }));
+  }
+
+  getSchedulingPause(): Promise<SchedulingPause | undefined> {
+    return flags.getSchedulingPause(this.db);
+  }
+  setSchedulingPause(paused: boolean, at: number, actor: string): Promise<boolean> {
+    return flags.setSchedulingPause(this.db, paused, at, actor);
   }
 }

@@ -9,6 +9,7 @@ import { actor, connect, embeddedEngine, type GlobalOptions, modeOf, withApi } f
 import { elapsed, localZone, mark, printJson, table, time } from './format.ts';
 import { intArg, MAX_CONCURRENCY, MAX_SECONDS } from './int-arg.ts';
 import { cancelOnInterrupt, detachOnInterrupt, type Interrupt } from './interrupt.ts';
+import { printPausedNote } from './commands-scheduling.ts';
 import { waitForRun } from './wait-run.ts';
 import { engineWarnings, looksLikeFile, printFileNotes, readWorkflowFile, refuseUnlessForced, settleTimezone } from './workflow-files.ts';
 
@@ -20,6 +21,7 @@ const serverSide = (g: GlobalOptions) => (modeOf(g) === 'team' ? "on the team's 
 async function runAndMaybeWait(api: EngineApi, name: string, opts: { task?: string; wait?: boolean }, json: boolean, embedded: boolean, interrupt: Interrupt) {
   const run = await api.runWorkflow(name, { task: opts.task, actor: actor() });
   interrupt.track(run.id);
+  printPausedNote((await api.engineInfo()).schedulingPaused, 'this manual run starts all the same');
   if (!opts.wait && !embedded) {
     if (json) return printJson(run);
     console.log(`started run #${run.id} of ${name}${opts.task ? ` (task ${opts.task})` : ''}: follow it with "ax runs ${run.id}"`);

@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import { AxError, formatProblems } from '../../api/errors.ts';
 import { serializeWorkflow } from '../../core/workflow-serialize.ts';
 import { actor, type GlobalOptions, withApi } from './connect.ts';
+import { printPausedNote } from './commands-scheduling.ts';
 import { printJson, table, timeIn } from './format.ts';
 import { engineWarnings, printFileNotes, readWorkflowFile, refuseUnlessForced, settleTimezone } from './workflow-files.ts';
 import { yamlForTerminal } from './terminal.ts';
@@ -69,7 +70,8 @@ export function workflowCommands(program: Command, globals: Globals): void {
     .description('list workflows: schedule in words, next fire, last run')
     .addHelpText('after', '\nExample:\n  $ ax ls --json | jq ".[].name"')
     .action(async () => {
-      const list = await withApi(globals(), (api) => api.listWorkflows());
+      const [list, info] = await withApi(globals(), (api) => Promise.all([api.listWorkflows(), api.engineInfo()]));
+      printPausedNote(info.schedulingPaused, 'no cron fire or event starts a run; the NEXT FIRE times wait for the resume');
       if (globals().json) return printJson(list);
       if (list.length === 0) return console.log('no workflows yet: write a workflow file and "ax apply" it');
       console.log(

@@ -8,6 +8,7 @@ import { workflowCommands } from './commands-workflows.ts';
 import { runCommands } from './commands-runs.ts';
 import { logsCommand } from './commands-logs.ts';
 import { cancelCommand } from './commands-cancel.ts';
+import { schedulingCommands } from './commands-scheduling.ts';
 import { serveCommand } from './commands-serve.ts';
 import { migrateCommand } from './commands-migrate.ts';
 import { EXIT } from './exit-codes.ts';
@@ -37,6 +38,7 @@ export async function main(argv: string[]): Promise<void> {
   runCommands(program, globals);
   logsCommand(program, globals);
   cancelCommand(program, globals);
+  schedulingCommands(program, globals);
   serveCommand(program, globals);
   migrateCommand(program, globals);
   settingsCommand(program, globals, () => program.opts<GlobalOptions>());

@@ -1,5 +1,6 @@
 // The frame of every signed-in screen: navigation on the left, search and preferences on top,
-// a banner while the engine connection is being restored (in the desktop app, the engine's own status), and the routed page.
+// a banner while the engine connection is being restored (in the desktop app, the engine's own status), one while all
+// scheduling is paused, and the routed page.
 import { AuditOutlined, ClusterOutlined, DashboardOutlined, NodeIndexOutlined, SettingOutlined } from '@ant-design/icons';
 import { Alert, Flex, Layout, Menu, theme } from 'antd';
 import { useEffect, useState } from 'react';
@@ -8,6 +9,7 @@ import { Link, useLocation } from 'react-router-dom';
 import { useDesktop, useDesktopEngineStatus } from '../desktop/desktop-context.ts';
 import { engineIsDown, EngineDown, EngineStatusBanner } from '../desktop/EngineStatus.tsx';
 import { useConnectionStatus } from '../engine-client/index.ts';
+import { SchedulingBanner } from '../scheduling/SchedulingBanner.tsx';
 import { AppRoutes } from './AppRoutes.tsx';
 import { GlobalSearch } from './GlobalSearch.tsx';
 import { Preferences } from './Preferences.tsx';
@@ -96,6 +98,7 @@ export function AppLayout() {
         {slowConnect && (
           <Alert type="info" showIcon banner role="status" title={t('connection.connecting')} />
         )}
+        {!engineIsDown(engine) && status === 'open' && <SchedulingBanner />}
         <Layout.Content id="main" tabIndex={-1} style={{ padding: 24, minWidth: 0, outline: 'none' }}>
           <Flex vertical style={{ maxWidth: 1600, margin: '0 auto', width: '100%' }}>
             {engineIsDown(engine) ? <EngineDown /> : <AppRoutes />}

@@ -1,12 +1,14 @@
 // The first screen: what runs now, what failed today (one click from the failed instance), what
-// fires next, the workers and the queue. One api.dashboard() call, refreshed from run and worker
-// events (debounced, so a burst of task changes costs one refetch).
+// fires next, the workers and the queue, and the switch that pauses all scheduling. One
+// api.dashboard() call, refreshed from run and worker events (debounced, so a burst of task
+// changes costs one refetch).
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { Card, Col, Row } from 'antd';
+import { Card, Col, Row, Tag } from 'antd';
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useApi, useDebouncedEngineEvents } from '../engine-client/index.ts';
 import { QueryView } from '../shared/feedback.tsx';
+import { SchedulingToggle } from '../scheduling/SchedulingToggle.tsx';
 import { PageHeader } from '../shared/PageHeader.tsx';
 import { FailuresTable } from './FailuresTable.tsx';
 import { NextFiresList } from './NextFiresList.tsx';
@@ -31,7 +33,7 @@ export default function DashboardPage() {
 
   return (
     <>
-      <PageHeader title={t('title')} subtitle={t('subtitle')} />
+      <PageHeader title={t('title')} subtitle={t('subtitle')} extra={<SchedulingToggle />} />
       <GettingStarted />
       <QueryView query={summary}>
         {(data) => (
@@ -45,7 +47,7 @@ export default function DashboardPage() {
               </Card>
             </Col>
             <Col xs={24} xl={10}>
-              <Card title={t('next.title')} size="small">
+              <Card title={t('next.title')} size="small" extra={data.schedulingPaused && <Tag color="warning">{t('scheduling:pausedTag')}</Tag>}>
                 <NextFiresList fires={data.nextFires} />
               </Card>
             </Col>

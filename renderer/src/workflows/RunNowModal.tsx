@@ -1,9 +1,10 @@
 // Run a workflow now, optionally with an event payload (JSON, checked before it is sent: the task
 // receives it in AX_EVENT_PAYLOAD).
 import { CaretRightOutlined } from '@ant-design/icons';
-import { App, Button, Form, Input, Modal, Typography } from 'antd';
+import { Alert, App, Button, Form, Input, Modal, Typography } from 'antd';
 import { useState } from 'react';
 import { Trans, useTranslation } from 'react-i18next';
+import { useSchedulingPause } from '../scheduling/use-scheduling.ts';
 import { useWorkflowActions } from './use-workflow-actions.ts';
 
 /** undefined when empty; the error text when it is not JSON */
@@ -38,6 +39,7 @@ function RunNowModal({ name, onClose }: { name: string; onClose: () => void }) {
   const [text, setText] = useState('');
   const [touched, setTouched] = useState(false);
   const checked = checkPayload(text);
+  const paused = useSchedulingPause();
   const submit = () => {
     setTouched(true);
     if (checked.error) return;
@@ -86,6 +88,7 @@ function RunNowModal({ name, onClose }: { name: string; onClose: () => void }) {
           />
         </Form.Item>
         <Typography.Text type="secondary">{t('runNow.note')}</Typography.Text>
+        {paused && <Alert type="info" showIcon style={{ marginTop: 12 }} title={t('scheduling:runNowNote')} data-testid="run-now-paused-note" />}
       </Form>
     </Modal>
   );
