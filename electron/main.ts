@@ -33,7 +33,7 @@ else runShell();
 
 function runShell(): void {
   const paths = appPaths(__dirname);
-  const host = hostOptionsFrom((name) => app.commandLine.getSwitchValue(name), (name) => app.commandLine.hasSwitch(name));
+  const host = hostOptionsFrom((name) => app.commandLine.getSwitchValue(name), (name) => app.commandLine.hasSwitch(name), app.getPath('userData'));
   const supervisor = new EngineSupervisor({ launch: utilityLauncher(utilityProcess, { entry: paths.engineHost, ...host }) });
   const broker = new PortBroker(supervisor, () => new MessageChannelMain());
   const engine = new MainEngineClient(broker);
