@@ -3,7 +3,7 @@
 // supervisor; the window loads the UI from app://ui and reaches the engine over a MessagePort the
 // broker hands it; closing the window keeps the app in the tray; Quit stops the engine cleanly.
 import {
-  app, BrowserWindow, dialog, ipcMain, Menu, MessageChannelMain, nativeImage, Notification, protocol, session, shell, Tray, utilityProcess,
+  app, BrowserWindow, dialog, ipcMain, Menu, MessageChannelMain, nativeImage, Notification, protocol, safeStorage, session, shell, Tray, utilityProcess,
 } from 'electron';
 import { appMenuTemplate } from './app-menu.ts';
 import { APP_SCHEME, APP_URL } from './app-origin.ts';
@@ -18,6 +18,7 @@ import { hideOnClose, mainWindowOptions, reveal } from './main-window.ts';
 import { PortBroker } from './port-broker.ts';
 import { choiceOf, QuitFlow, quitQuestion } from './quit-flow.ts';
 import { ShellStateFile } from './shell-state.ts';
+import { SecretStore } from './secret-store.ts';
 import { ShellLanguage } from './shell-texts.ts';
 import { TrayController } from './tray-controller.ts';
 import { type TrayHealth, trayIconBitmap } from './tray-icon.ts';
@@ -34,7 +35,9 @@ else runShell();
 function runShell(): void {
   const paths = appPaths(__dirname);
   const host = hostOptionsFrom((name) => app.commandLine.getSwitchValue(name), (name) => app.commandLine.hasSwitch(name), app.getPath('userData'));
-  const supervisor = new EngineSupervisor({ launch: utilityLauncher(utilityProcess, { entry: paths.engineHost, ...host }) });
+  // Decrypted at each start of the host, into its environment only (secret-store.ts).
+  const secrets = new SecretStore(safeStorage, app.getPath('userData'), process.platform, host.dataDir);
+  const supervisor = new EngineSupervisor({ launch: utilityLauncher(utilityProcess, { entry: paths.engineHost, ...host, env: () => ({ ...process.env, ...secrets.hostEnv() }) }) });
   const broker = new PortBroker(supervisor, () => new MessageChannelMain());
   const engine = new MainEngineClient(broker);
   const language = new ShellLanguage();
@@ -87,6 +90,7 @@ function runShell(): void {
     onEngineStatus: (listener) => supervisor.onStatus(listener),
     restartEngine: () => supervisor.restart(),
     setLanguage: (value) => language.set(value),
+    secrets,
   });
 
   void app.whenReady().then(() => {

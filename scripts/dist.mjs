@@ -12,7 +12,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-const NATIVE = path.join('node_modules', 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node');
+const RELEASE = path.join('node_modules', 'better-sqlite3', 'build', 'Release');
+const NATIVE = path.join(RELEASE, 'better_sqlite3.node');
+// @electron/rebuild's marker "built for Electron": left behind, the next dist would skip the
+// rebuild and package Node's build.
+const REBUILD_MARKER = path.join(RELEASE, '.forge-meta');
 const bin = (name) => path.join('node_modules', '.bin', process.platform === 'win32' ? `${name}.cmd` : name);
 
 function step(title, command, args) {
@@ -39,6 +43,7 @@ try {
   if (saved) {
     fs.mkdirSync(path.dirname(NATIVE), { recursive: true });
     fs.copyFileSync(saved, NATIVE);
+    fs.rmSync(REBUILD_MARKER, { force: true });
     fs.rmSync(path.dirname(saved), { recursive: true, force: true });
     console.log("dist: put Node's build of better-sqlite3 back (for npm test and ax in this checkout)");
   }
