@@ -60,6 +60,25 @@ describe('app paths and host options', () => {
     utilityLauncher(forker, { entry, ...host })();
     expect(forked).toEqual([['--data-dir', path.join(userData, 'data')]]);
   });
+
+  it("computes the host's environment at each start (the desktop's secrets are decrypted then)", () => {
+    const dir = tempDir('ax-launcher-env-');
+    const entry = path.join(dir, 'engine-host.mjs');
+    fs.writeFileSync(entry, '');
+    const envs: NodeJS.ProcessEnv[] = [];
+    const forker: UtilityForker = {
+      fork(_modulePath, _args, options) {
+        envs.push(options.env);
+        return Object.assign(new EventEmitter(), { pid: 1, stderr: null, postMessage: () => undefined, kill: () => true });
+      },
+    };
+    let secret = 'first';
+    const launch = utilityLauncher(forker, { entry, env: () => ({ PATH: '/bin', AX_DESKTOP_SECRETS: secret }) });
+    launch();
+    secret = 'second';
+    launch();
+    expect(envs.map((e) => e.AX_DESKTOP_SECRETS)).toEqual(['first', 'second']);
+  });
 });
 
 describe('utility launcher', () => {
