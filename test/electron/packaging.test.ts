@@ -109,6 +109,52 @@ describe('electron-builder.yml', () => {
   });
 });
 
+describe.skipIf(process.platform === 'win32')('npm run dist (scripts/dist.mjs), with a stand-in electron-builder', () => {
+  /** a project whose build does nothing and whose electron-builder rebuilds as told, then packages or fails */
+  function project(packaging: 'ok' | 'fails') {
+    const dir = tempDir('ax-dist-');
+    fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'p', private: true, scripts: { build: 'node -e 0' } }));
+    const release = path.join(dir, 'node_modules', 'better-sqlite3', 'build', 'Release');
+    fs.mkdirSync(release, { recursive: true });
+    fs.writeFileSync(path.join(release, 'better_sqlite3.node'), 'built for node');
+    fs.mkdirSync(path.join(dir, 'node_modules', '.bin'));
+    const log = path.join(dir, 'calls');
+    fs.writeFileSync(
+      path.join(dir, 'node_modules', '.bin', 'electron-builder'),
+      [
+        '#!/bin/sh',
+        `echo "$*" >> "${log}"`,
+        'if [ "$1" = install-app-deps ]; then',
+        `  echo "built for electron" > "${release}/better_sqlite3.node"; echo "linux--x64--140" > "${release}/.forge-meta"; exit 0`,
+        'fi',
+        `cp "${release}/better_sqlite3.node" "${dir}/packaged.node"`,
+        packaging === 'ok' ? 'exit 0' : 'echo "getaddrinfo ENOTFOUND github.com" >&2; exit 1',
+      ].join('\n'),
+      { mode: 0o755 },
+    );
+    const run = spawnSync(process.execPath, [path.join(REPO, 'scripts/dist.mjs'), '--linux', 'deb'], { cwd: dir, encoding: 'utf8', timeout: 60_000 });
+    return { dir, release, run, calls: fs.readFileSync(log, 'utf8').trim().split('\n') };
+  }
+
+  it("rebuilds for Electron, packages that build, then puts Node's build back and drops the rebuild marker", () => {
+    const { dir, release, run, calls } = project('ok');
+    expect(run.status).toBe(0);
+    expect(calls).toEqual(['install-app-deps', '--config electron-builder.yml --linux deb']);
+    expect(fs.readFileSync(path.join(dir, 'packaged.node'), 'utf8').trim()).toBe('built for electron');
+    expect(fs.readFileSync(path.join(release, 'better_sqlite3.node'), 'utf8')).toBe('built for node');
+    // left behind, the marker would make the next rebuild a no-op: Node's build would be packaged
+    expect(fs.existsSync(path.join(release, '.forge-meta'))).toBe(false);
+  });
+
+  it("fails when packaging fails, and still puts Node's build back", () => {
+    const { release, run } = project('fails');
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain('dist: packaging failed');
+    expect(fs.readFileSync(path.join(release, 'better_sqlite3.node'), 'utf8')).toBe('built for node');
+    expect(fs.existsSync(path.join(release, '.forge-meta'))).toBe(false);
+  });
+});
+
 describe('app icons', () => {
   const icons = [{ file: 'resources/icon.png', size: 512 }, ...LINUX_SIZES.map((size) => ({ file: `resources/icons/${size}x${size}.png`, size }))];
 
