@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The `ax` command. Runs the bundle (dist/ax.mjs, built by `npm install`) when it is up to date
 // with engine/, else the TypeScript sources through tsx, so a fresh edit never runs stale code.
+// The packaged desktop app ships no engine/ sources: there the bundle is all there is.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -18,6 +19,7 @@ function newestSource(dir) {
 }
 
 function bundleIsFresh() {
+  if (!fs.existsSync(path.join(root, 'engine'))) return true;
   try {
     return fs.statSync(bundle).mtimeMs >= newestSource(path.join(root, 'engine'));
   } catch {

@@ -19,13 +19,27 @@ export function appPaths(bundleDir: string): AppPaths {
   };
 }
 
-/** The host's arguments from the app's own command line: --data-dir DIR, --local-api[=PORT]. */
-export function hostOptionsFrom(switchValue: (name: string) => string, hasSwitch: (name: string) => boolean): { dataDir?: string; args: string[] } {
-  const dataDir = switchValue('data-dir') || undefined;
+/** The folder under app.getPath('userData') that holds the engine's data dir by default. */
+export const DESKTOP_DATA_FOLDER = 'data';
+
+/** The engine's data dir: the --data-dir switch, else AX_DATA_DIR, else <userData>/data. */
+export function desktopDataDir(userData: string, switchValue: (name: string) => string, env: NodeJS.ProcessEnv = process.env): string {
+  const chosen = switchValue('data-dir') || env.AX_DATA_DIR;
+  return path.resolve(chosen || path.join(userData, DESKTOP_DATA_FOLDER));
+}
+
+/** The host's arguments from the app's own command line: --data-dir DIR (see desktopDataDir), --local-api[=PORT]. */
+export function hostOptionsFrom(
+  switchValue: (name: string) => string,
+  hasSwitch: (name: string) => boolean,
+  userData: string,
+  env: NodeJS.ProcessEnv = process.env,
+): { dataDir: string; args: string[] } {
+  const dataDir = desktopDataDir(userData, switchValue, env);
   const args: string[] = [];
   if (hasSwitch('local-api')) {
     const port = switchValue('local-api');
     args.push(port ? `--local-api=${port}` : '--local-api');
   }
-  return { ...(dataDir && { dataDir: path.resolve(dataDir) }), args };
+  return { dataDir, args };
 }

@@ -2,8 +2,8 @@
 // engine/api/desktop-bridge.ts and nothing more. The UI's listeners never see an IPC event (it
 // would hand the page `sender`), only the values; the engine port is re-posted to the window,
 // to our own origin only, since ports cannot cross contextBridge.
-import { type DesktopBridge, type DesktopEngineStatus, type DesktopLanguage, ENGINE_PORT_MESSAGE } from '../engine/api/desktop-bridge.ts';
-import { ENGINE_PORT, ENGINE_STATUS, ENGINE_STATUS_CHANGED, NAVIGATE, REQUEST_ENGINE_PORT, RESTART_ENGINE, SET_LANGUAGE } from './ipc-channels.ts';
+import { type DesktopBridge, type DesktopEngineStatus, type DesktopLanguage, type DesktopSecretsStatus, ENGINE_PORT_MESSAGE } from '../engine/api/desktop-bridge.ts';
+import { ENGINE_PORT, ENGINE_STATUS, ENGINE_STATUS_CHANGED, NAVIGATE, REQUEST_ENGINE_PORT, RESTART_ENGINE, SECRETS_STATUS, SET_LANGUAGE, SET_SECRET } from './ipc-channels.ts';
 
 type IpcListener = (event: { ports: readonly MessagePort[] }, ...args: unknown[]) => void;
 
@@ -46,5 +46,9 @@ export function createDesktopBridge(ipc: IpcRendererLike, info: { version: strin
     onNavigate: (listener) => listen<string>(NAVIGATE, (path) => {
       if (typeof path === 'string') listener(path);
     }),
+    settings: {
+      status: () => ipc.invoke(SECRETS_STATUS) as Promise<DesktopSecretsStatus>,
+      setSecret: (key, value) => ipc.invoke(SET_SECRET, key, value) as Promise<DesktopSecretsStatus>,
+    },
   };
 }

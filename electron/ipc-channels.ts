@@ -15,3 +15,7 @@ export const RESTART_ENGINE = 'ax:restart-engine';
 export const SET_LANGUAGE = 'ax:set-language';
 /** main → renderer, send: open this page of the UI */
 export const NAVIGATE = 'ax:navigate';
+/** renderer → main, invoke: the DesktopSecretsStatus (backend, what is stored, the data dir) */
+export const SECRETS_STATUS = 'ax:secrets-status';
+/** renderer → main, invoke (key, value | null): store a team connection string encrypted, or forget it */
+export const SET_SECRET = 'ax:set-secret';

@@ -2,9 +2,9 @@
 // checks who is asking. Only the main window's own top frame, showing our app:// page, is
 // answered; anything else (another window, a subframe, a page navigated elsewhere) is ignored,
 // and an invoke from it is refused.
-import type { DesktopEngineStatus, DesktopLanguage } from '../engine/api/desktop-bridge.ts';
+import { DESKTOP_SECRET_KEYS, type DesktopEngineStatus, type DesktopLanguage, type DesktopSecretKey, type DesktopSecretsStatus } from '../engine/api/desktop-bridge.ts';
 import { isAppUrl } from './app-origin.ts';
-import { ENGINE_STATUS, ENGINE_STATUS_CHANGED, REQUEST_ENGINE_PORT, RESTART_ENGINE, SET_LANGUAGE } from './ipc-channels.ts';
+import { ENGINE_STATUS, ENGINE_STATUS_CHANGED, REQUEST_ENGINE_PORT, RESTART_ENGINE, SECRETS_STATUS, SET_LANGUAGE, SET_SECRET } from './ipc-channels.ts';
 import type { ContentsLike, IpcSender } from './shell-surface.ts';
 
 /** The members of ipcMain used here. */
@@ -21,6 +21,11 @@ export interface ShellServices {
   onEngineStatus(listener: (status: DesktopEngineStatus) => void): () => void;
   restartEngine(): void;
   setLanguage(language: DesktopLanguage): void;
+  /** the desktop app's secrets (secret-store.ts) */
+  secrets: {
+    status(): DesktopSecretsStatus;
+    set(key: DesktopSecretKey, value: string | null): DesktopSecretsStatus;
+  };
 }
 
 const LANGUAGES: readonly DesktopLanguage[] = ['en', 'zh-CN'];
@@ -48,6 +53,13 @@ export function registerIpcHandlers(ipcMain: IpcMainLike, services: ShellService
   });
   ipcMain.on(SET_LANGUAGE, (event, language) => {
     if (trusted(event) && LANGUAGES.includes(language as DesktopLanguage)) services.setLanguage(language as DesktopLanguage);
+  });
+  ipcMain.handle(SECRETS_STATUS, (event) => (trusted(event) ? services.secrets.status() : refuse()));
+  ipcMain.handle(SET_SECRET, (event, key, value) => {
+    if (!trusted(event)) return refuse();
+    if (!DESKTOP_SECRET_KEYS.includes(key as DesktopSecretKey)) throw new Error(`unknown secret "${String(key)}"`);
+    if (value !== null && typeof value !== 'string') throw new Error('a secret is a string, or null to forget it');
+    return services.secrets.set(key as DesktopSecretKey, value);
   });
   // Status changes go to the main window only (no request to check: the main process pushes).
   services.onEngineStatus((status) => {

@@ -4,7 +4,7 @@
 // broker hands it; closing the window keeps the app in the tray; Quit stops the engine cleanly.
 import os from 'node:os';
 import {
-  app, BrowserWindow, dialog, ipcMain, Menu, MessageChannelMain, nativeImage, Notification, powerMonitor, protocol, session, shell, Tray, utilityProcess,
+  app, BrowserWindow, dialog, ipcMain, Menu, MessageChannelMain, nativeImage, Notification, powerMonitor, protocol, safeStorage, session, shell, Tray, utilityProcess,
 } from 'electron';
 import { appMenuTemplate } from './app-menu.ts';
 import { APP_SCHEME, APP_URL } from './app-origin.ts';
@@ -18,6 +18,7 @@ import { MainEngineClient } from './main-engine-client.ts';
 import { hideOnClose, mainWindowOptions, reveal } from './main-window.ts';
 import { PortBroker } from './port-broker.ts';
 import { choiceOf, QuitFlow, quitQuestion } from './quit-flow.ts';
+import { SecretStore } from './secret-store.ts';
 import { ShellStateFile } from './shell-state.ts';
 import { ShellLanguage } from './shell-texts.ts';
 import { TrayController } from './tray-controller.ts';
@@ -35,8 +36,10 @@ else runShell();
 
 function runShell(): void {
   const paths = appPaths(__dirname);
-  const host = hostOptionsFrom((name) => app.commandLine.getSwitchValue(name), (name) => app.commandLine.hasSwitch(name));
-  const supervisor = new EngineSupervisor({ launch: utilityLauncher(utilityProcess, { entry: paths.engineHost, ...host }) });
+  const host = hostOptionsFrom((name) => app.commandLine.getSwitchValue(name), (name) => app.commandLine.hasSwitch(name), app.getPath('userData'));
+  // Decrypted at each start of the host, into its environment only (secret-store.ts).
+  const secrets = new SecretStore(safeStorage, app.getPath('userData'), process.platform, host.dataDir);
+  const supervisor = new EngineSupervisor({ launch: utilityLauncher(utilityProcess, { entry: paths.engineHost, ...host, env: () => ({ ...process.env, ...secrets.hostEnv() }) }) });
   const broker = new PortBroker(supervisor, () => new MessageChannelMain());
   const engine = new MainEngineClient(broker);
   const language = new ShellLanguage();
@@ -89,6 +92,7 @@ function runShell(): void {
     onEngineStatus: (listener) => supervisor.onStatus(listener),
     restartEngine: () => supervisor.restart(),
     setLanguage: (value) => language.set(value),
+    secrets,
   });
 
   void app.whenReady().then(() => {

@@ -26,7 +26,8 @@ export interface HostLaunchOptions {
   dataDir?: string;
   /** more arguments, e.g. --local-api */
   args?: string[];
-  env?: NodeJS.ProcessEnv;
+  /** the host's environment, or a function giving it at each start (the desktop's secrets are decrypted then) */
+  env?: NodeJS.ProcessEnv | (() => NodeJS.ProcessEnv);
 }
 
 export function hostArgs(options: HostLaunchOptions): string[] {
@@ -39,7 +40,7 @@ export function utilityLauncher(utilityProcess: UtilityForker, options: HostLaun
     const child = utilityProcess.fork(options.entry, hostArgs(options), {
       serviceName: 'AX engine',
       stdio: ['ignore', 'inherit', 'pipe'],
-      env: options.env ?? process.env,
+      env: (typeof options.env === 'function' ? options.env() : options.env) ?? process.env,
     });
     const proc: EngineProcess = {
       get pid() {

@@ -50,4 +50,40 @@ export interface DesktopBridge {
   setLanguage(language: DesktopLanguage): void;
   /** the shell asks the UI to open a page (a tray or notification click): '/runs/12?instance=34' */
   onNavigate(listener: (path: string) => void): () => void;
+  /** the desktop app's own settings (secrets, data dir) */
+  readonly settings: DesktopSettingsBridge;
+}
+
+/** The team connection strings the desktop app keeps encrypted (Electron safeStorage). */
+export type DesktopSecretKey = 'mysql' | 'redis';
+export const DESKTOP_SECRET_KEYS: readonly DesktopSecretKey[] = ['mysql', 'redis'];
+
+/**
+ * How the desktop app keeps its secrets, for the settings page. `backend` is what Electron's
+ * safeStorage uses: 'os' on macOS (Keychain) and Windows (DPAPI); on Linux the keyring it found
+ * ('gnome_libsecret', 'kwallet5', …) or 'basic_text': no keyring, a key built into Electron, so
+ * whoever can read the file can read the secrets; 'unavailable': nothing can be encrypted (then
+ * nothing is stored).
+ */
+export interface DesktopSecretsStatus {
+  backend: string;
+  /** the stored secrets are readable by anyone who can read the file ('basic_text') */
+  plaintext: boolean;
+  /** safeStorage can encrypt now; when false, saving is refused */
+  available: boolean;
+  /** what is stored, passwords masked */
+  stored: Partial<Record<DesktopSecretKey, string>>;
+  /** stored but not decryptable any more (the keyring changed): set them again */
+  unreadable: DesktopSecretKey[];
+  /** the file holding them (<userData>/secrets.json) */
+  file: string;
+  /** the engine's data dir (<userData>/data unless --data-dir or AX_DATA_DIR), for `ax --data-dir` */
+  dataDir: string;
+}
+
+/** The desktop app's own settings: secrets storage and the data dir (window.axDesktop.settings). */
+export interface DesktopSettingsBridge {
+  status(): Promise<DesktopSecretsStatus>;
+  /** stores a team connection string encrypted, or forgets it (null); the engine uses it from its next start */
+  setSecret(key: DesktopSecretKey, value: string | null): Promise<DesktopSecretsStatus>;
 }

@@ -50,3 +50,11 @@ export type ParentMessage =
 
 /** How long running tasks may finish when the host stops without being told (parent gone, SIGTERM). */
 export const HOST_DRAIN_TIMEOUT_MS = 30_000;
+
+/**
+ * The environment variable that carries the desktop app's decrypted team connection strings to
+ * the engine host, as JSON ({"mysql": "...", "redis": "..."}): never on the command line (which
+ * every user of the machine can list), never in a message that could be logged. The host takes
+ * it out of its environment first thing, so its tasks and launchers never inherit it.
+ */
+export const DESKTOP_SECRETS_ENV = 'AX_DESKTOP_SECRETS';

@@ -5,11 +5,11 @@
 import { describe, expect, it } from 'vitest';
 import { createDesktopBridge, type IpcRendererLike } from '../../electron/desktop-bridge.ts';
 import { EngineSupervisor } from '../../electron/engine-supervisor.ts';
-import { ENGINE_PORT, ENGINE_STATUS, ENGINE_STATUS_CHANGED, NAVIGATE, REQUEST_ENGINE_PORT, RESTART_ENGINE, SET_LANGUAGE } from '../../electron/ipc-channels.ts';
+import { ENGINE_PORT, ENGINE_STATUS, ENGINE_STATUS_CHANGED, NAVIGATE, REQUEST_ENGINE_PORT, RESTART_ENGINE, SECRETS_STATUS, SET_LANGUAGE, SET_SECRET } from '../../electron/ipc-channels.ts';
 import { registerIpcHandlers, trustedSender } from '../../electron/ipc-handlers.ts';
 import { MainEngineClient } from '../../electron/main-engine-client.ts';
 import { PortBroker } from '../../electron/port-broker.ts';
-import { type DesktopEngineStatus, ENGINE_PORT_MESSAGE } from '../../engine/api/desktop-bridge.ts';
+import { type DesktopEngineStatus, type DesktopSecretsStatus, ENGINE_PORT_MESSAGE } from '../../engine/api/desktop-bridge.ts';
 import { fakeChannel, FakeContents, FakeEngineProcess, FakeIpcMain, type FakePort, ipcEvent } from '../helpers/fake-electron.ts';
 
 function engineOnFakes() {
@@ -31,6 +31,8 @@ function engineOnFakes() {
   return { supervisor, broker, processes, channels };
 }
 
+const SECRETS: DesktopSecretsStatus = { backend: 'basic_text', plaintext: true, available: true, stored: {}, unreadable: [], file: '/u/secrets.json', dataDir: '/u/data' };
+
 describe('IPC sender checks', () => {
   const setup = () => {
     const ipc = new FakeIpcMain();
@@ -47,6 +49,10 @@ describe('IPC sender checks', () => {
       },
       restartEngine: () => calls.push('restart'),
       setLanguage: (language) => calls.push(`language:${language}`),
+      secrets: {
+        status: () => (calls.push('secrets'), SECRETS),
+        set: (key, value) => (calls.push(`secret:${key}=${value}`), SECRETS),
+      },
     });
     return { ipc, main, calls, statusListeners };
   };
@@ -60,6 +66,17 @@ describe('IPC sender checks', () => {
     await ipc.invoke(RESTART_ENGINE, ok);
     expect(await ipc.invoke(ENGINE_STATUS, ok)).toEqual({ state: 'starting', attempt: 1 });
     expect(calls).toEqual([`port:${main.id}`, 'language:zh-CN', 'restart']);
+  });
+
+  it("passes the window's secrets requests on, refusing keys and values it does not know", async () => {
+    const { ipc, main, calls } = setup();
+    const ok = ipcEvent(main, 'app://ui/index.html#/settings');
+    expect(await ipc.invoke(SECRETS_STATUS, ok)).toEqual(SECRETS);
+    await ipc.invoke(SET_SECRET, ok, 'mysql', 'mysql://ax:pw@db/ax');
+    await ipc.invoke(SET_SECRET, ok, 'redis', null);
+    await expect(ipc.invoke(SET_SECRET, ok, 'token', 'x')).rejects.toThrow(/unknown secret "token"/);
+    await expect(ipc.invoke(SET_SECRET, ok, 'mysql', { url: 'x' })).rejects.toThrow(/a secret is a string/);
+    expect(calls).toEqual(['secrets', 'secret:mysql=mysql://ax:pw@db/ax', 'secret:redis=null']);
   });
 
   it('ignores or refuses every other sender', async () => {
@@ -77,6 +94,8 @@ describe('IPC sender checks', () => {
       ipc.send(SET_LANGUAGE, event, 'en');
       await expect(ipc.invoke(ENGINE_STATUS, event)).rejects.toThrow(/refused/);
       await expect(ipc.invoke(RESTART_ENGINE, event)).rejects.toThrow(/refused/);
+      await expect(ipc.invoke(SECRETS_STATUS, event)).rejects.toThrow(/refused/);
+      await expect(ipc.invoke(SET_SECRET, event, 'mysql', 'mysql://evil@x/ax')).rejects.toThrow(/refused/);
     }
     expect(calls).toEqual([]);
     main.destroyed = true;
@@ -181,7 +200,8 @@ describe('preload bridge', () => {
   it('exposes exactly the DesktopBridge', () => {
     const { ipc } = fakeIpcRenderer();
     const bridge = createDesktopBridge(ipc, { version: '1.2.3', platform: 'linux' }, { postMessage: () => undefined, origin: 'app://ui' });
-    expect(Object.keys(bridge).sort()).toEqual(['engineStatus', 'onEngineStatus', 'onNavigate', 'platform', 'requestEnginePort', 'restartEngine', 'setLanguage', 'version']);
+    expect(Object.keys(bridge).sort()).toEqual(['engineStatus', 'onEngineStatus', 'onNavigate', 'platform', 'requestEnginePort', 'restartEngine', 'setLanguage', 'settings', 'version']);
+    expect(Object.keys(bridge.settings).sort()).toEqual(['setSecret', 'status']);
     expect(bridge.version).toBe('1.2.3');
   });
 
@@ -215,7 +235,9 @@ describe('preload bridge', () => {
     expect(await bridge.engineStatus()).toEqual({ state: 'stopping' });
     expect(await bridge.restartEngine()).toBeUndefined();
     bridge.setLanguage('zh-CN');
-    expect(invoked).toEqual([[ENGINE_STATUS], [RESTART_ENGINE]]);
+    await bridge.settings.status();
+    await bridge.settings.setSecret('redis', 'redis://:pw@cache:6379');
+    expect(invoked).toEqual([[ENGINE_STATUS], [RESTART_ENGINE], [SECRETS_STATUS], [SET_SECRET, 'redis', 'redis://:pw@cache:6379']]);
     expect(sent.at(-1)).toEqual([SET_LANGUAGE, 'zh-CN']);
   });
 });

@@ -12,7 +12,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { portClient } from '../../electron/main-engine-client.ts';
-import { ENGINE_PORT, ENGINE_STATUS, REQUEST_ENGINE_PORT } from '../../electron/ipc-channels.ts';
+import { ENGINE_PORT, ENGINE_STATUS, REQUEST_ENGINE_PORT, SECRETS_STATUS, SET_SECRET } from '../../electron/ipc-channels.ts';
 import type { ApiClient } from '../../engine/api/client.ts';
 import type { DesktopEngineStatus } from '../../engine/api/desktop-bridge.ts';
 import { fakeElectronModule } from '../helpers/fake-electron-app.ts';
@@ -75,6 +75,11 @@ describe.skipIf(skipReason !== undefined)(`the built main process${skipReason ? 
     }, { timeoutMs: 60_000, message: 'the engine host runs' });
     expect(status).toMatchObject({ dataDir });
     await expect(fake.module.ipcMain.invoke(ENGINE_STATUS, ipcEvent(window.webContents, 'https://evil.example/'))).rejects.toThrow(/refused/);
+    // The desktop settings: the same data dir, and a secret stored encrypted under userData.
+    expect(await fake.module.ipcMain.invoke(SECRETS_STATUS, trusted)).toMatchObject({ dataDir, backend: 'gnome_libsecret', plaintext: false, stored: {} });
+    const saved = await fake.module.ipcMain.invoke(SET_SECRET, trusted, 'redis', 'redis://:pw-in-bundle@cache:6379');
+    expect(saved).toMatchObject({ stored: { redis: 'redis://:***@cache:6379' }, file: path.join(root, 'user-data', 'secrets.json') });
+    expect(fs.readFileSync(path.join(root, 'user-data', 'secrets.json'), 'utf8')).not.toContain('pw-in-bundle');
 
     fake.module.ipcMain.send(REQUEST_ENGINE_PORT, trusted);
     const delivered = window.webContents.posted.find((p) => p.channel === ENGINE_PORT);

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { EventEmitter } from 'node:events';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { appPaths, hostOptionsFrom } from '../../electron/app-paths.ts';
+import { appPaths, desktopDataDir, hostOptionsFrom } from '../../electron/app-paths.ts';
 import { EngineSupervisor } from '../../electron/engine-supervisor.ts';
 import { StartAtLogin } from '../../electron/login-item.ts';
 import { ShellStateFile } from '../../electron/shell-state.ts';
@@ -27,11 +27,57 @@ describe('app paths and host options', () => {
   });
 
   it('passes --data-dir=DIR and --local-api[=PORT] through to the host, and nothing else', () => {
-    const from = (switches: Record<string, string>) => hostOptionsFrom((name) => switches[name] ?? '', (name) => name in switches);
-    expect(from({})).toEqual({ args: [] });
+    const userData = path.join('/home/u/.config', 'AX Scheduler');
+    const own = path.join(userData, 'data');
+    const from = (switches: Record<string, string>) => hostOptionsFrom((name) => switches[name] ?? '', (name) => name in switches, userData, {});
+    expect(from({})).toEqual({ dataDir: own, args: [] });
     expect(from({ 'data-dir': 'rel/dir' })).toEqual({ dataDir: path.resolve('rel/dir'), args: [] });
-    expect(from({ 'local-api': '' })).toEqual({ args: ['--local-api'] });
-    expect(from({ 'local-api': '8123', 'no-sandbox': '' })).toEqual({ args: ['--local-api=8123'] });
+    expect(from({ 'local-api': '' })).toEqual({ dataDir: own, args: ['--local-api'] });
+    expect(from({ 'local-api': '8123', 'no-sandbox': '' })).toEqual({ dataDir: own, args: ['--local-api=8123'] });
+  });
+
+  it("keeps the engine's data under userData, not the CLI's default; --data-dir, then AX_DATA_DIR, override it", () => {
+    const userData = tempDir('ax-user-data-');
+    const none = () => '';
+    expect(desktopDataDir(userData, none, {})).toBe(path.join(userData, 'data'));
+    expect(desktopDataDir(userData, none, { AX_DATA_DIR: '' })).toBe(path.join(userData, 'data'));
+    expect(desktopDataDir(userData, none, { AX_DATA_DIR: 'env/dir' })).toBe(path.resolve('env/dir'));
+    expect(desktopDataDir(userData, (name) => (name === 'data-dir' ? '/flag/dir' : ''), { AX_DATA_DIR: '/env/dir' })).toBe(path.resolve('/flag/dir'));
+  });
+
+  it('starts the host on <userData>/data, where the CLI finds the same layout (ax.db, engine.lock)', () => {
+    const userData = tempDir('ax-user-data-');
+    const entry = path.join(userData, 'engine-host.mjs');
+    fs.writeFileSync(entry, '');
+    const forked: string[][] = [];
+    const forker: UtilityForker = {
+      fork(_modulePath, args) {
+        forked.push(args);
+        return Object.assign(new EventEmitter(), { pid: 1, stderr: null, postMessage: () => undefined, kill: () => true });
+      },
+    };
+    const host = hostOptionsFrom(() => '', () => false, userData, {});
+    utilityLauncher(forker, { entry, ...host })();
+    expect(forked).toEqual([['--data-dir', path.join(userData, 'data')]]);
+  });
+
+  it("computes the host's environment at each start (the desktop's secrets are decrypted then)", () => {
+    const dir = tempDir('ax-launcher-env-');
+    const entry = path.join(dir, 'engine-host.mjs');
+    fs.writeFileSync(entry, '');
+    const envs: NodeJS.ProcessEnv[] = [];
+    const forker: UtilityForker = {
+      fork(_modulePath, _args, options) {
+        envs.push(options.env);
+        return Object.assign(new EventEmitter(), { pid: 1, stderr: null, postMessage: () => undefined, kill: () => true });
+      },
+    };
+    let secret = 'first';
+    const launch = utilityLauncher(forker, { entry, env: () => ({ PATH: '/bin', AX_DESKTOP_SECRETS: secret }) });
+    launch();
+    secret = 'second';
+    launch();
+    expect(envs.map((e) => e.AX_DESKTOP_SECRETS)).toEqual(['first', 'second']);
   });
 });
 

@@ -6,7 +6,7 @@
 import { fork } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import type { ParentMessage } from '../../engine/api/host-protocol.ts';
-import { fakeChannel, FakeContents, FakeIpcMain, type FakePort, FakeSession, FakeWindow } from './fake-electron.ts';
+import { fakeChannel, FakeContents, FakeIpcMain, type FakePort, FakeSafeStorage, FakeSession, FakeWindow } from './fake-electron.ts';
 
 export class FakeBrowserWindow extends FakeWindow {
   static all: FakeBrowserWindow[] = [];
@@ -147,6 +147,7 @@ export function fakeElectronModule(options: { switches: Record<string, string>; 
       registerSchemesAsPrivileged: (schemes: { scheme: string }[]) => calls.push(`registerSchemesAsPrivileged:${schemes.map((s) => s.scheme).join()}`),
       handle: (scheme: string, handler: (request: Request) => Promise<Response>) => (calls.push(`protocol.handle:${scheme}`), protocols.set(scheme, handler)),
     },
+    safeStorage: new FakeSafeStorage(),
     session: { defaultSession: new FakeSession() },
     shell: { openExternal: async (url: string) => void calls.push(`openExternal:${url}`) },
     Tray: FakeTray,

@@ -204,3 +204,27 @@ export class FakeEngineProcess extends Emitter implements EngineProcess {
 
 /** powerMonitor: the test says when the machine suspends or wakes. */
 export class FakePowerMonitor extends Emitter {}
+
+/**
+ * safeStorage: "encrypts" by a reversible scramble with a key (so the file never holds the plain
+ * text and a changed key cannot read it back), on the backend given.
+ */
+export class FakeSafeStorage {
+  available = true;
+  backend = 'gnome_libsecret';
+  key = 0x5a;
+  encryptString(plainText: string): Buffer {
+    if (!this.available) throw new Error('Error while encrypting the text provided to safeStorage.encryptString. Encryption is not available.');
+    return Buffer.concat([Buffer.from('v11'), Buffer.from([this.key]), Buffer.from(plainText, 'utf8').map((b) => b ^ this.key)]);
+  }
+  decryptString(encrypted: Buffer): string {
+    if (encrypted.subarray(0, 3).toString() !== 'v11' || encrypted[3] !== this.key) throw new Error('Error while decrypting the ciphertext provided to safeStorage.decryptString.');
+    return Buffer.from(encrypted.subarray(4).map((b) => b ^ this.key)).toString('utf8');
+  }
+  isEncryptionAvailable(): boolean {
+    return this.available;
+  }
+  getSelectedStorageBackend(): string {
+    return this.backend;
+  }
+}

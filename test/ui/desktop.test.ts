@@ -4,7 +4,7 @@
 // session and no token). Checked: no sign-in, the engine's data and live events over the port, a
 // new port after the shell closes one or reports a restart, the engine status screens (with
 // screenshots in light, dark and Chinese), Restart calling restartEngine, onNavigate and
-// setLanguage.
+// setLanguage, and the desktop settings (data dir, secret storage said plainly, saving a secret).
 //
 // Chromium reports a MessagePort's other end closing only with the Blink feature
 // MessagePortCloseEvent (not on by default up to at least 156); the desktop shell is expected to
@@ -12,7 +12,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright';
 import { WebSocket } from 'ws';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { DesktopEngineStatus, DesktopLanguage, EngineCrash } from '../../engine/api/desktop-bridge.ts';
+import type { DesktopEngineStatus, DesktopLanguage, DesktopSecretsStatus, EngineCrash } from '../../engine/api/desktop-bridge.ts';
 import { apiToken } from '../../engine/hosts/node/data-dir.ts';
 import { animationsDone, browserSkipReason, launchBrowser, screenshot, startUiEngine, type UiEngine, type UiPageOptions } from '../helpers/ui.ts';
 
@@ -48,13 +48,25 @@ interface ShellRecord {
   requests: number;
   restarts: number;
   languages: DesktopLanguage[];
+  /** setSecret calls: [key, value] */
+  secretsSet: [string, string | null][];
 }
+
+const SECRETS: DesktopSecretsStatus = {
+  backend: 'basic_text',
+  plaintext: true,
+  available: true,
+  stored: {},
+  unreadable: [],
+  file: '/home/li/.config/AX Scheduler/secrets.json',
+  dataDir: '/home/li/.config/AX Scheduler/data',
+};
 
 /**
  * The preload, as the page sees it: axDesktop plus a test handle (__axShell) to push statuses,
  * ask for a page, close the current port, and read what the UI asked of the shell.
  */
-function simulatePreload(initial: DesktopEngineStatus): void {
+function simulatePreload([initial, secrets]: [DesktopEngineStatus, DesktopSecretsStatus]): void {
   type Relay = (id: number, message?: unknown) => Promise<void>;
   const w = window as unknown as Record<string, unknown> & { __axRelaySend: Relay; __axRelayOpen: Relay; __axRelayClose: Relay };
   const statusListeners = new Set<(s: DesktopEngineStatus) => void>();
@@ -65,6 +77,8 @@ function simulatePreload(initial: DesktopEngineStatus): void {
     requests: 0,
     restarts: 0,
     languages: [] as string[],
+    secretsSet: [] as [string, string | null][],
+    secrets,
     status: initial,
     /** when set, restartEngine() fails with this message (as an IPC invoke that throws) */
     restartRefusal: '',
@@ -123,11 +137,22 @@ function simulatePreload(initial: DesktopEngineStatus): void {
       navigateListeners.add(listener);
       return () => navigateListeners.delete(listener);
     },
+    settings: {
+      status: async () => shell.secrets,
+      async setSecret(key: 'mysql' | 'redis', value: string | null) {
+        shell.secretsSet.push([key, value]);
+        const stored = { ...shell.secrets.stored };
+        if (value === null) delete stored[key];
+        else stored[key] = value.replace(/\/\/([^:/@]*):[^@]*@/, '//$1:***@');
+        shell.secrets = { ...shell.secrets, stored };
+        return shell.secrets;
+      },
+    },
   };
 }
 
 /** A context whose pages get the simulated preload, their ports relayed to `engine`. */
-async function desktopContext(browser: Browser, engine: UiEngine, initial: DesktopEngineStatus, options: UiPageOptions = {}): Promise<BrowserContext> {
+async function desktopContext(browser: Browser, engine: UiEngine, initial: DesktopEngineStatus, options: UiPageOptions & { secrets?: DesktopSecretsStatus } = {}): Promise<BrowserContext> {
   const context = await browser.newContext({
     colorScheme: options.colorScheme ?? 'light',
     locale: options.locale ?? 'en-US',
@@ -154,14 +179,14 @@ async function desktopContext(browser: Browser, engine: UiEngine, initial: Deskt
   });
   await context.exposeBinding('__axRelaySend', (_source, id: number, message: unknown) => upstreams.get(id)?.send(JSON.stringify(message)));
   await context.exposeBinding('__axRelayClose', (_source, id: number) => upstreams.get(id)?.close());
-  await context.addInitScript(simulatePreload, initial);
+  await context.addInitScript(simulatePreload, [initial, options.secrets ?? SECRETS] as [DesktopEngineStatus, DesktopSecretsStatus]);
   return context;
 }
 
 const shellRecord = (page: Page): Promise<ShellRecord> =>
   page.evaluate(() => {
     const shell = (window as unknown as { __axShell: ShellRecord }).__axShell;
-    return { requests: shell.requests, restarts: shell.restarts, languages: [...shell.languages] };
+    return { requests: shell.requests, restarts: shell.restarts, languages: [...shell.languages], secretsSet: [...shell.secretsSet] };
   });
 const emit = (page: Page, status: DesktopEngineStatus) => page.evaluate((s) => (window as unknown as { __axShell: { emit(s: DesktopEngineStatus): void } }).__axShell.emit(s), status);
 const shellNavigate = (page: Page, path: string) => page.evaluate((p) => (window as unknown as { __axShell: { navigate(p: string): void } }).__axShell.navigate(p), path);
@@ -304,6 +329,49 @@ describe.skipIf(skip)('the UI in the desktop app', () => {
     await page.getByTitle('English').click();
     await expect.poll(async () => (await shellRecord(page)).languages.at(-1)).toBe('en');
     expect(await page.evaluate(() => window.__axMissingKeys ?? [])).toEqual([]);
+  });
+
+  it("settings: the app's data dir with its ax line, plain-text secret storage said plainly, a connection string saved through the shell", async () => {
+    await shellNavigate(page, '/settings');
+    const card = page.locator('[data-testid="desktop-settings"]');
+    await card.waitFor({ timeout: 15_000 });
+    expect(await card.locator('[data-testid="desktop-data-dir"]').textContent()).toBe('/home/li/.config/AX Scheduler/data');
+    expect(await card.textContent()).toContain('ax --data-dir "/home/li/.config/AX Scheduler/data" ls');
+    expect(await card.textContent()).toContain('None: plain text');
+    await card.getByText('No keyring: connection strings are NOT protected').waitFor();
+    expect(await card.textContent()).toContain('anyone who can read /home/li/.config/AX Scheduler/secrets.json can read the passwords');
+
+    const mysql = card.locator('[data-testid="secret-mysql"]');
+    await mysql.getByLabel('MySQL').fill('mysql://ax:hunter2@db:3306/ax');
+    await mysql.getByRole('button', { name: 'Save' }).click();
+    await mysql.getByText('mysql://ax:***@db:3306/ax').waitFor();
+    expect((await shellRecord(page)).secretsSet).toEqual([['mysql', 'mysql://ax:hunter2@db:3306/ax']]);
+    expect(await card.textContent()).not.toContain('hunter2');
+    await shoot(page, 'settings-light-en');
+    await mysql.getByRole('button', { name: 'Forget' }).click();
+    await expect.poll(async () => (await shellRecord(page)).secretsSet.at(-1)).toEqual(['mysql', null]);
+
+    await page.getByRole('combobox', { name: 'Language' }).click();
+    await page.getByTitle('简体中文').click();
+    await card.getByText('没有密钥环：连接字符串未受保护').waitFor();
+    await page.getByRole('combobox', { name: '语言' }).click();
+    await page.getByTitle('English').click();
+    expect(await page.evaluate(() => window.__axMissingKeys ?? [])).toEqual([]);
+  });
+
+  it('settings with a keyring say the strings are encrypted, and show no plain-text warning', async () => {
+    const ctx = await desktopContext(browser, engine, running(1), { secrets: { ...SECRETS, backend: 'gnome_libsecret', plaintext: false } });
+    const p = await ctx.newPage();
+    try {
+      await p.goto(engine.origin);
+      await p.waitForSelector('[data-testid="dashboard-loaded"]', { timeout: 20_000 });
+      await shellNavigate(p, '/settings');
+      const card = p.locator('[data-testid="desktop-settings"]');
+      await card.getByText('Team connection strings are stored encrypted with: Keyring (GNOME libsecret).').waitFor({ timeout: 15_000 });
+      expect(await card.textContent()).not.toContain('NOT protected');
+    } finally {
+      await ctx.close();
+    }
   });
 
   for (const variant of [

@@ -10,7 +10,7 @@ import { DEFAULT_CONFIG, type EngineConfig } from '../../core/config.ts';
 import { Engine } from '../../core/engine.ts';
 import { configFromEnv } from './config-env.ts';
 import { dbFile } from './data-dir.ts';
-import { settingsFile, shownSettings } from './settings.ts';
+import { type SettingKey, type Settings, settingsFile, shownSettings, shownValue } from './settings.ts';
 import { taskRunner } from './task-runner.ts';
 import { VERSION } from './version.ts';
 import type { ProcessRunner } from '../../ports/process-runner.ts';
@@ -24,6 +24,8 @@ export interface SoloOptions {
   onStoreLost?: (error: AxError) => void;
   /** default: taskRunner() (launchers; direct spawns on Windows); the benchmarks compare both */
   runner?: ProcessRunner;
+  /** settings kept outside settings.json (the desktop app's encrypted team connection strings), shown with the stored ones */
+  extraSettings?: Settings;
 }
 
 /** Solo tasks run on this machine: a cwd that cannot be entered here is worth a warning. */
@@ -36,6 +38,10 @@ export function checkCwdHere(cwd: string): string | undefined {
     const code = (err as NodeJS.ErrnoException).code;
     return code === 'ENOENT' || code === 'ENOTDIR' ? 'does not exist on this machine' : `cannot be entered (${code ?? String(err)})`;
   }
+}
+
+function shownExtra(settings: Settings = {}): Record<string, string> {
+  return Object.fromEntries(Object.entries(settings).flatMap(([key, value]) => (value === undefined ? [] : [[key, shownValue(key as SettingKey, value)]])));
 }
 
 export async function openSoloEngine(dataDir: string, options: SoloOptions = {}): Promise<Engine> {
@@ -52,7 +58,7 @@ export async function openSoloEngine(dataDir: string, options: SoloOptions = {})
     onAlert: options.onAlert,
     onDrainRequested: options.onDrainRequested,
     checkCwd: checkCwdHere,
-    hostInfo: { version: VERSION, mode: 'solo', role: 'solo', dataDir, settingsFile: settingsFile(dataDir), settings: shownSettings(dataDir) },
+    hostInfo: { version: VERSION, mode: 'solo', role: 'solo', dataDir, settingsFile: settingsFile(dataDir), settings: { ...shownSettings(dataDir), ...shownExtra(options.extraSettings) } },
     worker: {
       // One worker per data dir: a stable id, so history reads "local".
       id: 'local',

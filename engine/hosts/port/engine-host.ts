@@ -45,7 +45,12 @@ import { type HeldEngine, holdSoloEngine } from '../node/held-engine.ts';
 import { type LocalApi, startLocalApi } from '../node/local-api.ts';
 import { VERSION } from '../node/version.ts';
 import { HostClients, isClientMessage } from './host-clients.ts';
+import { takeDesktopSecrets } from './host-secrets.ts';
 import { type ParentChannel, parentChannel, type PortLike } from './parent-channel.ts';
+
+// First thing: the desktop app's decrypted connection strings leave the environment (tasks and
+// launchers inherit it), kept here for the engine (DESKTOP_SECRETS_ENV in engine/api/host-protocol.ts).
+const desktopSecrets = takeDesktopSecrets();
 
 /** How this process names itself in engine.lock (and so in another engine's refusal). */
 const LOCK_COMMAND = 'engine host (desktop app)';
@@ -86,6 +91,7 @@ function run(channel: ParentChannel): void {
   const open = async () => {
     const apiPort = localApiArg(process.argv);
     const held = await holdSoloEngine(resolveDataDir(dataDirArg(process.argv)), LOCK_COMMAND, {
+      extraSettings: desktopSecrets,
       onAlert: (message) => channel.post({ type: 'alert', message }),
       onStoreLost: (error) => {
         process.exitCode = EXIT.storage;

@@ -10,6 +10,7 @@ import { useApi } from '../engine-client/index.ts';
 import { EmptyState, QueryView } from '../shared/feedback.tsx';
 import { PageHeader } from '../shared/PageHeader.tsx';
 import { useTimeFormat } from '../shared/use-time-format.ts';
+import { DesktopSettings } from './DesktopSettings.tsx';
 
 const labelStyle = { styles: { label: { width: 200 } } };
 
@@ -59,6 +60,7 @@ function SettingsCards({ info }: { info: EngineInfo }) {
   const stored = Object.entries(info.settings);
   return (
     <Row gutter={[16, 16]}>
+      <DesktopSettings />
       <Section
         title={t('section.engine')}
         items={[

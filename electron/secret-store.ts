@@ -1,0 +1,125 @@
+// The desktop app's secrets: the team connection strings (MySQL, Redis URLs with passwords),
+// encrypted with Electron's safeStorage in <userData>/secrets.json (mode 0600), never in the
+// plain settings.json the CLI writes. The engine host gets them decrypted in its environment
+// (hostEnv(), DESKTOP_SECRETS_ENV): never on a command line, never logged.
+//
+// SPEC §12 also names "env vars marked secret"; workflow env has no such marking yet (schemas.ts:
+// env is a plain string map), so only the connection strings are kept here.
+//
+// On Linux without a keyring safeStorage falls back to 'basic_text': a key built into Electron,
+// which hides nothing from whoever can read the file. The values are still stored (as `ax` would
+// store them in settings.json, 0600), and status() says plainly that they are not protected.
+import fs from 'node:fs';
+import path from 'node:path';
+import { DESKTOP_SECRET_KEYS, type DesktopSecretKey, type DesktopSecretsStatus } from '../engine/api/desktop-bridge.ts';
+import { DESKTOP_SECRETS_ENV } from '../engine/api/host-protocol.ts';
+
+/** The part of Electron's safeStorage used here. */
+export interface SafeStorageLike {
+  isEncryptionAvailable(): boolean;
+  encryptString(plainText: string): Buffer;
+  decryptString(encrypted: Buffer): string;
+  /** Linux only in Electron */
+  getSelectedStorageBackend?(): string;
+}
+
+/** A connection string fit to show: the password replaced by *** (as `ax settings` shows it). */
+export function maskSecret(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return url.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@');
+  }
+}
+
+export class SecretStore {
+  readonly file: string;
+
+  constructor(
+    private readonly safeStorage: SafeStorageLike,
+    userData: string,
+    private readonly platform: NodeJS.Platform,
+    private readonly dataDir: string,
+  ) {
+    this.file = path.join(userData, 'secrets.json');
+  }
+
+  /** 'os' (Keychain, DPAPI), the Linux keyring's name, 'basic_text', or 'unavailable'. */
+  backend(): string {
+    if (!this.safeStorage.isEncryptionAvailable()) return 'unavailable';
+    if (this.platform !== 'linux') return 'os';
+    return this.safeStorage.getSelectedStorageBackend?.() ?? 'unknown';
+  }
+
+  status(): DesktopSecretsStatus {
+    const backend = this.backend();
+    const stored: DesktopSecretsStatus['stored'] = {};
+    const unreadable: DesktopSecretKey[] = [];
+    for (const [key, value] of Object.entries(this.decryptAll())) {
+      if (value === undefined) unreadable.push(key as DesktopSecretKey);
+      else stored[key as DesktopSecretKey] = maskSecret(value);
+    }
+    return { backend, plaintext: backend === 'basic_text', available: backend !== 'unavailable', stored, unreadable, file: this.file, dataDir: this.dataDir };
+  }
+
+  /** Stores `value` encrypted under `key`, or forgets it (null or ''). */
+  set(key: DesktopSecretKey, value: string | null): DesktopSecretsStatus {
+    if (!DESKTOP_SECRET_KEYS.includes(key)) throw new Error(`unknown secret "${String(key)}": known ones are ${DESKTOP_SECRET_KEYS.join(', ')}`);
+    if (value !== null && typeof value !== 'string') throw new Error('a secret is a string');
+    const raw = this.readRaw();
+    if (value === null || value === '') delete raw[key];
+    else {
+      if (!this.safeStorage.isEncryptionAvailable()) {
+        throw new Error('this system offers no way to encrypt secrets here: give the connection string to the engine with AX_MYSQL_URL / AX_REDIS_URL instead');
+      }
+      raw[key] = this.safeStorage.encryptString(value).toString('base64');
+    }
+    fs.mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
+    // Written whole under another name, then renamed: a reader never sees half a file.
+    const tmp = `${this.file}.${process.pid}.tmp`;
+    fs.writeFileSync(tmp, `${JSON.stringify(raw, null, 2)}\n`, { mode: 0o600 });
+    fs.renameSync(tmp, this.file);
+    return this.status();
+  }
+
+  /** The host's environment addition: the decrypted strings in DESKTOP_SECRETS_ENV, or nothing. */
+  hostEnv(): Record<string, string> {
+    const plain: Partial<Record<DesktopSecretKey, string>> = {};
+    for (const [key, value] of Object.entries(this.decryptAll())) if (value !== undefined) plain[key as DesktopSecretKey] = value;
+    return Object.keys(plain).length === 0 ? {} : { [DESKTOP_SECRETS_ENV]: JSON.stringify(plain) };
+  }
+
+  /** Each stored key's plain text; undefined when it cannot be decrypted any more. */
+  private decryptAll(): Partial<Record<DesktopSecretKey, string | undefined>> {
+    const raw = this.readRaw();
+    const out: Partial<Record<DesktopSecretKey, string | undefined>> = {};
+    for (const key of DESKTOP_SECRET_KEYS) {
+      const sealed = raw[key];
+      if (sealed === undefined) continue;
+      try {
+        out[key] = this.safeStorage.isEncryptionAvailable() ? this.safeStorage.decryptString(Buffer.from(sealed, 'base64')) : undefined;
+      } catch {
+        out[key] = undefined;
+      }
+    }
+    return out;
+  }
+
+  private readRaw(): Partial<Record<DesktopSecretKey, string>> {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(fs.readFileSync(this.file, 'utf8'));
+    } catch {
+      return {};
+    }
+    const out: Partial<Record<DesktopSecretKey, string>> = {};
+    if (typeof parsed !== 'object' || parsed === null) return out;
+    for (const key of DESKTOP_SECRET_KEYS) {
+      const value = (parsed as Record<string, unknown>)[key];
+      if (typeof value === 'string') out[key] = value;
+    }
+    return out;
+  }
+}

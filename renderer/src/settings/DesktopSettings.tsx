@@ -1,0 +1,120 @@
+// The desktop app's own settings (shown only in the app): where its engine's data lives, with the
+// `ax --data-dir` line that works on it; how its secrets are kept (safeStorage's backend, said
+// plainly when it is only plain text); the team connection strings, stored encrypted by the shell.
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Alert, App, Button, Card, Col, Descriptions, Flex, Input, Space, Typography } from 'antd';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { DESKTOP_SECRET_KEYS, type DesktopSecretKey, type DesktopSecretsStatus, type DesktopSettingsBridge } from '../../../engine/api/desktop-bridge.ts';
+import { useDesktop } from '../desktop/desktop-context.ts';
+import { errorMessage, QueryView } from '../shared/feedback.tsx';
+
+const QUERY_KEY = ['desktopSecrets'];
+const labelStyle = { styles: { label: { width: 200 } } };
+
+/** 'os', a Linux keyring, 'basic_text' or 'unavailable' → the words for it */
+function backendKey(backend: string): string {
+  if (backend.startsWith('kwallet')) return 'kwallet';
+  return ['os', 'gnome_libsecret', 'basic_text', 'unavailable'].includes(backend) ? backend : 'other';
+}
+
+export function DesktopSettings() {
+  const desktop = useDesktop();
+  if (!desktop) return null;
+  return <DesktopSettingsCard settings={desktop.bridge.settings} />;
+}
+
+function DesktopSettingsCard({ settings }: { settings: DesktopSettingsBridge }) {
+  const { t } = useTranslation('settings');
+  const status = useQuery({ queryKey: QUERY_KEY, queryFn: () => settings.status() });
+  return (
+    <Col xs={24}>
+      <Card title={t('desktop.title')} size="small" data-testid="desktop-settings">
+        <QueryView query={status}>{(data) => <DesktopSettingsBody status={data} settings={settings} />}</QueryView>
+      </Card>
+    </Col>
+  );
+}
+
+function StorageAlert({ status }: { status: DesktopSecretsStatus }) {
+  const { t } = useTranslation('settings');
+  if (status.backend === 'unavailable') return <Alert type="error" showIcon title={t('desktop.storage.unavailable')} />;
+  if (status.plaintext) return <Alert type="warning" showIcon title={t('desktop.storage.plainTitle')} description={t('desktop.storage.plainBody', { file: status.file })} />;
+  return <Alert type="success" showIcon title={t('desktop.storage.encrypted', { backend: t(`desktop.backend.${backendKey(status.backend)}`, { name: status.backend }) })} />;
+}
+
+function DesktopSettingsBody({ status, settings }: { status: DesktopSecretsStatus; settings: DesktopSettingsBridge }) {
+  const { t } = useTranslation('settings');
+  const command = `ax --data-dir "${status.dataDir}" ls`;
+  return (
+    <Flex vertical gap={12}>
+      <Descriptions
+        column={1}
+        size="small"
+        {...labelStyle}
+        items={[
+          {
+            key: 'data',
+            label: t('desktop.dataDir'),
+            children: (
+              <Flex vertical gap={2}>
+                <Typography.Text code copyable data-testid="desktop-data-dir">
+                  {status.dataDir}
+                </Typography.Text>
+                <Typography.Text type="secondary">
+                  {t('desktop.dataDirHint')} <Typography.Text code copyable>{command}</Typography.Text>
+                </Typography.Text>
+              </Flex>
+            ),
+          },
+          { key: 'backend', label: t('desktop.backendLabel'), children: t(`desktop.backend.${backendKey(status.backend)}`, { name: status.backend }) },
+        ]}
+      />
+      <StorageAlert status={status} />
+      {status.unreadable.length > 0 && <Alert type="warning" showIcon title={t('desktop.unreadable', { keys: status.unreadable.join(', ') })} />}
+      {status.available && DESKTOP_SECRET_KEYS.map((key) => <SecretField key={key} name={key} stored={status.stored[key]} settings={settings} />)}
+      <Typography.Paragraph type="secondary" style={{ marginBottom: 0 }}>
+        {t('desktop.restartNote')}
+      </Typography.Paragraph>
+    </Flex>
+  );
+}
+
+function SecretField({ name, stored, settings }: { name: DesktopSecretKey; stored: string | undefined; settings: DesktopSettingsBridge }) {
+  const { t } = useTranslation('settings');
+  const { message } = App.useApp();
+  const queryClient = useQueryClient();
+  const [value, setValue] = useState('');
+  const save = useMutation({
+    mutationFn: (next: string | null) => settings.setSecret(name, next),
+    onSuccess: (next, sent) => {
+      queryClient.setQueryData(QUERY_KEY, next);
+      setValue('');
+      void message.success(t(sent === null ? 'desktop.forgotten' : 'desktop.saved'));
+    },
+    onError: (error) => void message.error(errorMessage(error)),
+  });
+  return (
+    <div data-testid={`secret-${name}`}>
+      <Typography.Text strong>{t(`field.${name}`)}</Typography.Text>{' '}
+      <Typography.Text type="secondary">{stored ? <code>{stored}</code> : t('none')}</Typography.Text>
+      <Space.Compact style={{ width: '100%', marginTop: 4 }}>
+        <Input.Password
+          aria-label={t(`field.${name}`)}
+          placeholder={t(`desktop.placeholder.${name}`)}
+          value={value}
+          autoComplete="off"
+          onChange={(e) => setValue(e.target.value)}
+        />
+        <Button type="primary" disabled={value.trim() === ''} loading={save.isPending} onClick={() => save.mutate(value.trim())}>
+          {t('desktop.save')}
+        </Button>
+        {stored && (
+          <Button danger onClick={() => save.mutate(null)}>
+            {t('desktop.forget')}
+          </Button>
+        )}
+      </Space.Compact>
+    </div>
+  );
+}

@@ -1,0 +1,136 @@
+// The desktop app's secrets (team connection strings) on the fake safeStorage: stored encrypted
+// in <userData>/secrets.json (0600), never in plain text; shown masked; a Linux session with only
+// the 'basic_text' backend is reported as plain text; nothing is stored where encryption is not
+// available; a changed keyring makes a value unreadable, not wrong. Then the boundary on the real
+// engine host (child_process.fork): the decrypted strings arrive in its environment, the engine
+// shows them masked, and its tasks never see them.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { SecretStore } from '../../electron/secret-store.ts';
+import { DESKTOP_SECRETS_ENV } from '../../engine/api/host-protocol.ts';
+import { type ForkedEngineHost, forkEngineHost } from '../../engine/hosts/port/fork-host.ts';
+import { takeDesktopSecrets } from '../../engine/hosts/port/host-secrets.ts';
+import { killStrays } from '../helpers/cli.ts';
+import { FakeSafeStorage } from '../helpers/fake-electron.ts';
+import { FAST_CONFIG, tempDir } from '../helpers/solo-engine.ts';
+import { waitFor } from '../helpers/wait-for.ts';
+
+const MYSQL = 'mysql://ax:s3cr3t-pw@db.example:3306/ax';
+const REDIS = 'redis://:r3dis-pw@cache.example:6379';
+
+function store(options: { platform?: NodeJS.Platform; safe?: FakeSafeStorage } = {}) {
+  const userData = tempDir('ax-secrets-');
+  const safe = options.safe ?? new FakeSafeStorage();
+  return { userData, safe, secrets: new SecretStore(safe, userData, options.platform ?? 'linux', path.join(userData, 'data')) };
+}
+
+describe('secret store', () => {
+  it('keeps team connection strings encrypted in <userData>/secrets.json (0600), and shows them masked', () => {
+    const { userData, secrets } = store();
+    const status = secrets.set('mysql', MYSQL);
+    secrets.set('redis', REDIS);
+    const file = path.join(userData, 'secrets.json');
+    const text = fs.readFileSync(file, 'utf8');
+    expect(text).not.toContain('s3cr3t-pw');
+    expect(text).not.toContain('r3dis-pw');
+    expect(text).not.toContain('db.example');
+    expect(Object.keys(JSON.parse(text) as object).sort()).toEqual(['mysql', 'redis']);
+    if (process.platform !== 'win32') expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    expect(status).toMatchObject({ backend: 'gnome_libsecret', plaintext: false, available: true, stored: { mysql: 'mysql://ax:***@db.example:3306/ax' }, file, dataDir: path.join(userData, 'data') });
+    expect(secrets.status().stored).toEqual({ mysql: 'mysql://ax:***@db.example:3306/ax', redis: 'redis://:***@cache.example:6379' });
+  });
+
+  it("gives the host the decrypted strings in one environment variable, and forgets one on null", () => {
+    const { secrets } = store();
+    expect(secrets.hostEnv()).toEqual({});
+    secrets.set('mysql', MYSQL);
+    secrets.set('redis', REDIS);
+    expect(JSON.parse(secrets.hostEnv()[DESKTOP_SECRETS_ENV]!)).toEqual({ mysql: MYSQL, redis: REDIS });
+    secrets.set('redis', null);
+    expect(JSON.parse(secrets.hostEnv()[DESKTOP_SECRETS_ENV]!)).toEqual({ mysql: MYSQL });
+    expect(secrets.status().stored).toEqual({ mysql: 'mysql://ax:***@db.example:3306/ax' });
+  });
+
+  it("says plainly when Linux has only the 'basic_text' backend (no keyring)", () => {
+    const { safe, secrets } = store();
+    safe.backend = 'basic_text';
+    expect(secrets.set('mysql', MYSQL)).toMatchObject({ backend: 'basic_text', plaintext: true, available: true });
+  });
+
+  it('reports the OS keychain on macOS and Windows (where Electron names no backend)', () => {
+    for (const platform of ['darwin', 'win32'] as const) expect(store({ platform }).secrets.status()).toMatchObject({ backend: 'os', plaintext: false });
+  });
+
+  it('stores nothing where encryption is not available, and says what to do instead', () => {
+    const { userData, safe, secrets } = store();
+    safe.available = false;
+    expect(() => secrets.set('mysql', MYSQL)).toThrow(/AX_MYSQL_URL/);
+    expect(fs.existsSync(path.join(userData, 'secrets.json'))).toBe(false);
+    expect(secrets.status()).toMatchObject({ backend: 'unavailable', available: false, stored: {} });
+  });
+
+  it('reports a value it can no longer decrypt (the keyring changed) as unreadable, and passes nothing for it', () => {
+    const { safe, secrets } = store();
+    secrets.set('mysql', MYSQL);
+    safe.key = 0x33;
+    secrets.set('redis', REDIS);
+    expect(secrets.status()).toMatchObject({ stored: { redis: 'redis://:***@cache.example:6379' }, unreadable: ['mysql'] });
+    expect(JSON.parse(secrets.hostEnv()[DESKTOP_SECRETS_ENV]!)).toEqual({ redis: REDIS });
+  });
+
+  it('refuses keys it does not keep', () => {
+    const { secrets } = store();
+    expect(() => secrets.set('token' as 'mysql', 'x')).toThrow(/unknown secret "token"/);
+  });
+});
+
+describe("the engine host's side", () => {
+  it('takes the variable out of the environment, keeping only the connection strings', () => {
+    const env: NodeJS.ProcessEnv = { [DESKTOP_SECRETS_ENV]: JSON.stringify({ mysql: MYSQL, redis: '', token: 'x' }), PATH: '/bin' };
+    expect(takeDesktopSecrets(env)).toEqual({ mysql: MYSQL });
+    expect(env).toEqual({ PATH: '/bin' });
+    expect(takeDesktopSecrets({ [DESKTOP_SECRETS_ENV]: 'not json' })).toEqual({});
+    expect(takeDesktopSecrets({})).toEqual({});
+  });
+
+  const root = tempDir('ax-secrets-host-');
+  let host: ForkedEngineHost | undefined;
+  afterAll(async () => {
+    if (host && host.child.exitCode === null && host.child.signalCode === null) {
+      host.child.kill('SIGKILL');
+      await host.exited;
+    }
+    killStrays(root);
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  it('receives the decrypted strings, shows them masked, and its tasks never see them', async () => {
+    const dataDir = path.join(root, 'data');
+    fs.mkdirSync(dataDir);
+    const { secrets } = store();
+    secrets.set('mysql', MYSQL);
+    const env: NodeJS.ProcessEnv = {};
+    for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('AX_')) env[k] = v;
+    // AX_DATA_DIR: tasks inherit it, so killStrays finds them.
+    host = forkEngineHost({ dataDir, env: { ...env, AX_DATA_DIR: root, AX_ENGINE_CONFIG: JSON.stringify(FAST_CONFIG), ...secrets.hostEnv() } });
+    await host.ready;
+    const api = host.connect();
+    const info = await api.engineInfo();
+    expect(info.settings).toMatchObject({ mysql: 'mysql://ax:***@db.example:3306/ax' });
+    expect(JSON.stringify(info)).not.toContain('s3cr3t-pw');
+
+    const out = path.join(root, 'task-env.txt');
+    const report = await api.validate({ text: `workflow: show-env\ntasks:\n  env:\n    command: env > "${out}.tmp" && mv "${out}.tmp" "${out}"\n` });
+    expect(report.problems).toEqual([]);
+    await api.apply(report.spec!, 'test');
+    await api.runWorkflow('show-env', { actor: 'test' });
+    const seen = await waitFor(() => (fs.existsSync(out) ? fs.readFileSync(out, 'utf8') : undefined), { timeoutMs: 60_000, message: 'the task wrote its environment' });
+    expect(seen).toContain('PATH=');
+    expect(seen).not.toContain(DESKTOP_SECRETS_ENV);
+    expect(seen).not.toContain('s3cr3t-pw');
+    expect(host.stderr()).not.toContain('s3cr3t-pw');
+    api.close();
+    expect(await host.stop(5_000)).toEqual({ code: 0, signal: null });
+  });
+});
