@@ -188,8 +188,12 @@ export interface EngineApi {
   rerunTask(runId: number, task: string, actor: string): Promise<RunDetail>;
   /** cancel a run (or one task of it): waiting instances are cancelled, running ones stopped */
   cancelRun(runId: number, options: { task?: string; actor: string }): Promise<RunDetail>;
-  /** starts the workflows listening for an event; refused (`conflict`) while scheduling is paused */
-  trigger(event: string, payload: string | undefined, actor: string): Promise<RunRecord[]>;
+  /**
+   * starts the workflows listening for an event; refused (`conflict`) while scheduling is paused.
+   * With an idempotency `key`, a repeat within 24 h returns the runs the first one started and
+   * starts nothing.
+   */
+  trigger(event: string, payload: string | undefined, actor: string, key?: string): Promise<RunRecord[]>;
   /**
    * Pauses or resumes all scheduling, for every node sharing the store: while paused no cron fire
    * and no event starts a run (manual runs do; running tasks go on). The fires held back are

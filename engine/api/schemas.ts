@@ -61,7 +61,7 @@ const SCHEMAS: Record<ApiMethod, z.ZodType<unknown[]>> = {
   runWorkflow: z.tuple([name, z.strictObject({ task: name.optional(), actor, payload: payload.optional() })]),
   rerunTask: z.tuple([id, name, actor]),
   cancelRun: z.tuple([id, z.strictObject({ task: name.optional(), actor })]),
-  trigger: z.tuple([name, payload.optional().nullable(), actor]),
+  trigger: z.tuple([name, payload.optional().nullable(), actor, z.string().max(191).optional()]),
   setSchedulingPaused: z.tuple([z.boolean(), actor]),
   catchUpSchedules: z.tuple([]),
   listRuns: z.tuple([

@@ -29,6 +29,7 @@ import type { Store } from '../ports/store.ts';
 import { DEFAULT_CONFIG, type EngineConfig, workerLostAfterMs } from './config.ts';
 import { wireEngine, type WiringDeps } from './engine-wiring.ts';
 import type { LogWriter } from './log-writer.ts';
+import { triggerOnce } from './event-keys.ts';
 import { checkPayload } from './payload.ts';
 import { recoverOrphans, type RecoveryReport } from './recovery.ts';
 import type { RunManager } from './run-manager.ts';
@@ -253,8 +254,18 @@ export class Engine implements EngineApi {
     return { run: (await this.store.getRun(runId)) as RunRecord, instances };
   }
 
-  async trigger(event: string, payload: string | undefined, actor: string): Promise<RunRecord[]> {
+  async trigger(event: string, payload: string | undefined, actor: string, key?: string): Promise<RunRecord[]> {
     checkPayload(payload, this.config.maxEventPayloadBytes);
+    if (key === undefined) return this.startEventRuns(event, payload, actor);
+    const keyed = await triggerOnce(this.store, this.clock, event, key, () => this.startEventRuns(event, payload, actor, key));
+    if (keyed.repeat) {
+      const started = keyed.runs.map((r) => `run #${r.id} (${r.workflowName})`).join(', ') || 'no run';
+      await this.audit(actor, 'run.event.repeat', `event:${event}`, `Idempotency-Key ${key} seen before: ${started}; nothing new started`);
+    }
+    return keyed.runs;
+  }
+
+  private async startEventRuns(event: string, payload: string | undefined, actor: string, key?: string): Promise<RunRecord[]> {
     const ids = await this.store.workflowsForEvent(event);
     if (ids.length === 0) throw new AxError('not_found', `no enabled workflow has on_event: ${event}`);
     // Refused rather than recorded: the sender learns that nothing started (a webhook gets 409)
@@ -271,7 +282,8 @@ export class Engine implements EngineApi {
       const run = await this.runs.startRun({ workflowId, trigger: 'event', triggeredBy: actor, logicalTime: this.clock.now(), eventPayload: payload, applyOverlap: true });
       if (run) runs.push(run);
     }
-    await this.audit(actor, 'run.event', `event:${event}`, runs.map((r) => `run #${r.id} (${r.workflowName})`).join(', '));
+    const started = runs.map((r) => `run #${r.id} (${r.workflowName})`).join(', ');
+    await this.audit(actor, 'run.event', `event:${event}`, key === undefined ? started : `${started}; Idempotency-Key ${key}`);
     return runs;
   }
 

@@ -1,8 +1,9 @@
 // The leader's upkeep between fires: a wake-up for the retry whose backoff ends before the next
-// tick, and the hourly purge of logs past their retention.
+// tick, and the hourly purge of logs past their retention and of event Idempotency-Keys past theirs.
 import type { Clock } from '../ports/clock.ts';
 import type { Store } from '../ports/store.ts';
 import type { EngineConfig } from './config.ts';
+import { EVENT_KEY_RETENTION_MS } from './event-keys.ts';
 
 const PURGE_EVERY_MS = 3_600_000;
 
@@ -32,6 +33,7 @@ export class Maintenance {
     if (now - this.lastPurge < PURGE_EVERY_MS) return;
     this.lastPurge = now;
     await this.store.purgeLogs(now - this.config.logRetentionMs);
+    await this.store.purgeEventKeys(now - EVENT_KEY_RETENTION_MS);
   }
 
   stop(): void {

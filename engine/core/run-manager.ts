@@ -40,7 +40,9 @@ export class RunManager {
       throw new AxError('not_found', `workflow "${wf.graph.name}" has no task "${input.onlyTask}": tasks are ${[...wf.byName.keys()].join(', ')}`);
     }
     const now = this.clock.now();
-    const overlap = wf.graph.schedule?.overlap ?? 'skip';
+    // Without a schedule there is no overlap setting: events each get their run, in order (a
+    // burst of webhooks must not be dropped as SKIPPED); a schedule's policy covers its events too.
+    const overlap = wf.graph.schedule?.overlap ?? (input.trigger === 'event' ? 'queue' : 'skip');
     const roots = input.onlyTask ? [wf.byName.get(input.onlyTask) as TaskDefinition] : wf.roots;
     const started = await this.store.startRun({
       run: {

@@ -355,4 +355,18 @@ export interface Store {
    * returns false.
    */
   setSchedulingPause(paused: boolean, at: number, actor: string): Promise<boolean>;
+
+  /**
+   * Claims an event trigger's Idempotency-Key (SPEC §12): the first caller gets `claimed`; a
+   * later one gets the runs the first started, or (`since`) that the first is still under way. A
+   * key older than retentionMs is new again; a claim left unsettled for staleMs (its engine died)
+   * is taken over.
+   */
+  claimEventKey(event: string, key: string, now: number, retentionMs: number, staleMs: number): Promise<EventKeyClaim>;
+  /** Records the runs a claimed key's request started; undefined: it failed, the key is free again. */
+  settleEventKey(event: string, key: string, runIds: number[] | undefined): Promise<void>;
+  /** Forgets keys claimed before `before`; returns how many. */
+  purgeEventKeys(before: number): Promise<number>;
 }
+
+export type EventKeyClaim = { claimed: true } | { claimed: false; runIds: number[] } | { claimed: false; since: number };

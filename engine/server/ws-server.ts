@@ -115,7 +115,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
 
   async function handleHttp(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://localhost');
-    const events = /^\/events\/([A-Za-z0-9][A-Za-z0-9_.-]{0,99})$/.exec(url.pathname);
+    // POST /api/v1/events/NAME, and /events/NAME as it was first published.
+    const events = /^(?:\/api\/v1)?\/events\/([A-Za-z0-9][A-Za-z0-9_.-]{0,99})$/.exec(url.pathname);
     if (events) return webhook(req, res, events[1] as string);
     if (url.pathname === '/auth/session') return session(req, res);
     if (url.pathname === '/auth/code') {
@@ -127,7 +128,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     const download = /^\/download\/logs\/([1-9][0-9]{0,15})$/.exec(url.pathname);
     if (download && req.method === 'GET') return downloadLog(req, res, Number(download[1]));
     if (serveStatic(options.uiDir, req, res)) return;
-    return reply(res, 404, { error: 'not found: the UI is at /, the API on WebSocket /api, webhooks at POST /events/NAME' });
+    return reply(res, 404, { error: 'not found: the UI is at /, the API on WebSocket /api, webhooks at POST /api/v1/events/NAME' });
   }
 
   async function session(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
@@ -165,7 +166,11 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     // A body sent as JSON must be JSON; other content types pass as they are.
     const problem = /^application\/([\w.+-]*\+)?json\b/i.test(req.headers['content-type'] ?? '') && payload !== '' ? jsonProblem(payload) : undefined;
     if (problem) return reply(res, 400, { error: `the body is sent as JSON (Content-Type: ${req.headers['content-type']}) but is not JSON: ${problem}` });
-    const response = await dispatchRequest(options.api, { id: 0, method: 'trigger', params: [event, payload || undefined, 'webhook'] });
+    // A sender that retries sends the same key: within 24 h the repeat gets the first one's runs.
+    const key = req.headers['idempotency-key'];
+    if (Array.isArray(key)) return reply(res, 400, { error: 'send one Idempotency-Key header, not several' });
+    const from = `webhook from ${req.socket.remoteAddress ?? 'an unknown address'}`;
+    const response = await dispatchRequest(options.api, { id: 0, method: 'trigger', params: [event, payload || undefined, from, ...(key === undefined ? [] : [key])] });
     if ('error' in response) return reply(res, WEBHOOK_STATUS[response.error.code] ?? 400, { error: response.error.message });
     return reply(res, 202, { runs: response.result });
   }

@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe } from 'vitest';
 import type { Store } from '../../engine/ports/store.ts';
 import { claimsContract } from './store-claims.contract.ts';
 import { definitionsContract } from './store-definitions.contract.ts';
+import { eventKeysContract } from './store-event-keys.contract.ts';
 import { flagsContract } from './store-flags.contract.ts';
 import { instancesContract } from './store-instances.contract.ts';
 import { recordsContract } from './store-records.contract.ts';
@@ -49,6 +50,7 @@ export function storeContract(name: string, open: () => Promise<StoreFixture>): 
     recordsContract(store);
     claimsContract(store, peer);
     flagsContract(store, peer, name === 'sqlite' ? store : peer);
+    eventKeysContract(store, name === 'sqlite' ? store : peer);
     // Multi-statement steps race through two connections on MySQL. SQLite has one writer, and
     // better-sqlite3 is synchronous: two connections of one thread cannot interleave their
     // transactions (the second's upgrade to a writer fails at once rather than wait on a thread

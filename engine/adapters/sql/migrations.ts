@@ -265,6 +265,25 @@ function engineFlags(dialect: SqlDialectName): Migration {
   };
 }
 
+function eventKeys(dialect: SqlDialectName): Migration {
+  const t = types(dialect);
+  const tableEnd = dialect === 'mysql' ? sql`ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin` : sql``;
+  return {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('event_key')
+        .addColumn('event', t.name, (c) => c.notNull())
+        .addColumn('idem_key', t.name, (c) => c.notNull())
+        .addColumn('claimed_at', t.big, (c) => c.notNull())
+        .addColumn('run_ids', 'text')
+        .addPrimaryKeyConstraint('event_key_pk', ['event', 'idem_key'])
+        .modifyEnd(tableEnd)
+        .execute();
+      await db.schema.createIndex('event_key_claimed').on('event_key').column('claimed_at').execute();
+    },
+  };
+}
+
 class StaticProvider implements MigrationProvider {
   constructor(private readonly dialect: SqlDialectName) {}
   async getMigrations(): Promise<Record<string, Migration>> {
@@ -279,6 +298,7 @@ class StaticProvider implements MigrationProvider {
       '0007_worker_load_index': workerLoadIndex,
       '0008_graph_page_indexes': graphPageIndexes(this.dialect),
       '0009_engine_flags': engineFlags(this.dialect),
+      '0010_event_keys': eventKeys(this.dialect),
     };
   }
 }

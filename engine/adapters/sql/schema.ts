@@ -138,6 +138,15 @@ export interface EngineFlagTable {
   set_by: string;
 }
 
+/** An Idempotency-Key of an event trigger (migration 0010): claimed by the first request, then its runs. */
+export interface EventKeyTable {
+  event: string;
+  idem_key: string;
+  claimed_at: number;
+  /** JSON array of the run ids the first request started; null while it is under way */
+  run_ids: string | null;
+}
+
 export interface Database {
   workflow: WorkflowTable;
   task_definition: TaskDefinitionTable;
@@ -149,4 +158,5 @@ export interface Database {
   worker: WorkerTable;
   audit_log: AuditLogTable;
   engine_flag: EngineFlagTable;
+  event_key: EventKeyTable;
 }

@@ -3,8 +3,9 @@
 // differ in locking (claim-queries.ts).
 import type { Kysely } from 'kysely';
 import type { AuditEntry, InstanceRecord, InstanceState, LogLine, RunRecord, RunState, SchedulingPause, WorkerRecord, WorkflowSpec, WorkflowSummary } from '../../api/types.ts';
-import type { ApplyResult, ClaimCandidate, Finish, InstanceGuard, InstancePatch, NewInstance, RunFilter, Settlement, StartRun, TransitionResult, ScheduleRecord, Store, TaskRuntime, TaskSearchRow, WorkerRegistration, WorkflowGraph } from '../../ports/store.ts';
+import type { ApplyResult, ClaimCandidate, EventKeyClaim, Finish, InstanceGuard, InstancePatch, NewInstance, RunFilter, Settlement, StartRun, TransitionResult, ScheduleRecord, Store, TaskRuntime, TaskSearchRow, WorkerRegistration, WorkflowGraph } from '../../ports/store.ts';
 import { claimDueInstances } from './claim-queries.ts';
+import * as eventKeys from './event-key-queries.ts';
 import * as flags from './flag-queries.ts';
 import { insertLogs } from './log-insert.ts';
 import type { SqlDialectName } from './migrations.ts';
@@ -249,5 +250,15 @@ export class SqlStore implements Store {
   }
   setSchedulingPause(paused: boolean, at: number, actor: string): Promise<boolean> {
     return flags.setSchedulingPause(this.db, paused, at, actor);
+  }
+
+  claimEventKey(event: string, key: string, now: number, retentionMs: number, staleMs: number): Promise<EventKeyClaim> {
+    return eventKeys.claimEventKey(this.db, event, key, now, retentionMs, staleMs);
+  }
+  settleEventKey(event: string, key: string, runIds: number[] | undefined): Promise<void> {
+    return eventKeys.settleEventKey(this.db, event, key, runIds);
+  }
+  purgeEventKeys(before: number): Promise<number> {
+    return eventKeys.purgeEventKeys(this.db, before);
   }
 }

@@ -164,15 +164,19 @@ export function runCommands(program: Command, globals: Globals): void {
     .argument('<event>', 'event name (a workflow\'s on_event)')
     .option('--payload <json>', 'passed to tasks as AX_EVENT_PAYLOAD (or, past 32 KiB, as the file AX_EVENT_PAYLOAD_FILE)')
     .option('--payload-file <file>', 'the payload from a file ("-": stdin), for payloads too large for an argument; limit 1 MiB')
+    .option('--key <key>', 'an idempotency key: sent again within 24 h, it starts nothing and prints the first runs (safe to retry)')
     .option('--wait', 'wait for the runs; exit non-zero unless all succeeded (always so without a server)')
     .description('start the workflows that listen for an event (with no "ax serve" running, they run in this process)')
-    .addHelpText('after', `\nExamples:\n  $ ax trigger orders-ready --payload '{"date":"2026-11-29"}'\n  $ ax trigger orders-ready --payload-file orders.json\n  $ produce-orders | ax trigger orders-ready --payload-file -`)
-    .action(async (event: string, opts: { payload?: string; payloadFile?: string; wait?: boolean }) => {
+    .addHelpText(
+      'after',
+      `\nExamples:\n  $ ax trigger orders-ready --payload '{"date":"2026-11-29"}'\n  $ ax trigger orders-ready --payload-file orders.json\n  $ produce-orders | ax trigger orders-ready --payload-file -\n  $ ax trigger orders-ready --key "orders-2026-11-29"   # a retry of this starts nothing new`,
+    )
+    .action(async (event: string, opts: { payload?: string; payloadFile?: string; key?: string; wait?: boolean }) => {
       const g = globals();
       const payload = readPayload(opts);
       // own: the runs are this process's (no server), so one that nothing can take is cancelled
       const report = async (api: EngineApi, wait: boolean, interrupt: Interrupt, own = false) => {
-        const runs = await api.trigger(event, payload, actor());
+        const runs = await api.trigger(event, payload, actor(), opts.key);
         runs.forEach((r) => interrupt.track(r.id));
         if (!wait) {
           if (g.json) return printJson(runs);
