@@ -46,7 +46,16 @@ export interface DesignerEditorProps {
   defaultTimezone: string;
 }
 
-const focusLater = (id: string) => setTimeout(() => document.getElementById(id)?.focus(), 50);
+/**
+ * Focuses a field once the panel showing it is rendered; not if the user has gone elsewhere
+ * meanwhile (say, into the task's name box): that would take the typing away from them.
+ */
+const focusLater = (id: string) => {
+  const before = document.activeElement;
+  setTimeout(() => {
+    if (document.activeElement === before || document.activeElement === document.body) document.getElementById(id)?.focus();
+  }, 50);
+};
 
 export function DesignerEditor({ initial, loadedName, stats, defaultTimezone }: DesignerEditorProps) {
   const { t } = useTranslation('designer');

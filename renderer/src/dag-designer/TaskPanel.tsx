@@ -48,7 +48,9 @@ export function TaskPanel({ task, spec, problems, suggestion, onEdit, onRename, 
     <Form layout="vertical" onSubmitCapture={(e) => e.preventDefault()} aria-label={t('task.formLabel', { name: task.name })}>
       {whole && <Alert type="error" showIcon style={{ marginBottom: 12 }} title={whole.join(' · ')} />}
       <Field field="name" required label={t('field.name')} problems={problems} local={localErrors.name}>
-        <NameInput name={task.name} onRename={onRename} onError={onNameError} />
+        {/* Keyed by the name: a new task or a rename starts a fresh box, rather than an effect
+            that would overwrite what was typed before it ran. */}
+        <NameInput key={task.name} name={task.name} onRename={onRename} onError={onNameError} />
       </Field>
       <Field field="command" required label={t('field.command')} problems={problems}>
         <Input.TextArea
@@ -156,9 +158,8 @@ function NameInput({ name, onRename, onError }: { name: string; onRename: (to: s
   const { t } = useTranslation('designer');
   const [text, setText] = useState(name);
   useEffect(() => {
-    setText(name);
     onError(undefined);
-  }, [name, onError]);
+  }, [onError]);
   const commit = () => {
     if (text === name) return onError(undefined);
     const problem = onRename(text);
