@@ -55,15 +55,7 @@ async function seedFlat(store: Store, n: number): Promise<Seeded> {
 
 /** A RUNNING instance's success, with nothing downstream. */
 function plainSuccess(seed: Seeded, inst: InstanceRecord): Finish {
-  return {
-    id: inst.id,
-    runId: inst.runId,
-    guard: { from: ['RUNNING'], attempt: inst.attempt, workerId: inst.workerId },
-    to: 'SUCCESS',
-    patch: { exitCode: 0, finishedAt: T0 + 10 },
-    followUps: {},
-    settlement: { taskCount: seed.tasks.size, queuedRoots: () => [] },
-  };
+  return { ...success(seed, inst), followUps: {}, settlement: { taskCount: seed.tasks.size, queuedRoots: () => [] } };
 }
 
 const states = async (store: Store, runId: number): Promise<string[]> => (await store.listInstances(runId)).map((i) => `${i.taskName}#${i.attempt}:${i.state}`).sort();

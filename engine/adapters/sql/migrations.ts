@@ -16,10 +16,14 @@ function types(dialect: SqlDialectName) {
   };
 }
 
+/** MySQL compares strings case-insensitively by default; names must compare exactly, as in SQLite. */
+function tableEnd(dialect: SqlDialectName) {
+  return dialect === 'mysql' ? sql`ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin` : sql``;
+}
+
 function initial(dialect: SqlDialectName): Migration {
   const t = types(dialect);
-  // MySQL compares strings case-insensitively by default; names must compare exactly, as in SQLite.
-  const tableEnd = dialect === 'mysql' ? sql`ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin` : sql``;
+  const end = tableEnd(dialect);
   return {
     async up(db: Kysely<unknown>) {
       const id = (col: ColumnDefinitionBuilder) => col.primaryKey().autoIncrement();
@@ -36,7 +40,7 @@ function initial(dialect: SqlDialectName): Migration {
         .addColumn('spec_json', t.longText, (c) => c.notNull())
         .addColumn('created_at', t.big, (c) => c.notNull())
         .addColumn('updated_at', t.big, (c) => c.notNull())
-        .modifyEnd(tableEnd)
+        .modifyEnd(end)
         .execute();
       await db.schema
         .createTable('task_definition')
@@ -53,7 +57,7 @@ function initial(dialect: SqlDialectName): Migration {
         .addColumn('owner', t.name)
         .addColumn('position', 'integer', (c) => c.notNull())
         .addUniqueConstraint('task_definition_workflow_name', ['workflow_id', 'name'])
-        .modifyEnd(tableEnd)
+        .modifyEnd(end)
         .execute();
       await db.schema
         .createTable('task_dependency')
@@ -61,7 +65,7 @@ function initial(dialect: SqlDialectName): Migration {
         .addColumn('upstream_task_id', 'integer', (c) => c.notNull())
         .addColumn('downstream_task_id', 'integer', (c) => c.notNull())
         .addPrimaryKeyConstraint('task_dependency_pk', ['upstream_task_id', 'downstream_task_id'])
-        .modifyEnd(tableEnd)
+        .modifyEnd(end)
         .execute();
       await db.schema.createIndex('task_dependency_workflow').on('task_dependency').column('workflow_id').execute();
       await db.schema
@@ -75,7 +79,7 @@ function initial(dialect: SqlDialectName): Migration {
         .addColumn('misfire', t.name, (c) => c.notNull())
         .addColumn('overlap', t.name, (c) => c.notNull())
         .addColumn('last_fire_at', t.big, (c) => c.notNull())
-        .modifyEnd(tableEnd)
+        .modifyEnd(end)
         .execute();
       await db.schema
         .createTable('workflow_run')
@@ -94,7 +98,7 @@ function initial(dialect: SqlDialectName): Migration {
         .addColumn('finished_at', t.big)
         // NULL schedule_id (manual and event runs) never collides: both dialects allow many NULLs.
         .addUniqueConstraint('workflow_run_fire', ['schedule_id', 'logical_time'])
-        .modifyEnd(tableEnd)
+        .modifyEnd(end)
         .execute();
       await db.schema.createIndex('workflow_run_workflow').on('workflow_run').columns(['workflow_id', 'id']).execute();
       await db.schema.createIndex('workflow_run_state').on('workflow_run').columns(['state']).execute();
@@ -120,7 +124,7 @@ function initial(dialect: SqlDialectName): Migration {
         .addColumn('handled', 'integer', (c) => c.notNull())
         // Two upstreams finishing together cannot both create the downstream's instance.
         .addUniqueConstraint('task_instance_attempt', ['run_id', 'task_id', 'attempt'])
-        .modifyEnd(tableEnd)
+        .modifyEnd(end)
         .execute();
       await db.schema.createIndex('task_instance_state').on('task_instance').columns(['state', 'not_before']).execute();
       await db.schema.createIndex('task_instance_handled').on('task_instance').columns(['handled', 'state']).execute();
@@ -132,7 +136,7 @@ function initial(dialect: SqlDialectName): Migration {
         .addColumn('stream', t.name, (c) => c.notNull())
         .addColumn('ts', t.big, (c) => c.notNull())
         .addColumn('line', t.longText, (c) => c.notNull())
-        .modifyEnd(tableEnd)
+        .modifyEnd(end)
         .execute();
       await db.schema.createIndex('execution_log_instance').on('execution_log').columns(['instance_id', 'seq']).execute();
       await db.schema.createIndex('execution_log_ts').on('execution_log').columns(['ts']).execute();
@@ -148,7 +152,7 @@ function initial(dialect: SqlDialectName): Migration {
         .addColumn('started_at', t.big, (c) => c.notNull())
         .addColumn('last_heartbeat', t.big, (c) => c.notNull())
         .addColumn('status', t.name, (c) => c.notNull())
-        .modifyEnd(tableEnd)
+        .modifyEnd(end)
         .execute();
       await db.schema
         .createTable('audit_log')
@@ -158,7 +162,7 @@ function initial(dialect: SqlDialectName): Migration {
         .addColumn('action', t.name, (c) => c.notNull())
         .addColumn('object', t.name, (c) => c.notNull())
         .addColumn('detail', t.longText)
-        .modifyEnd(tableEnd)
+        .modifyEnd(end)
         .execute();
     },
   };
@@ -251,7 +255,7 @@ function graphPageIndexes(dialect: SqlDialectName): Migration {
  */
 function engineFlags(dialect: SqlDialectName): Migration {
   const t = types(dialect);
-  const tableEnd = dialect === 'mysql' ? sql`ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin` : sql``;
+  const end = tableEnd(dialect);
   return {
     async up(db: Kysely<unknown>) {
       await db.schema
@@ -259,7 +263,7 @@ function engineFlags(dialect: SqlDialectName): Migration {
         .addColumn('name', t.name, (c) => c.primaryKey())
         .addColumn('set_at', t.big, (c) => c.notNull())
         .addColumn('set_by', t.name, (c) => c.notNull())
-        .modifyEnd(tableEnd)
+        .modifyEnd(end)
         .execute();
     },
   };
@@ -267,7 +271,7 @@ function engineFlags(dialect: SqlDialectName): Migration {
 
 function eventKeys(dialect: SqlDialectName): Migration {
   const t = types(dialect);
-  const tableEnd = dialect === 'mysql' ? sql`ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin` : sql``;
+  const end = tableEnd(dialect);
   return {
     async up(db: Kysely<unknown>) {
       await db.schema
@@ -277,7 +281,7 @@ function eventKeys(dialect: SqlDialectName): Migration {
         .addColumn('claimed_at', t.big, (c) => c.notNull())
         .addColumn('run_ids', 'text')
         .addPrimaryKeyConstraint('event_key_pk', ['event', 'idem_key'])
-        .modifyEnd(tableEnd)
+        .modifyEnd(end)
         .execute();
       await db.schema.createIndex('event_key_claimed').on('event_key').column('claimed_at').execute();
     },
