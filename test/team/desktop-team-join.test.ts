@@ -140,7 +140,7 @@ describe.skipIf(!available)('the desktop engine host joins a team as a temporary
       const bare = startLaptop(undefined, 'bare');
       await bare.host.ready;
       bare.send({ type: 'team-join' });
-      expect((await bare.state('failed')).message).toMatch(/no MySQL and Redis connection string: save it in Settings/);
+      expect((await bare.state('failed')).message).toMatch(/no MySQL and Redis connection string: save both in the app's Settings/);
       expect(await bare.host.stop(1_000)).toEqual({ code: 0, signal: null });
       expect(await laptop.host.stop(1_000)).toEqual({ code: 0, signal: null });
     },

@@ -51,7 +51,7 @@ export class HostTeam {
         const missing = [!mysql && 'MySQL', !redis && 'Redis'].filter(Boolean).join(' and ');
         return this.set({
           state: 'failed',
-          message: `the engine has no ${missing} connection string: save it in Settings › Team connection, then restart the engine (it reads them when it starts)`,
+          message: `the engine has no ${missing} connection string: save both in the app's Settings, then restart the app (the engine reads them when it starts)`,
         });
       }
       const chosen = cleanLabels(labels);
