@@ -6,7 +6,8 @@
 // Sleep: on powerMonitor 'suspend' a joined worker leaves at once (takes nothing new; what runs
 // finishes, if need be after the wake, within the drain time) so that the team stops routing
 // tasks to a machine about to sleep; on 'resume' it joins again if the person still wants it.
-// Rejoining is the choice because the person never asked to leave: the sleep did.
+// Rejoining is the choice because the person never asked to leave: the sleep did. A drain asked
+// by the team (`ax drain WORKER`) is a leave, and forgets the wish like the person's.
 import type { TeamWorkerStatus } from '../engine/api/host-protocol.ts';
 import type { DesktopEngineStatus } from '../engine/api/desktop-bridge.ts';
 import type { ShellState } from './shell-state.ts';
@@ -45,7 +46,11 @@ export class TeamMembership {
       if (status.state === 'running' && this.wanted() && !this.sleeping) this.ask();
       this.changed();
     });
-    deps.host.onTeamStatus(() => this.changed());
+    deps.host.onTeamStatus((status) => {
+      // The team drained this worker (`ax drain`): a wake or a restart must not bring it back.
+      if (status.state === 'left' && status.drainedByTeam) deps.state.update({ teamJoined: false });
+      this.changed();
+    });
   }
 
   /** what the tray and the settings page show */

@@ -72,6 +72,8 @@ export interface TeamWorkerStatus {
   message?: string;
   /** failed: the AxError code, when there is one (unavailable: a server could not be reached) */
   code?: string;
+  /** left because the team asked (`ax drain WORKER`): the shell stops wanting to be in the team */
+  drainedByTeam?: boolean;
 }
 
 export interface HostTeamStatus extends TeamWorkerStatus {

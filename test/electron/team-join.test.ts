@@ -150,6 +150,19 @@ describe('team membership', () => {
     expect(asked().at(-1)).toEqual({ type: 'team-leave', drainTimeoutMs: TEAM_LEAVE_DRAIN_MS });
   });
 
+  it('a drain asked by the team (ax drain) forgets the wish: no rejoin on wake', () => {
+    const { membership, power, start, asked, report } = shell();
+    start();
+    membership.join();
+    report({ state: 'joined', workerId: 'w' });
+    report({ state: 'leaving', workerId: 'w' });
+    report({ state: 'left', workerId: 'w', drainedByTeam: true });
+    expect(membership.wanted()).toBe(false);
+    power.emit('suspend');
+    power.emit('resume');
+    expect(asked()).toEqual([{ type: 'team-join' }]);
+  });
+
   it('a host restarted while the machine sleeps is not joined until the wake', () => {
     const { membership, power, start, asked, host } = shell();
     start();

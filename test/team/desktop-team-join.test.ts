@@ -4,8 +4,8 @@
 // worker beside its solo engine. On the real MariaDB + Redis with a scheduler that does no work:
 // the worker registers (temporary: it takes only tasks labelled for it), a labelled task of a
 // team run runs on it while an unlabelled one waits, its solo engine keeps answering, and on
-// {type: 'team-leave'} it drains and deregisters; joined again, the host's stop (the app's Quit)
-// drains it too. A connection string that cannot reach its server gives a clear failed state and
+// {type: 'team-leave'} it drains and deregisters; joined again, `ax drain` of its id makes it leave
+// (saying the team asked), and the host's stop (the app's Quit) drains it too. A connection string that cannot reach its server gives a clear failed state and
 // leaves the solo engine running; a host given no strings says where to save them.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -72,7 +72,7 @@ describe.skipIf(!available)('the desktop engine host joins a team as a temporary
   const registered = async (id: string) => (await team.coordinator().listWorkers()).find((w) => w.id === id);
 
   it(
-    'join: registers, runs the task labelled for it (not the unlabelled one); leave drains and deregisters; the host\'s stop drains a joined worker too',
+    'join: registers, runs the task labelled for it (not the unlabelled one); leave drains (its task finishes) and deregisters; ax drain makes it leave; the host\'s stop drains it too',
     async () => {
       await team.serve({ role: 'scheduler', noWork: true });
       const laptop = startLaptop({ mysql: team.mysqlUrl, redis: team.redisUrl }, 'laptop');
@@ -101,20 +101,40 @@ describe.skipIf(!available)('the desktop engine host joins a team as a temporary
       expect(await ui.engineInfo()).toMatchObject({ mode: 'solo' });
       expect(await ui.listWorkflows()).toEqual([]);
 
+      // A labelled task held at a gate: the worker reports it running; a leave drains, so it finishes first.
+      const gate = await team.gate('held');
+      team.writeWorkflow('held.yaml', `workflow: held\ntasks:\n  hold:\n    command: '${gate.wait}'\n    labels: [laptop]\n`);
+      const heldApplied = await team.ax(['apply', path.join(team.dir, 'held.yaml')]);
+      expect(heldApplied.code, heldApplied.stderr).toBe(0);
+      const heldRun = await team.startRunInProcess('held');
+      await waitFor(() => laptop.team.some((s) => s.state === 'joined' && s.running === 1), { timeoutMs: 30_000, message: 'the laptop reports its running task' });
       const before = laptop.team.length;
-      laptop.send({ type: 'team-leave', drainTimeoutMs: 5_000 });
+      laptop.send({ type: 'team-leave', drainTimeoutMs: 120_000 });
       expect(await laptop.state('leaving', before)).toMatchObject({ workerId });
-      expect(await laptop.state('left', before)).toMatchObject({ workerId });
+      await waitFor(async () => (await registered(workerId))?.status === 'draining', { timeoutMs: 10_000, message: 'the laptop shown draining' });
+      await gate.open();
+      expect(await laptop.state('left', before)).toEqual({ type: 'team', state: 'left', workerId });
       expect(await registered(workerId)).toBeUndefined();
+      expect((await team.instances([heldRun]))[0]).toMatchObject({ state: 'SUCCESS', workerId });
       expect((await team.instances([runId])).find((i) => i.taskName === 'plain')?.state).toBe('WAITING');
 
-      // Joined again, under the same id (the data dir keeps its suffix); the app's Quit stops the host: it drains and deregisters.
+      // Joined again, under the same id (the data dir keeps its suffix): a drain asked by the team makes it leave, saying so.
       const again = laptop.team.length;
       laptop.send({ type: 'team-join' });
       expect(await laptop.state('joined', again)).toMatchObject({ workerId, labels: ['laptop'] });
       await waitFor(() => registered(workerId), { timeoutMs: 10_000, message: 'the laptop registered again' });
+      const drained = await team.ax(['drain', workerId]);
+      expect(drained.code, drained.stderr).toBe(0);
+      expect(await laptop.state('left', again)).toEqual({ type: 'team', state: 'left', workerId, drainedByTeam: true });
+      expect(await registered(workerId)).toBeUndefined();
+
+      // And once more; the app's Quit stops the host: the worker drains and deregisters.
+      const last = laptop.team.length;
+      laptop.send({ type: 'team-join' });
+      await laptop.state('joined', last);
+      await waitFor(() => registered(workerId), { timeoutMs: 10_000, message: 'the laptop registered a third time' });
       expect(await laptop.host.stop(5_000)).toEqual({ code: 0, signal: null });
-      expect(laptop.team.slice(again).map((s) => s.state)).toEqual(['joining', 'joined', 'leaving', 'left']);
+      expect(laptop.team.slice(last).map((s) => s.state)).toEqual(['joining', 'joined', 'leaving', 'left']);
       expect(await registered(workerId)).toBeUndefined();
     },
     TEST_TIMEOUT_MS,

@@ -69,8 +69,8 @@ export class HostTeam {
           dataDir: this.options.dataDir,
           onAlert: (message) => this.options.onAlert(`team worker: ${message}`),
           // `ax drain` of this worker from anywhere in the team: leave as asked, tasks finish.
-          onDrainRequested: () => void this.leave(Number.POSITIVE_INFINITY),
-          onIdentityLost: () => void this.leave(0, 'another node took this worker id (this one was judged lost): join again'),
+          onDrainRequested: () => void this.end(Number.POSITIVE_INFINITY, { state: 'left', drainedByTeam: true }),
+          onIdentityLost: () => void this.end(0, { state: 'failed', message: 'another node took this worker id (this one was judged lost): join again' }),
         });
         await engine.start();
       } catch (err) {
@@ -90,8 +90,13 @@ export class HostTeam {
     });
   }
 
-  /** Drain (running tasks get drainTimeoutMs), deregister, close. `failure`: end 'failed' with it, not 'left'. */
-  leave(drainTimeoutMs = HOST_DRAIN_TIMEOUT_MS, failure?: string): Promise<void> {
+  /** Drain (running tasks get drainTimeoutMs), deregister, close. */
+  leave(drainTimeoutMs = HOST_DRAIN_TIMEOUT_MS): Promise<void> {
+    return this.end(drainTimeoutMs, { state: 'left' });
+  }
+
+  /** Leaves, then reports `outcome` (the worker id added). */
+  private end(drainTimeoutMs: number, outcome: Omit<HostTeamStatus, 'type' | 'workerId'>): Promise<void> {
     return this.queue(async () => {
       const engine = this.engine;
       if (!engine) {
@@ -108,7 +113,7 @@ export class HostTeam {
         this.engine = undefined;
         await engine.dispose().catch(() => undefined);
       }
-      this.set(failure ? { state: 'failed', message: failure, ...(workerId && { workerId }) } : { state: 'left', ...(workerId && { workerId }) });
+      this.set({ ...outcome, ...(workerId && { workerId }) });
     });
   }
 
