@@ -84,7 +84,8 @@ export class HostTeam {
       this.set({ state: 'joined', labels: chosen, running: 0, ...(workerId && { workerId }) });
       this.poll = setInterval(() => {
         const running = this.engine?.worker?.record().running;
-        if (this.status.state === 'joined' && running !== undefined && running !== this.status.running) this.set({ ...this.status, running });
+        const { state } = this.status;
+        if ((state === 'joined' || state === 'leaving') && running !== undefined && running !== this.status.running) this.set({ ...this.status, running });
       }, RUNNING_POLL_MS);
       this.poll.unref();
     });
@@ -103,13 +104,14 @@ export class HostTeam {
         if (this.status.state === 'failed') this.set({ state: 'left' });
         return;
       }
-      if (this.poll) clearInterval(this.poll);
-      this.poll = undefined;
-      const { workerId, labels } = this.status;
-      this.set({ state: 'leaving', ...(workerId && { workerId }), ...(labels && { labels }) });
+      const { workerId, labels, running } = this.status;
+      // Its running count is still followed while it drains: the quit dialog counts those tasks.
+      this.set({ state: 'leaving', ...(workerId && { workerId }), ...(labels && { labels }), ...(running !== undefined && { running }) });
       try {
         await engine.stop(drainTimeoutMs);
       } finally {
+        if (this.poll) clearInterval(this.poll);
+        this.poll = undefined;
         this.engine = undefined;
         await engine.dispose().catch(() => undefined);
       }
