@@ -2,8 +2,8 @@
 // engine/api/desktop-bridge.ts and nothing more. The UI's listeners never see an IPC event (it
 // would hand the page `sender`), only the values; the engine port is re-posted to the window,
 // to our own origin only, since ports cannot cross contextBridge.
-import { type DesktopBridge, type DesktopEngineStatus, type DesktopLanguage, type DesktopSecretsStatus, ENGINE_PORT_MESSAGE } from '../engine/api/desktop-bridge.ts';
-import { ENGINE_PORT, ENGINE_STATUS, ENGINE_STATUS_CHANGED, NAVIGATE, REQUEST_ENGINE_PORT, RESTART_ENGINE, SECRETS_STATUS, SET_LANGUAGE, SET_SECRET } from './ipc-channels.ts';
+import { type DesktopBridge, type DesktopEngineStatus, type DesktopLanguage, type DesktopSecretsStatus, type DesktopTeamStatus, ENGINE_PORT_MESSAGE } from '../engine/api/desktop-bridge.ts';
+import { ENGINE_PORT, ENGINE_STATUS, ENGINE_STATUS_CHANGED, NAVIGATE, REQUEST_ENGINE_PORT, RESTART_ENGINE, SECRETS_STATUS, SET_LANGUAGE, SET_SECRET, TEAM_JOIN, TEAM_LEAVE, TEAM_STATUS, TEAM_STATUS_CHANGED } from './ipc-channels.ts';
 
 type IpcListener = (event: { ports: readonly MessagePort[] }, ...args: unknown[]) => void;
 
@@ -49,6 +49,12 @@ export function createDesktopBridge(ipc: IpcRendererLike, info: { version: strin
     settings: {
       status: () => ipc.invoke(SECRETS_STATUS) as Promise<DesktopSecretsStatus>,
       setSecret: (key, value) => ipc.invoke(SET_SECRET, key, value) as Promise<DesktopSecretsStatus>,
+    },
+    team: {
+      status: () => ipc.invoke(TEAM_STATUS) as Promise<DesktopTeamStatus>,
+      join: (labels) => ipc.invoke(TEAM_JOIN, labels) as Promise<DesktopTeamStatus>,
+      leave: () => ipc.invoke(TEAM_LEAVE) as Promise<DesktopTeamStatus>,
+      onStatus: (listener) => listen<DesktopTeamStatus>(TEAM_STATUS_CHANGED, listener),
     },
   };
 }

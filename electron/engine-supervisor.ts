@@ -3,7 +3,7 @@
 // window) until restart() is asked for. A host that reports 'failed' (e.g. another engine holds
 // the data dir) is not restarted: trying again would fail the same way.
 import type { DesktopEngineStatus, EngineCrash } from '../engine/api/desktop-bridge.ts';
-import type { HostMessage } from '../engine/api/host-protocol.ts';
+import type { HostMessage, TeamWorkerStatus } from '../engine/api/host-protocol.ts';
 import type { EngineLauncher, EngineProcess } from './shell-surface.ts';
 
 export interface SupervisorOptions {
@@ -36,6 +36,8 @@ export class EngineSupervisor {
   private readonly processListeners = new Set<Listener<EngineProcess>>();
   private readonly goneListeners = new Set<Listener<EngineProcess>>();
   private readonly alertListeners = new Set<Listener<string>>();
+  private team: TeamWorkerStatus = { state: 'left' };
+  private readonly teamListeners = new Set<Listener<TeamWorkerStatus>>();
 
   constructor(options: SupervisorOptions) {
     this.options = {
@@ -74,6 +76,29 @@ export class EngineSupervisor {
 
   onAlert(listener: Listener<string>): () => void {
     return subscribe(this.alertListeners, listener);
+  }
+
+  /** the host's team worker (host-team.ts); 'left' while no host runs */
+  teamStatus(): TeamWorkerStatus {
+    return this.team;
+  }
+
+  onTeamStatus(listener: Listener<TeamWorkerStatus>): () => void {
+    return subscribe(this.teamListeners, listener);
+  }
+
+  /** Asks the running host to join the team as a temporary worker; false when no host runs to ask. */
+  joinTeam(labels?: string[]): boolean {
+    if (!this.current || this.stopping || this.state.state !== 'running') return false;
+    this.current.postMessage({ type: 'team-join', ...(labels && { labels }) });
+    return true;
+  }
+
+  /** Asks the host's team worker to drain and leave; false when no host runs to ask. */
+  leaveTeam(drainTimeoutMs?: number): boolean {
+    if (!this.current) return false;
+    this.current.postMessage({ type: 'team-leave', ...(drainTimeoutMs !== undefined && { drainTimeoutMs }) });
+    return true;
   }
 
   start(): void {
@@ -133,10 +158,16 @@ export class EngineSupervisor {
         this.setStatus({ state: 'running', pid, dataDir, version, ...(apiPort !== undefined && { apiPort }) });
       } else if (message.type === 'failed') failed = { code: message.code, message: message.message };
       else if (message.type === 'alert') for (const l of this.alertListeners) l(message.message);
+      else if (message.type === 'team') {
+        const { type: _type, ...team } = message;
+        this.setTeam(team);
+      }
     });
     proc.onExit(({ code, signal }) => {
       if (this.current !== proc) return;
       this.current = undefined;
+      // Its team worker went with it (a drain, or its heartbeat expires if the host crashed).
+      if (this.team.state !== 'left') this.setTeam({ state: 'left' });
       for (const l of this.goneListeners) l(proc);
       if (this.stopping) return;
       if (failed) return this.setStatus({ state: 'failed', ...failed });
@@ -153,6 +184,11 @@ export class EngineSupervisor {
     const delay = Math.min(this.options.maxBackoffMs, this.options.firstBackoffMs * 2 ** (count - 1));
     this.setStatus({ state: 'restarting', attempt: count + 1, retryAt: crash.at + delay, lastCrash: crash });
     this.retryTimer = setTimeout(() => this.launch(), delay);
+  }
+
+  private setTeam(team: TeamWorkerStatus): void {
+    this.team = team;
+    for (const l of this.teamListeners) l(team);
   }
 
   private setStatus(status: DesktopEngineStatus): void {

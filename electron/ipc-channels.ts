@@ -19,3 +19,11 @@ export const NAVIGATE = 'ax:navigate';
 export const SECRETS_STATUS = 'ax:secrets-status';
 /** renderer → main, invoke (key, value | null): store a team connection string encrypted, or forget it */
 export const SET_SECRET = 'ax:set-secret';
+/** renderer → main, invoke: the DesktopTeamStatus */
+export const TEAM_STATUS = 'ax:team-status';
+/** renderer → main, invoke (labels?: string[]): join the team as a temporary worker */
+export const TEAM_JOIN = 'ax:team-join';
+/** renderer → main, invoke: the team worker drains and leaves */
+export const TEAM_LEAVE = 'ax:team-leave';
+/** main → renderer, send: the DesktopTeamStatus changed */
+export const TEAM_STATUS_CHANGED = 'ax:team-status-changed';

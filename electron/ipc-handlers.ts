@@ -2,9 +2,9 @@
 // checks who is asking. Only the main window's own top frame, showing our app:// page, is
 // answered; anything else (another window, a subframe, a page navigated elsewhere) is ignored,
 // and an invoke from it is refused.
-import { DESKTOP_SECRET_KEYS, type DesktopEngineStatus, type DesktopLanguage, type DesktopSecretKey, type DesktopSecretsStatus } from '../engine/api/desktop-bridge.ts';
+import { DESKTOP_SECRET_KEYS, type DesktopEngineStatus, type DesktopLanguage, type DesktopSecretKey, type DesktopSecretsStatus, type DesktopTeamStatus } from '../engine/api/desktop-bridge.ts';
 import { isAppUrl } from './app-origin.ts';
-import { ENGINE_STATUS, ENGINE_STATUS_CHANGED, REQUEST_ENGINE_PORT, RESTART_ENGINE, SECRETS_STATUS, SET_LANGUAGE, SET_SECRET } from './ipc-channels.ts';
+import { ENGINE_STATUS, ENGINE_STATUS_CHANGED, REQUEST_ENGINE_PORT, RESTART_ENGINE, SECRETS_STATUS, SET_LANGUAGE, SET_SECRET, TEAM_JOIN, TEAM_LEAVE, TEAM_STATUS, TEAM_STATUS_CHANGED } from './ipc-channels.ts';
 import type { ContentsLike, IpcSender } from './shell-surface.ts';
 
 /** The members of ipcMain used here. */
@@ -26,6 +26,22 @@ export interface ShellServices {
     status(): DesktopSecretsStatus;
     set(key: DesktopSecretKey, value: string | null): DesktopSecretsStatus;
   };
+  /** this laptop as a temporary team worker (team-membership.ts, through main.ts) */
+  team?: {
+    status(): DesktopTeamStatus;
+    join(labels?: string[]): void;
+    leave(): void;
+    onChange(listener: () => void): () => void;
+  };
+}
+
+/** At most this many labels of at most 64 characters each: what a person types, not a payload. */
+function labelsArg(value: unknown): string[] | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (!Array.isArray(value) || value.length > 32 || !value.every((l) => typeof l === 'string' && l.length <= 64)) {
+    throw new Error('labels are a list of at most 32 names of at most 64 characters');
+  }
+  return value as string[];
 }
 
 const LANGUAGES: readonly DesktopLanguage[] = ['en', 'zh-CN'];
@@ -61,6 +77,24 @@ export function registerIpcHandlers(ipcMain: IpcMainLike, services: ShellService
     if (value !== null && typeof value !== 'string') throw new Error('a secret is a string, or null to forget it');
     return services.secrets.set(key as DesktopSecretKey, value);
   });
+  const team = services.team;
+  if (team) {
+    ipcMain.handle(TEAM_STATUS, (event) => (trusted(event) ? team.status() : refuse()));
+    ipcMain.handle(TEAM_JOIN, (event, labels) => {
+      if (!trusted(event)) return refuse();
+      team.join(labelsArg(labels));
+      return team.status();
+    });
+    ipcMain.handle(TEAM_LEAVE, (event) => {
+      if (!trusted(event)) return refuse();
+      team.leave();
+      return team.status();
+    });
+    team.onChange(() => {
+      const main = services.mainContents();
+      if (main && !main.isDestroyed()) main.send(TEAM_STATUS_CHANGED, team.status());
+    });
+  }
   // Status changes go to the main window only (no request to check: the main process pushes).
   services.onEngineStatus((status) => {
     const main = services.mainContents();

@@ -21,6 +21,7 @@ import { choiceOf, QuitFlow, quitQuestion } from './quit-flow.ts';
 import { SecretStore } from './secret-store.ts';
 import { ShellStateFile } from './shell-state.ts';
 import { ShellLanguage } from './shell-texts.ts';
+import { TeamMembership } from './team-membership.ts';
 import { TrayController } from './tray-controller.ts';
 import { type TrayHealth, trayIconBitmap } from './tray-icon.ts';
 import { APP_SCHEME_PRIVILEGES, uiProtocolHandler } from './ui-protocol.ts';
@@ -47,8 +48,18 @@ function runShell(): void {
   // Held for the app's life: a Tray that is garbage-collected leaves the tray.
   let tray: Tray | undefined;
 
+  const state = new ShellStateFile(app.getPath('userData'));
+  const team = new TeamMembership({
+    host: supervisor,
+    hasConnection: () => {
+      const stored = secrets.status().stored;
+      return stored.mysql !== undefined && stored.redis !== undefined;
+    },
+    state,
+  });
   const quitFlow = new QuitFlow({
-    runningTasks: () => engine.runningTasks(),
+    // The team worker's tasks count too: Quit drains it with the solo engine (engine-host.ts).
+    runningTasks: async () => (await engine.runningTasks()) + (supervisor.teamStatus().running ?? 0),
     ask: async (running) => {
       const question = { type: 'question' as const, ...quitQuestion(running, language.texts()) };
       const answer = window && !window.isDestroyed() && window.isVisible() ? await dialog.showMessageBox(window, question) : await dialog.showMessageBox(question);
@@ -93,6 +104,12 @@ function runShell(): void {
     restartEngine: () => supervisor.restart(),
     setLanguage: (value) => language.set(value),
     secrets,
+    team: {
+      status: () => ({ ...team.status(), canJoin: team.canJoin(), wanted: team.wanted() }),
+      join: (labels) => void team.join(labels),
+      leave: () => team.leave(),
+      onChange: (listener) => team.onChange(listener),
+    },
   });
 
   void app.whenReady().then(() => {
@@ -103,8 +120,8 @@ function runShell(): void {
     protocol.handle(APP_SCHEME, uiProtocolHandler(paths.uiDir));
     supervisor.start();
     catchUpOnWake(powerMonitor, () => engine.current());
+    team.followPower(powerMonitor);
 
-    const state = new ShellStateFile(app.getPath('userData'));
     window = new BrowserWindow(mainWindowOptions(paths.preload));
     hideOnClose(window, {
       quitting: () => quitFlow.quitting(),
@@ -140,6 +157,7 @@ function runShell(): void {
         setSchedulingPaused: (paused) => void engine.current()?.setSchedulingPaused(paused, `${os.userInfo().username}@${os.hostname()} (tray)`).catch(() => undefined),
         restartEngine: () => supervisor.restart(),
         quit: () => app.quit(),
+        team: { status: () => team.status(), canJoin: () => team.canJoin(), join: () => void team.join(), leave: () => team.leave() },
         ...(startAtLogin.supported && {
           startAtLogin: {
             enabled: () => startAtLogin.enabled(),
@@ -153,5 +171,6 @@ function runShell(): void {
       () => language.texts(),
     );
     language.onChange(() => trayController.redraw());
+    team.onChange(() => trayController.redraw());
   });
 }

@@ -1,11 +1,15 @@
-// The little the shell remembers between launches (today: whether the "still running in the
-// tray" hint was shown), in a JSON file under Electron's userData. A missing or unreadable file
+// The little the shell remembers between launches (whether the "still running in the tray" hint
+// was shown; whether the person wants this laptop in the team, team-membership.ts), in a JSON file under Electron's userData. A missing or unreadable file
 // is a fresh state, never an error.
 import fs from 'node:fs';
 import path from 'node:path';
 
 export interface ShellState {
   closeHintShown?: boolean;
+  /** the person joined the team as a worker and has not left: join again at start and on wake */
+  teamJoined?: boolean;
+  /** the labels the worker offered when last joined */
+  teamLabels?: string[];
 }
 
 export class ShellStateFile {

@@ -2,6 +2,9 @@
 // two languages. The UI tells the shell its language with axDesktop.setLanguage; English until
 // it does.
 import type { DesktopLanguage } from '../engine/api/desktop-bridge.ts';
+import type { TeamWorkerStatus } from '../engine/api/host-protocol.ts';
+
+const short = (text: string | undefined) => (text && text.length > 80 ? `${text.slice(0, 79)}…` : text ?? '');
 
 export interface ShellTexts {
   appName: string;
@@ -22,6 +25,10 @@ export interface ShellTexts {
   startAtLogin: string;
   restartEngine: string;
   quit: string;
+  team(status: TeamWorkerStatus): string;
+  joinTeam: string;
+  joinTeamNeedsConnection: string;
+  leaveTeam: string;
   quitTitle: string;
   tasksRunning(count: number): string;
   quitDetail: string;
@@ -55,6 +62,23 @@ const en: ShellTexts = {
   startAtLogin: 'Start at login',
   restartEngine: 'Restart the engine',
   quit: 'Quit',
+  team: (t) => {
+    switch (t.state) {
+      case 'left':
+        return 'Team: not joined';
+      case 'joining':
+        return 'Team: joining…';
+      case 'joined':
+        return `Team: worker ${t.workerId ?? ''} (${t.labels?.join(', ') ?? ''}), ${t.running ?? 0} running`;
+      case 'leaving':
+        return 'Team: leaving (running tasks finish)…';
+      case 'failed':
+        return `Team: ${short(t.message)}`;
+    }
+  },
+  joinTeam: 'Join team as worker',
+  joinTeamNeedsConnection: 'Join team as worker (save the team connection in Settings first)',
+  leaveTeam: 'Leave team',
   quitTitle: 'Quit AX Scheduler',
   tasksRunning: (n) => (n === 1 ? 'A task is still running.' : `${n} tasks are still running.`),
   quitDetail: 'Wait: they finish (up to an hour), then AX quits. Stop: they are stopped now.',
@@ -88,6 +112,23 @@ const zhCN: ShellTexts = {
   startAtLogin: '登录时启动',
   restartEngine: '重启引擎',
   quit: '退出',
+  team: (t) => {
+    switch (t.state) {
+      case 'left':
+        return '团队：未加入';
+      case 'joining':
+        return '团队：正在加入…';
+      case 'joined':
+        return `团队：工作节点 ${t.workerId ?? ''}（${t.labels?.join(', ') ?? ''}），${t.running ?? 0} 个运行中`;
+      case 'leaving':
+        return '团队：正在离开（运行中的任务会先完成）…';
+      case 'failed':
+        return `团队：${short(t.message)}`;
+    }
+  },
+  joinTeam: '作为工作节点加入团队',
+  joinTeamNeedsConnection: '作为工作节点加入团队（请先在设置中保存团队连接）',
+  leaveTeam: '离开团队',
   quitTitle: '退出 AX 调度器',
   tasksRunning: (n) => (n === 1 ? '还有一个任务在运行。' : `还有 ${n} 个任务在运行。`),
   quitDetail: '等待：任务完成后（最多一小时）再退出。停止：立即停止这些任务。',

@@ -1,6 +1,7 @@
 // What the tray shows for a state of the engine: its health (for the icon), a tooltip, and the
 // menu's items. Pure, so the tests read the menu for each state.
 import type { DesktopEngineStatus } from '../engine/api/desktop-bridge.ts';
+import type { TeamWorkerStatus } from '../engine/api/host-protocol.ts';
 import type { ShellTexts } from './shell-texts.ts';
 import type { TrayHealth } from './tray-icon.ts';
 
@@ -27,6 +28,19 @@ export interface TrayActions {
   quit(): void;
   /** where the platform has login items: whether the app starts at login, and the toggle */
   startAtLogin?: { enabled(): boolean; set(on: boolean): void };
+  /** this laptop as a temporary team worker (team-membership.ts) */
+  team?: { status(): TeamWorkerStatus; canJoin(): boolean; join(): void; leave(): void };
+}
+
+/** The team worker's line and its Join or Leave item. */
+export function teamItems(status: DesktopEngineStatus, team: NonNullable<TrayActions['team']>, texts: ShellTexts): TrayItem[] {
+  const t = team.status();
+  const items: TrayItem[] = [{ label: texts.team(t), enabled: false }];
+  if (t.state === 'joined' || t.state === 'joining') items.push({ label: texts.leaveTeam, click: () => team.leave() });
+  else if (t.state === 'leaving') items.push({ label: texts.leaveTeam, enabled: false });
+  else if (!team.canJoin()) items.push({ label: texts.joinTeamNeedsConnection, enabled: false });
+  else items.push({ label: texts.joinTeam, enabled: status.state === 'running', click: () => team.join() });
+  return items;
 }
 
 export interface TrayItem {
@@ -93,6 +107,7 @@ export function trayMenu(status: DesktopEngineStatus, counts: TrayCounts | undef
   }
   items.push({ type: 'separator' }, { label: texts.open, click: actions.open });
   if (status.state === 'gave-up' || status.state === 'failed') items.push({ label: texts.restartEngine, click: actions.restartEngine });
+  if (actions.team) items.push({ type: 'separator' }, ...teamItems(status, actions.team, texts));
   const login = actions.startAtLogin;
   if (login) {
     const on = login.enabled();

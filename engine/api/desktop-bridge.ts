@@ -7,6 +7,7 @@
 // `{ type: ENGINE_PORT_MESSAGE }` to the window with the port in `event.ports[0]`. Each request
 // yields a fresh port (a new client of the engine host); the old one is closed by the shell when
 // the engine restarts, which the renderer sees as a closed transport and reconnects.
+import type { TeamWorkerStatus } from './host-protocol.ts';
 
 export const ENGINE_PORT_MESSAGE = 'ax:engine-port';
 
@@ -52,6 +53,26 @@ export interface DesktopBridge {
   onNavigate(listener: (path: string) => void): () => void;
   /** the desktop app's own settings (secrets, data dir) */
   readonly settings: DesktopSettingsBridge;
+  /** this laptop as a temporary worker of the team (absent in shells older than it) */
+  readonly team?: DesktopTeamBridge;
+}
+
+/** The team worker as the settings page shows it. */
+export interface DesktopTeamStatus extends TeamWorkerStatus {
+  /** both team connection strings are saved: Join can be offered */
+  canJoin: boolean;
+  /** the person asked to be in the team (remembered across restarts; rejoins after a wake) */
+  wanted: boolean;
+}
+
+/** Join or leave the team as a temporary worker (window.axDesktop.team). */
+export interface DesktopTeamBridge {
+  status(): Promise<DesktopTeamStatus>;
+  /** labels: what this worker offers (default "laptop"); it takes only tasks labelled with them */
+  join(labels?: string[]): Promise<DesktopTeamStatus>;
+  /** drain (running tasks finish), deregister */
+  leave(): Promise<DesktopTeamStatus>;
+  onStatus(listener: (status: DesktopTeamStatus) => void): () => void;
 }
 
 /** The team connection strings the desktop app keeps encrypted (Electron safeStorage). */

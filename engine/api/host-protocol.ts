@@ -32,6 +32,8 @@ export type HostMessage =
   /** the engine could not start; the host exits non-zero. code: an AxErrorCode (conflict: another engine holds the data dir) */
   | { type: 'failed'; code: string; message: string }
   | { type: 'alert'; message: string }
+  /** the team worker's state changed (after a team-join or team-leave, a drain asked by the team, a failure) */
+  | HostTeamStatus
   /** a reply or an event for IPC client `client` */
   | { type: 'api'; client: number; message: unknown }
   /** IPC client `client` is closed by the host (the engine stops, or it was never opened) */
@@ -46,7 +48,40 @@ export type ParentMessage =
   | { type: 'api'; client: number; message: unknown }
   | { type: 'close'; client: number }
   /** drain (running tasks get up to drainTimeoutMs, default 30 s), stop, exit 0 */
-  | { type: 'stop'; drainTimeoutMs?: number };
+  | { type: 'stop'; drainTimeoutMs?: number }
+  /** join the team (the connection strings of DESKTOP_SECRETS_ENV) as a temporary worker; labels default DEFAULT_TEAM_LABELS */
+  | { type: 'team-join'; labels?: string[] }
+  /** the team worker drains (running tasks get up to drainTimeoutMs, default 30 s), deregisters, closes */
+  | { type: 'team-leave'; drainTimeoutMs?: number };
+
+/**
+ * This machine as a temporary worker of a team, beside the solo engine (SPEC §6): left (not a
+ * member), joining, joined (taking tasks labelled for it), leaving (draining), or failed (could
+ * not join, or was pushed out: message says what to fix).
+ */
+export type TeamWorkerState = 'left' | 'joining' | 'joined' | 'leaving' | 'failed';
+
+export interface TeamWorkerStatus {
+  state: TeamWorkerState;
+  workerId?: string;
+  /** the labels it offers: it takes only tasks whose labels are all among them */
+  labels?: string[];
+  /** tasks it runs now (joined) */
+  running?: number;
+  /** failed: what went wrong and what to fix */
+  message?: string;
+  /** failed: the AxError code, when there is one (unavailable: a server could not be reached) */
+  code?: string;
+  /** left because the team asked (`ax drain WORKER`): the shell stops wanting to be in the team */
+  drainedByTeam?: boolean;
+}
+
+export interface HostTeamStatus extends TeamWorkerStatus {
+  type: 'team';
+}
+
+/** What a laptop offers when its owner names no labels: it takes tasks labelled "laptop", nothing unlabelled. */
+export const DEFAULT_TEAM_LABELS: readonly string[] = ['laptop'];
 
 /** How long running tasks may finish when the host stops without being told (parent gone, SIGTERM). */
 export const HOST_DRAIN_TIMEOUT_MS = 30_000;

@@ -102,7 +102,10 @@ describe.skipIf(skipReason !== undefined)(`the built main process${skipReason ? 
     item('Resume scheduling')!.click!();
     await waitFor(async () => (await client!.dashboard()).schedulingPaused === undefined, { timeoutMs: 15_000, message: 'resumed' });
 
-    expect(fake.module.powerMonitor.listenerCount('resume')).toBe(1);
+    // Only the Redis string is saved (above): Join is offered disabled, saying what is missing.
+    expect(item('Join team as worker (save the team connection in Settings first)')).toMatchObject({ enabled: false });
+    // Two: the catch-up, and the team membership's rejoin after a wake (team-membership.ts).
+    expect(fake.module.powerMonitor.listenerCount('resume')).toBe(2);
     expect(fake.apiMethods).not.toContain('catchUpSchedules');
     fake.module.powerMonitor.emit('resume');
     await waitFor(() => fake.apiMethods.includes('catchUpSchedules'), { timeoutMs: 15_000, message: 'main asks the engine to catch up' });

@@ -105,6 +105,17 @@ function simulatePreload([initial, secrets]: [DesktopEngineStatus, DesktopSecret
     },
   };
   w.__axShell = shell;
+  // The team worker (window.axDesktop.team): the test reads the calls and pushes statuses (__axTeam).
+  const team = {
+    status: { state: 'left', canJoin: true, wanted: false } as Record<string, unknown>,
+    calls: [] as [string, string[] | null][],
+    listeners: new Set<(s: unknown) => void>(),
+    emit(status: Record<string, unknown>) {
+      team.status = status;
+      for (const listener of [...team.listeners]) listener(status);
+    },
+  };
+  w.__axTeam = team;
   w.axDesktop = {
     version: '0.1.0',
     platform: 'linux',
@@ -136,6 +147,21 @@ function simulatePreload([initial, secrets]: [DesktopEngineStatus, DesktopSecret
     onNavigate(listener: (path: string) => void) {
       navigateListeners.add(listener);
       return () => navigateListeners.delete(listener);
+    },
+    team: {
+      status: async () => team.status,
+      async join(labels?: string[]) {
+        team.calls.push(['join', labels ?? null]);
+        return team.status;
+      },
+      async leave() {
+        team.calls.push(['leave', null]);
+        return team.status;
+      },
+      onStatus(listener: (s: unknown) => void) {
+        team.listeners.add(listener);
+        return () => team.listeners.delete(listener);
+      },
     },
     settings: {
       status: async () => shell.secrets,
@@ -356,6 +382,44 @@ describe.skipIf(skip)('the UI in the desktop app', () => {
     await card.getByText('没有密钥环：连接字符串未受保护').waitFor();
     await page.getByRole('combobox', { name: '语言' }).click();
     await page.getByTitle('English').click();
+    expect(await page.evaluate(() => window.__axMissingKeys ?? [])).toEqual([]);
+  });
+
+  it('settings: join the team as a worker with labels, its state followed, leave; a failure says why (en, zh-CN)', async () => {
+    type TeamHandle = { calls: [string, string[] | null][]; emit(s: Record<string, unknown>): void };
+    const teamCalls = () => page.evaluate(() => (window as unknown as { __axTeam: TeamHandle }).__axTeam.calls);
+    const teamEmit = (status: Record<string, unknown>) => page.evaluate((s) => (window as unknown as { __axTeam: TeamHandle }).__axTeam.emit(s), status);
+    await shellNavigate(page, '/settings');
+    const card = page.locator('[data-testid="desktop-team"]');
+    await card.getByText('Not in the team.').waitFor({ timeout: 15_000 });
+    await card.getByLabel('Labels').fill('laptop, gpu ,');
+    await card.getByRole('button', { name: 'Join team as worker' }).click();
+    await expect.poll(teamCalls).toEqual([['join', ['laptop', 'gpu']]]);
+
+    await teamEmit({ state: 'joined', workerId: 'mac-1a2b', labels: ['laptop', 'gpu'], running: 1, canJoin: true, wanted: true });
+    await card.getByText('In the team as worker mac-1a2b: 1 running.').waitFor();
+    expect(await card.getByLabel('Labels').isDisabled()).toBe(true);
+    await card.getByRole('button', { name: 'Leave team' }).click();
+    await expect.poll(teamCalls).toEqual([['join', ['laptop', 'gpu']], ['leave', null]]);
+    await teamEmit({ state: 'leaving', workerId: 'mac-1a2b', canJoin: true, wanted: false });
+    await card.getByText('Leaving the team: running tasks finish first…').waitFor();
+    expect(await card.getByRole('button', { name: 'Join team as worker' }).isDisabled()).toBe(true);
+
+    await teamEmit({ state: 'failed', message: 'could not join the team: cannot reach MySQL at db:3306', canJoin: true, wanted: true });
+    await card.getByText('could not join the team: cannot reach MySQL at db:3306').waitFor();
+    await shoot(page, 'settings-team-en');
+    await teamEmit({ state: 'left', canJoin: false, wanted: false });
+    await card.getByText("Save the team's MySQL and Redis connection strings above first, then restart the app.").waitFor();
+    expect(await card.getByRole('button', { name: 'Join team as worker' }).isDisabled()).toBe(true);
+
+    await page.getByRole('combobox', { name: 'Language' }).click();
+    await page.getByTitle('简体中文').click();
+    await card.getByText('未加入团队。').waitFor();
+    await teamEmit({ state: 'joined', workerId: 'mac-1a2b', labels: ['laptop'], running: 0, canJoin: true, wanted: true });
+    await card.getByRole('button', { name: '离开团队' }).waitFor();
+    await page.getByRole('combobox', { name: '语言' }).click();
+    await page.getByTitle('English').click();
+    await teamEmit({ state: 'left', canJoin: true, wanted: false });
     expect(await page.evaluate(() => window.__axMissingKeys ?? [])).toEqual([]);
   });
 

@@ -19,9 +19,15 @@
 //                                                        held); the host exits non-zero with
 //                                                        the message on stderr
 //     {type: 'alert', message}                           an engine alert, for the shell to show
+//     {type: 'team', state, workerId?, labels?, running?, message?}
+//                                                        the team worker's state (host-team.ts)
 //   parent → host
 //     {type: 'stop', drainTimeoutMs?}                    stop taking work, let running tasks
-//                                                        finish (default 30 s), exit 0
+//                                                        finish (default 30 s), exit 0; a
+//                                                        joined team worker drains the same way
+//     {type: 'team-join', labels?}                       join the team as a temporary worker,
+//                                                        beside the solo engine (host-team.ts)
+//     {type: 'team-leave', drainTimeoutMs?}              the team worker drains, deregisters
 //   clients, utilityProcess: a MessageChannelMain pair per client, one end to a window, the
 //   other transferred here; each port then carries exactly what a WebSocket to /api carries
 //   (requests, replies, watch/unwatch, events: engine/api/client.ts).
@@ -46,6 +52,7 @@ import { type LocalApi, startLocalApi } from '../node/local-api.ts';
 import { VERSION } from '../node/version.ts';
 import { HostClients, isClientMessage } from './host-clients.ts';
 import { takeDesktopSecrets } from './host-secrets.ts';
+import { HostTeam } from './host-team.ts';
 import { type ParentChannel, parentChannel, type PortLike } from './parent-channel.ts';
 
 // First thing: the desktop app's decrypted connection strings leave the environment (tasks and
@@ -88,9 +95,16 @@ function run(channel: ParentChannel): void {
   };
 
   let localApi: LocalApi | undefined;
+  const dataDir = resolveDataDir(dataDirArg(process.argv));
+  const team = new HostTeam({
+    secrets: desktopSecrets,
+    dataDir,
+    post: (status) => channel.post(status),
+    onAlert: (message) => channel.post({ type: 'alert', message }),
+  });
   const open = async () => {
     const apiPort = localApiArg(process.argv);
-    const held = await holdSoloEngine(resolveDataDir(dataDirArg(process.argv)), LOCK_COMMAND, {
+    const held = await holdSoloEngine(dataDir, LOCK_COMMAND, {
       extraSettings: desktopSecrets,
       onAlert: (message) => channel.post({ type: 'alert', message }),
       onStoreLost: (error) => {
@@ -130,7 +144,8 @@ function run(channel: ParentChannel): void {
         await localApi.close();
       }
       try {
-        await held.release(drainTimeoutMs);
+        // Both drain at once: the team worker's tasks get the same time as the solo engine's.
+        await Promise.all([held.release(drainTimeoutMs), team.leave(drainTimeoutMs)]);
       } catch (err) {
         // A lost database refuses the last writes too: that is no news.
         if (!needsPerson(err)) {
@@ -147,6 +162,12 @@ function run(channel: ParentChannel): void {
     const message = raw as ParentMessage | null;
     if (!message || typeof message !== 'object') return;
     if (message.type === 'stop') stop(drainOf(message.drainTimeoutMs));
+    else if (message.type === 'team-join') {
+      // Joins wait for the solo engine: a host that cannot start must not linger in the team.
+      void started.then(() => {
+        if (!stopping) void team.join(message.labels);
+      });
+    } else if (message.type === 'team-leave') void team.leave(drainOf(message.drainTimeoutMs));
     else deliver(message, ports);
   });
   channel.onGone(() => stop(HOST_DRAIN_TIMEOUT_MS));

@@ -8,6 +8,7 @@ import { useTranslation } from 'react-i18next';
 import { DESKTOP_SECRET_KEYS, type DesktopSecretKey, type DesktopSecretsStatus, type DesktopSettingsBridge } from '../../../engine/api/desktop-bridge.ts';
 import { useDesktop } from '../desktop/desktop-context.ts';
 import { errorMessage, QueryView } from '../shared/feedback.tsx';
+import { DesktopTeam } from './DesktopTeam.tsx';
 
 const QUERY_KEY = ['desktopSecrets'];
 const labelStyle = { styles: { label: { width: 200 } } };
@@ -21,7 +22,13 @@ function backendKey(backend: string): string {
 export function DesktopSettings() {
   const desktop = useDesktop();
   if (!desktop) return null;
-  return <DesktopSettingsCard settings={desktop.bridge.settings} />;
+  const team = desktop.bridge.team;
+  return (
+    <>
+      <DesktopSettingsCard settings={desktop.bridge.settings} />
+      {team && <DesktopTeam team={team} />}
+    </>
+  );
 }
 
 function DesktopSettingsCard({ settings }: { settings: DesktopSettingsBridge }) {

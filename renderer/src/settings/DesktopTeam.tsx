@@ -1,0 +1,70 @@
+// This laptop as a temporary worker of the team (desktop app only): its state, the labels it
+// offers, and Join / Leave. The shell carries it out (electron/team-membership.ts); the state
+// comes back as window.axDesktop.team events.
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Alert, App, Button, Card, Col, Flex, Input, Space, Tag, Typography } from 'antd';
+import { useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { DesktopTeamBridge, DesktopTeamStatus } from '../../../engine/api/desktop-bridge.ts';
+import { errorMessage, QueryView } from '../shared/feedback.tsx';
+
+const QUERY_KEY = ['desktopTeam'];
+
+export function DesktopTeam({ team }: { team: DesktopTeamBridge }) {
+  const { t } = useTranslation('team-join');
+  const queryClient = useQueryClient();
+  const status = useQuery({ queryKey: QUERY_KEY, queryFn: () => team.status() });
+  useEffect(() => team.onStatus((next) => queryClient.setQueryData(QUERY_KEY, next)), [team, queryClient]);
+  return (
+    <Col xs={24}>
+      <Card title={t('title')} size="small" data-testid="desktop-team">
+        <QueryView query={status}>{(data) => <TeamBody status={data} team={team} />}</QueryView>
+      </Card>
+    </Col>
+  );
+}
+
+function TeamBody({ status, team }: { status: DesktopTeamStatus; team: DesktopTeamBridge }) {
+  const { t } = useTranslation('team-join');
+  const { message } = App.useApp();
+  const queryClient = useQueryClient();
+  const [labels, setLabels] = useState((status.labels ?? []).join(', '));
+  const act = useMutation({
+    mutationFn: (join: boolean) => (join ? team.join(labels.split(',').map((l) => l.trim()).filter(Boolean)) : team.leave()),
+    onSuccess: (next) => queryClient.setQueryData(QUERY_KEY, next),
+    onError: (error) => void message.error(errorMessage(error)),
+  });
+  const member = status.state === 'joined' || status.state === 'joining';
+  return (
+    <Flex vertical gap={12}>
+      <Typography.Text data-testid="team-state">
+        {t(`state.${status.state}`, { workerId: status.workerId ?? '', running: status.running ?? 0 })}{' '}
+        {status.state === 'joined' && status.labels?.map((l) => <Tag key={l}>{l}</Tag>)}
+      </Typography.Text>
+      {status.state === 'failed' && status.message && <Alert type="error" showIcon title={status.message} />}
+      {!status.canJoin && <Alert type="info" showIcon title={t('needsConnection')} />}
+      <Space.Compact style={{ width: '100%' }}>
+        <Input
+          aria-label={t('labels')}
+          addonBefore={t('labels')}
+          placeholder="laptop"
+          value={labels}
+          disabled={member || status.state === 'leaving'}
+          onChange={(e) => setLabels(e.target.value)}
+        />
+        {member ? (
+          <Button danger loading={act.isPending} onClick={() => act.mutate(false)}>
+            {t('leave')}
+          </Button>
+        ) : (
+          <Button type="primary" disabled={!status.canJoin || status.state === 'leaving'} loading={act.isPending} onClick={() => act.mutate(true)}>
+            {t('join')}
+          </Button>
+        )}
+      </Space.Compact>
+      <Typography.Paragraph type="secondary" style={{ marginBottom: 0 }}>
+        {t('hint')}
+      </Typography.Paragraph>
+    </Flex>
+  );
+}
