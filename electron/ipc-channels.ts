@@ -19,3 +19,5 @@ export const NAVIGATE = 'ax:navigate';
 export const SECRETS_STATUS = 'ax:secrets-status';
 /** renderer → main, invoke (key, value | null): store a team connection string encrypted, or forget it */
 export const SET_SECRET = 'ax:set-secret';
+/** renderer → main, invoke (name, value | null): store a task secret encrypted, or forget it */
+export const SET_TASK_SECRET = 'ax:set-task-secret';

@@ -46,14 +46,16 @@ export type ParentMessage =
   | { type: 'api'; client: number; message: unknown }
   | { type: 'close'; client: number }
   /** drain (running tasks get up to drainTimeoutMs, default 30 s), stop, exit 0 */
-  | { type: 'stop'; drainTimeoutMs?: number };
+  | { type: 'stop'; drainTimeoutMs?: number }
+  /** the desktop app's task secrets changed: all of them, decrypted, replacing what the host had */
+  | { type: 'task-secrets'; values: Record<string, string> };
 
 /** How long running tasks may finish when the host stops without being told (parent gone, SIGTERM). */
 export const HOST_DRAIN_TIMEOUT_MS = 30_000;
 
 /**
  * The environment variable that carries the desktop app's decrypted team connection strings to
- * the engine host, as JSON ({"mysql": "...", "redis": "..."}): never on the command line (which
+ * the engine host, as JSON ({"mysql": "...", "redis": "...", "tasks": {"api-token": "..."}}): never on the command line (which
  * every user of the machine can list), never in a message that could be logged. The host takes
  * it out of its environment first thing, so its tasks and launchers never inherit it.
  */

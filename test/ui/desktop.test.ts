@@ -58,6 +58,7 @@ const SECRETS: DesktopSecretsStatus = {
   available: true,
   stored: {},
   unreadable: [],
+  taskSecrets: [],
   file: '/home/li/.config/AX Scheduler/secrets.json',
   dataDir: '/home/li/.config/AX Scheduler/data',
 };

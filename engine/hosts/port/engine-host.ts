@@ -22,6 +22,8 @@
 //   parent → host
 //     {type: 'stop', drainTimeoutMs?}                    stop taking work, let running tasks
 //                                                        finish (default 30 s), exit 0
+//     {type: 'task-secrets', values}                     the desktop app's task secrets changed
+//                                                        (all of them, replacing the old ones)
 //   clients, utilityProcess: a MessageChannelMain pair per client, one end to a window, the
 //   other transferred here; each port then carries exactly what a WebSocket to /api carries
 //   (requests, replies, watch/unwatch, events: engine/api/client.ts).
@@ -45,12 +47,15 @@ import { type HeldEngine, holdSoloEngine } from '../node/held-engine.ts';
 import { type LocalApi, startLocalApi } from '../node/local-api.ts';
 import { VERSION } from '../node/version.ts';
 import { HostClients, isClientMessage } from './host-clients.ts';
-import { takeDesktopSecrets } from './host-secrets.ts';
+import { DesktopTaskSecrets, takeDesktopHostSecrets, taskSecretValues } from './host-secrets.ts';
+import { layeredSecrets, SecretsFile } from '../node/secrets-file.ts';
 import { type ParentChannel, parentChannel, type PortLike } from './parent-channel.ts';
 
 // First thing: the desktop app's decrypted connection strings leave the environment (tasks and
 // launchers inherit it), kept here for the engine (DESKTOP_SECRETS_ENV in engine/api/host-protocol.ts).
-const desktopSecrets = takeDesktopSecrets();
+const desktopSecrets = takeDesktopHostSecrets();
+// Task secrets: the desktop app's (safeStorage) first, then the data dir's (`ax secrets set`).
+const taskSecrets = new DesktopTaskSecrets(desktopSecrets.tasks);
 
 /** How this process names itself in engine.lock (and so in another engine's refusal). */
 const LOCK_COMMAND = 'engine host (desktop app)';
@@ -90,8 +95,10 @@ function run(channel: ParentChannel): void {
   let localApi: LocalApi | undefined;
   const open = async () => {
     const apiPort = localApiArg(process.argv);
-    const held = await holdSoloEngine(resolveDataDir(dataDirArg(process.argv)), LOCK_COMMAND, {
-      extraSettings: desktopSecrets,
+    const dir = resolveDataDir(dataDirArg(process.argv));
+    const held = await holdSoloEngine(dir, LOCK_COMMAND, {
+      extraSettings: desktopSecrets.settings,
+      secrets: layeredSecrets(taskSecrets, new SecretsFile(dir)),
       onAlert: (message) => channel.post({ type: 'alert', message }),
       onStoreLost: (error) => {
         process.exitCode = EXIT.storage;
@@ -147,6 +154,7 @@ function run(channel: ParentChannel): void {
     const message = raw as ParentMessage | null;
     if (!message || typeof message !== 'object') return;
     if (message.type === 'stop') stop(drainOf(message.drainTimeoutMs));
+    else if (message.type === 'task-secrets') taskSecrets.replace(taskSecretValues(message.values));
     else deliver(message, ports);
   });
   channel.onGone(() => stop(HOST_DRAIN_TIMEOUT_MS));
