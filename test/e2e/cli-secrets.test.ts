@@ -18,6 +18,16 @@ const opts = (input?: string) => ({ dataDir, ...(input !== undefined && { input 
 const file = () => path.join(dataDir, 'task-secrets.json');
 
 describe('ax secrets', () => {
+  it('before the secret is set, ax validate warns that this machine lacks it and ax apply refuses without --force', async () => {
+    const wf = path.join(dataDir, 'early.yaml');
+    fs.writeFileSync(wf, 'workflow: early\ntasks:\n  call:\n    command: echo "$API_TOKEN"\n    env:\n      API_TOKEN: { secret: api-token }\n');
+    const v = await ax(['validate', wf], opts());
+    expect(v.code, v.stderr).toBe(0);
+    expect(v.stdout + v.stderr).toContain(`tasks.call.env.API_TOKEN: secret "api-token" is not set on this machine: the task would fail to start; run "ax secrets set api-token"`);
+    const refused = await ax(['apply', wf], opts());
+    expect(refused.code).toBe(2);
+  });
+
   it('set reads the value from stdin, stores it 0600, and prints no value', async () => {
     const r = await ax(['secrets', 'set', 'api-token'], opts(`${VALUE}\n`));
     expect(r.code, r.stderr).toBe(0);

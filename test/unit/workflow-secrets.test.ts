@@ -6,6 +6,7 @@ import { ValidationError, type ValidationProblem } from '../../engine/api/errors
 import { checkParams } from '../../engine/api/schemas.ts';
 import { secretNames } from '../../engine/api/secrets.ts';
 import { MASK, secretMasker } from '../../engine/core/secret-mask.ts';
+import { environmentWarnings } from '../../engine/core/spec-warnings.ts';
 import { parseWorkflowFile } from '../../engine/core/workflow-file.ts';
 import { serializeWorkflow } from '../../engine/core/workflow-serialize.ts';
 
@@ -70,5 +71,21 @@ describe('secretMasker', () => {
   it('leaves values shorter than 4 characters alone, so ordinary output stays readable', () => {
     const mask = secretMasker(['yes', '']);
     expect(mask('yes, yes')).toBe('yes, yes');
+  });
+});
+
+describe('environmentWarnings: secrets', () => {
+  const spec = parse(oneTask('{ API_TOKEN: { secret: api-token }, DB: { secret: db-pw } }')).spec;
+  const here = (names: string[]) => ({ get: (n: string) => (names.includes(n) ? 'v' : undefined), howToSet: (n: string) => `run "ax secrets set ${n}"` });
+
+  it('in solo mode, names each referenced secret this machine lacks, on its env field', () => {
+    expect(environmentWarnings(spec, [], 'solo', undefined, 'f.yaml', here(['api-token']))).toEqual([
+      { file: 'f.yaml', path: 'tasks.call.env.DB', message: 'secret "db-pw" is not set on this machine: the task would fail to start; run "ax secrets set db-pw"' },
+    ]);
+    expect(environmentWarnings(spec, [], 'solo', undefined, undefined, here(['api-token', 'db-pw']))).toEqual([]);
+  });
+
+  it('says nothing without a secret source (team mode: secrets are on the workers)', () => {
+    expect(environmentWarnings(spec, [], 'team')).toEqual([]);
   });
 });
