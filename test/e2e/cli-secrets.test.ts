@@ -4,7 +4,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ax, axJson } from '../helpers/cli.ts';
+import { spawn } from 'node:child_process';
+import { ax, axJson, REPO } from '../helpers/cli.ts';
+import { waitFor } from '../helpers/wait-for.ts';
 import { tempDir } from '../helpers/solo-engine.ts';
 
 const VALUE = 'cli-secret-0xDEADBEEF';
@@ -13,6 +15,24 @@ beforeAll(() => {
   dataDir = tempDir('ax-cli-secrets-');
 });
 afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+// util-linux `script` gives the command a terminal, so the prompt path (no echo) runs for real.
+const SCRIPT = ['/usr/bin/script', '/bin/script'].find((p) => fs.existsSync(p));
+
+/** `ax secrets set NAME` on a terminal: types `keys` once the prompt is shown; all the terminal showed. */
+async function setOnTerminal(name: string, keys: string): Promise<{ code: number | null; screen: string }> {
+  const child = spawn(SCRIPT as string, ['-qec', `"${process.execPath}" "${path.join(REPO, 'bin', 'ax.mjs')}" secrets set ${name}`, '/dev/null'], {
+    env: { ...process.env, AX_DATA_DIR: dataDir },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let screen = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (screen += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+  await waitFor(() => screen.includes('(not echoed): '), { timeoutMs: 30_000, message: 'the prompt' });
+  child.stdin.write(keys);
+  const code = await exited;
+  return { code, screen };
+}
 
 const opts = (input?: string) => ({ dataDir, ...(input !== undefined && { input }) });
 const file = () => path.join(dataDir, 'task-secrets.json');
@@ -35,6 +55,19 @@ describe('ax secrets', () => {
     expect(fs.statSync(file()).mode & 0o777).toBe(0o600);
     // One trailing newline (what echo adds) is not part of the value.
     expect(JSON.parse(fs.readFileSync(file(), 'utf8')).secrets['api-token'].value).toBe(VALUE);
+  });
+
+  it.skipIf(!SCRIPT || process.platform === 'win32')('on a terminal, prompts without echoing what is typed; Ctrl-C stores nothing', async () => {
+    const typed = await setOnTerminal('typed', 'typed-value-xyz\r');
+    expect(typed.code).toBe(0);
+    expect(typed.screen).toContain('value of secret typed (not echoed): ');
+    expect(typed.screen).not.toContain('typed-value-xyz');
+    expect(JSON.parse(fs.readFileSync(file(), 'utf8')).secrets.typed.value).toBe('typed-value-xyz');
+    const cancelled = await setOnTerminal('never', 'abc\u0003');
+    expect(cancelled.code).toBe(2);
+    expect(cancelled.screen).toContain('cancelled: nothing was stored');
+    expect(JSON.parse(fs.readFileSync(file(), 'utf8')).secrets.never).toBeUndefined();
+    expect((await ax(['secrets', 'rm', 'typed'], opts())).code).toBe(0);
   });
 
   it('ls shows names and when they were set, never values', async () => {
@@ -86,8 +119,10 @@ describe('ax secrets', () => {
     expect(again.code).toBe(3);
     expect(again.stderr).toContain('no secret "db.password"');
     const audit = fs.readFileSync(path.join(dataDir, 'task-secrets.audit.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { action: string; name: string; actor: string });
+    const expected = [['secret.set', 'api-token']];
+    if (SCRIPT && process.platform !== 'win32') expected.push(['secret.set', 'typed'], ['secret.remove', 'typed']);
     expect(audit.map((a) => [a.action, a.name])).toEqual([
-      ['secret.set', 'api-token'],
+      ...expected,
       ['secret.set', 'db.password'],
       ['secret.remove', 'db.password'],
     ]);
