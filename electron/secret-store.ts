@@ -9,6 +9,7 @@
 // which hides nothing from whoever can read the file. The values are still stored (as `ax` would
 // store them in settings.json, 0600), and status() says plainly that they are not protected.
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { DESKTOP_SECRET_KEYS, type DesktopSecretKey, type DesktopSecretsStatus, type DesktopTaskSecret } from '../engine/api/desktop-bridge.ts';
 import { DESKTOP_SECRETS_ENV } from '../engine/api/host-protocol.ts';
@@ -88,10 +89,25 @@ export class SecretStore {
       }
       tasks[name] = { sealed: this.safeStorage.encryptString(value).toString('base64'), setAt: now };
     }
+    const existed = raw.tasks?.[name] !== undefined;
     if (Object.keys(tasks).length === 0) delete raw.tasks;
     else raw.tasks = tasks;
     this.writeRaw(raw);
+    if (value === null || value === '' ? existed : true) this.audit(now, value === null || value === '' ? 'secret.remove' : existed ? 'secret.update' : 'secret.set', name);
     return this.status();
+  }
+
+  /** The node's secrets audit log, shared with `ax secrets` (secrets-file.ts): who, when, which name; never a value. */
+  private audit(at: number, action: string, name: string): void {
+    let user = 'unknown';
+    try {
+      user = os.userInfo().username;
+    } catch {
+      // no passwd entry: the line still says what changed
+    }
+    const line = JSON.stringify({ at: new Date(at).toISOString(), actor: `${user}@${os.hostname()} (desktop app)`, action, name });
+    fs.mkdirSync(this.dataDir, { recursive: true, mode: 0o700 });
+    fs.appendFileSync(path.join(this.dataDir, 'task-secrets.audit.log'), `${line}\n`, { mode: 0o600 });
   }
 
   /** The task secrets that can be decrypted, by name: what the engine host resolves tasks' env from. */

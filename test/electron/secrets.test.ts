@@ -105,6 +105,13 @@ describe('secret store', () => {
     expect(Object.keys(JSON.parse(fs.readFileSync(path.join(userData, 'secrets.json'), 'utf8')) as object)).toEqual(['mysql']);
     safe.available = false;
     expect(() => secrets.setTask('api-token', 'x')).toThrow(/ax --data-dir .* secrets set api-token/);
+    // The node's secrets audit log (the one `ax secrets` writes): names and actions, no value.
+    const audit = fs.readFileSync(path.join(userData, 'data', 'task-secrets.audit.log'), 'utf8');
+    expect(audit).not.toContain(TASK_VALUE);
+    expect(audit.trim().split('\n').map((l) => { const e = JSON.parse(l) as { action: string; name: string; actor: string }; return [e.action, e.name, e.actor.endsWith('(desktop app)')]; })).toEqual([
+      ['secret.set', 'api-token', true],
+      ['secret.remove', 'api-token', true],
+    ]);
   });
 });
 
