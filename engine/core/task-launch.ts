@@ -35,7 +35,14 @@ export function taskLaunch(
   for (const [key, value] of Object.entries(task.env)) {
     if (!isSecretRef(value)) own[key] = value;
     else {
-      const secret = secrets?.get(value.secret);
+      let secret: string | undefined;
+      try {
+        secret = secrets?.get(value.secret);
+      } catch (err) {
+        // An unreadable secrets file fails this task with the reason, never the worker.
+        missing.push(`secret "${value.secret}" (env ${key}) could not be read: ${err instanceof Error ? err.message : String(err)}`);
+        continue;
+      }
       if (secret === undefined) missing.push(`secret "${value.secret}" (env ${key}) is not set on this worker: ${secrets?.howToSet(value.secret) ?? `run "ax secrets set ${value.secret}" on it`}`);
       else {
         own[key] = secret;

@@ -73,6 +73,20 @@ tasks:
     expect(lines.join('\n')).toContain('db-password');
   });
 
+  it('fails the task, not the worker, when the secrets file cannot be read', async () => {
+    const file = path.join(t.dir, 'task-secrets.json');
+    const good = fs.readFileSync(file, 'utf8');
+    fs.writeFileSync(file, '{ not json');
+    try {
+      const { run, instances } = await t.runToEnd('uses-secret');
+      expect(run.state).toBe('FAILED');
+      expect(instances[0]!.reason).toMatch(/^could not start: secret "api-token" \(env API_TOKEN\) could not be read: cannot read .*task-secrets\.json/);
+    } finally {
+      fs.writeFileSync(file, good);
+    }
+    expect((await t.runToEnd('uses-secret')).run.state).toBe('SUCCESS');
+  });
+
   it('picks up a secret set while the engine runs, at the next task start', async () => {
     new SecretsFile(t.dir).set('db-password', 'pw-set-later', 'test');
     const { run, instances } = await t.runToEnd('lacks-secret');
