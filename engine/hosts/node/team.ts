@@ -4,14 +4,14 @@ import { systemClock } from '../../adapters/system-clock.ts';
 import { AxError } from '../../api/errors.ts';
 import { DEFAULT_CONFIG, type EngineConfig } from '../../core/config.ts';
 import { Engine } from '../../core/engine.ts';
+import type { SecretSource } from '../../ports/secrets.ts';
 import { configFromEnv } from './config-env.ts';
 import { howToSet, maskUrl } from './settings.ts';
 import { resolveDataDir } from './data-dir.ts';
 import { defaultWorkerId, holderGoneHere } from './node-identity.ts';
 import { taskRunner } from './task-runner.ts';
-import { VERSION } from './version.ts';
-import type { SecretSource } from '../../ports/secrets.ts';
 import { SecretsFile } from './secrets-file.ts';
+import { VERSION } from './version.ts';
 
 export type TeamRole = 'scheduler' | 'worker' | 'client';
 

@@ -45,14 +45,15 @@ import { EXIT } from '../cli/exit-codes.ts';
 import { resolveDataDir } from '../node/data-dir.ts';
 import { type HeldEngine, holdSoloEngine } from '../node/held-engine.ts';
 import { type LocalApi, startLocalApi } from '../node/local-api.ts';
+import { layeredSecrets, SecretsFile } from '../node/secrets-file.ts';
 import { VERSION } from '../node/version.ts';
 import { HostClients, isClientMessage } from './host-clients.ts';
 import { DesktopTaskSecrets, takeDesktopHostSecrets, taskSecretValues } from './host-secrets.ts';
-import { layeredSecrets, SecretsFile } from '../node/secrets-file.ts';
 import { type ParentChannel, parentChannel, type PortLike } from './parent-channel.ts';
 
-// First thing: the desktop app's decrypted connection strings leave the environment (tasks and
-// launchers inherit it), kept here for the engine (DESKTOP_SECRETS_ENV in engine/api/host-protocol.ts).
+// First thing: the desktop app's decrypted connection strings and task secrets leave the
+// environment (tasks and launchers inherit it), kept here for the engine (DESKTOP_SECRETS_ENV in
+// engine/api/host-protocol.ts).
 const desktopSecrets = takeDesktopHostSecrets();
 // Task secrets: the desktop app's (safeStorage) first, then the data dir's (`ax secrets set`).
 const taskSecrets = new DesktopTaskSecrets(desktopSecrets.tasks);
