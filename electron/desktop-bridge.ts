@@ -3,7 +3,7 @@
 // would hand the page `sender`), only the values; the engine port is re-posted to the window,
 // to our own origin only, since ports cannot cross contextBridge.
 import { type DesktopBridge, type DesktopEngineStatus, type DesktopLanguage, type DesktopSecretsStatus, type DesktopTeamStatus, ENGINE_PORT_MESSAGE } from '../engine/api/desktop-bridge.ts';
-import { ENGINE_PORT, ENGINE_STATUS, ENGINE_STATUS_CHANGED, NAVIGATE, REQUEST_ENGINE_PORT, RESTART_ENGINE, SECRETS_STATUS, SET_LANGUAGE, SET_SECRET, TEAM_JOIN, TEAM_LEAVE, TEAM_STATUS, TEAM_STATUS_CHANGED } from './ipc-channels.ts';
+import { ENGINE_PORT, ENGINE_STATUS, ENGINE_STATUS_CHANGED, NAVIGATE, REQUEST_ENGINE_PORT, RESTART_ENGINE, SECRETS_STATUS, SET_LANGUAGE, SET_SECRET, SET_TASK_SECRET, TEAM_JOIN, TEAM_LEAVE, TEAM_STATUS, TEAM_STATUS_CHANGED } from './ipc-channels.ts';
 
 type IpcListener = (event: { ports: readonly MessagePort[] }, ...args: unknown[]) => void;
 
@@ -49,6 +49,7 @@ export function createDesktopBridge(ipc: IpcRendererLike, info: { version: strin
     settings: {
       status: () => ipc.invoke(SECRETS_STATUS) as Promise<DesktopSecretsStatus>,
       setSecret: (key, value) => ipc.invoke(SET_SECRET, key, value) as Promise<DesktopSecretsStatus>,
+      setTaskSecret: (name, value) => ipc.invoke(SET_TASK_SECRET, name, value) as Promise<DesktopSecretsStatus>,
     },
     team: {
       status: () => ipc.invoke(TEAM_STATUS) as Promise<DesktopTeamStatus>,

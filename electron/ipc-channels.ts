@@ -27,3 +27,5 @@ export const TEAM_JOIN = 'ax:team-join';
 export const TEAM_LEAVE = 'ax:team-leave';
 /** main → renderer, send: the DesktopTeamStatus changed */
 export const TEAM_STATUS_CHANGED = 'ax:team-status-changed';
+/** renderer → main, invoke (name, value | null): store a task secret encrypted, or forget it */
+export const SET_TASK_SECRET = 'ax:set-task-secret';

@@ -4,7 +4,7 @@
 // and an invoke from it is refused.
 import { DESKTOP_SECRET_KEYS, type DesktopEngineStatus, type DesktopLanguage, type DesktopSecretKey, type DesktopSecretsStatus, type DesktopTeamStatus } from '../engine/api/desktop-bridge.ts';
 import { isAppUrl } from './app-origin.ts';
-import { ENGINE_STATUS, ENGINE_STATUS_CHANGED, REQUEST_ENGINE_PORT, RESTART_ENGINE, SECRETS_STATUS, SET_LANGUAGE, SET_SECRET, TEAM_JOIN, TEAM_LEAVE, TEAM_STATUS, TEAM_STATUS_CHANGED } from './ipc-channels.ts';
+import { ENGINE_STATUS, ENGINE_STATUS_CHANGED, REQUEST_ENGINE_PORT, RESTART_ENGINE, SECRETS_STATUS, SET_LANGUAGE, SET_SECRET, SET_TASK_SECRET, TEAM_JOIN, TEAM_LEAVE, TEAM_STATUS, TEAM_STATUS_CHANGED } from './ipc-channels.ts';
 import type { ContentsLike, IpcSender } from './shell-surface.ts';
 
 /** The members of ipcMain used here. */
@@ -25,6 +25,8 @@ export interface ShellServices {
   secrets: {
     status(): DesktopSecretsStatus;
     set(key: DesktopSecretKey, value: string | null): DesktopSecretsStatus;
+    /** a task secret; the running engine host is told at once */
+    setTask(name: string, value: string | null): DesktopSecretsStatus;
   };
   /** this laptop as a temporary team worker (team-membership.ts, through main.ts) */
   team?: {
@@ -76,6 +78,12 @@ export function registerIpcHandlers(ipcMain: IpcMainLike, services: ShellService
     if (!DESKTOP_SECRET_KEYS.includes(key as DesktopSecretKey)) throw new Error(`unknown secret "${String(key)}"`);
     if (value !== null && typeof value !== 'string') throw new Error('a secret is a string, or null to forget it');
     return services.secrets.set(key as DesktopSecretKey, value);
+  });
+  ipcMain.handle(SET_TASK_SECRET, (event, name, value) => {
+    if (!trusted(event)) return refuse();
+    if (typeof name !== 'string') throw new Error('a secret name is a string');
+    if (value !== null && typeof value !== 'string') throw new Error('a secret is a string, or null to forget it');
+    return services.secrets.setTask(name, value);
   });
   const team = services.team;
   if (team) {

@@ -103,7 +103,16 @@ function runShell(): void {
     onEngineStatus: (listener) => supervisor.onStatus(listener),
     restartEngine: () => supervisor.restart(),
     setLanguage: (value) => language.set(value),
-    secrets,
+    secrets: {
+      status: () => secrets.status(),
+      set: (key, value) => secrets.set(key, value),
+      setTask: (name, value) => {
+        const status = secrets.setTask(name, value);
+        // The running host takes the new set at once; a host started later gets it in hostEnv().
+        supervisor.process()?.postMessage({ type: 'task-secrets', values: secrets.taskValues() });
+        return status;
+      },
+    },
     team: {
       status: () => ({ ...team.status(), canJoin: team.canJoin(), wanted: team.wanted() }),
       join: (labels) => void team.join(labels),

@@ -1,18 +1,26 @@
-// The desktop app's secrets: the team connection strings (MySQL, Redis URLs with passwords),
+// The desktop app's secrets: the team connection strings (MySQL, Redis URLs with passwords) and
+// the task secrets that workflows refer to (`env: { API_TOKEN: { secret: api-token } }`),
 // encrypted with Electron's safeStorage in <userData>/secrets.json (mode 0600), never in the
 // plain settings.json the CLI writes. The engine host gets them decrypted in its environment
-// (hostEnv(), DESKTOP_SECRETS_ENV): never on a command line, never logged.
-//
-// SPEC §12 also names "env vars marked secret"; workflow env has no such marking yet (schemas.ts:
-// env is a plain string map), so only the connection strings are kept here.
+// (hostEnv(), DESKTOP_SECRETS_ENV) at its start, and a changed task secret in a message
+// (taskValues()): never on a command line, never logged.
 //
 // On Linux without a keyring safeStorage falls back to 'basic_text': a key built into Electron,
 // which hides nothing from whoever can read the file. The values are still stored (as `ax` would
 // store them in settings.json, 0600), and status() says plainly that they are not protected.
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import { DESKTOP_SECRET_KEYS, type DesktopSecretKey, type DesktopSecretsStatus } from '../engine/api/desktop-bridge.ts';
+import { DESKTOP_SECRET_KEYS, type DesktopSecretKey, type DesktopSecretsStatus, type DesktopTaskSecret } from '../engine/api/desktop-bridge.ts';
 import { DESKTOP_SECRETS_ENV } from '../engine/api/host-protocol.ts';
+import { secretNameProblem } from '../engine/api/secrets.ts';
+
+/** A task secret as stored: its sealed value (base64) and when it was set. */
+interface SealedTaskSecret {
+  sealed: string;
+  setAt: number;
+}
+type RawFile = Partial<Record<DesktopSecretKey, string>> & { tasks?: Record<string, SealedTaskSecret> };
 
 /** The part of Electron's safeStorage used here. */
 export interface SafeStorageLike {
@@ -61,7 +69,55 @@ export class SecretStore {
       if (value === undefined) unreadable.push(key as DesktopSecretKey);
       else stored[key as DesktopSecretKey] = maskSecret(value);
     }
-    return { backend, plaintext: backend === 'basic_text', available: backend !== 'unavailable', stored, unreadable, file: this.file, dataDir: this.dataDir };
+    const taskSecrets: DesktopTaskSecret[] = Object.entries(this.readRaw().tasks ?? {})
+      .map(([name, t]) => ({ name, setAt: t.setAt, ...(this.open(t.sealed) === undefined && { unreadable: true as const }) }))
+      .sort((a, b) => a.name.localeCompare(b.name));
+    return { backend, plaintext: backend === 'basic_text', available: backend !== 'unavailable', stored, unreadable, taskSecrets, file: this.file, dataDir: this.dataDir };
+  }
+
+  /** Stores task secret `name` encrypted, or forgets it (null or ''). */
+  setTask(name: string, value: string | null, now = Date.now()): DesktopSecretsStatus {
+    const problem = secretNameProblem(name);
+    if (problem) throw new Error(problem);
+    if (value !== null && typeof value !== 'string') throw new Error('a secret is a string');
+    const raw = this.readRaw();
+    const tasks = { ...raw.tasks };
+    if (value === null || value === '') delete tasks[name];
+    else {
+      if (!this.safeStorage.isEncryptionAvailable()) {
+        throw new Error(`this system offers no way to encrypt secrets here: set it for the engine with "ax --data-dir ${this.dataDir} secrets set ${name}" instead`);
+      }
+      tasks[name] = { sealed: this.safeStorage.encryptString(value).toString('base64'), setAt: now };
+    }
+    const existed = raw.tasks?.[name] !== undefined;
+    if (Object.keys(tasks).length === 0) delete raw.tasks;
+    else raw.tasks = tasks;
+    this.writeRaw(raw);
+    if (value === null || value === '' ? existed : true) this.audit(now, value === null || value === '' ? 'secret.remove' : existed ? 'secret.update' : 'secret.set', name);
+    return this.status();
+  }
+
+  /** The node's secrets audit log, shared with `ax secrets` (secrets-file.ts): who, when, which name; never a value. */
+  private audit(at: number, action: string, name: string): void {
+    let user = 'unknown';
+    try {
+      user = os.userInfo().username;
+    } catch {
+      // no passwd entry: the line still says what changed
+    }
+    const line = JSON.stringify({ at: new Date(at).toISOString(), actor: `${user}@${os.hostname()} (desktop app)`, action, name });
+    fs.mkdirSync(this.dataDir, { recursive: true, mode: 0o700 });
+    fs.appendFileSync(path.join(this.dataDir, 'task-secrets.audit.log'), `${line}\n`, { mode: 0o600 });
+  }
+
+  /** The task secrets that can be decrypted, by name: what the engine host resolves tasks' env from. */
+  taskValues(): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const [name, t] of Object.entries(this.readRaw().tasks ?? {})) {
+      const value = this.open(t.sealed);
+      if (value !== undefined) out[name] = value;
+    }
+    return out;
   }
 
   /** Stores `value` encrypted under `key`, or forgets it (null or ''). */
@@ -76,18 +132,32 @@ export class SecretStore {
       }
       raw[key] = this.safeStorage.encryptString(value).toString('base64');
     }
+    this.writeRaw(raw);
+    return this.status();
+  }
+
+  private writeRaw(raw: RawFile): void {
     fs.mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
     // Written whole under another name, then renamed: a reader never sees half a file.
     const tmp = `${this.file}.${process.pid}.tmp`;
     fs.writeFileSync(tmp, `${JSON.stringify(raw, null, 2)}\n`, { mode: 0o600 });
     fs.renameSync(tmp, this.file);
-    return this.status();
   }
 
-  /** The host's environment addition: the decrypted strings in DESKTOP_SECRETS_ENV, or nothing. */
+  private open(sealed: string): string | undefined {
+    try {
+      return this.safeStorage.isEncryptionAvailable() ? this.safeStorage.decryptString(Buffer.from(sealed, 'base64')) : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The host's environment addition: the decrypted strings (and task secrets, under "tasks") in DESKTOP_SECRETS_ENV, or nothing. */
   hostEnv(): Record<string, string> {
-    const plain: Partial<Record<DesktopSecretKey, string>> = {};
+    const plain: Partial<Record<DesktopSecretKey, string>> & { tasks?: Record<string, string> } = {};
     for (const [key, value] of Object.entries(this.decryptAll())) if (value !== undefined) plain[key as DesktopSecretKey] = value;
+    const tasks = this.taskValues();
+    if (Object.keys(tasks).length > 0) plain.tasks = tasks;
     return Object.keys(plain).length === 0 ? {} : { [DESKTOP_SECRETS_ENV]: JSON.stringify(plain) };
   }
 
@@ -98,27 +168,30 @@ export class SecretStore {
     for (const key of DESKTOP_SECRET_KEYS) {
       const sealed = raw[key];
       if (sealed === undefined) continue;
-      try {
-        out[key] = this.safeStorage.isEncryptionAvailable() ? this.safeStorage.decryptString(Buffer.from(sealed, 'base64')) : undefined;
-      } catch {
-        out[key] = undefined;
-      }
+      out[key] = this.open(sealed);
     }
     return out;
   }
 
-  private readRaw(): Partial<Record<DesktopSecretKey, string>> {
+  private readRaw(): RawFile {
     let parsed: unknown;
     try {
       parsed = JSON.parse(fs.readFileSync(this.file, 'utf8'));
     } catch {
       return {};
     }
-    const out: Partial<Record<DesktopSecretKey, string>> = {};
+    const out: RawFile = {};
     if (typeof parsed !== 'object' || parsed === null) return out;
     for (const key of DESKTOP_SECRET_KEYS) {
       const value = (parsed as Record<string, unknown>)[key];
       if (typeof value === 'string') out[key] = value;
+    }
+    const tasks = (parsed as { tasks?: unknown }).tasks;
+    if (typeof tasks === 'object' && tasks !== null) {
+      for (const [name, t] of Object.entries(tasks as Record<string, unknown>)) {
+        const { sealed, setAt } = (t ?? {}) as Partial<SealedTaskSecret>;
+        if (typeof sealed === 'string') (out.tasks ??= {})[name] = { sealed, setAt: typeof setAt === 'number' ? setAt : 0 };
+      }
     }
     return out;
   }

@@ -96,10 +96,20 @@ export interface DesktopSecretsStatus {
   stored: Partial<Record<DesktopSecretKey, string>>;
   /** stored but not decryptable any more (the keyring changed): set them again */
   unreadable: DesktopSecretKey[];
+  /** the task secrets workflows refer to (env: { NAME: { secret: SECRET } }), names only, never values */
+  taskSecrets: DesktopTaskSecret[];
   /** the file holding them (<userData>/secrets.json) */
   file: string;
   /** the engine's data dir (<userData>/data unless --data-dir or AX_DATA_DIR), for `ax --data-dir` */
   dataDir: string;
+}
+
+/** A task secret kept by the desktop app, as listed: never its value. */
+export interface DesktopTaskSecret {
+  name: string;
+  setAt: number;
+  /** stored but not decryptable any more (the keyring changed): set it again */
+  unreadable?: true;
 }
 
 /** The desktop app's own settings: secrets storage and the data dir (window.axDesktop.settings). */
@@ -107,4 +117,6 @@ export interface DesktopSettingsBridge {
   status(): Promise<DesktopSecretsStatus>;
   /** stores a team connection string encrypted, or forgets it (null); the engine uses it from its next start */
   setSecret(key: DesktopSecretKey, value: string | null): Promise<DesktopSecretsStatus>;
+  /** stores a task secret encrypted, or forgets it (null); the running engine gets it at once */
+  setTaskSecret(name: string, value: string | null): Promise<DesktopSecretsStatus>;
 }

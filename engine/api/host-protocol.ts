@@ -52,7 +52,9 @@ export type ParentMessage =
   /** join the team (the connection strings of DESKTOP_SECRETS_ENV) as a temporary worker; labels default DEFAULT_TEAM_LABELS */
   | { type: 'team-join'; labels?: string[] }
   /** the team worker drains (running tasks get up to drainTimeoutMs, default 30 s), deregisters, closes */
-  | { type: 'team-leave'; drainTimeoutMs?: number };
+  | { type: 'team-leave'; drainTimeoutMs?: number }
+  /** the desktop app's task secrets changed: all of them, decrypted, replacing what the host had */
+  | { type: 'task-secrets'; values: Record<string, string> };
 
 /**
  * This machine as a temporary worker of a team, beside the solo engine (SPEC §6): left (not a
@@ -88,7 +90,7 @@ export const HOST_DRAIN_TIMEOUT_MS = 30_000;
 
 /**
  * The environment variable that carries the desktop app's decrypted team connection strings to
- * the engine host, as JSON ({"mysql": "...", "redis": "..."}): never on the command line (which
+ * the engine host, as JSON ({"mysql": "...", "redis": "...", "tasks": {"api-token": "..."}}): never on the command line (which
  * every user of the machine can list), never in a message that could be logged. The host takes
  * it out of its environment first thing, so its tasks and launchers never inherit it.
  */

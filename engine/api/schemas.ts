@@ -22,7 +22,7 @@ const task = z.looseObject({
   name: z.string().max(200),
   command: z.string().max(1_000_000),
   cwd: z.string().max(4096).optional(),
-  env: z.record(z.string(), z.string()).default({}),
+  env: z.record(z.string(), z.union([z.string(), z.strictObject({ secret: z.string().max(200) })])).default({}),
   timeoutMs: duration.optional(),
   retries: z.number().int().default(0),
   retryBackoff: z

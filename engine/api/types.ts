@@ -1,6 +1,7 @@
 // The engine's public vocabulary: records as the CLI, the UI and the API see them.
 // Times are epoch milliseconds (UTC) everywhere inside the engine; they become ISO 8601 only
 // at the edges (CLI output, AX_LOGICAL_TIME).
+import type { EnvValue } from './secrets.ts';
 
 export const INSTANCE_STATES = [
   'WAITING', // ready, not yet handed to a worker (a retry waits here until its not-before time)
@@ -48,7 +49,8 @@ export interface TaskSpec {
   name: string;
   command: string;
   cwd?: string;
-  env: Record<string, string>;
+  /** literal values, or `{ secret: NAME }`: the value is the worker's secret NAME (see secrets.ts) */
+  env: Record<string, EnvValue>;
   timeoutMs?: number;
   retries: number;
   retryBackoff: RetryBackoff;

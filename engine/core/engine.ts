@@ -343,7 +343,8 @@ export class Engine implements EngineApi {
     const report = this.views.validate(input);
     if (!report.ok || !report.spec) return report;
     const mode = this.deps.hostInfo?.mode ?? 'solo';
-    const more = environmentWarnings(report.spec, await this.listWorkers(), mode, this.deps.checkCwd, input?.file);
+    const secrets = mode === 'solo' ? this.deps.worker?.secrets : undefined;
+    const more = environmentWarnings(report.spec, await this.listWorkers(), mode, this.deps.checkCwd, input?.file, secrets);
     return { ...report, warnings: [...report.warnings, ...more] };
   }
 

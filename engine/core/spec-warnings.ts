@@ -1,9 +1,11 @@
 // Checks of a valid workflow against where it would run, which its file alone cannot tell: labels
-// that no known worker offers, a cwd that does not exist on this machine. Warnings, not errors:
-// a worker may join and a directory may be created later. `ax apply` refuses them unless --force;
+// that no known worker offers, a cwd that does not exist on this machine, a secret not set on this
+// machine. Warnings, not errors: a worker may join, a directory be created, a secret be set later. `ax apply` refuses them unless --force;
 // the designer shows them.
 import type { ValidationProblem } from '../api/errors.ts';
+import { secretNames } from '../api/secrets.ts';
 import type { WorkerRecord, WorkflowSpec } from '../api/types.ts';
+import type { SecretSource } from '../ports/secrets.ts';
 
 /** Why a task's cwd cannot be entered on this machine, or undefined when it can. */
 export type CwdCheck = (cwd: string) => string | undefined;
@@ -26,7 +28,15 @@ export const offering = (labels: string[], workers: WorkerRecord[]): WorkerRecor
  * `workers`: every worker known (registered, whatever its status now). `checkCwd`: given only
  * where tasks run on this machine (solo mode); a team's tasks run on other machines.
  */
-export function environmentWarnings(spec: WorkflowSpec, workers: WorkerRecord[], mode: 'solo' | 'team', checkCwd?: CwdCheck, file?: string): ValidationProblem[] {
+export function environmentWarnings(
+  spec: WorkflowSpec,
+  workers: WorkerRecord[],
+  mode: 'solo' | 'team',
+  checkCwd?: CwdCheck,
+  file?: string,
+  /** this machine's secrets: given only where tasks run here (solo mode) */
+  secrets?: SecretSource,
+): ValidationProblem[] {
   const out: ValidationProblem[] = [];
   const add = (path: string, message: string) => out.push(file === undefined ? { path, message } : { file, path, message });
   for (const task of spec.tasks) {
@@ -42,6 +52,11 @@ export function environmentWarnings(spec: WorkflowSpec, workers: WorkerRecord[],
     }
     const problem = task.cwd !== undefined && checkCwd ? checkCwd(task.cwd) : undefined;
     if (problem) add(`${at}.cwd`, `"${task.cwd}" ${problem}: the task would fail to start; create it or fix the path`);
+    for (const name of secrets ? secretNames(task.env) : []) {
+      if (secrets?.get(name) !== undefined) continue;
+      const key = Object.entries(task.env).find(([, v]) => typeof v !== 'string' && v.secret === name)?.[0] ?? name;
+      add(`${at}.env.${key}`, `secret "${name}" is not set on this machine: the task would fail to start; ${secrets?.howToSet(name)}`);
+    }
   }
   return out;
 }

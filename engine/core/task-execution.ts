@@ -7,6 +7,7 @@ import type { InstanceRecord, InstanceState } from '../api/types.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { Coordinator, DispatchMessage } from '../ports/coordinator.ts';
 import type { ProcessRunner, RunningProcess } from '../ports/process-runner.ts';
+import type { SecretSource } from '../ports/secrets.ts';
 import type { Finish, InstanceGuard, InstancePatch, Store, TaskDefinition } from '../ports/store.ts';
 import { formatDuration } from './duration.ts';
 import { instanceEvent } from './events.ts';
@@ -14,6 +15,7 @@ import { appendLateLine } from './late-log-line.ts';
 import type { LogWriter } from './log-writer.ts';
 import { persistently } from './persist.ts';
 import { RunCache } from './run-cache.ts';
+import { secretMasker } from './secret-mask.ts';
 import { taskLaunch, taskOutcome } from './task-launch.ts';
 
 /** A task its worker runs, from its start lock to its recorded outcome. */
@@ -41,6 +43,8 @@ export interface ExecutionOptions {
   maxLineBytes: number;
   /** the environment every task starts from (the engine's own, usually) */
   baseEnv: Record<string, string>;
+  /** this node's secrets, for env values marked { secret: NAME }; none when absent */
+  secrets?: SecretSource;
 }
 
 /** Runs a worker's tasks, one `run` per task; the worker keeps the slots, the take loop and the stops. */
@@ -79,12 +83,20 @@ export class TaskExecutor {
     // process, to be failed over later; so it waits for the database like the writes do.
     const run = await this.persist(`read the run of instance ${inst.id}`, () => this.runs.get(inst.runId));
     this.logs.open(inst.id);
-    const { env, envFiles } = taskLaunch(this.options.baseEnv, task, workflowName, inst, run, startedAt);
+    const { env, envFiles, secretValues, missing } = taskLaunch(this.options.baseEnv, task, workflowName, inst, run, startedAt, this.options.secrets);
     const fence = { from: ['RUNNING' as InstanceState], attempt: inst.attempt, workerId: this.options.id };
+    if (missing) {
+      const reason = `could not start: ${missing}`;
+      this.logs.system(inst.id, reason);
+      await this.finish(entry, fence, 'FAILED', { reason });
+      return;
+    }
+    // Masked before the writer sees a line, so neither the store nor a live follower gets a value.
+    const mask = secretMasker(secretValues);
     try {
       entry.process = await this.runner.start(
         { command: task.command, cwd: task.cwd, env, maxLineBytes: this.options.maxLineBytes, ...(envFiles && { envFiles }) },
-        { onLine: (stream, line, bytes) => this.logs.append(inst.id, stream, line, bytes) },
+        { onLine: (stream, line, bytes) => this.logs.append(inst.id, stream, mask(line), bytes) },
       );
     } catch (err) {
       const reason = `could not start: ${err instanceof Error ? err.message : String(err)}`;

@@ -1,7 +1,9 @@
 // What a task process starts with, and what its end means: the environment every task gets
-// (SPEC §5), its event payload (in the environment while small, else as a file), and the
-// instance state and reason that follow from how the process ended.
+// (SPEC §5), its secrets (resolved on this worker), its event payload (in the environment while
+// small, else as a file), and the instance state and reason that follow from how the process ended.
+import { isSecretRef } from '../api/secrets.ts';
 import type { InstanceRecord, RunRecord } from '../api/types.ts';
+import type { SecretSource } from '../ports/secrets.ts';
 import type { ProcessExit } from '../ports/process-runner.ts';
 import type { Finish, TaskDefinition } from '../ports/store.ts';
 import { FAILOVER_PREFIX } from './backstops.ts';
@@ -12,6 +14,10 @@ export interface TaskLaunch {
   env: Record<string, string>;
   /** variables whose value is written to a private file, the variable naming the file */
   envFiles?: Record<string, string>;
+  /** the secret values it was given, to be masked in its log */
+  secretValues: string[];
+  /** why it cannot start: a secret it refers to is not set on this worker */
+  missing?: string;
 }
 
 export function taskLaunch(
@@ -21,10 +27,33 @@ export function taskLaunch(
   inst: InstanceRecord,
   run: RunRecord | undefined,
   startedAt: number,
+  secrets?: SecretSource,
 ): TaskLaunch {
+  const own: Record<string, string> = {};
+  const secretValues: string[] = [];
+  const missing: string[] = [];
+  for (const [key, value] of Object.entries(task.env)) {
+    if (!isSecretRef(value)) own[key] = value;
+    else {
+      let secret: string | undefined;
+      try {
+        secret = secrets?.get(value.secret);
+      } catch (err) {
+        // An unreadable secrets file fails this task with the reason, never the worker.
+        missing.push(`secret "${value.secret}" (env ${key}) could not be read: ${err instanceof Error ? err.message : String(err)}`);
+        continue;
+      }
+      if (secret === undefined) missing.push(`secret "${value.secret}" (env ${key}) is not set on this worker: ${secrets?.howToSet(value.secret) ?? `run "ax secrets set ${value.secret}" on it`}`);
+      else {
+        own[key] = secret;
+        secretValues.push(secret);
+      }
+    }
+  }
+  if (missing.length > 0) return { env: {}, secretValues: [], missing: missing.join('; ') };
   const env: Record<string, string> = {
     ...baseEnv,
-    ...task.env,
+    ...own,
     AX_WORKFLOW: workflowName,
     AX_TASK: task.name,
     AX_RUN_ID: String(inst.runId),
@@ -34,9 +63,9 @@ export function taskLaunch(
   };
   // A large payload goes as a file: one environment string is capped (128 KiB on Linux).
   const payload = run?.eventPayload;
-  if (payload === undefined) return { env };
-  if (payloadBytes(payload) <= ENV_PAYLOAD_MAX_BYTES) return { env: { ...env, AX_EVENT_PAYLOAD: payload } };
-  return { env, envFiles: { AX_EVENT_PAYLOAD_FILE: payload } };
+  if (payload === undefined) return { env, secretValues };
+  if (payloadBytes(payload) <= ENV_PAYLOAD_MAX_BYTES) return { env: { ...env, AX_EVENT_PAYLOAD: payload }, secretValues };
+  return { env, envFiles: { AX_EVENT_PAYLOAD_FILE: payload }, secretValues };
 }
 
 /** The state and reason of an instance whose process ended (or was stopped by the worker). */

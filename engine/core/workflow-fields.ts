@@ -1,6 +1,7 @@
 // The fields of a workflow file as a WorkflowSpec: the keys each level allows, their defaults
 // and their ranges (schedule, routing, command, cwd, env, timeout, retries and backoff). The
 // checks across tasks (upstream names, cycles) are in workflow-edges.ts.
+import { secretNameProblem } from '../api/secrets.ts';
 import { DEFAULT_RETRY_DELAY_MS, type RetryBackoff, type ScheduleSpec, type TaskSpec, type WorkflowSpec } from '../api/types.ts';
 import { validateCron, validateTimezone } from './cron.ts';
 import { formatDuration } from './duration.ts';
@@ -74,6 +75,19 @@ function readBackoff(r: Reader, v: unknown, path: string): RetryBackoff {
   return { kind, delayMs, maxDelayMs };
 }
 
+/** `{ secret: NAME }`: the value is the worker's secret NAME, never written in the workflow. */
+function readSecretRef(r: Reader, m: YMap, at: string, set: (name: string) => void): void {
+  r.keys(m, ['secret'], at);
+  const name = m.get('secret');
+  if (name === undefined) r.add(`${at}.secret`, 'missing: write { secret: NAME } to take the value from the secret NAME set with "ax secrets set NAME"');
+  else if (typeof name !== 'string') r.add(`${at}.secret`, `must be a secret name (got ${typeName(name)})`);
+  else {
+    const problem = secretNameProblem(name);
+    if (problem) r.add(`${at}.secret`, problem);
+    else set(name);
+  }
+}
+
 function readTask(r: Reader, name: string, v: unknown, resolveCwd: FieldOptions['resolveCwd']): TaskSpec | undefined {
   const path = join('tasks', name);
   const m = r.map(v, path, 'a map with at least "command"');
@@ -102,13 +116,14 @@ function readTask(r: Reader, name: string, v: unknown, resolveCwd: FieldOptions[
   }
   const owner = r.text(m, 'owner', path);
   if (owner !== undefined) task.owner = owner;
-  const env = m.has('env') ? r.map(m.get('env'), `${path}.env`, 'a map of NAME: value') : undefined;
+  const env = m.has('env') ? r.map(m.get('env'), `${path}.env`, 'a map of NAME: value (or NAME: { secret: SECRET })') : undefined;
   for (const [key, value] of env ?? []) {
     const at = `${path}.env.${key}`;
     if (!ENV_NAME.test(key)) r.add(at, `"${key}" is not a valid variable name: use letters, digits and "_", not a leading digit`);
     else if (typeof value === 'string') task.env[key] = value;
     else if (typeof value === 'number' || typeof value === 'boolean') task.env[key] = r.scalarText.get(at) ?? String(value);
-    else r.add(at, `must be a string, number or boolean (got ${typeName(value)}): write "" for an empty value`);
+    else if (value instanceof Map) readSecretRef(r, value as YMap, at, (secret) => (task.env[key] = { secret }));
+    else r.add(at, `must be a string, number, boolean or { secret: NAME } (got ${typeName(value)}): write "" for an empty value`);
   }
   if (m.has('timeout')) {
     const ms = r.duration(m.get('timeout'), `${path}.timeout`);

@@ -44,7 +44,7 @@ export function serializeWorkflow(spec: WorkflowSpec): string {
 function taskMap(t: TaskSpec): Map<string, unknown> {
   const m = new Map<string, unknown>([['command', t.command]]);
   if (t.cwd !== undefined && t.cwd !== '') m.set('cwd', t.cwd);
-  if (Object.keys(t.env).length > 0) m.set('env', new Map(Object.entries(t.env)));
+  if (Object.keys(t.env).length > 0) m.set('env', new Map(Object.entries(t.env).map(([k, v]) => [k, typeof v === 'string' ? v : new Map([['secret', v.secret]])])));
   if (t.timeoutMs !== undefined) m.set('timeout', formatDuration(t.timeoutMs));
   if (t.retries !== 0) m.set('retries', t.retries);
   const b = t.retryBackoff;

@@ -14,6 +14,7 @@ import type {
   WorkflowSpec,
   WorkflowSummary,
 } from '../api/types.ts';
+import type { EnvValue } from '../api/secrets.ts';
 
 export interface TaskDefinition {
   id: number;
@@ -21,7 +22,7 @@ export interface TaskDefinition {
   name: string;
   command: string;
   cwd?: string;
-  env: Record<string, string>;
+  env: Record<string, EnvValue>;
   timeoutMs?: number;
   retries: number;
   retryBackoff: RetryBackoff;

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { createDesktopBridge, type IpcRendererLike } from '../../electron/desktop-bridge.ts';
 import { EngineSupervisor } from '../../electron/engine-supervisor.ts';
-import { ENGINE_PORT, ENGINE_STATUS, ENGINE_STATUS_CHANGED, NAVIGATE, REQUEST_ENGINE_PORT, RESTART_ENGINE, SECRETS_STATUS, SET_LANGUAGE, SET_SECRET } from '../../electron/ipc-channels.ts';
+import { ENGINE_PORT, ENGINE_STATUS, ENGINE_STATUS_CHANGED, NAVIGATE, REQUEST_ENGINE_PORT, RESTART_ENGINE, SECRETS_STATUS, SET_LANGUAGE, SET_SECRET, SET_TASK_SECRET } from '../../electron/ipc-channels.ts';
 import { registerIpcHandlers, trustedSender } from '../../electron/ipc-handlers.ts';
 import { MainEngineClient } from '../../electron/main-engine-client.ts';
 import { PortBroker } from '../../electron/port-broker.ts';
@@ -31,7 +31,7 @@ function engineOnFakes() {
   return { supervisor, broker, processes, channels };
 }
 
-const SECRETS: DesktopSecretsStatus = { backend: 'basic_text', plaintext: true, available: true, stored: {}, unreadable: [], file: '/u/secrets.json', dataDir: '/u/data' };
+const SECRETS: DesktopSecretsStatus = { backend: 'basic_text', plaintext: true, available: true, stored: {}, unreadable: [], taskSecrets: [], file: '/u/secrets.json', dataDir: '/u/data' };
 
 describe('IPC sender checks', () => {
   const setup = () => {
@@ -52,6 +52,7 @@ describe('IPC sender checks', () => {
       secrets: {
         status: () => (calls.push('secrets'), SECRETS),
         set: (key, value) => (calls.push(`secret:${key}=${value}`), SECRETS),
+        setTask: (name, value) => (calls.push(`task-secret:${name}=${value}`), SECRETS),
       },
     });
     return { ipc, main, calls, statusListeners };
@@ -79,6 +80,16 @@ describe('IPC sender checks', () => {
     expect(calls).toEqual(['secrets', 'secret:mysql=mysql://ax:pw@db/ax', 'secret:redis=null']);
   });
 
+  it("passes the window's task secrets on, refusing what is not a name and a string (or null)", async () => {
+    const { ipc, main, calls } = setup();
+    const ok = ipcEvent(main, 'app://ui/index.html#/settings');
+    await ipc.invoke(SET_TASK_SECRET, ok, 'api-token', 'tok');
+    await ipc.invoke(SET_TASK_SECRET, ok, 'api-token', null);
+    await expect(ipc.invoke(SET_TASK_SECRET, ok, 42, 'x')).rejects.toThrow(/a secret name is a string/);
+    await expect(ipc.invoke(SET_TASK_SECRET, ok, 'api-token', ['x'])).rejects.toThrow(/a secret is a string/);
+    expect(calls).toEqual(['task-secret:api-token=tok', 'task-secret:api-token=null']);
+  });
+
   it('ignores or refuses every other sender', async () => {
     const { ipc, main, calls } = setup();
     const other = new FakeContents();
@@ -96,6 +107,7 @@ describe('IPC sender checks', () => {
       await expect(ipc.invoke(RESTART_ENGINE, event)).rejects.toThrow(/refused/);
       await expect(ipc.invoke(SECRETS_STATUS, event)).rejects.toThrow(/refused/);
       await expect(ipc.invoke(SET_SECRET, event, 'mysql', 'mysql://evil@x/ax')).rejects.toThrow(/refused/);
+      await expect(ipc.invoke(SET_TASK_SECRET, event, 'api-token', 'evil')).rejects.toThrow(/refused/);
     }
     expect(calls).toEqual([]);
     main.destroyed = true;
@@ -201,7 +213,7 @@ describe('preload bridge', () => {
     const { ipc } = fakeIpcRenderer();
     const bridge = createDesktopBridge(ipc, { version: '1.2.3', platform: 'linux' }, { postMessage: () => undefined, origin: 'app://ui' });
     expect(Object.keys(bridge).sort()).toEqual(['engineStatus', 'onEngineStatus', 'onNavigate', 'platform', 'requestEnginePort', 'restartEngine', 'setLanguage', 'settings', 'team', 'version']);
-    expect(Object.keys(bridge.settings).sort()).toEqual(['setSecret', 'status']);
+    expect(Object.keys(bridge.settings).sort()).toEqual(['setSecret', 'setTaskSecret', 'status']);
     expect(bridge.version).toBe('1.2.3');
   });
 

@@ -12,9 +12,9 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { portClient } from '../../electron/main-engine-client.ts';
-import { ENGINE_PORT, ENGINE_STATUS, REQUEST_ENGINE_PORT, SECRETS_STATUS, SET_SECRET } from '../../electron/ipc-channels.ts';
+import { ENGINE_PORT, ENGINE_STATUS, REQUEST_ENGINE_PORT, SECRETS_STATUS, SET_SECRET, SET_TASK_SECRET } from '../../electron/ipc-channels.ts';
 import type { ApiClient } from '../../engine/api/client.ts';
-import type { DesktopEngineStatus } from '../../engine/api/desktop-bridge.ts';
+import type { DesktopEngineStatus, DesktopSecretsStatus } from '../../engine/api/desktop-bridge.ts';
 import { fakeElectronModule } from '../helpers/fake-electron-app.ts';
 import { FakeContents, ipcEvent } from '../helpers/fake-electron.ts';
 import { FAST_CONFIG, tempDir } from '../helpers/solo-engine.ts';
@@ -90,6 +90,25 @@ describe.skipIf(skipReason !== undefined)(`the built main process${skipReason ? 
     await client.apply(report.spec!, 'ui');
     await client.runWorkflow('sleepy', { actor: 'ui' });
     await waitFor(async () => (await client!.dashboard()).runningTasks === 1, { timeoutMs: 30_000, message: 'the task runs' });
+  });
+
+  it('a task secret set through the window reaches the running engine at once: in the task env, *** in its log', async () => {
+    const window = fake.windows[0]!;
+    const trusted = ipcEvent(window.webContents, 'app://ui/index.html#/settings');
+    const saved = (await fake.module.ipcMain.invoke(SET_TASK_SECRET, trusted, 'bundle-token', 'bundle-secret-42')) as DesktopSecretsStatus;
+    expect(saved.taskSecrets.map((s) => s.name)).toEqual(['bundle-token']);
+    expect(JSON.stringify(saved)).not.toContain('bundle-secret-42');
+    expect(fs.readFileSync(path.join(root, 'user-data', 'secrets.json'), 'utf8')).not.toContain('bundle-secret-42');
+    const out = path.join(root, 'bundle-secret.txt');
+    const report = await client!.validate({
+      text: `workflow: uses-secret\ntasks:\n  call:\n    command: echo "t=$T" && printf %s "$T" > "${out}.tmp" && mv "${out}.tmp" "${out}"\n    env:\n      T: { secret: bundle-token }\n`,
+    });
+    expect(report.problems).toEqual([]);
+    await client!.apply(report.spec!, 'ui');
+    const run = await client!.runWorkflow('uses-secret', { actor: 'ui' });
+    expect(await waitFor(() => (fs.existsSync(out) ? fs.readFileSync(out, 'utf8') : undefined), { timeoutMs: 30_000, message: 'the task wrote its secret' })).toBe('bundle-secret-42');
+    const inst = await waitFor(async () => (await client!.getRun(run.id)).instances.find((i) => i.state === 'SUCCESS'), { timeoutMs: 30_000, message: 'the task succeeded' });
+    expect((await client!.readLogs(inst.id, 0, 100)).map((l) => l.line)).toContain('t=***');
   });
 
   it('the tray pauses and resumes all scheduling, following the engine; waking from sleep asks the engine to catch up', async () => {

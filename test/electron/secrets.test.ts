@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { SecretStore } from '../../electron/secret-store.ts';
 import { DESKTOP_SECRETS_ENV } from '../../engine/api/host-protocol.ts';
 import { type ForkedEngineHost, forkEngineHost } from '../../engine/hosts/port/fork-host.ts';
-import { takeDesktopSecrets } from '../../engine/hosts/port/host-secrets.ts';
+import { takeDesktopHostSecrets, takeDesktopSecrets } from '../../engine/hosts/port/host-secrets.ts';
 import { killStrays } from '../helpers/cli.ts';
 import { FakeSafeStorage } from '../helpers/fake-electron.ts';
 import { FAST_CONFIG, tempDir } from '../helpers/solo-engine.ts';
@@ -18,6 +18,7 @@ import { waitFor } from '../helpers/wait-for.ts';
 
 const MYSQL = 'mysql://ax:s3cr3t-pw@db.example:3306/ax';
 const REDIS = 'redis://:r3dis-pw@cache.example:6379';
+const TASK_VALUE = 'task-secret-9c1e77';
 
 function store(options: { platform?: NodeJS.Platform; safe?: FakeSafeStorage } = {}) {
   const userData = tempDir('ax-secrets-');
@@ -83,6 +84,35 @@ describe('secret store', () => {
     const { secrets } = store();
     expect(() => secrets.set('token' as 'mysql', 'x')).toThrow(/unknown secret "token"/);
   });
+
+  it('keeps task secrets encrypted beside the connection strings, lists names only, and hands the values to the host', () => {
+    const { userData, safe, secrets } = store();
+    secrets.set('mysql', MYSQL);
+    const status = secrets.setTask('api-token', TASK_VALUE, 1_000);
+    const text = fs.readFileSync(path.join(userData, 'secrets.json'), 'utf8');
+    expect(text).not.toContain(TASK_VALUE);
+    expect(status.taskSecrets).toEqual([{ name: 'api-token', setAt: 1_000 }]);
+    expect(JSON.stringify(status)).not.toContain(TASK_VALUE);
+    expect(secrets.taskValues()).toEqual({ 'api-token': TASK_VALUE });
+    expect(JSON.parse(secrets.hostEnv()[DESKTOP_SECRETS_ENV]!)).toEqual({ mysql: MYSQL, tasks: { 'api-token': TASK_VALUE } });
+    expect(() => secrets.setTask('bad name', 'x')).toThrow(/not a valid secret name/);
+    // A changed keyring: listed as unreadable, not passed on.
+    safe.key = 0x33;
+    expect(secrets.status().taskSecrets).toEqual([{ name: 'api-token', setAt: 1_000, unreadable: true }]);
+    expect(secrets.taskValues()).toEqual({});
+    safe.key = 0x5a;
+    expect(secrets.setTask('api-token', null).taskSecrets).toEqual([]);
+    expect(Object.keys(JSON.parse(fs.readFileSync(path.join(userData, 'secrets.json'), 'utf8')) as object)).toEqual(['mysql']);
+    safe.available = false;
+    expect(() => secrets.setTask('api-token', 'x')).toThrow(/ax --data-dir .* secrets set api-token/);
+    // The node's secrets audit log (the one `ax secrets` writes): names and actions, no value.
+    const audit = fs.readFileSync(path.join(userData, 'data', 'task-secrets.audit.log'), 'utf8');
+    expect(audit).not.toContain(TASK_VALUE);
+    expect(audit.trim().split('\n').map((l) => { const e = JSON.parse(l) as { action: string; name: string; actor: string }; return [e.action, e.name, e.actor.endsWith('(desktop app)')]; })).toEqual([
+      ['secret.set', 'api-token', true],
+      ['secret.remove', 'api-token', true],
+    ]);
+  });
 });
 
 describe("the engine host's side", () => {
@@ -92,6 +122,9 @@ describe("the engine host's side", () => {
     expect(env).toEqual({ PATH: '/bin' });
     expect(takeDesktopSecrets({ [DESKTOP_SECRETS_ENV]: 'not json' })).toEqual({});
     expect(takeDesktopSecrets({})).toEqual({});
+    const withTasks: NodeJS.ProcessEnv = { [DESKTOP_SECRETS_ENV]: JSON.stringify({ tasks: { 'api-token': 'v', 'bad name': 'x', n: 1 } }) };
+    expect(takeDesktopHostSecrets(withTasks)).toEqual({ settings: {}, tasks: { 'api-token': 'v' } });
+    expect(withTasks).toEqual({});
   });
 
   const root = tempDir('ax-secrets-host-');
@@ -110,6 +143,7 @@ describe("the engine host's side", () => {
     fs.mkdirSync(dataDir);
     const { secrets } = store();
     secrets.set('mysql', MYSQL);
+    secrets.setTask('api-token', TASK_VALUE);
     const env: NodeJS.ProcessEnv = {};
     for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('AX_')) env[k] = v;
     // AX_DATA_DIR: tasks inherit it, so killStrays finds them.
@@ -130,6 +164,25 @@ describe("the engine host's side", () => {
     expect(seen).not.toContain(DESKTOP_SECRETS_ENV);
     expect(seen).not.toContain('s3cr3t-pw');
     expect(host.stderr()).not.toContain('s3cr3t-pw');
+
+    // A task secret from the shell: in the task's env (never the host's), masked in its log; a
+    // changed value reaches the running host in a 'task-secrets' message.
+    const got = path.join(root, 'task-secret.txt');
+    const uses = await api.validate({
+      text: `workflow: uses-secret\ntasks:\n  call:\n    command: echo "t=$API_TOKEN" && printf %s "$API_TOKEN" > "${got}.tmp" && mv "${got}.tmp" "${got}"\n    env:\n      API_TOKEN: { secret: api-token }\n`,
+    });
+    expect(uses.problems).toEqual([]);
+    await api.apply(uses.spec!, 'test');
+    const first = await api.runWorkflow('uses-secret', { actor: 'test' });
+    expect(await waitFor(() => (fs.existsSync(got) ? fs.readFileSync(got, 'utf8') : undefined), { timeoutMs: 60_000, message: 'the task wrote its secret' })).toBe(TASK_VALUE);
+    const inst = await waitFor(async () => (await api.getRun(first.id)).instances.find((i) => i.state === 'SUCCESS'), { timeoutMs: 30_000, message: 'the task succeeded' });
+    const lines = (await api.readLogs(inst.id, 0, 100)).map((l) => l.line);
+    expect(lines).toContain('t=***');
+    expect(seen).not.toContain(TASK_VALUE);
+    fs.rmSync(got);
+    host.child.send({ type: 'task-secrets', values: { 'api-token': 'rotated-value' } });
+    await api.runWorkflow('uses-secret', { actor: 'test' });
+    expect(await waitFor(() => (fs.existsSync(got) ? fs.readFileSync(got, 'utf8') : undefined), { timeoutMs: 60_000, message: 'the task wrote its new secret' })).toBe('rotated-value');
     api.close();
     expect(await host.stop(5_000)).toEqual({ code: 0, signal: null });
   });

@@ -231,7 +231,7 @@ describe('IPC and the preload: window.axDesktop.team', () => {
       onEngineStatus: () => () => undefined,
       restartEngine: () => undefined,
       setLanguage: () => undefined,
-      secrets: { status: () => ({}) as never, set: () => ({}) as never },
+      secrets: { status: () => ({}) as never, set: () => ({}) as never, setTask: () => ({}) as never },
       team: {
         status: () => status,
         join: (labels) => calls.push(`join:${JSON.stringify(labels)}`),

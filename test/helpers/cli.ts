@@ -23,6 +23,8 @@ export interface AxOptions {
   /** working directory of the command; default the data dir */
   cwd?: string;
   env?: Record<string, string>;
+  /** written to the command's stdin, then closed; without it stdin is /dev/null */
+  input?: string;
   /** kill the command (SIGKILL) and fail after this long; default 60 s */
   timeoutMs?: number;
 }
@@ -70,8 +72,9 @@ export class AxProcess {
     this.child = spawn(process.execPath, [AX_BIN, ...args], {
       cwd: opts.cwd ?? opts.dataDir,
       env: childEnv(opts),
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
+    if (opts.input !== undefined) this.child.stdin?.end(opts.input);
     started.add(this);
     for (const stream of ['stdout', 'stderr'] as const) {
       let partial = '';

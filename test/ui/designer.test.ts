@@ -311,6 +311,38 @@ describe.skipIf(skip)('DAG designer', () => {
     }
   }, 120_000);
 
+  it('marks an env variable as a secret reference: the workflow holds its name, and a secret reference opens as one', async () => {
+    const { context, page } = await signedInPage(browser, engine);
+    try {
+      await page.goto(`${engine.origin}/#/designer/new`);
+      await panel(page).getByLabel('Workflow name').fill('secret-env');
+      await addTask(page, 'call', 'echo "$API_TOKEN"');
+      await panel(page).getByRole('button', { name: 'Add variable' }).click();
+      await panel(page).getByLabel('Variable 1 name').fill('API_TOKEN');
+      await panel(page).getByLabel('Variable 1 value').fill('typed-by-mistake');
+      await panel(page).getByRole('button', { name: 'Take API_TOKEN from a secret' }).click();
+      // the literal is dropped: what was typed as a value never becomes the secret's name
+      const secretBox = panel(page).getByLabel('Variable 1 secret name');
+      expect(await secretBox.inputValue()).toBe('');
+      expect(await panel(page).getByRole('button', { name: 'Take API_TOKEN from a secret' }).getAttribute('aria-pressed')).toBe('true');
+      await secretBox.fill('bad name');
+      await panel(page).getByText('Name a secret: letters, digits, _, . or -, starting with a letter or digit.').waitFor();
+      await secretBox.fill('api-token');
+      await page.getByRole('button', { name: 'Save' }).click();
+      expect(await toast(page, /Saved "/)).toContain('Saved "secret-env" (version 1)');
+      const exported = await engine.ax(['export', 'secret-env']);
+      expect(exported.stdout).toBe(['workflow: secret-env', 'tasks:', '  call:', '    command: echo "$API_TOKEN"', '    env:', '      API_TOKEN:', '        secret: api-token', ''].join('\n'));
+
+      await page.reload();
+      await page.waitForSelector('.react-flow__node[data-id="call"]');
+      await node(page, 'call').click();
+      expect(await panel(page).getByLabel('Variable 1 secret name').inputValue()).toBe('api-token');
+      expect(await page.evaluate(() => window.__axMissingKeys ?? [])).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, 120_000);
+
   it('suggests a timeout from the runs of a task', async () => {
     const file = engine.writeFile('timed.yaml', 'workflow: timed\ntasks:\n  nap:\n    command: sleep 0.2\n');
     const run = await engine.ax(['run', file, '--wait']);

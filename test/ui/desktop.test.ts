@@ -50,6 +50,8 @@ interface ShellRecord {
   languages: DesktopLanguage[];
   /** setSecret calls: [key, value] */
   secretsSet: [string, string | null][];
+  /** setTaskSecret calls: [name, value] */
+  taskSecretsSet: [string, string | null][];
 }
 
 const SECRETS: DesktopSecretsStatus = {
@@ -58,6 +60,7 @@ const SECRETS: DesktopSecretsStatus = {
   available: true,
   stored: {},
   unreadable: [],
+  taskSecrets: [],
   file: '/home/li/.config/AX Scheduler/secrets.json',
   dataDir: '/home/li/.config/AX Scheduler/data',
 };
@@ -78,6 +81,7 @@ function simulatePreload([initial, secrets]: [DesktopEngineStatus, DesktopSecret
     restarts: 0,
     languages: [] as string[],
     secretsSet: [] as [string, string | null][],
+    taskSecretsSet: [] as [string, string | null][],
     secrets,
     status: initial,
     /** when set, restartEngine() fails with this message (as an IPC invoke that throws) */
@@ -173,6 +177,13 @@ function simulatePreload([initial, secrets]: [DesktopEngineStatus, DesktopSecret
         shell.secrets = { ...shell.secrets, stored };
         return shell.secrets;
       },
+      async setTaskSecret(name: string, value: string | null) {
+        shell.taskSecretsSet.push([name, value]);
+        const others = shell.secrets.taskSecrets.filter((s) => s.name !== name);
+        const taskSecrets = value === null ? others : [...others, { name, setAt: Date.UTC(2026, 0, 2, 3, 4) }];
+        shell.secrets = { ...shell.secrets, taskSecrets };
+        return shell.secrets;
+      },
     },
   };
 }
@@ -212,7 +223,7 @@ async function desktopContext(browser: Browser, engine: UiEngine, initial: Deskt
 const shellRecord = (page: Page): Promise<ShellRecord> =>
   page.evaluate(() => {
     const shell = (window as unknown as { __axShell: ShellRecord }).__axShell;
-    return { requests: shell.requests, restarts: shell.restarts, languages: [...shell.languages], secretsSet: [...shell.secretsSet] };
+    return { requests: shell.requests, restarts: shell.restarts, languages: [...shell.languages], secretsSet: [...shell.secretsSet], taskSecretsSet: [...shell.taskSecretsSet] };
   });
 const emit = (page: Page, status: DesktopEngineStatus) => page.evaluate((s) => (window as unknown as { __axShell: { emit(s: DesktopEngineStatus): void } }).__axShell.emit(s), status);
 const shellNavigate = (page: Page, path: string) => page.evaluate((p) => (window as unknown as { __axShell: { navigate(p: string): void } }).__axShell.navigate(p), path);
@@ -420,6 +431,29 @@ describe.skipIf(skip)('the UI in the desktop app', () => {
     await page.getByRole('combobox', { name: '语言' }).click();
     await page.getByTitle('English').click();
     await teamEmit({ state: 'left', canJoin: true, wanted: false });
+    expect(await page.evaluate(() => window.__axMissingKeys ?? [])).toEqual([]);
+  });
+
+  it('settings: a task secret is set and removed through the shell, listed by name only, its plain-text storage said plainly', async () => {
+    await shellNavigate(page, '/settings');
+    const section = page.locator('[data-testid="task-secrets"]');
+    await section.waitFor({ timeout: 15_000 });
+    await section.getByText('No task secrets on this computer.').waitFor();
+    expect(await section.textContent()).toContain('Task secrets are kept the same way: without a keyring, anyone who can read /home/li/.config/AX Scheduler/secrets.json can read them.');
+    await section.getByLabel('Secret name').fill('bad name');
+    await section.getByText('Use letters, digits, _, . or -, starting with a letter or digit.').waitFor();
+    expect(await section.getByRole('button', { name: 'Save' }).isDisabled()).toBe(true);
+    await section.getByLabel('Secret name').fill('api-token');
+    await section.getByLabel('Secret value').fill('tok-hunter2');
+    await section.getByRole('button', { name: 'Save' }).click();
+    await section.getByRole('cell', { name: 'api-token', exact: true }).waitFor();
+    expect((await shellRecord(page)).taskSecretsSet).toEqual([['api-token', 'tok-hunter2']]);
+    expect(await section.textContent()).not.toContain('tok-hunter2');
+    expect(await section.getByLabel('Secret value').inputValue()).toBe('');
+    await section.getByRole('button', { name: 'Remove secret api-token' }).click();
+    await page.locator('.ant-popconfirm').getByRole('button', { name: 'OK' }).click();
+    await expect.poll(async () => (await shellRecord(page)).taskSecretsSet.at(-1)).toEqual(['api-token', null]);
+    await section.getByText('No task secrets on this computer.').waitFor();
     expect(await page.evaluate(() => window.__axMissingKeys ?? [])).toEqual([]);
   });
 

@@ -173,10 +173,10 @@ describe('parseWorkflowFile: problems', () => {
       message: 'must be a list of task names, e.g. [extract] (got an item that is a number)',
     });
     expect(one(oneTask('cwd: [a]'))).toEqual({ path: 'tasks.extract.cwd', message: 'must be a string (got a list): put the value in quotes' });
-    expect(one(oneTask('env: [A]'))).toEqual({ path: 'tasks.extract.env', message: 'must be a map of NAME: value (got a list)' });
+    expect(one(oneTask('env: [A]'))).toEqual({ path: 'tasks.extract.env', message: 'must be a map of NAME: value (or NAME: { secret: SECRET }) (got a list)' });
     expect(one(oneTask('env: { A: [1] }'))).toEqual({
       path: 'tasks.extract.env.A',
-      message: 'must be a string, number or boolean (got a list): write "" for an empty value',
+      message: 'must be a string, number, boolean or { secret: NAME } (got a list): write "" for an empty value',
     });
     expect(one(oneTask('env: { 1A: x }'))).toEqual({
       path: 'tasks.extract.env.1A',

@@ -11,6 +11,7 @@ import { cancelCommand } from './commands-cancel.ts';
 import { schedulingCommands } from './commands-scheduling.ts';
 import { serveCommand } from './commands-serve.ts';
 import { migrateCommand } from './commands-migrate.ts';
+import { secretsCommand } from './commands-secrets.ts';
 import { EXIT } from './exit-codes.ts';
 import { guardTerminalOutput } from './terminal.ts';
 
@@ -41,6 +42,7 @@ export async function main(argv: string[]): Promise<void> {
   schedulingCommands(program, globals);
   serveCommand(program, globals);
   migrateCommand(program, globals);
+  secretsCommand(program, globals);
   settingsCommand(program, globals, () => program.opts<GlobalOptions>());
   try {
     await program.parseAsync(argv);

@@ -14,6 +14,8 @@ import { type SettingKey, type Settings, settingsFile, shownSettings, shownValue
 import { taskRunner } from './task-runner.ts';
 import { VERSION } from './version.ts';
 import type { ProcessRunner } from '../../ports/process-runner.ts';
+import type { SecretSource } from '../../ports/secrets.ts';
+import { SecretsFile } from './secrets-file.ts';
 
 export interface SoloOptions {
   config?: Partial<EngineConfig>;
@@ -26,6 +28,8 @@ export interface SoloOptions {
   runner?: ProcessRunner;
   /** settings kept outside settings.json (the desktop app's encrypted team connection strings), shown with the stored ones */
   extraSettings?: Settings;
+  /** this node's task secrets; default the data dir's (secrets-file.ts) */
+  secrets?: SecretSource;
 }
 
 /** Solo tasks run on this machine: a cwd that cannot be entered here is worth a warning. */
@@ -71,6 +75,7 @@ export async function openSoloEngine(dataDir: string, options: SoloOptions = {})
       maxConcurrency: options.maxConcurrency,
       // A solo engine runs only under the data-dir lock: whoever held "local" before is dead.
       holderGone: () => true,
+      secrets: options.secrets ?? new SecretsFile(dataDir),
       baseEnv: Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined)),
     },
   });

@@ -4,11 +4,13 @@ import { systemClock } from '../../adapters/system-clock.ts';
 import { AxError } from '../../api/errors.ts';
 import { DEFAULT_CONFIG, type EngineConfig } from '../../core/config.ts';
 import { Engine } from '../../core/engine.ts';
+import type { SecretSource } from '../../ports/secrets.ts';
 import { configFromEnv } from './config-env.ts';
 import { howToSet, maskUrl } from './settings.ts';
 import { resolveDataDir } from './data-dir.ts';
 import { defaultWorkerId, holderGoneHere } from './node-identity.ts';
 import { taskRunner } from './task-runner.ts';
+import { SecretsFile } from './secrets-file.ts';
 import { VERSION } from './version.ts';
 
 export type TeamRole = 'scheduler' | 'worker' | 'client';
@@ -38,6 +40,8 @@ export interface TeamOptions {
   onDrainRequested?: () => void;
   /** another node took this worker's id (this one was judged lost) */
   onIdentityLost?: () => void;
+  /** this node's task secrets; default the data dir's (secrets-file.ts): never the team's store */
+  secrets?: SecretSource;
 }
 
 export interface TeamConnection {
@@ -111,6 +115,7 @@ export async function openTeamEngine(options: TeamOptions): Promise<Engine> {
           maxConcurrency: options.maxConcurrency,
           holderGone: holderGoneHere,
           onIdentityLost: options.onIdentityLost,
+          secrets: options.secrets ?? new SecretsFile(options.dataDir ?? resolveDataDir()),
           baseEnv: Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined)),
         }
       : undefined,

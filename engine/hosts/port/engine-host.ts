@@ -28,6 +28,8 @@
 //     {type: 'team-join', labels?}                       join the team as a temporary worker,
 //                                                        beside the solo engine (host-team.ts)
 //     {type: 'team-leave', drainTimeoutMs?}              the team worker drains, deregisters
+//     {type: 'task-secrets', values}                     the desktop app's task secrets changed
+//                                                        (all of them, replacing the old ones)
 //   clients, utilityProcess: a MessageChannelMain pair per client, one end to a window, the
 //   other transferred here; each port then carries exactly what a WebSocket to /api carries
 //   (requests, replies, watch/unwatch, events: engine/api/client.ts).
@@ -49,15 +51,19 @@ import { EXIT } from '../cli/exit-codes.ts';
 import { resolveDataDir } from '../node/data-dir.ts';
 import { type HeldEngine, holdSoloEngine } from '../node/held-engine.ts';
 import { type LocalApi, startLocalApi } from '../node/local-api.ts';
+import { layeredSecrets, SecretsFile } from '../node/secrets-file.ts';
 import { VERSION } from '../node/version.ts';
 import { HostClients, isClientMessage } from './host-clients.ts';
-import { takeDesktopSecrets } from './host-secrets.ts';
+import { DesktopTaskSecrets, takeDesktopHostSecrets, taskSecretValues } from './host-secrets.ts';
 import { HostTeam } from './host-team.ts';
 import { type ParentChannel, parentChannel, type PortLike } from './parent-channel.ts';
 
-// First thing: the desktop app's decrypted connection strings leave the environment (tasks and
-// launchers inherit it), kept here for the engine (DESKTOP_SECRETS_ENV in engine/api/host-protocol.ts).
-const desktopSecrets = takeDesktopSecrets();
+// First thing: the desktop app's decrypted connection strings and task secrets leave the
+// environment (tasks and launchers inherit it), kept here for the engine (DESKTOP_SECRETS_ENV in
+// engine/api/host-protocol.ts).
+const desktopSecrets = takeDesktopHostSecrets();
+// Task secrets: the desktop app's (safeStorage) first, then the data dir's (`ax secrets set`).
+const taskSecrets = new DesktopTaskSecrets(desktopSecrets.tasks);
 
 /** How this process names itself in engine.lock (and so in another engine's refusal). */
 const LOCK_COMMAND = 'engine host (desktop app)';
@@ -97,7 +103,7 @@ function run(channel: ParentChannel): void {
   let localApi: LocalApi | undefined;
   const dataDir = resolveDataDir(dataDirArg(process.argv));
   const team = new HostTeam({
-    secrets: desktopSecrets,
+    secrets: desktopSecrets.settings,
     dataDir,
     post: (status) => channel.post(status),
     onAlert: (message) => channel.post({ type: 'alert', message }),
@@ -105,7 +111,8 @@ function run(channel: ParentChannel): void {
   const open = async () => {
     const apiPort = localApiArg(process.argv);
     const held = await holdSoloEngine(dataDir, LOCK_COMMAND, {
-      extraSettings: desktopSecrets,
+      extraSettings: desktopSecrets.settings,
+      secrets: layeredSecrets(taskSecrets, new SecretsFile(dataDir)),
       onAlert: (message) => channel.post({ type: 'alert', message }),
       onStoreLost: (error) => {
         process.exitCode = EXIT.storage;
@@ -168,6 +175,7 @@ function run(channel: ParentChannel): void {
         if (!stopping) void team.join(message.labels);
       });
     } else if (message.type === 'team-leave') void team.leave(drainOf(message.drainTimeoutMs));
+    else if (message.type === 'task-secrets') taskSecrets.replace(taskSecretValues(message.values));
     else deliver(message, ports);
   });
   channel.onGone(() => stop(HOST_DRAIN_TIMEOUT_MS));

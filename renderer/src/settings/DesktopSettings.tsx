@@ -7,6 +7,7 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { DESKTOP_SECRET_KEYS, type DesktopSecretKey, type DesktopSecretsStatus, type DesktopSettingsBridge } from '../../../engine/api/desktop-bridge.ts';
 import { useDesktop } from '../desktop/desktop-context.ts';
+import { TaskSecretsSettings } from './TaskSecretsSettings.tsx';
 import { errorMessage, QueryView } from '../shared/feedback.tsx';
 import { DesktopTeam } from './DesktopTeam.tsx';
 
@@ -53,6 +54,7 @@ function StorageAlert({ status }: { status: DesktopSecretsStatus }) {
 function DesktopSettingsBody({ status, settings }: { status: DesktopSecretsStatus; settings: DesktopSettingsBridge }) {
   const { t } = useTranslation('settings');
   const command = `ax --data-dir "${status.dataDir}" ls`;
+  const queryClient = useQueryClient();
   return (
     <Flex vertical gap={12}>
       <Descriptions
@@ -83,6 +85,7 @@ function DesktopSettingsBody({ status, settings }: { status: DesktopSecretsStatu
       <Typography.Paragraph type="secondary" style={{ marginBottom: 0 }}>
         {t('desktop.restartNote')}
       </Typography.Paragraph>
+      <TaskSecretsSettings status={status} settings={settings} onStatus={(next) => queryClient.setQueryData(QUERY_KEY, next)} />
     </Flex>
   );
 }
