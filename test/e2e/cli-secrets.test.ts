@@ -58,16 +58,20 @@ describe('ax secrets', () => {
   });
 
   it.skipIf(!SCRIPT || process.platform === 'win32')('on a terminal, prompts without echoing what is typed; Ctrl-C stores nothing', async () => {
-    const typed = await setOnTerminal('typed', 'typed-value-xyz\r');
-    expect(typed.code).toBe(0);
-    expect(typed.screen).toContain('value of secret typed (not echoed): ');
-    expect(typed.screen).not.toContain('typed-value-xyz');
-    expect(JSON.parse(fs.readFileSync(file(), 'utf8')).secrets.typed.value).toBe('typed-value-xyz');
-    const cancelled = await setOnTerminal('never', 'abc\u0003');
-    expect(cancelled.code).toBe(2);
-    expect(cancelled.screen).toContain('cancelled: nothing was stored');
-    expect(JSON.parse(fs.readFileSync(file(), 'utf8')).secrets.never).toBeUndefined();
-    expect((await ax(['secrets', 'rm', 'typed'], opts())).code).toBe(0);
+    try {
+      const typed = await setOnTerminal('typed', 'typed-value-xyz\r');
+      expect(typed.code, typed.screen).toBe(0);
+      expect(typed.screen).toContain('value of secret typed (not echoed): ');
+      expect(typed.screen).not.toContain('typed-value-xyz');
+      expect(JSON.parse(fs.readFileSync(file(), 'utf8')).secrets.typed.value).toBe('typed-value-xyz');
+      const cancelled = await setOnTerminal('never', 'abc\u0003');
+      expect(cancelled.code, cancelled.screen).toBe(2);
+      expect(cancelled.screen).toContain('cancelled: nothing was stored');
+      expect(JSON.parse(fs.readFileSync(file(), 'utf8')).secrets.never).toBeUndefined();
+    } finally {
+      // The tests after this one list the secrets: leave none of this one's behind, even on a failure.
+      await ax(['secrets', 'rm', 'typed'], opts());
+    }
   });
 
   it('ls shows names and when they were set, never values', async () => {

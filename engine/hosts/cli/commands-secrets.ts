@@ -20,8 +20,9 @@ async function readStdin(): Promise<string> {
 /** One line typed at the terminal, not echoed. */
 function promptHidden(question: string): Promise<string> {
   const stdin = process.stdin;
-  process.stderr.write(question);
+  // Echo off before the question shows: what is typed the moment it appears must not be echoed.
   stdin.setRawMode(true);
+  process.stderr.write(question);
   stdin.resume();
   stdin.setEncoding('utf8');
   let typed = '';
