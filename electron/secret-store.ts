@@ -8,6 +8,7 @@
 // On Linux without a keyring safeStorage falls back to 'basic_text': a key built into Electron,
 // which hides nothing from whoever can read the file. The values are still stored (as `ax` would
 // store them in settings.json, 0600), and status() says plainly that they are not protected.
+import { maskUrl } from '../engine/api/mask-url.ts';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -31,16 +32,6 @@ export interface SafeStorageLike {
   getSelectedStorageBackend?(): string;
 }
 
-/** A connection string fit to show: the password replaced by *** (as `ax settings` shows it). */
-export function maskSecret(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return url.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@');
-  }
-}
 
 export class SecretStore {
   readonly file: string;
@@ -67,7 +58,7 @@ export class SecretStore {
     const unreadable: DesktopSecretKey[] = [];
     for (const [key, value] of Object.entries(this.decryptAll())) {
       if (value === undefined) unreadable.push(key as DesktopSecretKey);
-      else stored[key as DesktopSecretKey] = maskSecret(value);
+      else stored[key as DesktopSecretKey] = maskUrl(value);
     }
     const taskSecrets: DesktopTaskSecret[] = Object.entries(this.readRaw().tasks ?? {})
       .map(([name, t]) => ({ name, setAt: t.setAt, ...(this.open(t.sealed) === undefined && { unreadable: true as const }) }))

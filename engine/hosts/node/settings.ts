@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { AxError } from '../../api/errors.ts';
+import { maskUrl } from '../../api/mask-url.ts';
 
 /** One spelling per key: the flag is --KEY, the environment variable AX_KEY (upper case, _). */
 export const SETTING_KEYS = ['mode', 'mysql', 'redis', 'redis-prefix'] as const;
@@ -85,16 +86,7 @@ export function howToSet(key: SettingKey, example: string): string {
   return `--${key} ${example}, ${ENV[key]}=${example}, or "ax settings set ${key} ${example}"`;
 }
 
-/** A connection string fit to show: the password replaced by ***. */
-export function maskUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return url.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@');
-  }
-}
+export { maskUrl };
 
 /** The stored defaults as the settings screen shows them (passwords masked). */
 export function shownSettings(dir: string): Record<string, string> {
