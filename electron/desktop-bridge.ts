@@ -2,8 +2,8 @@
 // engine/api/desktop-bridge.ts and nothing more. The UI's listeners never see an IPC event (it
 // would hand the page `sender`), only the values; the engine port is re-posted to the window,
 // to our own origin only, since ports cannot cross contextBridge.
-import { type DesktopBridge, type DesktopEngineStatus, type DesktopLanguage, type DesktopSecretsStatus, type DesktopTeamStatus, ENGINE_PORT_MESSAGE } from '../engine/api/desktop-bridge.ts';
-import { ENGINE_PORT, ENGINE_STATUS, ENGINE_STATUS_CHANGED, NAVIGATE, REQUEST_ENGINE_PORT, RESTART_ENGINE, SECRETS_STATUS, SET_LANGUAGE, SET_SECRET, SET_TASK_SECRET, TEAM_JOIN, TEAM_LEAVE, TEAM_STATUS, TEAM_STATUS_CHANGED } from './ipc-channels.ts';
+import { type DesktopBridge, type DesktopEngineStatus, type DesktopLanguage, type DesktopLocalApiStatus, type DesktopSecretsStatus, type DesktopTeamStatus, ENGINE_PORT_MESSAGE } from '../engine/api/desktop-bridge.ts';
+import { ENGINE_PORT, ENGINE_STATUS, ENGINE_STATUS_CHANGED, LOCAL_API_STATUS, NAVIGATE, REQUEST_ENGINE_PORT, RESTART_ENGINE, SECRETS_STATUS, SET_LANGUAGE, SET_LOCAL_API, SET_SECRET, SET_TASK_SECRET, TEAM_JOIN, TEAM_LEAVE, TEAM_STATUS, TEAM_STATUS_CHANGED } from './ipc-channels.ts';
 
 type IpcListener = (event: { ports: readonly MessagePort[] }, ...args: unknown[]) => void;
 
@@ -56,6 +56,10 @@ export function createDesktopBridge(ipc: IpcRendererLike, info: { version: strin
       join: (labels) => ipc.invoke(TEAM_JOIN, labels) as Promise<DesktopTeamStatus>,
       leave: () => ipc.invoke(TEAM_LEAVE) as Promise<DesktopTeamStatus>,
       onStatus: (listener) => listen<DesktopTeamStatus>(TEAM_STATUS_CHANGED, listener),
+    },
+    localApi: {
+      status: () => ipc.invoke(LOCAL_API_STATUS) as Promise<DesktopLocalApiStatus>,
+      set: (enabled) => ipc.invoke(SET_LOCAL_API, enabled) as Promise<DesktopLocalApiStatus>,
     },
   };
 }

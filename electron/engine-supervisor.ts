@@ -32,6 +32,8 @@ export class EngineSupervisor {
   private lastCrash: EngineCrash | undefined;
   private retryTimer: ReturnType<typeof setTimeout> | undefined;
   private stopping: Promise<void> | undefined;
+  /** the host being stopped by relaunch(): its exit is not a crash */
+  private relaunching: EngineProcess | undefined;
   private readonly statusListeners = new Set<Listener<DesktopEngineStatus>>();
   private readonly processListeners = new Set<Listener<EngineProcess>>();
   private readonly goneListeners = new Set<Listener<EngineProcess>>();
@@ -118,6 +120,26 @@ export class EngineSupervisor {
     if (!this.current) this.launch();
   }
 
+  /**
+   * Stops the running host (its tasks get drainTimeoutMs to finish) and starts a new one, for a
+   * setting the host reads at start (the local API). Not a crash: no backoff, nothing counted.
+   */
+  async relaunch(drainTimeoutMs: number): Promise<void> {
+    if (this.stopping) return;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+    const proc = this.current;
+    if (proc) {
+      this.relaunching = proc;
+      const exited = new Promise<void>((resolve) => proc.onExit(() => resolve()));
+      proc.postMessage({ type: 'stop', drainTimeoutMs });
+      const killer = setTimeout(() => proc.kill(), drainTimeoutMs + this.options.stopGraceMs);
+      await exited;
+      clearTimeout(killer);
+    }
+    if (!this.stopping && !this.current) this.launch();
+  }
+
   /** Stops the host: running tasks get drainTimeoutMs to finish; resolves when it has exited. */
   stop(drainTimeoutMs: number): Promise<void> {
     this.stopping ??= (async () => {
@@ -169,6 +191,10 @@ export class EngineSupervisor {
       // Its team worker went with it (a drain, or its heartbeat expires if the host crashed).
       if (this.team.state !== 'left') this.setTeam({ state: 'left' });
       for (const l of this.goneListeners) l(proc);
+      if (this.relaunching === proc) {
+        this.relaunching = undefined;
+        return;
+      }
       if (this.stopping) return;
       if (failed) return this.setStatus({ state: 'failed', ...failed });
       this.crashed({ code, signal, stderrTail: stderr, at: this.options.now() });

@@ -29,3 +29,7 @@ export const TEAM_LEAVE = 'ax:team-leave';
 export const TEAM_STATUS_CHANGED = 'ax:team-status-changed';
 /** renderer → main, invoke (name, value | null): store a task secret encrypted, or forget it */
 export const SET_TASK_SECRET = 'ax:set-task-secret';
+/** renderer → main, invoke: the DesktopLocalApiStatus */
+export const LOCAL_API_STATUS = 'ax:local-api-status';
+/** renderer → main, invoke (enabled: boolean): the local API on or off (the engine restarts) */
+export const SET_LOCAL_API = 'ax:set-local-api';

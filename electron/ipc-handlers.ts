@@ -2,9 +2,9 @@
 // checks who is asking. Only the main window's own top frame, showing our app:// page, is
 // answered; anything else (another window, a subframe, a page navigated elsewhere) is ignored,
 // and an invoke from it is refused.
-import { DESKTOP_SECRET_KEYS, type DesktopEngineStatus, type DesktopLanguage, type DesktopSecretKey, type DesktopSecretsStatus, type DesktopTeamStatus } from '../engine/api/desktop-bridge.ts';
+import { DESKTOP_SECRET_KEYS, type DesktopEngineStatus, type DesktopLanguage, type DesktopLocalApiStatus, type DesktopSecretKey, type DesktopSecretsStatus, type DesktopTeamStatus } from '../engine/api/desktop-bridge.ts';
 import { isAppUrl } from './app-origin.ts';
-import { ENGINE_STATUS, ENGINE_STATUS_CHANGED, REQUEST_ENGINE_PORT, RESTART_ENGINE, SECRETS_STATUS, SET_LANGUAGE, SET_SECRET, SET_TASK_SECRET, TEAM_JOIN, TEAM_LEAVE, TEAM_STATUS, TEAM_STATUS_CHANGED } from './ipc-channels.ts';
+import { ENGINE_STATUS, ENGINE_STATUS_CHANGED, LOCAL_API_STATUS, REQUEST_ENGINE_PORT, RESTART_ENGINE, SECRETS_STATUS, SET_LANGUAGE, SET_LOCAL_API, SET_SECRET, SET_TASK_SECRET, TEAM_JOIN, TEAM_LEAVE, TEAM_STATUS, TEAM_STATUS_CHANGED } from './ipc-channels.ts';
 import type { ContentsLike, IpcSender } from './shell-surface.ts';
 
 /** The members of ipcMain used here. */
@@ -27,6 +27,11 @@ export interface ShellServices {
     set(key: DesktopSecretKey, value: string | null): DesktopSecretsStatus;
     /** a task secret; the running engine host is told at once */
     setTask(name: string, value: string | null): DesktopSecretsStatus;
+  };
+  /** the local API setting (main.ts: remembered in shell-state.json; a change restarts the engine) */
+  localApi?: {
+    status(): DesktopLocalApiStatus;
+    set(enabled: boolean): Promise<DesktopLocalApiStatus>;
   };
   /** this laptop as a temporary team worker (team-membership.ts, through main.ts) */
   team?: {
@@ -85,6 +90,15 @@ export function registerIpcHandlers(ipcMain: IpcMainLike, services: ShellService
     if (value !== null && typeof value !== 'string') throw new Error('a secret is a string, or null to forget it');
     return services.secrets.setTask(name, value);
   });
+  const localApi = services.localApi;
+  if (localApi) {
+    ipcMain.handle(LOCAL_API_STATUS, (event) => (trusted(event) ? localApi.status() : refuse()));
+    ipcMain.handle(SET_LOCAL_API, (event, enabled) => {
+      if (!trusted(event)) return refuse();
+      if (typeof enabled !== 'boolean') throw new Error('the local API is turned on or off: true or false');
+      return localApi.set(enabled);
+    });
+  }
   const team = services.team;
   if (team) {
     ipcMain.handle(TEAM_STATUS, (event) => (trusted(event) ? team.status() : refuse()));

@@ -19,6 +19,7 @@ import { hideOnClose, mainWindowOptions, reveal } from './main-window.ts';
 import { PortBroker } from './port-broker.ts';
 import { choiceOf, QuitFlow, quitQuestion } from './quit-flow.ts';
 import { SecretStore } from './secret-store.ts';
+import { LocalApiSetting } from './local-api-setting.ts';
 import { ShellStateFile } from './shell-state.ts';
 import { ShellLanguage } from './shell-texts.ts';
 import { TeamMembership } from './team-membership.ts';
@@ -40,7 +41,11 @@ function runShell(): void {
   const host = hostOptionsFrom((name) => app.commandLine.getSwitchValue(name), (name) => app.commandLine.hasSwitch(name), app.getPath('userData'));
   // Decrypted at each start of the host, into its environment only (secret-store.ts).
   const secrets = new SecretStore(safeStorage, app.getPath('userData'), process.platform, host.dataDir);
-  const supervisor = new EngineSupervisor({ launch: utilityLauncher(utilityProcess, { entry: paths.engineHost, ...host, env: () => ({ ...process.env, ...secrets.hostEnv() }) }) });
+  const state = new ShellStateFile(app.getPath('userData'));
+  const localApi: LocalApiSetting = new LocalApiSetting(state, host.args, (): EngineSupervisor => supervisor);
+  const supervisor: EngineSupervisor = new EngineSupervisor({
+    launch: utilityLauncher(utilityProcess, { entry: paths.engineHost, ...host, args: (): string[] => localApi.args(), env: () => ({ ...process.env, ...secrets.hostEnv() }) }),
+  });
   const broker = new PortBroker(supervisor, () => new MessageChannelMain());
   const engine = new MainEngineClient(broker);
   const language = new ShellLanguage();
@@ -48,7 +53,6 @@ function runShell(): void {
   // Held for the app's life: a Tray that is garbage-collected leaves the tray.
   let tray: Tray | undefined;
 
-  const state = new ShellStateFile(app.getPath('userData'));
   const team = new TeamMembership({
     host: supervisor,
     hasConnection: () => {
@@ -112,6 +116,10 @@ function runShell(): void {
         supervisor.process()?.postMessage({ type: 'task-secrets', values: secrets.taskValues() });
         return status;
       },
+    },
+    localApi: {
+      status: () => localApi.status(),
+      set: (enabled) => localApi.set(enabled),
     },
     team: {
       status: () => ({ ...team.status(), canJoin: team.canJoin(), wanted: team.wanted() }),

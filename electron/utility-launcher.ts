@@ -24,14 +24,15 @@ export interface HostLaunchOptions {
   entry: string;
   /** --data-dir; undefined: the host's own default (AX_DATA_DIR, else the CLI's default data dir) */
   dataDir?: string;
-  /** more arguments, e.g. --local-api */
-  args?: string[];
+  /** more arguments, e.g. --local-api; a function is asked at each start (a setting may change them) */
+  args?: string[] | (() => string[]);
   /** the host's environment, or a function giving it at each start (the desktop's secrets are decrypted then) */
   env?: NodeJS.ProcessEnv | (() => NodeJS.ProcessEnv);
 }
 
 export function hostArgs(options: HostLaunchOptions): string[] {
-  return [...(options.dataDir ? ['--data-dir', options.dataDir] : []), ...(options.args ?? [])];
+  const args = typeof options.args === 'function' ? options.args() : (options.args ?? []);
+  return [...(options.dataDir ? ['--data-dir', options.dataDir] : []), ...args];
 }
 
 export function utilityLauncher(utilityProcess: UtilityForker, options: HostLaunchOptions): EngineLauncher {

@@ -55,6 +55,30 @@ export interface DesktopBridge {
   readonly settings: DesktopSettingsBridge;
   /** this laptop as a temporary worker of the team (absent in shells older than it) */
   readonly team?: DesktopTeamBridge;
+  /** the local API setting (absent in shells older than it) */
+  readonly localApi?: DesktopLocalApiBridge;
+}
+
+/**
+ * The local API: the engine also serves the HTTP + WebSocket API on 127.0.0.1, so `ax` commands
+ * and scripts on this machine reach the app's engine (with the data dir's api-token). Off by
+ * default: the app itself needs no port.
+ */
+export interface DesktopLocalApiStatus {
+  /** the person's setting */
+  enabled: boolean;
+  /** started with --local-api (npm start -- --local-api): on whatever the setting says */
+  forcedBySwitch: boolean;
+  /** the port while the engine serves it */
+  port?: number;
+  /** the engine's data dir, for the `ax --data-dir` line */
+  dataDir?: string;
+}
+
+export interface DesktopLocalApiBridge {
+  status(): Promise<DesktopLocalApiStatus>;
+  /** turns it on or off: the engine restarts (running tasks get up to 30 s to finish) */
+  set(enabled: boolean): Promise<DesktopLocalApiStatus>;
 }
 
 /** The team worker as the settings page shows it. */

@@ -111,6 +111,21 @@ describe('engine supervisor, on a host that crashes on purpose', () => {
     expect(starts()).toBe(1);
   });
 
+  it('relaunch() stops the host with its drain and starts a new one: not a crash, nothing counted', async () => {
+    const { supervisor, statuses, starts } = crashy({});
+    const alerts: string[] = [];
+    supervisor.onAlert((a) => alerts.push(a));
+    supervisor.start();
+    await waitFor(() => supervisor.status().state === 'running', { timeoutMs: 30_000 });
+    const first = supervisor.process();
+    await supervisor.relaunch(4321);
+    expect(alerts).toEqual(['stopping with drain 4321']);
+    await waitFor(() => supervisor.status().state === 'running' && supervisor.process() !== first, { timeoutMs: 30_000, message: 'a new host runs' });
+    expect(starts()).toBe(2);
+    expect(statuses.some((s) => s.state === 'restarting' || s.state === 'gave-up')).toBe(false);
+    expect(statuses.filter((s) => s.state === 'starting').map((s) => s.attempt)).toEqual([1, 1]);
+  });
+
   it('kills a host that does not exit within its drain and the grace after it', async () => {
     const { supervisor } = crashy({}, { stopGraceMs: 50 });
     supervisor.start();

@@ -212,7 +212,7 @@ describe('preload bridge', () => {
   it('exposes exactly the DesktopBridge', () => {
     const { ipc } = fakeIpcRenderer();
     const bridge = createDesktopBridge(ipc, { version: '1.2.3', platform: 'linux' }, { postMessage: () => undefined, origin: 'app://ui' });
-    expect(Object.keys(bridge).sort()).toEqual(['engineStatus', 'onEngineStatus', 'onNavigate', 'platform', 'requestEnginePort', 'restartEngine', 'setLanguage', 'settings', 'team', 'version']);
+    expect(Object.keys(bridge).sort()).toEqual(['engineStatus', 'localApi', 'onEngineStatus', 'onNavigate', 'platform', 'requestEnginePort', 'restartEngine', 'setLanguage', 'settings', 'team', 'version']);
     expect(Object.keys(bridge.settings).sort()).toEqual(['setSecret', 'setTaskSecret', 'status']);
     expect(bridge.version).toBe('1.2.3');
   });

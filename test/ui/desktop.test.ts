@@ -120,6 +120,10 @@ function simulatePreload([initial, secrets]: [DesktopEngineStatus, DesktopSecret
     },
   };
   w.__axTeam = team;
+  // The local API setting (window.axDesktop.localApi): the test reads the calls (__axLocalApi).
+  const localApi = { enabled: false, calls: [] as boolean[] };
+  w.__axLocalApi = localApi;
+  const localApiStatus = () => ({ enabled: localApi.enabled, forcedBySwitch: false, ...(localApi.enabled && { port: 43117, dataDir: '/home/li/.config/AX Scheduler/data' }) });
   w.axDesktop = {
     version: '0.1.0',
     platform: 'linux',
@@ -165,6 +169,14 @@ function simulatePreload([initial, secrets]: [DesktopEngineStatus, DesktopSecret
       onStatus(listener: (s: unknown) => void) {
         team.listeners.add(listener);
         return () => team.listeners.delete(listener);
+      },
+    },
+    localApi: {
+      status: async () => localApiStatus(),
+      async set(enabled: boolean) {
+        localApi.calls.push(enabled);
+        localApi.enabled = enabled;
+        return localApiStatus();
       },
     },
     settings: {
@@ -393,6 +405,31 @@ describe.skipIf(skip)('the UI in the desktop app', () => {
     await card.getByText('没有密钥环：连接字符串未受保护').waitFor();
     await page.getByRole('combobox', { name: '语言' }).click();
     await page.getByTitle('English').click();
+    expect(await page.evaluate(() => window.__axMissingKeys ?? [])).toEqual([]);
+  });
+
+  it('settings: the local API is off by default; turned on, it says where it listens and the ax line to use (en, zh-CN)', async () => {
+    const calls = () => page.evaluate(() => (window as unknown as { __axLocalApi: { calls: boolean[] } }).__axLocalApi.calls);
+    await shellNavigate(page, '/settings');
+    const card = page.locator('[data-testid="desktop-local-api"]');
+    await card.getByText('Changing this restarts the engine; running tasks get up to 30 seconds to finish.').waitFor({ timeout: 15_000 });
+    const toggle = card.getByRole('switch', { name: 'Serve the API on this computer (127.0.0.1)' });
+    expect(await toggle.getAttribute('aria-checked')).toBe('false');
+    expect(await card.getByTestId('local-api-port').count()).toBe(0);
+    await toggle.click();
+    await expect.poll(calls).toEqual([true]);
+    await card.getByTestId('local-api-port').waitFor();
+    expect(await card.getByTestId('local-api-port').textContent()).toContain('Listening on 127.0.0.1:43117. Try: ax --data-dir "/home/li/.config/AX Scheduler/data" ls');
+    await card.scrollIntoViewIfNeeded();
+    await shoot(page, 'settings-local-api-en');
+    await page.getByRole('combobox', { name: 'Language' }).click();
+    await page.getByTitle('简体中文').click();
+    await card.getByText('正在监听 127.0.0.1:43117。试试：', { exact: false }).waitFor();
+    await page.getByRole('combobox', { name: '语言' }).click();
+    await page.getByTitle('English').click();
+    await card.getByRole('switch', { name: 'Serve the API on this computer (127.0.0.1)' }).click();
+    await expect.poll(calls).toEqual([true, false]);
+    await expect.poll(() => card.getByTestId('local-api-port').count()).toBe(0);
     expect(await page.evaluate(() => window.__axMissingKeys ?? [])).toEqual([]);
   });
 

@@ -9,6 +9,7 @@ import { DESKTOP_SECRET_KEYS, type DesktopSecretKey, type DesktopSecretsStatus, 
 import { useDesktop } from '../desktop/desktop-context.ts';
 import { TaskSecretsSettings } from './TaskSecretsSettings.tsx';
 import { errorMessage, QueryView } from '../shared/feedback.tsx';
+import { DesktopLocalApi } from './DesktopLocalApi.tsx';
 import { DesktopTeam } from './DesktopTeam.tsx';
 
 const QUERY_KEY = ['desktopSecrets'];
@@ -23,11 +24,12 @@ function backendKey(backend: string): string {
 export function DesktopSettings() {
   const desktop = useDesktop();
   if (!desktop) return null;
-  const team = desktop.bridge.team;
+  const { team, localApi } = desktop.bridge;
   return (
     <>
       <DesktopSettingsCard settings={desktop.bridge.settings} />
       {team && <DesktopTeam team={team} />}
+      {localApi && <DesktopLocalApi localApi={localApi} onEngineStatus={desktop.bridge.onEngineStatus} />}
     </>
   );
 }
