@@ -57,6 +57,7 @@ describe('ax secrets', () => {
     expect(JSON.parse(fs.readFileSync(file(), 'utf8')).secrets['api-token'].value).toBe(VALUE);
   });
 
+  // Skipped on Windows, or where util-linux `script` is missing: nothing else gives the command a real terminal.
   it.skipIf(!SCRIPT || process.platform === 'win32')('on a terminal, prompts without echoing what is typed; Ctrl-C stores nothing', async () => {
     try {
       const typed = await setOnTerminal('typed', 'typed-value-xyz\r');

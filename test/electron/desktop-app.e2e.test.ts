@@ -23,6 +23,7 @@ afterAll(async () => {
   if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
+// Skipped where Electron's binary is absent (it cannot be downloaded here); the reason is in the suite's name.
 describe.skipIf(skipReason !== undefined)(`desktop app${skipReason ? ` (skipped: ${skipReason})` : ''}`, () => {
   it('opens the window on app://ui with the bridge, and shows the dashboard from the engine host', async () => {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ax-desktop-'));

@@ -13,6 +13,7 @@ import { waitFor } from '../helpers/wait-for.ts';
 const REPO = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
 const hasElectron = 'binary' in electronBinary();
 
+// Skipped where Electron's binary is installed: there npm start opens the app, which desktop-app.e2e.test.ts covers.
 describe.skipIf(hasElectron)('npm start without Electron', () => {
   it('says why in one line and runs ax serve with the arguments given', async () => {
     const dataDir = tempDir('ax-npm-start-');

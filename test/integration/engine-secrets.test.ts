@@ -21,6 +21,7 @@ afterAll(async () => {
   await t?.close();
 });
 
+// Skipped on Windows only: the tasks are POSIX shell commands.
 describe.skipIf(process.platform === 'win32')('engine: task secrets', () => {
   it('gives the task its secret in env and masks it in the log; the database and export hold only the name', async () => {
     await t.apply(`
