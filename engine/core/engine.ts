@@ -29,7 +29,7 @@ import type { Store } from '../ports/store.ts';
 import { DEFAULT_CONFIG, type EngineConfig, workerLostAfterMs } from './config.ts';
 import { wireEngine, type WiringDeps } from './engine-wiring.ts';
 import type { LogWriter } from './log-writer.ts';
-import { triggerOnce } from './event-keys.ts';
+import { EventTriggers } from './event-triggers.ts';
 import { checkPayload } from './payload.ts';
 import { recoverOrphans, type RecoveryReport } from './recovery.ts';
 import type { RunManager } from './run-manager.ts';
@@ -91,6 +91,7 @@ export class Engine implements EngineApi {
   readonly worker: Worker | undefined;
   private readonly views: EngineViews;
   private readonly live: LiveEvents;
+  private readonly events: EventTriggers;
   private readonly presence: NodePresenceBeat | undefined;
   private started = false;
 
@@ -106,6 +107,7 @@ export class Engine implements EngineApi {
     this.logs = parts.logs;
     this.worker = parts.worker;
     this.views = new EngineViews(deps.store, deps.coordinator, deps.clock, (name) => this.workflowId(name), workerLostAfterMs(this.config));
+    this.events = new EventTriggers(deps.store, deps.clock, this.runs, this.config.maxEventPayloadBytes, (...a) => this.audit(...a));
     this.live = new LiveEvents(deps.coordinator, deps.clock, () => this.listWorkers(), this.config.workerHeartbeatMs);
     if (deps.node && deps.runScheduler !== false) {
       this.presence = new NodePresenceBeat(deps.coordinator, deps.clock, this.config.workerHeartbeatMs, {
@@ -254,37 +256,8 @@ export class Engine implements EngineApi {
     return { run: (await this.store.getRun(runId)) as RunRecord, instances };
   }
 
-  async trigger(event: string, payload: string | undefined, actor: string, key?: string): Promise<RunRecord[]> {
-    checkPayload(payload, this.config.maxEventPayloadBytes);
-    if (key === undefined) return this.startEventRuns(event, payload, actor);
-    const keyed = await triggerOnce(this.store, this.clock, event, key, () => this.startEventRuns(event, payload, actor, key));
-    if (keyed.repeat) {
-      const started = keyed.runs.map((r) => `run #${r.id} (${r.workflowName})`).join(', ') || 'no run';
-      await this.audit(actor, 'run.event.repeat', `event:${event}`, `Idempotency-Key ${key} seen before: ${started}; nothing new started`);
-    }
-    return keyed.runs;
-  }
-
-  private async startEventRuns(event: string, payload: string | undefined, actor: string, key?: string): Promise<RunRecord[]> {
-    const ids = await this.store.workflowsForEvent(event);
-    if (ids.length === 0) throw new AxError('not_found', `no enabled workflow has on_event: ${event}`);
-    // Refused rather than recorded: the sender learns that nothing started (a webhook gets 409)
-    // and can send it again after the resume; an event has no fire time a misfire policy could replay.
-    const pause = await this.store.getSchedulingPause();
-    if (pause) {
-      throw new AxError(
-        'conflict',
-        `scheduling is paused (since ${new Date(pause.since).toISOString()}, by ${pause.by}): event "${event}" started nothing; resume with "ax resume", or start a workflow by hand with "ax run WORKFLOW"`,
-      );
-    }
-    const runs: RunRecord[] = [];
-    for (const workflowId of ids) {
-      const run = await this.runs.startRun({ workflowId, trigger: 'event', triggeredBy: actor, logicalTime: this.clock.now(), eventPayload: payload, applyOverlap: true });
-      if (run) runs.push(run);
-    }
-    const started = runs.map((r) => `run #${r.id} (${r.workflowName})`).join(', ');
-    await this.audit(actor, 'run.event', `event:${event}`, key === undefined ? started : `${started}; Idempotency-Key ${key}`);
-    return runs;
+  trigger(event: string, payload: string | undefined, actor: string, key?: string): Promise<RunRecord[]> {
+    return this.events.trigger(event, payload, actor, key);
   }
 
   async setSchedulingPaused(paused: boolean, actor: string): Promise<SchedulingChange> {

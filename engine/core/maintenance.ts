@@ -3,7 +3,7 @@
 import type { Clock } from '../ports/clock.ts';
 import type { Store } from '../ports/store.ts';
 import type { EngineConfig } from './config.ts';
-import { EVENT_KEY_RETENTION_MS } from './event-keys.ts';
+import { EVENT_KEY_RETENTION_MS } from './event-triggers.ts';
 
 const PURGE_EVERY_MS = 3_600_000;
 
