@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { SecretStore } from '../../electron/secret-store.ts';
 import { DESKTOP_SECRETS_ENV } from '../../engine/api/host-protocol.ts';
 import { type ForkedEngineHost, forkEngineHost } from '../../engine/hosts/port/fork-host.ts';
-import { takeDesktopHostSecrets, takeDesktopSecrets } from '../../engine/hosts/port/host-secrets.ts';
+import { takeDesktopHostSecrets } from '../../engine/hosts/port/host-secrets.ts';
 import { killStrays } from '../helpers/cli.ts';
 import { FakeSafeStorage } from '../helpers/fake-electron.ts';
 import { FAST_CONFIG, tempDir } from '../helpers/solo-engine.ts';
@@ -118,10 +118,10 @@ describe('secret store', () => {
 describe("the engine host's side", () => {
   it('takes the variable out of the environment, keeping only the connection strings', () => {
     const env: NodeJS.ProcessEnv = { [DESKTOP_SECRETS_ENV]: JSON.stringify({ mysql: MYSQL, redis: '', token: 'x' }), PATH: '/bin' };
-    expect(takeDesktopSecrets(env)).toEqual({ mysql: MYSQL });
+    expect(takeDesktopHostSecrets(env).settings).toEqual({ mysql: MYSQL });
     expect(env).toEqual({ PATH: '/bin' });
-    expect(takeDesktopSecrets({ [DESKTOP_SECRETS_ENV]: 'not json' })).toEqual({});
-    expect(takeDesktopSecrets({})).toEqual({});
+    expect(takeDesktopHostSecrets({ [DESKTOP_SECRETS_ENV]: 'not json' }).settings).toEqual({});
+    expect(takeDesktopHostSecrets({}).settings).toEqual({});
     const withTasks: NodeJS.ProcessEnv = { [DESKTOP_SECRETS_ENV]: JSON.stringify({ tasks: { 'api-token': 'v', 'bad name': 'x', n: 1 } }) };
     expect(takeDesktopHostSecrets(withTasks)).toEqual({ settings: {}, tasks: { 'api-token': 'v' } });
     expect(withTasks).toEqual({});

@@ -45,11 +45,6 @@ export function takeDesktopHostSecrets(env: NodeJS.ProcessEnv = process.env): De
   return out;
 }
 
-/** Removes the variable from `env` and returns its connection strings; a malformed one gives none. */
-export function takeDesktopSecrets(env: NodeJS.ProcessEnv = process.env): Settings {
-  return takeDesktopHostSecrets(env).settings;
-}
-
 /** The desktop app's task secrets in the host, replaced whole when the shell says they changed. */
 export class DesktopTaskSecrets implements SecretSource {
   constructor(private values: Record<string, string>) {}
