@@ -67,7 +67,8 @@ export function AppLayout() {
         breakpoint="lg"
         width={208}
         theme="light"
-        style={{ borderInlineEnd: `1px solid ${token.colorBorderSecondary}` }}
+        // Stays in view while a long page (Settings in the desktop app) scrolls: the navigation never goes away.
+        style={{ borderInlineEnd: `1px solid ${token.colorBorderSecondary}`, position: 'sticky', top: 0, height: '100vh', overflow: 'auto' }}
       >
         <Link to="/" style={{ display: 'flex', alignItems: 'center', gap: 8, height: 56, padding: '0 20px', color: token.colorText, fontWeight: 600, fontSize: 16, whiteSpace: 'nowrap', overflow: 'hidden' }}>
           <span aria-hidden style={{ display: 'inline-grid', placeItems: 'center', width: 24, height: 24, borderRadius: 6, background: token.colorPrimary, color: '#fff', fontSize: 12, flex: 'none' }}>AX</span>
