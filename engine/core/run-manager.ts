@@ -9,6 +9,7 @@ import type { Finish, FollowUps, InstanceDraft, InstanceGuard, InstancePatch, Ne
 import { retryDelay } from './backoff.ts';
 import { formatDuration } from './duration.ts';
 import { downstreamClosure } from './dag.ts';
+import { type AlertHooks, NO_ALERTS } from './alerts/alert-rules.ts';
 import { appendLateLine } from './late-log-line.ts';
 import type { CachedWorkflow, WorkflowCache } from './workflow-cache.ts';
 
@@ -30,6 +31,7 @@ export class RunManager {
     /** called when new WAITING instances exist */
     private readonly onWaiting: () => void,
     private readonly failovers: { max: number; alert(message: string): void } = { max: 3, alert: () => undefined },
+    private readonly alerts: AlertHooks = NO_ALERTS,
   ) {}
 
   /** Creates the run with its roots (one store step), or returns undefined when this cron fire already has one. */
@@ -108,6 +110,8 @@ export class RunManager {
     const result = await this.store.finishInstance({ id: inst.id, runId: inst.runId, guard, to, patch, followUps: plan.followUps, settlement: this.settlement(wf) }, now);
     if (!result.done) return false;
     if (plan.capped) this.failovers.alert(plan.capped);
+    // Failed for good: no attempt after this one.
+    if ((to === 'FAILED' || to === 'TIMEOUT') && !plan.followUps.retry) this.alerts.taskFailed({ ...inst, ...patch, state: to } as InstanceRecord, to, patch.reason ?? undefined);
     // Said in the failed attempt's log before anyone hears of the next attempt, so a follower
     // that sees attempt 2 finds the line; only by the step that created attempt 2, so said once.
     const retry = result.created.find((c) => c.taskId === inst.taskId);
@@ -170,7 +174,10 @@ export class RunManager {
   /** Tells followers what a store step did, and the dispatcher when there is new work. */
   private async publish(result: TransitionResult): Promise<void> {
     for (const inst of [...result.ended, ...result.created]) await this.publishInstance(inst);
-    for (const run of result.runs) await this.publishRun(run);
+    for (const run of result.runs) {
+      await this.publishRun(run);
+      this.alerts.runEnded(run);
+    }
     if (result.created.some((i) => i.state === 'WAITING')) this.onWaiting();
   }
 
