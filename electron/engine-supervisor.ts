@@ -3,7 +3,7 @@
 // window) until restart() is asked for. A host that reports 'failed' (e.g. another engine holds
 // the data dir) is not restarted: trying again would fail the same way.
 import type { DesktopEngineStatus, EngineCrash } from '../engine/api/desktop-bridge.ts';
-import type { HostMessage, TeamWorkerStatus } from '../engine/api/host-protocol.ts';
+import type { DesktopAlert, HostMessage, TeamWorkerStatus } from '../engine/api/host-protocol.ts';
 import type { EngineLauncher, EngineProcess } from './shell-surface.ts';
 
 export interface SupervisorOptions {
@@ -38,6 +38,7 @@ export class EngineSupervisor {
   private readonly processListeners = new Set<Listener<EngineProcess>>();
   private readonly goneListeners = new Set<Listener<EngineProcess>>();
   private readonly alertListeners = new Set<Listener<string>>();
+  private readonly desktopAlertListeners = new Set<Listener<DesktopAlert>>();
   private team: TeamWorkerStatus = { state: 'left' };
   private readonly teamListeners = new Set<Listener<TeamWorkerStatus>>();
 
@@ -78,6 +79,11 @@ export class EngineSupervisor {
 
   onAlert(listener: Listener<string>): () => void {
     return subscribe(this.alertListeners, listener);
+  }
+
+  /** alerts routed to the desktop channel: the shell's notifications */
+  onDesktopAlert(listener: Listener<DesktopAlert>): () => void {
+    return subscribe(this.desktopAlertListeners, listener);
   }
 
   /** the host's team worker (host-team.ts); 'left' while no host runs */
@@ -180,6 +186,7 @@ export class EngineSupervisor {
         this.setStatus({ state: 'running', pid, dataDir, version, ...(apiPort !== undefined && { apiPort }) });
       } else if (message.type === 'failed') failed = { code: message.code, message: message.message };
       else if (message.type === 'alert') for (const l of this.alertListeners) l(message.message);
+      else if (message.type === 'desktop-alert') for (const l of this.desktopAlertListeners) l(message.alert);
       else if (message.type === 'team') {
         const { type: _type, ...team } = message;
         this.setTeam(team);

@@ -91,7 +91,8 @@ function runShell(): void {
     note.show();
   };
   const notifier = new FailureNotifier({ notify: showNotice, texts: () => language.texts() });
-  engine.onClient((client) => void notifier.follow(client).catch(() => undefined));
+  // The engine host's `desktop` alert channel; the main client names a failed run's task.
+  supervisor.onDesktopAlert((alert) => void notifier.onAlert(engine.current(), alert).catch(() => undefined));
 
   app.on('before-quit', (event) => quitFlow.onBeforeQuit(event));
   app.on('second-instance', open);

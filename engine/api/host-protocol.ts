@@ -2,6 +2,7 @@
 // process forked with IPC) and its parent: the protocol is described at the top of
 // engine/hosts/port/engine-host.ts. Here as types, so the desktop shell, which imports only
 // engine/api, speaks it too.
+import type { AlertRecord } from './alerts.ts';
 
 /** What a new engine found that a dead one had left (its start-up recovery). */
 export interface HostRecovery {
@@ -26,12 +27,17 @@ export interface HostReady {
   apiPort?: number;
 }
 
+/** What a desktop notification needs of an alert (engine/api/alerts.ts). */
+export type DesktopAlert = Pick<AlertRecord, 'id' | 'rule' | 'severity' | 'title' | 'message' | 'kind' | 'workflow' | 'runId' | 'instanceId' | 'repeats'>;
+
 /** Host → parent. */
 export type HostMessage =
   | HostReady
   /** the engine could not start; the host exits non-zero. code: an AxErrorCode (conflict: another engine holds the data dir) */
   | { type: 'failed'; code: string; message: string }
   | { type: 'alert'; message: string }
+  /** an alert routed to the `desktop` channel (issue 12): the shell shows it as a notification */
+  | { type: 'desktop-alert'; alert: DesktopAlert }
   /** the team worker's state changed (after a team-join or team-leave, a drain asked by the team, a failure) */
   | HostTeamStatus
   /** a reply or an event for IPC client `client` */

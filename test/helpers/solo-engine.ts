@@ -8,6 +8,7 @@ import type { EngineConfig } from '../../engine/core/config.ts';
 import type { Engine } from '../../engine/core/engine.ts';
 import type { ProcessRunner } from '../../engine/ports/process-runner.ts';
 import { parseWorkflowFile } from '../../engine/core/workflow-file.ts';
+import type { AlertOptions } from '../../engine/hosts/node/alert-channels.ts';
 import { openSoloEngine } from '../../engine/hosts/node/solo.ts';
 import { waitFor } from './wait-for.ts';
 
@@ -31,6 +32,12 @@ export interface TestEngine {
   /** runs a workflow manually and waits until the run is final */
   runToEnd(name: string, options?: { task?: string; timeoutMs?: number }): Promise<RunDetail>;
   waitRun(runId: number, timeoutMs?: number): Promise<RunDetail>;
+  /**
+   * runToEnd, then waits until the alerts the run raised are recorded and delivered or failed:
+   * an alert is raised before its run's event goes out, so once the event is heard, the engine's
+   * alertsIdle covers it.
+   */
+  runSettled(name: string): Promise<RunDetail>;
   logText(instanceId: number): Promise<string[]>;
   close(): Promise<void>;
 }
@@ -38,7 +45,7 @@ export interface TestEngine {
 const FINAL = ['SUCCESS', 'FAILED', 'SKIPPED', 'CANCELLED'];
 
 export async function startTestEngine(
-  options: { config?: Partial<EngineConfig>; maxConcurrency?: number; dir?: string; start?: boolean; runner?: ProcessRunner } = {},
+  options: { config?: Partial<EngineConfig>; maxConcurrency?: number; dir?: string; start?: boolean; runner?: ProcessRunner; alerts?: AlertOptions } = {},
 ): Promise<TestEngine> {
   const dir = options.dir ?? tempDir();
   const alerts: string[] = [];
@@ -47,6 +54,7 @@ export async function startTestEngine(
     maxConcurrency: options.maxConcurrency,
     onAlert: (m) => alerts.push(m),
     runner: options.runner,
+    alerts: options.alerts,
   });
   if (options.start !== false) await engine.start();
   const waitRun = async (runId: number, timeoutMs = 30_000) => {
@@ -67,6 +75,21 @@ export async function startTestEngine(
       return waitRun(run.id, o.timeoutMs);
     },
     waitRun,
+    async runSettled(name) {
+      const ended = new Set<number>();
+      const unsubscribe = await engine.subscribe(['runs'], (e) => {
+        if (e.type === 'run' && FINAL.includes(e.state)) ended.add(e.runId);
+      });
+      try {
+        const run = await engine.runWorkflow(name, { actor: 'test' });
+        const detail = await waitRun(run.id);
+        await waitFor(() => ended.has(run.id), { timeoutMs: 10_000, message: `the end event of run #${run.id}` });
+        await engine.alertsIdle();
+        return detail;
+      } finally {
+        unsubscribe();
+      }
+    },
     async logText(instanceId) {
       return (await engine.readLogs(instanceId, 0, 10_000)).map((l) => l.line);
     },

@@ -6,7 +6,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AlertRecord } from '../../engine/api/alerts.ts';
-import type { EngineEvent } from '../../engine/api/events.ts';
 import { SecretsFile } from '../../engine/hosts/node/secrets-file.ts';
 import { type SmtpReceiver, startSmtpReceiver, startWebhookReceiver, type WebhookReceiver } from '../helpers/alert-receivers.ts';
 import { startTestEngine, tempDir, type TestEngine } from '../helpers/solo-engine.ts';
@@ -32,24 +31,9 @@ async function engineWith(alerts: object, prepare?: (dir: string) => void): Prom
   return te;
 }
 
-/** Runs a workflow to its end, then waits until every alert that raised is recorded and delivered or failed. */
+/** Runs a workflow to its end, then waits until every alert it raised is recorded and delivered or failed. */
 async function runSettled(t: TestEngine, workflow: string): Promise<string> {
-  let ended: (state: string) => void = () => undefined;
-  const end = new Promise<string>((resolve) => (ended = resolve));
-  let runId = 0;
-  const unsubscribe = await t.engine.subscribe(['runs'], (e: EngineEvent) => {
-    if (e.type === 'run' && e.runId === runId && ['SUCCESS', 'FAILED'].includes(e.state)) ended(e.state);
-  });
-  try {
-    runId = (await t.engine.runWorkflow(workflow, { actor: 'test' })).id;
-    // The run may have ended before runId was known here: the store says so then.
-    const state = await Promise.race([end, t.waitRun(runId).then((d) => d.run.state)]);
-    await end.catch(() => undefined);
-    await t.engine.alertsIdle();
-    return state;
-  } finally {
-    unsubscribe();
-  }
+  return (await t.runSettled(workflow)).run.state;
 }
 
 const failing = (name: string, command = 'echo "disk full" >&2; exit 3', alerts = 'hook') => `workflow: ${name}

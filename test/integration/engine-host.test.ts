@@ -12,7 +12,7 @@ import { type ApiClient, createApiClient } from '../../engine/api/client.ts';
 import type { EngineApi } from '../../engine/api/engine-api.ts';
 import type { AxError } from '../../engine/api/errors.ts';
 import type { EngineEvent } from '../../engine/api/events.ts';
-import type { HostMessage, ParentMessage } from '../../engine/api/host-protocol.ts';
+import type { DesktopAlert, HostMessage, ParentMessage } from '../../engine/api/host-protocol.ts';
 import { VERSION } from '../../engine/hosts/node/version.ts';
 import { type ForkedEngineHost, forkEngineHost } from '../../engine/hosts/port/fork-host.ts';
 import { HostClients } from '../../engine/hosts/port/host-clients.ts';
@@ -108,6 +108,21 @@ describe('the UI drives the host over the port', () => {
     expect(await ui.closed).toBe('closed by the client');
     await expect(ui.listWorkflows()).rejects.toMatchObject({ code: 'unavailable' });
     expect((await other.listWorkflows()).map((w) => w.name)).toEqual(['talk']);
+    expect(await host.stop(5_000)).toEqual({ code: 0, signal: null });
+  });
+
+  it('a failed run reaches the parent as a desktop-alert (the desktop channel, where alerts go by default), recorded as sent', async () => {
+    const alerts: DesktopAlert[] = [];
+    const host = forkEngineHost({ dataDir, env: hostEnv(), onDesktopAlert: (a) => alerts.push(a) });
+    hosts.push(host);
+    const ui = host.connect();
+    await host.ready;
+    await apply(ui, 'workflow: broken\ntasks:\n  fail:\n    command: "exit 2"\n');
+    const run = await ui.runWorkflow('broken', { actor: 'ui' });
+    const got = await waitFor(() => alerts[0], { timeoutMs: 15_000, message: 'no desktop-alert' });
+    expect(got).toMatchObject({ rule: 'run_failed', kind: 'immediate', workflow: 'broken', runId: run.id, title: `broken: run #${run.id} failed: task "fail" failed after 1 attempt(s)` });
+    expect(await ui.listAlertChannels()).toEqual([{ name: 'desktop', kind: 'desktop', target: 'this desktop app' }]);
+    await waitFor(async () => (await ui.listAlerts({}))[0]?.state === 'sent', { message: 'the alert recorded as sent' });
     expect(await host.stop(5_000)).toEqual({ code: 0, signal: null });
   });
 

@@ -19,6 +19,8 @@
 //                                                        held); the host exits non-zero with
 //                                                        the message on stderr
 //     {type: 'alert', message}                           an engine alert, for the shell to show
+//     {type: 'desktop-alert', alert}                     an alert routed to the `desktop` channel
+//                                                        (issue 12): the shell's notification
 //     {type: 'team', state, workerId?, labels?, running?, message?}
 //                                                        the team worker's state (host-team.ts)
 //   parent → host
@@ -53,6 +55,7 @@ import { type HeldEngine, holdSoloEngine } from '../node/held-engine.ts';
 import { type LocalApi, startLocalApi } from '../node/local-api.ts';
 import { layeredSecrets, SecretsFile } from '../node/secrets-file.ts';
 import { VERSION } from '../node/version.ts';
+import { desktopChannel } from './desktop-channel.ts';
 import { HostClients, isClientMessage } from './host-clients.ts';
 import { DesktopTaskSecrets, takeDesktopHostSecrets, taskSecretValues } from './host-secrets.ts';
 import { HostTeam } from './host-team.ts';
@@ -114,6 +117,8 @@ function run(channel: ParentChannel): void {
       extraSettings: desktopSecrets.settings,
       secrets: layeredSecrets(taskSecrets, new SecretsFile(dataDir)),
       onAlert: (message) => channel.post({ type: 'alert', message }),
+      // The shell's notification is the `desktop` channel, and where alerts go unless settings.json says otherwise.
+      alerts: { extra: [desktopChannel((alert) => channel.post({ type: 'desktop-alert', alert }))], defaultChannels: ['desktop'] },
       onStoreLost: (error) => {
         process.exitCode = EXIT.storage;
         channel.post({ type: 'alert', message: `${error.message}; the engine stops` });

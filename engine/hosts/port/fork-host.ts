@@ -5,7 +5,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { type ApiClient, createApiClient } from '../../api/client.ts';
-import type { HostMessage, HostReady, ParentMessage } from '../../api/host-protocol.ts';
+import type { DesktopAlert, HostMessage, HostReady, ParentMessage } from '../../api/host-protocol.ts';
 
 export interface ForkHostOptions {
   dataDir: string;
@@ -16,6 +16,8 @@ export interface ForkHostOptions {
   /** more arguments of the host, e.g. `--local-api` */
   args?: string[];
   onAlert?: (message: string) => void;
+  /** an alert routed to the host's `desktop` channel (what the desktop app shows as a notification) */
+  onDesktopAlert?: (alert: DesktopAlert) => void;
 }
 
 export interface HostExit {
@@ -77,6 +79,7 @@ export function forkEngineHost(options: ForkHostOptions): ForkedEngineHost {
     if (message.type === 'ready') settle?.resolve(message);
     else if (message.type === 'failed') settle?.reject(new Error(`the engine host could not start: ${message.message}`));
     else if (message.type === 'alert') options.onAlert?.(message.message);
+    else if (message.type === 'desktop-alert') options.onDesktopAlert?.(message.alert);
     else if (message.type === 'api') clients.get(message.client)?.receive(message.message);
     else if (message.type === 'closed') end(message.client, message.reason);
   });
