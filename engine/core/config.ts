@@ -40,6 +40,8 @@ export interface EngineConfig {
   logBufferBytes: number;
   /** how long a finished task's log may wait for the store before its outcome is recorded saying the log is incomplete */
   logGiveUpMs: number;
+  /** how often a node looks for alert groups whose summary is due, and (schedulers) for overdue runs */
+  alertSweepMs: number;
 }
 
 export const DEFAULT_CONFIG: EngineConfig = {
@@ -64,6 +66,7 @@ export const DEFAULT_CONFIG: EngineConfig = {
   logFlushMs: 200,
   logBufferBytes: 32 * 1024 * 1024,
   logGiveUpMs: 600_000,
+  alertSweepMs: 30_000,
 };
 
 /** The scheduler-side timeout backstop: configured timeout + 1.5 × the heartbeat interval (SPEC §7). */

@@ -117,6 +117,9 @@ export class Engine implements EngineApi {
       channels: deps.alerts?.channels ?? [],
       settings: deps.alerts?.settings ?? DEFAULT_ALERT_SETTINGS,
       workflowAlerts: async (name) => (await deps.store.getWorkflowSpec(name))?.alerts,
+      sweepMs: this.config.alertSweepMs,
+      // Overdue runs are looked for by scheduler nodes (every node would do, once per run; fewer is cheaper).
+      ...(deps.runScheduler !== false && { onSweep: () => this.alertRules.checkOverdue() }),
       onError: (message) => deps.onAlert?.(message),
     });
     this.alertRules = new AlertRules(this.alerts, deps.store, deps.clock, deps.nodeId);

@@ -34,6 +34,7 @@ async function node(name: string, store: Store, clock: FakeClock, hook: WebhookR
     channels: [new WebhookChannel({ name: 'hook', url: () => hook.url, shownUrl: 'hook', template: 'slack', headers: () => ({}) })],
     settings: { ...DEFAULT_ALERT_SETTINGS, groupWindowMs: WINDOW },
     workflowAlerts: async () => ({ channels: ['hook'], rules: ['task_failed'] }),
+    sweepMs: 30_000,
   });
 }
 

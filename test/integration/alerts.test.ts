@@ -27,7 +27,7 @@ async function engineWith(alerts: object, prepare?: (dir: string) => void): Prom
   const dir = tempDir('ax-alerts-');
   fs.writeFileSync(path.join(dir, 'settings.json'), JSON.stringify({ alerts }));
   prepare?.(dir);
-  te = await startTestEngine({ dir });
+  te = await startTestEngine({ dir, config: { alertSweepMs: 200 } });
   return te;
 }
 
@@ -124,6 +124,24 @@ describe('alerts through a webhook', () => {
     await runSettled(t, 'plain');
     expect((await t.engine.listAlerts({})).map((a) => [a.rule, a.state])).toEqual([['task_failed', 'sent']]);
     expect(hook.posts).toHaveLength(1);
+  });
+});
+
+describe('a run past its expected duration', () => {
+  it('raises run_overdue once while it still runs (expected_duration asks for it), and the run goes on', async () => {
+    hook = await startWebhookReceiver();
+    const t = await engineWith({ channels: { hook: { type: 'webhook', url: hook.url, template: 'wecom' } } });
+    const gate = path.join(t.dir, 'gate');
+    await t.apply(`workflow: slow\nalerts:\n  channels: [hook]\n  expected_duration: 1s\ntasks:\n  wait:\n    command: 'while [ ! -f ${gate} ]; do sleep 0.1; done'\n`);
+    const run = await t.engine.runWorkflow('slow', { actor: 'test' });
+    const alert = await waitFor(async () => (await t.engine.listAlerts({ rule: 'run_overdue' })).find((a) => a.state === 'sent'), { timeoutMs: 15_000, message: 'the run_overdue alert' });
+    expect(alert).toMatchObject({ workflow: 'slow', runId: run.id, title: `slow: run #${run.id} still running past its expected 1s` });
+    expect((await t.engine.getRun(run.id)).run.state).toBe('RUNNING');
+    fs.writeFileSync(gate, '');
+    expect((await t.waitRun(run.id)).run.state).toBe('SUCCESS');
+    await t.engine.alertsIdle();
+    // Many sweeps saw it overdue: one alert, one post.
+    expect(hook.posts.map((p) => (p.body as { text: { content: string } }).text.content.split('\n')[0])).toEqual([`[WARNING] slow: run #${run.id} still running past its expected 1s`]);
   });
 });
 

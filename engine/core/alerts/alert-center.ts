@@ -39,13 +39,16 @@ export interface AlertCenterDeps {
   node: string;
   channels: AlertChannel[];
   settings: AlertSettings;
+  /** how often to look for due summaries (and whatever `onSweep` looks for) */
+  sweepMs: number;
+  /** more to do at each sweep: the scheduler's look for overdue runs */
+  onSweep?: () => Promise<void>;
   /** a workflow's own `alerts:` (undefined: the settings' defaults apply) */
   workflowAlerts: (workflow: string) => Promise<WorkflowAlerts | undefined>;
   /** an alert that could not be recorded or sent (the host prints it); never raised as an alert */
   onError?: (message: string) => void;
 }
 
-const SWEEP_EVERY_MS = 30_000;
 const DEFAULT_RETRIES = 2;
 const DEFAULT_TIMEOUT_MS = 10_000;
 
@@ -71,7 +74,15 @@ export class AlertCenter {
 
   /** Summaries of groups whose window ended while no node was there to send them. */
   start(): void {
-    this.stopSweeps ??= repeat(this.deps.clock, SWEEP_EVERY_MS, () => this.sweep(), { onError: (err) => this.failed('alert summaries', err) });
+    this.stopSweeps ??= repeat(
+      this.deps.clock,
+      this.deps.sweepMs,
+      async () => {
+        await this.sweep();
+        await this.deps.onSweep?.();
+      },
+      { onError: (err) => this.failed('alert summaries', err) },
+    );
   }
 
   stop(): void {
@@ -176,8 +187,11 @@ export class AlertCenter {
 
   /** The channels that hear of a rule about a workflow (or about the engine), or none. */
   private async route(rule: AlertRule, workflow: string | undefined): Promise<AlertRoute | undefined> {
-    const route = workflow === undefined ? this.deps.settings.engine : ((await this.deps.workflowAlerts(workflow)) ?? this.deps.settings.workflows);
-    return route.rules.includes(rule) ? route : undefined;
+    if (workflow === undefined) return this.deps.settings.engine.rules.includes(rule) ? this.deps.settings.engine : undefined;
+    const own = await this.deps.workflowAlerts(workflow);
+    const route = own ?? this.deps.settings.workflows;
+    // An expected duration asks for run_overdue, whatever the rules say.
+    return route.rules.includes(rule) || (rule === 'run_overdue' && own?.expectedDurationMs !== undefined) ? route : undefined;
   }
 
   private async handle(input: AlertInput): Promise<void> {

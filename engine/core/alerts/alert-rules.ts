@@ -35,6 +35,9 @@ export const NO_ALERTS: AlertHooks = {
 const iso = (at: number | undefined) => (at === undefined ? '?' : new Date(at).toISOString());
 
 export class AlertRules implements AlertHooks {
+  /** runs already reported overdue */
+  private readonly overdue = new Set<number>();
+
   constructor(
     private readonly center: AlertCenter,
     private readonly store: Store,
@@ -139,6 +142,24 @@ export class AlertRules implements AlertHooks {
       title: `${workflow}: ${skipped} missed fire(s) up to ${iso(latest)} not run (misfire policy ${policy})`,
       message: 'the engine was down, asleep or paused when they were due',
     });
+  }
+
+  /**
+   * Runs still going past their workflow's `alerts.expected_duration` (a scheduler's sweep): one
+   * alert per run, whichever scheduler sees it first (the run is its key).
+   */
+  async checkOverdue(): Promise<void> {
+    const now = this.clock.now();
+    const expected = new Map<string, number | undefined>();
+    for (const run of await this.store.listRuns({ states: ['RUNNING'], limit: 1000 })) {
+      if (this.overdue.has(run.id)) continue;
+      if (!expected.has(run.workflowName)) expected.set(run.workflowName, (await this.store.getWorkflowSpec(run.workflowName))?.alerts?.expectedDurationMs);
+      const ms = expected.get(run.workflowName);
+      if (ms === undefined || now - (run.startedAt ?? run.createdAt) <= ms) continue;
+      this.overdue.add(run.id);
+      if (this.overdue.size > 10_000) this.overdue.delete(this.overdue.values().next().value as number);
+      this.runOverdue(run, ms);
+    }
   }
 
   runOverdue(run: RunRecord, expectedMs: number): void {
