@@ -1,5 +1,5 @@
 // The leader's upkeep between fires: a wake-up for the retry whose backoff ends before the next
-// tick, and the hourly purge of logs past their retention and of event Idempotency-Keys past theirs.
+// tick, and the hourly purge of logs and alerts past their retention and of event Idempotency-Keys past theirs.
 import type { Clock } from '../ports/clock.ts';
 import type { Store } from '../ports/store.ts';
 import type { EngineConfig } from './config.ts';
@@ -34,6 +34,8 @@ export class Maintenance {
     this.lastPurge = now;
     await this.store.purgeLogs(now - this.config.logRetentionMs);
     await this.store.purgeEventKeys(now - EVENT_KEY_RETENTION_MS);
+    // Alerts say what happened to runs: kept as long as their logs.
+    await this.store.purgeAlerts(now - this.config.logRetentionMs);
   }
 
   stop(): void {
