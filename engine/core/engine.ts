@@ -224,6 +224,7 @@ export class Engine implements EngineApi {
     // The workflow and its audit entry are one transaction: a failed apply leaves neither.
     const res = await this.store.applyWorkflow(spec, this.clock.now(), actor);
     this.workflows.invalidate(res.workflowId);
+    this.alerts.forget(spec.name);
     if (res.changed) this.publishWorkflow('applied', spec.name);
     if (this.started) void this.scheduler.tick();
     return { workflow: spec.name, version: res.version, changed: res.changed };

@@ -50,6 +50,7 @@ export interface AlertCenterDeps {
 }
 
 const DEFAULT_RETRIES = 2;
+const SPEC_CACHE_MS = 5_000;
 const DEFAULT_TIMEOUT_MS = 10_000;
 
 export class AlertCenter {
@@ -57,6 +58,7 @@ export class AlertCenter {
   private readonly inFlight = new Set<Promise<void>>();
   private readonly timers = new Set<() => void>();
   private stopSweeps: (() => void) | undefined;
+  private readonly specCache = new Map<string, { at: number; alerts: Promise<WorkflowAlerts | undefined> }>();
   /** store_unreachable alerts sent without a store, by group key */
   private readonly unrecordedSent = new Set<string>();
 
@@ -185,10 +187,33 @@ export class AlertCenter {
     this.deps.onError?.(`could not record or send ${what}: ${err instanceof Error ? err.message : String(err)}`);
   }
 
+  /** Whether any route takes this rule about this workflow (a rule skips its look-ups when none does). */
+  async listens(rule: AlertRule, workflow: string | undefined): Promise<boolean> {
+    return (await this.route(rule, workflow)) !== undefined;
+  }
+
+  /** A workflow was applied here: its `alerts:` is read again (other nodes read it within seconds). */
+  forget(workflow: string): void {
+    this.specCache.delete(workflow);
+  }
+
+  /** A workflow's `alerts:`, read at most every few seconds per workflow: runs end far more often than files change. */
+  private workflowAlerts(workflow: string): Promise<WorkflowAlerts | undefined> {
+    const now = this.deps.clock.now();
+    const cached = this.specCache.get(workflow);
+    if (cached && now - cached.at < SPEC_CACHE_MS) return cached.alerts;
+    const alerts = this.deps.workflowAlerts(workflow);
+    this.specCache.set(workflow, { at: now, alerts });
+    // A failed read is not kept.
+    alerts.catch(() => this.specCache.delete(workflow));
+    if (this.specCache.size > 1000) this.specCache.delete(this.specCache.keys().next().value as string);
+    return alerts;
+  }
+
   /** The channels that hear of a rule about a workflow (or about the engine), or none. */
   private async route(rule: AlertRule, workflow: string | undefined): Promise<AlertRoute | undefined> {
     if (workflow === undefined) return this.deps.settings.engine.rules.includes(rule) ? this.deps.settings.engine : undefined;
-    const own = await this.deps.workflowAlerts(workflow);
+    const own = await this.workflowAlerts(workflow);
     const route = own ?? this.deps.settings.workflows;
     // An expected duration asks for run_overdue, whatever the rules say.
     return route.rules.includes(rule) || (rule === 'run_overdue' && own?.expectedDurationMs !== undefined) ? route : undefined;

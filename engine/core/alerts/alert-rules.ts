@@ -2,6 +2,7 @@
 // a worker went silent, …) turned into alerts for the AlertCenter. Each part calls these without
 // waiting: the look-ups a rule needs (the failed tasks of a run, the run before it) happen in the
 // background, and only when some route listens to the rule.
+import type { AlertRule } from '../../api/alerts.ts';
 import type { InstanceRecord, RunRecord, WorkerRecord } from '../../api/types.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { Store } from '../../ports/store.ts';
@@ -11,7 +12,7 @@ import type { AlertCenter, AlertInput } from './alert-center.ts';
 /** What the engine's parts call: none of these waits, none throws. */
 export interface AlertHooks {
   /** an instance ended FAILED or TIMEOUT with no attempt after it */
-  taskFailed(inst: InstanceRecord, state: 'FAILED' | 'TIMEOUT', reason: string | undefined): void;
+  taskFailed(inst: InstanceRecord, state: 'FAILED' | 'TIMEOUT', reason: string | undefined, workflowName?: string): void;
   /** a run ended (any state; FAILED and SUCCESS matter) */
   runEnded(run: RunRecord): void;
   workerLost(worker: WorkerRecord, silentForMs: number): void;
@@ -50,10 +51,15 @@ export class AlertRules implements AlertHooks {
     this.center.raise(input);
   }
 
-  taskFailed(inst: InstanceRecord, state: 'FAILED' | 'TIMEOUT', reason: string | undefined): void {
-    this.raise(
+  /** A rule's look-up, made only when some route takes the rule. */
+  private raiseIfHeard(rule: AlertRule, workflow: string | undefined, lookUp: () => Promise<AlertInput | undefined>): void {
+    this.raise(this.center.listens(rule, workflow).then((heard) => (heard ? lookUp() : undefined)));
+  }
+
+  taskFailed(inst: InstanceRecord, state: 'FAILED' | 'TIMEOUT', reason: string | undefined, workflowName?: string): void {
+    this.raiseIfHeard('task_failed', workflowName, () =>
       this.store.getRun(inst.runId).then((run) => {
-        const workflow = run?.workflowName ?? `workflow ${inst.workflowId}`;
+        const workflow = run?.workflowName ?? workflowName ?? `workflow ${inst.workflowId}`;
         return {
           rule: 'task_failed' as const,
           subject: `workflow:${workflow}`,
@@ -70,8 +76,8 @@ export class AlertRules implements AlertHooks {
   }
 
   runEnded(run: RunRecord): void {
-    if (run.state === 'FAILED') this.raise(this.runFailed(run));
-    else if (run.state === 'SUCCESS') this.raise(this.recovered(run));
+    if (run.state === 'FAILED') this.raiseIfHeard('run_failed', run.workflowName, () => this.runFailed(run));
+    else if (run.state === 'SUCCESS') this.raiseIfHeard('recovered', run.workflowName, () => this.recovered(run));
   }
 
   private async runFailed(run: RunRecord): Promise<AlertInput> {
