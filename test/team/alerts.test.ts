@@ -22,7 +22,7 @@ describe.skipIf(!available)('team: one alert, one sender', () => {
     fs.mkdirSync(team.dataDir, { recursive: true });
     fs.writeFileSync(
       path.join(team.dataDir, 'settings.json'),
-      JSON.stringify({ alerts: { channels: { hook: { type: 'webhook', url: hook.url, template: 'slack' } }, workflows: { channels: ['hook'] } } }),
+      JSON.stringify({ alerts: { channels: { hook: { type: 'webhook', url: hook.url, template: 'slack' } }, workflows: { channels: ['hook'] }, engine: { channels: ['hook'], rules: ['worker_lost'] } } }),
     );
   });
   afterEach(async () => {
@@ -34,7 +34,7 @@ describe.skipIf(!available)('team: one alert, one sender', () => {
   });
 
   it(
-    'two schedulers and two workers: one failure is one webhook post, its recovery one more',
+    'two schedulers and two workers: one failure is one webhook post, its recovery one more, a lost worker one more',
     async () => {
       await team.serveAll([
         { role: 'scheduler', name: 's1', noWork: true },
@@ -58,6 +58,10 @@ describe.skipIf(!available)('team: one alert, one sender', () => {
       expect((await team.waitRun(fixed)).state).toBe('SUCCESS');
       await team.waitFor(async () => (await team.store.listAlerts({ rule: 'recovered' })).find((a) => a.state === 'sent'), { timeoutMs: 20_000, message: 'the recovery alert to be sent' });
 
+      // A worker killed: judged lost by whichever scheduler leads, told once.
+      await team.nodes.find((n) => n.name === 'w2')?.kill9();
+      await team.waitFor(async () => (await team.store.listAlerts({ rule: 'worker_lost' })).find((a) => a.state === 'sent'), { timeoutMs: 30_000, message: 'the worker_lost alert to be sent' });
+
       // Every node stops cleanly, which waits for the alerts it has under way: nothing more arrives.
       await Promise.all(
         team.nodes.map((n) => {
@@ -68,8 +72,10 @@ describe.skipIf(!available)('team: one alert, one sender', () => {
       expect(hook.posts.map((p) => (p.body as { text: string }).text.split('\n')[0])).toEqual([
         `[FAILED] etl: run #${failed} failed: task "load" failed after 2 attempt(s)`,
         `[OK] etl: recovered, run #${fixed} succeeded after failed run #${failed}`,
+        expect.stringMatching(/^\[FAILED\] worker w2 \(.+\) lost: no heartbeat for \d+s$/),
       ]);
       expect((await team.store.listAlerts({})).map((a) => [a.rule, a.runId, a.deliveries.length])).toEqual([
+        ['worker_lost', undefined, 1],
         ['recovered', fixed, 1],
         ['run_failed', failed, 1],
       ]);
