@@ -10,7 +10,8 @@ import { openSqliteStore } from '../../engine/adapters/sql/sqlite-store.ts';
 import type { SqlStore } from '../../engine/adapters/sql/sql-store.ts';
 import type { MisfirePolicy } from '../../engine/api/types.ts';
 import type { EngineConfig } from '../../engine/core/config.ts';
-import { Engine } from '../../engine/core/engine.ts';
+import { DEFAULT_ALERT_SETTINGS } from '../../engine/core/alerts/alert-settings.ts';
+import { Engine, type EngineDeps } from '../../engine/core/engine.ts';
 import { parseWorkflowFile } from '../../engine/core/workflow-file.ts';
 import { FakeClock } from '../helpers/fake-clock.ts';
 import { tempDir } from '../helpers/solo-engine.ts';
@@ -23,7 +24,12 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-async function setup(cron: string, misfire: MisfirePolicy = 'run_once', overlap = 'parallel', o: { timezone?: string; t0?: number; config?: Partial<EngineConfig> } = {}) {
+async function setup(
+  cron: string,
+  misfire: MisfirePolicy = 'run_once',
+  overlap = 'parallel',
+  o: { timezone?: string; t0?: number; config?: Partial<EngineConfig>; alerts?: EngineDeps['alerts'] } = {},
+) {
   const dir = tempDir();
   const clock = new FakeClock(o.t0 ?? T0);
   const alerts: string[] = [];
@@ -39,6 +45,7 @@ async function setup(cron: string, misfire: MisfirePolicy = 'run_once', overlap 
       // Scans every 5 s (the look-ahead of 10 s still plans every fire): fewer scans per fake hour.
       config: { tickMs: 5_000, ...o.config },
       onAlert: (m) => alerts.push(m),
+      alerts: o.alerts,
       // Scheduler only: instances stay WAITING, which is all these tests look at.
     });
     engines.push(engine);
@@ -93,6 +100,20 @@ describe('scheduler with a fake clock', () => {
     await clock.advance(HOUR);
     expect((await logicalTimes(store)).at(-1)).toBe('2026-03-01T04:00:00.000Z');
     expect(await logicalTimes(store)).toHaveLength(expected.length + 1);
+  });
+
+  it('fires a skip policy dropped raise misfire_skipped once, recorded (unsent: no channel here)', async () => {
+    const { clock, store, newEngine } = await setup('0 * * * *', 'skip', 'parallel', {
+      alerts: { settings: { ...DEFAULT_ALERT_SETTINGS, workflows: { channels: [], rules: ['misfire_skipped'] } }, channels: [] },
+    });
+    await clock.advance(3 * HOUR);
+    const engine = newEngine('s1');
+    await engine.start();
+    await clock.advance(HOUR);
+    await engine.alertsIdle();
+    expect((await store.listAlerts({})).map((a) => [a.rule, a.workflow, a.state, a.title])).toEqual([
+      ['misfire_skipped', 'hourly', 'unsent', 'hourly: 3 missed fire(s) up to 2026-03-01T03:00:00.000Z not run (misfire policy skip)'],
+    ]);
   });
 
   it('two schedulers on one store create exactly one run per fire', async () => {
