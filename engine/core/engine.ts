@@ -351,7 +351,8 @@ export class Engine implements EngineApi {
     if (!report.ok || !report.spec) return report;
     const mode = this.deps.hostInfo?.mode ?? 'solo';
     const secrets = mode === 'solo' ? this.deps.worker?.secrets : undefined;
-    const more = environmentWarnings(report.spec, await this.listWorkers(), mode, this.deps.checkCwd, input?.file, secrets);
+    const channels = mode === 'solo' ? this.alerts.listChannels().map((c) => c.name) : undefined;
+    const more = environmentWarnings(report.spec, await this.listWorkers(), mode, this.deps.checkCwd, input?.file, secrets, channels);
     return { ...report, warnings: [...report.warnings, ...more] };
   }
 

@@ -36,9 +36,18 @@ export function environmentWarnings(
   file?: string,
   /** this machine's secrets: given only where tasks run here (solo mode) */
   secrets?: SecretSource,
+  /** the alert channels of this machine: given only where alerts are sent from here (solo mode) */
+  alertChannels?: string[],
 ): ValidationProblem[] {
   const out: ValidationProblem[] = [];
   const add = (path: string, message: string) => out.push(file === undefined ? { path, message } : { file, path, message });
+  const unknown = alertChannels ? (spec.alerts?.channels ?? []).filter((c) => !alertChannels.includes(c)) : [];
+  if (unknown.length > 0) {
+    add(
+      'alerts.channels',
+      `${unknown.map((c) => `"${c}"`).join(', ')} is not an alert channel on this machine (${alertChannels?.length ? `channels: ${alertChannels.join(', ')}` : 'none is defined'}): its alerts would be recorded as failed; define it in settings.json "alerts.channels"`,
+    );
+  }
   for (const task of spec.tasks) {
     const at = `tasks.${task.name}`;
     if (task.labels.length > 0 && offering(task.labels, workers).length === 0) {

@@ -117,6 +117,16 @@ describe('alerts through a webhook', () => {
     await expect(t.engine.testAlertChannel('nope', 'tester')).rejects.toThrow(/no alert channel "nope".*channels are hook/);
   });
 
+  it('validate warns of a channel this machine does not have (apply refuses it without --force)', async () => {
+    hook = await startWebhookReceiver();
+    const t = await engineWith({ channels: { hook: { type: 'webhook', url: hook.url } } });
+    const report = await t.engine.validate({ text: failing('w', 'true', 'hook, pager') });
+    expect(report.ok).toBe(true);
+    expect(report.warnings).toEqual([
+      { path: 'alerts.channels', message: '"pager" is not an alert channel on this machine (channels: hook): its alerts would be recorded as failed; define it in settings.json "alerts.channels"' },
+    ]);
+  });
+
   it('a workflow without alerts: uses the settings default route; a rule the route leaves out records nothing', async () => {
     hook = await startWebhookReceiver();
     const t = await engineWith({ channels: { hook: { type: 'webhook', url: hook.url } }, workflows: { channels: ['hook'], rules: ['task_failed'] } });
