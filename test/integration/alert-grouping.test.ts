@@ -109,3 +109,39 @@ describe('a burst of failures', () => {
     expect(hook.posts.map((p) => (p.body as { text: string }).text.split('\n')[0])).toEqual(['[FAILED] w: t1 failed', '[FAILED] w: t2 failed']);
   });
 });
+
+describe('the store away', () => {
+  it('a sweep that cannot reach the store sends store_unreachable on its own, once per window, recording nothing', async () => {
+    const hook = await startWebhookReceiver();
+    const dir = tempDir('ax-alert-store-');
+    const store = await openSqliteStore(path.join(dir, 'ax.db'));
+    cleanup.push(async () => {
+      await hook.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    });
+    const clock = new FakeClock(T0);
+    const center = new AlertCenter({
+      store,
+      coordinator: new MemoryCoordinator(),
+      clock,
+      node: 'node-a',
+      channels: [new WebhookChannel({ name: 'hook', url: () => hook.url, shownUrl: 'hook', template: 'slack', headers: () => ({}) })],
+      settings: { ...DEFAULT_ALERT_SETTINGS, engine: { channels: ['hook'], rules: ['store_unreachable'] }, groupWindowMs: WINDOW },
+      workflowAlerts: async () => undefined,
+      sweepMs: 30_000,
+    });
+    await store.close();
+    for (let i = 0; i < 3; i++) {
+      await center.sweep();
+      await center.idle();
+      clock.jump(30_000);
+    }
+    expect(hook.posts.map((p) => (p.body as { text: string }).text.split('\n')[0])).toEqual(['[FAILED] node-a cannot reach its store']);
+    // The next window, still away: told again.
+    clock.jump(WINDOW);
+    await center.sweep();
+    await center.idle();
+    expect(hook.posts).toHaveLength(2);
+  });
+});
+
