@@ -1,7 +1,6 @@
 // An e-mail alert channel over SMTP (nodemailer): STARTTLS required unless turned off (or TLS
 // from the first byte with `secure`, port 465), one connection per attempt, closed when the core
 // gives the attempt up. The password may be `{ secret: NAME }`, read at each send.
-import nodemailer from 'nodemailer';
 import type { AlertRecord } from '../../api/alerts.ts';
 import type { AlertChannel } from '../../ports/alert-channel.ts';
 import { alertSubject, alertText } from './alert-text.ts';
@@ -39,6 +38,8 @@ export class EmailChannel implements AlertChannel {
   async send(alert: AlertRecord, signal: AbortSignal): Promise<void> {
     const o = this.options;
     const timeout = o.timeoutMs ?? 10_000;
+    // Loaded on first use: most engines never send a mail, and every `ax` command would pay for it.
+    const { default: nodemailer } = await import('nodemailer');
     const transport = nodemailer.createTransport({
       host: o.host,
       port: o.port,
