@@ -23,14 +23,13 @@ import type { AlertChannelInfo, AlertFilter, AlertRecord } from '../api/alerts.t
 import { AxError } from '../api/errors.ts';
 import type { EngineEvent, Topic } from '../api/events.ts';
 import type { AuditEntry, InstanceRecord, LogLine, RunRecord, RunState, WorkerRecord, WorkflowSpec } from '../api/types.ts';
-import type { AlertChannel } from '../ports/alert-channel.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { Coordinator } from '../ports/coordinator.ts';
 import type { ProcessRunner } from '../ports/process-runner.ts';
 import type { Store } from '../ports/store.ts';
-import { AlertCenter } from './alerts/alert-center.ts';
-import { AlertRules } from './alerts/alert-rules.ts';
-import { type AlertSettings, DEFAULT_ALERT_SETTINGS } from './alerts/alert-settings.ts';
+import type { AlertCenter } from './alerts/alert-center.ts';
+import type { AlertRules } from './alerts/alert-rules.ts';
+import { engineAlerts, type EngineAlertsDeps } from './alerts/engine-alerts.ts';
 import { DEFAULT_CONFIG, type EngineConfig, workerLostAfterMs } from './config.ts';
 import { wireEngine, type WiringDeps } from './engine-wiring.ts';
 import type { LogWriter } from './log-writer.ts';
@@ -75,7 +74,7 @@ export interface EngineDeps {
   recovery?: 'all' | 'own';
   onAlert?: (message: string) => void;
   /** alert routing (settings.json `alerts`) and the channels built from it; none: alerts are recorded, not sent */
-  alerts?: { settings: AlertSettings; channels: AlertChannel[] };
+  alerts?: EngineAlertsDeps['alerts'];
   /** `ax drain` reached this node's worker */
   onDrainRequested?: () => void;
   /** host resources to release with the engine */
@@ -109,20 +108,7 @@ export class Engine implements EngineApi {
     this.store = deps.store;
     this.coordinator = deps.coordinator;
     this.clock = deps.clock;
-    this.alerts = new AlertCenter({
-      store: deps.store,
-      coordinator: deps.coordinator,
-      clock: deps.clock,
-      node: deps.nodeId,
-      channels: deps.alerts?.channels ?? [],
-      settings: deps.alerts?.settings ?? DEFAULT_ALERT_SETTINGS,
-      workflowAlerts: async (name) => (await deps.store.getWorkflowSpec(name))?.alerts,
-      sweepMs: this.config.alertSweepMs,
-      // Overdue runs are looked for by scheduler nodes (every node would do, once per run; fewer is cheaper).
-      ...(deps.runScheduler !== false && { onSweep: () => this.alertRules.checkOverdue() }),
-      onError: (message) => deps.onAlert?.(message),
-    });
-    this.alertRules = new AlertRules(this.alerts, deps.store, deps.clock, deps.nodeId);
+    ({ center: this.alerts, rules: this.alertRules } = engineAlerts({ ...deps, config: this.config, scheduler: deps.runScheduler !== false, onError: deps.onAlert }));
     const parts = wireEngine({ ...deps, config: this.config, alert: (message) => this.alert(message), alerts: this.alertRules });
     this.workflows = parts.workflows;
     this.runs = parts.runs;
@@ -182,11 +168,7 @@ export class Engine implements EngineApi {
       await this.presence?.stop().catch(() => undefined);
       await this.worker?.drain(drainTimeoutMs);
       await this.logs.flush();
-      this.alerts.stop();
-      // Alerts under way get a few seconds more; a channel that hangs does not hold the stop.
-      let cancel: () => void = () => undefined;
-      await Promise.race([this.alerts.idle(), new Promise<void>((resolve) => (cancel = this.clock.setTimer(5_000, resolve)))]);
-      cancel();
+      await this.alerts.stop();
       this.started = false;
     }
   }

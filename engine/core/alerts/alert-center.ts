@@ -87,11 +87,15 @@ export class AlertCenter {
     );
   }
 
-  stop(): void {
+  /** Stops the sweeps; alerts under way get up to graceMs more, so a channel that hangs does not hold a stop. */
+  async stop(graceMs = 5_000): Promise<void> {
     this.stopSweeps?.();
     this.stopSweeps = undefined;
     for (const cancel of this.timers) cancel();
     this.timers.clear();
+    let cancel: () => void = () => undefined;
+    await Promise.race([this.idle(), new Promise<void>((resolve) => (cancel = this.deps.clock.setTimer(graceMs, resolve)))]);
+    cancel();
   }
 
   /** Resolves once every alert raised so far is recorded and delivered (or failed): tests, and a drain. */

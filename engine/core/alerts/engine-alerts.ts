@@ -1,0 +1,41 @@
+// An engine's alerts, built in one place: the AlertCenter with the host's channels and settings
+// (none: alerts are recorded, not sent) and the rules the engine's parts call.
+import type { AlertChannel } from '../../ports/alert-channel.ts';
+import type { Clock } from '../../ports/clock.ts';
+import type { Coordinator } from '../../ports/coordinator.ts';
+import type { Store } from '../../ports/store.ts';
+import type { EngineConfig } from '../config.ts';
+import { AlertCenter } from './alert-center.ts';
+import { AlertRules } from './alert-rules.ts';
+import { type AlertSettings, DEFAULT_ALERT_SETTINGS } from './alert-settings.ts';
+
+export interface EngineAlertsDeps {
+  store: Store;
+  coordinator: Coordinator;
+  clock: Clock;
+  nodeId: string;
+  config: EngineConfig;
+  alerts?: { settings: AlertSettings; channels: AlertChannel[] };
+  /** this node runs a scheduler: it looks for overdue runs too */
+  scheduler: boolean;
+  /** what could not be recorded or sent: to the host (stderr), never an alert itself */
+  onError?: (message: string) => void;
+}
+
+export function engineAlerts(deps: EngineAlertsDeps): { center: AlertCenter; rules: AlertRules } {
+  const center: AlertCenter = new AlertCenter({
+    store: deps.store,
+    coordinator: deps.coordinator,
+    clock: deps.clock,
+    node: deps.nodeId,
+    channels: deps.alerts?.channels ?? [],
+    settings: deps.alerts?.settings ?? DEFAULT_ALERT_SETTINGS,
+    workflowAlerts: async (name) => (await deps.store.getWorkflowSpec(name))?.alerts,
+    sweepMs: deps.config.alertSweepMs,
+    // Overdue runs are looked for by scheduler nodes (any node would do, once per run; fewer is cheaper).
+    ...(deps.scheduler && { onSweep: () => rules.checkOverdue() }),
+    onError: deps.onError,
+  });
+  const rules = new AlertRules(center, deps.store, deps.clock, deps.nodeId);
+  return { center, rules };
+}
