@@ -11,8 +11,8 @@ export interface WebhookPost {
   body: unknown;
 }
 
-/** What the receiver answers to post number n (1-based): a status, or `hang` (never answers). */
-export type Answer = (n: number) => number | 'hang';
+/** What the receiver answers to post number n (1-based): a status, a status with its body, or `hang` (never answers). */
+export type Answer = (n: number) => number | { status: number; body: string } | 'hang';
 
 export interface WebhookReceiver {
   url: string;
@@ -43,6 +43,7 @@ export async function startWebhookReceiver(answer: Answer = () => 200): Promise<
         hanging.add(res);
         return;
       }
+      if (typeof status === 'object') return void res.writeHead(status.status, { 'content-type': 'application/json' }).end(status.body);
       res.writeHead(status, { 'content-type': 'application/json' }).end(status < 300 ? '{"ok":true}' : '{"error":"receiver says no"}');
     });
   });

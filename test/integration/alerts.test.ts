@@ -91,6 +91,15 @@ describe('alerts through a webhook', () => {
     expect(alert?.deliveries).toEqual([{ channel: 'hook', kind: 'webhook', state: 'sent', attempts: 3, error: expect.stringContaining('HTTP 500'), at: expect.any(Number) }]);
   });
 
+  it('a 200 whose body carries an error code (DingTalk, WeCom, Feishu) is a failed attempt, with their message', async () => {
+    hook = await startWebhookReceiver((n) => (n === 1 ? { status: 200, body: '{"errcode":310000,"errmsg":"keywords not in content"}' } : { status: 200, body: '{"errcode":0,"errmsg":"ok"}' }));
+    const t = await engineWith({ channels: { hook: { type: 'webhook', url: hook.url, template: 'wecom', retries: 1 } }, retryDelay: '50ms' });
+    const rec = await t.engine.testAlertChannel('hook', 'tester');
+    expect(rec.state).toBe('sent');
+    expect(rec.deliveries[0]).toMatchObject({ state: 'sent', attempts: 2, error: expect.stringMatching(/refused: errcode 310000: keywords not in content$/) });
+    expect(hook.posts).toHaveLength(2);
+  });
+
   it('a receiver that never answers is recorded as failed after its retries; the engine runs on meanwhile', async () => {
     hook = await startWebhookReceiver(() => 'hang');
     const t = await engineWith({ channels: { hook: { type: 'webhook', url: hook.url, timeout: '1s', retries: 1 } }, retryDelay: '50ms' });
