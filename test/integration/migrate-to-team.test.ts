@@ -13,7 +13,7 @@ const available = await mysqlAvailable();
 
 // Skipped only off CI on a machine without MariaDB: under CI=true mysqlAvailable() throws instead.
 describe.skipIf(!available)('migrate a solo data dir to team MySQL', () => {
-  it('copies workflows, runs, instances and logs with their ids; refuses a non-empty target', async () => {
+  it('copies workflows, runs, instances, logs and alerts with their ids; refuses a non-empty target', async () => {
     const solo = await startTestEngine();
     await solo.apply(`workflow: etl
 schedule: { cron: "0 2 * * *", timezone: UTC }
@@ -23,6 +23,11 @@ tasks:
 `);
     const done = await solo.runToEnd('etl');
     expect(done.run.state).toBe('SUCCESS');
+    // A failed run: its alert is recorded (unsent: no channel here).
+    await solo.apply('workflow: broken\ntasks:\n  x: { command: "exit 1" }\n');
+    expect((await solo.runSettled('broken')).run.state).toBe('FAILED');
+    const alerts = await solo.engine.listAlerts({});
+    expect(alerts.map((a) => [a.rule, a.state])).toEqual([['run_failed', 'unsent']]);
     const spec = await solo.engine.exportWorkflow('etl');
     await solo.engine.stop(1_000);
     await solo.engine.store.close();
@@ -32,11 +37,12 @@ tasks:
     const target = await openMysqlStore({ url: database.url });
     try {
       const counts = await copyStore(source.db, target.db);
-      expect(counts).toMatchObject({ workflow: 1, task_definition: 2, task_dependency: 1, schedule_plan: 1, workflow_run: 1, task_instance: 2 });
+      expect(counts).toMatchObject({ workflow: 2, task_definition: 3, task_dependency: 1, schedule_plan: 1, workflow_run: 2, task_instance: 3, alert: 1 });
+      expect(await target.listAlerts({})).toEqual(alerts);
       expect(counts.execution_log).toBeGreaterThanOrEqual(2);
 
       expect(await target.getWorkflowSpec('etl')).toEqual(spec);
-      const runs = await target.listRuns({});
+      const runs = await target.listRuns({ workflowName: 'etl' });
       expect(runs.map((r) => [r.id, r.state])).toEqual([[done.run.id, 'SUCCESS']]);
       const instances = await target.listInstances(done.run.id);
       expect(instances.map((i) => [i.id, i.taskName, i.state])).toEqual(done.instances.map((i) => [i.id, i.taskName, i.state]));
@@ -47,7 +53,7 @@ tasks:
       const next = await createRun(target, { workflowId: runs[0]?.workflowId ?? -1, state: 'RUNNING', trigger: 'manual', triggeredBy: 't', logicalTime: 1, createdAt: 1 });
       expect(next?.id).toBeGreaterThan(done.run.id);
 
-      await expect(copyStore(source.db, target.db)).rejects.toThrow('the team database already has 1 workflow(s): migrate into an empty database');
+      await expect(copyStore(source.db, target.db)).rejects.toThrow('the team database already has 2 workflow(s): migrate into an empty database');
     } finally {
       await source.close();
       await target.close();

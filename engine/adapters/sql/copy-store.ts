@@ -7,7 +7,7 @@ import { chunks } from './rows.ts';
 import type { Database } from './schema.ts';
 
 /** Parents before children, so a partial copy never holds an orphan. */
-const TABLES = ['workflow', 'task_definition', 'task_dependency', 'schedule_plan', 'workflow_run', 'task_instance', 'execution_log', 'worker', 'audit_log', 'engine_flag'] as const;
+const TABLES = ['workflow', 'task_definition', 'task_dependency', 'schedule_plan', 'workflow_run', 'task_instance', 'execution_log', 'worker', 'audit_log', 'engine_flag', 'alert', 'alert_delivery'] as const;
 type Table = (typeof TABLES)[number];
 
 const ORDER: Record<Table, string> = {
@@ -21,6 +21,8 @@ const ORDER: Record<Table, string> = {
   worker: 'id',
   audit_log: 'id',
   engine_flag: 'name',
+  alert: 'id',
+  alert_delivery: 'alert_id',
 };
 
 export async function copyStore(
