@@ -3,11 +3,13 @@
 // does not), the alerts recorded with how each delivery went, a workflow's alerts: exported
 // back, and `ax settings set` keeping the alerts object it does not manage.
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AlertRecord } from '../../engine/api/alerts.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/alert-receivers.ts';
-import { ax, axJson, writeFile } from '../helpers/cli.ts';
+import { ax, axJson, killAllAx, startServe, writeFile } from '../helpers/cli.ts';
+import { waitFor } from '../helpers/wait-for.ts';
 import { tempDir } from '../helpers/solo-engine.ts';
 
 let dataDir: string;
@@ -27,6 +29,7 @@ beforeAll(async () => {
   fs.writeFileSync(path.join(dataDir, 'settings.json'), JSON.stringify({ alerts }, null, 2));
 });
 afterAll(async () => {
+  await killAllAx();
   await hook.close();
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
@@ -78,6 +81,30 @@ describe('ax alerts', () => {
     const stored = JSON.parse(fs.readFileSync(path.join(dataDir, 'settings.json'), 'utf8')) as { alerts: { channels: object }; 'redis-prefix': string };
     expect(stored['redis-prefix']).toBe('mine:');
     expect(Object.keys(stored.alerts.channels)).toEqual(['ops-slack', 'nowhere']);
+  });
+
+  it('through ax serve: its engine sends a run failure, and ax alerts lists it', async () => {
+    const serve = await startServe(opts());
+    try {
+      const posts = hook.posts.length;
+      // Another workflow: a second failure of etl within 10 minutes would be grouped, not sent.
+      const file = writeFile(dataDir, 'served.yaml', 'workflow: served\ntasks:\n  load:\n    command: exit 1\n');
+      const run = await ax(['run', file], opts());
+      expect(run.code, run.stderr).toBe(0);
+      const id = Number(/run #(\d+)/.exec(run.stdout)?.[1]);
+      const alert = await waitFor(async () => (await axJson<AlertRecord[]>(['alerts', '--workflow', 'served'], opts())).find((a) => a.runId === id && a.state === 'sent'), {
+        timeoutMs: 20_000,
+        message: 'the alert of the run through ax serve',
+      }).catch(async (err: unknown) => {
+        throw new Error(`${String(err)}\nrun: ${run.stdout}\nalerts: ${JSON.stringify(await axJson(['alerts'], opts()))}\nserve: ${serve.stderr}`);
+      });
+      // Sent by the server's engine, not by a command's.
+      expect(alert.node).toBe(`${os.hostname()}:${serve.pid}`);
+      expect(hook.posts).toHaveLength(posts + 1);
+    } finally {
+      serve.kill('SIGTERM');
+      await serve.exited;
+    }
   });
 
   it('a mistake in settings.json alerts stops a command with the file, the field and the fix', async () => {
