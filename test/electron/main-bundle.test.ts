@@ -5,7 +5,7 @@
 // the engine through (apply, run); strangers are refused; closing hides with one hint and a second
 // launch shows it again; every web contents is guarded; the tray pauses and resumes scheduling and
 // powerMonitor 'resume' reaches the engine as catchUpSchedules; Quit with a task running asks, and
-// "stop" stops the engine before the app quits.
+// "stop" stops the engine before the app quits; a failed run is a desktop notification.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -143,6 +143,15 @@ describe.skipIf(skipReason !== undefined)(`the built main process${skipReason ? 
     fake.module.app.emit('second-instance');
     expect(window.visible).toBe(true);
     expect(window.focused).toBe(1);
+  });
+
+  it('a run that fails in the engine host is a desktop notification (the alerts desktop channel), naming its task', async () => {
+    const report = await client!.validate({ text: 'workflow: bundle-broken\ntasks:\n  load:\n    command: exit 3\n' });
+    await client!.apply(report.spec!, 'ui');
+    const run = await client!.runWorkflow('bundle-broken', { actor: 'ui' });
+    const notice = await waitFor(() => fake.notifications.find((n) => n.title === 'bundle-broken failed'), { timeoutMs: 30_000, message: 'the failure notification' });
+    expect(notice.body).toBe(`Run #${run.id}: task load failed: exit code 3`);
+    expect((await client!.listAlerts({ workflow: 'bundle-broken' })).map((a) => [a.rule, a.deliveries.map((d) => [d.channel, d.state])])).toEqual([['run_failed', [['desktop', 'sent']]]]);
   });
 
   it('guards every web contents created: no navigation away, no new windows', () => {
