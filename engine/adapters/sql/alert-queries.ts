@@ -21,7 +21,8 @@ async function insert(db: Kysely<Database>, alert: NewAlert, kind: AlertRecord['
         // Only an opener has a summary to send.
         group_done: opens ? 0 : 1,
         rule: alert.rule,
-        subject: alert.subject,
+        // Indexed-size columns (MySQL varchar(191)): a worker id may be that long already.
+        subject: alert.subject.slice(0, 191),
         workflow: alert.workflow ?? null,
         run_id: alert.runId ?? null,
         instance_id: alert.instanceId ?? null,
@@ -29,7 +30,7 @@ async function insert(db: Kysely<Database>, alert: NewAlert, kind: AlertRecord['
         title: alert.title,
         message: alert.message,
         at: alert.at,
-        node: alert.node,
+        node: alert.node.slice(0, 191),
         kind,
         repeats: alert.repeats ?? null,
         state: kind === 'grouped' ? 'grouped' : alert.state,

@@ -12,7 +12,7 @@ import type { NewAlert, Store } from '../../ports/store.ts';
 import { formatDuration } from '../duration.ts';
 import { repeat } from '../repeat.ts';
 import { backoffDelay } from '../retry.ts';
-import { alertKeys, summaryKey } from './alert-keys.ts';
+import { alertKeys, fit, summaryKey } from './alert-keys.ts';
 import type { AlertRoute, AlertSettings } from './alert-settings.ts';
 
 /** What a rule says about something that happened. */
@@ -118,7 +118,7 @@ export class AlertCenter {
     }
     const at = this.deps.clock.now();
     const rec = await this.deps.store.recordAlert({
-      key: `test|channel:${channel}|${this.deps.node}|${at}|${Math.random().toString(36).slice(2, 10)}`,
+      key: fit(`test|channel:${channel}|${this.deps.node}|${at}|${Math.random().toString(36).slice(2, 10)}`),
       groupKey: `test|${at}`,
       groupEndsAt: at,
       kind: 'test',

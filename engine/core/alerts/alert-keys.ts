@@ -21,7 +21,7 @@ export function alertKeys(rule: string, subject: string, at: number, windowMs: n
 }
 
 /** A long key keeps its head and gets a hash of the whole: still unique, still readable. */
-function fit(key: string): string {
+export function fit(key: string): string {
   if (key.length <= MAX_KEY) return key;
   return `${key.slice(0, MAX_KEY - 18)}#${fnv1a(key)}`;
 }
