@@ -74,6 +74,13 @@ describe('ax alerts', () => {
     expect((await ax(['alerts', '--state', 'nope'], opts())).stderr).toContain('--state must be one of sending, sent, failed, grouped, unsent');
   });
 
+  it('ax settings sums up the alerts object in one line, no URL in it', async () => {
+    const r = await ax(['settings'], opts());
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('alerts        2 channel(s) (ops-slack, nowhere); workflows: run_failed,recovered → ops-slack; engine: worker_lost,queue_long,store_unreachable → no channel (settings file; "ax alerts channels")');
+    expect(r.stdout).not.toContain('secret-token');
+  });
+
   it('export writes the workflow alerts back; ax settings set keeps the alerts object', async () => {
     const exported = await ax(['export', 'etl'], opts());
     expect(exported.stdout).toContain('alerts:\n  channels: [ops-slack]\n  rules: [run_failed]\n');

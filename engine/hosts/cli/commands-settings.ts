@@ -2,7 +2,8 @@
 // DATA_DIR/settings.json, or the default); `set` and `unset` change the file (mode 0600).
 import type { Command } from 'commander';
 import { resolveDataDir } from '../node/data-dir.ts';
-import { effectiveSettings, SETTING_KEYS, settingsFile, shownValue, writeSetting } from '../node/settings.ts';
+import { parseAlertSettings } from '../../core/alerts/alert-settings.ts';
+import { ALERTS_KEY, effectiveSettings, readRawSetting, SETTING_KEYS, settingsFile, shownValue, writeSetting } from '../node/settings.ts';
 import type { GlobalOptions } from './connect.ts';
 import { printJson, table } from './format.ts';
 
@@ -13,14 +14,26 @@ const SOURCE: Record<string, string> = { flag: 'flag', env: 'environment', file:
 function show(dir: string, flags: GlobalOptions, json: boolean): void {
   const settings = effectiveSettings(dir, { mode: flags.mode, mysql: flags.mysql, redis: flags.redis, 'redis-prefix': flags.redisPrefix });
   const shown = settings.map((s) => ({ ...s, value: s.value === undefined ? undefined : shownValue(s.key, s.value) }));
-  if (json) return printJson({ dataDir: dir, settingsFile: settingsFile(dir), settings: shown });
+  const alerts = alertsLine(dir);
+  if (json) return printJson({ dataDir: dir, settingsFile: settingsFile(dir), settings: shown, ...(alerts && { alerts }) });
   console.log(
     table(
       ['KEY', 'VALUE', 'FROM'],
       shown.map((s) => [s.key, s.value ?? '(not set)', s.source ? `${SOURCE[s.source]}${s.from && s.source !== 'file' ? ` ${s.from}` : ''}` : '-']),
     ),
   );
+  if (alerts) console.log(`alerts        ${alerts}`);
   console.log(`\nflags win over the environment, the environment over ${settingsFile(dir)}; "ax settings set KEY VALUE" writes that file`);
+}
+
+/** The file's alerts object in one line (channel names and routes, never a URL or a password), or undefined when it has none. */
+function alertsLine(dir: string): string | undefined {
+  const raw = readRawSetting(dir, ALERTS_KEY);
+  if (raw === undefined) return undefined;
+  const a = parseAlertSettings(raw, settingsFile(dir));
+  const names = Object.keys(a.channels);
+  const route = (r: { channels: string[]; rules: string[] }) => `${r.rules.join(',')} → ${r.channels.join(',') || 'no channel'}`;
+  return `${names.length} channel(s)${names.length ? ` (${names.join(', ')})` : ''}; workflows: ${route(a.workflows)}; engine: ${route(a.engine)} (settings file; "ax alerts channels")`;
 }
 
 export function settingsCommand(program: Command, globals: Globals, flags: () => GlobalOptions): void {
