@@ -191,9 +191,13 @@ export class AlertCenter {
     this.deps.onError?.(`could not record or send ${what}: ${err instanceof Error ? err.message : String(err)}`);
   }
 
-  /** Whether any route takes this rule about this workflow (a rule skips its look-ups when none does). */
-  async listens(rule: AlertRule, workflow: string | undefined): Promise<boolean> {
-    return (await this.route(rule, workflow)) !== undefined;
+  /**
+   * Whether a route takes this rule about this workflow (a rule skips its look-ups when none
+   * does); with `toChannel`, only a route with a channel counts.
+   */
+  async listens(rule: AlertRule, workflow: string | undefined, toChannel = false): Promise<boolean> {
+    const route = await this.route(rule, workflow);
+    return route !== undefined && (!toChannel || route.channels.length > 0);
   }
 
   /** A workflow was applied here: its `alerts:` is read again (other nodes read it within seconds). */

@@ -51,9 +51,9 @@ export class AlertRules implements AlertHooks {
     this.center.raise(input);
   }
 
-  /** A rule's look-up, made only when some route takes the rule. */
-  private raiseIfHeard(rule: AlertRule, workflow: string | undefined, lookUp: () => Promise<AlertInput | undefined>): void {
-    this.raise(this.center.listens(rule, workflow).then((heard) => (heard ? lookUp() : undefined)));
+  /** A rule's look-up, made only when some route takes the rule (with `toChannel`: and sends it somewhere). */
+  private raiseIfHeard(rule: AlertRule, workflow: string | undefined, lookUp: () => Promise<AlertInput | undefined>, toChannel = false): void {
+    this.raise(this.center.listens(rule, workflow, toChannel).then((heard) => (heard ? lookUp() : undefined)));
   }
 
   taskFailed(inst: InstanceRecord, state: 'FAILED' | 'TIMEOUT', reason: string | undefined, workflowName?: string): void {
@@ -77,7 +77,8 @@ export class AlertRules implements AlertHooks {
 
   runEnded(run: RunRecord): void {
     if (run.state === 'FAILED') this.raiseIfHeard('run_failed', run.workflowName, () => this.runFailed(run));
-    else if (run.state === 'SUCCESS') this.raiseIfHeard('recovered', run.workflowName, () => this.recovered(run));
+    // Every success would cost a look at the run before it: only when a channel would hear of it.
+    else if (run.state === 'SUCCESS') this.raiseIfHeard('recovered', run.workflowName, () => this.recovered(run), true);
   }
 
   private async runFailed(run: RunRecord): Promise<AlertInput> {
