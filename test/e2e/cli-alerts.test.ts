@@ -114,6 +114,31 @@ describe('ax alerts', () => {
     }
   });
 
+  it('ax settings set alerts takes the object as JSON (from stdin with -), checked first; unset removes it', async () => {
+    const dir = tempDir('ax-cli-alerts-set-');
+    try {
+      expect((await ax(['settings', 'set', 'mode', 'solo'], { dataDir: dir })).code).toBe(0);
+      const alerts = { channels: { hook: { type: 'webhook', url: { secret: 'hook-url' }, template: 'feishu' } }, workflows: { channels: ['hook'] } };
+      const set = await ax(['settings', 'set', 'alerts', '-'], { dataDir: dir, input: JSON.stringify(alerts) });
+      expect(set.code, set.stderr).toBe(0);
+      expect(set.stdout).toContain('alerts        1 channel(s) (hook); workflows: run_failed,recovered → hook;');
+      const file = () => JSON.parse(fs.readFileSync(path.join(dir, 'settings.json'), 'utf8')) as Record<string, unknown>;
+      expect(file()).toEqual({ mode: 'solo', alerts });
+      expect((fs.statSync(path.join(dir, 'settings.json')).mode & 0o777).toString(8)).toBe('600');
+
+      const bad = await ax(['settings', 'set', 'alerts', '{"workflows": {"channels": ["pager"]}}'], { dataDir: dir });
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toContain('ax settings set alerts: alerts.workflows.channels names "pager", not defined in alerts.channels');
+      expect((await ax(['settings', 'set', 'alerts', 'not json'], { dataDir: dir })).stderr).toContain('the alerts setting must be a JSON object');
+      expect(file()).toEqual({ mode: 'solo', alerts });
+
+      expect((await ax(['settings', 'unset', 'alerts'], { dataDir: dir })).code).toBe(0);
+      expect(file()).toEqual({ mode: 'solo' });
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('a mistake in settings.json alerts stops a command with the file, the field and the fix', async () => {
     const dir = tempDir('ax-cli-alerts-bad-');
     try {

@@ -68,7 +68,7 @@ describe('ax settings', () => {
   it('an unknown key or a bad mode is refused with the known ones; team mode without URLs names ax settings set', async () => {
     const unknown = await ax(['settings', 'set', 'colour', 'blue'], opts());
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toBe('ax: unknown setting "colour": known ones are mode, mysql, redis, redis-prefix\n');
+    expect(unknown.stderr).toBe('ax: unknown setting "colour": known ones are mode, mysql, redis, redis-prefix, alerts\n');
     const mode = await ax(['settings', 'set', 'mode', 'cluster'], opts());
     expect(mode.code).toBe(2);
     expect(mode.stderr).toBe('ax: mode must be solo or team, not "cluster"\n');

@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import { resolveDataDir } from '../node/data-dir.ts';
 import { parseAlertSettings } from '../../core/alerts/alert-settings.ts';
-import { ALERTS_KEY, effectiveSettings, readRawSetting, SETTING_KEYS, settingsFile, shownValue, writeSetting } from '../node/settings.ts';
+import { ALERTS_KEY, effectiveSettings, readRawSetting, SETTING_KEYS, settingsFile, shownValue, writeAlertSettings, writeSetting } from '../node/settings.ts';
 import type { GlobalOptions } from './connect.ts';
 import { printJson, table } from './format.ts';
 
@@ -36,28 +36,42 @@ function alertsLine(dir: string): string | undefined {
   return `${names.length} channel(s)${names.length ? ` (${names.join(', ')})` : ''}; workflows: ${route(a.workflows)}; engine: ${route(a.engine)} (settings file; "ax alerts channels")`;
 }
 
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 export function settingsCommand(program: Command, globals: Globals, flags: () => GlobalOptions): void {
   const settings = program
     .command('settings')
     .description("show each setting's value and where it comes from (a flag, an AX_* variable, this data dir's settings file, or the default)")
-    .addHelpText('after', '\nExamples:\n  $ ax settings set mode team\n  $ ax settings set mysql mysql://ax:secret@db:3306/ax\n  $ ax settings set redis redis://cache:6379\n  $ ax settings')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ ax settings set mode team\n  $ ax settings set mysql mysql://ax:secret@db:3306/ax\n  $ ax settings set redis redis://cache:6379\n  $ ax settings set alerts - < alerts.json   # the alert channels and routes (README "Alerts")\n  $ ax settings',
+    )
     .action(() => show(resolveDataDir(globals().dataDir), flags(), globals().json === true));
   settings
     .command('set')
-    .argument('<key>', SETTING_KEYS.join(' | '))
-    .argument('<value>')
+    .argument('<key>', `${SETTING_KEYS.join(' | ')} | alerts`)
+    .argument('<value>', 'the value; for alerts a JSON object, or - to read it from stdin')
     .description("store a setting in this data dir's settings file")
-    .action((key: string, value: string) => {
+    .action(async (key: string, value: string) => {
       const dir = resolveDataDir(globals().dataDir);
-      writeSetting(dir, key, value);
+      if (key === ALERTS_KEY) writeAlertSettings(dir, value === '-' ? await readStdin() : value);
+      else writeSetting(dir, key, value);
       show(dir, flags(), globals().json === true);
     });
   settings
     .command('unset')
-    .argument('<key>', SETTING_KEYS.join(' | '))
+    .argument('<key>', `${SETTING_KEYS.join(' | ')} | alerts`)
     .description("remove a setting from this data dir's settings file")
     .action((key: string) => {
       const dir = resolveDataDir(globals().dataDir);
+      if (key === ALERTS_KEY) {
+        writeAlertSettings(dir, undefined);
+        return show(dir, flags(), globals().json === true);
+      }
       writeSetting(dir, key, undefined);
       show(dir, flags(), globals().json === true);
     });

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { AxError } from '../../api/errors.ts';
 import { maskUrl } from '../../api/mask-url.ts';
+import { parseAlertSettings } from '../../core/alerts/alert-settings.ts';
 
 /** One spelling per key: the flag is --KEY, the environment variable AX_KEY (upper case, _). */
 export const SETTING_KEYS = ['mode', 'mysql', 'redis', 'redis-prefix'] as const;
@@ -68,7 +69,7 @@ export function readSettings(dir: string): Settings {
 
 export function writeSetting(dir: string, key: string, value: string | undefined): Settings {
   const known = (OLD_SPELLINGS[key] ?? key) as SettingKey;
-  if (!SETTING_KEYS.includes(known)) throw new AxError('validation', `unknown setting "${key}": known ones are ${SETTING_KEYS.join(', ')}`);
+  if (!SETTING_KEYS.includes(known)) throw new AxError('validation', `unknown setting "${key}": known ones are ${SETTING_KEYS.join(', ')}, ${ALERTS_KEY}`);
   if (known === 'mode' && value !== undefined && value !== 'solo' && value !== 'team') throw new AxError('validation', `mode must be solo or team, not "${value}"`);
   const settings = readSettings(dir);
   if (value === undefined) delete settings[known];
@@ -77,6 +78,29 @@ export function writeSetting(dir: string, key: string, value: string | undefined
   fs.writeFileSync(file(dir), `${JSON.stringify({ ...settings, ...(alerts !== undefined && { [ALERTS_KEY]: alerts }) }, null, 2)}\n`, { mode: 0o600 });
   fs.chmodSync(file(dir), 0o600);
   return settings;
+}
+
+/**
+ * Stores (or, with undefined, removes) the alerts object from its JSON text, checked first: a
+ * mistake is refused with the field and the fix, and the file keeps what it had.
+ */
+export function writeAlertSettings(dir: string, text: string | undefined): void {
+  let value: unknown;
+  if (text !== undefined) {
+    try {
+      value = JSON.parse(text);
+    } catch (err) {
+      throw new AxError('validation', `the alerts setting must be a JSON object (${err instanceof Error ? err.message : String(err)}): see README "Alerts" for its shape`);
+    }
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new AxError('validation', 'the alerts setting must be a JSON object: see README "Alerts" for its shape');
+    parseAlertSettings(value, 'ax settings set alerts');
+  }
+  // The other settings as they are (checked: a broken file is named, not overwritten), and the alerts.
+  const stored: Record<string, unknown> = { ...readSettings(dir) };
+  if (value === undefined) delete stored[ALERTS_KEY];
+  else stored[ALERTS_KEY] = value;
+  fs.writeFileSync(file(dir), `${JSON.stringify(stored, null, 2)}\n`, { mode: 0o600 });
+  fs.chmodSync(file(dir), 0o600);
 }
 
 /** Where a setting's effective value comes from, strongest first. */
