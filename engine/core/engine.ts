@@ -40,7 +40,7 @@ import { LiveEvents } from './live-events.ts';
 import { NodePresenceBeat } from './node-presence.ts';
 import { clamp, EngineViews, localTimezone } from './views.ts';
 import type { WorkflowCache } from './workflow-cache.ts';
-import { parseWorkflowFile } from './workflow-file.ts';
+import { isCheckedSpec, parseWorkflowFile } from './workflow-file.ts';
 import { serializeWorkflow } from './workflow-serialize.ts';
 
 /** What the host knows and the engine does not: shown by engineInfo (the settings screen). */
@@ -186,8 +186,9 @@ export class Engine implements EngineApi {
   }
 
   async apply(input: WorkflowSpec, actor: string): Promise<ApplyOutcome> {
-    // Whatever the client (CLI, UI, API), a spec passes the same checks as a file.
-    const spec = parseWorkflowFile(serializeWorkflow(input), { file: `workflow ${input.name}`, defaultTimezone: 'UTC' }).spec;
+    // Whatever the client (CLI, UI, API), a spec passes the same checks as a file (one the
+    // checks produced in this process has passed them).
+    const spec = isCheckedSpec(input) ? input : parseWorkflowFile(serializeWorkflow(input), { file: `workflow ${input.name}`, defaultTimezone: 'UTC' }).spec;
     // The workflow and its audit entry are one transaction: a failed apply leaves neither.
     const res = await this.store.applyWorkflow(spec, this.clock.now(), actor);
     this.workflows.invalidate(res.workflowId);
