@@ -8,6 +8,7 @@ import { claimDueInstances } from './claim-queries.ts';
 import * as eventKeys from './event-key-queries.ts';
 import * as flags from './flag-queries.ts';
 import { insertLogs } from './log-insert.ts';
+import { memoQuery } from './memo-query.ts';
 import type { SqlDialectName } from './migrations.ts';
 import { logFromRow, num, workerFromRow, workerToRow } from './rows.ts';
 import * as runs from './run-queries.ts';
@@ -129,12 +130,17 @@ export class SqlStore implements Store {
     return runs.deleteInstances(this.db, ids);
   }
   async activeCountByWorker(): Promise<Map<string, number>> {
-    const rows = await this.db
-      .selectFrom('task_instance')
-      .select(['worker_id', (eb) => eb.fn.countAll<number>().as('n')])
-      .where('state', 'in', ['DISPATCHED', 'RUNNING'])
-      .groupBy('worker_id')
-      .execute();
+    const { rows } = await memoQuery(
+      this.db,
+      'active-count-by-worker',
+      (d) =>
+        d
+          .selectFrom('task_instance')
+          .select(['worker_id', (eb) => eb.fn.countAll<number>().as('n')])
+          .where('state', 'in', ['DISPATCHED', 'RUNNING'])
+          .groupBy('worker_id'),
+      [],
+    );
     return new Map(rows.filter((r) => r.worker_id !== null).map((r) => [r.worker_id as string, Number(r.n)]));
   }
   recordTaskHeartbeats(workerId: string, beats: { instanceId: number; attempt: number; at: number }[]): Promise<Set<number>> {

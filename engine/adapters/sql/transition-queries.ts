@@ -24,6 +24,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import { AxError } from '../../api/errors.ts';
 import type { InstanceRecord, InstanceState, RunRecord, RunState } from '../../api/types.ts';
 import type { Finish, InstanceDraft, Settlement, StartRun, TransitionResult } from '../../ports/store.ts';
+import { memoQuery, slot } from './memo-query.ts';
 import type { SqlDialectName } from './migrations.ts';
 import { chunks, instanceFromRow } from './rows.ts';
 import { getRun, instancePatchColumns, insertRun, isUniqueViolation } from './run-queries.ts';
@@ -60,9 +61,17 @@ export async function transact<T>(db: Kysely<Database>, work: (trx: Trx) => Prom
 
 /** The run's row, locked on MySQL: exclusively, or shared (by a finish). */
 async function lockRun(trx: Trx, dialect: SqlDialectName, runId: number, mode: 'update' | 'share' = 'update'): Promise<Selectable<WorkflowRunTable> | undefined> {
-  const q = trx.selectFrom('workflow_run').selectAll().where('id', '=', runId);
-  if (dialect !== 'mysql') return q.executeTakeFirst();
-  return (mode === 'update' ? q.forUpdate() : q.modifyEnd(sql`lock in share mode`)).executeTakeFirst();
+  const how = dialect !== 'mysql' ? 'plain' : mode;
+  const { rows } = await memoQuery(
+    trx,
+    `lock-run:${how}`,
+    (d) => {
+      const q = d.selectFrom('workflow_run').selectAll().where('id', '=', slot(0));
+      return how === 'plain' ? q : how === 'update' ? q.forUpdate() : q.modifyEnd(sql`lock in share mode`);
+    },
+    [runId],
+  );
+  return rows[0];
 }
 
 /** Inserts the drafts into the run; one that exists already (a step run twice) is skipped. */
@@ -86,7 +95,8 @@ async function insertDrafts(trx: Trx, run: { id: number; workflow_id: number }, 
       failovers: d.failovers ?? 0,
     };
     try {
-      const res = await trx.insertInto('task_instance').values(values).executeTakeFirstOrThrow();
+      const columns = Object.keys(values);
+      const res = await memoQuery(trx, 'insert-instance', (d) => d.insertInto('task_instance').values(Object.fromEntries(columns.map((c, i) => [c, slot(i)])) as typeof values), Object.values(values));
       created.push(
         instanceFromRow({
           ...values,
@@ -185,14 +195,30 @@ export async function finishInstance(db: Kysely<Database>, dialect: SqlDialectNa
     const result: TransitionResult = { done: false, created: [], ended: [], runs: [] };
     const run = await lockRun(trx, dialect, finish.runId, 'share');
     const { guard } = finish;
-    let q = trx
-      .updateTable('task_instance')
-      .set({ ...instancePatchColumns(finish.patch), state: finish.to, handled: 1 })
-      .where('id', '=', finish.id)
-      .where('state', 'in', guard.from)
-      .where('attempt', '=', guard.attempt);
-    if (guard.workerId !== undefined) q = q.where('worker_id', '=', guard.workerId);
-    if (Number((await q.executeTakeFirst()).numUpdatedRows) === 0) return result;
+    const values = { ...instancePatchColumns(finish.patch), state: finish.to, handled: 1 };
+    const columns = Object.keys(values);
+    const n = columns.length;
+    // Slots: the values in column order, then the id, attempt, worker id and the states it may be in.
+    const outcome = await memoQuery(
+      trx,
+      `finish-instance:${columns.join(',')}:${guard.from.length}:${guard.workerId !== undefined}`,
+      (d) => {
+        let q = d
+          .updateTable('task_instance')
+          .set(Object.fromEntries(columns.map((c, i) => [c, slot(i)])))
+          .where('id', '=', slot(n))
+          .where(
+            'state',
+            'in',
+            guard.from.map((_, i) => slot(n + 3 + i)),
+          )
+          .where('attempt', '=', slot(n + 1));
+        if (guard.workerId !== undefined) q = q.where('worker_id', '=', slot(n + 2));
+        return q;
+      },
+      [...Object.values(values), finish.id, guard.attempt, guard.workerId, ...guard.from],
+    );
+    if (Number(outcome.numAffectedRows ?? 0) === 0) return result;
     result.done = true;
     if (!run || run.state !== 'RUNNING') return result;
 
@@ -210,8 +236,8 @@ export async function finishInstance(db: Kysely<Database>, dialect: SqlDialectNa
     if (result.created.some((i) => i.state === 'WAITING')) return result;
     if (shared) {
       // Another active instance nobody is finishing right now: the run goes on (its finish looks again).
-      const untouched = await pendingQuery(trx, run.id).modifyEnd(sql`lock in share mode skip locked`).executeTakeFirst();
-      if (untouched) return result;
+      const untouched = await memoQuery(trx, 'pending-skip-locked', (d) => pendingQuery(d, slot(0)).modifyEnd(sql`lock in share mode skip locked`), [run.id]);
+      if (untouched.rows.length > 0) return result;
       await lockRun(trx, dialect, run.id, 'update');
     }
     await settle(trx, dialect, run, finish.settlement, now, result);
@@ -219,7 +245,7 @@ export async function finishInstance(db: Kysely<Database>, dialect: SqlDialectNa
   });
 }
 
-function pendingQuery(trx: Trx, runId: number) {
+function pendingQuery(trx: Kysely<Database>, runId: number) {
   return trx.selectFrom('task_instance').select('id').where('run_id', '=', runId).where('state', 'in', ACTIVE).limit(1);
 }
 
@@ -243,7 +269,7 @@ async function settle(
   now: number,
   result: TransitionResult,
 ): Promise<void> {
-  if (await pendingQuery(trx, run.id).executeTakeFirst()) return;
+  if ((await memoQuery(trx, 'pending', (d) => pendingQuery(d, slot(0)), [run.id])).rows.length > 0) return;
   const succeeded = await trx
     .selectFrom('task_instance')
     .select(sql<number>`count(distinct task_id)`.as('n'))

@@ -36,8 +36,11 @@ export async function waitForRun(api: EngineApi, runId: number, options: WaitOpt
   const changed = new Set<number>();
   let runChanged = false;
   const changes = await follow(api, ['runs'], (e) => {
-    if (e.type === 'instance' && e.runId === runId) changed.add(e.instanceId);
-    else if (e.type === 'run' && e.runId === runId) runChanged = true;
+    if (e.type === 'instance' && e.runId === runId) {
+      // DISPATCHED is neither printed nor noted, and RUNNING follows within milliseconds: not
+      // worth a read (one per task of a big run).
+      if (e.state !== 'DISPATCHED') changed.add(e.instanceId);
+    } else if (e.type === 'run' && e.runId === runId) runChanged = true;
     else return false;
     return true;
   });
