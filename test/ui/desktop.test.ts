@@ -112,7 +112,7 @@ function simulatePreload([initial, secrets]: [DesktopEngineStatus, DesktopSecret
   // The team worker (window.axDesktop.team): the test reads the calls and pushes statuses (__axTeam).
   const team = {
     status: { state: 'left', canJoin: true, wanted: false } as Record<string, unknown>,
-    calls: [] as [string, string[] | null][],
+    calls: [] as [string, string[] | null, boolean | null][],
     listeners: new Set<(s: unknown) => void>(),
     emit(status: Record<string, unknown>) {
       team.status = status;
@@ -163,7 +163,7 @@ function simulatePreload([initial, secrets]: [DesktopEngineStatus, DesktopSecret
         return team.status;
       },
       async leave() {
-        team.calls.push(['leave', null]);
+        team.calls.push(['leave', null, null]);
         return team.status;
       },
       onStatus(listener: (s: unknown) => void) {
@@ -448,7 +448,7 @@ describe.skipIf(skip)('the UI in the desktop app', () => {
     await card.getByText('In the team as worker mac-1a2b: 1 running.').waitFor();
     expect(await card.getByLabel('Labels', { exact: true }).isDisabled()).toBe(true);
     await card.getByRole('button', { name: 'Leave team' }).click();
-    await expect.poll(teamCalls).toEqual([['join', ['laptop', 'gpu'], false], ['leave', null]]);
+    await expect.poll(teamCalls).toEqual([['join', ['laptop', 'gpu'], false], ['leave', null, null]]);
     await teamEmit({ state: 'leaving', workerId: 'mac-1a2b', canJoin: true, wanted: false });
     await card.getByText('Leaving the team: running tasks finish first…').waitFor();
     expect(await card.getByRole('button', { name: 'Join team as worker' }).isDisabled()).toBe(true);

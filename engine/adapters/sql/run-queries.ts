@@ -182,14 +182,20 @@ export async function transitionInstance(
   to: InstanceState | undefined,
   patch: InstancePatch,
 ): Promise<boolean> {
-  const values = { ...instancePatchColumns(patch), ...(to !== undefined && { state: to }) };
+  return guardedInstanceUpdate(db, { ...instancePatchColumns(patch), ...(to !== undefined && { state: to }) }, id, guard);
+}
+
+/**
+ * The compare-and-set of one instance: `values` written only while it is in one of guard.from,
+ * at guard.attempt (and held by guard.workerId when given). True when it was.
+ */
+export async function guardedInstanceUpdate(db: Kysely<Database>, values: Updateable<TaskInstanceTable>, id: number, guard: InstanceGuard): Promise<boolean> {
   const columns = Object.keys(values);
   // Slots: the values in column order, then the id, attempt, worker id and the states it may be in.
   const n = columns.length;
-  const key = `transition-instance:${columns.join(',')}:${guard.from.length}:${guard.workerId !== undefined}`;
   const res = await memoQuery(
     db,
-    key,
+    `instance-cas:${columns.join(',')}:${guard.from.length}:${guard.workerId !== undefined}`,
     (d) => {
       let q = d
         .updateTable('task_instance')

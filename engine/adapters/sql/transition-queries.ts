@@ -27,7 +27,7 @@ import type { Finish, InstanceDraft, Settlement, StartRun, TransitionResult } fr
 import { memoQuery, slot } from './memo-query.ts';
 import type { SqlDialectName } from './migrations.ts';
 import { chunks, instanceFromRow } from './rows.ts';
-import { getRun, instancePatchColumns, insertRun, isUniqueViolation } from './run-queries.ts';
+import { getRun, guardedInstanceUpdate, instancePatchColumns, insertRun, isUniqueViolation } from './run-queries.ts';
 import type { Database, WorkflowRunTable } from './schema.ts';
 import type { Selectable } from 'kysely';
 
@@ -195,30 +195,7 @@ export async function finishInstance(db: Kysely<Database>, dialect: SqlDialectNa
     const result: TransitionResult = { done: false, created: [], ended: [], runs: [] };
     const run = await lockRun(trx, dialect, finish.runId, 'share');
     const { guard } = finish;
-    const values = { ...instancePatchColumns(finish.patch), state: finish.to, handled: 1 };
-    const columns = Object.keys(values);
-    const n = columns.length;
-    // Slots: the values in column order, then the id, attempt, worker id and the states it may be in.
-    const outcome = await memoQuery(
-      trx,
-      `finish-instance:${columns.join(',')}:${guard.from.length}:${guard.workerId !== undefined}`,
-      (d) => {
-        let q = d
-          .updateTable('task_instance')
-          .set(Object.fromEntries(columns.map((c, i) => [c, slot(i)])))
-          .where('id', '=', slot(n))
-          .where(
-            'state',
-            'in',
-            guard.from.map((_, i) => slot(n + 3 + i)),
-          )
-          .where('attempt', '=', slot(n + 1));
-        if (guard.workerId !== undefined) q = q.where('worker_id', '=', slot(n + 2));
-        return q;
-      },
-      [...Object.values(values), finish.id, guard.attempt, guard.workerId, ...guard.from],
-    );
-    if (Number(outcome.numAffectedRows ?? 0) === 0) return result;
+    if (!(await guardedInstanceUpdate(trx, { ...instancePatchColumns(finish.patch), state: finish.to, handled: 1 }, finish.id, guard))) return result;
     result.done = true;
     if (!run || run.state !== 'RUNNING') return result;
 
