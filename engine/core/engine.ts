@@ -24,6 +24,7 @@ import type { EngineEvent, Topic } from '../api/events.ts';
 import type { AuditEntry, InstanceRecord, LogLine, RunRecord, RunState, WorkerRecord, WorkflowSpec } from '../api/types.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { Coordinator } from '../ports/coordinator.ts';
+import { type EngineMetrics, noMetrics } from '../ports/metrics.ts';
 import type { ProcessRunner } from '../ports/process-runner.ts';
 import type { Store } from '../ports/store.ts';
 import { DEFAULT_CONFIG, type EngineConfig, workerLostAfterMs } from './config.ts';
@@ -37,6 +38,7 @@ import type { Scheduler } from './scheduler.ts';
 import { type CwdCheck, environmentWarnings } from './spec-warnings.ts';
 import type { Worker } from './worker.ts';
 import { LiveEvents } from './live-events.ts';
+import { MetricsGauges } from './metrics-gauges.ts';
 import { NodePresenceBeat } from './node-presence.ts';
 import { clamp, EngineViews, localTimezone } from './views.ts';
 import type { WorkflowCache } from './workflow-cache.ts';
@@ -77,6 +79,8 @@ export interface EngineDeps {
   hostInfo?: HostInfo;
   /** solo hosts: whether a task's cwd can be entered here, for validate's warnings */
   checkCwd?: CwdCheck;
+  /** what the engine counts and exports (GET /metrics); default: nothing */
+  metrics?: EngineMetrics;
 }
 
 export class Engine implements EngineApi {
@@ -89,6 +93,8 @@ export class Engine implements EngineApi {
   private readonly scheduler: Scheduler;
   private readonly logs: LogWriter;
   readonly worker: Worker | undefined;
+  /** the counters and the exporter of GET /metrics (see ports/metrics.ts); alert channels count their deliveries here */
+  readonly metrics: EngineMetrics;
   private readonly views: EngineViews;
   private readonly live: LiveEvents;
   private readonly events: EventTriggers;
@@ -100,7 +106,8 @@ export class Engine implements EngineApi {
     this.store = deps.store;
     this.coordinator = deps.coordinator;
     this.clock = deps.clock;
-    const parts = wireEngine({ ...deps, config: this.config, alert: (message) => this.alert(message) });
+    this.metrics = deps.metrics ?? noMetrics;
+    const parts = wireEngine({ ...deps, config: this.config, alert: (message) => this.alert(message), metrics: this.metrics });
     this.workflows = parts.workflows;
     this.runs = parts.runs;
     this.scheduler = parts.scheduler;
@@ -108,6 +115,8 @@ export class Engine implements EngineApi {
     this.worker = parts.worker;
     this.views = new EngineViews(deps.store, deps.coordinator, deps.clock, (name) => this.workflowId(name), workerLostAfterMs(this.config));
     this.events = new EventTriggers(deps.store, deps.clock, this.runs, this.config.maxEventPayloadBytes, (...a) => this.audit(...a));
+    const gauges = new MetricsGauges(deps.store, deps.coordinator, deps.clock, () => this.views.listWorkers());
+    this.metrics.gaugesFrom(() => gauges.read());
     this.live = new LiveEvents(deps.coordinator, deps.clock, () => this.listWorkers(), this.config.workerHeartbeatMs);
     if (deps.node && deps.runScheduler !== false) {
       this.presence = new NodePresenceBeat(deps.coordinator, deps.clock, this.config.workerHeartbeatMs, {
