@@ -4,13 +4,16 @@
 // count apart (one registry each).
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import YAML from 'yaml';
 import { startLocalApi, type LocalApi } from '../../engine/hosts/node/local-api.ts';
 import { startMetricsServer } from '../../engine/server/metrics-server.ts';
 import { scrape, type Scrape } from '../helpers/prometheus.ts';
 import { startTestEngine, tempDir, type TestEngine } from '../helpers/solo-engine.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 let t: TestEngine;
 let api: LocalApi;
 let url: string;
@@ -179,6 +182,20 @@ tasks:
     } finally {
       await server.close();
     }
+  });
+
+  it('the Grafana dashboard in docs/ asks only for metrics the engine exports; the scrape config parses', async () => {
+    const s = await scrape(url);
+    const dashboard = JSON.parse(fs.readFileSync(path.join(REPO, 'docs', 'grafana-dashboard.json'), 'utf8')) as { panels: { title: string; targets: { expr: string }[] }[] };
+    const exprs = dashboard.panels.flatMap((p) => p.targets.map((t) => t.expr));
+    expect(exprs.length).toBeGreaterThan(10);
+    const used = new Set(exprs.flatMap((e) => [...e.matchAll(/\b((?:ax|nodejs|process)_[a-z0-9_]+)/g)].map((m) => (m[1] as string).replace(/_(bucket|count|sum)$/, ''))));
+    for (const name of used) expect(s.families.has(name), `${name} in the dashboard`).toBe(true);
+    for (const name of ['ax_instances', 'ax_dispatch_latency_seconds', 'ax_run_duration_seconds', 'ax_worker_queue_length', 'ax_worker_running_tasks', 'ax_log_lines_written_total', 'ax_alerts_total', 'ax_store_round_trip_seconds', 'nodejs_eventloop_lag_p99_seconds']) {
+      expect(used.has(name), `the dashboard shows ${name}`).toBe(true);
+    }
+    const config = YAML.parse(fs.readFileSync(path.join(REPO, 'docs', 'prometheus.yml'), 'utf8')) as { scrape_configs: { job_name: string; metrics_path?: string }[] };
+    expect(config.scrape_configs.map((c) => c.job_name)).toContain('ax-scheduler');
   });
 
   it('two engines in one process keep their own counts', async () => {
