@@ -10,6 +10,7 @@ import type { Finish, FollowUps, InstanceDraft, InstanceGuard, InstancePatch, Ne
 import { retryDelay } from './backoff.ts';
 import { formatDuration } from './duration.ts';
 import { downstreamClosure } from './dag.ts';
+import { type AlertHooks, NO_ALERTS } from './alerts/alert-rules.ts';
 import { appendLateLine } from './late-log-line.ts';
 import type { CachedWorkflow, WorkflowCache } from './workflow-cache.ts';
 
@@ -33,6 +34,7 @@ export class RunManager {
     /** called when new WAITING instances exist */
     private readonly onWaiting: () => void,
     private readonly failovers: { max: number; alert(message: string): void } = { max: 3, alert: () => undefined },
+    private readonly alerts: AlertHooks = NO_ALERTS,
     private readonly metrics: EngineMetrics = noMetrics,
   ) {}
 
@@ -113,6 +115,8 @@ export class RunManager {
     if (!result.done) return false;
     this.metrics.instanceFinished(to);
     if (plan.capped) this.failovers.alert(plan.capped);
+    // Failed for good: no attempt after this one.
+    if ((to === 'FAILED' || to === 'TIMEOUT') && !plan.followUps.retry) this.alerts.taskFailed({ ...inst, ...patch, state: to } as InstanceRecord, to, patch.reason ?? undefined);
     // Said in the failed attempt's log before anyone hears of the next attempt, so a follower
     // that sees attempt 2 finds the line; only by the step that created attempt 2, so said once.
     const retry = result.created.find((c) => c.taskId === inst.taskId);
@@ -176,7 +180,10 @@ export class RunManager {
   private async publish(result: TransitionResult): Promise<void> {
     this.count(result);
     for (const inst of [...result.ended, ...result.created]) await this.publishInstance(inst);
-    for (const run of result.runs) await this.publishRun(run);
+    for (const run of result.runs) {
+      await this.publishRun(run);
+      this.alerts.runEnded(run);
+    }
     if (result.created.some((i) => i.state === 'WAITING')) this.onWaiting();
   }
 
