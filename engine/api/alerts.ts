@@ -101,7 +101,7 @@ export interface AlertChannelInfo {
 export interface WorkflowAlerts {
   /** channel names defined in settings (`ax settings` / settings.json `alerts.channels`) */
   channels: string[];
-  /** the rules that alert for this workflow; default: task_failed, run_failed, recovered */
+  /** the rules that alert for this workflow; default: run_failed, recovered */
   rules: AlertRule[];
   /** a run still going after this long raises `run_overdue` */
   expectedDurationMs?: number;
@@ -109,4 +109,9 @@ export interface WorkflowAlerts {
 
 /** The rules about a workflow, which a workflow's `alerts.rules` picks from. */
 export const WORKFLOW_ALERT_RULES = ['task_failed', 'run_failed', 'recovered', 'run_overdue', 'misfire_skipped'] as const satisfies readonly AlertRule[];
-export const DEFAULT_WORKFLOW_ALERT_RULES: AlertRule[] = ['task_failed', 'run_failed', 'recovered'];
+/**
+ * A failed run and the recovery after it: one alert per failure (the run's names the task that
+ * failed and why). `task_failed` adds one per task that failed for good, for runs whose other
+ * branches go on.
+ */
+export const DEFAULT_WORKFLOW_ALERT_RULES: AlertRule[] = ['run_failed', 'recovered'];

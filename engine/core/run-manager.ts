@@ -181,8 +181,9 @@ export class RunManager {
     this.count(result);
     for (const inst of [...result.ended, ...result.created]) await this.publishInstance(inst);
     for (const run of result.runs) {
-      await this.publishRun(run);
+      // Raised before the event goes out: whoever hears the run end finds its alert under way.
       this.alerts.runEnded(run);
+      await this.publishRun(run);
     }
     if (result.created.some((i) => i.state === 'WAITING')) this.onWaiting();
   }

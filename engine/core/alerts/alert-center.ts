@@ -249,7 +249,8 @@ export class AlertCenter {
     for (let attempt = 1; attempt <= attempts; attempt++) {
       try {
         await this.attempt(channel, alert);
-        await record({ kind, state: 'sent', attempts: attempt });
+        // A success after failures keeps the last failure: why it took more than one try.
+        await record({ kind, state: 'sent', attempts: attempt, ...(error && { error }) });
         return true;
       } catch (err) {
         error = err instanceof Error ? err.message : String(err);

@@ -32,6 +32,8 @@ export interface EmailChannelConfig {
   /** TLS from the first byte (port 465); otherwise STARTTLS, required unless `starttls: false` */
   secure: boolean;
   starttls: boolean;
+  /** accept a self-signed server certificate (a test server only) */
+  tlsInsecure?: boolean;
   user?: string;
   password?: SecretValue;
   from: string;
@@ -93,6 +95,7 @@ const email = z.strictObject({
   port: z.number().int().min(1).max(65535).default(587),
   secure: z.boolean().default(false),
   starttls: z.boolean().default(true),
+  tlsInsecure: z.boolean().optional(),
   user: z.string().optional(),
   password: secret.optional(),
   from: z.string().min(3),
