@@ -1,10 +1,10 @@
 // The scrape-time half of the metrics (see ports/metrics.ts): what the engine's state is now,
 // read from the store and the coordinator when someone asks, not counted on the hot path. Every
-// read is a small indexed one (three instance counts from the state index, one flag row, the
-// worker registrations and one queue length per live worker), and a read serves every scrape
-// for `maxAgeMs`, so a scrape storm costs one read per interval. A store or coordinator that
+// read is a small indexed one (three instance and two run counts from the state indexes, one
+// flag row, the worker registrations and one queue length per live worker), and a read serves
+// every scrape for `maxAgeMs`, so a scrape storm costs one read per interval. A store or coordinator that
 // does not answer is reported as down (and its gauges left out) rather than failing the scrape.
-import type { InstanceState, WorkerRecord } from '../api/types.ts';
+import type { InstanceState, RunState, WorkerRecord } from '../api/types.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { Coordinator } from '../ports/coordinator.ts';
 import type { GaugeSnapshot } from '../ports/metrics.ts';
@@ -12,6 +12,8 @@ import type { Store } from '../ports/store.ts';
 
 /** The instance states a scrape counts: the active ones (finished ones are counters, see EngineMetrics). */
 export const GAUGED_STATES: InstanceState[] = ['WAITING', 'DISPATCHED', 'RUNNING'];
+/** The run states a scrape counts: runs going, and runs queued behind them (overlap `queue`). */
+export const GAUGED_RUN_STATES: RunState[] = ['RUNNING', 'QUEUED'];
 
 export class MetricsGauges {
   private last: { at: number; read: Promise<GaugeSnapshot> } | undefined;
@@ -37,15 +39,19 @@ export class MetricsGauges {
     return { ...store, ...workers };
   }
 
-  private async readStore(): Promise<Pick<GaugeSnapshot, 'instances' | 'schedulingPaused' | 'storeRoundTripMs' | 'storeUp'>> {
+  private async readStore(): Promise<Pick<GaugeSnapshot, 'instances' | 'runs' | 'schedulingPaused' | 'storeRoundTripMs' | 'storeUp'>> {
     try {
       // The probe: one row by its key, timed alone so that the round trip is not the counts' work.
       const start = this.clock.now();
       const pause = await this.store.getSchedulingPause();
       const storeRoundTripMs = this.clock.now() - start;
-      const counts = await Promise.all(GAUGED_STATES.map((s) => this.store.countInstances([s])));
+      const [counts, runCounts] = await Promise.all([
+        Promise.all(GAUGED_STATES.map((s) => this.store.countInstances([s]))),
+        Promise.all(GAUGED_RUN_STATES.map((s) => this.store.countRuns([s]))),
+      ]);
       const instances = Object.fromEntries(GAUGED_STATES.map((s, i) => [s, counts[i]]));
-      return { instances, schedulingPaused: pause !== undefined, storeRoundTripMs, storeUp: true };
+      const runs = Object.fromEntries(GAUGED_RUN_STATES.map((s, i) => [s, runCounts[i]]));
+      return { instances, runs, schedulingPaused: pause !== undefined, storeRoundTripMs, storeUp: true };
     } catch {
       return { storeUp: false };
     }

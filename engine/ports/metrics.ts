@@ -12,6 +12,8 @@ export type AlertOutcome = 'sent' | 'failed';
 export interface GaugeSnapshot {
   /** active instances by state (WAITING is the shared queue in the database), from the store's state index */
   instances?: Partial<Record<InstanceState, number>>;
+  /** runs going (RUNNING) and waiting for an earlier one of their workflow (QUEUED: the overlap policy's queue) */
+  runs?: Partial<Record<RunState, number>>;
   /** whether all scheduling is paused (the probe that times the store's round trip) */
   schedulingPaused?: boolean;
   /** how long the probe took, ms; undefined when the store did not answer */

@@ -41,6 +41,7 @@ describe.skipIf(process.platform === 'win32')('GET /metrics', () => {
     const s = await scrape(url);
     for (const name of [
       'ax_instances',
+      'ax_runs',
       'ax_dispatch_latency_seconds',
       'ax_run_duration_seconds',
       'ax_runs_finished_total',
@@ -112,30 +113,42 @@ tasks:
     expect(lines).toBeGreaterThanOrEqual(4);
   });
 
-  it('gauges show the task running now, on its worker, and clear once it ends', async () => {
+  it('gauges show the task running now on its worker and the run queued behind it, and clear once they end', async () => {
     const gate = path.join(scratch, 'go');
+    // On an event without a schedule the overlap policy is queue: the second run waits for the first.
     await t.apply(`
 workflow: metrics-hold
+on_event: metrics-hold
 tasks:
   hold:
     command: ${JSON.stringify(`while [ ! -f '${gate}' ]; do sleep 0.05; done`)}
 `);
-    const run = await t.engine.runWorkflow('metrics-hold', { actor: 'test' });
-    // Gauges are read at most every 2 s: wait for a read that saw it start.
+    const [first] = await t.engine.trigger('metrics-hold', undefined, 'test');
+    const [second] = await t.engine.trigger('metrics-hold', undefined, 'test');
+    expect(second?.state).toBe('QUEUED');
+    // Gauges are read at most every 2 s: wait for a read that saw the first start.
     await waitFor(
       async () => {
         const s = await scrape(url);
-        return s.value('ax_instances', { state: 'RUNNING' }) === 1 && s.value('ax_worker_running_tasks', { worker: 'local' }) === 1;
+        return (
+          s.value('ax_instances', { state: 'RUNNING' }) === 1 &&
+          s.value('ax_worker_running_tasks', { worker: 'local' }) === 1 &&
+          s.value('ax_runs', { state: 'RUNNING' }) === 1 &&
+          s.value('ax_runs', { state: 'QUEUED' }) === 1
+        );
       },
-      { timeoutMs: 10_000, intervalMs: 200, message: 'the running task in the gauges' },
+      { timeoutMs: 10_000, intervalMs: 200, message: 'the running task and the queued run in the gauges' },
     );
     fs.writeFileSync(gate, '');
-    expect((await t.waitRun(run.id)).run.state).toBe('SUCCESS');
-    await waitFor(async () => (await scrape(url)).value('ax_instances', { state: 'RUNNING' }) === 0, {
-      timeoutMs: 10_000,
-      intervalMs: 200,
-      message: 'no running task in the gauges',
-    });
+    expect((await t.waitRun(first?.id as number)).run.state).toBe('SUCCESS');
+    expect((await t.waitRun(second?.id as number)).run.state).toBe('SUCCESS');
+    await waitFor(
+      async () => {
+        const s = await scrape(url);
+        return s.value('ax_instances', { state: 'RUNNING' }) === 0 && s.value('ax_runs', { state: 'QUEUED' }) === 0 && s.value('ax_runs', { state: 'RUNNING' }) === 0;
+      },
+      { timeoutMs: 10_000, intervalMs: 200, message: 'nothing running or queued in the gauges' },
+    );
   });
 
   it('counts alert deliveries by channel and outcome', async () => {

@@ -81,6 +81,9 @@ export class PromMetrics implements EngineMetrics {
     gauge('ax_instances', 'Active task instances by state (WAITING: the shared queue in the database), team-wide', ['state'], (g, s) => {
       for (const [state, n] of Object.entries(s.instances ?? {})) g.set({ state }, n ?? 0);
     });
+    gauge('ax_runs', 'Runs going (RUNNING) and waiting behind an earlier run of their workflow (QUEUED), team-wide', ['state'], (g, s) => {
+      for (const [state, n] of Object.entries(s.runs ?? {})) g.set({ state }, n ?? 0);
+    });
     gauge('ax_workers', 'Workers by status (online, draining, lost, offline), team-wide', ['status'], (g, s) => {
       if (!s.workers) return;
       for (const status of WORKER_STATUSES) g.set({ status }, s.workers.filter((w) => w.status === status).length);

@@ -183,6 +183,9 @@ export class SqlStore implements Store {
   countInstances(states: InstanceState[]): Promise<number> {
     return views.countInstances(this.db, states);
   }
+  countRuns(states: RunState[]): Promise<number> {
+    return views.countRuns(this.db, states);
+  }
   searchTasks(query: string, limit: number): Promise<TaskSearchRow[]> {
     return views.searchTasks(this.db, query, limit);
   }
