@@ -147,6 +147,41 @@ export interface EventKeyTable {
   run_ids: string | null;
 }
 
+/** An alert (migration 0011): unique by alert_key; opens_group 1 on its group's first alert only. */
+export interface AlertTable {
+  id: Generated<number>;
+  alert_key: string;
+  group_key: string;
+  opens_group: number | null;
+  group_ends_at: number;
+  /** 1 once the group's summary was dealt with (sent, or nothing to say) */
+  group_done: number;
+  rule: string;
+  subject: string;
+  workflow: string | null;
+  run_id: number | null;
+  instance_id: number | null;
+  severity: string;
+  title: string;
+  message: string;
+  at: number;
+  node: string;
+  kind: string;
+  repeats: number | null;
+  state: string;
+}
+
+/** One channel's delivery of one alert. */
+export interface AlertDeliveryTable {
+  alert_id: number;
+  channel: string;
+  kind: string | null;
+  state: string;
+  attempts: number;
+  error: string | null;
+  at: number;
+}
+
 export interface Database {
   workflow: WorkflowTable;
   task_definition: TaskDefinitionTable;
@@ -159,4 +194,6 @@ export interface Database {
   audit_log: AuditLogTable;
   engine_flag: EngineFlagTable;
   event_key: EventKeyTable;
+  alert: AlertTable;
+  alert_delivery: AlertDeliveryTable;
 }

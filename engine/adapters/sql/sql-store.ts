@@ -3,8 +3,10 @@
 // differ in locking (claim-queries.ts).
 import type { Kysely } from 'kysely';
 import type { AuditEntry, InstanceRecord, InstanceState, LogLine, RunRecord, RunState, SchedulingPause, WorkerRecord, WorkflowSpec, WorkflowSummary } from '../../api/types.ts';
-import type { ApplyResult, ClaimCandidate, EventKeyClaim, Finish, InstanceGuard, InstancePatch, NewInstance, RunFilter, Settlement, StartRun, TransitionResult, ScheduleRecord, Store, TaskRuntime, TaskSearchRow, WorkerRegistration, WorkflowGraph } from '../../ports/store.ts';
+import type { AlertDelivery, AlertFilter, AlertRecord, AlertState } from '../../api/alerts.ts';
+import type { AlertRecorded, DueAlertGroup, NewAlert, ApplyResult, ClaimCandidate, EventKeyClaim, Finish, InstanceGuard, InstancePatch, NewInstance, RunFilter, Settlement, StartRun, TransitionResult, ScheduleRecord, Store, TaskRuntime, TaskSearchRow, WorkerRegistration, WorkflowGraph } from '../../ports/store.ts';
 import { claimDueInstances } from './claim-queries.ts';
+import * as alerts from './alert-queries.ts';
 import * as eventKeys from './event-key-queries.ts';
 import * as flags from './flag-queries.ts';
 import { insertLogs } from './log-insert.ts';
@@ -187,6 +189,9 @@ export class SqlStore implements Store {
   countInstances(states: InstanceState[]): Promise<number> {
     return views.countInstances(this.db, states);
   }
+  countRuns(states: RunState[]): Promise<number> {
+    return views.countRuns(this.db, states);
+  }
   searchTasks(query: string, limit: number): Promise<TaskSearchRow[]> {
     return views.searchTasks(this.db, query, limit);
   }
@@ -266,5 +271,30 @@ export class SqlStore implements Store {
   }
   purgeEventKeys(before: number): Promise<number> {
     return eventKeys.purgeEventKeys(this.db, before);
+  }
+
+  recordAlert(alert: NewAlert): Promise<AlertRecorded> {
+    return alerts.recordAlert(this.db, alert);
+  }
+  recordAlertDelivery(alertId: number, delivery: AlertDelivery): Promise<void> {
+    return alerts.recordAlertDelivery(this.db, alertId, delivery);
+  }
+  setAlertState(alertId: number, state: AlertState): Promise<void> {
+    return alerts.setAlertState(this.db, alertId, state);
+  }
+  dueAlertGroups(now: number, limit: number): Promise<DueAlertGroup[]> {
+    return alerts.dueAlertGroups(this.db, now, limit);
+  }
+  closeAlertGroup(openerId: number): Promise<void> {
+    return alerts.closeAlertGroup(this.db, openerId);
+  }
+  listAlerts(filter: AlertFilter): Promise<AlertRecord[]> {
+    return alerts.listAlerts(this.db, filter);
+  }
+  getAlert(id: number): Promise<AlertRecord | undefined> {
+    return alerts.getAlert(this.db, id);
+  }
+  purgeAlerts(before: number): Promise<number> {
+    return alerts.purgeAlerts(this.db, before);
   }
 }
