@@ -8,6 +8,7 @@
 // of four statements, locking instance rows only by their key.
 import { type Expression, type ExpressionBuilder, type Kysely, type SqlBool, sql, type Transaction } from 'kysely';
 import type { ClaimCandidate } from '../../ports/store.ts';
+import { groupCommit } from './group-commit.ts';
 import { memoQuery, slot } from './memo-query.ts';
 import type { SqlDialectName } from './migrations.ts';
 import { transact } from './transition-queries.ts';
@@ -36,7 +37,8 @@ export async function claimDueInstances(
   now: number,
 ): Promise<number[]> {
   if (candidates.length === 0) return [];
-  return dialect === 'sqlite' ? claimSqlite(db, workerId, candidates, now) : claimMysql(db, workerId, candidates, now);
+  // SQLite: the claim shares its commit with the other writes of the turn (group-commit.ts).
+  return dialect === 'sqlite' ? groupCommit(db, (trx) => claimSqlite(trx, workerId, candidates, now)) : claimMysql(db, workerId, candidates, now);
 }
 
 async function claimSqlite(db: Kysely<Database>, workerId: string, candidates: ClaimCandidate[], now: number): Promise<number[]> {

@@ -9,6 +9,7 @@ import { claimDueInstances } from './claim-queries.ts';
 import * as alerts from './alert-queries.ts';
 import * as eventKeys from './event-key-queries.ts';
 import * as flags from './flag-queries.ts';
+import { groupCommit } from './group-commit.ts';
 import { insertLogs } from './log-insert.ts';
 import { memoQuery } from './memo-query.ts';
 import type { SqlDialectName } from './migrations.ts';
@@ -112,6 +113,8 @@ export class SqlStore implements Store {
     return runs.nextWaitingAt(this.db);
   }
   transitionInstance(id: number, guard: InstanceGuard, to: InstanceState | undefined, patch: InstancePatch): Promise<boolean> {
+    // SQLite: one commit for the RUNNING and pid writes of a turn (group-commit.ts).
+    if (this.dialect === 'sqlite') return groupCommit(this.db, (trx) => runs.transitionInstance(trx, id, guard, to, patch));
     return runs.transitionInstance(this.db, id, guard, to, patch);
   }
   claimDueInstances(workerId: string, candidates: ClaimCandidate[], now: number): Promise<number[]> {

@@ -24,6 +24,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import { AxError } from '../../api/errors.ts';
 import type { InstanceRecord, InstanceState, RunRecord, RunState } from '../../api/types.ts';
 import type { Finish, InstanceDraft, Settlement, StartRun, TransitionResult } from '../../ports/store.ts';
+import { groupCommit } from './group-commit.ts';
 import { memoQuery, slot } from './memo-query.ts';
 import type { SqlDialectName } from './migrations.ts';
 import { chunks, instanceFromRow } from './rows.ts';
@@ -48,7 +49,9 @@ const DEADLOCK_ATTEMPTS = 10;
  * whole; it is then simply run again, after a short random pause so the same pair does not
  * collide again at once.
  */
-export async function transact<T>(db: Kysely<Database>, work: (trx: Trx) => Promise<T>): Promise<T> {
+export async function transact<T>(db: Kysely<Database>, work: (trx: Trx) => Promise<T>, dialect?: SqlDialectName): Promise<T> {
+  // SQLite has no deadlocks; its writes of one turn share a commit.
+  if (dialect === 'sqlite') return groupCommit(db, work);
   for (let attempt = 1; ; attempt++) {
     try {
       return await db.transaction().execute(work);
@@ -186,7 +189,7 @@ export async function startRun(db: Kysely<Database>, dialect: SqlDialectName, st
     }
     const created = state === 'RUNNING' && roots.length > 0 ? await insertDrafts(trx, { id, workflow_id: run.workflowId }, roots, run.createdAt) : [];
     return { run: await runRecord(trx, id), created };
-  });
+  }, dialect);
 }
 
 export async function finishInstance(db: Kysely<Database>, dialect: SqlDialectName, finish: Finish, now: number): Promise<TransitionResult> {
@@ -219,7 +222,7 @@ export async function finishInstance(db: Kysely<Database>, dialect: SqlDialectNa
     }
     await settle(trx, dialect, run, finish.settlement, now, result);
     return result;
-  });
+  }, dialect);
 }
 
 function pendingQuery(trx: Kysely<Database>, runId: number) {
@@ -234,7 +237,7 @@ export async function settleRun(db: Kysely<Database>, dialect: SqlDialectName, r
     await settle(trx, dialect, run, settlement, now, result);
     result.done = result.runs.length > 0;
     return result;
-  });
+  }, dialect);
 }
 
 /** Ends the locked RUNNING run if nothing of it is pending, then starts the next queued one. */
@@ -277,5 +280,5 @@ export async function cancelRun(db: Kysely<Database>, dialect: SqlDialectName, r
     result.ended.push(...active.map((r) => instanceFromRow({ ...r, state: 'CANCELLED', reason, finished_at: now, handled: 1 })));
     await startQueued(trx, dialect, run.workflow_id, queuedRoots, now, result);
     return result;
-  });
+  }, dialect);
 }
