@@ -5,6 +5,7 @@
 // worker, which records each outcome with its follow-ups through RunManager.finish.
 import type { Clock } from '../ports/clock.ts';
 import type { Coordinator } from '../ports/coordinator.ts';
+import type { EngineMetrics } from '../ports/metrics.ts';
 import type { ProcessRunner } from '../ports/process-runner.ts';
 import type { Store } from '../ports/store.ts';
 import type { AlertHooks } from './alerts/alert-rules.ts';
@@ -32,12 +33,14 @@ export interface WiringDeps {
   /** identity of this engine for the leader lease */
   nodeId: string;
   /** the embedded worker; omit for a scheduler-only or client-only engine */
-  worker?: Omit<WorkerOptions, 'workerHeartbeatMs' | 'taskHeartbeatMs' | 'killGraceMs' | 'maxLineBytes' | 'maxConcurrency'> & { maxConcurrency?: number };
+  worker?: Omit<WorkerOptions, 'workerHeartbeatMs' | 'taskHeartbeatMs' | 'killGraceMs' | 'maxLineBytes' | 'maxConcurrency' | 'metrics'> & { maxConcurrency?: number };
   /** `ax drain` reached this node's worker */
   onDrainRequested?: () => void;
   alert: (message: string) => void;
   /** the structured alert rules (alerts/alert-rules.ts) */
   alerts: AlertHooks;
+  /** what the parts count as they work (task starts and ends, runs, log lines) */
+  metrics: EngineMetrics;
 }
 
 export interface EngineParts {
@@ -49,7 +52,7 @@ export interface EngineParts {
 }
 
 export function wireEngine(deps: WiringDeps): EngineParts {
-  const { store, coordinator, clock, config, alert, alerts } = deps;
+  const { store, coordinator, clock, config, alert, alerts, metrics } = deps;
   const workflows = new WorkflowCache(store, () => clock.now());
   const dispatcher = new Dispatcher(
     store,
@@ -67,7 +70,7 @@ export function wireEngine(deps: WiringDeps): EngineParts {
   // Only the leading scheduler dispatches: in a process that does not lead, this does nothing,
   // and the leader hears of the work by the events RunManager publishes.
   const kick = leaderDispatch(lease, dispatcher, alert);
-  const runs = new RunManager(store, coordinator, workflows, clock, kick, { max: config.maxFailovers, alert }, alerts);
+  const runs = new RunManager(store, coordinator, workflows, clock, kick, { max: config.maxFailovers, alert }, alerts, metrics);
   const logs = new LogWriter(store, clock, {
     batchLines: config.logBatchLines,
     flushMs: config.logFlushMs,
@@ -76,8 +79,10 @@ export function wireEngine(deps: WiringDeps): EngineParts {
     maxOutputBytes: config.maxOutputBytes,
     // Published once stored, so a follower that reads the store after an event finds the line.
     onLines: (lines) => {
+      metrics.logLinesStored(lines.length);
       for (const l of lines) void coordinator.publish({ type: 'log', ...l }).catch(() => undefined);
     },
+    onDropped: () => metrics.logLinesDropped(1),
   });
   const worker =
     deps.worker &&
@@ -96,6 +101,7 @@ export function wireEngine(deps: WiringDeps): EngineParts {
         killGraceMs: config.killGraceMs,
         maxLineBytes: config.maxLineBytes,
         onDrainRequested: deps.onDrainRequested,
+        metrics,
       },
       (inst, guard, to, patch) => runs.finish(inst, guard, to, patch),
       kick,

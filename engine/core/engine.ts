@@ -25,6 +25,7 @@ import type { EngineEvent, Topic } from '../api/events.ts';
 import type { AuditEntry, InstanceRecord, LogLine, RunRecord, RunState, WorkerRecord, WorkflowSpec } from '../api/types.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { Coordinator } from '../ports/coordinator.ts';
+import { type EngineMetrics, noMetrics } from '../ports/metrics.ts';
 import type { ProcessRunner } from '../ports/process-runner.ts';
 import type { Store } from '../ports/store.ts';
 import type { AlertCenter } from './alerts/alert-center.ts';
@@ -41,10 +42,11 @@ import type { Scheduler } from './scheduler.ts';
 import { type CwdCheck, environmentWarnings } from './spec-warnings.ts';
 import type { Worker } from './worker.ts';
 import { LiveEvents } from './live-events.ts';
+import { MetricsGauges } from './metrics-gauges.ts';
 import { NodePresenceBeat } from './node-presence.ts';
 import { clamp, EngineViews, localTimezone } from './views.ts';
 import type { WorkflowCache } from './workflow-cache.ts';
-import { parseWorkflowFile } from './workflow-file.ts';
+import { isCheckedSpec, parseWorkflowFile } from './workflow-file.ts';
 import { serializeWorkflow } from './workflow-serialize.ts';
 
 /** What the host knows and the engine does not: shown by engineInfo (the settings screen). */
@@ -83,6 +85,8 @@ export interface EngineDeps {
   hostInfo?: HostInfo;
   /** solo hosts: whether a task's cwd can be entered here, for validate's warnings */
   checkCwd?: CwdCheck;
+  /** what the engine counts and exports (GET /metrics); default: nothing */
+  metrics?: EngineMetrics;
 }
 
 export class Engine implements EngineApi {
@@ -95,6 +99,8 @@ export class Engine implements EngineApi {
   private readonly scheduler: Scheduler;
   private readonly logs: LogWriter;
   readonly worker: Worker | undefined;
+  /** the counters and the exporter of GET /metrics (see ports/metrics.ts); alert channels count their deliveries here */
+  readonly metrics: EngineMetrics;
   private readonly views: EngineViews;
   private readonly live: LiveEvents;
   private readonly events: EventTriggers;
@@ -108,8 +114,15 @@ export class Engine implements EngineApi {
     this.store = deps.store;
     this.coordinator = deps.coordinator;
     this.clock = deps.clock;
-    ({ center: this.alerts, rules: this.alertRules } = engineAlerts({ ...deps, config: this.config, scheduler: deps.runScheduler !== false, onError: deps.onAlert }));
-    const parts = wireEngine({ ...deps, config: this.config, alert: (message) => this.alert(message), alerts: this.alertRules });
+    this.metrics = deps.metrics ?? noMetrics;
+    ({ center: this.alerts, rules: this.alertRules } = engineAlerts({
+      ...deps,
+      config: this.config,
+      scheduler: deps.runScheduler !== false,
+      onError: deps.onAlert,
+      onDelivered: (channel, outcome) => this.metrics.alertDelivered(channel, outcome),
+    }));
+    const parts = wireEngine({ ...deps, config: this.config, alert: (message) => this.alert(message), alerts: this.alertRules, metrics: this.metrics });
     this.workflows = parts.workflows;
     this.runs = parts.runs;
     this.scheduler = parts.scheduler;
@@ -117,6 +130,8 @@ export class Engine implements EngineApi {
     this.worker = parts.worker;
     this.views = new EngineViews(deps.store, deps.coordinator, deps.clock, (name) => this.workflowId(name), workerLostAfterMs(this.config));
     this.events = new EventTriggers(deps.store, deps.clock, this.runs, this.config.maxEventPayloadBytes, (...a) => this.audit(...a));
+    const gauges = new MetricsGauges(deps.store, deps.coordinator, deps.clock, () => this.views.listWorkers());
+    this.metrics.gaugesFrom(() => gauges.read());
     this.live = new LiveEvents(deps.coordinator, deps.clock, () => this.listWorkers(), this.config.workerHeartbeatMs);
     if (deps.node && deps.runScheduler !== false) {
       this.presence = new NodePresenceBeat(deps.coordinator, deps.clock, this.config.workerHeartbeatMs, {
@@ -201,8 +216,9 @@ export class Engine implements EngineApi {
   }
 
   async apply(input: WorkflowSpec, actor: string): Promise<ApplyOutcome> {
-    // Whatever the client (CLI, UI, API), a spec passes the same checks as a file.
-    const spec = parseWorkflowFile(serializeWorkflow(input), { file: `workflow ${input.name}`, defaultTimezone: 'UTC' }).spec;
+    // Whatever the client (CLI, UI, API), a spec passes the same checks as a file (one the
+    // checks produced in this process has passed them).
+    const spec = isCheckedSpec(input) ? input : parseWorkflowFile(serializeWorkflow(input), { file: `workflow ${input.name}`, defaultTimezone: 'UTC' }).spec;
     // The workflow and its audit entry are one transaction: a failed apply leaves neither.
     const res = await this.store.applyWorkflow(spec, this.clock.now(), actor);
     this.workflows.invalidate(res.workflowId);

@@ -1,9 +1,10 @@
 // A run's life: creating it (with the overlap policy), advancing dependencies event by event,
 // retries, failing downstream, and deriving the run's state from its instances.
 import { AxError } from '../api/errors.ts';
-import type { InstanceRecord, InstanceState, RunRecord } from '../api/types.ts';
+import type { InstanceRecord, InstanceState, RunRecord, RunState } from '../api/types.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { Coordinator } from '../ports/coordinator.ts';
+import { type EngineMetrics, noMetrics } from '../ports/metrics.ts';
 import { instanceEvent } from './events.ts';
 import type { Finish, FollowUps, InstanceDraft, InstanceGuard, InstancePatch, NewRun, Settlement, Store, TaskDefinition, TransitionResult } from '../ports/store.ts';
 import { retryDelay } from './backoff.ts';
@@ -21,6 +22,8 @@ export type StartRunInput = Pick<NewRun, 'workflowId' | 'trigger' | 'triggeredBy
 
 const FAILED_STATES: InstanceState[] = ['FAILED', 'TIMEOUT'];
 const ACTIVE_STATES: InstanceState[] = ['WAITING', 'DISPATCHED', 'RUNNING'];
+const FINAL_INSTANCE_STATES: InstanceState[] = ['SUCCESS', 'FAILED', 'TIMEOUT', 'CANCELLED', 'UPSTREAM_FAILED'];
+const FINAL_RUN_STATES: RunState[] = ['SUCCESS', 'FAILED', 'SKIPPED', 'CANCELLED'];
 
 export class RunManager {
   constructor(
@@ -32,6 +35,7 @@ export class RunManager {
     private readonly onWaiting: () => void,
     private readonly failovers: { max: number; alert(message: string): void } = { max: 3, alert: () => undefined },
     private readonly alerts: AlertHooks = NO_ALERTS,
+    private readonly metrics: EngineMetrics = noMetrics,
   ) {}
 
   /** Creates the run with its roots (one store step), or returns undefined when this cron fire already has one. */
@@ -109,6 +113,7 @@ export class RunManager {
     const plan = wf && task ? this.followUps(inst, to, patch.failedOver === true, wf, task, now) : { followUps: {} };
     const result = await this.store.finishInstance({ id: inst.id, runId: inst.runId, guard, to, patch, followUps: plan.followUps, settlement: this.settlement(wf) }, now);
     if (!result.done) return false;
+    this.metrics.instanceFinished(to);
     if (plan.capped) this.failovers.alert(plan.capped);
     // Failed for good: no attempt after this one.
     if ((to === 'FAILED' || to === 'TIMEOUT') && !plan.followUps.retry) this.alerts.taskFailed({ ...inst, ...patch, state: to } as InstanceRecord, to, patch.reason ?? undefined, wf?.graph.name);
@@ -173,6 +178,7 @@ export class RunManager {
 
   /** Tells followers what a store step did, and the dispatcher when there is new work. */
   private async publish(result: TransitionResult): Promise<void> {
+    this.count(result);
     for (const inst of [...result.ended, ...result.created]) await this.publishInstance(inst);
     for (const run of result.runs) {
       // Raised before the event goes out: whoever hears the run end finds its alert under way.
@@ -180,6 +186,16 @@ export class RunManager {
       await this.publishRun(run);
     }
     if (result.created.some((i) => i.state === 'WAITING')) this.onWaiting();
+  }
+
+  /** What a store step ended, counted (the instance a finish was for is counted by finish). */
+  private count(result: TransitionResult): void {
+    for (const inst of [...result.ended, ...result.created]) if (FINAL_INSTANCE_STATES.includes(inst.state)) this.metrics.instanceFinished(inst.state);
+    for (const run of result.runs) {
+      if (!FINAL_RUN_STATES.includes(run.state)) continue;
+      const start = run.startedAt ?? run.createdAt;
+      this.metrics.runFinished(run.state, run.state === 'SKIPPED' || run.finishedAt === undefined ? undefined : run.finishedAt - start);
+    }
   }
 
   /**

@@ -327,6 +327,8 @@ export interface Store {
   instancesFinishedSince(states: InstanceState[], since: number, limit: number): Promise<InstanceRecord[]>;
   runsFinishedSince(since: number): Promise<Partial<Record<RunState, number>>>;
   countInstances(states: InstanceState[]): Promise<number>;
+  /** runs in these states, from the run state index (the metrics' running and queued runs) */
+  countRuns(states: RunState[]): Promise<number>;
   /** workflows and tasks whose workflow name, task name or command contains query */
   searchTasks(query: string, limit: number): Promise<TaskSearchRow[]>;
   /** durations of the workflow's latest successful attempts, newest first */

@@ -89,6 +89,8 @@ describe('alerts through a webhook', () => {
     const [alert] = await t.engine.listAlerts({});
     expect(alert?.state).toBe('sent');
     expect(alert?.deliveries).toEqual([{ channel: 'hook', kind: 'webhook', state: 'sent', attempts: 3, error: expect.stringContaining('HTTP 500'), at: expect.any(Number) }]);
+    // One delivery, counted once for /metrics (not once per attempt).
+    expect((await t.engine.metrics.exposition?.())?.text).toContain('ax_alerts_total{channel="hook",outcome="sent"} 1\n');
   });
 
   it('a 200 whose body carries an error code (DingTalk, WeCom, Feishu) is a failed attempt, with their message', async () => {
@@ -112,6 +114,7 @@ describe('alerts through a webhook', () => {
     const alert = await waitFor(async () => (await t.engine.listAlerts({ workflow: 'crawler' })).find((a) => a.state === 'failed'), { timeoutMs: 15_000, message: 'the alert to be recorded failed' });
     expect(alert.deliveries).toEqual([{ channel: 'hook', kind: 'webhook', state: 'failed', attempts: 2, error: 'no answer within 1s', at: expect.any(Number) }]);
     expect(hook.posts).toHaveLength(2);
+    expect((await t.engine.metrics.exposition?.())?.text).toContain('ax_alerts_total{channel="hook",outcome="failed"} 1\n');
   });
 
   it('lists its channels with the webhook token masked; a test alert goes through one channel and is recorded', async () => {

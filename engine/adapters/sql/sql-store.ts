@@ -9,7 +9,9 @@ import { claimDueInstances } from './claim-queries.ts';
 import * as alerts from './alert-queries.ts';
 import * as eventKeys from './event-key-queries.ts';
 import * as flags from './flag-queries.ts';
+import { groupCommit } from './group-commit.ts';
 import { insertLogs } from './log-insert.ts';
+import { memoQuery } from './memo-query.ts';
 import type { SqlDialectName } from './migrations.ts';
 import { logFromRow, num, workerFromRow, workerToRow } from './rows.ts';
 import * as runs from './run-queries.ts';
@@ -111,6 +113,8 @@ export class SqlStore implements Store {
     return runs.nextWaitingAt(this.db);
   }
   transitionInstance(id: number, guard: InstanceGuard, to: InstanceState | undefined, patch: InstancePatch): Promise<boolean> {
+    // SQLite: one commit for the RUNNING and pid writes of a turn (group-commit.ts).
+    if (this.dialect === 'sqlite') return groupCommit(this.db, (trx) => runs.transitionInstance(trx, id, guard, to, patch));
     return runs.transitionInstance(this.db, id, guard, to, patch);
   }
   claimDueInstances(workerId: string, candidates: ClaimCandidate[], now: number): Promise<number[]> {
@@ -131,12 +135,17 @@ export class SqlStore implements Store {
     return runs.deleteInstances(this.db, ids);
   }
   async activeCountByWorker(): Promise<Map<string, number>> {
-    const rows = await this.db
-      .selectFrom('task_instance')
-      .select(['worker_id', (eb) => eb.fn.countAll<number>().as('n')])
-      .where('state', 'in', ['DISPATCHED', 'RUNNING'])
-      .groupBy('worker_id')
-      .execute();
+    const { rows } = await memoQuery(
+      this.db,
+      'active-count-by-worker',
+      (d) =>
+        d
+          .selectFrom('task_instance')
+          .select(['worker_id', (eb) => eb.fn.countAll<number>().as('n')])
+          .where('state', 'in', ['DISPATCHED', 'RUNNING'])
+          .groupBy('worker_id'),
+      [],
+    );
     return new Map(rows.filter((r) => r.worker_id !== null).map((r) => [r.worker_id as string, Number(r.n)]));
   }
   recordTaskHeartbeats(workerId: string, beats: { instanceId: number; attempt: number; at: number }[]): Promise<Set<number>> {
@@ -182,6 +191,9 @@ export class SqlStore implements Store {
   }
   countInstances(states: InstanceState[]): Promise<number> {
     return views.countInstances(this.db, states);
+  }
+  countRuns(states: RunState[]): Promise<number> {
+    return views.countRuns(this.db, states);
   }
   searchTasks(query: string, limit: number): Promise<TaskSearchRow[]> {
     return views.searchTasks(this.db, query, limit);

@@ -8,6 +8,7 @@ import { AxError } from '../../api/errors.ts';
 import type { AlertChannel } from '../../ports/alert-channel.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { Coordinator } from '../../ports/coordinator.ts';
+import type { AlertOutcome } from '../../ports/metrics.ts';
 import type { NewAlert, Store } from '../../ports/store.ts';
 import { formatDuration } from '../duration.ts';
 import { repeat } from '../repeat.ts';
@@ -47,6 +48,8 @@ export interface AlertCenterDeps {
   workflowAlerts: (workflow: string) => Promise<WorkflowAlerts | undefined>;
   /** an alert that could not be recorded or sent (the host prints it); never raised as an alert */
   onError?: (message: string) => void;
+  /** each channel delivery's end, after its retries (the metrics count them) */
+  onDelivered?: (channel: string, outcome: AlertOutcome) => void;
 }
 
 const DEFAULT_RETRIES = 2;
@@ -287,6 +290,7 @@ export class AlertCenter {
     const channel = this.channels.get(name);
     if (!channel) {
       await record({ state: 'failed', attempts: 0, error: `no alert channel "${name}" on ${this.deps.node}: define it in settings.json "alerts.channels" on every node that sends alerts` });
+      this.deps.onDelivered?.(name, 'failed');
       return false;
     }
     const kind = channel.kind;
@@ -298,6 +302,7 @@ export class AlertCenter {
         await this.attempt(channel, alert);
         // A success after failures keeps the last failure: why it took more than one try.
         await record({ kind, state: 'sent', attempts: attempt, ...(error && { error }) });
+        this.deps.onDelivered?.(name, 'sent');
         return true;
       } catch (err) {
         error = err instanceof Error ? err.message : String(err);
@@ -308,6 +313,7 @@ export class AlertCenter {
       await new Promise<void>((resolve) => this.deps.clock.setTimer(wait, resolve));
     }
     await record({ kind, state: 'failed', attempts, error });
+    this.deps.onDelivered?.(name, 'failed');
     return false;
   }
 

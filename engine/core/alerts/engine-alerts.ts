@@ -3,6 +3,7 @@
 import type { AlertChannel } from '../../ports/alert-channel.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { Coordinator } from '../../ports/coordinator.ts';
+import type { AlertOutcome } from '../../ports/metrics.ts';
 import type { Store } from '../../ports/store.ts';
 import type { EngineConfig } from '../config.ts';
 import { AlertCenter } from './alert-center.ts';
@@ -20,6 +21,8 @@ export interface EngineAlertsDeps {
   scheduler: boolean;
   /** what could not be recorded or sent: to the host (stderr), never an alert itself */
   onError?: (message: string) => void;
+  /** each channel delivery's end (the metrics' alerts sent and failed) */
+  onDelivered?: (channel: string, outcome: AlertOutcome) => void;
 }
 
 export function engineAlerts(deps: EngineAlertsDeps): { center: AlertCenter; rules: AlertRules } {
@@ -35,6 +38,7 @@ export function engineAlerts(deps: EngineAlertsDeps): { center: AlertCenter; rul
     // Overdue runs are looked for by scheduler nodes (any node would do, once per run; fewer is cheaper).
     ...(deps.scheduler && { onSweep: () => rules.checkOverdue() }),
     onError: deps.onError,
+    onDelivered: deps.onDelivered,
   });
   const rules = new AlertRules(center, deps.store, deps.clock, deps.nodeId);
   return { center, rules };

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { MemoryCoordinator } from '../../adapters/memory/memory-coordinator.ts';
 import { openSqliteStore } from '../../adapters/sql/sqlite-store.ts';
+import { PromMetrics } from '../../adapters/metrics/prom-metrics.ts';
 import { systemClock } from '../../adapters/system-clock.ts';
 import type { AxError } from '../../api/errors.ts';
 import { DEFAULT_CONFIG, type EngineConfig } from '../../core/config.ts';
@@ -69,6 +70,7 @@ export async function openSoloEngine(dataDir: string, options: SoloOptions = {})
     alerts,
     onDrainRequested: options.onDrainRequested,
     checkCwd: checkCwdHere,
+    metrics: new PromMetrics(),
     hostInfo: { version: VERSION, mode: 'solo', role: 'solo', dataDir, settingsFile: settingsFile(dataDir), settings: { ...shownSettings(dataDir), ...shownExtra(options.extraSettings) } },
     worker: {
       // One worker per data dir: a stable id, so history reads "local".

@@ -1,5 +1,6 @@
 // Wiring for team mode: MySQL store, Redis coordinator, and the node's role.
 import os from 'node:os';
+import { PromMetrics } from '../../adapters/metrics/prom-metrics.ts';
 import { systemClock } from '../../adapters/system-clock.ts';
 import { AxError } from '../../api/errors.ts';
 import { DEFAULT_CONFIG, type EngineConfig } from '../../core/config.ts';
@@ -97,6 +98,7 @@ export async function openTeamEngine(options: TeamOptions): Promise<Engine> {
     node: { host: os.hostname(), pid: process.pid, version: VERSION },
     runScheduler: options.role === 'scheduler',
     recovery: 'own',
+    metrics: new PromMetrics(),
     onAlert: options.onAlert,
     alerts,
     onDrainRequested: options.onDrainRequested,
