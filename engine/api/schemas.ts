@@ -4,7 +4,7 @@
 // here only that it is an object of the right outline.
 import { z } from 'zod';
 import type { ApiMethod } from './engine-api.ts';
-import { DEFAULT_RETRY_DELAY_MS, MAX_DURATION_MS, RUN_STATES } from './types.ts';
+import { DEFAULT_RETRY_DELAY_MS, MAX_DURATION_MS, RUN_STATES, UPSTREAM_DATES } from './types.ts';
 
 const id = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 const seq = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
@@ -30,6 +30,11 @@ const task = z.looseObject({
     .default({ kind: 'fixed', delayMs: DEFAULT_RETRY_DELAY_MS, maxDelayMs: DEFAULT_RETRY_DELAY_MS }),
   labels: z.array(z.string()).default([]),
   upstream: z.array(z.string()).default([]),
+  crossUpstream: z
+    .array(z.strictObject({ workflow: z.string().max(200), task: z.string().max(200).optional(), date: z.enum(UPSTREAM_DATES).default('same_day') }))
+    .max(1_000)
+    .optional(),
+  waitTimeoutMs: duration.optional(),
   owner: z.string().max(200).optional(),
 });
 const spec = z.looseObject({

@@ -147,6 +147,35 @@ export interface EventKeyTable {
   run_ids: string | null;
 }
 
+/** What a task names in another workflow (migration 0011): by name, as it may not exist yet. */
+export interface CrossDependencyTable {
+  workflow_id: number;
+  task_id: number;
+  upstream_workflow: string;
+  /** '' for the whole workflow */
+  upstream_task: string;
+  date_rule: string;
+  wait_timeout_ms: number;
+  /** order in the task's upstream list */
+  position: number;
+}
+
+/** One upstream a held instance still waits for (migration 0011); deleted when released. */
+export interface UpstreamWaitTable {
+  id: Generated<number>;
+  instance_id: number;
+  run_id: number;
+  workflow_id: number;
+  upstream_workflow: string;
+  /** '' for the whole workflow */
+  upstream_task: string;
+  /** the upstream run's logical time must be in [window_from, window_to) */
+  window_from: number;
+  window_to: number;
+  label: string;
+  deadline: number;
+}
+
 export interface Database {
   workflow: WorkflowTable;
   task_definition: TaskDefinitionTable;
@@ -159,4 +188,6 @@ export interface Database {
   audit_log: AuditLogTable;
   engine_flag: EngineFlagTable;
   event_key: EventKeyTable;
+  cross_dependency: CrossDependencyTable;
+  upstream_wait: UpstreamWaitTable;
 }
