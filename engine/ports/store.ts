@@ -434,6 +434,8 @@ export interface CrossDependencyRow {
   upstreamWorkflow: string;
   upstreamTask: string | null;
   date: UpstreamDate;
+  /** no such workflow, or no such task in it (yet) */
+  upstreamMissing: boolean;
 }
 
 export type EventKeyClaim = { claimed: true } | { claimed: false; runIds: number[] } | { claimed: false; since: number };

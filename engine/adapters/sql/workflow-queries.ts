@@ -100,7 +100,9 @@ export async function crossDependencies(db: Db, filter: { upstreamWorkflow?: str
     .selectFrom('cross_dependency')
     .innerJoin('workflow', 'workflow.id', 'cross_dependency.workflow_id')
     .innerJoin('task_definition', 'task_definition.id', 'cross_dependency.task_id')
-    .select(['workflow.name as workflow', 'task_definition.name as task', 'upstream_workflow', 'upstream_task', 'date_rule']);
+    .leftJoin('workflow as up', 'up.name', 'cross_dependency.upstream_workflow')
+    .leftJoin('task_definition as up_task', (j) => j.onRef('up_task.workflow_id', '=', 'up.id').onRef('up_task.name', '=', 'cross_dependency.upstream_task'))
+    .select(['workflow.name as workflow', 'task_definition.name as task', 'upstream_workflow', 'upstream_task', 'date_rule', 'up.id as up_id', 'up_task.id as up_task_id']);
   if (filter.upstreamWorkflow !== undefined) q = q.where('upstream_workflow', '=', filter.upstreamWorkflow);
   if (filter.workflow !== undefined) q = q.where('workflow.name', '=', filter.workflow);
   const rows = await q.orderBy('workflow.name').orderBy('task_definition.position').orderBy('cross_dependency.position').execute();
@@ -110,6 +112,7 @@ export async function crossDependencies(db: Db, filter: { upstreamWorkflow?: str
     upstreamWorkflow: r.upstream_workflow,
     upstreamTask: r.upstream_task === '' ? null : r.upstream_task,
     date: r.date_rule as UpstreamDate,
+    upstreamMissing: r.up_id === null || (r.upstream_task !== '' && r.up_task_id === null),
   }));
 }
 

@@ -26,6 +26,7 @@ export function workflowCommands(program: Command, globals: Globals): void {
         refuseUnlessForced(file, await engineWarnings(api, file, parsed.spec), opts.force);
         return api.apply(await settleTimezone(api, file, parsed), actor());
       });
+      for (const w of out.warnings ?? []) process.stderr.write(`warning: ${file}: ${w}\n`);
       if (globals().json) return printJson(out);
       console.log(out.changed ? `applied ${out.workflow} (version ${out.version})` : `${out.workflow} unchanged (version ${out.version})`);
     });
@@ -88,6 +89,9 @@ export function workflowCommands(program: Command, globals: Globals): void {
         ),
       );
       for (const w of list) if (w.scheduleError) process.stderr.write(`ax: workflow ${w.name}: ${w.scheduleError}\n`);
+      for (const w of list) {
+        if (w.missingUpstreams) process.stderr.write(`ax: workflow ${w.name} waits for ${w.missingUpstreams.join(', ')}, not there (yet): see "ax lineage ${w.name}"\n`);
+      }
     });
 
   for (const [cmd, enabled] of [['enable', true], ['disable', false]] as const) {
