@@ -2,7 +2,7 @@
 // edit and delete from the row.
 import { PlusOutlined } from '@ant-design/icons';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { Button, Card, Flex, Table, Typography } from 'antd';
+import { Button, Card, Flex, Select, Table, Typography } from 'antd';
 import { useMemo } from 'react';
 import { Trans, useTranslation } from 'react-i18next';
 import { Link, useNavigate } from 'react-router-dom';
@@ -12,6 +12,7 @@ import { EmptyState, ErrorState } from '../shared/feedback.tsx';
 import { PageHeader } from '../shared/PageHeader.tsx';
 import { pagerPast } from '../shared/pager.ts';
 import { StateTag } from '../shared/StateTag.tsx';
+import { useOwnerFilter } from '../shared/use-owner-filter.ts';
 import { When } from '../shared/When.tsx';
 import { RunNowButton } from './RunNowModal.tsx';
 import { RunStrip } from './RunStrip.tsx';
@@ -34,15 +35,46 @@ export default function WorkflowsPage() {
   const { t } = useTranslation('workflows');
   const navigate = useNavigate();
   const workflows = useWorkflowList();
-  const sorted = useMemo(() => [...(workflows.data ?? [])].sort((a, b) => a.name.localeCompare(b.name)), [workflows.data]);
+  const [owner, setOwner] = useOwnerFilter();
+  const owners = useMemo(() => [...new Set((workflows.data ?? []).flatMap((w) => (w.owner ? [w.owner] : [])))].sort(), [workflows.data]);
+  // "My workflows": an owner no workflow has any more shows everyone's rather than an empty list
+  const mine = owner !== undefined && owners.includes(owner) ? owner : undefined;
+  const sorted = useMemo(
+    () => [...(workflows.data ?? [])].filter((w) => mine === undefined || w.owner === mine).sort((a, b) => a.name.localeCompare(b.name)),
+    [workflows.data, mine],
+  );
   const newButton = (
     <Button type="primary" icon={<PlusOutlined />} onClick={() => navigate('/designer/new')}>
       {t('action.new')}
     </Button>
   );
+  const ownerFilter = owners.length > 0 && (
+    <Flex gap={6} align="center">
+      <Typography.Text type="secondary">{t('list.mine')}</Typography.Text>
+      <Select
+        allowClear
+        style={{ minWidth: 160 }}
+        placeholder={t('list.mineNone')}
+        value={mine}
+        onChange={(v?: string) => setOwner(v)}
+        options={owners.map((o) => ({ value: o, label: o }))}
+        aria-label={t('list.mine')}
+        data-testid="owner-filter"
+      />
+    </Flex>
+  );
   return (
     <>
-      <PageHeader title={t('list.title')} subtitle={t('list.subtitle')} extra={newButton} />
+      <PageHeader
+        title={t('list.title')}
+        subtitle={mine ? t('list.filtered', { shown: sorted.length, total: workflows.data?.length ?? 0, owner: mine }) : t('list.subtitle')}
+        extra={
+          <>
+            {ownerFilter}
+            {newButton}
+          </>
+        }
+      />
       {workflows.error && !workflows.data ? (
         <ErrorState error={workflows.error} onRetry={() => void workflows.refetch()} />
       ) : workflows.data?.length === 0 ? (
@@ -64,7 +96,7 @@ export default function WorkflowsPage() {
           dataSource={sorted}
           pagination={pagerPast(workflows.data?.length ?? 0, 50)}
           tableLayout="fixed"
-          scroll={{ x: 960 }}
+          scroll={{ x: 1000 }}
           columns={[
             {
               title: t('col.name'),
@@ -82,11 +114,17 @@ export default function WorkflowsPage() {
                 </Flex>
               ),
             },
+            {
+              title: t('col.owner'),
+              key: 'owner',
+              width: 100,
+              render: (_, w) => (w.owner ? <Typography.Text ellipsis={{ tooltip: w.owner }}>{w.owner}</Typography.Text> : <Typography.Text type="secondary">{t('list.noOwner')}</Typography.Text>),
+            },
             { title: t('col.schedule'), key: 'schedule', width: 180, render: (_, w) => <ScheduleText workflow={w} /> },
             {
               title: t('col.nextFire'),
               key: 'next',
-              width: 175,
+              width: 160,
               render: (_, w) =>
                 w.enabled && w.nextFireAt ? <When ms={w.nextFireAt} zone={w.schedule?.timezone} stacked /> : <Typography.Text type="secondary">{w.enabled ? '—' : t('list.paused')}</Typography.Text>,
             },
