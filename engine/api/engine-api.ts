@@ -86,7 +86,7 @@ export interface DashboardSummary {
   /** the next fire of every enabled scheduled workflow, soonest first */
   nextFires: { workflow: string; at: number; timezone: string; scheduleText: string }[];
   workers: { online: number; draining: number; lost: number };
-  /** WAITING + DISPATCHED instances */
+  /** WAITING + DISPATCHED instances, without those held for an upstream in another workflow */
   queueLength: number;
   /** set while all scheduling is paused: no cron fire or event starts a run */
   schedulingPaused?: SchedulingPause;

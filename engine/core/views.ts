@@ -163,7 +163,7 @@ export class EngineViews {
     const [running, runningTasks, queueLength, failed, finished] = await Promise.all([
       this.store.listRuns({ states: ['QUEUED', 'RUNNING'], limit: 50 }),
       this.store.countInstances(['RUNNING']),
-      this.store.countInstances(['WAITING', 'DISPATCHED']),
+      this.store.countInstances(['WAITING', 'DISPATCHED'], { queuedOnly: true }),
       this.store.instancesFinishedSince(['FAILED', 'TIMEOUT'], since, 50),
       this.store.runsFinishedSince(since),
     ]);

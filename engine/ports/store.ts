@@ -382,7 +382,8 @@ export interface Store {
   finalFailures(runIds: number[]): Promise<InstanceRecord[]>;
   instancesFinishedSince(states: InstanceState[], since: number, limit: number): Promise<InstanceRecord[]>;
   runsFinishedSince(since: number): Promise<Partial<Record<RunState, number>>>;
-  countInstances(states: InstanceState[]): Promise<number>;
+  /** `queuedOnly`: without the instances held for an upstream in another workflow (they wait for it, not for a worker) */
+  countInstances(states: InstanceState[], opts?: { queuedOnly?: boolean }): Promise<number>;
   /** workflows and tasks whose workflow name, task name or command contains query */
   searchTasks(query: string, limit: number): Promise<TaskSearchRow[]>;
   /** durations of the workflow's latest successful attempts, newest first */

@@ -48,6 +48,8 @@ describe.skipIf(process.platform === 'win32')('engine: dependencies across workf
     const warehouse = await t.engine.runWorkflow('warehouse', { actor: 'test' });
     expect(task((await t.engine.getRun(sales.id)).instances, 'report')).toMatchObject({ state: 'WAITING', reason: expect.stringMatching(/^waiting for warehouse\.load of \d{4}-\d\d-\d\d$/) });
     expect(task((await t.engine.getRun(warehouse.id)).instances, 'load').reason).toMatch(/^waiting for orders\.extract of /);
+    // held instances wait for another workflow, not for a worker: not in the dashboard's queue
+    expect((await t.engine.dashboard()).queueLength).toBe(0);
 
     const orders = await t.engine.runWorkflow('orders', { actor: 'test' });
     const [o, w, s] = [await t.waitRun(orders.id), await t.waitRun(warehouse.id), await t.waitRun(sales.id)];

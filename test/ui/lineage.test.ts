@@ -124,7 +124,7 @@ describe.skipIf(skip)('lineage view', () => {
     }
   }, 120_000);
 
-  it('the workflow list filters by owner ("my workflows"), kept across visits', async () => {
+  it('the workflow list and the dashboard filter by owner ("my workflows"), kept across visits', async () => {
     const { context, page } = await signedInPage(browser, engine);
     try {
       await page.goto(`${engine.origin}/#/workflows`);
@@ -140,6 +140,16 @@ describe.skipIf(skip)('lineage view', () => {
       await page.reload();
       await page.locator('.ant-table-row').first().waitFor({ timeout: 30_000 });
       expect(await page.locator('.ant-table-row').count()).toBe(1);
+      // the dashboard's lists follow the same choice: finance's run (erin's) is in progress
+      await page.goto(`${engine.origin}/#/`);
+      await page.getByTestId('dashboard-loaded').waitFor({ timeout: 30_000 });
+      await page.getByText('The lists show the workflows of carol; the figures above are everyone’s.').waitFor();
+      await page.getByText('Nothing is running').waitFor();
+      await page.getByRole('combobox', { name: 'My workflows' }).click();
+      await page.locator('.ant-select-item-option', { hasText: 'erin' }).click();
+      await page.getByRole('link', { name: 'finance' }).first().waitFor();
+      await animationsDone(page);
+      await screenshot(page, 'dashboard-mine-light-en');
       expect(await page.evaluate(() => window.__axMissingKeys ?? [])).toEqual([]);
     } finally {
       await context.close();

@@ -188,8 +188,8 @@ export class SqlStore implements Store {
   runsFinishedSince(since: number): Promise<Partial<Record<RunState, number>>> {
     return views.runsFinishedSince(this.db, since);
   }
-  countInstances(states: InstanceState[]): Promise<number> {
-    return views.countInstances(this.db, states);
+  countInstances(states: InstanceState[], opts?: { queuedOnly?: boolean }): Promise<number> {
+    return views.countInstances(this.db, states, opts);
   }
   searchTasks(query: string, limit: number): Promise<TaskSearchRow[]> {
     return views.searchTasks(this.db, query, limit);

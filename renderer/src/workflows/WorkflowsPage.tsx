@@ -2,7 +2,7 @@
 // edit and delete from the row.
 import { PlusOutlined } from '@ant-design/icons';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { Button, Card, Flex, Select, Table, Typography } from 'antd';
+import { Button, Card, Flex, Table, Typography } from 'antd';
 import { useMemo } from 'react';
 import { Trans, useTranslation } from 'react-i18next';
 import { Link, useNavigate } from 'react-router-dom';
@@ -12,7 +12,7 @@ import { EmptyState, ErrorState } from '../shared/feedback.tsx';
 import { PageHeader } from '../shared/PageHeader.tsx';
 import { pagerPast } from '../shared/pager.ts';
 import { StateTag } from '../shared/StateTag.tsx';
-import { useOwnerFilter } from '../shared/use-owner-filter.ts';
+import { OwnerFilter, useOwnedWorkflows } from '../shared/OwnerFilter.tsx';
 import { When } from '../shared/When.tsx';
 import { RunNowButton } from './RunNowModal.tsx';
 import { RunStrip } from './RunStrip.tsx';
@@ -35,34 +35,14 @@ export default function WorkflowsPage() {
   const { t } = useTranslation('workflows');
   const navigate = useNavigate();
   const workflows = useWorkflowList();
-  const [owner, setOwner] = useOwnerFilter();
-  const owners = useMemo(() => [...new Set((workflows.data ?? []).flatMap((w) => (w.owner ? [w.owner] : [])))].sort(), [workflows.data]);
-  // "My workflows": an owner no workflow has any more shows everyone's rather than an empty list
-  const mine = owner !== undefined && owners.includes(owner) ? owner : undefined;
-  const sorted = useMemo(
-    () => [...(workflows.data ?? [])].filter((w) => mine === undefined || w.owner === mine).sort((a, b) => a.name.localeCompare(b.name)),
-    [workflows.data, mine],
-  );
+  const { owner: mine, owners, setOwner, shows } = useOwnedWorkflows(workflows.data);
+  const sorted = useMemo(() => [...(workflows.data ?? [])].filter((w) => shows(w.name)).sort((a, b) => a.name.localeCompare(b.name)), [workflows.data, shows]);
   const newButton = (
     <Button type="primary" icon={<PlusOutlined />} onClick={() => navigate('/designer/new')}>
       {t('action.new')}
     </Button>
   );
-  const ownerFilter = owners.length > 0 && (
-    <Flex gap={6} align="center">
-      <Typography.Text type="secondary">{t('list.mine')}</Typography.Text>
-      <Select
-        allowClear
-        style={{ minWidth: 160 }}
-        placeholder={t('list.mineNone')}
-        value={mine}
-        onChange={(v?: string) => setOwner(v)}
-        options={owners.map((o) => ({ value: o, label: o }))}
-        aria-label={t('list.mine')}
-        data-testid="owner-filter"
-      />
-    </Flex>
-  );
+  const ownerFilter = <OwnerFilter owners={owners} value={mine} onChange={setOwner} />;
   return (
     <>
       <PageHeader
