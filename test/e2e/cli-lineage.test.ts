@@ -85,6 +85,9 @@ describe('ax and dependencies across workflows', () => {
       ['warehouse.load', 'bob', 'SUCCESS'],
       ['warehouse.report', 'bob', 'SUCCESS'],
     ]);
+    const rm = await ax(['rm', 'orders', '--yes'], opts());
+    expect(rm).toMatchObject({ code: 0, stdout: 'orders removed\n' });
+    expect(rm.stderr).toBe('warning: warehouse.load depends on workflow orders: once it is removed they wait until their wait_timeout; change their upstream\n');
     const unknown = await ax(['lineage', 'nope.x'], opts());
     expect(unknown).toMatchObject({ code: 3 });
     expect(unknown.stderr).toContain('no workflow named "nope.x"');

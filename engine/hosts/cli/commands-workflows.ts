@@ -115,6 +115,9 @@ export function workflowCommands(program: Command, globals: Globals): void {
     .action(async (name: string, opts: { yes?: boolean }) => {
       const removed = await withApi(globals(), async (api) => {
         await api.exportWorkflow(name); // an unknown name is "not found" before anything is asked
+        // other workflows waiting for this one would wait until their wait_timeout: said before asking
+        const dependents = [...new Set((await api.lineage(name, { up: 0, down: 1 })).edges.filter((e) => e.across).map((e) => e.to))];
+        if (dependents.length > 0) process.stderr.write(`warning: ${dependents.join(', ')} depend${dependents.length === 1 ? 's' : ''} on workflow ${name}: once it is removed they wait until their wait_timeout; change their upstream\n`);
         if (!opts.yes) {
           const n = (await api.listRuns({ workflow: name, limit: 1000 })).length;
           const what = n === 0 ? `workflow ${name} (it has no runs)` : `workflow ${name} with its ${n === 1000 ? 'more than 999' : n} run${n === 1 ? '' : 's'} and their logs`;
