@@ -63,6 +63,12 @@ describe('ax and dependencies across workflows', () => {
   });
 
   it('run --wait of the downstream shows it waiting, released by the upstream; lineage prints owners and states', async () => {
+    // Without a server the command holds the data dir: it says that nothing here can run the upstream.
+    const alone = axStart(['run', 'warehouse', '--wait'], opts());
+    await alone.waitForLine(/^ax: "load" starts once orders\.extract \(its latest run\) succeeds; while this command holds the data dir nothing here can run it/, 60_000, 'stderr');
+    alone.kill('SIGINT');
+    expect((await alone.result(60_000)).code).toBe(130);
+
     const server = await startServe(opts());
     const waiting = axStart(['run', 'warehouse', '--wait'], opts());
     await waiting.waitForLine(/^· load WAITING +\[instance \d+\] — waiting for orders\.extract \(its latest run\)$/, 60_000, 'stdout');
