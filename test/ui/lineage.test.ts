@@ -175,4 +175,35 @@ describe.skipIf(skip)('lineage view', () => {
       }
     }, 60_000);
   }
+
+  it('the designer shows and edits a task’s upstreams in other workflows and its wait timeout', async () => {
+    const { context, page } = await signedInPage(browser, engine);
+    try {
+      await page.goto(`${engine.origin}/#/designer/finance`);
+      await node(page, 'close').click();
+      const panel = page.getByRole('complementary', { name: 'Properties' });
+      const tags = panel.getByTestId('cross-upstream');
+      await tags.getByText('warehouse.* (latest)').waitFor({ timeout: 30_000 });
+      await tags.getByText('ledger.post').waitFor();
+      // the last tag goes with Backspace; a typed one is the same day's
+      await tags.locator('input').focus();
+      await page.keyboard.press('Backspace');
+      await page.keyboard.type('orders.extract');
+      await page.keyboard.press('Enter');
+      await tags.getByText('orders.extract').waitFor();
+      expect(await tags.getByText('ledger.post').count()).toBe(0);
+      await panel.getByLabel('Wait timeout').fill('2h');
+      await panel.getByLabel('Wait timeout').blur();
+      await animationsDone(page);
+      await screenshot(page, 'designer-cross-upstream-light-en');
+      await page.getByRole('button', { name: 'Save' }).click();
+      await page.locator('.ant-message-notice').filter({ hasText: 'Saved' }).first().waitFor({ timeout: 30_000 });
+      const exported = (await engine.ax(['export', 'finance'])).stdout;
+      expect(exported).toContain('upstream: [{ref: warehouse.*, date: latest}, orders.extract]');
+      expect(exported).toContain('wait_timeout: 2h');
+      expect(await page.evaluate(() => window.__axMissingKeys ?? [])).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, 60_000);
 });
