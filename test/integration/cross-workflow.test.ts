@@ -223,6 +223,16 @@ describe.each(mysql ? (['sqlite', 'mysql'] as const) : (['sqlite'] as const))('a
     expect((await latest(bRun, 'load')).notBefore).toBe(clock.now());
   });
 
+  it('a run of one task of the upstream is not its whole run', async () => {
+    const a = await apply(A);
+    const b = await apply(B('[a.*]'));
+    const one = await runs.startRun({ workflowId: a, trigger: 'manual', triggeredBy: 'test', logicalTime: A_30, onlyTask: 'extract', applyOverlap: false });
+    await end(one?.id as number, 'extract', 'SUCCESS');
+    expect((await store.getRun(one?.id as number))?.state).toBe('SUCCESS');
+    const bRun = await start(b, B_30);
+    expect((await latest(bRun, 'load')).notBefore).toBe(HELD_FOR_UPSTREAM);
+  });
+
   it('waits for two upstreams: the reason lists what is left; the last one releases it', async () => {
     const a = await apply(A);
     const c = await apply('workflow: c\ntasks:\n  x: { command: "true" }\n');

@@ -35,10 +35,11 @@ function exclusive<Q extends { forUpdate(): Q }>(q: Q, dialect: SqlDialectName):
 /** Did `task` (or, null, the whole run) of the workflow succeed in a run whose logical time is in [from, to)? */
 async function succeededIn(trx: Trx, dialect: SqlDialectName, workflowId: number, task: string | null, from: number, to: number): Promise<boolean> {
   const runs = await shared(
-    trx.selectFrom('workflow_run').select(['id', 'state']).where('workflow_id', '=', workflowId).where('logical_time', '>=', from).where('logical_time', '<', to),
+    trx.selectFrom('workflow_run').select(['id', 'state', 'only_task']).where('workflow_id', '=', workflowId).where('logical_time', '>=', from).where('logical_time', '<', to),
     dialect,
   ).execute();
-  if (task === null) return runs.some((r) => r.state === 'SUCCESS');
+  // the whole workflow: a run of all its tasks that succeeded (a run of one task is not the workflow's)
+  if (task === null) return runs.some((r) => r.state === 'SUCCESS' && r.only_task === null);
   for (const ids of chunks(runs.map((r) => r.id))) {
     const rows = await shared(trx.selectFrom('task_instance').select(['id', 'state']).where('run_id', 'in', ids).where('task_name', '=', task), dialect).execute();
     if (rows.some((r) => r.state === 'SUCCESS')) return true;
