@@ -77,7 +77,8 @@ const SCHEMAS: Record<ApiMethod, z.ZodType<unknown[]>> = {
   dashboard: z.tuple([]),
   search: z.tuple([z.string().max(1000), limit.optional()]),
   taskStats: z.tuple([name]),
-  lineage: z.tuple([name, z.strictObject({ up: z.number().int().min(0).max(1000).optional(), down: z.number().int().min(0).max(1000).optional() }).optional()]),
+  // WORKFLOW.TASK: two names and a dot
+  lineage: z.tuple([z.string().min(1).max(201), z.strictObject({ up: z.number().int().min(0).max(1000).optional(), down: z.number().int().min(0).max(1000).optional() }).optional()]),
   getInstance: z.tuple([id]),
   readLogs: z.tuple([id, seq, limit]),
   logInfo: z.tuple([id]),
