@@ -53,7 +53,7 @@ export function createDesktopBridge(ipc: IpcRendererLike, info: { version: strin
     },
     team: {
       status: () => ipc.invoke(TEAM_STATUS) as Promise<DesktopTeamStatus>,
-      join: (labels) => ipc.invoke(TEAM_JOIN, labels) as Promise<DesktopTeamStatus>,
+      join: (labels, options) => ipc.invoke(TEAM_JOIN, labels, options) as Promise<DesktopTeamStatus>,
       leave: () => ipc.invoke(TEAM_LEAVE) as Promise<DesktopTeamStatus>,
       onStatus: (listener) => listen<DesktopTeamStatus>(TEAM_STATUS_CHANGED, listener),
     },

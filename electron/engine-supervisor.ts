@@ -3,7 +3,7 @@
 // window) until restart() is asked for. A host that reports 'failed' (e.g. another engine holds
 // the data dir) is not restarted: trying again would fail the same way.
 import type { DesktopEngineStatus, EngineCrash } from '../engine/api/desktop-bridge.ts';
-import type { HostMessage, TeamWorkerStatus } from '../engine/api/host-protocol.ts';
+import type { HostMessage, TeamJoinOptions, TeamWorkerStatus } from '../engine/api/host-protocol.ts';
 import type { EngineLauncher, EngineProcess } from './shell-surface.ts';
 
 export interface SupervisorOptions {
@@ -90,9 +90,9 @@ export class EngineSupervisor {
   }
 
   /** Asks the running host to join the team as a temporary worker; false when no host runs to ask. */
-  joinTeam(labels?: string[]): boolean {
+  joinTeam(options: TeamJoinOptions = {}): boolean {
     if (!this.current || this.stopping || this.state.state !== 'running') return false;
-    this.current.postMessage({ type: 'team-join', ...(labels && { labels }) });
+    this.current.postMessage({ type: 'team-join', ...options });
     return true;
   }
 

@@ -36,7 +36,7 @@ export interface ShellServices {
   /** this laptop as a temporary team worker (team-membership.ts, through main.ts) */
   team?: {
     status(): DesktopTeamStatus;
-    join(labels?: string[]): void;
+    join(labels?: string[], acceptUnlabelled?: boolean): void;
     leave(): void;
     onChange(listener: () => void): () => void;
   };
@@ -49,6 +49,14 @@ function labelsArg(value: unknown): string[] | undefined {
     throw new Error('labels are a list of at most 32 names of at most 64 characters');
   }
   return value as string[];
+}
+
+/** Join's options: nothing, or whether unlabelled tasks are taken too. */
+function acceptArg(value: unknown): boolean | undefined {
+  if (value === undefined || value === null) return undefined;
+  const accept = typeof value === 'object' ? (value as { acceptUnlabelled?: unknown }).acceptUnlabelled : value;
+  if (accept !== undefined && typeof accept !== 'boolean') throw new Error('join options are { acceptUnlabelled: true or false }');
+  return accept;
 }
 
 const LANGUAGES: readonly DesktopLanguage[] = ['en', 'zh-CN'];
@@ -102,9 +110,9 @@ export function registerIpcHandlers(ipcMain: IpcMainLike, services: ShellService
   const team = services.team;
   if (team) {
     ipcMain.handle(TEAM_STATUS, (event) => (trusted(event) ? team.status() : refuse()));
-    ipcMain.handle(TEAM_JOIN, (event, labels) => {
+    ipcMain.handle(TEAM_JOIN, (event, labels, options) => {
       if (!trusted(event)) return refuse();
-      team.join(labelsArg(labels));
+      team.join(labelsArg(labels), acceptArg(options));
       return team.status();
     });
     ipcMain.handle(TEAM_LEAVE, (event) => {

@@ -123,7 +123,7 @@ function runShell(): void {
     },
     team: {
       status: () => ({ ...team.status(), canJoin: team.canJoin(), wanted: team.wanted() }),
-      join: (labels) => void team.join(labels),
+      join: (labels, acceptUnlabelled) => void team.join(labels, acceptUnlabelled),
       leave: () => team.leave(),
       onChange: (listener) => team.onChange(listener),
     },

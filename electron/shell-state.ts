@@ -10,6 +10,8 @@ export interface ShellState {
   teamJoined?: boolean;
   /** the labels the worker offered when last joined */
   teamLabels?: string[];
+  /** ... and chose to take tasks without labels too */
+  teamAcceptUnlabelled?: boolean;
   /** the engine also serves the API on 127.0.0.1 (Settings › Local API) */
   localApi?: boolean;
 }

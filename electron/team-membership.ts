@@ -8,7 +8,7 @@
 // tasks to a machine about to sleep; on 'resume' it joins again if the person still wants it.
 // Rejoining is the choice because the person never asked to leave: the sleep did. A drain asked
 // by the team (`ax drain WORKER`) is a leave, and forgets the wish like the person's.
-import type { TeamWorkerStatus } from '../engine/api/host-protocol.ts';
+import type { TeamJoinOptions, TeamWorkerStatus } from '../engine/api/host-protocol.ts';
 import type { DesktopEngineStatus } from '../engine/api/desktop-bridge.ts';
 import type { ShellState } from './shell-state.ts';
 
@@ -25,7 +25,7 @@ export interface TeamHost {
   onStatus(listener: (status: DesktopEngineStatus) => void): () => void;
   teamStatus(): TeamWorkerStatus;
   onTeamStatus(listener: (status: TeamWorkerStatus) => void): () => void;
-  joinTeam(labels?: string[]): boolean;
+  joinTeam(options?: TeamJoinOptions): boolean;
   leaveTeam(drainTimeoutMs?: number): boolean;
 }
 
@@ -67,10 +67,17 @@ export class TeamMembership {
     return this.deps.state.get().teamJoined === true;
   }
 
-  /** The person joins; labels replace the remembered ones when given. False: nothing to join with, or no engine runs. */
-  join(labels?: string[]): boolean {
+  /**
+   * The person joins; labels and whether unlabelled tasks are taken replace the remembered ones
+   * when given (the tray's Join gives neither). False: nothing to join with, or no engine runs.
+   */
+  join(labels?: string[], acceptUnlabelled?: boolean): boolean {
     if (!this.canJoin()) return false;
-    this.deps.state.update({ teamJoined: true, ...(labels && labels.length > 0 && { teamLabels: labels }) });
+    this.deps.state.update({
+      teamJoined: true,
+      ...(labels && labels.length > 0 && { teamLabels: labels }),
+      ...(acceptUnlabelled !== undefined && { teamAcceptUnlabelled: acceptUnlabelled }),
+    });
     this.changed();
     return this.ask();
   }
@@ -102,8 +109,8 @@ export class TeamMembership {
 
   private ask(): boolean {
     if (!this.canJoin()) return false;
-    const labels = this.deps.state.get().teamLabels;
-    return this.deps.host.joinTeam(labels && labels.length > 0 ? [...labels] : undefined);
+    const { teamLabels: labels, teamAcceptUnlabelled } = this.deps.state.get();
+    return this.deps.host.joinTeam({ ...(labels && labels.length > 0 && { labels: [...labels] }), ...(teamAcceptUnlabelled === true && { acceptUnlabelled: true }) });
   }
 
   private changed(): void {

@@ -92,8 +92,11 @@ export interface DesktopTeamStatus extends TeamWorkerStatus {
 /** Join or leave the team as a temporary worker (window.axDesktop.team). */
 export interface DesktopTeamBridge {
   status(): Promise<DesktopTeamStatus>;
-  /** labels: what this worker offers (default "laptop"); it takes only tasks labelled with them */
-  join(labels?: string[]): Promise<DesktopTeamStatus>;
+  /**
+   * labels: what this worker offers (default "laptop"); it takes only tasks labelled with them,
+   * and tasks without labels only with acceptUnlabelled (remembered, like the labels)
+   */
+  join(labels?: string[], options?: { acceptUnlabelled?: boolean }): Promise<DesktopTeamStatus>;
   /** drain (running tasks finish), deregister */
   leave(): Promise<DesktopTeamStatus>;
   onStatus(listener: (status: DesktopTeamStatus) => void): () => void;

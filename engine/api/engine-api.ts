@@ -1,5 +1,6 @@
 // The engine's API: the one surface the CLI, the UI and the desktop shell use, whether the
 // engine is in this process (solo, tests) or behind a transport (WebSocket, MessagePort).
+import type { AlertChannelInfo, AlertFilter, AlertRecord } from './alerts.ts';
 import type { ValidationProblem } from './errors.ts';
 import type { EngineEvent, Topic } from './events.ts';
 import type { AuditEntry, InstanceRecord, InstanceState, LogLine, RunRecord, RunState, SchedulingPause, UpstreamDate, WorkerRecord, WorkflowSpec, WorkflowSummary } from './types.ts';
@@ -263,6 +264,15 @@ export interface EngineApi {
   /** ask a worker to take nothing new, finish what runs and deregister */
   drainWorker(workerId: string, actor: string): Promise<void>;
   listAudit(limit: number): Promise<AuditEntry[]>;
+  /** recorded alerts, newest first, each with its deliveries: `ax alerts`, the UI's alerts page */
+  listAlerts(filter: AlertFilter): Promise<AlertRecord[]>;
+  /** the alert channels this engine can send through (settings), secrets masked */
+  listAlertChannels(): Promise<AlertChannelInfo[]>;
+  /**
+   * Sends a test alert through one channel and records it (`ax alerts test CHANNEL`); resolves
+   * once it was delivered or failed after its retries (the record says which and why).
+   */
+  testAlertChannel(channel: string, actor: string): Promise<AlertRecord>;
   engineInfo(): Promise<EngineInfo>;
   /** the graph across workflows around a workflow or a `WORKFLOW.TASK`: `up`/`down` hops each way (default 10) */
   lineage(target: string, options?: { up?: number; down?: number }): Promise<LineageGraph>;
@@ -302,6 +312,9 @@ export const API_METHODS = [
   'listWorkers',
   'drainWorker',
   'listAudit',
+  'listAlerts',
+  'listAlertChannels',
+  'testAlertChannel',
   'engineInfo',
   'lineage',
 ] as const satisfies readonly Exclude<keyof EngineApi, 'subscribe'>[];

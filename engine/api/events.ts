@@ -1,5 +1,6 @@
 // The engine's live events and the topics a client subscribes to. The server sends each client
 // only the events of the topics it asked for; a UI keeps its views fresh from these.
+import type { AlertRule, AlertState } from './alerts.ts';
 import type { WorkerRecord } from './types.ts';
 
 export type EngineEvent =
@@ -7,6 +8,8 @@ export type EngineEvent =
   | { type: 'run'; runId: number; workflowName: string; state: string; at: number }
   | { type: 'log'; instanceId: number; seq: number; stream: string; ts: number; line: string }
   | { type: 'alert'; message: string; at: number }
+  /** an alert recorded, or its delivery moved on (listAlerts has the whole record) */
+  | { type: 'alert-recorded'; alertId: number; rule: AlertRule | 'test'; state: AlertState; at: number }
   | { type: 'worker'; change: 'joined' | 'changed' | 'left'; worker: WorkerRecord; at: number }
   | { type: 'workflow'; change: 'applied' | 'enabled' | 'disabled' | 'removed'; workflow: string; at: number }
   /** all scheduling paused (since, by whom) or resumed (by whom) */
@@ -28,6 +31,7 @@ export function topicOf(event: EngineEvent): Topic {
     case 'log':
       return `log:${event.instanceId}`;
     case 'alert':
+    case 'alert-recorded':
       return 'alerts';
     case 'worker':
       return 'workers';

@@ -50,7 +50,7 @@ export type ParentMessage =
   /** drain (running tasks get up to drainTimeoutMs, default 30 s), stop, exit 0 */
   | { type: 'stop'; drainTimeoutMs?: number }
   /** join the team (the connection strings of DESKTOP_SECRETS_ENV) as a temporary worker; labels default DEFAULT_TEAM_LABELS */
-  | { type: 'team-join'; labels?: string[] }
+  | ({ type: 'team-join' } & TeamJoinOptions)
   /** the team worker drains (running tasks get up to drainTimeoutMs, default 30 s), deregisters, closes */
   | { type: 'team-leave'; drainTimeoutMs?: number }
   /** the desktop app's task secrets changed: all of them, decrypted, replacing what the host had */
@@ -61,6 +61,16 @@ export type ParentMessage =
  * member), joining, joined (taking tasks labelled for it), leaving (draining), or failed (could
  * not join, or was pushed out: message says what to fix).
  */
+/**
+ * What a joining laptop takes: tasks whose labels are all among `labels` (default "laptop"),
+ * and, only when the person says so, tasks without labels too (SPEC §12: nothing unlabelled
+ * by default: any teammate's unlabelled task would run here).
+ */
+export interface TeamJoinOptions {
+  labels?: string[];
+  acceptUnlabelled?: boolean;
+}
+
 export type TeamWorkerState = 'left' | 'joining' | 'joined' | 'leaving' | 'failed';
 
 export interface TeamWorkerStatus {
@@ -68,6 +78,8 @@ export interface TeamWorkerStatus {
   workerId?: string;
   /** the labels it offers: it takes only tasks whose labels are all among them */
   labels?: string[];
+  /** it also takes tasks without labels (the person chose so when joining) */
+  acceptUnlabelled?: boolean;
   /** tasks it runs now (joined) */
   running?: number;
   /** failed: what went wrong and what to fix */

@@ -3,6 +3,7 @@
 // workflow spec itself is checked in depth by the workflow-file parser (field paths and fixes);
 // here only that it is an object of the right outline.
 import { z } from 'zod';
+import { ALERT_RULES, ALERT_STATES, DEFAULT_WORKFLOW_ALERT_RULES, WORKFLOW_ALERT_RULES } from './alerts.ts';
 import type { ApiMethod } from './engine-api.ts';
 import { DEFAULT_RETRY_DELAY_MS, MAX_DURATION_MS, RUN_STATES, UPSTREAM_DATES } from './types.ts';
 
@@ -51,6 +52,13 @@ const spec = z.looseObject({
     .optional(),
   onEvent: z.string().max(200).optional(),
   routing: z.enum(['round_robin', 'random', 'least_busy']).default('round_robin'),
+  alerts: z
+    .strictObject({
+      channels: z.array(z.string().max(200)).max(50).default([]),
+      rules: z.array(z.enum(WORKFLOW_ALERT_RULES)).max(WORKFLOW_ALERT_RULES.length).default(DEFAULT_WORKFLOW_ALERT_RULES as never),
+      expectedDurationMs: duration.optional(),
+    })
+    .optional(),
   tasks: z.array(task).max(100_000),
 });
 
@@ -86,6 +94,17 @@ const SCHEMAS: Record<ApiMethod, z.ZodType<unknown[]>> = {
   listWorkers: z.tuple([z.strictObject({ schedulers: z.boolean().optional() }).optional()]),
   drainWorker: z.tuple([name, actor]),
   listAudit: z.tuple([limit]),
+  listAlerts: z.tuple([
+    z.strictObject({
+      limit: limit.optional(),
+      beforeId: id.optional(),
+      workflow: name.optional(),
+      rule: z.enum([...ALERT_RULES, 'test']).optional(),
+      state: z.enum(ALERT_STATES).optional(),
+    }),
+  ]),
+  listAlertChannels: z.tuple([]),
+  testAlertChannel: z.tuple([name, actor]),
   engineInfo: z.tuple([]),
 };
 

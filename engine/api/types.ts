@@ -1,6 +1,7 @@
 // The engine's public vocabulary: records as the CLI, the UI and the API see them.
 // Times are epoch milliseconds (UTC) everywhere inside the engine; they become ISO 8601 only
 // at the edges (CLI output, AX_LOGICAL_TIME).
+import type { WorkflowAlerts } from './alerts.ts';
 import type { EnvValue } from './secrets.ts';
 
 export const INSTANCE_STATES = [
@@ -90,6 +91,8 @@ export interface WorkflowSpec {
   schedule?: ScheduleSpec;
   onEvent?: string;
   routing: RoutingStrategy;
+  /** who hears of this workflow's failures, and of which (the file's `alerts:`) */
+  alerts?: WorkflowAlerts;
   tasks: TaskSpec[];
 }
 

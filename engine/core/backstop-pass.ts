@@ -6,10 +6,14 @@ import type { WorkerRecord } from '../api/types.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { Coordinator } from '../ports/coordinator.ts';
 import type { Store } from '../ports/store.ts';
+import { type AlertHooks, NO_ALERTS } from './alerts/alert-rules.ts';
 import { judgeActive, type WorkerView } from './backstops.ts';
-import type { EngineConfig } from './config.ts';
+import { type EngineConfig, workerLostAfterMs } from './config.ts';
 import type { RunManager } from './run-manager.ts';
 import type { WorkflowCache } from './workflow-cache.ts';
+
+/** A worker silent for longer than this was lost long ago: no alert. */
+const LOST_NEWS_MS = 3_600_000;
 
 export class BackstopPass {
   private lastRunningCheck = 0;
@@ -17,6 +21,8 @@ export class BackstopPass {
   private blindSince: number | undefined;
   /** when it could see again: silence before this is not held against workers or tasks */
   private sightSince = 0;
+  /** losses already reported (worker id and its last heartbeat) */
+  private readonly reportedLost = new Set<string>();
 
   constructor(
     private readonly store: Store,
@@ -30,11 +36,29 @@ export class BackstopPass {
     private readonly alert: (message: string) => void,
     /** the worker embedded in this engine, if any: asked directly, never judged by its heartbeat */
     private readonly localWorker?: () => WorkerRecord | undefined,
+    private readonly alerts: AlertHooks = NO_ALERTS,
   ) {}
 
   /** A scheduler tick failed: the store or Redis is away, for the workers too. */
   blind(): void {
     this.blindSince ??= this.clock.now();
+  }
+
+  /**
+   * A worker silent past the lost threshold (and not for hours: one gone long ago is old news)
+   * raises `worker_lost`, once per silence; a worker that left cleanly is `offline`, not lost.
+   */
+  private reportLost(stored: WorkerRecord[], views: Map<string, WorkerView>, now: number): void {
+    const lostAfter = workerLostAfterMs(this.config);
+    for (const w of stored) {
+      const last = views.get(w.id)?.lastHeartbeat ?? w.lastHeartbeat;
+      const silent = now - last;
+      const key = `${w.id}:${w.lastHeartbeat}`;
+      if (w.status === 'offline' || silent <= lostAfter || silent > LOST_NEWS_MS || this.reportedLost.has(key)) continue;
+      this.reportedLost.add(key);
+      if (this.reportedLost.size > 1000) this.reportedLost.delete(this.reportedLost.values().next().value as string);
+      this.alerts.workerLost(w, silent);
+    }
   }
 
   async checkRunning(): Promise<void> {
@@ -49,10 +73,11 @@ export class BackstopPass {
       this.blindSince = undefined;
     }
     const live = new Map((await this.coordinator.listWorkers()).map((w) => [w.id, w]));
+    const stored = await this.store.listWorkers();
     const views = new Map<string, WorkerView>(
       // The fresher of a worker's two heartbeats: the database's survives a Redis flush, the live
       // registration's is not held up behind the worker's other writes when it is loaded.
-      (await this.store.listWorkers()).map((w) => [
+      stored.map((w) => [
         w.id,
         { lastHeartbeat: Math.max(w.lastHeartbeat, live.get(w.id)?.lastHeartbeat ?? 0, this.sightSince), running: live.get(w.id)?.instances },
       ]),
@@ -61,6 +86,7 @@ export class BackstopPass {
     // write is under load: never fail it over (that would run its tasks twice).
     const own = this.localWorker?.();
     if (own) views.set(own.id, { lastHeartbeat: now, running: own.instances ?? [] });
+    this.reportLost(stored, views, now);
     for (const inst of await this.store.instancesInStates(['DISPATCHED', 'RUNNING'])) {
       const wf = await this.workflows.get(inst.workflowId);
       const seen = { ...inst, heartbeatAt: Math.max(inst.heartbeatAt ?? inst.startedAt ?? inst.createdAt, this.sightSince) };

@@ -8,6 +8,7 @@
 // resume deals with them by each schedule's misfire policy, exactly as after downtime.
 import type { Clock } from '../ports/clock.ts';
 import type { ScheduleRecord, Store } from '../ports/store.ts';
+import { type AlertHooks, NO_ALERTS } from './alerts/alert-rules.ts';
 import type { EngineConfig } from './config.ts';
 import { nextFire } from './cron.ts';
 import type { LeaderLease } from './leader-lease.ts';
@@ -33,6 +34,7 @@ export class CronFiring {
     private readonly config: EngineConfig,
     private readonly lease: LeaderLease,
     private readonly alert: (message: string) => void,
+    private readonly alerts: AlertHooks = NO_ALERTS,
   ) {}
 
   async scanSchedules(): Promise<CronScan> {
@@ -96,6 +98,7 @@ export class CronFiring {
         object: `workflow:${s.workflowName}`,
         detail: `${plan.skippedCapped ? 'more than ' : ''}${plan.skipped} missed fire(s) up to ${new Date(latest).toISOString()} not run (misfire policy: ${s.misfire})`,
       });
+      this.alerts.misfireSkipped(s.workflowName, plan.skipped, latest, s.misfire);
       if (plan.fireNow.length === 0) await this.store.setScheduleLastFire(s.id, latest);
     }
     for (const f of plan.fireNow) if (await this.fire(s, f)) scan.fired++;

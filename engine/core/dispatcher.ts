@@ -22,6 +22,8 @@ export interface DispatcherOptions {
   staleAfterMs: number;
   queueAlertThreshold: number;
   batch: number;
+  /** a worker's queue is past the threshold (the `queue_long` alert rule) */
+  onQueueLong?: (worker: string, length: number, threshold: number) => void;
 }
 
 function candidate(w: WorkerRecord, running: number): WorkerCandidate {
@@ -158,6 +160,7 @@ export class Dispatcher {
       const length = await this.coordinator.queueLength(w.id);
       if (length > this.options.queueAlertThreshold) {
         this.lastAlertAt = now;
+        this.options.onQueueLong?.(w.id, length, this.options.queueAlertThreshold);
         await this.coordinator.publish({
           type: 'alert',
           message: `worker ${w.id} has ${length} queued instances (threshold ${this.options.queueAlertThreshold}): workers cannot keep up`,

@@ -5,8 +5,10 @@
 // worker, which records each outcome with its follow-ups through RunManager.finish.
 import type { Clock } from '../ports/clock.ts';
 import type { Coordinator } from '../ports/coordinator.ts';
+import type { EngineMetrics } from '../ports/metrics.ts';
 import type { ProcessRunner } from '../ports/process-runner.ts';
 import type { Store } from '../ports/store.ts';
+import type { AlertHooks } from './alerts/alert-rules.ts';
 import { BackstopPass } from './backstop-pass.ts';
 import { type EngineConfig, workerLostAfterMs } from './config.ts';
 import { CronFiring } from './cron-firing.ts';
@@ -31,10 +33,14 @@ export interface WiringDeps {
   /** identity of this engine for the leader lease */
   nodeId: string;
   /** the embedded worker; omit for a scheduler-only or client-only engine */
-  worker?: Omit<WorkerOptions, 'workerHeartbeatMs' | 'taskHeartbeatMs' | 'killGraceMs' | 'maxLineBytes' | 'maxConcurrency'> & { maxConcurrency?: number };
+  worker?: Omit<WorkerOptions, 'workerHeartbeatMs' | 'taskHeartbeatMs' | 'killGraceMs' | 'maxLineBytes' | 'maxConcurrency' | 'metrics'> & { maxConcurrency?: number };
   /** `ax drain` reached this node's worker */
   onDrainRequested?: () => void;
   alert: (message: string) => void;
+  /** the structured alert rules (alerts/alert-rules.ts) */
+  alerts: AlertHooks;
+  /** what the parts count as they work (task starts and ends, runs, log lines) */
+  metrics: EngineMetrics;
 }
 
 export interface EngineParts {
@@ -46,7 +52,7 @@ export interface EngineParts {
 }
 
 export function wireEngine(deps: WiringDeps): EngineParts {
-  const { store, coordinator, clock, config, alert } = deps;
+  const { store, coordinator, clock, config, alert, alerts, metrics } = deps;
   const workflows = new WorkflowCache(store, () => clock.now());
   const dispatcher = new Dispatcher(
     store,
@@ -54,7 +60,7 @@ export function wireEngine(deps: WiringDeps): EngineParts {
     workflows,
     clock,
     new Router(),
-    { staleAfterMs: workerLostAfterMs(config), queueAlertThreshold: config.queueAlertThreshold, batch: 500 },
+    { staleAfterMs: workerLostAfterMs(config), queueAlertThreshold: config.queueAlertThreshold, batch: 500, onQueueLong: (w, n, t) => alerts.queueLong(w, n, t) },
     (id, taskName, runId, attempt) =>
       void coordinator.publish(instanceEvent({ id, runId, taskName, attempt, state: 'DISPATCHED' }, clock.now())).catch(() => undefined),
     // RunManager needs the wake-up, which needs this dispatcher: reached at call time.
@@ -64,7 +70,7 @@ export function wireEngine(deps: WiringDeps): EngineParts {
   // Only the leading scheduler dispatches: in a process that does not lead, this does nothing,
   // and the leader hears of the work by the events RunManager publishes.
   const kick = leaderDispatch(lease, dispatcher, alert);
-  const runs = new RunManager(store, coordinator, workflows, clock, kick, { max: config.maxFailovers, alert });
+  const runs = new RunManager(store, coordinator, workflows, clock, kick, { max: config.maxFailovers, alert }, alerts, metrics);
   const logs = new LogWriter(store, clock, {
     batchLines: config.logBatchLines,
     flushMs: config.logFlushMs,
@@ -73,8 +79,10 @@ export function wireEngine(deps: WiringDeps): EngineParts {
     maxOutputBytes: config.maxOutputBytes,
     // Published once stored, so a follower that reads the store after an event finds the line.
     onLines: (lines) => {
+      metrics.logLinesStored(lines.length);
       for (const l of lines) void coordinator.publish({ type: 'log', ...l }).catch(() => undefined);
     },
+    onDropped: () => metrics.logLinesDropped(1),
   });
   const worker =
     deps.worker &&
@@ -93,16 +101,17 @@ export function wireEngine(deps: WiringDeps): EngineParts {
         killGraceMs: config.killGraceMs,
         maxLineBytes: config.maxLineBytes,
         onDrainRequested: deps.onDrainRequested,
+        metrics,
       },
       (inst, guard, to, patch) => runs.finish(inst, guard, to, patch),
       kick,
       alert,
     );
-  const backstops = new BackstopPass(store, coordinator, workflows, clock, config, runs, kick, alert, worker && (() => worker.record()));
+  const backstops = new BackstopPass(store, coordinator, workflows, clock, config, runs, kick, alert, worker && (() => worker.record()), alerts);
   const scheduler = new Scheduler(
     {
       lease,
-      cron: new CronFiring(store, runs, workflows, clock, config, lease, alert),
+      cron: new CronFiring(store, runs, workflows, clock, config, lease, alert, alerts),
       checkRuns: () => checkRuns(store, runs),
       backstops,
       dispatcher,

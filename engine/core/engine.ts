@@ -20,13 +20,19 @@ import type {
   ValidationReport,
   WorkflowListing,
 } from '../api/engine-api.ts';
+import type { AlertChannelInfo, AlertFilter, AlertRecord } from '../api/alerts.ts';
 import { AxError } from '../api/errors.ts';
 import type { EngineEvent, Topic } from '../api/events.ts';
 import type { AuditEntry, InstanceRecord, LogLine, RunRecord, RunState, WorkerRecord, WorkflowSpec } from '../api/types.ts';
+import type { AlertChannel } from '../ports/alert-channel.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { Coordinator } from '../ports/coordinator.ts';
+import { type EngineMetrics, noMetrics } from '../ports/metrics.ts';
 import type { ProcessRunner } from '../ports/process-runner.ts';
 import type { Store } from '../ports/store.ts';
+import { AlertCenter } from './alerts/alert-center.ts';
+import { AlertRules } from './alerts/alert-rules.ts';
+import { type AlertSettings, DEFAULT_ALERT_SETTINGS } from './alerts/alert-settings.ts';
 import { DEFAULT_CONFIG, type EngineConfig, workerLostAfterMs } from './config.ts';
 import { wireEngine, type WiringDeps } from './engine-wiring.ts';
 import type { LogWriter } from './log-writer.ts';
@@ -39,10 +45,11 @@ import { type CwdCheck, environmentWarnings } from './spec-warnings.ts';
 import type { Worker } from './worker.ts';
 import { checkAcrossWorkflows, lineage } from './lineage.ts';
 import { LiveEvents } from './live-events.ts';
+import { MetricsGauges } from './metrics-gauges.ts';
 import { NodePresenceBeat } from './node-presence.ts';
 import { clamp, EngineViews, localTimezone } from './views.ts';
 import type { WorkflowCache } from './workflow-cache.ts';
-import { parseWorkflowFile } from './workflow-file.ts';
+import { isCheckedSpec, parseWorkflowFile } from './workflow-file.ts';
 import { serializeWorkflow } from './workflow-serialize.ts';
 
 /** What the host knows and the engine does not: shown by engineInfo (the settings screen). */
@@ -71,6 +78,8 @@ export interface EngineDeps {
    */
   recovery?: 'all' | 'own';
   onAlert?: (message: string) => void;
+  /** alert routing (settings.json `alerts`) and the channels built from it; none: alerts are recorded, not sent */
+  alerts?: { settings: AlertSettings; channels: AlertChannel[] };
   /** `ax drain` reached this node's worker */
   onDrainRequested?: () => void;
   /** host resources to release with the engine */
@@ -79,6 +88,8 @@ export interface EngineDeps {
   hostInfo?: HostInfo;
   /** solo hosts: whether a task's cwd can be entered here, for validate's warnings */
   checkCwd?: CwdCheck;
+  /** what the engine counts and exports (GET /metrics); default: nothing */
+  metrics?: EngineMetrics;
 }
 
 export class Engine implements EngineApi {
@@ -91,10 +102,14 @@ export class Engine implements EngineApi {
   private readonly scheduler: Scheduler;
   private readonly logs: LogWriter;
   readonly worker: Worker | undefined;
+  /** the counters and the exporter of GET /metrics (see ports/metrics.ts); alert channels count their deliveries here */
+  readonly metrics: EngineMetrics;
   private readonly views: EngineViews;
   private readonly live: LiveEvents;
   private readonly events: EventTriggers;
   private readonly presence: NodePresenceBeat | undefined;
+  private readonly alerts: AlertCenter;
+  private readonly alertRules: AlertRules;
   private started = false;
 
   constructor(private readonly deps: EngineDeps) {
@@ -102,7 +117,19 @@ export class Engine implements EngineApi {
     this.store = deps.store;
     this.coordinator = deps.coordinator;
     this.clock = deps.clock;
-    const parts = wireEngine({ ...deps, config: this.config, alert: (message) => this.alert(message) });
+    this.metrics = deps.metrics ?? noMetrics;
+    this.alerts = new AlertCenter({
+      store: deps.store,
+      coordinator: deps.coordinator,
+      clock: deps.clock,
+      node: deps.nodeId,
+      channels: deps.alerts?.channels ?? [],
+      settings: deps.alerts?.settings ?? DEFAULT_ALERT_SETTINGS,
+      workflowAlerts: async (name) => (await deps.store.getWorkflowSpec(name))?.alerts,
+      onError: (message) => deps.onAlert?.(message),
+    });
+    this.alertRules = new AlertRules(this.alerts, deps.store, deps.clock, deps.nodeId);
+    const parts = wireEngine({ ...deps, config: this.config, alert: (message) => this.alert(message), alerts: this.alertRules, metrics: this.metrics });
     this.workflows = parts.workflows;
     this.runs = parts.runs;
     this.scheduler = parts.scheduler;
@@ -110,6 +137,8 @@ export class Engine implements EngineApi {
     this.worker = parts.worker;
     this.views = new EngineViews(deps.store, deps.coordinator, deps.clock, (name) => this.workflowId(name), workerLostAfterMs(this.config));
     this.events = new EventTriggers(deps.store, deps.clock, this.runs, this.config.maxEventPayloadBytes, (...a) => this.audit(...a));
+    const gauges = new MetricsGauges(deps.store, deps.coordinator, deps.clock, () => this.views.listWorkers());
+    this.metrics.gaugesFrom(() => gauges.read());
     this.live = new LiveEvents(deps.coordinator, deps.clock, () => this.listWorkers(), this.config.workerHeartbeatMs);
     if (deps.node && deps.runScheduler !== false) {
       this.presence = new NodePresenceBeat(deps.coordinator, deps.clock, this.config.workerHeartbeatMs, {
@@ -120,8 +149,12 @@ export class Engine implements EngineApi {
     }
   }
 
-  /** Alerts go to live followers, to the host (stderr, notifications) and to the audit log. */
+  /**
+   * The engine's free-text alerts go to live followers, to the host (stderr) and to the audit
+   * log, and, as the `engine` rule, to the alert channels that ask for it.
+   */
   private alert(message: string): void {
+    this.alertRules.engine(message);
     const at = this.clock.now();
     void this.coordinator.publish({ type: 'alert', message, at }).catch(() => undefined);
     const object = this.deps.worker ? `worker:${this.deps.worker.id}` : 'scheduler';
@@ -144,6 +177,7 @@ export class Engine implements EngineApi {
       await this.presence?.start();
       await this.scheduler.start();
     }
+    this.alerts.start();
     this.started = true;
     return report;
   }
@@ -156,6 +190,11 @@ export class Engine implements EngineApi {
       await this.presence?.stop().catch(() => undefined);
       await this.worker?.drain(drainTimeoutMs);
       await this.logs.flush();
+      this.alerts.stop();
+      // Alerts under way get a few seconds more; a channel that hangs does not hold the stop.
+      let cancel: () => void = () => undefined;
+      await Promise.race([this.alerts.idle(), new Promise<void>((resolve) => (cancel = this.clock.setTimer(5_000, resolve)))]);
+      cancel();
       this.started = false;
     }
   }
@@ -188,8 +227,9 @@ export class Engine implements EngineApi {
   }
 
   async apply(input: WorkflowSpec, actor: string): Promise<ApplyOutcome> {
-    // Whatever the client (CLI, UI, API), a spec passes the same checks as a file.
-    const spec = parseWorkflowFile(serializeWorkflow(input), { file: `workflow ${input.name}`, defaultTimezone: 'UTC' }).spec;
+    // Whatever the client (CLI, UI, API), a spec passes the same checks as a file (one the
+    // checks produced in this process has passed them).
+    const spec = isCheckedSpec(input) ? input : parseWorkflowFile(serializeWorkflow(input), { file: `workflow ${input.name}`, defaultTimezone: 'UTC' }).spec;
     // Across workflows: a cycle is refused; references that lead nowhere (yet) are warned about.
     const warnings = await checkAcrossWorkflows(this.store, spec, await this.store.getWorkflowSpec(spec.name));
     // The workflow and its audit entry are one transaction: a failed apply leaves neither.
@@ -390,5 +430,22 @@ export class Engine implements EngineApi {
 
   listAudit(limit: number): Promise<AuditEntry[]> {
     return this.store.listAudit(limit);
+  }
+
+  listAlerts(filter: AlertFilter): Promise<AlertRecord[]> {
+    return this.store.listAlerts({ ...filter, limit: clamp(filter?.limit, 1, 1000, 100) });
+  }
+
+  async listAlertChannels(): Promise<AlertChannelInfo[]> {
+    return this.alerts.listChannels();
+  }
+
+  testAlertChannel(channel: string, actor: string): Promise<AlertRecord> {
+    return this.alerts.test(channel, actor);
+  }
+
+  /** Resolves once every alert raised so far is recorded and delivered or failed (tests). */
+  alertsIdle(): Promise<void> {
+    return this.alerts.idle();
   }
 }

@@ -36,7 +36,10 @@ export interface LogWriterOptions {
   maxBufferBytes?: number;
   /** how long close() waits for the store before giving up on an instance's lines; default 10 min */
   giveUpMs?: number;
+  /** told of each batch once stored */
   onLines?: (lines: LogLine[]) => void;
+  /** told of each line dropped for want of buffer space (see append) */
+  onDropped?: () => void;
 }
 
 /** What a line costs in memory: its text and the object around it. */
@@ -98,6 +101,7 @@ export class LogWriter {
     const room = out.dropped > 0 ? this.maxBufferBytes / 2 : this.maxBufferBytes;
     if (this.bufferedBytes + line.length + 128 > room) {
       out.dropped += 1;
+      this.options.onDropped?.();
       this.schedule();
       return;
     }

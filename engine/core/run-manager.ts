@@ -1,15 +1,17 @@
 // A run's life: creating it (with the overlap policy), advancing dependencies event by event,
 // retries, failing downstream, and deriving the run's state from its instances.
 import { AxError } from '../api/errors.ts';
-import { DEFAULT_WAIT_TIMEOUT_MS, type InstanceRecord, type InstanceState, type RunRecord } from '../api/types.ts';
+import { DEFAULT_WAIT_TIMEOUT_MS, type InstanceRecord, type InstanceState, type RunRecord, type RunState } from '../api/types.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { Coordinator } from '../ports/coordinator.ts';
+import { type EngineMetrics, noMetrics } from '../ports/metrics.ts';
 import { instanceEvent } from './events.ts';
 import { HELD_FOR_UPSTREAM, type Finish, type FollowUps, type InstanceDraft, type InstanceGuard, type InstancePatch, type NewRun, type Settlement, type Store, type TaskDefinition, type TransitionResult } from '../ports/store.ts';
 import { waitDrafts } from './cross-upstream.ts';
 import { retryDelay } from './backoff.ts';
 import { formatDuration } from './duration.ts';
 import { downstreamClosure } from './dag.ts';
+import { type AlertHooks, NO_ALERTS } from './alerts/alert-rules.ts';
 import { appendLateLine } from './late-log-line.ts';
 import type { CachedWorkflow, WorkflowCache } from './workflow-cache.ts';
 
@@ -21,6 +23,8 @@ export type StartRunInput = Pick<NewRun, 'workflowId' | 'trigger' | 'triggeredBy
 
 const FAILED_STATES: InstanceState[] = ['FAILED', 'TIMEOUT'];
 const ACTIVE_STATES: InstanceState[] = ['WAITING', 'DISPATCHED', 'RUNNING'];
+const FINAL_INSTANCE_STATES: InstanceState[] = ['SUCCESS', 'FAILED', 'TIMEOUT', 'CANCELLED', 'UPSTREAM_FAILED'];
+const FINAL_RUN_STATES: RunState[] = ['SUCCESS', 'FAILED', 'SKIPPED', 'CANCELLED'];
 
 export class RunManager {
   constructor(
@@ -31,6 +35,8 @@ export class RunManager {
     /** called when new WAITING instances exist */
     private readonly onWaiting: () => void,
     private readonly failovers: { max: number; alert(message: string): void } = { max: 3, alert: () => undefined },
+    private readonly alerts: AlertHooks = NO_ALERTS,
+    private readonly metrics: EngineMetrics = noMetrics,
   ) {}
 
   /** Creates the run with its roots (one store step), or returns undefined when this cron fire already has one. */
@@ -128,7 +134,10 @@ export class RunManager {
       now,
     );
     if (!result.done) return false;
+    this.metrics.instanceFinished(to);
     if (plan.capped) this.failovers.alert(plan.capped);
+    // Failed for good: no attempt after this one.
+    if ((to === 'FAILED' || to === 'TIMEOUT') && !plan.followUps.retry) this.alerts.taskFailed({ ...inst, ...patch, state: to } as InstanceRecord, to, patch.reason ?? undefined);
     // Said in the failed attempt's log before anyone hears of the next attempt, so a follower
     // that sees attempt 2 finds the line; only by the step that created attempt 2, so said once.
     const retry = result.created.find((c) => c.taskId === inst.taskId);
@@ -162,9 +171,8 @@ export class RunManager {
       const task = (await this.workflows.get(waiter.workflowId))?.tasks.get(waiter.taskId);
       const limit = formatDuration(task?.waitTimeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS);
       const reason = `wait_timeout: waited ${limit} for ${w.label}, which did not succeed in time`;
-      if (await this.finish(waiter, { from: ['WAITING'], attempt: waiter.attempt }, 'FAILED', { reason, finishedAt: now }, { final: true })) {
-        this.failovers.alert(`task "${waiter.taskName}" of run #${waiter.runId} failed: ${reason}`);
-      }
+      // A final FAILED: finish raises the task-failed alert, with this reason.
+      await this.finish(waiter, { from: ['WAITING'], attempt: waiter.attempt }, 'FAILED', { reason, finishedAt: now }, { final: true });
     }
   }
 
@@ -221,10 +229,25 @@ export class RunManager {
 
   /** Tells followers what a store step did, and the dispatcher when there is new work. */
   private async publish(result: TransitionResult): Promise<void> {
+    this.count(result);
     for (const inst of [...result.ended, ...result.created]) await this.publishInstance(inst);
     for (const inst of result.released ?? []) await this.publishInstance(inst);
-    for (const run of result.runs) await this.publishRun(run);
+    for (const run of result.runs) {
+      // Raised before the event goes out: whoever hears the run end finds its alert under way.
+      this.alerts.runEnded(run);
+      await this.publishRun(run);
+    }
     if (result.created.some((i) => i.state === 'WAITING') || result.released?.length) this.onWaiting();
+  }
+
+  /** What a store step ended, counted (the instance a finish was for is counted by finish). */
+  private count(result: TransitionResult): void {
+    for (const inst of [...result.ended, ...result.created]) if (FINAL_INSTANCE_STATES.includes(inst.state)) this.metrics.instanceFinished(inst.state);
+    for (const run of result.runs) {
+      if (!FINAL_RUN_STATES.includes(run.state)) continue;
+      const start = run.startedAt ?? run.createdAt;
+      this.metrics.runFinished(run.state, run.state === 'SKIPPED' || run.finishedAt === undefined ? undefined : run.finishedAt - start);
+    }
   }
 
   /**

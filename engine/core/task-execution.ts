@@ -6,6 +6,7 @@
 import type { InstanceRecord, InstanceState } from '../api/types.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { Coordinator, DispatchMessage } from '../ports/coordinator.ts';
+import type { EngineMetrics } from '../ports/metrics.ts';
 import type { ProcessRunner, RunningProcess } from '../ports/process-runner.ts';
 import type { SecretSource } from '../ports/secrets.ts';
 import type { Finish, InstanceGuard, InstancePatch, Store, TaskDefinition } from '../ports/store.ts';
@@ -45,6 +46,8 @@ export interface ExecutionOptions {
   baseEnv: Record<string, string>;
   /** this node's secrets, for env values marked { secret: NAME }; none when absent */
   secrets?: SecretSource;
+  /** counts each start's dispatch latency (set by the engine's wiring) */
+  metrics?: EngineMetrics;
 }
 
 /** Runs a worker's tasks, one `run` per task; the worker keeps the slots, the take loop and the stops. */
@@ -77,6 +80,8 @@ export class TaskExecutor {
       this.alert(`instance ${inst.id} attempt ${inst.attempt}: start refused, it changed state meanwhile`);
       return;
     }
+    // Due since it was created, or since its retry's backoff ended.
+    this.options.metrics?.instanceStarted(startedAt - Math.max(inst.createdAt, inst.notBefore));
     const running = { ...inst, state: 'RUNNING' as const, startedAt };
     void this.coordinator.publish(instanceEvent(running, this.clock.now())).catch(() => undefined);
     // RUNNING now: a read that failed here (the database away) would leave it RUNNING with no

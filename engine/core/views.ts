@@ -9,7 +9,7 @@ import type { Coordinator } from '../ports/coordinator.ts';
 import type { Store } from '../ports/store.ts';
 import { missingUpstreams } from './lineage.ts';
 import { describeCron, nextFire, validateCron, validateTimezone } from './cron.ts';
-import { parseWorkflowFile } from './workflow-file.ts';
+import { isCheckedSpec, parseWorkflowFile } from './workflow-file.ts';
 import { serializeWorkflow } from './workflow-serialize.ts';
 
 export const clamp = (n: unknown, min: number, max: number, fallback: number): number =>
@@ -101,6 +101,8 @@ export class EngineViews {
 
   validate(input: { spec?: WorkflowSpec; text?: string; file?: string }): ValidationReport {
     if (typeof input?.text !== 'string' && !input?.spec) throw new AxError('validation', 'validate needs { text } (a workflow file) or { spec }');
+    // A spec the file checks produced in this process: its re-parse would find nothing new.
+    if (typeof input.text !== 'string' && input.spec && isCheckedSpec(input.spec)) return { ok: true, spec: input.spec, problems: [], warnings: [] };
     try {
       const text = typeof input.text === 'string' ? input.text : serializeWorkflow(input.spec as WorkflowSpec);
       const { spec, warnings } = parseWorkflowFile(text, { file: input.file, defaultTimezone: localTimezone() });

@@ -1,6 +1,7 @@
 // The fields of a workflow file as a WorkflowSpec: the keys each level allows, their defaults
 // and their ranges (schedule, routing, command, cwd, env, timeout, retries and backoff). The
 // checks across tasks (upstream names, cycles) are in workflow-edges.ts.
+import { DEFAULT_WORKFLOW_ALERT_RULES, type AlertRule, WORKFLOW_ALERT_RULES, type WorkflowAlerts } from '../api/alerts.ts';
 import { secretNameProblem } from '../api/secrets.ts';
 import { DEFAULT_RETRY_DELAY_MS, type RetryBackoff, type ScheduleSpec, type TaskSpec, type WorkflowSpec } from '../api/types.ts';
 import { validateCron, validateTimezone } from './cron.ts';
@@ -23,7 +24,8 @@ const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const MAX_RETRIES = 100;
 const DEFAULT_DELAY_MS = DEFAULT_RETRY_DELAY_MS;
 const EXPONENTIAL_MAX_MS = 3_600_000;
-const TOP_KEYS = ['workflow', 'description', 'owner', 'schedule', 'on_event', 'routing', 'tasks'];
+const TOP_KEYS = ['workflow', 'description', 'owner', 'schedule', 'on_event', 'routing', 'alerts', 'tasks'];
+const ALERT_KEYS = ['channels', 'rules', 'expected_duration'];
 const SCHEDULE_KEYS = ['cron', 'timezone', 'misfire', 'overlap'];
 const TASK_KEYS = ['command', 'cwd', 'env', 'timeout', 'retries', 'retry_backoff', 'labels', 'upstream', 'wait_timeout', 'owner'];
 const BACKOFF_KEYS = ['strategy', 'delay', 'max'];
@@ -74,6 +76,26 @@ function readBackoff(r: Reader, v: unknown, path: string): RetryBackoff {
   const maxDelayMs = m.has('max') ? (r.duration(m.get('max'), `${path}.max`) ?? fallbackMax) : fallbackMax;
   if (maxDelayMs < delayMs) r.add(`${path}.max`, `must be at least the delay (${formatDuration(delayMs)})`);
   return { kind, delayMs, maxDelayMs };
+}
+
+/** `alerts:`: the channels (defined in settings) that hear of this workflow, for which rules. */
+function readAlerts(r: Reader, v: unknown): WorkflowAlerts | undefined {
+  const m = r.map(v, 'alerts', 'a map with "channels" (and optionally "rules", "expected_duration")');
+  if (!m) return undefined;
+  r.keys(m, ALERT_KEYS, 'alerts');
+  const alerts: WorkflowAlerts = { channels: r.list(m, 'channels', 'alerts', 'channel names (defined in settings.json "alerts.channels")', 'ops-slack'), rules: DEFAULT_WORKFLOW_ALERT_RULES };
+  if (m.has('rules')) {
+    const rules = r.list(m, 'rules', 'alerts', 'alert rules', 'run_failed');
+    const wrong = rules.filter((x) => !(WORKFLOW_ALERT_RULES as readonly string[]).includes(x));
+    if (wrong.length) r.add('alerts.rules', `${wrong.map((x) => `"${x}"`).join(', ')} is not a workflow alert rule: use ${WORKFLOW_ALERT_RULES.join(', ')}`);
+    else alerts.rules = [...new Set(rules)] as AlertRule[];
+  }
+  if (m.has('expected_duration')) {
+    const ms = r.duration(m.get('expected_duration'), 'alerts.expected_duration');
+    if (ms === 0) r.add('alerts.expected_duration', 'must be longer than 0: leave it out for no limit');
+    else if (ms !== undefined) alerts.expectedDurationMs = ms;
+  }
+  return alerts;
 }
 
 /** `{ secret: NAME }`: the value is the worker's secret NAME, never written in the workflow. */
@@ -162,6 +184,10 @@ export function readWorkflow(r: Reader, m: YMap, opts: FieldOptions): WorkflowSp
   if (m.has('schedule')) spec.schedule = readSchedule(r, m.get('schedule'), opts.defaultTimezone);
   const onEvent = m.has('on_event') ? r.name(m.get('on_event'), 'on_event') : undefined;
   if (onEvent !== undefined) spec.onEvent = onEvent;
+  if (m.has('alerts')) {
+    const alerts = readAlerts(r, m.get('alerts'));
+    if (alerts) spec.alerts = alerts;
+  }
 
   const tasks = m.has('tasks') ? r.map(m.get('tasks'), 'tasks', 'a map of task name to task') : undefined;
   if (!m.has('tasks')) r.add('tasks', 'missing: add a "tasks" map with at least one task');

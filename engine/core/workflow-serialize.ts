@@ -1,6 +1,7 @@
 // Writing a workflow back as file text (ax export, the designer's YAML, the API's check): the
 // inverse of workflow-file.ts, so that `ax export W -o f.yaml && ax apply f.yaml` changes nothing.
 import { Document, visit } from 'yaml';
+import { DEFAULT_WORKFLOW_ALERT_RULES } from '../api/alerts.ts';
 import { ValidationError } from '../api/errors.ts';
 import { DEFAULT_RETRY_DELAY_MS, type TaskSpec, type WorkflowSpec } from '../api/types.ts';
 import { writeCrossUpstream } from './cross-upstream.ts';
@@ -32,6 +33,14 @@ export function serializeWorkflow(spec: WorkflowSpec): string {
   }
   if (spec.onEvent !== undefined) out.set('on_event', spec.onEvent);
   if (spec.routing !== 'round_robin') out.set('routing', spec.routing);
+  if (spec.alerts) {
+    const a = spec.alerts;
+    const alerts = new Map<string, unknown>([['channels', a.channels]]);
+    const defaults = a.rules.length === DEFAULT_WORKFLOW_ALERT_RULES.length && a.rules.every((x) => DEFAULT_WORKFLOW_ALERT_RULES.includes(x));
+    if (!defaults) alerts.set('rules', a.rules);
+    if (a.expectedDurationMs !== undefined) alerts.set('expected_duration', formatDuration(a.expectedDurationMs));
+    out.set('alerts', alerts);
+  }
   out.set('tasks', new Map(spec.tasks.map((t) => [t.name, taskMap(t)])));
   const doc = new Document(out);
   visit(doc, {

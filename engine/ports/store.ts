@@ -16,6 +16,7 @@ import type {
   WorkflowSpec,
   WorkflowSummary,
 } from '../api/types.ts';
+import type { AlertDelivery, AlertFilter, AlertRecord, AlertState } from '../api/alerts.ts';
 import type { EnvValue } from '../api/secrets.ts';
 
 export interface TaskDefinition {
@@ -384,6 +385,8 @@ export interface Store {
   runsFinishedSince(since: number): Promise<Partial<Record<RunState, number>>>;
   /** `queuedOnly`: without the instances held for an upstream in another workflow (they wait for it, not for a worker) */
   countInstances(states: InstanceState[], opts?: { queuedOnly?: boolean }): Promise<number>;
+  /** runs in these states, from the run state index (the metrics' running and queued runs) */
+  countRuns(states: RunState[]): Promise<number>;
   /** workflows and tasks whose workflow name, task name or command contains query */
   searchTasks(query: string, limit: number): Promise<TaskSearchRow[]>;
   /** durations of the workflow's latest successful attempts, newest first */
@@ -426,6 +429,50 @@ export interface Store {
   settleEventKey(event: string, key: string, runIds: number[] | undefined): Promise<void>;
   /** Forgets keys claimed before `before`; returns how many. */
   purgeEventKeys(before: number): Promise<number>;
+
+  /**
+   * Records an alert unless its key exists (undefined: another node, or an earlier call, has it).
+   * Without `kind`, the first alert of its group is `immediate` (its node sends it) and later ones
+   * are `grouped` (state `grouped`, counted in the group's summary); two nodes at once never both
+   * open a group.
+   */
+  recordAlert(alert: NewAlert): Promise<AlertRecorded>;
+  /** Writes (or replaces) one channel's delivery of an alert. */
+  recordAlertDelivery(alertId: number, delivery: AlertDelivery): Promise<void>;
+  setAlertState(alertId: number, state: AlertState): Promise<void>;
+  /** groups whose window ended by `now` and are not closed yet, oldest first */
+  dueAlertGroups(now: number, limit: number): Promise<DueAlertGroup[]>;
+  /** marks a group's summary dealt with */
+  closeAlertGroup(openerId: number): Promise<void>;
+  /** newest first, with their deliveries */
+  listAlerts(filter: AlertFilter): Promise<AlertRecord[]>;
+  getAlert(id: number): Promise<AlertRecord | undefined>;
+  /** Forgets alerts (and their deliveries) raised before `before`; returns how many. */
+  purgeAlerts(before: number): Promise<number>;
+}
+
+/** An alert to record; the store's unique keys decide whether it is sent, counted or a duplicate. */
+export interface NewAlert extends Omit<AlertRecord, 'id' | 'kind' | 'deliveries' | 'repeats'> {
+  /** rule + group subject + time bucket: a group's first alert is sent, its repeats are counted */
+  groupKey: string;
+  /** the end of the group's window, when its summary is due */
+  groupEndsAt: number;
+  /** a summary or a test is recorded as such, by its own key, outside any group */
+  kind?: 'summary' | 'test';
+  repeats?: number;
+}
+
+/** What recording an alert did: `immediate` (send it now), `grouped` (counted), or undefined: its key exists. */
+export type AlertRecorded = { id: number; kind: AlertRecord['kind'] } | undefined;
+
+/** A group whose window has ended and whose summary has not been dealt with. */
+export interface DueAlertGroup {
+  /** the group's first alert */
+  opener: AlertRecord;
+  groupKey: string;
+  groupEndsAt: number;
+  /** its grouped repeats */
+  repeats: number;
 }
 
 /** A stored cross-workflow dependency: `workflow.task` waits for `upstreamWorkflow.upstreamTask` (null: its whole run). */

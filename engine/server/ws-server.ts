@@ -1,5 +1,6 @@
 // Headless transport: the EngineApi over WebSocket on 127.0.0.1, the built UI with its sign-in,
-// log downloads, and the HTTP event endpoint POST /events/NAME for external systems.
+// log downloads, the HTTP event endpoint POST /events/NAME for external systems, and GET /metrics
+// (metrics-server.ts).
 //
 // Who may connect: a client with the API token in an Authorization header (the CLI; no Origin),
 // or a browser page of this server's own origin holding a session cookie (the UI, signed in by a
@@ -14,6 +15,7 @@ import { jsonProblem, payloadTooLarge } from '../core/payload.ts';
 import { dispatchRequest } from './api-dispatch.ts';
 import { sameSecret, SignIn } from './sign-in.ts';
 import { SECURITY_HEADERS, serveStatic } from './static-ui.ts';
+import { type MetricsOptions, serveMetrics } from './metrics-server.ts';
 
 export interface ApiServerOptions {
   api: EngineApi;
@@ -28,6 +30,8 @@ export interface ApiServerOptions {
   allowedOrigins?: string[];
   /** the event payload limit (the engine's maxEventPayloadBytes): a larger webhook body is refused with 413 */
   maxPayloadBytes?: number;
+  /** GET /metrics: the engine's metrics and who may scrape them; without it /metrics is 404 */
+  metrics?: MetricsOptions;
 }
 
 export interface ApiServer {
@@ -119,6 +123,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     const events = /^(?:\/api\/v1)?\/events\/([A-Za-z0-9][A-Za-z0-9_.-]{0,99})$/.exec(url.pathname);
     if (events) return webhook(req, res, events[1] as string);
     if (url.pathname === '/auth/session') return session(req, res);
+    if (url.pathname === '/metrics' && options.metrics) return serveMetrics(req, res, options.metrics);
     if (url.pathname === '/auth/code') {
       // `ax open` asks the running engine for a fresh link, proving itself with the API token.
       if (req.method !== 'POST') return reply(res, 405, { error: 'POST /auth/code' });
@@ -128,7 +133,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     const download = /^\/download\/logs\/([1-9][0-9]{0,15})$/.exec(url.pathname);
     if (download && req.method === 'GET') return downloadLog(req, res, Number(download[1]));
     if (serveStatic(options.uiDir, req, res)) return;
-    return reply(res, 404, { error: 'not found: the UI is at /, the API on WebSocket /api, webhooks at POST /api/v1/events/NAME' });
+    return reply(res, 404, { error: 'not found: the UI is at /, the API on WebSocket /api, webhooks at POST /api/v1/events/NAME, metrics at GET /metrics' });
   }
 
   async function session(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {

@@ -76,6 +76,10 @@ export function runsContract(store: StoreGetter): void {
       expect((await store().listRuns({ workflowName: 'etl', beforeId: ids[2] })).map((r) => r.id)).toEqual([ids[1], ids[0]]);
       expect((await store().listRuns({ ids: [ids[3] as number, ids[0] as number] })).map((r) => r.id)).toEqual([ids[3], ids[0]]);
       expect(await store().listRuns({ ids: [] })).toEqual([]);
+      // counted from the state index, for the metrics
+      expect(await store().countRuns(['SUCCESS'])).toBe(4);
+      expect(await store().countRuns(['RUNNING', 'FAILED'])).toBe(4);
+      expect(await store().countRuns(['QUEUED'])).toBe(0);
     });
   });
 

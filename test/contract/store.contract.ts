@@ -4,6 +4,7 @@
 // The cases live in one file per concept; this file owns the lifecycle.
 import { afterEach, beforeEach, describe } from 'vitest';
 import type { Store } from '../../engine/ports/store.ts';
+import { alertsContract } from './store-alerts.contract.ts';
 import { claimsContract } from './store-claims.contract.ts';
 import { definitionsContract } from './store-definitions.contract.ts';
 import { eventKeysContract } from './store-event-keys.contract.ts';
@@ -51,6 +52,7 @@ export function storeContract(name: string, open: () => Promise<StoreFixture>): 
     claimsContract(store, peer);
     flagsContract(store, peer, name === 'sqlite' ? store : peer);
     eventKeysContract(store, name === 'sqlite' ? store : peer);
+    alertsContract(store, name === 'sqlite' ? store : peer);
     // Multi-statement steps race through two connections on MySQL. SQLite has one writer, and
     // better-sqlite3 is synchronous: two connections of one thread cannot interleave their
     // transactions (the second's upgrade to a writer fails at once rather than wait on a thread

@@ -61,9 +61,9 @@ describe('supervisor: team join and leave', () => {
     const seen: TeamWorkerStatus[] = [];
     supervisor.onTeamStatus((s) => seen.push(s));
     supervisor.start();
-    expect(supervisor.joinTeam(['laptop'])).toBe(false);
+    expect(supervisor.joinTeam({ labels: ['laptop'] })).toBe(false);
     host().emit('message', READY);
-    expect(supervisor.joinTeam(['laptop', 'gpu'])).toBe(true);
+    expect(supervisor.joinTeam({ labels: ['laptop', 'gpu'] })).toBe(true);
     expect(supervisor.leaveTeam(5_000)).toBe(true);
     expect(host().received.map((r) => r.message)).toEqual([
       { type: 'team-join', labels: ['laptop', 'gpu'] },
@@ -98,6 +98,22 @@ describe('team membership', () => {
     expect(asked().at(-1)).toEqual({ type: 'team-leave', drainTimeoutMs: TEAM_LEAVE_DRAIN_MS });
     expect(membership.wanted()).toBe(false);
     expect(JSON.parse(fs.readFileSync(path.join(dir, 'shell-state.json'), 'utf8'))).toMatchObject({ teamJoined: false });
+  });
+
+  it('taking unlabelled tasks too is asked for, remembered with the wish, and kept by a Join that does not say', () => {
+    const dir = fs.mkdtempSync(path.join(root, 'state-'));
+    const { membership, start, asked } = shell({ stateDir: dir });
+    start();
+    expect(membership.join(['laptop'], true)).toBe(true);
+    expect(asked()).toEqual([{ type: 'team-join', labels: ['laptop'], acceptUnlabelled: true }]);
+    expect(JSON.parse(fs.readFileSync(path.join(dir, 'shell-state.json'), 'utf8'))).toEqual({ teamJoined: true, teamLabels: ['laptop'], teamAcceptUnlabelled: true });
+    membership.leave();
+    // The tray's Join says neither labels nor the choice: both as remembered.
+    membership.join();
+    expect(asked().at(-1)).toEqual({ type: 'team-join', labels: ['laptop'], acceptUnlabelled: true });
+    membership.leave();
+    membership.join(['laptop'], false);
+    expect(asked().at(-1)).toEqual({ type: 'team-join', labels: ['laptop'] });
   });
 
   it('the wish survives a restart of the app: the next engine that runs joins with the remembered labels', () => {
@@ -234,7 +250,7 @@ describe('IPC and the preload: window.axDesktop.team', () => {
       secrets: { status: () => ({}) as never, set: () => ({}) as never, setTask: () => ({}) as never },
       team: {
         status: () => status,
-        join: (labels) => calls.push(`join:${JSON.stringify(labels)}`),
+        join: (labels, acceptUnlabelled) => calls.push(`join:${JSON.stringify(labels)}${acceptUnlabelled === undefined ? '' : `:${acceptUnlabelled}`}`),
         leave: () => calls.push('leave'),
         onChange: (l) => {
           changes.push(l);
@@ -253,8 +269,10 @@ describe('IPC and the preload: window.axDesktop.team', () => {
     await ipc.invoke(TEAM_JOIN, ok);
     await expect(ipc.invoke(TEAM_JOIN, ok, 'laptop')).rejects.toThrow(/labels are a list/);
     await expect(ipc.invoke(TEAM_JOIN, ok, ['x'.repeat(65)])).rejects.toThrow(/labels are a list/);
+    await ipc.invoke(TEAM_JOIN, ok, ['gpu'], { acceptUnlabelled: true });
+    await expect(ipc.invoke(TEAM_JOIN, ok, ['gpu'], { acceptUnlabelled: 'yes' })).rejects.toThrow(/acceptUnlabelled: true or false/);
     await ipc.invoke(TEAM_LEAVE, ok);
-    expect(calls).toEqual(['join:["laptop"]', 'join:undefined', 'leave']);
+    expect(calls).toEqual(['join:["laptop"]', 'join:undefined', 'join:["gpu"]:true', 'leave']);
     changes[0]!();
     expect(main.sent).toEqual([{ channel: TEAM_STATUS_CHANGED, args: [status] }]);
 
@@ -263,7 +281,7 @@ describe('IPC and the preload: window.axDesktop.team', () => {
       await expect(ipc.invoke(TEAM_JOIN, stranger, ['laptop'])).rejects.toThrow(/refused/);
       await expect(ipc.invoke(TEAM_LEAVE, stranger)).rejects.toThrow(/refused/);
     }
-    expect(calls).toHaveLength(3);
+    expect(calls).toHaveLength(4);
   });
 
   it('the bridge invokes the team channels and relays status values, never IPC events', async () => {
@@ -278,9 +296,9 @@ describe('IPC and the preload: window.axDesktop.team', () => {
     const bridge = createDesktopBridge(ipc, { version: '1', platform: 'linux' }, { postMessage: () => undefined, origin: 'app://ui' });
     const team = bridge.team!;
     await team.status();
-    await team.join(['laptop']);
+    await team.join(['laptop'], { acceptUnlabelled: true });
     await team.leave();
-    expect(invoked).toEqual([[TEAM_STATUS], [TEAM_JOIN, ['laptop']], [TEAM_LEAVE]]);
+    expect(invoked).toEqual([[TEAM_STATUS], [TEAM_JOIN, ['laptop'], { acceptUnlabelled: true }], [TEAM_LEAVE]]);
     const seen: unknown[] = [];
     const off = team.onStatus((s) => seen.push(s));
     for (const l of listeners.get(TEAM_STATUS_CHANGED) ?? []) l({ ports: [] }, { state: 'joined' });

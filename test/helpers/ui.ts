@@ -51,9 +51,10 @@ export interface UiEngine {
   stop(): Promise<void>;
 }
 
-/** `ax serve` on a fresh temporary data dir. */
-export async function startUiEngine(options: { env?: Record<string, string>; serveArgs?: string[] } = {}): Promise<UiEngine> {
+/** `ax serve` on a fresh temporary data dir; `prepare` writes into it first (e.g. settings.json). */
+export async function startUiEngine(options: { env?: Record<string, string>; serveArgs?: string[]; prepare?: (dataDir: string) => void } = {}): Promise<UiEngine> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ax-ui-'));
+  options.prepare?.(dataDir);
   const opts: AxOptions = { dataDir, env: options.env };
   const serve = await startServe(opts, ['--port', '0', ...(options.serveArgs ?? [])]);
   return {

@@ -12,6 +12,7 @@ import { openMysqlStore } from '../../engine/adapters/sql/mysql-store.ts';
 import { openSqliteStore } from '../../engine/adapters/sql/sqlite-store.ts';
 import type { SqlStore } from '../../engine/adapters/sql/sql-store.ts';
 import type { InstanceRecord } from '../../engine/api/types.ts';
+import { NO_ALERTS } from '../../engine/core/alerts/alert-rules.ts';
 import { RunManager } from '../../engine/core/run-manager.ts';
 import { WorkflowCache } from '../../engine/core/workflow-cache.ts';
 import { parseWorkflowFile } from '../../engine/core/workflow-file.ts';
@@ -66,7 +67,8 @@ async function openStore(backend: 'sqlite' | 'mysql'): Promise<void> {
 }
 
 function managerOn(s: SqlStore, coordinator = new MemoryCoordinator()): RunManager {
-  return new RunManager(s, coordinator, new WorkflowCache(s, () => clock.now(), 0), clock, () => void woken++, { max: 3, alert: (m) => alerts.push(m) });
+  const hooks = { ...NO_ALERTS, taskFailed: (inst: InstanceRecord, state: string, reason: string | undefined) => void alerts.push(`${inst.taskName} ${state}: ${reason}`) };
+  return new RunManager(s, coordinator, new WorkflowCache(s, () => clock.now(), 0), clock, () => void woken++, { max: 3, alert: (m) => alerts.push(m) }, hooks);
 }
 
 beforeEach(async () => {
@@ -195,7 +197,7 @@ describe.each(mysql ? (['sqlite', 'mysql'] as const) : (['sqlite'] as const))('a
     expect(failed).toMatchObject({ state: 'FAILED', attempt: 1, reason: 'wait_timeout: waited 2h for a.extract of 2026-11-30, which did not succeed in time' });
     expect((await store.listInstances(bRun)).filter((i) => i.taskName === 'load')).toHaveLength(1);
     expect((await latest(bRun, 'publish')).state).toBe('UPSTREAM_FAILED');
-    expect(alerts).toEqual([`task "load" of run #${bRun} failed: wait_timeout: waited 2h for a.extract of 2026-11-30, which did not succeed in time`]);
+    expect(alerts).toEqual(['load FAILED: wait_timeout: waited 2h for a.extract of 2026-11-30, which did not succeed in time']);
     // Nothing is left to expire.
     expect(await store.expiredWaits(clock.now() + 100 * HOUR, 10)).toEqual([]);
   });

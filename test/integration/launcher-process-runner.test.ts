@@ -127,4 +127,32 @@ process.kill(process.pid, 'SIGKILL');
     // Before the fix it lived on for good, holding the engine's stdout and stderr open.
     await waitFor(() => launchers.every((p) => !processAlive(p)), { timeoutMs: 10_000, message: 'the launcher outlived its engine' });
   });
+  it("each start's environment is exact, though a launcher gets only its difference from the last base", async () => {
+    const runner = new LauncherProcessRunner({ killGraceMs: 1_000, launchers: 1 });
+    cleanups.push(() => runner.dispose());
+    const run = async (vars: Record<string, string>, drop: string[] = []) => {
+      const spec = { ...env(), ...vars };
+      for (const name of drop) delete spec[name];
+      const lines: string[] = [];
+      const proc = await runner.start({ command: 'env', env: spec }, { onLine: (_, line) => lines.push(line) });
+      expect(await proc.exited).toEqual({ code: 0, signal: null });
+      return new Map(lines.map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+    };
+    const first = await run({ AX_TASK: 'a', SHARED: 'one', ONLY_FIRST: 'x' });
+    expect([first.get('AX_TASK'), first.get('SHARED'), first.get('ONLY_FIRST')]).toEqual(['a', 'one', 'x']);
+    // A variable of the first start's base removed, one changed, one new.
+    const second = await run({ AX_TASK: 'b', SHARED: 'two', ONLY_SECOND: 'y' }, ['HOME']);
+    expect([second.get('AX_TASK'), second.get('SHARED'), second.get('ONLY_SECOND')]).toEqual(['b', 'two', 'y']);
+    expect(second.has('ONLY_FIRST')).toBe(false);
+    expect(second.has('HOME')).toBe(false);
+    // Many differences at once: a new base goes first; then back to a small difference.
+    const many = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`MANY_${i}`, String(i)]));
+    const third = await run({ AX_TASK: 'c', ...many });
+    expect(third.get('MANY_49')).toBe('49');
+    expect(third.get('HOME')).toBe(process.env.HOME);
+    const fourth = await run({ AX_TASK: 'd' });
+    expect([...fourth.keys()].filter((k) => k.startsWith('MANY_'))).toEqual([]);
+    expect(fourth.get('AX_TASK')).toBe('d');
+    expect(runner.launcherPids()).toHaveLength(1);
+  });
 });

@@ -169,4 +169,29 @@ describe.skipIf(!available)('the desktop engine host joins a team as a temporary
     },
     TEST_TIMEOUT_MS,
   );
+  it(
+    'joined taking unlabelled tasks too (the person chose so): the unlabelled task runs on the laptop, registered as accepting it',
+    async () => {
+      await team.serve({ role: 'scheduler', noWork: true });
+      const laptop = startLaptop({ mysql: team.mysqlUrl, redis: team.redisUrl }, 'open-laptop');
+      await laptop.host.ready;
+      laptop.send({ type: 'team-join', labels: ['laptop'], acceptUnlabelled: true });
+      const joined = await laptop.state('joined');
+      expect(joined).toMatchObject({ labels: ['laptop'], acceptUnlabelled: true });
+      const workerId = joined.workerId as string;
+      const record = await waitFor(() => registered(workerId), { timeoutMs: 10_000, message: 'the laptop in the workers list' });
+      expect(record).toMatchObject({ labels: ['laptop'], acceptUnlabelled: true });
+
+      team.writeWorkflow('plain.yaml', 'workflow: plain-only\ntasks:\n  plain:\n    command: "echo unlabelled"\n  gpu:\n    command: "true"\n    labels: [gpu]\n');
+      const applied = await team.ax(['apply', '--force', path.join(team.dir, 'plain.yaml')]);
+      expect(applied.code, applied.stderr).toBe(0);
+      const runId = await team.startRunInProcess('plain-only');
+      const instances = await team.waitInstances(runId, (l) => l.some((i) => i.taskName === 'plain' && i.state === 'SUCCESS'), 'the unlabelled task did not run on the laptop');
+      expect(instances.find((i) => i.taskName === 'plain')?.workerId).toBe(workerId);
+      // Still not a label it lacks.
+      expect(instances.find((i) => i.taskName === 'gpu')).toMatchObject({ state: 'WAITING' });
+      expect(await laptop.host.stop(5_000)).toEqual({ code: 0, signal: null });
+    },
+    TEST_TIMEOUT_MS,
+  );
 });

@@ -112,7 +112,7 @@ function simulatePreload([initial, secrets]: [DesktopEngineStatus, DesktopSecret
   // The team worker (window.axDesktop.team): the test reads the calls and pushes statuses (__axTeam).
   const team = {
     status: { state: 'left', canJoin: true, wanted: false } as Record<string, unknown>,
-    calls: [] as [string, string[] | null][],
+    calls: [] as [string, string[] | null, boolean | null][],
     listeners: new Set<(s: unknown) => void>(),
     emit(status: Record<string, unknown>) {
       team.status = status;
@@ -158,12 +158,12 @@ function simulatePreload([initial, secrets]: [DesktopEngineStatus, DesktopSecret
     },
     team: {
       status: async () => team.status,
-      async join(labels?: string[]) {
-        team.calls.push(['join', labels ?? null]);
+      async join(labels?: string[], options?: { acceptUnlabelled?: boolean }) {
+        team.calls.push(['join', labels ?? null, options?.acceptUnlabelled ?? null]);
         return team.status;
       },
       async leave() {
-        team.calls.push(['leave', null]);
+        team.calls.push(['leave', null, null]);
         return team.status;
       },
       onStatus(listener: (s: unknown) => void) {
@@ -434,21 +434,21 @@ describe.skipIf(skip)('the UI in the desktop app', () => {
   });
 
   it('settings: join the team as a worker with labels, its state followed, leave; a failure says why (en, zh-CN)', async () => {
-    type TeamHandle = { calls: [string, string[] | null][]; emit(s: Record<string, unknown>): void };
+    type TeamHandle = { calls: [string, string[] | null, boolean | null][]; emit(s: Record<string, unknown>): void };
     const teamCalls = () => page.evaluate(() => (window as unknown as { __axTeam: TeamHandle }).__axTeam.calls);
     const teamEmit = (status: Record<string, unknown>) => page.evaluate((s) => (window as unknown as { __axTeam: TeamHandle }).__axTeam.emit(s), status);
     await shellNavigate(page, '/settings');
     const card = page.locator('[data-testid="desktop-team"]');
     await card.getByText('Not in the team.').waitFor({ timeout: 15_000 });
-    await card.getByLabel('Labels').fill('laptop, gpu ,');
+    await card.getByLabel('Labels', { exact: true }).fill('laptop, gpu ,');
     await card.getByRole('button', { name: 'Join team as worker' }).click();
-    await expect.poll(teamCalls).toEqual([['join', ['laptop', 'gpu']]]);
+    await expect.poll(teamCalls).toEqual([['join', ['laptop', 'gpu'], false]]);
 
     await teamEmit({ state: 'joined', workerId: 'mac-1a2b', labels: ['laptop', 'gpu'], running: 1, canJoin: true, wanted: true });
     await card.getByText('In the team as worker mac-1a2b: 1 running.').waitFor();
-    expect(await card.getByLabel('Labels').isDisabled()).toBe(true);
+    expect(await card.getByLabel('Labels', { exact: true }).isDisabled()).toBe(true);
     await card.getByRole('button', { name: 'Leave team' }).click();
-    await expect.poll(teamCalls).toEqual([['join', ['laptop', 'gpu']], ['leave', null]]);
+    await expect.poll(teamCalls).toEqual([['join', ['laptop', 'gpu'], false], ['leave', null, null]]);
     await teamEmit({ state: 'leaving', workerId: 'mac-1a2b', canJoin: true, wanted: false });
     await card.getByText('Leaving the team: running tasks finish first…').waitFor();
     expect(await card.getByRole('button', { name: 'Join team as worker' }).isDisabled()).toBe(true);
@@ -467,6 +467,17 @@ describe.skipIf(skip)('the UI in the desktop app', () => {
     await card.getByRole('button', { name: '离开团队' }).waitFor();
     await page.getByRole('combobox', { name: '语言' }).click();
     await page.getByTitle('English').click();
+    await teamEmit({ state: 'left', canJoin: true, wanted: false });
+
+    // Taking unlabelled tasks too: asked for with a warning, and shown once joined.
+    expect(await card.getByText("Any teammate's task without labels may then run on this laptop", { exact: false }).count()).toBe(0);
+    await card.getByRole('checkbox', { name: 'Also take tasks that have no labels' }).check();
+    await card.getByText("Any teammate's task without labels may then run on this laptop", { exact: false }).waitFor();
+    await card.getByRole('button', { name: 'Join team as worker' }).click();
+    await expect.poll(async () => (await teamCalls()).at(-1)).toEqual(['join', ['laptop', 'gpu'], true]);
+    await teamEmit({ state: 'joined', workerId: 'mac-1a2b', labels: ['laptop', 'gpu'], acceptUnlabelled: true, running: 0, canJoin: true, wanted: true });
+    await card.getByText('also unlabelled').waitFor();
+    await shoot(page, 'settings-team-unlabelled-en');
     await teamEmit({ state: 'left', canJoin: true, wanted: false });
     expect(await page.evaluate(() => window.__axMissingKeys ?? [])).toEqual([]);
   });

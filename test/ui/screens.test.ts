@@ -51,6 +51,7 @@ const SCREENS: { name: string; hash: string; needsText?: RegExp }[] = [
   { name: 'workers', hash: '#/workers' },
   { name: 'settings', hash: '#/settings' },
   { name: 'audit', hash: '#/audit' },
+  { name: 'alerts', hash: '#/alerts' },
   { name: 'search', hash: '#/search?q=echo' },
   { name: 'designer', hash: '#/designer/nightly-etl' },
   { name: 'designer-new', hash: '#/designer/new' },

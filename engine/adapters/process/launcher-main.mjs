@@ -9,7 +9,11 @@
 // batch, an array of operations, each an array whose first element names it; a batch holds what
 // one side had to say during one turn of its event loop.
 //   engine → launcher
-//     ['start', id, file, args, cwd | null, env]   spawn `file args` detached (its own group)
+//     ['base', env]                                the environment later starts differ from
+//     ['start', id, file, args, cwd | null, set, unset]
+//                                                  spawn `file args` detached (its own group),
+//                                                  its environment the base with `set` (an
+//                                                  object) over it and the `unset` names removed
 //   launcher → engine
 //     ['pid', id, pid, startTicks]                 spawned; startTicks: its start time from
 //                                                  /proc (field 22), read before it can be
@@ -70,6 +74,15 @@ function flush() {
   }
   // A backlog: stop reading task output until it is written, so a chatty task cannot fill memory.
   if (sent === false) for (const s of streams) s.pause();
+}
+
+/** The environment the engine's tasks share; each start sends only how its own differs. */
+let base = {};
+
+function envOf(set, unset) {
+  const env = { ...base, ...set };
+  for (const name of unset) delete env[name];
+  return env;
 }
 
 function start(id, file, args, cwd, env) {
@@ -195,7 +208,8 @@ function stopAll() {
 
 process.on('message', (batch) => {
   for (const op of batch) {
-    if (op[0] === 'start' && !stopping) start(op[1], op[2], op[3], op[4], op[5]);
+    if (op[0] === 'base') base = op[1];
+    else if (op[0] === 'start' && !stopping) start(op[1], op[2], op[3], op[4], envOf(op[5], op[6]));
   }
 });
 process.on('disconnect', stopAll);

@@ -49,6 +49,9 @@ export interface LauncherProcessRunnerOptions {
 
 type Op = [string, ...unknown[]];
 
+/** Past this many differing variables a start sends a new base environment first. */
+const BASE_ENV_REFRESH = 32;
+
 interface Task {
   prepared: PreparedSpawn;
   handlers: ProcessOutputHandlers;
@@ -119,6 +122,8 @@ class Launcher {
   private outbox: Op[] = [];
   private flushing = false;
   private gone: string | undefined;
+  /** the environment last sent as the launcher's base (see envDelta) */
+  private baseEnv: Record<string, string> | undefined;
 
   constructor(
     watchdogGraceMs: number,
@@ -166,8 +171,31 @@ class Launcher {
       const line = (stream: 'stdout' | 'stderr') => new LineSplitter(maxLineBytes, (text, bytes) => handlers.onLine(stream, text, bytes));
       this.tasks.set(id, { prepared, handlers, splitters: [line('stdout'), line('stderr')], started, ended, exited });
       this.hold(true);
-      this.send(['start', id, prepared.file, prepared.args, cwd ?? null, prepared.env]);
+      this.send(['start', id, prepared.file, prepared.args, cwd ?? null, ...this.envDelta(prepared.env)]);
     });
+  }
+
+  /**
+   * A task's environment as its difference from the launcher's base: the engine's environment
+   * (a few KB) is the same for every task, and was most of what a start sent. A new base is sent
+   * when the difference is no longer small (the engine's own environment changed).
+   */
+  private envDelta(env: Record<string, string>): [Record<string, string>, string[]] {
+    const delta = (): [Record<string, string>, string[]] => {
+      const set: Record<string, string> = Object.create(null) as Record<string, string>;
+      const unset: string[] = [];
+      for (const name in env) if (this.baseEnv?.[name] !== env[name]) set[name] = env[name] as string;
+      for (const name in this.baseEnv) if (!(name in env)) unset.push(name);
+      return [set, unset];
+    };
+    let [set, unset] = delta();
+    if (this.baseEnv === undefined || unset.length + Object.keys(set).length > BASE_ENV_REFRESH) {
+      // The task's own variables (AX_*, the task's env) stay out of the base: they differ per task.
+      this.baseEnv = Object.fromEntries(Object.entries(env).filter(([name]) => !name.startsWith('AX_')));
+      this.send(['base', this.baseEnv]);
+      [set, unset] = delta();
+    }
+    return [set, unset];
   }
 
   /** The channel keeps the engine's event loop alive only while tasks run. */

@@ -8,6 +8,8 @@
 // of four statements, locking instance rows only by their key.
 import { type Expression, type ExpressionBuilder, type Kysely, type SqlBool, sql, type Transaction } from 'kysely';
 import type { ClaimCandidate } from '../../ports/store.ts';
+import { groupCommit } from './group-commit.ts';
+import { memoQuery, slot } from './memo-query.ts';
 import type { SqlDialectName } from './migrations.ts';
 import { transact } from './transition-queries.ts';
 import type { Database } from './schema.ts';
@@ -35,31 +37,42 @@ export async function claimDueInstances(
   now: number,
 ): Promise<number[]> {
   if (candidates.length === 0) return [];
-  return dialect === 'sqlite' ? claimSqlite(db, workerId, candidates, now) : claimMysql(db, workerId, candidates, now);
+  // SQLite: the claim shares its commit with the other writes of the turn (group-commit.ts).
+  return dialect === 'sqlite' ? groupCommit(db, (trx) => claimSqlite(trx, workerId, candidates, now)) : claimMysql(db, workerId, candidates, now);
 }
 
 async function claimSqlite(db: Kysely<Database>, workerId: string, candidates: ClaimCandidate[], now: number): Promise<number[]> {
-  // Free slots, read inside the statement: a worker the store does not know has none, and a
-  // negative LIMIT would mean "no limit" to SQLite.
-  const free = sql<number>`max(0, coalesce((select max_concurrency from worker where id = ${workerId}), 0) - (select count(*) from task_instance where worker_id = ${workerId} and state in (${sql.join(ACTIVE)})))`;
-  const rows = await db
-    .updateTable('task_instance')
-    .set({ state: 'DISPATCHED', worker_id: workerId, dispatched_at: now, reason: null })
-    .where('id', 'in', (qb) =>
-      qb
-        .selectFrom('task_instance')
-        .select('id')
-        .where(candidateFilter(candidates))
-        // `+state`: look the candidates up by key; SQLite would otherwise walk every due
-        // WAITING row by the (state, not_before) index, the queue scan this exists to avoid.
-        .where(sql<string>`+state`, '=', 'WAITING')
-        .where('not_before', '<=', now)
-        .orderBy('not_before')
-        .orderBy('id')
-        .limit(free),
-    )
-    .returning('id')
-    .execute();
+  // Slots: the worker, now, then each candidate's id and attempt (one statement per count).
+  const slotted = candidates.map((_, i) => ({ id: slot<number>(2 + 2 * i), attempt: slot<number>(3 + 2 * i) }));
+  const { rows } = await memoQuery(
+    db,
+    `claim:${candidates.length}`,
+    (d) => {
+      const worker = slot<string>(0);
+      const at = slot<number>(1);
+      // Free slots, read inside the statement: a worker the store does not know has none, and a
+      // negative LIMIT would mean "no limit" to SQLite.
+      const free = sql<number>`max(0, coalesce((select max_concurrency from worker where id = ${worker}), 0) - (select count(*) from task_instance where worker_id = ${worker} and state in (${sql.join(ACTIVE)})))`;
+      return d
+        .updateTable('task_instance')
+        .set({ state: 'DISPATCHED', worker_id: worker, dispatched_at: at, reason: null })
+        .where('id', 'in', (qb) =>
+          qb
+            .selectFrom('task_instance')
+            .select('id')
+            .where(candidateFilter(slotted))
+            // `+state`: look the candidates up by key; SQLite would otherwise walk every due
+            // WAITING row by the (state, not_before) index, the queue scan this exists to avoid.
+            .where(sql<string>`+state`, '=', 'WAITING')
+            .where('not_before', '<=', at)
+            .orderBy('not_before')
+            .orderBy('id')
+            .limit(free),
+        )
+        .returning('id');
+    },
+    [workerId, now, ...candidates.flatMap((c) => [c.id, c.attempt])],
+  );
   return rows.map((r) => r.id).sort((a, b) => a - b);
 }
 

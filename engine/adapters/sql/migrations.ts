@@ -289,6 +289,59 @@ function eventKeys(dialect: SqlDialectName): Migration {
 }
 
 /**
+ * Alerts and their deliveries (issue 12). `alert_key` is unique: the node whose insert wins
+ * sends the alert, so a team sends each once. `(group_key, opens_group)` is unique too, and
+ * only a group's first alert has `opens_group` 1 (the others NULL, which a unique index lets
+ * repeat): the insert that opens a group sends at once, later ones are counted for its summary.
+ */
+function alerts(dialect: SqlDialectName): Migration {
+  const t = types(dialect);
+  const end = tableEnd(dialect);
+  return {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('alert')
+        .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+        .addColumn('alert_key', t.name, (c) => c.notNull().unique())
+        .addColumn('group_key', t.name, (c) => c.notNull())
+        .addColumn('opens_group', 'integer')
+        .addColumn('group_ends_at', t.big, (c) => c.notNull())
+        .addColumn('group_done', 'integer', (c) => c.notNull())
+        .addColumn('rule', t.name, (c) => c.notNull())
+        .addColumn('subject', t.name, (c) => c.notNull())
+        .addColumn('workflow', t.name)
+        .addColumn('run_id', 'integer')
+        .addColumn('instance_id', 'integer')
+        .addColumn('severity', t.name, (c) => c.notNull())
+        .addColumn('title', t.longText, (c) => c.notNull())
+        .addColumn('message', t.longText, (c) => c.notNull())
+        .addColumn('at', t.big, (c) => c.notNull())
+        .addColumn('node', t.name, (c) => c.notNull())
+        .addColumn('kind', t.name, (c) => c.notNull())
+        .addColumn('repeats', 'integer')
+        .addColumn('state', t.name, (c) => c.notNull())
+        .addUniqueConstraint('alert_group_opener', ['group_key', 'opens_group'])
+        .modifyEnd(end)
+        .execute();
+      await db.schema.createIndex('alert_group_due').on('alert').columns(['group_done', 'group_ends_at']).execute();
+      await db.schema.createIndex('alert_at').on('alert').column('at').execute();
+      await db.schema
+        .createTable('alert_delivery')
+        .addColumn('alert_id', 'integer', (c) => c.notNull())
+        .addColumn('channel', t.name, (c) => c.notNull())
+        .addColumn('kind', t.name)
+        .addColumn('state', t.name, (c) => c.notNull())
+        .addColumn('attempts', 'integer', (c) => c.notNull())
+        .addColumn('error', t.longText)
+        .addColumn('at', t.big, (c) => c.notNull())
+        .addPrimaryKeyConstraint('alert_delivery_pk', ['alert_id', 'channel'])
+        .modifyEnd(end)
+        .execute();
+    },
+  };
+}
+
+/**
  * Dependencies across workflows (issue 13): `cross_dependency`, what each task names in other
  * workflows (by name: the upstream may not exist yet), found by its upstream for lineage and
  * apply's checks; `upstream_wait`, one row per upstream a held instance still waits for, found
@@ -352,7 +405,8 @@ class StaticProvider implements MigrationProvider {
       '0008_graph_page_indexes': graphPageIndexes(this.dialect),
       '0009_engine_flags': engineFlags(this.dialect),
       '0010_event_keys': eventKeys(this.dialect),
-      '0011_cross_workflow_dependencies': crossWorkflowDependencies(this.dialect),
+      '0011_alerts': alerts(this.dialect),
+      '0012_cross_workflow_dependencies': crossWorkflowDependencies(this.dialect),
     };
   }
 }

@@ -2,6 +2,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { InstanceRecord, InstanceState, RunRecord, RunState } from '../../api/types.ts';
 import type { InstanceGuard, InstancePatch, NewInstance, NewRun, RunFilter } from '../../ports/store.ts';
+import { memoQuery, slot } from './memo-query.ts';
 import { chunks, instanceFromRow, runFromRow } from './rows.ts';
 import type { Updateable } from 'kysely';
 import type { Database, TaskInstanceTable } from './schema.ts';
@@ -47,7 +48,7 @@ export async function insertRun(db: Kysely<Database>, run: NewRun): Promise<numb
 }
 
 export async function getRun(db: Kysely<Database>, id: number): Promise<RunRecord | undefined> {
-  const row = await runs(db).where('workflow_run.id', '=', id).executeTakeFirst();
+  const [row] = (await memoQuery(db, 'run-by-id', (d) => runs(d).where('workflow_run.id', '=', slot(0)), [id])).rows;
   return row ? runFromRow(row) : undefined;
 }
 
@@ -108,7 +109,7 @@ export async function createInstance(db: Kysely<Database>, i: NewInstance): Prom
 }
 
 export async function getInstance(db: Kysely<Database>, id: number): Promise<InstanceRecord | undefined> {
-  const row = await db.selectFrom('task_instance').selectAll().where('id', '=', id).executeTakeFirst();
+  const [row] = (await memoQuery(db, 'instance-by-id', (d) => d.selectFrom('task_instance').selectAll().where('id', '=', slot(0)), [id])).rows;
   return row ? instanceFromRow(row) : undefined;
 }
 
@@ -130,13 +131,18 @@ export async function dueWaiting(
   limit: number,
   after?: { notBefore: number; id: number },
 ): Promise<InstanceRecord[]> {
-  let q = db.selectFrom('task_instance').selectAll().where('state', '=', 'WAITING').where('not_before', '<=', now);
-  if (after) {
-    q = q.where((eb) =>
-      eb.or([eb('not_before', '>', after.notBefore), eb.and([eb('not_before', '=', after.notBefore), eb('id', '>', after.id)])]),
-    );
-  }
-  const rows = await q.orderBy('not_before').orderBy('id').limit(limit).execute();
+  const { rows } = await memoQuery(
+    db,
+    after ? 'due-waiting-after' : 'due-waiting',
+    (d) => {
+      let q = d.selectFrom('task_instance').selectAll().where('state', '=', 'WAITING').where('not_before', '<=', slot(0));
+      if (after) {
+        q = q.where((eb) => eb.or([eb('not_before', '>', slot(2)), eb.and([eb('not_before', '=', slot(2)), eb('id', '>', slot(3))])]));
+      }
+      return q.orderBy('not_before').orderBy('id').limit(slot(1));
+    },
+    [now, limit, after?.notBefore, after?.id],
+  );
   return rows.map(instanceFromRow);
 }
 
@@ -176,18 +182,39 @@ export async function transitionInstance(
   to: InstanceState | undefined,
   patch: InstancePatch,
 ): Promise<boolean> {
-  const values = { ...instancePatchColumns(patch), ...(to !== undefined && { state: to }) };
-  let q = db
-    .updateTable('task_instance')
-    // Nothing to write is still a guarded check ("do I still own it?"); `SET state = state`
-    // keeps the statement valid, since an empty SET is a syntax error.
-    .set((eb) => (Object.keys(values).length > 0 ? values : { state: eb.ref('state') }))
-    .where('id', '=', id)
-    .where('state', 'in', guard.from)
-    .where('attempt', '=', guard.attempt);
-  if (guard.workerId !== undefined) q = q.where('worker_id', '=', guard.workerId);
-  const res = await q.executeTakeFirst();
-  return Number(res.numUpdatedRows) > 0;
+  return guardedInstanceUpdate(db, { ...instancePatchColumns(patch), ...(to !== undefined && { state: to }) }, id, guard);
+}
+
+/**
+ * The compare-and-set of one instance: `values` written only while it is in one of guard.from,
+ * at guard.attempt (and held by guard.workerId when given). True when it was.
+ */
+export async function guardedInstanceUpdate(db: Kysely<Database>, values: Updateable<TaskInstanceTable>, id: number, guard: InstanceGuard): Promise<boolean> {
+  const columns = Object.keys(values);
+  // Slots: the values in column order, then the id, attempt, worker id and the states it may be in.
+  const n = columns.length;
+  const res = await memoQuery(
+    db,
+    `instance-cas:${columns.join(',')}:${guard.from.length}:${guard.workerId !== undefined}`,
+    (d) => {
+      let q = d
+        .updateTable('task_instance')
+        // Nothing to write is still a guarded check ("do I still own it?"); `SET state = state`
+        // keeps the statement valid, since an empty SET is a syntax error.
+        .set((eb) => (n > 0 ? Object.fromEntries(columns.map((c, i) => [c, slot(i)])) : { state: eb.ref('state') }))
+        .where('id', '=', slot(n))
+        .where(
+          'state',
+          'in',
+          guard.from.map((_, i) => slot(n + 3 + i)),
+        )
+        .where('attempt', '=', slot(n + 1));
+      if (guard.workerId !== undefined) q = q.where('worker_id', '=', slot(n + 2));
+      return q;
+    },
+    [...Object.values(values), id, guard.attempt, guard.workerId, ...guard.from],
+  );
+  return Number(res.numAffectedRows ?? 0) > 0;
 }
 
 export async function unhandledFinished(db: Kysely<Database>, limit: number): Promise<InstanceRecord[]> {

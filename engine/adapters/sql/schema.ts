@@ -147,7 +147,42 @@ export interface EventKeyTable {
   run_ids: string | null;
 }
 
-/** What a task names in another workflow (migration 0011): by name, as it may not exist yet. */
+/** An alert (migration 0012): unique by alert_key; opens_group 1 on its group's first alert only. */
+export interface AlertTable {
+  id: Generated<number>;
+  alert_key: string;
+  group_key: string;
+  opens_group: number | null;
+  group_ends_at: number;
+  /** 1 once the group's summary was dealt with (sent, or nothing to say) */
+  group_done: number;
+  rule: string;
+  subject: string;
+  workflow: string | null;
+  run_id: number | null;
+  instance_id: number | null;
+  severity: string;
+  title: string;
+  message: string;
+  at: number;
+  node: string;
+  kind: string;
+  repeats: number | null;
+  state: string;
+}
+
+/** One channel's delivery of one alert. */
+export interface AlertDeliveryTable {
+  alert_id: number;
+  channel: string;
+  kind: string | null;
+  state: string;
+  attempts: number;
+  error: string | null;
+  at: number;
+}
+
+/** What a task names in another workflow (migration 0012): by name, as it may not exist yet. */
 export interface CrossDependencyTable {
   workflow_id: number;
   task_id: number;
@@ -160,7 +195,7 @@ export interface CrossDependencyTable {
   position: number;
 }
 
-/** One upstream a held instance still waits for (migration 0011); deleted when released. */
+/** One upstream a held instance still waits for (migration 0012); deleted when released. */
 export interface UpstreamWaitTable {
   id: Generated<number>;
   instance_id: number;
@@ -190,4 +225,6 @@ export interface Database {
   event_key: EventKeyTable;
   cross_dependency: CrossDependencyTable;
   upstream_wait: UpstreamWaitTable;
+  alert: AlertTable;
+  alert_delivery: AlertDeliveryTable;
 }

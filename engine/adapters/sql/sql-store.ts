@@ -3,11 +3,15 @@
 // differ in locking (claim-queries.ts).
 import type { Kysely } from 'kysely';
 import type { AuditEntry, InstanceRecord, InstanceState, LogLine, RunRecord, RunState, SchedulingPause, WorkerRecord, WorkflowSpec, WorkflowSummary } from '../../api/types.ts';
-import type { ApplyResult, ClaimCandidate, EventKeyClaim, Finish, InstanceGuard, InstancePatch, NewInstance, RunFilter, Settlement, StartRun, TransitionResult, ScheduleRecord, Store, TaskRuntime, TaskSearchRow, WorkerRegistration, WorkflowGraph, UpstreamWaitDraft, WaiterNotice, CrossDependencyRow } from '../../ports/store.ts';
+import type { AlertDelivery, AlertFilter, AlertRecord, AlertState } from '../../api/alerts.ts';
+import type { AlertRecorded, DueAlertGroup, NewAlert, ApplyResult, ClaimCandidate, EventKeyClaim, Finish, InstanceGuard, InstancePatch, NewInstance, RunFilter, Settlement, StartRun, TransitionResult, ScheduleRecord, Store, TaskRuntime, TaskSearchRow, WorkerRegistration, WorkflowGraph, UpstreamWaitDraft, WaiterNotice, CrossDependencyRow } from '../../ports/store.ts';
 import { claimDueInstances } from './claim-queries.ts';
+import * as alerts from './alert-queries.ts';
 import * as eventKeys from './event-key-queries.ts';
 import * as flags from './flag-queries.ts';
+import { groupCommit } from './group-commit.ts';
 import { insertLogs } from './log-insert.ts';
+import { memoQuery } from './memo-query.ts';
 import type { SqlDialectName } from './migrations.ts';
 import { logFromRow, num, workerFromRow, workerToRow } from './rows.ts';
 import * as runs from './run-queries.ts';
@@ -110,6 +114,8 @@ export class SqlStore implements Store {
     return runs.nextWaitingAt(this.db);
   }
   transitionInstance(id: number, guard: InstanceGuard, to: InstanceState | undefined, patch: InstancePatch): Promise<boolean> {
+    // SQLite: one commit for the RUNNING and pid writes of a turn (group-commit.ts).
+    if (this.dialect === 'sqlite') return groupCommit(this.db, (trx) => runs.transitionInstance(trx, id, guard, to, patch));
     return runs.transitionInstance(this.db, id, guard, to, patch);
   }
   claimDueInstances(workerId: string, candidates: ClaimCandidate[], now: number): Promise<number[]> {
@@ -139,12 +145,17 @@ export class SqlStore implements Store {
     return wf.crossDependencies(this.db, filter);
   }
   async activeCountByWorker(): Promise<Map<string, number>> {
-    const rows = await this.db
-      .selectFrom('task_instance')
-      .select(['worker_id', (eb) => eb.fn.countAll<number>().as('n')])
-      .where('state', 'in', ['DISPATCHED', 'RUNNING'])
-      .groupBy('worker_id')
-      .execute();
+    const { rows } = await memoQuery(
+      this.db,
+      'active-count-by-worker',
+      (d) =>
+        d
+          .selectFrom('task_instance')
+          .select(['worker_id', (eb) => eb.fn.countAll<number>().as('n')])
+          .where('state', 'in', ['DISPATCHED', 'RUNNING'])
+          .groupBy('worker_id'),
+      [],
+    );
     return new Map(rows.filter((r) => r.worker_id !== null).map((r) => [r.worker_id as string, Number(r.n)]));
   }
   recordTaskHeartbeats(workerId: string, beats: { instanceId: number; attempt: number; at: number }[]): Promise<Set<number>> {
@@ -190,6 +201,9 @@ export class SqlStore implements Store {
   }
   countInstances(states: InstanceState[], opts?: { queuedOnly?: boolean }): Promise<number> {
     return views.countInstances(this.db, states, opts);
+  }
+  countRuns(states: RunState[]): Promise<number> {
+    return views.countRuns(this.db, states);
   }
   searchTasks(query: string, limit: number): Promise<TaskSearchRow[]> {
     return views.searchTasks(this.db, query, limit);
@@ -270,5 +284,30 @@ export class SqlStore implements Store {
   }
   purgeEventKeys(before: number): Promise<number> {
     return eventKeys.purgeEventKeys(this.db, before);
+  }
+
+  recordAlert(alert: NewAlert): Promise<AlertRecorded> {
+    return alerts.recordAlert(this.db, alert);
+  }
+  recordAlertDelivery(alertId: number, delivery: AlertDelivery): Promise<void> {
+    return alerts.recordAlertDelivery(this.db, alertId, delivery);
+  }
+  setAlertState(alertId: number, state: AlertState): Promise<void> {
+    return alerts.setAlertState(this.db, alertId, state);
+  }
+  dueAlertGroups(now: number, limit: number): Promise<DueAlertGroup[]> {
+    return alerts.dueAlertGroups(this.db, now, limit);
+  }
+  closeAlertGroup(openerId: number): Promise<void> {
+    return alerts.closeAlertGroup(this.db, openerId);
+  }
+  listAlerts(filter: AlertFilter): Promise<AlertRecord[]> {
+    return alerts.listAlerts(this.db, filter);
+  }
+  getAlert(id: number): Promise<AlertRecord | undefined> {
+    return alerts.getAlert(this.db, id);
+  }
+  purgeAlerts(before: number): Promise<number> {
+    return alerts.purgeAlerts(this.db, before);
   }
 }

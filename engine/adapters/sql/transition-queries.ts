@@ -24,9 +24,11 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import { AxError } from '../../api/errors.ts';
 import type { InstanceRecord, InstanceState, RunRecord, RunState } from '../../api/types.ts';
 import type { Finish, InstanceDraft, Settlement, StartRun, TransitionResult } from '../../ports/store.ts';
+import { groupCommit } from './group-commit.ts';
+import { memoQuery, slot } from './memo-query.ts';
 import type { SqlDialectName } from './migrations.ts';
 import { chunks, instanceFromRow } from './rows.ts';
-import { getRun, instancePatchColumns, insertRun, isUniqueViolation } from './run-queries.ts';
+import { getRun, guardedInstanceUpdate, instancePatchColumns, insertRun, isUniqueViolation } from './run-queries.ts';
 import type { Database, WorkflowRunTable } from './schema.ts';
 import type { Selectable } from 'kysely';
 import { dropWaits, holdForUpstreams, releaseWaiters, waitersOf } from './upstream-waits.ts';
@@ -48,7 +50,9 @@ const DEADLOCK_ATTEMPTS = 10;
  * whole; it is then simply run again, after a short random pause so the same pair does not
  * collide again at once.
  */
-export async function transact<T>(db: Kysely<Database>, work: (trx: Trx) => Promise<T>): Promise<T> {
+export async function transact<T>(db: Kysely<Database>, work: (trx: Trx) => Promise<T>, dialect?: SqlDialectName): Promise<T> {
+  // SQLite has no deadlocks; its writes of one turn share a commit.
+  if (dialect === 'sqlite') return groupCommit(db, work);
   for (let attempt = 1; ; attempt++) {
     try {
       return await db.transaction().execute(work);
@@ -61,9 +65,17 @@ export async function transact<T>(db: Kysely<Database>, work: (trx: Trx) => Prom
 
 /** The run's row, locked on MySQL: exclusively, or shared (by a finish). */
 async function lockRun(trx: Trx, dialect: SqlDialectName, runId: number, mode: 'update' | 'share' = 'update'): Promise<Selectable<WorkflowRunTable> | undefined> {
-  const q = trx.selectFrom('workflow_run').selectAll().where('id', '=', runId);
-  if (dialect !== 'mysql') return q.executeTakeFirst();
-  return (mode === 'update' ? q.forUpdate() : q.modifyEnd(sql`lock in share mode`)).executeTakeFirst();
+  const how = dialect !== 'mysql' ? 'plain' : mode;
+  const { rows } = await memoQuery(
+    trx,
+    `lock-run:${how}`,
+    (d) => {
+      const q = d.selectFrom('workflow_run').selectAll().where('id', '=', slot(0));
+      return how === 'plain' ? q : how === 'update' ? q.forUpdate() : q.modifyEnd(sql`lock in share mode`);
+    },
+    [runId],
+  );
+  return rows[0];
 }
 
 /** Inserts the drafts into the run; one that exists already (a step run twice) is skipped. */
@@ -87,7 +99,8 @@ async function insertDrafts(trx: Trx, dialect: SqlDialectName, run: { id: number
       failovers: d.failovers ?? 0,
     };
     try {
-      const res = await trx.insertInto('task_instance').values(values).executeTakeFirstOrThrow();
+      const columns = Object.keys(values);
+      const res = await memoQuery(trx, 'insert-instance', (d) => d.insertInto('task_instance').values(Object.fromEntries(columns.map((c, i) => [c, slot(i)])) as typeof values), Object.values(values));
       const id = Number(res.insertId);
       // Upstreams in other workflows: held until they succeed (issue 13; upstream-waits.ts).
       const held = d.waits ? await holdForUpstreams(trx, dialect, { id, runId: run.id, workflowId: run.workflow_id }, d.waits(Number(run.logical_time)), now) : undefined;
@@ -181,7 +194,7 @@ export async function startRun(db: Kysely<Database>, dialect: SqlDialectName, st
     }
     const created = state === 'RUNNING' && roots.length > 0 ? await insertDrafts(trx, dialect, { id, workflow_id: run.workflowId, logical_time: run.logicalTime }, roots, run.createdAt) : [];
     return { run: await runRecord(trx, id), created };
-  });
+  }, dialect);
 }
 
 export async function finishInstance(db: Kysely<Database>, dialect: SqlDialectName, finish: Finish, now: number): Promise<TransitionResult> {
@@ -190,14 +203,7 @@ export async function finishInstance(db: Kysely<Database>, dialect: SqlDialectNa
     const result: TransitionResult = { done: false, created: [], ended: [], runs: [] };
     const run = await lockRun(trx, dialect, finish.runId, 'share');
     const { guard } = finish;
-    let q = trx
-      .updateTable('task_instance')
-      .set({ ...instancePatchColumns(finish.patch), state: finish.to, handled: 1 })
-      .where('id', '=', finish.id)
-      .where('state', 'in', guard.from)
-      .where('attempt', '=', guard.attempt);
-    if (guard.workerId !== undefined) q = q.where('worker_id', '=', guard.workerId);
-    if (Number((await q.executeTakeFirst()).numUpdatedRows) === 0) return result;
+    if (!(await guardedInstanceUpdate(trx, { ...instancePatchColumns(finish.patch), state: finish.to, handled: 1 }, finish.id, guard))) return result;
     result.done = true;
     if (run) await followAcrossWorkflows(trx, dialect, finish, run, now, result);
     if (!run || run.state !== 'RUNNING') return result;
@@ -221,13 +227,13 @@ export async function finishInstance(db: Kysely<Database>, dialect: SqlDialectNa
     if (result.created.some((i) => i.state === 'WAITING')) return result;
     if (shared) {
       // Another active instance nobody is finishing right now: the run goes on (its finish looks again).
-      const untouched = await pendingQuery(trx, run.id).modifyEnd(sql`lock in share mode skip locked`).executeTakeFirst();
-      if (untouched) return result;
+      const untouched = await memoQuery(trx, 'pending-skip-locked', (d) => pendingQuery(d, slot(0)).modifyEnd(sql`lock in share mode skip locked`), [run.id]);
+      if (untouched.rows.length > 0) return result;
       await lockRun(trx, dialect, run.id, 'update');
     }
     await settle(trx, dialect, run, finish.settlement, now, result);
     return result;
-  });
+  }, dialect);
 }
 
 /**
@@ -253,7 +259,7 @@ async function settleAcrossWorkflows(trx: Trx, dialect: SqlDialectName, run: Sel
   else (result.failedWaiters ??= []).push(...(await waitersOf(trx, dialect, wf.name, null, at)));
 }
 
-function pendingQuery(trx: Trx, runId: number) {
+function pendingQuery(trx: Kysely<Database>, runId: number) {
   return trx.selectFrom('task_instance').select('id').where('run_id', '=', runId).where('state', 'in', ACTIVE).limit(1);
 }
 
@@ -265,7 +271,7 @@ export async function settleRun(db: Kysely<Database>, dialect: SqlDialectName, r
     await settle(trx, dialect, run, settlement, now, result);
     result.done = result.runs.length > 0;
     return result;
-  });
+  }, dialect);
 }
 
 /** Ends the locked RUNNING run if nothing of it is pending, then starts the next queued one. */
@@ -277,7 +283,7 @@ async function settle(
   now: number,
   result: TransitionResult,
 ): Promise<void> {
-  if (await pendingQuery(trx, run.id).executeTakeFirst()) return;
+  if ((await memoQuery(trx, 'pending', (d) => pendingQuery(d, slot(0)), [run.id])).rows.length > 0) return;
   const succeeded = await trx
     .selectFrom('task_instance')
     .select(sql<number>`count(distinct task_id)`.as('n'))
@@ -310,5 +316,5 @@ export async function cancelRun(db: Kysely<Database>, dialect: SqlDialectName, r
     result.ended.push(...active.map((r) => instanceFromRow({ ...r, state: 'CANCELLED', reason, finished_at: now, handled: 1 })));
     await startQueued(trx, dialect, run.workflow_id, queuedRoots, now, result);
     return result;
-  });
+  }, dialect);
 }

@@ -161,7 +161,7 @@ export async function holdInstance(db: Kysely<Database>, dialect: SqlDialectName
     if (row?.state !== 'WAITING' || Number(row.not_before) !== HELD_FOR_UPSTREAM) return row && instanceFromRow(row);
     const held = await holdForUpstreams(trx, dialect, { id: row.id, runId: row.run_id, workflowId: row.workflow_id }, waits, now);
     return instanceFromRow({ ...row, not_before: held.notBefore, reason: held.reason });
-  });
+  }, dialect);
 }
 
 export async function expiredWaits(db: Kysely<Database>, now: number, limit: number): Promise<WaiterNotice[]> {

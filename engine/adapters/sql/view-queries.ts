@@ -75,6 +75,11 @@ export async function countInstances(db: Kysely<Database>, states: InstanceState
   return num(row?.n ?? 0);
 }
 
+export async function countRuns(db: Kysely<Database>, states: RunState[]): Promise<number> {
+  const row = await db.selectFrom('workflow_run').select((eb) => eb.fn.countAll<number>().as('n')).where('state', 'in', states).executeTakeFirst();
+  return num(row?.n ?? 0);
+}
+
 export async function searchTasks(db: Kysely<Database>, query: string, limit: number): Promise<TaskSearchRow[]> {
   const pattern = likePattern(query);
   const like = (column: 'workflow.name' | 'task_definition.name' | 'task_definition.command') =>

@@ -11,7 +11,8 @@ import { retrying } from '../../core/retry.ts';
 import { systemClock } from '../../adapters/system-clock.ts';
 import type { ApiServer } from '../../server/ws-server.ts';
 import { apiToken, readEngineLock, resolveDataDir } from '../node/data-dir.ts';
-import { startLocalApi } from '../node/local-api.ts';
+import { metricsAuth, startLocalApi } from '../node/local-api.ts';
+import { type MetricsServer, startMetricsServer } from '../../server/metrics-server.ts';
 import { openTeamEngine, type TeamRole, teamConnection } from '../node/team.ts';
 import { embeddedEngine, type GlobalOptions, modeOf } from './connect.ts';
 import { intArg, MAX_CONCURRENCY, MAX_SECONDS } from './int-arg.ts';
@@ -28,6 +29,44 @@ interface ServeOptions {
   labels?: string;
   temporary?: boolean;
   accept?: string;
+  metricsAddress?: MetricsAddress;
+}
+
+interface MetricsAddress {
+  host: string;
+  port: number;
+}
+
+/** --metrics-address HOST:PORT ([IPv6]:PORT); the port 0-65535. */
+function metricsAddressArg(value: string): MetricsAddress {
+  const m = /^(?:\[([0-9A-Fa-f:.]+)\]|([A-Za-z0-9.-]+)):([0-9]{1,5})$/.exec(value.trim());
+  const port = m ? Number(m[3]) : NaN;
+  if (!m || port > 65535) throw new AxError('validation', `--metrics-address must be HOST:PORT, e.g. 127.0.0.1:9464, 0.0.0.0:9464 or [::]:9464, not "${value}"`);
+  return { host: (m[1] ?? m[2]) as string, port };
+}
+
+const loopback = (host: string) => host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+
+/**
+ * Metrics on an address other machines can reach need the metrics token: they name workflows and
+ * workers. Checked before the engine starts, so a refused serve changes nothing.
+ */
+function checkMetricsAddress(dir: string, address: MetricsAddress | undefined): void {
+  if (!address || loopback(address.host)) return;
+  const auth = metricsAuth(dir, 'ax serve')();
+  if ('token' in auth) return;
+  const file = path.join(dir, 'metrics-token');
+  const why = 'refused' in auth ? auth.refused : `put a secret of at least 16 characters in ${file} first`;
+  throw new AxError('validation', `--metrics-address ${address.host}:${address.port} lets other machines scrape this node: ${why} (Prometheus sends it as a bearer token)`);
+}
+
+/** The metrics-only listener of --metrics-address, if asked for; said on stdout. */
+async function serveMetricsAddress(engine: Engine, dir: string, address: MetricsAddress | undefined): Promise<MetricsServer | undefined> {
+  if (!address) return undefined;
+  const server = await startMetricsServer({ metrics: engine.metrics, auth: metricsAuth(dir, 'ax serve'), ...address });
+  const host = address.host.includes(':') ? `[${address.host}]` : address.host;
+  console.log(`metrics also on http://${host}:${server.port}/metrics (nothing else is served there)`);
+  return server;
 }
 
 const ROLES: TeamRole[] = ['scheduler', 'worker', 'client'];
@@ -77,6 +116,10 @@ async function serveApi(engine: Engine, dir: string, port: number, startLine: (p
   console.log(startLine(server.port));
   console.log(`open ${server.signInUrl()}`);
   console.log('  (a single-use sign-in link for the UI, valid for 2 minutes; "ax open" makes a fresh one)');
+  const metrics = metricsAuth(dir, 'ax serve')();
+  console.log(
+    `metrics: GET http://127.0.0.1:${server.port}/metrics (Prometheus text format; ${'token' in metrics ? `token required: the text of ${path.join(dir, 'metrics-token')}` : 'refused' in metrics ? metrics.refused : `no token: put one in ${path.join(dir, 'metrics-token')} to require it`})`,
+  );
   console.log(
     server.webhooksOn()
       ? `webhooks on: POST http://127.0.0.1:${server.port}/events/EVENT with "Authorization: Bearer SECRET", SECRET being the text of ${webhookFile}`
@@ -86,6 +129,7 @@ async function serveApi(engine: Engine, dir: string, port: number, startLine: (p
 }
 
 async function serveSolo(g: GlobalOptions, opts: ServeOptions): Promise<void> {
+  checkMetricsAddress(resolveDataDir(g.dataDir), opts.metricsAddress);
   // The drain callback exists before the engine does; it is bound once the engine runs.
   const later: { stop?: (reason: string, drainMs: number) => void } = {};
   const embedded = await embeddedEngine(
@@ -94,6 +138,7 @@ async function serveSolo(g: GlobalOptions, opts: ServeOptions): Promise<void> {
   );
   const { engine, dir } = embedded;
   const server = await serveApi(engine, dir, opts.port, (port) => `ax serve: solo engine on ${dir}, API ws://127.0.0.1:${port}/api (pid ${process.pid})`);
+  const metricsServer = await serveMetricsAddress(engine, dir, opts.metricsAddress);
   // The port in the lock is what tells other commands (and scripts) that the engine is ready.
   embedded.lock.update({ port: server.port });
   later.stop = stopper(
@@ -101,7 +146,7 @@ async function serveSolo(g: GlobalOptions, opts: ServeOptions): Promise<void> {
     async () => {
       // While it drains, other commands use the data dir directly instead of a closing API.
       embedded.lock.update({ port: undefined });
-      await server.close();
+      await Promise.all([server.close(), metricsServer?.close()]);
     },
   );
   stopOn(later.stop, opts.drainTimeout * 1000);
@@ -126,6 +171,7 @@ async function serveTeam(g: GlobalOptions, opts: ServeOptions): Promise<void> {
   const accept = list(opts.accept) ?? [];
   const later: { stop?: (reason: string, drainMs: number) => void } = {};
   const dir = resolveDataDir(g.dataDir);
+  checkMetricsAddress(dir, opts.metricsAddress);
   const acceptWorkflows = accept.filter((a) => a.startsWith('workflow:')).map((a) => a.slice('workflow:'.length)).filter(Boolean);
   const engine: Engine = await untilReachable(() => openTeamEngine({
     ...teamConnection(g),
@@ -155,6 +201,7 @@ async function serveTeam(g: GlobalOptions, opts: ServeOptions): Promise<void> {
   const worker = engine.worker ? `, worker id ${engine.worker.id}` : '';
   // Every team node serves the UI and the API on this machine; MySQL and Redis stay the truth.
   const server = await serveApi(engine, dir, opts.port, (port) => `ax serve: team ${opts.role}${worker} (pid ${process.pid}), API ws://127.0.0.1:${port}/api`);
+  const metricsServer = await serveMetricsAddress(engine, dir, opts.metricsAddress);
   const uiFile = path.join(dir, TEAM_UI_FILE);
   fs.writeFileSync(uiFile, JSON.stringify({ pid: process.pid, port: server.port }), { mode: 0o600 });
   later.stop = stopper(
@@ -165,7 +212,7 @@ async function serveTeam(g: GlobalOptions, opts: ServeOptions): Promise<void> {
     async () => {
       const mine = readTeamUi(dir)?.pid === process.pid;
       if (mine) fs.rmSync(uiFile, { force: true });
-      await server.close();
+      await Promise.all([server.close(), metricsServer?.close()]);
     },
   );
   stopOn(later.stop, opts.drainTimeout * 1000);
@@ -193,6 +240,7 @@ export function serveCommand(program: Command, globals: Globals): void {
     .option('--labels <list>', 'team: labels this worker offers, e.g. gpu,laptop')
     .option('--temporary', 'team: a laptop joining: accept only tasks labelled for it')
     .option('--accept <list>', 'team: widen what a --temporary worker takes: "unlabelled", "workflow:NAME"')
+    .option('--metrics-address <host:port>', 'also serve GET /metrics (and nothing else) there, e.g. 0.0.0.0:9464; beyond loopback it needs DATA_DIR/metrics-token', metricsAddressArg)
     .addHelpText(
       'after',
       [
@@ -203,6 +251,7 @@ export function serveCommand(program: Command, globals: Globals): void {
         '  $ export AX_MODE=team AX_MYSQL_URL=mysql://ax:secret@db:3306/ax AX_REDIS_URL=redis://cache:6379',
         '  $ ax serve --role scheduler',
         '  $ ax serve --role worker --worker-id laptop-anna --labels laptop --temporary',
+        '  $ ax serve --metrics-address 0.0.0.0:9464    # with a secret in DATA_DIR/metrics-token',
       ].join('\n'),
     )
     .action(async (opts: ServeOptions) => {

@@ -13,6 +13,7 @@ import { schedulingCommands } from './commands-scheduling.ts';
 import { serveCommand } from './commands-serve.ts';
 import { migrateCommand } from './commands-migrate.ts';
 import { secretsCommand } from './commands-secrets.ts';
+import { alertsCommand } from './commands-alerts.ts';
 import { EXIT } from './exit-codes.ts';
 import { guardTerminalOutput } from './terminal.ts';
 
@@ -45,6 +46,7 @@ export async function main(argv: string[]): Promise<void> {
   serveCommand(program, globals);
   migrateCommand(program, globals);
   secretsCommand(program, globals);
+  alertsCommand(program, globals);
   settingsCommand(program, globals, () => program.opts<GlobalOptions>());
   try {
     await program.parseAsync(argv);

@@ -33,11 +33,15 @@ export interface WaitOptions {
  * it is (not SUCCESS, so callers exit 1) instead of waiting forever.
  */
 export async function waitForRun(api: EngineApi, runId: number, options: WaitOptions = {}): Promise<RunRecord> {
-  const changed = new Set<number>();
+  /** instance id → the state its last event said */
+  const changed = new Map<number, string>();
   let runChanged = false;
   const changes = await follow(api, ['runs'], (e) => {
-    if (e.type === 'instance' && e.runId === runId) changed.add(e.instanceId);
-    else if (e.type === 'run' && e.runId === runId) runChanged = true;
+    if (e.type === 'instance' && e.runId === runId) {
+      // DISPATCHED is neither printed nor noted, and RUNNING follows within milliseconds: not
+      // worth a read (one per task of a big run).
+      if (e.state !== 'DISPATCHED') changed.set(e.instanceId, e.state);
+    } else if (e.type === 'run' && e.runId === runId) runChanged = true;
     else return false;
     return true;
   });
@@ -47,7 +51,7 @@ export async function waitForRun(api: EngineApi, runId: number, options: WaitOpt
     // changed at once, and when no event came for a while (one may have been lost).
     const reads: Reads = async () => {
       while (changed.size === 0 && !runChanged) if (!(await changes.next())) return 'all';
-      const ids = [...changed];
+      const ids = [...changed].map(([id, state]) => ({ id, state }));
       changed.clear();
       const whole = runChanged;
       runChanged = false;
@@ -59,8 +63,8 @@ export async function waitForRun(api: EngineApi, runId: number, options: WaitOpt
   }
 }
 
-/** What to read next: the whole run, or the instances that changed. */
-type Reads = () => Promise<'all' | number[]>;
+/** What to read next: the whole run, or the instances that changed (with the state their event said). */
+type Reads = () => Promise<'all' | { id: number; state: string }[]>;
 
 /** A share of the run's instances past which reading them one by one costs more than the whole run. */
 const WHOLE_READ_SHARE = 0.25;
@@ -134,7 +138,13 @@ async function printUntilDone(api: EngineApi, runId: number, options: WaitOption
     }
     const next = await reads();
     if (next !== 'all' && next.length <= WHOLE_READ_SHARE * known.size) {
-      fresh = (await Promise.all(next.map((id) => api.getInstance(id)))).sort((a, b) => a.id - b.id);
+      // RUNNING says all its line needs (the name and attempt are known): the start time is the
+      // only field it changes that a note could want, and the outcome's read brings it.
+      const started = (c: { id: number; state: string }) => {
+        const before = known.get(c.id);
+        return c.state === 'RUNNING' && before && (before.state === 'WAITING' || before.state === 'DISPATCHED') ? { ...before, state: 'RUNNING' as const } : undefined;
+      };
+      fresh = (await Promise.all(next.map((c) => started(c) ?? api.getInstance(c.id)))).sort((a, b) => a.id - b.id);
       continue;
     }
     // In this process a whole read is the engine's own time: after one of a run of thousands of

@@ -1,36 +1,69 @@
 // The UI and the API on 127.0.0.1 for an engine, solo or team: what `ax serve` always starts and
 // the desktop app's engine host starts when the user turns the local API on. The API token is the
-// data dir's; the webhook token is read on every request (writing it while the engine runs turns
-// webhooks on; a secret too short leaves them off, said once per change).
+// data dir's; the webhook and metrics tokens are read on every request (writing one while the
+// engine runs takes effect at once; a webhook secret too short leaves webhooks off, a metrics
+// secret too short refuses every scrape, each said once per change).
 import fs from 'node:fs';
 import path from 'node:path';
 import type { EngineApi } from '../../api/engine-api.ts';
+import type { EngineMetrics } from '../../ports/metrics.ts';
+import type { MetricsAuth } from '../../server/metrics-server.ts';
 import { type ApiServer, startApiServer } from '../../server/ws-server.ts';
 import { apiToken, weakToken } from './data-dir.ts';
 import { uiDir } from './ui-dir.ts';
 
-/** The shortest webhook secret accepted: a shorter one leaves webhooks off, said once per change. */
-const MIN_WEBHOOK_TOKEN_LENGTH = 16;
+/** The shortest webhook or metrics secret accepted. */
+const MIN_SECRET_LENGTH = 16;
 
 export interface LocalApi extends ApiServer {
   /** whether DATA_DIR/webhook-token holds a usable secret now */
   webhooksOn(): boolean;
 }
 
-/** `who` names the process in the one-line warning about a weak webhook secret (stderr). */
-export async function startLocalApi(engine: EngineApi & { config: { maxEventPayloadBytes: number } }, dir: string, port: number, who: string): Promise<LocalApi> {
-  const file = path.join(dir, 'webhook-token');
+type SecretState = { none: true } | { secret: string } | { weak: string };
+
+/** A secret kept in a file of the data dir, read on every call; a weak one is said once per change (stderr). */
+function secretFile(file: string, who: string, consequence: string): () => SecretState {
   let toldWeak = '';
-  const webhookToken = (): string | undefined => {
-    if (!fs.existsSync(file)) return undefined;
+  return () => {
+    if (!fs.existsSync(file)) return { none: true };
     const text = fs.readFileSync(file, 'utf8').trim();
-    const weak = text === '' ? undefined : weakToken(text, MIN_WEBHOOK_TOKEN_LENGTH);
-    if (!weak) return text || undefined;
+    if (text === '') return { none: true };
+    const weak = weakToken(text, MIN_SECRET_LENGTH);
+    if (!weak) return { secret: text };
     if (toldWeak !== text) {
       toldWeak = text;
-      process.stderr.write(`${who}: webhooks stay off: the secret in ${file} is ${weak}\n`);
+      process.stderr.write(`${who}: ${consequence}: the secret in ${file} is ${weak}\n`);
     }
-    return undefined;
+    return { weak: `the secret in ${file} is ${weak}: write one of at least ${MIN_SECRET_LENGTH} printable characters` };
+  };
+}
+
+/**
+ * Who may scrape GET /metrics: anyone who reaches the port while DATA_DIR/metrics-token is absent
+ * or empty; with a token, its holders only; with a weak one, nobody (never open by mistake).
+ */
+export function metricsAuth(dir: string, who: string): () => MetricsAuth {
+  const read = secretFile(path.join(dir, 'metrics-token'), who, 'metrics are refused');
+  return () => {
+    const state = read();
+    if ('secret' in state) return { token: state.secret };
+    if ('weak' in state) return { refused: state.weak };
+    return { open: true };
+  };
+}
+
+/** `who` names the process in the one-line warnings about weak secrets (stderr). */
+export async function startLocalApi(
+  engine: EngineApi & { config: { maxEventPayloadBytes: number }; metrics: EngineMetrics },
+  dir: string,
+  port: number,
+  who: string,
+): Promise<LocalApi> {
+  const webhookSecret = secretFile(path.join(dir, 'webhook-token'), who, 'webhooks stay off');
+  const webhookToken = (): string | undefined => {
+    const state = webhookSecret();
+    return 'secret' in state ? state.secret : undefined;
   };
   const server = await startApiServer({
     api: engine,
@@ -39,6 +72,7 @@ export async function startLocalApi(engine: EngineApi & { config: { maxEventPayl
     port,
     uiDir: uiDir(),
     maxPayloadBytes: engine.config.maxEventPayloadBytes,
+    metrics: { metrics: engine.metrics, auth: metricsAuth(dir, who) },
   });
   return Object.assign(server, { webhooksOn: () => webhookToken() !== undefined });
 }

@@ -19,6 +19,25 @@ const DEFAULTS: Partial<Record<SettingKey, string>> = { mode: 'solo', 'redis-pre
 
 const file = (dir: string) => path.join(dir, 'settings.json');
 
+/** settings.json's object of alert channels and routes (see core/alerts/alert-settings.ts). */
+export const ALERTS_KEY = 'alerts';
+
+/** One top-level value of settings.json as written (undefined: no file, or no such key). */
+export function readRawSetting(dir: string, key: string): unknown {
+  let text: string;
+  try {
+    text = fs.readFileSync(file(dir), 'utf8');
+  } catch {
+    return undefined;
+  }
+  try {
+    const parsed = JSON.parse(text) as unknown;
+    return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>)[key] : undefined;
+  } catch {
+    throw new AxError('validation', `${file(dir)} is not valid JSON: fix it, or remove it and use "ax settings set"`);
+  }
+}
+
 export function readSettings(dir: string): Settings {
   let text: string;
   try {
@@ -37,6 +56,8 @@ export function readSettings(dir: string): Settings {
   }
   const out: Settings = {};
   for (const [written, value] of Object.entries(parsed as Record<string, unknown>)) {
+    // The alert channels and routes: an object of its own (alert-settings.ts reads it).
+    if (written === ALERTS_KEY) continue;
     const key = OLD_SPELLINGS[written] ?? written;
     if (!SETTING_KEYS.includes(key as SettingKey)) throw new AxError('validation', `${file(dir)}: unknown setting "${written}": known ones are ${SETTING_KEYS.join(', ')}`);
     if (typeof value !== 'string') throw new AxError('validation', `${file(dir)}: "${written}" must be a string`);
@@ -52,7 +73,8 @@ export function writeSetting(dir: string, key: string, value: string | undefined
   const settings = readSettings(dir);
   if (value === undefined) delete settings[known];
   else settings[known] = value;
-  fs.writeFileSync(file(dir), `${JSON.stringify(settings, null, 2)}\n`, { mode: 0o600 });
+  const alerts = readRawSetting(dir, ALERTS_KEY);
+  fs.writeFileSync(file(dir), `${JSON.stringify({ ...settings, ...(alerts !== undefined && { [ALERTS_KEY]: alerts }) }, null, 2)}\n`, { mode: 0o600 });
   fs.chmodSync(file(dir), 0o600);
   return settings;
 }

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { MemoryCoordinator } from '../../adapters/memory/memory-coordinator.ts';
 import { openSqliteStore } from '../../adapters/sql/sqlite-store.ts';
+import { PromMetrics } from '../../adapters/metrics/prom-metrics.ts';
 import { systemClock } from '../../adapters/system-clock.ts';
 import type { AxError } from '../../api/errors.ts';
 import { DEFAULT_CONFIG, type EngineConfig } from '../../core/config.ts';
@@ -16,6 +17,7 @@ import { VERSION } from './version.ts';
 import type { ProcessRunner } from '../../ports/process-runner.ts';
 import type { SecretSource } from '../../ports/secrets.ts';
 import { SecretsFile } from './secrets-file.ts';
+import { type AlertOptions, loadAlerts } from './alert-channels.ts';
 
 export interface SoloOptions {
   config?: Partial<EngineConfig>;
@@ -30,6 +32,8 @@ export interface SoloOptions {
   extraSettings?: Settings;
   /** this node's task secrets; default the data dir's (secrets-file.ts) */
   secrets?: SecretSource;
+  /** alert channels the host adds (the desktop app's), and settings for tests */
+  alerts?: AlertOptions;
 }
 
 /** Solo tasks run on this machine: a cwd that cannot be entered here is worth a warning. */
@@ -49,6 +53,9 @@ function shownExtra(settings: Settings = {}): Record<string, string> {
 }
 
 export async function openSoloEngine(dataDir: string, options: SoloOptions = {}): Promise<Engine> {
+  const secrets = options.secrets ?? new SecretsFile(dataDir);
+  // Read before the store opens: a mistake in settings.json stops the engine with its fix.
+  const alerts = loadAlerts(dataDir, secrets, options.alerts);
   const store = await openSqliteStore(dbFile(dataDir), { onLost: options.onStoreLost });
   const coordinator = new MemoryCoordinator();
   const config = { ...configFromEnv(), ...options.config };
@@ -60,8 +67,10 @@ export async function openSoloEngine(dataDir: string, options: SoloOptions = {})
     config,
     nodeId: `${os.hostname()}:${process.pid}`,
     onAlert: options.onAlert,
+    alerts,
     onDrainRequested: options.onDrainRequested,
     checkCwd: checkCwdHere,
+    metrics: new PromMetrics(),
     hostInfo: { version: VERSION, mode: 'solo', role: 'solo', dataDir, settingsFile: settingsFile(dataDir), settings: { ...shownSettings(dataDir), ...shownExtra(options.extraSettings) } },
     worker: {
       // One worker per data dir: a stable id, so history reads "local".
@@ -75,7 +84,7 @@ export async function openSoloEngine(dataDir: string, options: SoloOptions = {})
       maxConcurrency: options.maxConcurrency,
       // A solo engine runs only under the data-dir lock: whoever held "local" before is dead.
       holderGone: () => true,
-      secrets: options.secrets ?? new SecretsFile(dataDir),
+      secrets,
       baseEnv: Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined)),
     },
   });

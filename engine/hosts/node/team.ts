@@ -1,5 +1,6 @@
 // Wiring for team mode: MySQL store, Redis coordinator, and the node's role.
 import os from 'node:os';
+import { PromMetrics } from '../../adapters/metrics/prom-metrics.ts';
 import { systemClock } from '../../adapters/system-clock.ts';
 import { AxError } from '../../api/errors.ts';
 import { DEFAULT_CONFIG, type EngineConfig } from '../../core/config.ts';
@@ -11,6 +12,7 @@ import { resolveDataDir } from './data-dir.ts';
 import { defaultWorkerId, holderGoneHere } from './node-identity.ts';
 import { taskRunner } from './task-runner.ts';
 import { SecretsFile } from './secrets-file.ts';
+import { type AlertOptions, loadAlerts } from './alert-channels.ts';
 import { VERSION } from './version.ts';
 
 export type TeamRole = 'scheduler' | 'worker' | 'client';
@@ -42,6 +44,8 @@ export interface TeamOptions {
   onIdentityLost?: () => void;
   /** this node's task secrets; default the data dir's (secrets-file.ts): never the team's store */
   secrets?: SecretSource;
+  /** alert channels the host adds, and settings for tests; default the data dir's settings.json */
+  alerts?: AlertOptions;
 }
 
 export interface TeamConnection {
@@ -64,6 +68,9 @@ export function teamConnection(flags: { mysql?: string; redis?: string; redisPre
 
 export async function openTeamEngine(options: TeamOptions): Promise<Engine> {
   const config = { ...configFromEnv(), ...options.config };
+  const dataDir = options.dataDir ?? resolveDataDir();
+  const secrets = options.secrets ?? new SecretsFile(dataDir);
+  const alerts = loadAlerts(dataDir, secrets, options.alerts);
   // Loaded here, not at the top: a solo engine never loads mysql2 and ioredis (about 20 MB).
   const [{ openMysqlStore }, { RedisCoordinator }] = await Promise.all([
     import('../../adapters/sql/mysql-store.ts'),
@@ -91,7 +98,9 @@ export async function openTeamEngine(options: TeamOptions): Promise<Engine> {
     node: { host: os.hostname(), pid: process.pid, version: VERSION },
     runScheduler: options.role === 'scheduler',
     recovery: 'own',
+    metrics: new PromMetrics(),
     onAlert: options.onAlert,
+    alerts,
     onDrainRequested: options.onDrainRequested,
     hostInfo: {
       version: VERSION,
@@ -115,7 +124,7 @@ export async function openTeamEngine(options: TeamOptions): Promise<Engine> {
           maxConcurrency: options.maxConcurrency,
           holderGone: holderGoneHere,
           onIdentityLost: options.onIdentityLost,
-          secrets: options.secrets ?? new SecretsFile(options.dataDir ?? resolveDataDir()),
+          secrets,
           baseEnv: Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined)),
         }
       : undefined,

@@ -172,7 +172,7 @@ function run(channel: ParentChannel): void {
     else if (message.type === 'team-join') {
       // Joins wait for the solo engine: a host that cannot start must not linger in the team.
       void started.then(() => {
-        if (!stopping) void team.join(message.labels);
+        if (!stopping) void team.join({ labels: message.labels, acceptUnlabelled: message.acceptUnlabelled === true });
       });
     } else if (message.type === 'team-leave') void team.leave(drainOf(message.drainTimeoutMs));
     else if (message.type === 'task-secrets') taskSecrets.replace(taskSecretValues(message.values));

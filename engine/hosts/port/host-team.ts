@@ -3,12 +3,12 @@
 // connection strings the desktop app handed the host at start (host-secrets.ts) and the Redis
 // prefix of the data dir's settings (AX_REDIS_PREFIX, settings.json, else "ax:"). A temporary
 // worker accepts only tasks whose labels are all among its own (default "laptop"), nothing
-// unlabelled. Its worker id is the team default for this data dir (host name plus a suffix).
+// unlabelled unless the person chose to (TeamJoinOptions). Its worker id is the team default for this data dir (host name plus a suffix).
 //
 // One join or leave at a time: a join while leaving waits for the leave, a leave while joining
 // leaves once the join is done. Every change of state goes to the parent as a HostTeamStatus.
 import { AxError } from '../../api/errors.ts';
-import { DEFAULT_TEAM_LABELS, HOST_DRAIN_TIMEOUT_MS, type HostTeamStatus } from '../../api/host-protocol.ts';
+import { DEFAULT_TEAM_LABELS, HOST_DRAIN_TIMEOUT_MS, type HostTeamStatus, type TeamJoinOptions } from '../../api/host-protocol.ts';
 import type { Engine } from '../../core/engine.ts';
 import { effectiveSettings, type Settings } from '../node/settings.ts';
 import { openTeamEngine } from '../node/team.ts';
@@ -42,7 +42,7 @@ export class HostTeam {
     return this.status;
   }
 
-  join(labels?: string[]): Promise<void> {
+  join({ labels, acceptUnlabelled = false }: TeamJoinOptions = {}): Promise<void> {
     return this.queue(async () => {
       if (this.engine) return;
       const mysql = this.options.secrets.mysql;
@@ -55,7 +55,8 @@ export class HostTeam {
         });
       }
       const chosen = cleanLabels(labels);
-      this.set({ state: 'joining', labels: chosen });
+      const policy = { labels: chosen, ...(acceptUnlabelled && { acceptUnlabelled }) };
+      this.set({ state: 'joining', ...policy });
       let engine: Engine | undefined;
       try {
         const prefix = effectiveSettings(this.options.dataDir, {}).find((s) => s.key === 'redis-prefix')?.value ?? 'ax:';
@@ -66,6 +67,7 @@ export class HostTeam {
           role: 'worker',
           temporary: true,
           labels: chosen,
+          acceptUnlabelled,
           dataDir: this.options.dataDir,
           onAlert: (message) => this.options.onAlert(`team worker: ${message}`),
           // `ax drain` of this worker from anywhere in the team: leave as asked, tasks finish.
@@ -81,7 +83,7 @@ export class HostTeam {
       }
       this.engine = engine;
       const workerId = engine.worker?.id;
-      this.set({ state: 'joined', labels: chosen, running: 0, ...(workerId && { workerId }) });
+      this.set({ state: 'joined', ...policy, running: 0, ...(workerId && { workerId }) });
       this.poll = setInterval(() => {
         const running = this.engine?.worker?.record().running;
         const { state } = this.status;
@@ -104,9 +106,9 @@ export class HostTeam {
         if (this.status.state === 'failed') this.set({ state: 'left' });
         return;
       }
-      const { workerId, labels, running } = this.status;
+      const { workerId, labels, acceptUnlabelled, running } = this.status;
       // Its running count is still followed while it drains: the quit dialog counts those tasks.
-      this.set({ state: 'leaving', ...(workerId && { workerId }), ...(labels && { labels }), ...(running !== undefined && { running }) });
+      this.set({ state: 'leaving', ...(workerId && { workerId }), ...(labels && { labels }), ...(acceptUnlabelled && { acceptUnlabelled }), ...(running !== undefined && { running }) });
       try {
         await engine.stop(drainTimeoutMs);
       } finally {

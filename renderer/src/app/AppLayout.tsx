@@ -1,7 +1,7 @@
 // The frame of every signed-in screen: navigation on the left, search and preferences on top,
 // a banner while the engine connection is being restored (in the desktop app, the engine's own status), one while all
 // scheduling is paused, and the routed page.
-import { AuditOutlined, ClusterOutlined, DashboardOutlined, NodeIndexOutlined, SettingOutlined } from '@ant-design/icons';
+import { AuditOutlined, BellOutlined, ClusterOutlined, DashboardOutlined, NodeIndexOutlined, SettingOutlined } from '@ant-design/icons';
 import { Alert, Flex, Layout, Menu, theme } from 'antd';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -18,6 +18,7 @@ const NAV = [
   { key: '/', icon: <DashboardOutlined />, label: 'nav.dashboard' },
   { key: '/workflows', icon: <NodeIndexOutlined />, label: 'nav.workflows' },
   { key: '/workers', icon: <ClusterOutlined />, label: 'nav.workers' },
+  { key: '/alerts', icon: <BellOutlined />, label: 'nav.alerts' },
   { key: '/audit', icon: <AuditOutlined />, label: 'nav.audit' },
   { key: '/settings', icon: <SettingOutlined />, label: 'nav.settings' },
 ] as const;

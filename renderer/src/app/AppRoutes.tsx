@@ -3,6 +3,7 @@
 import { lazy, Suspense } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, Route, Routes } from 'react-router-dom';
+import AlertsPage from '../alerts/AlertsPage.tsx';
 import AuditPage from '../audit/AuditPage.tsx';
 import DashboardPage from '../dashboard/DashboardPage.tsx';
 import SearchPage from '../search/SearchPage.tsx';
@@ -31,6 +32,7 @@ export function AppRoutes() {
         <Route path="/lineage/:target" element={<LineagePage />} />
         <Route path="/workers" element={<WorkersPage />} />
         <Route path="/settings" element={<SettingsPage />} />
+        <Route path="/alerts" element={<AlertsPage />} />
         <Route path="/audit" element={<AuditPage />} />
         <Route path="/search" element={<SearchPage />} />
         <Route path="*" element={<NotFound />} />

@@ -2,7 +2,7 @@
 // offers, and Join / Leave. The shell carries it out (electron/team-membership.ts); the state
 // comes back as window.axDesktop.team events.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Alert, App, Button, Card, Col, Flex, Input, Space, Tag, Typography } from 'antd';
+import { Alert, App, Button, Card, Checkbox, Col, Flex, Input, Space, Tag, Typography } from 'antd';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { DesktopTeamBridge, DesktopTeamStatus } from '../../../engine/api/desktop-bridge.ts';
@@ -29,8 +29,18 @@ function TeamBody({ status, team }: { status: DesktopTeamStatus; team: DesktopTe
   const { message } = App.useApp();
   const queryClient = useQueryClient();
   const [labels, setLabels] = useState((status.labels ?? []).join(', '));
+  const [acceptUnlabelled, setAcceptUnlabelled] = useState(status.acceptUnlabelled === true);
   const act = useMutation({
-    mutationFn: (join: boolean) => (join ? team.join(labels.split(',').map((l) => l.trim()).filter(Boolean)) : team.leave()),
+    mutationFn: (join: boolean) =>
+      join
+        ? team.join(
+            labels
+              .split(',')
+              .map((l) => l.trim())
+              .filter(Boolean),
+            { acceptUnlabelled },
+          )
+        : team.leave(),
     onSuccess: (next) => queryClient.setQueryData(QUERY_KEY, next),
     onError: (error) => void message.error(errorMessage(error)),
   });
@@ -40,6 +50,7 @@ function TeamBody({ status, team }: { status: DesktopTeamStatus; team: DesktopTe
       <Typography.Text data-testid="team-state">
         {t(`state.${status.state}`, { workerId: status.workerId ?? '', running: status.running ?? 0 })}{' '}
         {status.state === 'joined' && status.labels?.map((l) => <Tag key={l}>{l}</Tag>)}
+        {status.state === 'joined' && status.acceptUnlabelled && <Tag color="orange">{t('unlabelledTag')}</Tag>}
       </Typography.Text>
       {status.state === 'failed' && status.message && <Alert type="error" showIcon title={status.message} />}
       {!status.canJoin && <Alert type="info" showIcon title={t('needsConnection')} />}
@@ -62,6 +73,15 @@ function TeamBody({ status, team }: { status: DesktopTeamStatus; team: DesktopTe
           </Button>
         )}
       </Space.Compact>
+      <Checkbox
+        data-testid="accept-unlabelled"
+        checked={acceptUnlabelled}
+        disabled={member || status.state === 'leaving'}
+        onChange={(e) => setAcceptUnlabelled(e.target.checked)}
+      >
+        {t('acceptUnlabelled')}
+      </Checkbox>
+      {acceptUnlabelled && !member && <Alert type="warning" showIcon title={t('acceptUnlabelledWarning')} />}
       <Typography.Paragraph type="secondary" style={{ marginBottom: 0 }}>
         {t('hint')}
       </Typography.Paragraph>

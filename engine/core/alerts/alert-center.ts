@@ -1,0 +1,311 @@
+// Where every alert goes through (issue 12): routed (the workflow's `alerts:` or the settings'
+// defaults), recorded under its keys (alert-keys.ts; the node whose insert wins is the one that
+// sends), delivered to each channel with a timeout per attempt and retries, each delivery
+// recorded, and a group's repeats told in one summary once its window ends. Nothing here is
+// awaited by the code that raises an alert: a channel that hangs or fails slows no run.
+import type { AlertChannelInfo, AlertDelivery, AlertRecord, AlertRule, AlertSeverity, AlertState, WorkflowAlerts } from '../../api/alerts.ts';
+import { AxError } from '../../api/errors.ts';
+import type { AlertChannel } from '../../ports/alert-channel.ts';
+import type { Clock } from '../../ports/clock.ts';
+import type { Coordinator } from '../../ports/coordinator.ts';
+import type { NewAlert, Store } from '../../ports/store.ts';
+import { formatDuration } from '../duration.ts';
+import { repeat } from '../repeat.ts';
+import { backoffDelay } from '../retry.ts';
+import { alertKeys, summaryKey } from './alert-keys.ts';
+import type { AlertRoute, AlertSettings } from './alert-settings.ts';
+
+/** What a rule says about something that happened. */
+export interface AlertInput {
+  rule: AlertRule;
+  /** what it is about, and what its repeats are grouped by: `workflow:NAME`, `worker:ID`, `queue` */
+  subject: string;
+  /** the event itself (`instance:ID`, `run:ID`): raised twice, it is recorded once; none: once per window */
+  event?: string;
+  workflow?: string;
+  runId?: number;
+  instanceId?: number;
+  severity: AlertSeverity;
+  title: string;
+  message: string;
+  at?: number;
+}
+
+export interface AlertCenterDeps {
+  store: Store;
+  coordinator: Coordinator;
+  clock: Clock;
+  /** this node: recorded with each alert it sends */
+  node: string;
+  channels: AlertChannel[];
+  settings: AlertSettings;
+  /** a workflow's own `alerts:` (undefined: the settings' defaults apply) */
+  workflowAlerts: (workflow: string) => Promise<WorkflowAlerts | undefined>;
+  /** an alert that could not be recorded or sent (the host prints it); never raised as an alert */
+  onError?: (message: string) => void;
+}
+
+const SWEEP_EVERY_MS = 30_000;
+const DEFAULT_RETRIES = 2;
+const DEFAULT_TIMEOUT_MS = 10_000;
+
+export class AlertCenter {
+  private readonly channels: Map<string, AlertChannel>;
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly timers = new Set<() => void>();
+  private stopSweeps: (() => void) | undefined;
+  /** store_unreachable alerts sent without a store, by group key */
+  private readonly unrecordedSent = new Set<string>();
+
+  constructor(private readonly deps: AlertCenterDeps) {
+    this.channels = new Map(deps.channels.map((c) => [c.name, c]));
+  }
+
+  /**
+   * Records and sends an alert in the background; the caller never waits for a channel. A
+   * promise is a rule's look-up still under way (undefined: nothing to say after all).
+   */
+  raise(input: AlertInput | Promise<AlertInput | undefined>): void {
+    this.track(Promise.resolve(input).then((i) => i && (i.rule === 'store_unreachable' ? this.unrecorded(i) : this.handle(i))));
+  }
+
+  /** Summaries of groups whose window ended while no node was there to send them. */
+  start(): void {
+    this.stopSweeps ??= repeat(this.deps.clock, SWEEP_EVERY_MS, () => this.sweep(), { onError: (err) => this.failed('alert summaries', err) });
+  }
+
+  stop(): void {
+    this.stopSweeps?.();
+    this.stopSweeps = undefined;
+    for (const cancel of this.timers) cancel();
+    this.timers.clear();
+  }
+
+  /** Resolves once every alert raised so far is recorded and delivered (or failed): tests, and a drain. */
+  async idle(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);
+  }
+
+  listChannels(): AlertChannelInfo[] {
+    return [...this.channels.values()].map((c) => ({ name: c.name, kind: c.kind, target: c.target, ...(c.template && { template: c.template }) }));
+  }
+
+  /** `ax alerts test CHANNEL`: a test alert through one channel, recorded, once delivered or failed. */
+  async test(channel: string, actor: string): Promise<AlertRecord> {
+    if (!this.channels.has(channel)) {
+      const known = [...this.channels.keys()];
+      throw new AxError(
+        'not_found',
+        `no alert channel "${channel}" on ${this.deps.node}: ${known.length ? `channels are ${known.join(', ')}` : 'none is defined'} (settings.json "alerts.channels", see "ax alerts channels")`,
+      );
+    }
+    const at = this.deps.clock.now();
+    const rec = await this.deps.store.recordAlert({
+      key: `test|channel:${channel}|${this.deps.node}|${at}|${Math.random().toString(36).slice(2, 10)}`,
+      groupKey: `test|${at}`,
+      groupEndsAt: at,
+      kind: 'test',
+      rule: 'test',
+      subject: `channel:${channel}`,
+      severity: 'info',
+      title: `Test alert from AX Scheduler (${this.deps.node})`,
+      message: `Sent by ${actor} with "ax alerts test ${channel}": if you read this, the channel "${channel}" works.`,
+      at,
+      node: this.deps.node,
+      state: 'sending',
+    });
+    if (!rec) throw new AxError('conflict', 'a test alert with the same key was just recorded: try again');
+    return this.deliver(rec.id, [channel]);
+  }
+
+  /**
+   * Sends the summary of every group whose window has ended, once per group across nodes. Its
+   * look at the store is also this node's store check: failing, it raises `store_unreachable`.
+   */
+  async sweep(): Promise<void> {
+    const now = this.deps.clock.now();
+    let due;
+    try {
+      due = await this.deps.store.dueAlertGroups(now, 50);
+    } catch (err) {
+      this.raise({ rule: 'store_unreachable', subject: `node:${this.deps.node}`, severity: 'critical', title: `${this.deps.node} cannot reach its store`, message: err instanceof Error ? err.message : String(err) });
+      return;
+    }
+    for (const group of due) {
+      const o = group.opener;
+      if (group.repeats > 0) {
+        const route = await this.route(o.rule as AlertRule, o.workflow);
+        const channels = route?.channels ?? [];
+        const rec = await this.deps.store.recordAlert({
+          key: summaryKey(o.key),
+          groupKey: group.groupKey,
+          groupEndsAt: group.groupEndsAt,
+          kind: 'summary',
+          repeats: group.repeats,
+          rule: o.rule,
+          subject: o.subject,
+          ...(o.workflow !== undefined && { workflow: o.workflow }),
+          severity: o.severity,
+          title: summaryTitle(o, group.repeats, this.deps.settings.groupWindowMs),
+          message: `The first one, at ${new Date(o.at).toISOString()}: ${o.title}. The others were recorded without being sent (see "ax alerts${o.workflow ? ` --workflow ${o.workflow}` : ''}").`,
+          at: now,
+          node: this.deps.node,
+          state: channels.length ? 'sending' : 'unsent',
+        });
+        if (rec) {
+          this.announce(rec.id, o.rule, channels.length ? 'sending' : 'unsent');
+          if (channels.length) await this.deliver(rec.id, channels);
+        }
+      }
+      await this.deps.store.closeAlertGroup(o.id);
+    }
+  }
+
+  private track(work: Promise<unknown>): void {
+    const p = work.then(
+      () => undefined,
+      (err: unknown) => this.failed('an alert', err),
+    );
+    this.inFlight.add(p);
+    void p.finally(() => this.inFlight.delete(p));
+  }
+
+  private failed(what: string, err: unknown): void {
+    this.deps.onError?.(`could not record or send ${what}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+
+  /** The channels that hear of a rule about a workflow (or about the engine), or none. */
+  private async route(rule: AlertRule, workflow: string | undefined): Promise<AlertRoute | undefined> {
+    const route = workflow === undefined ? this.deps.settings.engine : ((await this.deps.workflowAlerts(workflow)) ?? this.deps.settings.workflows);
+    return route.rules.includes(rule) ? route : undefined;
+  }
+
+  private async handle(input: AlertInput): Promise<void> {
+    const route = await this.route(input.rule, input.workflow);
+    if (!route) return;
+    const at = input.at ?? this.deps.clock.now();
+    const state: AlertState = route.channels.length ? 'sending' : 'unsent';
+    const { event, ...fields } = input;
+    const alert: NewAlert = { ...fields, ...alertKeys(input.rule, input.subject, at, this.deps.settings.groupWindowMs, event), at, node: this.deps.node, state };
+    const rec = await this.deps.store.recordAlert(alert);
+    // Recorded already (by another node, or by this one for the same event): theirs to send.
+    if (!rec) return;
+    this.announce(rec.id, input.rule, rec.kind === 'grouped' ? 'grouped' : state);
+    if (rec.kind !== 'immediate') return;
+    this.summaryAt(alert.groupEndsAt);
+    if (route.channels.length) await this.deliver(rec.id, route.channels);
+  }
+
+  /**
+   * The store is what decides who sends, and it is away: this node sends on its own, once per
+   * window (every node that sees the outage may send one), and records nothing.
+   */
+  private async unrecorded(input: AlertInput): Promise<void> {
+    const route = await this.route(input.rule, input.workflow);
+    const at = input.at ?? this.deps.clock.now();
+    const { groupKey } = alertKeys(input.rule, input.subject, at, this.deps.settings.groupWindowMs);
+    if (!route?.channels.length || this.unrecordedSent.has(groupKey)) return;
+    this.unrecordedSent.add(groupKey);
+    if (this.unrecordedSent.size > 100) this.unrecordedSent.delete(this.unrecordedSent.values().next().value as string);
+    const alert: AlertRecord = { ...input, id: 0, key: groupKey, at, node: this.deps.node, kind: 'immediate', state: 'sending', deliveries: [] };
+    const results = await Promise.all(route.channels.map((name) => this.deliverOne(alert, name)));
+    if (!results.every((ok) => ok)) this.failed(`the alert "${input.title}"`, new Error('a channel refused it; see the lines above'));
+  }
+
+  /** The group's summary when its window ends (a sweep every 30 s is the fallback). */
+  private summaryAt(at: number): void {
+    const cancel = this.deps.clock.setTimer(Math.max(0, at - this.deps.clock.now()) + 100, () => {
+      this.timers.delete(cancel);
+      this.track(this.sweep());
+    });
+    this.timers.add(cancel);
+  }
+
+  private async deliver(alertId: number, channels: string[]): Promise<AlertRecord> {
+    const alert = (await this.deps.store.getAlert(alertId)) as AlertRecord;
+    const results = await Promise.all(channels.map((name) => this.deliverOne(alert, name)));
+    const state: AlertState = results.every((ok) => ok) ? 'sent' : 'failed';
+    await this.deps.store.setAlertState(alertId, state);
+    this.announce(alertId, alert.rule, state);
+    return (await this.deps.store.getAlert(alertId)) as AlertRecord;
+  }
+
+  /** One channel: attempts with a timeout each and a doubling wait between them; each step recorded. */
+  private async deliverOne(alert: AlertRecord, name: string): Promise<boolean> {
+    // An alert sent without a store (id 0) keeps no delivery records.
+    const record = async (d: Omit<AlertDelivery, 'channel' | 'at'>) => {
+      if (alert.id !== 0) await this.deps.store.recordAlertDelivery(alert.id, { channel: name, at: this.deps.clock.now(), ...d });
+      else if (d.state === 'failed') this.failed(`the alert "${alert.title}" through ${name}`, new Error(d.error));
+    };
+    const channel = this.channels.get(name);
+    if (!channel) {
+      await record({ state: 'failed', attempts: 0, error: `no alert channel "${name}" on ${this.deps.node}: define it in settings.json "alerts.channels" on every node that sends alerts` });
+      return false;
+    }
+    const kind = channel.kind;
+    const attempts = 1 + (channel.retries ?? DEFAULT_RETRIES);
+    await record({ kind, state: 'sending', attempts: 0 });
+    let error = '';
+    for (let attempt = 1; attempt <= attempts; attempt++) {
+      try {
+        await this.attempt(channel, alert);
+        // A success after failures keeps the last failure: why it took more than one try.
+        await record({ kind, state: 'sent', attempts: attempt, ...(error && { error }) });
+        return true;
+      } catch (err) {
+        error = err instanceof Error ? err.message : String(err);
+      }
+      if (attempt === attempts) break;
+      await record({ kind, state: 'sending', attempts: attempt, error });
+      const wait = backoffDelay({ firstMs: this.deps.settings.retryDelayMs, maxMs: 60_000 }, attempt);
+      await new Promise<void>((resolve) => this.deps.clock.setTimer(wait, resolve));
+    }
+    await record({ kind, state: 'failed', attempts, error });
+    return false;
+  }
+
+  /** One attempt, given up at its timeout whether or not the channel heeds the abort. */
+  private attempt(channel: AlertChannel, alert: AlertRecord): Promise<void> {
+    const timeoutMs = channel.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const abort = new AbortController();
+    return new Promise<void>((resolve, reject) => {
+      const cancel = this.deps.clock.setTimer(timeoutMs, () => {
+        const err = new Error(`no answer within ${formatDuration(timeoutMs)}`);
+        abort.abort(err);
+        reject(err);
+      });
+      channel.send(alert, abort.signal).then(
+        () => {
+          cancel();
+          resolve();
+        },
+        (err: unknown) => {
+          cancel();
+          reject(err instanceof Error ? err : new Error(String(err)));
+        },
+      );
+    });
+  }
+
+  private announce(alertId: number, rule: AlertRecord['rule'], state: AlertState): void {
+    void this.deps.coordinator.publish({ type: 'alert-recorded', alertId, rule, state, at: this.deps.clock.now() }).catch(() => undefined);
+  }
+}
+
+const NOUNS: Record<AlertRule, string> = {
+  task_failed: 'task failures',
+  run_failed: 'failed runs',
+  recovered: 'recoveries',
+  worker_lost: 'lost workers',
+  queue_long: 'long-queue alerts',
+  run_overdue: 'overdue runs',
+  misfire_skipped: 'skipped fires',
+  store_unreachable: 'store outages',
+  engine: 'engine alerts',
+};
+
+/** e.g. "12 more failed runs of nightly-etl in 10m" */
+function summaryTitle(opener: AlertRecord, repeats: number, windowMs: number): string {
+  const noun = NOUNS[opener.rule as AlertRule] ?? 'alerts';
+  return `${repeats} more ${noun}${opener.workflow ? ` of ${opener.workflow}` : ''} in ${formatDuration(windowMs)}`;
+}

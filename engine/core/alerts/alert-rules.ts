@@ -1,0 +1,160 @@
+// The rules of issue 12: what the engine's parts tell (an instance failed for good, a run ended,
+// a worker went silent, …) turned into alerts for the AlertCenter. Each part calls these without
+// waiting: the look-ups a rule needs (the failed tasks of a run, the run before it) happen in the
+// background, and only when some route listens to the rule.
+import type { InstanceRecord, RunRecord, WorkerRecord } from '../../api/types.ts';
+import type { Clock } from '../../ports/clock.ts';
+import type { Store } from '../../ports/store.ts';
+import { formatDuration } from '../duration.ts';
+import type { AlertCenter, AlertInput } from './alert-center.ts';
+
+/** What the engine's parts call: none of these waits, none throws. */
+export interface AlertHooks {
+  /** an instance ended FAILED or TIMEOUT with no attempt after it */
+  taskFailed(inst: InstanceRecord, state: 'FAILED' | 'TIMEOUT', reason: string | undefined): void;
+  /** a run ended (any state; FAILED and SUCCESS matter) */
+  runEnded(run: RunRecord): void;
+  workerLost(worker: WorkerRecord, silentForMs: number): void;
+  queueLong(worker: string, length: number, threshold: number): void;
+  misfireSkipped(workflow: string, skipped: number, latest: number, policy: string): void;
+  runOverdue(run: RunRecord, expectedMs: number): void;
+  /** the engine's free-text alerts */
+  engine(message: string): void;
+}
+
+export const NO_ALERTS: AlertHooks = {
+  taskFailed: () => undefined,
+  runEnded: () => undefined,
+  workerLost: () => undefined,
+  queueLong: () => undefined,
+  misfireSkipped: () => undefined,
+  runOverdue: () => undefined,
+  engine: () => undefined,
+};
+
+const iso = (at: number | undefined) => (at === undefined ? '?' : new Date(at).toISOString());
+
+export class AlertRules implements AlertHooks {
+  constructor(
+    private readonly center: AlertCenter,
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly node: string,
+  ) {}
+
+  /** A promise is a look-up: part of the alert's background work, never the caller's. */
+  private raise(input: AlertInput | Promise<AlertInput | undefined>): void {
+    this.center.raise(input);
+  }
+
+  taskFailed(inst: InstanceRecord, state: 'FAILED' | 'TIMEOUT', reason: string | undefined): void {
+    this.raise(
+      this.store.getRun(inst.runId).then((run) => {
+        const workflow = run?.workflowName ?? `workflow ${inst.workflowId}`;
+        return {
+          rule: 'task_failed' as const,
+          subject: `workflow:${workflow}`,
+          event: `instance:${inst.id}`,
+          workflow,
+          runId: inst.runId,
+          instanceId: inst.id,
+          severity: 'critical' as const,
+          title: `${workflow}: task "${inst.taskName}" ${state === 'TIMEOUT' ? 'timed out' : 'failed'} (attempt ${inst.attempt}, no retry left)`,
+          message: [`run #${inst.runId}, instance ${inst.id}`, reason && `reason: ${reason}`, `worker: ${inst.workerId ?? '-'}`].filter(Boolean).join('\n'),
+        };
+      }),
+    );
+  }
+
+  runEnded(run: RunRecord): void {
+    if (run.state === 'FAILED') this.raise(this.runFailed(run));
+    else if (run.state === 'SUCCESS') this.raise(this.recovered(run));
+  }
+
+  private async runFailed(run: RunRecord): Promise<AlertInput> {
+    const failures = await this.store.finalFailures([run.id]);
+    const first = failures[0];
+    const what = first ? `task "${first.taskName}" ${first.state === 'TIMEOUT' ? 'timed out' : first.state === 'CANCELLED' ? 'was cancelled' : 'failed'}` : 'failed';
+    return {
+      rule: 'run_failed',
+      subject: `workflow:${run.workflowName}`,
+      event: `run:${run.id}`,
+      workflow: run.workflowName,
+      runId: run.id,
+      ...(first && { instanceId: first.id }),
+      severity: 'critical',
+      title: `${run.workflowName}: run #${run.id} failed: ${what}${first ? ` after ${first.attempt} attempt(s)` : ''}`,
+      message: [
+        `run #${run.id} (${run.trigger}, logical time ${iso(run.logicalTime)}) ended FAILED at ${iso(run.finishedAt)}`,
+        ...failures.map((f) => `${f.taskName}: ${f.state}${f.reason ? `: ${f.reason}` : ''} (instance ${f.id}, attempt ${f.attempt})`),
+      ].join('\n'),
+    };
+  }
+
+  /** A success right after a failed run is a recovery; any other success says nothing. */
+  private async recovered(run: RunRecord): Promise<AlertInput | undefined> {
+    const [previous] = await this.store.listRuns({ workflowName: run.workflowName, states: ['SUCCESS', 'FAILED'], beforeId: run.id, limit: 1 });
+    if (previous?.state !== 'FAILED') return undefined;
+    return {
+      rule: 'recovered',
+      subject: `workflow:${run.workflowName}`,
+      event: `run:${run.id}`,
+      workflow: run.workflowName,
+      runId: run.id,
+      severity: 'info',
+      title: `${run.workflowName}: recovered, run #${run.id} succeeded after failed run #${previous.id}`,
+      message: `run #${run.id} (${run.trigger}, logical time ${iso(run.logicalTime)}) ended SUCCESS at ${iso(run.finishedAt)}`,
+    };
+  }
+
+  workerLost(worker: WorkerRecord, silentForMs: number): void {
+    this.raise({
+      rule: 'worker_lost',
+      subject: `worker:${worker.id}`,
+      // One loss is one alert, whichever scheduler judges it: its last heartbeat names it.
+      event: `${worker.id}:${worker.lastHeartbeat}`,
+      severity: 'critical',
+      title: `worker ${worker.id} (${worker.host}) lost: no heartbeat for ${formatDuration(Math.round(silentForMs / 1000) * 1000)}`,
+      message: `last heartbeat at ${iso(worker.lastHeartbeat)}; its running tasks fail over to other workers`,
+    });
+  }
+
+  queueLong(worker: string, length: number, threshold: number): void {
+    this.raise({
+      rule: 'queue_long',
+      subject: 'queue',
+      severity: 'warning',
+      title: `queue of worker ${worker} is ${length} long (threshold ${threshold}): workers cannot keep up`,
+      message: 'add workers or concurrency, or look for a stuck worker ("ax workers")',
+    });
+  }
+
+  misfireSkipped(workflow: string, skipped: number, latest: number, policy: string): void {
+    this.raise({
+      rule: 'misfire_skipped',
+      subject: `workflow:${workflow}`,
+      event: `misfire:${latest}`,
+      workflow,
+      severity: 'warning',
+      title: `${workflow}: ${skipped} missed fire(s) up to ${iso(latest)} not run (misfire policy ${policy})`,
+      message: 'the engine was down, asleep or paused when they were due',
+    });
+  }
+
+  runOverdue(run: RunRecord, expectedMs: number): void {
+    this.raise({
+      rule: 'run_overdue',
+      subject: `workflow:${run.workflowName}`,
+      event: `run:${run.id}`,
+      workflow: run.workflowName,
+      runId: run.id,
+      severity: 'warning',
+      title: `${run.workflowName}: run #${run.id} still running past its expected ${formatDuration(expectedMs)}`,
+      message: `started at ${iso(run.startedAt ?? run.createdAt)}`,
+    });
+  }
+
+  engine(message: string): void {
+    this.raise({ rule: 'engine', subject: `node:${this.node}`, event: `${this.clock.now()}:${message.slice(0, 60)}`, severity: 'warning', title: message.split('\n')[0] as string, message });
+  }
+}
