@@ -90,7 +90,6 @@ function LineageView() {
       'controls.zoomIn.ariaLabel': t('graph.zoomIn'),
       'controls.zoomOut.ariaLabel': t('graph.zoomOut'),
       'controls.fitView.ariaLabel': t('graph.fitView'),
-      'controls.interactive.ariaLabel': t('graph.fitView'),
     }),
     [t],
   );
