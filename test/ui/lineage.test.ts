@@ -16,6 +16,8 @@ const FILES = {
     'workflow: warehouse\nowner: bob\ntasks:\n  load: { command: "echo loaded", upstream: [{ ref: orders.extract, date: latest }] }\n  index: { command: "echo indexed", upstream: [load] }\n',
   'sales.yaml': 'workflow: sales\nowner: carol\ntasks:\n  report: { command: "echo reported", upstream: [{ ref: warehouse.load, date: latest }] }\n',
   'finance.yaml': 'workflow: finance\nowner: erin\ntasks:\n  close: { command: "echo closed", upstream: [{ ref: warehouse.*, date: latest }, ledger.post] }\n',
+  // fails: an alert about zed's workflow
+  'broken.yaml': 'workflow: broken\nowner: zed\ntasks:\n  fail: { command: "echo broken; exit 3" }\n',
 };
 
 const node = (page: Page, id: string) => page.locator(`.react-flow__node[data-id="${id}"]`);
@@ -32,6 +34,7 @@ describe.skipIf(skip)('lineage view', () => {
       const r = await engine.ax(['run', wf, '--wait']);
       if (r.code !== 0) throw new Error(`ax run ${wf}: ${r.stdout}${r.stderr}`);
     }
+    await engine.ax(['run', 'broken', '--wait']);
     // finance.close waits for ledger.post, which does not exist
     const r = await engine.ax(['run', 'finance']);
     if (r.code !== 0) throw new Error(`ax run finance: ${r.stderr}`);
@@ -124,17 +127,17 @@ describe.skipIf(skip)('lineage view', () => {
     }
   }, 120_000);
 
-  it('the workflow list and the dashboard filter by owner ("my workflows"), kept across visits', async () => {
+  it('the workflow list, the dashboard, search and alerts filter by owner ("my workflows"), kept across visits', async () => {
     const { context, page } = await signedInPage(browser, engine);
     try {
       await page.goto(`${engine.origin}/#/workflows`);
       await page.locator('.ant-table-row').first().waitFor({ timeout: 30_000 });
-      expect(await page.locator('.ant-table-row').count()).toBe(4);
+      expect(await page.locator('.ant-table-row').count()).toBe(5);
       await page.getByRole('combobox', { name: 'My workflows' }).click();
       await page.locator('.ant-select-item-option', { hasText: 'carol' }).click();
       await expect.poll(() => page.locator('.ant-table-row').count()).toBe(1);
       expect(await page.locator('.ant-table-row').first().textContent()).toContain('sales');
-      await page.getByText('Showing 1 of 4 workflows: those of carol').waitFor();
+      await page.getByText('Showing 1 of 5 workflows: those of carol').waitFor();
       await animationsDone(page);
       await screenshot(page, 'workflows-mine-light-en');
       await page.reload();
@@ -150,6 +153,20 @@ describe.skipIf(skip)('lineage view', () => {
       await page.getByRole('link', { name: 'finance' }).first().waitFor();
       await animationsDone(page);
       await screenshot(page, 'dashboard-mine-light-en');
+
+      // search: the hits in erin's workflows only
+      await page.goto(`${engine.origin}/#/search?q=echo`);
+      await page.locator('.ant-table-row').first().waitFor({ timeout: 30_000 });
+      await expect.poll(() => page.locator('.ant-table-row').count()).toBe(1);
+      expect(await page.locator('.ant-table-row').first().textContent()).toContain('finance');
+      // alerts: zed's failure shows only for zed
+      await page.goto(`${engine.origin}/#/alerts`);
+      await page.getByText('No alert in this state').waitFor({ timeout: 30_000 });
+      await page.getByRole('combobox', { name: 'My workflows' }).click();
+      await page.locator('.ant-select-item-option', { hasText: 'zed' }).click();
+      await expect.poll(() => page.locator('.ant-table-row', { hasText: 'broken' }).count(), { timeout: 30_000 }).toBeGreaterThan(0);
+      await animationsDone(page);
+      await screenshot(page, 'alerts-mine-light-en');
       expect(await page.evaluate(() => window.__axMissingKeys ?? [])).toEqual([]);
     } finally {
       await context.close();
