@@ -303,6 +303,7 @@ export class RunManager {
       const result = await this.store.cancelRun(runId, reason, this.settlement(wf).queuedRoots, now);
       if (!result.done) throw new AxError('conflict', `run #${runId} ended while it was being cancelled`);
       await this.publish(result);
+      for (const w of result.failedWaiters ?? []) await this.failWaiter(w.instanceId, `upstream ${w.label}: its run #${runId} was cancelled`);
       return this.store.listInstances(runId);
     }
     const active = (await this.store.listInstances(runId)).filter((i) => ACTIVE_STATES.includes(i.state) && i.taskName === taskName);

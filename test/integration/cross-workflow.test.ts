@@ -261,6 +261,18 @@ describe.each(mysql ? (['sqlite', 'mysql'] as const) : (['sqlite'] as const))('a
     expect((await latest(bRun, 'load')).notBefore).toBe(clock.now());
   });
 
+  it('cancelling the upstream’s run makes its waiters UPSTREAM_FAILED; a waiter for another day waits on', async () => {
+    const a = await apply(A);
+    const b = await apply(B('[a.report]'));
+    const other = await apply('workflow: other\ntasks:\n  use: { command: "true", upstream: [{ ref: a.*, date: previous_day }] }\n');
+    const bRun = await start(b, B_30);
+    const otherRun = await start(other, A_30);
+    const aRun = await start(a, A_30);
+    await runs.cancel(aRun, undefined, 'cancelled by test');
+    expect(await latest(bRun, 'load')).toMatchObject({ state: 'UPSTREAM_FAILED', reason: `upstream a.report of 2026-11-30: its run #${aRun} was cancelled` });
+    expect((await latest(otherRun, 'use')).reason).toBe('waiting for the whole of a of 2026-11-29');
+  });
+
   it('a cancelled waiter leaves no wait behind', async () => {
     await apply(A);
     const b = await apply(B('[a.extract]'));

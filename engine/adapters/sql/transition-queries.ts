@@ -31,7 +31,7 @@ import { chunks, instanceFromRow } from './rows.ts';
 import { getRun, guardedInstanceUpdate, instancePatchColumns, insertRun, isUniqueViolation } from './run-queries.ts';
 import type { Database, WorkflowRunTable } from './schema.ts';
 import type { Selectable } from 'kysely';
-import { dropWaits, holdForUpstreams, releaseWaiters, waitersOf } from './upstream-waits.ts';
+import { dropWaits, holdForUpstreams, releaseWaiters, waitersOf, waitersOfRun } from './upstream-waits.ts';
 
 type Trx = Transaction<Database>;
 
@@ -259,6 +259,16 @@ async function settleAcrossWorkflows(trx: Trx, dialect: SqlDialectName, run: Sel
   else (result.failedWaiters ??= []).push(...(await waitersOf(trx, dialect, wf.name, null, at)));
 }
 
+/** A cancelled run will not do what other workflows still wait for from it: they are named (issue 13). */
+async function cancelAcrossWorkflows(trx: Trx, dialect: SqlDialectName, run: Selectable<WorkflowRunTable>, result: TransitionResult): Promise<void> {
+  const q = trx.selectFrom('workflow').select('name').where('id', '=', run.workflow_id);
+  const wf = await (dialect === 'mysql' ? q.modifyEnd(sql`lock in share mode`) : q).executeTakeFirst();
+  if (!wf) return;
+  const at = Number(run.logical_time);
+  const waiters = run.only_task === null ? await waitersOfRun(trx, dialect, wf.name, at) : await waitersOf(trx, dialect, wf.name, run.only_task, at);
+  if (waiters.length > 0) (result.failedWaiters ??= []).push(...waiters);
+}
+
 function pendingQuery(trx: Kysely<Database>, runId: number) {
   return trx.selectFrom('task_instance').select('id').where('run_id', '=', runId).where('state', 'in', ACTIVE).limit(1);
 }
@@ -314,6 +324,7 @@ export async function cancelRun(db: Kysely<Database>, dialect: SqlDialectName, r
     }
     // Reported as what they are now, so followers and their workers see CANCELLED.
     result.ended.push(...active.map((r) => instanceFromRow({ ...r, state: 'CANCELLED', reason, finished_at: now, handled: 1 })));
+    await cancelAcrossWorkflows(trx, dialect, run, result);
     await startQueued(trx, dialect, run.workflow_id, queuedRoots, now, result);
     return result;
   }, dialect);

@@ -149,6 +149,25 @@ export async function waitersOf(trx: Trx, dialect: SqlDialectName, workflow: str
   return rows.filter((r) => !seen.has(r.instance_id) && seen.add(r.instance_id)).map((r) => ({ instanceId: r.instance_id, label: r.label }));
 }
 
+/**
+ * The instances waiting for any task (or the whole) of `workflow` in a run of logical time
+ * `logicalTime`: that run was cancelled, so what it had not done yet it will not do.
+ */
+export async function waitersOfRun(trx: Trx, dialect: SqlDialectName, workflow: string, logicalTime: number): Promise<WaiterNotice[]> {
+  const rows = await shared(
+    trx
+      .selectFrom('upstream_wait')
+      .select(['id', 'instance_id', 'label'])
+      .where('upstream_workflow', '=', workflow)
+      .where('window_from', '<=', logicalTime)
+      .where('window_to', '>', logicalTime)
+      .orderBy('id'),
+    dialect,
+  ).execute();
+  const seen = new Set<number>();
+  return rows.filter((r) => !seen.has(r.instance_id) && seen.add(r.instance_id)).map((r) => ({ instanceId: r.instance_id, label: r.label }));
+}
+
 /** A waiter that ended (released, failed, cancelled) waits no more. */
 export async function dropWaits(trx: Trx, by: 'instance_id' | 'run_id', id: number): Promise<void> {
   await trx.deleteFrom('upstream_wait').where(by, '=', id).execute();
