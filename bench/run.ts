@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
+import { benchCrossRelease } from './cross-release.ts';
 import { benchDependencyAdvance } from './dependency-advance.ts';
 import { benchEngineRss } from './engine-rss.ts';
 import { benchLogInsert } from './log-insert.ts';
@@ -20,6 +21,8 @@ import { type BenchOptions, type BenchTable, fmt } from './util.ts';
 
 const BENCHMARKS: Record<string, (options: BenchOptions) => Promise<BenchTable>> = {
   advance: benchDependencyAdvance,
+  // issue 13: one SUCCESS that other workflows wait for, 1,000 workflows × 10 tasks
+  cross: benchCrossRelease,
   throughput: benchSoloThroughput,
   logs: benchLogInsert,
   rss: benchEngineRss,
@@ -36,7 +39,7 @@ const BENCHMARKS: Record<string, (options: BenchOptions) => Promise<BenchTable>>
   'ui-logs-big': (options) => benchUiLogs(options, ['big']),
   'ui-logs-firehose': (options) => benchUiLogs(options, ['firehose']),
 };
-const DEFAULT = ['advance', 'throughput', 'logs', 'rss', 'peer', 'peer-team', 'ui-dashboard', 'ui-layout', 'ui-logs'];
+const DEFAULT = ['advance', 'cross', 'throughput', 'logs', 'rss', 'peer', 'peer-team', 'ui-dashboard', 'ui-layout', 'ui-logs'];
 
 function printTable(table: BenchTable): void {
   const cells = [table.columns, ...table.rows.map((r) => r.map(String))];

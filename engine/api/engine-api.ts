@@ -3,11 +3,13 @@
 import type { AlertChannelInfo, AlertFilter, AlertRecord } from './alerts.ts';
 import type { ValidationProblem } from './errors.ts';
 import type { EngineEvent, Topic } from './events.ts';
-import type { AuditEntry, InstanceRecord, InstanceState, LogLine, RunRecord, RunState, SchedulingPause, WorkerRecord, WorkflowSpec, WorkflowSummary } from './types.ts';
+import type { AuditEntry, InstanceRecord, InstanceState, LogLine, RunRecord, RunState, SchedulingPause, UpstreamDate, WorkerRecord, WorkflowSpec, WorkflowSummary } from './types.ts';
 
 export interface WorkflowListing extends WorkflowSummary {
   /** the schedule in words, e.g. "At 02:00 AM (Europe/Berlin)" */
   scheduleText?: string;
+  /** upstreams it names in other workflows that do not exist (yet): `later.extract`, `sales.*` */
+  missingUpstreams?: string[];
 }
 
 /** A run in a list; a FAILED one says which task failed and why, so one command answers. */
@@ -25,6 +27,8 @@ export interface ApplyOutcome {
   workflow: string;
   version: number;
   changed: boolean;
+  /** applied, but worth a look: upstreams in workflows that do not exist yet, a removed task others wait for */
+  warnings?: string[];
 }
 
 /** A workflow checked without storing it: the spec with defaults filled in, or every problem. */
@@ -83,7 +87,7 @@ export interface DashboardSummary {
   /** the next fire of every enabled scheduled workflow, soonest first */
   nextFires: { workflow: string; at: number; timezone: string; scheduleText: string }[];
   workers: { online: number; draining: number; lost: number };
-  /** WAITING + DISPATCHED instances */
+  /** WAITING + DISPATCHED instances, without those held for an upstream in another workflow */
   queueLength: number;
   /** set while all scheduling is paused: no cron fire or event starts a run */
   schedulingPaused?: SchedulingPause;
@@ -145,6 +149,36 @@ export interface TaskStats {
 }
 
 /** What the settings screen shows: the engine's effective configuration. */
+/** A task in the lineage across workflows (`WORKFLOW.TASK`), or a reference to one that does not exist. */
+export interface LineageNode {
+  id: string;
+  workflow: string;
+  /** absent for a whole workflow that does not exist (yet) */
+  task?: string;
+  /** the task's owner, else its workflow's */
+  owner?: string;
+  /** its latest attempt in its workflow's run of today (in the workflow's zone); absent: no run today */
+  state?: InstanceState;
+  runId?: number;
+  /** named by a dependency but not there (yet) */
+  missing?: boolean;
+}
+
+/** upstream → downstream; `across`: between workflows, with the date rule it matches by. */
+export interface LineageEdge {
+  from: string;
+  to: string;
+  across: boolean;
+  date?: UpstreamDate;
+}
+
+export interface LineageGraph {
+  /** the node ids asked about (every task of a workflow asked about as a whole) */
+  focus: string[];
+  nodes: LineageNode[];
+  edges: LineageEdge[];
+}
+
 export interface EngineInfo {
   version: string;
   mode: 'solo' | 'team';
@@ -240,6 +274,8 @@ export interface EngineApi {
    */
   testAlertChannel(channel: string, actor: string): Promise<AlertRecord>;
   engineInfo(): Promise<EngineInfo>;
+  /** the graph across workflows around a workflow or a `WORKFLOW.TASK`: `up`/`down` hops each way (default 10) */
+  lineage(target: string, options?: { up?: number; down?: number }): Promise<LineageGraph>;
   /**
    * Live events of the given topics until the returned function is called. Over a transport the
    * server sends each client only what it subscribed to.
@@ -280,6 +316,7 @@ export const API_METHODS = [
   'listAlertChannels',
   'testAlertChannel',
   'engineInfo',
+  'lineage',
 ] as const satisfies readonly Exclude<keyof EngineApi, 'subscribe'>[];
 
 export type ApiMethod = (typeof API_METHODS)[number];

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { ALERT_RULES, ALERT_STATES, DEFAULT_WORKFLOW_ALERT_RULES, WORKFLOW_ALERT_RULES } from './alerts.ts';
 import type { ApiMethod } from './engine-api.ts';
-import { DEFAULT_RETRY_DELAY_MS, MAX_DURATION_MS, RUN_STATES } from './types.ts';
+import { DEFAULT_RETRY_DELAY_MS, MAX_DURATION_MS, RUN_STATES, UPSTREAM_DATES } from './types.ts';
 
 const id = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 const seq = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
@@ -31,6 +31,11 @@ const task = z.looseObject({
     .default({ kind: 'fixed', delayMs: DEFAULT_RETRY_DELAY_MS, maxDelayMs: DEFAULT_RETRY_DELAY_MS }),
   labels: z.array(z.string()).default([]),
   upstream: z.array(z.string()).default([]),
+  crossUpstream: z
+    .array(z.strictObject({ workflow: z.string().max(200), task: z.string().max(200).optional(), date: z.enum(UPSTREAM_DATES).default('same_day') }))
+    .max(1_000)
+    .optional(),
+  waitTimeoutMs: duration.optional(),
   owner: z.string().max(200).optional(),
 });
 const spec = z.looseObject({
@@ -80,6 +85,8 @@ const SCHEMAS: Record<ApiMethod, z.ZodType<unknown[]>> = {
   dashboard: z.tuple([]),
   search: z.tuple([z.string().max(1000), limit.optional()]),
   taskStats: z.tuple([name]),
+  // WORKFLOW.TASK: two names and a dot
+  lineage: z.tuple([z.string().min(1).max(201), z.strictObject({ up: z.number().int().min(0).max(1000).optional(), down: z.number().int().min(0).max(1000).optional() }).optional()]),
   getInstance: z.tuple([id]),
   readLogs: z.tuple([id, seq, limit]),
   logInfo: z.tuple([id]),

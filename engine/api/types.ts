@@ -56,9 +56,32 @@ export interface TaskSpec {
   retries: number;
   retryBackoff: RetryBackoff;
   labels: string[];
+  /** tasks of this workflow */
   upstream: string[];
+  /** upstreams in other workflows (cross-workflow dependencies, see CrossUpstream) */
+  crossUpstream?: CrossUpstream[];
+  /** how long an instance waits for its crossUpstream before it fails (default 24 h) */
+  waitTimeoutMs?: number;
   owner?: string;
 }
+
+/**
+ * Which run of another workflow an instance waits for, by logical time in the downstream
+ * workflow's zone: the run of the same calendar day (default), of the day before, of the same
+ * hour, or the upstream's latest run at or before the downstream's logical time (or any later one).
+ */
+export const UPSTREAM_DATES = ['same_day', 'previous_day', 'same_hour', 'latest'] as const;
+export type UpstreamDate = (typeof UPSTREAM_DATES)[number];
+
+/** An upstream in another workflow: one of its tasks, or (no task) its whole run. */
+export interface CrossUpstream {
+  workflow: string;
+  task?: string;
+  date: UpstreamDate;
+}
+
+/** How long an instance waits for its upstreams in other workflows when its task says nothing. */
+export const DEFAULT_WAIT_TIMEOUT_MS = 24 * 3_600_000;
 
 /** A workflow as the workflow file describes it, after validation (defaults filled in). */
 export interface WorkflowSpec {

@@ -116,6 +116,7 @@ export function wireEngine(deps: WiringDeps): EngineParts {
       backstops,
       dispatcher,
       maintenance: new Maintenance(store, clock, config, kick),
+      expireWaits: () => runs.expireWaits(),
       kick,
     },
     coordinator,

@@ -8,6 +8,7 @@ import type {
   EngineApi,
   EngineInfo,
   FirePreview,
+  LineageGraph,
   LogInfo,
   LogSearchHit,
   RunDetail,
@@ -41,6 +42,7 @@ import type { RunManager } from './run-manager.ts';
 import type { Scheduler } from './scheduler.ts';
 import { type CwdCheck, environmentWarnings } from './spec-warnings.ts';
 import type { Worker } from './worker.ts';
+import { checkAcrossWorkflows, lineage } from './lineage.ts';
 import { LiveEvents } from './live-events.ts';
 import { MetricsGauges } from './metrics-gauges.ts';
 import { NodePresenceBeat } from './node-presence.ts';
@@ -219,13 +221,15 @@ export class Engine implements EngineApi {
     // Whatever the client (CLI, UI, API), a spec passes the same checks as a file (one the
     // checks produced in this process has passed them).
     const spec = isCheckedSpec(input) ? input : parseWorkflowFile(serializeWorkflow(input), { file: `workflow ${input.name}`, defaultTimezone: 'UTC' }).spec;
+    // Across workflows: a cycle is refused; references that lead nowhere (yet) are warned about.
+    const warnings = await checkAcrossWorkflows(this.store, spec, await this.store.getWorkflowSpec(spec.name));
     // The workflow and its audit entry are one transaction: a failed apply leaves neither.
     const res = await this.store.applyWorkflow(spec, this.clock.now(), actor);
     this.workflows.invalidate(res.workflowId);
     this.alerts.forget(spec.name);
     if (res.changed) this.publishWorkflow('applied', spec.name);
     if (this.started) void this.scheduler.tick();
-    return { workflow: spec.name, version: res.version, changed: res.changed };
+    return { workflow: spec.name, version: res.version, changed: res.changed, ...(warnings.length > 0 && { warnings }) };
   }
 
   async exportWorkflow(name: string): Promise<WorkflowSpec> {
@@ -373,6 +377,10 @@ export class Engine implements EngineApi {
 
   search(query: string, limit?: number): Promise<SearchHit[]> {
     return this.views.search(query, limit);
+  }
+
+  lineage(target: string, options: { up?: number; down?: number } = {}): Promise<LineageGraph> {
+    return lineage(this.store, this.clock, target, options);
   }
 
   taskStats(workflow: string): Promise<TaskStats[]> {

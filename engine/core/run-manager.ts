@@ -1,12 +1,13 @@
 // A run's life: creating it (with the overlap policy), advancing dependencies event by event,
 // retries, failing downstream, and deriving the run's state from its instances.
 import { AxError } from '../api/errors.ts';
-import type { InstanceRecord, InstanceState, RunRecord, RunState } from '../api/types.ts';
+import { DEFAULT_WAIT_TIMEOUT_MS, type InstanceRecord, type InstanceState, type RunRecord, type RunState } from '../api/types.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { Coordinator } from '../ports/coordinator.ts';
 import { type EngineMetrics, noMetrics } from '../ports/metrics.ts';
 import { instanceEvent } from './events.ts';
-import type { Finish, FollowUps, InstanceDraft, InstanceGuard, InstancePatch, NewRun, Settlement, Store, TaskDefinition, TransitionResult } from '../ports/store.ts';
+import { HELD_FOR_UPSTREAM, type Finish, type FollowUps, type InstanceDraft, type InstanceGuard, type InstancePatch, type NewRun, type Settlement, type Store, type TaskDefinition, type TransitionResult } from '../ports/store.ts';
+import { waitDrafts } from './cross-upstream.ts';
 import { retryDelay } from './backoff.ts';
 import { formatDuration } from './duration.ts';
 import { downstreamClosure } from './dag.ts';
@@ -62,7 +63,7 @@ export class RunManager {
         eventPayload: input.eventPayload,
         createdAt: now,
       },
-      roots: roots.map((t) => this.draft(t, 1, now)),
+      roots: roots.map((t) => this.draft(t, 1, now, 0, wf)),
       ...(input.applyOverlap && overlap !== 'parallel' && { overlap }),
     });
     if (!started) return undefined;
@@ -83,7 +84,7 @@ export class RunManager {
     const have = new Set((await this.store.listInstances(run.id)).map((i) => i.taskId));
     const missing = roots.filter((t) => t && !have.has(t.id));
     for (const t of missing) {
-      const inst = await this.store.createInstance({ ...this.draft(t, 1, this.clock.now()), runId: run.id, workflowId: run.workflowId, createdAt: this.clock.now() });
+      const inst = await this.createFirst(t, wf, run, this.clock.now());
       if (inst) await this.publishInstance(inst);
     }
     if (missing.length > 0) this.onWaiting();
@@ -92,13 +93,29 @@ export class RunManager {
     await this.publish(settled);
   }
 
-  private draft(task: TaskDefinition, attempt: number, notBefore: number, failovers = 0): InstanceDraft {
-    return { taskId: task.id, taskName: task.name, attempt, state: 'WAITING', notBefore, failovers };
+  /**
+   * A task's instance to create. A first attempt of a task with upstreams in other workflows is
+   * created held, waiting for them by the run's logical time in the workflow's zone (UTC without
+   * a schedule); retries do not wait again.
+   */
+  private draft(task: TaskDefinition, attempt: number, notBefore: number, failovers = 0, wf?: CachedWorkflow): InstanceDraft {
+    const draft: InstanceDraft = { taskId: task.id, taskName: task.name, attempt, state: 'WAITING', notBefore, failovers };
+    if (attempt !== 1 || !task.crossUpstream?.length || !wf) return draft;
+    const tz = wf.graph.schedule?.timezone ?? 'UTC';
+    return { ...draft, notBefore: HELD_FOR_UPSTREAM, waits: (logicalTime) => waitDrafts(task, logicalTime, tz, this.clock.now()) };
+  }
+
+  /** A first attempt created outside a transition (start-up check, re-run): created held, then held or released in its own step. */
+  private async createFirst(task: TaskDefinition, wf: CachedWorkflow, run: RunRecord, now: number, attempt = 1): Promise<InstanceRecord | undefined> {
+    const { waits, ...draft } = this.draft(task, 1, now, 0, wf);
+    const inst = await this.store.createInstance({ ...draft, attempt, runId: run.id, workflowId: run.workflowId, createdAt: now });
+    if (!inst || !waits) return inst;
+    return this.store.holdInstance(inst.id, waits(run.logicalTime), now);
   }
 
   private settlement(wf: CachedWorkflow | undefined): Settlement {
     // A workflow gone meanwhile: no run of it can succeed.
-    return { taskCount: wf ? wf.tasks.size : Number.POSITIVE_INFINITY, queuedRoots: () => (wf ? wf.roots.map((t) => this.draft(t, 1, this.clock.now())) : []) };
+    return { taskCount: wf ? wf.tasks.size : Number.POSITIVE_INFINITY, queuedRoots: () => (wf ? wf.roots.map((t) => this.draft(t, 1, this.clock.now(), 0, wf)) : []) };
   }
 
   /**
@@ -106,12 +123,16 @@ export class RunManager {
    * as one store step: a retry, the downstream it makes ready (O(downstream)), or the downstream
    * failed; and the run's end once nothing is pending. Returns false when the guard refused it.
    */
-  async finish(inst: InstanceRecord, guard: InstanceGuard, to: Finish['to'], patch: InstancePatch): Promise<boolean> {
+  async finish(inst: InstanceRecord, guard: InstanceGuard, to: Finish['to'], patch: InstancePatch, opts: { final?: boolean } = {}): Promise<boolean> {
     const wf = await this.workflows.get(inst.workflowId);
     const task = wf?.tasks.get(inst.taskId);
     const now = this.clock.now();
-    const plan = wf && task ? this.followUps(inst, to, patch.failedOver === true, wf, task, now) : { followUps: {} };
-    const result = await this.store.finishInstance({ id: inst.id, runId: inst.runId, guard, to, patch, followUps: plan.followUps, settlement: this.settlement(wf) }, now);
+    const plan = wf && task ? this.followUps(inst, to, patch.failedOver === true, wf, task, now, opts.final === true) : { followUps: {} };
+    const asUpstream = wf && task ? { workflow: wf.graph.name, task: task.name } : undefined;
+    const result = await this.store.finishInstance(
+      { id: inst.id, runId: inst.runId, guard, to, patch, followUps: plan.followUps, settlement: this.settlement(wf), ...(asUpstream && { asUpstream }) },
+      now,
+    );
     if (!result.done) return false;
     this.metrics.instanceFinished(to);
     if (plan.capped) this.failovers.alert(plan.capped);
@@ -123,7 +144,36 @@ export class RunManager {
     if (retry && plan.announce) await this.announce(inst.id, plan.announce(retry.attempt));
     await this.publishInstance({ ...inst, ...patch, state: to } as InstanceRecord);
     await this.publish(result);
+    for (const w of result.failedWaiters ?? []) await this.failWaiter(w.instanceId, `upstream ${w.label} failed for good: re-run it, then this task`);
     return true;
+  }
+
+  /**
+   * An instance of another workflow waited for what failed for good: it ends UPSTREAM_FAILED (a
+   * compare-and-set on WAITING, so whoever gets there first does it, once), with its downstream.
+   */
+  private async failWaiter(instanceId: number, reason: string): Promise<void> {
+    const waiter = await this.store.getInstance(instanceId);
+    if (waiter?.state !== 'WAITING') return;
+    await this.finish(waiter, { from: ['WAITING'], attempt: waiter.attempt }, 'UPSTREAM_FAILED', { reason, finishedAt: this.clock.now() });
+  }
+
+  /**
+   * The leader's sweep for waits past their wait_timeout (an indexed read of the expired ones,
+   * not a look at every workflow): each waiter fails, with no retry (it would only wait again),
+   * the reason naming what it waited for, and an alert.
+   */
+  async expireWaits(): Promise<void> {
+    const now = this.clock.now();
+    for (const w of await this.store.expiredWaits(now, 100)) {
+      const waiter = await this.store.getInstance(w.instanceId);
+      if (waiter?.state !== 'WAITING') continue;
+      const task = (await this.workflows.get(waiter.workflowId))?.tasks.get(waiter.taskId);
+      const limit = formatDuration(task?.waitTimeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS);
+      const reason = `wait_timeout: waited ${limit} for ${w.label}, which did not succeed in time`;
+      // A final FAILED: finish raises the task-failed alert, with this reason.
+      await this.finish(waiter, { from: ['WAITING'], attempt: waiter.attempt }, 'FAILED', { reason, finishedAt: now }, { final: true });
+    }
   }
 
   /**
@@ -140,16 +190,17 @@ export class RunManager {
     wf: CachedWorkflow,
     task: TaskDefinition,
     now: number,
+    final: boolean,
   ): { followUps: FollowUps; announce?: (attempt: number) => string; capped?: string } {
     if (to === 'SUCCESS') {
       const advance = (wf.downstream.get(task.id) ?? []).map((downId) => ({
-        draft: this.draft(wf.tasks.get(downId) as TaskDefinition, 1, now),
+        draft: this.draft(wf.tasks.get(downId) as TaskDefinition, 1, now, 0, wf),
         needs: (wf.upstream.get(downId) ?? []).filter((u) => u !== task.id),
       }));
       return { followUps: { advance } };
     }
     let capped: string | undefined;
-    if (FAILED_STATES.includes(to)) {
+    if (FAILED_STATES.includes(to) && !final) {
       const free = inst.failovers ?? 0;
       if (failedOver) {
         if (free < this.failovers.max) return { followUps: { retry: this.draft(task, inst.attempt + 1, now, free + 1) } };
@@ -180,12 +231,13 @@ export class RunManager {
   private async publish(result: TransitionResult): Promise<void> {
     this.count(result);
     for (const inst of [...result.ended, ...result.created]) await this.publishInstance(inst);
+    for (const inst of result.released ?? []) await this.publishInstance(inst);
     for (const run of result.runs) {
       // Raised before the event goes out: whoever hears the run end finds its alert under way.
       this.alerts.runEnded(run);
       await this.publishRun(run);
     }
-    if (result.created.some((i) => i.state === 'WAITING')) this.onWaiting();
+    if (result.created.some((i) => i.state === 'WAITING') || result.released?.length) this.onWaiting();
   }
 
   /** What a store step ended, counted (the instance a finish was for is counted by finish). */
@@ -212,7 +264,9 @@ export class RunManager {
     const instances = await this.store.listInstances(runId);
     const mine = instances.filter((i) => i.taskId === task.id);
     const latest = mine[mine.length - 1];
-    if (!latest || !['FAILED', 'TIMEOUT', 'CANCELLED'].includes(latest.state)) {
+    // UPSTREAM_FAILED too for a task that waited on another workflow: it waits again
+    const rerunnable = ['FAILED', 'TIMEOUT', 'CANCELLED', ...(task.crossUpstream?.length ? ['UPSTREAM_FAILED'] : [])];
+    if (!latest || !rerunnable.includes(latest.state)) {
       throw new AxError('conflict', `task "${taskName}" of run #${runId} is ${latest?.state ?? 'not started'}: only a failed task can be re-run`);
     }
     const down = new Set(downstreamClosure(task.id, wf.downstream));
@@ -222,7 +276,10 @@ export class RunManager {
       await this.store.transitionRun(runId, [run.state], 'RUNNING', { reason: `re-run of "${taskName}"`, finishedAt: null });
     }
     await this.store.deleteInstances(markers);
-    const next = await this.store.createInstance({ ...this.draft(task, latest.attempt + 1, now), runId, workflowId: run.workflowId, createdAt: now });
+    // A task waiting on other workflows waits again (they may have been re-run meanwhile).
+    const next = task.crossUpstream?.length
+      ? await this.createFirst(task, wf, run, now, latest.attempt + 1)
+      : await this.store.createInstance({ ...this.draft(task, latest.attempt + 1, now), runId, workflowId: run.workflowId, createdAt: now });
     if (next) await this.publishInstance(next);
     this.onWaiting();
     return this.store.listInstances(runId);
@@ -246,6 +303,7 @@ export class RunManager {
       const result = await this.store.cancelRun(runId, reason, this.settlement(wf).queuedRoots, now);
       if (!result.done) throw new AxError('conflict', `run #${runId} ended while it was being cancelled`);
       await this.publish(result);
+      for (const w of result.failedWaiters ?? []) await this.failWaiter(w.instanceId, `upstream ${w.label}: its run #${runId} was cancelled`);
       return this.store.listInstances(runId);
     }
     const active = (await this.store.listInstances(runId)).filter((i) => ACTIVE_STATES.includes(i.state) && i.taskName === taskName);

@@ -21,6 +21,8 @@ export interface SchedulerParts {
   backstops: BackstopPass;
   dispatcher: Dispatcher;
   maintenance: Maintenance;
+  /** fails instances whose wait for another workflow passed its wait_timeout (RunManager.expireWaits) */
+  expireWaits: () => Promise<void>;
   /** the leader's dispatch wake-up (see leader-lease.ts) */
   kick: () => void;
 }
@@ -70,6 +72,7 @@ export class Scheduler {
         if (taken) await checkRuns();
         if (this.config.fireSchedules) this.lastScan = await cron.scanSchedules();
         await backstops.checkRunning();
+        await this.parts.expireWaits();
         await dispatcher.kick();
         await maintenance.wakeForRetries();
         await maintenance.purgeLogs();

@@ -7,6 +7,7 @@ import type { RunRecord, WorkerRecord, WorkflowSpec, WorkflowSummary } from '../
 import type { Clock } from '../ports/clock.ts';
 import type { Coordinator } from '../ports/coordinator.ts';
 import type { Store } from '../ports/store.ts';
+import { missingUpstreams } from './lineage.ts';
 import { describeCron, nextFire, validateCron, validateTimezone } from './cron.ts';
 import { isCheckedSpec, parseWorkflowFile } from './workflow-file.ts';
 import { serializeWorkflow } from './workflow-serialize.ts';
@@ -42,10 +43,12 @@ export class EngineViews {
         return { scheduleError: w.scheduleError ?? `its schedule cannot fire: ${err instanceof Error ? err.message : String(err)}` };
       }
     };
+    const missing = await missingUpstreams(this.store);
     return (await this.store.listWorkflows()).map((w) => ({
       ...w,
       scheduleText: w.schedule ? describeCron(w.schedule.cron, w.schedule.timezone) : undefined,
       ...next(w),
+      ...(missing.has(w.name) && { missingUpstreams: missing.get(w.name) }),
     }));
   }
 
@@ -162,7 +165,7 @@ export class EngineViews {
     const [running, runningTasks, queueLength, failed, finished] = await Promise.all([
       this.store.listRuns({ states: ['QUEUED', 'RUNNING'], limit: 50 }),
       this.store.countInstances(['RUNNING']),
-      this.store.countInstances(['WAITING', 'DISPATCHED']),
+      this.store.countInstances(['WAITING', 'DISPATCHED'], { queuedOnly: true }),
       this.store.instancesFinishedSince(['FAILED', 'TIMEOUT'], since, 50),
       this.store.runsFinishedSince(since),
     ]);

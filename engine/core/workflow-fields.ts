@@ -5,6 +5,7 @@ import { DEFAULT_WORKFLOW_ALERT_RULES, type AlertRule, WORKFLOW_ALERT_RULES, typ
 import { secretNameProblem } from '../api/secrets.ts';
 import { DEFAULT_RETRY_DELAY_MS, type RetryBackoff, type ScheduleSpec, type TaskSpec, type WorkflowSpec } from '../api/types.ts';
 import { validateCron, validateTimezone } from './cron.ts';
+import { readUpstreamList } from './cross-upstream.ts';
 import { formatDuration } from './duration.ts';
 import { join, NAME, nameHint, type Reader, typeName, type YMap } from './workflow-reader.ts';
 
@@ -26,7 +27,7 @@ const EXPONENTIAL_MAX_MS = 3_600_000;
 const TOP_KEYS = ['workflow', 'description', 'owner', 'schedule', 'on_event', 'routing', 'alerts', 'tasks'];
 const ALERT_KEYS = ['channels', 'rules', 'expected_duration'];
 const SCHEDULE_KEYS = ['cron', 'timezone', 'misfire', 'overlap'];
-const TASK_KEYS = ['command', 'cwd', 'env', 'timeout', 'retries', 'retry_backoff', 'labels', 'upstream', 'owner'];
+const TASK_KEYS = ['command', 'cwd', 'env', 'timeout', 'retries', 'retry_backoff', 'labels', 'upstream', 'wait_timeout', 'owner'];
 const BACKOFF_KEYS = ['strategy', 'delay', 'max'];
 const MISFIRE = ['run_once', 'skip', 'all'] as const;
 const OVERLAP = ['skip', 'queue', 'parallel'] as const;
@@ -110,7 +111,7 @@ function readSecretRef(r: Reader, m: YMap, at: string, set: (name: string) => vo
   }
 }
 
-function readTask(r: Reader, name: string, v: unknown, resolveCwd: FieldOptions['resolveCwd']): TaskSpec | undefined {
+function readTask(r: Reader, name: string, v: unknown, resolveCwd: FieldOptions['resolveCwd'], workflow: string): TaskSpec | undefined {
   const path = join('tasks', name);
   const m = r.map(v, path, 'a map with at least "command"');
   if (!m) return undefined;
@@ -128,8 +129,17 @@ function readTask(r: Reader, name: string, v: unknown, resolveCwd: FieldOptions[
     retries: 0,
     retryBackoff: readBackoff(r, m.get('retry_backoff'), `${path}.retry_backoff`),
     labels: r.list(m, 'labels', path, 'labels', 'gpu'),
-    upstream: r.list(m, 'upstream', path, 'task names', 'extract'),
+    upstream: [],
   };
+  // Strings are sorted into this workflow's tasks and other workflows' in workflow-edges.ts.
+  const upstream = readUpstreamList(r, m, path, workflow);
+  task.upstream = upstream.names;
+  if (upstream.cross.length > 0) task.crossUpstream = upstream.cross;
+  if (m.has('wait_timeout')) {
+    const ms = r.duration(m.get('wait_timeout'), `${path}.wait_timeout`);
+    if (ms === 0) r.add(`${path}.wait_timeout`, 'must be longer than 0: leave wait_timeout out for the default (24h)');
+    else if (ms !== undefined) task.waitTimeoutMs = ms;
+  }
   const cwd = r.text(m, 'cwd', path);
   if (cwd !== undefined) {
     if (isAbsolutePath(cwd)) task.cwd = cwd;
@@ -184,7 +194,7 @@ export function readWorkflow(r: Reader, m: YMap, opts: FieldOptions): WorkflowSp
   else if (tasks?.size === 0) r.add('tasks', 'at least one task is required');
   for (const [name, value] of tasks ?? []) {
     if (!NAME.test(name)) r.add(join('tasks', name), nameHint(name));
-    const task = readTask(r, name, value, opts.resolveCwd);
+    const task = readTask(r, name, value, opts.resolveCwd, spec.name);
     if (task) spec.tasks.push(task);
   }
   return spec;

@@ -103,7 +103,7 @@ export function parseWorkflowFile(text: string, opts: ParseOptions): { spec: Wor
 
   const m = top as YMap;
   const spec = readWorkflow(r, m, opts);
-  checkEdges(r, spec.tasks);
+  checkEdges(r, spec.tasks, spec.name);
   if (r.problems.length > 0) throw new ValidationError(r.problems);
 
   // Lexer tokens, not a regex: a "#" inside a quoted or block string is not a comment.

@@ -4,6 +4,7 @@ import { Document, visit } from 'yaml';
 import { DEFAULT_WORKFLOW_ALERT_RULES } from '../api/alerts.ts';
 import { ValidationError } from '../api/errors.ts';
 import { DEFAULT_RETRY_DELAY_MS, type TaskSpec, type WorkflowSpec } from '../api/types.ts';
+import { writeCrossUpstream } from './cross-upstream.ts';
 import { formatDuration } from './duration.ts';
 
 /** The canonical file text of a spec: fixed key order, defaults and empty values left out. */
@@ -64,7 +65,9 @@ function taskMap(t: TaskSpec): Map<string, unknown> {
     m.set('retry_backoff', new Map([['strategy', b.kind], ['delay', delay], ['max', formatDuration(b.maxDelayMs)]]));
   }
   if (t.labels.length > 0) m.set('labels', t.labels);
-  if (t.upstream.length > 0) m.set('upstream', t.upstream);
+  const upstream = [...t.upstream, ...(t.crossUpstream ?? []).map(writeCrossUpstream)];
+  if (upstream.length > 0) m.set('upstream', upstream);
+  if (t.waitTimeoutMs !== undefined) m.set('wait_timeout', formatDuration(t.waitTimeoutMs));
   if (t.owner !== undefined && t.owner !== '') m.set('owner', t.owner);
   return m;
 }

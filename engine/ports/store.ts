@@ -1,5 +1,7 @@
 import type {
   AuditEntry,
+  CrossUpstream,
+  UpstreamDate,
   InstanceRecord,
   InstanceState,
   LogLine,
@@ -29,7 +31,38 @@ export interface TaskDefinition {
   retryBackoff: RetryBackoff;
   labels: string[];
   owner?: string;
+  /** upstreams in other workflows: its first attempt in a run waits for them */
+  crossUpstream?: CrossUpstream[];
+  waitTimeoutMs?: number;
 }
+
+/**
+ * One upstream in another workflow an instance waits for: a SUCCESS of `task` (null: the whole
+ * run) of `workflow` in a run whose logical time is in the window releases it. `latestAtOrBefore`:
+ * the window starts at the upstream's latest run at or before that time (any run when none) and
+ * has no end.
+ */
+export interface UpstreamWaitDraft {
+  workflow: string;
+  task: string | null;
+  window: { from: number; to: number } | { latestAtOrBefore: number };
+  /** what it waits for, as the reason says: `orders-etl.load of 2026-11-30` */
+  label: string;
+  /** past this, the wait fails (wait_timeout) */
+  deadline: number;
+}
+
+/** A wait past its deadline, or a waiter whose upstream failed for good: the waiter and why. */
+export interface WaiterNotice {
+  instanceId: number;
+  label: string;
+}
+
+/**
+ * A held instance's notBefore: never due, so the dispatcher (which reads due WAITING instances)
+ * leaves it alone until a release sets notBefore to the release time. The latest instant a Date holds.
+ */
+export const HELD_FOR_UPSTREAM = 8_640_000_000_000_000;
 
 export interface ScheduleRecord extends ScheduleSpec {
   id: number;
@@ -99,6 +132,11 @@ export interface InstanceDraft {
   reason?: string;
   /** fail-overs of the task in this run before this attempt */
   failovers?: number;
+  /**
+   * its upstreams in other workflows, from its run's logical time: created WAITING with notBefore
+   * HELD_FOR_UPSTREAM, in the same step, and released at once if they have all succeeded
+   */
+  waits?: (logicalTime: number) => UpstreamWaitDraft[];
 }
 
 /**
@@ -132,10 +170,15 @@ export interface Finish {
   id: number;
   runId: number;
   guard: InstanceGuard;
-  to: Extract<InstanceState, 'SUCCESS' | 'FAILED' | 'TIMEOUT' | 'CANCELLED'>;
+  to: Extract<InstanceState, 'SUCCESS' | 'FAILED' | 'TIMEOUT' | 'CANCELLED' | 'UPSTREAM_FAILED'>;
   patch: InstancePatch;
   followUps: FollowUps;
   settlement: Settlement;
+  /**
+   * the finished task as other workflows name it: its SUCCESS releases their instances waiting
+   * for it (in this step); its failure for good (no retry) is reported as `failedWaiters`
+   */
+  asUpstream?: { workflow: string; task: string };
 }
 
 /** What a transition did: everything the caller has to tell followers about. */
@@ -148,6 +191,10 @@ export interface TransitionResult {
   ended: InstanceRecord[];
   /** runs it moved (ended, cancelled, or a queued one started), with their new state */
   runs: RunRecord[];
+  /** instances of other workflows whose last wait this step released: due now */
+  released?: InstanceRecord[];
+  /** instances of other workflows waiting for what this step failed for good: the caller ends them UPSTREAM_FAILED */
+  failedWaiters?: WaiterNotice[];
 }
 
 /** start-run: a new run and, when it starts RUNNING, its roots. */
@@ -298,6 +345,16 @@ export interface Store {
   /** count of instances of the run that are WAITING, DISPATCHED or RUNNING, or final but unhandled */
   pendingInstanceCount(runId: number): Promise<number>;
   deleteInstances(ids: number[]): Promise<void>;
+  /**
+   * hold-instance, one transaction: a WAITING instance (created with notBefore
+   * HELD_FOR_UPSTREAM) waits for those of `waits` that have not succeeded yet, or, when all have,
+   * is released (notBefore now). Returns it as it is now.
+   */
+  holdInstance(instanceId: number, waits: UpstreamWaitDraft[], now: number): Promise<InstanceRecord | undefined>;
+  /** waits whose deadline has passed, one per waiter, oldest deadline first; the waits of instances no longer WAITING are deleted on the way */
+  expiredWaits(now: number, limit: number): Promise<WaiterNotice[]>;
+  /** the cross-workflow dependencies naming `workflow` (or one of its tasks), and those it has: for lineage and apply's checks */
+  crossDependencies(filter: { upstreamWorkflow?: string; workflow?: string }): Promise<CrossDependencyRow[]>;
   /** DISPATCHED + RUNNING instances per worker: the dispatcher's view of each worker's load */
   activeCountByWorker(): Promise<Map<string, number>>;
   /**
@@ -326,7 +383,8 @@ export interface Store {
   finalFailures(runIds: number[]): Promise<InstanceRecord[]>;
   instancesFinishedSince(states: InstanceState[], since: number, limit: number): Promise<InstanceRecord[]>;
   runsFinishedSince(since: number): Promise<Partial<Record<RunState, number>>>;
-  countInstances(states: InstanceState[]): Promise<number>;
+  /** `queuedOnly`: without the instances held for an upstream in another workflow (they wait for it, not for a worker) */
+  countInstances(states: InstanceState[], opts?: { queuedOnly?: boolean }): Promise<number>;
   /** runs in these states, from the run state index (the metrics' running and queued runs) */
   countRuns(states: RunState[]): Promise<number>;
   /** workflows and tasks whose workflow name, task name or command contains query */
@@ -415,6 +473,17 @@ export interface DueAlertGroup {
   groupEndsAt: number;
   /** its grouped repeats */
   repeats: number;
+}
+
+/** A stored cross-workflow dependency: `workflow.task` waits for `upstreamWorkflow.upstreamTask` (null: its whole run). */
+export interface CrossDependencyRow {
+  workflow: string;
+  task: string;
+  upstreamWorkflow: string;
+  upstreamTask: string | null;
+  date: UpstreamDate;
+  /** no such workflow, or no such task in it (yet) */
+  upstreamMissing: boolean;
 }
 
 export type EventKeyClaim = { claimed: true } | { claimed: false; runIds: number[] } | { claimed: false; since: number };

@@ -260,7 +260,7 @@ describe('parseWorkflowFile: problems', () => {
   it('unknown upstream, self upstream, repeated upstream', () => {
     const wf = (up: string) => `workflow: w\ntasks:\n  extract: { command: x }\n  clean: { command: y, upstream: ${up} }`;
     expect(one(wf('[extrct]'))).toEqual({ path: 'tasks.clean.upstream', message: `unknown task "extrct": did you mean 'extract'?` });
-    expect(one(wf('[zzz]'))).toEqual({ path: 'tasks.clean.upstream', message: 'unknown task "zzz": upstream must name a task in this workflow' });
+    expect(one(wf('[zzz]'))).toEqual({ path: 'tasks.clean.upstream', message: "unknown task \"zzz\": upstream must name a task in this workflow (or another workflow's as WORKFLOW.TASK, a whole one as WORKFLOW.*)" });
     expect(one(wf('[clean]'))).toEqual({ path: 'tasks.clean.upstream', message: 'a task cannot be upstream of itself: remove "clean"' });
     expect(one(wf('[extract, extract]'))).toEqual({ path: 'tasks.clean.upstream', message: '"extract" is listed twice: list it once' });
   });

@@ -341,6 +341,55 @@ function alerts(dialect: SqlDialectName): Migration {
   };
 }
 
+/**
+ * Dependencies across workflows (issue 13): `cross_dependency`, what each task names in other
+ * workflows (by name: the upstream may not exist yet), found by its upstream for lineage and
+ * apply's checks; `upstream_wait`, one row per upstream a held instance still waits for, found
+ * by the upstream's finish (workflow, task, logical time) and by the deadline sweep; runs of a
+ * workflow by logical time, for the match.
+ */
+function crossWorkflowDependencies(dialect: SqlDialectName): Migration {
+  const t = types(dialect);
+  const end = tableEnd(dialect);
+  return {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('cross_dependency')
+        .addColumn('workflow_id', 'integer', (c) => c.notNull())
+        .addColumn('task_id', 'integer', (c) => c.notNull())
+        .addColumn('upstream_workflow', t.name, (c) => c.notNull())
+        // '' for the whole workflow: a key column cannot be NULL in a unique index on both dialects alike
+        .addColumn('upstream_task', t.name, (c) => c.notNull())
+        .addColumn('date_rule', t.name, (c) => c.notNull())
+        .addColumn('wait_timeout_ms', t.big, (c) => c.notNull())
+        .addColumn('position', 'integer', (c) => c.notNull())
+        .modifyEnd(end)
+        .execute();
+      await db.schema.createIndex('cross_dependency_workflow').on('cross_dependency').columns(['workflow_id', 'task_id']).execute();
+      await db.schema.createIndex('cross_dependency_upstream').on('cross_dependency').columns(['upstream_workflow', 'upstream_task']).execute();
+      await db.schema
+        .createTable('upstream_wait')
+        .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+        .addColumn('instance_id', 'integer', (c) => c.notNull())
+        .addColumn('run_id', 'integer', (c) => c.notNull())
+        .addColumn('workflow_id', 'integer', (c) => c.notNull())
+        .addColumn('upstream_workflow', t.name, (c) => c.notNull())
+        .addColumn('upstream_task', t.name, (c) => c.notNull())
+        .addColumn('window_from', t.big, (c) => c.notNull())
+        .addColumn('window_to', t.big, (c) => c.notNull())
+        .addColumn('label', t.name, (c) => c.notNull())
+        .addColumn('deadline', t.big, (c) => c.notNull())
+        .modifyEnd(end)
+        .execute();
+      await db.schema.createIndex('upstream_wait_upstream').on('upstream_wait').columns(['upstream_workflow', 'upstream_task', 'window_from']).execute();
+      await db.schema.createIndex('upstream_wait_instance').on('upstream_wait').column('instance_id').execute();
+      await db.schema.createIndex('upstream_wait_run').on('upstream_wait').column('run_id').execute();
+      await db.schema.createIndex('upstream_wait_deadline').on('upstream_wait').column('deadline').execute();
+      await db.schema.createIndex('workflow_run_logical').on('workflow_run').columns(['workflow_id', 'logical_time']).execute();
+    },
+  };
+}
+
 class StaticProvider implements MigrationProvider {
   constructor(private readonly dialect: SqlDialectName) {}
   async getMigrations(): Promise<Record<string, Migration>> {
@@ -357,6 +406,7 @@ class StaticProvider implements MigrationProvider {
       '0009_engine_flags': engineFlags(this.dialect),
       '0010_event_keys': eventKeys(this.dialect),
       '0011_alerts': alerts(this.dialect),
+      '0012_cross_workflow_dependencies': crossWorkflowDependencies(this.dialect),
     };
   }
 }

@@ -147,7 +147,7 @@ export interface EventKeyTable {
   run_ids: string | null;
 }
 
-/** An alert (migration 0011): unique by alert_key; opens_group 1 on its group's first alert only. */
+/** An alert (migration 0012): unique by alert_key; opens_group 1 on its group's first alert only. */
 export interface AlertTable {
   id: Generated<number>;
   alert_key: string;
@@ -182,6 +182,35 @@ export interface AlertDeliveryTable {
   at: number;
 }
 
+/** What a task names in another workflow (migration 0012): by name, as it may not exist yet. */
+export interface CrossDependencyTable {
+  workflow_id: number;
+  task_id: number;
+  upstream_workflow: string;
+  /** '' for the whole workflow */
+  upstream_task: string;
+  date_rule: string;
+  wait_timeout_ms: number;
+  /** order in the task's upstream list */
+  position: number;
+}
+
+/** One upstream a held instance still waits for (migration 0012); deleted when released. */
+export interface UpstreamWaitTable {
+  id: Generated<number>;
+  instance_id: number;
+  run_id: number;
+  workflow_id: number;
+  upstream_workflow: string;
+  /** '' for the whole workflow */
+  upstream_task: string;
+  /** the upstream run's logical time must be in [window_from, window_to) */
+  window_from: number;
+  window_to: number;
+  label: string;
+  deadline: number;
+}
+
 export interface Database {
   workflow: WorkflowTable;
   task_definition: TaskDefinitionTable;
@@ -194,6 +223,8 @@ export interface Database {
   audit_log: AuditLogTable;
   engine_flag: EngineFlagTable;
   event_key: EventKeyTable;
+  cross_dependency: CrossDependencyTable;
+  upstream_wait: UpstreamWaitTable;
   alert: AlertTable;
   alert_delivery: AlertDeliveryTable;
 }

@@ -4,7 +4,7 @@
 import type { Kysely } from 'kysely';
 import type { AuditEntry, InstanceRecord, InstanceState, LogLine, RunRecord, RunState, SchedulingPause, WorkerRecord, WorkflowSpec, WorkflowSummary } from '../../api/types.ts';
 import type { AlertDelivery, AlertFilter, AlertRecord, AlertState } from '../../api/alerts.ts';
-import type { AlertRecorded, DueAlertGroup, NewAlert, ApplyResult, ClaimCandidate, EventKeyClaim, Finish, InstanceGuard, InstancePatch, NewInstance, RunFilter, Settlement, StartRun, TransitionResult, ScheduleRecord, Store, TaskRuntime, TaskSearchRow, WorkerRegistration, WorkflowGraph } from '../../ports/store.ts';
+import type { AlertRecorded, DueAlertGroup, NewAlert, ApplyResult, ClaimCandidate, EventKeyClaim, Finish, InstanceGuard, InstancePatch, NewInstance, RunFilter, Settlement, StartRun, TransitionResult, ScheduleRecord, Store, TaskRuntime, TaskSearchRow, WorkerRegistration, WorkflowGraph, UpstreamWaitDraft, WaiterNotice, CrossDependencyRow } from '../../ports/store.ts';
 import { claimDueInstances } from './claim-queries.ts';
 import * as alerts from './alert-queries.ts';
 import * as eventKeys from './event-key-queries.ts';
@@ -19,6 +19,7 @@ import * as transitions from './transition-queries.ts';
 import type { Database } from './schema.ts';
 import * as views from './view-queries.ts';
 import * as wf from './workflow-queries.ts';
+import * as waits_ from './upstream-waits.ts';
 
 export class SqlStore implements Store {
   constructor(
@@ -134,6 +135,15 @@ export class SqlStore implements Store {
   deleteInstances(ids: number[]): Promise<void> {
     return runs.deleteInstances(this.db, ids);
   }
+  holdInstance(instanceId: number, waits: UpstreamWaitDraft[], now: number): Promise<InstanceRecord | undefined> {
+    return waits_.holdInstance(this.db, this.dialect, instanceId, waits, now);
+  }
+  expiredWaits(now: number, limit: number): Promise<WaiterNotice[]> {
+    return waits_.expiredWaits(this.db, now, limit);
+  }
+  crossDependencies(filter: { upstreamWorkflow?: string; workflow?: string }): Promise<CrossDependencyRow[]> {
+    return wf.crossDependencies(this.db, filter);
+  }
   async activeCountByWorker(): Promise<Map<string, number>> {
     const { rows } = await memoQuery(
       this.db,
@@ -189,8 +199,8 @@ export class SqlStore implements Store {
   runsFinishedSince(since: number): Promise<Partial<Record<RunState, number>>> {
     return views.runsFinishedSince(this.db, since);
   }
-  countInstances(states: InstanceState[]): Promise<number> {
-    return views.countInstances(this.db, states);
+  countInstances(states: InstanceState[], opts?: { queuedOnly?: boolean }): Promise<number> {
+    return views.countInstances(this.db, states, opts);
   }
   countRuns(states: RunState[]): Promise<number> {
     return views.countRuns(this.db, states);

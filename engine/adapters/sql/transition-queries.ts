@@ -31,6 +31,7 @@ import { chunks, instanceFromRow } from './rows.ts';
 import { getRun, guardedInstanceUpdate, instancePatchColumns, insertRun, isUniqueViolation } from './run-queries.ts';
 import type { Database, WorkflowRunTable } from './schema.ts';
 import type { Selectable } from 'kysely';
+import { dropWaits, holdForUpstreams, releaseWaiters, waitersOf, waitersOfRun } from './upstream-waits.ts';
 
 type Trx = Transaction<Database>;
 
@@ -78,7 +79,7 @@ async function lockRun(trx: Trx, dialect: SqlDialectName, runId: number, mode: '
 }
 
 /** Inserts the drafts into the run; one that exists already (a step run twice) is skipped. */
-async function insertDrafts(trx: Trx, run: { id: number; workflow_id: number }, drafts: InstanceDraft[], now: number): Promise<InstanceRecord[]> {
+async function insertDrafts(trx: Trx, dialect: SqlDialectName, run: { id: number; workflow_id: number; logical_time: number }, drafts: InstanceDraft[], now: number): Promise<InstanceRecord[]> {
   const created: InstanceRecord[] = [];
   for (const d of drafts) {
     const final = d.state !== 'WAITING';
@@ -100,10 +101,14 @@ async function insertDrafts(trx: Trx, run: { id: number; workflow_id: number }, 
     try {
       const columns = Object.keys(values);
       const res = await memoQuery(trx, 'insert-instance', (d) => d.insertInto('task_instance').values(Object.fromEntries(columns.map((c, i) => [c, slot(i)])) as typeof values), Object.values(values));
+      const id = Number(res.insertId);
+      // Upstreams in other workflows: held until they succeed (issue 13; upstream-waits.ts).
+      const held = d.waits ? await holdForUpstreams(trx, dialect, { id, runId: run.id, workflowId: run.workflow_id }, d.waits(Number(run.logical_time)), now) : undefined;
       created.push(
         instanceFromRow({
           ...values,
-          id: Number(res.insertId),
+          ...(held && { not_before: held.notBefore, reason: held.reason }),
+          id,
           worker_id: null,
           pid: null,
           exit_code: null,
@@ -148,12 +153,12 @@ async function runRecord(trx: Trx, id: number): Promise<RunRecord> {
 async function startQueued(trx: Trx, dialect: SqlDialectName, workflowId: number, roots: Settlement['queuedRoots'], now: number, result: TransitionResult): Promise<void> {
   const running = await trx.selectFrom('workflow_run').select('id').where('workflow_id', '=', workflowId).where('state', '=', 'RUNNING').limit(1).executeTakeFirst();
   if (running) return;
-  const q = trx.selectFrom('workflow_run').select(['id', 'workflow_id']).where('workflow_id', '=', workflowId).where('state', '=', 'QUEUED').orderBy('id').limit(1);
+  const q = trx.selectFrom('workflow_run').select(['id', 'workflow_id', 'logical_time']).where('workflow_id', '=', workflowId).where('state', '=', 'QUEUED').orderBy('id').limit(1);
   const next = dialect === 'mysql' ? await q.forUpdate().executeTakeFirst() : await q.executeTakeFirst();
   if (!next) return;
   await trx.updateTable('workflow_run').set({ state: 'RUNNING', started_at: now }).where('id', '=', next.id).where('state', '=', 'QUEUED').execute();
   result.runs.push(await runRecord(trx, next.id));
-  result.created.push(...(await insertDrafts(trx, next, roots(), now)));
+  result.created.push(...(await insertDrafts(trx, dialect, next, roots(), now)));
 }
 
 export async function startRun(db: Kysely<Database>, dialect: SqlDialectName, start: StartRun): Promise<{ run: RunRecord; created: InstanceRecord[] } | undefined> {
@@ -187,7 +192,7 @@ export async function startRun(db: Kysely<Database>, dialect: SqlDialectName, st
     if (run.scheduleId !== undefined && run.trigger === 'cron') {
       await trx.updateTable('schedule_plan').set({ last_fire_at: run.logicalTime }).where('id', '=', run.scheduleId).where('last_fire_at', '<', run.logicalTime).execute();
     }
-    const created = state === 'RUNNING' && roots.length > 0 ? await insertDrafts(trx, { id, workflow_id: run.workflowId }, roots, run.createdAt) : [];
+    const created = state === 'RUNNING' && roots.length > 0 ? await insertDrafts(trx, dialect, { id, workflow_id: run.workflowId, logical_time: run.logicalTime }, roots, run.createdAt) : [];
     return { run: await runRecord(trx, id), created };
   }, dialect);
 }
@@ -200,6 +205,7 @@ export async function finishInstance(db: Kysely<Database>, dialect: SqlDialectNa
     const { guard } = finish;
     if (!(await guardedInstanceUpdate(trx, { ...instancePatchColumns(finish.patch), state: finish.to, handled: 1 }, finish.id, guard))) return result;
     result.done = true;
+    if (run) await followAcrossWorkflows(trx, dialect, finish, run, now, result);
     if (!run || run.state !== 'RUNNING') return result;
 
     const { followUps } = finish;
@@ -212,7 +218,12 @@ export async function finishInstance(db: Kysely<Database>, dialect: SqlDialectNa
       const done = needs.length > 0 ? await succeededAmong(trx, dialect, run.id, needs, shared) : new Set<number>();
       for (const a of followUps.advance) if (a.needs.every((n) => done.has(n))) drafts.push(a.draft);
     }
-    result.created.push(...(await insertDrafts(trx, run, drafts, now)));
+    result.created.push(...(await insertDrafts(trx, dialect, run, drafts, now)));
+    // Tasks of this run that will not run now: so are those of other workflows waiting for them.
+    for (const marker of result.created) {
+      if (marker.state !== 'UPSTREAM_FAILED' || !finish.asUpstream) continue;
+      (result.failedWaiters ??= []).push(...(await waitersOf(trx, dialect, finish.asUpstream.workflow, marker.taskName, Number(run.logical_time))));
+    }
     if (result.created.some((i) => i.state === 'WAITING')) return result;
     if (shared) {
       // Another active instance nobody is finishing right now: the run goes on (its finish looks again).
@@ -223,6 +234,39 @@ export async function finishInstance(db: Kysely<Database>, dialect: SqlDialectNa
     await settle(trx, dialect, run, finish.settlement, now, result);
     return result;
   }, dialect);
+}
+
+/**
+ * The finish's part across workflows (issue 13): a waiter that ends (cancelled, failed by its
+ * wait) drops its waits; the upstream's SUCCESS releases the waiters it was the last wait of, in
+ * this step; its failure for good names its waiters for the caller to end UPSTREAM_FAILED.
+ */
+async function followAcrossWorkflows(trx: Trx, dialect: SqlDialectName, finish: Finish, run: Selectable<WorkflowRunTable>, now: number, result: TransitionResult): Promise<void> {
+  if (finish.guard.from.includes('WAITING')) await dropWaits(trx, 'instance_id', finish.id);
+  const up = finish.asUpstream;
+  if (!up) return;
+  if (finish.to === 'SUCCESS') (result.released ??= []).push(...(await releaseWaiters(trx, dialect, up.workflow, up.task, Number(run.logical_time), now)));
+  else if (!finish.followUps.retry) (result.failedWaiters ??= []).push(...(await waitersOf(trx, dialect, up.workflow, up.task, Number(run.logical_time))));
+}
+
+/** A run's end as other workflows' whole-run waits see it: its SUCCESS releases them, its failure names them. */
+async function settleAcrossWorkflows(trx: Trx, dialect: SqlDialectName, run: Selectable<WorkflowRunTable>, state: RunState, now: number, result: TransitionResult): Promise<void> {
+  const q = trx.selectFrom('workflow').select('name').where('id', '=', run.workflow_id);
+  const wf = await (dialect === 'mysql' ? q.modifyEnd(sql`lock in share mode`) : q).executeTakeFirst();
+  if (!wf) return;
+  const at = Number(run.logical_time);
+  if (state === 'SUCCESS') (result.released ??= []).push(...(await releaseWaiters(trx, dialect, wf.name, null, at, now)));
+  else (result.failedWaiters ??= []).push(...(await waitersOf(trx, dialect, wf.name, null, at)));
+}
+
+/** A cancelled run will not do what other workflows still wait for from it: they are named (issue 13). */
+async function cancelAcrossWorkflows(trx: Trx, dialect: SqlDialectName, run: Selectable<WorkflowRunTable>, result: TransitionResult): Promise<void> {
+  const q = trx.selectFrom('workflow').select('name').where('id', '=', run.workflow_id);
+  const wf = await (dialect === 'mysql' ? q.modifyEnd(sql`lock in share mode`) : q).executeTakeFirst();
+  if (!wf) return;
+  const at = Number(run.logical_time);
+  const waiters = run.only_task === null ? await waitersOfRun(trx, dialect, wf.name, at) : await waitersOf(trx, dialect, wf.name, run.only_task, at);
+  if (waiters.length > 0) (result.failedWaiters ??= []).push(...waiters);
 }
 
 function pendingQuery(trx: Kysely<Database>, runId: number) {
@@ -260,6 +304,7 @@ async function settle(
   const state: RunState = Number(succeeded.n) >= needed && needed > 0 ? 'SUCCESS' : 'FAILED';
   await trx.updateTable('workflow_run').set({ state, finished_at: now }).where('id', '=', run.id).where('state', '=', 'RUNNING').execute();
   result.runs.push(await runRecord(trx, run.id));
+  if (run.only_task === null) await settleAcrossWorkflows(trx, dialect, run, state, now, result);
   await startQueued(trx, dialect, run.workflow_id, queuedRoots, now, result);
 }
 
@@ -271,6 +316,7 @@ export async function cancelRun(db: Kysely<Database>, dialect: SqlDialectName, r
     await trx.updateTable('workflow_run').set({ state: 'CANCELLED', reason, finished_at: now }).where('id', '=', runId).execute();
     result.done = true;
     result.runs.push(await runRecord(trx, runId));
+    await dropWaits(trx, 'run_id', runId);
     const activeQuery = trx.selectFrom('task_instance').selectAll().where('run_id', '=', runId).where('state', 'in', ACTIVE).orderBy('id');
     const active = dialect === 'mysql' ? await activeQuery.forUpdate().execute() : await activeQuery.execute();
     for (const ids of chunks(active.map((r) => r.id))) {
@@ -278,6 +324,7 @@ export async function cancelRun(db: Kysely<Database>, dialect: SqlDialectName, r
     }
     // Reported as what they are now, so followers and their workers see CANCELLED.
     result.ended.push(...active.map((r) => instanceFromRow({ ...r, state: 'CANCELLED', reason, finished_at: now, handled: 1 })));
+    await cancelAcrossWorkflows(trx, dialect, run, result);
     await startQueued(trx, dialect, run.workflow_id, queuedRoots, now, result);
     return result;
   }, dialect);

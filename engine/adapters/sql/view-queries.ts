@@ -2,7 +2,7 @@
 // a log's extent. Each answers from an index; none ships a whole table.
 import { sql, type Kysely } from 'kysely';
 import type { InstanceRecord, InstanceState, LogLine, RunState } from '../../api/types.ts';
-import type { TaskRuntime, TaskSearchRow } from '../../ports/store.ts';
+import { HELD_FOR_UPSTREAM, type TaskRuntime, type TaskSearchRow } from '../../ports/store.ts';
 import { instanceFromRow, logFromRow, num } from './rows.ts';
 import type { Database } from './schema.ts';
 
@@ -67,8 +67,11 @@ export async function runsFinishedSince(db: Kysely<Database>, since: number): Pr
   return Object.fromEntries(rows.map((r) => [r.state, num(r.n)]));
 }
 
-export async function countInstances(db: Kysely<Database>, states: InstanceState[]): Promise<number> {
-  const row = await db.selectFrom('task_instance').select((eb) => eb.fn.countAll<number>().as('n')).where('state', 'in', states).executeTakeFirst();
+export async function countInstances(db: Kysely<Database>, states: InstanceState[], opts: { queuedOnly?: boolean } = {}): Promise<number> {
+  let q = db.selectFrom('task_instance').select((eb) => eb.fn.countAll<number>().as('n')).where('state', 'in', states);
+  // instances held for an upstream in another workflow wait for it, not for a worker
+  if (opts.queuedOnly) q = q.where('not_before', '<', HELD_FOR_UPSTREAM);
+  const row = await q.executeTakeFirst();
   return num(row?.n ?? 0);
 }
 

@@ -1,7 +1,7 @@
 // Definitions: workflows, tasks, dependencies, schedules.
 import type { Kysely, Transaction } from 'kysely';
-import type { WorkflowSpec, WorkflowSummary, RunState } from '../../api/types.ts';
-import type { ApplyResult, ScheduleRecord, TaskDefinition, WorkflowGraph } from '../../ports/store.ts';
+import { DEFAULT_WAIT_TIMEOUT_MS, type RunState, type UpstreamDate, type WorkflowSpec, type WorkflowSummary } from '../../api/types.ts';
+import type { ApplyResult, CrossDependencyRow, ScheduleRecord, TaskDefinition, WorkflowGraph } from '../../ports/store.ts';
 import { canonicalJson, chunks, num, scheduleFromRow, taskFromRow } from './rows.ts';
 import type { Database } from './schema.ts';
 
@@ -79,6 +79,41 @@ async function replaceTasks(trx: Transaction<Database>, workflowId: number, spec
     t.upstream.map((u) => ({ workflow_id: workflowId, upstream_task_id: ids.get(u) as number, downstream_task_id: ids.get(t.name) as number })),
   );
   for (const part of chunks(edges)) await trx.insertInto('task_dependency').values(part).execute();
+  await trx.deleteFrom('cross_dependency').where('workflow_id', '=', workflowId).execute();
+  const cross = spec.tasks.flatMap((t) =>
+    (t.crossUpstream ?? []).map((u, position) => ({
+      workflow_id: workflowId,
+      task_id: ids.get(t.name) as number,
+      upstream_workflow: u.workflow,
+      upstream_task: u.task ?? '',
+      date_rule: u.date,
+      wait_timeout_ms: t.waitTimeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS,
+      position,
+    })),
+  );
+  for (const part of chunks(cross)) await trx.insertInto('cross_dependency').values(part).execute();
+}
+
+/** Cross-workflow dependencies by their upstream's workflow, or by the workflow that has them. */
+export async function crossDependencies(db: Db, filter: { upstreamWorkflow?: string; workflow?: string }): Promise<CrossDependencyRow[]> {
+  let q = db
+    .selectFrom('cross_dependency')
+    .innerJoin('workflow', 'workflow.id', 'cross_dependency.workflow_id')
+    .innerJoin('task_definition', 'task_definition.id', 'cross_dependency.task_id')
+    .leftJoin('workflow as up', 'up.name', 'cross_dependency.upstream_workflow')
+    .leftJoin('task_definition as up_task', (j) => j.onRef('up_task.workflow_id', '=', 'up.id').onRef('up_task.name', '=', 'cross_dependency.upstream_task'))
+    .select(['workflow.name as workflow', 'task_definition.name as task', 'upstream_workflow', 'upstream_task', 'date_rule', 'up.id as up_id', 'up_task.id as up_task_id']);
+  if (filter.upstreamWorkflow !== undefined) q = q.where('upstream_workflow', '=', filter.upstreamWorkflow);
+  if (filter.workflow !== undefined) q = q.where('workflow.name', '=', filter.workflow);
+  const rows = await q.orderBy('workflow.name').orderBy('task_definition.position').orderBy('cross_dependency.position').execute();
+  return rows.map((r) => ({
+    workflow: r.workflow,
+    task: r.task,
+    upstreamWorkflow: r.upstream_workflow,
+    upstreamTask: r.upstream_task === '' ? null : r.upstream_task,
+    date: r.date_rule as UpstreamDate,
+    upstreamMissing: r.up_id === null || (r.upstream_task !== '' && r.up_task_id === null),
+  }));
 }
 
 async function replaceSchedule(trx: Transaction<Database>, workflowId: number, spec: WorkflowSpec, now: number): Promise<void> {
@@ -150,6 +185,14 @@ export async function getWorkflowGraph(db: Db, workflowId: number): Promise<Work
       const last = page[page.length - 1] as { upstream_task_id: number; downstream_task_id: number };
       [up, down] = [last.upstream_task_id, last.downstream_task_id];
       await turn();
+    }
+    const cross = await db.selectFrom('cross_dependency').selectAll().where('workflow_id', '=', workflowId).orderBy('task_id').orderBy('position').execute();
+    const byId = new Map(tasks.map((t) => [t.id, t]));
+    for (const c of cross) {
+      const t = byId.get(c.task_id);
+      if (!t) continue;
+      (t.crossUpstream ??= []).push({ workflow: c.upstream_workflow, ...(c.upstream_task !== '' && { task: c.upstream_task }), date: c.date_rule as UpstreamDate });
+      t.waitTimeoutMs = num(c.wait_timeout_ms);
     }
     const schedule = await db.selectFrom('schedule_plan').selectAll().where('workflow_id', '=', workflowId).executeTakeFirst();
     const stamp = await db.selectFrom('workflow').select('version').where('id', '=', workflowId).executeTakeFirst();
@@ -227,7 +270,7 @@ export async function removeWorkflow(db: Kysely<Database>, name: string): Promis
     if (!wf) return false;
     const instanceIds = trx.selectFrom('task_instance').select('id').where('workflow_id', '=', wf.id);
     await trx.deleteFrom('execution_log').where('instance_id', 'in', instanceIds).execute();
-    for (const table of ['task_instance', 'workflow_run', 'task_dependency', 'task_definition', 'schedule_plan'] as const) {
+    for (const table of ['task_instance', 'workflow_run', 'task_dependency', 'task_definition', 'schedule_plan', 'cross_dependency', 'upstream_wait'] as const) {
       await trx.deleteFrom(table).where('workflow_id', '=', wf.id).execute();
     }
     await trx.deleteFrom('workflow').where('id', '=', wf.id).execute();

@@ -26,6 +26,7 @@ export function workflowCommands(program: Command, globals: Globals): void {
         refuseUnlessForced(file, await engineWarnings(api, file, parsed.spec), opts.force);
         return api.apply(await settleTimezone(api, file, parsed), actor());
       });
+      for (const w of out.warnings ?? []) process.stderr.write(`warning: ${file}: ${w}\n`);
       if (globals().json) return printJson(out);
       console.log(out.changed ? `applied ${out.workflow} (version ${out.version})` : `${out.workflow} unchanged (version ${out.version})`);
     });
@@ -88,6 +89,9 @@ export function workflowCommands(program: Command, globals: Globals): void {
         ),
       );
       for (const w of list) if (w.scheduleError) process.stderr.write(`ax: workflow ${w.name}: ${w.scheduleError}\n`);
+      for (const w of list) {
+        if (w.missingUpstreams) process.stderr.write(`ax: workflow ${w.name} waits for ${w.missingUpstreams.join(', ')}, not there (yet): see "ax lineage ${w.name}"\n`);
+      }
     });
 
   for (const [cmd, enabled] of [['enable', true], ['disable', false]] as const) {
@@ -111,6 +115,9 @@ export function workflowCommands(program: Command, globals: Globals): void {
     .action(async (name: string, opts: { yes?: boolean }) => {
       const removed = await withApi(globals(), async (api) => {
         await api.exportWorkflow(name); // an unknown name is "not found" before anything is asked
+        // other workflows waiting for this one would wait until their wait_timeout: said before asking
+        const dependents = [...new Set((await api.lineage(name, { up: 0, down: 1 })).edges.filter((e) => e.across).map((e) => e.to))];
+        if (dependents.length > 0) process.stderr.write(`warning: ${dependents.join(', ')} depend${dependents.length === 1 ? 's' : ''} on workflow ${name}: once it is removed they wait until their wait_timeout; change their upstream\n`);
         if (!opts.yes) {
           const n = (await api.listRuns({ workflow: name, limit: 1000 })).length;
           const what = n === 0 ? `workflow ${name} (it has no runs)` : `workflow ${name} with its ${n === 1000 ? 'more than 999' : n} run${n === 1 ? '' : 's'} and their logs`;

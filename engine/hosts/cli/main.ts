@@ -5,6 +5,7 @@ import { VERSION } from '../node/version.ts';
 import { type GlobalOptions, withSettings } from './connect.ts';
 import { settingsCommand } from './commands-settings.ts';
 import { workflowCommands } from './commands-workflows.ts';
+import { lineageCommand } from './commands-lineage.ts';
 import { runCommands } from './commands-runs.ts';
 import { logsCommand } from './commands-logs.ts';
 import { cancelCommand } from './commands-cancel.ts';
@@ -37,6 +38,7 @@ export async function main(argv: string[]): Promise<void> {
   // Flags, then environment (read where each is used), then DATA_DIR/settings.json.
   const globals = () => withSettings(program.opts<GlobalOptions & { json?: boolean }>());
   workflowCommands(program, globals);
+  lineageCommand(program, globals);
   runCommands(program, globals);
   logsCommand(program, globals);
   cancelCommand(program, globals);

@@ -83,6 +83,7 @@ async function printUntilDone(api: EngineApi, runId: number, options: WaitOption
   };
   const notes = runNotes(api, print);
   const seen = new Map<number, string>();
+  let heldNoted = false;
   const known = new Map<number, InstanceRecord>();
   let since: number | undefined;
   let readAt = Date.now();
@@ -97,8 +98,15 @@ async function printUntilDone(api: EngineApi, runId: number, options: WaitOption
     for (const i of fresh) known.set(i.id, i);
     for (const i of fresh) {
       if (!options.quiet) await notes.retry(i, all);
-      if (seen.get(i.id) === i.state || !SHOWN.includes(i.state)) continue;
-      seen.set(i.id, i.state);
+      // A task waiting for another workflow says so (issue 13): it may wait for hours.
+      const shown = i.state === 'WAITING' && i.reason?.startsWith('waiting for ') ? `WAITING ${i.reason}` : i.state;
+      if (seen.get(i.id) === shown || !(SHOWN.includes(i.state) || shown !== i.state)) continue;
+      seen.set(i.id, shown);
+      // Here (no server), this command holds the data dir: nothing on it can run the upstream meanwhile.
+      if (shown !== i.state && options.cancelAs !== undefined && !heldNoted) {
+        heldNoted = true;
+        process.stderr.write(`ax: "${i.taskName}" starts once ${i.reason?.slice('waiting for '.length)} succeeds; while this command holds the data dir nothing here can run it: run the upstream through "ax serve" (or a team), or stop with Ctrl-C\n`);
+      }
       if (options.quiet) continue;
       const attempt = i.attempt > 1 ? ` (attempt ${i.attempt})` : '';
       const took = i.state === 'RUNNING' ? '' : ` ${elapsed(i.startedAt, i.finishedAt) ?? ''}`;

@@ -10,6 +10,7 @@ import { Link } from 'react-router-dom';
 import type { AlertChannelInfo, AlertRecord, AlertState } from '../../../engine/api/alerts.ts';
 import { useApi, useDebouncedEngineEvents } from '../engine-client/index.ts';
 import { EmptyState, ErrorState } from '../shared/feedback.tsx';
+import { OwnerFilter, useOwnedWorkflows } from '../shared/OwnerFilter.tsx';
 import { PageHeader } from '../shared/PageHeader.tsx';
 import { When } from '../shared/When.tsx';
 import { OutcomeTag } from './OutcomeTag.tsx';
@@ -91,7 +92,10 @@ export default function AlertsPage() {
   const info = useQuery({ queryKey: ['engine-info'], queryFn: () => api.engineInfo() });
   useDebouncedEngineEvents(['alerts'], () => void queryClient.invalidateQueries({ queryKey: ['alerts'] }), 500);
   const file = info.data?.settingsFile ?? 'DATA_DIR/settings.json';
-  const rows = alerts.data ?? [];
+  // "My workflows": the alerts about the remembered owner's workflows
+  const workflows = useQuery({ queryKey: ['workflows'], queryFn: () => api.listWorkflows(), staleTime: 60_000 });
+  const { owner, owners, setOwner, shows } = useOwnedWorkflows(workflows.data);
+  const rows = (alerts.data ?? []).filter((a) => owner === undefined || (a.workflow !== undefined && shows(a.workflow)));
   const none = alerts.data?.length === 0 && filter === 'all';
   const configured = channels.data ?? [];
 
@@ -101,15 +105,18 @@ export default function AlertsPage() {
         title={t('title')}
         subtitle={t('subtitle')}
         extra={
-          <Segmented<Filter>
-            aria-label={t('filter.label')}
-            value={filter}
-            onChange={(v) => {
-              setFilter(v);
-              setLimit(PAGE);
-            }}
-            options={FILTERS.map((f) => ({ value: f, label: t(`filter.${f}`) }))}
-          />
+          <>
+            <OwnerFilter owners={owners} value={owner} onChange={setOwner} />
+            <Segmented<Filter>
+              aria-label={t('filter.label')}
+              value={filter}
+              onChange={(v) => {
+                setFilter(v);
+                setLimit(PAGE);
+              }}
+              options={FILTERS.map((f) => ({ value: f, label: t(`filter.${f}`) }))}
+            />
+          </>
         }
       />
       {channels.data && <Channels channels={channels.data} file={file} />}
@@ -219,7 +226,7 @@ export default function AlertsPage() {
               },
             ]}
           />
-          {rows.length === limit && limit < MAX && (
+          {(alerts.data?.length ?? 0) === limit && limit < MAX && (
             <Button onClick={() => setLimit((n) => Math.min(MAX, n + PAGE))}>{t('older')}</Button>
           )}
         </Space>

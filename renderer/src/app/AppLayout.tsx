@@ -25,7 +25,7 @@ const NAV = [
 
 /** which navigation entry a route belongs to */
 export function navKeyOf(pathname: string): string {
-  if (/^\/(workflows|designer|runs|instances)(\/|$)/.test(pathname)) return '/workflows';
+  if (/^\/(workflows|designer|runs|instances|lineage)(\/|$)/.test(pathname)) return '/workflows';
   const match = NAV.find((item) => item.key !== '/' && pathname.startsWith(item.key));
   return match?.key ?? (pathname === '/' ? '/' : '');
 }

@@ -16,6 +16,7 @@ import WorkflowsPage from '../workflows/WorkflowsPage.tsx';
 const DesignerPage = lazy(() => import('../dag-designer/DesignerPage.tsx'));
 const RunPage = lazy(() => import('../runs/RunPage.tsx'));
 const InstancePage = lazy(() => import('../logs/InstancePage.tsx'));
+const LineagePage = lazy(() => import('../lineage/LineagePage.tsx'));
 
 export function AppRoutes() {
   return (
@@ -28,6 +29,7 @@ export function AppRoutes() {
         <Route path="/designer/:name" element={<DesignerPage />} />
         <Route path="/runs/:runId" element={<RunPage />} />
         <Route path="/instances/:instanceId" element={<InstancePage />} />
+        <Route path="/lineage/:target" element={<LineagePage />} />
         <Route path="/workers" element={<WorkersPage />} />
         <Route path="/settings" element={<SettingsPage />} />
         <Route path="/alerts" element={<AlertsPage />} />

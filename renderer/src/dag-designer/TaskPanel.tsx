@@ -11,6 +11,7 @@ import { DurationInput } from './fields/DurationInput.tsx';
 import { EnvEditor } from './fields/EnvEditor.tsx';
 import { mono } from './fields/mono.ts';
 import { problemField } from './fields/ProblemField.tsx';
+import { crossFromKeys, crossKey, isDefaultDate, refText } from './model/cross-refs.ts';
 import { EXPONENTIAL_MAX_MS, type RenameProblem } from './model/spec-ops.ts';
 
 export interface TaskPanelProps {
@@ -33,10 +34,12 @@ const Field = problemField(fieldId);
 
 export function TaskPanel({ task, spec, problems, suggestion, onEdit, onRename, onSetUpstream, onDelete }: TaskPanelProps) {
   const { t } = useTranslation('designer');
+  const cross = task.crossUpstream ?? [];
   const [localErrors, setLocalErrors] = useState<Record<string, string | undefined>>({});
   const setLocal = useCallback((field: string) => (error: string | undefined) => setLocalErrors((e) => (e[field] === error ? e : { ...e, [field]: error })), []);
   const onNameError = useCallback((e: string | undefined) => setLocal('name')(e), [setLocal]);
   const onTimeoutError = useCallback((e: string | undefined) => setLocal('timeout')(e), [setLocal]);
+  const onWaitTimeoutError = useCallback((e: string | undefined) => setLocal('wait_timeout')(e), [setLocal]);
   const onDelayError = useCallback((e: string | undefined) => setLocal('retry_backoff.delay')(e), [setLocal]);
   const onMaxError = useCallback((e: string | undefined) => setLocal('retry_backoff.max')(e), [setLocal]);
   const backoff = task.retryBackoff;
@@ -138,6 +141,28 @@ export function TaskPanel({ task, spec, problems, suggestion, onEdit, onRename, 
       <Field field="upstream" label={t('field.upstream')} problems={problems} extra={t('field.upstreamHelp')}>
         <Select id={fieldId('upstream')} mode="multiple" value={task.upstream} options={others} onChange={(v: string[]) => onSetUpstream(v)} placeholder={t('field.upstreamPlaceholder')} allowClear />
       </Field>
+      <Form.Item label={t('field.crossUpstream')} htmlFor={fieldId('crossUpstream')} extra={t('field.crossUpstreamHelp')}>
+        <Select
+          id={fieldId('crossUpstream')}
+          mode="tags"
+          value={cross.map(crossKey)}
+          options={cross.map((u) => ({ value: crossKey(u), label: isDefaultDate(u.date) ? refText(u) : `${refText(u)} (${t(`date.${u.date}`)})` }))}
+          tokenSeparators={[',', ' ']}
+          open={false}
+          suffixIcon={null}
+          onChange={(keys: string[]) => {
+            const next = crossFromKeys(cross, keys);
+            onEdit({ crossUpstream: next.length > 0 ? next : undefined, ...(next.length === 0 && { waitTimeoutMs: undefined }) }, 'upstream');
+          }}
+          placeholder={t('field.crossUpstreamPlaceholder')}
+          data-testid="cross-upstream"
+        />
+      </Form.Item>
+      {cross.length > 0 && (
+        <Field field="wait_timeout" label={t('field.waitTimeout')} problems={problems} local={localErrors.wait_timeout} extra={t('field.waitTimeoutHelp')}>
+          <DurationInput id={fieldId('wait_timeout')} value={task.waitTimeoutMs} allowEmpty positive placeholder="24h" onChange={(ms) => onEdit({ waitTimeoutMs: ms }, 'wait_timeout')} onError={onWaitTimeoutError} />
+        </Field>
+      )}
       <Field field="labels" label={t('field.labels')} problems={problems} extra={t('field.labelsHelp')}>
         <Select id={fieldId('labels')} mode="tags" value={task.labels} tokenSeparators={[',', ' ']} open={false} suffixIcon={null} onChange={(v: string[]) => onEdit({ labels: v.filter((x) => x.trim() !== '') }, 'labels')} placeholder={t('field.labelsPlaceholder')} />
       </Field>

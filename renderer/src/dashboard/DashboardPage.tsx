@@ -6,9 +6,11 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Card, Col, Row, Tag } from 'antd';
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
+import type { DashboardSummary } from '../../../engine/api/engine-api.ts';
 import { useApi, useDebouncedEngineEvents } from '../engine-client/index.ts';
 import { QueryView } from '../shared/feedback.tsx';
 import { SchedulingToggle } from '../scheduling/SchedulingToggle.tsx';
+import { OwnerFilter, useOwnedWorkflows } from '../shared/OwnerFilter.tsx';
 import { PageHeader } from '../shared/PageHeader.tsx';
 import { FailuresTable } from './FailuresTable.tsx';
 import { NextFiresList } from './NextFiresList.tsx';
@@ -30,34 +32,56 @@ export default function DashboardPage() {
     requestAnimationFrame(() => requestAnimationFrame(() => performance.mark('ax:dashboard-painted')));
   }, [hasData]);
   useDebouncedEngineEvents(['runs', 'workers', 'workflows'], () => void queryClient.invalidateQueries({ queryKey: DASHBOARD_KEY }), 400);
+  // "My workflows": the lists show the chosen owner's workflows; the counts stay everyone's
+  // the workflows' owners: read once a minute, not at every run event as the workflow list does
+  const workflows = useQuery({ queryKey: ['workflows'], queryFn: () => api.listWorkflows(), staleTime: 60_000 });
+  const { owner, owners, setOwner, shows } = useOwnedWorkflows(workflows.data);
+  const mineOnly = (all: DashboardSummary): DashboardSummary => ({
+    ...all,
+    failuresToday: all.failuresToday.filter((f) => shows(f.run.workflowName)),
+    nextFires: all.nextFires.filter((f) => shows(f.workflow)),
+    running: all.running.filter((r) => shows(r.workflowName)),
+  });
 
   return (
     <>
-      <PageHeader title={t('title')} subtitle={t('subtitle')} extra={<SchedulingToggle />} />
+      <PageHeader
+        title={t('title')}
+        subtitle={owner ? t('filtered', { owner }) : t('subtitle')}
+        extra={
+          <>
+            <OwnerFilter owners={owners} value={owner} onChange={setOwner} />
+            <SchedulingToggle />
+          </>
+        }
+      />
       <GettingStarted />
       <QueryView query={summary}>
-        {(data) => (
-          <Row gutter={[16, 16]} data-testid="dashboard-loaded">
-            <Col span={24}>
-              <SummaryCards summary={data} />
-            </Col>
-            <Col xs={24} xl={14}>
-              <Card title={t('failures.title', { count: data.failuresToday.length })} size="small">
-                <FailuresTable failures={data.failuresToday} />
-              </Card>
-            </Col>
-            <Col xs={24} xl={10}>
-              <Card title={t('next.title')} size="small" extra={data.schedulingPaused && <Tag color="warning">{t('scheduling:pausedTag')}</Tag>}>
-                <NextFiresList fires={data.nextFires} />
-              </Card>
-            </Col>
-            <Col span={24}>
-              <Card title={t('running.title', { count: data.running.length })} size="small">
-                <RunningTable runs={data.running} />
-              </Card>
-            </Col>
-          </Row>
-        )}
+        {(all) => {
+          const data = mineOnly(all);
+          return (
+            <Row gutter={[16, 16]} data-testid="dashboard-loaded">
+              <Col span={24}>
+                <SummaryCards summary={all} />
+              </Col>
+              <Col xs={24} xl={14}>
+                <Card title={t('failures.title', { count: data.failuresToday.length })} size="small">
+                  <FailuresTable failures={data.failuresToday} />
+                </Card>
+              </Col>
+              <Col xs={24} xl={10}>
+                <Card title={t('next.title')} size="small" extra={data.schedulingPaused && <Tag color="warning">{t('scheduling:pausedTag')}</Tag>}>
+                  <NextFiresList fires={data.nextFires} />
+                </Card>
+              </Col>
+              <Col span={24}>
+                <Card title={t('running.title', { count: data.running.length })} size="small">
+                  <RunningTable runs={data.running} />
+                </Card>
+              </Col>
+            </Row>
+          );
+        }}
       </QueryView>
     </>
   );

@@ -1,13 +1,14 @@
 // The run's DAG coloured by live state: the designer's task nodes (state as icon, words and
 // border colour) laid out by the shared graph helpers. Clicking a task selects it (its log shows
 // beside the graph); a failed one can be re-run from the bar under the graph that names it.
-import { FileTextOutlined } from '@ant-design/icons';
+import { ApartmentOutlined, FileTextOutlined } from '@ant-design/icons';
 import { Background, Controls, ReactFlow, ReactFlowProvider, useReactFlow } from '@xyflow/react';
 import '@xyflow/react/dist/style.css';
 import { useQuery } from '@tanstack/react-query';
 import { Button, Flex, Spin, Typography, theme } from 'antd';
 import { useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router-dom';
 import type { InstanceRecord, RunRecord } from '../../../engine/api/types.ts';
 import { useTheme } from '../app/theme-context.ts';
 import { useApi } from '../engine-client/index.ts';
@@ -116,6 +117,9 @@ function RunGraphInner({ run, instances, live, selectedTask, onSelectTask, onRer
           <Button size="small" icon={<FileTextOutlined />} onClick={() => onSelectTask(selectedTask)}>
             {t('table.showLog')}
           </Button>
+          <Link to={`/lineage/${encodeURIComponent(`${run.workflowName}.${selectedTask}`)}`} data-testid="graph-lineage">
+            <ApartmentOutlined aria-hidden /> {t('graph.lineage')}
+          </Link>
           {canRerun(latest, instances) && (
             <RerunButton task={selectedTask} onConfirm={() => onRerun(selectedTask)} loading={rerunning === selectedTask} size="small" data-testid="graph-rerun" />
           )}

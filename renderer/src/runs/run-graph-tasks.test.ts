@@ -22,4 +22,9 @@ describe('runGraphTasks', () => {
     expect(runGraphTasks({ ...run, onlyTask: 'b' }, [inst('b', {})], spec, dur, 0)).toEqual([{ name: 'b', upstream: [], state: 'WAITING' }]);
     expect(runGraphTasks(run, [inst('gone', { state: 'SUCCESS' })], undefined, dur, 0)).toEqual([{ name: 'gone', upstream: [], state: 'SUCCESS' }]);
   });
+
+  it('a task held for another workflow says for what', () => {
+    const held = inst('a', { state: 'WAITING', reason: 'waiting for orders.extract of 2026-11-30' });
+    expect(runGraphTasks(run, [held], spec, dur, 0)[0]).toEqual({ name: 'a', upstream: [], state: 'WAITING', detail: 'waiting for orders.extract of 2026-11-30' });
+  });
 });

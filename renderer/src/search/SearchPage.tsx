@@ -1,12 +1,13 @@
 // All matches of a text in task names, commands and workflow names (#/search?q=).
 import { useQuery } from '@tanstack/react-query';
 import { Input, Table, Tag, Typography } from 'antd';
-import { useEffect, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useSearchParams } from 'react-router-dom';
 import type { SearchHit } from '../../../engine/api/engine-api.ts';
 import { useApi } from '../engine-client/index.ts';
 import { EmptyState, ErrorState } from '../shared/feedback.tsx';
+import { OwnerFilter, useOwnedWorkflows } from '../shared/OwnerFilter.tsx';
 import { PageHeader } from '../shared/PageHeader.tsx';
 import { pagerPast } from '../shared/pager.ts';
 
@@ -34,9 +35,13 @@ export default function SearchPage() {
   const [text, setText] = useState(q);
   useEffect(() => setText(q), [q]);
   const hits = useQuery({ queryKey: ['search', q, 200], queryFn: () => api.search(q, 200), enabled: q.length > 0 });
+  // "My workflows": the hits in the remembered owner's workflows
+  const workflows = useQuery({ queryKey: ['workflows'], queryFn: () => api.listWorkflows(), staleTime: 60_000 });
+  const { owner, owners, setOwner, shows } = useOwnedWorkflows(workflows.data);
+  const shown = useMemo(() => hits.data?.filter((h) => shows(h.workflow)), [hits.data, shows]);
   return (
     <>
-      <PageHeader title={t('title')} subtitle={q ? t('subtitle', { q }) : t('subtitleEmpty')} />
+      <PageHeader title={t('title')} subtitle={q ? t('subtitle', { q }) : t('subtitleEmpty')} extra={<OwnerFilter owners={owners} value={owner} onChange={setOwner} />} />
       <Input.Search
         aria-label={t('label')}
         placeholder={t('placeholder')}
@@ -54,7 +59,7 @@ export default function SearchPage() {
         <Table<SearchHit>
           rowKey={(h) => `${h.workflow}/${h.task}`}
           loading={hits.isPending}
-          dataSource={hits.data}
+          dataSource={shown}
           pagination={pagerPast(hits.data?.length ?? 0, 50)}
           columns={[
             { title: t('col.task'), key: 'task', width: 200, render: (_, h) => <Typography.Text strong><Highlight text={h.task} needle={q} /></Typography.Text> },

@@ -1,7 +1,8 @@
 // One workflow: how and when it starts (the next 5 fires in its zone and the viewer's), its
 // actions, its recent runs and the runs × tasks history grid.
 import { useQuery } from '@tanstack/react-query';
-import { Card, Col, Descriptions, Flex, List, Row, Typography } from 'antd';
+import { ApartmentOutlined } from '@ant-design/icons';
+import { Button, Card, Col, Descriptions, Flex, List, Row, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useParams } from 'react-router-dom';
 import type { WorkflowListing } from '../../../engine/api/engine-api.ts';
@@ -46,6 +47,9 @@ function WorkflowDetail({ workflow }: { workflow: WorkflowListing }) {
           <>
             <EnableSwitch name={workflow.name} enabled={workflow.enabled} />
             <RunNowButton name={workflow.name} />
+            <Button icon={<ApartmentOutlined />} onClick={() => navigate(`/lineage/${encodeURIComponent(workflow.name)}`)} data-testid="open-lineage">
+              {t('action.lineage')}
+            </Button>
             <EditButton name={workflow.name} withText />
             <DeleteButton name={workflow.name} withText onDeleted={() => navigate('/workflows')} />
           </>

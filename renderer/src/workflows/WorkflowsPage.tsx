@@ -12,6 +12,7 @@ import { EmptyState, ErrorState } from '../shared/feedback.tsx';
 import { PageHeader } from '../shared/PageHeader.tsx';
 import { pagerPast } from '../shared/pager.ts';
 import { StateTag } from '../shared/StateTag.tsx';
+import { OwnerFilter, useOwnedWorkflows } from '../shared/OwnerFilter.tsx';
 import { When } from '../shared/When.tsx';
 import { RunNowButton } from './RunNowModal.tsx';
 import { RunStrip } from './RunStrip.tsx';
@@ -34,15 +35,26 @@ export default function WorkflowsPage() {
   const { t } = useTranslation('workflows');
   const navigate = useNavigate();
   const workflows = useWorkflowList();
-  const sorted = useMemo(() => [...(workflows.data ?? [])].sort((a, b) => a.name.localeCompare(b.name)), [workflows.data]);
+  const { owner: mine, owners, setOwner, shows } = useOwnedWorkflows(workflows.data);
+  const sorted = useMemo(() => [...(workflows.data ?? [])].filter((w) => shows(w.name)).sort((a, b) => a.name.localeCompare(b.name)), [workflows.data, shows]);
   const newButton = (
     <Button type="primary" icon={<PlusOutlined />} onClick={() => navigate('/designer/new')}>
       {t('action.new')}
     </Button>
   );
+  const ownerFilter = <OwnerFilter owners={owners} value={mine} onChange={setOwner} />;
   return (
     <>
-      <PageHeader title={t('list.title')} subtitle={t('list.subtitle')} extra={newButton} />
+      <PageHeader
+        title={t('list.title')}
+        subtitle={mine ? t('list.filtered', { shown: sorted.length, total: workflows.data?.length ?? 0, owner: mine }) : t('list.subtitle')}
+        extra={
+          <>
+            {ownerFilter}
+            {newButton}
+          </>
+        }
+      />
       {workflows.error && !workflows.data ? (
         <ErrorState error={workflows.error} onRetry={() => void workflows.refetch()} />
       ) : workflows.data?.length === 0 ? (
@@ -64,7 +76,7 @@ export default function WorkflowsPage() {
           dataSource={sorted}
           pagination={pagerPast(workflows.data?.length ?? 0, 50)}
           tableLayout="fixed"
-          scroll={{ x: 960 }}
+          scroll={{ x: 1000 }}
           columns={[
             {
               title: t('col.name'),
@@ -82,11 +94,17 @@ export default function WorkflowsPage() {
                 </Flex>
               ),
             },
+            {
+              title: t('col.owner'),
+              key: 'owner',
+              width: 100,
+              render: (_, w) => (w.owner ? <Typography.Text ellipsis={{ tooltip: w.owner }}>{w.owner}</Typography.Text> : <Typography.Text type="secondary">{t('list.noOwner')}</Typography.Text>),
+            },
             { title: t('col.schedule'), key: 'schedule', width: 180, render: (_, w) => <ScheduleText workflow={w} /> },
             {
               title: t('col.nextFire'),
               key: 'next',
-              width: 175,
+              width: 160,
               render: (_, w) =>
                 w.enabled && w.nextFireAt ? <When ms={w.nextFireAt} zone={w.schedule?.timezone} stacked /> : <Typography.Text type="secondary">{w.enabled ? '—' : t('list.paused')}</Typography.Text>,
             },

@@ -4,6 +4,7 @@ import { record, redo, startHistory, undo, HISTORY_LIMIT } from './history.ts';
 import { locateProblem, placeProblems, problemCounts, taskFieldMessages, workflowFieldMessages } from './problems.ts';
 import { addTask, connect, disconnect, edgesOf, freeTaskName, newTask, removeTasks, renameTask, setUpstream, updateTask, updateWorkflow } from './spec-ops.ts';
 import { sameValue } from './spec-equal.ts';
+import { crossFromKeys, crossKey, parseRef } from './cross-refs.ts';
 
 function spec(): WorkflowSpec {
   const t = (name: string, upstream: string[] = []) => ({ ...newTask(name), command: `echo ${name}`, upstream });
@@ -146,5 +147,19 @@ describe('sameValue', () => {
     expect(sameValue({ b: [2, 1] }, { b: [1, 2] })).toBe(false);
     expect(sameValue(spec(), spec())).toBe(true);
     expect(sameValue(spec(), updateTask(spec(), 'a', { command: 'x' }))).toBe(false);
+  });
+});
+
+describe('cross-workflow upstream tags', () => {
+  it('keeps references with other date rules, parses typed ones (same day), drops what is not WORKFLOW.TASK', () => {
+    const kept = { workflow: 'crm', task: 'sync', date: 'previous_day' as const };
+    expect(crossFromKeys([kept], [crossKey(kept), 'orders.extract', 'sales.*', 'nodot', 'x.y.z', 'orders.extract'])).toEqual([
+      kept,
+      { workflow: 'orders', task: 'extract', date: 'same_day' },
+      { workflow: 'sales', date: 'same_day' },
+      { workflow: 'x.y', task: 'z', date: 'same_day' },
+    ]);
+    expect(parseRef('a.')).toBeUndefined();
+    expect(parseRef('.a')).toBeUndefined();
   });
 });

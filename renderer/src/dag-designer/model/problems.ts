@@ -4,7 +4,7 @@
 // contain dots, so the longest task name that fits the path wins.
 import type { ValidationProblem } from '../../../../engine/api/errors.ts';
 
-export const TASK_FIELDS = ['name', 'command', 'cwd', 'env', 'timeout', 'retries', 'retry_backoff', 'retry_backoff.strategy', 'retry_backoff.delay', 'retry_backoff.max', 'labels', 'upstream', 'owner'] as const;
+export const TASK_FIELDS = ['name', 'command', 'cwd', 'env', 'timeout', 'retries', 'retry_backoff', 'retry_backoff.strategy', 'retry_backoff.delay', 'retry_backoff.max', 'labels', 'upstream', 'wait_timeout', 'owner'] as const;
 export type TaskField = (typeof TASK_FIELDS)[number];
 export const WORKFLOW_FIELDS = ['workflow', 'description', 'owner', 'schedule', 'schedule.cron', 'schedule.timezone', 'schedule.misfire', 'schedule.overlap', 'on_event', 'routing', 'tasks'] as const;
 export type WorkflowField = (typeof WORKFLOW_FIELDS)[number];
@@ -30,7 +30,8 @@ export function locateProblem(path: string, taskNames: readonly string[]): Probl
     if ((TASK_FIELDS as readonly string[]).includes(sub)) return { scope: 'task', task, field: sub as TaskField };
     // env.NAME: the env list, naming the variable
     if (sub.startsWith('env.')) return { scope: 'task', task, field: 'env', detail: sub.slice(4) };
-    const first = sub.split('.')[0] as string;
+    // upstream[2].ref (a { ref, date } item): the upstream field
+    const first = (sub.split('.')[0] as string).replace(/\[\d+\]$/, '');
     return (TASK_FIELDS as readonly string[]).includes(first) ? { scope: 'task', task, field: first as TaskField, detail: sub } : { scope: 'task', task, detail: sub };
   }
   if (path === '') return { scope: 'workflow' };
