@@ -167,6 +167,16 @@ describe.skipIf(skip)('lineage view', () => {
       await expect.poll(() => page.locator('.ant-table-row', { hasText: 'broken' }).count(), { timeout: 30_000 }).toBeGreaterThan(0);
       await animationsDone(page);
       await screenshot(page, 'alerts-mine-light-en');
+      // the audit log: only what was done to zed's workflow
+      await page.goto(`${engine.origin}/#/audit`);
+      await page.locator('.ant-table-row').first().waitFor({ timeout: 30_000 });
+      const objects = () => page.locator('.ant-table-row td:nth-child(4)').allTextContents();
+      await expect.poll(async () => [...new Set(await objects())]).toEqual(['workflow:broken']);
+      await page.getByRole('combobox', { name: 'My workflows' }).click();
+      await page.locator('.ant-select-item-option', { hasText: 'carol' }).click();
+      await expect.poll(async () => [...new Set(await objects())]).toEqual(['workflow:sales']);
+      await animationsDone(page);
+      await screenshot(page, 'audit-mine-light-en');
       expect(await page.evaluate(() => window.__axMissingKeys ?? [])).toEqual([]);
     } finally {
       await context.close();

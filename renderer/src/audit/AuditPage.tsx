@@ -7,16 +7,24 @@ import { useTranslation } from 'react-i18next';
 import type { AuditEntry } from '../../../engine/api/types.ts';
 import { useApi, useDebouncedEngineEvents } from '../engine-client/index.ts';
 import { EmptyState, ErrorState } from '../shared/feedback.tsx';
+import { OwnerFilter, useOwnedWorkflows } from '../shared/OwnerFilter.tsx';
 import { PageHeader } from '../shared/PageHeader.tsx';
 import { When } from '../shared/When.tsx';
 
 const LIMIT = 1_000;
 
-export function filterAudit(entries: AuditEntry[], text: string): AuditEntry[] {
+/**
+ * Newest first, those containing `text`; with `ofWorkflow` ("my workflows"), only the entries
+ * about a workflow it accepts (their object is `workflow:NAME`).
+ */
+export function filterAudit(entries: AuditEntry[], text: string, ofWorkflow?: (name: string) => boolean): AuditEntry[] {
   const needle = text.trim().toLowerCase();
   const sorted = [...entries].sort((a, b) => b.at - a.at || b.id - a.id);
-  if (!needle) return sorted;
-  return sorted.filter((e) => [e.actor, e.action, e.object, e.detail ?? ''].some((field) => field.toLowerCase().includes(needle)));
+  return sorted.filter(
+    (e) =>
+      (!ofWorkflow || (e.object.startsWith('workflow:') && ofWorkflow(e.object.slice('workflow:'.length)))) &&
+      (!needle || [e.actor, e.action, e.object, e.detail ?? ''].some((field) => field.toLowerCase().includes(needle))),
+  );
 }
 
 export default function AuditPage() {
@@ -27,11 +35,14 @@ export default function AuditPage() {
   const deferred = useDeferredValue(filter);
   const audit = useQuery({ queryKey: ['audit', LIMIT], queryFn: () => api.listAudit(LIMIT) });
   useDebouncedEngineEvents(['workflows', 'workers', 'runs'], () => void queryClient.invalidateQueries({ queryKey: ['audit'] }), 1_500);
-  const rows = useMemo(() => filterAudit(audit.data ?? [], deferred), [audit.data, deferred]);
+  // "My workflows": the entries about the remembered owner's workflows
+  const workflows = useQuery({ queryKey: ['workflows'], queryFn: () => api.listWorkflows(), staleTime: 60_000 });
+  const { owner, owners, setOwner, shows } = useOwnedWorkflows(workflows.data);
+  const rows = useMemo(() => filterAudit(audit.data ?? [], deferred, owner === undefined ? undefined : shows), [audit.data, deferred, owner, shows]);
 
   return (
     <>
-      <PageHeader title={t('title')} subtitle={t('subtitle', { limit: LIMIT })} />
+      <PageHeader title={t('title')} subtitle={t('subtitle', { limit: LIMIT })} extra={<OwnerFilter owners={owners} value={owner} onChange={setOwner} />} />
       <Flex style={{ marginBottom: 12 }}>
         <Input
           aria-label={t('filter.label')}
@@ -53,7 +64,7 @@ export default function AuditPage() {
           size="small"
           loading={audit.isPending}
           dataSource={rows}
-          locale={{ emptyText: <EmptyState title={t('filter.noMatch', { text: deferred })} /> }}
+          locale={{ emptyText: <EmptyState title={deferred.trim() ? t('filter.noMatch', { text: deferred }) : t('filter.noneOfOwner', { owner })} /> }}
           pagination={{ pageSize: 50, showSizeChanger: false, showTotal: (total) => t('total', { count: total }) }}
           columns={[
             { title: t('col.at'), key: 'at', width: 170, render: (_, e) => <When ms={e.at} /> },
