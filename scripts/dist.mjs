@@ -25,6 +25,33 @@ function step(title, command, args) {
   if (result.status !== 0) throw new Error(`${title} failed (${result.error?.message ?? `exit ${result.status ?? result.signal}`})`);
 }
 
+/**
+ * electron-builder refuses a deb without the project's homepage and a maintainer e-mail (the
+ * package's Homepage and Maintainer fields); said before anything is built or downloaded. Who
+ * maintains the package is the publisher's to write, so nothing is made up here.
+ */
+function debMetadataProblem(args) {
+  const TARGETS = /^(AppImage|deb|rpm|snap|pacman|apk|freebsd|p5p|flatpak|dir|zip|7z|tar\.(gz|xz|bz2|lz))$/i;
+  const linuxDefaults = (args.length === 0 && process.platform === 'linux') || args.includes('--linux') || args.includes('-l');
+  const deb = args.includes('deb') || (linuxDefaults && !args.some((a) => TARGETS.test(a)));
+  if (!deb) return undefined;
+  const pkg = JSON.parse(fs.readFileSync('package.json', 'utf8'));
+  const yml = fs.existsSync('electron-builder.yml') ? fs.readFileSync('electron-builder.yml', 'utf8') : '';
+  const email = typeof pkg.author === 'object' ? pkg.author?.email : /<[^>]+@[^>]+>/.test(pkg.author ?? '');
+  const missing = [
+    !pkg.homepage && !pkg.repository && '"homepage": "https://…"',
+    !email && !/^\s+maintainer:/m.test(yml) && '"author": { "name": "…", "email": "…" }',
+  ].filter(Boolean);
+  if (missing.length === 0) return undefined;
+  return `the deb package needs the project's homepage and a maintainer e-mail: add ${missing.join(' and ')} to package.json (or linux.maintainer to electron-builder.yml), or build the other targets only, e.g. npm run dist -- --linux AppImage`;
+}
+
+const problem = debMetadataProblem(process.argv.slice(2));
+if (problem) {
+  console.error(`dist: ${problem}`);
+  process.exit(2);
+}
+
 let saved;
 let failed = false;
 try {

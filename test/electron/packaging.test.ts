@@ -112,9 +112,10 @@ describe('electron-builder.yml', () => {
 // Skipped on Windows only: the stand-in electron-builder is a shell script.
 describe.skipIf(process.platform === 'win32')('npm run dist (scripts/dist.mjs), with a stand-in electron-builder', () => {
   /** a project whose build does nothing and whose electron-builder rebuilds as told, then packages or fails */
-  function project(packaging: 'ok' | 'fails') {
+  function project(packaging: 'ok' | 'fails', metadata = true, args = ['--linux', 'deb']) {
     const dir = tempDir('ax-dist-');
-    fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'p', private: true, scripts: { build: 'node -e 0' } }));
+    const published = metadata ? { homepage: 'https://example.org/ax', author: { name: 'AX', email: 'ax@example.org' } } : {};
+    fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'p', private: true, scripts: { build: 'node -e 0' }, ...published }));
     const release = path.join(dir, 'node_modules', 'better-sqlite3', 'build', 'Release');
     fs.mkdirSync(release, { recursive: true });
     fs.writeFileSync(path.join(release, 'better_sqlite3.node'), 'built for node');
@@ -133,8 +134,8 @@ describe.skipIf(process.platform === 'win32')('npm run dist (scripts/dist.mjs), 
       ].join('\n'),
       { mode: 0o755 },
     );
-    const run = spawnSync(process.execPath, [path.join(REPO, 'scripts/dist.mjs'), '--linux', 'deb'], { cwd: dir, encoding: 'utf8', timeout: 60_000 });
-    return { dir, release, run, calls: fs.readFileSync(log, 'utf8').trim().split('\n') };
+    const run = spawnSync(process.execPath, [path.join(REPO, 'scripts/dist.mjs'), ...args], { cwd: dir, encoding: 'utf8', timeout: 60_000 });
+    return { dir, release, run, calls: fs.existsSync(log) ? fs.readFileSync(log, 'utf8').trim().split('\n') : [] };
   }
 
   it("rebuilds for Electron, packages that build, then puts Node's build back and drops the rebuild marker", () => {
@@ -145,6 +146,16 @@ describe.skipIf(process.platform === 'win32')('npm run dist (scripts/dist.mjs), 
     expect(fs.readFileSync(path.join(release, 'better_sqlite3.node'), 'utf8')).toBe('built for node');
     // left behind, the marker would make the next rebuild a no-op: Node's build would be packaged
     expect(fs.existsSync(path.join(release, '.forge-meta'))).toBe(false);
+  });
+
+  it('a deb without the homepage and a maintainer e-mail is refused first, saying what to add; other targets go on', () => {
+    const refused = project('ok', false);
+    expect(refused.run.status).toBe(2);
+    expect(refused.run.stderr).toContain('dist: the deb package needs the project\'s homepage and a maintainer e-mail: add "homepage": "https://…" and "author": { "name": "…", "email": "…" } to package.json');
+    expect(refused.calls).toEqual([]);
+    const appImage = project('ok', false, ['--linux', 'AppImage']);
+    expect(appImage.run.status).toBe(0);
+    expect(appImage.calls).toEqual(['install-app-deps', '--config electron-builder.yml --linux AppImage']);
   });
 
   it("fails when packaging fails, and still puts Node's build back", () => {
