@@ -3,7 +3,7 @@
 // sends), delivered to each channel with a timeout per attempt and retries, each delivery
 // recorded, and a group's repeats told in one summary once its window ends. Nothing here is
 // awaited by the code that raises an alert: a channel that hangs or fails slows no run.
-import type { AlertChannelInfo, AlertDelivery, AlertRecord, AlertRule, AlertSeverity, AlertState, WorkflowAlerts } from '../../api/alerts.ts';
+import type { AlertChannelInfo, AlertDelivery, AlertRecord, AlertRule, AlertState, WorkflowAlerts } from '../../api/alerts.ts';
 import { AxError } from '../../api/errors.ts';
 import type { AlertChannel } from '../../ports/alert-channel.ts';
 import type { Clock } from '../../ports/clock.ts';
@@ -17,18 +17,11 @@ import { alertKeys, fit, summaryKey } from './alert-keys.ts';
 import type { AlertRoute, AlertSettings } from './alert-settings.ts';
 
 /** What a rule says about something that happened. */
-export interface AlertInput {
+export interface AlertInput extends Pick<AlertRecord, 'subject' | 'workflow' | 'runId' | 'instanceId' | 'severity' | 'title' | 'message'> {
   rule: AlertRule;
-  /** what it is about, and what its repeats are grouped by: `workflow:NAME`, `worker:ID`, `queue` */
-  subject: string;
   /** the event itself (`instance:ID`, `run:ID`): raised twice, it is recorded once; none: once per window */
   event?: string;
-  workflow?: string;
-  runId?: number;
-  instanceId?: number;
-  severity: AlertSeverity;
-  title: string;
-  message: string;
+  /** when it happened; default now */
   at?: number;
 }
 

@@ -9,3 +9,4 @@ export { renderGraphImage, downloadUrl, type ImageFormat } from './export-image.
 export { GRAPH_DRAW_LIMIT, TooLargeToDraw } from './TooLargeToDraw.tsx';
 export { toFlowGraph, graphEdges, layoutNodes, edgeId, type GraphTask } from './to-flow-graph.ts';
 export { useTaskGraph, type TaskGraph } from './use-task-graph.ts';
+export { FitOnChange } from './FitOnChange.tsx';

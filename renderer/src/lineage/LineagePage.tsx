@@ -3,16 +3,16 @@
 // coloured by today's state and showing its owner. Clicking a node recentres on it, so "who
 // depends on me" is one click from any task; the picture exports as PNG or SVG.
 import { DownloadOutlined } from '@ant-design/icons';
-import { Background, Controls, ReactFlow, ReactFlowProvider, useReactFlow } from '@xyflow/react';
+import { Background, Controls, ReactFlow, ReactFlowProvider } from '@xyflow/react';
 import '@xyflow/react/dist/style.css';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { App, Button, Dropdown, Flex, InputNumber, Segmented, Select, Spin, Typography, theme } from 'antd';
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useParams } from 'react-router-dom';
 import { useTheme } from '../app/theme-context.ts';
 import { useApi, useDebouncedEngineEvents } from '../engine-client/index.ts';
-import { downloadUrl, edgeId, renderGraphImage, taskNodeTypes, useTaskGraph } from '../graph/index.ts';
+import { downloadUrl, edgeId, FitOnChange, renderGraphImage, taskNodeTypes, useTaskGraph } from '../graph/index.ts';
 import { StateLegend } from '../runs/StateLegend.tsx';
 import { EmptyState, ErrorState, errorMessage } from '../shared/feedback.tsx';
 import { PageHeader } from '../shared/PageHeader.tsx';
@@ -190,13 +190,4 @@ function LineageView() {
       <StateLegend />
     </Flex>
   );
-}
-
-/** fits the view once the nodes are there (fitView on mount sees an empty graph while it lays out) */
-function FitOnChange({ shape }: { shape: number }) {
-  const flow = useReactFlow();
-  useEffect(() => {
-    if (shape > 0) void flow.fitView({ maxZoom: 1 });
-  }, [shape, flow]);
-  return null;
 }

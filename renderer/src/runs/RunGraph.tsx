@@ -2,17 +2,17 @@
 // border colour) laid out by the shared graph helpers. Clicking a task selects it (its log shows
 // beside the graph); a failed one can be re-run from the bar under the graph that names it.
 import { ApartmentOutlined, FileTextOutlined } from '@ant-design/icons';
-import { Background, Controls, ReactFlow, ReactFlowProvider, useReactFlow } from '@xyflow/react';
+import { Background, Controls, ReactFlow, ReactFlowProvider } from '@xyflow/react';
 import '@xyflow/react/dist/style.css';
 import { useQuery } from '@tanstack/react-query';
 import { Button, Flex, Spin, Typography, theme } from 'antd';
-import { useEffect, useMemo, useState } from 'react';
+import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
 import type { InstanceRecord, RunRecord } from '../../../engine/api/types.ts';
 import { useTheme } from '../app/theme-context.ts';
 import { useApi } from '../engine-client/index.ts';
-import { filterGraph, GRAPH_DRAW_LIMIT, taskNodeTypes, TooLargeToDraw, useTaskGraph, type GraphTask } from '../graph/index.ts';
+import { filterGraph, FitOnChange, GRAPH_DRAW_LIMIT, taskNodeTypes, TooLargeToDraw, useTaskGraph, type GraphTask } from '../graph/index.ts';
 import { useNow, useTimeFormat } from '../shared/use-time-format.ts';
 import { RerunButton } from './RerunButton.tsx';
 import { runGraphTasks } from './run-graph-tasks.ts';
@@ -128,13 +128,4 @@ function RunGraphInner({ run, instances, live, selectedTask, onSelectTask, onRer
       <StateLegend />
     </Flex>
   );
-}
-
-/** fits the view once the nodes are there (fitView on mount sees an empty graph while it lays out) */
-function FitOnChange({ shape }: { shape: number }) {
-  const flow = useReactFlow();
-  useEffect(() => {
-    if (shape > 0) void flow.fitView({ maxZoom: 1 });
-  }, [shape, flow]);
-  return null;
 }
