@@ -187,6 +187,24 @@ tasks:
   });
 });
 
+describe('ax serve stopped the moment it prints its sign-in link', () => {
+  it('SIGTERM then drains and exits 0, every time (whoever waits for the link may stop it at once)', async () => {
+    for (let i = 0; i < 5; i++) {
+      const dataDir = path.join(root, `term-at-link-${i}`);
+      fs.mkdirSync(dataDir, { recursive: true });
+      const serve = axStart(['serve', '--port', '0'], { dataDir });
+      // On the very chunk that carries the link, as a supervisor reading its output would.
+      serve.child.stdout?.on('data', (chunk: string) => {
+        if (chunk.includes('open http://127.0.0.1:') && serve.running) serve.child.kill('SIGTERM');
+      });
+      const exit = await serve.exited;
+      expect(exit, `attempt ${i}: ${serve.stdout}${serve.stderr}`).toEqual({ code: 0, signal: null });
+      expect(serve.stdout).toContain('ax serve: SIGTERM received');
+      expect(serve.stdout).toContain('ax serve: stopped');
+    }
+  }, 120_000);
+});
+
 describe('an engine without a port (ax run FILE --wait) holds the data dir', () => {
   const opts = () => ({ dataDir: path.join(root, 'run-data'), cwd: root });
 

@@ -137,19 +137,23 @@ async function serveSolo(g: GlobalOptions, opts: ServeOptions): Promise<void> {
     'ax serve',
   );
   const { engine, dir } = embedded;
-  const server = await serveApi(engine, dir, opts.port, (port) => `ax serve: solo engine on ${dir}, API ws://127.0.0.1:${port}/api (pid ${process.pid})`);
-  const metricsServer = await serveMetricsAddress(engine, dir, opts.metricsAddress);
-  // The port in the lock is what tells other commands (and scripts) that the engine is ready.
-  embedded.lock.update({ port: server.port });
+  // what is serving: the stop closes whatever of it exists by then
+  const serving: { api?: ApiServer; metrics?: Awaited<ReturnType<typeof serveMetricsAddress>> } = {};
+  // Bound before the link is printed: whoever waits for the link (a supervisor, npm start, a
+  // test) may send SIGTERM at once, and it must find the drain, not the default (death).
   later.stop = stopper(
     (ms) => embedded.release(ms),
     async () => {
       // While it drains, other commands use the data dir directly instead of a closing API.
       embedded.lock.update({ port: undefined });
-      await Promise.all([server.close(), metricsServer?.close()]);
+      await Promise.all([serving.api?.close(), serving.metrics?.close()]);
     },
   );
   stopOn(later.stop, opts.drainTimeout * 1000);
+  serving.metrics = await serveMetricsAddress(engine, dir, opts.metricsAddress);
+  const server = (serving.api = await serveApi(engine, dir, opts.port, (port) => `ax serve: solo engine on ${dir}, API ws://127.0.0.1:${port}/api (pid ${process.pid})`));
+  // The port in the lock is what tells other commands (and scripts) that the engine is ready.
+  embedded.lock.update({ port: server.port });
 }
 
 /**
@@ -200,10 +204,10 @@ async function serveTeam(g: GlobalOptions, opts: ServeOptions): Promise<void> {
   }
   const worker = engine.worker ? `, worker id ${engine.worker.id}` : '';
   // Every team node serves the UI and the API on this machine; MySQL and Redis stay the truth.
-  const server = await serveApi(engine, dir, opts.port, (port) => `ax serve: team ${opts.role}${worker} (pid ${process.pid}), API ws://127.0.0.1:${port}/api`);
-  const metricsServer = await serveMetricsAddress(engine, dir, opts.metricsAddress);
   const uiFile = path.join(dir, TEAM_UI_FILE);
-  fs.writeFileSync(uiFile, JSON.stringify({ pid: process.pid, port: server.port }), { mode: 0o600 });
+  // what is serving: the stop closes whatever of it exists by then
+  const serving: { api?: ApiServer; metrics?: Awaited<ReturnType<typeof serveMetricsAddress>> } = {};
+  // As in serveSolo: the stop is bound before the link is printed.
   later.stop = stopper(
     async (ms) => {
       await engine.stop(ms);
@@ -212,10 +216,13 @@ async function serveTeam(g: GlobalOptions, opts: ServeOptions): Promise<void> {
     async () => {
       const mine = readTeamUi(dir)?.pid === process.pid;
       if (mine) fs.rmSync(uiFile, { force: true });
-      await Promise.all([server.close(), metricsServer?.close()]);
+      await Promise.all([serving.api?.close(), serving.metrics?.close()]);
     },
   );
   stopOn(later.stop, opts.drainTimeout * 1000);
+  serving.metrics = await serveMetricsAddress(engine, dir, opts.metricsAddress);
+  const server = (serving.api = await serveApi(engine, dir, opts.port, (port) => `ax serve: team ${opts.role}${worker} (pid ${process.pid}), API ws://127.0.0.1:${port}/api`));
+  fs.writeFileSync(uiFile, JSON.stringify({ pid: process.pid, port: server.port }), { mode: 0o600 });
 }
 
 /** Hands a URL to the desktop's browser; says so when there is none (a server without a desktop). */
