@@ -106,10 +106,17 @@ describe.skipIf(!available)('the desktop engine host joins a team as a temporary
       team.writeWorkflow('held.yaml', `workflow: held\ntasks:\n  hold:\n    command: '${gate.wait}'\n    labels: [laptop]\n`);
       const heldApplied = await team.ax(['apply', path.join(team.dir, 'held.yaml')]);
       expect(heldApplied.code, heldApplied.stderr).toBe(0);
-      const sinceHeld = laptop.team.length;
       const heldRun = await team.startRunInProcess('held');
       await team.waitInstances(heldRun, (l) => l[0]?.state === 'RUNNING', 'the held task did not start on the laptop');
-      await waitFor(() => laptop.team.slice(sinceHeld).some((s) => s.state === 'joined' && s.running === 1), { timeoutMs: 30_000, message: 'the laptop reports its running task' });
+      // Its latest report: the count is posted when a once-a-second look sees it change, so the
+      // 1 may be an earlier report's, made while the first labelled task ran, never changed since.
+      await waitFor(
+        () => {
+          const last = laptop.team.at(-1);
+          return last?.state === 'joined' && last.running === 1;
+        },
+        { timeoutMs: 30_000, message: 'the laptop reports its running task' },
+      );
       const before = laptop.team.length;
       laptop.send({ type: 'team-leave', drainTimeoutMs: 120_000 });
       // Still counted while it drains (the quit dialog adds these to the solo engine's).
