@@ -1,0 +1,165 @@
+// The Store port's transition shapes (SPEC §4): what a compound step is given (a new run, an
+// instance draft with its waits on other workflows, its follow-ups and the run's settlement, the
+// guard of every instance write, a claim's candidates) and what it reports back. The Store
+// interface itself is in store.ts, which re-exports these.
+import type { InstanceRecord, InstanceState, RunRecord, RunState, TriggerType } from '../api/types.ts';
+
+/**
+ * One upstream in another workflow an instance waits for: a SUCCESS of `task` (null: the whole
+ * run) of `workflow` in a run whose logical time is in the window releases it. `latestAtOrBefore`:
+ * the window starts at the upstream's latest run at or before that time (any run when none) and
+ * has no end.
+ */
+export interface UpstreamWaitDraft {
+  workflow: string;
+  task: string | null;
+  window: { from: number; to: number } | { latestAtOrBefore: number };
+  /** what it waits for, as the reason says: `orders-etl.load of 2026-11-30` */
+  label: string;
+  /** past this, the wait fails (wait_timeout) */
+  deadline: number;
+}
+
+/** A wait past its deadline, or a waiter whose upstream failed for good: the waiter and why. */
+export interface WaiterNotice {
+  instanceId: number;
+  label: string;
+}
+
+export interface NewRun {
+  workflowId: number;
+  state: RunState;
+  trigger: TriggerType;
+  triggeredBy: string;
+  logicalTime: number;
+  /** with scheduleId, (scheduleId, logicalTime) is unique: a cron fire makes at most one run */
+  scheduleId?: number;
+  onlyTask?: string;
+  eventPayload?: string;
+  reason?: string;
+  createdAt: number;
+}
+
+export interface NewInstance {
+  runId: number;
+  workflowId: number;
+  taskId: number;
+  taskName: string;
+  attempt: number;
+  state: InstanceState;
+  notBefore: number;
+  reason?: string;
+  createdAt: number;
+  /** instances created already final (UPSTREAM_FAILED) are created handled */
+  handled?: boolean;
+  /** fail-overs of the task in this run before this attempt */
+  failovers?: number;
+}
+
+/** An instance a transition creates in its run: the run and workflow are the transition's. */
+export interface InstanceDraft {
+  taskId: number;
+  taskName: string;
+  attempt: number;
+  state: 'WAITING' | 'UPSTREAM_FAILED';
+  notBefore: number;
+  reason?: string;
+  /** fail-overs of the task in this run before this attempt */
+  failovers?: number;
+  /**
+   * its upstreams in other workflows, from its run's logical time: created WAITING with notBefore
+   * HELD_FOR_UPSTREAM, in the same step, and released at once if they have all succeeded
+   */
+  waits?: (logicalTime: number) => UpstreamWaitDraft[];
+}
+
+/**
+ * What a finished instance leads to in its run, worked out by the caller from the graph and the
+ * attempt before the write; the store carries it out only while the run is RUNNING. A run of one
+ * task (`onlyTask`) neither advances nor fails downstream: the store skips `advance` and
+ * `upstreamFailed` for it.
+ */
+export interface FollowUps {
+  /** SUCCESS: each downstream task, created once every task in `needs` (its other upstreams) has a SUCCESS in the run */
+  advance?: { draft: InstanceDraft; needs: number[] }[];
+  /** a failed attempt's next one (a retry, or a fail-over's free re-run) */
+  retry?: InstanceDraft;
+  /** a failure with no next attempt: the whole downstream, UPSTREAM_FAILED */
+  upstreamFailed?: InstanceDraft[];
+}
+
+/** How a run ends once nothing of it is pending, and what starts after it. */
+export interface Settlement {
+  /** tasks the run must see succeed to end SUCCESS (its workflow's task count; 1 for a one-task run) */
+  taskCount: number;
+  /**
+   * the roots the oldest QUEUED run of the workflow starts with when this one ends (overlap
+   * policy `queue`); asked for only then, as most finishes end no run
+   */
+  queuedRoots: () => InstanceDraft[];
+}
+
+/** finish-with-follow-ups: an instance's final state, what it leads to, and the run's settlement, as one step. */
+export interface Finish {
+  id: number;
+  runId: number;
+  guard: InstanceGuard;
+  to: Extract<InstanceState, 'SUCCESS' | 'FAILED' | 'TIMEOUT' | 'CANCELLED' | 'UPSTREAM_FAILED'>;
+  patch: InstancePatch;
+  followUps: FollowUps;
+  settlement: Settlement;
+  /**
+   * the finished task as other workflows name it: its SUCCESS releases their instances waiting
+   * for it (in this step); its failure for good (no retry) is reported as `failedWaiters`
+   */
+  asUpstream?: { workflow: string; task: string };
+}
+
+/** What a transition did: everything the caller has to tell followers about. */
+export interface TransitionResult {
+  /** false: the guard refused the change and nothing was written */
+  done: boolean;
+  /** instances it created (follow-ups; a started run's roots) */
+  created: InstanceRecord[];
+  /** instances it ended besides the one finished (a cancelled run's), as they are now */
+  ended: InstanceRecord[];
+  /** runs it moved (ended, cancelled, or a queued one started), with their new state */
+  runs: RunRecord[];
+  /** instances of other workflows whose last wait this step released: due now */
+  released?: InstanceRecord[];
+  /** instances of other workflows waiting for what this step failed for good: the caller ends them UPSTREAM_FAILED */
+  failedWaiters?: WaiterNotice[];
+}
+
+/** start-run: a new run and, when it starts RUNNING, its roots. */
+export interface StartRun {
+  run: NewRun;
+  roots: InstanceDraft[];
+  /**
+   * The overlap policy to apply (`skip`, `queue`) to a run that would start RUNNING, or none:
+   * with another run of the workflow RUNNING or QUEUED, the new one is created SKIPPED or QUEUED
+   * instead (decided under the workflow's lock, so two triggers racing cannot both start).
+   */
+  overlap?: 'skip' | 'queue';
+}
+
+/** The compare-and-set guard of every instance write (SPEC §4, §7 fencing). */
+export interface InstanceGuard {
+  from: InstanceState[];
+  attempt: number;
+  /** when given, the instance must be owned by this worker */
+  workerId?: string;
+}
+
+/** An instance a dispatcher routed to a worker: its id and the attempt it saw (the fence). */
+export interface ClaimCandidate {
+  id: number;
+  attempt: number;
+}
+
+export type InstancePatch = Partial<
+  Pick<InstanceRecord, 'workerId' | 'pid' | 'exitCode' | 'dispatchedAt' | 'startedAt' | 'finishedAt' | 'heartbeatAt' | 'notBefore' | 'failedOver'>
+> & {
+  /** null clears it: a "waiting: …" reason must not outlive the wait */
+  reason?: string | null;
+};
