@@ -2,7 +2,7 @@
 // instance draft with its waits on other workflows, its follow-ups and the run's settlement, the
 // guard of every instance write, a claim's candidates) and what it reports back. The Store
 // interface itself is in store.ts, which re-exports these.
-import type { InstanceRecord, InstanceState, RunRecord, RunState, TriggerType } from '../api/types.ts';
+import type { InstanceRecord, InstanceState, RunRecord } from '../api/types.ts';
 
 /**
  * One upstream in another workflow an instance waits for: a SUCCESS of `task` (null: the whole
@@ -26,19 +26,8 @@ export interface WaiterNotice {
   label: string;
 }
 
-export interface NewRun {
-  workflowId: number;
-  state: RunState;
-  trigger: TriggerType;
-  triggeredBy: string;
-  logicalTime: number;
-  /** with scheduleId, (scheduleId, logicalTime) is unique: a cron fire makes at most one run */
-  scheduleId?: number;
-  onlyTask?: string;
-  eventPayload?: string;
-  reason?: string;
-  createdAt: number;
-}
+/** A run to create: a RunRecord's own fields (with scheduleId, (scheduleId, logicalTime) is unique: a cron fire makes at most one run). */
+export type NewRun = Pick<RunRecord, 'workflowId' | 'state' | 'trigger' | 'triggeredBy' | 'logicalTime' | 'scheduleId' | 'onlyTask' | 'eventPayload' | 'reason' | 'createdAt'>;
 
 export interface NewInstance {
   runId: number;

@@ -13,6 +13,7 @@ import { Link, useNavigate, useParams } from 'react-router-dom';
 import { useTheme } from '../app/theme-context.ts';
 import { useApi, useDebouncedEngineEvents } from '../engine-client/index.ts';
 import { downloadUrl, edgeId, FitOnChange, renderGraphImage, taskNodeTypes, useTaskGraph } from '../graph/index.ts';
+import { useGraphAria } from '../graph/use-graph-aria.ts';
 import { StateLegend } from '../runs/StateLegend.tsx';
 import { EmptyState, ErrorState, errorMessage } from '../shared/feedback.tsx';
 import { PageHeader } from '../shared/PageHeader.tsx';
@@ -81,18 +82,7 @@ function LineageView() {
       message.error(t('export.failed', { error: errorMessage(e) }));
     }
   };
-  const aria = useMemo(
-    () => ({
-      'node.a11yDescription.default': t('graph.nodeHelp'),
-      'node.a11yDescription.keyboardDisabled': t('graph.nodeHelp'),
-      'edge.a11yDescription.default': t('graph.edgeHelp'),
-      'controls.ariaLabel': t('graph.controls'),
-      'controls.zoomIn.ariaLabel': t('graph.zoomIn'),
-      'controls.zoomOut.ariaLabel': t('graph.zoomOut'),
-      'controls.fitView.ariaLabel': t('graph.fitView'),
-    }),
-    [t],
-  );
+  const aria = useGraphAria(t);
   const workflow = lineage.data?.nodes.find((n) => focus.has(n.id))?.workflow ?? target;
 
   return (

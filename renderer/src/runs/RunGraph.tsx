@@ -13,6 +13,7 @@ import type { InstanceRecord, RunRecord } from '../../../engine/api/types.ts';
 import { useTheme } from '../app/theme-context.ts';
 import { useApi } from '../engine-client/index.ts';
 import { filterGraph, FitOnChange, GRAPH_DRAW_LIMIT, taskNodeTypes, TooLargeToDraw, useTaskGraph, type GraphTask } from '../graph/index.ts';
+import { useGraphAria } from '../graph/use-graph-aria.ts';
 import { useNow, useTimeFormat } from '../shared/use-time-format.ts';
 import { RerunButton } from './RerunButton.tsx';
 import { runGraphTasks } from './run-graph-tasks.ts';
@@ -54,19 +55,7 @@ function RunGraphInner({ run, instances, live, selectedTask, onSelectTask, onRer
   const graph = useTaskGraph(spec.isPending ? [] : shown, 'TB');
   const nodes = useMemo(() => graph.nodes.map((n) => (n.id === selectedTask ? { ...n, selected: true } : n)), [graph.nodes, selectedTask]);
   const latest = latestAttempts(instances).get(selectedTask ?? '');
-  const aria = useMemo(
-    () => ({
-      'node.a11yDescription.default': t('graph.nodeHelp'),
-      'node.a11yDescription.keyboardDisabled': t('graph.nodeHelp'),
-      'edge.a11yDescription.default': t('graph.edgeHelp'),
-      'controls.ariaLabel': t('graph.controls'),
-      'controls.zoomIn.ariaLabel': t('graph.zoomIn'),
-      'controls.zoomOut.ariaLabel': t('graph.zoomOut'),
-      'controls.fitView.ariaLabel': t('graph.fitView'),
-      'controls.interactive.ariaLabel': t('graph.interactive'),
-    }),
-    [t],
-  );
+  const aria = useGraphAria(t, true);
 
   return (
     <Flex vertical gap={8} style={{ height: '100%' }}>
