@@ -1,0 +1,145 @@
+// The migrations of the features after the engine's core schema (migrations.ts): engine-wide
+// switches (0009), event keys (0010), alerts (0011), dependencies across workflows (0012).
+import type { Kysely, Migration } from 'kysely';
+import { type SqlDialectName, tableEnd, types } from './migration-sql.ts';
+
+/**
+ * Switches of the whole engine, shared by every node of a team (issue 11: pause all scheduling).
+ * A flag is on while its row exists, so setting it twice keeps who set it first and when.
+ */
+export function engineFlags(dialect: SqlDialectName): Migration {
+  const t = types(dialect);
+  const end = tableEnd(dialect);
+  return {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('engine_flag')
+        .addColumn('name', t.name, (c) => c.primaryKey())
+        .addColumn('set_at', t.big, (c) => c.notNull())
+        .addColumn('set_by', t.name, (c) => c.notNull())
+        .modifyEnd(end)
+        .execute();
+    },
+  };
+}
+
+export function eventKeys(dialect: SqlDialectName): Migration {
+  const t = types(dialect);
+  const end = tableEnd(dialect);
+  return {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('event_key')
+        .addColumn('event', t.name, (c) => c.notNull())
+        .addColumn('idem_key', t.name, (c) => c.notNull())
+        .addColumn('claimed_at', t.big, (c) => c.notNull())
+        .addColumn('run_ids', 'text')
+        .addPrimaryKeyConstraint('event_key_pk', ['event', 'idem_key'])
+        .modifyEnd(end)
+        .execute();
+      await db.schema.createIndex('event_key_claimed').on('event_key').column('claimed_at').execute();
+    },
+  };
+}
+
+/**
+ * Alerts and their deliveries (issue 12). `alert_key` is unique: the node whose insert wins
+ * sends the alert, so a team sends each once. `(group_key, opens_group)` is unique too, and
+ * only a group's first alert has `opens_group` 1 (the others NULL, which a unique index lets
+ * repeat): the insert that opens a group sends at once, later ones are counted for its summary.
+ */
+export function alerts(dialect: SqlDialectName): Migration {
+  const t = types(dialect);
+  const end = tableEnd(dialect);
+  return {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('alert')
+        .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+        .addColumn('alert_key', t.name, (c) => c.notNull().unique())
+        .addColumn('group_key', t.name, (c) => c.notNull())
+        .addColumn('opens_group', 'integer')
+        .addColumn('group_ends_at', t.big, (c) => c.notNull())
+        .addColumn('group_done', 'integer', (c) => c.notNull())
+        .addColumn('rule', t.name, (c) => c.notNull())
+        .addColumn('subject', t.name, (c) => c.notNull())
+        .addColumn('workflow', t.name)
+        .addColumn('run_id', 'integer')
+        .addColumn('instance_id', 'integer')
+        .addColumn('severity', t.name, (c) => c.notNull())
+        .addColumn('title', t.longText, (c) => c.notNull())
+        .addColumn('message', t.longText, (c) => c.notNull())
+        .addColumn('at', t.big, (c) => c.notNull())
+        .addColumn('node', t.name, (c) => c.notNull())
+        .addColumn('kind', t.name, (c) => c.notNull())
+        .addColumn('repeats', 'integer')
+        .addColumn('state', t.name, (c) => c.notNull())
+        .addUniqueConstraint('alert_group_opener', ['group_key', 'opens_group'])
+        .modifyEnd(end)
+        .execute();
+      await db.schema.createIndex('alert_group_due').on('alert').columns(['group_done', 'group_ends_at']).execute();
+      await db.schema.createIndex('alert_at').on('alert').column('at').execute();
+      await db.schema
+        .createTable('alert_delivery')
+        .addColumn('alert_id', 'integer', (c) => c.notNull())
+        .addColumn('channel', t.name, (c) => c.notNull())
+        .addColumn('kind', t.name)
+        .addColumn('state', t.name, (c) => c.notNull())
+        .addColumn('attempts', 'integer', (c) => c.notNull())
+        .addColumn('error', t.longText)
+        .addColumn('at', t.big, (c) => c.notNull())
+        .addPrimaryKeyConstraint('alert_delivery_pk', ['alert_id', 'channel'])
+        .modifyEnd(end)
+        .execute();
+    },
+  };
+}
+
+/**
+ * Dependencies across workflows (issue 13): `cross_dependency`, what each task names in other
+ * workflows (by name: the upstream may not exist yet), found by its upstream for lineage and
+ * apply's checks; `upstream_wait`, one row per upstream a held instance still waits for, found
+ * by the upstream's finish (workflow, task, logical time) and by the deadline sweep; runs of a
+ * workflow by logical time, for the match.
+ */
+export function crossWorkflowDependencies(dialect: SqlDialectName): Migration {
+  const t = types(dialect);
+  const end = tableEnd(dialect);
+  return {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('cross_dependency')
+        .addColumn('workflow_id', 'integer', (c) => c.notNull())
+        .addColumn('task_id', 'integer', (c) => c.notNull())
+        .addColumn('upstream_workflow', t.name, (c) => c.notNull())
+        // '' for the whole workflow: a key column cannot be NULL in a unique index on both dialects alike
+        .addColumn('upstream_task', t.name, (c) => c.notNull())
+        .addColumn('date_rule', t.name, (c) => c.notNull())
+        .addColumn('wait_timeout_ms', t.big, (c) => c.notNull())
+        .addColumn('position', 'integer', (c) => c.notNull())
+        .modifyEnd(end)
+        .execute();
+      await db.schema.createIndex('cross_dependency_workflow').on('cross_dependency').columns(['workflow_id', 'task_id']).execute();
+      await db.schema.createIndex('cross_dependency_upstream').on('cross_dependency').columns(['upstream_workflow', 'upstream_task']).execute();
+      await db.schema
+        .createTable('upstream_wait')
+        .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+        .addColumn('instance_id', 'integer', (c) => c.notNull())
+        .addColumn('run_id', 'integer', (c) => c.notNull())
+        .addColumn('workflow_id', 'integer', (c) => c.notNull())
+        .addColumn('upstream_workflow', t.name, (c) => c.notNull())
+        .addColumn('upstream_task', t.name, (c) => c.notNull())
+        .addColumn('window_from', t.big, (c) => c.notNull())
+        .addColumn('window_to', t.big, (c) => c.notNull())
+        .addColumn('label', t.name, (c) => c.notNull())
+        .addColumn('deadline', t.big, (c) => c.notNull())
+        .modifyEnd(end)
+        .execute();
+      await db.schema.createIndex('upstream_wait_upstream').on('upstream_wait').columns(['upstream_workflow', 'upstream_task', 'window_from']).execute();
+      await db.schema.createIndex('upstream_wait_instance').on('upstream_wait').column('instance_id').execute();
+      await db.schema.createIndex('upstream_wait_run').on('upstream_wait').column('run_id').execute();
+      await db.schema.createIndex('upstream_wait_deadline').on('upstream_wait').column('deadline').execute();
+      await db.schema.createIndex('workflow_run_logical').on('workflow_run').columns(['workflow_id', 'logical_time']).execute();
+    },
+  };
+}
