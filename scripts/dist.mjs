@@ -1,22 +1,13 @@
 // `npm run dist`: packages the desktop app with electron-builder (electron-builder.yml).
 //   1. npm run build: dist/ (the CLI, the engine host, the shell, the UI);
-//   2. better-sqlite3 rebuilt for Electron's ABI (electron-builder install-app-deps): the
-//      packaged app loads it under Electron, whose ABI differs from Node's;
-//   3. electron-builder, with any arguments given (e.g. `npm run dist -- --linux deb`);
-//   4. Node's build of better-sqlite3 put back, whatever happened, so `npm test` and `ax` keep
-//      working in this checkout.
-// Only here: `npm install` and `npm test` never rebuild for Electron. Needs the network (Electron's
-// headers and its zip for each target platform).
+//   2. electron-builder, with any arguments given (e.g. `npm run dist -- --linux deb`).
+// Nothing is rebuilt for Electron: the app's engine uses Node's built-in node:sqlite under
+// Electron (engine/adapters/sql/sqlite-driver.ts) and carries no native addon, so no Electron
+// headers are needed; the network is needed only for Electron's zip of each target platform.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 
-const RELEASE = path.join('node_modules', 'better-sqlite3', 'build', 'Release');
-const NATIVE = path.join(RELEASE, 'better_sqlite3.node');
-// @electron/rebuild's marker "built for Electron": left behind, the next dist would skip the
-// rebuild and package Node's build.
-const REBUILD_MARKER = path.join(RELEASE, '.forge-meta');
 const bin = (name) => path.join('node_modules', '.bin', process.platform === 'win32' ? `${name}.cmd` : name);
 
 function step(title, command, args) {
@@ -52,27 +43,11 @@ if (problem) {
   process.exit(2);
 }
 
-let saved;
-let failed = false;
 try {
   step('building', process.platform === 'win32' ? 'npm.cmd' : 'npm', ['run', 'build']);
-  if (fs.existsSync(NATIVE)) {
-    saved = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ax-dist-')), 'better_sqlite3.node');
-    fs.copyFileSync(NATIVE, saved);
-  }
-  step("rebuilding better-sqlite3 for Electron's ABI", bin('electron-builder'), ['install-app-deps']);
   step('packaging', bin('electron-builder'), ['--config', 'electron-builder.yml', ...process.argv.slice(2)]);
   console.log('dist: done, the packages are in out/');
 } catch (err) {
-  failed = true;
   console.error(`dist: ${err.message}`);
-} finally {
-  if (saved) {
-    fs.mkdirSync(path.dirname(NATIVE), { recursive: true });
-    fs.copyFileSync(saved, NATIVE);
-    fs.rmSync(REBUILD_MARKER, { force: true });
-    fs.rmSync(path.dirname(saved), { recursive: true, force: true });
-    console.log("dist: put Node's build of better-sqlite3 back (for npm test and ax in this checkout)");
-  }
+  process.exitCode = 1;
 }
-process.exitCode = failed ? 1 : 0;

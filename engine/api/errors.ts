@@ -6,6 +6,7 @@ export type AxErrorCode =
   | 'conflict' // e.g. a second engine on the same data dir
   | 'unavailable' // a service or the engine cannot be reached
   | 'storage' // the database cannot be used as it is (read-only, damaged, newer, deleted): a person must act, retrying cannot help
+  | 'environment' // this runtime cannot run AX as installed (no SQLite driver loads): install or switch, then start again
   | 'internal';
 
 export interface ValidationProblem {

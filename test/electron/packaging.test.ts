@@ -1,7 +1,7 @@
 // Packaging, as far as it goes without Electron's binary: electron-builder's own parser and
 // schema accept electron-builder.yml, which names the four targets and only files that exist;
 // the icons are real PNGs at the sizes named, and exactly what scripts/make-icons.mjs draws;
-// nothing but `npm run dist` rebuilds for Electron; the `ax` shim of the installed app runs the
+// nothing rebuilds for Electron (the app carries no native addon), npm run dist neither; the `ax` shim of the installed app runs the
 // app's CLI with the app's binary as Node (node stands in for the binary here), through a symlink
 // on PATH, with arguments kept whole.
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -101,17 +101,19 @@ describe('electron-builder.yml', () => {
     expect(fs.readFileSync(path.join(REPO, 'resources/cli/ax.cmd'), 'utf8')).toContain(`..\\..\\${yml.productName}.exe"`);
   });
 
-  it('rebuilds for Electron only in npm run dist, never on install or test', () => {
+  it('rebuilds nothing for Electron, in npm run dist neither, and packages no better-sqlite3', () => {
     expect(pkg.scripts.dist).toBe('node scripts/dist.mjs');
     const dist = fs.readFileSync(path.join(REPO, 'scripts/dist.mjs'), 'utf8');
-    expect(dist).toContain("'install-app-deps'");
+    expect(dist).not.toMatch(/install-app-deps|electron-rebuild|@electron\/rebuild/);
     for (const name of ['prepare', 'install', 'postinstall', 'build', 'test', 'start']) expect(pkg.scripts[name] ?? '').not.toMatch(/electron-builder|install-app-deps|electron-rebuild|dist\.mjs/);
+    expect((yml as { npmRebuild?: boolean }).npmRebuild).toBe(false);
+    expect(yml.files).toContain('!**/node_modules/better-sqlite3/**');
   });
 });
 
 // Skipped on Windows only: the stand-in electron-builder is a shell script.
 describe.skipIf(process.platform === 'win32')('npm run dist (scripts/dist.mjs), with a stand-in electron-builder', () => {
-  /** a project whose build does nothing and whose electron-builder rebuilds as told, then packages or fails */
+  /** a project whose build does nothing and whose electron-builder packages or fails (and records what it was asked) */
   function project(packaging: 'ok' | 'fails', metadata = true, args = ['--linux', 'deb']) {
     const dir = tempDir('ax-dist-');
     const published = metadata ? { homepage: 'https://example.org/ax', author: { name: 'AX', email: 'ax@example.org' } } : {};
@@ -126,10 +128,6 @@ describe.skipIf(process.platform === 'win32')('npm run dist (scripts/dist.mjs), 
       [
         '#!/bin/sh',
         `echo "$*" >> "${log}"`,
-        'if [ "$1" = install-app-deps ]; then',
-        `  echo "built for electron" > "${release}/better_sqlite3.node"; echo "linux--x64--140" > "${release}/.forge-meta"; exit 0`,
-        'fi',
-        `cp "${release}/better_sqlite3.node" "${dir}/packaged.node"`,
         packaging === 'ok' ? 'exit 0' : 'echo "getaddrinfo ENOTFOUND github.com" >&2; exit 1',
       ].join('\n'),
       { mode: 0o755 },
@@ -138,14 +136,12 @@ describe.skipIf(process.platform === 'win32')('npm run dist (scripts/dist.mjs), 
     return { dir, release, run, calls: fs.existsSync(log) ? fs.readFileSync(log, 'utf8').trim().split('\n') : [] };
   }
 
-  it("rebuilds for Electron, packages that build, then puts Node's build back and drops the rebuild marker", () => {
-    const { dir, release, run, calls } = project('ok');
+  it('builds and packages, with no rebuild step and the installed addon left alone', () => {
+    const { release, run, calls } = project('ok');
     expect(run.status).toBe(0);
-    expect(calls).toEqual(['install-app-deps', '--config electron-builder.yml --linux deb']);
-    expect(fs.readFileSync(path.join(dir, 'packaged.node'), 'utf8').trim()).toBe('built for electron');
+    expect(run.stdout).not.toMatch(/rebuild/i);
+    expect(calls).toEqual(['--config electron-builder.yml --linux deb']);
     expect(fs.readFileSync(path.join(release, 'better_sqlite3.node'), 'utf8')).toBe('built for node');
-    // left behind, the marker would make the next rebuild a no-op: Node's build would be packaged
-    expect(fs.existsSync(path.join(release, '.forge-meta'))).toBe(false);
   });
 
   it('a deb without the homepage and a maintainer e-mail is refused first, saying what to add; other targets go on', () => {
@@ -155,15 +151,14 @@ describe.skipIf(process.platform === 'win32')('npm run dist (scripts/dist.mjs), 
     expect(refused.calls).toEqual([]);
     const appImage = project('ok', false, ['--linux', 'AppImage']);
     expect(appImage.run.status).toBe(0);
-    expect(appImage.calls).toEqual(['install-app-deps', '--config electron-builder.yml --linux AppImage']);
+    expect(appImage.calls).toEqual(['--config electron-builder.yml --linux AppImage']);
   });
 
-  it("fails when packaging fails, and still puts Node's build back", () => {
+  it('fails when packaging fails, saying which step', () => {
     const { release, run } = project('fails');
     expect(run.status).toBe(1);
     expect(run.stderr).toContain('dist: packaging failed');
     expect(fs.readFileSync(path.join(release, 'better_sqlite3.node'), 'utf8')).toBe('built for node');
-    expect(fs.existsSync(path.join(release, '.forge-meta'))).toBe(false);
   });
 });
 

@@ -1,10 +1,10 @@
 // SQLite opener: the solo mode's store, a single file in the data dir (WAL, so the CLI can read
 // while the engine writes). The file is guarded (sqlite-file.ts): a file a person broke gets a
 // one-line error with the fix, and one deleted or replaced under the engine takes no writes.
-import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import type { AxError } from '../../api/errors.ts';
 import { migrate } from './migrations.ts';
+import { type SqliteConnection, type SqliteStatement, openSqlite } from './sqlite-driver.ts';
 import { checkWritable, describeSqliteError, SqliteFileGuard } from './sqlite-file.ts';
 import { cacheStatements } from './statement-cache.ts';
 import type { Database as Schema } from './schema.ts';
@@ -17,14 +17,17 @@ export interface SqliteStoreOptions {
 
 export async function openSqliteStore(file: string, options: SqliteStoreOptions = {}): Promise<SqlStore> {
   checkWritable(file);
-  let sqlite: Database.Database | undefined;
+  let sqlite: SqliteConnection | undefined;
   let guard: SqliteFileGuard;
   try {
-    sqlite = new Database(file);
-    sqlite.pragma('journal_mode = WAL');
+    sqlite = openSqlite(file);
+    // Set here, not left to each driver's build: the two differ (cache 16 MB / 2 MB, WAL sync).
+    sqlite.exec('PRAGMA journal_mode = WAL');
     // Another process (the CLI, a second command) may hold the write lock for a moment.
-    sqlite.pragma('busy_timeout = 10000');
-    sqlite.pragma('synchronous = NORMAL');
+    sqlite.exec('PRAGMA busy_timeout = 10000');
+    sqlite.exec('PRAGMA synchronous = NORMAL');
+    sqlite.exec('PRAGMA foreign_keys = ON');
+    sqlite.exec('PRAGMA cache_size = -16000');
     guard = new SqliteFileGuard(file, options.onLost);
   } catch (err) {
     sqlite?.close();
@@ -44,16 +47,14 @@ export async function openSqliteStore(file: string, options: SqliteStoreOptions 
   return new SqlStore(db, 'sqlite', close);
 }
 
-type Statement = Database.Statement;
-
 /**
  * Every statement that writes first checks that the file is still the one opened; every driver
  * error a person can cause comes out as a typed error with the fix. Kysely's driver uses only
  * `reader`, `all`, `run` and `iterate` of a statement.
  */
-function guarded(sqlite: Database.Database, guard: SqliteFileGuard): Database.Database {
+function guarded(sqlite: SqliteConnection, guard: SqliteFileGuard): SqliteConnection {
   const prepare = sqlite.prepare.bind(sqlite);
-  const wrapped = new WeakMap<Statement, Statement>();
+  const wrapped = new WeakMap<SqliteStatement, SqliteStatement>();
   const described = <T>(call: () => T): T => {
     try {
       return call();
@@ -61,21 +62,26 @@ function guarded(sqlite: Database.Database, guard: SqliteFileGuard): Database.Da
       throw describeSqliteError(err, guard.file);
     }
   };
-  sqlite.prepare = ((sql: string) => {
-    const stmt = described(() => prepare(sql));
-    if (!stmt.readonly) guard.check();
-    let w = wrapped.get(stmt);
-    if (!w) {
-      w = {
-        reader: stmt.reader,
-        readonly: stmt.readonly,
-        all: (...params: unknown[]) => described(() => stmt.all(...params)),
-        run: (...params: unknown[]) => described(() => stmt.run(...params)),
-        iterate: (...params: unknown[]) => described(() => stmt.iterate(...params)),
-      } as unknown as Statement;
-      wrapped.set(stmt, w);
-    }
-    return w;
-  }) as typeof sqlite.prepare;
-  return sqlite;
+  return {
+    driver: sqlite.driver,
+    exec: (sql) => described(() => sqlite.exec(sql)),
+    close: () => sqlite.close(),
+    prepare(sql) {
+      const stmt = described(() => prepare(sql));
+      if (!stmt.readonly) guard.check();
+      let w = wrapped.get(stmt);
+      if (!w) {
+        w = {
+          reader: stmt.reader,
+          readonly: stmt.readonly,
+          all: (params) => described(() => stmt.all(params)),
+          get: (params) => described(() => stmt.get(params)),
+          run: (params) => described(() => stmt.run(params)),
+          iterate: (params) => described(() => stmt.iterate(params)),
+        };
+        wrapped.set(stmt, w);
+      }
+      return w;
+    },
+  };
 }

@@ -4,7 +4,8 @@
 // flock, so the lock is SQLite's: an open EXCLUSIVE transaction on an (empty) database file,
 // which SQLite takes as a POSIX record lock. The file itself is never deleted: a process that
 // opened it just before the unlink would lock a file nobody else looks at any more.
-import Database from 'better-sqlite3';
+import { type SqliteConnection, openSqlite } from '../../adapters/sql/sqlite-driver.ts';
+import { AxError } from '../../api/errors.ts';
 
 /** Locks held by this process: referenced here, so a collected handle never drops a lock. */
 const held = new Set<ProcessLock>();
@@ -12,7 +13,7 @@ const held = new Set<ProcessLock>();
 export class ProcessLock {
   private constructor(
     readonly file: string,
-    private db: Database.Database | undefined,
+    private db: SqliteConnection | undefined,
   ) {}
 
   /**
@@ -20,9 +21,9 @@ export class ProcessLock {
    * (or another handle in this one) holds it. `waitMs` rides over someone else's short probe.
    */
   static tryAcquire(file: string, waitMs = 500): ProcessLock | undefined {
-    const db = new Database(file);
+    const db = openSqlite(file);
     try {
-      db.pragma(`busy_timeout = ${Math.max(0, Math.round(waitMs))}`);
+      db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.round(waitMs))}`);
       db.exec('BEGIN EXCLUSIVE');
     } catch (err) {
       db.close();
@@ -36,14 +37,16 @@ export class ProcessLock {
 
   /** Whether some live process holds the lock on `file` (false when the file does not exist). */
   static isHeld(file: string): boolean {
-    let db: Database.Database;
+    let db: SqliteConnection;
     try {
-      db = new Database(file, { fileMustExist: true });
-    } catch {
+      db = openSqlite(file, { fileMustExist: true });
+    } catch (err) {
+      // No SQLite driver in this runtime is no answer: say so instead of "not held".
+      if (err instanceof AxError) throw err;
       return false;
     }
     try {
-      db.pragma('busy_timeout = 0');
+      db.exec('PRAGMA busy_timeout = 0');
       // A shared lock is refused while someone holds the exclusive one; taken, it is let go at once.
       db.exec('BEGIN');
       db.prepare('SELECT count(*) FROM sqlite_master').get();
