@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts', 'renderer/src/**/*.test.{ts,tsx}'],
+    // Run by Node 24 in the second-runtime lane (vitest.second-node.config.ts), not by this Node.
+    exclude: ['test/second-node/**', '**/node_modules/**'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // expect.poll's default (1 s) is one slow render on a busy 2-core machine: the browser tests'

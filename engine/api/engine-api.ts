@@ -203,6 +203,8 @@ export interface EngineInfo {
   settings: Record<string, string>;
   /** set while all scheduling is paused */
   schedulingPaused?: SchedulingPause;
+  /** the SQLite driver of the solo store, e.g. "node:sqlite (SQLite 3.54.1, built into Node 24.1.0)" */
+  sqliteDriver?: string;
 }
 
 export interface EngineApi {

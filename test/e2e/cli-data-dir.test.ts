@@ -5,8 +5,10 @@
 // exit code, and never a stack trace or a "success" for work that was not kept.
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import { pathToFileURL } from 'node:url';
+import { openSqlite } from '../../engine/adapters/sql/sqlite-driver.ts';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ax, type AxResult, killAllAx, killStrays, REPO, startServe, writeFile } from '../helpers/cli.ts';
 import { tempDir } from '../helpers/solo-engine.ts';
@@ -151,13 +153,13 @@ describe('a data dir ax cannot use: one line with the fix, no stack trace', () =
     writeFile(d.files, 'hello.yaml', hello('hi'));
     const opts = { dataDir: d.dataDir, cwd: d.files };
     expect((await ax(['apply', 'hello.yaml'], opts)).code).toBe(0);
-    const db = new Database(d.db);
-    db.prepare('INSERT INTO kysely_migration (name, timestamp) VALUES (?, ?)').run('0099_from_the_future', new Date().toISOString());
+    const db = openSqlite(d.db);
+    db.prepare('INSERT INTO kysely_migration (name, timestamp) VALUES (?, ?)').run(['0099_from_the_future', new Date().toISOString()]);
     db.close();
     const line = `ax: ${d.db} was written by a newer AX (schema 0099_from_the_future, unknown to this one): upgrade ax to at least the version that wrote it, or use another database`;
     for (const args of [['runs'], ['serve']]) expectOneLine(await ax(args, opts), 6, line);
-    const after = new Database(d.db, { readonly: true });
-    expect(after.prepare('SELECT name FROM kysely_migration ORDER BY name DESC LIMIT 1').pluck().get()).toBe('0099_from_the_future');
+    const after = openSqlite(d.db);
+    expect((after.prepare('SELECT name FROM kysely_migration ORDER BY name DESC LIMIT 1').get() as { name: string }).name).toBe('0099_from_the_future');
     after.close();
   });
 
@@ -167,7 +169,7 @@ describe('a data dir ax cannot use: one line with the fix, no stack trace', () =
     const opts = { dataDir: d.dataDir, cwd: d.files };
     expect((await ax(['apply', 'hello.yaml'], opts)).code).toBe(0);
     writeFile(d.files, 'hello.yaml', hello('changed'));
-    const other = new Database(d.db);
+    const other = openSqlite(d.db);
     try {
       other.exec('BEGIN IMMEDIATE');
       other.prepare("INSERT INTO audit_log (at, actor, action, object) VALUES (1, 'test', 'hold', 'lock')").run();
@@ -255,8 +257,11 @@ describe.skipIf(readOnlyReason !== undefined)(`read-only files in the data dir${
     expect((await axAsUser(['apply', 'hello.yaml'], d.dataDir, d.files)).code).toBe(0);
     fs.chmodSync(d.db, 0o444);
     // Any reader (an sqlite3 shell, a backup script) leaves them with ax.db's mode 0444.
-    const reader = `new (require(${JSON.stringify(path.join(REPO, 'node_modules', 'better-sqlite3'))}))(${JSON.stringify(d.db)}).prepare('SELECT count(*) FROM workflow').get()`;
-    const [node, ...readArgs] = asUser([process.execPath, '-e', reader]);
+    // Read through the same driver as ax (node:sqlite or better-sqlite3, whichever this Node has).
+    const driver = pathToFileURL(path.join(REPO, 'engine/adapters/sql/sqlite-driver.ts')).href;
+    const reader = `const { openSqlite } = await import(${JSON.stringify(driver)}); openSqlite(${JSON.stringify(d.db)}).prepare('SELECT count(*) FROM workflow').get();`;
+    const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+    const [node, ...readArgs] = asUser([process.execPath, '--import', tsx, '--input-type=module', '-e', reader]);
     const read = spawnSync(node as string, readArgs, { encoding: 'utf8' });
     expect(read.status, read.stderr).toBe(0);
     expect(fs.statSync(`${d.db}-shm`).mode & 0o777).toBe(0o444);

@@ -1,6 +1,6 @@
 // Run history written straight into an engine's SQLite file, fast: finished runs only (so the
 // engine has nothing to do with them), for the UI tests and bench/ui-dashboard.ts.
-import Database from 'better-sqlite3';
+import { openSqlite } from '../../engine/adapters/sql/sqlite-driver.ts';
 import { dbFile } from '../../engine/hosts/node/data-dir.ts';
 import { seededRandom } from '../../bench/util.ts';
 
@@ -9,11 +9,11 @@ import { seededRandom } from '../../bench/util.ts';
  * failed, round-robin over the stored workflows (or only `workflow`).
  */
 export function seedHistory(dataDir: string, runs: number, options: { workflow?: string; days?: number } = {}): void {
-  const db = new Database(dbFile(dataDir));
-  db.pragma('busy_timeout = 10000');
+  const db = openSqlite(dbFile(dataDir));
+  db.exec('PRAGMA busy_timeout = 10000');
   const tasks = (
     options.workflow
-      ? db.prepare('SELECT t.id, t.workflow_id, t.name FROM task_definition t JOIN workflow w ON w.id = t.workflow_id WHERE w.name = ? ORDER BY t.position').all(options.workflow)
+      ? db.prepare('SELECT t.id, t.workflow_id, t.name FROM task_definition t JOIN workflow w ON w.id = t.workflow_id WHERE w.name = ? ORDER BY t.position').all([options.workflow])
       : db.prepare('SELECT id, workflow_id, name FROM task_definition ORDER BY workflow_id, position').all()
   ) as { id: number; workflow_id: number; name: string }[];
   if (tasks.length === 0) throw new Error(`no tasks to write history for${options.workflow ? ` (workflow ${options.workflow})` : ''}`);
@@ -31,7 +31,8 @@ export function seedHistory(dataDir: string, runs: number, options: { workflow?:
   const random = seededRandom(6);
   const now = Date.now();
   const span = (options.days ?? 30) * 86_400_000;
-  db.transaction(() => {
+  db.exec('BEGIN');
+  {
     for (let i = 0; i < runs; i++) {
       const wf = workflowIds[i % workflowIds.length] as number;
       // oldest first, so ids grow with time like real history
@@ -39,15 +40,16 @@ export function seedHistory(dataDir: string, runs: number, options: { workflow?:
       const taskCount = byWorkflow.get(wf)?.length ?? 1;
       const failAt = random() < 0.03 ? Math.floor(random() * taskCount) : -1;
       const finished = created + 4 * 1_000;
-      const run = insertRun.run(wf, failAt >= 0 ? 'FAILED' : 'SUCCESS', created, created, created, finished);
+      const run = insertRun.run([wf, failAt >= 0 ? 'FAILED' : 'SUCCESS', created, created, created, finished]);
       const runId = Number(run.lastInsertRowid);
       (byWorkflow.get(wf) ?? []).forEach((task, k) => {
         const state = failAt < 0 || k < failAt ? 'SUCCESS' : k === failAt ? 'FAILED' : 'UPSTREAM_FAILED';
         const start = created + k * 1_000;
         const ran = state !== 'UPSTREAM_FAILED';
-        insertInstance.run(runId, wf, task.id, task.name, state, state === 'FAILED' ? 1 : ran ? 0 : null, state === 'FAILED' ? 'exit code 1' : null, start, start, ran ? start : null, ran ? start : null, start + 900, ran ? start + 900 : null);
+        insertInstance.run([runId, wf, task.id, task.name, state, state === 'FAILED' ? 1 : ran ? 0 : null, state === 'FAILED' ? 'exit code 1' : null, start, start, ran ? start : null, ran ? start : null, start + 900, ran ? start + 900 : null]);
       });
     }
-  })();
+  }
+  db.exec('COMMIT');
   db.close();
 }

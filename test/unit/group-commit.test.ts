@@ -1,6 +1,6 @@
 // groupCommit: the writes asked for in one turn share a transaction and its one commit, in the
 // order asked; one that throws is rolled back alone (the others run again, each by itself).
-import Database from 'better-sqlite3';
+import { openSqlite, type SqliteConnection } from '../../engine/adapters/sql/sqlite-driver.ts';
 import { Kysely, SqliteDialect } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { groupCommit } from '../../engine/adapters/sql/group-commit.ts';
@@ -17,13 +17,18 @@ afterEach(async () => {
 
 /** A table, and how many commits its database has run so far. */
 async function table() {
-  const sqlite = new Database(':memory:');
+  const raw = openSqlite(':memory:');
   let commits = 0;
-  const prepare = sqlite.prepare.bind(sqlite);
-  sqlite.prepare = ((sql: string) => {
-    if (/^commit/i.test(sql)) commits++;
-    return prepare(sql);
-  }) as typeof sqlite.prepare;
+  const sqlite: SqliteConnection = {
+    ...raw,
+    driver: raw.driver,
+    exec: (sql) => raw.exec(sql),
+    close: () => raw.close(),
+    prepare: (sql) => {
+      if (/^commit/i.test(sql)) commits++;
+      return raw.prepare(sql);
+    },
+  };
   const db = new Kysely<T>({ dialect: new SqliteDialect({ database: sqlite }) });
   open.push(db);
   await db.schema.createTable('t').addColumn('id', 'integer', (c) => c.primaryKey()).addColumn('v', 'text').execute();

@@ -1,6 +1,6 @@
 // memoQuery: a statement compiled once runs again with new values in its slots, constants kept,
 // whatever the order slots and constants appear in the SQL; each key is its own statement.
-import Database from 'better-sqlite3';
+import { openSqlite } from '../../engine/adapters/sql/sqlite-driver.ts';
 import { Kysely, SqliteDialect } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { memoQuery, slot } from '../../engine/adapters/sql/memo-query.ts';
@@ -16,7 +16,7 @@ afterEach(async () => {
 });
 
 async function table(): Promise<Kysely<T>> {
-  const db = new Kysely<T>({ dialect: new SqliteDialect({ database: new Database(':memory:') }) });
+  const db = new Kysely<T>({ dialect: new SqliteDialect({ database: openSqlite(':memory:') }) });
   dbs.push(db);
   await db.schema.createTable('t').addColumn('id', 'integer', (c) => c.primaryKey()).addColumn('kind', 'text').addColumn('n', 'integer').execute();
   await db.insertInto('t').values([

@@ -88,7 +88,7 @@ function loadDriver(): Driver {
   if (forced === 'node:sqlite') {
     throw new AxError('environment', `${SQLITE_DRIVER_ENV}=node:sqlite, but Node ${process.versions.node} has no node:sqlite: use Node 22.13 or later, or unset ${SQLITE_DRIVER_ENV}`);
   }
-  return (chosen = betterSqlite());
+  return (chosen = betterSqlite(forced === 'better-sqlite3'));
 }
 
 // ---- node:sqlite -------------------------------------------------------------------------------
@@ -234,14 +234,14 @@ function withCodes<T>(call: () => T): T {
 type BetterDatabase = { prepare(sql: string): SqliteStatement; exec(sql: string): void; close(): void; open: boolean };
 type BetterConstructor = new (file: string, options?: { fileMustExist?: boolean }) => BetterDatabase;
 
-function betterSqlite(): Driver {
+function betterSqlite(forced: boolean): Driver {
   let Database: BetterConstructor;
   try {
     Database = createRequire(import.meta.url)('better-sqlite3') as BetterConstructor;
     // The addon itself loads at the first open, not at require: try it now, once.
     new Database(':memory:').close();
   } catch (err) {
-    throw noDriver(err);
+    throw noDriver(err, forced);
   }
   return {
     name: 'better-sqlite3',
@@ -269,7 +269,7 @@ function betterSqliteVersion(): string {
 }
 
 /** No SQLite here: which runtime this is, what the addon was built for, what to do. */
-export function noDriver(err: unknown): AxError {
+export function noDriver(err: unknown, forced = false): AxError {
   const message = err instanceof Error ? err.message : String(err);
   const runtime = `Node ${process.versions.node} (module ABI ${process.versions.modules}${process.versions.electron ? `, Electron ${process.versions.electron}` : ''})`;
   const missing = (err as { code?: string } | null)?.code === 'MODULE_NOT_FOUND' && /better-sqlite3/.test(message);
@@ -281,7 +281,9 @@ export function noDriver(err: unknown): AxError {
       : `the installed better-sqlite3 cannot load here (${message.split('\n')[0]})`;
   return new AxError(
     'environment',
-    `no SQLite driver can load in ${runtime}: this Node has no built-in node:sqlite, and ${what}. ` +
-      'Run ax with Node 22.13 or later (node:sqlite is built in), or run "npm rebuild better-sqlite3" with this Node',
+    forced
+      ? `${SQLITE_DRIVER_ENV}=better-sqlite3, but it cannot load in ${runtime}: ${what}. Unset ${SQLITE_DRIVER_ENV} (this Node has node:sqlite), or run "npm rebuild better-sqlite3" with this Node`
+      : `no SQLite driver can load in ${runtime}: this Node has no built-in node:sqlite, and ${what}. ` +
+        'Run ax with Node 22.13 or later (node:sqlite is built in), or run "npm rebuild better-sqlite3" with this Node',
   );
 }

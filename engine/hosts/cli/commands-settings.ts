@@ -1,6 +1,7 @@
 // ax settings: each setting's effective value and where it comes from (a flag, the environment,
 // DATA_DIR/settings.json, or the default); `set` and `unset` change the file (mode 0600).
 import type { Command } from 'commander';
+import { sqliteDriver } from '../../adapters/sql/sqlite-driver.ts';
 import { resolveDataDir } from '../node/data-dir.ts';
 import { parseAlertSettings } from '../../core/alerts/alert-settings.ts';
 import { ALERTS_KEY, effectiveSettings, readRawSetting, SETTING_KEYS, settingsFile, shownValue, writeAlertSettings, writeSetting } from '../node/settings.ts';
@@ -15,7 +16,8 @@ function show(dir: string, flags: GlobalOptions, json: boolean): void {
   const settings = effectiveSettings(dir, { mode: flags.mode, mysql: flags.mysql, redis: flags.redis, 'redis-prefix': flags.redisPrefix });
   const shown = settings.map((s) => ({ ...s, value: s.value === undefined ? undefined : shownValue(s.key, s.value) }));
   const alerts = alertsLine(dir);
-  if (json) return printJson({ dataDir: dir, settingsFile: settingsFile(dir), settings: shown, ...(alerts && { alerts }) });
+  const sqlite = sqliteLine();
+  if (json) return printJson({ dataDir: dir, settingsFile: settingsFile(dir), settings: shown, ...(alerts && { alerts }), sqliteDriver: sqlite });
   console.log(
     table(
       ['KEY', 'VALUE', 'FROM'],
@@ -23,6 +25,7 @@ function show(dir: string, flags: GlobalOptions, json: boolean): void {
     ),
   );
   if (alerts) console.log(`alerts        ${alerts}`);
+  console.log(`sqlite        ${sqlite}`);
   console.log(`\nflags win over the environment, the environment over ${settingsFile(dir)}; "ax settings set KEY VALUE" writes that file`);
 }
 
@@ -34,6 +37,15 @@ function alertsLine(dir: string): string | undefined {
   const names = Object.keys(a.channels);
   const route = (r: { channels: string[]; rules: string[] }) => `${r.rules.join(',')} → ${r.channels.join(',') || 'no channel'}`;
   return `${names.length} channel(s)${names.length ? ` (${names.join(', ')})` : ''}; workflows: ${route(a.workflows)}; engine: ${route(a.engine)} (settings file; "ax alerts channels")`;
+}
+
+/** The SQLite driver this Node uses (the solo store and the data-dir lock), or why none loads. */
+function sqliteLine(): string {
+  try {
+    return sqliteDriver().description;
+  } catch (err) {
+    return `none loads: ${err instanceof Error ? err.message : String(err)}`;
+  }
 }
 
 async function readStdin(): Promise<string> {

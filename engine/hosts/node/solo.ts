@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import { MemoryCoordinator } from '../../adapters/memory/memory-coordinator.ts';
+import { sqliteDriver } from '../../adapters/sql/sqlite-driver.ts';
 import { openSqliteStore } from '../../adapters/sql/sqlite-store.ts';
 import { PromMetrics } from '../../adapters/metrics/prom-metrics.ts';
 import { systemClock } from '../../adapters/system-clock.ts';
@@ -71,7 +72,7 @@ export async function openSoloEngine(dataDir: string, options: SoloOptions = {})
     onDrainRequested: options.onDrainRequested,
     checkCwd: checkCwdHere,
     metrics: new PromMetrics(),
-    hostInfo: { version: VERSION, mode: 'solo', role: 'solo', dataDir, settingsFile: settingsFile(dataDir), settings: { ...shownSettings(dataDir), ...shownExtra(options.extraSettings) } },
+    hostInfo: { version: VERSION, mode: 'solo', role: 'solo', sqliteDriver: sqliteDriver().description, dataDir, settingsFile: settingsFile(dataDir), settings: { ...shownSettings(dataDir), ...shownExtra(options.extraSettings) } },
     worker: {
       // One worker per data dir: a stable id, so history reads "local".
       id: 'local',

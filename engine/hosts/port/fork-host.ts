@@ -9,6 +9,8 @@ import type { DesktopAlert, HostMessage, HostReady, ParentMessage } from '../../
 
 export interface ForkHostOptions {
   dataDir: string;
+  /** the host's entry: default engine-host.ts beside this file; the desktop app runs the bundle, dist/engine-host.mjs */
+  entry?: string;
   /** the host's environment; default this process's */
   env?: NodeJS.ProcessEnv;
   /** Node options of the host; default `--import tsx` for the TypeScript entry, else none */
@@ -47,9 +49,10 @@ function tsxImport(): string[] {
 }
 
 export function forkEngineHost(options: ForkHostOptions): ForkedEngineHost {
-  const child = fork(ENTRY, ['--data-dir', options.dataDir, ...(options.args ?? [])], {
+  const entry = options.entry ?? ENTRY;
+  const child = fork(entry, ['--data-dir', options.dataDir, ...(options.args ?? [])], {
     env: options.env ?? process.env,
-    execArgv: options.execArgv ?? (ENTRY.endsWith('.ts') ? tsxImport() : []),
+    execArgv: options.execArgv ?? (entry.endsWith('.ts') ? tsxImport() : []),
     stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
   });
   let stderr = '';

@@ -160,7 +160,7 @@ export function EngineDown() {
         extra={<RestartButton label={t('tryAgain')} primary />}
       >
         <Typography.Paragraph style={{ margin: 0 }}>
-          <Trans t={t} i18nKey={status.code === 'conflict' ? 'failedHelpConflict' : 'failedHelp'} components={{ cmd: <code className="ax-cmd" /> }} />
+          <Trans t={t} i18nKey={status.code === 'conflict' ? 'failedHelpConflict' : status.code === 'environment' ? 'failedHelpEnvironment' : 'failedHelp'} components={{ cmd: <code className="ax-cmd" /> }} />
         </Typography.Paragraph>
       </Result>
       </div>

@@ -72,6 +72,7 @@ function SettingsCards({ info }: { info: EngineInfo }) {
           { key: 'concurrency', label: t('field.concurrency'), children: info.maxConcurrency ?? none },
           { key: 'tz', label: t('field.timezone'), children: info.timezone },
           { key: 'data', label: t('field.dataDir'), children: info.dataDir ? <Mono>{info.dataDir}</Mono> : none },
+          ...(info.sqliteDriver ? [{ key: 'sqlite', label: t('field.sqliteDriver'), children: <Mono>{info.sqliteDriver}</Mono> }] : []),
         ]}
       />
       <Section
