@@ -69,6 +69,17 @@ describe('ax.db deleted or replaced under a running ax serve', () => {
     const serve = await startServe(opts);
     expect((await ax(['run', 'block'], opts)).code).toBe(0);
     await waitFor(() => fs.existsSync(started), { timeoutMs: 20_000, message: 'the task did not start' });
+    // The task may touch its file before the engine has recorded it RUNNING with its pid (a
+    // group commit a turn later): a file removed in between refuses that write, and the
+    // engine then stops the task instead of letting it finish. Wait for the record.
+    await waitFor(
+      async () => {
+        const shown = await ax(['runs', '1', '--json'], opts);
+        const instance = shown.code === 0 ? (JSON.parse(shown.stdout) as { instances: { state: string; pid?: number }[] }).instances[0] : undefined;
+        return instance?.state === 'RUNNING' && instance.pid !== undefined;
+      },
+      { timeoutMs: 20_000, message: 'the task was not recorded RUNNING with its pid' },
+    );
     return { ...d, opts, serve, release };
   }
 
