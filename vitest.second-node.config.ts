@@ -20,6 +20,7 @@ export default defineConfig({
       'test/e2e/cli-serve.test.ts',
       'test/e2e/cli-data-dir.test.ts',
       'test/e2e/cli-lock.test.ts',
+      'test/e2e/cli-settings.test.ts',
       'test/ui/sign-in.test.ts',
     ],
     exclude: ['**/node_modules/**'],

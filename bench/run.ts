@@ -1,6 +1,6 @@
 // `npm run bench [-- --quick] [-- --only NAME[,NAME]] [-- --json FILE]`: runs the benchmarks
 // one after another and prints their figures. Figures, not pass/fail: nothing here is a test.
-// The diagnostics (sql-profile) and team-load (it needs MariaDB + Redis and takes minutes) run
+// The diagnostics (sql-profile), sqlite-drivers and team-load (it needs MariaDB + Redis and takes minutes) run
 // only when named with --only. The ui-* ones drive headless Chromium against `ax serve`. The
 // peer ones need Redis (BullMQ), peer-team MariaDB too.
 import fs from 'node:fs';
@@ -13,6 +13,7 @@ import { benchLogInsert } from './log-insert.ts';
 import { benchPeerSolo, benchPeerTeam } from './peer.ts';
 import { benchSoloThroughput } from './solo-throughput.ts';
 import { benchSqlProfile } from './sql-profile.ts';
+import { benchSqliteDrivers } from './sqlite-drivers.ts';
 import { benchTeamLoad } from './team-load.ts';
 import { benchUiDashboard } from './ui-dashboard.ts';
 import { benchUiLayout } from './ui-layout.ts';
@@ -30,6 +31,8 @@ const BENCHMARKS: Record<string, (options: BenchOptions) => Promise<BenchTable>>
   peer: benchPeerSolo,
   'peer-team': benchPeerTeam,
   'sql-profile': benchSqlProfile,
+  // issue 18: logs and peer under each runtime and SQLite driver (only when named: it runs them again per driver)
+  'sqlite-drivers': benchSqliteDrivers,
   'team-load': benchTeamLoad,
   // headless Chromium against `ax serve` (skipped with the reason when Chromium is missing)
   'ui-dashboard': benchUiDashboard,

@@ -3,6 +3,7 @@
 // team setting names the command that stores it.
 import fs from 'node:fs';
 import path from 'node:path';
+import { sqliteDriver } from '../../engine/adapters/sql/sqlite-driver.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ax, axJson } from '../helpers/cli.ts';
 import { tempDir } from '../helpers/solo-engine.ts';
@@ -29,11 +30,16 @@ describe('ax settings', () => {
         'mysql         (not set)  -',
         'redis         (not set)  -',
         'redis-prefix  ax:        default',
+        `sqlite        ${sqliteDriver().description}`,
         '',
         `flags win over the environment, the environment over ${file()}; "ax settings set KEY VALUE" writes that file`,
         '',
       ].join('\n'),
     );
+    // The driver this Node has: node:sqlite from 22.13 on, better-sqlite3 before.
+    const builtIn = typeof (process as { getBuiltinModule?: (id: string) => unknown }).getBuiltinModule === 'function' && (process as unknown as { getBuiltinModule(id: string): unknown }).getBuiltinModule('node:sqlite') !== undefined;
+    expect(r.stdout).toMatch(builtIn ? /\nsqlite +node:sqlite \(SQLite 3\.\d+\.\d+, built into Node / : /\nsqlite +better-sqlite3 \(SQLite 3\.\d+\.\d+, addon 12\.\d+\.\d+, Node /);
+    expect(JSON.parse((await ax(['settings', '--json'], opts())).stdout).sqliteDriver).toBe(sqliteDriver().description);
   });
 
   it('a flag beats the environment, which beats the file, which beats the default; passwords masked', async () => {
