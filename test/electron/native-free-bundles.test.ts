@@ -9,7 +9,9 @@
 import fs from 'node:fs';
 import { builtinModules } from 'node:module';
 import path from 'node:path';
+import vm from 'node:vm';
 import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { REPO } from '../helpers/cli.ts';
 
 const DIST = path.join(REPO, 'dist');
@@ -127,5 +129,42 @@ describe.skipIf(!built)('the desktop bundles load no native addon', () => {
     const { native } = nativeClosure(['better-sqlite3']);
     const dir = path.relative(REPO, packageDir('better-sqlite3', REPO) ?? 'node_modules/better-sqlite3');
     expect(native[dir]).toEqual(expect.arrayContaining([`${dir}/binding.gyp`]));
+  });
+});
+
+// Skipped only off CI when dist/ is not built (npm install builds it); under CI that is thrown above.
+describe.skipIf(!built)('the bundles as Electron loads them from the packaged folder', () => {
+  it('main and preload are CommonJS (Electron requires them), the host is an ES module by its extension', () => {
+    for (const file of ['electron/main.cjs', 'electron/preload.cjs']) {
+      const text = fs.readFileSync(path.join(DIST, file), 'utf8');
+      // CommonJS compiles as a function body; an import/export statement would not.
+      expect(() => new vm.Script(`(function (exports, require, module, __filename, __dirname) {${text}\n})`, { filename: file }), file).not.toThrow();
+    }
+    // utilityProcess.fork and child_process.fork load .mjs as ESM whatever package.json says.
+    expect(path.extname(path.join(DIST, 'engine-host.mjs'))).toBe('.mjs');
+    const host = fs.readFileSync(path.join(DIST, 'engine-host.mjs'), 'utf8');
+    expect(host).toMatch(/^import /m);
+  });
+
+  it('every package the bundles import is a production dependency the packaged app ships', () => {
+    const pkg = JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    const yml = parse(fs.readFileSync(path.join(REPO, 'electron-builder.yml'), 'utf8')) as { files: string[] };
+    const excluded = yml.files.flatMap((f) => /^!\*\*\/node_modules\/(.+)\/\*\*$/.exec(f)?.[1] ?? []);
+    expect(excluded).toContain('better-sqlite3');
+    for (const entry of [...ENTRIES, 'ax.mjs']) {
+      const { packages } = reach(entry);
+      for (const name of packages) {
+        expect(Object.keys(pkg.dependencies), `dist/${entry} imports ${name}: a devDependency is not in the packaged app`).toContain(name);
+        expect(excluded, `dist/${entry} imports ${name}, which electron-builder.yml leaves out`).not.toContain(name);
+      }
+    }
+  });
+
+  it('the paths the shell starts are inside dist/, which the packaged app carries', () => {
+    const text = fs.readFileSync(path.join(DIST, 'electron/main.cjs'), 'utf8');
+    // app-paths.ts: every file the shell opens is found from main.cjs's own folder.
+    for (const name of ['engine-host.mjs', 'preload.cjs']) expect(text).toContain(`"${name}"`);
+    expect(text).not.toContain(REPO);
+    for (const entry of ENTRIES) expect(fs.readFileSync(path.join(DIST, entry), 'utf8'), entry).not.toContain(REPO);
   });
 });
