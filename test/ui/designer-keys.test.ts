@@ -123,4 +123,23 @@ describe.skipIf(skip)('designer keyboard: typing stays typing', () => {
       await context.close();
     }
   }, 120_000);
+  it('a toolbar tooltip goes away once its button is clicked, not left over the title', async () => {
+    const { context, page } = await signedInPage(browser, engine);
+    try {
+      await page.goto(`${engine.origin}/#/designer/new`);
+      const add = page.getByRole('button', { name: 'Add task' });
+      await add.hover();
+      const tip = page.locator('.ant-tooltip:not(.ant-tooltip-hidden)', { hasText: 'Add task (N)' });
+      await tip.waitFor();
+      await add.click();
+      await expect.poll(() => nodeIds(page)).toEqual(['task-1']);
+      // the pointer still rests on the button: the tip stays closed
+      await tip.waitFor({ state: 'hidden' });
+      await page.mouse.move(0, 0);
+      await add.hover();
+      await tip.waitFor();
+    } finally {
+      await context.close();
+    }
+  }, 60_000);
 });
