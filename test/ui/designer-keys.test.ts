@@ -5,7 +5,7 @@
 // comes back, with its connections, from the message's Undo. Chromium against a real `ax serve`.
 import type { Browser, Page } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserSkipReason, launchBrowser, screenshot, signedInPage, startUiEngine, type UiEngine } from '../helpers/ui.ts';
+import { animationsDone, browserSkipReason, launchBrowser, screenshot, signedInPage, startUiEngine, type UiEngine } from '../helpers/ui.ts';
 
 const skip = browserSkipReason();
 
@@ -21,6 +21,33 @@ tasks:
     upstream: [clean]
 `;
 
+// an analyst's 5-task ETL, for the screenshots
+const ETL = `workflow: nightly-etl
+description: Orders and customers into the warehouse, then the morning report
+schedule:
+  cron: "30 2 * * *"
+  timezone: Europe/Berlin
+tasks:
+  extract_orders:
+    command: psql "$SRC" -c "\\copy orders to /srv/etl/in/orders.csv csv header"
+    timeout: 20m
+  extract_customers:
+    command: psql "$SRC" -c "\\copy customers to /srv/etl/in/customers.csv csv header"
+    timeout: 20m
+  clean:
+    command: python3 clean.py /srv/etl/in /srv/etl/clean
+    cwd: /srv/etl
+    upstream: [extract_orders, extract_customers]
+  load:
+    command: python3 load.py --target warehouse /srv/etl/clean
+    cwd: /srv/etl
+    retries: 2
+    upstream: [clean]
+  report:
+    command: python3 report.py --date "$AX_LOGICAL_TIME"
+    upstream: [load]
+`;
+
 const node = (page: Page, name: string) => page.locator(`.react-flow__node[data-id="${name}"]`);
 const nodeIds = (page: Page) => page.locator('.react-flow__node').evaluateAll((els) => els.map((e) => e.getAttribute('data-id')).sort());
 const edgeIds = (page: Page) => page.locator('.react-flow__edge').evaluateAll((els) => els.map((e) => e.getAttribute('data-id')).sort());
@@ -34,7 +61,7 @@ describe.skipIf(skip)('designer keyboard: typing stays typing', () => {
 
   beforeAll(async () => {
     engine = await startUiEngine();
-    await engine.apply({ 'chain.yaml': CHAIN });
+    await engine.apply({ 'chain.yaml': CHAIN, 'etl.yaml': ETL });
     browser = await launchBrowser();
   }, 120_000);
 
@@ -142,4 +169,27 @@ describe.skipIf(skip)('designer keyboard: typing stays typing', () => {
       await context.close();
     }
   }, 60_000);
+  for (const locale of ['en-US', 'zh-CN'] as const) {
+    for (const scheme of ['light', 'dark'] as const) {
+      it(`looks right: a deleted task and its Undo, ${locale} ${scheme}`, async () => {
+        const lang = locale === 'zh-CN' ? 'zh-CN' : 'en';
+        const { context, page } = await signedInPage(browser, engine, { locale, colorScheme: scheme });
+        try {
+          await page.goto(`${engine.origin}/#/designer/nightly-etl`);
+          await page.waitForSelector('.react-flow__node[data-id="report"]', { timeout: 15_000 });
+          await node(page, 'clean').click();
+          await page.keyboard.press('Delete');
+          const notice = page.getByTestId('removed-message');
+          await notice.waitFor();
+          expect(await notice.textContent()).toContain(lang === 'en' ? 'Deleted task "clean" and its connections.' : '已删除任务“clean”及其连接。');
+          await node(page, 'load').click();
+          await animationsDone(page);
+          await screenshot(page, `designer-removed-${scheme}-${lang}`);
+          expect(await page.evaluate(() => window.__axMissingKeys ?? [])).toEqual([]);
+        } finally {
+          await context.close();
+        }
+      }, 60_000);
+    }
+  }
 });

@@ -208,4 +208,22 @@ describe.skipIf(skip)('run page: logs where the user looks', () => {
       }
     }, 120_000);
   }
+  for (const scheme of ['light', 'dark'] as const) {
+    it(`looks right: zh-CN ${scheme}, the Re-run confirmation in Chinese inside the window`, async () => {
+      const { context, page } = await signedInPage(browser, engine, { locale: 'zh-CN', colorScheme: scheme });
+      try {
+        await page.goto(`${engine.origin}/#/runs/${longRun}`);
+        await page.getByTestId('run-log').locator('.ax-log-row[data-stream="stderr"]').first().waitFor({ timeout: 30_000 });
+        await page.getByTestId('rerun-load').scrollIntoViewIfNeeded();
+        await page.getByTestId('rerun-load').click();
+        await page.locator('.ant-popconfirm:not(.ant-popover-hidden)').waitFor();
+        await animationsDone(page);
+        expect(await inView(page, '.ant-popconfirm:not(.ant-popover-hidden) .ant-popover-container', 16)).toBe(true);
+        await screenshot(page, `run-rerun-confirm-${scheme}-zh-CN`);
+        expect(await page.evaluate(() => window.__axMissingKeys ?? [])).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    }, 60_000);
+  }
 });
