@@ -23,6 +23,7 @@ import { DesignerToolbar } from './DesignerToolbar.tsx';
 import { ExportYamlModal } from './ExportYamlModal.tsx';
 import { DraftErrorsContext, type DraftErrors } from './fields/draft-errors.ts';
 import { FlowCache, type NodeFlags } from './flow-elements.ts';
+import { focusLater } from './focus-later.ts';
 import { ImportModal } from './ImportModal.tsx';
 import { placeProblems, problemCounts, taskFieldMessages, workflowFieldMessages, type PlacedProblem } from './model/problems.ts';
 import { addTask, connect, disconnect, edgesOf, findTask, freeTaskName, newTask, removeTasks, renameTask, setUpstream, updateTask, updateWorkflow } from './model/spec-ops.ts';
@@ -47,17 +48,6 @@ export interface DesignerEditorProps {
   stats: readonly TaskStats[];
   defaultTimezone: string;
 }
-
-/**
- * Focuses a field once the panel showing it is rendered; not if the user has gone elsewhere
- * meanwhile (say, into the task's name box): that would take the typing away from them.
- */
-const focusLater = (id: string) => {
-  const before = document.activeElement;
-  setTimeout(() => {
-    if (document.activeElement === before || document.activeElement === document.body) document.getElementById(id)?.focus();
-  }, 50);
-};
 
 export function DesignerEditor({ initial, loadedName, stats, defaultTimezone }: DesignerEditorProps) {
   const { t } = useTranslation('designer');
