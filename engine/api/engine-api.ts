@@ -6,7 +6,7 @@ import type { EngineEvent, Topic } from './events.ts';
 import type { AuditEntry, InstanceRecord, InstanceState, LogLine, RunRecord, RunState, SchedulingPause, UpstreamDate, WorkerRecord, WorkflowSpec, WorkflowSummary } from './types.ts';
 
 export interface WorkflowListing extends WorkflowSummary {
-  /** the schedule in words, e.g. "At 02:00 AM (Europe/Berlin)" */
+  /** the schedule in words, e.g. "At 02:00 (Europe/Berlin)" */
   scheduleText?: string;
   /** upstreams it names in other workflows that do not exist (yet): `later.extract`, `sales.*` */
   missingUpstreams?: string[];

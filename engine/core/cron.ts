@@ -215,14 +215,17 @@ export function prevFire(expr: string, timezone: string, atOrBefore: number): nu
   return lastFireAtOrBefore(parse(expr, timezone), timezone, atOrBefore);
 }
 
-/** Human words for a schedule, e.g. "At 02:00 AM (Europe/Berlin)". Never throws. */
+/**
+ * Human words for a schedule, e.g. "At 02:00 (Europe/Berlin)": 24-hour time, like every time the
+ * CLI and the UI print beside it. Never throws.
+ */
 export function describeCron(expr: string, timezone: string): string {
   try {
     const fields = sixFields(expr);
     if (typeof fields === 'string' || validateCron(expr)) return `${expr} (${timezone})`;
     // cronstrue knows neither cron-parser's aliases nor `?`; the normalised fields avoid both.
     const text = fields.map((f) => (f === '?' ? '*' : f)).join(' ');
-    return `${cronstrue.toString(text)} (${timezone})`;
+    return `${cronstrue.toString(text, { use24HourTimeFormat: true })} (${timezone})`;
   } catch {
     return `${expr} (${timezone})`;
   }

@@ -91,7 +91,7 @@ describe('apply, export, ls, runs, enable, disable, rm', () => {
     expect(off).toMatchObject({ code: 0, stdout: 'etl disabled\n' });
     const lsOff = await ax(['ls'], opts());
     // disabled: no next fire
-    expect(lsOff.stdout.split('\n')[1]).toMatch(/^etl +3 +no +At 02:00 AM \(UTC\) +- +#1 SUCCESS$/);
+    expect(lsOff.stdout.split('\n')[1]).toMatch(/^etl +3 +no +At 02:00 \(UTC\) +- +#1 SUCCESS$/);
 
     const on = await ax(['enable', 'etl'], opts());
     expect(on).toMatchObject({ code: 0, stdout: 'etl enabled\n' });
@@ -107,7 +107,7 @@ describe('apply, export, ls, runs, enable, disable, rm', () => {
     const list = JSON.parse(json.stdout) as WorkflowListing[];
     expect(list).toHaveLength(1);
     const etl = list[0] as WorkflowListing;
-    expect(etl).toMatchObject({ name: 'etl', enabled: true, version: 2, taskCount: 3, scheduleText: 'At 02:00 AM (UTC)', lastRun: { id: 1, state: 'SUCCESS' } });
+    expect(etl).toMatchObject({ name: 'etl', enabled: true, version: 2, taskCount: 3, scheduleText: 'At 02:00 (UTC)', lastRun: { id: 1, state: 'SUCCESS' } });
     expect([nextTwoAm(before), nextTwoAm(after)]).toContain(etl.nextFireAt);
 
     expect(text.code).toBe(0);
@@ -115,7 +115,7 @@ describe('apply, export, ls, runs, enable, disable, rm', () => {
     expect(header).toMatch(/^NAME +TASKS +ENABLED +SCHEDULE +NEXT FIRE +LAST RUN$/);
     expect(rest).toEqual([]);
     // the next fire prints in the schedule's zone, named beside it
-    expect(row).toMatch(new RegExp(`^etl +3 +yes +At 02:00 AM \\(UTC\\) +${utcText(etl.nextFireAt as number).slice(0, 16)} UTC +#1 SUCCESS$`));
+    expect(row).toMatch(new RegExp(`^etl +3 +yes +At 02:00 \\(UTC\\) +${utcText(etl.nextFireAt as number).slice(0, 16)} UTC +#1 SUCCESS$`));
 
     expect(runs.code).toBe(0);
     const records = JSON.parse(runs.stdout) as RunRecord[];

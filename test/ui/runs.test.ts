@@ -97,9 +97,11 @@ describe.skipIf(skip)('run view and log viewer', () => {
     page.on('pageerror', (e) => errors.push(e.message));
     try {
       await page.goto(`${engine.origin}/#/runs/${runId}`);
-      // the page selects the failed task and shows its stderr, marked as such
-      await page.waitForFunction((id) => location.hash.endsWith(`instance=${id}`), broken?.id, { timeout: 30_000 });
+      // the page selects the failed task and shows its stderr, marked as such (an automatic
+      // choice: the address keeps no ?instance, so a copied link follows the run)
       const log = page.getByTestId('run-log');
+      await expect.poll(() => log.getAttribute('data-instance'), { timeout: 30_000 }).toBe(String(broken?.id));
+      expect(await page.evaluate(() => location.hash)).toBe(`#/runs/${runId}`);
       const stderrRow = log.locator('.ax-log-row[data-stream="stderr"]');
       await stderrRow.first().waitFor({ timeout: 30_000 });
       expect(await stderrRow.first().textContent()).toContain('boom: input.csv is missing');

@@ -211,14 +211,14 @@ describe('DST: the answer does not depend on where the walk starts', () => {
 
 describe('describeCron', () => {
   it('words the schedule and names the time zone', () => {
-    expect(describeCron('0 2 * * *', 'Europe/Berlin')).toBe('At 02:00 AM (Europe/Berlin)');
+    expect(describeCron('0 2 * * *', 'Europe/Berlin')).toBe('At 02:00 (Europe/Berlin)');
     expect(describeCron('*/5 * * * * *', 'UTC')).toBe('Every 5 seconds (UTC)');
-    expect(describeCron('0 9 * * MON-FRI', 'UTC')).toBe('At 09:00 AM, Monday through Friday (UTC)');
+    expect(describeCron('0 9 * * MON-FRI', 'UTC')).toBe('At 09:00, Monday through Friday (UTC)');
   });
 
   it('handles what cronstrue alone does not: cron-parser aliases and ?', () => {
-    expect(describeCron('@weekdays', 'UTC')).toBe('At 12:00 AM, Monday through Friday (UTC)');
-    expect(describeCron('0 2 ? * *', 'UTC')).toBe('At 02:00 AM (UTC)');
+    expect(describeCron('@weekdays', 'UTC')).toBe('At 00:00, Monday through Friday (UTC)');
+    expect(describeCron('0 2 ? * *', 'UTC')).toBe('At 02:00 (UTC)');
   });
 
   it('falls back to the expression instead of throwing', () => {

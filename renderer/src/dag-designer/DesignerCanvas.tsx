@@ -1,6 +1,7 @@
 // The React Flow canvas of the designer: nodes and edges come from the spec; connecting,
-// selecting, moving and deleting are reported up. Big graphs draw only what is on screen.
-import { Background, Controls, MiniMap, ReactFlow, type Connection, type Edge, type EdgeChange, type NodeChange, type OnDelete, type Viewport } from '@xyflow/react';
+// selecting and moving are reported up (its keys, Delete among them, are use-designer-shortcuts'
+// while it has the focus). Big graphs draw only what is on screen.
+import { Background, Controls, MiniMap, ReactFlow, type Connection, type Edge, type EdgeChange, type NodeChange, type Viewport } from '@xyflow/react';
 import '@xyflow/react/dist/style.css';
 import { theme } from 'antd';
 import { useMemo, type RefObject } from 'react';
@@ -24,7 +25,6 @@ export interface DesignerCanvasProps {
   onNodesChange: (changes: NodeChange<TaskFlowNode>[]) => void;
   onEdgesChange: (changes: EdgeChange[]) => void;
   onConnect: (connection: Connection) => void;
-  onDelete: OnDelete<TaskFlowNode>;
   onNodeClick: (name: string) => void;
   /** every viewport change (pan, zoom, fit) */
   onViewport: (viewport: Viewport) => void;
@@ -54,6 +54,8 @@ export function DesignerCanvas(props: DesignerCanvasProps) {
     <div
       ref={props.container}
       data-testid="designer-canvas"
+      // a click anywhere on the canvas gives it the focus, which its shortcuts need
+      tabIndex={-1}
       style={{ width: '100%', height: '100%', ['--ax-cycle' as string]: token.colorError, ['--ax-focus' as string]: token.colorPrimary }}
     >
       <ReactFlow
@@ -63,12 +65,13 @@ export function DesignerCanvas(props: DesignerCanvasProps) {
         onNodesChange={props.onNodesChange}
         onEdgesChange={props.onEdgesChange}
         onConnect={props.onConnect}
-        onDelete={props.onDelete}
         onNodeClick={(_, node) => props.onNodeClick(node.id)}
         onNodeDoubleClick={(_, node) => props.onNodeDoubleClick(node.id)}
         defaultViewport={props.initialViewport}
         onMove={(_, viewport) => props.onViewport(viewport)}
-        deleteKeyCode={['Delete', 'Backspace']}
+        // React Flow's delete key listens on the whole document: Backspace with the focus
+        // fallen to the page deleted the selected task. The canvas's own handler does it.
+        deleteKeyCode={null}
         multiSelectionKeyCode={['Meta', 'Control', 'Shift']}
         colorMode={props.dark ? 'dark' : 'light'}
         onlyRenderVisibleElements={big && !props.renderAll}

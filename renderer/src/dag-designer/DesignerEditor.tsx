@@ -23,9 +23,11 @@ import { DesignerToolbar } from './DesignerToolbar.tsx';
 import { ExportYamlModal } from './ExportYamlModal.tsx';
 import { DraftErrorsContext, type DraftErrors } from './fields/draft-errors.ts';
 import { FlowCache, type NodeFlags } from './flow-elements.ts';
+import { focusLater } from './focus-later.ts';
 import { ImportModal } from './ImportModal.tsx';
 import { placeProblems, problemCounts, taskFieldMessages, workflowFieldMessages, type PlacedProblem } from './model/problems.ts';
 import { addTask, connect, disconnect, edgesOf, findTask, freeTaskName, newTask, removeTasks, renameTask, setUpstream, updateTask, updateWorkflow } from './model/spec-ops.ts';
+import { TaskKeys } from './task-keys.ts';
 import { DesignerSidePanel, type PanelTab } from './DesignerSidePanel.tsx';
 import { ProblemsList } from './ProblemsList.tsx';
 import { fieldId, TaskPanel } from './TaskPanel.tsx';
@@ -34,6 +36,7 @@ import { useCulledGraph } from './use-culled-graph.ts';
 import { useCycleFlash } from './use-cycle-flash.ts';
 import { useDesignerDoc } from './use-designer-doc.ts';
 import { useDesignerShortcuts } from './use-designer-shortcuts.ts';
+import { useRemoval } from './use-removal.tsx';
 import { useSave } from './use-save.ts';
 import { useUnsavedWarning } from './use-unsaved-warning.ts';
 import { workflowFieldId, WorkflowPanel } from './WorkflowPanel.tsx';
@@ -45,17 +48,6 @@ export interface DesignerEditorProps {
   stats: readonly TaskStats[];
   defaultTimezone: string;
 }
-
-/**
- * Focuses a field once the panel showing it is rendered; not if the user has gone elsewhere
- * meanwhile (say, into the task's name box): that would take the typing away from them.
- */
-const focusLater = (id: string) => {
-  const before = document.activeElement;
-  setTimeout(() => {
-    if (document.activeElement === before || document.activeElement === document.body) document.getElementById(id)?.focus();
-  }, 50);
-};
 
 export function DesignerEditor({ initial, loadedName, stats, defaultTimezone }: DesignerEditorProps) {
   const { t } = useTranslation('designer');
@@ -72,6 +64,7 @@ export function DesignerEditor({ initial, loadedName, stats, defaultTimezone }: 
   const [importOpen, setImportOpen] = useState(false);
   const [yamlOpen, setYamlOpen] = useState(false);
   const [renderAll, setRenderAll] = useState(false);
+  const [taskKeys] = useState(() => new TaskKeys());
 
   // the too-large path: past the limit only filtered tasks are drawn
   const big = spec.tasks.length > GRAPH_DRAW_LIMIT;
@@ -190,23 +183,26 @@ export function DesignerEditor({ initial, loadedName, stats, defaultTimezone }: 
     focusLater(fieldId('command'));
   }, [spec, canvas, doc, selectedTask]);
 
+  const refocusCanvas = useCallback(() => container.current?.focus({ preventScroll: true }), []);
+  const recordRemoval = useRemoval(doc, refocusCanvas);
   const removeSelection = useCallback(
     (taskNames: string[], edgeIds: string[]) => {
-      const pairs = edgeIds.map((id) => {
+      const pairs = edgeIds.flatMap((id) => {
         const edge = edges.find((e) => e.id === id);
-        return edge ? ([edge.source, edge.target] as const) : undefined;
+        return edge && !taskNames.includes(edge.source) && !taskNames.includes(edge.target) ? [[edge.source, edge.target] as const] : [];
       });
-      const next = removeTasks(disconnect(spec, pairs.filter((p) => p !== undefined)), taskNames);
-      if (next !== spec) doc.edit(next);
+      const next = removeTasks(disconnect(spec, pairs), taskNames);
+      recordRemoval({ before: spec, after: next, tasks: taskNames.filter((n) => findTask(spec, n)), edges: pairs.length });
       canvas.select([]);
     },
-    [spec, edges, doc, canvas],
+    [spec, edges, recordRemoval, canvas],
   );
 
   const renameActive = (from: string, to: string) => {
     const r = renameTask(spec, from, to);
     if ('problem' in r) return r.problem;
     canvas.rename(from, to);
+    taskKeys.rename(from, to);
     doc.edit(r.spec);
     canvas.select([to]);
     return undefined;
@@ -248,17 +244,25 @@ export function DesignerEditor({ initial, loadedName, stats, defaultTimezone }: 
     }
   };
 
-  useDesignerShortcuts({
-    addTask: add,
-    undo: doc.undo,
-    redo: doc.redo,
-    save: () => void save.save(),
-    layout: () => void canvas.layout(canvas.direction, { measured: true }),
-    flip: () => canvas.changeDirection(canvas.direction === 'TB' ? 'LR' : 'TB'),
-    fit: () => canvas.fit(true),
-    deselect: () => canvas.select([]),
-    help: () => setHelpOpen((o) => !o),
-  });
+  useDesignerShortcuts(
+    {
+      addTask: add,
+      remove: () => {
+        removeSelection([...canvas.selectedNodes], [...canvas.selectedEdges]);
+        // the deleted node had the focus: the canvas keeps it, for the next key
+        refocusCanvas();
+      },
+      undo: doc.undo,
+      redo: doc.redo,
+      save: () => void save.save(),
+      layout: () => void canvas.layout(canvas.direction, { measured: true }),
+      flip: () => canvas.changeDirection(canvas.direction === 'TB' ? 'LR' : 'TB'),
+      fit: () => canvas.fit(true),
+      deselect: () => canvas.select([]),
+      help: () => setHelpOpen((o) => !o),
+    },
+    container,
+  );
 
   const stat = activeTask ? stats.find((s) => s.task === activeTask.name) : undefined;
   const taskProblems = useMemo(() => (activeTask ? taskFieldMessages(placed, activeTask.name) : new Map<string, string[]>()), [placed, activeTask]);
@@ -321,7 +325,6 @@ export function DesignerEditor({ initial, loadedName, stats, defaultTimezone }: 
                 onNodesChange={canvas.onNodesChange}
                 onEdgesChange={canvas.onEdgesChange}
                 onConnect={onConnect}
-                onDelete={({ nodes: n, edges: e }) => removeSelection(n.map((x) => x.id), e.map((x) => x.id))}
                 onNodeClick={() => setTab('task')}
                 onNodeDoubleClick={() => {
                   setTab('task');
@@ -350,7 +353,7 @@ export function DesignerEditor({ initial, loadedName, stats, defaultTimezone }: 
           task={
             activeTask ? (
               <TaskPanel
-                key={activeTask.name}
+                key={taskKeys.keyOf(activeTask.name)}
                 task={activeTask}
                 spec={spec}
                 problems={taskProblems}

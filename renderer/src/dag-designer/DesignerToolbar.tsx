@@ -11,6 +11,7 @@ import {
   UndoOutlined,
 } from '@ant-design/icons';
 import { Button, Divider, Dropdown, Flex, Segmented, Tooltip } from 'antd';
+import { useState, type ReactElement } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { LayoutDirection } from '../graph/layout-types.ts';
 import { ShortcutsHelp } from './ShortcutsHelp.tsx';
@@ -37,23 +38,23 @@ export function DesignerToolbar(p: DesignerToolbarProps) {
   const { t } = useTranslation('designer');
   return (
     <Flex gap={8} wrap align="center" role="toolbar" aria-label={t('toolbar.label')} style={{ marginBottom: 12 }}>
-      <Tooltip title={`${t('toolbar.add')} (N)`}>
+      <Tip title={`${t('toolbar.add')} (N)`}>
         <Button type="primary" ghost icon={<PlusOutlined />} onClick={p.onAdd}>
           {t('toolbar.add')}
         </Button>
-      </Tooltip>
-      <Tooltip title={`${t('toolbar.delete')} (Delete)`}>
+      </Tip>
+      <Tip title={`${t('toolbar.delete')} (Delete)`}>
         <Button icon={<DeleteOutlined />} disabled={!p.canDelete} onClick={p.onDelete}>
           {t('toolbar.delete')}
         </Button>
-      </Tooltip>
+      </Tip>
       <Divider orientation="vertical" />
-      <Tooltip title={`${t('toolbar.undo')} (Ctrl+Z)`}>
+      <Tip title={`${t('toolbar.undo')} (Ctrl+Z)`}>
         <Button icon={<UndoOutlined />} disabled={!p.canUndo} onClick={p.onUndo} aria-label={t('toolbar.undo')} />
-      </Tooltip>
-      <Tooltip title={`${t('toolbar.redo')} (Ctrl+Shift+Z)`}>
+      </Tip>
+      <Tip title={`${t('toolbar.redo')} (Ctrl+Shift+Z)`}>
         <Button icon={<RedoOutlined />} disabled={!p.canRedo} onClick={p.onRedo} aria-label={t('toolbar.redo')} />
-      </Tooltip>
+      </Tip>
       <Divider orientation="vertical" />
       <Segmented<LayoutDirection>
         aria-label={t('toolbar.direction')}
@@ -64,14 +65,14 @@ export function DesignerToolbar(p: DesignerToolbarProps) {
           { value: 'LR', label: t('toolbar.leftRight') },
         ]}
       />
-      <Tooltip title={`${t('toolbar.layout')} (L)`}>
+      <Tip title={`${t('toolbar.layout')} (L)`}>
         <Button icon={<ApartmentOutlined />} onClick={p.onLayout}>
           {t('toolbar.layout')}
         </Button>
-      </Tooltip>
-      <Tooltip title={`${t('toolbar.fit')} (F)`}>
+      </Tip>
+      <Tip title={`${t('toolbar.fit')} (F)`}>
         <Button icon={<ExpandOutlined />} onClick={p.onFit} aria-label={t('toolbar.fit')} />
-      </Tooltip>
+      </Tip>
       <Divider orientation="vertical" />
       <Button icon={<ImportOutlined />} onClick={p.onImport}>
         {t('toolbar.import')}
@@ -90,5 +91,20 @@ export function DesignerToolbar(p: DesignerToolbarProps) {
       </Dropdown>
       <ShortcutsHelp open={p.helpOpen} onOpenChange={p.onHelpOpen} />
     </Flex>
+  );
+}
+
+/**
+ * A button's tooltip that closes when the button is clicked and stays closed while the pointer
+ * rests there: left open, it covered the page title while the user typed into the new task.
+ */
+function Tip({ title, children }: { title: string; children: ReactElement }) {
+  const [open, setOpen] = useState(false);
+  return (
+    <Tooltip title={title} open={open} onOpenChange={setOpen}>
+      <span style={{ display: 'inline-flex' }} onClickCapture={() => setOpen(false)}>
+        {children}
+      </span>
+    </Tooltip>
   );
 }

@@ -51,9 +51,7 @@ export function TaskPanel({ task, spec, problems, suggestion, onEdit, onRename, 
     <Form layout="vertical" onSubmitCapture={(e) => e.preventDefault()} aria-label={t('task.formLabel', { name: task.name })}>
       {whole && <Alert type="error" showIcon style={{ marginBottom: 12 }} title={whole.join(' · ')} />}
       <Field field="name" required label={t('field.name')} problems={problems} local={localErrors.name}>
-        {/* Keyed by the name: a new task or a rename starts a fresh box, rather than an effect
-            that would overwrite what was typed before it ran. */}
-        <NameInput key={task.name} name={task.name} onRename={onRename} onError={onNameError} />
+        <NameInput name={task.name} onRename={onRename} onError={onNameError} />
       </Field>
       <Field field="command" required label={t('field.command')} problems={problems}>
         <Input.TextArea
@@ -178,13 +176,23 @@ export function TaskPanel({ task, spec, problems, suggestion, onEdit, onRename, 
   );
 }
 
-/** The task name: renamed when the user leaves the box or presses Enter, if the name is free. */
+/**
+ * The task name: renamed when the user leaves the box or presses Enter, if the name is free. The
+ * box stays the same element through a rename (it keeps the focus after Enter); a name changed
+ * from elsewhere (undo) replaces the text, in render rather than in an effect that would
+ * overwrite keys typed before it ran.
+ */
 function NameInput({ name, onRename, onError }: { name: string; onRename: (to: string) => RenameProblem | undefined; onError: (e: string | undefined) => void }) {
   const { t } = useTranslation('designer');
   const [text, setText] = useState(name);
+  const [shown, setShown] = useState(name);
+  if (shown !== name) {
+    setShown(name);
+    setText(name);
+  }
   useEffect(() => {
     onError(undefined);
-  }, [onError]);
+  }, [onError, name]);
   const commit = () => {
     if (text === name) return onError(undefined);
     const problem = onRename(text);

@@ -98,6 +98,7 @@ function InstanceActions({ instance, instances, runActive }: { instance: Instanc
       {canRerun(instance, instances) && (
         <RerunButton
           task={instance.taskName}
+          data-testid="instance-rerun"
           loading={rerun.isPending}
           onConfirm={() =>
             rerun.mutateAsync(instance.taskName).then((detail) => {

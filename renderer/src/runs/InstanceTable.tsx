@@ -17,12 +17,13 @@ interface Props {
   /** the run is active: durations grow with the clock */
   live: boolean;
   selectedId?: number;
-  onSelect: (instance: InstanceRecord) => void;
+  /** "Show log": select the attempt and bring the log panel into view */
+  onShowLog: (instance: InstanceRecord) => void;
   onRerun: (task: string) => Promise<unknown>;
   rerunning?: string;
 }
 
-export function InstanceTable({ instances, live, selectedId, onSelect, onRerun, rerunning }: Props) {
+export function InstanceTable({ instances, live, selectedId, onShowLog, onRerun, rerunning }: Props) {
   const now = useNow(live ? 1000 : 60_000);
   const { t } = useTranslation('runs');
   const fmt = useTimeFormat();
@@ -71,7 +72,7 @@ export function InstanceTable({ instances, live, selectedId, onSelect, onRerun, 
           key: 'actions',
           render: (_, r) => (
             <Flex gap={4}>
-              <Button size="small" icon={<FileTextOutlined />} onClick={() => onSelect(r)} aria-pressed={r.id === selectedId} data-testid={`show-log-${r.id}`}>
+              <Button size="small" icon={<FileTextOutlined />} onClick={() => onShowLog(r)} aria-pressed={r.id === selectedId} data-testid={`show-log-${r.id}`}>
                 {t('table.showLog')}
               </Button>
               {canRerun(r, instances) && (

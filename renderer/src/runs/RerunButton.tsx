@@ -16,7 +16,17 @@ interface Props {
 export function RerunButton({ task, onConfirm, loading, size, 'data-testid': testId }: Props) {
   const { t } = useTranslation('runs');
   return (
-    <Popconfirm title={t('rerun.confirmTitle', { task })} description={t('rerun.confirmText')} okText={t('rerun.action')} cancelText={t('common:action.cancel')} onConfirm={onConfirm}>
+    // topRight: the confirmation grows leftwards from the button, which often sits at the right
+    // edge (the table's last column, the instance page's header); centred, it was pushed flush
+    // against the edge and cut by the window's scrollbar
+    <Popconfirm
+      placement="topRight"
+      title={t('rerun.confirmTitle', { task })}
+      description={<div style={{ maxWidth: 320 }}>{t('rerun.confirmText')}</div>}
+      okText={t('rerun.action')}
+      cancelText={t('common:action.cancel')}
+      onConfirm={onConfirm}
+    >
       <Button size={size} type="primary" icon={<RedoOutlined />} loading={loading} data-testid={testId}>
         {t('rerun.action')}
       </Button>

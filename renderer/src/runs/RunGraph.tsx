@@ -1,8 +1,10 @@
 // The run's DAG coloured by live state: the designer's task nodes (state as icon, words and
 // border colour) laid out by the shared graph helpers. Clicking a task selects it (its log shows
 // beside the graph); a failed one can be re-run from the bar under the graph that names it.
+// The wheel scrolls the page past the graph; it zooms only once the graph has the focus (a click
+// on it) or with Ctrl/Cmd held (and a trackpad pinch, which arrives as Ctrl+wheel).
 import { ApartmentOutlined, FileTextOutlined } from '@ant-design/icons';
-import { Background, Controls, ReactFlow, ReactFlowProvider } from '@xyflow/react';
+import { Background, Controls, ReactFlow, ReactFlowProvider, useKeyPress } from '@xyflow/react';
 import '@xyflow/react/dist/style.css';
 import { useQuery } from '@tanstack/react-query';
 import { Button, Flex, Spin, Typography, theme } from 'antd';
@@ -26,6 +28,8 @@ interface Props {
   live: boolean;
   selectedTask?: string;
   onSelectTask: (task: string) => void;
+  /** "Show log" under the graph: the log panel may be below it, out of view */
+  onShowLog: (task: string) => void;
   onRerun: (task: string) => Promise<unknown>;
   rerunning?: string;
 }
@@ -38,7 +42,7 @@ export function RunGraph(props: Props) {
   );
 }
 
-function RunGraphInner({ run, instances, live, selectedTask, onSelectTask, onRerun, rerunning }: Props) {
+function RunGraphInner({ run, instances, live, selectedTask, onSelectTask, onShowLog, onRerun, rerunning }: Props) {
   const { t } = useTranslation('runs');
   const api = useApi();
   const fmt = useTimeFormat();
@@ -56,11 +60,23 @@ function RunGraphInner({ run, instances, live, selectedTask, onSelectTask, onRer
   const nodes = useMemo(() => graph.nodes.map((n) => (n.id === selectedTask ? { ...n, selected: true } : n)), [graph.nodes, selectedTask]);
   const latest = latestAttempts(instances).get(selectedTask ?? '');
   const aria = useGraphAria(t, true);
+  const [focused, setFocused] = useState(false);
+  const zoomKey = useKeyPress(['Meta', 'Control']);
 
   return (
     <Flex vertical gap={8} style={{ height: '100%' }}>
       {big && filtered && <TooLargeToDraw total={all.length} query={filter} onQuery={setFilter} result={filtered} />}
-      <div style={{ position: 'relative', flex: 1, minHeight: 320, border: `1px solid ${token.colorBorderSecondary}`, borderRadius: 6 }} data-testid="run-graph">
+      <div
+        style={{ position: 'relative', flex: 1, minHeight: 320, border: `1px solid ${focused ? token.colorPrimaryBorder : token.colorBorderSecondary}`, borderRadius: 6, outline: 'none' }}
+        data-testid="run-graph"
+        data-wheel-zoom={focused}
+        // a click anywhere on the graph focuses it, and the wheel then zooms it
+        tabIndex={-1}
+        onFocus={() => setFocused(true)}
+        onBlur={(e) => {
+          if (!e.currentTarget.contains(e.relatedTarget)) setFocused(false);
+        }}
+      >
         {!graph.ready && shown.length > 0 ? (
           <Flex justify="center" align="center" style={{ height: '100%' }}>
             <Spin />
@@ -83,6 +99,8 @@ function RunGraphInner({ run, instances, live, selectedTask, onSelectTask, onRer
             fitView
             minZoom={0.05}
             maxZoom={1.5}
+            zoomOnScroll={focused}
+            preventScrolling={focused || zoomKey}
             onlyRenderVisibleElements={shown.length > 200}
             ariaLabelConfig={aria}
             aria-label={t('graph.label')}
@@ -103,7 +121,7 @@ function RunGraphInner({ run, instances, live, selectedTask, onSelectTask, onRer
           <Typography.Text strong ellipsis style={{ maxWidth: 220 }}>
             {selectedTask}
           </Typography.Text>
-          <Button size="small" icon={<FileTextOutlined />} onClick={() => onSelectTask(selectedTask)}>
+          <Button size="small" icon={<FileTextOutlined />} onClick={() => onShowLog(selectedTask)}>
             {t('table.showLog')}
           </Button>
           <Link to={`/lineage/${encodeURIComponent(`${run.workflowName}.${selectedTask}`)}`} data-testid="graph-lineage">
@@ -115,6 +133,11 @@ function RunGraphInner({ run, instances, live, selectedTask, onSelectTask, onRer
         </Flex>
       )}
       <StateLegend />
+      {!focused && shown.length > 0 && (
+        <Typography.Text type="secondary" style={{ fontSize: 12 }} data-testid="graph-zoom-hint">
+          {t('graph.zoomHint')}
+        </Typography.Text>
+      )}
     </Flex>
   );
 }

@@ -1,22 +1,24 @@
 // #/runs/:runId — one run, live: its summary, the DAG coloured by state, the timeline, every
-// attempt, and the log of the selected one. It opens on the first task that failed (its log is
-// shown at once); ?instance=ID selects another, so a link can point at a run and a log.
+// attempt, and the log of the selected one. It follows the run to the first task that failed
+// (its log is shown at once, use-run-selection.ts); ?instance=ID selects another, so a link can
+// point at a run and a log. "Show log" brings the log panel into view.
 import { StopOutlined } from '@ant-design/icons';
 import { Button, Card, Col, Flex, Popconfirm, Row, Typography } from 'antd';
-import { useEffect, useMemo } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Link, useParams, useSearchParams } from 'react-router-dom';
+import { Link, useParams } from 'react-router-dom';
 import type { InstanceRecord, RunRecord } from '../../../engine/api/types.ts';
 import { LogViewer } from '../logs/LogViewer.tsx';
 import { EmptyState, ErrorState, LoadingState } from '../shared/feedback.tsx';
 import { PageHeader } from '../shared/PageHeader.tsx';
 import { StateTag } from '../shared/StateTag.tsx';
 import { InstanceTable } from './InstanceTable.tsx';
-import { instanceToOpen, isInstanceActive, isRunActive, latestAttempts } from './run-state.ts';
+import { isInstanceActive, isRunActive, latestAttempts } from './run-state.ts';
 import { RunGraph } from './RunGraph.tsx';
 import { RunSummary } from './RunSummary.tsx';
 import { RunTimeline } from './RunTimeline.tsx';
 import { useRunActions } from './use-run-actions.ts';
+import { useRunSelection } from './use-run-selection.ts';
 import { useRun } from './use-run.ts';
 
 export default function RunPage() {
@@ -34,27 +36,36 @@ export default function RunPage() {
   }
   if (query.error && !query.data) return <ErrorState error={query.error} onRetry={() => void query.refetch()} />;
   if (!query.data) return <LoadingState />;
-  return <RunView runId={id} run={query.data.run} instances={query.data.instances} />;
+  // keyed: another run starts with its own (automatic) choice of log
+  return <RunView key={id} runId={id} run={query.data.run} instances={query.data.instances} />;
 }
 
 function RunView({ runId, run, instances }: { runId: number; run: RunRecord; instances: InstanceRecord[] }) {
   const { t } = useTranslation('runs');
-  const [params, setParams] = useSearchParams();
   const active = isRunActive(run.state);
   const { rerun, cancel } = useRunActions(runId);
+  const { selected, select } = useRunSelection(instances);
+  const logCard = useRef<HTMLDivElement>(null);
 
-  // Opens on the first failure (or what runs now) once, without taking over later choices.
-  const wanted = Number(params.get('instance'));
-  const opened = useMemo(() => instanceToOpen(instances), [instances]);
+  /** selects the attempt and brings its log into view (it may be a screen away), focused */
+  const [reveal, setReveal] = useState<number>();
+  const showLog = (inst: InstanceRecord) => {
+    select(inst);
+    setReveal(inst.id);
+  };
+  // once the panel shows that attempt's log (a new viewer, keyed by the attempt)
   useEffect(() => {
-    if (!params.get('instance') && opened) setParams({ instance: String(opened.id) }, { replace: true });
-  }, [params, opened, setParams]);
-  const selected = instances.find((i) => i.id === wanted);
-  const select = (inst: InstanceRecord) => setParams({ instance: String(inst.id) }, { replace: true });
+    const card = logCard.current;
+    if (reveal === undefined || selected?.id !== reveal || !card) return;
+    setReveal(undefined);
+    const smooth = !window.matchMedia('(prefers-reduced-motion: reduce)').matches;
+    card.scrollIntoView({ block: 'nearest', behavior: smooth ? 'smooth' : 'auto' });
+    card.querySelector<HTMLElement>('[data-testid="log-scroll"]')?.focus({ preventScroll: true });
+  }, [reveal, selected]);
 
-  const selectTask = (task: string) => {
+  const selectTask = (task: string, reveal = false) => {
     const latest = latestAttempts(instances).get(task);
-    if (latest) select(latest);
+    if (latest) (reveal ? showLog : select)(latest);
   };
   const rerunning = rerun.isPending ? rerun.variables : undefined;
 
@@ -95,14 +106,25 @@ function RunView({ runId, run, instances }: { runId: number; run: RunRecord; ins
         <Row gutter={[16, 16]}>
           <Col xs={24} xl={10}>
             <Card size="small" title={t('graph.title')} style={{ height: '100%' }} styles={{ body: { height: 'calc(100% - 38px)' } }}>
-              <RunGraph run={run} instances={instances} live={active} selectedTask={selected?.taskName} onSelectTask={selectTask} onRerun={doRerun} rerunning={rerunning} />
+              <RunGraph
+                run={run}
+                instances={instances}
+                live={active}
+                selectedTask={selected?.taskName}
+                onSelectTask={selectTask}
+                onShowLog={(task) => selectTask(task, true)}
+                onRerun={doRerun}
+                rerunning={rerunning}
+              />
             </Card>
           </Col>
           <Col xs={24} xl={14}>
             <Card
+              ref={logCard}
               size="small"
               data-testid="run-log"
-              style={{ height: '100%' }}
+              data-instance={selected?.id}
+              style={{ height: '100%', scrollMarginTop: 16 }}
               title={
                 selected ? (
                   <Flex gap={8} align="center" wrap>
@@ -127,7 +149,7 @@ function RunView({ runId, run, instances }: { runId: number; run: RunRecord; ins
           <RunTimeline instances={instances} live={active} selectedId={selected?.id} onSelect={select} />
         </Card>
         <Card size="small" title={t('table.title')}>
-          <InstanceTable instances={instances} live={active} selectedId={selected?.id} onSelect={select} onRerun={doRerun} rerunning={rerunning} />
+          <InstanceTable instances={instances} live={active} selectedId={selected?.id} onShowLog={showLog} onRerun={doRerun} rerunning={rerunning} />
         </Card>
       </Flex>
     </>

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { WorkflowSpec } from '../../../../engine/api/types.ts';
 import { record, redo, startHistory, undo, HISTORY_LIMIT } from './history.ts';
 import { locateProblem, placeProblems, problemCounts, taskFieldMessages, workflowFieldMessages } from './problems.ts';
-import { addTask, connect, disconnect, edgesOf, freeTaskName, newTask, removeTasks, renameTask, setUpstream, updateTask, updateWorkflow } from './spec-ops.ts';
+import { addTask, connect, disconnect, edgesOf, freeTaskName, newTask, removeTasks, renameTask, restoreRemoved, setUpstream, updateTask, updateWorkflow } from './spec-ops.ts';
 import { sameValue } from './spec-equal.ts';
 import { crossFromKeys, crossKey, parseRef } from './cross-refs.ts';
 
@@ -46,6 +46,26 @@ describe('spec edits', () => {
     const d = disconnect(spec(), [['b', 'c']]);
     expect(edgesOf(d)).toEqual([['a', 'b']]);
     expect(disconnect(spec(), [['x', 'y']]).tasks).toEqual(spec().tasks);
+  });
+
+  it('puts a removed task back with its connections into a spec edited since', () => {
+    const before = spec();
+    const after = removeTasks(before, ['b']);
+    const edited = addTask(updateTask(after, 'c', { command: 'echo C' }), newTask('d'));
+    const back = restoreRemoved(edited, before, after);
+    expect(back.tasks.map((t) => t.name)).toEqual(['a', 'b', 'c', 'd']);
+    expect(edgesOf(back)).toEqual([['a', 'b'], ['b', 'c']]);
+    expect(back.tasks[2]!.command).toBe('echo C');
+    // a lone connection comes back; one whose end is gone, or that would close a cycle, does not
+    const cut = disconnect(before, [['b', 'c']]);
+    expect(edgesOf(restoreRemoved(cut, before, cut))).toEqual([['a', 'b'], ['b', 'c']]);
+    expect(edgesOf(restoreRemoved(removeTasks(cut, ['c']), before, cut))).toEqual([['a', 'b']]);
+    const looped = connect(cut, 'c', 'b');
+    if (!('spec' in looped)) throw new Error('refused');
+    expect(edgesOf(restoreRemoved(looped.spec, before, cut))).toEqual([['a', 'b'], ['c', 'b']]);
+    // a name taken since stays taken
+    const retaken = addTask(after, { ...newTask('b'), command: 'echo new b' });
+    expect(restoreRemoved(retaken, before, after).tasks.filter((t) => t.name === 'b').map((t) => t.command)).toEqual(['echo new b']);
   });
 
   it('sets an upstream list from the panel, refusing a cycle', () => {

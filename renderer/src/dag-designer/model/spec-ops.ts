@@ -148,3 +148,26 @@ export function setUpstream(spec: WorkflowSpec, name: string, upstream: readonly
   }
   return next === spec ? { unchanged: true } : { spec: next };
 }
+
+/**
+ * Puts back what the edit `before` → `after` removed (tasks with their connections, or lone
+ * connections) into `current`, a spec edited since: each task at its old place with its old
+ * upstreams, each connection re-made. A task whose name has been taken since, or a connection
+ * that would now close a cycle or lost an end, stays out.
+ */
+export function restoreRemoved(current: WorkflowSpec, before: WorkflowSpec, after: WorkflowSpec): WorkflowSpec {
+  const kept = new Set(after.tasks.map((t) => t.name));
+  const taken = new Set(current.tasks.map((t) => t.name));
+  const tasks = [...current.tasks];
+  before.tasks.forEach((t, i) => {
+    if (!kept.has(t.name) && !taken.has(t.name)) tasks.splice(Math.min(i, tasks.length), 0, { ...t, upstream: [] });
+  });
+  let next: WorkflowSpec = tasks.length === current.tasks.length ? current : { ...current, tasks };
+  const stayed = new Set(edgesOf(after).map(([up, down]) => `${up}\u0000${down}`));
+  for (const [up, down] of edgesOf(before)) {
+    if (stayed.has(`${up}\u0000${down}`)) continue;
+    const r = connect(next, up, down);
+    if ('spec' in r) next = r.spec;
+  }
+  return next;
+}
