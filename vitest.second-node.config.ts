@@ -21,6 +21,7 @@ export default defineConfig({
       'test/e2e/cli-data-dir.test.ts',
       'test/e2e/cli-lock.test.ts',
       'test/e2e/cli-settings.test.ts',
+      'test/integration/migrate-to-team.test.ts',
       'test/ui/sign-in.test.ts',
     ],
     exclude: ['**/node_modules/**'],
