@@ -3,7 +3,8 @@
 // be served as the user AX runs as (root, often), or read its passwords.
 //
 // - The dir: owned by this user and writable by nobody else, or refused with the fix; one that
-//   others can read (a 0755 dir made by hand) is warned about, once per process.
+//   others can read (a 0755 dir made by mkdir) is made private (0700) without a word: it is
+//   AX's dir, and a notice on every such dir's first use would be noise, not news.
 // - Token, settings and secrets files: opened without following symbolic links (O_NOFOLLOW), and
 //   refused, with the fix, when they are no regular file, not this user's, or open to others.
 // - Writes to them: a new file made with O_EXCL (so no planted link is followed) in the same dir,
@@ -29,13 +30,11 @@ function me(): string {
 
 const octal = (mode: number) => `0${(mode & 0o777).toString(8).padStart(3, '0')}`;
 
-const warned = new Set<string>();
-
 /**
  * Refuses a data dir that another user owns or can write (they could have put their own API
- * token there, or replace any file later); warns when others can read it.
+ * token there, or replace any file later); one others can read is made 0700.
  */
-export function checkDataDirOwner(dir: string, warn: (message: string) => void = (m) => console.error(m)): void {
+export function checkDataDirOwner(dir: string): void {
   if (!POSIX) return;
   const st = fs.statSync(dir);
   const uid = myUid();
@@ -48,10 +47,7 @@ export function checkDataDirOwner(dir: string, warn: (message: string) => void =
   if ((st.mode & 0o022) !== 0) {
     throw new AxError('storage', `the data dir ${dir} can be written by other users (mode ${octal(st.mode)}): they could replace its tokens and settings. Make it private: chmod 700 ${dir}`);
   }
-  if ((st.mode & 0o044) !== 0 && !warned.has(dir)) {
-    warned.add(dir);
-    warn(`ax: the data dir ${dir} can be read by other users (mode ${octal(st.mode)}): make it private with chmod 700 ${dir}`);
-  }
+  if ((st.mode & 0o055) !== 0) fs.chmodSync(dir, st.mode & 0o700);
 }
 
 /** Why an open file of the data dir is not to be trusted, with the fix; undefined when it is fine. */
