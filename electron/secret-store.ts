@@ -9,12 +9,31 @@
 // which hides nothing from whoever can read the file. The values are still stored (as `ax` would
 // store them in settings.json, 0600), and status() says plainly that they are not protected.
 import { maskUrl } from '../engine/api/mask-url.ts';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DESKTOP_SECRET_KEYS, type DesktopSecretKey, type DesktopSecretsStatus, type DesktopTaskSecret } from '../engine/api/desktop-bridge.ts';
 import { DESKTOP_SECRETS_ENV } from '../engine/api/host-protocol.ts';
 import { secretNameProblem } from '../engine/api/secrets.ts';
+
+const NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0;
+
+/**
+ * The file's text, never through a link, and only from a regular file of this user's: another
+ * local user's secrets.json (planted, or a link to theirs) could point the team connection at
+ * their server. Anything else throws, and reads as no secrets.
+ */
+function readOwnFile(file: string): string {
+  const fd = fs.openSync(file, fs.constants.O_RDONLY | NOFOLLOW | (fs.constants.O_NONBLOCK ?? 0));
+  try {
+    const st = fs.fstatSync(fd);
+    if (!st.isFile() || (typeof process.getuid === 'function' && st.uid !== process.getuid())) throw new Error(`${file} is not this user's file`);
+    return fs.readFileSync(fd, 'utf8');
+  } finally {
+    fs.closeSync(fd);
+  }
+}
 
 /** A task secret as stored: its sealed value (base64) and when it was set. */
 interface SealedTaskSecret {
@@ -98,7 +117,13 @@ export class SecretStore {
     }
     const line = JSON.stringify({ at: new Date(at).toISOString(), actor: `${user}@${os.hostname()} (desktop app)`, action, name });
     fs.mkdirSync(this.dataDir, { recursive: true, mode: 0o700 });
-    fs.appendFileSync(path.join(this.dataDir, 'task-secrets.audit.log'), `${line}\n`, { mode: 0o600 });
+    // Never through a planted link (as secrets-file.ts).
+    const fd = fs.openSync(path.join(this.dataDir, 'task-secrets.audit.log'), fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | NOFOLLOW, 0o600);
+    try {
+      fs.writeFileSync(fd, `${line}\n`);
+    } finally {
+      fs.closeSync(fd);
+    }
   }
 
   /** The task secrets that can be decrypted, by name: what the engine host resolves tasks' env from. */
@@ -129,9 +154,10 @@ export class SecretStore {
 
   private writeRaw(raw: RawFile): void {
     fs.mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
-    // Written whole under another name, then renamed: a reader never sees half a file.
-    const tmp = `${this.file}.${process.pid}.tmp`;
-    fs.writeFileSync(tmp, `${JSON.stringify(raw, null, 2)}\n`, { mode: 0o600 });
+    // Written whole under a fresh name (wx: O_EXCL, no planted link followed), then renamed: a
+    // reader never sees half a file, and a link at secrets.json is replaced, not written through.
+    const tmp = `${this.file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+    fs.writeFileSync(tmp, `${JSON.stringify(raw, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
     fs.renameSync(tmp, this.file);
   }
 
@@ -167,7 +193,7 @@ export class SecretStore {
   private readRaw(): RawFile {
     let parsed: unknown;
     try {
-      parsed = JSON.parse(fs.readFileSync(this.file, 'utf8'));
+      parsed = JSON.parse(readOwnFile(this.file));
     } catch {
       return {};
     }

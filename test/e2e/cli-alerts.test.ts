@@ -26,7 +26,7 @@ beforeAll(async () => {
     },
     workflows: { channels: ['ops-slack'] },
   };
-  fs.writeFileSync(path.join(dataDir, 'settings.json'), JSON.stringify({ alerts }, null, 2));
+  fs.writeFileSync(path.join(dataDir, 'settings.json'), JSON.stringify({ alerts }, null, 2), { mode: 0o600 });
 });
 afterAll(async () => {
   await killAllAx();
@@ -142,7 +142,7 @@ describe('ax alerts', () => {
   it('a mistake in settings.json alerts stops a command with the file, the field and the fix', async () => {
     const dir = tempDir('ax-cli-alerts-bad-');
     try {
-      fs.writeFileSync(path.join(dir, 'settings.json'), JSON.stringify({ alerts: { workflows: { channels: ['ops'] } } }));
+      fs.writeFileSync(path.join(dir, 'settings.json'), JSON.stringify({ alerts: { workflows: { channels: ['ops'] } } }), { mode: 0o600 });
       const r = await ax(['ls'], { dataDir: dir });
       expect(r.code).toBe(2);
       expect(r.stderr).toContain(`${path.join(dir, 'settings.json')}: alerts.workflows.channels names "ops", not defined in alerts.channels`);

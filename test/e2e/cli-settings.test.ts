@@ -30,6 +30,8 @@ describe('ax settings', () => {
         'mysql         (not set)  -',
         'redis         (not set)  -',
         'redis-prefix  ax:        default',
+        'task-env      inherit    default',
+        'run-as        (not set)  -',
         `sqlite        ${sqliteDriver().description}`,
         '',
         `flags win over the environment, the environment over ${file()}; "ax settings set KEY VALUE" writes that file`,
@@ -55,6 +57,8 @@ describe('ax settings', () => {
       mysql: ['mysql://ax:***@db:3306/ax', 'file', file()],
       redis: ['redis://:***@cache:6379', 'env', 'AX_REDIS_URL'],
       'redis-prefix': ['flag:', 'flag', '--redis-prefix'],
+      'task-env': ['inherit', 'default', undefined],
+      'run-as': [undefined, undefined, undefined],
     });
     const plain = await ax(['settings'], opts({ AX_MODE: 'solo' }));
     expect(plain.stdout).toContain('mode          solo                       environment AX_MODE\n');
@@ -74,11 +78,11 @@ describe('ax settings', () => {
   it('an unknown key or a bad mode is refused with the known ones; team mode without URLs names ax settings set', async () => {
     const unknown = await ax(['settings', 'set', 'colour', 'blue'], opts());
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toBe('ax: unknown setting "colour": known ones are mode, mysql, redis, redis-prefix, alerts\n');
+    expect(unknown.stderr).toBe('ax: unknown setting "colour": known ones are mode, mysql, redis, redis-prefix, task-env, run-as, alerts\n');
     const mode = await ax(['settings', 'set', 'mode', 'cluster'], opts());
     expect(mode.code).toBe(2);
     expect(mode.stderr).toBe('ax: mode must be solo or team, not "cluster"\n');
-    fs.writeFileSync(file(), '{}');
+    fs.writeFileSync(file(), '{}', { mode: 0o600 });
     const team = await ax(['ls'], opts({ AX_MODE: 'team' }));
     expect(team.code).toBe(2);
     expect(team.stderr).toBe(

@@ -47,13 +47,16 @@ describe('the API token file', () => {
     expect(listed.stderr).toBe('');
   });
 
-  it('a good token that others could read is made private, and kept', async () => {
+  it('a good token that others could read is refused with the chmod; once fixed, it is kept', async () => {
     const token = 'f'.repeat(48);
     fs.writeFileSync(tokenFile(), `${token}\n`, { mode: 0o644 });
     fs.chmodSync(tokenFile(), 0o644);
+    const refused = await ax(['serve'], opts());
+    expect(refused.code).toBe(6);
+    expect(refused.stderr).toContain(`ax: ${tokenFile()} can be read or written by other users (mode 0644): make it private with chmod 600 ${tokenFile()}`);
+    expect(fs.statSync(tokenFile()).mode & 0o777).toBe(0o644);
+    fs.chmodSync(tokenFile(), 0o600);
     serve = await startServe(opts());
-    expect(serve.stderr).toContain(`ax: ${tokenFile()} could be read by other users; made it private (mode 0600)`);
-    expect(fs.statSync(tokenFile()).mode & 0o777).toBe(0o600);
     expect(await upgrade(serve.port, { authorization: `Bearer ${token}` })).toBe(101);
   });
 });

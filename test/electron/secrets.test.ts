@@ -53,6 +53,23 @@ describe('secret store', () => {
     expect(secrets.status().stored).toEqual({ mysql: 'mysql://ax:***@db.example:3306/ax' });
   });
 
+  it.skipIf(process.platform === 'win32')('a secrets.json link (planted by another user) is neither read nor written through: the set replaces the link', () => {
+    const { userData, secrets } = store();
+    const planted = store();
+    // Their file holds their own sealed connection string: read through the link, it would be ours.
+    planted.secrets.set('mysql', 'mysql://ax:theirs@evil.example:3306/ax');
+    const theirs = path.join(planted.userData, 'secrets.json');
+    const before = fs.readFileSync(theirs, 'utf8');
+    const file = path.join(userData, 'secrets.json');
+    fs.symlinkSync(theirs, file);
+    expect(secrets.status().stored).toEqual({});
+    expect(secrets.hostEnv()).toEqual({});
+    secrets.set('mysql', MYSQL);
+    expect(fs.lstatSync(file).isFile()).toBe(true);
+    expect(fs.readFileSync(theirs, 'utf8')).toBe(before);
+    expect(secrets.status().stored).toEqual({ mysql: 'mysql://ax:***@db.example:3306/ax' });
+  });
+
   it("says plainly when Linux has only the 'basic_text' backend (no keyring)", () => {
     const { safe, secrets } = store();
     safe.backend = 'basic_text';

@@ -49,7 +49,8 @@ function childEnv(opts: AxOptions): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   // Nothing of the test runner's AX_* settings leaks in; times print in UTC.
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('AX_')) env[k] = v;
-  return { ...env, TZ: 'UTC', NO_COLOR: '1', FORCE_COLOR: '0', ...opts.env, AX_DATA_DIR: opts.dataDir };
+  // AXT_DATA_DIR marks the tasks too (AX_* never reaches a task): killStrays finds them by it.
+  return { ...env, TZ: 'UTC', NO_COLOR: '1', FORCE_COLOR: '0', ...opts.env, AX_DATA_DIR: opts.dataDir, AXT_DATA_DIR: opts.dataDir };
 }
 
 const started = new Set<AxProcess>();
@@ -250,12 +251,13 @@ export function groupMembers(pgid: number): number[] {
 }
 
 /**
- * SIGKILLs every process whose environment has AX_DATA_DIR under `root`: the `ax` processes of a
- * test file and every task they started (tasks inherit the engine's environment), including
+ * SIGKILLs every process whose environment has AX_DATA_DIR or AXT_DATA_DIR under `root`: the `ax`
+ * processes of a test file and every task they started (tasks inherit AXT_DATA_DIR), including
  * tasks orphaned in their own process groups when a test failed half-way. Linux only (/proc).
  */
 export function killStrays(root: string): number {
-  const marker = `AX_DATA_DIR=${root}`;
+  // Tasks carry AXT_DATA_DIR (see childEnv): AX_DATA_DIR is AX's own and never reaches them.
+  const markers = [`AX_DATA_DIR=${root}`, `AXT_DATA_DIR=${root}`];
   let killed = 0;
   for (const entry of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
@@ -265,7 +267,7 @@ export function killStrays(root: string): number {
     } catch {
       continue; // gone, or not ours to read
     }
-    if (!env.some((e) => e === marker || e.startsWith(`${marker}/`))) continue;
+    if (!env.some((e) => markers.some((marker) => e === marker || e.startsWith(`${marker}/`)))) continue;
     try {
       process.kill(Number(entry), 'SIGKILL');
       killed++;

@@ -25,7 +25,7 @@ afterEach(async () => {
 /** A solo engine whose settings.json has these alert settings. */
 async function engineWith(alerts: object, prepare?: (dir: string) => void): Promise<TestEngine> {
   const dir = tempDir('ax-alerts-');
-  fs.writeFileSync(path.join(dir, 'settings.json'), JSON.stringify({ alerts }));
+  fs.writeFileSync(path.join(dir, 'settings.json'), JSON.stringify({ alerts }), { mode: 0o600 });
   prepare?.(dir);
   te = await startTestEngine({ dir, config: { alertSweepMs: 200 } });
   return te;

@@ -31,8 +31,8 @@ const NO_RECOVERY = { failed: 0, requeued: 0, killed: 0 };
 function hostEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('AX_')) env[k] = v;
-  // AX_DATA_DIR too (the host takes --data-dir): tasks inherit it, so killStrays finds them.
-  return { ...env, AX_DATA_DIR: dataDir, AX_ENGINE_CONFIG: JSON.stringify(FAST_CONFIG) };
+  // AXT_DATA_DIR too (the host takes --data-dir): tasks inherit it (never AX_*), so killStrays finds them.
+  return { ...env, AX_DATA_DIR: dataDir, AXT_DATA_DIR: dataDir, AX_ENGINE_CONFIG: JSON.stringify(FAST_CONFIG) };
 }
 
 function startHost(args: string[] = []): ForkedEngineHost {

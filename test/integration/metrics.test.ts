@@ -163,7 +163,7 @@ tasks:
   it('with DATA_DIR/metrics-token, only its holder scrapes; a weak token refuses everyone', async () => {
     const file = path.join(t.dir, 'metrics-token');
     const token = 'metrics-secret-0123456789';
-    fs.writeFileSync(file, `${token}\n`);
+    fs.writeFileSync(file, `${token}\n`, { mode: 0o600 });
     try {
       const none = await fetch(url);
       expect(none.status).toBe(401);

@@ -41,7 +41,7 @@ describe.skipIf(skip)('the Alerts page', () => {
       workflows: { channels: ['ops', 'pager'] },
       retryDelay: '50ms',
     };
-    engine = await startUiEngine({ prepare: (dir) => fs.writeFileSync(path.join(dir, 'settings.json'), JSON.stringify({ alerts })) });
+    engine = await startUiEngine({ prepare: (dir) => fs.writeFileSync(path.join(dir, 'settings.json'), JSON.stringify({ alerts }), { mode: 0o600 }) });
     await engine.apply({ 'etl.yaml': FAILING });
     browser = await launchBrowser();
     ({ page } = await signedInPage(browser, engine, { colorScheme: 'light', locale: 'en-US', viewport: { width: 1360, height: 820 } }));

@@ -41,6 +41,8 @@ const graceMs = Number(process.argv[2] ?? 1500);
 // The engine's pid as it forked us (argv[3]): if the engine died while this process was still
 // starting, process.ppid is already init's here, and only the pid the engine passed tells.
 const parent = Number(process.argv[3] ?? process.ppid);
+// The user and group tasks run as, "UID:GID" (argv[4], a root engine's run-as): absent, the launcher's own.
+const [runUid, runGid] = (process.argv[4] ?? '').split(':').map((n) => (n === '' ? undefined : Number(n)));
 
 /** groups spawned here that may still have members; pruned once a group is empty */
 const groups = new Set();
@@ -88,7 +90,7 @@ function envOf(set, unset) {
 function start(id, file, args, cwd, env) {
   let child;
   try {
-    child = spawn(file, args, { cwd: cwd ?? undefined, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    child = spawn(file, args, { cwd: cwd ?? undefined, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true, uid: runUid, gid: runGid });
   } catch (err) {
     post(['exit', id, 127, null, err instanceof Error ? err.message : String(err)]);
     return;

@@ -45,6 +45,8 @@ export interface LauncherProcessRunnerOptions {
   shell?: string;
   /** told when a launcher dies on its own */
   onAlert?: (message: string) => void;
+  /** the user and group tasks run as (an engine started as root: run-as); default the engine's */
+  runAs?: { uid: number; gid: number };
 }
 
 type Op = [string, ...unknown[]];
@@ -75,7 +77,7 @@ export class LauncherProcessRunner implements ProcessRunner {
 
   async start(spec: ProcessSpec, handlers: ProcessOutputHandlers): Promise<RunningProcess> {
     if (this.disposed) throw new Error('the process runner is shut down');
-    const prepared = prepareSpawn(spec, this.options.shell);
+    const prepared = prepareSpawn(spec, this.options.shell, this.options.runAs);
     try {
       return await this.pick().start(prepared, spec.cwd, spec.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES, handlers);
     } catch (err) {
@@ -104,7 +106,7 @@ export class LauncherProcessRunner implements ProcessRunner {
     let best: Launcher | undefined;
     for (const l of this.pool) if (!best || l.load < best.load) best = l;
     if (best && (best.load === 0 || this.pool.length >= this.size)) return best;
-    const launcher = new Launcher(Math.min(this.options.killGraceMs, WATCHDOG_GRACE_CAP_MS), this.options.killGraceMs, (why, lost) => {
+    const launcher = new Launcher(Math.min(this.options.killGraceMs, WATCHDOG_GRACE_CAP_MS), this.options.killGraceMs, this.options.runAs, (why, lost) => {
       const i = this.pool.indexOf(launcher);
       if (i >= 0) this.pool.splice(i, 1);
       if (!this.disposed) this.options.onAlert?.(`task launcher (pid ${launcher.pid}) ${why}: ${lost} running task(s) lost with it fail over; a new launcher takes the next task`);
@@ -128,12 +130,15 @@ class Launcher {
   constructor(
     watchdogGraceMs: number,
     private readonly killGraceMs: number,
+    runAs: { uid: number; gid: number } | undefined,
     private readonly onDied: (why: string, lost: number) => void,
   ) {
     const env = { ...process.env };
     // The launcher is plain JavaScript: no loader (tsx) or other options of the engine's.
     delete env.NODE_OPTIONS;
-    this.child = fork(LAUNCHER_MAIN, [String(watchdogGraceMs), String(process.pid)], {
+    // The launcher stays the engine's user (it kills the groups it started); its spawns take run-as.
+    const args = [String(watchdogGraceMs), String(process.pid), ...(runAs ? [`${runAs.uid}:${runAs.gid}`] : [])];
+    this.child = fork(LAUNCHER_MAIN, args, {
       execArgv: ['--max-old-space-size=64'],
       serialization: 'advanced',
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],

@@ -2,7 +2,7 @@
 // choose the shell, write the environment files. The spawn itself differs (directly, or in a
 // launcher process).
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ProcessSpec } from '../../ports/process-runner.ts';
@@ -21,13 +21,13 @@ export interface PreparedSpawn {
 }
 
 /** Checks, shell and env files of a spec; throws what to fix when it cannot be spawned. */
-export function prepareSpawn(spec: ProcessSpec, shellOverride?: string): PreparedSpawn {
+export function prepareSpawn(spec: ProcessSpec, shellOverride?: string, owner?: { uid: number; gid: number }): PreparedSpawn {
   if (spec.cwd !== undefined && !isDirectory(spec.cwd)) {
     // Node would report a missing cwd as "spawn /bin/sh ENOENT", which blames the shell.
     throw new Error(`working directory "${spec.cwd}" does not exist`);
   }
   const [file, args] = shellCommand(spec, shellOverride);
-  const files = writeEnvFiles(spec.envFiles);
+  const files = writeEnvFiles(spec.envFiles, owner);
   const spawnId = randomBytes(8).toString('hex');
   return {
     file,
@@ -39,10 +39,11 @@ export function prepareSpawn(spec: ProcessSpec, shellOverride?: string): Prepare
 }
 
 /**
- * Writes each value to a file of its own in a private temporary directory (0700, file 0600);
- * returns the variables naming them and how to remove them.
+ * Writes each value to a file of its own in a private temporary directory (0700, file 0600),
+ * both given to `owner` when tasks run as another user (run-as); returns the variables naming
+ * them and how to remove them.
  */
-function writeEnvFiles(values: Record<string, string> | undefined): { env: Record<string, string>; remove(): void } | undefined {
+function writeEnvFiles(values: Record<string, string> | undefined, owner?: { uid: number; gid: number }): { env: Record<string, string>; remove(): void } | undefined {
   if (!values || Object.keys(values).length === 0) return undefined;
   const dir = mkdtempSync(join(tmpdir(), 'ax-task-'));
   const env: Record<string, string> = {};
@@ -50,8 +51,10 @@ function writeEnvFiles(values: Record<string, string> | undefined): { env: Recor
     for (const [name, text] of Object.entries(values)) {
       const file = join(dir, name.toLowerCase());
       writeFileSync(file, text, { mode: 0o600 });
+      if (owner) chownSync(file, owner.uid, owner.gid);
       env[name] = file;
     }
+    if (owner) chownSync(dir, owner.uid, owner.gid);
   } catch (err) {
     rmSync(dir, { recursive: true, force: true });
     throw err;

@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { openSqliteStore } from '../../adapters/sql/sqlite-store.ts';
 import { AxError } from '../../api/errors.ts';
-import { dbFile, describeLock, readEngineLock, resolveDataDir } from '../node/data-dir.ts';
+import { describeLock, privateDbFile, readEngineLock, resolveDataDir } from '../node/data-dir.ts';
 import { teamConnection } from '../node/team.ts';
 import type { GlobalOptions } from './connect.ts';
 import { printJson } from './format.ts';
@@ -26,7 +26,7 @@ export function migrateCommand(program: Command, globals: Globals): void {
         import('../../adapters/sql/copy-store.ts'),
         import('../../adapters/sql/mysql-store.ts'),
       ]);
-      const source = await openSqliteStore(dbFile(dir));
+      const source = await openSqliteStore(privateDbFile(dir));
       try {
         const target = await openMysqlStore({ url: mysqlUrl });
         try {

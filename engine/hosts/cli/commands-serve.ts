@@ -11,10 +11,11 @@ import { retrying } from '../../core/retry.ts';
 import { systemClock } from '../../adapters/system-clock.ts';
 import type { ApiServer } from '../../server/ws-server.ts';
 import { apiToken, readEngineLock, resolveDataDir } from '../node/data-dir.ts';
-import { metricsAuth, startLocalApi } from '../node/local-api.ts';
+import { checkTokenFiles, metricsAuth, startLocalApi } from '../node/local-api.ts';
+import { writePrivateFile } from '../node/private-file.ts';
 import { type MetricsServer, startMetricsServer } from '../../server/metrics-server.ts';
 import { openTeamEngine, type TeamRole, teamConnection } from '../node/team.ts';
-import { embeddedEngine, type GlobalOptions, modeOf } from './connect.ts';
+import { embeddedEngine, type GlobalOptions, modeOf, taskEnvFlags } from './connect.ts';
 import { intArg, MAX_CONCURRENCY, MAX_SECONDS } from './int-arg.ts';
 
 type Globals = () => GlobalOptions & { json?: boolean };
@@ -129,6 +130,7 @@ async function serveApi(engine: Engine, dir: string, port: number, startLine: (p
 }
 
 async function serveSolo(g: GlobalOptions, opts: ServeOptions): Promise<void> {
+  checkTokenFiles(resolveDataDir(g.dataDir));
   checkMetricsAddress(resolveDataDir(g.dataDir), opts.metricsAddress);
   // The drain callback exists before the engine does; it is bound once the engine runs.
   const later: { stop?: (reason: string, drainMs: number) => void } = {};
@@ -175,6 +177,7 @@ async function serveTeam(g: GlobalOptions, opts: ServeOptions): Promise<void> {
   const accept = list(opts.accept) ?? [];
   const later: { stop?: (reason: string, drainMs: number) => void } = {};
   const dir = resolveDataDir(g.dataDir);
+  checkTokenFiles(dir);
   checkMetricsAddress(dir, opts.metricsAddress);
   const acceptWorkflows = accept.filter((a) => a.startsWith('workflow:')).map((a) => a.slice('workflow:'.length)).filter(Boolean);
   const engine: Engine = await untilReachable(() => openTeamEngine({
@@ -187,6 +190,7 @@ async function serveTeam(g: GlobalOptions, opts: ServeOptions): Promise<void> {
     acceptUnlabelled: accept.includes('unlabelled') ? true : undefined,
     acceptWorkflows: acceptWorkflows.length ? acceptWorkflows : undefined,
     maxConcurrency: opts.concurrency,
+    taskEnvFlags: taskEnvFlags(g),
     onAlert: (m) => process.stderr.write(`ax: ${m}\n`),
     onDrainRequested: () => later.stop?.('drain requested', Infinity),
     onIdentityLost: () => {
@@ -222,7 +226,7 @@ async function serveTeam(g: GlobalOptions, opts: ServeOptions): Promise<void> {
   stopOn(later.stop, opts.drainTimeout * 1000);
   serving.metrics = await serveMetricsAddress(engine, dir, opts.metricsAddress);
   const server = (serving.api = await serveApi(engine, dir, opts.port, (port) => `ax serve: team ${opts.role}${worker} (pid ${process.pid}), API ws://127.0.0.1:${port}/api`));
-  fs.writeFileSync(uiFile, JSON.stringify({ pid: process.pid, port: server.port }), { mode: 0o600 });
+  writePrivateFile(uiFile, JSON.stringify({ pid: process.pid, port: server.port }));
 }
 
 /** Hands a URL to the desktop's browser; says so when there is none (a server without a desktop). */

@@ -5,7 +5,7 @@ import { sqliteDriver } from '../../adapters/sql/sqlite-driver.ts';
 import { resolveDataDir } from '../node/data-dir.ts';
 import { parseAlertSettings } from '../../core/alerts/alert-settings.ts';
 import { ALERTS_KEY, effectiveSettings, readRawSetting, SETTING_KEYS, settingsFile, shownValue, writeAlertSettings, writeSetting } from '../node/settings.ts';
-import type { GlobalOptions } from './connect.ts';
+import { type GlobalOptions, taskEnvFlags } from './connect.ts';
 import { printJson, table } from './format.ts';
 
 type Globals = () => GlobalOptions & { json?: boolean };
@@ -13,7 +13,7 @@ type Globals = () => GlobalOptions & { json?: boolean };
 const SOURCE: Record<string, string> = { flag: 'flag', env: 'environment', file: 'settings file', default: 'default' };
 
 function show(dir: string, flags: GlobalOptions, json: boolean): void {
-  const settings = effectiveSettings(dir, { mode: flags.mode, mysql: flags.mysql, redis: flags.redis, 'redis-prefix': flags.redisPrefix });
+  const settings = effectiveSettings(dir, { mode: flags.mode, mysql: flags.mysql, redis: flags.redis, 'redis-prefix': flags.redisPrefix, ...taskEnvFlags(flags) });
   const shown = settings.map((s) => ({ ...s, value: s.value === undefined ? undefined : shownValue(s.key, s.value) }));
   const alerts = alertsLine(dir);
   const sqlite = sqliteLine();

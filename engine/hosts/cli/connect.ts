@@ -20,7 +20,14 @@ export interface GlobalOptions {
   mysql?: string;
   redis?: string;
   redisPrefix?: string;
+  /** what tasks get of this node's environment: inherit or clean (task-env.ts); env AX_TASK_ENV */
+  taskEnv?: string;
+  /** the user a root node runs its tasks as; env AX_RUN_AS */
+  runAs?: string;
 }
+
+/** The flags of the node settings a command's engine takes as they are (task-env.ts reads the rest). */
+export const taskEnvFlags = (options: GlobalOptions) => ({ 'task-env': options.taskEnv, 'run-as': options.runAs });
 
 /** Fills what neither a flag nor the environment gives from DATA_DIR/settings.json (see effectiveSettings). */
 export function withSettings<T extends GlobalOptions>(options: T): T {
@@ -52,7 +59,7 @@ export async function connect(options: GlobalOptions): Promise<Connection> {
     const api = await connectApi(`ws://127.0.0.1:${holder.port}/api`, apiToken(dir));
     return { api, remote: true, close: async () => api.close() };
   }
-  const engine = await openSoloEngine(dir);
+  const engine = await openSoloEngine(dir, { taskEnvFlags: taskEnvFlags(options) });
   return { api: engine, remote: false, close: () => engine.dispose() };
 }
 
@@ -79,6 +86,7 @@ export async function embeddedEngine(
   return holdSoloEngine(resolveDataDir(options.dataDir), command, {
     config: { fireSchedules: options.fireSchedules ?? true },
     maxConcurrency: options.concurrency,
+    taskEnvFlags: taskEnvFlags(options),
     onAlert: (message) => process.stderr.write(`ax: ${message}\n`),
     onDrainRequested: options.onDrainRequested,
     onStoreLost: (error, release) => {

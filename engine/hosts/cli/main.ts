@@ -29,6 +29,8 @@ export async function main(argv: string[]): Promise<void> {
     .option('--mysql <url>', 'team mode: mysql://USER:PASSWORD@HOST:PORT/DATABASE (env AX_MYSQL_URL)')
     .option('--redis <url>', 'team mode: redis://HOST:PORT (env AX_REDIS_URL)')
     .option('--redis-prefix <prefix>', 'team mode: key prefix, so two teams can share a Redis (env AX_REDIS_PREFIX; default ax:)')
+    .option('--task-env <mode>', "what tasks get of this node's environment, never AX_* variables: inherit (default) or clean (PATH, HOME, LANG, USER, SHELL, TZ only); env AX_TASK_ENV")
+    .option('--run-as <user>', 'a node started as root runs its tasks as this user (env AX_RUN_AS)')
     .showHelpAfterError()
     .addHelpText(
       'after',

@@ -1,11 +1,13 @@
 // The solo data dir: the SQLite file, the engine lock (one engine per data dir), the API
-// token (created once per install, mode 0600) and the settings file.
+// token (created once per install, mode 0600) and the settings file. The dir is made 0700 and
+// must be this user's (private-file.ts); ax.db and its -wal and -shm are 0600.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { checkWritable } from '../../adapters/sql/sqlite-file.ts';
 import { AxError } from '../../api/errors.ts';
+import { checkDataDirOwner, makePrivate, readPrivateFile, writePrivateFile } from './private-file.ts';
 import { ProcessLock } from './process-lock.ts';
 
 export function defaultDataDir(): string {
@@ -22,6 +24,7 @@ export function resolveDataDir(flag?: string): string {
   } catch (err) {
     throw dataDirError(dir, err as NodeJS.ErrnoException);
   }
+  checkDataDirOwner(dir);
   return dir;
 }
 
@@ -36,6 +39,19 @@ function dataDirError(dir: string, err: NodeJS.ErrnoException): AxError {
 }
 
 export const dbFile = (dir: string) => path.join(dir, 'ax.db');
+
+/**
+ * ax.db as SQLite is to open it: created empty with mode 0600 when missing (SQLite would make it
+ * 0644, and its -wal and -shm take its mode), an older file made private.
+ */
+export function privateDbFile(dir: string): string {
+  const file = dbFile(dir);
+  // A read-only file is named with its fix first, as the store would (sqlite-file.ts).
+  checkWritable(file);
+  makePrivate(file, true);
+  for (const companion of [`${file}-wal`, `${file}-shm`]) makePrivate(companion, false);
+  return file;
+}
 
 export interface EngineLockInfo {
   pid: number;
@@ -86,6 +102,7 @@ export function acquireEngineLock(dir: string, command: string): EngineLock {
   const file = lockFile(dir);
   // Before the lock's own files are made there: one line with the fix, not a driver's stack.
   checkWritable(dbFile(dir));
+  makePrivate(kernelLockFile(dir), true);
   const kernel = ProcessLock.tryAcquire(kernelLockFile(dir));
   if (!kernel) {
     const holder = readLockInfo(dir);
@@ -93,11 +110,8 @@ export function acquireEngineLock(dir: string, command: string): EngineLock {
     throw new AxError('conflict', `another AX engine is running on ${dir}: ${who}. Stop it, or use another --data-dir.`);
   }
   const info: EngineLockInfo = { pid: process.pid, host: os.hostname(), command, startedAt: Date.now() };
-  const write = () => {
-    // Write then rename: a reader never sees half a file.
-    fs.writeFileSync(`${file}.${process.pid}.tmp`, JSON.stringify(info), { mode: 0o600 });
-    fs.renameSync(`${file}.${process.pid}.tmp`, file);
-  };
+  // Write then rename: a reader never sees half a file.
+  const write = () => writePrivateFile(file, JSON.stringify(info));
   try {
     write();
   } catch (err) {
@@ -134,31 +148,19 @@ export function weakToken(text: string, min = MIN_TOKEN_LENGTH): string | undefi
 /**
  * The per-install API token (file mode 0600), created on first use. A token file that is empty,
  * short or not printable text would make the API guessable (an empty one used to turn the check
- * off): it is replaced by a fresh token, and `notice` says so. A file others may read is made 0600.
+ * off): it is replaced by a fresh token, and `notice` says so. A link, another user's file, or
+ * one others may read is refused with the fix (private-file.ts): its token may be known.
  */
 export function apiToken(dir: string, notice: (message: string) => void = (m) => console.error(m)): string {
   const file = path.join(dir, 'api-token');
-  let text: string | undefined;
-  try {
-    text = fs.readFileSync(file, 'utf8').trim();
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-  }
+  const text = readPrivateFile(file)?.trim();
   if (text !== undefined) {
     const weak = weakToken(text);
-    if (!weak) {
-      if (process.platform !== 'win32' && (fs.statSync(file).mode & 0o077) !== 0) {
-        fs.chmodSync(file, 0o600);
-        notice(`ax: ${file} could be read by other users; made it private (mode 0600)`);
-      }
-      return text;
-    }
+    if (!weak) return text;
     notice(`ax: the API token in ${file} was ${weak}; replaced it with a fresh one (clients read it from that file)`);
   }
   const token = randomBytes(24).toString('hex');
   // Written whole under another name, then renamed: a client never reads half a token.
-  const tmp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(tmp, token, { mode: 0o600 });
-  fs.renameSync(tmp, file);
+  writePrivateFile(file, token);
   return token;
 }

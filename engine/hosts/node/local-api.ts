@@ -2,14 +2,17 @@
 // the desktop app's engine host starts when the user turns the local API on. The API token is the
 // data dir's; the webhook and metrics tokens are read on every request (writing one while the
 // engine runs takes effect at once; a webhook secret too short leaves webhooks off, a metrics
-// secret too short refuses every scrape, each said once per change).
-import fs from 'node:fs';
+// secret too short refuses every scrape, each said once per change). A token file that is a
+// link, another user's, or open to others is refused with the fix (private-file.ts): at start
+// the server does not start; later, webhooks stay off and scrapes are refused until it is fixed.
 import path from 'node:path';
+import { AxError } from '../../api/errors.ts';
 import type { EngineApi } from '../../api/engine-api.ts';
 import type { EngineMetrics } from '../../ports/metrics.ts';
 import type { MetricsAuth } from '../../server/metrics-server.ts';
 import { type ApiServer, startApiServer } from '../../server/ws-server.ts';
 import { apiToken, weakToken } from './data-dir.ts';
+import { readPrivateFile } from './private-file.ts';
 import { uiDir } from './ui-dir.ts';
 
 /** The shortest webhook or metrics secret accepted. */
@@ -20,15 +23,24 @@ export interface LocalApi extends ApiServer {
   webhooksOn(): boolean;
 }
 
-type SecretState = { none: true } | { secret: string } | { weak: string };
+type SecretState = { none: true } | { secret: string } | { weak: string } | { untrusted: AxError };
 
-/** A secret kept in a file of the data dir, read on every call; a weak one is said once per change (stderr). */
+/** A secret kept in a file of the data dir, read on every call; a weak or untrusted one is said once per change (stderr). */
 function secretFile(file: string, who: string, consequence: string): () => SecretState {
   let toldWeak = '';
   return () => {
-    if (!fs.existsSync(file)) return { none: true };
-    const text = fs.readFileSync(file, 'utf8').trim();
-    if (text === '') return { none: true };
+    let text: string | undefined;
+    try {
+      text = readPrivateFile(file)?.trim();
+    } catch (err) {
+      if (!(err instanceof AxError)) throw err;
+      if (toldWeak !== err.message) {
+        toldWeak = err.message;
+        process.stderr.write(`${who}: ${consequence}: ${err.message}\n`);
+      }
+      return { untrusted: err };
+    }
+    if (text === undefined || text === '') return { none: true };
     const weak = weakToken(text, MIN_SECRET_LENGTH);
     if (!weak) return { secret: text };
     if (toldWeak !== text) {
@@ -49,8 +61,15 @@ export function metricsAuth(dir: string, who: string): () => MetricsAuth {
     const state = read();
     if ('secret' in state) return { token: state.secret };
     if ('weak' in state) return { refused: state.weak };
+    if ('untrusted' in state) return { refused: state.untrusted.message };
     return { open: true };
   };
+}
+
+
+/** Before a server starts: a token file that cannot be trusted stops it with its fix (thrown here). */
+export function checkTokenFiles(dir: string): void {
+  for (const name of ['api-token', 'webhook-token', 'metrics-token']) readPrivateFile(path.join(dir, name));
 }
 
 /** `who` names the process in the one-line warnings about weak secrets (stderr). */
@@ -61,6 +80,8 @@ export async function startLocalApi(
   who: string,
 ): Promise<LocalApi> {
   const webhookSecret = secretFile(path.join(dir, 'webhook-token'), who, 'webhooks stay off');
+  checkTokenFiles(dir);
+  const metrics = metricsAuth(dir, who);
   const webhookToken = (): string | undefined => {
     const state = webhookSecret();
     return 'secret' in state ? state.secret : undefined;
@@ -72,7 +93,7 @@ export async function startLocalApi(
     port,
     uiDir: uiDir(),
     maxPayloadBytes: engine.config.maxEventPayloadBytes,
-    metrics: { metrics: engine.metrics, auth: metricsAuth(dir, who) },
+    metrics: { metrics: engine.metrics, auth: metrics },
   });
   return Object.assign(server, { webhooksOn: () => webhookToken() !== undefined });
 }

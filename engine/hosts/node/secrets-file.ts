@@ -8,6 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { AxError } from '../../api/errors.ts';
+import { appendPrivateFile, readPrivateFile, writePrivateFile } from './private-file.ts';
 import { type SecretInfo, secretNameProblem } from '../../api/secrets.ts';
 import type { SecretSource } from '../../ports/secrets.ts';
 
@@ -65,9 +66,12 @@ export class SecretsFile implements SecretSource {
   private read(): Record<string, Stored> {
     let parsed: unknown;
     try {
-      parsed = JSON.parse(fs.readFileSync(this.file, 'utf8'));
+      // A link, another user's file or one open to others is refused with its fix (private-file.ts).
+      const text = readPrivateFile(this.file);
+      if (text === undefined) return {};
+      parsed = JSON.parse(text);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return {};
+      if (err instanceof AxError) throw err;
       throw new AxError('storage', `cannot read ${this.file} (${(err as Error).message}): fix or remove it, then set the secrets again`);
     }
     const out: Record<string, Stored> = {};
@@ -83,14 +87,11 @@ export class SecretsFile implements SecretSource {
   private write(all: Record<string, Stored>): void {
     fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     // Written whole under another name (created 0600), then renamed: a reader never sees half a file.
-    const tmp = `${this.file}.${process.pid}.tmp`;
-    fs.writeFileSync(tmp, `${JSON.stringify({ version: 1, secrets: all }, null, 2)}\n`, { mode: 0o600 });
-    fs.chmodSync(tmp, 0o600);
-    fs.renameSync(tmp, this.file);
+    writePrivateFile(this.file, `${JSON.stringify({ version: 1, secrets: all }, null, 2)}\n`);
   }
 
   private audit(entry: { at: number; actor: string; action: string; name: string }): void {
-    fs.appendFileSync(secretsAuditFile(this.dir), `${JSON.stringify({ ...entry, at: new Date(entry.at).toISOString() })}\n`, { mode: 0o600 });
+    appendPrivateFile(secretsAuditFile(this.dir), `${JSON.stringify({ ...entry, at: new Date(entry.at).toISOString() })}\n`);
   }
 }
 

@@ -1,22 +1,32 @@
 // DATA_DIR/settings.json: the defaults a machine's ax commands use (mode, team connections),
 // below flags and environment variables. Written with mode 0600: connection strings may hold
-// passwords (the desktop app will keep them in the OS keychain instead).
-import fs from 'node:fs';
+// passwords (the desktop app will keep them in the OS keychain instead). Read without following
+// a link and written whole under a new name (private-file.ts): a planted settings.json link
+// never receives a password.
 import path from 'node:path';
 import { AxError } from '../../api/errors.ts';
 import { maskUrl } from '../../api/mask-url.ts';
 import { parseAlertSettings } from '../../core/alerts/alert-settings.ts';
+import { readPrivateFile, writePrivateFile } from './private-file.ts';
 
 /** One spelling per key: the flag is --KEY, the environment variable AX_KEY (upper case, _). */
-export const SETTING_KEYS = ['mode', 'mysql', 'redis', 'redis-prefix'] as const;
+export const SETTING_KEYS = ['mode', 'mysql', 'redis', 'redis-prefix', 'task-env', 'run-as'] as const;
 export type SettingKey = (typeof SETTING_KEYS)[number];
 export type Settings = Partial<Record<SettingKey, string>>;
 
 /** Keys older files may hold, read as their one spelling (rewritten on the next `ax settings set`). */
 const OLD_SPELLINGS: Record<string, SettingKey> = { redisPrefix: 'redis-prefix' };
 
-const ENV: Record<SettingKey, string> = { mode: 'AX_MODE', mysql: 'AX_MYSQL_URL', redis: 'AX_REDIS_URL', 'redis-prefix': 'AX_REDIS_PREFIX' };
-const DEFAULTS: Partial<Record<SettingKey, string>> = { mode: 'solo', 'redis-prefix': 'ax:' };
+const ENV: Record<SettingKey, string> = {
+  mode: 'AX_MODE',
+  mysql: 'AX_MYSQL_URL',
+  redis: 'AX_REDIS_URL',
+  'redis-prefix': 'AX_REDIS_PREFIX',
+  // what this node's tasks get of its environment, and whom they run as (task-env.ts)
+  'task-env': 'AX_TASK_ENV',
+  'run-as': 'AX_RUN_AS',
+};
+const DEFAULTS: Partial<Record<SettingKey, string>> = { mode: 'solo', 'redis-prefix': 'ax:', 'task-env': 'inherit' };
 
 const file = (dir: string) => path.join(dir, 'settings.json');
 
@@ -25,12 +35,8 @@ export const ALERTS_KEY = 'alerts';
 
 /** One top-level value of settings.json as written (undefined: no file, or no such key). */
 export function readRawSetting(dir: string, key: string): unknown {
-  let text: string;
-  try {
-    text = fs.readFileSync(file(dir), 'utf8');
-  } catch {
-    return undefined;
-  }
+  const text = readPrivateFile(file(dir));
+  if (text === undefined) return undefined;
   try {
     const parsed = JSON.parse(text) as unknown;
     return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>)[key] : undefined;
@@ -40,12 +46,8 @@ export function readRawSetting(dir: string, key: string): unknown {
 }
 
 export function readSettings(dir: string): Settings {
-  let text: string;
-  try {
-    text = fs.readFileSync(file(dir), 'utf8');
-  } catch {
-    return {};
-  }
+  const text = readPrivateFile(file(dir));
+  if (text === undefined) return {};
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -71,12 +73,12 @@ export function writeSetting(dir: string, key: string, value: string | undefined
   const known = (OLD_SPELLINGS[key] ?? key) as SettingKey;
   if (!SETTING_KEYS.includes(known)) throw new AxError('validation', `unknown setting "${key}": known ones are ${SETTING_KEYS.join(', ')}, ${ALERTS_KEY}`);
   if (known === 'mode' && value !== undefined && value !== 'solo' && value !== 'team') throw new AxError('validation', `mode must be solo or team, not "${value}"`);
+  if (known === 'task-env' && value !== undefined && value !== 'inherit' && value !== 'clean') throw new AxError('validation', `task-env must be inherit or clean, not "${value}"`);
   const settings = readSettings(dir);
   if (value === undefined) delete settings[known];
   else settings[known] = value;
   const alerts = readRawSetting(dir, ALERTS_KEY);
-  fs.writeFileSync(file(dir), `${JSON.stringify({ ...settings, ...(alerts !== undefined && { [ALERTS_KEY]: alerts }) }, null, 2)}\n`, { mode: 0o600 });
-  fs.chmodSync(file(dir), 0o600);
+  writePrivateFile(file(dir), `${JSON.stringify({ ...settings, ...(alerts !== undefined && { [ALERTS_KEY]: alerts }) }, null, 2)}\n`);
   return settings;
 }
 
@@ -99,8 +101,7 @@ export function writeAlertSettings(dir: string, text: string | undefined): void 
   const stored: Record<string, unknown> = { ...readSettings(dir) };
   if (value === undefined) delete stored[ALERTS_KEY];
   else stored[ALERTS_KEY] = value;
-  fs.writeFileSync(file(dir), `${JSON.stringify(stored, null, 2)}\n`, { mode: 0o600 });
-  fs.chmodSync(file(dir), 0o600);
+  writePrivateFile(file(dir), `${JSON.stringify(stored, null, 2)}\n`);
 }
 
 /** Where a setting's effective value comes from, strongest first. */

@@ -11,8 +11,9 @@ import type { AxError } from '../../api/errors.ts';
 import { DEFAULT_CONFIG, type EngineConfig } from '../../core/config.ts';
 import { Engine } from '../../core/engine.ts';
 import { configFromEnv } from './config-env.ts';
-import { dbFile } from './data-dir.ts';
+import { privateDbFile } from './data-dir.ts';
 import { type SettingKey, type Settings, settingsFile, shownSettings, shownValue } from './settings.ts';
+import { nodeTaskEnv } from './task-env.ts';
 import { taskRunner } from './task-runner.ts';
 import { VERSION } from './version.ts';
 import type { ProcessRunner } from '../../ports/process-runner.ts';
@@ -35,6 +36,8 @@ export interface SoloOptions {
   secrets?: SecretSource;
   /** alert channels the host adds (the desktop app's), and settings for tests */
   alerts?: AlertOptions;
+  /** task-env and run-as as given by flags; else AX_TASK_ENV / AX_RUN_AS, else settings.json (task-env.ts) */
+  taskEnvFlags?: Settings;
 }
 
 /** Solo tasks run on this machine: a cwd that cannot be entered here is worth a warning. */
@@ -57,13 +60,14 @@ export async function openSoloEngine(dataDir: string, options: SoloOptions = {})
   const secrets = options.secrets ?? new SecretsFile(dataDir);
   // Read before the store opens: a mistake in settings.json stops the engine with its fix.
   const alerts = loadAlerts(dataDir, secrets, options.alerts);
-  const store = await openSqliteStore(dbFile(dataDir), { onLost: options.onStoreLost });
+  const taskEnv = nodeTaskEnv(dataDir, options.taskEnvFlags);
+  const store = await openSqliteStore(privateDbFile(dataDir), { onLost: options.onStoreLost });
   const coordinator = new MemoryCoordinator();
   const config = { ...configFromEnv(), ...options.config };
   return new Engine({
     store,
     coordinator,
-    runner: options.runner ?? taskRunner(config.killGraceMs ?? DEFAULT_CONFIG.killGraceMs, options.onAlert),
+    runner: options.runner ?? taskRunner(config.killGraceMs ?? DEFAULT_CONFIG.killGraceMs, options.onAlert, taskEnv.runAs),
     clock: systemClock,
     config,
     nodeId: `${os.hostname()}:${process.pid}`,
@@ -86,7 +90,8 @@ export async function openSoloEngine(dataDir: string, options: SoloOptions = {})
       // A solo engine runs only under the data-dir lock: whoever held "local" before is dead.
       holderGone: () => true,
       secrets,
-      baseEnv: Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined)),
+      // Never AX's own variables (the data dir, connection strings): see task-env.ts.
+      baseEnv: taskEnv.baseEnv,
     },
   });
 }

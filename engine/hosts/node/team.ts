@@ -7,7 +7,8 @@ import { DEFAULT_CONFIG, type EngineConfig } from '../../core/config.ts';
 import { Engine } from '../../core/engine.ts';
 import type { SecretSource } from '../../ports/secrets.ts';
 import { configFromEnv } from './config-env.ts';
-import { howToSet, maskUrl } from './settings.ts';
+import { howToSet, maskUrl, type Settings } from './settings.ts';
+import { nodeTaskEnv } from './task-env.ts';
 import { resolveDataDir } from './data-dir.ts';
 import { defaultWorkerId, holderGoneHere } from './node-identity.ts';
 import { taskRunner } from './task-runner.ts';
@@ -46,6 +47,8 @@ export interface TeamOptions {
   secrets?: SecretSource;
   /** alert channels the host adds, and settings for tests; default the data dir's settings.json */
   alerts?: AlertOptions;
+  /** task-env and run-as as given by flags; else AX_TASK_ENV / AX_RUN_AS, else settings.json (task-env.ts) */
+  taskEnvFlags?: Settings;
 }
 
 export interface TeamConnection {
@@ -71,6 +74,8 @@ export async function openTeamEngine(options: TeamOptions): Promise<Engine> {
   const dataDir = options.dataDir ?? resolveDataDir();
   const secrets = options.secrets ?? new SecretsFile(dataDir);
   const alerts = loadAlerts(dataDir, secrets, options.alerts);
+  const works = options.role === 'worker' || (options.role === 'scheduler' && options.schedulerWorks !== false);
+  const taskEnv = works ? nodeTaskEnv(dataDir, options.taskEnvFlags) : undefined;
   // Loaded here, not at the top: a solo engine never loads mysql2 and ioredis (about 20 MB).
   const [{ openMysqlStore }, { RedisCoordinator }] = await Promise.all([
     import('../../adapters/sql/mysql-store.ts'),
@@ -82,7 +87,6 @@ export async function openTeamEngine(options: TeamOptions): Promise<Engine> {
     prefix: options.redisPrefix,
     onConnectionError: (err) => options.onAlert?.(`redis: ${err.message}`),
   });
-  const works = options.role === 'worker' || (options.role === 'scheduler' && options.schedulerWorks !== false);
   const slot = works && !options.workerId ? defaultWorkerId(options.dataDir ?? resolveDataDir()) : undefined;
   const workerId = options.workerId ?? slot?.id ?? os.hostname();
   return new Engine({
@@ -90,7 +94,7 @@ export async function openTeamEngine(options: TeamOptions): Promise<Engine> {
     coordinator,
     // If this worker dies, its tasks must not run on beside the re-runs fail-over starts
     // elsewhere: the launchers kill them (see launcher-main.mjs).
-    runner: taskRunner(config.killGraceMs ?? DEFAULT_CONFIG.killGraceMs, options.onAlert),
+    runner: taskRunner(config.killGraceMs ?? DEFAULT_CONFIG.killGraceMs, options.onAlert, taskEnv?.runAs),
     onDispose: () => slot?.release(),
     clock: systemClock,
     config,
@@ -125,7 +129,8 @@ export async function openTeamEngine(options: TeamOptions): Promise<Engine> {
           holderGone: holderGoneHere,
           onIdentityLost: options.onIdentityLost,
           secrets,
-          baseEnv: Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined)),
+          // Never AX's own variables (the connection strings, the data dir): see task-env.ts.
+          baseEnv: taskEnv?.baseEnv ?? {},
         }
       : undefined,
   });

@@ -90,7 +90,18 @@ function drainOf(value: unknown): number {
   return typeof value === 'number' && value >= 0 ? value : HOST_DRAIN_TIMEOUT_MS;
 }
 
+/** The host could not start: the parent hears why, stderr says it, and the host exits. */
+async function failedOn(channel: ParentChannel, err: unknown): Promise<never> {
+  const code = err instanceof AxError ? err.code : 'internal';
+  const message = err instanceof Error ? err.message : String(err);
+  channel.post({ type: 'failed', code, message });
+  process.stderr.write(`ax engine host: ${message}\n`);
+  await channel.flushed();
+  process.exit(EXIT[code]);
+}
+
 function run(channel: ParentChannel): void {
+  const failed = (err: unknown) => failedOn(channel, err);
   // The engine's timers never hold a process open; this host lives until it is told to stop.
   setInterval(() => undefined, 1 << 30);
   let clients: HostClients | undefined;
@@ -104,7 +115,14 @@ function run(channel: ParentChannel): void {
   };
 
   let localApi: LocalApi | undefined;
-  const dataDir = resolveDataDir(dataDirArg(process.argv));
+  let dataDir: string;
+  try {
+    // A data dir another user owns or can write is refused (private-file.ts): said, not a crash.
+    dataDir = resolveDataDir(dataDirArg(process.argv));
+  } catch (err) {
+    void failed(err);
+    return;
+  }
   const team = new HostTeam({
     secrets: desktopSecrets.settings,
     dataDir,
@@ -137,14 +155,7 @@ function run(channel: ParentChannel): void {
     }
     return held;
   };
-  const started: Promise<HeldEngine> = open().catch(async (err: unknown) => {
-    const code = err instanceof AxError ? err.code : 'internal';
-    const message = err instanceof Error ? err.message : String(err);
-    channel.post({ type: 'failed', code, message });
-    process.stderr.write(`ax engine host: ${message}\n`);
-    await channel.flushed();
-    process.exit(EXIT[code]);
-  });
+  const started: Promise<HeldEngine> = open().catch(failed);
 
   function stop(drainTimeoutMs: number): void {
     stopping ??= (async () => {
