@@ -31,7 +31,8 @@ const children: ChildProcess[] = [];
 function hostEnv(dataDir: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('AX_')) env[k] = v;
-  return { ...env, AX_DATA_DIR: dataDir, AX_ENGINE_CONFIG: JSON.stringify(FAST_CONFIG) };
+  // AXT_DATA_DIR marks the tasks (AX_* never reaches one), so killStrays finds them.
+  return { ...env, AX_DATA_DIR: dataDir, AXT_DATA_DIR: dataDir, AX_ENGINE_CONFIG: JSON.stringify(FAST_CONFIG) };
 }
 
 /** The native addons a process has loaded: every mapped *.node file (Linux's /proc). */
