@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { EngineApi } from '../../api/engine-api.ts';
+import { maskedApi } from '../../core/masked-api.ts';
 import type { EngineMetrics } from '../../ports/metrics.ts';
 import type { MetricsAuth } from '../../server/metrics-server.ts';
 import { type ApiServer, startApiServer } from '../../server/ws-server.ts';
@@ -55,7 +56,7 @@ export function metricsAuth(dir: string, who: string): () => MetricsAuth {
 
 /** `who` names the process in the one-line warnings about weak secrets (stderr). */
 export async function startLocalApi(
-  engine: EngineApi & { config: { maxEventPayloadBytes: number }; metrics: EngineMetrics },
+  engine: EngineApi & { config: { maxEventPayloadBytes: number }; metrics: EngineMetrics; secretMask?: { mask(text: string): string } },
   dir: string,
   port: number,
   who: string,
@@ -66,7 +67,8 @@ export async function startLocalApi(
     return 'secret' in state ? state.secret : undefined;
   };
   const server = await startApiServer({
-    api: engine,
+    // An error's message reaches the client with the node's secrets masked.
+    api: engine.secretMask ? maskedApi(engine, (text) => engine.secretMask?.mask(text) ?? text) : engine,
     token: apiToken(dir),
     webhookToken,
     port,
