@@ -347,6 +347,7 @@ const NOUNS: Record<AlertRule, string> = {
   run_overdue: 'overdue runs',
   misfire_skipped: 'skipped fires',
   store_unreachable: 'store outages',
+  clock_step: 'clock steps',
   engine: 'engine alerts',
 };
 
