@@ -93,6 +93,8 @@ export interface EngineDeps {
   metrics?: EngineMetrics;
   /** the node's masking step (the host shares it with its alert channels); default one of the engine's own */
   secretMask?: SecretMask;
+  /** the host's alert settings and channels read again (settings.json); none: they are fixed at start */
+  reloadAlerts?: () => NonNullable<EngineAlertsDeps['alerts']>;
 }
 
 export class Engine implements EngineApi {
@@ -451,6 +453,14 @@ export class Engine implements EngineApi {
   }
 
   /** Resolves once every alert raised so far is recorded and delivered or failed (tests). */
+  /** Reads the host's alert settings again (SIGHUP on a service); what was reloaded, in words. Throws on a bad file, keeping the old ones. */
+  reloadSettings(): string {
+    if (!this.deps.reloadAlerts) return 'nothing: this engine has no settings to reload';
+    const { settings, channels } = this.deps.reloadAlerts();
+    this.alerts.reconfigure(settings, channels);
+    return `alerts: ${channels.length} channel(s)${channels.length ? ` (${channels.map((c) => c.name).join(', ')})` : ''}`;
+  }
+
   alertsIdle(): Promise<void> {
     return this.alerts.idle();
   }

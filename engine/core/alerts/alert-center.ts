@@ -99,6 +99,16 @@ export class AlertCenter {
     while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);
   }
 
+  /**
+   * New settings and channels (settings.json read again: SIGHUP on a service's ax serve). Alerts
+   * under way finish on the channel they started with; the next one goes by the new routes.
+   */
+  reconfigure(settings: AlertSettings, channels: AlertChannel[]): void {
+    this.deps.settings = settings;
+    this.channels.clear();
+    for (const c of channels) this.channels.set(c.name, c);
+  }
+
   listChannels(): AlertChannelInfo[] {
     return [...this.channels.values()].map((c) => ({ name: c.name, kind: c.kind, target: c.target, ...(c.template && { template: c.template }) }));
   }

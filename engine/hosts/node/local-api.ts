@@ -19,6 +19,8 @@ const MIN_SECRET_LENGTH = 16;
 export interface LocalApi extends ApiServer {
   /** whether DATA_DIR/webhook-token holds a usable secret now */
   webhooksOn(): boolean;
+  /** reads DATA_DIR/api-token again (SIGHUP on a service); throws, keeping the old one, when it cannot */
+  reloadToken(): void;
 }
 
 type SecretState = { none: true } | { secret: string } | { weak: string };
@@ -66,15 +68,21 @@ export async function startLocalApi(
     const state = webhookSecret();
     return 'secret' in state ? state.secret : undefined;
   };
+  let token = apiToken(dir);
   const server = await startApiServer({
     // An error's message reaches the client with the node's secrets masked.
     api: engine.secretMask ? maskedApi(engine, (text) => engine.secretMask?.mask(text) ?? text) : engine,
-    token: apiToken(dir),
+    token: () => token,
     webhookToken,
     port,
     uiDir: uiDir(),
     maxPayloadBytes: engine.config.maxEventPayloadBytes,
     metrics: { metrics: engine.metrics, auth: metricsAuth(dir, who) },
   });
-  return Object.assign(server, { webhooksOn: () => webhookToken() !== undefined });
+  return Object.assign(server, {
+    webhooksOn: () => webhookToken() !== undefined,
+    reloadToken: () => {
+      token = apiToken(dir);
+    },
+  });
 }

@@ -73,6 +73,7 @@ export async function openSoloEngine(dataDir: string, options: SoloOptions = {})
     onAlert: options.onAlert,
     alerts,
     secretMask,
+    reloadAlerts: () => loadAlerts(dataDir, secrets, options.alerts),
     onDrainRequested: options.onDrainRequested,
     checkCwd: checkCwdHere,
     metrics: new PromMetrics(),

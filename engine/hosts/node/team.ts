@@ -108,6 +108,7 @@ export async function openTeamEngine(options: TeamOptions): Promise<Engine> {
     onAlert: options.onAlert,
     alerts,
     secretMask,
+    reloadAlerts: () => loadAlerts(dataDir, secrets, options.alerts),
     onDrainRequested: options.onDrainRequested,
     hostInfo: {
       version: VERSION,
