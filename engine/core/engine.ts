@@ -136,6 +136,7 @@ export class Engine implements EngineApi {
       config: this.config,
       scheduler: deps.runScheduler !== false,
       onError: deps.onAlert && ((message) => deps.onAlert?.(mask.mask(message))),
+      mask: (text) => mask.mask(text),
       onDelivered: (channel, outcome) => this.metrics.alertDelivered(channel, outcome),
     }));
     const parts = wireEngine({ ...deps, config: this.config, alert: (message) => this.alert(message), alerts: this.alertRules, metrics: this.metrics });

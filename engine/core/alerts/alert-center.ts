@@ -43,6 +43,8 @@ export interface AlertCenterDeps {
   onError?: (message: string) => void;
   /** each channel delivery's end, after its retries (the metrics count them) */
   onDelivered?: (channel: string, outcome: AlertOutcome) => void;
+  /** the node's secret mask, for what is sent without going through the store (store_unreachable) */
+  mask?: (text: string) => string;
 }
 
 const DEFAULT_RETRIES = 2;
@@ -260,7 +262,8 @@ export class AlertCenter {
     if (!route?.channels.length || this.unrecordedSent.has(groupKey)) return;
     this.unrecordedSent.add(groupKey);
     if (this.unrecordedSent.size > 100) this.unrecordedSent.delete(this.unrecordedSent.values().next().value as string);
-    const alert: AlertRecord = { ...input, id: 0, key: groupKey, at, node: this.deps.node, kind: 'immediate', state: 'sending', deliveries: [] };
+    const mask = this.deps.mask ?? ((text: string) => text);
+    const alert: AlertRecord = { ...input, title: mask(input.title), message: mask(input.message), id: 0, key: groupKey, at, node: this.deps.node, kind: 'immediate', state: 'sending', deliveries: [] };
     const results = await Promise.all(route.channels.map((name) => this.deliverOne(alert, name)));
     if (!results.every((ok) => ok)) this.failed(`the alert "${input.title}"`, new Error('a channel refused it; see the lines above'));
   }
