@@ -15,7 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { DESKTOP_SECRET_KEYS, type DesktopSecretKey, type DesktopSecretsStatus, type DesktopTaskSecret } from '../engine/api/desktop-bridge.ts';
 import { DESKTOP_SECRETS_ENV } from '../engine/api/host-protocol.ts';
-import { secretNameProblem } from '../engine/api/secrets.ts';
+import { secretNameProblem, secretValueProblem } from '../engine/api/secrets.ts';
 
 const NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0;
 
@@ -90,6 +90,8 @@ export class SecretStore {
     const problem = secretNameProblem(name);
     if (problem) throw new Error(problem);
     if (value !== null && typeof value !== 'string') throw new Error('a secret is a string');
+    const nul = value === null ? undefined : secretValueProblem(name, value);
+    if (nul) throw new Error(nul);
     const raw = this.readRaw();
     const tasks = { ...raw.tasks };
     if (value === null || value === '') delete tasks[name];
@@ -140,6 +142,8 @@ export class SecretStore {
   set(key: DesktopSecretKey, value: string | null): DesktopSecretsStatus {
     if (!DESKTOP_SECRET_KEYS.includes(key)) throw new Error(`unknown secret "${String(key)}": known ones are ${DESKTOP_SECRET_KEYS.join(', ')}`);
     if (value !== null && typeof value !== 'string') throw new Error('a secret is a string');
+    const nul = value === null ? undefined : secretValueProblem(key, value);
+    if (nul) throw new Error(nul);
     const raw = this.readRaw();
     if (value === null || value === '') delete raw[key];
     else {

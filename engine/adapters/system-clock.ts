@@ -7,13 +7,17 @@ export const MAX_TIMEOUT_MS = 2 ** 31 - 1;
  * setTimeout for any duration: a delay past MAX_TIMEOUT_MS is waited for in a chain of shorter
  * timers, each re-aimed at the same deadline. Timers are unref'd: they never keep the process alive.
  * Returns a function that cancels the chain.
+ *
+ * The deadline is on the monotonic clock, not the wall clock: a wall clock set back by 3 h (it had
+ * gone ahead; NTP, a restored snapshot) would otherwise hold every re-aimed timer, the scheduler's
+ * tick among them, for 3 more hours (issue 20).
  */
 export function setLongTimeout(ms: number, fn: () => void): () => void {
-  const deadline = Date.now() + Math.max(0, ms);
+  const deadline = performance.now() + Math.max(0, ms);
   let timer: NodeJS.Timeout;
   const arm = (delay: number) => {
     timer = setTimeout(() => {
-      const left = deadline - Date.now();
+      const left = deadline - performance.now();
       if (left > 0) arm(left);
       else fn();
     }, Math.min(Math.max(0, delay), MAX_TIMEOUT_MS));

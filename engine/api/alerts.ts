@@ -15,6 +15,7 @@ export const ALERT_RULES = [
   'run_overdue', // a run still going past its workflow's expected duration
   'misfire_skipped', // fires a misfire policy dropped
   'store_unreachable',
+  'clock_step', // the wall clock stepped back past the schedules' last fires: they were re-planned from now
   'engine',
 ] as const;
 export type AlertRule = (typeof ALERT_RULES)[number];

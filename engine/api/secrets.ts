@@ -22,6 +22,16 @@ export function secretNameProblem(name: string): string | undefined {
   return `"${name}" is not a valid secret name: use letters, digits, "_", "." or "-", starting with a letter or digit (at most 100 characters)`;
 }
 
+/**
+ * Why a secret value cannot be kept, or undefined. A NUL byte cannot be in a process's
+ * environment: every task using it would fail to start (and Node's spawn error quotes the value).
+ */
+export function secretValueProblem(name: string, value: string): string | undefined {
+  const nul = value.indexOf('\0');
+  if (nul === -1) return undefined;
+  return `the value of secret "${name}" holds a NUL byte (at character ${nul + 1}), which no process environment can carry, so a task using it could not start: set it again without it (binary data: base64-encode it first)`;
+}
+
 /** The secret names a task's env refers to, each once. */
 export function secretNames(env: Record<string, EnvValue>): string[] {
   return [...new Set(Object.values(env).flatMap((v) => (isSecretRef(v) ? [v.secret] : [])))];

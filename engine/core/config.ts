@@ -15,6 +15,12 @@ export interface EngineConfig {
   lookAheadMs: number;
   /** a fire later than this is "missed" and follows the misfire policy */
   misfireThresholdMs: number;
+  /**
+   * a schedule whose last fire lies further ahead of now than this (or the look-ahead, if longer)
+   * means the wall clock stepped back: it is re-planned from now rather than frozen until the
+   * clock catches up (cron-firing.ts)
+   */
+  clockStepToleranceMs: number;
   /** cap for misfire policy `all` */
   maxCatchUp: number;
   /** scheduler scan interval (schedules, due retries, recovery) */
@@ -52,6 +58,7 @@ export const DEFAULT_CONFIG: EngineConfig = {
   killGraceMs: 10_000,
   lookAheadMs: 10_000,
   misfireThresholdMs: 5_000,
+  clockStepToleranceMs: 60_000,
   maxCatchUp: 100,
   tickMs: 1_000,
   fireSchedules: true,

@@ -6,11 +6,17 @@
 // timed fire, so a pause set through any node holds on the leader) nothing fires and no
 // schedule's last fire moves: the fires held back are missed fires, and the first scan after the
 // resume deals with them by each schedule's misfire policy, exactly as after downtime.
+// A wall clock that steps BACK (it had gone ahead, NTP or a restored snapshot set it right)
+// leaves schedules whose last fire lies ahead of now: nothing would fire until the clock caught
+// up. Past a tolerance that is a step, not skew: such a schedule is re-planned from now, the step
+// audited per workflow and alerted once per scan (`clock_step`). A forward jump needs nothing
+// here: its missed fires follow the misfire policy, bounded.
 import type { Clock } from '../ports/clock.ts';
 import type { ScheduleRecord, Store } from '../ports/store.ts';
 import { type AlertHooks, NO_ALERTS } from './alerts/alert-rules.ts';
 import type { EngineConfig } from './config.ts';
 import { nextFire } from './cron.ts';
+import { formatDuration } from './duration.ts';
 import type { LeaderLease } from './leader-lease.ts';
 import { planFires } from './misfire.ts';
 import type { RunManager } from './run-manager.ts';
@@ -39,6 +45,9 @@ export class CronFiring {
 
   async scanSchedules(): Promise<CronScan> {
     const scan: CronScan = { paused: false, fired: 0, dropped: 0 };
+    /** workflows whose schedule was re-planned from now because the clock stepped back */
+    const rebased: string[] = [];
+    let stepMs = 0;
     const live = new Set<string>();
     if (await this.store.getSchedulingPause()) {
       scan.paused = true;
@@ -47,11 +56,15 @@ export class CronFiring {
       for (const s of await this.store.listSchedules()) {
         // One schedule that cannot be planned must not stop the others, nor fail in silence.
         try {
-          await this.scanSchedule(s, now, live, scan);
+          const back = await this.rebaseIfStepped(s, now);
+          if (back > 0) rebased.push(s.workflowName);
+          stepMs = Math.max(stepMs, back);
+          await this.scanSchedule(back > 0 ? { ...s, lastFireAt: now } : s, now, live, scan);
         } catch (err) {
           await this.scheduleBroken(s, err);
         }
       }
+      if (rebased.length > 0) this.alerts.clockStepped(stepMs, rebased, now);
     }
     // Schedules that changed or were disabled drop their pending timers (all of them, paused).
     for (const [key, cancel] of this.fireTimers) {
@@ -72,6 +85,23 @@ export class CronFiring {
     if (s.error === message) return;
     this.alert(`workflow ${s.workflowName}: ${message}`);
     await this.store.setScheduleError(s.id, message);
+  }
+
+  /** How far the clock stepped back past this schedule's last fire, once re-planned from now; 0: no step. */
+  private async rebaseIfStepped(s: ScheduleRecord, now: number): Promise<number> {
+    const ahead = s.lastFireAt - now;
+    if (ahead <= Math.max(this.config.clockStepToleranceMs, this.config.lookAheadMs)) return 0;
+    // Another scheduler may have re-planned it meanwhile: then that one said so.
+    if (!(await this.store.rebaseScheduleLastFire(s.id, s.lastFireAt, now))) return 0;
+    const next = nextFire(s.cron, s.timezone, now);
+    await this.store.audit({
+      at: now,
+      actor: 'scheduler',
+      action: 'clock.step',
+      object: `workflow:${s.workflowName}`,
+      detail: `the clock stepped back: the schedule's last fire (${new Date(s.lastFireAt).toISOString()}) lay ${formatDuration(Math.round(ahead / 1000) * 1000)} ahead of now; re-planned from now, next fire ${new Date(next).toISOString()}`,
+    });
+    return ahead;
   }
 
   private async scanSchedule(s: ScheduleRecord, now: number, live: Set<string>, scan: CronScan): Promise<void> {

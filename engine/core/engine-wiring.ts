@@ -54,6 +54,7 @@ export interface EngineParts {
 export function wireEngine(deps: WiringDeps): EngineParts {
   const { store, coordinator, clock, config, alert, alerts, metrics } = deps;
   const workflows = new WorkflowCache(store, () => clock.now());
+  const secretMask = deps.worker?.secretMask;
   const dispatcher = new Dispatcher(
     store,
     coordinator,
@@ -83,6 +84,7 @@ export function wireEngine(deps: WiringDeps): EngineParts {
       for (const l of lines) void coordinator.publish({ type: 'log', ...l }).catch(() => undefined);
     },
     onDropped: () => metrics.logLinesDropped(1),
+    ...(secretMask && { mask: (text: string) => secretMask.mask(text) }),
   });
   const worker =
     deps.worker &&

@@ -45,7 +45,9 @@ import type { Worker } from './worker.ts';
 import { checkAcrossWorkflows, lineage } from './lineage.ts';
 import { LiveEvents } from './live-events.ts';
 import { MetricsGauges } from './metrics-gauges.ts';
+import { maskedStore } from './masked-store.ts';
 import { NodePresenceBeat } from './node-presence.ts';
+import { SecretMask } from './secret-mask.ts';
 import { clamp, EngineViews, localTimezone } from './views.ts';
 import type { WorkflowCache } from './workflow-cache.ts';
 import { isCheckedSpec, parseWorkflowFile } from './workflow-file.ts';
@@ -89,6 +91,10 @@ export interface EngineDeps {
   checkCwd?: CwdCheck;
   /** what the engine counts and exports (GET /metrics); default: nothing */
   metrics?: EngineMetrics;
+  /** the node's masking step (the host shares it with its alert channels); default one of the engine's own */
+  secretMask?: SecretMask;
+  /** the host's alert settings and channels read again (settings.json); none: they are fixed at start */
+  reloadAlerts?: () => NonNullable<EngineAlertsDeps['alerts']>;
 }
 
 export class Engine implements EngineApi {
@@ -111,8 +117,16 @@ export class Engine implements EngineApi {
   private readonly alertRules: AlertRules;
   private started = false;
 
+  /** every text that leaves the engine goes through it (secret-mask.ts) */
+  readonly secretMask: SecretMask;
+
   constructor(private readonly deps: EngineDeps) {
     this.config = { ...DEFAULT_CONFIG, ...deps.config };
+    // One masking step for every secret the node resolves: the store keeps no text unmasked,
+    // and the worker masks its tasks' lines before their cut (issue 20).
+    const mask = (this.secretMask = deps.secretMask ?? new SecretMask());
+    const worker = deps.worker && { ...deps.worker, secretMask: mask, ...(deps.worker.secrets && { secrets: mask.watch(deps.worker.secrets) }) };
+    this.deps = deps = { ...deps, store: maskedStore(deps.store, (text) => mask.mask(text)), worker };
     this.store = deps.store;
     this.coordinator = deps.coordinator;
     this.clock = deps.clock;
@@ -121,7 +135,8 @@ export class Engine implements EngineApi {
       ...deps,
       config: this.config,
       scheduler: deps.runScheduler !== false,
-      onError: deps.onAlert,
+      onError: deps.onAlert && ((message) => deps.onAlert?.(mask.mask(message))),
+      mask: (text) => mask.mask(text),
       onDelivered: (channel, outcome) => this.metrics.alertDelivered(channel, outcome),
     }));
     const parts = wireEngine({ ...deps, config: this.config, alert: (message) => this.alert(message), alerts: this.alertRules, metrics: this.metrics });
@@ -148,7 +163,8 @@ export class Engine implements EngineApi {
    * The engine's free-text alerts go to live followers, to the host (stderr) and to the audit
    * log, and, as the `engine` rule, to the alert channels that ask for it.
    */
-  private alert(message: string): void {
+  private alert(raw: string): void {
+    const message = this.secretMask.mask(raw);
     this.alertRules.engine(message);
     const at = this.clock.now();
     void this.coordinator.publish({ type: 'alert', message, at }).catch(() => undefined);
@@ -438,6 +454,14 @@ export class Engine implements EngineApi {
   }
 
   /** Resolves once every alert raised so far is recorded and delivered or failed (tests). */
+  /** Reads the host's alert settings again (SIGHUP on a service); what was reloaded, in words. Throws on a bad file, keeping the old ones. */
+  reloadSettings(): string {
+    if (!this.deps.reloadAlerts) return 'nothing: this engine has no settings to reload';
+    const { settings, channels } = this.deps.reloadAlerts();
+    this.alerts.reconfigure(settings, channels);
+    return `alerts: ${channels.length} channel(s)${channels.length ? ` (${channels.map((c) => c.name).join(', ')})` : ''}`;
+  }
+
   alertsIdle(): Promise<void> {
     return this.alerts.idle();
   }

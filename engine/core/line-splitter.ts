@@ -23,6 +23,11 @@
 // - `bytes` passed to onLine is the number of raw input bytes the emitted text carries (the kept
 //   segment, without \r, the line terminator and the marker): what is stored, so what an output
 //   cap should count. Overwritten progress states are not counted.
+// - With a LineMask (secret-mask.ts), secret values are masked BEFORE the cut: the splitter keeps
+//   slackBytes more than maxLineBytes, so a value that straddles the cut is seen whole and becomes
+//   *** whole, instead of its first part showing before the marker.
+
+import type { LineMask } from '../ports/process-runner.ts';
 
 const NL = 0x0a;
 const CR = 0x0d;
@@ -54,22 +59,27 @@ export class LineSplitter {
   private crPending = false;
   /** the last non-empty segment of this line that a \r ended */
   private previous: Segment | undefined;
+  /** bytes kept of a segment before the rest is only counted: maxLineBytes, plus the mask's slack */
+  private readonly keepBytes: number;
 
   /**
    * @param maxLineBytes longest line kept whole, in bytes (at least 4, so a character always fits)
    * @param onLine called once per line, in order
+   * @param mask secret values to mask in every line, before the cut
    */
   constructor(
     private readonly maxLineBytes: number,
     private readonly onLine: (line: string, bytes: number) => void,
+    private readonly mask?: LineMask,
   ) {
     if (!Number.isInteger(maxLineBytes) || maxLineBytes < 4) {
       throw new Error(`maxLineBytes must be an integer >= 4, got ${maxLineBytes}`);
     }
-    this.buf = new Uint8Array(Math.min(INITIAL_CAPACITY, maxLineBytes + 1));
+    this.keepBytes = maxLineBytes + (mask?.slackBytes ?? 0);
+    this.buf = new Uint8Array(Math.min(INITIAL_CAPACITY, this.keepBytes + 1));
   }
 
-  /** Bytes held for the current unfinished segment; never more than maxLineBytes + 1. */
+  /** Bytes held for the current unfinished segment; never more than maxLineBytes + 1 (+ the mask's slack). */
   get bufferedBytes(): number {
     return this.len;
   }
@@ -80,7 +90,7 @@ export class LineSplitter {
       const nl = chunk.indexOf(NL, pos);
       const end = nl === -1 ? chunk.length : nl;
       const part = chunk.subarray(pos, end);
-      if (nl !== -1 && this.idle() && part.length <= this.maxLineBytes + 1 && !hasInnerCr(part)) {
+      if (nl !== -1 && this.idle() && part.length <= this.keepBytes + 1 && !hasInnerCr(part)) {
         // Fast path: a whole line inside this chunk, decoded without copying.
         this.emit(this.segment(part, part.length > 0 && part[part.length - 1] === CR ? part.length - 1 : part.length));
         pos = nl + 1;
@@ -124,13 +134,13 @@ export class LineSplitter {
     }
   }
 
-  /** Keeps up to maxLineBytes + 1 bytes (one more than fits says "too long"); counts the rest. */
+  /** Keeps up to keepBytes + 1 bytes (one more than fits says "too long"); counts the rest. */
   private append(part: Uint8Array): void {
     if (this.discarding) {
       this.discardedTotal += part.length;
       return;
     }
-    const room = this.maxLineBytes + 1 - this.len;
+    const room = this.keepBytes + 1 - this.len;
     const keep = Math.min(room, part.length);
     this.ensureCapacity(this.len + keep);
     this.buf.set(part.subarray(0, keep), this.len);
@@ -145,7 +155,7 @@ export class LineSplitter {
     if (needed <= this.buf.length) return;
     let size = this.buf.length;
     while (size < needed) size *= 2;
-    const grown = new Uint8Array(Math.min(size, this.maxLineBytes + 1));
+    const grown = new Uint8Array(Math.min(size, this.keepBytes + 1));
     grown.set(this.buf.subarray(0, this.len));
     this.buf = grown;
   }
@@ -182,9 +192,18 @@ export class LineSplitter {
 
   /** `kept` holds the first bytes (all, if it fits) of a segment whose full length is `total`. */
   private segment(kept: Uint8Array, total: number): Segment {
-    if (total <= this.maxLineBytes) return { text: this.decode(kept.subarray(0, total)), bytes: total };
+    if (total <= this.maxLineBytes) {
+      const text = this.decode(kept.subarray(0, total));
+      return { text: this.mask ? this.mask.mask(text) : text, bytes: total };
+    }
     const cut = this.charBoundary(kept, this.maxLineBytes);
-    return { text: `${this.decode(kept.subarray(0, cut))} … [line truncated: ${total} bytes]`, bytes: cut };
+    let text = this.decode(kept.subarray(0, cut));
+    if (this.mask) {
+      // The bytes past the cut that a value starting before it may reach, decoded with it.
+      const window = this.decode(kept.subarray(0, Math.min(kept.length, this.keepBytes)));
+      text = this.mask.maskPrefix(window, text.length);
+    }
+    return { text: `${text} … [line truncated: ${total} bytes]`, bytes: cut };
   }
 
   /**

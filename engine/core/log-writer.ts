@@ -40,6 +40,8 @@ export interface LogWriterOptions {
   onLines?: (lines: LogLine[]) => void;
   /** told of each line dropped for want of buffer space (see append) */
   onDropped?: () => void;
+  /** the node's secret mask, for the engine's own lines (a task's are masked before their cut) */
+  mask?: (text: string) => string;
 }
 
 /** What a line costs in memory: its text and the object around it. */
@@ -116,7 +118,7 @@ export class LogWriter {
   system(instanceId: number, line: string): void {
     const out = this.output(instanceId);
     this.reportDropped(instanceId, out);
-    this.push(out, instanceId, 'system', replaceControls(line));
+    this.push(out, instanceId, 'system', replaceControls(this.options.mask ? this.options.mask(line) : line));
   }
 
   /** The marker for lines dropped since the last one, once there is room; small, so never dropped itself. */

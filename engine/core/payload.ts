@@ -25,6 +25,15 @@ export function checkPayload(payload: string | undefined, limit: number): void {
   if (payload === undefined) return;
   const bytes = payloadBytes(payload);
   if (bytes > limit) throw new AxError('validation', payloadTooLarge(bytes, limit));
+  const problem = payloadNulProblem(payload);
+  if (problem) throw new AxError('validation', problem);
+}
+
+/** A task gets its payload in an environment variable, which cannot hold a NUL byte. */
+export function payloadNulProblem(payload: string): string | undefined {
+  const nul = payload.indexOf('\0');
+  if (nul === -1) return undefined;
+  return `the event payload holds a NUL byte (at character ${nul + 1}), which a task's environment (AX_EVENT_PAYLOAD) cannot carry: send text without it (binary data: base64-encode it first)`;
 }
 
 /** Why a payload said to be JSON is not, or undefined when it is JSON. */

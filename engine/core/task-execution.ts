@@ -16,7 +16,7 @@ import { appendLateLine } from './late-log-line.ts';
 import type { LogWriter } from './log-writer.ts';
 import { persistently } from './persist.ts';
 import { RunCache } from './run-cache.ts';
-import { secretMasker } from './secret-mask.ts';
+import type { SecretMask } from './secret-mask.ts';
 import { taskLaunch, taskOutcome } from './task-launch.ts';
 
 /** A task its worker runs, from its start lock to its recorded outcome. */
@@ -46,6 +46,8 @@ export interface ExecutionOptions {
   baseEnv: Record<string, string>;
   /** this node's secrets, for env values marked { secret: NAME }; none when absent */
   secrets?: SecretSource;
+  /** the node's masking step: each value resolved is masked in logs, reasons and alerts (set by the engine) */
+  secretMask?: SecretMask;
   /** counts each start's dispatch latency (set by the engine's wiring) */
   metrics?: EngineMetrics;
 }
@@ -91,20 +93,23 @@ export class TaskExecutor {
     const { env, envFiles, secretValues, missing } = taskLaunch(this.options.baseEnv, task, workflowName, inst, run, startedAt, this.options.secrets);
     const fence = { from: ['RUNNING' as InstanceState], attempt: inst.attempt, workerId: this.options.id };
     if (missing) {
-      const reason = `could not start: ${missing}`;
+      const reason = `could not start: ${this.masked(missing)}`;
       this.logs.system(inst.id, reason);
       await this.finish(entry, fence, 'FAILED', { reason });
       return;
     }
-    // Masked before the writer sees a line, so neither the store nor a live follower gets a value.
-    const mask = secretMasker(secretValues);
+    // Masked before the writer sees a line (and before a long one is cut), so neither the store
+    // nor a live follower gets a value, nor the first part of one.
+    this.options.secretMask?.add(secretValues);
+    const mask = this.options.secretMask?.lineMask();
     try {
       entry.process = await this.runner.start(
         { command: task.command, cwd: task.cwd, env, maxLineBytes: this.options.maxLineBytes, ...(envFiles && { envFiles }) },
-        { onLine: (stream, line, bytes) => this.logs.append(inst.id, stream, mask(line), bytes) },
+        { onLine: (stream, line, bytes) => this.logs.append(inst.id, stream, line, bytes), ...(mask && { mask }) },
       );
     } catch (err) {
-      const reason = `could not start: ${err instanceof Error ? err.message : String(err)}`;
+      // Node's spawn errors may quote the environment (a value with a NUL byte): masked.
+      const reason = `could not start: ${this.masked(err instanceof Error ? err.message : String(err))}`;
       this.logs.system(inst.id, reason);
       await this.finish(entry, fence, 'FAILED', { reason });
       return;
@@ -186,6 +191,10 @@ export class TaskExecutor {
       }
     }
     this.onFinished();
+  }
+
+  private masked(text: string): string {
+    return this.options.secretMask ? this.options.secretMask.mask(text) : text;
   }
 
   /** Up to ten minutes of retries, then the scheduler's backstops take over. */

@@ -1,14 +1,14 @@
 // What a task process starts with, and what its end means: the environment every task gets
 // (SPEC §5), its secrets (resolved on this worker), its event payload (in the environment while
 // small, else as a file), and the instance state and reason that follow from how the process ended.
-import { isSecretRef } from '../api/secrets.ts';
+import { isSecretRef, secretValueProblem } from '../api/secrets.ts';
 import type { InstanceRecord, RunRecord } from '../api/types.ts';
 import type { SecretSource } from '../ports/secrets.ts';
 import type { ProcessExit } from '../ports/process-runner.ts';
 import type { Finish, TaskDefinition } from '../ports/store.ts';
 import { FAILOVER_PREFIX } from './backstops.ts';
 import { formatDuration } from './duration.ts';
-import { ENV_PAYLOAD_MAX_BYTES, payloadBytes } from './payload.ts';
+import { ENV_PAYLOAD_MAX_BYTES, payloadBytes, payloadNulProblem } from './payload.ts';
 
 export interface TaskLaunch {
   env: Record<string, string>;
@@ -43,13 +43,18 @@ export function taskLaunch(
         missing.push(`secret "${value.secret}" (env ${key}) could not be read: ${err instanceof Error ? err.message : String(err)}`);
         continue;
       }
-      if (secret === undefined) missing.push(`secret "${value.secret}" (env ${key}) is not set on this worker: ${secrets?.howToSet(value.secret) ?? `run "ax secrets set ${value.secret}" on it`}`);
+      const nul = secret === undefined ? undefined : secretValueProblem(value.secret, secret);
+      if (nul) missing.push(`${nul} (env ${key})`);
+      else if (secret === undefined) missing.push(`secret "${value.secret}" (env ${key}) is not set on this worker: ${secrets?.howToSet(value.secret) ?? `run "ax secrets set ${value.secret}" on it`}`);
       else {
         own[key] = secret;
         secretValues.push(secret);
       }
     }
   }
+  // A payload stored before NULs were refused at every door cannot reach the environment either.
+  const payloadNul = run?.eventPayload === undefined ? undefined : payloadNulProblem(run.eventPayload);
+  if (payloadNul) missing.push(payloadNul);
   if (missing.length > 0) return { env: {}, secretValues: [], missing: missing.join('; ') };
   const env: Record<string, string> = {
     ...baseEnv,

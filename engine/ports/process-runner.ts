@@ -18,6 +18,22 @@ export interface ProcessSpec {
 export interface ProcessOutputHandlers {
   /** one call per line, in order per stream; the text is valid UTF-8 (invalid bytes replaced) */
   onLine(stream: Exclude<LogStream, 'system'>, line: string, bytes: number): void;
+  /** secret values masked in each line before it is cut at maxLineBytes (core/secret-mask.ts) */
+  mask?: LineMask;
+}
+
+/**
+ * What a line splitter needs to mask before it cuts a long line: it keeps `slackBytes` more than
+ * its limit, so a value that straddles the cut is seen whole and masked whole, not cut into a
+ * first part that would show.
+ */
+export interface LineMask {
+  /** every occurrence masked */
+  mask(text: string): string;
+  /** the first `cut` characters of text, masked; a value starting before the cut and ending after it becomes *** */
+  maskPrefix(text: string, cut: number): string;
+  /** the longest value's length in UTF-8 bytes, less one: how far past the cut a value can reach */
+  readonly slackBytes: number;
 }
 
 export interface ProcessExit {

@@ -124,6 +124,11 @@ export interface Store {
   /** schedules of enabled workflows */
   listSchedules(): Promise<ScheduleRecord[]>;
   setScheduleLastFire(scheduleId: number, at: number): Promise<void>;
+  /**
+   * Moves a schedule's last fire BACK, from `from` to `to`, only while it still is `from`: the
+   * clock stepped back past it (cron-firing.ts); false when another scheduler moved it meanwhile.
+   */
+  rebaseScheduleLastFire(scheduleId: number, from: number, to: number): Promise<boolean>;
   /** records (or, with null, clears) why a schedule cannot fire */
   setScheduleError(scheduleId: number, error: string | null): Promise<void>;
 

@@ -19,7 +19,8 @@ import { type MetricsOptions, serveMetrics } from './metrics-server.ts';
 
 export interface ApiServerOptions {
   api: EngineApi;
-  token: string;
+  /** the API token; a function is asked on every request (a reload may change it) */
+  token: string | (() => string);
   /** token for POST /events/NAME, read on every request; undefined disables the endpoint */
   webhookToken?: () => string | undefined;
   host?: string;
@@ -95,6 +96,7 @@ async function readBody(req: http.IncomingMessage, limit: number): Promise<strin
 }
 
 export async function startApiServer(options: ApiServerOptions): Promise<ApiServer> {
+  const apiToken = () => (typeof options.token === 'function' ? options.token() : options.token);
   const signIn = new SignIn();
   const host = options.host ?? '127.0.0.1';
   let port = 0;
@@ -107,7 +109,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
   };
   /** the API token (CLI, scripts) or a signed-in browser session of our own origin */
   const authorized = (req: http.IncomingMessage) =>
-    sameSecret(bearer(req), options.token) || (originOk(req.headers.origin) && signIn.validSession(cookie(req, SESSION_COOKIE)));
+    sameSecret(bearer(req), apiToken()) || (originOk(req.headers.origin) && signIn.validSession(cookie(req, SESSION_COOKIE)));
 
   const server = http.createServer((req, res) => {
     handleHttp(req, res).catch((err: unknown) => {
@@ -127,7 +129,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     if (url.pathname === '/auth/code') {
       // `ax open` asks the running engine for a fresh link, proving itself with the API token.
       if (req.method !== 'POST') return reply(res, 405, { error: 'POST /auth/code' });
-      if (!sameSecret(bearer(req), options.token)) return reply(res, 401, { error: 'the API token (DATA_DIR/api-token) is required' });
+      if (!sameSecret(bearer(req), apiToken())) return reply(res, 401, { error: 'the API token (DATA_DIR/api-token) is required' });
       return reply(res, 200, { code: signIn.createCode() });
     }
     const download = /^\/download\/logs\/([1-9][0-9]{0,15})$/.exec(url.pathname);

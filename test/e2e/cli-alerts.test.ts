@@ -77,7 +77,7 @@ describe('ax alerts', () => {
   it('ax settings sums up the alerts object in one line, no URL in it', async () => {
     const r = await ax(['settings'], opts());
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain('alerts        2 channel(s) (ops-slack, nowhere); workflows: run_failed,recovered → ops-slack; engine: worker_lost,queue_long,store_unreachable → no channel (settings file; "ax alerts channels")');
+    expect(r.stdout).toContain('alerts        2 channel(s) (ops-slack, nowhere); workflows: run_failed,recovered → ops-slack; engine: worker_lost,queue_long,store_unreachable,clock_step → no channel (settings file; "ax alerts channels")');
     expect(r.stdout).not.toContain('secret-token');
   });
 

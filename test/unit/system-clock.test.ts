@@ -3,7 +3,7 @@ import { MAX_TIMEOUT_MS, systemClock } from '../../engine/adapters/system-clock.
 
 // vitest's fake timers reproduce Node's overflow: a setTimeout delay past 2³¹−1 ms fires after 1 ms.
 describe('the system clock keeps long timers', () => {
-  beforeEach(() => vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'], now: Date.UTC(2026, 10, 30) }));
+  beforeEach(() => vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'], now: Date.UTC(2026, 10, 30) }));
   afterEach(() => vi.useRealTimers());
 
   const DAY = 86_400_000;
@@ -49,5 +49,13 @@ describe('the system clock keeps long timers', () => {
     expect(fired).toEqual(['now']);
     vi.advanceTimersByTime(50);
     expect(fired).toEqual(['now', '50ms']);
+  });
+
+  it('a wall clock set back 3 h does not hold a pending timer for 3 more hours (deadlines are monotonic)', () => {
+    const fired: string[] = [];
+    systemClock.setTimer(1000, () => fired.push('1s'));
+    vi.setSystemTime(Date.now() - 3 * 3600_000);
+    vi.advanceTimersByTime(1000);
+    expect(fired).toEqual(['1s']);
   });
 });

@@ -27,6 +27,29 @@ export function maskWebhookUrl(url: string): string {
   }
 }
 
+/**
+ * `https://user:password@host/…` as fetch can send it: the URL without its userinfo and the
+ * userinfo as Basic authorization (what curl does; fetch refuses such a URL, quoting it whole).
+ */
+export function splitCredentials(url: string): { url: string; authorization?: string } {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return { url };
+  }
+  if (!u.username && !u.password) return { url };
+  let userinfo: string;
+  try {
+    userinfo = `${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`;
+  } catch {
+    userinfo = `${u.username}:${u.password}`;
+  }
+  u.username = '';
+  u.password = '';
+  return { url: u.toString(), authorization: `Basic ${Buffer.from(userinfo, 'utf8').toString('base64')}` };
+}
+
 export class WebhookChannel implements AlertChannel {
   readonly kind = 'webhook' as const;
   readonly name: string;
@@ -44,20 +67,24 @@ export class WebhookChannel implements AlertChannel {
   }
 
   async send(alert: AlertRecord, signal: AbortSignal): Promise<void> {
-    const url = this.options.url();
+    const { url, authorization } = splitCredentials(this.options.url());
     let res: Response;
     try {
       res = await fetch(url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'user-agent': 'ax-scheduler', ...this.options.headers() },
+        headers: { 'content-type': 'application/json', 'user-agent': 'ax-scheduler', ...(authorization && { authorization }), ...this.options.headers() },
         body: JSON.stringify(webhookBody(alert, this.template)),
         signal,
         redirect: 'error',
       });
     } catch (err) {
       // fetch's own message is "fetch failed"; the cause says what (refused, DNS, TLS).
+      // fetch's own messages quote the whole URL ("Failed to parse URL from …"), so only the
+      // cause's code is kept, never the message (the error's cause is not recorded).
       const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-      throw new Error(`POST ${this.target}: ${cause?.code ?? cause?.message ?? (err instanceof Error ? err.message : String(err))}`, { cause: err });
+      const causeText = cause?.message && !cause.message.includes('//') ? cause.message : undefined;
+      const why = cause?.code ?? causeText ?? (err instanceof Error && err.name === 'AbortError' ? 'aborted' : 'the request could not be made (is the URL valid?)');
+      throw new Error(`POST ${this.target}: ${why}`, { cause: err });
     }
     const body = await res.text().catch(() => '');
     if (!res.ok) throw new Error(`POST ${this.target}: HTTP ${res.status}${body ? `: ${body.slice(0, 200)}` : ''}`);

@@ -173,7 +173,7 @@ class Launcher {
     const exited = new Promise<ProcessExit>((resolve) => (ended = resolve));
     void exited.finally(prepared.cleanup);
     return new Promise<RunningProcess>((started) => {
-      const line = (stream: 'stdout' | 'stderr') => new LineSplitter(maxLineBytes, (text, bytes) => handlers.onLine(stream, text, bytes));
+      const line = (stream: 'stdout' | 'stderr') => new LineSplitter(maxLineBytes, (text, bytes) => handlers.onLine(stream, text, bytes), handlers.mask);
       this.tasks.set(id, { prepared, handlers, splitters: [line('stdout'), line('stderr')], started, ended, exited });
       this.hold(true);
       this.send(['start', id, prepared.file, prepared.args, cwd ?? null, ...this.envDelta(prepared.env)]);

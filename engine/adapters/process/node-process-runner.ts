@@ -86,7 +86,7 @@ function watch(
   let chunks = 0;
   for (const [stream, name] of streams) {
     if (!stream) continue;
-    const splitter = new LineSplitter(maxLineBytes, (line, bytes) => handlers.onLine(name, line, bytes));
+    const splitter = new LineSplitter(maxLineBytes, (line, bytes) => handlers.onLine(name, line, bytes), handlers.mask);
     let ended = false;
     const flush = (): void => {
       if (ended) return;

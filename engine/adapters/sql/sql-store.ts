@@ -69,6 +69,11 @@ export class SqlStore implements Store {
     await this.db.updateTable('schedule_plan').set({ last_fire_at: at }).where('id', '=', scheduleId).where('last_fire_at', '<', at).execute();
   }
 
+  async rebaseScheduleLastFire(scheduleId: number, from: number, to: number): Promise<boolean> {
+    const result = await this.db.updateTable('schedule_plan').set({ last_fire_at: to }).where('id', '=', scheduleId).where('last_fire_at', '=', from).executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
   async setScheduleError(scheduleId: number, error: string | null): Promise<void> {
     await this.db.updateTable('schedule_plan').set({ error }).where('id', '=', scheduleId).execute();
   }

@@ -43,6 +43,8 @@ export interface AlertCenterDeps {
   onError?: (message: string) => void;
   /** each channel delivery's end, after its retries (the metrics count them) */
   onDelivered?: (channel: string, outcome: AlertOutcome) => void;
+  /** the node's secret mask, for what is sent without going through the store (store_unreachable) */
+  mask?: (text: string) => string;
 }
 
 const DEFAULT_RETRIES = 2;
@@ -97,6 +99,16 @@ export class AlertCenter {
   /** Resolves once every alert raised so far is recorded and delivered (or failed): tests, and a drain. */
   async idle(): Promise<void> {
     while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);
+  }
+
+  /**
+   * New settings and channels (settings.json read again: SIGHUP on a service's ax serve). Alerts
+   * under way finish on the channel they started with; the next one goes by the new routes.
+   */
+  reconfigure(settings: AlertSettings, channels: AlertChannel[]): void {
+    this.deps.settings = settings;
+    this.channels.clear();
+    for (const c of channels) this.channels.set(c.name, c);
   }
 
   listChannels(): AlertChannelInfo[] {
@@ -250,7 +262,8 @@ export class AlertCenter {
     if (!route?.channels.length || this.unrecordedSent.has(groupKey)) return;
     this.unrecordedSent.add(groupKey);
     if (this.unrecordedSent.size > 100) this.unrecordedSent.delete(this.unrecordedSent.values().next().value as string);
-    const alert: AlertRecord = { ...input, id: 0, key: groupKey, at, node: this.deps.node, kind: 'immediate', state: 'sending', deliveries: [] };
+    const mask = this.deps.mask ?? ((text: string) => text);
+    const alert: AlertRecord = { ...input, title: mask(input.title), message: mask(input.message), id: 0, key: groupKey, at, node: this.deps.node, kind: 'immediate', state: 'sending', deliveries: [] };
     const results = await Promise.all(route.channels.map((name) => this.deliverOne(alert, name)));
     if (!results.every((ok) => ok)) this.failed(`the alert "${input.title}"`, new Error('a channel refused it; see the lines above'));
   }
@@ -347,6 +360,7 @@ const NOUNS: Record<AlertRule, string> = {
   run_overdue: 'overdue runs',
   misfire_skipped: 'skipped fires',
   store_unreachable: 'store outages',
+  clock_step: 'clock steps',
   engine: 'engine alerts',
 };
 

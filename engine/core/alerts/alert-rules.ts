@@ -19,6 +19,8 @@ export interface AlertHooks {
   queueLong(worker: string, length: number, threshold: number): void;
   misfireSkipped(workflow: string, skipped: number, latest: number, policy: string): void;
   runOverdue(run: RunRecord, expectedMs: number): void;
+  /** the wall clock stepped back: schedules whose last fire lay ahead of now were re-planned from now */
+  clockStepped(backMs: number, schedules: string[], at: number): void;
   /** the engine's free-text alerts */
   engine(message: string): void;
 }
@@ -30,6 +32,7 @@ export const NO_ALERTS: AlertHooks = {
   queueLong: () => undefined,
   misfireSkipped: () => undefined,
   runOverdue: () => undefined,
+  clockStepped: () => undefined,
   engine: () => undefined,
 };
 
@@ -179,6 +182,17 @@ export class AlertRules implements AlertHooks {
       severity: 'warning',
       title: `${run.workflowName}: run #${run.id} still running past its expected ${formatDuration(expectedMs)}`,
       message: `started at ${iso(run.startedAt ?? run.createdAt)}`,
+    });
+  }
+
+  clockStepped(backMs: number, schedules: string[], at: number): void {
+    const shown = schedules.slice(0, 10).join(', ') + (schedules.length > 10 ? ` and ${schedules.length - 10} more` : '');
+    this.raise({
+      rule: 'clock_step',
+      subject: `node:${this.node}`,
+      severity: 'warning',
+      title: `the clock of ${this.node} stepped back by about ${formatDuration(backMs >= 60_000 ? Math.round(backMs / 60_000) * 60_000 : Math.round(backMs / 1000) * 1000)}: ${schedules.length} schedule(s) re-planned from now`,
+      message: `their last fires lay ahead of the clock (${iso(at)}), which had gone ahead and was set back (NTP, a restored snapshot); without this they would not fire until the clock caught up. Re-planned: ${shown}. Check the machine's time sync.`,
     });
   }
 

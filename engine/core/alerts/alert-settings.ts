@@ -60,12 +60,12 @@ export interface AlertSettings {
   retryDelayMs: number;
 }
 
-export const ENGINE_ALERT_RULES = ['worker_lost', 'queue_long', 'store_unreachable', 'engine'] as const satisfies readonly AlertRule[];
+export const ENGINE_ALERT_RULES = ['worker_lost', 'queue_long', 'store_unreachable', 'clock_step', 'engine'] as const satisfies readonly AlertRule[];
 
 export const DEFAULT_ALERT_SETTINGS: AlertSettings = {
   channels: {},
   workflows: { channels: [], rules: DEFAULT_WORKFLOW_ALERT_RULES },
-  engine: { channels: [], rules: ['worker_lost', 'queue_long', 'store_unreachable'] },
+  engine: { channels: [], rules: ['worker_lost', 'queue_long', 'store_unreachable', 'clock_step'] },
   groupWindowMs: 600_000,
   retryDelayMs: 1_000,
 };

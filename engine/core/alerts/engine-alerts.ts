@@ -23,6 +23,8 @@ export interface EngineAlertsDeps {
   onError?: (message: string) => void;
   /** each channel delivery's end (the metrics' alerts sent and failed) */
   onDelivered?: (channel: string, outcome: AlertOutcome) => void;
+  /** the node's secret mask (see AlertCenterDeps.mask) */
+  mask?: (text: string) => string;
 }
 
 export function engineAlerts(deps: EngineAlertsDeps): { center: AlertCenter; rules: AlertRules } {
@@ -39,6 +41,7 @@ export function engineAlerts(deps: EngineAlertsDeps): { center: AlertCenter; rul
     ...(deps.scheduler && { onSweep: () => rules.checkOverdue() }),
     onError: deps.onError,
     onDelivered: deps.onDelivered,
+    mask: deps.mask,
   });
   const rules = new AlertRules(center, deps.store, deps.clock, deps.nodeId);
   return { center, rules };

@@ -9,10 +9,10 @@ import { AxError } from '../../api/errors.ts';
 import type { Engine } from '../../core/engine.ts';
 import { retrying } from '../../core/retry.ts';
 import { systemClock } from '../../adapters/system-clock.ts';
-import type { ApiServer } from '../../server/ws-server.ts';
 import { apiToken, readEngineLock, resolveDataDir } from '../node/data-dir.ts';
-import { checkTokenFiles, metricsAuth, startLocalApi } from '../node/local-api.ts';
+import { checkTokenFiles, type LocalApi, metricsAuth, startLocalApi } from '../node/local-api.ts';
 import { writePrivateFile } from '../node/private-file.ts';
+import { onHangup } from './hangup.ts';
 import { type MetricsServer, startMetricsServer } from '../../server/metrics-server.ts';
 import { openTeamEngine, type TeamRole, teamConnection } from '../node/team.ts';
 import { embeddedEngine, type GlobalOptions, modeOf, taskEnvFlags } from './connect.ts';
@@ -74,7 +74,7 @@ const ROLES: TeamRole[] = ['scheduler', 'worker', 'client'];
 /** where a team node on this machine says which port serves the UI (for `ax open`) */
 const TEAM_UI_FILE = 'team-ui.json';
 
-function readTeamUi(dir: string): { pid: number; port: number } | undefined {
+export function readTeamUi(dir: string): { pid: number; port: number } | undefined {
   try {
     const info = JSON.parse(fs.readFileSync(path.join(dir, TEAM_UI_FILE), 'utf8')) as { pid: number; port: number };
     process.kill(info.pid, 0);
@@ -85,10 +85,14 @@ function readTeamUi(dir: string): { pid: number; port: number } | undefined {
 }
 const list = (v: string | undefined) => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : undefined);
 
-/** Stops on SIGTERM/SIGINT (drain up to the timeout) or on `ax drain` (drain until done). */
-function stopOn(stop: (reason: string, drainMs: number) => void, drainTimeoutMs: number): void {
+/**
+ * Stops on SIGTERM/SIGINT (drain up to the timeout) or on `ax drain` (drain until done); SIGHUP
+ * drains too on a terminal, and reloads the settings as a service (hangup.ts).
+ */
+function stopOn(stop: (reason: string, drainMs: number) => void, drainTimeoutMs: number, reload: () => string[]): void {
   process.on('SIGTERM', () => stop('SIGTERM', drainTimeoutMs));
   process.on('SIGINT', () => stop('SIGINT', drainTimeoutMs));
+  onHangup({ drain: () => stop('SIGHUP', drainTimeoutMs), reload });
   // Engine timers are unref'd so that one-shot commands can exit; this keeps serve alive.
   setInterval(() => undefined, 1 << 30);
 }
@@ -110,8 +114,15 @@ function stopper(release: (drainMs: number) => Promise<void>, before: () => Prom
   };
 }
 
+/** SIGHUP as a service: the alert settings and channels, and the API token, read again. */
+function reloadSettings(engine: Engine, api: LocalApi | undefined): string[] {
+  const alerts = engine.reloadSettings();
+  api?.reloadToken();
+  return [alerts, 'API token', 'webhook and metrics tokens are read on every request'];
+}
+
 /** The UI and the API on 127.0.0.1 (see local-api.ts), and the lines that say how to reach them. */
-async function serveApi(engine: Engine, dir: string, port: number, startLine: (port: number) => string): Promise<ApiServer> {
+async function serveApi(engine: Engine, dir: string, port: number, startLine: (port: number) => string): Promise<LocalApi> {
   const server = await startLocalApi(engine, dir, port, 'ax serve');
   const webhookFile = path.join(dir, 'webhook-token');
   console.log(startLine(server.port));
@@ -140,7 +151,7 @@ async function serveSolo(g: GlobalOptions, opts: ServeOptions): Promise<void> {
   );
   const { engine, dir } = embedded;
   // what is serving: the stop closes whatever of it exists by then
-  const serving: { api?: ApiServer; metrics?: Awaited<ReturnType<typeof serveMetricsAddress>> } = {};
+  const serving: { api?: LocalApi; metrics?: Awaited<ReturnType<typeof serveMetricsAddress>> } = {};
   // Bound before the link is printed: whoever waits for the link (a supervisor, npm start, a
   // test) may send SIGTERM at once, and it must find the drain, not the default (death).
   later.stop = stopper(
@@ -151,7 +162,7 @@ async function serveSolo(g: GlobalOptions, opts: ServeOptions): Promise<void> {
       await Promise.all([serving.api?.close(), serving.metrics?.close()]);
     },
   );
-  stopOn(later.stop, opts.drainTimeout * 1000);
+  stopOn(later.stop, opts.drainTimeout * 1000, () => reloadSettings(engine, serving.api));
   serving.metrics = await serveMetricsAddress(engine, dir, opts.metricsAddress);
   const server = (serving.api = await serveApi(engine, dir, opts.port, (port) => `ax serve: solo engine on ${dir}, API ws://127.0.0.1:${port}/api (pid ${process.pid})`));
   // The port in the lock is what tells other commands (and scripts) that the engine is ready.
@@ -210,7 +221,7 @@ async function serveTeam(g: GlobalOptions, opts: ServeOptions): Promise<void> {
   // Every team node serves the UI and the API on this machine; MySQL and Redis stay the truth.
   const uiFile = path.join(dir, TEAM_UI_FILE);
   // what is serving: the stop closes whatever of it exists by then
-  const serving: { api?: ApiServer; metrics?: Awaited<ReturnType<typeof serveMetricsAddress>> } = {};
+  const serving: { api?: LocalApi; metrics?: Awaited<ReturnType<typeof serveMetricsAddress>> } = {};
   // As in serveSolo: the stop is bound before the link is printed.
   later.stop = stopper(
     async (ms) => {
@@ -223,7 +234,7 @@ async function serveTeam(g: GlobalOptions, opts: ServeOptions): Promise<void> {
       await Promise.all([serving.api?.close(), serving.metrics?.close()]);
     },
   );
-  stopOn(later.stop, opts.drainTimeout * 1000);
+  stopOn(later.stop, opts.drainTimeout * 1000, () => reloadSettings(engine, serving.api));
   serving.metrics = await serveMetricsAddress(engine, dir, opts.metricsAddress);
   const server = (serving.api = await serveApi(engine, dir, opts.port, (port) => `ax serve: team ${opts.role}${worker} (pid ${process.pid}), API ws://127.0.0.1:${port}/api`));
   writePrivateFile(uiFile, JSON.stringify({ pid: process.pid, port: server.port }));

@@ -2,9 +2,10 @@
 // DATA_DIR/settings.json, or the default); `set` and `unset` change the file (mode 0600).
 import type { Command } from 'commander';
 import { sqliteDriver } from '../../adapters/sql/sqlite-driver.ts';
-import { resolveDataDir } from '../node/data-dir.ts';
+import { readEngineLock, resolveDataDir } from '../node/data-dir.ts';
 import { parseAlertSettings } from '../../core/alerts/alert-settings.ts';
 import { ALERTS_KEY, effectiveSettings, readRawSetting, SETTING_KEYS, settingsFile, shownValue, writeAlertSettings, writeSetting } from '../node/settings.ts';
+import { readTeamUi } from './commands-serve.ts';
 import { type GlobalOptions, taskEnvFlags } from './connect.ts';
 import { printJson, table } from './format.ts';
 
@@ -48,6 +49,19 @@ function sqliteLine(): string {
   }
 }
 
+/**
+ * What a change means for an `ax serve` running on this data dir: every setting but alerts is
+ * read at start; alerts are read again on SIGHUP when it runs as a service (README "Signals").
+ */
+function applyNote(dir: string, key: string): string | undefined {
+  const pid = readEngineLock(dir)?.pid || readTeamUi(dir)?.pid;
+  if (!pid) return undefined;
+  if (key === ALERTS_KEY) {
+    return `ax serve (pid ${pid}) runs on this data dir and still has the previous alerts: restart it to apply them, or, when it runs as a service (no terminal), reload them with "kill -HUP ${pid}"`;
+  }
+  return `ax serve (pid ${pid}) runs on this data dir and read "${key}" at its start: restart ax serve to apply`;
+}
+
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
@@ -73,6 +87,8 @@ export function settingsCommand(program: Command, globals: Globals, flags: () =>
       if (key === ALERTS_KEY) writeAlertSettings(dir, value === '-' ? await readStdin() : value);
       else writeSetting(dir, key, value);
       show(dir, flags(), globals().json === true);
+      const note = applyNote(dir, key);
+      if (note) process.stderr.write(`ax: ${note}\n`);
     });
   settings
     .command('unset')
@@ -80,11 +96,10 @@ export function settingsCommand(program: Command, globals: Globals, flags: () =>
     .description("remove a setting from this data dir's settings file")
     .action((key: string) => {
       const dir = resolveDataDir(globals().dataDir);
-      if (key === ALERTS_KEY) {
-        writeAlertSettings(dir, undefined);
-        return show(dir, flags(), globals().json === true);
-      }
-      writeSetting(dir, key, undefined);
+      if (key === ALERTS_KEY) writeAlertSettings(dir, undefined);
+      else writeSetting(dir, key, undefined);
       show(dir, flags(), globals().json === true);
+      const note = applyNote(dir, key);
+      if (note) process.stderr.write(`ax: ${note}\n`);
     });
 }

@@ -8,6 +8,7 @@
 import path from 'node:path';
 import { AxError } from '../../api/errors.ts';
 import type { EngineApi } from '../../api/engine-api.ts';
+import { maskedApi } from '../../core/masked-api.ts';
 import type { EngineMetrics } from '../../ports/metrics.ts';
 import type { MetricsAuth } from '../../server/metrics-server.ts';
 import { type ApiServer, startApiServer } from '../../server/ws-server.ts';
@@ -21,6 +22,8 @@ const MIN_SECRET_LENGTH = 16;
 export interface LocalApi extends ApiServer {
   /** whether DATA_DIR/webhook-token holds a usable secret now */
   webhooksOn(): boolean;
+  /** reads DATA_DIR/api-token again (SIGHUP on a service); throws, keeping the old one, when it cannot */
+  reloadToken(): void;
 }
 
 type SecretState = { none: true } | { secret: string } | { weak: string } | { untrusted: AxError };
@@ -74,7 +77,7 @@ export function checkTokenFiles(dir: string): void {
 
 /** `who` names the process in the one-line warnings about weak secrets (stderr). */
 export async function startLocalApi(
-  engine: EngineApi & { config: { maxEventPayloadBytes: number }; metrics: EngineMetrics },
+  engine: EngineApi & { config: { maxEventPayloadBytes: number }; metrics: EngineMetrics; secretMask?: { mask(text: string): string } },
   dir: string,
   port: number,
   who: string,
@@ -86,14 +89,21 @@ export async function startLocalApi(
     const state = webhookSecret();
     return 'secret' in state ? state.secret : undefined;
   };
+  let token = apiToken(dir);
   const server = await startApiServer({
-    api: engine,
-    token: apiToken(dir),
+    // An error's message reaches the client with the node's secrets masked.
+    api: engine.secretMask ? maskedApi(engine, (text) => engine.secretMask?.mask(text) ?? text) : engine,
+    token: () => token,
     webhookToken,
     port,
     uiDir: uiDir(),
     maxPayloadBytes: engine.config.maxEventPayloadBytes,
     metrics: { metrics: engine.metrics, auth: metrics },
   });
-  return Object.assign(server, { webhooksOn: () => webhookToken() !== undefined });
+  return Object.assign(server, {
+    webhooksOn: () => webhookToken() !== undefined,
+    reloadToken: () => {
+      token = apiToken(dir);
+    },
+  });
 }

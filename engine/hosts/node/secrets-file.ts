@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { AxError } from '../../api/errors.ts';
 import { appendPrivateFile, readPrivateFile, writePrivateFile } from './private-file.ts';
-import { type SecretInfo, secretNameProblem } from '../../api/secrets.ts';
+import { type SecretInfo, secretNameProblem, secretValueProblem } from '../../api/secrets.ts';
 import type { SecretSource } from '../../ports/secrets.ts';
 
 interface Stored {
@@ -46,6 +46,8 @@ export class SecretsFile implements SecretSource {
     const problem = secretNameProblem(name);
     if (problem) throw new AxError('validation', problem);
     if (value === '') throw new AxError('validation', `the value of secret "${name}" is empty: give it on stdin, e.g. printf %s "$TOKEN" | ax secrets set ${name}`);
+    const nul = secretValueProblem(name, value);
+    if (nul) throw new AxError('validation', `${nul}; nothing was stored`);
     const all = this.read();
     const existed = name in all;
     all[name] = { value, setAt: now };

@@ -19,6 +19,7 @@ import { VERSION } from './version.ts';
 import type { ProcessRunner } from '../../ports/process-runner.ts';
 import type { SecretSource } from '../../ports/secrets.ts';
 import { SecretsFile } from './secrets-file.ts';
+import { SecretMask } from '../../core/secret-mask.ts';
 import { type AlertOptions, loadAlerts } from './alert-channels.ts';
 
 export interface SoloOptions {
@@ -57,7 +58,10 @@ function shownExtra(settings: Settings = {}): Record<string, string> {
 }
 
 export async function openSoloEngine(dataDir: string, options: SoloOptions = {}): Promise<Engine> {
-  const secrets = options.secrets ?? new SecretsFile(dataDir);
+  // The node's one masking step: every secret resolved here (tasks', alert channels') is masked
+  // in whatever leaves the engine (core/secret-mask.ts).
+  const secretMask = new SecretMask();
+  const secrets = secretMask.watch(options.secrets ?? new SecretsFile(dataDir));
   // Read before the store opens: a mistake in settings.json stops the engine with its fix.
   const alerts = loadAlerts(dataDir, secrets, options.alerts);
   const taskEnv = nodeTaskEnv(dataDir, options.taskEnvFlags);
@@ -73,6 +77,8 @@ export async function openSoloEngine(dataDir: string, options: SoloOptions = {})
     nodeId: `${os.hostname()}:${process.pid}`,
     onAlert: options.onAlert,
     alerts,
+    secretMask,
+    reloadAlerts: () => loadAlerts(dataDir, secrets, options.alerts),
     onDrainRequested: options.onDrainRequested,
     checkCwd: checkCwdHere,
     metrics: new PromMetrics(),

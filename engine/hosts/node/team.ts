@@ -13,6 +13,7 @@ import { resolveDataDir } from './data-dir.ts';
 import { defaultWorkerId, holderGoneHere } from './node-identity.ts';
 import { taskRunner } from './task-runner.ts';
 import { SecretsFile } from './secrets-file.ts';
+import { SecretMask, urlPassword } from '../../core/secret-mask.ts';
 import { type AlertOptions, loadAlerts } from './alert-channels.ts';
 import { VERSION } from './version.ts';
 
@@ -72,7 +73,12 @@ export function teamConnection(flags: { mysql?: string; redis?: string; redisPre
 export async function openTeamEngine(options: TeamOptions): Promise<Engine> {
   const config = { ...configFromEnv(), ...options.config };
   const dataDir = options.dataDir ?? resolveDataDir();
-  const secrets = options.secrets ?? new SecretsFile(dataDir);
+  // The node's one masking step: every secret resolved here (tasks', alert channels') is masked
+  // in whatever leaves the engine (core/secret-mask.ts).
+  const secretMask = new SecretMask();
+  const secrets = secretMask.watch(options.secrets ?? new SecretsFile(dataDir));
+  // The connection strings' passwords are secrets too: a driver's error may quote them.
+  secretMask.add([options.mysqlUrl, options.redisUrl].flatMap(urlPassword));
   const alerts = loadAlerts(dataDir, secrets, options.alerts);
   const works = options.role === 'worker' || (options.role === 'scheduler' && options.schedulerWorks !== false);
   const taskEnv = works ? nodeTaskEnv(dataDir, options.taskEnvFlags) : undefined;
@@ -105,6 +111,8 @@ export async function openTeamEngine(options: TeamOptions): Promise<Engine> {
     metrics: new PromMetrics(),
     onAlert: options.onAlert,
     alerts,
+    secretMask,
+    reloadAlerts: () => loadAlerts(dataDir, secrets, options.alerts),
     onDrainRequested: options.onDrainRequested,
     hostInfo: {
       version: VERSION,

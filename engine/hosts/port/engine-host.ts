@@ -49,6 +49,7 @@
 import { AxError } from '../../api/errors.ts';
 import { HOST_DRAIN_TIMEOUT_MS, type ParentMessage } from '../../api/host-protocol.ts';
 import { needsPerson } from '../../core/persist.ts';
+import { maskedApi } from '../../core/masked-api.ts';
 import { EXIT } from '../cli/exit-codes.ts';
 import { resolveDataDir } from '../node/data-dir.ts';
 import { type HeldEngine, holdSoloEngine } from '../node/held-engine.ts';
@@ -200,7 +201,7 @@ function run(channel: ParentChannel): void {
 
   void started.then((held) => {
     if (stopping) return;
-    clients = new HostClients(held.engine, channel);
+    clients = new HostClients(maskedApi(held.engine, (text) => held.engine.secretMask.mask(text)), channel);
     channel.post({ type: 'ready', pid: process.pid, dataDir: held.dir, version: VERSION, recovery: held.recovery, ...(localApi && { apiPort: localApi.port }) });
     for (const [message, ports] of early.splice(0)) deliver(message, ports);
   });

@@ -1,0 +1,34 @@
+// The store as the engine writes to it, with the node's secret mask (secret-mask.ts) applied to
+// every free text it keeps: audit entries, alerts and their deliveries' errors, instance and run
+// reasons, schedule errors. Whoever writes one (a rule quoting a spawn error, a channel quoting
+// its URL, a host's audit line), a secret the node resolved is not kept in the clear. Log lines
+// are masked earlier, before their cut (line-splitter.ts), and are passed as they come.
+import type { Store } from '../ports/store.ts';
+
+type Mask = (text: string) => string;
+
+/** `reason` masked when the patch has one; the patch itself when not (a key set to undefined would mean "clear"). */
+function maskReason<T extends { reason?: string | null }>(patch: T, mask: Mask): T {
+  return typeof patch.reason === 'string' ? { ...patch, reason: mask(patch.reason) } : patch;
+}
+
+export function maskedStore(store: Store, mask: Mask): Store {
+  const m = (text: string | undefined) => (text === undefined ? text : mask(text));
+  const writes: Partial<Store> = {
+    audit: (entry) => store.audit({ ...entry, object: mask(entry.object), ...(entry.detail !== undefined && { detail: mask(entry.detail) }) }),
+    recordAlert: (alert) => store.recordAlert({ ...alert, title: mask(alert.title), message: mask(alert.message) }),
+    recordAlertDelivery: (id, delivery) => store.recordAlertDelivery(id, delivery.error === undefined ? delivery : { ...delivery, error: m(delivery.error) }),
+    transitionInstance: (id, guard, to, patch) => store.transitionInstance(id, guard, to, maskReason(patch, mask)),
+    finishInstance: (finish, now) => store.finishInstance({ ...finish, patch: maskReason(finish.patch, mask) }, now),
+    transitionRun: (id, from, to, patch) => store.transitionRun(id, from, to, maskReason(patch, mask)),
+    cancelRun: (runId, reason, queuedRoots, now) => store.cancelRun(runId, mask(reason), queuedRoots, now),
+    setScheduleError: (id, error) => store.setScheduleError(id, error === null ? null : mask(error)),
+  };
+  return new Proxy(store, {
+    get(target, prop) {
+      if (Object.hasOwn(writes, prop)) return writes[prop as keyof Store];
+      const value: unknown = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
