@@ -16,10 +16,12 @@ import { secretsCommand } from './commands-secrets.ts';
 import { alertsCommand } from './commands-alerts.ts';
 import { EXIT } from './exit-codes.ts';
 import { guardTerminalOutput } from './terminal.ts';
+import { describeSystemError, handleOutputErrors, isSystemError } from './output-errors.ts';
 
 
 export async function main(argv: string[]): Promise<void> {
   guardTerminalOutput();
+  handleOutputErrors();
   const program = new Command('ax')
     .description('AX Scheduler: scheduled, dependency-aware, observable jobs')
     .version(VERSION)
@@ -60,7 +62,9 @@ export async function main(argv: string[]): Promise<void> {
       process.exitCode = EXIT[err.code] ?? 1;
       return;
     }
-    process.stderr.write(`ax: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    // An error of the operating system (a full disk, a permission) is the user's to fix, not a bug: no stack.
+    if (isSystemError(err)) process.stderr.write(`ax: ${err.path ? `${err.path}: ` : ''}${describeSystemError(err)}\n`);
+    else process.stderr.write(`ax: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
     process.exitCode = 1;
   }
 }

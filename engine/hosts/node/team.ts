@@ -72,10 +72,13 @@ export async function openTeamEngine(options: TeamOptions): Promise<Engine> {
   const secrets = options.secrets ?? new SecretsFile(dataDir);
   const alerts = loadAlerts(dataDir, secrets, options.alerts);
   // Loaded here, not at the top: a solo engine never loads mysql2 and ioredis (about 20 MB).
-  const [{ openMysqlStore }, { RedisCoordinator }] = await Promise.all([
+  const [{ openMysqlStore, parseMysqlUrl }, { checkRedisUrl, RedisCoordinator }] = await Promise.all([
     import('../../adapters/sql/mysql-store.ts'),
     import('../../adapters/redis/redis-coordinator.ts'),
   ]);
+  // Both strings checked before either is opened: a bad Redis URL must not leave a MySQL pool open (the command would hang after its error).
+  parseMysqlUrl(options.mysqlUrl);
+  checkRedisUrl(options.redisUrl);
   const store = await openMysqlStore({ url: options.mysqlUrl });
   const coordinator = new RedisCoordinator({
     url: options.redisUrl,
