@@ -12,6 +12,7 @@ import type { EngineApi } from '../api/engine-api.ts';
 import { droppedNotice, serveConnection } from './api-connection.ts';
 import { DEFAULT_CONFIG } from '../core/config.ts';
 import { jsonProblem, payloadTooLarge } from '../core/payload.ts';
+import { MAX_SPEC_JSON_BYTES } from '../core/workflow-file.ts';
 import { dispatchRequest } from './api-dispatch.ts';
 import { sameSecret, SignIn } from './sign-in.ts';
 import { SECURITY_HEADERS, serveStatic } from './static-ui.ts';
@@ -42,8 +43,8 @@ export interface ApiServer {
 }
 
 const SESSION_COOKIE = 'ax_session';
-/** the largest legitimate request (a workflow spec or a payload) with room to spare */
-const MAX_FRAME_BYTES = 4 * 1024 * 1024;
+/** the largest legitimate request (the largest workflow as JSON, or a payload) with room for the request around it */
+export const MAX_FRAME_BYTES = MAX_SPEC_JSON_BYTES + 1024 * 1024;
 /** A refused webhook's status by error code (else 400); 409: scheduling is paused, send it again after the resume. */
 const WEBHOOK_STATUS: Partial<Record<string, number>> = { not_found: 404, conflict: 409 };
 /** past this much unsent data, a slow client's events are dropped (with one notice) */
