@@ -1,6 +1,7 @@
 // ax settings: each setting's effective value and where it comes from (a flag, the environment,
 // DATA_DIR/settings.json, or the default); `set` and `unset` change the file (mode 0600).
 import type { Command } from 'commander';
+import { AxError } from '../../api/errors.ts';
 import { resolveDataDir } from '../node/data-dir.ts';
 import { parseAlertSettings } from '../../core/alerts/alert-settings.ts';
 import { ALERTS_KEY, effectiveSettings, readRawSetting, SETTING_KEYS, settingsFile, shownValue, writeAlertSettings, writeSetting } from '../node/settings.ts';
@@ -42,24 +43,31 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/** One value on stdin: the newline `echo` adds is not part of it. */
+async function readLine(key: string): Promise<string> {
+  const value = (await readStdin()).replace(/\r?\n$/, '');
+  if (value === '') throw new AxError('validation', `nothing on stdin for ${key}: pipe the value in, e.g. printf %s "$URL" | ax settings set ${key} -`);
+  return value;
+}
+
 export function settingsCommand(program: Command, globals: Globals, flags: () => GlobalOptions): void {
   const settings = program
     .command('settings')
     .description("show each setting's value and where it comes from (a flag, an AX_* variable, this data dir's settings file, or the default)")
     .addHelpText(
       'after',
-      '\nExamples:\n  $ ax settings set mode team\n  $ ax settings set mysql mysql://ax:secret@db:3306/ax\n  $ ax settings set redis redis://cache:6379\n  $ ax settings set alerts - < alerts.json   # the alert channels and routes (README "Alerts")\n  $ ax settings',
+      '\nExamples:\n  $ ax settings set mode team\n  $ printf %s "$URL" | ax settings set mysql -   # mysql://ax:PASSWORD@db:3306/ax, kept out of ps\n  $ ax settings set redis redis://cache:6379\n  $ ax settings set alerts - < alerts.json   # the alert channels and routes (README "Alerts")\n  $ ax settings',
     )
     .action(() => show(resolveDataDir(globals().dataDir), flags(), globals().json === true));
   settings
     .command('set')
     .argument('<key>', `${SETTING_KEYS.join(' | ')} | alerts`)
-    .argument('<value>', 'the value; for alerts a JSON object, or - to read it from stdin')
+    .argument('<value>', 'the value (for alerts a JSON object), or - to read it from stdin: keeps a password out of "ps" and the shell history')
     .description("store a setting in this data dir's settings file")
     .action(async (key: string, value: string) => {
       const dir = resolveDataDir(globals().dataDir);
       if (key === ALERTS_KEY) writeAlertSettings(dir, value === '-' ? await readStdin() : value);
-      else writeSetting(dir, key, value);
+      else writeSetting(dir, key, value === '-' ? await readLine(key) : value);
       show(dir, flags(), globals().json === true);
     });
   settings
