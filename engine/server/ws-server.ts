@@ -64,6 +64,9 @@ function cookie(req: http.IncomingMessage, name: string): string | undefined {
 }
 
 class TooLarge extends Error {}
+/** A body that is not UTF-8: decoded, it would reach the task as U+FFFD instead of its bytes. */
+class NotText extends Error {}
+const NOT_TEXT = 'the body is not UTF-8 text, and an event payload is text: send JSON or UTF-8 text; base64-encode binary data (e.g. "base64 -w0 file.bin") and decode it in the task';
 
 /** How much of a refused body is still read (and thrown away) so the client can read the refusal. */
 const DRAIN_LIMIT = 64 * 1024 * 1024;
@@ -92,7 +95,11 @@ async function readBody(req: http.IncomingMessage, limit: number): Promise<strin
     }
   }
   if (over) throw new TooLarge(payloadTooLarge(Number.isFinite(declared) ? declared : whole ? size : undefined, limit));
-  return Buffer.concat(parts).toString('utf8');
+  try {
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(Buffer.concat(parts));
+  } catch {
+    throw new NotText(NOT_TEXT);
+  }
 }
 
 export async function startApiServer(options: ApiServerOptions): Promise<ApiServer> {
@@ -167,7 +174,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     } catch (err) {
       // Refused before anything starts; the connection is closed after the reply.
       res.setHeader('connection', 'close');
-      return reply(res, err instanceof TooLarge ? 413 : 400, { error: err instanceof Error ? err.message : String(err) });
+      return reply(res, err instanceof TooLarge ? 413 : err instanceof NotText ? 415 : 400, { error: err instanceof Error ? err.message : String(err) });
     }
     // A body sent as JSON must be JSON; other content types pass as they are.
     const problem = /^application\/([\w.+-]*\+)?json\b/i.test(req.headers['content-type'] ?? '') && payload !== '' ? jsonProblem(payload) : undefined;
