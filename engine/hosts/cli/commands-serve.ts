@@ -73,7 +73,7 @@ const ROLES: TeamRole[] = ['scheduler', 'worker', 'client'];
 /** where a team node on this machine says which port serves the UI (for `ax open`) */
 const TEAM_UI_FILE = 'team-ui.json';
 
-function readTeamUi(dir: string): { pid: number; port: number } | undefined {
+export function readTeamUi(dir: string): { pid: number; port: number } | undefined {
   try {
     const info = JSON.parse(fs.readFileSync(path.join(dir, TEAM_UI_FILE), 'utf8')) as { pid: number; port: number };
     process.kill(info.pid, 0);

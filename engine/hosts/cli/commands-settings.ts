@@ -2,7 +2,8 @@
 // DATA_DIR/settings.json, or the default); `set` and `unset` change the file (mode 0600).
 import type { Command } from 'commander';
 import { AxError } from '../../api/errors.ts';
-import { resolveDataDir } from '../node/data-dir.ts';
+import { readEngineLock, resolveDataDir } from '../node/data-dir.ts';
+import { readTeamUi } from './commands-serve.ts';
 import { parseAlertSettings } from '../../core/alerts/alert-settings.ts';
 import { ALERTS_KEY, effectiveSettings, readRawSetting, SETTING_KEYS, settingsFile, shownValue, writeAlertSettings, writeSetting } from '../node/settings.ts';
 import type { GlobalOptions } from './connect.ts';
@@ -43,6 +44,17 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/**
+ * A running `ax serve` on this data dir read the settings file when it started and does not see
+ * a change to it: said after the change, so that nobody waits for alerts that will not come.
+ */
+function restartNote(dir: string): void {
+  const lock = readEngineLock(dir);
+  const pid = lock?.command === 'ax serve' ? lock.pid : readTeamUi(dir)?.pid;
+  if (pid === undefined) return;
+  process.stderr.write(`note: ax serve (pid ${pid}) runs on this data dir and read its settings when it started: restart ax serve to apply this change\n`);
+}
+
 /** One value on stdin: the newline `echo` adds is not part of it. */
 async function readLine(key: string): Promise<string> {
   const value = (await readStdin()).replace(/\r?\n$/, '');
@@ -69,6 +81,7 @@ export function settingsCommand(program: Command, globals: Globals, flags: () =>
       if (key === ALERTS_KEY) writeAlertSettings(dir, value === '-' ? await readStdin() : value);
       else writeSetting(dir, key, value === '-' ? await readLine(key) : value);
       show(dir, flags(), globals().json === true);
+      restartNote(dir);
     });
   settings
     .command('unset')
@@ -76,11 +89,9 @@ export function settingsCommand(program: Command, globals: Globals, flags: () =>
     .description("remove a setting from this data dir's settings file")
     .action((key: string) => {
       const dir = resolveDataDir(globals().dataDir);
-      if (key === ALERTS_KEY) {
-        writeAlertSettings(dir, undefined);
-        return show(dir, flags(), globals().json === true);
-      }
-      writeSetting(dir, key, undefined);
+      if (key === ALERTS_KEY) writeAlertSettings(dir, undefined);
+      else writeSetting(dir, key, undefined);
       show(dir, flags(), globals().json === true);
+      restartNote(dir);
     });
 }
