@@ -9,7 +9,7 @@ import type { SecretSource } from '../../ports/secrets.ts';
 import { configFromEnv } from './config-env.ts';
 import { howToSet, maskUrl } from './settings.ts';
 import { resolveDataDir } from './data-dir.ts';
-import { defaultWorkerId, holderGoneHere } from './node-identity.ts';
+import { defaultWorkerId, holderGoneHere, nodeKey } from './node-identity.ts';
 import { taskRunner } from './task-runner.ts';
 import { SecretsFile } from './secrets-file.ts';
 import { type AlertOptions, loadAlerts } from './alert-channels.ts';
@@ -126,6 +126,7 @@ export async function openTeamEngine(options: TeamOptions): Promise<Engine> {
           role: options.role,
           maxConcurrency: options.maxConcurrency,
           holderGone: holderGoneHere,
+          nodeKey: nodeKey(dataDir),
           onIdentityLost: options.onIdentityLost,
           secrets,
           baseEnv: Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined)),
