@@ -1,7 +1,8 @@
 // Bidi controls shown, not obeyed, in the UI (issue 20, item 9): a right-to-left override
 // (U+202E) in a task's output or in a reason made "txt.exe" read as "exe.txt" on the page, while
 // the CLI showed it escaped. The log viewer, the instance facts and the run's instance table
-// show each bidi control as a visible ‹U+202E› (engine/api/bidi-text.ts). Chromium against a
+// show each bidi control as a visible ‹U+202E› (engine/api/bidi-text.ts); the designer says, under
+// a command box holding one, what the command really is. Chromium against a
 // real `ax serve`; screenshots in test-artifacts/screenshots/.
 import type { Browser } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,6 +22,8 @@ tasks:
   stuck:
     command: echo never
     cwd: "/nonexistent/report${RLO}txt.exe"
+  tricky:
+    command: "echo invoice_${RLO}fdp.exe"
 `;
 
 describe.skipIf(skip)('bidi controls in the UI', () => {
@@ -66,6 +69,16 @@ describe.skipIf(skip)('bidi controls in the UI', () => {
         await waitFor(async () => ((await page.locator('body').innerText()).includes('report‹U+202E›txt.exe') ? true : undefined), { timeoutMs: 30_000, message: 'the run page did not show the reason with ‹U+202E›' });
         expect(BIDI.test(await page.locator('body').innerText())).toBe(false);
         await screenshot(page, `bidi-run-${scheme}-${locale}`);
+
+        // the designer's command box shows the text as the browser orders it; the line under it shows what runs
+        await page.goto(`${engine.origin}/#/designer/bidi`);
+        await page.locator('.react-flow__node[data-id="tricky"]').click({ timeout: 30_000 });
+        const hint = page.getByTestId('command-bidi');
+        await hint.waitFor({ timeout: 15_000 });
+        expect(await hint.innerText()).toContain('echo invoice_‹U+202E›fdp.exe');
+        // the node on the canvas shows the command the same way
+        expect(await page.locator('.react-flow__node[data-id="tricky"] .ax-task-node__detail').innerText()).toBe('echo invoice_‹U+202E›fdp.exe');
+        await screenshot(page, `bidi-designer-${scheme}-${locale}`);
       } finally {
         await context.close();
       }
