@@ -67,7 +67,7 @@ export const DEFAULT_CONFIG: EngineConfig = {
   maxFailovers: 3,
   queueAlertThreshold: 1_000,
   maxLineBytes: 64 * 1024,
-  maxOutputBytes: 100 * 1024 * 1024,
+  maxOutputBytes: 50 * 1024 * 1024,
   logRetentionMs: 30 * 86_400_000,
   logBatchLines: 500,
   logFlushMs: 200,

@@ -236,7 +236,7 @@ export class Engine implements EngineApi {
   async apply(input: WorkflowSpec, actor: string): Promise<ApplyOutcome> {
     // Whatever the client (CLI, UI, API), a spec passes the same checks as a file (one the
     // checks produced in this process has passed them).
-    const spec = isCheckedSpec(input) ? input : parseWorkflowFile(serializeWorkflow(input), { file: `workflow ${input.name}`, defaultTimezone: 'UTC' }).spec;
+    const spec = isCheckedSpec(input) ? input : parseWorkflowFile(serializeWorkflow(input), { file: `workflow ${input.name}`, defaultTimezone: 'UTC', fromSpec: true }).spec;
     // Across workflows: a cycle is refused; references that lead nowhere (yet) are warned about.
     const warnings = await checkAcrossWorkflows(this.store, spec, await this.store.getWorkflowSpec(spec.name));
     // The workflow and its audit entry are one transaction: a failed apply leaves neither.

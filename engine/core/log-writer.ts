@@ -22,6 +22,9 @@ interface InstanceOutput {
   stored: number;
   bytes: number;
   truncated: boolean;
+  /** output past maxOutputBytes, not stored: said in one notice when the instance closes */
+  overBytes: number;
+  overLines: number;
   /** lines dropped for want of buffer space and not yet reported by a marker */
   dropped: number;
 }
@@ -42,6 +45,20 @@ export interface LogWriterOptions {
   onDropped?: () => void;
   /** the node's secret mask, for the engine's own lines (a task's are masked before their cut) */
   mask?: (text: string) => string;
+}
+
+const size = (bytes: number): string =>
+  bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1).replace(/\.0$/, '')} MB` : bytes >= 1024 ? `${(bytes / 1024).toFixed(1).replace(/\.0$/, '')} KB` : `${bytes} bytes`;
+
+/**
+ * The one line an instance's log ends with when its output went past the cap: how much was not
+ * stored, and how to raise the cap. Written at close, when the amount is known; the task ran on.
+ */
+export function overLimitNotice(limit: number, bytes: number, lines: number): string {
+  return (
+    `[output truncated: past the log limit of ${size(limit)}, ${size(bytes)} more (${lines} line${lines === 1 ? '' : 's'}) were not stored; the process kept running. ` +
+    `Raise the limit with AX_ENGINE_CONFIG='{"maxOutputBytes": ${limit * 4}}' on the node running the task]`
+  );
 }
 
 /** What a line costs in memory: its text and the object around it. */
@@ -79,25 +96,26 @@ export class LogWriter {
 
   /** Starts numbering an instance's lines (after any lines it already has). */
   open(instanceId: number, lastSeq = 0): void {
-    this.outputs.set(instanceId, { seq: lastSeq, stored: lastSeq, bytes: 0, truncated: false, dropped: 0 });
+    this.outputs.set(instanceId, { seq: lastSeq, stored: lastSeq, bytes: 0, truncated: false, overBytes: 0, overLines: 0, dropped: 0 });
   }
 
   private output(instanceId: number): InstanceOutput {
     let out = this.outputs.get(instanceId);
-    if (!out) this.outputs.set(instanceId, (out = { seq: 0, stored: 0, bytes: 0, truncated: false, dropped: 0 }));
+    if (!out) this.outputs.set(instanceId, (out = { seq: 0, stored: 0, bytes: 0, truncated: false, overBytes: 0, overLines: 0, dropped: 0 }));
     return out;
   }
 
   append(instanceId: number, stream: LogStream, line: string, bytes: number): void {
     const out = this.outputs.get(instanceId);
-    if (!out || out.truncated) return;
-    out.bytes += bytes;
-    if (out.bytes > this.options.maxOutputBytes) {
+    if (!out) return;
+    // Past the cap, output is counted, not kept: the notice at close says how much (see overLimitNotice).
+    if (out.truncated || out.bytes + bytes > this.options.maxOutputBytes) {
       out.truncated = true;
-      const cap = Math.round(this.options.maxOutputBytes / 1024 / 1024);
-      this.push(out, instanceId, 'system', `[output truncated: more than ${cap} MB; the process keeps running, further output is not stored]`);
+      out.overBytes += bytes;
+      out.overLines += 1;
       return;
     }
+    out.bytes += bytes;
     // Once an instance drops lines it goes on dropping until there is room for a while (half the
     // bound): then one marker says how many, exactly where they are missing.
     const room = out.dropped > 0 ? this.maxBufferBytes / 2 : this.maxBufferBytes;
@@ -244,6 +262,10 @@ export class LogWriter {
    */
   async close(instanceId: number): Promise<number> {
     const out = this.output(instanceId);
+    if (out.truncated) {
+      this.push(out, instanceId, 'system', overLimitNotice(this.options.maxOutputBytes, out.overBytes, out.overLines));
+      out.truncated = false;
+    }
     const giveUpAt = this.clock.now() + (this.options.giveUpMs ?? 600_000);
     while (out.stored < out.seq || out.dropped > 0) {
       // A store that needs a person (its file deleted under the engine) will not take them later.

@@ -12,9 +12,12 @@
 // a YAML text whose unsafe strings are double-quoted, see serializeWorkflow). A backslash is left
 // alone, so the text `\x1b` typed by a user reads the same as an escaped ESC.
 
-const UNSAFE = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+import { BIDI_CONTROL_CLASS } from '../api/bidi-text.ts';
+
+// The bidi controls are the list the UI shows visibly too (engine/api/bidi-text.ts).
+const UNSAFE = new RegExp(`[\\u0000-\\u0008\\u000a-\\u001f\\u007f-\\u009f${BIDI_CONTROL_CLASS}]`);
 const UNSAFE_ALL = new RegExp(UNSAFE.source, 'g');
-const UNSAFE_BUT_NEWLINE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const UNSAFE_BUT_NEWLINE = new RegExp(`[\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f${BIDI_CONTROL_CLASS}]`, 'g');
 
 function escape(c: string): string {
   if (c === '\n') return '\\n';

@@ -105,7 +105,7 @@ export class EngineViews {
     if (typeof input.text !== 'string' && input.spec && isCheckedSpec(input.spec)) return { ok: true, spec: input.spec, problems: [], warnings: [] };
     try {
       const text = typeof input.text === 'string' ? input.text : serializeWorkflow(input.spec as WorkflowSpec);
-      const { spec, warnings } = parseWorkflowFile(text, { file: input.file, defaultTimezone: localTimezone() });
+      const { spec, warnings } = parseWorkflowFile(text, { file: input.file, defaultTimezone: localTimezone(), fromSpec: typeof input.text !== 'string' });
       return { ok: true, spec, problems: [], warnings: warnings.map((message) => ({ path: '', message })) };
     } catch (err) {
       if (err instanceof ValidationError) return { ok: false, problems: err.problems, warnings: [] };

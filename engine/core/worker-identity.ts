@@ -9,6 +9,7 @@ import type { WorkerRecord } from '../api/types.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { Coordinator } from '../ports/coordinator.ts';
 import type { Store, WorkerRegistration } from '../ports/store.ts';
+import { checkReservation, claimToken } from './worker-id-reservation.ts';
 
 /** How an id was won: `left` (its holder deregistered) is routine; `dead` and `stale` take over a holder that did not leave. */
 export type ClaimHow = 'new' | 'ours' | 'left' | 'dead' | 'stale';
@@ -64,6 +65,8 @@ export async function claimWorkerId(
         `worker id "${record.id}" is held by a live worker (${describeHolder(verdict.holder, verdict.silentMs)}): stop that worker, or give this one another --worker-id`,
       );
     }
+    // A node that left or went silent keeps its id for a while; one that died here is gone for good.
+    if (verdict.how !== 'dead') checkReservation(current, claim, now());
     if (await store.claimWorker(record, claim, current.claim ?? null)) return { how: verdict.how, why: verdict.why };
   }
   throw new AxError('conflict', `worker id "${record.id}" is being claimed by another node at the same moment: try again, or use another --worker-id`);
@@ -92,8 +95,10 @@ export class WorkerIdentity {
     private readonly alert: (message: string) => void,
     private readonly onLost: () => void,
     record: WorkerRecord,
+    /** the fingerprint of this node's secret (see worker-id-reservation.ts) */
+    nodeKey?: string,
   ) {
-    this.token = `${record.host}:${record.pid}:${record.startedAt}:${Math.random().toString(36).slice(2, 10)}`;
+    this.token = claimToken(nodeKey, `${record.host}:${record.pid}:${record.startedAt}:${Math.random().toString(36).slice(2, 10)}`);
   }
 
   async claim(record: WorkerRecord): Promise<void> {

@@ -37,6 +37,8 @@ export interface WorkerOptions extends ExecutionOptions {
    * in solo mode the data-dir lock proves it): its id is taken over at once, not after it goes stale.
    */
   holderGone?: (holder: WorkerRecord) => boolean;
+  /** the fingerprint of this node's secret: a worker id it held stays reserved to it for a while (core/worker-id-reservation.ts) */
+  nodeKey?: string;
   /** another node took this worker's id (it was judged lost): its tasks are stopped; the host should exit */
   onIdentityLost?: () => void;
 }
@@ -79,7 +81,7 @@ export class Worker {
   ) {
     this.startedAt = clock.now();
     const gone = (h: WorkerRecord) => options.holderGone?.(h) ?? false;
-    this.registration = new WorkerIdentity(store, coordinator, clock, options.workerHeartbeatMs, gone, alert, () => this.loseIdentity(), this.record());
+    this.registration = new WorkerIdentity(store, coordinator, clock, options.workerHeartbeatMs, gone, alert, () => this.loseIdentity(), this.record(), options.nodeKey);
     this.executor = new TaskExecutor(store, coordinator, runner, logs, clock, options, () => this.identityLost, recordOutcome, onFinished, alert);
   }
 

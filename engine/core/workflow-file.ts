@@ -12,10 +12,24 @@ import { Reader, typeName, type YMap } from './workflow-reader.ts';
 export interface ParseOptions extends FieldOptions {
   /** named in every problem */
   file?: string;
+  /**
+   * The text is a spec that came over the API, written back as YAML (serializeWorkflow): the file
+   * limit is not its user's to keep — the YAML may be longer than the file was — so the bound is
+   * the workflow's JSON limit (the text is at most twice that; the JSON check after parsing decides).
+   */
+  fromSpec?: boolean;
 }
 
 /** Workflow files larger than this are refused before parsing: the YAML document model takes 50-100× the file in memory. */
 export const MAX_WORKFLOW_FILE_BYTES = 5 * 1024 * 1024;
+/**
+ * The largest workflow as JSON, the form it travels in through `ax serve`'s API (whose frame limit
+ * is this plus room for the request around it, see ws-server.ts). A file under 5 MB can grow past
+ * it as JSON (a tab or a backslash takes 2 bytes, a raw control character 6, an alias repeats
+ * what it names): such a file is refused here, with or without a server, so every file the CLI
+ * accepts can also be applied through one.
+ */
+export const MAX_SPEC_JSON_BYTES = 12 * 1024 * 1024;
 export const COMMENT_WARNING = 'comments are not stored: "ax export" will not reproduce them';
 
 function syntaxMessage(e: YAMLError): string {
@@ -88,7 +102,7 @@ function deepFreeze<T>(value: T): T {
  * `timezoneDefaulted`: the file has a schedule without a timezone (opts.defaultTimezone was used).
  */
 export function parseWorkflowFile(text: string, opts: ParseOptions): { spec: WorkflowSpec; warnings: string[]; timezoneDefaulted?: boolean } {
-  if (text.length > MAX_WORKFLOW_FILE_BYTES) {
+  if (text.length > (opts.fromSpec ? 2 * MAX_SPEC_JSON_BYTES : MAX_WORKFLOW_FILE_BYTES)) {
     throw new ValidationError([{ ...(opts.file !== undefined && { file: opts.file }), path: '', message: tooLarge(text.length) }]);
   }
   // JSON goes through the YAML parser as well: JSON.parse would silently keep the last duplicate.
@@ -105,6 +119,11 @@ export function parseWorkflowFile(text: string, opts: ParseOptions): { spec: Wor
   const spec = readWorkflow(r, m, opts);
   checkEdges(r, spec.tasks, spec.name);
   if (r.problems.length > 0) throw new ValidationError(r.problems);
+  const jsonBytes = new TextEncoder().encode(JSON.stringify(spec)).length;
+  if (jsonBytes > MAX_SPEC_JSON_BYTES) {
+    const message = `the workflow is ${(jsonBytes / MB).toFixed(1)} MB as JSON (escaped characters and aliases count in full), over the ${MAX_SPEC_JSON_BYTES / MB} MB limit: split it into several workflows`;
+    throw new ValidationError([{ ...(opts.file !== undefined && { file: opts.file }), path: '', message }]);
+  }
 
   // Lexer tokens, not a regex: a "#" inside a quoted or block string is not a comment.
   const hasComment = text.includes('#') && [...new Lexer().lex(text)].some((token) => token.startsWith('#'));

@@ -23,7 +23,8 @@ export async function connectApi(url: string, token: string): Promise<RemoteApi>
           // a reply that is not JSON is dropped; its caller times out or sees the close
         }
       }),
-    onClose: (handler) => ws.on('close', (_code, reason) => handler(String(reason))),
+    // 1009: the request was over the server's frame limit (it closes without a reason)
+    onClose: (handler) => ws.on('close', (code, reason) => handler(String(reason) || (code === 1009 ? 'the request was larger than the server accepts' : ''))),
     close: () => ws.close(),
   });
 }

@@ -12,6 +12,7 @@ import type { EngineApi } from '../api/engine-api.ts';
 import { droppedNotice, serveConnection } from './api-connection.ts';
 import { DEFAULT_CONFIG } from '../core/config.ts';
 import { jsonProblem, payloadTooLarge } from '../core/payload.ts';
+import { MAX_SPEC_JSON_BYTES } from '../core/workflow-file.ts';
 import { dispatchRequest } from './api-dispatch.ts';
 import { sameSecret, SignIn } from './sign-in.ts';
 import { SECURITY_HEADERS, serveStatic } from './static-ui.ts';
@@ -43,8 +44,8 @@ export interface ApiServer {
 }
 
 const SESSION_COOKIE = 'ax_session';
-/** the largest legitimate request (a workflow spec or a payload) with room to spare */
-const MAX_FRAME_BYTES = 4 * 1024 * 1024;
+/** the largest legitimate request (the largest workflow as JSON, or a payload) with room for the request around it */
+export const MAX_FRAME_BYTES = MAX_SPEC_JSON_BYTES + 1024 * 1024;
 /** A refused webhook's status by error code (else 400); 409: scheduling is paused, send it again after the resume. */
 const WEBHOOK_STATUS: Partial<Record<string, number>> = { not_found: 404, conflict: 409 };
 /** past this much unsent data, a slow client's events are dropped (with one notice) */
@@ -64,6 +65,9 @@ function cookie(req: http.IncomingMessage, name: string): string | undefined {
 }
 
 class TooLarge extends Error {}
+/** A body that is not UTF-8: decoded, it would reach the task as U+FFFD instead of its bytes. */
+class NotText extends Error {}
+const NOT_TEXT = 'the body is not UTF-8 text, and an event payload is text: send JSON or UTF-8 text; base64-encode binary data (e.g. "base64 -w0 file.bin") and decode it in the task';
 
 /** How much of a refused body is still read (and thrown away) so the client can read the refusal. */
 const DRAIN_LIMIT = 64 * 1024 * 1024;
@@ -92,7 +96,11 @@ async function readBody(req: http.IncomingMessage, limit: number): Promise<strin
     }
   }
   if (over) throw new TooLarge(payloadTooLarge(Number.isFinite(declared) ? declared : whole ? size : undefined, limit));
-  return Buffer.concat(parts).toString('utf8');
+  try {
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(Buffer.concat(parts));
+  } catch {
+    throw new NotText(NOT_TEXT);
+  }
 }
 
 export async function startApiServer(options: ApiServerOptions): Promise<ApiServer> {
@@ -168,7 +176,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     } catch (err) {
       // Refused before anything starts; the connection is closed after the reply.
       res.setHeader('connection', 'close');
-      return reply(res, err instanceof TooLarge ? 413 : 400, { error: err instanceof Error ? err.message : String(err) });
+      return reply(res, err instanceof TooLarge ? 413 : err instanceof NotText ? 415 : 400, { error: err instanceof Error ? err.message : String(err) });
     }
     // A body sent as JSON must be JSON; other content types pass as they are.
     const problem = /^application\/([\w.+-]*\+)?json\b/i.test(req.headers['content-type'] ?? '') && payload !== '' ? jsonProblem(payload) : undefined;

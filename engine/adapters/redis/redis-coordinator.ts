@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Redis, type ChainableCommander } from 'ioredis';
+import { decodeUrlPart, parseConnectionUrl } from '../connection-url.ts';
 import { AxError } from '../../api/errors.ts';
 import type { WorkerRecord } from '../../api/types.ts';
 import type { Coordinator, DispatchMessage, EngineEvent, NodePresence } from '../../ports/coordinator.ts';
@@ -316,16 +317,19 @@ export class RedisCoordinator implements Coordinator {
 }
 
 function urlClientFactory(url: string, commandTimeoutMs: number): RedisClientFactory {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new AxError('validation', `bad Redis URL "${redactRedisUrl(url)}": write redis://[:PASSWORD@]HOST:PORT[/DB]`);
-  }
+  checkRedisUrl(url);
+  return (role) => new Redis(url, connectionOptions(role, commandTimeoutMs));
+}
+
+/** Refuses a Redis URL ioredis would misread or throw a URIError on, naming the fix. */
+export function checkRedisUrl(url: string): void {
+  const what = 'Redis URL';
+  const parsed = parseConnectionUrl(url, what, redactRedisUrl(url), 'redis://[:PASSWORD@]HOST:PORT[/DB]');
   if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') {
     throw new AxError('validation', `bad Redis URL "${redactRedisUrl(url)}": it must start with redis:// (or rediss:// for TLS)`);
   }
-  return (role) => new Redis(url, connectionOptions(role, commandTimeoutMs));
+  decodeUrlPart(parsed.username, 'user', what, redactRedisUrl(url));
+  decodeUrlPart(parsed.password, 'password', what, redactRedisUrl(url));
 }
 
 /** The URL without its password, for messages. */

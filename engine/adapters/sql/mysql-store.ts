@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { Kysely, MysqlDialect } from 'kysely';
 import { createPool, type PoolOptions } from 'mysql2';
 import { AxError } from '../../api/errors.ts';
+import { decodeUrlPart, parseConnectionUrl } from '../connection-url.ts';
 import { migrate } from './migrations.ts';
 import type { Database as Schema } from './schema.ts';
 import { SqlStore } from './sql-store.ts';
@@ -17,22 +18,18 @@ export interface MysqlOptions {
 }
 
 export function parseMysqlUrl(url: string): PoolOptions {
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch {
-    throw new AxError('validation', `bad MySQL connection string "${redact(url)}": write mysql://USER:PASSWORD@HOST:PORT/DATABASE`);
-  }
+  const what = 'MySQL connection string';
+  const u = parseConnectionUrl(url, what, redact(url), 'mysql://USER:PASSWORD@HOST:PORT/DATABASE');
   if (u.protocol !== 'mysql:' && u.protocol !== 'mariadb:') {
     throw new AxError('validation', `bad MySQL connection string "${redact(url)}": it must start with mysql://`);
   }
-  const database = decodeURIComponent(u.pathname.replace(/^\//, ''));
+  const database = decodeUrlPart(u.pathname.replace(/^\//, ''), 'database', what, redact(url));
   if (!database) throw new AxError('validation', `MySQL connection string "${redact(url)}" names no database: add /DATABASE at the end`);
   return {
     host: u.hostname || '127.0.0.1',
     port: u.port ? Number(u.port) : 3306,
-    user: decodeURIComponent(u.username || 'root'),
-    password: decodeURIComponent(u.password),
+    user: decodeUrlPart(u.username || 'root', 'user', what, redact(url)),
+    password: decodeUrlPart(u.password, 'password', what, redact(url)),
     database,
     ssl: tlsFromQuery(u.searchParams, url),
   };

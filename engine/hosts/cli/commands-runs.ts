@@ -11,6 +11,7 @@ import { intArg, MAX_CONCURRENCY, MAX_SECONDS } from './int-arg.ts';
 import { cancelOnInterrupt, detachOnInterrupt, type Interrupt } from './interrupt.ts';
 import { printPausedNote } from './commands-scheduling.ts';
 import { waitForRun } from './wait-run.ts';
+import { readRegularFile } from './regular-file.ts';
 import { engineWarnings, looksLikeFile, printFileNotes, readWorkflowFile, refuseUnlessForced, settleTimezone } from './workflow-files.ts';
 
 type Globals = () => GlobalOptions & { json?: boolean };
@@ -288,11 +289,14 @@ function readPayload(opts: { payload?: string; payloadFile?: string }): string |
     return opts.payload;
   }
   if (opts.payload !== undefined) throw new AxError('validation', 'give --payload or --payload-file, not both');
-  try {
-    return fs.readFileSync(opts.payloadFile === '-' ? 0 : opts.payloadFile, 'utf8');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new AxError('validation', `--payload-file ${opts.payloadFile}: ${code === 'ENOENT' ? 'no such file' : `cannot read it (${code ?? String(err)})`}`);
+  if (opts.payloadFile === '-') {
+    try {
+      return fs.readFileSync(0, 'utf8');
+    } catch (err) {
+      throw new AxError('validation', `--payload-file -: cannot read stdin (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+    }
   }
+  // Read whole: the engine checks the size against its (configurable) limit and names it.
+  return readRegularFile(opts.payloadFile, `--payload-file ${opts.payloadFile}`, Number.POSITIVE_INFINITY, 'to pipe a payload, give --payload-file - and send it on stdin').toString('utf8');
 }
 

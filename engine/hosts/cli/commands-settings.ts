@@ -2,6 +2,7 @@
 // DATA_DIR/settings.json, or the default); `set` and `unset` change the file (mode 0600).
 import type { Command } from 'commander';
 import { sqliteDriver } from '../../adapters/sql/sqlite-driver.ts';
+import { AxError } from '../../api/errors.ts';
 import { readEngineLock, resolveDataDir } from '../node/data-dir.ts';
 import { parseAlertSettings } from '../../core/alerts/alert-settings.ts';
 import { ALERTS_KEY, effectiveSettings, readRawSetting, SETTING_KEYS, settingsFile, shownValue, writeAlertSettings, writeSetting } from '../node/settings.ts';
@@ -54,7 +55,9 @@ function sqliteLine(): string {
  * read at start; alerts are read again on SIGHUP when it runs as a service (README "Signals").
  */
 function applyNote(dir: string, key: string): string | undefined {
-  const pid = readEngineLock(dir)?.pid || readTeamUi(dir)?.pid;
+  // Only a server: an `ax run` holding the data dir ends with its run and reads them again next time.
+  const lock = readEngineLock(dir);
+  const pid = lock?.command === 'ax serve' ? lock.pid : readTeamUi(dir)?.pid;
   if (!pid) return undefined;
   if (key === ALERTS_KEY) {
     return `ax serve (pid ${pid}) runs on this data dir and still has the previous alerts: restart it to apply them, or, when it runs as a service (no terminal), reload them with "kill -HUP ${pid}"`;
@@ -68,24 +71,31 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/** One value on stdin: the newline `echo` adds is not part of it. */
+async function readLine(key: string): Promise<string> {
+  const value = (await readStdin()).replace(/\r?\n$/, '');
+  if (value === '') throw new AxError('validation', `nothing on stdin for ${key}: pipe the value in, e.g. printf %s "$URL" | ax settings set ${key} -`);
+  return value;
+}
+
 export function settingsCommand(program: Command, globals: Globals, flags: () => GlobalOptions): void {
   const settings = program
     .command('settings')
     .description("show each setting's value and where it comes from (a flag, an AX_* variable, this data dir's settings file, or the default)")
     .addHelpText(
       'after',
-      '\nExamples:\n  $ ax settings set mode team\n  $ ax settings set mysql mysql://ax:secret@db:3306/ax\n  $ ax settings set redis redis://cache:6379\n  $ ax settings set alerts - < alerts.json   # the alert channels and routes (README "Alerts")\n  $ ax settings',
+      '\nExamples:\n  $ ax settings set mode team\n  $ printf %s "$URL" | ax settings set mysql -   # mysql://ax:PASSWORD@db:3306/ax, kept out of ps\n  $ ax settings set redis redis://cache:6379\n  $ ax settings set alerts - < alerts.json   # the alert channels and routes (README "Alerts")\n  $ ax settings',
     )
     .action(() => show(resolveDataDir(globals().dataDir), flags(), globals().json === true));
   settings
     .command('set')
     .argument('<key>', `${SETTING_KEYS.join(' | ')} | alerts`)
-    .argument('<value>', 'the value; for alerts a JSON object, or - to read it from stdin')
+    .argument('<value>', 'the value (for alerts a JSON object), or - to read it from stdin: keeps a password out of "ps" and the shell history')
     .description("store a setting in this data dir's settings file")
     .action(async (key: string, value: string) => {
       const dir = resolveDataDir(globals().dataDir);
       if (key === ALERTS_KEY) writeAlertSettings(dir, value === '-' ? await readStdin() : value);
-      else writeSetting(dir, key, value);
+      else writeSetting(dir, key, value === '-' ? await readLine(key) : value);
       show(dir, flags(), globals().json === true);
       const note = applyNote(dir, key);
       if (note) process.stderr.write(`ax: ${note}\n`);

@@ -7,6 +7,7 @@ import { serializeWorkflow } from '../../core/workflow-serialize.ts';
 import { actor, type GlobalOptions, withApi } from './connect.ts';
 import { printPausedNote } from './commands-scheduling.ts';
 import { printJson, table, timeIn } from './format.ts';
+import { outputFileError } from './output-errors.ts';
 import { engineWarnings, printFileNotes, readWorkflowFile, refuseUnlessForced, settleTimezone } from './workflow-files.ts';
 import { yamlForTerminal } from './terminal.ts';
 
@@ -62,7 +63,13 @@ export function workflowCommands(program: Command, globals: Globals): void {
       const spec = await withApi(globals(), (api) => api.exportWorkflow(name));
       if (globals().json) return printJson(spec);
       const text = serializeWorkflow(spec);
-      if (opts.output) fs.writeFileSync(opts.output, text);
+      if (opts.output) {
+        try {
+          fs.writeFileSync(opts.output, text);
+        } catch (err) {
+          throw outputFileError(opts.output, err);
+        }
+      }
       else process.stdout.write(yamlForTerminal(text));
     });
 

@@ -16,18 +16,21 @@ import { secretsCommand } from './commands-secrets.ts';
 import { alertsCommand } from './commands-alerts.ts';
 import { EXIT } from './exit-codes.ts';
 import { guardTerminalOutput } from './terminal.ts';
+import { MYSQL_FLAG_HELP, passwordFlagWarnings, REDIS_FLAG_HELP } from './password-flags.ts';
+import { describeSystemError, handleOutputErrors, isSystemError } from './output-errors.ts';
 
 
 export async function main(argv: string[]): Promise<void> {
   guardTerminalOutput();
+  handleOutputErrors();
   const program = new Command('ax')
     .description('AX Scheduler: scheduled, dependency-aware, observable jobs')
     .version(VERSION)
     .option('--data-dir <dir>', 'solo data directory (env AX_DATA_DIR; default: the OS app-data folder of ax-scheduler)')
     .option('--json', 'machine-readable output')
     .option('--mode <mode>', 'solo (a data dir) or team (shared MySQL + Redis); env AX_MODE')
-    .option('--mysql <url>', 'team mode: mysql://USER:PASSWORD@HOST:PORT/DATABASE (env AX_MYSQL_URL)')
-    .option('--redis <url>', 'team mode: redis://HOST:PORT (env AX_REDIS_URL)')
+    .option('--mysql <url>', MYSQL_FLAG_HELP)
+    .option('--redis <url>', REDIS_FLAG_HELP)
     .option('--redis-prefix <prefix>', 'team mode: key prefix, so two teams can share a Redis (env AX_REDIS_PREFIX; default ax:)')
     .option('--task-env <mode>', "what tasks get of this node's environment, never AX_* variables: inherit (default) or clean (PATH, HOME, LANG, USER, SHELL, TZ only); env AX_TASK_ENV")
     .option('--run-as <user>', 'a node started as root runs its tasks as this user (env AX_RUN_AS)')
@@ -37,6 +40,9 @@ export async function main(argv: string[]): Promise<void> {
       '\nExamples:\n  $ ax run ./etl.yaml --wait     # run a workflow file once, no server needed\n  $ ax apply etl.yaml && ax serve   # schedule it\n  $ ax ls\n  $ ax runs\n  $ ax logs 42 clean    # task clean of run #42',
     );
   program.exitOverride();
+  program.hook('preAction', () => {
+    for (const w of passwordFlagWarnings(program.opts<GlobalOptions>())) process.stderr.write(w);
+  });
   // Flags, then environment (read where each is used), then DATA_DIR/settings.json.
   const globals = () => withSettings(program.opts<GlobalOptions & { json?: boolean }>());
   workflowCommands(program, globals);
@@ -62,7 +68,9 @@ export async function main(argv: string[]): Promise<void> {
       process.exitCode = EXIT[err.code] ?? 1;
       return;
     }
-    process.stderr.write(`ax: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    // An error of the operating system (a full disk, a permission) is the user's to fix, not a bug: no stack.
+    if (isSystemError(err)) process.stderr.write(`ax: ${err.path ? `${err.path}: ` : ''}${describeSystemError(err)}\n`);
+    else process.stderr.write(`ax: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
     process.exitCode = 1;
   }
 }

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { AxError, formatProblems, ValidationError, type ValidationProblem } from '../../api/errors.ts';
 import type { EngineApi } from '../../api/engine-api.ts';
 import type { WorkflowSpec } from '../../api/types.ts';
+import { readRegularFile } from './regular-file.ts';
 import { decodeWorkflowFile, fileSizeProblem, MAX_WORKFLOW_FILE_BYTES, parseWorkflowFile } from '../../core/workflow-file.ts';
 
 export const localTimezone = (): string => Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
@@ -18,22 +19,12 @@ export interface WorkflowFile {
   resolvedCwds: string[];
 }
 
-/** At most `limit` bytes: a FIFO or a file growing meanwhile cannot make the read unbounded. */
-function readAtMost(file: string, limit: number): Buffer {
-  const fd = fs.openSync(file, 'r');
+function sizeOf(file: string): number | undefined {
   try {
-    const chunks: Buffer[] = [];
-    let total = 0;
-    while (total < limit) {
-      const chunk = Buffer.allocUnsafe(Math.min(limit - total, 1024 * 1024));
-      const n = fs.readSync(fd, chunk, 0, chunk.length, null);
-      if (n === 0) break;
-      chunks.push(chunk.subarray(0, n));
-      total += n;
-    }
-    return Buffer.concat(chunks, total);
-  } finally {
-    fs.closeSync(fd);
+    const stat = fs.statSync(file);
+    return stat.isFile() ? stat.size : undefined;
+  } catch {
+    return undefined;
   }
 }
 
@@ -43,17 +34,11 @@ function readAtMost(file: string, limit: number): Buffer {
  * directory, and "~" against the home directory, so a file means the same from any directory.
  */
 export function readWorkflowFile(file: string): WorkflowFile {
-  let bytes: Buffer;
-  try {
-    const stat = fs.statSync(file);
-    const tooLarge = stat.isFile() ? fileSizeProblem(stat.size) : undefined;
-    if (tooLarge) throw new ValidationError([{ file, path: '', message: tooLarge }]);
-    bytes = readAtMost(file, MAX_WORKFLOW_FILE_BYTES + 1);
-  } catch (err) {
-    if (err instanceof AxError) throw err;
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new AxError('validation', code === 'ENOENT' ? `${file}: no such file: check the path (it is read relative to ${process.cwd()})` : `${file}: cannot read it (${code ?? String(err)})`);
-  }
+  // Too large is said from the size alone, without reading; any other problem by the read.
+  const size = sizeOf(file);
+  const tooLarge = size === undefined ? undefined : fileSizeProblem(size);
+  if (tooLarge) throw new ValidationError([{ file, path: '', message: tooLarge }]);
+  const bytes = readRegularFile(file, file, MAX_WORKFLOW_FILE_BYTES + 1, 'AX reads a workflow from a regular file only; save it to one first (e.g. "cat > w.yaml")');
   const base = path.dirname(path.resolve(file));
   const resolvedCwds: string[] = [];
   const resolveCwd = (cwd: string): string => {

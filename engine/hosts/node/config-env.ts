@@ -48,7 +48,7 @@ const RANGES: Partial<Record<keyof EngineConfig, [number, number, boolean]>> = {
   maxCatchUp: [1, 100_000, true],
   tickMs: [10, 60_000, true],
   maxConcurrency: [1, 1000, true],
-  // a payload travels in one API message, whose frames are limited to 4 MiB
+  // a payload travels in one API message, whose frames are limited to 13 MiB (ws-server.ts); 3 MiB keeps the documented bound
   maxEventPayloadBytes: [1, 3 * 1024 * 1024, true],
   maxFailovers: [0, 100, true],
   queueAlertThreshold: [1, 100_000_000, true],

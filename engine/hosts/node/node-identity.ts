@@ -6,7 +6,7 @@
 // dir (a scheduler and workers on one host) take numbered slots, each held by a kernel lock for
 // the process's lifetime: the first is HOST-SUFFIX, the next HOST-SUFFIX-2, and so on; a restart
 // after a crash gets its slot back at once.
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -38,6 +38,33 @@ function nodeSuffix(dataDir: string): string {
     }
   }
   throw new AxError('internal', `cannot read or create ${file}: remove it, or give the node a --worker-id`);
+}
+
+/**
+ * The fingerprint of this node's secret (DATA_DIR/node-secret, 32 random bytes, mode 0600, made
+ * on first use): the worker ids this node held stay reserved to it for a while after it leaves
+ * (core/worker-id-reservation.ts). Only the fingerprint goes into the store, never the secret.
+ */
+export function nodeKey(dataDir: string): string {
+  const file = path.join(dataDir, 'node-secret');
+  for (let tries = 0; tries < 3; tries++) {
+    try {
+      const text = fs.readFileSync(file, 'utf8').trim();
+      if (text === '') continue; // another node is writing it this instant
+      if (/^[0-9a-f]{64}$/.test(text)) return createHash('sha256').update(text).digest('hex').slice(0, 32);
+      throw new AxError('validation', `${file} is not a node secret (64 hex digits): remove it, and this node gets a new one (the worker ids it held stay reserved to the old one for a while)`);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+    try {
+      fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+      // wx: of two nodes starting together, one writes and both read the same secret.
+      fs.writeFileSync(file, randomBytes(32).toString('hex'), { flag: 'wx', mode: 0o600 });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+  }
+  throw new AxError('internal', `cannot read or create ${file}: check the data dir's permissions`);
 }
 
 export interface DefaultWorkerId {

@@ -10,7 +10,7 @@ import { configFromEnv } from './config-env.ts';
 import { howToSet, maskUrl, type Settings } from './settings.ts';
 import { nodeTaskEnv } from './task-env.ts';
 import { resolveDataDir } from './data-dir.ts';
-import { defaultWorkerId, holderGoneHere } from './node-identity.ts';
+import { defaultWorkerId, holderGoneHere, nodeKey } from './node-identity.ts';
 import { taskRunner } from './task-runner.ts';
 import { SecretsFile } from './secrets-file.ts';
 import { SecretMask, urlPassword } from '../../core/secret-mask.ts';
@@ -83,10 +83,13 @@ export async function openTeamEngine(options: TeamOptions): Promise<Engine> {
   const works = options.role === 'worker' || (options.role === 'scheduler' && options.schedulerWorks !== false);
   const taskEnv = works ? nodeTaskEnv(dataDir, options.taskEnvFlags) : undefined;
   // Loaded here, not at the top: a solo engine never loads mysql2 and ioredis (about 20 MB).
-  const [{ openMysqlStore }, { RedisCoordinator }] = await Promise.all([
+  const [{ openMysqlStore, parseMysqlUrl }, { checkRedisUrl, RedisCoordinator }] = await Promise.all([
     import('../../adapters/sql/mysql-store.ts'),
     import('../../adapters/redis/redis-coordinator.ts'),
   ]);
+  // Both strings checked before either is opened: a bad Redis URL must not leave a MySQL pool open (the command would hang after its error).
+  parseMysqlUrl(options.mysqlUrl);
+  checkRedisUrl(options.redisUrl);
   const store = await openMysqlStore({ url: options.mysqlUrl });
   const coordinator = new RedisCoordinator({
     url: options.redisUrl,
@@ -135,6 +138,7 @@ export async function openTeamEngine(options: TeamOptions): Promise<Engine> {
           role: options.role,
           maxConcurrency: options.maxConcurrency,
           holderGone: holderGoneHere,
+          nodeKey: nodeKey(dataDir),
           onIdentityLost: options.onIdentityLost,
           secrets,
           // Never AX's own variables (the connection strings, the data dir): see task-env.ts.

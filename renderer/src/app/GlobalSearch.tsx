@@ -7,6 +7,7 @@ import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router-dom';
 import { useApi } from '../engine-client/index.ts';
+import { showBidiControls } from '../../../engine/api/bidi-text.ts';
 
 function useDebounced<T>(value: T, ms: number): T {
   const [current, setCurrent] = useState(value);
@@ -34,7 +35,7 @@ export function GlobalSearch() {
           <Typography.Text type="secondary"> · {hit.workflow}</Typography.Text>
         </div>
         <Typography.Text type="secondary" code ellipsis style={{ fontSize: 12, maxWidth: '100%' }}>
-          {hit.command}
+          {showBidiControls(hit.command)}
         </Typography.Text>
       </div>
     ),

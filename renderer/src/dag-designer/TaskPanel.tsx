@@ -6,6 +6,7 @@ import { useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { TaskStats } from '../../../engine/api/engine-api.ts';
 import type { RetryBackoff, TaskSpec, WorkflowSpec } from '../../../engine/api/types.ts';
+import { hasBidiControls, showBidiControls } from '../../../engine/api/bidi-text.ts';
 import { formatDuration } from '../../../engine/core/duration.ts';
 import { DurationInput } from './fields/DurationInput.tsx';
 import { EnvEditor } from './fields/EnvEditor.tsx';
@@ -63,6 +64,12 @@ export function TaskPanel({ task, spec, problems, suggestion, onEdit, onRename, 
           style={mono}
           onChange={(e) => onEdit({ command: e.target.value }, 'command')}
         />
+        {/* The box shows the command reordered by its bidi controls; this line shows what runs. */}
+        {hasBidiControls(task.command) && (
+          <Typography.Text type="warning" data-testid="command-bidi" style={{ display: 'block', marginTop: 4 }}>
+            {t('field.commandBidi', { shown: showBidiControls(task.command) })}
+          </Typography.Text>
+        )}
       </Field>
       <Field field="cwd" label={t('field.cwd')} problems={problems}>
         <Input id={fieldId('cwd')} value={task.cwd ?? ''} placeholder={t('field.cwdPlaceholder')} style={mono} onChange={(e) => onEdit({ cwd: e.target.value || undefined }, 'cwd')} />

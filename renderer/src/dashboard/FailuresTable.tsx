@@ -8,6 +8,7 @@ import { EmptyState } from '../shared/feedback.tsx';
 import { pagerPast } from '../shared/pager.ts';
 import { StateTag } from '../shared/StateTag.tsx';
 import { When } from '../shared/When.tsx';
+import { showBidiControls } from '../../../engine/api/bidi-text.ts';
 
 export function FailuresTable({ failures }: { failures: FailureItem[] }) {
   const { t } = useTranslation('dashboard');
@@ -46,7 +47,7 @@ export function FailuresTable({ failures }: { failures: FailureItem[] }) {
           title: t('failures.reason'),
           key: 'reason',
           ellipsis: true,
-          render: (_, f) => (f.reason ? <Typography.Text type="secondary" ellipsis={{ tooltip: f.reason }}>{f.reason}</Typography.Text> : '—'),
+          render: (_, f) => (f.reason ? <Typography.Text type="secondary" ellipsis={{ tooltip: showBidiControls(f.reason) }}>{showBidiControls(f.reason)}</Typography.Text> : '—'),
         },
       ]}
     />

@@ -10,6 +10,7 @@ import { stateStyle } from '../shared/state-style.tsx';
 import { useStateLabel } from '../shared/StateTag.tsx';
 import { TASK_NODE_WIDTH, type TaskFlowNode } from './task-node-types.ts';
 import './graph.css';
+import { showBidiControls } from '../../../engine/api/bidi-text.ts';
 
 function TaskNodeView({ data, selected, isConnectable }: NodeProps<TaskFlowNode>) {
   const { t } = useTranslation('designer');
@@ -47,8 +48,8 @@ function TaskNodeView({ data, selected, isConnectable }: NodeProps<TaskFlowNode>
         </span>
       </div>
       {data.detail && (
-        <div className="ax-task-node__detail" title={data.detail} style={{ color: token.colorTextSecondary }}>
-          {data.detail}
+        <div className="ax-task-node__detail" title={showBidiControls(data.detail)} style={{ color: token.colorTextSecondary }}>
+          {showBidiControls(data.detail)}
         </div>
       )}
       {(data.state || data.isolated || data.problems || data.highlighted) && (

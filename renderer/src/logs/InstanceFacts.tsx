@@ -7,6 +7,7 @@ import { StateTag } from '../shared/StateTag.tsx';
 import { useNow, useTimeFormat } from '../shared/use-time-format.ts';
 import { When } from '../shared/When.tsx';
 import { pendingStep, stateHistory } from './state-history.ts';
+import { showBidiControls } from '../../../engine/api/bidi-text.ts';
 
 export function InstanceFacts({ instance, run }: { instance: InstanceRecord; run?: RunRecord }) {
   const { t } = useTranslation('logs');
@@ -39,7 +40,7 @@ export function InstanceFacts({ instance, run }: { instance: InstanceRecord; run
           { key: 'pid', label: t('facts.pid'), children: instance.pid ?? dash },
           { key: 'instance', label: t('facts.instance'), children: `#${instance.id}` },
           ...(instance.reason
-            ? [{ key: 'reason', label: t('facts.reason'), span: 'filled' as const, children: <Typography.Text style={{ whiteSpace: 'pre-wrap' }}>{instance.reason}</Typography.Text> }]
+            ? [{ key: 'reason', label: t('facts.reason'), span: 'filled' as const, children: <Typography.Text style={{ whiteSpace: 'pre-wrap' }}>{showBidiControls(instance.reason)}</Typography.Text> }]
             : []),
         ]}
       />

@@ -5,6 +5,7 @@ import { memo } from 'react';
 import type { LogLine } from '../../../engine/api/types.ts';
 import { ansiToSegments, markMatches, type AnsiTheme, type Segment } from './ansi.ts';
 import { ROW_HEIGHT } from './log-window.ts';
+import { showBidiControls } from '../../../engine/api/bidi-text.ts';
 
 // Parsed lines are kept per line object: rows re-render on every live batch and scroll step.
 const parsed: Record<AnsiTheme, WeakMap<LogLine, Segment[]>> = { light: new WeakMap(), dark: new WeakMap() };
@@ -12,7 +13,7 @@ const parsed: Record<AnsiTheme, WeakMap<LogLine, Segment[]>> = { light: new Weak
 function segmentsOf(line: LogLine, theme: AnsiTheme): Segment[] {
   let segs = parsed[theme].get(line);
   if (!segs) {
-    segs = ansiToSegments(line.line, theme);
+    segs = ansiToSegments(showBidiControls(line.line), theme);
     parsed[theme].set(line, segs);
   }
   return segs;

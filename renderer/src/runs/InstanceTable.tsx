@@ -11,6 +11,7 @@ import { useNow, useTimeFormat } from '../shared/use-time-format.ts';
 import { When } from '../shared/When.tsx';
 import { RerunButton } from './RerunButton.tsx';
 import { canRerun } from './run-state.ts';
+import { showBidiControls } from '../../../engine/api/bidi-text.ts';
 
 interface Props {
   instances: InstanceRecord[];
@@ -62,8 +63,8 @@ export function InstanceTable({ instances, live, selectedId, onShowLog, onRerun,
           key: 'reason',
           render: (_, r) =>
             r.reason ? (
-              <Typography.Text ellipsis={{ tooltip: r.reason }} style={{ maxWidth: 280 }}>
-                {r.reason}
+              <Typography.Text ellipsis={{ tooltip: showBidiControls(r.reason) }} style={{ maxWidth: 280 }}>
+                {showBidiControls(r.reason)}
               </Typography.Text>
             ) : null,
         },

@@ -6,6 +6,7 @@ import { Link } from 'react-router-dom';
 import type { RunRecord } from '../../../engine/api/types.ts';
 import { useNow, useTimeFormat } from '../shared/use-time-format.ts';
 import { When } from '../shared/When.tsx';
+import { showBidiControls } from '../../../engine/api/bidi-text.ts';
 
 export function RunSummary({ run, live }: { run: RunRecord; live: boolean }) {
   const { t } = useTranslation('runs');
@@ -28,7 +29,7 @@ export function RunSummary({ run, live }: { run: RunRecord; live: boolean }) {
           { key: 'duration', label: t('summary.duration'), children: fmt.duration(Math.max(0, took)) },
           ...(run.onlyTask ? [{ key: 'only', label: t('summary.onlyTask'), children: run.onlyTask }] : []),
           ...(run.reason
-            ? [{ key: 'reason', label: t('summary.reason'), span: 'filled' as const, children: <Typography.Text style={{ whiteSpace: 'pre-wrap' }}>{run.reason}</Typography.Text> }]
+            ? [{ key: 'reason', label: t('summary.reason'), span: 'filled' as const, children: <Typography.Text style={{ whiteSpace: 'pre-wrap' }}>{showBidiControls(run.reason)}</Typography.Text> }]
             : []),
         ]}
       />

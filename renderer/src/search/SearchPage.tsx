@@ -10,6 +10,7 @@ import { EmptyState, ErrorState } from '../shared/feedback.tsx';
 import { OwnerFilter, useOwnedWorkflows } from '../shared/OwnerFilter.tsx';
 import { PageHeader } from '../shared/PageHeader.tsx';
 import { pagerPast } from '../shared/pager.ts';
+import { showBidiControls } from '../../../engine/api/bidi-text.ts';
 
 /** the text with every case-insensitive occurrence of `needle` marked (as React text, never HTML) */
 export function Highlight({ text, needle }: { text: string; needle: string }) {
@@ -78,7 +79,7 @@ export default function SearchPage() {
               key: 'command',
               render: (_, h) => (
                 <Typography.Text code style={{ wordBreak: 'break-all' }}>
-                  <Highlight text={h.command} needle={q} />
+                  <Highlight text={showBidiControls(h.command)} needle={q} />
                 </Typography.Text>
               ),
             },
