@@ -5,6 +5,7 @@ import type {
   ApplyOutcome,
   CatchUpReport,
   DashboardSummary,
+  DrainAnswer,
   EngineApi,
   EngineInfo,
   FirePreview,
@@ -412,13 +413,14 @@ export class Engine implements EngineApi {
     return this.views.listWorkers(options);
   }
 
-  async drainWorker(workerId: string, actor: string): Promise<void> {
+  async drainWorker(workerId: string, actor: string): Promise<DrainAnswer> {
     const live = await this.coordinator.listWorkers();
     if (!live.some((w) => w.id === workerId)) {
       throw new AxError('not_found', `no live worker "${workerId}": live workers are ${live.map((w) => w.id).join(', ') || 'none'}`);
     }
     await this.coordinator.requestDrain(workerId);
     await this.audit(actor, 'worker.drain', `worker:${workerId}`);
+    return { workerId, running: (await this.store.runningCountByWorker()).get(workerId) ?? 0 };
   }
 
   listAudit(limit: number): Promise<AuditEntry[]> {

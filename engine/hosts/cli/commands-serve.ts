@@ -292,8 +292,8 @@ export function serveCommand(program: Command, globals: Globals): void {
       await withApi(globals(), async (api) => {
         const id = workerId ?? (modeOf(globals()) === 'solo' ? 'local' : undefined);
         if (!id) throw new AxError('validation', 'name the worker to drain: see "ax workers"');
-        await api.drainWorker(id, actor());
-        console.log(`drain requested for worker ${id}: it takes nothing new and leaves when its tasks are done`);
+        const { running } = await api.drainWorker(id, actor());
+        console.log(`drain requested for worker ${id}: it takes nothing new, finishes its ${running} running task(s) and leaves`);
       });
     });
 }

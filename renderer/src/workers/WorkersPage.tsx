@@ -32,7 +32,8 @@ export default function WorkersPage() {
       return [...others, event.worker].sort((a, b) => a.id.localeCompare(b.id));
     });
   });
-  useDebouncedEngineEvents(['workers'], () => void queryClient.invalidateQueries({ queryKey: KEY }), 1_000);
+  // a task starting or ending changes a worker's load: read again (the heartbeat's watch is slower)
+  useDebouncedEngineEvents(['workers', 'runs'], () => void queryClient.invalidateQueries({ queryKey: KEY }), 1_000);
   const drain = useMutation({
     mutationFn: (id: string) => api.drainWorker(id, UI_ACTOR),
     onSuccess: (_r, id) => void message.success(t('drain.sent', { id })),
