@@ -58,7 +58,7 @@ export interface GridCell {
 }
 
 export interface RunGrid {
-  /** the workflow's current tasks, in file order */
+  /** the workflow's current tasks, in topological order (by depth, ties by name) */
   tasks: string[];
   rows: { run: RunRecord; cells: Record<string, GridCell> }[];
   /** pass as `beforeRunId` for the next (older) page; undefined on the last page */

@@ -48,7 +48,7 @@ import { LiveEvents } from './live-events.ts';
 import { MetricsGauges } from './metrics-gauges.ts';
 import { NodePresenceBeat } from './node-presence.ts';
 import { clamp, EngineViews, localTimezone } from './views.ts';
-import type { WorkflowCache } from './workflow-cache.ts';
+import { inTaskOrder, type WorkflowCache } from './workflow-cache.ts';
 import { isCheckedSpec, parseWorkflowFile } from './workflow-file.ts';
 import { serializeWorkflow } from './workflow-serialize.ts';
 
@@ -327,7 +327,8 @@ export class Engine implements EngineApi {
   async getRun(runId: number): Promise<RunDetail> {
     const run = await this.store.getRun(runId);
     if (!run) throw new AxError('not_found', `no run #${runId}`);
-    return { run, instances: await this.store.listInstances(runId) };
+    const [instances, workflow] = await Promise.all([this.store.listInstances(runId), this.workflows.get(run.workflowId)]);
+    return { run, instances: inTaskOrder(instances, workflow) };
   }
 
   async getInstance(instanceId: number): Promise<InstanceRecord> {

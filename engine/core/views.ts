@@ -7,6 +7,7 @@ import type { InstanceRecord, RunRecord, WorkerRecord, WorkflowSpec, WorkflowSum
 import type { Clock } from '../ports/clock.ts';
 import type { Coordinator } from '../ports/coordinator.ts';
 import type { Store } from '../ports/store.ts';
+import { taskOrder } from './dag.ts';
 import { missingUpstreams } from './lineage.ts';
 import { describeCron, nextFire, validateCron, validateTimezone } from './cron.ts';
 import { isCheckedSpec, parseWorkflowFile } from './workflow-file.ts';
@@ -152,7 +153,7 @@ export class EngineViews {
     }
     const last = runs[runs.length - 1];
     return {
-      tasks: spec?.tasks.map((t) => t.name) ?? [],
+      tasks: spec ? taskOrder(spec.tasks) : [],
       rows: runs.map((run) => ({ run, cells: byRun.get(run.id) ?? {} })),
       nextBeforeRunId: runs.length === limit && last ? last.id : undefined,
     };

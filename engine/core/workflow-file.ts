@@ -4,7 +4,8 @@
 // field path and a message that says the fix; workflow-serialize.ts writes a spec back.
 import { Lexer, parseDocument, type YAMLError } from 'yaml';
 import { ValidationError } from '../api/errors.ts';
-import type { WorkflowSpec } from '../api/types.ts';
+import type { TaskSpec, WorkflowSpec } from '../api/types.ts';
+import { taskOrder } from './dag.ts';
 import { checkEdges } from './workflow-edges.ts';
 import { type FieldOptions, readWorkflow } from './workflow-fields.ts';
 import { Reader, typeName, type YMap } from './workflow-reader.ts';
@@ -102,9 +103,13 @@ export function parseWorkflowFile(text: string, opts: ParseOptions): { spec: Wor
   if (!(top instanceof Map)) throw new ValidationError(r.problems);
 
   const m = top as YMap;
-  const spec = readWorkflow(r, m, opts);
-  checkEdges(r, spec.tasks, spec.name);
+  const read = readWorkflow(r, m, opts);
+  checkEdges(r, read.tasks, read.name);
   if (r.problems.length > 0) throw new ValidationError(r.problems);
+  // Stored, listed and exported in topological order, ties by name (dag.ts): the same workflow
+  // is the same spec however its tasks were ordered in the file, so export → apply is a no-op.
+  const byName = new Map(read.tasks.map((t) => [t.name, t]));
+  const spec: WorkflowSpec = { ...read, tasks: taskOrder(read.tasks).map((name) => byName.get(name) as TaskSpec) };
 
   // Lexer tokens, not a regex: a "#" inside a quoted or block string is not a comment.
   const hasComment = text.includes('#') && [...new Lexer().lex(text)].some((token) => token.startsWith('#'));
