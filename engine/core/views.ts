@@ -10,8 +10,11 @@ import type { Store } from '../ports/store.ts';
 import { taskOrder } from './dag.ts';
 import { missingUpstreams } from './lineage.ts';
 import { describeCron, nextFire, validateCron, validateTimezone } from './cron.ts';
-import { isCheckedSpec, parseWorkflowFile } from './workflow-file.ts';
+import { hasComments, isCheckedSpec, parseWorkflowFile } from './workflow-file.ts';
 import { serializeWorkflow } from './workflow-serialize.ts';
+
+/** validate's warning for a text with comments: what is taken in keeps none. */
+export const COMMENTS_DROPPED = 'its comments are not kept: the workflow is stored, and exported, without them';
 
 export const clamp = (n: unknown, min: number, max: number, fallback: number): number =>
   typeof n === 'number' && Number.isFinite(n) ? Math.min(max, Math.max(min, Math.floor(n))) : fallback;
@@ -109,6 +112,9 @@ export class EngineViews {
     try {
       const text = typeof input.text === 'string' ? input.text : serializeWorkflow(input.spec as WorkflowSpec);
       const { spec, warnings } = parseWorkflowFile(text, { file: input.file, defaultTimezone: localTimezone() });
+      // A text taken in (the designer's import) is held without its comments from then on: that
+      // is when losing them matters, and worth a word (a file applied from disk stays the user's).
+      if (typeof input.text === 'string' && hasComments(input.text)) warnings.push(COMMENTS_DROPPED);
       return { ok: true, spec, problems: [], warnings: warnings.map((message) => ({ path: '', message })) };
     } catch (err) {
       if (err instanceof ValidationError) return { ok: false, problems: err.problems, warnings: [] };

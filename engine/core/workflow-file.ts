@@ -17,7 +17,15 @@ export interface ParseOptions extends FieldOptions {
 
 /** Workflow files larger than this are refused before parsing: the YAML document model takes 50-100× the file in memory. */
 export const MAX_WORKFLOW_FILE_BYTES = 5 * 1024 * 1024;
-export const COMMENT_WARNING = 'comments are not stored: "ax export" will not reproduce them';
+
+/**
+ * Whether a file's text holds YAML comments (lexer tokens, not a regex: a "#" inside a quoted or
+ * block string is not one). Comments are not stored, and that matters only where AX would write
+ * over the file: `ax export -o FILE` refuses to (see commands-workflows.ts), not every apply.
+ */
+export function hasComments(text: string): boolean {
+  return text.includes('#') && [...new Lexer().lex(text)].some((token) => token.startsWith('#'));
+}
 
 function syntaxMessage(e: YAMLError): string {
   const pos = e.linePos?.[0];
@@ -111,10 +119,8 @@ export function parseWorkflowFile(text: string, opts: ParseOptions): { spec: Wor
   const byName = new Map(read.tasks.map((t) => [t.name, t]));
   const spec: WorkflowSpec = { ...read, tasks: taskOrder(read.tasks).map((name) => byName.get(name) as TaskSpec) };
 
-  // Lexer tokens, not a regex: a "#" inside a quoted or block string is not a comment.
-  const hasComment = text.includes('#') && [...new Lexer().lex(text)].some((token) => token.startsWith('#'));
   const given = m.get('schedule');
   const timezoneDefaulted = spec.schedule !== undefined && !(given instanceof Map && given.has('timezone'));
   checked.add(deepFreeze(spec));
-  return { spec, warnings: hasComment ? [COMMENT_WARNING] : [], ...(timezoneDefaulted && { timezoneDefaulted }) };
+  return { spec, warnings: [], ...(timezoneDefaulted && { timezoneDefaulted }) };
 }

@@ -3,7 +3,7 @@ import { ValidationError, type ValidationProblem } from '../../engine/api/errors
 import type { TaskSpec, WorkflowSpec } from '../../engine/api/types.ts';
 import { validateCron, validateTimezone } from '../../engine/core/cron.ts';
 import { environmentWarnings } from '../../engine/core/spec-warnings.ts';
-import { COMMENT_WARNING, decodeWorkflowFile, MAX_WORKFLOW_FILE_BYTES, parseWorkflowFile } from '../../engine/core/workflow-file.ts';
+import { decodeWorkflowFile, hasComments, MAX_WORKFLOW_FILE_BYTES, parseWorkflowFile } from '../../engine/core/workflow-file.ts';
 import { serializeWorkflow } from '../../engine/core/workflow-serialize.ts';
 import type { WorkerRecord } from '../../engine/api/types.ts';
 
@@ -117,12 +117,13 @@ tasks:
     expect(spec.tasks.map((t) => [t.name, t.retries, t.upstream])).toEqual([['a', 1, []], ['b', 0, ['a']]]);
   });
 
-  it('warns that comments are not stored, but not for "#" inside strings', () => {
-    expect(COMMENT_WARNING).toBe('comments are not stored: "ax export" will not reproduce them');
-    expect(parse(`# nightly\n${oneTask()}`).warnings).toEqual([COMMENT_WARNING]);
-    expect(parse(`${oneTask()}  # trailing`).warnings).toEqual([COMMENT_WARNING]);
-    expect(parse(oneTask('env: { A: "#x", B: a#b }')).warnings).toEqual([]);
-    expect(parse('workflow: w\ntasks:\n  t:\n    command: |\n      # a shell comment\n      ls\n').warnings).toEqual([]);
+  it('takes comments without a warning (they matter only where ax export would write over them), and tells comments from "#" inside strings', () => {
+    expect(parse(`# nightly\n${oneTask()}`).warnings).toEqual([]);
+    expect(parse(`${oneTask()}  # trailing`).warnings).toEqual([]);
+    expect(hasComments(`# nightly\n${oneTask()}`)).toBe(true);
+    expect(hasComments(`${oneTask()}  # trailing`)).toBe(true);
+    expect(hasComments(oneTask('env: { A: "#x", B: a#b }'))).toBe(false);
+    expect(hasComments('workflow: w\ntasks:\n  t:\n    command: |\n      # a shell comment\n      ls\n')).toBe(false);
   });
 });
 
@@ -411,7 +412,7 @@ tasks:
 { "tasks": { "b": { "command": "./b.sh", "upstream": ["a"], "env": { "N": 7 } }, "a": { "command": "./a.sh" } },
   "workflow": "w", "schedule": "0 2 * * *" }`;
     const first = parseWorkflowFile(text, opts);
-    expect(first.warnings).toEqual([COMMENT_WARNING]);
+    expect(first.warnings).toEqual([]);
     const canonical = serializeWorkflow(first.spec);
     expect(canonical.startsWith('workflow: w\nschedule:\n  cron: 0 2 * * *\n  timezone: Europe/Berlin\ntasks:\n  a:\n')).toBe(true);
     expect(canonical).toContain('      N: "7"\n');
