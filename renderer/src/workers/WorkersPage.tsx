@@ -22,6 +22,10 @@ export default function WorkersPage() {
   const queryClient = useQueryClient();
   const { message } = App.useApp();
   const workers = useQuery({ queryKey: KEY, queryFn: () => api.listWorkers() });
+  // the worker of the engine serving this page: draining it stops that engine, and the page loses it
+  const info = useQuery({ queryKey: ['engineInfo'], queryFn: () => api.engineInfo(), staleTime: 60_000 });
+  const serving = (w: WorkerRecord) => info.data?.workerId === w.id;
+  const drainHelp = (w: WorkerRecord) => (!serving(w) ? t('drain.description') : info.data?.mode === 'solo' ? t('drain.servingSolo') : t('drain.servingTeam'));
   // a worker event carries the whole record: patch it in at once, and re-read the list shortly
   // after (a worker that left may be gone from it)
   useEngineEvents(['workers'], (event) => {
@@ -139,8 +143,9 @@ export default function WorkersPage() {
               render: (_, w) => (
                 <Popconfirm
                   title={t('drain.title', { id: w.id })}
-                  description={<div style={{ maxWidth: 320 }}>{t('drain.description')}</div>}
-                  okText={t('drain.action')}
+                  description={<div style={{ maxWidth: 320 }} data-testid="drain-description">{drainHelp(w)}</div>}
+                  okText={serving(w) ? t('drain.stopAction') : t('drain.action')}
+                  okButtonProps={{ danger: serving(w) }}
                   cancelText={t('common:action.cancel')}
                   onConfirm={() => drain.mutateAsync(w.id)}
                   disabled={w.status !== 'online'}
