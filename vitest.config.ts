@@ -13,6 +13,7 @@ export default defineConfig({
     expect: { poll: { timeout: 15_000 } },
     // Files are isolated by data dir, so they may run in parallel; two cores are the limit.
     maxWorkers: 2,
-    reporters: ['default'],
+    // the default summary, then every skipped test with its reason (the default names none)
+    reporters: ['default', './test/helpers/skip-reasons-reporter.ts'],
   },
 });

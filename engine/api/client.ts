@@ -6,6 +6,14 @@ import { API_METHODS, type ApiResponse, type EngineApi, type EventMessage, type 
 import { AxError, type AxErrorCode, type ValidationProblem } from './errors.ts';
 import { type EngineEvent, type Topic, topicOf } from './events.ts';
 
+/**
+ * The WebSocket close code with which `ax serve` says it stops on purpose (a drain of its node,
+ * SIGTERM), its reason saying why; a transport reports such a close as ENGINE_STOPPED + reason,
+ * so a page can say "the engine stopped" instead of "reconnecting" (4000-4999: the application's).
+ */
+export const ENGINE_STOPPED_CODE = 4000;
+export const ENGINE_STOPPED = 'engine stopped: ';
+
 /** A bidirectional channel of JSON-serialisable messages. */
 export interface MessageTransport {
   send(message: unknown): void;

@@ -58,7 +58,7 @@ export interface GridCell {
 }
 
 export interface RunGrid {
-  /** the workflow's current tasks, in file order */
+  /** the workflow's current tasks, in topological order (by depth, ties by name) */
   tasks: string[];
   rows: { run: RunRecord; cells: Record<string, GridCell> }[];
   /** pass as `beforeRunId` for the next (older) page; undefined on the last page */
@@ -69,9 +69,19 @@ export interface FailureItem {
   run: RunRecord;
   instanceId: number;
   taskName: string;
+  /** the failed attempt's number */
+  attempt: number;
   state: InstanceState;
   reason?: string;
   finishedAt?: number;
+  /** the later attempt (a retry, a re-run) that succeeded: the task recovered */
+  recoveredBy?: { instanceId: number; attempt: number; finishedAt?: number };
+}
+
+/** What a drain request found: the worker's RUNNING tasks, which it finishes before it leaves. */
+export interface DrainAnswer {
+  workerId: string;
+  running: number;
 }
 
 export interface DashboardSummary {
@@ -80,8 +90,13 @@ export interface DashboardSummary {
   running: RunRecord[];
   /** instances RUNNING now */
   runningTasks: number;
-  /** failed or timed-out task instances since local midnight of the engine, newest first */
+  /**
+   * tasks that failed or timed out since local midnight of the engine and have not succeeded
+   * since (one per task of a run: its latest failed attempt), newest first
+   */
   failuresToday: FailureItem[];
+  /** tasks that failed today and then succeeded on a retry or a re-run, newest failure first */
+  recoveredToday: FailureItem[];
   /** counts of runs finished since midnight by state */
   today: { success: number; failed: number; total: number };
   /** the next fire of every enabled scheduled workflow, soonest first */
@@ -264,7 +279,8 @@ export interface EngineApi {
    */
   listWorkers(options?: { schedulers?: boolean }): Promise<WorkerRecord[]>;
   /** ask a worker to take nothing new, finish what runs and deregister */
-  drainWorker(workerId: string, actor: string): Promise<void>;
+  /** asks a live worker to drain; answers how many tasks it runs now (they finish first) */
+  drainWorker(workerId: string, actor: string): Promise<DrainAnswer>;
   listAudit(limit: number): Promise<AuditEntry[]>;
   /** recorded alerts, newest first, each with its deliveries: `ax alerts`, the UI's alerts page */
   listAlerts(filter: AlertFilter): Promise<AlertRecord[]>;

@@ -112,3 +112,44 @@ export function downstreamClosure<K extends NodeKey>(start: K, down: ReadonlyMap
   }
   return out;
 }
+
+/**
+ * The nodes in topological order, read in levels: every node after all of its upstreams, each at
+ * its depth (the longest path from a root), and within a depth by name (code-unit order, so
+ * every machine gives the same order). Nodes on a cycle, which a stored workflow cannot have,
+ * come last, by name. Edge endpoints not in `nodes` are ignored.
+ */
+export function topologicalOrder(nodes: readonly string[], edges: readonly Edge<string>[]): string[] {
+  const known = new Set(nodes);
+  const inside = edges.filter(([from, to]) => known.has(from) && known.has(to) && from !== to);
+  const down = new Adjacency<string>('downstream').add(inside).map;
+  const waiting = new Map<string, number>(nodes.map((n) => [n, 0]));
+  for (const [from, kids] of down) for (const kid of kids) if (from !== kid) waiting.set(kid, (waiting.get(kid) ?? 0) + 1);
+  const depth = new Map<string, number>();
+  const queue = nodes.filter((n) => waiting.get(n) === 0);
+  for (const n of queue) depth.set(n, 0);
+  for (let head = 0; head < queue.length; head++) {
+    const n = queue[head] as string;
+    const d = (depth.get(n) ?? 0) + 1;
+    for (const kid of down.get(n) ?? []) {
+      if (d > (depth.get(kid) ?? 0)) depth.set(kid, d);
+      const left = (waiting.get(kid) ?? 0) - 1;
+      waiting.set(kid, left);
+      if (left === 0) queue.push(kid);
+    }
+  }
+  const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  const ordered = [...new Set(queue)].sort((a, b) => (depth.get(a) ?? 0) - (depth.get(b) ?? 0) || byName(a, b));
+  const placed = new Set(ordered);
+  return [...ordered, ...[...new Set(nodes)].filter((n) => !placed.has(n)).sort(byName)];
+}
+
+/**
+ * A workflow's task names in topological order (see topologicalOrder), from each task's upstreams
+ * in the workflow; with a cycle, as given (the file checks report it in the author's order).
+ */
+export function taskOrder(tasks: readonly { name: string; upstream: readonly string[] }[]): string[] {
+  const names = tasks.map((t) => t.name);
+  const edges = tasks.flatMap((t) => t.upstream.map((u): Edge<string> => [u, t.name]));
+  return findCycle(names, edges) ? names : topologicalOrder(names, edges);
+}

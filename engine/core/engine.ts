@@ -5,6 +5,7 @@ import type {
   ApplyOutcome,
   CatchUpReport,
   DashboardSummary,
+  DrainAnswer,
   EngineApi,
   EngineInfo,
   FirePreview,
@@ -49,7 +50,7 @@ import { maskedStore } from './masked-store.ts';
 import { NodePresenceBeat } from './node-presence.ts';
 import { SecretMask } from './secret-mask.ts';
 import { clamp, EngineViews, localTimezone } from './views.ts';
-import type { WorkflowCache } from './workflow-cache.ts';
+import { inTaskOrder, type WorkflowCache } from './workflow-cache.ts';
 import { isCheckedSpec, parseWorkflowFile } from './workflow-file.ts';
 import { serializeWorkflow } from './workflow-serialize.ts';
 
@@ -342,7 +343,8 @@ export class Engine implements EngineApi {
   async getRun(runId: number): Promise<RunDetail> {
     const run = await this.store.getRun(runId);
     if (!run) throw new AxError('not_found', `no run #${runId}`);
-    return { run, instances: await this.store.listInstances(runId) };
+    const [instances, workflow] = await Promise.all([this.store.listInstances(runId), this.workflows.get(run.workflowId)]);
+    return { run, instances: inTaskOrder(instances, workflow) };
   }
 
   async getInstance(instanceId: number): Promise<InstanceRecord> {
@@ -428,13 +430,14 @@ export class Engine implements EngineApi {
     return this.views.listWorkers(options);
   }
 
-  async drainWorker(workerId: string, actor: string): Promise<void> {
+  async drainWorker(workerId: string, actor: string): Promise<DrainAnswer> {
     const live = await this.coordinator.listWorkers();
     if (!live.some((w) => w.id === workerId)) {
       throw new AxError('not_found', `no live worker "${workerId}": live workers are ${live.map((w) => w.id).join(', ') || 'none'}`);
     }
     await this.coordinator.requestDrain(workerId);
     await this.audit(actor, 'worker.drain', `worker:${workerId}`);
+    return { workerId, running: (await this.store.runningCountByWorker()).get(workerId) ?? 0 };
   }
 
   listAudit(limit: number): Promise<AuditEntry[]> {

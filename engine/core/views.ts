@@ -3,14 +3,18 @@
 // extent. They only read.
 import type { DashboardSummary, FailureItem, FirePreview, GridCell, LogInfo, LogSearchHit, RunGrid, SearchHit, TaskStats, ValidationReport, WorkflowListing } from '../api/engine-api.ts';
 import { AxError, ValidationError, type ValidationProblem } from '../api/errors.ts';
-import type { RunRecord, WorkerRecord, WorkflowSpec, WorkflowSummary } from '../api/types.ts';
+import type { InstanceRecord, RunRecord, WorkerRecord, WorkflowSpec, WorkflowSummary } from '../api/types.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { Coordinator } from '../ports/coordinator.ts';
 import type { Store } from '../ports/store.ts';
+import { taskOrder } from './dag.ts';
 import { missingUpstreams } from './lineage.ts';
 import { describeCron, nextFire, validateCron, validateTimezone } from './cron.ts';
-import { isCheckedSpec, parseWorkflowFile } from './workflow-file.ts';
+import { hasComments, isCheckedSpec, parseWorkflowFile } from './workflow-file.ts';
 import { serializeWorkflow } from './workflow-serialize.ts';
+
+/** validate's warning for a text with comments: what is taken in keeps none. */
+export const COMMENTS_DROPPED = 'its comments are not kept: the workflow is stored, and exported, without them';
 
 export const clamp = (n: unknown, min: number, max: number, fallback: number): number =>
   typeof n === 'number' && Number.isFinite(n) ? Math.min(max, Math.max(min, Math.floor(n))) : fallback;
@@ -58,11 +62,12 @@ export class EngineViews {
    * `schedulers`, the scheduler nodes that run no tasks too, from their presence (node-presence.ts).
    */
   async listWorkers(options: { schedulers?: boolean } = {}): Promise<WorkerRecord[]> {
-    const [liveList, known, nodes, holder] = await Promise.all([
+    const [liveList, known, nodes, holder, running] = await Promise.all([
       this.coordinator.listWorkers(),
       this.store.listWorkers(),
       this.coordinator.listNodes(),
       this.coordinator.leaseHolder('scheduler'),
+      this.store.runningCountByWorker(),
     ]);
     const drains = await Promise.all(liveList.map((w) => (w.status === 'online' ? this.coordinator.drainRequested(w.id) : false)));
     const live = new Map(liveList.map((w, i) => [w.id, drains[i] ? { ...w, status: 'draining' as const } : w]));
@@ -73,7 +78,8 @@ export class EngineViews {
       const row = live.get(w.id) ?? { ...w, status: judged(w.lastHeartbeat, w.status) };
       // A worker row is a node that works: a scheduler's own worker says `scheduler`.
       const role = row.role === 'scheduler' ? 'scheduler+worker' : row.role;
-      return { ...row, role, ...(leader?.workerId === w.id && { leader: true }) };
+      // The load is the store's count, not the heartbeat's copy (up to one interval old).
+      return { ...row, running: running.get(w.id) ?? 0, role, ...(leader?.workerId === w.id && { leader: true }) };
     });
     if (!options.schedulers) return workers;
     const schedulers = nodes
@@ -106,6 +112,9 @@ export class EngineViews {
     try {
       const text = typeof input.text === 'string' ? input.text : serializeWorkflow(input.spec as WorkflowSpec);
       const { spec, warnings } = parseWorkflowFile(text, { file: input.file, defaultTimezone: localTimezone(), fromSpec: typeof input.text !== 'string' });
+      // A text taken in (the designer's import) is held without its comments from then on: that
+      // is when losing them matters, and worth a word (a file applied from disk stays the user's).
+      if (typeof input.text === 'string' && hasComments(input.text)) warnings.push(COMMENTS_DROPPED);
       return { ok: true, spec, problems: [], warnings: warnings.map((message) => ({ path: '', message })) };
     } catch (err) {
       if (err instanceof ValidationError) return { ok: false, problems: err.problems, warnings: [] };
@@ -150,7 +159,7 @@ export class EngineViews {
     }
     const last = runs[runs.length - 1];
     return {
-      tasks: spec?.tasks.map((t) => t.name) ?? [],
+      tasks: spec ? taskOrder(spec.tasks) : [],
       rows: runs.map((run) => ({ run, cells: byRun.get(run.id) ?? {} })),
       nextBeforeRunId: runs.length === limit && last ? last.id : undefined,
     };
@@ -162,19 +171,15 @@ export class EngineViews {
     const midnight = new Date(now);
     midnight.setHours(0, 0, 0, 0);
     const since = midnight.getTime();
-    const [running, runningTasks, queueLength, failed, finished] = await Promise.all([
+    const [running, runningOn, queueLength, failed, finished] = await Promise.all([
       this.store.listRuns({ states: ['QUEUED', 'RUNNING'], limit: 50 }),
-      this.store.countInstances(['RUNNING']),
+      this.store.runningCountByWorker(),
       this.store.countInstances(['WAITING', 'DISPATCHED'], { queuedOnly: true }),
-      this.store.instancesFinishedSince(['FAILED', 'TIMEOUT'], since, 50),
+      this.store.instancesFinishedSince(['FAILED', 'TIMEOUT'], since, 200),
       this.store.runsFinishedSince(since),
     ]);
-    const runIds = [...new Set(failed.map((i) => i.runId))];
-    const runs = new Map<number, RunRecord>((await this.store.listRuns({ ids: runIds, limit: runIds.length || 1 })).map((r) => [r.id, r]));
-    const failuresToday: FailureItem[] = failed.flatMap((i) => {
-      const run = runs.get(i.runId);
-      return run ? [{ run, instanceId: i.id, taskName: i.taskName, state: i.state, reason: i.reason, finishedAt: i.finishedAt }] : [];
-    });
+    const runningTasks = [...runningOn.values()].reduce((a, b) => a + b, 0);
+    const { failuresToday, recoveredToday } = await this.failuresSince(failed);
     const nextFires = workflows
       .filter((w) => w.nextFireAt !== undefined && w.schedule)
       .map((w) => ({ workflow: w.name, at: w.nextFireAt as number, timezone: w.schedule?.timezone ?? 'UTC', scheduleText: w.scheduleText ?? '' }))
@@ -188,11 +193,44 @@ export class EngineViews {
       running,
       runningTasks,
       failuresToday,
+      recoveredToday,
       today: { success, failed: failedRuns, total: Object.values(finished).reduce((a, b) => a + (b ?? 0), 0) },
       nextFires,
       workers: { online: count('online'), draining: count('draining'), lost: count('lost') },
       queueLength,
     };
+  }
+
+  /**
+   * Failed attempts, one per task of a run: a task whose latest attempt (a retry, a re-run)
+   * succeeded is recovered, not failed; the others are listed by their latest failed attempt.
+   */
+  private async failuresSince(failed: InstanceRecord[]): Promise<{ failuresToday: FailureItem[]; recoveredToday: FailureItem[] }> {
+    const lastFailed = new Map<string, InstanceRecord>();
+    for (const i of failed) {
+      const key = `${i.runId}:${i.taskId}`;
+      const seen = lastFailed.get(key);
+      if (!seen || i.attempt > seen.attempt) lastFailed.set(key, i);
+    }
+    const keys = [...lastFailed.values()].map((i) => ({ runId: i.runId, taskId: i.taskId }));
+    const [latest, runList] = await Promise.all([
+      this.store.latestAttempts(keys),
+      this.store.listRuns({ ids: [...new Set(keys.map((k) => k.runId))], limit: keys.length || 1 }),
+    ]);
+    const latestOf = new Map(latest.map((i) => [`${i.runId}:${i.taskId}`, i]));
+    const runs = new Map<number, RunRecord>(runList.map((r) => [r.id, r]));
+    const failuresToday: FailureItem[] = [];
+    const recoveredToday: FailureItem[] = [];
+    // newest failure first, as instancesFinishedSince gave them
+    for (const [key, i] of lastFailed) {
+      const run = runs.get(i.runId);
+      if (!run) continue;
+      const item: FailureItem = { run, instanceId: i.id, taskName: i.taskName, attempt: i.attempt, state: i.state, reason: i.reason, finishedAt: i.finishedAt };
+      const now = latestOf.get(key);
+      if (now?.state === 'SUCCESS') recoveredToday.push({ ...item, recoveredBy: { instanceId: now.id, attempt: now.attempt, finishedAt: now.finishedAt } });
+      else failuresToday.push(item);
+    }
+    return { failuresToday: failuresToday.slice(0, 50), recoveredToday: recoveredToday.slice(0, 50) };
   }
 
   async search(query: string, limit?: number): Promise<SearchHit[]> {

@@ -201,7 +201,10 @@ export class Worker {
     if (!this.stopping && !this.drainNoticed && (await this.coordinator.drainRequested(this.id))) {
       if (this.drainNoticed) return;
       this.drainNoticed = true;
-      this.alert(`worker ${this.id}: drain requested: taking nothing new, finishing ${this.running.size} running task(s)`);
+      // The store's count, as `ax workers`, `ax drain` and the UI show it (one source).
+      const counts = await this.store.runningCountByWorker().catch(() => undefined);
+      const running = counts ? (counts.get(this.id) ?? 0) : this.running.size;
+      this.alert(`worker ${this.id}: drain requested: taking nothing new, finishing ${running} running task(s)`);
       this.options.onDrainRequested?.();
     }
   }

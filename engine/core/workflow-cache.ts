@@ -2,7 +2,8 @@
 // dependency advance must cost O(downstream), not a reload or a scan. The graph work is
 // dag.ts's, the one graph module (the designer and the workflow-file edge check in workflow-edges.ts use it too).
 import type { Store, TaskDefinition, WorkflowGraph } from '../ports/store.ts';
-import { Adjacency, type Edge } from './dag.ts';
+import type { InstanceRecord } from '../api/types.ts';
+import { Adjacency, type Edge, topologicalOrder } from './dag.ts';
 
 export interface CachedWorkflow {
   graph: WorkflowGraph;
@@ -43,6 +44,33 @@ export async function indexWorkflow(graph: WorkflowGraph, now: number): Promise<
     }
   }
   return { graph, tasks, byName, downstream: downstream.map, upstream: upstream.map, roots, loadedAt: now };
+}
+
+const ranks = new WeakMap<CachedWorkflow, Map<string, number>>();
+
+/** Each task's place in the workflow's topological order (dag.ts), computed once per loaded graph. */
+function taskRanks(w: CachedWorkflow): Map<string, number> {
+  let rank = ranks.get(w);
+  if (!rank) {
+    const name = (id: number) => w.tasks.get(id)?.name ?? '';
+    const order = topologicalOrder(
+      w.graph.tasks.map((t) => t.name),
+      w.graph.edges.map((e): Edge<string> => [name(e.upstreamTaskId), name(e.downstreamTaskId)]),
+    );
+    rank = new Map(order.map((n, i) => [n, i]));
+    ranks.set(w, rank);
+  }
+  return rank;
+}
+
+/**
+ * A run's instances as its views list them: by the task's topological place (ties by name; a
+ * task no longer in the workflow last, by name), then attempt.
+ */
+export function inTaskOrder(instances: readonly InstanceRecord[], w: CachedWorkflow | undefined): InstanceRecord[] {
+  const rank = w ? taskRanks(w) : new Map<string, number>();
+  const at = (i: InstanceRecord) => rank.get(i.taskName) ?? Number.MAX_SAFE_INTEGER;
+  return [...instances].sort((a, b) => at(a) - at(b) || (a.taskName < b.taskName ? -1 : a.taskName > b.taskName ? 1 : 0) || a.attempt - b.attempt || a.id - b.id);
 }
 
 function turn(): Promise<void> {

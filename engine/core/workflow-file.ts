@@ -4,7 +4,8 @@
 // field path and a message that says the fix; workflow-serialize.ts writes a spec back.
 import { Lexer, parseDocument, type YAMLError } from 'yaml';
 import { ValidationError } from '../api/errors.ts';
-import type { WorkflowSpec } from '../api/types.ts';
+import type { TaskSpec, WorkflowSpec } from '../api/types.ts';
+import { taskOrder } from './dag.ts';
 import { checkEdges } from './workflow-edges.ts';
 import { type FieldOptions, readWorkflow } from './workflow-fields.ts';
 import { Reader, typeName, type YMap } from './workflow-reader.ts';
@@ -30,7 +31,15 @@ export const MAX_WORKFLOW_FILE_BYTES = 5 * 1024 * 1024;
  * accepts can also be applied through one.
  */
 export const MAX_SPEC_JSON_BYTES = 12 * 1024 * 1024;
-export const COMMENT_WARNING = 'comments are not stored: "ax export" will not reproduce them';
+
+/**
+ * Whether a file's text holds YAML comments (lexer tokens, not a regex: a "#" inside a quoted or
+ * block string is not one). Comments are not stored, and that matters only where AX would write
+ * over the file: `ax export -o FILE` refuses to (see commands-workflows.ts), not every apply.
+ */
+export function hasComments(text: string): boolean {
+  return text.includes('#') && [...new Lexer().lex(text)].some((token) => token.startsWith('#'));
+}
 
 function syntaxMessage(e: YAMLError): string {
   const pos = e.linePos?.[0];
@@ -116,19 +125,21 @@ export function parseWorkflowFile(text: string, opts: ParseOptions): { spec: Wor
   if (!(top instanceof Map)) throw new ValidationError(r.problems);
 
   const m = top as YMap;
-  const spec = readWorkflow(r, m, opts);
-  checkEdges(r, spec.tasks, spec.name);
+  const read = readWorkflow(r, m, opts);
+  checkEdges(r, read.tasks, read.name);
   if (r.problems.length > 0) throw new ValidationError(r.problems);
+  // Stored, listed and exported in topological order, ties by name (dag.ts): the same workflow
+  // is the same spec however its tasks were ordered in the file, so export → apply is a no-op.
+  const byName = new Map(read.tasks.map((t) => [t.name, t]));
+  const spec: WorkflowSpec = { ...read, tasks: taskOrder(read.tasks).map((name) => byName.get(name) as TaskSpec) };
   const jsonBytes = new TextEncoder().encode(JSON.stringify(spec)).length;
   if (jsonBytes > MAX_SPEC_JSON_BYTES) {
     const message = `the workflow is ${(jsonBytes / MB).toFixed(1)} MB as JSON (escaped characters and aliases count in full), over the ${MAX_SPEC_JSON_BYTES / MB} MB limit: split it into several workflows`;
     throw new ValidationError([{ ...(opts.file !== undefined && { file: opts.file }), path: '', message }]);
   }
 
-  // Lexer tokens, not a regex: a "#" inside a quoted or block string is not a comment.
-  const hasComment = text.includes('#') && [...new Lexer().lex(text)].some((token) => token.startsWith('#'));
   const given = m.get('schedule');
   const timezoneDefaulted = spec.schedule !== undefined && !(given instanceof Map && given.has('timezone'));
   checked.add(deepFreeze(spec));
-  return { spec, warnings: hasComment ? [COMMENT_WARNING] : [], ...(timezoneDefaulted && { timezoneDefaulted }) };
+  return { spec, warnings: [], ...(timezoneDefaulted && { timezoneDefaulted }) };
 }

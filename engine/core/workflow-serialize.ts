@@ -1,10 +1,12 @@
 // Writing a workflow back as file text (ax export, the designer's YAML, the API's check): the
-// inverse of workflow-file.ts, so that `ax export W -o f.yaml && ax apply f.yaml` changes nothing.
+// inverse of workflow-file.ts, so that `ax export W -o f.yaml && ax apply f.yaml` changes nothing
+// (and exporting again gives the same text).
 import { Document, visit } from 'yaml';
 import { DEFAULT_WORKFLOW_ALERT_RULES } from '../api/alerts.ts';
 import { ValidationError } from '../api/errors.ts';
 import { DEFAULT_RETRY_DELAY_MS, type TaskSpec, type WorkflowSpec } from '../api/types.ts';
 import { writeCrossUpstream } from './cross-upstream.ts';
+import { taskOrder } from './dag.ts';
 import { formatDuration } from './duration.ts';
 
 /** The canonical file text of a spec: fixed key order, defaults and empty values left out. */
@@ -41,7 +43,10 @@ export function serializeWorkflow(spec: WorkflowSpec): string {
     if (a.expectedDurationMs !== undefined) alerts.set('expected_duration', formatDuration(a.expectedDurationMs));
     out.set('alerts', alerts);
   }
-  out.set('tasks', new Map(spec.tasks.map((t) => [t.name, taskMap(t)])));
+  // Tasks in topological order, ties by name (dag.ts): the file reads top-down like the graph,
+  // and the same workflow always gives the same text, however its tasks were added.
+  const byName = new Map(spec.tasks.map((t) => [t.name, t]));
+  out.set('tasks', new Map(taskOrder(spec.tasks).map((name) => [name, taskMap(byName.get(name) as TaskSpec)])));
   const doc = new Document(out);
   visit(doc, {
     Seq(_, node) {

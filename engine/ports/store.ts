@@ -229,6 +229,14 @@ export interface Store {
   finalFailures(runIds: number[]): Promise<InstanceRecord[]>;
   instancesFinishedSince(states: InstanceState[], since: number, limit: number): Promise<InstanceRecord[]>;
   runsFinishedSince(since: number): Promise<Partial<Record<RunState, number>>>;
+  /** each (run, task) pair's latest attempt (a retry or a re-run is a later attempt), in id order */
+  latestAttempts(keys: { runId: number; taskId: number }[]): Promise<InstanceRecord[]>;
+  /**
+   * RUNNING instances per worker id: the one source of "running on a worker" that the worker
+   * listings, the drain's answer, the dashboard and the desktop tray read (a heartbeat's copy
+   * is up to one interval old)
+   */
+  runningCountByWorker(): Promise<Map<string, number>>;
   /** `queuedOnly`: without the instances held for an upstream in another workflow (they wait for it, not for a worker) */
   countInstances(states: InstanceState[], opts?: { queuedOnly?: boolean }): Promise<number>;
   /** runs in these states, from the run state index (the metrics' running and queued runs) */

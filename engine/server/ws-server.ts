@@ -8,6 +8,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { ENGINE_STOPPED_CODE } from '../api/client.ts';
 import type { EngineApi } from '../api/engine-api.ts';
 import { droppedNotice, serveConnection } from './api-connection.ts';
 import { DEFAULT_CONFIG } from '../core/config.ts';
@@ -40,7 +41,8 @@ export interface ApiServer {
   port: number;
   /** a fresh single-use sign-in link for the UI */
   signInUrl(): string;
-  close(): Promise<void>;
+  /** with a reason, each page is told the engine stops on purpose, and why (ENGINE_STOPPED_CODE) */
+  close(reason?: string): Promise<void>;
 }
 
 const SESSION_COOKIE = 'ax_session';
@@ -261,7 +263,15 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
   return {
     port,
     signInUrl: () => `http://${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host}:${port}/#code=${signIn.createCode()}`,
-    async close() {
+    async close(reason?: string) {
+      if (reason) {
+        // a close frame's reason holds at most 123 bytes
+        let said = reason;
+        while (Buffer.byteLength(said) > 123) said = said.slice(0, -1);
+        for (const ws of clients) ws.close(ENGINE_STOPPED_CODE, said);
+        // a page that does not answer the close in time is cut off
+        await new Promise<void>((resolve) => setTimeout(resolve, 300).unref());
+      }
       for (const ws of clients) ws.terminate();
       wss.close();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -10,6 +10,7 @@ import { definitionsContract } from './store-definitions.contract.ts';
 import { eventKeysContract } from './store-event-keys.contract.ts';
 import { flagsContract } from './store-flags.contract.ts';
 import { instancesContract } from './store-instances.contract.ts';
+import { loadContract } from './store-load.contract.ts';
 import { recordsContract } from './store-records.contract.ts';
 import { runsContract } from './store-runs.contract.ts';
 import { transitionsContract } from './store-transitions.contract.ts';
@@ -50,6 +51,7 @@ export function storeContract(name: string, open: () => Promise<StoreFixture>): 
     instancesContract(store);
     recordsContract(store);
     claimsContract(store, peer);
+    loadContract(store);
     flagsContract(store, peer, name === 'sqlite' ? store : peer);
     eventKeysContract(store, name === 'sqlite' ? store : peer);
     alertsContract(store, name === 'sqlite' ? store : peer);

@@ -59,6 +59,8 @@ describe('README: a first workflow', () => {
     for (const args of commands) {
       const r = await ax(args, opts());
       expect(r.code, `ax ${args.join(' ')}\n${r.stdout}\n${r.stderr}`).toBe(0);
+      // the file's comments are the reader's, not a problem: no warning about them (issue 19 item 7)
+      expect(r.stderr, `ax ${args.join(' ')}`).not.toMatch(/comment|warning/i);
       results.push(r);
     }
     const [run, runs, logs] = results;
@@ -81,5 +83,20 @@ describe('README: a first workflow', () => {
     const ls = await ax(['ls'], opts());
     expect(ls.stdout).toMatch(/first-steps/);
     expect(ls.stdout).toMatch(/Every 15 minutes/);
+  });
+
+  it('ax export over the commented file refuses to drop its comments, unless --force', async () => {
+    const file = path.join(root, 'first.yaml');
+    const before = fs.readFileSync(file, 'utf8');
+    const refused = await ax(['export', 'first-steps', '-o', 'first.yaml'], opts());
+    expect(refused.code).toBe(4);
+    expect(refused.stderr).toBe(
+      'ax: first.yaml has comments, which the export would drop (AX stores no comments): write to another file, or give --force to replace it\n',
+    );
+    expect(fs.readFileSync(file, 'utf8')).toBe(before);
+    expect((await ax(['export', 'first-steps', '-o', 'exported.yaml'], opts())).code).toBe(0);
+    const forced = await ax(['export', 'first-steps', '-o', 'first.yaml', '--force'], opts());
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(fs.readFileSync(file, 'utf8')).toBe(fs.readFileSync(path.join(root, 'exported.yaml'), 'utf8'));
   });
 });

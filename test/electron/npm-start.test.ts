@@ -14,7 +14,7 @@ const REPO = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../.
 const hasElectron = 'binary' in electronBinary();
 
 // Skipped where Electron's binary is installed: there npm start opens the app, which desktop-app.e2e.test.ts covers.
-describe.skipIf(hasElectron)('npm start without Electron', () => {
+describe.skipIf(hasElectron)(`npm start without Electron${hasElectron ? " (skipped: Electron's binary is installed, so npm start opens the app: desktop-app.e2e.test.ts covers it)" : ''}`, () => {
   it('says why in one line and runs ax serve with the arguments given', async () => {
     const dataDir = tempDir('ax-npm-start-');
     const env: NodeJS.ProcessEnv = {};

@@ -4,6 +4,7 @@
 // subscriptions that deliver only their topics.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EngineEvent } from '../../engine/api/events.ts';
+import { COMMENTS_DROPPED } from '../../engine/core/views.ts';
 import { startTestEngine, type TestEngine } from '../helpers/solo-engine.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
@@ -39,6 +40,10 @@ describe('validate and formatWorkflow', () => {
     const good = await t.engine.validate({ text: 'workflow: w\ntasks:\n  a:\n    command: x\n' });
     expect(good).toMatchObject({ ok: true, problems: [] });
     expect(good.spec?.tasks[0]).toMatchObject({ name: 'a', command: 'x', retries: 0 });
+    expect(good.warnings).toEqual([]);
+    // a text taken in (the designer's import) keeps no comments: said once, as a warning
+    const commented = await t.engine.validate({ text: '# the nightly one\nworkflow: w\ntasks:\n  a:\n    command: x  # list\n' });
+    expect(commented).toMatchObject({ ok: true, warnings: [{ path: '', message: COMMENTS_DROPPED }] });
   });
 
   it('a spec validates like a file, and formats to the text ax export writes', async () => {

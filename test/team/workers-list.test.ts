@@ -48,7 +48,12 @@ describe.skipIf(!available)('ax workers in a team', () => {
     const w3 = team.processes.find((p) => p.name === 'w3');
     // both leave by themselves once drained
     for (const id of ['w3', 'w2']) team.processes.find((p) => p.name === id)?.expectExit();
-    for (const id of ['w3', 'w2']) expect((await team.ax(['drain', id])).code).toBe(0);
+    // the drain's answer counts what the worker runs, from the same store count as `ax workers`
+    for (const [id, n] of [['w3', 0], ['w2', 1]] as const) {
+      const drained = await team.ax(['drain', id]);
+      expect(drained.code, drained.stderr).toBe(0);
+      expect(drained.stdout).toContain(`drain requested for worker ${id}: it takes nothing new, finishes its ${n} running task(s) and leaves`);
+    }
     expect((await w3?.result(30_000))?.code, 'w3, idle, drained and exited').toBe(0);
 
     const leaderId = await waitFor(() => team.coordinator().leaseHolder('scheduler'), { timeoutMs: 10_000, intervalMs: 100, message: 'no scheduler leads' });

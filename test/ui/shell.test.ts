@@ -1,7 +1,7 @@
 // The app shell and the workflow actions in Chromium against `ax serve`: theme and language
 // switches that stick, the header search, run now with a JSON payload (refused when it is not
 // JSON), enable/disable and delete with a confirm, the dashboard updating live, and the
-// "reconnecting…" banner when the engine goes away.
+// "reconnecting…" banner when the engine dies.
 import type { Browser, Page } from 'playwright';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { browserSkipReason, launchBrowser, screenshot, signedInPage, startUiEngine, type UiEngine } from '../helpers/ui.ts';
@@ -206,7 +206,8 @@ describe.skipIf(skip)('app shell and workflow actions', () => {
   it('shows "reconnecting…" when the engine goes away', async () => {
     await page.goto(`${engine.origin}/#/workflows`);
     await page.getByRole('link', { name: 'payload-echo' }).waitFor();
-    engine.serve.kill('SIGTERM');
+    // killed, it cannot say it stops (a stop it chose says so instead: drain-serving.test.ts)
+    engine.serve.kill('SIGKILL');
     await engine.serve.exited;
     await page.getByTestId('reconnecting-banner').waitFor({ timeout: 10_000 });
     expect(await text()).toContain('reconnecting');

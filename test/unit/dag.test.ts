@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Adjacency, downstreamClosure, findCycle, isolated, type Edge } from '../../engine/core/dag.ts';
+import { Adjacency, downstreamClosure, findCycle, isolated, taskOrder, topologicalOrder, type Edge } from '../../engine/core/dag.ts';
 
 const downstreamMap = <K extends string | number>(e: readonly Edge<K>[]) => new Adjacency<K>('downstream').add(e).map;
 const upstreamMap = <K extends string | number>(e: readonly Edge<K>[]) => new Adjacency<K>('upstream').add(e).map;
@@ -110,5 +110,35 @@ describe('downstreamClosure', () => {
     const all = downstreamClosure(0, down);
     expect(all).toHaveLength(n - 1);
     expect(all[n - 2]).toBe(n - 1);
+  });
+});
+
+describe('topologicalOrder (the grid, the run views and ax export list tasks so)', () => {
+  it('lists each depth in turn, ties by name, whatever order the tasks were added in', () => {
+    // extract → clean → load, extract → report; audit stands alone
+    expect(topologicalOrder(nodes, edges)).toEqual(['audit', 'extract', 'clean', 'report', 'load']);
+    expect(topologicalOrder([...nodes].reverse(), [...edges].reverse())).toEqual(['audit', 'extract', 'clean', 'report', 'load']);
+  });
+
+  it('puts a task at its longest path from a root, so every upstream comes first', () => {
+    // a → b → c and a → c: c is at depth 2, not 1
+    expect(topologicalOrder(['c', 'b', 'a'], [['a', 'b'], ['b', 'c'], ['a', 'c']])).toEqual(['a', 'b', 'c']);
+  });
+
+  it('orders names by code unit (the same on every machine), ignores unknown endpoints, puts a cycle last', () => {
+    expect(topologicalOrder(['b', 'B', 'a'], [])).toEqual(['B', 'a', 'b']);
+    expect(topologicalOrder(['x'], [['ghost', 'x']])).toEqual(['x']);
+    expect(topologicalOrder(['r', 'q', 'p'], [['p', 'q'], ['q', 'p']])).toEqual(['r', 'p', 'q']);
+  });
+
+  it('takes a workflow\'s tasks by their upstreams, and 100k of them in a chain without a deep stack', () => {
+    expect(taskOrder([{ name: 'load', upstream: ['clean'] }, { name: 'clean', upstream: ['extract'] }, { name: 'extract', upstream: [] }])).toEqual(['extract', 'clean', 'load']);
+    // a cycle (refused by the file checks) keeps the author's order, so the cycle is named as written
+    expect(taskOrder([{ name: 'z', upstream: ['y'] }, { name: 'y', upstream: ['z'] }])).toEqual(['z', 'y']);
+    const n = 100_000;
+    const chain = Array.from({ length: n }, (_, i) => ({ name: `t${String(n - i).padStart(6, '0')}`, upstream: i === n - 1 ? [] : [`t${String(n - i - 1).padStart(6, '0')}`] }));
+    const order = taskOrder(chain);
+    expect(order[0]).toBe('t000001');
+    expect(order[n - 1]).toBe(`t${n}`);
   });
 });

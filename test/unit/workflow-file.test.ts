@@ -3,7 +3,7 @@ import { ValidationError, type ValidationProblem } from '../../engine/api/errors
 import type { TaskSpec, WorkflowSpec } from '../../engine/api/types.ts';
 import { validateCron, validateTimezone } from '../../engine/core/cron.ts';
 import { environmentWarnings } from '../../engine/core/spec-warnings.ts';
-import { COMMENT_WARNING, decodeWorkflowFile, MAX_WORKFLOW_FILE_BYTES, parseWorkflowFile } from '../../engine/core/workflow-file.ts';
+import { decodeWorkflowFile, hasComments, MAX_WORKFLOW_FILE_BYTES, parseWorkflowFile } from '../../engine/core/workflow-file.ts';
 import { serializeWorkflow } from '../../engine/core/workflow-serialize.ts';
 import type { WorkerRecord } from '../../engine/api/types.ts';
 
@@ -93,9 +93,11 @@ tasks:
     expect(spec.tasks[1]?.upstream).toEqual(['extract']);
   });
 
-  it('keeps tasks in file order, and names that look like numbers as written', () => {
+  it('lists tasks in topological order, ties by name, and keeps names that look like numbers as written', () => {
     const { spec } = parse('workflow: w\ntasks:\n  b: {command: x}\n  2: {command: x}\n  1.50: {command: x}\n  a: {command: x}\n');
-    expect(spec.tasks.map((t) => t.name)).toEqual(['b', '2', '1.50', 'a']);
+    expect(spec.tasks.map((t) => t.name)).toEqual(['1.50', '2', 'a', 'b']);
+    const chain = parse('workflow: w\ntasks:\n  load: {command: x, upstream: [clean]}\n  clean: {command: x, upstream: [extract]}\n  extract: {command: x}\n  audit: {command: x}\n');
+    expect(chain.spec.tasks.map((t) => t.name)).toEqual(['audit', 'extract', 'clean', 'load']);
   });
 
   it('resolves anchors and aliases', () => {
@@ -115,12 +117,13 @@ tasks:
     expect(spec.tasks.map((t) => [t.name, t.retries, t.upstream])).toEqual([['a', 1, []], ['b', 0, ['a']]]);
   });
 
-  it('warns that comments are not stored, but not for "#" inside strings', () => {
-    expect(COMMENT_WARNING).toBe('comments are not stored: "ax export" will not reproduce them');
-    expect(parse(`# nightly\n${oneTask()}`).warnings).toEqual([COMMENT_WARNING]);
-    expect(parse(`${oneTask()}  # trailing`).warnings).toEqual([COMMENT_WARNING]);
-    expect(parse(oneTask('env: { A: "#x", B: a#b }')).warnings).toEqual([]);
-    expect(parse('workflow: w\ntasks:\n  t:\n    command: |\n      # a shell comment\n      ls\n').warnings).toEqual([]);
+  it('takes comments without a warning (they matter only where ax export would write over them), and tells comments from "#" inside strings', () => {
+    expect(parse(`# nightly\n${oneTask()}`).warnings).toEqual([]);
+    expect(parse(`${oneTask()}  # trailing`).warnings).toEqual([]);
+    expect(hasComments(`# nightly\n${oneTask()}`)).toBe(true);
+    expect(hasComments(`${oneTask()}  # trailing`)).toBe(true);
+    expect(hasComments(oneTask('env: { A: "#x", B: a#b }'))).toBe(false);
+    expect(hasComments('workflow: w\ntasks:\n  t:\n    command: |\n      # a shell comment\n      ls\n')).toBe(false);
   });
 });
 
@@ -330,7 +333,9 @@ describe('serializeWorkflow', () => {
     schedule: { cron: '0 2 * * *', timezone: 'Europe/Berlin', misfire: 'all', overlap: 'parallel' },
     onEvent: 'orders-ready',
     routing: 'random',
+    // in topological order, ties by name: as a file is read back
     tasks: [
+      task('123', { retryBackoff: { kind: 'fixed', delayMs: 30_000, maxDelayMs: 30_000 } }),
       task('extract', {
         command: 'set -e\n./extract.sh --since "$AX_LOGICAL_TIME"\n',
         cwd: '/data/etl',
@@ -341,9 +346,8 @@ describe('serializeWorkflow', () => {
         labels: ['gpu', 'true', '2'],
         owner: 'bo',
       }),
-      task('123', { retryBackoff: { kind: 'fixed', delayMs: 30_000, maxDelayMs: 30_000 } }),
-      task('load', { upstream: ['extract', '123'], retryBackoff: { kind: 'fixed', delayMs: 0, maxDelayMs: 60_000 } }),
       task('report', { command: 'echo yes', timeoutMs: 1 }),
+      task('load', { upstream: ['extract', '123'], retryBackoff: { kind: 'fixed', delayMs: 0, maxDelayMs: 60_000 } }),
     ],
   };
   const specs: Record<string, WorkflowSpec> = {
@@ -370,7 +374,7 @@ describe('serializeWorkflow', () => {
     expect(serializeWorkflow(minimal)).toBe('workflow: w\ntasks:\n  extract:\n    command: ./extract.sh\n');
   });
 
-  it('writes keys in canonical order, the schedule as a map with its timezone, lists in flow style', () => {
+  it('writes keys in canonical order, tasks in topological order, the schedule as a map with its timezone, lists in flow style', () => {
     const text = serializeWorkflow({
       tasks: [task('b', { upstream: ['a'], labels: ['gpu'], retries: 2, timeoutMs: 1_800_000 }), task('a')],
       routing: 'least_busy',
@@ -384,14 +388,14 @@ schedule:
   overlap: queue
 routing: least_busy
 tasks:
+  a:
+    command: ./a.sh
   b:
     command: ./b.sh
     timeout: 30m
     retries: 2
     labels: [gpu]
     upstream: [a]
-  a:
-    command: ./a.sh
 `);
   });
 
@@ -408,9 +412,9 @@ tasks:
 { "tasks": { "b": { "command": "./b.sh", "upstream": ["a"], "env": { "N": 7 } }, "a": { "command": "./a.sh" } },
   "workflow": "w", "schedule": "0 2 * * *" }`;
     const first = parseWorkflowFile(text, opts);
-    expect(first.warnings).toEqual([COMMENT_WARNING]);
+    expect(first.warnings).toEqual([]);
     const canonical = serializeWorkflow(first.spec);
-    expect(canonical.startsWith('workflow: w\nschedule:\n  cron: 0 2 * * *\n  timezone: Europe/Berlin\ntasks:\n  b:\n')).toBe(true);
+    expect(canonical.startsWith('workflow: w\nschedule:\n  cron: 0 2 * * *\n  timezone: Europe/Berlin\ntasks:\n  a:\n')).toBe(true);
     expect(canonical).toContain('      N: "7"\n');
     expect(serializeWorkflow(parseWorkflowFile(canonical, { defaultTimezone: 'UTC' }).spec)).toBe(canonical);
   });
@@ -443,7 +447,7 @@ describe('hostile and careless input', () => {
       return `/base/${cwd}`;
     };
     const { spec } = parseWorkflowFile(`${oneTask('cwd: ../data')}\n  b:\n    command: x\n    cwd: /abs`, { ...opts, resolveCwd });
-    expect(spec.tasks.map((t) => t.cwd)).toEqual(['/base/../data', '/abs']);
+    expect(spec.tasks.map((t) => t.cwd)).toEqual(['/abs', '/base/../data']);
     expect(seen).toEqual(['../data']);
     expect(parse(oneTask('cwd: "C:\\\\jobs"')).spec.tasks[0]?.cwd).toBe('C:\\jobs');
   });

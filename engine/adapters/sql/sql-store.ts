@@ -204,6 +204,12 @@ export class SqlStore implements Store {
   runsFinishedSince(since: number): Promise<Partial<Record<RunState, number>>> {
     return views.runsFinishedSince(this.db, since);
   }
+  latestAttempts(keys: { runId: number; taskId: number }[]): Promise<InstanceRecord[]> {
+    return views.latestAttempts(this.db, keys);
+  }
+  runningCountByWorker(): Promise<Map<string, number>> {
+    return views.runningCountByWorker(this.db);
+  }
   countInstances(states: InstanceState[], opts?: { queuedOnly?: boolean }): Promise<number> {
     return views.countInstances(this.db, states, opts);
   }

@@ -57,6 +57,37 @@ export async function instancesFinishedSince(db: Kysely<Database>, states: Insta
   return rows.map(instanceFromRow);
 }
 
+/** RUNNING instances per worker: the one count of "running on a worker" every listing reads */
+export async function runningCountByWorker(db: Kysely<Database>): Promise<Map<string, number>> {
+  const rows = await db
+    .selectFrom('task_instance')
+    .select(['worker_id', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('state', '=', 'RUNNING')
+    .groupBy('worker_id')
+    .execute();
+  return new Map(rows.filter((r) => r.worker_id !== null).map((r) => [r.worker_id as string, num(r.n)]));
+}
+
+/** Each (run, task) pair's latest attempt, in id order. */
+export async function latestAttempts(db: Kysely<Database>, keys: { runId: number; taskId: number }[]): Promise<InstanceRecord[]> {
+  if (keys.length === 0) return [];
+  const wanted = new Set(keys.map((k) => `${k.runId}:${k.taskId}`));
+  const rows = await db
+    .selectFrom('task_instance')
+    .selectAll()
+    .where('run_id', 'in', [...new Set(keys.map((k) => k.runId))])
+    .where('task_id', 'in', [...new Set(keys.map((k) => k.taskId))])
+    .orderBy('id')
+    .execute();
+  const latest = new Map<string, InstanceRecord>();
+  for (const i of rows.map(instanceFromRow)) {
+    const key = `${i.runId}:${i.taskId}`;
+    const seen = latest.get(key);
+    if (wanted.has(key) && (!seen || i.attempt > seen.attempt)) latest.set(key, i);
+  }
+  return [...latest.values()].sort((a, b) => a.id - b.id);
+}
+
 export async function runsFinishedSince(db: Kysely<Database>, since: number): Promise<Partial<Record<RunState, number>>> {
   const rows = await db
     .selectFrom('workflow_run')

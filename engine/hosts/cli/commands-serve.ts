@@ -2,7 +2,6 @@
 // the API on 127.0.0.1. Team: a node of the team (scheduler, worker or client) on the shared
 // MySQL + Redis; other ax commands reach the team through those directly.
 import { spawn } from 'node:child_process';
-import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { AxError } from '../../api/errors.ts';
@@ -11,8 +10,8 @@ import { retrying } from '../../core/retry.ts';
 import { systemClock } from '../../adapters/system-clock.ts';
 import { apiToken, readEngineLock, resolveDataDir } from '../node/data-dir.ts';
 import { checkTokenFiles, type LocalApi, metricsAuth, startLocalApi } from '../node/local-api.ts';
-import { writePrivateFile } from '../node/private-file.ts';
 import { onHangup } from './hangup.ts';
+import { announceUiNode, describeUiNode, uiNodes } from './ui-nodes.ts';
 import { type MetricsServer, startMetricsServer } from '../../server/metrics-server.ts';
 import { openTeamEngine, type TeamRole, teamConnection } from '../node/team.ts';
 import { embeddedEngine, type GlobalOptions, modeOf, taskEnvFlags } from './connect.ts';
@@ -71,17 +70,9 @@ async function serveMetricsAddress(engine: Engine, dir: string, address: Metrics
 }
 
 const ROLES: TeamRole[] = ['scheduler', 'worker', 'client'];
-/** where a team node on this machine says which port serves the UI (for `ax open`) */
-const TEAM_UI_FILE = 'team-ui.json';
-
+/** The team node on this machine that serves the UI for this data dir (ax settings' restart note). */
 export function readTeamUi(dir: string): { pid: number; port: number } | undefined {
-  try {
-    const info = JSON.parse(fs.readFileSync(path.join(dir, TEAM_UI_FILE), 'utf8')) as { pid: number; port: number };
-    process.kill(info.pid, 0);
-    return info;
-  } catch {
-    return undefined;
-  }
+  return uiNodes(dir)[0];
 }
 const list = (v: string | undefined) => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : undefined);
 
@@ -97,7 +88,13 @@ function stopOn(stop: (reason: string, drainMs: number) => void, drainTimeoutMs:
   setInterval(() => undefined, 1 << 30);
 }
 
-function stopper(release: (drainMs: number) => Promise<void>, before: () => Promise<void> = async () => undefined) {
+/** What the pages of a stopping `ax serve` are told (they say it instead of "reconnecting"). */
+function stoppedBecause(reason: string): string {
+  if (reason === 'drain requested') return 'This node was drained (ax drain, or Drain on the Workers page), so ax serve stopped';
+  return `Its ax serve stopped (${reason.startsWith('SIG') ? `${reason} received` : reason})`;
+}
+
+function stopper(release: (drainMs: number) => Promise<void>, before: (reason: string) => Promise<void> = async () => undefined) {
   let stopping = false;
   return (reason: string, drainMs: number) => {
     if (stopping) return;
@@ -106,7 +103,7 @@ function stopper(release: (drainMs: number) => Promise<void>, before: () => Prom
     const why = reason.startsWith('SIG') ? `${reason} received` : reason;
     console.log(`ax serve: ${why}: taking no new tasks and letting running ones finish (${limit})`);
     void (async () => {
-      await before();
+      await before(stoppedBecause(reason));
       await release(drainMs);
       console.log('ax serve: stopped');
       process.exit(process.exitCode ?? 0);
@@ -156,10 +153,10 @@ async function serveSolo(g: GlobalOptions, opts: ServeOptions): Promise<void> {
   // test) may send SIGTERM at once, and it must find the drain, not the default (death).
   later.stop = stopper(
     (ms) => embedded.release(ms),
-    async () => {
+    async (why) => {
       // While it drains, other commands use the data dir directly instead of a closing API.
       embedded.lock.update({ port: undefined });
-      await Promise.all([serving.api?.close(), serving.metrics?.close()]);
+      await Promise.all([serving.api?.close(why), serving.metrics?.close()]);
     },
   );
   stopOn(later.stop, opts.drainTimeout * 1000, () => reloadSettings(engine, serving.api));
@@ -219,7 +216,7 @@ async function serveTeam(g: GlobalOptions, opts: ServeOptions): Promise<void> {
   }
   const worker = engine.worker ? `, worker id ${engine.worker.id}` : '';
   // Every team node serves the UI and the API on this machine; MySQL and Redis stay the truth.
-  const uiFile = path.join(dir, TEAM_UI_FILE);
+  let unannounce = () => undefined as void;
   // what is serving: the stop closes whatever of it exists by then
   const serving: { api?: LocalApi; metrics?: Awaited<ReturnType<typeof serveMetricsAddress>> } = {};
   // As in serveSolo: the stop is bound before the link is printed.
@@ -228,16 +225,15 @@ async function serveTeam(g: GlobalOptions, opts: ServeOptions): Promise<void> {
       await engine.stop(ms);
       await engine.dispose();
     },
-    async () => {
-      const mine = readTeamUi(dir)?.pid === process.pid;
-      if (mine) fs.rmSync(uiFile, { force: true });
-      await Promise.all([serving.api?.close(), serving.metrics?.close()]);
+    async (why) => {
+      unannounce();
+      await Promise.all([serving.api?.close(why), serving.metrics?.close()]);
     },
   );
   stopOn(later.stop, opts.drainTimeout * 1000, () => reloadSettings(engine, serving.api));
   serving.metrics = await serveMetricsAddress(engine, dir, opts.metricsAddress);
   const server = (serving.api = await serveApi(engine, dir, opts.port, (port) => `ax serve: team ${opts.role}${worker} (pid ${process.pid}), API ws://127.0.0.1:${port}/api`));
-  writePrivateFile(uiFile, JSON.stringify({ pid: process.pid, port: server.port }));
+  unannounce = announceUiNode(dir, { port: server.port, role: opts.role, ...(engine.worker && { workerId: engine.worker.id }) });
 }
 
 /** Hands a URL to the desktop's browser; says so when there is none (a server without a desktop). */
@@ -290,8 +286,15 @@ export function serveCommand(program: Command, globals: Globals): void {
     .action(async (opts: { print?: boolean }) => {
       const { requestSignInCode } = await import('../../server/ws-client.ts');
       const dir = resolveDataDir(globals().dataDir);
-      const port = readEngineLock(dir)?.port ?? readTeamUi(dir)?.port;
+      const solo = readEngineLock(dir)?.port;
+      const [node, ...others] = solo ? [] : uiNodes(dir);
+      const port = solo ?? node?.port;
       if (!port) throw new AxError('unavailable', `no engine is serving ${dir}: start one with "ax serve", which prints a sign-in link too`);
+      // which one, on stderr: stdout stays the link alone (scripts read it)
+      if (node) {
+        const also = others.length ? `; also serving this data dir: ${others.map(describeUiNode).join(', ')}` : '';
+        process.stderr.write(`ax open: the UI of ${describeUiNode(node)}${also}\n`);
+      }
       const url = `http://127.0.0.1:${port}/#code=${await requestSignInCode(port, apiToken(dir))}`;
       console.log(url);
       if (!opts.print) openInBrowser(url);
@@ -307,8 +310,8 @@ export function serveCommand(program: Command, globals: Globals): void {
       await withApi(globals(), async (api) => {
         const id = workerId ?? (modeOf(globals()) === 'solo' ? 'local' : undefined);
         if (!id) throw new AxError('validation', 'name the worker to drain: see "ax workers"');
-        await api.drainWorker(id, actor());
-        console.log(`drain requested for worker ${id}: it takes nothing new and leaves when its tasks are done`);
+        const { running } = await api.drainWorker(id, actor());
+        console.log(`drain requested for worker ${id}: it takes nothing new, finishes its ${running} running task(s) and leaves`);
       });
     });
 }

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import readline from 'node:readline/promises';
 import type { Command } from 'commander';
 import { AxError, formatProblems } from '../../api/errors.ts';
+import { hasComments, MAX_WORKFLOW_FILE_BYTES } from '../../core/workflow-file.ts';
 import { serializeWorkflow } from '../../core/workflow-serialize.ts';
 import { actor, type GlobalOptions, withApi } from './connect.ts';
 import { printPausedNote } from './commands-scheduling.ts';
@@ -57,12 +58,14 @@ export function workflowCommands(program: Command, globals: Globals): void {
     .command('export')
     .argument('<workflow>', 'workflow name')
     .option('-o, --output <file>', 'write to a file instead of stdout')
+    .option('--force', 'replace an existing file even though it has comments (AX stores none, so they would be lost)')
     .description('print a workflow as YAML; "ax export W -o f.yaml && ax apply f.yaml" changes nothing')
     .addHelpText('after', '\nExample:\n  $ ax export nightly-etl -o nightly-etl.yaml')
-    .action(async (name: string, opts: { output?: string }) => {
+    .action(async (name: string, opts: { output?: string; force?: boolean }) => {
       const spec = await withApi(globals(), (api) => api.exportWorkflow(name));
       if (globals().json) return printJson(spec);
       const text = serializeWorkflow(spec);
+      if (opts.output && !opts.force) refuseToDropComments(opts.output);
       if (opts.output) {
         try {
           fs.writeFileSync(opts.output, text);
@@ -146,5 +149,23 @@ async function confirm(question: string): Promise<boolean> {
     return /^y(es)?$/i.test((await rl.question(question)).trim());
   } finally {
     rl.close();
+  }
+}
+
+/**
+ * Comments are not stored, so an export holds none: writing it over a file that has some (the
+ * file the workflow came from, typically) would lose them without a word. Refused unless --force.
+ */
+function refuseToDropComments(file: string): void {
+  let text: string;
+  try {
+    const stat = fs.statSync(file);
+    if (!stat.isFile() || stat.size > MAX_WORKFLOW_FILE_BYTES) return;
+    text = fs.readFileSync(file, 'utf8');
+  } catch {
+    return; // no file yet (or none we can read): nothing to lose
+  }
+  if (hasComments(text)) {
+    throw new AxError('conflict', `${file} has comments, which the export would drop (AX stores no comments): write to another file, or give --force to replace it`);
   }
 }

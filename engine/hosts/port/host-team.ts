@@ -84,10 +84,21 @@ export class HostTeam {
       this.engine = engine;
       const workerId = engine.worker?.id;
       this.set({ state: 'joined', ...policy, running: 0, ...(workerId && { workerId }) });
+      let looking = false;
       this.poll = setInterval(() => {
-        const running = this.engine?.worker?.record().running;
-        const { state } = this.status;
-        if ((state === 'joined' || state === 'leaving') && running !== undefined && running !== this.status.running) this.set({ ...this.status, running });
+        // The team store's count, the one `ax workers` and the team's UI show (one source).
+        const id = this.engine?.worker?.id;
+        if (!this.engine || !id || looking) return;
+        looking = true;
+        void this.engine.store
+          .runningCountByWorker()
+          .then((counts) => {
+            const running = counts.get(id) ?? 0;
+            const { state } = this.status;
+            if ((state === 'joined' || state === 'leaving') && running !== this.status.running) this.set({ ...this.status, running });
+          })
+          .catch(() => undefined)
+          .finally(() => (looking = false));
       }, RUNNING_POLL_MS);
       this.poll.unref();
     });

@@ -8,7 +8,7 @@ import { useTranslation } from 'react-i18next';
 import { Link, useLocation } from 'react-router-dom';
 import { useDesktop, useDesktopEngineStatus } from '../desktop/desktop-context.ts';
 import { engineIsDown, EngineDown, EngineStatusBanner } from '../desktop/EngineStatus.tsx';
-import { useConnectionStatus } from '../engine-client/index.ts';
+import { useConnectionStatus, useStopReason } from '../engine-client/index.ts';
 import { SchedulingBanner } from '../scheduling/SchedulingBanner.tsx';
 import { AppRoutes } from './AppRoutes.tsx';
 import { GlobalSearch } from './GlobalSearch.tsx';
@@ -49,6 +49,7 @@ export function AppLayout() {
   const { token } = theme.useToken();
   const location = useLocation();
   const status = useConnectionStatus();
+  const stopReason = useStopReason();
   const desktop = useDesktop();
   const engine = useDesktopEngineStatus();
   // in the desktop app the shell says why the engine is away; the connection's own banners are
@@ -96,6 +97,9 @@ export function AppLayout() {
         {desktop && <EngineStatusBanner />}
         {connectionBanners && status === 'reconnecting' && (
           <Alert type="warning" showIcon banner role="status" title={t('connection.reconnecting')} data-testid="reconnecting-banner" />
+        )}
+        {connectionBanners && status === 'stopped' && (
+          <Alert type="error" showIcon banner role="status" title={t('connection.stopped')} description={t('connection.stoppedHelp', { reason: stopReason })} data-testid="engine-stopped-banner" />
         )}
         {slowConnect && (
           <Alert type="info" showIcon banner role="status" title={t('connection.connecting')} />

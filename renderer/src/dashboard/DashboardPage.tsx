@@ -14,6 +14,7 @@ import { OwnerFilter, useOwnedWorkflows } from '../shared/OwnerFilter.tsx';
 import { PageHeader } from '../shared/PageHeader.tsx';
 import { FailuresTable } from './FailuresTable.tsx';
 import { NextFiresList } from './NextFiresList.tsx';
+import { RecoveredList } from './RecoveredList.tsx';
 import { RunningTable } from './RunningTable.tsx';
 import { GettingStarted } from './GettingStarted.tsx';
 import { SummaryCards } from './SummaryCards.tsx';
@@ -39,6 +40,7 @@ export default function DashboardPage() {
   const mineOnly = (all: DashboardSummary): DashboardSummary => ({
     ...all,
     failuresToday: all.failuresToday.filter((f) => shows(f.run.workflowName)),
+    recoveredToday: all.recoveredToday.filter((f) => shows(f.run.workflowName)),
     nextFires: all.nextFires.filter((f) => shows(f.workflow)),
     running: all.running.filter((r) => shows(r.workflowName)),
   });
@@ -67,6 +69,7 @@ export default function DashboardPage() {
               <Col xs={24} xl={14}>
                 <Card title={t('failures.title', { count: data.failuresToday.length })} size="small">
                   <FailuresTable failures={data.failuresToday} />
+                  <RecoveredList recovered={data.recoveredToday} />
                 </Card>
               </Col>
               <Col xs={24} xl={10}>

@@ -36,6 +36,15 @@ export function useConnectionStatus(): ConnectionStatus {
   );
 }
 
+/** Why the engine said it stopped, while the status is `stopped`. */
+export function useStopReason(): string | undefined {
+  const connection = useConnection();
+  return useSyncExternalStore(
+    (notify) => connection.onStatus(notify),
+    () => connection.stopReason,
+  );
+}
+
 /** Calls `handler` for every event of `topics` while the component is mounted. */
 export function useEngineEvents(topics: Topic[], handler: (event: EngineEvent) => void): void {
   const api = useApi();

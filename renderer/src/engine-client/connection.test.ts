@@ -1,7 +1,7 @@
 // The reconnecting connection against fake transports: calls wait for a socket, subscriptions are
 // replayed on a new socket, a lost session ends in 'signed-out' instead of endless retries.
 import { describe, expect, it } from 'vitest';
-import type { MessageTransport } from '../../../engine/api/client.ts';
+import { ENGINE_STOPPED, type MessageTransport } from '../../../engine/api/client.ts';
 import type { EngineEvent } from '../../../engine/api/events.ts';
 import { EngineConnection, type ConnectionStatus } from './connection.ts';
 
@@ -28,8 +28,8 @@ class FakeSocket implements MessageTransport {
   push(event: EngineEvent): void {
     this.onMsg({ event });
   }
-  drop(): void {
-    this.onCls('network');
+  drop(reason = 'network'): void {
+    this.onCls(reason);
   }
 }
 
@@ -94,6 +94,36 @@ describe('EngineConnection', () => {
     expect(sockets[1]?.sent).toContainEqual({ unwatch: ['runs'] });
     sockets[1]?.push(runEvent);
     expect(events).toHaveLength(1);
+    connection.stop();
+  });
+
+  it('says "stopped", with the reason, when the engine closed saying it stops (a drain of its node), and reconnects once it is back', async () => {
+    const sockets: FakeSocket[] = [];
+    let up = true;
+    const connection = new EngineConnection({
+      connect: async () => {
+        if (!up) throw new Error('refused');
+        return sockets[sockets.push(new FakeSocket()) - 1] as FakeSocket;
+      },
+      checkSession: async () => true,
+      backoffMs: [10],
+    });
+    const statuses: ConnectionStatus[] = [];
+    connection.onStatus((s) => statuses.push(s));
+    connection.start();
+    await until(() => connection.status === 'open');
+    up = false;
+    sockets[0]?.drop(`${ENGINE_STOPPED}this node was drained`);
+    await Promise.resolve();
+    expect(connection.status).toBe('stopped');
+    expect(connection.stopReason).toBe('this node was drained');
+    // still stopped after failed attempts: never "reconnecting" forever
+    await new Promise((r) => setTimeout(r, 60));
+    expect(connection.status).toBe('stopped');
+    up = true;
+    await until(() => connection.status === 'open');
+    expect(connection.stopReason).toBeUndefined();
+    expect(statuses).toEqual(['open', 'stopped', 'open']);
     connection.stop();
   });
 

@@ -1,12 +1,13 @@
 // One long-lived, self-healing connection to the engine. The pages hold a single stable ApiClient
 // (this object's `api`): calls made while the socket is down wait for the next connection, and
 // event subscriptions are replayed on every new socket, so no page has to know about reconnects.
-import { createApiClient, type ApiClient, type MessageTransport } from '../../../engine/api/client.ts';
+import { createApiClient, ENGINE_STOPPED, type ApiClient, type MessageTransport } from '../../../engine/api/client.ts';
 import { API_METHODS, type EngineApi } from '../../../engine/api/engine-api.ts';
 import { AxError } from '../../../engine/api/errors.ts';
 import type { EngineEvent, Topic } from '../../../engine/api/events.ts';
 
-export type ConnectionStatus = 'connecting' | 'open' | 'reconnecting' | 'signed-out';
+/** `stopped`: the engine closed the socket saying it stops on purpose (stopReason says why); tried again in the background like `reconnecting` */
+export type ConnectionStatus = 'connecting' | 'open' | 'reconnecting' | 'stopped' | 'signed-out';
 
 interface Subscription {
   topics: Topic[];
@@ -39,6 +40,7 @@ export class EngineConnection {
   /** bumped by start/stop so a connect that resolves after a stop is dropped (React StrictMode) */
   private generation = 0;
   private retryTimer?: ReturnType<typeof setTimeout>;
+  private stoppedBecause?: string;
 
   constructor(private readonly options: ConnectionOptions) {
     const methods = Object.fromEntries(
@@ -64,6 +66,11 @@ export class EngineConnection {
 
   get status(): ConnectionStatus {
     return this.statusValue;
+  }
+
+  /** why the engine said it stopped (status `stopped`), e.g. "this node was drained …" */
+  get stopReason(): string | undefined {
+    return this.stoppedBecause;
   }
 
   onStatus(listener: (status: ConnectionStatus) => void): () => void {
@@ -114,6 +121,7 @@ export class EngineConnection {
     const client = createApiClient(transport);
     this.current = client;
     this.attempt = 0;
+    this.stoppedBecause = undefined;
     for (const sub of this.subscriptions) void this.attach(sub, client);
     this.setStatus('open');
     performance.mark('ax:socket-open');
@@ -121,12 +129,13 @@ export class EngineConnection {
     this.waiters = [];
     if (this.everOpened) for (const listener of this.reconnectListeners) listener();
     this.everOpened = true;
-    void client.closed.then(() => {
+    void client.closed.then((reason) => {
       if (this.current !== client) return;
       this.current = undefined;
       for (const sub of this.subscriptions) sub.unsubscribe = undefined;
+      if (reason.startsWith(ENGINE_STOPPED)) this.stoppedBecause = reason.slice(ENGINE_STOPPED.length);
       // say so at once: the banner must not wait for the session check below
-      if (!this.stopped) this.setStatus('reconnecting');
+      if (!this.stopped) this.setStatus(this.stoppedBecause === undefined ? 'reconnecting' : 'stopped');
       if (!this.stopped && generation === this.generation) void this.afterFailure(generation);
     });
   }
@@ -145,7 +154,8 @@ export class EngineConnection {
       this.rejectWaiters(new AxError('unavailable', 'signed out: run `ax open` for a fresh sign-in link'));
       return;
     }
-    this.setStatus(this.everOpened ? 'reconnecting' : 'connecting');
+    // a stopped engine is looked for again too (it may be started again), still said as stopped
+    this.setStatus(this.stoppedBecause !== undefined ? 'stopped' : this.everOpened ? 'reconnecting' : 'connecting');
     const delays = this.options.backoffMs ?? [500, 1_000, 2_000, 4_000, 5_000];
     const delay = delays[Math.min(this.attempt, delays.length - 1)] ?? 5_000;
     this.attempt += 1;

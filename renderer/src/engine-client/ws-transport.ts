@@ -1,6 +1,6 @@
 // The browser's MessageTransport for createApiClient: one JSON object per WebSocket text frame to
 // /api on the page's own origin (the session cookie authenticates the upgrade).
-import type { MessageTransport } from '../../../engine/api/client.ts';
+import { ENGINE_STOPPED, ENGINE_STOPPED_CODE, type MessageTransport } from '../../../engine/api/client.ts';
 
 export function apiSocketUrl(loc: Pick<Location, 'protocol' | 'host'> = location): string {
   return `${loc.protocol === 'https:' ? 'wss' : 'ws'}://${loc.host}/api`;
@@ -25,7 +25,7 @@ export function openWebSocketTransport(url: string = apiSocketUrl()): Promise<Me
     });
     socket.addEventListener('close', (event) => {
       if (!opened) reject(new Error(`could not connect to the engine (${event.code}${event.reason ? `: ${event.reason}` : ''})`));
-      else closeHandler(event.reason || `code ${event.code}`);
+      else closeHandler(event.code === ENGINE_STOPPED_CODE ? `${ENGINE_STOPPED}${event.reason}` : event.reason || `code ${event.code}`);
     });
     socket.addEventListener('open', () => {
       opened = true;

@@ -28,7 +28,8 @@ export function InstanceTable({ instances, live, selectedId, onShowLog, onRerun,
   const now = useNow(live ? 1000 : 60_000);
   const { t } = useTranslation('runs');
   const fmt = useTimeFormat();
-  const rows = [...instances].sort((a, b) => (a.startedAt ?? a.createdAt) - (b.startedAt ?? b.createdAt) || a.id - b.id);
+  // the engine's order: the tasks in topological order (ties by name), each task's attempts in turn
+  const rows = instances;
   return (
     <Table<InstanceRecord>
       size="small"

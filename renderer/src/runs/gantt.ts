@@ -47,7 +47,8 @@ export function tickStep(span: number, target = 6): number {
 }
 
 export function ganttLayout(instances: readonly InstanceRecord[], now: number, options: { tickTarget?: number } = {}): GanttLayout {
-  const sorted = [...instances].sort((a, b) => (a.startedAt ?? a.dispatchedAt ?? a.createdAt) - (b.startedAt ?? b.dispatchedAt ?? b.createdAt) || a.id - b.id);
+  // by start; tasks starting together keep the engine's order (topological, ties by name)
+  const sorted = [...instances].sort((a, b) => (a.startedAt ?? a.dispatchedAt ?? a.createdAt) - (b.startedAt ?? b.dispatchedAt ?? b.createdAt));
   const starts = sorted.map((i) => i.dispatchedAt ?? i.startedAt ?? i.createdAt);
   const ends = sorted.map((i) => i.finishedAt ?? (i.startedAt !== undefined || i.dispatchedAt !== undefined ? now : i.createdAt));
   const start = starts.length ? Math.min(...starts) : now;

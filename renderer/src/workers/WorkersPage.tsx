@@ -22,6 +22,10 @@ export default function WorkersPage() {
   const queryClient = useQueryClient();
   const { message } = App.useApp();
   const workers = useQuery({ queryKey: KEY, queryFn: () => api.listWorkers() });
+  // the worker of the engine serving this page: draining it stops that engine, and the page loses it
+  const info = useQuery({ queryKey: ['engineInfo'], queryFn: () => api.engineInfo(), staleTime: 60_000 });
+  const serving = (w: WorkerRecord) => info.data?.workerId === w.id;
+  const drainHelp = (w: WorkerRecord) => (!serving(w) ? t('drain.description') : info.data?.mode === 'solo' ? t('drain.servingSolo') : t('drain.servingTeam'));
   // a worker event carries the whole record: patch it in at once, and re-read the list shortly
   // after (a worker that left may be gone from it)
   useEngineEvents(['workers'], (event) => {
@@ -32,7 +36,8 @@ export default function WorkersPage() {
       return [...others, event.worker].sort((a, b) => a.id.localeCompare(b.id));
     });
   });
-  useDebouncedEngineEvents(['workers'], () => void queryClient.invalidateQueries({ queryKey: KEY }), 1_000);
+  // a task starting or ending changes a worker's load: read again (the heartbeat's watch is slower)
+  useDebouncedEngineEvents(['workers', 'runs'], () => void queryClient.invalidateQueries({ queryKey: KEY }), 1_000);
   const drain = useMutation({
     mutationFn: (id: string) => api.drainWorker(id, UI_ACTOR),
     onSuccess: (_r, id) => void message.success(t('drain.sent', { id })),
@@ -138,8 +143,9 @@ export default function WorkersPage() {
               render: (_, w) => (
                 <Popconfirm
                   title={t('drain.title', { id: w.id })}
-                  description={<div style={{ maxWidth: 320 }}>{t('drain.description')}</div>}
-                  okText={t('drain.action')}
+                  description={<div style={{ maxWidth: 320 }} data-testid="drain-description">{drainHelp(w)}</div>}
+                  okText={serving(w) ? t('drain.stopAction') : t('drain.action')}
+                  okButtonProps={{ danger: serving(w) }}
                   cancelText={t('common:action.cancel')}
                   onConfirm={() => drain.mutateAsync(w.id)}
                   disabled={w.status !== 'online'}
