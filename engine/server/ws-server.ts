@@ -16,6 +16,7 @@ import { dispatchRequest } from './api-dispatch.ts';
 import { sameSecret, SignIn } from './sign-in.ts';
 import { SECURITY_HEADERS, serveStatic } from './static-ui.ts';
 import { type MetricsOptions, serveMetrics } from './metrics-server.ts';
+import { hostChecker, originHosts, refuseHost } from './host-check.ts';
 
 export interface ApiServerOptions {
   api: EngineApi;
@@ -100,6 +101,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
   let port = 0;
   const ownOrigins = () => [`http://127.0.0.1:${port}`, `http://localhost:${port}`, `http://${host}:${port}`];
   const originOk = (origin: string | undefined) => origin === undefined || ownOrigins().includes(origin) || (options.allowedOrigins ?? []).includes(origin);
+  // Every request and upgrade names this server in its Host header (DNS rebinding: host-check.ts).
+  const hostOk = hostChecker(host, originHosts(options.allowedOrigins));
 
   const reply = (res: http.ServerResponse, status: number, body?: unknown, headers: Record<string, string> = {}) => {
     res.writeHead(status, { ...SECURITY_HEADERS, 'content-type': 'application/json', 'cache-control': 'no-store', ...headers });
@@ -118,6 +121,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
   server.on('clientError', (_err, socket) => socket.destroy());
 
   async function handleHttp(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    if (!hostOk(req.headers.host)) return refuseHost(res, req.headers.host);
     const url = new URL(req.url ?? '/', 'http://localhost');
     // POST /api/v1/events/NAME, and /events/NAME as it was first published.
     const events = /^(?:\/api\/v1)?\/events\/([A-Za-z0-9][A-Za-z0-9_.-]{0,99})$/.exec(url.pathname);
@@ -204,6 +208,11 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
   wss.on('error', () => undefined);
   server.on('upgrade', (req, socket, head) => {
     socket.on('error', () => socket.destroy());
+    if (!hostOk(req.headers.host)) {
+      socket.write('HTTP/1.1 421 Misdirected Request\r\nConnection: close\r\n\r\n');
+      socket.destroy();
+      return;
+    }
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname !== '/api' || !originOk(req.headers.origin) || !authorized(req)) {
       socket.write('HTTP/1.1 401 Unauthorized\r\nConnection: close\r\n\r\n');
