@@ -14,6 +14,7 @@ import { taskRunner } from './task-runner.ts';
 import { SecretsFile } from './secrets-file.ts';
 import { type AlertOptions, loadAlerts } from './alert-channels.ts';
 import { VERSION } from './version.ts';
+import { invalidEventReporter } from './invalid-events.ts';
 
 export type TeamRole = 'scheduler' | 'worker' | 'client';
 
@@ -77,10 +78,13 @@ export async function openTeamEngine(options: TeamOptions): Promise<Engine> {
     import('../../adapters/redis/redis-coordinator.ts'),
   ]);
   const store = await openMysqlStore({ url: options.mysqlUrl });
+  const metrics = new PromMetrics();
+  const say = options.onAlert ?? ((message: string) => process.stderr.write(`ax: ${message}\n`));
   const coordinator = new RedisCoordinator({
     url: options.redisUrl,
     prefix: options.redisPrefix,
     onConnectionError: (err) => options.onAlert?.(`redis: ${err.message}`),
+    onInvalidEvent: invalidEventReporter({ metrics, say, source: `Redis (prefix ${options.redisPrefix ?? 'ax:'})` }),
   });
   const works = options.role === 'worker' || (options.role === 'scheduler' && options.schedulerWorks !== false);
   const slot = works && !options.workerId ? defaultWorkerId(options.dataDir ?? resolveDataDir()) : undefined;
@@ -98,7 +102,7 @@ export async function openTeamEngine(options: TeamOptions): Promise<Engine> {
     node: { host: os.hostname(), pid: process.pid, version: VERSION },
     runScheduler: options.role === 'scheduler',
     recovery: 'own',
-    metrics: new PromMetrics(),
+    metrics,
     onAlert: options.onAlert,
     alerts,
     onDrainRequested: options.onDrainRequested,
