@@ -33,6 +33,8 @@ export interface ApiServerOptions {
   maxPayloadBytes?: number;
   /** GET /metrics: the engine's metrics and who may scrape them; without it /metrics is 404 */
   metrics?: MetricsOptions;
+  /** how long a client over its send budget may read nothing before it is closed; default 60 s */
+  sendStallMs?: number;
 }
 
 export interface ApiServer {
@@ -47,8 +49,13 @@ const SESSION_COOKIE = 'ax_session';
 const MAX_FRAME_BYTES = 4 * 1024 * 1024;
 /** A refused webhook's status by error code (else 400); 409: scheduling is paused, send it again after the resume. */
 const WEBHOOK_STATUS: Partial<Record<string, number>> = { not_found: 404, conflict: 409 };
-/** past this much unsent data, a slow client's events are dropped (with one notice) */
+/**
+ * One client's send budget: past this much unsent data its events are dropped (with one notice)
+ * and its requests are no longer read until it reads (api-connection.ts)
+ */
 const MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
+/** a client over its budget that reads nothing this long is closed (1008, with the reason) */
+const SEND_STALL_MS = 60_000;
 
 function bearer(req: http.IncomingMessage): string | undefined {
   const auth = req.headers.authorization;
@@ -223,20 +230,43 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
   });
 
   const clients = new Set<WebSocket>();
+  const stallMs = options.sendStallMs ?? SEND_STALL_MS;
   wss.on('connection', (ws: WebSocket) => {
     clients.add(ws);
+    let stall: ReturnType<typeof setTimeout> | undefined;
+    // Each write's callback says it left for the kernel: the client reads, so more may go.
+    const wrote = () => {
+      if (ws.bufferedAmount < MAX_BUFFERED_BYTES && stall) {
+        clearTimeout(stall);
+        stall = undefined;
+      }
+      connection.drained();
+    };
     const send = (message: unknown) => {
-      if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(message));
+      if (ws.readyState !== ws.OPEN) return;
+      ws.send(JSON.stringify(message), wrote);
+      // Over the budget: a client that reads nothing for stallMs is closed, with the reason.
+      if (ws.bufferedAmount >= MAX_BUFFERED_BYTES && !stall) {
+        stall = setTimeout(() => {
+          const mib = (ws.bufferedAmount / 1048576).toFixed(1);
+          ws.close(1008, `closed: this client read none of its answers for ${Math.round(stallMs / 1000)} s (${mib} MiB unsent); read what you ask for`.slice(0, 123));
+          // its close frame waits behind what it does not read: the socket goes soon after
+          setTimeout(() => ws.terminate(), 5_000).unref();
+        }, stallMs);
+        stall.unref();
+      }
     };
     const connection = serveConnection({
       api: options.api,
       send,
-      canSendEvent: () => ws.bufferedAmount < MAX_BUFFERED_BYTES,
       onDropped: (count) => send(droppedNotice(count)),
+      // Answers and events share one budget; past it this client's requests are not read.
+      budget: { unsent: () => ws.bufferedAmount, limit: MAX_BUFFERED_BYTES, pauseReading: () => ws.pause(), resumeReading: () => ws.resume() },
     });
     // A malformed frame (bad UTF-8, too large) ends this connection, never the server.
     ws.on('error', () => ws.terminate());
     ws.on('close', () => {
+      if (stall) clearTimeout(stall);
       clients.delete(ws);
       connection.close();
     });
