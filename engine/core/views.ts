@@ -11,6 +11,7 @@ import { missingUpstreams } from './lineage.ts';
 import { describeCron, nextFire, validateCron, validateTimezone } from './cron.ts';
 import { isCheckedSpec, parseWorkflowFile } from './workflow-file.ts';
 import { serializeWorkflow } from './workflow-serialize.ts';
+import { LogSearch } from './log-search.ts';
 
 export const clamp = (n: unknown, min: number, max: number, fallback: number): number =>
   typeof n === 'number' && Number.isFinite(n) ? Math.min(max, Math.max(min, Math.floor(n))) : fallback;
@@ -24,6 +25,8 @@ export function suggestTimeout(observedMs: number): number {
 }
 
 export class EngineViews {
+  private readonly logSearch: LogSearch;
+
   constructor(
     private readonly store: Store,
     private readonly coordinator: Coordinator,
@@ -31,7 +34,9 @@ export class EngineViews {
     private readonly workflowId: (name: string) => Promise<number>,
     /** a worker silent for longer than this is lost */
     private readonly lostAfterMs: number,
-  ) {}
+  ) {
+    this.logSearch = new LogSearch(store);
+  }
 
   async listWorkflows(): Promise<WorkflowListing[]> {
     const now = this.clock.now();
@@ -227,7 +232,6 @@ export class EngineViews {
   async searchLog(instanceId: number, query: string, options: { afterSeq?: number; limit?: number }): Promise<LogSearchHit[]> {
     const q = String(query ?? '');
     if (q === '') return [];
-    const lines = await this.store.searchLog(instanceId, q.slice(0, 1000), clamp(options?.afterSeq, 0, Number.MAX_SAFE_INTEGER, 0), clamp(options?.limit, 1, 1000, 100));
-    return lines.map((l) => ({ seq: l.seq, stream: l.stream, line: l.line }));
+    return this.logSearch.search(instanceId, q.slice(0, 1000), clamp(options?.afterSeq, 0, Number.MAX_SAFE_INTEGER, 0), clamp(options?.limit, 1, 1000, 100));
   }
 }
