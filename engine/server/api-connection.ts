@@ -8,7 +8,7 @@
 // holds at most the budget plus a few answers, never an answer per request.
 import type { ApiRequest, EngineApi, EventMessage, WatchMessage } from '../api/engine-api.ts';
 import { isTopic, type Topic } from '../api/events.ts';
-import { dispatchRequest } from './api-dispatch.ts';
+import { type ConnectionIdentity, dispatchRequest } from './api-dispatch.ts';
 
 export interface ApiConnection {
   /** handles one decoded incoming message */
@@ -26,6 +26,8 @@ export interface ConnectionOptions {
   canSendEvent?: () => boolean;
   /** told once each time events were dropped for this client */
   onDropped?: (count: number) => void;
+  /** who the transport authenticated: the actor of every change this client makes */
+  identity?: ConnectionIdentity;
   /** the transport's send budget (see the top of this file); without it every request is started at once */
   budget?: SendBudget;
 }
@@ -68,7 +70,7 @@ export function serveConnection(options: ConnectionOptions): ApiConnection {
     while (!closed && inFlight < MAX_IN_FLIGHT && waiting.length > 0 && !overBudget()) {
       const request = waiting.shift() as ApiRequest;
       inFlight++;
-      void dispatchRequest(options.api, request).then((response) => {
+      void dispatchRequest(options.api, request, options.identity).then((response) => {
         inFlight--;
         if (closed) return;
         options.send(response);
@@ -134,7 +136,7 @@ export function serveConnection(options: ConnectionOptions): ApiConnection {
         return;
       }
       if (!budget) {
-        void dispatchRequest(options.api, m as ApiRequest).then((response) => {
+        void dispatchRequest(options.api, m as ApiRequest, options.identity).then((response) => {
           if (!closed) options.send(response);
         });
         return;

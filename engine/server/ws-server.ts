@@ -5,14 +5,16 @@
 // Who may connect: a client with the API token in an Authorization header (the CLI; no Origin),
 // or a browser page of this server's own origin holding a session cookie (the UI, signed in by a
 // single-use code). The token is never accepted in a URL.
+import { createHash } from 'node:crypto';
 import http from 'node:http';
+import os from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { EngineApi } from '../api/engine-api.ts';
 import { droppedNotice, serveConnection } from './api-connection.ts';
 import { DEFAULT_CONFIG } from '../core/config.ts';
 import { jsonProblem, payloadTooLarge } from '../core/payload.ts';
-import { dispatchRequest } from './api-dispatch.ts';
+import { type ConnectionIdentity, dispatchRequest } from './api-dispatch.ts';
 import { sameSecret, SignIn } from './sign-in.ts';
 import { SECURITY_HEADERS, serveStatic } from './static-ui.ts';
 import { type MetricsOptions, serveMetrics } from './metrics-server.ts';
@@ -226,12 +228,21 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
       socket.destroy();
       return;
     }
-    wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
+    wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req, identityOf(req)));
   });
 
+  // Who a client is, as the server authenticated it: the holder of the API token (which only the
+  // data dir's owner can read) or a UI session signed in by a link printed to that owner; the
+  // audit records this, and a client's own actor text only as a note (connection-actor.ts).
+  const owner = `${os.userInfo().username}@${os.hostname()}`;
+  const identityOf = (req: http.IncomingMessage): ConnectionIdentity => {
+    if (sameSecret(bearer(req), options.token)) return { name: `${owner} (API token)`, alsoKnownAs: [owner] };
+    const session = createHash('sha256').update(cookie(req, SESSION_COOKIE) ?? '').digest('hex').slice(0, 8);
+    return { name: `${owner} (UI session ${session})`, alsoKnownAs: ['ui'] };
+  };
   const clients = new Set<WebSocket>();
   const stallMs = options.sendStallMs ?? SEND_STALL_MS;
-  wss.on('connection', (ws: WebSocket) => {
+  wss.on('connection', (ws: WebSocket, _req: http.IncomingMessage, identity: ConnectionIdentity) => {
     clients.add(ws);
     let stall: ReturnType<typeof setTimeout> | undefined;
     // Each write's callback says it left for the kernel: the client reads, so more may go.
@@ -258,6 +269,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     };
     const connection = serveConnection({
       api: options.api,
+      identity,
       send,
       onDropped: (count) => send(droppedNotice(count)),
       // Answers and events share one budget; past it this client's requests are not read.
