@@ -151,6 +151,12 @@ export interface LogSearchHit {
   seq: number;
   stream: string;
   line: string;
+  /**
+   * Set on the last element only when the search ran out of its time budget: not a hit, but
+   * where it stopped (`seq`: the last line searched; ask again with afterSeq = seq to go on) and
+   * `line` says so ("partial results…: narrow your search").
+   */
+  cut?: true;
 }
 
 export interface TaskStats {

@@ -12,6 +12,7 @@ import { missingUpstreams } from './lineage.ts';
 import { describeCron, nextFire, validateCron, validateTimezone } from './cron.ts';
 import { hasComments, isCheckedSpec, parseWorkflowFile } from './workflow-file.ts';
 import { serializeWorkflow } from './workflow-serialize.ts';
+import { LogSearch } from './log-search.ts';
 
 /** validate's warning for a text with comments: what is taken in keeps none. */
 export const COMMENTS_DROPPED = 'its comments are not kept: the workflow is stored, and exported, without them';
@@ -28,6 +29,8 @@ export function suggestTimeout(observedMs: number): number {
 }
 
 export class EngineViews {
+  private readonly logSearch: LogSearch;
+
   constructor(
     private readonly store: Store,
     private readonly coordinator: Coordinator,
@@ -35,7 +38,9 @@ export class EngineViews {
     private readonly workflowId: (name: string) => Promise<number>,
     /** a worker silent for longer than this is lost */
     private readonly lostAfterMs: number,
-  ) {}
+  ) {
+    this.logSearch = new LogSearch(store);
+  }
 
   async listWorkflows(): Promise<WorkflowListing[]> {
     const now = this.clock.now();
@@ -265,7 +270,6 @@ export class EngineViews {
   async searchLog(instanceId: number, query: string, options: { afterSeq?: number; limit?: number }): Promise<LogSearchHit[]> {
     const q = String(query ?? '');
     if (q === '') return [];
-    const lines = await this.store.searchLog(instanceId, q.slice(0, 1000), clamp(options?.afterSeq, 0, Number.MAX_SAFE_INTEGER, 0), clamp(options?.limit, 1, 1000, 100));
-    return lines.map((l) => ({ seq: l.seq, stream: l.stream, line: l.line }));
+    return this.logSearch.search(instanceId, q.slice(0, 1000), clamp(options?.afterSeq, 0, Number.MAX_SAFE_INTEGER, 0), clamp(options?.limit, 1, 1000, 100));
   }
 }

@@ -37,6 +37,8 @@ export interface EngineMetrics {
   logLinesStored(count: number): void;
   /** log lines dropped because the store did not keep up (see LogWriter) */
   logLinesDropped(count: number): void;
+  /** an event from the coordinator's channel that is not an event (api/event-schema.ts) was dropped */
+  eventDropped(): void;
   /** one alert delivery on a channel (webhook, email, desktop…), after its retries */
   alertDelivered(channel: string, outcome: AlertOutcome): void;
   /** where the scrape-time gauges come from; the engine calls it once, when it is built */
@@ -53,5 +55,6 @@ export const noMetrics: EngineMetrics = {
   logLinesStored: () => undefined,
   logLinesDropped: () => undefined,
   alertDelivered: () => undefined,
+  eventDropped: () => undefined,
   gaugesFrom: () => undefined,
 };

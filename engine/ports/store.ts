@@ -218,7 +218,8 @@ export interface Store {
   /** the extent of an instance's log: first and last seq (0 when empty) and the line count */
   logExtent(instanceId: number): Promise<{ firstSeq: number; lastSeq: number; lines: number }>;
   /** lines after afterSeq containing query (case-insensitive, literal), in seq order */
-  searchLog(instanceId: number, query: string, afterSeq: number, limit: number): Promise<LogLine[]>;
+  /** `untilSeq`: only lines up to this seq (a window of a long log, see views.searchLog) */
+  searchLog(instanceId: number, query: string, afterSeq: number, limit: number, untilSeq?: number): Promise<LogLine[]>;
 
   /** read models for the UI */
   instancesOfRuns(runIds: number[]): Promise<InstanceRecord[]>;

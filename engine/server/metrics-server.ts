@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import type { EngineMetrics } from '../ports/metrics.ts';
 import { sameSecret } from './sign-in.ts';
 import { SECURITY_HEADERS } from './static-ui.ts';
+import { hostChecker, refuseHost } from './host-check.ts';
 
 /** Who may scrape: anyone who reaches the port (no token set), the holder of the token, or nobody (a token file that cannot be used). */
 export type MetricsAuth = { open: true } | { token: string } | { refused: string };
@@ -49,9 +50,16 @@ export interface MetricsServer {
   close(): Promise<void>;
 }
 
+const loopback = (host: string) => ['localhost', '::1', '[::1]'].includes(host) || /^127\.\d+\.\d+\.\d+$/.test(host);
+
 /** A listener that serves GET /metrics and nothing else. */
 export async function startMetricsServer(options: MetricsOptions & { host: string; port: number }): Promise<MetricsServer> {
+  // On loopback, a page of a rebound name could scrape without a token, so its Host is checked;
+  // beyond loopback a token is required at start (ax serve), which such a page does not hold, and
+  // Prometheus may name the node by any of its DNS names.
+  const hostOk = loopback(options.host) ? hostChecker(options.host) : () => true;
   const server = http.createServer((req, res) => {
+    if (!hostOk(req.headers.host)) return refuseHost(res, req.headers.host);
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     const answer = path === '/metrics' ? serveMetrics(req, res, options) : Promise.resolve(send(res, 404, 'only /metrics is served here\n'));
     answer.catch((err: unknown) => {

@@ -5,7 +5,9 @@
 // Who may connect: a client with the API token in an Authorization header (the CLI; no Origin),
 // or a browser page of this server's own origin holding a session cookie (the UI, signed in by a
 // single-use code). The token is never accepted in a URL.
+import { createHash } from 'node:crypto';
 import http from 'node:http';
+import os from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { ENGINE_STOPPED_CODE } from '../api/client.ts';
@@ -14,10 +16,11 @@ import { droppedNotice, serveConnection } from './api-connection.ts';
 import { DEFAULT_CONFIG } from '../core/config.ts';
 import { jsonProblem, payloadTooLarge } from '../core/payload.ts';
 import { MAX_SPEC_JSON_BYTES } from '../core/workflow-file.ts';
-import { dispatchRequest } from './api-dispatch.ts';
+import { type ConnectionIdentity, dispatchRequest } from './api-dispatch.ts';
 import { sameSecret, SignIn } from './sign-in.ts';
 import { SECURITY_HEADERS, serveStatic } from './static-ui.ts';
 import { type MetricsOptions, serveMetrics } from './metrics-server.ts';
+import { hostChecker, originHosts, refuseHost } from './host-check.ts';
 
 export interface ApiServerOptions {
   api: EngineApi;
@@ -35,6 +38,8 @@ export interface ApiServerOptions {
   maxPayloadBytes?: number;
   /** GET /metrics: the engine's metrics and who may scrape them; without it /metrics is 404 */
   metrics?: MetricsOptions;
+  /** how long a client over its send budget may read nothing before it is closed; default 60 s */
+  sendStallMs?: number;
 }
 
 export interface ApiServer {
@@ -50,8 +55,13 @@ const SESSION_COOKIE = 'ax_session';
 export const MAX_FRAME_BYTES = MAX_SPEC_JSON_BYTES + 1024 * 1024;
 /** A refused webhook's status by error code (else 400); 409: scheduling is paused, send it again after the resume. */
 const WEBHOOK_STATUS: Partial<Record<string, number>> = { not_found: 404, conflict: 409 };
-/** past this much unsent data, a slow client's events are dropped (with one notice) */
+/**
+ * One client's send budget: past this much unsent data its events are dropped (with one notice)
+ * and its requests are no longer read until it reads (api-connection.ts)
+ */
 const MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
+/** a client over its budget that reads nothing this long is closed (1008, with the reason) */
+const SEND_STALL_MS = 60_000;
 
 function bearer(req: http.IncomingMessage): string | undefined {
   const auth = req.headers.authorization;
@@ -112,6 +122,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
   let port = 0;
   const ownOrigins = () => [`http://127.0.0.1:${port}`, `http://localhost:${port}`, `http://${host}:${port}`];
   const originOk = (origin: string | undefined) => origin === undefined || ownOrigins().includes(origin) || (options.allowedOrigins ?? []).includes(origin);
+  // Every request and upgrade names this server in its Host header (DNS rebinding: host-check.ts).
+  const hostOk = hostChecker(host, originHosts(options.allowedOrigins));
 
   const reply = (res: http.ServerResponse, status: number, body?: unknown, headers: Record<string, string> = {}) => {
     res.writeHead(status, { ...SECURITY_HEADERS, 'content-type': 'application/json', 'cache-control': 'no-store', ...headers });
@@ -130,6 +142,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
   server.on('clientError', (_err, socket) => socket.destroy());
 
   async function handleHttp(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    if (!hostOk(req.headers.host)) return refuseHost(res, req.headers.host);
     const url = new URL(req.url ?? '/', 'http://localhost');
     // POST /api/v1/events/NAME, and /events/NAME as it was first published.
     const events = /^(?:\/api\/v1)?\/events\/([A-Za-z0-9][A-Za-z0-9_.-]{0,99})$/.exec(url.pathname);
@@ -216,30 +229,68 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
   wss.on('error', () => undefined);
   server.on('upgrade', (req, socket, head) => {
     socket.on('error', () => socket.destroy());
+    if (!hostOk(req.headers.host)) {
+      socket.write('HTTP/1.1 421 Misdirected Request\r\nConnection: close\r\n\r\n');
+      socket.destroy();
+      return;
+    }
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname !== '/api' || !originOk(req.headers.origin) || !authorized(req)) {
       socket.write('HTTP/1.1 401 Unauthorized\r\nConnection: close\r\n\r\n');
       socket.destroy();
       return;
     }
-    wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
+    wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req, identityOf(req)));
   });
 
+  // Who a client is, as the server authenticated it: the holder of the API token (which only the
+  // data dir's owner can read) or a UI session signed in by a link printed to that owner; the
+  // audit records this, and a client's own actor text only as a note (connection-actor.ts).
+  const owner = `${os.userInfo().username}@${os.hostname()}`;
+  const identityOf = (req: http.IncomingMessage): ConnectionIdentity => {
+    if (sameSecret(bearer(req), apiToken())) return { name: `${owner} (API token)`, alsoKnownAs: [owner] };
+    const session = createHash('sha256').update(cookie(req, SESSION_COOKIE) ?? '').digest('hex').slice(0, 8);
+    return { name: `${owner} (UI session ${session})`, alsoKnownAs: ['ui'] };
+  };
   const clients = new Set<WebSocket>();
-  wss.on('connection', (ws: WebSocket) => {
+  const stallMs = options.sendStallMs ?? SEND_STALL_MS;
+  wss.on('connection', (ws: WebSocket, _req: http.IncomingMessage, identity: ConnectionIdentity) => {
     clients.add(ws);
+    let stall: ReturnType<typeof setTimeout> | undefined;
+    // Each write's callback says it left for the kernel: the client reads, so more may go.
+    const wrote = () => {
+      if (ws.bufferedAmount < MAX_BUFFERED_BYTES && stall) {
+        clearTimeout(stall);
+        stall = undefined;
+      }
+      connection.drained();
+    };
     const send = (message: unknown) => {
-      if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(message));
+      if (ws.readyState !== ws.OPEN) return;
+      ws.send(JSON.stringify(message), wrote);
+      // Over the budget: a client that reads nothing for stallMs is closed, with the reason.
+      if (ws.bufferedAmount >= MAX_BUFFERED_BYTES && !stall) {
+        stall = setTimeout(() => {
+          const mib = (ws.bufferedAmount / 1048576).toFixed(1);
+          ws.close(1008, `closed: this client read none of its answers for ${Math.round(stallMs / 1000)} s (${mib} MiB unsent); read what you ask for`.slice(0, 123));
+          // its close frame waits behind what it does not read: the socket goes soon after
+          setTimeout(() => ws.terminate(), 5_000).unref();
+        }, stallMs);
+        stall.unref();
+      }
     };
     const connection = serveConnection({
       api: options.api,
+      identity,
       send,
-      canSendEvent: () => ws.bufferedAmount < MAX_BUFFERED_BYTES,
       onDropped: (count) => send(droppedNotice(count)),
+      // Answers and events share one budget; past it this client's requests are not read.
+      budget: { unsent: () => ws.bufferedAmount, limit: MAX_BUFFERED_BYTES, pauseReading: () => ws.pause(), resumeReading: () => ws.resume() },
     });
     // A malformed frame (bad UTF-8, too large) ends this connection, never the server.
     ws.on('error', () => ws.terminate());
     ws.on('close', () => {
+      if (stall) clearTimeout(stall);
       clients.delete(ws);
       connection.close();
     });

@@ -51,7 +51,8 @@ describe.skipIf(skip)('pause all scheduling in the UI', () => {
     await confirm.getByText('No cron fire and no event will start a run until you resume.', { exact: false }).waitFor();
     await confirm.getByRole('button', { name: 'Pause', exact: true }).click();
     await banner().waitFor();
-    expect(await banner().textContent()).toMatch(/^Scheduling is paused since .+ by ui/);
+    // the actor is the signed-in session the server authenticated, not the page's own "ui"
+    expect(await banner().textContent()).toMatch(/^Scheduling is paused since .+ by \S+@\S+ \(UI session [0-9a-f]{8}\)/);
     expect(await banner().textContent()).toContain('Runs you start by hand still run');
     await expect.poll(pausedByEngine).toBe(true);
     await page.getByRole('button', { name: 'Resume scheduling' }).first().waitFor();

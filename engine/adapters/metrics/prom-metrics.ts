@@ -64,6 +64,12 @@ export class PromMetrics implements EngineMetrics {
     registers: [this.registry],
   });
 
+  private readonly droppedEvents = new Counter({
+    name: 'ax_events_dropped_total',
+    help: 'Messages on the coordinator\'s events channel (Redis) that were not valid events, dropped before any client saw them',
+    registers: [this.registry],
+  });
+
   constructor() {
     const snapshot = () => this.read();
     const gauge = (name: string, help: string, labelNames: string[], fill: (g: Gauge, s: GaugeSnapshot) => void) =>
@@ -108,6 +114,7 @@ export class PromMetrics implements EngineMetrics {
     // Every final state shows from the start (at 0), so rate() and increase() work from the first run.
     for (const state of FINAL_RUN_STATES) this.runsFinished.inc({ state }, 0);
     for (const state of FINAL_INSTANCE_STATES) this.instancesFinished.inc({ state }, 0);
+    this.droppedEvents.inc(0);
   }
 
   gaugesFrom(read: () => Promise<GaugeSnapshot>): void {
@@ -137,6 +144,10 @@ export class PromMetrics implements EngineMetrics {
 
   alertDelivered(channel: string, outcome: AlertOutcome): void {
     this.alerts.inc({ channel, outcome });
+  }
+
+  eventDropped(): void {
+    this.droppedEvents.inc();
   }
 
   async exposition(): Promise<{ contentType: string; text: string }> {

@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import { Redis, type ChainableCommander } from 'ioredis';
 import { decodeUrlPart, parseConnectionUrl } from '../connection-url.ts';
 import { AxError } from '../../api/errors.ts';
+import { checkEvent } from '../../api/event-schema.ts';
 import type { WorkerRecord } from '../../api/types.ts';
 import type { Coordinator, DispatchMessage, EngineEvent, NodePresence } from '../../ports/coordinator.ts';
 import { connectionOptions, RedisConnection } from './redis-connection.ts';
@@ -21,8 +22,13 @@ interface RedisCoordinatorCommon {
   readyTimeoutMs?: number;
   /** every connection error (ioredis reconnects after each); default: ignored, calls report them */
   onConnectionError?: (error: Error) => void;
-  /** told about a subscriber that threw, or an event that was not JSON; default: ignored */
-  onSubscriberError?: (error: unknown, event: EngineEvent | string) => void;
+  /** told about a subscriber that threw; default: ignored */
+  onSubscriberError?: (error: unknown, event: EngineEvent) => void;
+  /**
+   * told about a message on the events channel that is not an event (not JSON, or not of an
+   * EngineEvent's shape: api/event-schema.ts), which was dropped; default: ignored
+   */
+  onInvalidEvent?: (problem: string) => void;
 }
 
 export type RedisCoordinatorOptions = RedisCoordinatorCommon &
@@ -66,7 +72,8 @@ export class RedisCoordinator implements Coordinator {
   private readonly keys: RedisKeys;
   private readonly commands: RedisConnection;
   private readonly subscriber: RedisConnection;
-  private readonly onSubscriberError: (error: unknown, event: EngineEvent | string) => void;
+  private readonly onSubscriberError: (error: unknown, event: EngineEvent) => void;
+  private readonly onInvalidEvent: (problem: string) => void;
   /** value of the start locks this coordinator takes, and the origin of the events it publishes */
   private readonly owner = `${hostname()}:${process.pid}:${randomBytes(6).toString('hex')}`;
   private readonly waiters = new Map<string, Set<Waiter>>();
@@ -84,6 +91,7 @@ export class RedisCoordinator implements Coordinator {
   constructor(options: RedisCoordinatorOptions) {
     this.keys = new RedisKeys(options.prefix ?? 'ax:');
     this.onSubscriberError = options.onSubscriberError ?? (() => undefined);
+    this.onInvalidEvent = options.onInvalidEvent ?? (() => undefined);
     const commandTimeoutMs = options.commandTimeoutMs ?? 5_000;
     const connect = options.createClient ?? urlClientFactory(options.url, commandTimeoutMs);
     const linkOptions = { readyTimeoutMs: options.readyTimeoutMs ?? 2_000, onError: options.onConnectionError ?? (() => undefined) };
@@ -284,14 +292,21 @@ export class RedisCoordinator implements Coordinator {
 
   private onMessage(channel: string, message: string): void {
     if (channel === this.keys.events) {
-      let envelope: Envelope;
+      // Anyone with the team's Redis credentials can publish here: what is not an event is
+      // dropped before any listener (the engine's, or a client's through the API) sees it.
+      let envelope: Partial<Envelope> | null;
       try {
-        envelope = JSON.parse(message) as Envelope;
-      } catch (error) {
-        this.onSubscriberError(error, message);
+        envelope = JSON.parse(message) as Partial<Envelope> | null;
+      } catch {
+        this.onInvalidEvent(`not JSON: ${JSON.stringify(message.slice(0, 60))}`);
         return;
       }
-      const { event } = envelope;
+      const checked = checkEvent(envelope?.event);
+      if (!checked.ok || typeof envelope?.origin !== 'string') {
+        this.onInvalidEvent(checked.ok ? 'no origin (not sent by an AX coordinator)' : checked.problem);
+        return;
+      }
+      const { event } = checked;
       const own = envelope.origin === this.owner;
       // Followers (UI, CLI --follow): one failing must not starve the others.
       for (const handler of [...this.handlers]) {

@@ -189,8 +189,8 @@ export class SqlStore implements Store {
   logExtent(instanceId: number): Promise<{ firstSeq: number; lastSeq: number; lines: number }> {
     return views.logExtent(this.db, instanceId);
   }
-  searchLog(instanceId: number, query: string, afterSeq: number, limit: number): Promise<LogLine[]> {
-    return views.searchLog(this.db, instanceId, query, afterSeq, limit);
+  searchLog(instanceId: number, query: string, afterSeq: number, limit: number, untilSeq?: number): Promise<LogLine[]> {
+    return views.searchLog(this.db, instanceId, query, afterSeq, limit, untilSeq);
   }
   instancesOfRuns(runIds: number[]): Promise<InstanceRecord[]> {
     return views.instancesOfRuns(this.db, runIds);

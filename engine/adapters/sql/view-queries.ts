@@ -151,12 +151,14 @@ export async function logExtent(db: Kysely<Database>, instanceId: number): Promi
   return { firstSeq: num(first.seq), lastSeq: num(last.seq), lines: num(last.seq) - num(first.seq) + 1 };
 }
 
-export async function searchLog(db: Kysely<Database>, instanceId: number, query: string, afterSeq: number, limit: number): Promise<LogLine[]> {
-  const rows = await db
+export async function searchLog(db: Kysely<Database>, instanceId: number, query: string, afterSeq: number, limit: number, untilSeq?: number): Promise<LogLine[]> {
+  let q = db
     .selectFrom('execution_log')
     .selectAll()
     .where('instance_id', '=', instanceId)
-    .where('seq', '>', afterSeq)
+    .where('seq', '>', afterSeq);
+  if (untilSeq !== undefined) q = q.where('seq', '<=', untilSeq);
+  const rows = await q
     .where(sql<boolean>`lower(line) like ${likePattern(query)} escape '!'`)
     .orderBy('seq')
     .limit(limit)

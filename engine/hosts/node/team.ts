@@ -16,6 +16,7 @@ import { SecretsFile } from './secrets-file.ts';
 import { SecretMask, urlPassword } from '../../core/secret-mask.ts';
 import { type AlertOptions, loadAlerts } from './alert-channels.ts';
 import { VERSION } from './version.ts';
+import { invalidEventReporter } from './invalid-events.ts';
 
 export type TeamRole = 'scheduler' | 'worker' | 'client';
 
@@ -91,10 +92,13 @@ export async function openTeamEngine(options: TeamOptions): Promise<Engine> {
   parseMysqlUrl(options.mysqlUrl);
   checkRedisUrl(options.redisUrl);
   const store = await openMysqlStore({ url: options.mysqlUrl });
+  const metrics = new PromMetrics();
+  const say = options.onAlert ?? ((message: string) => process.stderr.write(`ax: ${message}\n`));
   const coordinator = new RedisCoordinator({
     url: options.redisUrl,
     prefix: options.redisPrefix,
     onConnectionError: (err) => options.onAlert?.(`redis: ${err.message}`),
+    onInvalidEvent: invalidEventReporter({ metrics, say, source: `Redis (prefix ${options.redisPrefix ?? 'ax:'})` }),
   });
   const slot = works && !options.workerId ? defaultWorkerId(options.dataDir ?? resolveDataDir()) : undefined;
   const workerId = options.workerId ?? slot?.id ?? os.hostname();
@@ -111,7 +115,7 @@ export async function openTeamEngine(options: TeamOptions): Promise<Engine> {
     node: { host: os.hostname(), pid: process.pid, version: VERSION },
     runScheduler: options.role === 'scheduler',
     recovery: 'own',
-    metrics: new PromMetrics(),
+    metrics,
     onAlert: options.onAlert,
     alerts,
     secretMask,

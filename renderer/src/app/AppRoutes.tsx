@@ -1,5 +1,5 @@
 // The routes of the conventions file. Heavy pages (designer, run view, instance log) load on
-// demand so the dashboard paints without their code.
+// demand so the dashboard paints without their code. A page that throws is caught by PageBoundary.
 import { lazy, Suspense } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, Route, Routes } from 'react-router-dom';
@@ -12,6 +12,7 @@ import { EmptyState, LoadingState } from '../shared/feedback.tsx';
 import WorkersPage from '../workers/WorkersPage.tsx';
 import WorkflowDetailPage from '../workflows/WorkflowDetailPage.tsx';
 import WorkflowsPage from '../workflows/WorkflowsPage.tsx';
+import { PageBoundary } from './PageBoundary.tsx';
 
 const DesignerPage = lazy(() => import('../dag-designer/DesignerPage.tsx'));
 const RunPage = lazy(() => import('../runs/RunPage.tsx'));
@@ -20,24 +21,26 @@ const LineagePage = lazy(() => import('../lineage/LineagePage.tsx'));
 
 export function AppRoutes() {
   return (
-    <Suspense fallback={<LoadingState />}>
-      <Routes>
-        <Route path="/" element={<DashboardPage />} />
-        <Route path="/workflows" element={<WorkflowsPage />} />
-        <Route path="/workflows/:name" element={<WorkflowDetailPage />} />
-        <Route path="/designer/new" element={<DesignerPage />} />
-        <Route path="/designer/:name" element={<DesignerPage />} />
-        <Route path="/runs/:runId" element={<RunPage />} />
-        <Route path="/instances/:instanceId" element={<InstancePage />} />
-        <Route path="/lineage/:target" element={<LineagePage />} />
-        <Route path="/workers" element={<WorkersPage />} />
-        <Route path="/settings" element={<SettingsPage />} />
-        <Route path="/alerts" element={<AlertsPage />} />
-        <Route path="/audit" element={<AuditPage />} />
-        <Route path="/search" element={<SearchPage />} />
-        <Route path="*" element={<NotFound />} />
-      </Routes>
-    </Suspense>
+    <PageBoundary>
+      <Suspense fallback={<LoadingState />}>
+        <Routes>
+          <Route path="/" element={<DashboardPage />} />
+          <Route path="/workflows" element={<WorkflowsPage />} />
+          <Route path="/workflows/:name" element={<WorkflowDetailPage />} />
+          <Route path="/designer/new" element={<DesignerPage />} />
+          <Route path="/designer/:name" element={<DesignerPage />} />
+          <Route path="/runs/:runId" element={<RunPage />} />
+          <Route path="/instances/:instanceId" element={<InstancePage />} />
+          <Route path="/lineage/:target" element={<LineagePage />} />
+          <Route path="/workers" element={<WorkersPage />} />
+          <Route path="/settings" element={<SettingsPage />} />
+          <Route path="/alerts" element={<AlertsPage />} />
+          <Route path="/audit" element={<AuditPage />} />
+          <Route path="/search" element={<SearchPage />} />
+          <Route path="*" element={<NotFound />} />
+        </Routes>
+      </Suspense>
+    </PageBoundary>
   );
 }
 

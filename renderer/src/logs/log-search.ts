@@ -22,6 +22,8 @@ export class LogSearch {
   private hits: LogSearchHit[] = [];
   private index = -1;
   private complete = false;
+  /** where a search the engine cut short stopped: the next page goes on from there */
+  private resumeAfter: number | undefined;
   private loading = false;
   private error: unknown;
   private snapshotCache?: SearchSnapshot;
@@ -97,10 +99,13 @@ export class LogSearch {
     this.loading = true;
     this.changed();
     try {
-      const afterSeq = this.hits.length ? (this.hits[this.hits.length - 1] as LogSearchHit).seq : 0;
+      const afterSeq = this.resumeAfter ?? (this.hits.length ? (this.hits[this.hits.length - 1] as LogSearchHit).seq : 0);
       const page = await this.source.searchLog(this.instanceId, this.query, { afterSeq, limit: this.pageSize });
-      this.hits = this.hits.concat(page.filter((h) => h.seq > afterSeq));
-      if (page.length < this.pageSize) this.complete = true;
+      // A search the engine cut short (its time budget) ends with a marker of where it stopped: not a hit.
+      const cut = page.find((h) => h.cut);
+      this.hits = this.hits.concat(page.filter((h) => !h.cut && h.seq > afterSeq));
+      this.resumeAfter = cut?.seq;
+      if (!cut && page.length < this.pageSize) this.complete = true;
       this.error = undefined;
     } catch (err) {
       this.error = err;

@@ -1,0 +1,41 @@
+// Audit from the connection, not the client (issue 20, item 9): the actor a request names is free
+// text, so a client could sign its changes as anyone ("webhook from 10.0.0.7"). A transport that
+// authenticated its client (the API token, a signed-in UI session) knows who it is; every actor
+// parameter is replaced by that identity, and what the client wrote is kept beside it as a note
+// ("alice@host (API token) — note: webhook from 10.0.0.7"), never in its place.
+import type { ApiMethod } from '../api/engine-api.ts';
+
+/** where each method's actor is: a parameter index, or a field of the parameter at that index */
+const ACTOR_AT: Partial<Record<ApiMethod, number | [number, 'actor']>> = {
+  apply: 1,
+  setEnabled: 2,
+  removeWorkflow: 1,
+  runWorkflow: [1, 'actor'],
+  rerunTask: 2,
+  cancelRun: [1, 'actor'],
+  trigger: 2,
+  setSchedulingPaused: 1,
+  drainWorker: 1,
+  testAlertChannel: 1,
+};
+
+/** the identity, with what the client claimed as a note when it says something else */
+export function recordedActor(identity: string, claimed: unknown, alsoKnownAs: string[] = []): string {
+  const text = typeof claimed === 'string' ? claimed.trim() : '';
+  if (text === '' || text === identity || alsoKnownAs.includes(text)) return identity;
+  return `${identity} — note: ${text}`.slice(0, 200);
+}
+
+/** The checked parameters with every actor replaced by the connection's identity (see recordedActor). */
+export function withConnectionActor(method: ApiMethod, params: unknown[], identity: { name: string; alsoKnownAs?: string[] }): unknown[] {
+  const at = ACTOR_AT[method];
+  if (at === undefined) return params;
+  const out = [...params];
+  if (typeof at === 'number') out[at] = recordedActor(identity.name, out[at], identity.alsoKnownAs);
+  else {
+    const options = { ...(out[at[0]] as Record<string, unknown>) };
+    options.actor = recordedActor(identity.name, options.actor, identity.alsoKnownAs);
+    out[at[0]] = options;
+  }
+  return out;
+}
