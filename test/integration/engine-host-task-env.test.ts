@@ -5,11 +5,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { EngineApi } from '../../engine/api/engine-api.ts';
 import type { EngineEvent } from '../../engine/api/events.ts';
 import { DESKTOP_SECRETS_ENV } from '../../engine/api/host-protocol.ts';
 import { type ForkedEngineHost, forkEngineHost } from '../../engine/hosts/port/fork-host.ts';
 import { killStrays } from '../helpers/cli.ts';
+import { applyText } from '../helpers/api-apply.ts';
 import { FAST_CONFIG, tempDir } from '../helpers/solo-engine.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
@@ -41,12 +41,6 @@ function hostEnv(dataDir: string): NodeJS.ProcessEnv {
   };
 }
 
-async function apply(api: EngineApi, text: string): Promise<void> {
-  const report = await api.validate({ text });
-  expect(report.problems).toEqual([]);
-  await api.apply(report.spec as NonNullable<typeof report.spec>, 'ui');
-}
-
 describe.skipIf(process.platform === 'win32')('the desktop engine host', () => {
   it("a task sees no AX_* of the host's and none of the desktop's decrypted strings; its own secret is there, masked", async () => {
     const dataDir = fs.mkdtempSync(path.join(root, 'data-'));
@@ -56,7 +50,7 @@ describe.skipIf(process.platform === 'win32')('the desktop engine host', () => {
     await host.ready;
     const events: EngineEvent[] = [];
     await ui.subscribe(['runs'], (e) => events.push(e));
-    await apply(ui, 'workflow: envy\ntasks:\n  show:\n    command: env\n    env: { API_KEY: { secret: api-key } }\n');
+    await applyText(ui, 'workflow: envy\ntasks:\n  show:\n    command: env\n    env: { API_KEY: { secret: api-key } }\n');
     const run = await ui.runWorkflow('envy', { actor: 'ui' });
     await waitFor(() => events.some((e) => e.type === 'run' && e.runId === run.id && e.state === 'SUCCESS'), { timeoutMs: 15_000, message: 'no SUCCESS event' });
     const detail = await ui.getRun(run.id);

@@ -9,7 +9,6 @@ import path from 'node:path';
 import { MessageChannel, type MessagePort as NodeMessagePort } from 'node:worker_threads';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type ApiClient, createApiClient } from '../../engine/api/client.ts';
-import type { EngineApi } from '../../engine/api/engine-api.ts';
 import type { AxError } from '../../engine/api/errors.ts';
 import type { EngineEvent } from '../../engine/api/events.ts';
 import type { DesktopAlert, HostMessage, ParentMessage } from '../../engine/api/host-protocol.ts';
@@ -20,6 +19,7 @@ import type { PortLike } from '../../engine/hosts/port/parent-channel.ts';
 import { connectApi } from '../../engine/server/ws-client.ts';
 import { startApiServer } from '../../engine/server/ws-server.ts';
 import { ax, groupMembers, killStrays, launchersOf, processAlive, readLockFile, readPidFile, REPO, writeFile } from '../helpers/cli.ts';
+import { applyText } from '../helpers/api-apply.ts';
 import { FAST_CONFIG, startTestEngine, tempDir } from '../helpers/solo-engine.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
@@ -39,12 +39,6 @@ function startHost(args: string[] = []): ForkedEngineHost {
   const host = forkEngineHost({ dataDir, env: hostEnv(), args });
   hosts.push(host);
   return host;
-}
-
-async function apply(api: EngineApi, text: string): Promise<void> {
-  const report = await api.validate({ text });
-  expect(report.problems).toEqual([]);
-  await api.apply(report.spec as NonNullable<typeof report.spec>, 'ui');
 }
 
 beforeAll(() => {
@@ -78,7 +72,7 @@ describe('the UI drives the host over the port', () => {
     const otherEvents: EngineEvent[] = [];
     await ui.subscribe(['runs'], (e) => uiEvents.push(e));
     await other.subscribe(['workflows'], (e) => otherEvents.push(e));
-    await apply(ui, 'workflow: talk\ntasks:\n  say:\n    command: "echo one; sleep 1; echo two; echo three"\n');
+    await applyText(ui, 'workflow: talk\ntasks:\n  say:\n    command: "echo one; sleep 1; echo two; echo three"\n');
     const run = await ui.runWorkflow('talk', { actor: 'ui' });
 
     const running = await waitFor(() => uiEvents.find((e) => e.type === 'instance' && e.runId === run.id && e.state === 'RUNNING'), {
@@ -117,7 +111,7 @@ describe('the UI drives the host over the port', () => {
     hosts.push(host);
     const ui = host.connect();
     await host.ready;
-    await apply(ui, 'workflow: broken\ntasks:\n  fail:\n    command: "exit 2"\n');
+    await applyText(ui, 'workflow: broken\ntasks:\n  fail:\n    command: "exit 2"\n');
     const run = await ui.runWorkflow('broken', { actor: 'ui' });
     const got = await waitFor(() => alerts[0], { timeoutMs: 15_000, message: 'no desktop-alert' });
     expect(got).toMatchObject({ rule: 'run_failed', kind: 'immediate', workflow: 'broken', runId: run.id, title: `broken: run #${run.id} failed: task "fail" failed after 1 attempt(s)` });
@@ -186,7 +180,7 @@ describe('the host process', () => {
     const api = first.connect();
     await first.ready;
     const pidFile = path.join(root, `sleeper-${path.basename(dataDir)}.pid`);
-    await apply(api, `workflow: crash\ntasks:\n  sleeper:\n    command: 'echo $$ > "${pidFile}"; sleep 300'\n`);
+    await applyText(api, `workflow: crash\ntasks:\n  sleeper:\n    command: 'echo $$ > "${pidFile}"; sleep 300'\n`);
     const run = await api.runWorkflow('crash', { actor: 'ui' });
     const task = await readPidFile(pidFile);
     expect(groupMembers(task).length).toBeGreaterThan(0);
@@ -223,7 +217,7 @@ describe('the host process', () => {
     const host = startHost();
     const api = host.connect();
     await host.ready;
-    await apply(api, 'workflow: slow\ntasks:\n  nap:\n    command: "sleep 1; echo finished"\n');
+    await applyText(api, 'workflow: slow\ntasks:\n  nap:\n    command: "sleep 1; echo finished"\n');
     const run = await api.runWorkflow('slow', { actor: 'ui' });
     await waitFor(async () => (await api.getRun(run.id)).instances[0]?.state === 'RUNNING', { timeoutMs: 10_000, message: 'the task did not start' });
 
@@ -331,7 +325,7 @@ describe('the utilityProcess side: a MessagePort per client', () => {
       const window = connect();
       const events: EngineEvent[] = [];
       await window.subscribe(['workflows'], (e) => events.push(e));
-      await apply(window, 'workflow: ported\ntasks:\n  a:\n    command: "true"\n');
+      await applyText(window, 'workflow: ported\ntasks:\n  a:\n    command: "true"\n');
       await waitFor(() => events.length === 1, { message: 'no workflow event over the port' });
       expect(events[0]).toMatchObject({ type: 'workflow', change: 'applied', workflow: 'ported' });
       await expect(window.getRun(987_654)).rejects.toMatchObject({ code: 'not_found' });

@@ -11,10 +11,10 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { EngineSupervisor } from '../../electron/engine-supervisor.ts';
 import { sqliteDriver } from '../../engine/adapters/sql/sqlite-driver.ts';
-import type { EngineApi } from '../../engine/api/engine-api.ts';
 import type { EngineEvent } from '../../engine/api/events.ts';
 import { type ForkedEngineHost, forkEngineHost } from '../../engine/hosts/port/fork-host.ts';
 import { killStrays, launchersOf, REPO } from '../helpers/cli.ts';
+import { applyText } from '../helpers/api-apply.ts';
 import { nodeEngineLauncher } from '../helpers/node-engine-launcher.ts';
 import { FAST_CONFIG, tempDir } from '../helpers/solo-engine.ts';
 import { waitFor } from '../helpers/wait-for.ts';
@@ -39,12 +39,6 @@ function hostEnv(dataDir: string): NodeJS.ProcessEnv {
 function mappedAddons(pid: number): string[] {
   const maps = fs.readFileSync(`/proc/${pid}/maps`, 'utf8');
   return [...new Set(maps.split('\n').flatMap((line) => (/\.node$/.test(line) ? [line.slice(line.indexOf('/'))] : [])))];
-}
-
-async function apply(api: EngineApi, text: string): Promise<void> {
-  const report = await api.validate({ text });
-  expect(report.problems).toEqual([]);
-  await api.apply(report.spec as NonNullable<typeof report.spec>, 'ui');
 }
 
 beforeAll(() => {
@@ -86,7 +80,7 @@ describe('the bundled engine host under this Node', () => {
 
     const events: EngineEvent[] = [];
     await ui.subscribe(['runs'], (e) => events.push(e));
-    await apply(ui, 'workflow: talk\ntasks:\n  say:\n    command: "echo one; sleep 1; echo two"\n  hold:\n    command: "echo holding; sleep 300"\n    upstream: [say]\n');
+    await applyText(ui, 'workflow: talk\ntasks:\n  say:\n    command: "echo one; sleep 1; echo two"\n  hold:\n    command: "echo holding; sleep 300"\n    upstream: [say]\n');
     const run = await ui.runWorkflow('talk', { actor: 'ui' });
     const started = (task: string) => events.find((e): e is Extract<EngineEvent, { type: 'instance' }> => e.type === 'instance' && e.runId === run.id && e.taskName === task && e.state === 'RUNNING');
     const say = await waitFor(() => started('say'), { timeoutMs: 15_000, message: 'say never ran' });
