@@ -84,4 +84,19 @@ describe.skipIf(skip)('bidi controls in the UI', () => {
       }
     }
   }, 180_000);
+  it('a workflow description and owner, and the audit log, show ‹U+202E› too', async () => {
+    await engine.apply({ 'described.yaml': `workflow: described\ndescription: "monthly report${RLO}txt.exe"\nowner: "ops${RLO}team"\ntasks:\n  one:\n    command: echo one\n` });
+    const { context, page } = await signedInPage(browser, engine, { colorScheme: 'light', locale: 'en-US' });
+    try {
+      await page.goto(`${engine.origin}/#/workflows/described`);
+      await waitFor(async () => ((await page.locator('body').innerText()).includes('monthly report‹U+202E›txt.exe') ? true : undefined), { timeoutMs: 30_000, message: 'the description with ‹U+202E› did not show' });
+      expect(await page.locator('body').innerText()).toContain('ops‹U+202E›team');
+      expect(BIDI.test(await page.locator('body').innerText())).toBe(false);
+      await page.goto(`${engine.origin}/#/audit`);
+      await page.getByText('described').first().waitFor({ timeout: 30_000 });
+      expect(BIDI.test(await page.locator('body').innerText())).toBe(false);
+    } finally {
+      await context.close();
+    }
+  });
 });

@@ -1,6 +1,7 @@
 // The alerts the engine raised (issue 12), newest first: what happened to what, and how each
 // channel's delivery went (sent, or failed after its retries, with why). Kept fresh by the
 // `alerts` topic. With no channel configured, it says so and how to configure one.
+import { showBidiControls } from '../../../engine/api/bidi-text.ts';
 import { BellOutlined } from '@ant-design/icons';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Alert, Button, Flex, Segmented, Space, Table, Tag, theme, Tooltip, Typography } from 'antd';
@@ -177,7 +178,7 @@ export default function AlertsPage() {
                 width: 150,
                 render: (_, a) => (
                   <Flex vertical gap={2}>
-                    {a.workflow ? <Link to={`/workflows/${encodeURIComponent(a.workflow)}`}>{a.workflow}</Link> : <Typography.Text>{a.subject}</Typography.Text>}
+                    {a.workflow ? <Link to={`/workflows/${encodeURIComponent(a.workflow)}`}>{a.workflow}</Link> : <Typography.Text>{showBidiControls(a.subject)}</Typography.Text>}
                     {a.runId !== undefined && <Link to={`/runs/${a.runId}`}>{t('run', { id: a.runId })}</Link>}
                   </Flex>
                 ),
@@ -188,11 +189,11 @@ export default function AlertsPage() {
                 render: (_, a) => (
                   <div style={{ minWidth: 200 }}>
                     <Typography.Text strong style={{ wordBreak: 'break-word' }}>
-                      {a.title}
+                      {showBidiControls(a.title)}
                     </Typography.Text>
                     {a.message && (
                       <Typography.Paragraph type="secondary" ellipsis={{ rows: 2, expandable: true }} style={{ margin: '2px 0 0', whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}>
-                        {a.message}
+                        {showBidiControls(a.message)}
                       </Typography.Paragraph>
                     )}
                     {a.deliveries

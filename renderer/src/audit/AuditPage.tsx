@@ -1,4 +1,5 @@
 // Who changed what and who started what, newest first, filterable by any text.
+import { showBidiControls } from '../../../engine/api/bidi-text.ts';
 import { SearchOutlined } from '@ant-design/icons';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Flex, Input, Table, Typography } from 'antd';
@@ -68,13 +69,13 @@ export default function AuditPage() {
           pagination={{ pageSize: 50, showSizeChanger: false, showTotal: (total) => t('total', { count: total }) }}
           columns={[
             { title: t('col.at'), key: 'at', width: 170, render: (_, e) => <When ms={e.at} /> },
-            { title: t('col.actor'), dataIndex: 'actor', width: 140 },
+            { title: t('col.actor'), dataIndex: 'actor', width: 140, render: (v: string) => showBidiControls(v) },
             { title: t('col.action'), key: 'action', width: 150, render: (_, e) => <Typography.Text code>{e.action}</Typography.Text> },
-            { title: t('col.object'), dataIndex: 'object', width: 220, render: (v: string) => <span style={{ wordBreak: 'break-word' }}>{v}</span> },
+            { title: t('col.object'), dataIndex: 'object', width: 220, render: (v: string) => <span style={{ wordBreak: 'break-word' }}>{showBidiControls(v)}</span> },
             {
               title: t('col.detail'),
               key: 'detail',
-              render: (_, e) => (e.detail ? <Typography.Text type="secondary" style={{ wordBreak: 'break-word' }}>{e.detail}</Typography.Text> : '—'),
+              render: (_, e) => (e.detail ? <Typography.Text type="secondary" style={{ wordBreak: 'break-word' }}>{showBidiControls(e.detail)}</Typography.Text> : '—'),
             },
           ]}
         />

@@ -1,5 +1,6 @@
 // One workflow: how and when it starts (the next 5 fires in its zone and the viewer's), its
 // actions, its recent runs and the runs × tasks history grid.
+import { showBidiControls } from '../../../engine/api/bidi-text.ts';
 import { useQuery } from '@tanstack/react-query';
 import { ApartmentOutlined } from '@ant-design/icons';
 import { Button, Card, Col, Descriptions, Flex, List, Row, Typography } from 'antd';
@@ -42,7 +43,7 @@ function WorkflowDetail({ workflow }: { workflow: WorkflowListing }) {
     <>
       <PageHeader
         title={workflow.name}
-        subtitle={workflow.description}
+        subtitle={workflow.description && showBidiControls(workflow.description)}
         extra={
           <>
             <EnableSwitch name={workflow.name} enabled={workflow.enabled} />
@@ -81,7 +82,7 @@ function WorkflowDetail({ workflow }: { workflow: WorkflowListing }) {
                 { key: 'recent', label: t('list.recentRuns'), children: <RunStrip workflow={workflow.name} count={20} /> },
                 { key: 'tasks', label: t('detail.tasks'), children: workflow.taskCount },
                 { key: 'version', label: t('detail.version'), children: workflow.version },
-                ...(workflow.owner ? [{ key: 'owner', label: t('detail.owner'), children: workflow.owner }] : []),
+                ...(workflow.owner ? [{ key: 'owner', label: t('detail.owner'), children: showBidiControls(workflow.owner) }] : []),
               ]}
             />
           </Card>
