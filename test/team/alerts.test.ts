@@ -23,6 +23,8 @@ describe.skipIf(!available)('team: one alert, one sender', () => {
     fs.writeFileSync(
       path.join(team.dataDir, 'settings.json'),
       JSON.stringify({ alerts: { channels: { hook: { type: 'webhook', url: hook.url, template: 'slack' } }, workflows: { channels: ['hook'] }, engine: { channels: ['hook'], rules: ['worker_lost'] } } }),
+      // AX refuses a settings file others can read (it may hold passwords)
+      { mode: 0o600 },
     );
   });
   afterEach(async () => {
