@@ -24,8 +24,17 @@ export function maskedStore(store: Store, mask: Mask): Store {
     cancelRun: (runId, reason, queuedRoots, now) => store.cancelRun(runId, mask(reason), queuedRoots, now),
     setScheduleError: (id, error) => store.setScheduleError(id, error === null ? null : mask(error)),
   };
+  // A method set on the masked store (a test's spy, a wrapper) is kept here, in front of both, so
+  // the masked writes still reach the real store's method: set on the store itself it would be
+  // called by the masked write that it calls in turn, for ever.
+  const overrides = new Map<PropertyKey, unknown>();
   return new Proxy(store, {
+    set(_target, prop, value) {
+      overrides.set(prop, value);
+      return true;
+    },
     get(target, prop) {
+      if (overrides.has(prop)) return overrides.get(prop);
       if (Object.hasOwn(writes, prop)) return writes[prop as keyof Store];
       const value: unknown = Reflect.get(target, prop, target);
       return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
