@@ -4,8 +4,9 @@
 //   the machine's Node with better-sqlite3 (Node 20 has no node:sqlite);
 //   Node 24 (scripts/second-node.mjs) with node:sqlite, the driver it picks;
 //   Node 24 with better-sqlite3 forced, when a build of it for Node 24 is at AX_BENCH_BS3_NODE24
-//   (default ~/.cache/ax-scheduler/bs3-node24/better-sqlite3; build it there with node-gyp and
-//   --nodedir=<Node 24's folder>): the same runtime, so only the driver differs.
+//   (default ~/.cache/ax-scheduler/bs3-node24/better-sqlite3: a copy of node_modules/better-sqlite3
+//   rebuilt there by Node 24's node-gyp with --nodedir=<Node 24's folder>, and a node_modules link
+//   beside it to the project's, for its own dependencies): the same runtime, only the driver differs.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';

@@ -272,7 +272,7 @@ function betterSqliteVersion(): string {
 export function noDriver(err: unknown, forced = false): AxError {
   const message = err instanceof Error ? err.message : String(err);
   const runtime = `Node ${process.versions.node} (module ABI ${process.versions.modules}${process.versions.electron ? `, Electron ${process.versions.electron}` : ''})`;
-  const missing = (err as { code?: string } | null)?.code === 'MODULE_NOT_FOUND' && /better-sqlite3/.test(message);
+  const missing = (err as { code?: string } | null)?.code === 'MODULE_NOT_FOUND' && /Cannot find module 'better-sqlite3'/.test(message);
   const built = /NODE_MODULE_VERSION (\d+)/.exec(message)?.[1];
   const what = missing
     ? 'better-sqlite3 is not installed'
