@@ -127,7 +127,8 @@ describe.skipIf(skip)('run page: logs where the user looks', () => {
       engine.writeFile('go', '');
       await log.locator('.ax-log-row[data-stream="stderr"]', { hasText: 'check failed: 3 rows without id' }).waitFor({ timeout: 30_000 });
       expect(await shownLog(page)).toContain('Output of check (attempt 1)');
-      expect(await page.getByTestId('run-state').getAttribute('data-state')).toBe('FAILED');
+      // the stderr line is shown as it is stored, before the run's end reaches the page
+      await expect.poll(() => page.getByTestId('run-state').getAttribute('data-state')).toBe('FAILED');
 
       // a choice of the user's stays: the waiting task picked from the graph keeps its log
       await page.locator('.react-flow__node[data-id="wait"]').click();
