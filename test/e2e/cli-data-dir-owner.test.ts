@@ -56,6 +56,7 @@ function expectOneLine(r: AxResult, code: number, line: string): void {
 const linkLine = (file: string) => `ax: ${file} is a symbolic link: AX does not follow links for its tokens, settings and secrets. Remove it (rm ${file}) and put the file itself there`;
 const openLine = (file: string, m: string) => `ax: ${file} can be read or written by other users (mode ${m}): make it private with chmod 600 ${file} (and change the secret in it if others may have read it)`;
 
+// Skipped only where a second OS user cannot be acted as (not root, no setpriv): the title says why.
 describe.skipIf(skipReason !== undefined)(`a data dir another user prepared${skipReason ? ` (skipped: ${skipReason})` : ''}`, () => {
   it("a 0777 dir of user nobody's with their own api-token: every command refuses it naming the chown; nothing is served or written there", async () => {
     const dir = shared('planted');

@@ -66,6 +66,7 @@ async function taskEnv(s: ReturnType<typeof sandbox>, args: string[] = [], env: 
   return new Map(logs.stdout.split('\n').filter((l) => l.includes('=')).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
 }
 
+// Skipped on Windows only: the tasks here are POSIX shell commands.
 describe.skipIf(process.platform === 'win32')('a task never sees the host\'s AX_* variables', () => {
   it('task-env inherit (the default): the node\'s environment minus every AX_* of its own; the task\'s own, the workflow env and the secret (masked) are there', async () => {
     const s = sandbox();

@@ -55,6 +55,7 @@ async function expectReplanned(opts: AxOptions, setRightAt: number): Promise<voi
   expect(ticker?.nextFireAt).toBeLessThan(Date.now() + 5_000);
 }
 
+// Skipped only without Debian's faketime (libfaketime); .ci/run installs it.
 describe.skipIf(!LIBFAKETIME)('a wall clock that steps back (libfaketime)', () => {
   it('under a running ax serve: the schedules fire on the real clock again within seconds', async () => {
     const file = path.join(box.root, 'offset');

@@ -58,6 +58,7 @@ describe('SIGHUP on ax serve', () => {
     }
   }, 120_000);
 
+  // Skipped only without script(1) (util-linux), which gives the server a terminal.
   it.skipIf(!SCRIPT)('on a terminal: drains like SIGTERM (the terminal went away); the task ends SUCCESS, nothing is left RUNNING', async () => {
     const o = opts('terminal');
     fs.mkdirSync(o.dataDir, { recursive: true, mode: 0o700 });

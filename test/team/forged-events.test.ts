@@ -25,6 +25,7 @@ function apiPort(node: TeamProcess): number {
   return Number(port);
 }
 
+// Skipped only off CI without MariaDB/Redis: under CI=true the availability check throws instead.
 describe.skipIf(!available)(`forged events from Redis (${available ? 'runs' : SKIP_REASON})`, () => {
   let team: Team;
   let node: TeamProcess;
