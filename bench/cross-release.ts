@@ -12,6 +12,7 @@ import { MemoryCoordinator } from '../engine/adapters/memory/memory-coordinator.
 import { openSqliteStore } from '../engine/adapters/sql/sqlite-store.ts';
 import type { InstanceRecord, WorkflowSpec } from '../engine/api/types.ts';
 import { systemClock } from '../engine/adapters/system-clock.ts';
+import { nextTurn } from '../engine/hosts/node/host-defaults.ts';
 import { RunManager } from '../engine/core/run-manager.ts';
 import { WorkflowCache } from '../engine/core/workflow-cache.ts';
 import { HELD_FOR_UPSTREAM } from '../engine/ports/store.ts';
@@ -43,7 +44,7 @@ export async function benchCrossRelease(options: BenchOptions): Promise<BenchTab
     const [, applyMs] = await timed(async () => {
       for (let i = 0; i < workflows; i++) ids.push((await store.applyWorkflow(workflow(i, random), Date.now())).workflowId);
     });
-    const cache = new WorkflowCache(store, () => systemClock.now(), 60_000);
+    const cache = new WorkflowCache(store, () => systemClock.now(), nextTurn, 60_000);
     const runs = new RunManager(store, new MemoryCoordinator(), cache, systemClock, () => undefined);
     const logicalTime = Date.now();
     options.progress(`cross: a run of each, first tasks held`);

@@ -14,6 +14,7 @@ import { openSqliteStore } from '../engine/adapters/sql/sqlite-store.ts';
 import type { SqlStore } from '../engine/adapters/sql/sql-store.ts';
 import { succeededAmong } from '../engine/adapters/sql/transition-queries.ts';
 import { systemClock } from '../engine/adapters/system-clock.ts';
+import { nextTurn } from '../engine/hosts/node/host-defaults.ts';
 import { RunManager } from '../engine/core/run-manager.ts';
 import { type CachedWorkflow, WorkflowCache } from '../engine/core/workflow-cache.ts';
 import type { TaskDefinition } from '../engine/ports/store.ts';
@@ -117,7 +118,7 @@ export async function measureAdvance(tasks: number, events: number, progress: (m
     progress(`advance ${tasks}: applying ${tasks} tasks, ${edges} edges`);
     const [applied, applyMs] = await timed(() => store.applyWorkflow(spec, Date.now()));
 
-    const cache = new WorkflowCache(store, () => systemClock.now());
+    const cache = new WorkflowCache(store, () => systemClock.now(), nextTurn);
     const [loaded, graphLoadMs, graphLoadStallMs] = await timedWithStall(() => cache.get(applied.workflowId));
     const wf = loaded as CachedWorkflow;
     const manager = new RunManager(store, new MemoryCoordinator(), cache, systemClock, () => undefined);

@@ -9,6 +9,7 @@ import type { Store } from '../ports/store.ts';
 import { type AlertHooks, NO_ALERTS } from './alerts/alert-rules.ts';
 import { judgeActive, type WorkerView } from './backstops.ts';
 import { type EngineConfig, workerLostAfterMs } from './config.ts';
+import type { Dispatcher } from './dispatcher.ts';
 import type { RunManager } from './run-manager.ts';
 import type { WorkflowCache } from './workflow-cache.ts';
 
@@ -31,8 +32,7 @@ export class BackstopPass {
     private readonly clock: Clock,
     private readonly config: EngineConfig,
     private readonly runs: RunManager,
-    /** the leader's dispatch wake-up (see leader-lease.ts) */
-    private readonly kick: () => void,
+    private readonly wakeDispatcher: Dispatcher['wake'],
     private readonly alert: (message: string) => void,
     /** the worker embedded in this engine, if any: asked directly, never judged by its heartbeat */
     private readonly localWorker?: () => WorkerRecord | undefined,
@@ -99,7 +99,7 @@ export class BackstopPass {
         verdict.to === 'WAITING' ? await this.store.transitionInstance(inst.id, guard, verdict.to, patch) : await this.runs.finish(inst, guard, verdict.to, patch);
       if (!done) continue;
       this.alert(`instance ${inst.id} (${inst.taskName}): ${verdict.reason}`);
-      this.kick();
+      this.wakeDispatcher();
     }
   }
 }

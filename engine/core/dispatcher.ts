@@ -4,8 +4,10 @@
 import type { InstanceRecord, RoutingStrategy, WorkerRecord } from '../api/types.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { Coordinator } from '../ports/coordinator.ts';
-import type { InstanceGuard, InstancePatch, Store } from '../ports/store.ts';
+import type { Store } from '../ports/store.ts';
+import type { LeaderLease } from './leader-lease.ts';
 import { type Router, type WorkerCandidate, whyNoWorker } from './routing.ts';
+import type { RunManager } from './run-manager.ts';
 import type { WorkflowCache } from './workflow-cache.ts';
 
 /**
@@ -52,11 +54,26 @@ export class Dispatcher {
     private readonly options: DispatcherOptions,
     private readonly onDispatched: (instanceId: number, taskName: string, runId: number, attempt: number) => void,
     /** ends an instance that can never run, with its follow-ups (RunManager.finish) */
-    private readonly finish: (inst: InstanceRecord, guard: InstanceGuard, to: 'CANCELLED', patch: InstancePatch) => Promise<boolean>,
+    private readonly finish: RunManager['finish'],
+    /** only the lease's holder dispatches on a wake-up */
+    private readonly lease: Pick<LeaderLease, 'isLeader'>,
+    private readonly alert: (message: string) => void,
   ) {}
 
+  /**
+   * The dispatch wake-up every part of this process calls when it made work or freed a slot (new
+   * WAITING instances, a retry's backoff over, a redispatch, an outcome recorded): a pass in the
+   * background, by the leader only — one dispatcher per team (and should two overlap at a
+   * hand-over, the store's claims still hold each worker to its limit). A failed pass (store or
+   * Redis away) is an alert; the next tick tries again.
+   */
+  wake(): void {
+    if (!this.lease.isLeader) return;
+    void this.runPass().catch((err: unknown) => this.alert(`dispatch: ${err instanceof Error ? err.message : String(err)}`));
+  }
+
   /** Runs a dispatch pass now, or right after the one under way; passes never overlap. */
-  kick(): Promise<void> {
+  runPass(): Promise<void> {
     if (this.pass) {
       this.again = true;
       return this.pass;
@@ -100,7 +117,7 @@ export class Dispatcher {
     }
     let after: { notBefore: number; id: number } | undefined;
     let limit = 0;
-    // No worker with a free slot: nothing to read (every finished task kicks a pass).
+    // No worker with a free slot: nothing to read (every finished task wakes the dispatcher).
     while (free() > 0) {
       limit = Math.min(this.options.batch, Math.max(limit * 2, free() * READ_FACTOR));
       const due = await this.store.dueWaiting(now, limit, after);
@@ -143,7 +160,7 @@ export class Dispatcher {
     for (const [worker, share] of routed) {
       const claimed = new Set(await this.store.claimDueInstances(worker.id, share.map((i) => ({ id: i.id, attempt: i.attempt })), now));
       // Some not claimed: taken by another dispatcher, or the worker is fuller than its load
-      // said. Either way give it nothing more this pass (the next kick reads its load afresh)
+      // said. Either way give it nothing more this pass (the next pass reads its load afresh)
       // rather than page through the queue offering it more.
       if (claimed.size < share.length) worker.running = Math.max(worker.running, worker.maxConcurrency);
       for (const inst of share) {

@@ -1,77 +1,131 @@
-// Every part of an engine built and connected in one place, in dependency order, so no part
-// needs another that does not exist yet: the dispatcher and the leader lease first, then the
-// leader's dispatch wake-up, which every part that makes work calls directly (RunManager for new
-// WAITING instances, backstops, retry timers); then RunManager, the scheduler's parts and the
-// worker, which records each outcome with its follow-ups through RunManager.finish.
+// Every part of an engine built and connected in one place, in dependency order; the Engine class
+// (engine.ts) only holds the parts and delegates to them. The order: the secret mask and the
+// masked store every part writes through, the alerts, then the workflow cache, the leader lease
+// and RunManager, then the dispatcher, whose wake-up (Dispatcher.wake) every part that makes work
+// or frees a slot calls directly (RunManager for new WAITING instances, the worker for each
+// outcome, backstops, retry timers); the worker, which records each outcome with its follow-ups
+// through RunManager.finish; the scheduler's parts; last the read side (views, events, live).
 import type { Clock } from '../ports/clock.ts';
 import type { Coordinator } from '../ports/coordinator.ts';
-import type { EngineMetrics } from '../ports/metrics.ts';
+import { type EngineMetrics, noMetrics } from '../ports/metrics.ts';
 import type { ProcessRunner } from '../ports/process-runner.ts';
 import type { Store } from '../ports/store.ts';
-import type { AlertHooks } from './alerts/alert-rules.ts';
+import type { AlertCenter } from './alerts/alert-center.ts';
+import type { AlertRules } from './alerts/alert-rules.ts';
+import { engineAlerts } from './alerts/engine-alerts.ts';
 import { BackstopPass } from './backstop-pass.ts';
-import { type EngineConfig, workerLostAfterMs } from './config.ts';
+import { DEFAULT_CONFIG, type EngineConfig, workerLostAfterMs } from './config.ts';
 import { CronFiring } from './cron-firing.ts';
 import { Dispatcher } from './dispatcher.ts';
+import type { EngineDeps } from './engine-deps.ts';
+import { EngineLifecycle } from './engine-lifecycle.ts';
+import { EventTriggers } from './event-triggers.ts';
 import { instanceEvent } from './events.ts';
-import { LeaderLease, leaderDispatch } from './leader-lease.ts';
+import { LeaderLease } from './leader-lease.ts';
+import { LiveEvents } from './live-events.ts';
 import { LogWriter } from './log-writer.ts';
 import { Maintenance } from './maintenance.ts';
+import { maskedStore } from './masked-store.ts';
+import { MetricsGauges } from './metrics-gauges.ts';
+import { NodePresenceBeat } from './node-presence.ts';
 import { checkRuns } from './recovery.ts';
 import { Router } from './routing.ts';
 import { RunManager } from './run-manager.ts';
 import { Scheduler } from './scheduler.ts';
-import { Worker, type WorkerOptions } from './worker.ts';
+import { SecretMask } from './secret-mask.ts';
+import { EngineViews } from './views.ts';
+import { Worker } from './worker.ts';
 import { WorkflowCache } from './workflow-cache.ts';
+import { workflowIdOf } from './workflow-id.ts';
 
-export interface WiringDeps {
+/** Records who did what (the audit log), now. */
+export type Audit = (actor: string, action: string, object: string, detail?: string) => Promise<void>;
+
+export interface EngineParts {
+  /** the deps as the parts use them: the store masked, the worker's secrets watched by the mask */
+  deps: EngineDeps;
+  config: EngineConfig;
   store: Store;
   coordinator: Coordinator;
   runner: ProcessRunner;
   clock: Clock;
-  config: EngineConfig;
-  /** identity of this engine for the leader lease */
-  nodeId: string;
-  /** the embedded worker; omit for a scheduler-only or client-only engine */
-  worker?: Omit<WorkerOptions, 'workerHeartbeatMs' | 'taskHeartbeatMs' | 'killGraceMs' | 'maxLineBytes' | 'maxConcurrency' | 'metrics'> & { maxConcurrency?: number };
-  /** `ax drain` reached this node's worker */
-  onDrainRequested?: () => void;
-  alert: (message: string) => void;
-  /** the structured alert rules (alerts/alert-rules.ts) */
-  alerts: AlertHooks;
-  /** what the parts count as they work (task starts and ends, runs, log lines) */
   metrics: EngineMetrics;
-}
-
-export interface EngineParts {
+  secretMask: SecretMask;
   workflows: WorkflowCache;
   runs: RunManager;
   scheduler: Scheduler;
   logs: LogWriter;
   worker: Worker | undefined;
+  views: EngineViews;
+  events: EventTriggers;
+  live: LiveEvents;
+  presence: NodePresenceBeat | undefined;
+  alerts: AlertCenter;
+  alertRules: AlertRules;
+  audit: Audit;
+  workflowId: (name: string) => Promise<number>;
+  lifecycle: EngineLifecycle;
 }
 
-export function wireEngine(deps: WiringDeps): EngineParts {
-  const { store, coordinator, clock, config, alert, alerts, metrics } = deps;
-  const workflows = new WorkflowCache(store, () => clock.now());
-  const secretMask = deps.worker?.secretMask;
+export function wireEngine(hostDeps: EngineDeps): EngineParts {
+  const config: EngineConfig = { ...DEFAULT_CONFIG, ...hostDeps.config };
+  // One masking step for every secret the node resolves: the store keeps no text unmasked,
+  // and the worker masks its tasks' lines before their cut.
+  const secretMask = hostDeps.secretMask ?? new SecretMask();
+  const mask = (text: string) => secretMask.mask(text);
+  const hostWorker = hostDeps.worker;
+  const workerDeps = hostWorker && { ...hostWorker, secretMask, ...(hostWorker.secrets && { secrets: secretMask.watch(hostWorker.secrets) }) };
+  const deps: EngineDeps = { ...hostDeps, store: maskedStore(hostDeps.store, mask), worker: workerDeps };
+  const { store, coordinator, clock, runner, random } = deps;
+  const metrics = deps.metrics ?? noMetrics;
+  const runsScheduler = deps.runScheduler !== false;
+
+  const { center: alerts, rules: alertRules } = engineAlerts({
+    ...deps,
+    config,
+    scheduler: runsScheduler,
+    onError: deps.onAlert && ((message) => deps.onAlert?.(mask(message))),
+    mask,
+    onDelivered: (channel, outcome) => metrics.alertDelivered(channel, outcome),
+  });
+  /**
+   * The engine's free-text alerts go to live followers, to the host (stderr) and to the audit
+   * log, and, as the `engine` rule, to the alert channels that ask for it.
+   */
+  const alert = (raw: string): void => {
+    const message = mask(raw);
+    alertRules.engine(message);
+    const at = clock.now();
+    void coordinator.publish({ type: 'alert', message, at }).catch(() => undefined);
+    const object = workerDeps ? `worker:${workerDeps.id}` : 'scheduler';
+    void store.audit({ at, actor: deps.nodeId, action: 'alert', object, detail: message }).catch(() => undefined);
+    deps.onAlert?.(message);
+  };
+  const audit: Audit = (actor, action, object, detail) => store.audit({ at: clock.now(), actor, action, object, detail });
+  const workflowId = (name: string) => workflowIdOf(store, name);
+
+  const workflows = new WorkflowCache(store, () => clock.now(), deps.nextTurn);
+  const lease = new LeaderLease(coordinator, deps.nodeId, 3 * config.workerHeartbeatMs);
+  // RunManager wakes the dispatcher, which ends through RunManager what can never run: the
+  // dispatcher, built next, is reached at call time.
+  const wakeDispatcher: Dispatcher['wake'] = () => dispatcher.wake();
+  const runs = new RunManager(store, coordinator, workflows, clock, wakeDispatcher, { max: config.maxFailovers, alert }, alertRules, metrics);
+  const recordOutcome: RunManager['finish'] = runs.finish.bind(runs);
   const dispatcher = new Dispatcher(
     store,
     coordinator,
     workflows,
     clock,
-    new Router(),
-    { staleAfterMs: workerLostAfterMs(config), queueAlertThreshold: config.queueAlertThreshold, batch: 500, onQueueLong: (w, n, t) => alerts.queueLong(w, n, t) },
+    new Router(random),
+    { staleAfterMs: workerLostAfterMs(config), queueAlertThreshold: config.queueAlertThreshold, batch: 500, onQueueLong: (w, n, t) => alertRules.queueLong(w, n, t) },
     (id, taskName, runId, attempt) =>
       void coordinator.publish(instanceEvent({ id, runId, taskName, attempt, state: 'DISPATCHED' }, clock.now())).catch(() => undefined),
-    // RunManager needs the wake-up, which needs this dispatcher: reached at call time.
-    (inst, guard, to, patch) => runs.finish(inst, guard, to, patch),
+    recordOutcome,
+    // Only the leading scheduler dispatches: in a process that does not lead, a wake-up does
+    // nothing, and the leader hears of the work by the events RunManager publishes.
+    lease,
+    alert,
   );
-  const lease = new LeaderLease(coordinator, deps.nodeId, 3 * config.workerHeartbeatMs);
-  // Only the leading scheduler dispatches: in a process that does not lead, this does nothing,
-  // and the leader hears of the work by the events RunManager publishes.
-  const kick = leaderDispatch(lease, dispatcher, alert);
-  const runs = new RunManager(store, coordinator, workflows, clock, kick, { max: config.maxFailovers, alert }, alerts, metrics);
   const logs = new LogWriter(store, clock, {
     batchLines: config.logBatchLines,
     flushMs: config.logFlushMs,
@@ -84,47 +138,58 @@ export function wireEngine(deps: WiringDeps): EngineParts {
       for (const l of lines) void coordinator.publish({ type: 'log', ...l }).catch(() => undefined);
     },
     onDropped: () => metrics.logLinesDropped(1),
-    ...(secretMask && { mask: (text: string) => secretMask.mask(text) }),
+    ...(workerDeps && { mask }),
   });
   const worker =
-    deps.worker &&
+    workerDeps &&
     new Worker(
       store,
       coordinator,
-      deps.runner,
+      runner,
       logs,
       workflows,
       clock,
       {
-        ...deps.worker,
-        maxConcurrency: deps.worker.maxConcurrency ?? config.maxConcurrency,
+        ...workerDeps,
+        maxConcurrency: workerDeps.maxConcurrency ?? config.maxConcurrency,
         workerHeartbeatMs: config.workerHeartbeatMs,
         taskHeartbeatMs: config.taskHeartbeatMs,
         killGraceMs: config.killGraceMs,
         maxLineBytes: config.maxLineBytes,
         onDrainRequested: deps.onDrainRequested,
         metrics,
+        random,
       },
-      (inst, guard, to, patch) => runs.finish(inst, guard, to, patch),
-      kick,
+      recordOutcome,
+      wakeDispatcher,
       alert,
     );
-  const backstops = new BackstopPass(store, coordinator, workflows, clock, config, runs, kick, alert, worker && (() => worker.record()), alerts);
+  const backstops = new BackstopPass(store, coordinator, workflows, clock, config, runs, wakeDispatcher, alert, worker && (() => worker.record()), alertRules);
   const scheduler = new Scheduler(
     {
       lease,
-      cron: new CronFiring(store, runs, workflows, clock, config, lease, alert, alerts),
+      cron: new CronFiring(store, runs, workflows, clock, config, lease, alert, alertRules),
       checkRuns: () => checkRuns(store, runs),
       backstops,
       dispatcher,
-      maintenance: new Maintenance(store, clock, config, kick),
+      maintenance: new Maintenance(store, clock, config, wakeDispatcher),
       expireWaits: () => runs.expireWaits(),
-      kick,
     },
     coordinator,
     clock,
     config,
     alert,
   );
-  return { workflows, runs, scheduler, logs, worker };
+
+  const views = new EngineViews(store, coordinator, clock, workflowId, workerLostAfterMs(config), deps.zone);
+  const events = new EventTriggers(store, clock, runs, config.maxEventPayloadBytes, audit);
+  const gauges = new MetricsGauges(store, coordinator, clock, () => views.listWorkers());
+  metrics.gaugesFrom(() => gauges.read());
+  const live = new LiveEvents(coordinator, clock, () => views.listWorkers(), config.workerHeartbeatMs);
+  const presence =
+    deps.node && runsScheduler
+      ? new NodePresenceBeat(coordinator, clock, config.workerHeartbeatMs, { nodeId: deps.nodeId, ...deps.node, ...(workerDeps && { workerId: workerDeps.id }) })
+      : undefined;
+  const parts = { deps, config, store, coordinator, runner, clock, metrics, secretMask, workflows, runs, scheduler, logs, worker, views, events, live, presence, alerts, alertRules, audit, workflowId };
+  return { ...parts, lifecycle: new EngineLifecycle(parts) };
 }

@@ -2,7 +2,6 @@
 // dispatches, runs the backstops). Whatever the leader does is idempotent in the store anyway;
 // the lease keeps the others from doing it all twice.
 import type { Coordinator } from '../ports/coordinator.ts';
-import type { Dispatcher } from './dispatcher.ts';
 
 const LEASE = 'scheduler';
 
@@ -46,18 +45,4 @@ export class LeaderLease {
     if (this.token !== null) await this.coordinator.releaseLease(LEASE, this.holder);
     this.token = null;
   }
-}
-
-/**
- * The dispatch wake-up every part of this process calls when it made work (new WAITING
- * instances, a retry's backoff over, a redispatch): a pass in the background, by the leader
- * only — one dispatcher per team (and should two overlap at a hand-over, the store's claims
- * still hold each worker to its limit). A failed pass (store or Redis away) is an alert; the
- * next tick tries again.
- */
-export function leaderDispatch(lease: LeaderLease, dispatcher: Dispatcher, alert: (message: string) => void): () => void {
-  return () => {
-    if (!lease.isLeader) return;
-    void dispatcher.kick().catch((err: unknown) => alert(`dispatch: ${err instanceof Error ? err.message : String(err)}`));
-  };
 }

@@ -3,6 +3,7 @@
 import type { Clock } from '../ports/clock.ts';
 import type { Store } from '../ports/store.ts';
 import type { EngineConfig } from './config.ts';
+import type { Dispatcher } from './dispatcher.ts';
 import { EVENT_KEY_RETENTION_MS } from './event-triggers.ts';
 
 const PURGE_EVERY_MS = 3_600_000;
@@ -15,8 +16,7 @@ export class Maintenance {
     private readonly store: Store,
     private readonly clock: Clock,
     private readonly config: EngineConfig,
-    /** the leader's dispatch wake-up (see leader-lease.ts) */
-    private readonly kick: () => void,
+    private readonly wakeDispatcher: Dispatcher['wake'],
   ) {}
 
   /** A retry's backoff rarely ends on a tick: dispatch it when it ends, not up to a tick later. */
@@ -25,7 +25,7 @@ export class Maintenance {
     const now = this.clock.now();
     if (at === undefined || at <= now || at - now >= this.config.tickMs) return;
     this.cancelRetryTimer?.();
-    this.cancelRetryTimer = this.clock.setTimer(at - now, () => this.kick());
+    this.cancelRetryTimer = this.clock.setTimer(at - now, () => this.wakeDispatcher());
   }
 
   async purgeLogs(): Promise<void> {

@@ -53,7 +53,8 @@ export class Router {
    */
   private readonly lastPicked = new Map<string, string>();
 
-  constructor(private readonly random: () => number = Math.random) {}
+  /** random: the host's randomness (in [0, 1)) for the `random` strategy */
+  constructor(private readonly random: () => number) {}
 
   pick(strategy: RoutingStrategy, task: RoutableTask, workers: WorkerCandidate[], now: number, staleAfterMs: number): WorkerCandidate | undefined {
     const ready = qualifying(task, workers, now, staleAfterMs);

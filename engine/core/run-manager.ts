@@ -14,6 +14,7 @@ import { downstreamClosure } from './dag.ts';
 import { type AlertHooks, NO_ALERTS } from './alerts/alert-rules.ts';
 import { appendLateLine } from './late-log-line.ts';
 import type { CachedWorkflow, WorkflowCache } from './workflow-cache.ts';
+import type { Dispatcher } from './dispatcher.ts';
 
 /** What a trigger says about a run; the state and times are the RunManager's to decide. */
 export type StartRunInput = Pick<NewRun, 'workflowId' | 'trigger' | 'triggeredBy' | 'logicalTime' | 'scheduleId' | 'onlyTask' | 'eventPayload'> & {
@@ -33,7 +34,7 @@ export class RunManager {
     private readonly workflows: WorkflowCache,
     private readonly clock: Clock,
     /** called when new WAITING instances exist */
-    private readonly onWaiting: () => void,
+    private readonly wakeDispatcher: Dispatcher['wake'],
     private readonly failovers: { max: number; alert(message: string): void } = { max: 3, alert: () => undefined },
     private readonly alerts: AlertHooks = NO_ALERTS,
     private readonly metrics: EngineMetrics = noMetrics,
@@ -87,7 +88,7 @@ export class RunManager {
       const inst = await this.createFirst(t, wf, run, this.clock.now());
       if (inst) await this.publishInstance(inst);
     }
-    if (missing.length > 0) this.onWaiting();
+    if (missing.length > 0) this.wakeDispatcher();
     if ((await this.store.pendingInstanceCount(run.id)) > 0) return;
     const settled = await this.store.settleRun(run.id, this.settlement(wf), this.clock.now());
     await this.publish(settled);
@@ -237,7 +238,7 @@ export class RunManager {
       this.alerts.runEnded(run);
       await this.publishRun(run);
     }
-    if (result.created.some((i) => i.state === 'WAITING') || result.released?.length) this.onWaiting();
+    if (result.created.some((i) => i.state === 'WAITING') || result.released?.length) this.wakeDispatcher();
   }
 
   /** What a store step ended, counted (the instance a finish was for is counted by finish). */
@@ -281,7 +282,7 @@ export class RunManager {
       ? await this.createFirst(task, wf, run, now, latest.attempt + 1)
       : await this.store.createInstance({ ...this.draft(task, latest.attempt + 1, now), runId, workflowId: run.workflowId, createdAt: now });
     if (next) await this.publishInstance(next);
-    this.onWaiting();
+    this.wakeDispatcher();
     return this.store.listInstances(runId);
   }
 

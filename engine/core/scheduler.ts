@@ -3,7 +3,7 @@
 // retry wake-ups and log purge. Reactions to finished instances are not here: whoever records an
 // outcome records its follow-ups in the same store step (RunManager.finish). A scheduler that does not lead only bids for the lease. WAITING
 // instances other processes create (a client's `ax run`, a worker advancing a run) reach the
-// leader as events; this process's own wake its dispatcher directly (see engine-wiring.ts).
+// leader as events; this process's own wake its dispatcher directly (Dispatcher.wake).
 import type { Clock } from '../ports/clock.ts';
 import type { Coordinator } from '../ports/coordinator.ts';
 import type { BackstopPass } from './backstop-pass.ts';
@@ -23,8 +23,6 @@ export interface SchedulerParts {
   maintenance: Maintenance;
   /** fails instances whose wait for another workflow passed its wait_timeout (RunManager.expireWaits) */
   expireWaits: () => Promise<void>;
-  /** the leader's dispatch wake-up (see leader-lease.ts) */
-  kick: () => void;
 }
 
 export class Scheduler {
@@ -44,13 +42,13 @@ export class Scheduler {
   ) {}
 
   async start(): Promise<void> {
-    const { kick } = this.parts;
+    const { dispatcher } = this.parts;
     // Another node's instance events wake the leader's dispatcher: new work (WAITING), and a
     // worker's slot freed (any state but DISPATCHED and RUNNING: an outcome, a cancel) — without
     // the latter a team's workers waited for the next tick (1 s) for their next task.
     this.unsubscribe = await this.coordinator.subscribe(
       (e) => {
-        if (e.type === 'instance' && e.state !== 'DISPATCHED' && e.state !== 'RUNNING') kick();
+        if (e.type === 'instance' && e.state !== 'DISPATCHED' && e.state !== 'RUNNING') dispatcher.wake();
       },
       { fromOthers: true },
     );
@@ -73,7 +71,7 @@ export class Scheduler {
         if (this.config.fireSchedules) this.lastScan = await cron.scanSchedules();
         await backstops.checkRunning();
         await this.parts.expireWaits();
-        await dispatcher.kick();
+        await dispatcher.runPass();
         await maintenance.wakeForRetries();
         await maintenance.purgeLogs();
       } catch (err) {

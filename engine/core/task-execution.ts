@@ -9,13 +9,15 @@ import type { Coordinator, DispatchMessage } from '../ports/coordinator.ts';
 import type { EngineMetrics } from '../ports/metrics.ts';
 import type { ProcessRunner, RunningProcess } from '../ports/process-runner.ts';
 import type { SecretSource } from '../ports/secrets.ts';
-import type { Finish, InstanceGuard, InstancePatch, Store, TaskDefinition } from '../ports/store.ts';
+import type { Finish, Store, TaskDefinition } from '../ports/store.ts';
+import type { Dispatcher } from './dispatcher.ts';
 import { formatDuration } from './duration.ts';
 import { instanceEvent } from './events.ts';
 import { appendLateLine } from './late-log-line.ts';
 import type { LogWriter } from './log-writer.ts';
 import { persistently } from './persist.ts';
 import { RunCache } from './run-cache.ts';
+import type { RunManager } from './run-manager.ts';
 import type { SecretMask } from './secret-mask.ts';
 import { taskLaunch, taskOutcome } from './task-launch.ts';
 
@@ -32,9 +34,6 @@ export interface Running {
   /** a user cancelled it: the store already says CANCELLED, so the refused outcome is expected */
   cancelled?: boolean;
 }
-
-/** How an outcome is recorded, with its follow-ups (see Worker's constructor); false when the guard refused it. */
-export type RecordOutcome = (inst: InstanceRecord, guard: InstanceGuard, to: Finish['to'], patch: InstancePatch) => Promise<boolean>;
 
 /** What an execution takes from its worker's options. */
 export interface ExecutionOptions {
@@ -65,9 +64,10 @@ export class TaskExecutor {
     private readonly options: ExecutionOptions,
     /** another node holds the worker's id now: an outcome is no longer its to record */
     private readonly identityLost: () => boolean,
-    private readonly recordOutcome: RecordOutcome,
+    /** records an outcome with its follow-ups (one store step); false when the guard refused it */
+    private readonly recordOutcome: RunManager['finish'],
     /** told once an outcome is recorded: a slot is free */
-    private readonly onFinished: () => void,
+    private readonly wakeDispatcher: Dispatcher['wake'],
     private readonly alert: (message: string) => void,
   ) {
     this.runs = new RunCache(store);
@@ -190,7 +190,7 @@ export class TaskExecutor {
         return;
       }
     }
-    this.onFinished();
+    this.wakeDispatcher();
   }
 
   private masked(text: string): string {

@@ -20,9 +20,6 @@ export const COMMENTS_DROPPED = 'its comments are not kept: the workflow is stor
 export const clamp = (n: unknown, min: number, max: number, fallback: number): number =>
   typeof n === 'number' && Number.isFinite(n) ? Math.min(max, Math.max(min, Math.floor(n))) : fallback;
 
-/** The zone of this engine's machine: the default for files that name none. */
-export const localTimezone = (): string => Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
-
 /** Timeout suggestion (SPEC §10): observed runtime × 1.5 + 5 min, rounded up to the minute. */
 export function suggestTimeout(observedMs: number): number {
   return Math.ceil((observedMs * 1.5 + 300_000) / 60_000) * 60_000;
@@ -38,6 +35,8 @@ export class EngineViews {
     private readonly workflowId: (name: string) => Promise<number>,
     /** a worker silent for longer than this is lost */
     private readonly lostAfterMs: number,
+    /** the zone of this engine's machine (the host's): the default for files that name none */
+    private readonly zone: () => string,
   ) {
     this.logSearch = new LogSearch(store);
   }
@@ -116,7 +115,7 @@ export class EngineViews {
     if (typeof input.text !== 'string' && input.spec && isCheckedSpec(input.spec)) return { ok: true, spec: input.spec, problems: [], warnings: [] };
     try {
       const text = typeof input.text === 'string' ? input.text : serializeWorkflow(input.spec as WorkflowSpec);
-      const { spec, warnings } = parseWorkflowFile(text, { file: input.file, defaultTimezone: localTimezone(), fromSpec: typeof input.text !== 'string' });
+      const { spec, warnings } = parseWorkflowFile(text, { file: input.file, defaultTimezone: this.zone(), fromSpec: typeof input.text !== 'string' });
       // A text taken in (the designer's import) is held without its comments from then on: that
       // is when losing them matters, and worth a word (a file applied from disk stays the user's).
       if (typeof input.text === 'string' && hasComments(input.text)) warnings.push(COMMENTS_DROPPED);
@@ -134,7 +133,7 @@ export class EngineViews {
   }
 
   nextFires(schedule: { cron: string; timezone?: string }, count: number): FirePreview {
-    const timezone = schedule?.timezone || localTimezone();
+    const timezone = schedule?.timezone || this.zone();
     const problems: ValidationProblem[] = [];
     const cronError = validateCron(String(schedule?.cron ?? ''));
     if (cronError) problems.push({ path: 'schedule.cron', message: cronError });

@@ -94,11 +94,13 @@ export class WorkerIdentity {
     private readonly holderGone: (holder: WorkerRecord) => boolean,
     private readonly alert: (message: string) => void,
     private readonly onLost: () => void,
+    /** the host's randomness: this process's part of its claim */
+    random: () => number,
     record: WorkerRecord,
     /** the fingerprint of this node's secret (see worker-id-reservation.ts) */
     nodeKey?: string,
   ) {
-    this.token = claimToken(nodeKey, `${record.host}:${record.pid}:${record.startedAt}:${Math.random().toString(36).slice(2, 10)}`);
+    this.token = claimToken(nodeKey, `${record.host}:${record.pid}:${record.startedAt}:${random().toString(36).slice(2, 10)}`);
   }
 
   async claim(record: WorkerRecord): Promise<void> {

@@ -13,7 +13,9 @@ import { formatDuration } from './duration.ts';
 import type { LogWriter } from './log-writer.ts';
 import { repeat } from './repeat.ts';
 import { retrying } from './retry.ts';
-import { type ExecutionOptions, type RecordOutcome, type Running, TaskExecutor } from './task-execution.ts';
+import type { Dispatcher } from './dispatcher.ts';
+import type { RunManager } from './run-manager.ts';
+import { type ExecutionOptions, type Running, TaskExecutor } from './task-execution.ts';
 import { WorkerIdentity } from './worker-identity.ts';
 import type { WorkflowCache } from './workflow-cache.ts';
 
@@ -41,6 +43,8 @@ export interface WorkerOptions extends ExecutionOptions {
   nodeKey?: string;
   /** another node took this worker's id (it was judged lost): its tasks are stopped; the host should exit */
   onIdentityLost?: () => void;
+  /** the host's randomness (set by the engine's wiring) */
+  random: () => number;
 }
 
 export class Worker {
@@ -74,15 +78,15 @@ export class Worker {
      * Records an outcome with its follow-ups (RunManager.finish: one store step); false when the
      * guard refused it
      */
-    recordOutcome: RecordOutcome,
+    recordOutcome: RunManager['finish'],
     /** told once an outcome is recorded: a slot is free */
-    onFinished: () => void,
+    wakeDispatcher: Dispatcher['wake'],
     private readonly alert: (message: string) => void,
   ) {
     this.startedAt = clock.now();
     const gone = (h: WorkerRecord) => options.holderGone?.(h) ?? false;
-    this.registration = new WorkerIdentity(store, coordinator, clock, options.workerHeartbeatMs, gone, alert, () => this.loseIdentity(), this.record(), options.nodeKey);
-    this.executor = new TaskExecutor(store, coordinator, runner, logs, clock, options, () => this.identityLost, recordOutcome, onFinished, alert);
+    this.registration = new WorkerIdentity(store, coordinator, clock, options.workerHeartbeatMs, gone, alert, () => this.loseIdentity(), options.random, this.record(), options.nodeKey);
+    this.executor = new TaskExecutor(store, coordinator, runner, logs, clock, options, () => this.identityLost, recordOutcome, wakeDispatcher, alert);
   }
 
   /** another node holds this id now: nothing more is written or started under it */

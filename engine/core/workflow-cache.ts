@@ -19,11 +19,17 @@ export interface CachedWorkflow {
 const SLICE = 5_000;
 
 /**
+ * Lets the host's event loop run what is due (timers, I/O) before the caller goes on: a
+ * microtask would not. The host gives it (core has no event loop of its own to name).
+ */
+export type NextTurn = () => Promise<void>;
+
+/**
  * The graph's indexes, built a slice at a time with a turn of the event loop between slices, so
  * a 100k-task graph never holds up the engine's timers, exits and heartbeats for long; a small
  * graph is indexed in one go.
  */
-export async function indexWorkflow(graph: WorkflowGraph, now: number): Promise<CachedWorkflow> {
+export async function indexWorkflow(graph: WorkflowGraph, now: number, turn: NextTurn): Promise<CachedWorkflow> {
   const downstream = new Adjacency<number>('downstream');
   const upstream = new Adjacency<number>('upstream');
   const tasks = new Map<number, TaskDefinition>();
@@ -73,16 +79,13 @@ export function inTaskOrder(instances: readonly InstanceRecord[], w: CachedWorkf
   return [...instances].sort((a, b) => at(a) - at(b) || (a.taskName < b.taskName ? -1 : a.taskName > b.taskName ? 1 : 0) || a.attempt - b.attempt || a.id - b.id);
 }
 
-function turn(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
-
 export class WorkflowCache {
   private readonly entries = new Map<number, CachedWorkflow>();
 
   constructor(
     private readonly store: Store,
     private readonly now: () => number,
+    private readonly nextTurn: NextTurn,
     /** other engines may change definitions (team mode); re-read after this long */
     private readonly maxAgeMs = 10_000,
   ) {}
@@ -103,7 +106,7 @@ export class WorkflowCache {
       this.entries.delete(workflowId);
       return undefined;
     }
-    const entry = await indexWorkflow(graph, this.now());
+    const entry = await indexWorkflow(graph, this.now(), this.nextTurn);
     this.entries.set(workflowId, entry);
     return entry;
   }

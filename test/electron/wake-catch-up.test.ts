@@ -16,6 +16,7 @@ import { FakeClock } from '../helpers/fake-clock.ts';
 import { FakePowerMonitor } from '../helpers/fake-electron.ts';
 import { tempDir } from '../helpers/solo-engine.ts';
 import { waitFor } from '../helpers/wait-for.ts';
+import { nodeHostDefaults } from '../../engine/hosts/node/host-defaults.ts';
 
 const HOUR = 3_600_000;
 const cleanups: (() => Promise<void>)[] = [];
@@ -27,7 +28,7 @@ async function sleepingEngine() {
   const dir = tempDir('ax-wake-');
   const clock = new FakeClock(Date.parse('2026-03-01T00:30:00Z'));
   const store = await openSqliteStore(path.join(dir, 'ax.db'));
-  const engine = new Engine({ store, coordinator: new MemoryCoordinator({ now: () => clock.now() }), runner: new NodeProcessRunner(), clock, nodeId: 'desk', config: { tickMs: HOUR } });
+  const engine = new Engine({ ...nodeHostDefaults(), store, coordinator: new MemoryCoordinator({ now: () => clock.now() }), runner: new NodeProcessRunner(), clock, nodeId: 'desk', config: { tickMs: HOUR } });
   cleanups.push(async () => {
     await engine.stop(0);
     await store.close();

@@ -27,6 +27,7 @@ afterEach(async () => {
 
 async function node(name: string, store: Store, clock: FakeClock, hook: WebhookReceiver): Promise<AlertCenter> {
   return new AlertCenter({
+    random: Math.random,
     store,
     coordinator: new MemoryCoordinator(),
     clock,
@@ -121,6 +122,7 @@ describe('the store away', () => {
     });
     const clock = new FakeClock(T0);
     const center = new AlertCenter({
+    random: Math.random,
       store,
       coordinator: new MemoryCoordinator(),
       clock,

@@ -21,6 +21,7 @@ import type { EngineEvent } from '../../engine/api/events.ts';
 import { FakeClock } from '../helpers/fake-clock.ts';
 import { createTestDatabase, mysqlAvailable } from '../helpers/services.ts';
 import { tempDir } from '../helpers/solo-engine.ts';
+import { nextTurn } from '../../engine/hosts/node/host-defaults.ts';
 
 const HOUR = 3_600_000;
 // A fires at 02:00 UTC; B at 03:00 in Shanghai (19:00 UTC the day before).
@@ -68,7 +69,7 @@ async function openStore(backend: 'sqlite' | 'mysql'): Promise<void> {
 
 function managerOn(s: SqlStore, coordinator = new MemoryCoordinator()): RunManager {
   const hooks = { ...NO_ALERTS, taskFailed: (inst: InstanceRecord, state: string, reason: string | undefined) => void alerts.push(`${inst.taskName} ${state}: ${reason}`) };
-  return new RunManager(s, coordinator, new WorkflowCache(s, () => clock.now(), 0), clock, () => void woken++, { max: 3, alert: (m) => alerts.push(m) }, hooks);
+  return new RunManager(s, coordinator, new WorkflowCache(s, () => clock.now(), nextTurn, 0), clock, () => void woken++, { max: 3, alert: (m) => alerts.push(m) }, hooks);
 }
 
 beforeEach(async () => {

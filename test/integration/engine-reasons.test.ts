@@ -10,6 +10,7 @@ import { parseWorkflowFile } from '../../engine/core/workflow-file.ts';
 import { dbFile } from '../../engine/hosts/node/data-dir.ts';
 import { FAST_CONFIG, startTestEngine, tempDir, type TestEngine } from '../helpers/solo-engine.ts';
 import { waitFor } from '../helpers/wait-for.ts';
+import { nodeHostDefaults } from '../../engine/hosts/node/host-defaults.ts';
 
 let t: TestEngine | undefined;
 
@@ -23,7 +24,7 @@ describe('instance reasons', () => {
     const dir = tempDir('ax-reasons-');
     // A scheduler with no worker: the run's task waits, and says why.
     const store = await openSqliteStore(dbFile(dir));
-    const scheduler = new Engine({ store, coordinator: new MemoryCoordinator(), runner: new NodeProcessRunner(), clock: systemClock, config: FAST_CONFIG, nodeId: 'no-worker' });
+    const scheduler = new Engine({ ...nodeHostDefaults(), store, coordinator: new MemoryCoordinator(), runner: new NodeProcessRunner(), clock: systemClock, config: FAST_CONFIG, nodeId: 'no-worker' });
     await scheduler.apply(parseWorkflowFile('workflow: hello\ntasks:\n  say:\n    command: echo hi\n', { defaultTimezone: 'UTC' }).spec, 'test');
     await scheduler.start();
     const run = await scheduler.runWorkflow('hello', { actor: 'test' });

@@ -18,6 +18,7 @@ import type { Coordinator } from '../../engine/ports/coordinator.ts';
 import { deleteRedisPrefix, redisAvailable, REDIS_URL, uniqueName } from '../helpers/services.ts';
 import { FAST_CONFIG, tempDir } from '../helpers/solo-engine.ts';
 import { waitFor } from '../helpers/wait-for.ts';
+import { nodeHostDefaults } from '../../engine/hosts/node/host-defaults.ts';
 
 const available = await redisAvailable();
 
@@ -53,6 +54,7 @@ async function sharedTeam(): Promise<{ store: Awaited<ReturnType<typeof sharedSt
 
 function engine(deps: Pick<EngineDeps, 'store' | 'coordinator' | 'nodeId'> & { works: boolean; schedules?: boolean; slots?: number }): Engine {
   const e = new Engine({
+    ...nodeHostDefaults(),
     store: deps.store,
     coordinator: deps.coordinator,
     nodeId: deps.nodeId,

@@ -15,6 +15,7 @@ import { WorkflowCache } from '../../engine/core/workflow-cache.ts';
 import { parseWorkflowFile } from '../../engine/core/workflow-file.ts';
 import { FakeClock } from '../helpers/fake-clock.ts';
 import { tempDir } from '../helpers/solo-engine.ts';
+import { nextTurn } from '../../engine/hosts/node/host-defaults.ts';
 
 const T0 = Date.UTC(2026, 0, 5, 12);
 
@@ -39,7 +40,7 @@ async function setUp(retries: number, maxFailovers = 3): Promise<{ runs: RunMana
   const file = `workflow: acct\ntasks:\n  t:\n    command: 'true'\n    retries: ${retries}\n    retry_backoff: 10s\n`;
   const { spec } = parseWorkflowFile(file, { file: 'acct.yaml', defaultTimezone: 'UTC' });
   const { workflowId } = await store.applyWorkflow(spec, T0);
-  const cache = new WorkflowCache(store, () => clock.now());
+  const cache = new WorkflowCache(store, () => clock.now(), nextTurn);
   const runs = new RunManager(store, new MemoryCoordinator(), cache, clock, () => undefined, { max: maxFailovers, alert: (m) => alerts.push(m) });
   const run = await runs.startRun({ workflowId, trigger: 'manual', triggeredBy: 'test', logicalTime: T0, applyOverlap: false });
   return { runs, runId: run?.id as number };

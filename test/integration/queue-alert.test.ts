@@ -15,6 +15,7 @@ import { parseWorkflowFile } from '../../engine/core/workflow-file.ts';
 import { FakeClock } from '../helpers/fake-clock.ts';
 import { tempDir } from '../helpers/solo-engine.ts';
 import { waitFor } from '../helpers/wait-for.ts';
+import { nodeHostDefaults } from '../../engine/hosts/node/host-defaults.ts';
 
 const T0 = Date.parse('2026-12-01T03:00:00Z');
 const cleanups: (() => Promise<void>)[] = [];
@@ -29,6 +30,7 @@ describe('queue_long', () => {
     const store = await openSqliteStore(path.join(dir, 'ax.db'));
     const coordinator = new MemoryCoordinator({ now: () => clock.now() });
     const engine = new Engine({
+    ...nodeHostDefaults(),
       store,
       coordinator,
       runner: new NodeProcessRunner(),

@@ -15,6 +15,7 @@ import { Engine, type EngineDeps } from '../../engine/core/engine.ts';
 import { parseWorkflowFile } from '../../engine/core/workflow-file.ts';
 import { FakeClock } from '../helpers/fake-clock.ts';
 import { tempDir } from '../helpers/solo-engine.ts';
+import { nodeHostDefaults } from '../../engine/hosts/node/host-defaults.ts';
 
 const T0 = Date.parse('2026-03-01T00:30:00Z');
 const HOUR = 3_600_000;
@@ -37,6 +38,7 @@ async function setup(
   const engines: Engine[] = [];
   const newEngine = (id: string) => {
     const engine = new Engine({
+    ...nodeHostDefaults(),
       store,
       coordinator: new MemoryCoordinator({ now: () => clock.now() }),
       runner: new NodeProcessRunner(),

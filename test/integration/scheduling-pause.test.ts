@@ -17,6 +17,7 @@ import { Engine } from '../../engine/core/engine.ts';
 import { parseWorkflowFile } from '../../engine/core/workflow-file.ts';
 import { FakeClock } from '../helpers/fake-clock.ts';
 import { tempDir } from '../helpers/solo-engine.ts';
+import { nodeHostDefaults } from '../../engine/hosts/node/host-defaults.ts';
 
 const T0 = Date.parse('2026-03-01T00:30:00Z');
 const HOUR = 3_600_000;
@@ -34,7 +35,7 @@ async function setup(misfire: MisfirePolicy = 'run_once', o: { tickMs?: number }
   const engines: Engine[] = [];
   const newEngine = () => {
     // Scheduler only: instances stay WAITING, which is all these tests look at.
-    const engine = new Engine({ store, coordinator, runner: new NodeProcessRunner(), clock, nodeId: 'solo', config: { tickMs: o.tickMs ?? 5_000 } });
+    const engine = new Engine({ ...nodeHostDefaults(), store, coordinator, runner: new NodeProcessRunner(), clock, nodeId: 'solo', config: { tickMs: o.tickMs ?? 5_000 } });
     engines.push(engine);
     return engine;
   };

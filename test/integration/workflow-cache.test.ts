@@ -11,6 +11,7 @@ import { type CachedWorkflow, WorkflowCache } from '../../engine/core/workflow-c
 import { parseWorkflowFile } from '../../engine/core/workflow-file.ts';
 import { FakeClock } from '../helpers/fake-clock.ts';
 import { tempDir } from '../helpers/solo-engine.ts';
+import { nextTurn } from '../../engine/hosts/node/host-defaults.ts';
 
 // extract → clean → load, extract → report, clean → report; audit stands alone
 const DIAMOND = `workflow: etl
@@ -51,7 +52,7 @@ function named(wf: CachedWorkflow, map: Map<number, number[]>): Record<string, s
 describe('WorkflowCache', () => {
   it('indexes roots, downstream and upstream of each task; the downstream closure follows them', async () => {
     const id = await apply(DIAMOND);
-    const wf = (await new WorkflowCache(store, () => clock.now()).get(id)) as CachedWorkflow;
+    const wf = (await new WorkflowCache(store, () => clock.now(), nextTurn).get(id)) as CachedWorkflow;
     expect(wf.roots.map((t) => t.name).sort()).toEqual(['audit', 'extract']);
     expect(named(wf, wf.downstream)).toEqual({ extract: ['clean', 'report'], clean: ['load', 'report'] });
     expect(named(wf, wf.upstream)).toEqual({ clean: ['extract'], load: ['clean'], report: ['clean', 'extract'] });
@@ -61,7 +62,7 @@ describe('WorkflowCache', () => {
 
   it('serves the same entry while fresh and while its version stands; re-reads a changed or disabled workflow; forgets a removed one', async () => {
     const id = await apply(DIAMOND);
-    const cache = new WorkflowCache(store, () => clock.now(), 10_000);
+    const cache = new WorkflowCache(store, () => clock.now(), nextTurn, 10_000);
     const first = await cache.get(id);
     await clock.advance(5_000);
     expect(await cache.get(id)).toBe(first);

@@ -32,7 +32,7 @@ describe('accepts', () => {
 });
 
 describe('Router: who qualifies', () => {
-  const pick = (workers: WorkerCandidate[]) => new Router().pick('least_busy', task, workers, NOW, STALE)?.id;
+  const pick = (workers: WorkerCandidate[]) => new Router(Math.random).pick('least_busy', task, workers, NOW, STALE)?.id;
 
   it('skips workers that are not online, have a stale heartbeat, are full, or refuse the task', () => {
     expect(pick([worker('a', { status: 'draining' })])).toBeUndefined();
@@ -48,14 +48,14 @@ describe('Router: who qualifies', () => {
 
 describe('Router: strategies', () => {
   it('round_robin cycles through qualifying workers in id order, whatever the input order', () => {
-    const router = new Router();
+    const router = new Router(Math.random);
     const workers = [worker('c'), worker('a'), worker('b')];
     const picks = Array.from({ length: 5 }, () => router.pick('round_robin', task, workers, NOW, STALE)?.id);
     expect(picks).toEqual(['a', 'b', 'c', 'a', 'b']);
   });
 
   it('round_robin continues after the last pick when workers join, leave or fill up', () => {
-    const router = new Router();
+    const router = new Router(Math.random);
     const rr = (workers: WorkerCandidate[]) => router.pick('round_robin', task, workers, NOW, STALE)?.id;
     expect(rr([worker('a'), worker('b'), worker('c')])).toBe('a');
     expect(rr([worker('a'), worker('ab'), worker('b'), worker('c')])).toBe('ab');
@@ -64,7 +64,7 @@ describe('Router: strategies', () => {
   });
 
   it('round_robin keeps a separate rotation per task requirement', () => {
-    const router = new Router();
+    const router = new Router(Math.random);
     const gpu = { labels: ['gpu'], acceptUnlabelled: true };
     const workers = [worker('a', { policy: gpu }), worker('b'), worker('c', { policy: gpu })];
     const gpuTask = { workflowName: 'etl', labels: ['gpu'] };
@@ -80,7 +80,7 @@ describe('Router: strategies', () => {
   });
 
   it('least_busy picks the lowest running/max, ties to the lowest id', () => {
-    const router = new Router();
+    const router = new Router(Math.random);
     const lb = (workers: WorkerCandidate[]) => router.pick('least_busy', task, workers, NOW, STALE)?.id;
     expect(lb([worker('a', { running: 1, maxConcurrency: 2 }), worker('b', { running: 2, maxConcurrency: 8 })])).toBe('b');
     expect(lb([worker('b', { running: 1, maxConcurrency: 4 }), worker('a', { running: 2, maxConcurrency: 8 })])).toBe('a');

@@ -45,6 +45,8 @@ export interface AlertCenterDeps {
   onDelivered?: (channel: string, outcome: AlertOutcome) => void;
   /** the node's secret mask, for what is sent without going through the store (store_unreachable) */
   mask?: (text: string) => string;
+  /** the host's randomness: a test alert's own key */
+  random: () => number;
 }
 
 const DEFAULT_RETRIES = 2;
@@ -126,7 +128,7 @@ export class AlertCenter {
     }
     const at = this.deps.clock.now();
     const rec = await this.deps.store.recordAlert({
-      key: fit(`test|channel:${channel}|${this.deps.node}|${at}|${Math.random().toString(36).slice(2, 10)}`),
+      key: fit(`test|channel:${channel}|${this.deps.node}|${at}|${this.deps.random().toString(36).slice(2, 10)}`),
       groupKey: `test|${at}`,
       groupEndsAt: at,
       kind: 'test',

@@ -25,6 +25,8 @@ export interface EngineAlertsDeps {
   onDelivered?: (channel: string, outcome: AlertOutcome) => void;
   /** the node's secret mask (see AlertCenterDeps.mask) */
   mask?: (text: string) => string;
+  /** the host's randomness */
+  random: () => number;
 }
 
 export function engineAlerts(deps: EngineAlertsDeps): { center: AlertCenter; rules: AlertRules } {
@@ -42,7 +44,19 @@ export function engineAlerts(deps: EngineAlertsDeps): { center: AlertCenter; rul
     onError: deps.onError,
     onDelivered: deps.onDelivered,
     mask: deps.mask,
+    random: deps.random,
   });
   const rules = new AlertRules(center, deps.store, deps.clock, deps.nodeId);
   return { center, rules };
+}
+
+/**
+ * Reads the host's alert settings again (SIGHUP on a service) into the center; what was reloaded,
+ * in words. Throws on a bad file, keeping the old ones.
+ */
+export function reloadAlerts(center: AlertCenter, reload: (() => NonNullable<EngineAlertsDeps['alerts']>) | undefined): string {
+  if (!reload) return 'nothing: this engine has no settings to reload';
+  const { settings, channels } = reload();
+  center.reconfigure(settings, channels);
+  return `alerts: ${channels.length} channel(s)${channels.length ? ` (${channels.map((c) => c.name).join(', ')})` : ''}`;
 }

@@ -21,6 +21,7 @@ import type { SecretSource } from '../../ports/secrets.ts';
 import { SecretsFile } from './secrets-file.ts';
 import { SecretMask } from '../../core/secret-mask.ts';
 import { type AlertOptions, loadAlerts } from './alert-channels.ts';
+import { nodeHostDefaults } from './host-defaults.ts';
 
 export interface SoloOptions {
   config?: Partial<EngineConfig>;
@@ -69,6 +70,8 @@ export async function openSoloEngine(dataDir: string, options: SoloOptions = {})
   const coordinator = new MemoryCoordinator();
   const config = { ...configFromEnv(), ...options.config };
   return new Engine({
+    // The machine's zone, randomness and event loop, which pure core does not reach for itself.
+    ...nodeHostDefaults(),
     store,
     coordinator,
     runner: options.runner ?? taskRunner(config.killGraceMs ?? DEFAULT_CONFIG.killGraceMs, options.onAlert, taskEnv.runAs),

@@ -17,6 +17,7 @@ import { SecretMask, urlPassword } from '../../core/secret-mask.ts';
 import { type AlertOptions, loadAlerts } from './alert-channels.ts';
 import { VERSION } from './version.ts';
 import { invalidEventReporter } from './invalid-events.ts';
+import { nodeHostDefaults } from './host-defaults.ts';
 
 export type TeamRole = 'scheduler' | 'worker' | 'client';
 
@@ -103,6 +104,8 @@ export async function openTeamEngine(options: TeamOptions): Promise<Engine> {
   const slot = works && !options.workerId ? defaultWorkerId(options.dataDir ?? resolveDataDir()) : undefined;
   const workerId = options.workerId ?? slot?.id ?? os.hostname();
   return new Engine({
+    // The machine's zone, randomness and event loop, which pure core does not reach for itself.
+    ...nodeHostDefaults(),
     store,
     coordinator,
     // If this worker dies, its tasks must not run on beside the re-runs fail-over starts

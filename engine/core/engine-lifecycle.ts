@@ -1,0 +1,58 @@
+// An engine's life: start (recovery of what a dead engine left, then the worker, the presence,
+// the scheduler and the alert sweeps), stop (a drain), dispose (the adapters closed). Built by
+// engine-wiring.ts; the Engine delegates to it.
+import type { EngineParts } from './engine-wiring.ts';
+import { recoverOrphans, type RecoveryReport } from './recovery.ts';
+
+type LifeParts = Pick<EngineParts, 'deps' | 'config' | 'store' | 'coordinator' | 'runner' | 'clock' | 'runs' | 'worker' | 'presence' | 'scheduler' | 'logs' | 'alerts' | 'live'>;
+
+export class EngineLifecycle {
+  /** between start() and stop(): the loops run */
+  started = false;
+
+  constructor(private readonly parts: LifeParts) {}
+
+  /** Recovers what a dead engine left, then starts the worker and the scheduler. */
+  async start(): Promise<RecoveryReport> {
+    const { deps, worker } = this.parts;
+    const scope = deps.recovery ?? 'all';
+    // Recovery acts on what this worker id left: only once the id is this process's (two nodes
+    // under one id would otherwise kill each other's tasks here).
+    await worker?.claim();
+    const { store, runner, runs, clock, config } = this.parts;
+    const report =
+      scope === 'all' || worker
+        ? await recoverOrphans(store, runner, runs, clock, config.killGraceMs, scope === 'own' ? worker?.id : undefined)
+        : { failed: 0, requeued: 0, killed: 0 };
+    await worker?.start();
+    if (deps.runScheduler !== false) {
+      await this.parts.presence?.start();
+      await this.parts.scheduler.start();
+    }
+    this.parts.alerts.start();
+    this.started = true;
+    return report;
+  }
+
+  /** Drain: no new fires or dispatches; running tasks get drainTimeoutMs; logs are flushed. */
+  async stop(drainTimeoutMs: number): Promise<void> {
+    if (!this.started) return;
+    await this.parts.scheduler.stop();
+    // Best effort: with Redis away the presence expires by its TTL.
+    await this.parts.presence?.stop().catch(() => undefined);
+    await this.parts.worker?.drain(drainTimeoutMs);
+    await this.parts.logs.flush();
+    await this.parts.alerts.stop();
+    this.started = false;
+  }
+
+  /** Closes the store and the coordinator (after stop()). */
+  async dispose(): Promise<void> {
+    const { live, store, coordinator, runner, deps } = this.parts;
+    live.close();
+    await store.close();
+    await coordinator.close();
+    runner.dispose?.();
+    deps.onDispose?.();
+  }
+}
