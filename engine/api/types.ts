@@ -193,10 +193,13 @@ export interface WorkerRecord {
 export interface AuditEntry {
   id: number;
   at: number;
+  /** who did it: the identity the server authenticated (or the caller's name on its own node) */
   actor: string;
   action: string;
   object: string;
   detail?: string;
+  /** what the client said beside the identity ("webhook from 10.0.0.7"), null for none */
+  note?: string | null;
 }
 
 /**

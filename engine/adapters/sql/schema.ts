@@ -129,6 +129,8 @@ export interface AuditLogTable {
   action: string;
   object: string;
   detail: string | null;
+  /** what the client said beside the actor's identity (migration 0013) */
+  note: string | null;
 }
 
 /** A switch of the whole engine that is on while its row exists (migration 0009): `scheduling_paused`. */
