@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { ALERT_RULES, ALERT_STATES, DEFAULT_WORKFLOW_ALERT_RULES, WORKFLOW_ALERT_RULES } from './alerts.ts';
 import type { ApiMethod } from './engine-api.ts';
-import { DEFAULT_RETRY_DELAY_MS, MAX_DURATION_MS, RUN_STATES, UPSTREAM_DATES } from './types.ts';
+import { DEFAULT_RETRY_DELAY_MS, MAX_DURATION_MS, MAX_LOG_LIMIT, MIN_LOG_LIMIT, RUN_STATES, UPSTREAM_DATES } from './types.ts';
 
 const id = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 const seq = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
@@ -40,6 +40,7 @@ const task = z.looseObject({
     .optional(),
   waitTimeoutMs: duration.optional(),
   owner: z.string().max(200).optional(),
+  logLimitBytes: z.number().int().min(MIN_LOG_LIMIT).max(MAX_LOG_LIMIT).optional(),
 });
 const spec = z.looseObject({
   name: z.string().max(200),

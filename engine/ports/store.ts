@@ -33,6 +33,8 @@ export interface TaskDefinition {
   retryBackoff: RetryBackoff;
   labels: string[];
   owner?: string;
+  /** the task's log_limit: the most output an attempt stores (else the node's) */
+  logLimitBytes?: number;
   /** upstreams in other workflows: its first attempt in a run waits for them */
   crossUpstream?: CrossUpstream[];
   waitTimeoutMs?: number;

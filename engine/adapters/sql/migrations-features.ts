@@ -1,6 +1,6 @@
 // The migrations of the features after the engine's core schema (migrations.ts): engine-wide
 // switches (0009), event keys (0010), alerts (0011), dependencies across workflows (0012), the
-// audit's note (0013).
+// audit's note (0013), a task's log limit (0014).
 import type { Kysely, Migration } from 'kysely';
 import { type SqlDialectName, tableEnd, types } from './migration-sql.ts';
 
@@ -154,6 +154,15 @@ export function auditNote(dialect: SqlDialectName): Migration {
   return {
     async up(db: Kysely<unknown>) {
       await db.schema.alterTable('audit_log').addColumn('note', types(dialect).longText).execute();
+    },
+  };
+}
+
+/** A task's own log_limit: the most output one of its attempts stores (none: the node's). */
+export function taskLogLimit(dialect: SqlDialectName): Migration {
+  return {
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('task_definition').addColumn('log_limit_bytes', types(dialect).big).execute();
     },
   };
 }

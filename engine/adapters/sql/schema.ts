@@ -30,6 +30,8 @@ export interface TaskDefinitionTable {
   retry_backoff_json: string;
   labels_json: string;
   owner: string | null;
+  /** the task's log_limit (migration 0014) */
+  log_limit_bytes: number | null;
   /** position in the file, so export keeps the author's order */
   position: number;
 }

@@ -64,6 +64,7 @@ async function replaceTasks(trx: Transaction<Database>, workflowId: number, spec
     retry_backoff_json: JSON.stringify(t.retryBackoff),
     labels_json: JSON.stringify(t.labels),
     owner: t.owner ?? null,
+    log_limit_bytes: t.logLimitBytes ?? null,
     position,
   }));
   const fresh = rows.filter((r) => !oldIds.has(r.name));
