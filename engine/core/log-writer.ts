@@ -15,7 +15,7 @@ import type { Store } from '../ports/store.ts';
 import { needsPerson, STORE_BACKOFF } from './persist.ts';
 import { backoffDelay } from './retry.ts';
 import { replaceControls } from './line-splitter.ts';
-import { formatSize, MAX_LOG_LIMIT, readableSize } from './size.ts';
+import { formatSize, MAX_LOG_LIMIT, readableSize } from '../api/size.ts';
 
 interface InstanceOutput {
   seq: number;

@@ -7,7 +7,7 @@ import { DEFAULT_RETRY_DELAY_MS, type RetryBackoff, type ScheduleSpec, type Task
 import { validateCron, validateTimezone } from './cron.ts';
 import { readUpstreamList } from './cross-upstream.ts';
 import { formatDuration } from './duration.ts';
-import { parseSize } from './size.ts';
+import { parseSize } from '../api/size.ts';
 import { join, NAME, nameHint, type Reader, typeName, type YMap } from './workflow-reader.ts';
 
 /** What a workflow's fields need that its file cannot tell. */

@@ -8,7 +8,7 @@ import { DEFAULT_RETRY_DELAY_MS, type TaskSpec, type WorkflowSpec } from '../api
 import { writeCrossUpstream } from './cross-upstream.ts';
 import { taskOrder } from './dag.ts';
 import { formatDuration } from './duration.ts';
-import { formatSize } from './size.ts';
+import { formatSize } from '../api/size.ts';
 
 /** The canonical file text of a spec: fixed key order, defaults and empty values left out. */
 export function serializeWorkflow(spec: WorkflowSpec): string {

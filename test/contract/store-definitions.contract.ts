@@ -15,6 +15,7 @@ const fullTask: TaskSpec = {
   labels: ['linux', 'gpu'],
   upstream: [],
   owner: 'data-team',
+  logLimitBytes: 200 * 1024 * 1024,
 };
 
 export function definitionsContract(store: StoreGetter): void {

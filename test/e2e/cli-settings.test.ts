@@ -32,6 +32,7 @@ describe('ax settings', () => {
         'redis-prefix  ax:        default',
         'task-env      inherit    default',
         'run-as        (not set)  -',
+        'log-limit     50MB       default',
         `sqlite        ${sqliteDriver().description}`,
         '',
         `flags win over the environment, the environment over ${file()}; "ax settings set KEY VALUE" writes that file`,

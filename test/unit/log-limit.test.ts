@@ -1,12 +1,16 @@
 // The log limit as people write it: sizes ("50MB", "512KB", bytes) parsed and printed back the
 // same; a task's log_limit in a workflow file, refused with the fix when it is no size, kept
 // through export and apply's API check.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ValidationError, type ValidationProblem } from '../../engine/api/errors.ts';
 import { checkParams } from '../../engine/api/schemas.ts';
-import { formatSize, parseSize, readableSize } from '../../engine/core/size.ts';
+import { formatSize, parseSize, readableSize } from '../../engine/api/size.ts';
 import { parseWorkflowFile } from '../../engine/core/workflow-file.ts';
 import { serializeWorkflow } from '../../engine/core/workflow-serialize.ts';
+import { nodeLogLimit, readSettings, writeSetting } from '../../engine/hosts/node/settings.ts';
 
 const parse = (text: string) => parseWorkflowFile(text, { defaultTimezone: 'UTC' }).spec;
 const file = (limit: string) => `workflow: w\ntasks:\n  a:\n    command: ./a.sh\n    log_limit: ${limit}\n`;
@@ -81,5 +85,24 @@ describe('log_limit in a workflow file', () => {
     expect(checkParams('apply', [spec, 'alice']).ok).toBe(true);
     const bad = checkParams('apply', [{ ...spec, tasks: [{ name: 'a', command: 'x', logLimitBytes: 10 }] }, 'alice']);
     expect(bad).toMatchObject({ ok: false, problems: [{ path: 'apply(param 1.tasks.0.logLimitBytes)' }] });
+  });
+});
+
+describe("the node's log-limit setting", () => {
+  it('is 50MB by default, settings.json (a size, or a number of bytes) else, AX_LOG_LIMIT over both; a bad one is named with its source', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ax-log-limit-'));
+    try {
+      expect(nodeLogLimit(dir, {})).toBe(50 * 1024 * 1024);
+      writeSetting(dir, 'log-limit', '10MB');
+      expect(nodeLogLimit(dir, {})).toBe(10 * 1024 * 1024);
+      expect(nodeLogLimit(dir, { AX_LOG_LIMIT: '1MB' })).toBe(1024 * 1024);
+      expect(() => nodeLogLimit(dir, { AX_LOG_LIMIT: 'big' })).toThrow('log-limit (from AX_LOG_LIMIT): "big" is not a size');
+      expect(() => writeSetting(dir, 'log-limit', '5')).toThrow('log-limit: "5" is below the smallest log limit, 1KB');
+      expect(readSettings(dir)['log-limit']).toBe('10MB');
+      fs.writeFileSync(path.join(dir, 'settings.json'), JSON.stringify({ 'log-limit': 65536 }));
+      expect(nodeLogLimit(dir, {})).toBe(65536);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -8,7 +8,7 @@ import { AxError } from '../../api/errors.ts';
 import { maskUrl } from '../../api/mask-url.ts';
 import { parseAlertSettings } from '../../core/alerts/alert-settings.ts';
 import { DEFAULT_CONFIG } from '../../core/config.ts';
-import { formatSize, parseSize } from '../../core/size.ts';
+import { formatSize, parseSize } from '../../api/size.ts';
 import { readPrivateFile, writePrivateFile } from './private-file.ts';
 
 /** One spelling per key: the flag is --KEY, the environment variable AX_KEY (upper case, _). */

@@ -3,7 +3,7 @@
 // the parser's message under it; the spec keeps its last valid value meanwhile.
 import { Input } from 'antd';
 import { useEffect, useRef, useState } from 'react';
-import { formatSize, parseSize } from '../../../../engine/core/size.ts';
+import { formatSize, parseSize } from '../../../../engine/api/size.ts';
 import { useReportDraftError } from './draft-errors.ts';
 import { mono } from './mono.ts';
 

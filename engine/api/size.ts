@@ -1,6 +1,6 @@
 // Sizes as people write them for the log limit: "50MB", "512KB", "1.5GB", or a whole number of
 // bytes. Units are binary (1 KB = 1024 bytes), as the limit's notices print them.
-import { MAX_LOG_LIMIT, MIN_LOG_LIMIT } from '../api/types.ts';
+import { MAX_LOG_LIMIT, MIN_LOG_LIMIT } from './types.ts';
 
 export { MAX_LOG_LIMIT, MIN_LOG_LIMIT };
 
