@@ -1,5 +1,6 @@
 // The engine's API: the one surface the CLI, the UI and the desktop shell use, whether the
 // engine is in this process (solo, tests) or behind a transport (WebSocket, MessagePort).
+import type { Actor } from './actor.ts';
 import type { AlertChannelInfo, AlertFilter, AlertRecord } from './alerts.ts';
 import type { ValidationProblem } from './errors.ts';
 import type { EngineEvent, Topic } from './events.ts';
@@ -229,7 +230,7 @@ export interface EngineInfo {
 }
 
 export interface EngineApi {
-  apply(spec: WorkflowSpec, actor: string): Promise<ApplyOutcome>;
+  apply(spec: WorkflowSpec, actor: Actor): Promise<ApplyOutcome>;
   /** checks a spec or the text of a workflow file (YAML or JSON) without storing anything */
   validate(input: { spec?: WorkflowSpec; text?: string; file?: string }): Promise<ValidationReport>;
   /** the workflow file text (YAML) of a spec: what `ax export` writes */
@@ -238,27 +239,27 @@ export interface EngineApi {
   listWorkflows(): Promise<WorkflowListing[]>;
   /** the next `count` fire times of a cron in a zone (validation error if the cron is wrong) */
   nextFires(schedule: { cron: string; timezone?: string }, count: number): Promise<FirePreview>;
-  setEnabled(name: string, enabled: boolean, actor: string): Promise<void>;
-  removeWorkflow(name: string, actor: string): Promise<void>;
+  setEnabled(name: string, enabled: boolean, actor: Actor): Promise<void>;
+  removeWorkflow(name: string, actor: Actor): Promise<void>;
   /** a manual run of the whole workflow, or of one task, with an optional event payload */
-  runWorkflow(name: string, options: { task?: string; actor: string; payload?: string }): Promise<RunRecord>;
+  runWorkflow(name: string, options: { task?: string; actor: Actor; payload?: string }): Promise<RunRecord>;
   /** re-run a failed task of a run and its downstream */
-  rerunTask(runId: number, task: string, actor: string): Promise<RunDetail>;
+  rerunTask(runId: number, task: string, actor: Actor): Promise<RunDetail>;
   /** cancel a run (or one task of it): waiting instances are cancelled, running ones stopped */
-  cancelRun(runId: number, options: { task?: string; actor: string }): Promise<RunDetail>;
+  cancelRun(runId: number, options: { task?: string; actor: Actor }): Promise<RunDetail>;
   /**
    * starts the workflows listening for an event; refused (`conflict`) while scheduling is paused.
    * With an idempotency `key`, a repeat within 24 h returns the runs the first one started and
    * starts nothing.
    */
-  trigger(event: string, payload: string | undefined, actor: string, key?: string): Promise<RunRecord[]>;
+  trigger(event: string, payload: string | undefined, actor: Actor, key?: string): Promise<RunRecord[]>;
   /**
    * Pauses or resumes all scheduling, for every node sharing the store: while paused no cron fire
    * and no event starts a run (manual runs do; running tasks go on). The fires held back are
    * missed fires: on resume each workflow's misfire policy deals with them, as after downtime.
    * Audited; followers of `workflows` get a `scheduling` event.
    */
-  setSchedulingPaused(paused: boolean, actor: string): Promise<SchedulingChange>;
+  setSchedulingPaused(paused: boolean, actor: Actor): Promise<SchedulingChange>;
   /**
    * Looks at every schedule now instead of at the next tick, applying each misfire policy to the
    * fires missed meanwhile: what the desktop app calls when the machine wakes from sleep.
@@ -286,7 +287,7 @@ export interface EngineApi {
   listWorkers(options?: { schedulers?: boolean }): Promise<WorkerRecord[]>;
   /** ask a worker to take nothing new, finish what runs and deregister */
   /** asks a live worker to drain; answers how many tasks it runs now (they finish first) */
-  drainWorker(workerId: string, actor: string): Promise<DrainAnswer>;
+  drainWorker(workerId: string, actor: Actor): Promise<DrainAnswer>;
   listAudit(limit: number): Promise<AuditEntry[]>;
   /** recorded alerts, newest first, each with its deliveries: `ax alerts`, the UI's alerts page */
   listAlerts(filter: AlertFilter): Promise<AlertRecord[]>;
@@ -296,7 +297,7 @@ export interface EngineApi {
    * Sends a test alert through one channel and records it (`ax alerts test CHANNEL`); resolves
    * once it was delivered or failed after its retries (the record says which and why).
    */
-  testAlertChannel(channel: string, actor: string): Promise<AlertRecord>;
+  testAlertChannel(channel: string, actor: Actor): Promise<AlertRecord>;
   engineInfo(): Promise<EngineInfo>;
   /** the graph across workflows around a workflow or a `WORKFLOW.TASK`: `up`/`down` hops each way (default 10) */
   lineage(target: string, options?: { up?: number; down?: number }): Promise<LineageGraph>;

@@ -5,12 +5,15 @@
 import { z } from 'zod';
 import { ALERT_RULES, ALERT_STATES, DEFAULT_WORKFLOW_ALERT_RULES, WORKFLOW_ALERT_RULES } from './alerts.ts';
 import type { ApiMethod } from './engine-api.ts';
-import { DEFAULT_RETRY_DELAY_MS, MAX_DURATION_MS, RUN_STATES, UPSTREAM_DATES } from './types.ts';
+import { DEFAULT_RETRY_DELAY_MS, MAX_DURATION_MS, MAX_LOG_LIMIT, MIN_LOG_LIMIT, RUN_STATES, UPSTREAM_DATES } from './types.ts';
 
 const id = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 const seq = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 const name = z.string().min(1).max(200);
-const actor = z.string().min(1).max(200);
+// A name, or a name with a note beside it (what an authenticated connection makes of a client's text).
+const actor = z.union([name, z.strictObject({ name, note: z.string().max(200).optional() })], {
+  error: 'the actor is a name of 1 to 200 characters, or {"name": …, "note": …} with a note of at most 200',
+});
 const limit = z.number().int().min(1).max(1_000_000);
 // its size limit is the engine's (maxEventPayloadBytes), checked there with the limit in the message
 const payload = z.string();
@@ -37,6 +40,7 @@ const task = z.looseObject({
     .optional(),
   waitTimeoutMs: duration.optional(),
   owner: z.string().max(200).optional(),
+  logLimitBytes: z.number().int().min(MIN_LOG_LIMIT).max(MAX_LOG_LIMIT).optional(),
 });
 const spec = z.looseObject({
   name: z.string().max(200),

@@ -27,6 +27,9 @@ export type LogStream = 'stdout' | 'stderr' | 'system';
 
 /** The longest duration a workflow may give (timeouts, retry delays): 365 days. */
 export const MAX_DURATION_MS = 365 * 86_400_000;
+/** A log limit's range, in bytes: below 1 KB a log could not hold its own notice's worth. */
+export const MIN_LOG_LIMIT = 1024;
+export const MAX_LOG_LIMIT = 2 ** 50;
 /** A retry's delay when a workflow gives none. */
 export const DEFAULT_RETRY_DELAY_MS = 10_000;
 
@@ -63,6 +66,8 @@ export interface TaskSpec {
   /** how long an instance waits for its crossUpstream before it fails (default 24 h) */
   waitTimeoutMs?: number;
   owner?: string;
+  /** the most output one attempt stores (the file's log_limit); default the node's log-limit setting */
+  logLimitBytes?: number;
 }
 
 /**
@@ -193,10 +198,13 @@ export interface WorkerRecord {
 export interface AuditEntry {
   id: number;
   at: number;
+  /** who did it: the identity the server authenticated (or the caller's name on its own node) */
   actor: string;
   action: string;
   object: string;
   detail?: string;
+  /** what the client said beside the identity ("webhook from 10.0.0.7"), null for none */
+  note?: string | null;
 }
 
 /**

@@ -5,6 +5,7 @@
 // or frees a slot calls directly (RunManager for new WAITING instances, the worker for each
 // outcome, backstops, retry timers); the worker, which records each outcome with its follow-ups
 // through RunManager.finish; the scheduler's parts; last the read side (views, events, live).
+import { type Actor, actorName, actorNote } from '../api/actor.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { Coordinator } from '../ports/coordinator.ts';
 import { type EngineMetrics, noMetrics } from '../ports/metrics.ts';
@@ -39,7 +40,7 @@ import { WorkflowCache } from './workflow-cache.ts';
 import { workflowIdOf } from './workflow-id.ts';
 
 /** Records who did what (the audit log), now. */
-export type Audit = (actor: string, action: string, object: string, detail?: string) => Promise<void>;
+export type Audit = (actor: Actor, action: string, object: string, detail?: string) => Promise<void>;
 
 export interface EngineParts {
   /** the deps as the parts use them: the store masked, the worker's secrets watched by the mask */
@@ -101,7 +102,7 @@ export function wireEngine(hostDeps: EngineDeps): EngineParts {
     void store.audit({ at, actor: deps.nodeId, action: 'alert', object, detail: message }).catch(() => undefined);
     deps.onAlert?.(message);
   };
-  const audit: Audit = (actor, action, object, detail) => store.audit({ at: clock.now(), actor, action, object, detail });
+  const audit: Audit = (actor, action, object, detail) => store.audit({ at: clock.now(), actor: actorName(actor), note: actorNote(actor), action, object, detail });
   const workflowId = (name: string) => workflowIdOf(store, name);
 
   const workflows = new WorkflowCache(store, () => clock.now(), deps.nextTurn);

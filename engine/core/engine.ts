@@ -3,6 +3,7 @@
 // delegates to them. `start()` runs the loops; without it the engine still answers the API (the
 // CLI's direct mode on a data dir no engine is running on).
 import type { ApplyOutcome, CatchUpReport, DrainAnswer, EngineApi, RunDetail, SchedulingChange } from '../api/engine-api.ts';
+import { type Actor, actorName } from '../api/actor.ts';
 import type { AlertRecord } from '../api/alerts.ts';
 import { AxError } from '../api/errors.ts';
 import type { RunRecord, WorkflowSpec } from '../api/types.ts';
@@ -58,7 +59,7 @@ export class Engine extends EngineReads implements EngineApi {
     void this.coordinator.publish({ type: 'workflow', change, workflow, at: this.clock.now() }).catch(() => undefined);
   }
 
-  async apply(input: WorkflowSpec, actor: string): Promise<ApplyOutcome> {
+  async apply(input: WorkflowSpec, actor: Actor): Promise<ApplyOutcome> {
     // Whatever the client (CLI, UI, API), a spec passes the same checks as a file (one the
     // checks produced in this process has passed them).
     const spec = isCheckedSpec(input) ? input : parseWorkflowFile(serializeWorkflow(input), { file: `workflow ${input.name}`, defaultTimezone: 'UTC', fromSpec: true }).spec;
@@ -73,14 +74,14 @@ export class Engine extends EngineReads implements EngineApi {
     return { workflow: spec.name, version: res.version, changed: res.changed, ...(warnings.length > 0 && { warnings }) };
   }
 
-  async setEnabled(name: string, enabled: boolean, actor: string): Promise<void> {
+  async setEnabled(name: string, enabled: boolean, actor: Actor): Promise<void> {
     if (!(await this.store.setWorkflowEnabled(name, enabled, this.clock.now()))) await this.workflowId(name);
     this.workflows.invalidate();
     await this.audit(actor, enabled ? 'workflow.enable' : 'workflow.disable', `workflow:${name}`);
     this.publishWorkflow(enabled ? 'enabled' : 'disabled', name);
   }
 
-  async removeWorkflow(name: string, actor: string): Promise<void> {
+  async removeWorkflow(name: string, actor: Actor): Promise<void> {
     const id = await this.workflowId(name);
     const active = await this.store.listRuns({ workflowName: name, states: ['RUNNING'], limit: 1 });
     if (active[0]) throw new AxError('conflict', `workflow "${name}" has run #${active[0].id} in progress: wait for it (or disable the workflow) before removing it`);
@@ -90,13 +91,13 @@ export class Engine extends EngineReads implements EngineApi {
     this.publishWorkflow('removed', name);
   }
 
-  async runWorkflow(name: string, options: { task?: string; actor: string; payload?: string }): Promise<RunRecord> {
+  async runWorkflow(name: string, options: { task?: string; actor: Actor; payload?: string }): Promise<RunRecord> {
     checkPayload(options.payload, this.config.maxEventPayloadBytes);
     const workflowId = await this.workflowId(name);
     const run = await this.runs.startRun({
       workflowId,
       trigger: 'manual',
-      triggeredBy: options.actor,
+      triggeredBy: actorName(options.actor),
       logicalTime: this.clock.now(),
       onlyTask: options.task,
       eventPayload: options.payload,
@@ -108,30 +109,30 @@ export class Engine extends EngineReads implements EngineApi {
     return run;
   }
 
-  async rerunTask(runId: number, task: string, actor: string): Promise<RunDetail> {
+  async rerunTask(runId: number, task: string, actor: Actor): Promise<RunDetail> {
     const instances = await this.runs.rerun(runId, task);
     await this.audit(actor, 'run.rerun', `run:${runId}`, `task ${task} and its downstream`);
     return { run: (await this.store.getRun(runId)) as RunRecord, instances };
   }
 
-  async cancelRun(runId: number, options: { task?: string; actor: string }): Promise<RunDetail> {
+  async cancelRun(runId: number, options: { task?: string; actor: Actor }): Promise<RunDetail> {
     const what = options.task === undefined ? `run #${runId}` : `task "${options.task}" of run #${runId}`;
-    const instances = await this.runs.cancel(runId, options.task, `cancelled by ${options.actor}`);
+    const instances = await this.runs.cancel(runId, options.task, `cancelled by ${actorName(options.actor)}`);
     // This node's own worker stops its processes at once; other workers at their next heartbeat.
     for (const i of instances) if (i.state === 'CANCELLED' && this.worker && i.workerId === this.worker.id) this.worker.stopCancelled(i.id);
     await this.audit(options.actor, 'run.cancel', `run:${runId}`, what);
     return { run: (await this.store.getRun(runId)) as RunRecord, instances };
   }
 
-  trigger(event: string, payload: string | undefined, actor: string, key?: string): Promise<RunRecord[]> {
+  trigger(event: string, payload: string | undefined, actor: Actor, key?: string): Promise<RunRecord[]> {
     return this.events.trigger(event, payload, actor, key);
   }
 
-  async setSchedulingPaused(paused: boolean, actor: string): Promise<SchedulingChange> {
+  async setSchedulingPaused(paused: boolean, actor: Actor): Promise<SchedulingChange> {
     const at = this.clock.now();
     const changed = await this.store.setSchedulingPause(paused, at, actor);
     const pause = await this.store.getSchedulingPause();
-    if (changed) void this.coordinator.publish({ type: 'scheduling', paused, ...(pause && { since: pause.since }), by: actor, at }).catch(() => undefined);
+    if (changed) void this.coordinator.publish({ type: 'scheduling', paused, ...(pause && { since: pause.since }), by: actorName(actor), at }).catch(() => undefined);
     // Resumed: the fires held back are dealt with now (on the leader; elsewhere at its next tick).
     if (changed && !paused && this.started) void this.scheduler.tick();
     return { changed, ...(pause && { paused: pause }) };
@@ -143,7 +144,7 @@ export class Engine extends EngineReads implements EngineApi {
     return { scanned: false, paused: (await this.store.getSchedulingPause()) !== undefined, fired: 0, dropped: 0 };
   }
 
-  async drainWorker(workerId: string, actor: string): Promise<DrainAnswer> {
+  async drainWorker(workerId: string, actor: Actor): Promise<DrainAnswer> {
     const live = await this.coordinator.listWorkers();
     if (!live.some((w) => w.id === workerId)) {
       throw new AxError('not_found', `no live worker "${workerId}": live workers are ${live.map((w) => w.id).join(', ') || 'none'}`);
@@ -153,8 +154,8 @@ export class Engine extends EngineReads implements EngineApi {
     return { workerId, running: (await this.store.runningCountByWorker()).get(workerId) ?? 0 };
   }
 
-  testAlertChannel(channel: string, actor: string): Promise<AlertRecord> {
-    return this.alerts.test(channel, actor);
+  testAlertChannel(channel: string, actor: Actor): Promise<AlertRecord> {
+    return this.alerts.test(channel, actorName(actor));
   }
 
   /** Reads the host's alert settings again (SIGHUP on a service); what was reloaded, in words. Throws on a bad file, keeping the old ones. */

@@ -3,6 +3,7 @@
 // senders that retry (CI systems, payment-style webhooks) send the same key again; within 24 h
 // the repeat gets the first request's runs and starts nothing. The store's key row decides
 // between nodes; this is the waiting and the cleanup.
+import { type Actor, actorName } from '../api/actor.ts';
 import { AxError } from '../api/errors.ts';
 import type { RunRecord } from '../api/types.ts';
 import type { Clock } from '../ports/clock.ts';
@@ -65,10 +66,10 @@ export class EventTriggers {
     private readonly clock: Clock,
     private readonly runs: RunManager,
     private readonly maxPayloadBytes: number,
-    private readonly audit: (actor: string, action: string, object: string, detail?: string) => Promise<void>,
+    private readonly audit: (actor: Actor, action: string, object: string, detail?: string) => Promise<void>,
   ) {}
 
-  async trigger(event: string, payload: string | undefined, actor: string, key?: string): Promise<RunRecord[]> {
+  async trigger(event: string, payload: string | undefined, actor: Actor, key?: string): Promise<RunRecord[]> {
     checkPayload(payload, this.maxPayloadBytes);
     if (key === undefined) return this.start(event, payload, actor);
     const keyed = await triggerOnce(this.store, this.clock, event, key, () => this.start(event, payload, actor, key));
@@ -78,7 +79,7 @@ export class EventTriggers {
     return keyed.runs;
   }
 
-  private async start(event: string, payload: string | undefined, actor: string, key?: string): Promise<RunRecord[]> {
+  private async start(event: string, payload: string | undefined, actor: Actor, key?: string): Promise<RunRecord[]> {
     const ids = await this.store.workflowsForEvent(event);
     if (ids.length === 0) throw new AxError('not_found', `no enabled workflow has on_event: ${event}`);
     // Refused rather than recorded: the sender learns that nothing started (a webhook gets 409)
@@ -92,7 +93,7 @@ export class EventTriggers {
     }
     const runs: RunRecord[] = [];
     for (const workflowId of ids) {
-      const run = await this.runs.startRun({ workflowId, trigger: 'event', triggeredBy: actor, logicalTime: this.clock.now(), eventPayload: payload, applyOverlap: true });
+      const run = await this.runs.startRun({ workflowId, trigger: 'event', triggeredBy: actorName(actor), logicalTime: this.clock.now(), eventPayload: payload, applyOverlap: true });
       if (run) runs.push(run);
     }
     await this.audit(actor, 'run.event', `event:${event}`, key === undefined ? named(runs) : `${named(runs)}; Idempotency-Key ${key}`);

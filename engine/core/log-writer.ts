@@ -15,6 +15,7 @@ import type { Store } from '../ports/store.ts';
 import { needsPerson, STORE_BACKOFF } from './persist.ts';
 import { backoffDelay } from './retry.ts';
 import { replaceControls } from './line-splitter.ts';
+import { formatSize, MAX_LOG_LIMIT, readableSize } from '../api/size.ts';
 
 interface InstanceOutput {
   seq: number;
@@ -22,7 +23,11 @@ interface InstanceOutput {
   stored: number;
   bytes: number;
   truncated: boolean;
-  /** output past maxOutputBytes, not stored: said in one notice when the instance closes */
+  /** this attempt's cap: the task's log_limit, else the node's maxOutputBytes */
+  limit: number;
+  /** the cap is the task's own */
+  taskLimit: boolean;
+  /** output past the cap, not stored: counted in a line when the instance closes */
   overBytes: number;
   overLines: number;
   /** lines dropped for want of buffer space and not yet reported by a marker */
@@ -47,18 +52,22 @@ export interface LogWriterOptions {
   mask?: (text: string) => string;
 }
 
-const size = (bytes: number): string =>
-  bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1).replace(/\.0$/, '')} MB` : bytes >= 1024 ? `${(bytes / 1024).toFixed(1).replace(/\.0$/, '')} KB` : `${bytes} bytes`;
-
 /**
- * The one line an instance's log ends with when its output went past the cap: how much was not
- * stored, and how to raise the cap. Written at close, when the amount is known; the task ran on.
+ * The line written the moment an attempt's output reaches its cap (so an engine killed later still
+ * leaves it in the store): nothing more is stored, the task runs on, and how to raise the cap.
  */
-export function overLimitNotice(limit: number, bytes: number, lines: number): string {
-  return (
-    `[output truncated: past the log limit of ${size(limit)}, ${size(bytes)} more (${lines} line${lines === 1 ? '' : 's'}) were not stored; the process kept running. ` +
-    `Raise the limit with AX_ENGINE_CONFIG='{"maxOutputBytes": ${limit * 4}}' on the node running the task]`
-  );
+export function overLimitNotice(limit: number, taskLimit: boolean): string {
+  const more = formatSize(Math.min(limit * 4, MAX_LOG_LIMIT));
+  // The task's own log_limit wins over the node's: then only the task's raises it.
+  const raise = taskLimit
+    ? `raise the task's log_limit in its workflow file, e.g. log_limit: ${more}`
+    : `raise it with log_limit: ${more} on the task in its workflow file, or for the node running it with "ax settings set log-limit ${more}" and a restart`;
+  return `[output over the ${readableSize(limit)} log limit is not stored: the task runs on; ${raise}]`;
+}
+
+/** The line an attempt's log ends with when its output went past the cap: how much was not stored. */
+export function overLimitCount(limit: number, bytes: number, lines: number): string {
+  return `[output past the ${readableSize(limit)} limit: ${readableSize(bytes)} (${lines} line${lines === 1 ? '' : 's'}) not stored]`;
 }
 
 /** What a line costs in memory: its text and the object around it. */
@@ -94,23 +103,26 @@ export class LogWriter {
     return this.options.maxBufferBytes ?? 32 * 1024 * 1024;
   }
 
-  /** Starts numbering an instance's lines (after any lines it already has). */
-  open(instanceId: number, lastSeq = 0): void {
-    this.outputs.set(instanceId, { seq: lastSeq, stored: lastSeq, bytes: 0, truncated: false, overBytes: 0, overLines: 0, dropped: 0 });
+  /** Starts numbering an instance's lines (after any lines it already has); `limit`: the task's own cap on them. */
+  open(instanceId: number, lastSeq = 0, limit?: number): void {
+    this.outputs.set(instanceId, { seq: lastSeq, stored: lastSeq, bytes: 0, truncated: false, limit: limit ?? this.options.maxOutputBytes, taskLimit: limit !== undefined, overBytes: 0, overLines: 0, dropped: 0 });
   }
 
   private output(instanceId: number): InstanceOutput {
     let out = this.outputs.get(instanceId);
-    if (!out) this.outputs.set(instanceId, (out = { seq: 0, stored: 0, bytes: 0, truncated: false, overBytes: 0, overLines: 0, dropped: 0 }));
+    if (!out) this.outputs.set(instanceId, (out = { seq: 0, stored: 0, bytes: 0, truncated: false, limit: this.options.maxOutputBytes, taskLimit: false, overBytes: 0, overLines: 0, dropped: 0 }));
     return out;
   }
 
   append(instanceId: number, stream: LogStream, line: string, bytes: number): void {
     const out = this.outputs.get(instanceId);
     if (!out) return;
-    // Past the cap, output is counted, not kept: the notice at close says how much (see overLimitNotice).
-    if (out.truncated || out.bytes + bytes > this.options.maxOutputBytes) {
-      out.truncated = true;
+    // Past the cap, output is counted, not kept: one notice at once, the count at close.
+    if (out.truncated || out.bytes + bytes > out.limit) {
+      if (!out.truncated) {
+        out.truncated = true;
+        this.push(out, instanceId, 'system', overLimitNotice(out.limit, out.taskLimit));
+      }
       out.overBytes += bytes;
       out.overLines += 1;
       return;
@@ -263,7 +275,7 @@ export class LogWriter {
   async close(instanceId: number): Promise<number> {
     const out = this.output(instanceId);
     if (out.truncated) {
-      this.push(out, instanceId, 'system', overLimitNotice(this.options.maxOutputBytes, out.overBytes, out.overLines));
+      this.push(out, instanceId, 'system', overLimitCount(out.limit, out.overBytes, out.overLines));
       out.truncated = false;
     }
     const giveUpAt = this.clock.now() + (this.options.giveUpMs ?? 600_000);

@@ -15,7 +15,7 @@ function maskReason<T extends { reason?: string | null }>(patch: T, mask: Mask):
 export function maskedStore(store: Store, mask: Mask): Store {
   const m = (text: string | undefined) => (text === undefined ? text : mask(text));
   const writes: Partial<Store> = {
-    audit: (entry) => store.audit({ ...entry, object: mask(entry.object), ...(entry.detail !== undefined && { detail: mask(entry.detail) }) }),
+    audit: (entry) => store.audit({ ...entry, object: mask(entry.object), ...(entry.detail !== undefined && { detail: mask(entry.detail) }), ...(typeof entry.note === 'string' && { note: mask(entry.note) }) }),
     recordAlert: (alert) => store.recordAlert({ ...alert, title: mask(alert.title), message: mask(alert.message) }),
     recordAlertDelivery: (id, delivery) => store.recordAlertDelivery(id, delivery.error === undefined ? delivery : { ...delivery, error: m(delivery.error) }),
     transitionInstance: (id, guard, to, patch) => store.transitionInstance(id, guard, to, maskReason(patch, mask)),

@@ -89,7 +89,7 @@ export class TaskExecutor {
     // RUNNING now: a read that failed here (the database away) would leave it RUNNING with no
     // process, to be failed over later; so it waits for the database like the writes do.
     const run = await this.persist(`read the run of instance ${inst.id}`, () => this.runs.get(inst.runId));
-    this.logs.open(inst.id);
+    this.logs.open(inst.id, 0, task.logLimitBytes);
     const { env, envFiles, secretValues, missing } = taskLaunch(this.options.baseEnv, task, workflowName, inst, run, startedAt, this.options.secrets);
     const fence = { from: ['RUNNING' as InstanceState], attempt: inst.attempt, workerId: this.options.id };
     if (missing) {

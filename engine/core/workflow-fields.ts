@@ -7,6 +7,7 @@ import { DEFAULT_RETRY_DELAY_MS, type RetryBackoff, type ScheduleSpec, type Task
 import { validateCron, validateTimezone } from './cron.ts';
 import { readUpstreamList } from './cross-upstream.ts';
 import { formatDuration } from './duration.ts';
+import { parseSize } from '../api/size.ts';
 import { join, NAME, nameHint, type Reader, typeName, type YMap } from './workflow-reader.ts';
 
 /** What a workflow's fields need that its file cannot tell. */
@@ -27,7 +28,7 @@ const EXPONENTIAL_MAX_MS = 3_600_000;
 const TOP_KEYS = ['workflow', 'description', 'owner', 'schedule', 'on_event', 'routing', 'alerts', 'tasks'];
 const ALERT_KEYS = ['channels', 'rules', 'expected_duration'];
 const SCHEDULE_KEYS = ['cron', 'timezone', 'misfire', 'overlap'];
-const TASK_KEYS = ['command', 'cwd', 'env', 'timeout', 'retries', 'retry_backoff', 'labels', 'upstream', 'wait_timeout', 'owner'];
+const TASK_KEYS = ['command', 'cwd', 'env', 'timeout', 'retries', 'retry_backoff', 'labels', 'upstream', 'wait_timeout', 'owner', 'log_limit'];
 const BACKOFF_KEYS = ['strategy', 'delay', 'max'];
 const MISFIRE = ['run_once', 'skip', 'all'] as const;
 const OVERLAP = ['skip', 'queue', 'parallel'] as const;
@@ -161,6 +162,11 @@ function readTask(r: Reader, name: string, v: unknown, resolveCwd: FieldOptions[
     const ms = r.duration(m.get('timeout'), `${path}.timeout`);
     if (ms === 0) r.add(`${path}.timeout`, 'must be longer than 0: leave timeout out for no limit');
     else if (ms !== undefined) task.timeoutMs = ms;
+  }
+  if (m.has('log_limit')) {
+    const size = parseSize(m.get('log_limit'));
+    if ('error' in size) r.add(`${path}.log_limit`, `${size.error}; leave log_limit out for the node's (50MB unless "ax settings set log-limit")`);
+    else task.logLimitBytes = size.bytes;
   }
   const retries = m.get('retries');
   if (retries !== undefined) {

@@ -8,6 +8,7 @@ import { DEFAULT_RETRY_DELAY_MS, type TaskSpec, type WorkflowSpec } from '../api
 import { writeCrossUpstream } from './cross-upstream.ts';
 import { taskOrder } from './dag.ts';
 import { formatDuration } from './duration.ts';
+import { formatSize } from '../api/size.ts';
 
 /** The canonical file text of a spec: fixed key order, defaults and empty values left out. */
 export function serializeWorkflow(spec: WorkflowSpec): string {
@@ -74,5 +75,9 @@ function taskMap(t: TaskSpec): Map<string, unknown> {
   if (upstream.length > 0) m.set('upstream', upstream);
   if (t.waitTimeoutMs !== undefined) m.set('wait_timeout', formatDuration(t.waitTimeoutMs));
   if (t.owner !== undefined && t.owner !== '') m.set('owner', t.owner);
+  if (t.logLimitBytes !== undefined) {
+    const size = formatSize(t.logLimitBytes);
+    m.set('log_limit', /^\d+$/.test(size) ? t.logLimitBytes : size);
+  }
   return m;
 }

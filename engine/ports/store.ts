@@ -1,3 +1,4 @@
+import type { Actor } from '../api/actor.ts';
 import type {
   AuditEntry,
   CrossUpstream,
@@ -32,6 +33,8 @@ export interface TaskDefinition {
   retryBackoff: RetryBackoff;
   labels: string[];
   owner?: string;
+  /** the task's log_limit: the most output an attempt stores (else the node's) */
+  logLimitBytes?: number;
   /** upstreams in other workflows: its first attempt in a run waits for them */
   crossUpstream?: CrossUpstream[];
   waitTimeoutMs?: number;
@@ -110,7 +113,7 @@ export interface Store {
    * Creates or updates a workflow; when it changed and an actor is given, its audit entry
    * (workflow.apply, "version N") is written in the same transaction: both or neither.
    */
-  applyWorkflow(spec: WorkflowSpec, now: number, actor?: string): Promise<ApplyResult>;
+  applyWorkflow(spec: WorkflowSpec, now: number, actor?: Actor): Promise<ApplyResult>;
   getWorkflowSpec(name: string): Promise<WorkflowSpec | undefined>;
   getWorkflowGraph(workflowId: number): Promise<WorkflowGraph | undefined>;
   /** the definition's version and enabled flag: a cheap "has it changed?" */
@@ -271,7 +274,7 @@ export interface Store {
    * keeps the first pause's time and actor; either way round, no change writes nothing and
    * returns false.
    */
-  setSchedulingPause(paused: boolean, at: number, actor: string): Promise<boolean>;
+  setSchedulingPause(paused: boolean, at: number, actor: Actor): Promise<boolean>;
 
   /**
    * Claims an event trigger's Idempotency-Key (SPEC §12): the first caller gets `claimed`; a

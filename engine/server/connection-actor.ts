@@ -1,8 +1,9 @@
-// Audit from the connection, not the client (issue 20, item 9): the actor a request names is free
-// text, so a client could sign its changes as anyone ("webhook from 10.0.0.7"). A transport that
-// authenticated its client (the API token, a signed-in UI session) knows who it is; every actor
-// parameter is replaced by that identity, and what the client wrote is kept beside it as a note
-// ("alice@host (API token) — note: webhook from 10.0.0.7"), never in its place.
+// Audit from the connection, not the client: the actor a request names is free text, so a client
+// could sign its changes as anyone ("webhook from 10.0.0.7"). A transport that authenticated its
+// client (the API token, a signed-in UI session) knows who it is; every actor parameter is
+// replaced by that identity, and what the client wrote is kept apart as the entry's note (its own
+// audit column), never in the identity's place.
+import type { Actor } from '../api/actor.ts';
 import type { ApiMethod } from '../api/engine-api.ts';
 
 /** where each method's actor is: a parameter index, or a field of the parameter at that index */
@@ -19,11 +20,26 @@ const ACTOR_AT: Partial<Record<ApiMethod, number | [number, 'actor']>> = {
   testAlertChannel: 1,
 };
 
-/** the identity, with what the client claimed as a note when it says something else */
-export function recordedActor(identity: string, claimed: unknown, alsoKnownAs: string[] = []): string {
-  const text = typeof claimed === 'string' ? claimed.trim() : '';
-  if (text === '' || text === identity || alsoKnownAs.includes(text)) return identity;
-  return `${identity} — note: ${text}`.slice(0, 200);
+const MAX_NOTE = 200;
+
+/** what the client said about who it is: its name unless that is this identity, and its note */
+function claimedText(claimed: unknown, known: string[]): string {
+  const parts =
+    typeof claimed === 'string'
+      ? [claimed]
+      : typeof claimed === 'object' && claimed !== null
+        ? [(claimed as { name?: unknown }).name, (claimed as { note?: unknown }).note]
+        : [];
+  return parts
+    .map((p) => (typeof p === 'string' ? p.trim() : ''))
+    .filter((p) => p !== '' && !known.includes(p))
+    .join('; ');
+}
+
+/** the identity, with what the client claimed as its note when it says something else */
+export function recordedActor(identity: string, claimed: unknown, alsoKnownAs: string[] = []): Actor {
+  const note = claimedText(claimed, [identity, ...alsoKnownAs]);
+  return note === '' ? identity : { name: identity, note: note.slice(0, MAX_NOTE) };
 }
 
 /** The checked parameters with every actor replaced by the connection's identity (see recordedActor). */

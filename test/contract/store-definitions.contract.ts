@@ -15,6 +15,7 @@ const fullTask: TaskSpec = {
   labels: ['linux', 'gpu'],
   upstream: [],
   owner: 'data-team',
+  logLimitBytes: 200 * 1024 * 1024,
 };
 
 export function definitionsContract(store: StoreGetter): void {
@@ -47,10 +48,16 @@ export function definitionsContract(store: StoreGetter): void {
       await store().applyWorkflow(workflow('audited', [task('a')]), T0 + 1000, 'bob@laptop');
       await store().applyWorkflow(workflow('audited', [task('a', [], { command: 'echo v2' })]), T0 + 2000, 'carol@laptop');
       const entries = (await store().listAudit(100)).filter((e) => e.object === 'workflow:audited');
-      expect(entries.map((e) => [e.at, e.actor, e.action, e.detail])).toEqual([
-        [T0 + 2000, 'carol@laptop', 'workflow.apply', 'version 2'],
-        [T0, 'alice@laptop', 'workflow.apply', 'version 1'],
+      expect(entries.map((e) => [e.at, e.actor, e.action, e.detail, e.note])).toEqual([
+        [T0 + 2000, 'carol@laptop', 'workflow.apply', 'version 2', null],
+        [T0, 'alice@laptop', 'workflow.apply', 'version 1', null],
       ]);
+    });
+
+    it('an actor with a note: the audit entry has the name as its actor and the note beside it', async () => {
+      await store().applyWorkflow(workflow('noted', [task('a')]), T0, { name: 'alice@box (API token)', note: 'deploy pipeline' });
+      const [entry] = (await store().listAudit(100)).filter((e) => e.object === 'workflow:noted');
+      expect([entry?.actor, entry?.note, entry?.detail]).toEqual(['alice@box (API token)', 'deploy pipeline', 'version 1']);
     });
 
     it('keeps task ids of kept names, drops removed tasks and replaces the edges', async () => {

@@ -25,6 +25,13 @@ export function flagsContract(store: () => Store, peer: () => Store, racer: () =
       ]);
     });
 
+    it('a pause by an actor with a note: the pause is by the name, the note is in the audit entry only', async () => {
+      expect(await store().setSchedulingPause(true, T0, { name: 'alice@box (API token)', note: 'maintenance bot' })).toBe(true);
+      expect(await store().getSchedulingPause()).toEqual({ since: T0, by: 'alice@box (API token)' });
+      const [entry] = await store().listAudit(1);
+      expect([entry?.actor, entry?.note]).toEqual(['alice@box (API token)', 'maintenance bot']);
+    });
+
     it('pausing what is paused keeps the first pause and writes nothing; so does resuming what runs', async () => {
       expect(await store().setSchedulingPause(false, T0, 'alice@laptop')).toBe(false);
       await store().setSchedulingPause(true, T0, 'alice@laptop');

@@ -162,9 +162,18 @@ export function recordsContract(store: StoreGetter): void {
       await store().audit({ at: T0 + 2, actor: 'alice@laptop', action: 'disable', object: 'workflow:etl' });
       const entries = await store().listAudit(2);
       expect(entries.map((e) => e.action)).toEqual(['disable', 'trigger']);
-      expect(entries[1]).toEqual({ id: entries[1]?.id, at: T0 + 1, actor: 'token:ci', action: 'trigger', object: 'workflow:etl', detail: undefined });
+      expect(entries[1]).toEqual({ id: entries[1]?.id, at: T0 + 1, actor: 'token:ci', action: 'trigger', object: 'workflow:etl', detail: undefined, note: null });
       expect((await store().listAudit(10)).at(-1)).toMatchObject({ action: 'apply', detail: 'version 1' });
       expect(new Set((await store().listAudit(10)).map((e) => e.id)).size).toBe(3);
+    });
+
+    it('keeps a note beside the actor, in its own column', async () => {
+      // kept as written, a bidi control and all (the pages escape it when they show it)
+      const note = 'webhook from 10.0.0.7 \u202e and a long tail '.repeat(5);
+      await store().audit({ at: T0, actor: 'alice@box (API token)', note, action: 'run.manual', object: 'workflow:etl' });
+      const [entry] = await store().listAudit(1);
+      expect(entry?.actor).toBe('alice@box (API token)');
+      expect(entry?.note).toBe(note);
     });
   });
 }

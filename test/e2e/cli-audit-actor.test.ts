@@ -1,8 +1,8 @@
-// Audit from the connection, not the client (issue 20, item 9): a client of a real `ax serve`
-// holding the API token sends actor "webhook from 10.0.0.7"; the audit records the identity the
-// server authenticated (the token's holder, user@host) with that text only as a note beside it,
-// and `ax audit` shows both. The CLI's own user@host, being that identity, gets no note. A UI
-// session is recorded as one (the UI page shows the same actor column).
+// Audit from the connection, not the client: a client of a real `ax serve` holding the API token
+// sends actor "webhook from 10.0.0.7"; the audit's actor is exactly the identity the server
+// authenticated (the token's holder, user@host), and that text is only the entry's note, in its
+// own column; `ax audit` shows both (WHO, NOTE). The CLI's own user@host, being that identity,
+// gets no note.
 import os from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditEntry } from '../../engine/api/types.ts';
@@ -14,6 +14,7 @@ import { tempDir } from '../helpers/solo-engine.ts';
 let dataDir: string;
 let serve: ServeProcess;
 const owner = `${os.userInfo().username}@${os.hostname()}`;
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 beforeAll(async () => {
   dataDir = tempDir('ax-audit-actor-');
@@ -35,14 +36,22 @@ describe('the actor of an audit entry', () => {
     expect(audit.code, audit.stderr).toBe(0);
     const entries = JSON.parse(audit.stdout) as AuditEntry[];
     const manual = entries.find((e) => e.action === 'run.manual' && e.detail?.startsWith(`run #${run.id}`));
-    expect(manual?.actor).toBe(`${owner} (API token) — note: webhook from 10.0.0.7`);
-    expect(entries.find((e) => e.action === 'workflow.disable')?.actor).toBe(`${owner} (API token) — note: webhook from 10.0.0.7`);
+    expect([manual?.actor, manual?.note]).toEqual([`${owner} (API token)`, 'webhook from 10.0.0.7']);
+    const disable = entries.find((e) => e.action === 'workflow.disable');
+    expect([disable?.actor, disable?.note]).toEqual([`${owner} (API token)`, 'webhook from 10.0.0.7']);
+    // the run started by it is triggered by the identity, not by the claim
+    expect(run.triggeredBy).toBe(`${owner} (API token)`);
     // the CLI's own apply, through the same server: its user@host is the token holder, no note
-    expect(entries.find((e) => e.action === 'workflow.apply')?.actor).toBe(`${owner} (API token)`);
-    // the table shows both
+    const apply = entries.find((e) => e.action === 'workflow.apply');
+    expect([apply?.actor, apply?.note]).toEqual([`${owner} (API token)`, null]);
+    // the table shows both, each in its column: the row of the disable has WHO, then NOTE
     const table = await ax(['audit', '-n', '10'], { dataDir });
-    expect(table.stdout).toContain(`${owner} (API token) — note: webhook from 10.0.0.7`);
-    // nobody claims to be the webhook any more: a forged actor never stands alone
-    expect(entries.some((e) => e.actor === 'webhook from 10.0.0.7')).toBe(false);
+    expect(table.code, table.stderr).toBe(0);
+    const [header, ...rows] = table.stdout.trimEnd().split('\n');
+    expect(header).toMatch(/^WHEN \(.+\)\s+WHO\s+NOTE\s+ACTION\s+OBJECT\s+DETAIL$/);
+    const disableRow = rows.find((r) => r.includes('workflow.disable'));
+    expect(disableRow).toMatch(new RegExp(`${escape(`${owner} (API token)`)}\\s+webhook from 10\\.0\\.0\\.7\\s+workflow\\.disable\\s+workflow:hello`));
+    // nobody claims to be the webhook any more: a forged actor never stands alone, nor in the actor
+    expect(entries.some((e) => e.actor.includes('webhook'))).toBe(false);
   }, 60_000);
 });

@@ -32,6 +32,7 @@ describe('ax settings', () => {
         'redis-prefix  ax:        default',
         'task-env      inherit    default',
         'run-as        (not set)  -',
+        'log-limit     50MB       default',
         `sqlite        ${sqliteDriver().description}`,
         '',
         `flags win over the environment, the environment over ${file()}; "ax settings set KEY VALUE" writes that file`,
@@ -59,6 +60,7 @@ describe('ax settings', () => {
       'redis-prefix': ['flag:', 'flag', '--redis-prefix'],
       'task-env': ['inherit', 'default', undefined],
       'run-as': [undefined, undefined, undefined],
+      'log-limit': ['50MB', 'default', undefined],
     });
     const plain = await ax(['settings'], opts({ AX_MODE: 'solo' }));
     expect(plain.stdout).toContain('mode          solo                       environment AX_MODE\n');
@@ -78,7 +80,7 @@ describe('ax settings', () => {
   it('an unknown key or a bad mode is refused with the known ones; team mode without URLs names ax settings set', async () => {
     const unknown = await ax(['settings', 'set', 'colour', 'blue'], opts());
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toBe('ax: unknown setting "colour": known ones are mode, mysql, redis, redis-prefix, task-env, run-as, alerts\n');
+    expect(unknown.stderr).toBe('ax: unknown setting "colour": known ones are mode, mysql, redis, redis-prefix, task-env, run-as, log-limit, alerts\n');
     const mode = await ax(['settings', 'set', 'mode', 'cluster'], opts());
     expect(mode.code).toBe(2);
     expect(mode.stderr).toBe('ax: mode must be solo or team, not "cluster"\n');

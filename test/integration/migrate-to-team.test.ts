@@ -13,7 +13,7 @@ const available = await mysqlAvailable();
 
 // Skipped only off CI on a machine without MariaDB: under CI=true mysqlAvailable() throws instead.
 describe.skipIf(!available)('migrate a solo data dir to team MySQL', () => {
-  it('copies workflows, runs, instances, logs and alerts with their ids; refuses a non-empty target', async () => {
+  it('copies workflows, runs, instances, logs, alerts and the audit (its notes too) with their ids; refuses a non-empty target', async () => {
     const solo = await startTestEngine();
     await solo.apply(`workflow: etl
 schedule: { cron: "0 2 * * *", timezone: UTC }
@@ -29,6 +29,9 @@ tasks:
     const alerts = await solo.engine.listAlerts({});
     expect(alerts.map((a) => [a.rule, a.state])).toEqual([['run_failed', 'unsent']]);
     const spec = await solo.engine.exportWorkflow('etl');
+    // an audit entry with a note beside its actor (as an authenticated connection writes one)
+    await solo.engine.setEnabled('broken', false, { name: 'alice@box (API token)', note: 'webhook from 10.0.0.7' });
+    const audit = await solo.engine.listAudit(100);
     await solo.engine.stop(1_000);
     await solo.engine.store.close();
 
@@ -40,6 +43,8 @@ tasks:
       expect(counts).toMatchObject({ workflow: 2, task_definition: 3, task_dependency: 1, schedule_plan: 1, workflow_run: 2, task_instance: 3, alert: 1 });
       expect(await target.listAlerts({})).toEqual(alerts);
       expect(counts.execution_log).toBeGreaterThanOrEqual(2);
+      expect(await target.listAudit(100)).toEqual(audit);
+      expect(audit.find((e) => e.action === 'workflow.disable')).toMatchObject({ actor: 'alice@box (API token)', note: 'webhook from 10.0.0.7' });
 
       expect(await target.getWorkflowSpec('etl')).toEqual(spec);
       const runs = await target.listRuns({ workflowName: 'etl' });

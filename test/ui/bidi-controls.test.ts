@@ -6,6 +6,8 @@
 // real `ax serve`; screenshots in test-artifacts/screenshots/.
 import type { Browser } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiToken } from '../../engine/hosts/node/data-dir.ts';
+import { connectApi } from '../../engine/server/ws-client.ts';
 import { openDataDirStore } from '../helpers/cli.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 import { browserSkipReason, launchBrowser, screenshot, signedInPage, startUiEngine, type UiEngine } from '../helpers/ui.ts';
@@ -93,8 +95,13 @@ describe.skipIf(skip)('bidi controls in the UI', () => {
       await waitFor(async () => ((await page.locator('body').innerText()).includes('monthly report‹U+202E›txt.exe') ? true : undefined), { timeoutMs: 30_000, message: 'the description with ‹U+202E› did not show' });
       expect(await page.locator('body').innerText()).toContain('ops‹U+202E›team');
       expect(BIDI.test(await page.locator('body').innerText())).toBe(false);
+      // a client's own text, kept as the entry's note beside the actor, is escaped the same way
+      const api = await connectApi(`ws://127.0.0.1:${engine.port}/api`, apiToken(engine.dataDir));
+      await api.setEnabled('described', true, `bot${RLO}fdp.exe`);
+      api.close();
       await page.goto(`${engine.origin}/#/audit`);
       await page.getByText('described').first().waitFor({ timeout: 30_000 });
+      expect(await page.getByTestId('audit-note').first().innerText()).toBe('note: bot‹U+202E›fdp.exe');
       expect(BIDI.test(await page.locator('body').innerText())).toBe(false);
     } finally {
       await context.close();

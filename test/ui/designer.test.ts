@@ -343,7 +343,7 @@ describe.skipIf(skip)('DAG designer', () => {
     }
   }, 120_000);
 
-  it('suggests a timeout from the runs of a task', async () => {
+  it('suggests a timeout from the runs of a task; a log limit typed as a size is saved', async () => {
     const file = engine.writeFile('timed.yaml', 'workflow: timed\ntasks:\n  nap:\n    command: sleep 0.2\n');
     const run = await engine.ax(['run', file, '--wait']);
     expect(run.code, run.stdout + run.stderr).toBe(0);
@@ -357,6 +357,14 @@ describe.skipIf(skip)('DAG designer', () => {
       await hint.getByRole('button', { name: 'Use it' }).click();
       expect(await panel(page).getByLabel('Timeout').inputValue()).toMatch(/^\d+m$/);
       expect(await page.getByTestId('unsaved').count()).toBe(1);
+      // a log limit typed as in the file: a bad size is said on the field, a good one is saved as bytes
+      await panel(page).getByLabel('Log limit').fill('lots');
+      expect(await page.getByTestId('problem-log_limit').textContent()).toContain('"lots" is not a size');
+      await panel(page).getByLabel('Log limit').fill('2 MB');
+      await expect.poll(() => page.getByTestId('problem-log_limit').count()).toBe(0);
+      await page.getByRole('button', { name: 'Save' }).click();
+      expect(await toast(page, /Saved "/)).toContain('timed');
+      expect((await store.getWorkflowSpec('timed'))?.tasks[0]?.logLimitBytes).toBe(2 * 1024 * 1024);
     } finally {
       await context.close();
     }

@@ -1,5 +1,6 @@
 // The migrations of the features after the engine's core schema (migrations.ts): engine-wide
-// switches (0009), event keys (0010), alerts (0011), dependencies across workflows (0012).
+// switches (0009), event keys (0010), alerts (0011), dependencies across workflows (0012), the
+// audit's note (0013), a task's log limit (0014).
 import type { Kysely, Migration } from 'kysely';
 import { type SqlDialectName, tableEnd, types } from './migration-sql.ts';
 
@@ -140,6 +141,28 @@ export function crossWorkflowDependencies(dialect: SqlDialectName): Migration {
       await db.schema.createIndex('upstream_wait_run').on('upstream_wait').column('run_id').execute();
       await db.schema.createIndex('upstream_wait_deadline').on('upstream_wait').column('deadline').execute();
       await db.schema.createIndex('workflow_run_logical').on('workflow_run').columns(['workflow_id', 'logical_time']).execute();
+    },
+  };
+}
+
+/**
+ * The audit's actor column is the identity the server authenticated, alone; what the client said
+ * about itself ("webhook from 10.0.0.7") goes beside it. Rows from before have no note (older
+ * ones may still hold "— note: …" inside the actor, as written then).
+ */
+export function auditNote(dialect: SqlDialectName): Migration {
+  return {
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('audit_log').addColumn('note', types(dialect).longText).execute();
+    },
+  };
+}
+
+/** A task's own log_limit: the most output one of its attempts stores (none: the node's). */
+export function taskLogLimit(dialect: SqlDialectName): Migration {
+  return {
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('task_definition').addColumn('log_limit_bytes', types(dialect).big).execute();
     },
   };
 }

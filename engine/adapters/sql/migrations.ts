@@ -3,7 +3,7 @@
 import { AxError } from '../../api/errors.ts';
 import { type ColumnDefinitionBuilder, type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
 import { type SqlDialectName, tableEnd, types } from './migration-sql.ts';
-import { alerts, crossWorkflowDependencies, engineFlags, eventKeys } from './migrations-features.ts';
+import { alerts, auditNote, crossWorkflowDependencies, engineFlags, eventKeys, taskLogLimit } from './migrations-features.ts';
 
 export type { SqlDialectName } from './migration-sql.ts';
 
@@ -252,6 +252,8 @@ class StaticProvider implements MigrationProvider {
       '0010_event_keys': eventKeys(this.dialect),
       '0011_alerts': alerts(this.dialect),
       '0012_cross_workflow_dependencies': crossWorkflowDependencies(this.dialect),
+      '0013_audit_note': auditNote(this.dialect),
+      '0014_task_log_limit': taskLogLimit(this.dialect),
     };
   }
 }

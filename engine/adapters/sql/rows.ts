@@ -29,6 +29,7 @@ export function taskFromRow(r: Selectable<TaskDefinitionTable>): TaskDefinition 
     retryBackoff: JSON.parse(r.retry_backoff_json) as TaskDefinition['retryBackoff'],
     labels: JSON.parse(r.labels_json) as string[],
     owner: opt(r.owner),
+    logLimitBytes: optNum(r.log_limit_bytes),
   };
 }
 

@@ -30,6 +30,8 @@ export interface TaskDefinitionTable {
   retry_backoff_json: string;
   labels_json: string;
   owner: string | null;
+  /** the task's log_limit (migration 0014) */
+  log_limit_bytes: number | null;
   /** position in the file, so export keeps the author's order */
   position: number;
 }
@@ -129,6 +131,8 @@ export interface AuditLogTable {
   action: string;
   object: string;
   detail: string | null;
+  /** what the client said beside the actor's identity (migration 0013) */
+  note: string | null;
 }
 
 /** A switch of the whole engine that is on while its row exists (migration 0009): `scheduling_paused`. */

@@ -2,6 +2,7 @@
 // lives only in the openers (sqlite-store.ts), migrations.ts and where the dialects truly
 // differ in locking (claim-queries.ts).
 import type { Kysely } from 'kysely';
+import type { Actor } from '../../api/actor.ts';
 import type { AuditEntry, InstanceRecord, InstanceState, LogLine, RunRecord, RunState, SchedulingPause, WorkerRecord, WorkflowSpec, WorkflowSummary } from '../../api/types.ts';
 import type { AlertDelivery, AlertFilter, AlertRecord, AlertState } from '../../api/alerts.ts';
 import type { AlertRecorded, DueAlertGroup, NewAlert, ApplyResult, ClaimCandidate, EventKeyClaim, Finish, InstanceGuard, InstancePatch, NewInstance, RunFilter, Settlement, StartRun, TransitionResult, ScheduleRecord, Store, TaskRuntime, TaskSearchRow, WorkerRegistration, WorkflowGraph, UpstreamWaitDraft, WaiterNotice, CrossDependencyRow } from '../../ports/store.ts';
@@ -32,7 +33,7 @@ export class SqlStore implements Store {
     return this.onClose();
   }
 
-  applyWorkflow(spec: WorkflowSpec, now: number, actor?: string): Promise<ApplyResult> {
+  applyWorkflow(spec: WorkflowSpec, now: number, actor?: Actor): Promise<ApplyResult> {
     return wf.applyWorkflow(this.db, spec, now, actor);
   }
   getWorkflowSpec(name: string): Promise<WorkflowSpec | undefined> {
@@ -273,17 +274,17 @@ export class SqlStore implements Store {
   }
 
   async audit(entry: Omit<AuditEntry, 'id'>): Promise<void> {
-    await this.db.insertInto('audit_log').values({ ...entry, detail: entry.detail ?? null }).execute();
+    await this.db.insertInto('audit_log').values({ ...entry, detail: entry.detail ?? null, note: entry.note ?? null }).execute();
   }
   async listAudit(limit: number): Promise<AuditEntry[]> {
     const rows = await this.db.selectFrom('audit_log').selectAll().orderBy('id', 'desc').limit(limit).execute();
-    return rows.map((r) => ({ id: r.id, at: num(r.at), actor: r.actor, action: r.action, object: r.object, detail: r.detail ?? undefined }));
+    return rows.map((r) => ({ id: r.id, at: num(r.at), actor: r.actor, action: r.action, object: r.object, detail: r.detail ?? undefined, note: r.note }));
   }
 
   getSchedulingPause(): Promise<SchedulingPause | undefined> {
     return flags.getSchedulingPause(this.db);
   }
-  setSchedulingPause(paused: boolean, at: number, actor: string): Promise<boolean> {
+  setSchedulingPause(paused: boolean, at: number, actor: Actor): Promise<boolean> {
     return flags.setSchedulingPause(this.db, paused, at, actor);
   }
 

@@ -1,5 +1,6 @@
 // Definitions: workflows, tasks, dependencies, schedules.
 import type { Kysely, Transaction } from 'kysely';
+import { type Actor, actorName, actorNote } from '../../api/actor.ts';
 import { DEFAULT_WAIT_TIMEOUT_MS, type RunState, type UpstreamDate, type WorkflowSpec, type WorkflowSummary } from '../../api/types.ts';
 import type { ApplyResult, CrossDependencyRow, ScheduleRecord, TaskDefinition, WorkflowGraph } from '../../ports/store.ts';
 import { canonicalJson, chunks, num, scheduleFromRow, taskFromRow } from './rows.ts';
@@ -7,7 +8,7 @@ import type { Database } from './schema.ts';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
-export async function applyWorkflow(db: Kysely<Database>, spec: WorkflowSpec, now: number, actor?: string): Promise<ApplyResult> {
+export async function applyWorkflow(db: Kysely<Database>, spec: WorkflowSpec, now: number, actor?: Actor): Promise<ApplyResult> {
   const specJson = canonicalJson(spec);
   return db.transaction().execute(async (trx) => {
     const existing = await trx.selectFrom('workflow').selectAll().where('name', '=', spec.name).executeTakeFirst();
@@ -38,7 +39,7 @@ export async function applyWorkflow(db: Kysely<Database>, spec: WorkflowSpec, no
     await replaceTasks(trx, workflowId, spec);
     await replaceSchedule(trx, workflowId, spec, now);
     if (actor !== undefined) {
-      await trx.insertInto('audit_log').values({ at: now, actor, action: 'workflow.apply', object: `workflow:${spec.name}`, detail: `version ${version}` }).execute();
+      await trx.insertInto('audit_log').values({ at: now, actor: actorName(actor), note: actorNote(actor), action: 'workflow.apply', object: `workflow:${spec.name}`, detail: `version ${version}` }).execute();
     }
     return { workflowId, version, changed: true };
   });
@@ -63,6 +64,7 @@ async function replaceTasks(trx: Transaction<Database>, workflowId: number, spec
     retry_backoff_json: JSON.stringify(t.retryBackoff),
     labels_json: JSON.stringify(t.labels),
     owner: t.owner ?? null,
+    log_limit_bytes: t.logLimitBytes ?? null,
     position,
   }));
   const fresh = rows.filter((r) => !oldIds.has(r.name));

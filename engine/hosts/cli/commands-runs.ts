@@ -256,7 +256,8 @@ export function runCommands(program: Command, globals: Globals): void {
     .action(async (opts: { limit: number }) => {
       const entries = await withApi(globals(), (api) => api.listAudit(opts.limit));
       if (globals().json) return printJson(entries);
-      console.log(table([`WHEN (${localZone()})`, 'WHO', 'ACTION', 'OBJECT', 'DETAIL'], entries.map((e) => [time(e.at), e.actor, e.action, e.object, e.detail])));
+      // NOTE: what the client said beside the identity the server authenticated (WHO)
+      console.log(table([`WHEN (${localZone()})`, 'WHO', 'NOTE', 'ACTION', 'OBJECT', 'DETAIL'], entries.map((e) => [time(e.at), e.actor, e.note ?? undefined, e.action, e.object, e.detail])));
     });
 }
 

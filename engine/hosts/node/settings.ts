@@ -7,10 +7,12 @@ import path from 'node:path';
 import { AxError } from '../../api/errors.ts';
 import { maskUrl } from '../../api/mask-url.ts';
 import { parseAlertSettings } from '../../core/alerts/alert-settings.ts';
+import { DEFAULT_CONFIG } from '../../core/config.ts';
+import { formatSize, parseSize } from '../../api/size.ts';
 import { readPrivateFile, writePrivateFile } from './private-file.ts';
 
 /** One spelling per key: the flag is --KEY, the environment variable AX_KEY (upper case, _). */
-export const SETTING_KEYS = ['mode', 'mysql', 'redis', 'redis-prefix', 'task-env', 'run-as'] as const;
+export const SETTING_KEYS = ['mode', 'mysql', 'redis', 'redis-prefix', 'task-env', 'run-as', 'log-limit'] as const;
 export type SettingKey = (typeof SETTING_KEYS)[number];
 export type Settings = Partial<Record<SettingKey, string>>;
 
@@ -25,8 +27,10 @@ const ENV: Record<SettingKey, string> = {
   // what this node's tasks get of its environment, and whom they run as (task-env.ts)
   'task-env': 'AX_TASK_ENV',
   'run-as': 'AX_RUN_AS',
+  // the most output one attempt of a task stores, unless the task has its own log_limit
+  'log-limit': 'AX_LOG_LIMIT',
 };
-const DEFAULTS: Partial<Record<SettingKey, string>> = { mode: 'solo', 'redis-prefix': 'ax:', 'task-env': 'inherit' };
+const DEFAULTS: Partial<Record<SettingKey, string>> = { mode: 'solo', 'redis-prefix': 'ax:', 'task-env': 'inherit', 'log-limit': formatSize(DEFAULT_CONFIG.maxOutputBytes) };
 
 const file = (dir: string) => path.join(dir, 'settings.json');
 
@@ -63,8 +67,10 @@ export function readSettings(dir: string): Settings {
     if (written === ALERTS_KEY) continue;
     const key = OLD_SPELLINGS[written] ?? written;
     if (!SETTING_KEYS.includes(key as SettingKey)) throw new AxError('validation', `${file(dir)}: unknown setting "${written}": known ones are ${SETTING_KEYS.join(', ')}`);
-    if (typeof value !== 'string') throw new AxError('validation', `${file(dir)}: "${written}" must be a string`);
-    out[key as SettingKey] = value;
+    // a size may be written as a number of bytes
+    if (key === 'log-limit' && typeof value === 'number') out[key] = String(value);
+    else if (typeof value !== 'string') throw new AxError('validation', `${file(dir)}: "${written}" must be a string`);
+    else out[key as SettingKey] = value;
   }
   return out;
 }
@@ -74,6 +80,10 @@ export function writeSetting(dir: string, key: string, value: string | undefined
   if (!SETTING_KEYS.includes(known)) throw new AxError('validation', `unknown setting "${key}": known ones are ${SETTING_KEYS.join(', ')}, ${ALERTS_KEY}`);
   if (known === 'mode' && value !== undefined && value !== 'solo' && value !== 'team') throw new AxError('validation', `mode must be solo or team, not "${value}"`);
   if (known === 'task-env' && value !== undefined && value !== 'inherit' && value !== 'clean') throw new AxError('validation', `task-env must be inherit or clean, not "${value}"`);
+  if (known === 'log-limit' && value !== undefined) {
+    const size = parseSize(value);
+    if ('error' in size) throw new AxError('validation', `log-limit: ${size.error}`);
+  }
   const settings = readSettings(dir);
   if (value === undefined) delete settings[known];
   else settings[known] = value;
@@ -126,6 +136,17 @@ export function effectiveSettings(dir: string, flags: Settings, env: NodeJS.Proc
     if (DEFAULTS[key] !== undefined) return { key, value: DEFAULTS[key], source: 'default', from: undefined };
     return { key, value: undefined, source: undefined, from: undefined };
   });
+}
+
+/**
+ * This node's log limit in bytes: AX_LOG_LIMIT, else settings.json, else 50 MB. A task's own
+ * log_limit wins over it; AX_ENGINE_CONFIG's maxOutputBytes, the tuning knob, over both sources here.
+ */
+export function nodeLogLimit(dir: string, env: NodeJS.ProcessEnv = process.env): number {
+  const setting = effectiveSettings(dir, {}, env).find((s) => s.key === 'log-limit');
+  const size = parseSize(setting?.value ?? '');
+  if ('error' in size) throw new AxError('validation', `log-limit (from ${setting?.from ?? 'the default'}): ${size.error}; fix it with "ax settings set log-limit 50MB"`);
+  return size.bytes;
 }
 
 /** How to give a setting that is missing: the flag, the variable, and the command that stores it. */

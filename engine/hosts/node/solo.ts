@@ -12,7 +12,7 @@ import { DEFAULT_CONFIG, type EngineConfig } from '../../core/config.ts';
 import { Engine } from '../../core/engine.ts';
 import { configFromEnv } from './config-env.ts';
 import { privateDbFile } from './data-dir.ts';
-import { type SettingKey, type Settings, settingsFile, shownSettings, shownValue } from './settings.ts';
+import { nodeLogLimit, type SettingKey, type Settings, settingsFile, shownSettings, shownValue } from './settings.ts';
 import { nodeTaskEnv } from './task-env.ts';
 import { taskRunner } from './task-runner.ts';
 import { VERSION } from './version.ts';
@@ -68,7 +68,7 @@ export async function openSoloEngine(dataDir: string, options: SoloOptions = {})
   const taskEnv = nodeTaskEnv(dataDir, options.taskEnvFlags);
   const store = await openSqliteStore(privateDbFile(dataDir), { onLost: options.onStoreLost });
   const coordinator = new MemoryCoordinator();
-  const config = { ...configFromEnv(), ...options.config };
+  const config = { maxOutputBytes: nodeLogLimit(dataDir), ...configFromEnv(), ...options.config };
   return new Engine({
     // The machine's zone, randomness and event loop, which pure core does not reach for itself.
     ...nodeHostDefaults(),

@@ -7,7 +7,7 @@ import { DEFAULT_CONFIG, type EngineConfig } from '../../core/config.ts';
 import { Engine } from '../../core/engine.ts';
 import type { SecretSource } from '../../ports/secrets.ts';
 import { configFromEnv } from './config-env.ts';
-import { howToSet, maskUrl, type Settings } from './settings.ts';
+import { howToSet, maskUrl, nodeLogLimit, type Settings } from './settings.ts';
 import { nodeTaskEnv } from './task-env.ts';
 import { resolveDataDir } from './data-dir.ts';
 import { defaultWorkerId, holderGoneHere, nodeKey } from './node-identity.ts';
@@ -73,8 +73,8 @@ export function teamConnection(flags: { mysql?: string; redis?: string; redisPre
 }
 
 export async function openTeamEngine(options: TeamOptions): Promise<Engine> {
-  const config = { ...configFromEnv(), ...options.config };
   const dataDir = options.dataDir ?? resolveDataDir();
+  const config = { maxOutputBytes: nodeLogLimit(dataDir), ...configFromEnv(), ...options.config };
   // The node's one masking step: every secret resolved here (tasks', alert channels') is masked
   // in whatever leaves the engine (core/secret-mask.ts).
   const secretMask = new SecretMask();

@@ -24,7 +24,7 @@ export function filterAudit(entries: AuditEntry[], text: string, ofWorkflow?: (n
   return sorted.filter(
     (e) =>
       (!ofWorkflow || (e.object.startsWith('workflow:') && ofWorkflow(e.object.slice('workflow:'.length)))) &&
-      (!needle || [e.actor, e.action, e.object, e.detail ?? ''].some((field) => field.toLowerCase().includes(needle))),
+      (!needle || [e.actor, e.note ?? '', e.action, e.object, e.detail ?? ''].some((field) => field.toLowerCase().includes(needle))),
   );
 }
 
@@ -69,7 +69,22 @@ export default function AuditPage() {
           pagination={{ pageSize: 50, showSizeChanger: false, showTotal: (total) => t('total', { count: total }) }}
           columns={[
             { title: t('col.at'), key: 'at', width: 170, render: (_, e) => <When ms={e.at} /> },
-            { title: t('col.actor'), dataIndex: 'actor', width: 140, render: (v: string) => showBidiControls(v) },
+            {
+              title: t('col.actor'),
+              key: 'actor',
+              width: 180,
+              // the identity the server authenticated; what the client said of itself, beside it
+              render: (_, e) => (
+                <>
+                  {showBidiControls(e.actor)}
+                  {e.note ? (
+                    <Typography.Text type="secondary" style={{ display: 'block', wordBreak: 'break-word' }} data-testid="audit-note">
+                      {t('note', { note: showBidiControls(e.note) })}
+                    </Typography.Text>
+                  ) : null}
+                </>
+              ),
+            },
             { title: t('col.action'), key: 'action', width: 150, render: (_, e) => <Typography.Text code>{e.action}</Typography.Text> },
             { title: t('col.object'), dataIndex: 'object', width: 220, render: (v: string) => <span style={{ wordBreak: 'break-word' }}>{showBidiControls(v)}</span> },
             {

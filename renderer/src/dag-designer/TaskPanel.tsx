@@ -10,6 +10,7 @@ import { hasBidiControls, showBidiControls } from '../../../engine/api/bidi-text
 import { formatDuration } from '../../../engine/core/duration.ts';
 import { DurationInput } from './fields/DurationInput.tsx';
 import { EnvEditor } from './fields/EnvEditor.tsx';
+import { SizeInput } from './fields/SizeInput.tsx';
 import { mono } from './fields/mono.ts';
 import { problemField } from './fields/ProblemField.tsx';
 import { crossFromKeys, crossKey, isDefaultDate, refText } from './model/cross-refs.ts';
@@ -41,6 +42,7 @@ export function TaskPanel({ task, spec, problems, suggestion, onEdit, onRename, 
   const onNameError = useCallback((e: string | undefined) => setLocal('name')(e), [setLocal]);
   const onTimeoutError = useCallback((e: string | undefined) => setLocal('timeout')(e), [setLocal]);
   const onWaitTimeoutError = useCallback((e: string | undefined) => setLocal('wait_timeout')(e), [setLocal]);
+  const onLogLimitError = useCallback((e: string | undefined) => setLocal('log_limit')(e), [setLocal]);
   const onDelayError = useCallback((e: string | undefined) => setLocal('retry_backoff.delay')(e), [setLocal]);
   const onMaxError = useCallback((e: string | undefined) => setLocal('retry_backoff.max')(e), [setLocal]);
   const backoff = task.retryBackoff;
@@ -173,6 +175,9 @@ export function TaskPanel({ task, spec, problems, suggestion, onEdit, onRename, 
       </Field>
       <Field field="owner" label={t('field.taskOwner')} problems={problems}>
         <Input id={fieldId('owner')} value={task.owner ?? ''} onChange={(e) => onEdit({ owner: e.target.value || undefined }, 'owner')} placeholder={t('field.ownerPlaceholder')} />
+      </Field>
+      <Field field="log_limit" label={t('field.logLimit')} problems={problems} local={localErrors.log_limit} extra={t('field.logLimitHelp')}>
+        <SizeInput id={fieldId('log_limit')} value={task.logLimitBytes} placeholder={t('field.logLimitPlaceholder')} onChange={(bytes) => onEdit({ logLimitBytes: bytes }, 'log_limit')} onError={onLogLimitError} />
       </Field>
       <Popconfirm title={t('task.deleteConfirm', { name: task.name })} okText={t('task.delete')} cancelText={t('action.cancel')} okButtonProps={{ danger: true }} onConfirm={onDelete}>
         <Button danger icon={<DeleteOutlined />}>

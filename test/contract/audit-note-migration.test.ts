@@ -1,0 +1,70 @@
+// The audit's note column arrives by migration on a database an older AX wrote: its entries stay
+// (with no note), and entries written after it keep their note. The older database is made by
+// taking the column and its migration record back out of a migrated one, which leaves exactly the
+// schema the migration before it left. SQLite and MariaDB alike.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import { describe, expect, it } from 'vitest';
+import { openMysqlStore } from '../../engine/adapters/sql/mysql-store.ts';
+import type { SqlStore } from '../../engine/adapters/sql/sql-store.ts';
+import { openSqliteStore } from '../../engine/adapters/sql/sqlite-store.ts';
+import { createTestDatabase, MYSQL_ADMIN_URL, mysqlAvailable } from '../helpers/services.ts';
+
+const T0 = Date.UTC(2026, 0, 5, 9, 0, 0);
+const mysql = await mysqlAvailable();
+
+/** the database as the AX before the note column left it, with one entry of that time */
+async function asBeforeTheNote(store: SqlStore): Promise<void> {
+  await sql`ALTER TABLE audit_log DROP COLUMN note`.execute(store.db);
+  await sql`DELETE FROM kysely_migration WHERE name = '0013_audit_note'`.execute(store.db);
+  await sql`INSERT INTO audit_log (at, actor, action, object, detail) VALUES (${T0}, ${'alice@box (API token) — note: old style'}, ${'workflow.apply'}, ${'workflow:etl'}, ${'version 1'})`.execute(store.db);
+}
+
+async function checkMigrated(reopened: SqlStore): Promise<void> {
+  await reopened.audit({ at: T0 + 1, actor: 'alice@box (API token)', note: 'webhook from 10.0.0.7', action: 'run.manual', object: 'workflow:etl' });
+  const entries = await reopened.listAudit(10);
+  expect(entries.map((e) => [e.at, e.actor, e.note, e.detail])).toEqual([
+    [T0 + 1, 'alice@box (API token)', 'webhook from 10.0.0.7', undefined],
+    [T0, 'alice@box (API token) — note: old style', null, 'version 1'],
+  ]);
+}
+
+describe('the audit note migration on an existing database', () => {
+  it('sqlite: the old entries stay, with no note; new ones keep theirs', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ax-audit-note-'));
+    try {
+      const file = join(dir, 'ax.db');
+      const old = await openSqliteStore(file);
+      await asBeforeTheNote(old);
+      await old.close();
+      const reopened = await openSqliteStore(file);
+      try {
+        await checkMigrated(reopened);
+      } finally {
+        await reopened.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  // Not under CI (mysqlAvailable throws there): a developer machine without MariaDB.
+  it.skipIf(!mysql)(`mysql: the same on a team database (needs MariaDB/MySQL at ${MYSQL_ADMIN_URL})`, async () => {
+    const database = await createTestDatabase('ax_audit_note');
+    try {
+      const old = await openMysqlStore({ url: database.url });
+      await asBeforeTheNote(old);
+      await old.close();
+      const reopened = await openMysqlStore({ url: database.url });
+      try {
+        await checkMigrated(reopened);
+      } finally {
+        await reopened.close();
+      }
+    } finally {
+      await database.drop();
+    }
+  });
+});
