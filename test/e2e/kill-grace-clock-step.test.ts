@@ -14,7 +14,7 @@ const LIBFAKETIME = ['/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1', '/us
 const box = cliSandbox('ax-kill-grace-step-');
 
 // Skipped only without Debian's faketime (libfaketime); .ci/run installs it.
-describe.skipIf(!LIBFAKETIME)('a kill grace while the wall clock steps back (libfaketime)', () => {
+describe.skipIf(!LIBFAKETIME)(`a kill grace while the wall clock steps back (libfaketime)${LIBFAKETIME ? '' : ' (skipped: no libfaketime)'}`, () => {
   it('kills a task that ignores SIGTERM after the grace, although the clock stepped back an hour', async () => {
     const offset = path.join(box.root, 'offset');
     fs.writeFileSync(offset, '+0\n');
