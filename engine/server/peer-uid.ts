@@ -27,17 +27,16 @@ async function readBounded(file: string, max: number): Promise<string | undefine
     // /proc files say size 0: read until the end or the bound.
     const chunks: Buffer[] = [];
     let size = 0;
-    for (;;) {
-      const { bytesRead, buffer } = await handle.read(Buffer.alloc(Math.min(64 * 1024, max - size)), 0, Math.min(64 * 1024, max - size), null);
-      if (bytesRead === 0) break;
-      chunks.push(buffer.subarray(0, bytesRead));
+    while (size < max) {
+      const chunk = Buffer.alloc(Math.min(64 * 1024, max - size));
+      const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
+      if (bytesRead === 0) return Buffer.concat(chunks).toString('latin1');
+      chunks.push(chunk.subarray(0, bytesRead));
       size += bytesRead;
-      if (size >= max) {
-        const text = Buffer.concat(chunks).toString('latin1');
-        return text.slice(0, text.lastIndexOf('\n') + 1);
-      }
     }
-    return Buffer.concat(chunks).toString('latin1');
+    // Cut at the bound: a last line read in part could hold a uid cut short.
+    const text = Buffer.concat(chunks).toString('latin1');
+    return text.slice(0, text.lastIndexOf('\n') + 1);
   } catch {
     return undefined;
   } finally {

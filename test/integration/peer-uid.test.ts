@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { passwdName, peerUid, peerUser, procSocketAddress, socketOwner, userName } from '../../engine/server/peer-uid.ts';
 
@@ -50,8 +51,17 @@ describe('socketOwner and passwdName', () => {
     expect(passwdName(passwd, 100)).toBeUndefined();
   });
 
-  it('says a uid without a name as "uid N"', async () => {
-    expect(await userName(4242, '/nonexistent/passwd')).toBe('uid 4242');
+  it('names another uid from a passwd file, and one without a name as "uid N"', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ax-passwd-'));
+    const file = path.join(dir, 'passwd');
+    fs.writeFileSync(file, 'root:x:0:0:root:/root:/bin/bash\ncarol:x:4343:4343::/home/carol:/bin/sh\n');
+    try {
+      expect(await userName(4343, file)).toBe('carol');
+      expect(await userName(4242, file)).toBe('uid 4242');
+      expect(await userName(4242, '/nonexistent/passwd')).toBe('uid 4242');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
