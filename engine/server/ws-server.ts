@@ -21,6 +21,7 @@ import { sameSecret, SignIn } from './sign-in.ts';
 import { SECURITY_HEADERS, serveStatic } from './static-ui.ts';
 import { type MetricsOptions, serveMetrics } from './metrics-server.ts';
 import { hostChecker, originHosts, refuseHost } from './host-check.ts';
+import { peerUser } from './peer-uid.ts';
 
 export interface ApiServerOptions {
   api: EngineApi;
@@ -240,15 +241,21 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
       socket.destroy();
       return;
     }
-    wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req, identityOf(req)));
+    void identityOf(req).then((identity) => wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req, identity)));
   });
 
-  // Who a client is, as the server authenticated it: the holder of the API token (which only the
-  // data dir's owner can read) or a UI session signed in by a link printed to that owner; the
-  // audit records this, and a client's own actor text only as a note (connection-actor.ts).
-  const owner = `${os.userInfo().username}@${os.hostname()}`;
-  const identityOf = (req: http.IncomingMessage): ConnectionIdentity => {
-    if (sameSecret(bearer(req), apiToken())) return { name: `${owner} (API token)`, alsoKnownAs: [owner] };
+  // Who a client is, as the server authenticated it: the holder of the API token, named by the
+  // user that owns the client's socket (peer-uid.ts: root, or whoever copied the token, is not
+  // the data dir's owner), or a UI session signed in by a link printed to that owner; the audit
+  // records this, and a client's own actor text only as a note (connection-actor.ts).
+  const hostname = os.hostname();
+  const owner = `${os.userInfo().username}@${hostname}`;
+  const identityOf = async (req: http.IncomingMessage): Promise<ConnectionIdentity> => {
+    if (sameSecret(bearer(req), apiToken())) {
+      const peer = await peerUser(req.socket).catch(() => undefined);
+      if (peer === undefined) return { name: `${owner} (API token, peer unknown)`, alsoKnownAs: [owner] };
+      return { name: `${peer}@${hostname} (API token)`, alsoKnownAs: [`${peer}@${hostname}`] };
+    }
     const session = createHash('sha256').update(cookie(req, SESSION_COOKIE) ?? '').digest('hex').slice(0, 8);
     return { name: `${owner} (UI session ${session})`, alsoKnownAs: ['ui'] };
   };

@@ -24,7 +24,7 @@ let ws: WebSocket;
 beforeAll(async () => {
   root = tempDir('ax-api-fuzz-');
   dataDir = path.join(root, 'data');
-  fs.mkdirSync(dataDir, { recursive: true });
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   serve = await startServe({ dataDir, cwd: root });
   const token = fs.readFileSync(path.join(dataDir, 'api-token'), 'utf8').trim();
   ws = new WebSocket(`ws://127.0.0.1:${serve.port}/api`, { headers: { authorization: `Bearer ${token}` } });

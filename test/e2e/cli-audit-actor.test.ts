@@ -2,8 +2,13 @@
 // sends actor "webhook from 10.0.0.7"; the audit's actor is exactly the identity the server
 // authenticated (the token's holder, user@host), and that text is only the entry's note, in its
 // own column; `ax audit` shows both (WHO, NOTE). The CLI's own user@host, being that identity,
-// gets no note.
+// gets no note. The token's holder is the user that owns the client's socket: a client of user
+// nobody holding a copy of the token is recorded as nobody, not as the data dir's owner.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditEntry } from '../../engine/api/types.ts';
 import { apiToken } from '../../engine/hosts/node/data-dir.ts';
@@ -24,6 +29,27 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(() => killAllAx());
+
+const NOBODY = 65534;
+const asRoot = process.getuid?.() === 0;
+const wsModule = createRequire(import.meta.url).resolve('ws');
+
+/** A WebSocket client run as user nobody: one request with the token, its answer printed as JSON. */
+function requestAsNobody(port: number, tokenFile: string, method: string, params: unknown[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const script = `
+    const WebSocket = require(${JSON.stringify(wsModule)});
+    const token = require('node:fs').readFileSync(${JSON.stringify(tokenFile)}, 'utf8').trim();
+    const ws = new WebSocket('ws://127.0.0.1:${port}/api', { headers: { authorization: 'Bearer ' + token } });
+    ws.on('open', () => ws.send(JSON.stringify({ id: 1, method: ${JSON.stringify(method)}, params: ${JSON.stringify(params)} })));
+    ws.on('message', (data) => { const m = JSON.parse(String(data)); if (m.id === 1) { console.log(JSON.stringify(m)); ws.close(); } });
+    ws.on('error', (err) => { console.error(err.message); process.exit(2); });`;
+  const child = spawn(process.execPath, ['-e', script], { uid: NOBODY, gid: NOBODY, cwd: '/' });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (t: string) => (stdout += t));
+  child.stderr.setEncoding('utf8').on('data', (t: string) => (stderr += t));
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+}
 
 describe('the actor of an audit entry', () => {
   it('is who the server authenticated; a client-supplied text is a note beside it', async () => {
@@ -53,5 +79,24 @@ describe('the actor of an audit entry', () => {
     expect(disableRow).toMatch(new RegExp(`${escape(`${owner} (API token)`)}\\s+webhook from 10\\.0\\.0\\.7\\s+workflow\\.disable\\s+workflow:hello`));
     // nobody claims to be the webhook any more: a forged actor never stands alone, nor in the actor
     expect(entries.some((e) => e.actor.includes('webhook'))).toBe(false);
+  }, 60_000);
+
+  // Needs root, to start a client as user nobody (the machine's tests run as root).
+  it.skipIf(!asRoot)(`names the user whose process holds the token: a copy of it used by nobody is nobody's${asRoot ? '' : ' (skipped: needs root, to act as user nobody)'}`, async () => {
+    // A copy of the token where nobody can read it, as a user who copied it would have it.
+    const shared = fs.mkdtempSync(path.join(os.tmpdir(), 'ax-token-copy-'));
+    fs.chmodSync(shared, 0o755);
+    const copy = path.join(shared, 'token');
+    fs.writeFileSync(copy, apiToken(dataDir), { mode: 0o644 });
+    try {
+      const r = await requestAsNobody(serve.port, copy, 'setEnabled', ['hello', true, 'alice@elsewhere']);
+      expect(r.code, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout)).not.toHaveProperty('error');
+    } finally {
+      fs.rmSync(shared, { recursive: true, force: true });
+    }
+    const entries = JSON.parse((await ax(['--json', 'audit', '-n', '10'], { dataDir })).stdout) as AuditEntry[];
+    const enable = entries.find((e) => e.action === 'workflow.enable');
+    expect([enable?.actor, enable?.note]).toEqual([`nobody@${os.hostname()} (API token)`, 'alice@elsewhere']);
   }, 60_000);
 });

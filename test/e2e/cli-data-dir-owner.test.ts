@@ -176,16 +176,43 @@ describe.skipIf(process.platform === 'win32')('what AX makes is private', () => 
     for (const f of files) expect([f, mode(path.join(dir, f)).toString(8)]).toEqual([f, '600']);
   });
 
-  it('an ax.db an older AX left 0644, in a dir made by hand 0755: both made private', async () => {
+  const madePrivate = (dir: string, m: string) =>
+    `ax: the data dir ${dir} could be read by other users (mode ${m}); made it private (chmod 700 ${dir}), as it holds AX's tokens and settings\n`;
+
+  it('an ax.db an older AX left 0644, in a dir made by hand 0755: both made private, the dir change said once', async () => {
     const dir = fresh('older');
     fs.mkdirSync(dir, { mode: 0o700 });
     expect((await ax(['ls'], opts(dir))).code).toBe(0);
     fs.chmodSync(path.join(dir, 'ax.db'), 0o644);
     fs.chmodSync(dir, 0o755);
     const listed = await ax(['ls'], opts(dir));
-    expect(listed.stderr).toBe('');
+    expect(listed.stderr).toBe(madePrivate(dir, '0755'));
     expect(listed.code).toBe(0);
     expect(mode(dir)).toBe(0o700);
     expect(mode(path.join(dir, 'ax.db'))).toBe(0o600);
+    // Private now: nothing more to say.
+    expect((await ax(['ls'], opts(dir))).stderr).toBe('');
+  });
+
+  it('a group-readable dir of our own (0750, and 0705 for others only): made private and said, on a command that opens no database too', async () => {
+    for (const [m, text] of [[0o750, '0750'], [0o705, '0705']] as const) {
+      const dir = fresh('group');
+      fs.mkdirSync(dir);
+      fs.chmodSync(dir, m);
+      const r = await ax(['secrets', 'ls'], opts(dir));
+      expect(r.stderr).toBe(madePrivate(dir, text));
+      expect(r.code).toBe(0);
+      expect(mode(dir)).toBe(0o700);
+    }
+  });
+
+  it('a fresh dir made by ax, or one made 0700: nothing said', async () => {
+    const byHand = fresh('hand');
+    fs.mkdirSync(byHand, { mode: 0o700 });
+    for (const dir of [path.join(fresh('new'), 'data'), byHand]) {
+      const r = await ax(['ls'], opts(dir));
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+    }
   });
 });

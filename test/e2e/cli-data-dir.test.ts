@@ -149,7 +149,7 @@ describe('ax.db deleted or replaced under a running ax serve', () => {
 describe('a data dir ax cannot use: one line with the fix, no stack trace', () => {
   it('ax.db that is not a database: every command that opens it says so, exit 6', async () => {
     const d = fresh('garbage');
-    fs.mkdirSync(d.dataDir);
+    fs.mkdirSync(d.dataDir, { mode: 0o700 });
     fs.writeFileSync(d.db, 'these are my notes, not a database\n'.repeat(200));
     writeFile(d.files, 'hello.yaml', hello('hi'));
     const opts = { dataDir: d.dataDir, cwd: d.files };
@@ -295,10 +295,11 @@ describe.skipIf(readOnlyReason !== undefined)(`read-only files in the data dir${
     writeFile(d.files, 'hello.yaml', hello('hi'));
     giveToUser(d.files);
     expect((await axAsUser(['apply', 'hello.yaml'], d.dataDir, d.files)).code).toBe(0);
-    fs.chmodSync(d.dataDir, 0o555);
+    // Not writable, and private (one others could read would be made private, and that said too).
+    fs.chmodSync(d.dataDir, 0o500);
     const line = `ax: the data dir ${d.dataDir} is not writable: chmod u+w ${d.dataDir}`;
     expectOneLine(await axAsUser(['runs'], d.dataDir, d.files), 6, line);
     expectOneLine(await axAsUser(['serve'], d.dataDir, d.files), 6, line);
-    fs.chmodSync(d.dataDir, 0o755);
+    fs.chmodSync(d.dataDir, 0o700);
   });
 });

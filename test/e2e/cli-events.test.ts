@@ -24,7 +24,7 @@ const opts = () => ({ dataDir, cwd: root });
 beforeAll(async () => {
   root = tempDir('ax-cli-events-');
   dataDir = path.join(root, 'data');
-  fs.mkdirSync(dataDir, { recursive: true });
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   fs.writeFileSync(path.join(dataDir, 'webhook-token'), WEBHOOK_TOKEN, { mode: 0o600 });
   writeFile(root, 'deploy.yaml', 'workflow: deploy\non_event: deployed\ntasks:\n  note:\n    command: echo "deployed $AX_EVENT_PAYLOAD"\n');
   // No schedule: events queue, one run at a time, each after the one before.

@@ -97,7 +97,7 @@ describe('cwd', () => {
   it('a relative one is resolved against the file\'s directory, not the directory ax runs in', async () => {
     const o = fresh();
     const sub = path.join(box.root, 'project');
-    fs.mkdirSync(path.join(sub, 'data'), { recursive: true });
+    fs.mkdirSync(path.join(sub, 'data'), { recursive: true, mode: 0o700 });
     writeFile(sub, 'rel.yaml', 'workflow: rel\ntasks:\n  where:\n    command: pwd\n    cwd: data\n');
     const r = await ax(['--json', 'run', 'project/rel.yaml', '--wait'], o);
     expect(r.stderr).toBe(`note: project/rel.yaml: cwd "data" is ${path.join(sub, 'data')} (relative to the file's directory)\n`);

@@ -120,7 +120,7 @@ tasks:
 
   it('a lock file naming a pid that now belongs to another live process does not block start-up', async () => {
     const dataDir = path.join(root, 'reused');
-    fs.mkdirSync(dataDir, { recursive: true });
+    fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     // What a container restart leaves: the old engine's pid is now some other process (here: this test).
     fs.writeFileSync(path.join(dataDir, 'engine.lock'), JSON.stringify({ pid: process.pid, host: (await import('node:os')).hostname(), command: 'ax serve', startedAt: Date.now() - 60_000, port: 1 }));
     const listed = await ax(['ls'], { dataDir, cwd: root });

@@ -16,7 +16,7 @@ const opts = () => ({ dataDir, cwd: root });
 beforeEach(() => {
   root = tempDir('ax-cli-metrics-');
   dataDir = path.join(root, 'data');
-  fs.mkdirSync(dataDir, { recursive: true });
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
 });
 
 afterEach(async () => {

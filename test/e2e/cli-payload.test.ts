@@ -28,7 +28,7 @@ const opts = () => ({ dataDir, cwd: root });
 beforeAll(async () => {
   root = tempDir('ax-cli-payload-');
   dataDir = path.join(root, 'data');
-  fs.mkdirSync(dataDir, { recursive: true });
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   fs.writeFileSync(path.join(dataDir, 'webhook-token'), WEBHOOK_TOKEN, { mode: 0o600 });
   // The task reports how the payload came, its size and digest, and where the file was.
   writeFile(

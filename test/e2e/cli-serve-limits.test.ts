@@ -42,7 +42,7 @@ describe('a file the CLI accepts can be applied through ax serve', () => {
   });
 
   it('a 1.9 MB and a 4.9 MB file (2.4 times their size as JSON) apply through the server', async () => {
-    fs.mkdirSync(box.dataDir, { recursive: true });
+    fs.mkdirSync(box.dataDir, { recursive: true, mode: 0o700 });
     const serve = await startServe(box.opts(), ['--port', '0']);
     const o = { ...box.opts(), timeoutMs: 120_000 };
     // nine tabs (2 bytes each as JSON) and a control character (6): 2.4 times the file as JSON

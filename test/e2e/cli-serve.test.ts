@@ -191,7 +191,7 @@ describe('ax serve stopped the moment it prints its sign-in link', () => {
   it('SIGTERM then drains and exits 0, every time (whoever waits for the link may stop it at once)', async () => {
     for (let i = 0; i < 5; i++) {
       const dataDir = path.join(root, `term-at-link-${i}`);
-      fs.mkdirSync(dataDir, { recursive: true });
+      fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
       const serve = axStart(['serve', '--port', '0'], { dataDir });
       // On the very chunk that carries the link, as a supervisor reading its output would.
       serve.child.stdout?.on('data', (chunk: string) => {

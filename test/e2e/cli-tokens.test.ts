@@ -15,7 +15,7 @@ const tokenFile = () => path.join(dataDir, 'api-token');
 beforeEach(() => {
   root = tempDir('ax-cli-tokens-');
   dataDir = path.join(root, 'data');
-  fs.mkdirSync(dataDir, { recursive: true });
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
 });
 
 afterEach(async () => {

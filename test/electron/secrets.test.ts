@@ -157,7 +157,7 @@ describe("the engine host's side", () => {
 
   it('receives the decrypted strings, shows them masked, and its tasks never see them', async () => {
     const dataDir = path.join(root, 'data');
-    fs.mkdirSync(dataDir);
+    fs.mkdirSync(dataDir, { mode: 0o700 });
     const { secrets } = store();
     secrets.set('mysql', MYSQL);
     secrets.setTask('api-token', TASK_VALUE);

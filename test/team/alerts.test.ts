@@ -19,7 +19,7 @@ describe.skipIf(!available)('team: one alert, one sender', () => {
   beforeAll(async () => {
     team = await Team.open('alerts');
     hook = await startWebhookReceiver();
-    fs.mkdirSync(team.dataDir, { recursive: true });
+    fs.mkdirSync(team.dataDir, { recursive: true, mode: 0o700 });
     fs.writeFileSync(
       path.join(team.dataDir, 'settings.json'),
       JSON.stringify({ alerts: { channels: { hook: { type: 'webhook', url: hook.url, template: 'slack' } }, workflows: { channels: ['hook'] }, engine: { channels: ['hook'], rules: ['worker_lost'] } } }),

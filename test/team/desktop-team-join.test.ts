@@ -49,7 +49,7 @@ describe.skipIf(!available)('the desktop engine host joins a team as a temporary
     for (const key of ['AX_MODE', 'AX_MYSQL_URL', 'AX_REDIS_URL', 'AX_DATA_DIR']) delete env[key];
     if (secrets) env[DESKTOP_SECRETS_ENV] = JSON.stringify(secrets);
     const dataDir = path.join(team.dir, name);
-    fs.mkdirSync(dataDir, { recursive: true });
+    fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     const host = forkEngineHost({ dataDir, env });
     hosts.push(host);
     const statuses: HostTeamStatus[] = [];

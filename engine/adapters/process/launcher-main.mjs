@@ -135,11 +135,11 @@ function start(id, file, args, cwd, env) {
     // after a quiet STREAM_CLOSE_WAIT_MS they are closed by us. The check runs in setImmediate,
     // after the loop's poll phase, so output already in the pipe is read first even when the loop
     // was late; while output still arrives it waits again, up to STREAM_CLOSE_MAX_MS.
-    const deadline = Date.now() + STREAM_CLOSE_MAX_MS;
+    const deadline = performance.now() + STREAM_CLOSE_MAX_MS;
     let seen = chunks;
     const check = () => {
       if (ended) return;
-      if (chunks !== seen && Date.now() < deadline) {
+      if (chunks !== seen && performance.now() < deadline) {
         seen = chunks;
         exitTimer = setTimeout(() => setImmediate(check), STREAM_CLOSE_WAIT_MS);
         return;
@@ -197,13 +197,14 @@ function stopAll() {
   if (stopping) return;
   stopping = true;
   signalAll('SIGTERM');
-  const killAt = Date.now() + graceMs;
+  // The monotonic clock: a wall clock stepped during the grace must not move the SIGKILL.
+  const killAt = performance.now() + graceMs;
   setInterval(() => {
     for (const pgid of groups) prune(pgid);
     if (groups.size === 0) process.exit(0);
-    if (Date.now() >= killAt) signalAll('SIGKILL');
+    if (performance.now() >= killAt) signalAll('SIGKILL');
     // Members left as unreaped zombies still answer kill -0: after the SIGKILL, give up on them.
-    if (Date.now() >= killAt + 500) process.exit(0);
+    if (performance.now() >= killAt + 500) process.exit(0);
   }, 50);
   setTimeout(() => process.exit(0), graceMs + 600);
 }

@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { LineSplitter } from '../../core/line-splitter.ts';
 import type { ProcessExit, ProcessOutputHandlers, ProcessRunner, ProcessSpec, RunningProcess } from '../../ports/process-runner.ts';
 import { killLeftover, cannotStartShell } from './node-process-runner.ts';
-import { HAS_PROC, killGroup, leftRunning, readStat, runningGroup, validPid } from './process-groups.ts';
+import { HAS_PROC, killGroup, leftRunning, monotonicMs, readStat, runningGroup, validPid } from './process-groups.ts';
 import { DEFAULT_MAX_LINE_BYTES, prepareSpawn, type PreparedSpawn } from './spawn-spec.ts';
 
 /** beside this file in the sources, beside dist/ax.mjs in the bundle (build-cli copies it) */
@@ -268,7 +268,7 @@ class Launcher {
     for (const task of lost) {
       task.splitters.forEach((s) => s.end());
       if (task.pid === undefined) task.started(runningGroup(0, task.prepared.spawnId, task.exited, undefined));
-      const killAt = Date.now() + this.killGraceMs;
+      const killAt = monotonicMs() + this.killGraceMs;
       void (task.pid !== undefined ? Promise.resolve([task.pid]) : spawnedGroups(task.prepared.spawnId))
         .then((groups) => Promise.all(groups.map((g) => killGroup(g, () => killAt))))
         .finally(() => task.ended({ code: null, signal: null, lost: reason }));

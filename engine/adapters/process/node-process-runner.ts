@@ -11,7 +11,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { LineSplitter } from '../../core/line-splitter.ts';
 import type { ProcessExit, ProcessOutputHandlers, ProcessRunner, ProcessSpec, RunningProcess } from '../../ports/process-runner.ts';
-import { HAS_PROC, IS_WINDOWS, groupAlive, groupMembers, killGroup, readEnviron, runningGroup, validPid } from './process-groups.ts';
+import { HAS_PROC, IS_WINDOWS, groupAlive, groupMembers, killGroup, monotonicMs, readEnviron, runningGroup, validPid } from './process-groups.ts';
 import { DEFAULT_MAX_LINE_BYTES, prepareSpawn } from './spawn-spec.ts';
 
 /** how long, after the shell exits, to wait for stdio held open by a background grandchild */
@@ -67,7 +67,7 @@ export async function killLeftover(pid: number, instanceId: number, graceMs: num
     // Without /proc the owner cannot be checked; the pid was recorded by our own engine.
     return false;
   }
-  const killAt = Date.now() + graceMs;
+  const killAt = monotonicMs() + graceMs;
   return killGroup(pid, () => killAt);
 }
 
@@ -129,11 +129,11 @@ function watch(
       // after the event loop's poll phase, so output already in the pipe is read first even when
       // the loop was late (a timer due in a late loop runs before that loop reads its pipes); and
       // while output still arrives it waits again, up to STREAM_CLOSE_MAX_MS.
-      const deadline = Date.now() + STREAM_CLOSE_MAX_MS;
+      const deadline = monotonicMs() + STREAM_CLOSE_MAX_MS;
       let seen = chunks;
       const check = (): void => {
         if (settled) return;
-        if (chunks !== seen && Date.now() < deadline) {
+        if (chunks !== seen && monotonicMs() < deadline) {
           seen = chunks;
           timer = setTimeout(() => setImmediate(check), STREAM_CLOSE_WAIT_MS);
           return;

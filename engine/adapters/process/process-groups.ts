@@ -16,6 +16,15 @@ import { replaceControls } from '../../core/line-splitter.ts';
 import type { LeftRunning, ProcessExit, RunningProcess } from '../../ports/process-runner.ts';
 
 const POLL_MS = 50;
+
+/**
+ * Milliseconds on the monotonic clock, for every deadline and elapsed time here: a wall clock
+ * stepped during a kill's grace (NTP, a manual date, faketime) would bring the SIGKILL far too
+ * early or an hour late. Wall time is only for times recorded for people.
+ */
+export type MonotonicMs = () => number;
+export const monotonicMs: MonotonicMs = () => performance.now();
+
 export const IS_WINDOWS = process.platform === 'win32';
 export const HAS_PROC = !IS_WINDOWS && existsSync('/proc/self/stat');
 
@@ -52,18 +61,21 @@ export function groupAlive(pid: number): boolean {
   return HAS_PROC ? groupMembers(pid).length > 0 : true;
 }
 
-/** SIGTERM, SIGKILL from killAt() on, until nothing of the group is alive; true if it was alive. */
-export async function killGroup(pid: number, killAt: () => number): Promise<boolean> {
+/**
+ * SIGTERM, SIGKILL from killAt() on (a time of `now`, the monotonic clock unless a test gives
+ * another), until nothing of the group is alive; true if it was alive.
+ */
+export async function killGroup(pid: number, killAt: () => number, now: MonotonicMs = monotonicMs): Promise<boolean> {
   if (!groupAlive(pid)) return false;
   signalGroup(pid, 'SIGTERM');
   let killed = false;
   while (groupAlive(pid)) {
-    if (Date.now() >= killAt()) {
+    if (now() >= killAt()) {
       // Repeated on every poll: a member forked between two signals must not escape.
       signalGroup(pid, 'SIGKILL');
       killed = true;
     }
-    await delay(killed ? POLL_MS : Math.min(POLL_MS, Math.max(1, killAt() - Date.now())));
+    await delay(killed ? POLL_MS : Math.min(POLL_MS, Math.max(1, killAt() - now())));
   }
   return true;
 }
@@ -126,14 +138,14 @@ async function drainScans(): Promise<void> {
   while (waiting.length > 0) {
     const batch = waiting;
     waiting = [];
-    const started = Date.now();
+    const started = monotonicMs();
     const found = await scanProc(batch).catch(() => batch.map((): LeftRunning[] => []));
     batch.forEach((r, i) => r.resolve(found[i] ?? []));
     // Tasks ending one after another (2,000 `true` tasks) would keep a scan always running: with
     // more to answer, the next scan waits four scans' time, so scanning takes at most a fifth of
     // the engine's thread, and at least SCAN_GAP_MS, so a quick scan answers many tasks at once.
     // The report is after the outcome anyway; it only comes a little later.
-    if (waiting.length > 0) await new Promise((resolve) => setTimeout(resolve, Math.max(SCAN_GAP_MS, 4 * (Date.now() - started))));
+    if (waiting.length > 0) await new Promise((resolve) => setTimeout(resolve, Math.max(SCAN_GAP_MS, 4 * (monotonicMs() - started))));
   }
   scanning = false;
 }
@@ -253,6 +265,7 @@ export function runningGroup(
   exited: Promise<ProcessExit>,
   /** the leader's start time (/proc ticks); default: read now, which only works before it can be reaped */
   startedTicks = HAS_PROC && validPid(pid) ? readStat(pid)?.startTicks : undefined,
+  now: MonotonicMs = monotonicMs,
 ): RunningProcess {
   let terminating: Promise<void> | undefined;
   let killAt = Infinity;
@@ -261,8 +274,8 @@ export function runningGroup(
     exited,
     terminate(graceMs: number): Promise<void> {
       // A later call re-checks (cheap if all gone).
-      killAt = Math.min(killAt, Date.now() + graceMs);
-      terminating ??= killGroup(pid, () => killAt).then(() => {
+      killAt = Math.min(killAt, now() + graceMs);
+      terminating ??= killGroup(pid, () => killAt, now).then(() => {
         terminating = undefined;
         killAt = Infinity;
       });

@@ -12,8 +12,8 @@ import { NodeProcessRunner } from '../../adapters/process/node-process-runner.ts
 import { DEFAULT_CONFIG } from '../../core/config.ts';
 import { formatDuration } from '../../core/duration.ts';
 import { configFromEnv } from '../node/config-env.ts';
-import { readEngineLock, resolveDataDir } from '../node/data-dir.ts';
-import { actor, connect, type GlobalOptions, modeOf } from './connect.ts';
+import { readEngineLock } from '../node/data-dir.ts';
+import { actor, cliDataDir, connect, type GlobalOptions, modeOf } from './connect.ts';
 import { follow } from './follow.ts';
 import { printJson } from './format.ts';
 import { intArg } from './int-arg.ts';
@@ -45,7 +45,7 @@ export function cancelCommand(program: Command, globals: Globals): void {
         let unconfirmed: InstanceRecord[] = [];
         let here = 0;
         if (stopped.length > 0) {
-          const dir = modeOf(g) === 'solo' ? resolveDataDir(g.dataDir) : undefined;
+          const dir = modeOf(g) === 'solo' ? cliDataDir(g.dataDir) : undefined;
           if (!c.remote && dir !== undefined && !readEngineLock(dir)) {
             // No engine holds the data dir: the one that ran these died. Its groups are stopped
             // here, as the next engine's start-up recovery would (only if still that instance's).

@@ -4,8 +4,8 @@ import type { Command } from 'commander';
 import { AxError } from '../../api/errors.ts';
 import type { EngineApi } from '../../api/engine-api.ts';
 import type { InstanceRecord, LogLine } from '../../api/types.ts';
-import { readEngineLock, resolveDataDir } from '../node/data-dir.ts';
-import { type GlobalOptions, modeOf, withApi } from './connect.ts';
+import { readEngineLock } from '../node/data-dir.ts';
+import { cliDataDir, type GlobalOptions, modeOf, withApi } from './connect.ts';
 import { follow } from './follow.ts';
 import { isoTime } from './format.ts';
 import { intArg } from './int-arg.ts';
@@ -193,5 +193,5 @@ async function printLog(api: EngineApi, inst: InstanceRecord, print: (l: LogLine
 
 /** Solo, no engine holding the data dir, and the instance not over: nothing will add to its log. */
 function nothingRuns(g: GlobalOptions, inst: InstanceRecord): boolean {
-  return modeOf(g) === 'solo' && ['WAITING', 'DISPATCHED', 'RUNNING'].includes(inst.state) && !readEngineLock(resolveDataDir(g.dataDir));
+  return modeOf(g) === 'solo' && ['WAITING', 'DISPATCHED', 'RUNNING'].includes(inst.state) && !readEngineLock(cliDataDir(g.dataDir));
 }

@@ -2,10 +2,10 @@
 import type { Command } from 'commander';
 import { openSqliteStore } from '../../adapters/sql/sqlite-store.ts';
 import { AxError } from '../../api/errors.ts';
-import { describeLock, privateDbFile, readEngineLock, resolveDataDir } from '../node/data-dir.ts';
+import { describeLock, privateDbFile, readEngineLock } from '../node/data-dir.ts';
 import { teamConnection } from '../node/team.ts';
-import type { GlobalOptions } from './connect.ts';
 import { printJson } from './format.ts';
+import { cliDataDir, type GlobalOptions } from './connect.ts';
 
 type Globals = () => GlobalOptions & { json?: boolean };
 
@@ -18,7 +18,7 @@ export function migrateCommand(program: Command, globals: Globals): void {
     .action(async (opts: { to: string }) => {
       if (opts.to !== 'team') throw new AxError('validation', `--to ${opts.to}: the only target is "team"`);
       const g = globals();
-      const dir = resolveDataDir(g.dataDir);
+      const dir = cliDataDir(g.dataDir);
       const holder = readEngineLock(dir);
       if (holder) throw new AxError('conflict', `stop the engine on ${dir} first: ${describeLock(holder)}`);
       const { mysqlUrl } = teamConnection({ ...g, redis: g.redis ?? process.env.AX_REDIS_URL ?? 'redis://unused' });

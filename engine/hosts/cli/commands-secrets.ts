@@ -3,9 +3,9 @@
 // command line, where `ps` and the shell's history would show it. Nothing prints a value.
 import type { Command } from 'commander';
 import { AxError } from '../../api/errors.ts';
-import { resolveDataDir } from '../node/data-dir.ts';
+
 import { SecretsFile } from '../node/secrets-file.ts';
-import { actor, type GlobalOptions } from './connect.ts';
+import { actor, cliDataDir, type GlobalOptions } from './connect.ts';
 import { isoTime, printJson, table } from './format.ts';
 
 type Globals = () => GlobalOptions & { json?: boolean };
@@ -60,7 +60,7 @@ export function secretsCommand(program: Command, globals: Globals): void {
     .argument('<name>', 'the secret name a workflow refers to')
     .description('store a secret on this node: the value from stdin, or typed at a prompt that does not echo')
     .action(async (name: string) => {
-      const file = new SecretsFile(resolveDataDir(globals().dataDir));
+      const file = new SecretsFile(cliDataDir(globals().dataDir));
       const value = process.stdin.isTTY ? await promptHidden(`value of secret ${name} (not echoed): `) : await readStdin();
       file.set(name, value, actor());
       if (globals().json) printJson({ name, file: file.file });
@@ -70,7 +70,7 @@ export function secretsCommand(program: Command, globals: Globals): void {
     .command('ls')
     .description("list this node's secret names and when each was set (never the values)")
     .action(() => {
-      const file = new SecretsFile(resolveDataDir(globals().dataDir));
+      const file = new SecretsFile(cliDataDir(globals().dataDir));
       const list = file.list();
       if (globals().json) return printJson(list.map((s) => ({ name: s.name, setAt: s.setAt ? isoTime(s.setAt) : undefined })));
       if (list.length === 0) return console.log(`no secrets on this node (${file.file}); add one with "ax secrets set NAME"`);
@@ -81,7 +81,7 @@ export function secretsCommand(program: Command, globals: Globals): void {
     .argument('<name>')
     .description('remove a secret from this node')
     .action((name: string) => {
-      const file = new SecretsFile(resolveDataDir(globals().dataDir));
+      const file = new SecretsFile(cliDataDir(globals().dataDir));
       if (!file.remove(name, actor())) throw new AxError('not_found', `no secret "${name}" on this node: "ax secrets ls" lists them`);
       if (!globals().json) console.log(`secret ${name} removed`);
     });

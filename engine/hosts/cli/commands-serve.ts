@@ -8,13 +8,13 @@ import { AxError } from '../../api/errors.ts';
 import type { Engine } from '../../core/engine.ts';
 import { retrying } from '../../core/retry.ts';
 import { systemClock } from '../../adapters/system-clock.ts';
-import { apiToken, readEngineLock, resolveDataDir } from '../node/data-dir.ts';
+import { apiToken, readEngineLock } from '../node/data-dir.ts';
 import { checkTokenFiles, type LocalApi, metricsAuth, startLocalApi } from '../node/local-api.ts';
 import { onHangup } from './hangup.ts';
 import { announceUiNode, describeUiNode, uiNodes } from './ui-nodes.ts';
 import { type MetricsServer, startMetricsServer } from '../../server/metrics-server.ts';
 import { openTeamEngine, type TeamRole, teamConnection } from '../node/team.ts';
-import { embeddedEngine, type GlobalOptions, modeOf, taskEnvFlags } from './connect.ts';
+import { cliDataDir, embeddedEngine, type GlobalOptions, modeOf, taskEnvFlags } from './connect.ts';
 import { intArg, MAX_CONCURRENCY, MAX_SECONDS } from './int-arg.ts';
 
 type Globals = () => GlobalOptions & { json?: boolean };
@@ -138,8 +138,8 @@ async function serveApi(engine: Engine, dir: string, port: number, startLine: (p
 }
 
 async function serveSolo(g: GlobalOptions, opts: ServeOptions): Promise<void> {
-  checkTokenFiles(resolveDataDir(g.dataDir));
-  checkMetricsAddress(resolveDataDir(g.dataDir), opts.metricsAddress);
+  checkTokenFiles(cliDataDir(g.dataDir));
+  checkMetricsAddress(cliDataDir(g.dataDir), opts.metricsAddress);
   // The drain callback exists before the engine does; it is bound once the engine runs.
   const later: { stop?: (reason: string, drainMs: number) => void } = {};
   const embedded = await embeddedEngine(
@@ -184,7 +184,7 @@ async function serveTeam(g: GlobalOptions, opts: ServeOptions): Promise<void> {
   if (!ROLES.includes(opts.role as TeamRole)) throw new AxError('validation', `unknown role "${opts.role}": use scheduler, worker or client`);
   const accept = list(opts.accept) ?? [];
   const later: { stop?: (reason: string, drainMs: number) => void } = {};
-  const dir = resolveDataDir(g.dataDir);
+  const dir = cliDataDir(g.dataDir);
   checkTokenFiles(dir);
   checkMetricsAddress(dir, opts.metricsAddress);
   const acceptWorkflows = accept.filter((a) => a.startsWith('workflow:')).map((a) => a.slice('workflow:'.length)).filter(Boolean);
@@ -285,7 +285,7 @@ export function serveCommand(program: Command, globals: Globals): void {
     .addHelpText('after', '\nExamples:\n  $ ax open\n  $ ax open --print')
     .action(async (opts: { print?: boolean }) => {
       const { requestSignInCode } = await import('../../server/ws-client.ts');
-      const dir = resolveDataDir(globals().dataDir);
+      const dir = cliDataDir(globals().dataDir);
       const solo = readEngineLock(dir)?.port;
       const [node, ...others] = solo ? [] : uiNodes(dir);
       const port = solo ?? node?.port;

@@ -3,11 +3,11 @@
 import type { Command } from 'commander';
 import { sqliteDriver } from '../../adapters/sql/sqlite-driver.ts';
 import { AxError } from '../../api/errors.ts';
-import { readEngineLock, resolveDataDir } from '../node/data-dir.ts';
+import { readEngineLock } from '../node/data-dir.ts';
 import { parseAlertSettings } from '../../core/alerts/alert-settings.ts';
 import { ALERTS_KEY, effectiveSettings, readRawSetting, SETTING_KEYS, settingsFile, shownValue, writeAlertSettings, writeSetting } from '../node/settings.ts';
 import { readTeamUi } from './commands-serve.ts';
-import { type GlobalOptions, taskEnvFlags } from './connect.ts';
+import { cliDataDir, type GlobalOptions, taskEnvFlags } from './connect.ts';
 import { printJson, table } from './format.ts';
 
 type Globals = () => GlobalOptions & { json?: boolean };
@@ -86,14 +86,14 @@ export function settingsCommand(program: Command, globals: Globals, flags: () =>
       'after',
       '\nExamples:\n  $ ax settings set mode team\n  $ printf %s "$URL" | ax settings set mysql -   # mysql://ax:PASSWORD@db:3306/ax, kept out of ps\n  $ ax settings set redis redis://cache:6379\n  $ ax settings set alerts - < alerts.json   # the alert channels and routes (README "Alerts")\n  $ ax settings',
     )
-    .action(() => show(resolveDataDir(globals().dataDir), flags(), globals().json === true));
+    .action(() => show(cliDataDir(globals().dataDir), flags(), globals().json === true));
   settings
     .command('set')
     .argument('<key>', `${SETTING_KEYS.join(' | ')} | alerts`)
     .argument('<value>', 'the value (for alerts a JSON object), or - to read it from stdin: keeps a password out of "ps" and the shell history')
     .description("store a setting in this data dir's settings file")
     .action(async (key: string, value: string) => {
-      const dir = resolveDataDir(globals().dataDir);
+      const dir = cliDataDir(globals().dataDir);
       if (key === ALERTS_KEY) writeAlertSettings(dir, value === '-' ? await readStdin() : value);
       else writeSetting(dir, key, value === '-' ? await readLine(key) : value);
       show(dir, flags(), globals().json === true);
@@ -105,7 +105,7 @@ export function settingsCommand(program: Command, globals: Globals, flags: () =>
     .argument('<key>', `${SETTING_KEYS.join(' | ')} | alerts`)
     .description("remove a setting from this data dir's settings file")
     .action((key: string) => {
-      const dir = resolveDataDir(globals().dataDir);
+      const dir = cliDataDir(globals().dataDir);
       if (key === ALERTS_KEY) writeAlertSettings(dir, undefined);
       else writeSetting(dir, key, undefined);
       show(dir, flags(), globals().json === true);

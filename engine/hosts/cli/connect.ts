@@ -32,7 +32,7 @@ export const taskEnvFlags = (options: GlobalOptions) => ({ 'task-env': options.t
 /** Fills what neither a flag nor the environment gives from DATA_DIR/settings.json (see effectiveSettings). */
 export function withSettings<T extends GlobalOptions>(options: T): T {
   const flags = { mode: options.mode, mysql: options.mysql, redis: options.redis, 'redis-prefix': options.redisPrefix };
-  const value = new Map(effectiveSettings(resolveDataDir(options.dataDir), flags).map((s) => [s.key, s.value]));
+  const value = new Map(effectiveSettings(cliDataDir(options.dataDir), flags).map((s) => [s.key, s.value]));
   return { ...options, mode: value.get('mode'), mysql: value.get('mysql'), redis: value.get('redis'), redisPrefix: value.get('redis-prefix') };
 }
 
@@ -41,6 +41,12 @@ export function modeOf(options: GlobalOptions): 'solo' | 'team' {
   if (mode !== 'solo' && mode !== 'team') throw new AxError('validation', `unknown mode "${mode}": use solo or team`);
   return mode;
 }
+
+/**
+ * The data dir of a command, made and checked; when AX had to make it private, the line saying
+ * so goes to stderr (this happens once: the dir stays private after).
+ */
+export const cliDataDir = (flag?: string): string => resolveDataDir(flag, (line) => process.stderr.write(`${line}\n`));
 
 export const actor = (): string => `${os.userInfo().username}@${os.hostname()}`;
 
@@ -53,7 +59,7 @@ export async function connect(options: GlobalOptions): Promise<Connection> {
     const engine = await openTeamEngine({ ...teamConnection(options), role: 'client' });
     return { api: engine, remote: true, close: () => engine.dispose() };
   }
-  const dir = resolveDataDir(options.dataDir);
+  const dir = cliDataDir(options.dataDir);
   const holder = readEngineLock(dir);
   if (holder?.port) {
     const api = await connectApi(`ws://127.0.0.1:${holder.port}/api`, apiToken(dir));
@@ -83,7 +89,7 @@ export async function embeddedEngine(
   command: string,
 ): Promise<HeldEngine> {
   const drainMs = options.drainTimeoutMs ?? 30_000;
-  return holdSoloEngine(resolveDataDir(options.dataDir), command, {
+  return holdSoloEngine(cliDataDir(options.dataDir), command, {
     config: { fireSchedules: options.fireSchedules ?? true },
     maxConcurrency: options.concurrency,
     taskEnvFlags: taskEnvFlags(options),

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { checkWritable } from '../../adapters/sql/sqlite-file.ts';
 import { AxError } from '../../api/errors.ts';
-import { checkDataDirOwner, makePrivate, readPrivateFile, writePrivateFile } from './private-file.ts';
+import { checkDataDirOwner, madePrivateLine, makePrivate, readPrivateFile, writePrivateFile } from './private-file.ts';
 import { ProcessLock } from './process-lock.ts';
 
 export function defaultDataDir(): string {
@@ -17,14 +17,20 @@ export function defaultDataDir(): string {
   return path.join(process.env.XDG_DATA_HOME ?? path.join(home, '.local', 'share'), 'ax-scheduler');
 }
 
-export function resolveDataDir(flag?: string): string {
+/**
+ * The data dir of a flag (else AX_DATA_DIR, else the default), made when missing and checked
+ * (private-file.ts). A dir others could read is made private, and `told` gets the one line that
+ * says so: the host prints it (the CLI on stderr), so it is said once, where the user sees it.
+ */
+export function resolveDataDir(flag: string | undefined, told: (line: string) => void): string {
   const dir = path.resolve(flag ?? process.env.AX_DATA_DIR ?? defaultDataDir());
   try {
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   } catch (err) {
     throw dataDirError(dir, err as NodeJS.ErrnoException);
   }
-  checkDataDirOwner(dir);
+  const was = checkDataDirOwner(dir);
+  if (was !== undefined) told(madePrivateLine(dir, was));
   return dir;
 }
 

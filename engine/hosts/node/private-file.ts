@@ -3,8 +3,9 @@
 // be served as the user AX runs as (root, often), or read its passwords.
 //
 // - The dir: owned by this user and writable by nobody else, or refused with the fix; one that
-//   others can read (a 0755 dir made by mkdir) is made private (0700) without a word: it is
-//   AX's dir, and a notice on every such dir's first use would be noise, not news.
+//   others can read (a 0755 dir made by mkdir) is made private (0700), and the caller is told
+//   the mode it had, for its host to say so once: whoever made it that way learns that AX changed
+//   it (and why), instead of finding out later.
 // - Token, settings and secrets files: opened without following symbolic links (O_NOFOLLOW), and
 //   refused, with the fix, when they are no regular file, not this user's, or open to others.
 // - Writes to them: a new file made with O_EXCL (so no planted link is followed) in the same dir,
@@ -32,10 +33,11 @@ const octal = (mode: number) => `0${(mode & 0o777).toString(8).padStart(3, '0')}
 
 /**
  * Refuses a data dir that another user owns or can write (they could have put their own API
- * token there, or replace any file later); one others can read is made 0700.
+ * token there, or replace any file later); one others can read is made 0700, and the mode it
+ * had is returned (undefined when nothing was changed).
  */
-export function checkDataDirOwner(dir: string): void {
-  if (!POSIX) return;
+export function checkDataDirOwner(dir: string): number | undefined {
+  if (!POSIX) return undefined;
   const st = fs.statSync(dir);
   const uid = myUid();
   if (st.uid !== uid) {
@@ -47,7 +49,14 @@ export function checkDataDirOwner(dir: string): void {
   if ((st.mode & 0o022) !== 0) {
     throw new AxError('storage', `the data dir ${dir} can be written by other users (mode ${octal(st.mode)}): they could replace its tokens and settings. Make it private: chmod 700 ${dir}`);
   }
-  if ((st.mode & 0o055) !== 0) fs.chmodSync(dir, st.mode & 0o700);
+  if ((st.mode & 0o055) === 0) return undefined;
+  fs.chmodSync(dir, st.mode & 0o700);
+  return st.mode & 0o7777;
+}
+
+/** The line a host prints when checkDataDirOwner made a dir private: what it was, what AX did. */
+export function madePrivateLine(dir: string, was: number): string {
+  return `ax: the data dir ${dir} could be read by other users (mode ${octal(was)}); made it private (chmod 700 ${dir}), as it holds AX's tokens and settings`;
 }
 
 /** Why an open file of the data dir is not to be trusted, with the fix; undefined when it is fine. */

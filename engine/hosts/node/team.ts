@@ -73,7 +73,8 @@ export function teamConnection(flags: { mysql?: string; redis?: string; redisPre
 }
 
 export async function openTeamEngine(options: TeamOptions): Promise<Engine> {
-  const dataDir = options.dataDir ?? resolveDataDir();
+  // Without a data dir given (the CLI's team commands), the default one; made private, it says so.
+  const dataDir = options.dataDir ?? resolveDataDir(undefined, (line) => process.stderr.write(`${line}\n`));
   const config = { maxOutputBytes: nodeLogLimit(dataDir), ...configFromEnv(), ...options.config };
   // The node's one masking step: every secret resolved here (tasks', alert channels') is masked
   // in whatever leaves the engine (core/secret-mask.ts).
@@ -101,7 +102,7 @@ export async function openTeamEngine(options: TeamOptions): Promise<Engine> {
     onConnectionError: (err) => options.onAlert?.(`redis: ${err.message}`),
     onInvalidEvent: invalidEventReporter({ metrics, say, source: `Redis (prefix ${options.redisPrefix ?? 'ax:'})` }),
   });
-  const slot = works && !options.workerId ? defaultWorkerId(options.dataDir ?? resolveDataDir()) : undefined;
+  const slot = works && !options.workerId ? defaultWorkerId(dataDir) : undefined;
   const workerId = options.workerId ?? slot?.id ?? os.hostname();
   return new Engine({
     // The machine's zone, randomness and event loop, which pure core does not reach for itself.

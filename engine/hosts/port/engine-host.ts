@@ -119,7 +119,8 @@ function run(channel: ParentChannel): void {
   let dataDir: string;
   try {
     // A data dir another user owns or can write is refused (private-file.ts): said, not a crash.
-    dataDir = resolveDataDir(dataDirArg(process.argv));
+    // A dir others could read is made private; the line saying so goes to the desktop's log.
+    dataDir = resolveDataDir(dataDirArg(process.argv), (line) => process.stderr.write(`${line}\n`));
   } catch (err) {
     void failed(err);
     return;
