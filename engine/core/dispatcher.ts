@@ -4,7 +4,7 @@
 import type { InstanceRecord, RoutingStrategy, WorkerRecord } from '../api/types.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { Coordinator } from '../ports/coordinator.ts';
-import type { InstanceGuard, InstancePatch, Store } from '../ports/store.ts';
+import type { InstanceGuard, Outcome, Store } from '../ports/store.ts';
 import { type Router, type WorkerCandidate, whyNoWorker } from './routing.ts';
 import type { WorkflowCache } from './workflow-cache.ts';
 
@@ -52,7 +52,7 @@ export class Dispatcher {
     private readonly options: DispatcherOptions,
     private readonly onDispatched: (instanceId: number, taskName: string, runId: number, attempt: number) => void,
     /** ends an instance that can never run, with its follow-ups (RunManager.finish) */
-    private readonly finish: (inst: InstanceRecord, guard: InstanceGuard, to: 'CANCELLED', patch: InstancePatch) => Promise<boolean>,
+    private readonly finish: (inst: InstanceRecord, guard: InstanceGuard, to: 'CANCELLED', outcome: Outcome) => Promise<boolean>,
   ) {}
 
   /** Runs a dispatch pass now, or right after the one under way; passes never overlap. */
@@ -130,7 +130,7 @@ export class Dispatcher {
         if (!room()) break;
         const reason = `waiting: ${whyNoWorker(routable, candidates, now, this.options.staleAfterMs)}`;
         if (inst.reason !== reason) {
-          await this.store.transitionInstance(inst.id, { from: ['WAITING'], attempt: inst.attempt }, undefined, { reason });
+          await this.store.setWaitingReason(inst.id, inst.attempt, reason);
         }
         continue;
       }

@@ -27,7 +27,7 @@ export async function recoverOrphans(
     if (workerId !== undefined && inst.workerId !== workerId) continue;
     const guard = { from: [inst.state], attempt: inst.attempt, workerId: inst.workerId };
     if (inst.state === 'DISPATCHED') {
-      if (await store.transitionInstance(inst.id, guard, 'WAITING', { reason: 'engine restarted before the task started' })) report.requeued++;
+      if (await store.requeueInstance(inst.id, guard, 'engine restarted before the task started')) report.requeued++;
       continue;
     }
     let reason = 'engine restarted';

@@ -9,7 +9,7 @@ import type { Coordinator, DispatchMessage } from '../ports/coordinator.ts';
 import type { EngineMetrics } from '../ports/metrics.ts';
 import type { ProcessRunner, RunningProcess } from '../ports/process-runner.ts';
 import type { SecretSource } from '../ports/secrets.ts';
-import type { Finish, InstanceGuard, InstancePatch, Store, TaskDefinition } from '../ports/store.ts';
+import type { Finish, InstanceGuard, Outcome, Store, TaskDefinition } from '../ports/store.ts';
 import { formatDuration } from './duration.ts';
 import { instanceEvent } from './events.ts';
 import { appendLateLine } from './late-log-line.ts';
@@ -34,7 +34,7 @@ export interface Running {
 }
 
 /** How an outcome is recorded, with its follow-ups (see Worker's constructor); false when the guard refused it. */
-export type RecordOutcome = (inst: InstanceRecord, guard: InstanceGuard, to: Finish['to'], patch: InstancePatch) => Promise<boolean>;
+export type RecordOutcome = (inst: InstanceRecord, guard: InstanceGuard, to: Finish['to'], outcome: Outcome) => Promise<boolean>;
 
 /** What an execution takes from its worker's options. */
 export interface ExecutionOptions {
@@ -78,7 +78,7 @@ export class TaskExecutor {
     const { inst } = entry;
     const guard = { from: ['DISPATCHED' as InstanceState], attempt: inst.attempt, workerId: this.options.id };
     const startedAt = this.clock.now();
-    if (!(await this.store.transitionInstance(inst.id, guard, 'RUNNING', { startedAt, heartbeatAt: startedAt }))) {
+    if (!(await this.store.markRunning(inst.id, guard, startedAt))) {
       this.alert(`instance ${inst.id} attempt ${inst.attempt}: start refused, it changed state meanwhile`);
       return;
     }
@@ -116,7 +116,7 @@ export class TaskExecutor {
     }
     // Cancelled (or otherwise stopped) between RUNNING and the spawn: it goes at once.
     if (entry.stopReason) void entry.process.terminate(this.options.killGraceMs);
-    await this.persist(`record the pid of instance ${inst.id}`, () => this.store.transitionInstance(inst.id, fence, undefined, { pid: entry.process?.pid }));
+    await this.persist(`record the pid of instance ${inst.id}`, () => this.store.recordPid(inst.id, fence, entry.process?.pid));
     const cancelTimeout =
       task.timeoutMs === undefined
         ? undefined
