@@ -5,7 +5,7 @@
 import type { WorkerRecord } from '../api/types.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { Coordinator } from '../ports/coordinator.ts';
-import type { Store } from '../ports/store.ts';
+import type { InstanceStore, WorkerStore } from '../ports/store.ts';
 import { type AlertHooks, NO_ALERTS } from './alerts/alert-rules.ts';
 import { judgeActive, type WorkerView } from './backstops.ts';
 import { type EngineConfig, workerLostAfterMs } from './config.ts';
@@ -25,7 +25,7 @@ export class BackstopPass {
   private readonly reportedLost = new Set<string>();
 
   constructor(
-    private readonly store: Store,
+    private readonly store: InstanceStore & WorkerStore,
     private readonly coordinator: Coordinator,
     private readonly workflows: WorkflowCache,
     private readonly clock: Clock,

@@ -4,14 +4,14 @@
 // never from the message.
 import type { InstanceRecord } from '../api/types.ts';
 import type { DispatchMessage } from '../ports/coordinator.ts';
-import type { Store, TaskDefinition } from '../ports/store.ts';
+import type { InstanceStore, TaskDefinition } from '../ports/store.ts';
 import { accepts } from './routing.ts';
 import type { CachedWorkflow, WorkflowCache } from './workflow-cache.ts';
 
 export type Admission = { inst: InstanceRecord; wf: CachedWorkflow; task: TaskDefinition } | { refused: string };
 
 export async function admitDispatch(
-  store: Store,
+  store: InstanceStore,
   workflows: WorkflowCache,
   worker: { id: string; labels: string[]; acceptWorkflows?: string[]; acceptUnlabelled: boolean },
   message: DispatchMessage,

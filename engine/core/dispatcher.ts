@@ -4,7 +4,7 @@
 import type { InstanceRecord, RoutingStrategy, WorkerRecord } from '../api/types.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { Coordinator } from '../ports/coordinator.ts';
-import type { InstanceGuard, Outcome, Store } from '../ports/store.ts';
+import type { InstanceGuard, Outcome, InstanceStore } from '../ports/store.ts';
 import { type Router, type WorkerCandidate, whyNoWorker } from './routing.ts';
 import type { WorkflowCache } from './workflow-cache.ts';
 
@@ -44,7 +44,7 @@ export class Dispatcher {
   private lastReasonsAt = Number.NEGATIVE_INFINITY;
 
   constructor(
-    private readonly store: Store,
+    private readonly store: InstanceStore,
     private readonly coordinator: Coordinator,
     private readonly workflows: WorkflowCache,
     private readonly clock: Clock,

@@ -6,7 +6,7 @@ import type { Clock } from '../ports/clock.ts';
 import type { Coordinator } from '../ports/coordinator.ts';
 import { type EngineMetrics, noMetrics } from '../ports/metrics.ts';
 import { instanceEvent } from './events.ts';
-import { HELD_FOR_UPSTREAM, type Finish, type FollowUps, type InstanceDraft, type InstanceGuard, type NewRun, type Outcome, type Settlement, type Store, type TaskDefinition, type TransitionResult } from '../ports/store.ts';
+import { HELD_FOR_UPSTREAM, type Finish, type FollowUps, type InstanceDraft, type InstanceGuard, type NewRun, type Outcome, type Settlement, type RunStore, type InstanceStore, type LogStore, type TaskDefinition, type TransitionResult } from '../ports/store.ts';
 import { waitDrafts } from './cross-upstream.ts';
 import { retryDelay } from './backoff.ts';
 import { formatDuration } from './duration.ts';
@@ -28,7 +28,7 @@ const FINAL_RUN_STATES: RunState[] = ['SUCCESS', 'FAILED', 'SKIPPED', 'CANCELLED
 
 export class RunManager {
   constructor(
-    private readonly store: Store,
+    private readonly store: RunStore & InstanceStore & LogStore,
     private readonly coordinator: Coordinator,
     private readonly workflows: WorkflowCache,
     private readonly clock: Clock,

@@ -9,7 +9,7 @@ import type { Coordinator, DispatchMessage } from '../ports/coordinator.ts';
 import type { EngineMetrics } from '../ports/metrics.ts';
 import type { ProcessRunner, RunningProcess } from '../ports/process-runner.ts';
 import type { SecretSource } from '../ports/secrets.ts';
-import type { Finish, InstanceGuard, Outcome, Store, TaskDefinition } from '../ports/store.ts';
+import type { Finish, InstanceGuard, Outcome, InstanceStore, RunStore, TaskDefinition, LogStore } from '../ports/store.ts';
 import { formatDuration } from './duration.ts';
 import { instanceEvent } from './events.ts';
 import { appendLateLine } from './late-log-line.ts';
@@ -57,7 +57,7 @@ export class TaskExecutor {
   private readonly runs: RunCache;
 
   constructor(
-    private readonly store: Store,
+    private readonly store: InstanceStore & RunStore & LogStore,
     private readonly coordinator: Coordinator,
     private readonly runner: ProcessRunner,
     private readonly logs: LogWriter,
