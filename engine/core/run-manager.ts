@@ -7,7 +7,6 @@ import type { Coordinator } from '../ports/coordinator.ts';
 import { type EngineMetrics, noMetrics } from '../ports/metrics.ts';
 import { instanceEvent } from './events.ts';
 import { HELD_FOR_UPSTREAM, type Finish, type FollowUps, type InstanceDraft, type InstanceGuard, type NewRun, type Outcome, type Settlement, type RunStore, type InstanceStore, type LogStore, type TaskDefinition, type TransitionResult } from '../ports/store.ts';
-import { waitDrafts } from './cross-upstream.ts';
 import { retryDelay } from './backoff.ts';
 import { formatDuration } from './duration.ts';
 import { downstreamClosure } from './dag.ts';
@@ -85,11 +84,11 @@ export class RunManager {
     const roots = run.onlyTask ? [wf.byName.get(run.onlyTask) as TaskDefinition] : wf.roots;
     const have = new Set((await this.store.listInstances(run.id)).map((i) => i.taskId));
     const missing = roots.filter((t) => t && !have.has(t.id));
-    for (const t of missing) {
-      const inst = await this.createFirst(t, wf, run, this.clock.now());
-      if (inst) await this.publishInstance(inst);
+    if (missing.length > 0) {
+      const now = this.clock.now();
+      for (const inst of await this.store.addInstances(run.id, missing.map((t) => this.draft(t, 1, now, 0, wf)), now)) await this.publishInstance(inst);
+      this.onWaiting();
     }
-    if (missing.length > 0) this.onWaiting();
     if ((await this.store.pendingInstanceCount(run.id)) > 0) return;
     const settled = await this.store.settleRun(run.id, this.settlement(wf), this.clock.now());
     await this.publish(settled);
@@ -105,14 +104,6 @@ export class RunManager {
     if (attempt !== 1 || !task.crossUpstream?.length || !wf) return draft;
     const upstreams = { crossUpstream: task.crossUpstream, timezone: wf.graph.schedule?.timezone ?? 'UTC', waitTimeoutMs: task.waitTimeoutMs };
     return { ...draft, notBefore: HELD_FOR_UPSTREAM, upstreams };
-  }
-
-  /** A first attempt the start-up check adds to a run: created held, then held or released in its own step. */
-  private async createFirst(task: TaskDefinition, wf: CachedWorkflow, run: RunRecord, now: number): Promise<InstanceRecord | undefined> {
-    const { upstreams, ...draft } = this.draft(task, 1, now, 0, wf);
-    const inst = await this.store.createInstance({ ...draft, runId: run.id, workflowId: run.workflowId, createdAt: now });
-    if (!inst || !upstreams) return inst;
-    return this.store.holdInstance(inst.id, waitDrafts(upstreams, run.logicalTime, upstreams.timezone, now), now);
   }
 
   private settlement(wf: CachedWorkflow | undefined): Settlement {

@@ -1,7 +1,7 @@
 // Task instances: their reads, the single-instance writes (each a compare-and-set on state,
 // attempt and owner), the claim of due instances, and the waits across workflows.
 import type { InstanceRecord, InstanceState } from '../api/types.ts';
-import type { ClaimCandidate, InstanceGuard, NewInstance, UpstreamWaitDraft, WaiterNotice } from './store-transitions.ts';
+import type { ClaimCandidate, InstanceGuard, NewInstance, WaiterNotice } from './store-transitions.ts';
 
 /** Task instances and their single-row writes. */
 export interface InstanceStore {
@@ -39,12 +39,6 @@ export interface InstanceStore {
   unhandledFinished(limit: number): Promise<InstanceRecord[]>;
   /** count of instances of the run that are WAITING, DISPATCHED or RUNNING, or final but unhandled */
   pendingInstanceCount(runId: number): Promise<number>;
-  /**
-   * hold-instance, one transaction: a WAITING instance (created with notBefore
-   * HELD_FOR_UPSTREAM) waits for those of `waits` that have not succeeded yet, or, when all have,
-   * is released (notBefore now). Returns it as it is now.
-   */
-  holdInstance(instanceId: number, waits: UpstreamWaitDraft[], now: number): Promise<InstanceRecord | undefined>;
   /** waits whose deadline has passed, one per waiter, oldest deadline first; the waits of instances no longer WAITING are deleted on the way */
   expiredWaits(now: number, limit: number): Promise<WaiterNotice[]>;
   /** DISPATCHED + RUNNING instances per worker: the dispatcher's view of each worker's load */

@@ -33,6 +33,12 @@ export interface RunStore {
    * with nothing written, when the task's latest attempt is no longer the one the caller judged.
    */
   rerunTask(rerun: RerunTask, now: number): Promise<TransitionResult>;
+  /**
+   * add-instances, one transaction: a RUNNING run gets the first attempts it lacks (the start-up
+   * check), each held for its upstreams in other workflows in the same step when it has some.
+   * Returns those created: none when the run is not RUNNING, none for one that exists already.
+   */
+  addInstances(runId: number, drafts: InstanceDraft[], now: number): Promise<InstanceRecord[]>;
   /** settle-run, one transaction: a RUNNING run with nothing pending ends (see finishInstance), and the next queued run starts. */
   settleRun(runId: number, settlement: Settlement, now: number): Promise<TransitionResult>;
   getRun(id: number): Promise<RunRecord | undefined>;

@@ -1,6 +1,7 @@
 // Store contract: rerun-task, one step. A task that failed for good runs again in its run: the
 // run RUNNING again, the downstream's UPSTREAM_FAILED markers (and their logs) gone, the new
-// attempt created; or, when the task moved on meanwhile, nothing at all.
+// attempt created; or, when the task moved on meanwhile, nothing at all. And add-instances, the
+// start-up check's step that gives a run the first attempts it lacks.
 import { describe, expect, it } from 'vitest';
 import { HELD_FOR_UPSTREAM, type InstanceDraft, type RerunTask } from '../../engine/ports/store.ts';
 import { addInstance, createRun, manualRun, move, runOn, seedRun, setRunState, T0, task, workflow } from './store-fixtures.ts';
@@ -78,6 +79,29 @@ export function rerunContract(store: StoreGetter): void {
       const draft = attempt(seed, 'a', 2, { upstreams: { crossUpstream: [{ workflow: 'orders', task: 'load', date: 'latest' }], timezone: 'UTC' } });
       const result = await store().rerunTask(rerunOf(seed, markers, { draft }), T0 + 100);
       expect(result.created.map((i) => [i.attempt, i.notBefore, i.reason])).toEqual([[2, HELD_FOR_UPSTREAM, 'waiting for orders.load (its latest run)']]);
+    });
+  });
+
+  describe('addInstances', () => {
+    it('adds the missing first attempts to a RUNNING run, skipping one that exists, holding one that waits on another workflow', async () => {
+      await store().applyWorkflow(workflow('orders', [task('load')]), T0);
+      const seed = await seedRun(store());
+      const a = await addInstance(store(), seed, 'a');
+      const held = attempt(seed, 'c', 1, { upstreams: { crossUpstream: [{ workflow: 'orders', task: 'load', date: 'latest' }], timezone: 'UTC' } });
+      const created = await store().addInstances(seed.runId, [attempt(seed, 'a', 1), attempt(seed, 'b', 1), held], T0 + 100);
+      expect(created.map((i) => [i.taskName, i.attempt, i.notBefore, i.reason])).toEqual([
+        ['b', 1, T0 + 100, undefined],
+        ['c', 1, HELD_FOR_UPSTREAM, 'waiting for orders.load (its latest run)'],
+      ]);
+      expect((await store().listInstances(seed.runId)).map((i) => i.id)).toEqual([a.id, ...created.map((i) => i.id)]);
+    });
+
+    it('adds nothing to a run that ended, or is gone', async () => {
+      const seed = await seedRun(store());
+      await setRunState(store(), seed.runId, 'FAILED', T0 + 10);
+      expect(await store().addInstances(seed.runId, [attempt(seed, 'a', 1)], T0 + 100)).toEqual([]);
+      expect(await store().addInstances(seed.runId + 1000, [attempt(seed, 'a', 1)], T0 + 100)).toEqual([]);
+      expect(await store().listInstances(seed.runId)).toEqual([]);
     });
   });
 }

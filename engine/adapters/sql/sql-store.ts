@@ -1,7 +1,7 @@
 // The Store over Kysely: one implementation for every SQL dialect, with no SQL of its own. It
 // binds each port's methods to the database: the compound state changes (one file each:
 // start-run.ts, finish-instance.ts, settle-run.ts, cancel-run.ts, rerun-task.ts, claim-due.ts,
-// hold-instance.ts, over transaction.ts) and the query modules of each aggregate. Dialect-specific
+// add-instances.ts, over transaction.ts) and the query modules of each aggregate. Dialect-specific
 // code lives only in the openers (sqlite-store.ts, mysql-store.ts), migrations.ts and the locks.
 import type { Kysely } from 'kysely';
 import type { AuditEntry, InstanceRecord, InstanceState, LogLine, RunRecord, RunState, SchedulingPause, WorkerRecord, WorkflowSpec, WorkflowSummary } from '../../api/types.ts';
@@ -27,11 +27,11 @@ import type {
   TaskRuntime,
   TaskSearchRow,
   TransitionResult,
-  UpstreamWaitDraft,
   WaiterNotice,
   WorkerRegistration,
   WorkflowGraph,
 } from '../../ports/store.ts';
+import { addInstances } from './add-instances.ts';
 import * as alerts from './alert-queries.ts';
 import * as auditLog from './audit-queries.ts';
 import { cancelRun } from './cancel-run.ts';
@@ -39,7 +39,6 @@ import { claimDueInstances } from './claim-due.ts';
 import * as eventKeys from './event-key-queries.ts';
 import { finishInstance } from './finish-instance.ts';
 import * as flags from './flag-queries.ts';
-import { holdInstance } from './hold-instance.ts';
 import * as writes from './instance-writes.ts';
 import { insertLogs } from './log-insert.ts';
 import * as logs from './log-queries.ts';
@@ -123,6 +122,9 @@ export class SqlStore implements Store {
   settleRun(runId: number, settlement: Settlement, now: number): Promise<TransitionResult> {
     return settleRun(this.db, this.dialect, runId, settlement, now);
   }
+  addInstances(runId: number, drafts: InstanceDraft[], now: number): Promise<InstanceRecord[]> {
+    return addInstances(this.db, this.dialect, runId, drafts, now);
+  }
   rerunTask(rerun: RerunTask, now: number): Promise<TransitionResult> {
     return rerunTask(this.db, this.dialect, rerun, now);
   }
@@ -175,9 +177,6 @@ export class SqlStore implements Store {
   }
   pendingInstanceCount(runId: number): Promise<number> {
     return runs.pendingInstanceCount(this.db, runId);
-  }
-  holdInstance(instanceId: number, waits: UpstreamWaitDraft[], now: number): Promise<InstanceRecord | undefined> {
-    return holdInstance(this.db, this.dialect, instanceId, waits, now);
   }
   expiredWaits(now: number, limit: number): Promise<WaiterNotice[]> {
     return expiredWaits(this.db, now, limit);
