@@ -12,7 +12,8 @@ import type { InstanceRecord, RunRecord } from '../engine/api/types.ts';
 import { MemoryCoordinator } from '../engine/adapters/memory/memory-coordinator.ts';
 import { openSqliteStore } from '../engine/adapters/sql/sqlite-store.ts';
 import type { SqlStore } from '../engine/adapters/sql/sql-store.ts';
-import { succeededAmong } from '../engine/adapters/sql/transition-queries.ts';
+import { succeededAmong } from '../engine/adapters/sql/instance-drafts.ts';
+import { guardedInstanceUpdate } from '../engine/adapters/sql/instance-writes.ts';
 import { systemClock } from '../engine/adapters/system-clock.ts';
 import { nextTurn } from '../engine/hosts/node/host-defaults.ts';
 import { RunManager } from '../engine/core/run-manager.ts';
@@ -160,7 +161,8 @@ export async function measureAdvance(tasks: number, events: number, progress: (m
           perEvent.finish.push(performance.now() - t0);
           continue;
         }
-        if (!(await store.transitionInstance(inst.id, { from: ['WAITING'], attempt: 1 }, 'SUCCESS', { finishedAt }))) {
+        // Marked SUCCESS alone, below the port: the replica and the scan then do the follow-up work.
+        if (!(await guardedInstanceUpdate(store.db, { state: 'SUCCESS', finished_at: finishedAt }, inst.id, { from: ['WAITING'], attempt: 1 }))) {
           throw new Error(`bench: ${name} could not be marked SUCCESS`);
         }
         const t0 = performance.now();

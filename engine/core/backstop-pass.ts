@@ -5,7 +5,7 @@
 import type { WorkerRecord } from '../api/types.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { Coordinator } from '../ports/coordinator.ts';
-import type { Store } from '../ports/store.ts';
+import type { InstanceStore, WorkerStore } from '../ports/store.ts';
 import { type AlertHooks, NO_ALERTS } from './alerts/alert-rules.ts';
 import { judgeActive, type WorkerView } from './backstops.ts';
 import { type EngineConfig, workerLostAfterMs } from './config.ts';
@@ -26,7 +26,7 @@ export class BackstopPass {
   private readonly reportedLost = new Set<string>();
 
   constructor(
-    private readonly store: Store,
+    private readonly store: InstanceStore & WorkerStore,
     private readonly coordinator: Coordinator,
     private readonly workflows: WorkflowCache,
     private readonly clock: Clock,
@@ -93,10 +93,11 @@ export class BackstopPass {
       const verdict = judgeActive(seen, views.get(inst.workerId ?? ''), wf?.tasks.get(inst.taskId)?.timeoutMs, now, this.config);
       if (!verdict) continue;
       const guard = { from: [inst.state], attempt: inst.attempt, workerId: inst.workerId };
-      const patch = { reason: verdict.reason, ...(verdict.to !== 'WAITING' && { finishedAt: now }), ...(verdict.failover && { failedOver: true }) };
       // A fail-over or timeout ends the instance with its follow-ups, in one store step.
       const done =
-        verdict.to === 'WAITING' ? await this.store.transitionInstance(inst.id, guard, verdict.to, patch) : await this.runs.finish(inst, guard, verdict.to, patch);
+        verdict.to === 'WAITING'
+          ? await this.store.requeueInstance(inst.id, guard, verdict.reason)
+          : await this.runs.finish(inst, guard, verdict.to, { reason: verdict.reason, finishedAt: now, ...(verdict.failover && { failedOver: true }) });
       if (!done) continue;
       this.alert(`instance ${inst.id} (${inst.taskName}): ${verdict.reason}`);
       this.wakeDispatcher();

@@ -12,7 +12,7 @@
 // audited per workflow and alerted once per scan (`clock_step`). A forward jump needs nothing
 // here: its missed fires follow the misfire policy, bounded.
 import type { Clock } from '../ports/clock.ts';
-import type { ScheduleRecord, Store } from '../ports/store.ts';
+import type { ScheduleRecord, DefinitionStore, FlagStore, AuditStore } from '../ports/store.ts';
 import { type AlertHooks, NO_ALERTS } from './alerts/alert-rules.ts';
 import type { EngineConfig } from './config.ts';
 import { nextFire } from './cron.ts';
@@ -33,7 +33,7 @@ export class CronFiring {
   private readonly fireTimers = new Map<string, () => void>();
 
   constructor(
-    private readonly store: Store,
+    private readonly store: DefinitionStore & FlagStore & AuditStore,
     private readonly runs: RunManager,
     private readonly workflows: WorkflowCache,
     private readonly clock: Clock,

@@ -4,14 +4,14 @@
 // never from the message.
 import type { InstanceRecord } from '../api/types.ts';
 import type { DispatchMessage } from '../ports/coordinator.ts';
-import type { Store, TaskDefinition } from '../ports/store.ts';
+import type { InstanceStore, TaskDefinition } from '../ports/store.ts';
 import { accepts } from './routing.ts';
 import type { CachedWorkflow, WorkflowCache } from './workflow-cache.ts';
 
 export type Admission = { inst: InstanceRecord; wf: CachedWorkflow; task: TaskDefinition } | { refused: string };
 
 export async function admitDispatch(
-  store: Store,
+  store: InstanceStore,
   workflows: WorkflowCache,
   worker: { id: string; labels: string[]; acceptWorkflows?: string[]; acceptUnlabelled: boolean },
   message: DispatchMessage,
@@ -27,9 +27,7 @@ export async function admitDispatch(
   const policy = { labels: worker.labels, workflows: worker.acceptWorkflows, acceptUnlabelled: worker.acceptUnlabelled };
   if (!accepts(policy, { workflowName: wf.graph.name, labels: task.labels })) {
     // Back to the queue for a worker that accepts it.
-    await store.transitionInstance(inst.id, { from: ['DISPATCHED'], attempt: inst.attempt, workerId: worker.id }, 'WAITING', {
-      reason: `worker ${worker.id} does not accept this task`,
-    });
+    await store.requeueInstance(inst.id, { from: ['DISPATCHED'], attempt: inst.attempt, workerId: worker.id }, `worker ${worker.id} does not accept this task`);
     return { refused: 'this worker does not accept it (accept-policy)' };
   }
   return { inst, wf, task };

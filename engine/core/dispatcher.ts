@@ -4,7 +4,7 @@
 import type { InstanceRecord, RoutingStrategy, WorkerRecord } from '../api/types.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { Coordinator } from '../ports/coordinator.ts';
-import type { Store } from '../ports/store.ts';
+import type { InstanceStore } from '../ports/store.ts';
 import type { LeaderLease } from './leader-lease.ts';
 import { type Router, type WorkerCandidate, whyNoWorker } from './routing.ts';
 import type { RunManager } from './run-manager.ts';
@@ -46,7 +46,7 @@ export class Dispatcher {
   private lastReasonsAt = Number.NEGATIVE_INFINITY;
 
   constructor(
-    private readonly store: Store,
+    private readonly store: InstanceStore,
     private readonly coordinator: Coordinator,
     private readonly workflows: WorkflowCache,
     private readonly clock: Clock,
@@ -147,7 +147,7 @@ export class Dispatcher {
         if (!room()) break;
         const reason = `waiting: ${whyNoWorker(routable, candidates, now, this.options.staleAfterMs)}`;
         if (inst.reason !== reason) {
-          await this.store.transitionInstance(inst.id, { from: ['WAITING'], attempt: inst.attempt }, undefined, { reason });
+          await this.store.setWaitingReason(inst.id, inst.attempt, reason);
         }
         continue;
       }

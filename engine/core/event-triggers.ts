@@ -7,7 +7,7 @@ import { type Actor, actorName } from '../api/actor.ts';
 import { AxError } from '../api/errors.ts';
 import type { RunRecord } from '../api/types.ts';
 import type { Clock } from '../ports/clock.ts';
-import type { Store } from '../ports/store.ts';
+import type { EventKeyStore, RunStore, FlagStore, DefinitionStore } from '../ports/store.ts';
 import { checkPayload } from './payload.ts';
 import type { RunManager } from './run-manager.ts';
 
@@ -32,7 +32,7 @@ type KeyedTrigger = { repeat: false; runs: RunRecord[] } | { repeat: true; runs:
  * Runs `start` once per (event, key): the first caller starts the runs; a repeat gets the first
  * caller's runs as they are now. A start that fails frees the key, so the sender's retry can.
  */
-async function triggerOnce(store: Store, clock: Clock, event: string, key: string, start: () => Promise<RunRecord[]>): Promise<KeyedTrigger> {
+async function triggerOnce(store: EventKeyStore & RunStore & FlagStore & DefinitionStore, clock: Clock, event: string, key: string, start: () => Promise<RunRecord[]>): Promise<KeyedTrigger> {
   checkEventKey(key);
   const giveUpAt = clock.now() + WAIT_FOR_FIRST_MS;
   for (;;) {
@@ -62,7 +62,7 @@ const named = (runs: RunRecord[]): string => runs.map((r) => `run #${r.id} (${r.
 
 export class EventTriggers {
   constructor(
-    private readonly store: Store,
+    private readonly store: EventKeyStore & RunStore & FlagStore & DefinitionStore,
     private readonly clock: Clock,
     private readonly runs: RunManager,
     private readonly maxPayloadBytes: number,

@@ -8,7 +8,7 @@ import { AxError, ValidationError, type ValidationProblem } from '../api/errors.
 import type { LineageEdge, LineageGraph, LineageNode } from '../api/engine-api.ts';
 import type { CrossUpstream, InstanceState, WorkflowSpec } from '../api/types.ts';
 import type { Clock } from '../ports/clock.ts';
-import type { CrossDependencyRow, Store } from '../ports/store.ts';
+import type { CrossDependencyRow, DefinitionStore, RunStore, InstanceStore } from '../ports/store.ts';
 import { refName, splitRef, waitWindow } from './cross-upstream.ts';
 import { findCycle, type Edge } from './dag.ts';
 
@@ -22,7 +22,7 @@ export class LineageReader {
   private readonly dependents = new Map<string, CrossDependencyRow[]>();
 
   constructor(
-    private readonly store: Store,
+    private readonly store: DefinitionStore & RunStore & InstanceStore,
     private readonly replace?: WorkflowSpec,
   ) {}
 
@@ -89,7 +89,7 @@ async function parts(reader: LineageReader, id: string): Promise<{ workflow: str
  * A cycle through `spec` across workflows, if applying it would make one: walked from its tasks
  * downstream, through other workflows, back to it. Local cycles the workflow file refuses already.
  */
-export async function crossCycle(store: Store, spec: WorkflowSpec): Promise<string[] | undefined> {
+export async function crossCycle(store: DefinitionStore & RunStore & InstanceStore, spec: WorkflowSpec): Promise<string[] | undefined> {
   if (!spec.tasks.some((t) => t.crossUpstream?.length) && (await store.crossDependencies({ upstreamWorkflow: spec.name })).length === 0) return undefined;
   const reader = new LineageReader(store, spec);
   const edges: Edge<string>[] = [];
@@ -116,7 +116,7 @@ export async function crossCycle(store: Store, spec: WorkflowSpec): Promise<stri
  * about: references to workflows or tasks that do not exist (yet), and tasks it removes (or
  * renames) that other workflows wait for.
  */
-export async function checkAcrossWorkflows(store: Store, spec: WorkflowSpec, previous: WorkflowSpec | undefined): Promise<string[]> {
+export async function checkAcrossWorkflows(store: DefinitionStore & RunStore & InstanceStore, spec: WorkflowSpec, previous: WorkflowSpec | undefined): Promise<string[]> {
   const cycle = await crossCycle(store, spec);
   if (cycle) {
     const problem: ValidationProblem = { file: `workflow ${spec.name}`, path: 'tasks', message: `cycle across workflows: ${cycle.join(' → ')}: remove one of these upstreams` };
@@ -149,7 +149,7 @@ export async function checkAcrossWorkflows(store: Store, spec: WorkflowSpec, pre
 }
 
 /** References of every workflow to workflows or tasks that do not exist: `ax ls` lists them. */
-export async function missingUpstreams(store: Store): Promise<Map<string, string[]>> {
+export async function missingUpstreams(store: DefinitionStore & RunStore & InstanceStore): Promise<Map<string, string[]>> {
   const out = new Map<string, string[]>();
   for (const r of await store.crossDependencies({})) {
     if (!r.upstreamMissing) continue;
@@ -166,7 +166,7 @@ export async function missingUpstreams(store: Store): Promise<Map<string, string
  * of downstream, across workflows, each node with its owner (the task's, else its workflow's) and
  * today's state (its latest attempt in its workflow's latest run of today, in the workflow's zone).
  */
-export async function lineage(store: Store, clock: Clock, target: string, depth: { up?: number; down?: number } = {}): Promise<LineageGraph> {
+export async function lineage(store: DefinitionStore & RunStore & InstanceStore, clock: Clock, target: string, depth: { up?: number; down?: number } = {}): Promise<LineageGraph> {
   const reader = new LineageReader(store);
   let focus: string[];
   const whole = await reader.spec(target);
@@ -221,7 +221,7 @@ export async function lineage(store: Store, clock: Clock, target: string, depth:
   return { focus, nodes, edges: [...edges.values()] };
 }
 
-async function todaysStates(store: Store, clock: Clock, spec: WorkflowSpec): Promise<Map<string, { state: InstanceState; runId: number }>> {
+async function todaysStates(store: DefinitionStore & RunStore & InstanceStore, clock: Clock, spec: WorkflowSpec): Promise<Map<string, { state: InstanceState; runId: number }>> {
   const out = new Map<string, { state: InstanceState; runId: number }>();
   const day = waitWindow('same_day', clock.now(), spec.schedule?.timezone ?? 'UTC');
   const [run] = await store.listRuns({ workflowName: spec.name, limit: 1 });

@@ -5,7 +5,7 @@
 // wait their turn); and one that runs past its time budget answers what it found so far plus a
 // `cut` marker saying where it stopped, so the caller can go on from there or narrow its search.
 import type { LogSearchHit } from '../api/engine-api.ts';
-import type { Store } from '../ports/store.ts';
+import type { LogStore } from '../ports/store.ts';
 
 /** lines per window: a few ms of LIKE each */
 const WINDOW = 20_000;
@@ -19,7 +19,7 @@ export class LogSearch {
   private readonly waiting: (() => void)[] = [];
 
   constructor(
-    private readonly store: Pick<Store, 'searchLog' | 'logExtent'>,
+    private readonly store: LogStore,
     private readonly budgetMs = SEARCH_BUDGET_MS,
   ) {}
 

@@ -11,7 +11,7 @@
 // tasks that finish within one flush interval share one transaction.
 import type { LogLine, LogStream } from '../api/types.ts';
 import type { Clock } from '../ports/clock.ts';
-import type { Store } from '../ports/store.ts';
+import type { LogStore } from '../ports/store.ts';
 import { needsPerson, STORE_BACKOFF } from './persist.ts';
 import { backoffDelay } from './retry.ts';
 import { replaceControls } from './line-splitter.ts';
@@ -94,7 +94,7 @@ export class LogWriter {
   private everything = false;
 
   constructor(
-    private readonly store: Store,
+    private readonly store: LogStore,
     private readonly clock: Clock,
     private readonly options: LogWriterOptions,
   ) {}

@@ -1,7 +1,7 @@
 // The leader's upkeep between fires: a wake-up for the retry whose backoff ends before the next
 // tick, and the hourly purge of logs and alerts past their retention and of event Idempotency-Keys past theirs.
 import type { Clock } from '../ports/clock.ts';
-import type { Store } from '../ports/store.ts';
+import type { InstanceStore, LogStore, EventKeyStore, AlertStore } from '../ports/store.ts';
 import type { EngineConfig } from './config.ts';
 import type { Dispatcher } from './dispatcher.ts';
 import { EVENT_KEY_RETENTION_MS } from './event-triggers.ts';
@@ -13,7 +13,7 @@ export class Maintenance {
   private lastPurge = 0;
 
   constructor(
-    private readonly store: Store,
+    private readonly store: InstanceStore & LogStore & EventKeyStore & AlertStore,
     private readonly clock: Clock,
     private readonly config: EngineConfig,
     private readonly wakeDispatcher: Dispatcher['wake'],

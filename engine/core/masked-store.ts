@@ -7,9 +7,9 @@ import type { Store } from '../ports/store.ts';
 
 type Mask = (text: string) => string;
 
-/** `reason` masked when the patch has one; the patch itself when not (a key set to undefined would mean "clear"). */
-function maskReason<T extends { reason?: string | null }>(patch: T, mask: Mask): T {
-  return typeof patch.reason === 'string' ? { ...patch, reason: mask(patch.reason) } : patch;
+/** `reason` masked when the outcome has one; the outcome itself when not (a key set to undefined would mean "clear"). */
+function maskReason<T extends { reason?: string | null }>(outcome: T, mask: Mask): T {
+  return typeof outcome.reason === 'string' ? { ...outcome, reason: mask(outcome.reason) } : outcome;
 }
 
 export function maskedStore(store: Store, mask: Mask): Store {
@@ -18,9 +18,10 @@ export function maskedStore(store: Store, mask: Mask): Store {
     audit: (entry) => store.audit({ ...entry, object: mask(entry.object), ...(entry.detail !== undefined && { detail: mask(entry.detail) }), ...(typeof entry.note === 'string' && { note: mask(entry.note) }) }),
     recordAlert: (alert) => store.recordAlert({ ...alert, title: mask(alert.title), message: mask(alert.message) }),
     recordAlertDelivery: (id, delivery) => store.recordAlertDelivery(id, delivery.error === undefined ? delivery : { ...delivery, error: m(delivery.error) }),
-    transitionInstance: (id, guard, to, patch) => store.transitionInstance(id, guard, to, maskReason(patch, mask)),
-    finishInstance: (finish, now) => store.finishInstance({ ...finish, patch: maskReason(finish.patch, mask) }, now),
-    transitionRun: (id, from, to, patch) => store.transitionRun(id, from, to, maskReason(patch, mask)),
+    requeueInstance: (id, guard, reason) => store.requeueInstance(id, guard, mask(reason)),
+    setWaitingReason: (id, attempt, reason) => store.setWaitingReason(id, attempt, mask(reason)),
+    finishInstance: (finish, now) => store.finishInstance({ ...finish, outcome: maskReason(finish.outcome, mask) }, now),
+    rerunTask: (rerun, now) => store.rerunTask({ ...rerun, reason: mask(rerun.reason) }, now),
     cancelRun: (runId, reason, queuedRoots, now) => store.cancelRun(runId, mask(reason), queuedRoots, now),
     setScheduleError: (id, error) => store.setScheduleError(id, error === null ? null : mask(error)),
   };

@@ -8,7 +8,7 @@ import type { InstanceState, RunState, WorkerRecord } from '../api/types.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { Coordinator } from '../ports/coordinator.ts';
 import type { GaugeSnapshot } from '../ports/metrics.ts';
-import type { Store } from '../ports/store.ts';
+import type { ReadModelStore, FlagStore } from '../ports/store.ts';
 
 /** The instance states a scrape counts: the active ones (finished ones are counters, see EngineMetrics). */
 export const GAUGED_STATES: InstanceState[] = ['WAITING', 'DISPATCHED', 'RUNNING'];
@@ -19,7 +19,7 @@ export class MetricsGauges {
   private last: { at: number; read: Promise<GaugeSnapshot> } | undefined;
 
   constructor(
-    private readonly store: Store,
+    private readonly store: ReadModelStore & FlagStore,
     private readonly coordinator: Coordinator,
     private readonly clock: Clock,
     /** every worker the engine knows with its judged status (EngineViews.listWorkers) */

@@ -4,7 +4,7 @@
 // ones never started and go back to WAITING. Runs left without (all of) their root instances get them.
 import type { Clock } from '../ports/clock.ts';
 import type { ProcessRunner } from '../ports/process-runner.ts';
-import type { Finish, Store } from '../ports/store.ts';
+import type { Finish, InstanceStore, RunStore } from '../ports/store.ts';
 import type { RunManager } from './run-manager.ts';
 
 export interface RecoveryReport {
@@ -14,7 +14,7 @@ export interface RecoveryReport {
 }
 
 export async function recoverOrphans(
-  store: Store,
+  store: InstanceStore & RunStore,
   runner: ProcessRunner,
   runs: RunManager,
   clock: Clock,
@@ -27,7 +27,7 @@ export async function recoverOrphans(
     if (workerId !== undefined && inst.workerId !== workerId) continue;
     const guard = { from: [inst.state], attempt: inst.attempt, workerId: inst.workerId };
     if (inst.state === 'DISPATCHED') {
-      if (await store.transitionInstance(inst.id, guard, 'WAITING', { reason: 'engine restarted before the task started' })) report.requeued++;
+      if (await store.requeueInstance(inst.id, guard, 'engine restarted before the task started')) report.requeued++;
       continue;
     }
     let reason = 'engine restarted';
@@ -49,7 +49,7 @@ export async function recoverOrphans(
  * transaction, so after a clean stop (or a crash) of this version it finds nothing; it is there
  * for what an earlier version left.
  */
-export async function checkRuns(store: Store, runs: RunManager): Promise<void> {
+export async function checkRuns(store: InstanceStore & RunStore, runs: RunManager): Promise<void> {
   for (const inst of await store.unhandledFinished(10_000)) {
     if (inst.state !== 'UPSTREAM_FAILED') await runs.finish(inst, { from: [inst.state], attempt: inst.attempt }, inst.state as Finish['to'], {});
   }

@@ -2,7 +2,7 @@
 // logical time, trigger, payload) never changes: read once per run, not once per task (a run of
 // 2,000 tasks is one read).
 import type { RunRecord } from '../api/types.ts';
-import type { Store } from '../ports/store.ts';
+import type { RunStore } from '../ports/store.ts';
 
 /** how many runs' records a worker keeps for its tasks' environments */
 const RUN_CACHE_SIZE = 64;
@@ -11,7 +11,7 @@ export class RunCache {
   /** runs of recent tasks, oldest first */
   private readonly runs = new Map<number, RunRecord>();
 
-  constructor(private readonly store: Pick<Store, 'getRun'>) {}
+  constructor(private readonly store: RunStore) {}
 
   async get(runId: number): Promise<RunRecord | undefined> {
     const cached = this.runs.get(runId);

@@ -6,8 +6,7 @@ import type { Clock } from '../ports/clock.ts';
 import type { Coordinator } from '../ports/coordinator.ts';
 import { type EngineMetrics, noMetrics } from '../ports/metrics.ts';
 import { instanceEvent } from './events.ts';
-import { HELD_FOR_UPSTREAM, type Finish, type FollowUps, type InstanceDraft, type InstanceGuard, type InstancePatch, type NewRun, type Settlement, type Store, type TaskDefinition, type TransitionResult } from '../ports/store.ts';
-import { waitDrafts } from './cross-upstream.ts';
+import { HELD_FOR_UPSTREAM, type Finish, type FollowUps, type InstanceDraft, type InstanceGuard, type NewRun, type Outcome, type Settlement, type RunStore, type InstanceStore, type LogStore, type TaskDefinition, type TransitionResult } from '../ports/store.ts';
 import { retryDelay } from './backoff.ts';
 import { formatDuration } from './duration.ts';
 import { downstreamClosure } from './dag.ts';
@@ -29,7 +28,7 @@ const FINAL_RUN_STATES: RunState[] = ['SUCCESS', 'FAILED', 'SKIPPED', 'CANCELLED
 
 export class RunManager {
   constructor(
-    private readonly store: Store,
+    private readonly store: RunStore & InstanceStore & LogStore,
     private readonly coordinator: Coordinator,
     private readonly workflows: WorkflowCache,
     private readonly clock: Clock,
@@ -39,6 +38,8 @@ export class RunManager {
     private readonly alerts: AlertHooks = NO_ALERTS,
     private readonly metrics: EngineMetrics = noMetrics,
   ) {}
+
+  private readonly queuedRoots = new WeakMap<CachedWorkflow, InstanceDraft[]>();
 
   /** Creates the run with its roots (one store step), or returns undefined when this cron fire already has one. */
   async startRun(input: StartRunInput): Promise<RunRecord | undefined> {
@@ -84,11 +85,11 @@ export class RunManager {
     const roots = run.onlyTask ? [wf.byName.get(run.onlyTask) as TaskDefinition] : wf.roots;
     const have = new Set((await this.store.listInstances(run.id)).map((i) => i.taskId));
     const missing = roots.filter((t) => t && !have.has(t.id));
-    for (const t of missing) {
-      const inst = await this.createFirst(t, wf, run, this.clock.now());
-      if (inst) await this.publishInstance(inst);
+    if (missing.length > 0) {
+      const now = this.clock.now();
+      for (const inst of await this.store.addInstances(run.id, missing.map((t) => this.draft(t, 1, now, 0, wf)), now)) await this.publishInstance(inst);
+      this.wakeDispatcher();
     }
-    if (missing.length > 0) this.wakeDispatcher();
     if ((await this.store.pendingInstanceCount(run.id)) > 0) return;
     const settled = await this.store.settleRun(run.id, this.settlement(wf), this.clock.now());
     await this.publish(settled);
@@ -102,21 +103,23 @@ export class RunManager {
   private draft(task: TaskDefinition, attempt: number, notBefore: number, failovers = 0, wf?: CachedWorkflow): InstanceDraft {
     const draft: InstanceDraft = { taskId: task.id, taskName: task.name, attempt, state: 'WAITING', notBefore, failovers };
     if (attempt !== 1 || !task.crossUpstream?.length || !wf) return draft;
-    const tz = wf.graph.schedule?.timezone ?? 'UTC';
-    return { ...draft, notBefore: HELD_FOR_UPSTREAM, waits: (logicalTime) => waitDrafts(task, logicalTime, tz, this.clock.now()) };
-  }
-
-  /** A first attempt created outside a transition (start-up check, re-run): created held, then held or released in its own step. */
-  private async createFirst(task: TaskDefinition, wf: CachedWorkflow, run: RunRecord, now: number, attempt = 1): Promise<InstanceRecord | undefined> {
-    const { waits, ...draft } = this.draft(task, 1, now, 0, wf);
-    const inst = await this.store.createInstance({ ...draft, attempt, runId: run.id, workflowId: run.workflowId, createdAt: now });
-    if (!inst || !waits) return inst;
-    return this.store.holdInstance(inst.id, waits(run.logicalTime), now);
+    const upstreams = { crossUpstream: task.crossUpstream, timezone: wf.graph.schedule?.timezone ?? 'UTC', waitTimeoutMs: task.waitTimeoutMs };
+    return { ...draft, notBefore: HELD_FOR_UPSTREAM, upstreams };
   }
 
   private settlement(wf: CachedWorkflow | undefined): Settlement {
     // A workflow gone meanwhile: no run of it can succeed.
-    return { taskCount: wf ? wf.tasks.size : Number.POSITIVE_INFINITY, queuedRoots: () => (wf ? wf.roots.map((t) => this.draft(t, 1, this.clock.now(), 0, wf)) : []) };
+    return { taskCount: wf ? wf.tasks.size : Number.POSITIVE_INFINITY, queuedRoots: wf ? this.rootDrafts(wf) : [] };
+  }
+
+  /**
+   * The roots a queued run of the workflow starts with, built once per definition: every finish
+   * passes them (most end no run), and the step makes them due when it starts the run.
+   */
+  private rootDrafts(wf: CachedWorkflow): InstanceDraft[] {
+    let drafts = this.queuedRoots.get(wf);
+    if (!drafts) this.queuedRoots.set(wf, (drafts = wf.roots.map((t) => this.draft(t, 1, 0, 0, wf))));
+    return drafts;
   }
 
   /**
@@ -124,26 +127,26 @@ export class RunManager {
    * as one store step: a retry, the downstream it makes ready (O(downstream)), or the downstream
    * failed; and the run's end once nothing is pending. Returns false when the guard refused it.
    */
-  async finish(inst: InstanceRecord, guard: InstanceGuard, to: Finish['to'], patch: InstancePatch, opts: { final?: boolean } = {}): Promise<boolean> {
+  async finish(inst: InstanceRecord, guard: InstanceGuard, to: Finish['to'], outcome: Outcome, opts: { final?: boolean } = {}): Promise<boolean> {
     const wf = await this.workflows.get(inst.workflowId);
     const task = wf?.tasks.get(inst.taskId);
     const now = this.clock.now();
-    const plan = wf && task ? this.followUps(inst, to, patch.failedOver === true, wf, task, now, opts.final === true) : { followUps: {} };
+    const plan = wf && task ? this.followUps(inst, to, outcome.failedOver === true, wf, task, now, opts.final === true) : { followUps: {} };
     const asUpstream = wf && task ? { workflow: wf.graph.name, task: task.name } : undefined;
     const result = await this.store.finishInstance(
-      { id: inst.id, runId: inst.runId, guard, to, patch, followUps: plan.followUps, settlement: this.settlement(wf), ...(asUpstream && { asUpstream }) },
+      { id: inst.id, runId: inst.runId, guard, to, outcome, followUps: plan.followUps, settlement: this.settlement(wf), ...(asUpstream && { asUpstream }) },
       now,
     );
     if (!result.done) return false;
     this.metrics.instanceFinished(to);
     if (plan.capped) this.failovers.alert(plan.capped);
     // Failed for good: no attempt after this one.
-    if ((to === 'FAILED' || to === 'TIMEOUT') && !plan.followUps.retry) this.alerts.taskFailed({ ...inst, ...patch, state: to } as InstanceRecord, to, patch.reason ?? undefined, wf?.graph.name);
+    if ((to === 'FAILED' || to === 'TIMEOUT') && !plan.followUps.retry) this.alerts.taskFailed({ ...inst, ...outcome, state: to } as InstanceRecord, to, outcome.reason ?? undefined, wf?.graph.name);
     // Said in the failed attempt's log before anyone hears of the next attempt, so a follower
     // that sees attempt 2 finds the line; only by the step that created attempt 2, so said once.
     const retry = result.created.find((c) => c.taskId === inst.taskId);
     if (retry && plan.announce) await this.announce(inst.id, plan.announce(retry.attempt));
-    await this.publishInstance({ ...inst, ...patch, state: to } as InstanceRecord);
+    await this.publishInstance({ ...inst, ...outcome, state: to } as InstanceRecord);
     await this.publish(result);
     for (const w of result.failedWaiters ?? []) await this.failWaiter(w.instanceId, `upstream ${w.label} failed for good: re-run it, then this task`);
     return true;
@@ -266,22 +269,21 @@ export class RunManager {
     const mine = instances.filter((i) => i.taskId === task.id);
     const latest = mine[mine.length - 1];
     // UPSTREAM_FAILED too for a task that waited on another workflow: it waits again
-    const rerunnable = ['FAILED', 'TIMEOUT', 'CANCELLED', ...(task.crossUpstream?.length ? ['UPSTREAM_FAILED'] : [])];
+    const rerunnable: InstanceState[] = ['FAILED', 'TIMEOUT', 'CANCELLED', ...(task.crossUpstream?.length ? (['UPSTREAM_FAILED'] as const) : [])];
     if (!latest || !rerunnable.includes(latest.state)) {
       throw new AxError('conflict', `task "${taskName}" of run #${runId} is ${latest?.state ?? 'not started'}: only a failed task can be re-run`);
     }
     const down = new Set(downstreamClosure(task.id, wf.downstream));
     const markers = instances.filter((i) => down.has(i.taskId) && i.state === 'UPSTREAM_FAILED').map((i) => i.id);
     const now = this.clock.now();
-    if (run.state !== 'RUNNING') {
-      await this.store.transitionRun(runId, [run.state], 'RUNNING', { reason: `re-run of "${taskName}"`, finishedAt: null });
-    }
-    await this.store.deleteInstances(markers);
     // A task waiting on other workflows waits again (they may have been re-run meanwhile).
-    const next = task.crossUpstream?.length
-      ? await this.createFirst(task, wf, run, now, latest.attempt + 1)
-      : await this.store.createInstance({ ...this.draft(task, latest.attempt + 1, now), runId, workflowId: run.workflowId, createdAt: now });
-    if (next) await this.publishInstance(next);
+    const draft = task.crossUpstream?.length ? { ...this.draft(task, 1, now, 0, wf), attempt: latest.attempt + 1 } : this.draft(task, latest.attempt + 1, now);
+    const result = await this.store.rerunTask(
+      { runId, taskId: task.id, latest: { attempt: latest.attempt, from: rerunnable }, markers, draft, reason: `re-run of "${taskName}"` },
+      now,
+    );
+    if (!result.done) throw new AxError('conflict', `task "${taskName}" of run #${runId} changed while it was being re-run: look at the run again`);
+    for (const next of result.created) await this.publishInstance(next);
     this.wakeDispatcher();
     return this.store.listInstances(runId);
   }
@@ -301,7 +303,7 @@ export class RunManager {
     if (taskName !== undefined && !wf?.byName.get(taskName)) throw new AxError('not_found', `run #${runId} has no task "${taskName}"`);
     const now = this.clock.now();
     if (taskName === undefined) {
-      const result = await this.store.cancelRun(runId, reason, this.settlement(wf).queuedRoots, now);
+      const result = await this.store.cancelRun(runId, reason, wf ? this.rootDrafts(wf) : [], now);
       if (!result.done) throw new AxError('conflict', `run #${runId} ended while it was being cancelled`);
       await this.publish(result);
       for (const w of result.failedWaiters ?? []) await this.failWaiter(w.instanceId, `upstream ${w.label}: its run #${runId} was cancelled`);

@@ -9,7 +9,7 @@ import type { Coordinator, DispatchMessage } from '../ports/coordinator.ts';
 import type { EngineMetrics } from '../ports/metrics.ts';
 import type { ProcessRunner, RunningProcess } from '../ports/process-runner.ts';
 import type { SecretSource } from '../ports/secrets.ts';
-import type { Finish, Store, TaskDefinition } from '../ports/store.ts';
+import type { Finish, InstanceStore, RunStore, TaskDefinition, LogStore } from '../ports/store.ts';
 import type { Dispatcher } from './dispatcher.ts';
 import { formatDuration } from './duration.ts';
 import { instanceEvent } from './events.ts';
@@ -56,7 +56,7 @@ export class TaskExecutor {
   private readonly runs: RunCache;
 
   constructor(
-    private readonly store: Store,
+    private readonly store: InstanceStore & RunStore & LogStore,
     private readonly coordinator: Coordinator,
     private readonly runner: ProcessRunner,
     private readonly logs: LogWriter,
@@ -78,7 +78,7 @@ export class TaskExecutor {
     const { inst } = entry;
     const guard = { from: ['DISPATCHED' as InstanceState], attempt: inst.attempt, workerId: this.options.id };
     const startedAt = this.clock.now();
-    if (!(await this.store.transitionInstance(inst.id, guard, 'RUNNING', { startedAt, heartbeatAt: startedAt }))) {
+    if (!(await this.store.markRunning(inst.id, guard, startedAt))) {
       this.alert(`instance ${inst.id} attempt ${inst.attempt}: start refused, it changed state meanwhile`);
       return;
     }
@@ -116,7 +116,7 @@ export class TaskExecutor {
     }
     // Cancelled (or otherwise stopped) between RUNNING and the spawn: it goes at once.
     if (entry.stopReason) void entry.process.terminate(this.options.killGraceMs);
-    await this.persist(`record the pid of instance ${inst.id}`, () => this.store.transitionInstance(inst.id, fence, undefined, { pid: entry.process?.pid }));
+    await this.persist(`record the pid of instance ${inst.id}`, () => this.store.recordPid(inst.id, fence, entry.process?.pid));
     const cancelTimeout =
       task.timeoutMs === undefined
         ? undefined

@@ -6,7 +6,7 @@ import { AxError, ValidationError, type ValidationProblem } from '../api/errors.
 import type { InstanceRecord, RunRecord, WorkerRecord, WorkflowSpec, WorkflowSummary } from '../api/types.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { Coordinator } from '../ports/coordinator.ts';
-import type { Store } from '../ports/store.ts';
+import type { ReadModelStore, DefinitionStore, RunStore, WorkerStore, LogStore, InstanceStore } from '../ports/store.ts';
 import { taskOrder } from './dag.ts';
 import { missingUpstreams } from './lineage.ts';
 import { describeCron, nextFire, validateCron, validateTimezone } from './cron.ts';
@@ -29,7 +29,7 @@ export class EngineViews {
   private readonly logSearch: LogSearch;
 
   constructor(
-    private readonly store: Store,
+    private readonly store: ReadModelStore & DefinitionStore & RunStore & WorkerStore & LogStore & InstanceStore,
     private readonly coordinator: Coordinator,
     private readonly clock: Clock,
     private readonly workflowId: (name: string) => Promise<number>,

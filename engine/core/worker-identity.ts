@@ -8,7 +8,7 @@ import { AxError } from '../api/errors.ts';
 import type { WorkerRecord } from '../api/types.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { Coordinator } from '../ports/coordinator.ts';
-import type { Store, WorkerRegistration } from '../ports/store.ts';
+import type { WorkerStore, WorkerRegistration } from '../ports/store.ts';
 import { checkReservation, claimToken } from './worker-id-reservation.ts';
 
 /** How an id was won: `left` (its holder deregistered) is routine; `dead` and `stale` take over a holder that did not leave. */
@@ -41,7 +41,7 @@ export function describeHolder(h: WorkerRecord, silentMs: number): string {
 
 /** Claims `record.id` for `claim`; throws a conflict naming the live holder. Returns how it was won, and why. */
 export async function claimWorkerId(
-  store: Store,
+  store: WorkerStore,
   coordinator: Coordinator,
   record: WorkerRecord,
   claim: string,
@@ -87,7 +87,7 @@ export class WorkerIdentity {
   lost = false;
 
   constructor(
-    private readonly store: Store,
+    private readonly store: WorkerStore,
     private readonly coordinator: Coordinator,
     private readonly clock: Clock,
     private readonly heartbeatMs: number,

@@ -7,7 +7,7 @@ import type { WorkerRecord } from '../api/types.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { Coordinator, DispatchMessage } from '../ports/coordinator.ts';
 import type { ProcessRunner } from '../ports/process-runner.ts';
-import type { Store } from '../ports/store.ts';
+import type { InstanceStore, ReadModelStore, WorkerStore, RunStore, LogStore } from '../ports/store.ts';
 import { admitDispatch } from './dispatch-admission.ts';
 import { formatDuration } from './duration.ts';
 import type { LogWriter } from './log-writer.ts';
@@ -67,7 +67,7 @@ export class Worker {
   private readonly stopSignal = new Promise<void>((resolve) => (this.wakeOnStop = resolve));
 
   constructor(
-    private readonly store: Store,
+    private readonly store: InstanceStore & ReadModelStore & WorkerStore & RunStore & LogStore,
     private readonly coordinator: Coordinator,
     runner: ProcessRunner,
     private readonly logs: LogWriter,
@@ -267,7 +267,7 @@ export class Worker {
     const messages = await this.coordinator.take(this.id, free);
     for (const m of messages) {
       this.slots += 1;
-      // Store or Redis away before the task started: the message stays in flight and the
+      // InstanceStore & ReadModelStore or Redis away before the task started: the message stays in flight and the
       // instance DISPATCHED, which the scheduler dispatches again (redispatchAfterMs).
       void this.execute(m)
         .catch((err: unknown) =>

@@ -1,7 +1,7 @@
 // Workflow graphs with their adjacency, loaded once per workflow and reused by every event:
 // dependency advance must cost O(downstream), not a reload or a scan. The graph work is
 // dag.ts's, the one graph module (the designer and the workflow-file edge check in workflow-edges.ts use it too).
-import type { Store, TaskDefinition, WorkflowGraph } from '../ports/store.ts';
+import type { DefinitionStore, TaskDefinition, WorkflowGraph } from '../ports/store.ts';
 import type { InstanceRecord } from '../api/types.ts';
 import { Adjacency, type Edge, topologicalOrder } from './dag.ts';
 
@@ -83,7 +83,7 @@ export class WorkflowCache {
   private readonly entries = new Map<number, CachedWorkflow>();
 
   constructor(
-    private readonly store: Store,
+    private readonly store: DefinitionStore,
     private readonly now: () => number,
     private readonly nextTurn: NextTurn,
     /** other engines may change definitions (team mode); re-read after this long */

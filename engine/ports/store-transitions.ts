@@ -1,8 +1,8 @@
-// The Store port's transition shapes (SPEC §4): what a compound step is given (a new run, an
+// The Store port's transition shapes: what a compound step is given (a new run, an
 // instance draft with its waits on other workflows, its follow-ups and the run's settlement, the
 // guard of every instance write, a claim's candidates) and what it reports back. The Store
 // interface itself is in store.ts, which re-exports these.
-import type { InstanceRecord, InstanceState, RunRecord } from '../api/types.ts';
+import type { CrossUpstream, InstanceRecord, InstanceState, RunRecord } from '../api/types.ts';
 
 /**
  * One upstream in another workflow an instance waits for: a SUCCESS of `task` (null: the whole
@@ -56,10 +56,20 @@ export interface InstanceDraft {
   /** fail-overs of the task in this run before this attempt */
   failovers?: number;
   /**
-   * its upstreams in other workflows, from its run's logical time: created WAITING with notBefore
-   * HELD_FOR_UPSTREAM, in the same step, and released at once if they have all succeeded
+   * its upstreams in other workflows: created WAITING and held (notBefore HELD_FOR_UPSTREAM, its
+   * own notBefore unread), in the same step, for those not yet succeeded in the windows its run's
+   * logical time gives, and released at once if they all have
    */
-  waits?: (logicalTime: number) => UpstreamWaitDraft[];
+  upstreams?: UpstreamRefs;
+}
+
+/** A task's upstreams in other workflows, as data: the step works out each wait from its run's logical time. */
+export interface UpstreamRefs {
+  crossUpstream: CrossUpstream[];
+  /** the zone the windows are computed in: the workflow's schedule's, UTC without one */
+  timezone: string;
+  /** how long after the step its waits fail (wait_timeout); the default when absent */
+  waitTimeoutMs?: number;
 }
 
 /**
@@ -83,9 +93,9 @@ export interface Settlement {
   taskCount: number;
   /**
    * the roots the oldest QUEUED run of the workflow starts with when this one ends (overlap
-   * policy `queue`); asked for only then, as most finishes end no run
+   * policy `queue`), due at the step's time (their notBefore is not read)
    */
-  queuedRoots: () => InstanceDraft[];
+  queuedRoots: InstanceDraft[];
 }
 
 /** finish-with-follow-ups: an instance's final state, what it leads to, and the run's settlement, as one step. */
@@ -94,7 +104,7 @@ export interface Finish {
   runId: number;
   guard: InstanceGuard;
   to: Extract<InstanceState, 'SUCCESS' | 'FAILED' | 'TIMEOUT' | 'CANCELLED' | 'UPSTREAM_FAILED'>;
-  patch: InstancePatch;
+  outcome: Outcome;
   followUps: FollowUps;
   settlement: Settlement;
   /**
@@ -132,7 +142,24 @@ export interface StartRun {
   overlap?: 'skip' | 'queue';
 }
 
-/** The compare-and-set guard of every instance write (SPEC §4, §7 fencing). */
+/**
+ * rerun-task: a task's new attempt in its run, with the downstream's UPSTREAM_FAILED markers
+ * removed, and the run RUNNING again if it had ended.
+ */
+export interface RerunTask {
+  runId: number;
+  taskId: number;
+  /** the task's latest attempt as the caller judged it: refused unless it still is the latest, in one of `from` */
+  latest: { attempt: number; from: InstanceState[] };
+  /** the downstream's UPSTREAM_FAILED instances (they never ran) */
+  markers: number[];
+  /** the new attempt */
+  draft: InstanceDraft;
+  /** the run's reason while it runs again (written only when it had ended) */
+  reason: string;
+}
+
+/** The compare-and-set guard of every instance write (its fence). */
 export interface InstanceGuard {
   from: InstanceState[];
   attempt: number;
@@ -146,9 +173,12 @@ export interface ClaimCandidate {
   attempt: number;
 }
 
-export type InstancePatch = Partial<
-  Pick<InstanceRecord, 'workerId' | 'pid' | 'exitCode' | 'dispatchedAt' | 'startedAt' | 'finishedAt' | 'heartbeatAt' | 'notBefore' | 'failedOver'>
-> & {
+/** A finished instance's outcome, written with its final state. */
+export interface Outcome {
   /** null clears it: a "waiting: …" reason must not outlive the wait */
   reason?: string | null;
-};
+  exitCode?: number;
+  finishedAt?: number;
+  /** it ended by a fail-over (its worker was lost), not by the task itself */
+  failedOver?: boolean;
+}

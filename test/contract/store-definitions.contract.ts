@@ -1,7 +1,7 @@
 // Store contract, part 1: definitions (workflows, tasks, edges, schedules).
 import { describe, expect, it } from 'vitest';
 import type { TaskSpec, WorkflowSpec } from '../../engine/api/types.ts';
-import { createRun, edgeNames, graphOf, hourly, manualRun, T0, task, taskIds, workflow } from './store-fixtures.ts';
+import { createRun, edgeNames, graphOf, hourly, manualRun, setRunState, T0, task, taskIds, workflow } from './store-fixtures.ts';
 import type { StoreGetter } from './store-fixtures.ts';
 
 const fullTask: TaskSpec = {
@@ -161,7 +161,7 @@ export function definitionsContract(store: StoreGetter): void {
       const first = await createRun(store(), manualRun(zeta.workflowId, { logicalTime: T0 + 1 }));
       const latest = await createRun(store(), manualRun(zeta.workflowId, { logicalTime: T0 + 2 }));
       expect(first && latest).toBeTruthy();
-      await store().transitionRun(latest?.id ?? -1, ['RUNNING'], 'FAILED', { finishedAt: T0 + 50 });
+      await setRunState(store(), latest?.id ?? -1, 'FAILED', T0 + 50);
 
       const list = await store().listWorkflows();
       expect(list.map((w) => w.name)).toEqual(['alpha', 'zeta']);

@@ -1,7 +1,11 @@
 // Builders shared by the Store contract files. They go through the port only, so every adapter
 // (SQLite now, MySQL later) is seeded the same way.
-import type { InstanceRecord, InstanceState, RunRecord, ScheduleSpec, TaskSpec, WorkflowSpec } from '../../engine/api/types.ts';
-import type { InstancePatch, NewInstance, NewRun, Store, WorkflowGraph } from '../../engine/ports/store.ts';
+import type { Updateable } from 'kysely';
+import type { InstanceRecord, InstanceState, RunRecord, RunState, ScheduleSpec, TaskSpec, WorkflowSpec } from '../../engine/api/types.ts';
+import type { NewInstance, NewRun, Store, WorkflowGraph } from '../../engine/ports/store.ts';
+import { guardedInstanceUpdate } from '../../engine/adapters/sql/instance-writes.ts';
+import type { TaskInstanceTable } from '../../engine/adapters/sql/schema.ts';
+import type { SqlStore } from '../../engine/adapters/sql/sql-store.ts';
 
 /** A fixed "now": every time in the suite is an offset from it. */
 export const T0 = 1_700_000_000_000;
@@ -88,11 +92,41 @@ export async function addInstance(store: Store, seed: Seeded, taskName: string, 
   return created;
 }
 
-/** Moves an instance from its current state with the right guard; throws if refused. */
-export async function move(store: Store, inst: InstanceRecord, to: InstanceState, patch: InstancePatch = {}): Promise<InstanceRecord> {
-  const ok = await store.transitionInstance(inst.id, { from: [inst.state], attempt: inst.attempt, workerId: inst.workerId }, to, patch);
+/** The fields a fixture may set with a state. */
+export type Fields = Partial<Pick<InstanceRecord, 'workerId' | 'pid' | 'exitCode' | 'dispatchedAt' | 'startedAt' | 'finishedAt' | 'heartbeatAt' | 'notBefore' | 'failedOver'>> & {
+  reason?: string | null;
+};
+
+const COLUMNS: Record<keyof Fields, keyof TaskInstanceTable> = {
+  workerId: 'worker_id',
+  pid: 'pid',
+  exitCode: 'exit_code',
+  reason: 'reason',
+  dispatchedAt: 'dispatched_at',
+  startedAt: 'started_at',
+  finishedAt: 'finished_at',
+  heartbeatAt: 'heartbeat_at',
+  notBefore: 'not_before',
+  failedOver: 'failed_over',
+};
+
+/**
+ * Puts an instance in a state (with fields) as a test needs it, guarded on its current state,
+ * attempt and owner; throws if refused. Below the port, on the SQL adapter's database (every
+ * adapter is one): the port has only the named steps, and a fixture must reach states (final but
+ * unhandled, DISPATCHED without a claim) that no single step makes.
+ */
+export async function move(store: Store, inst: InstanceRecord, to: InstanceState, fields: Fields = {}): Promise<InstanceRecord> {
+  const values: Record<string, unknown> = { state: to };
+  for (const [key, value] of Object.entries(fields)) if (value !== undefined) values[COLUMNS[key as keyof Fields]] = typeof value === 'boolean' ? Number(value) : value;
+  const ok = await guardedInstanceUpdate((store as SqlStore).db, values as Updateable<TaskInstanceTable>, inst.id, { from: [inst.state], attempt: inst.attempt, workerId: inst.workerId });
   if (!ok) throw new Error(`transition ${inst.state} → ${to} of instance ${inst.id} was refused`);
   return mustGet(store, inst.id);
+}
+
+/** Sets a run's state (and finish time) as a test needs it, below the port like `move`. */
+export async function setRunState(store: Store, runId: number, state: RunState, finishedAt: number | null): Promise<void> {
+  await (store as SqlStore).db.updateTable('workflow_run').set({ state, finished_at: finishedAt }).where('id', '=', runId).execute();
 }
 
 /** WAITING → DISPATCHED (to workerId) → RUNNING, as a dispatcher and a worker would. */

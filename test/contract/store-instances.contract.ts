@@ -16,9 +16,9 @@ function again(seed: Seeded, inst: InstanceRecord): Finish {
     runId: seed.runId,
     guard: { from: [inst.state], attempt: inst.attempt },
     to: inst.state as Finish['to'],
-    patch: {},
+    outcome: {},
     followUps: {},
-    settlement: { taskCount: seed.tasks.size, queuedRoots: () => [] },
+    settlement: { taskCount: seed.tasks.size, queuedRoots: [] },
   };
 }
 
@@ -42,10 +42,9 @@ export function instancesContract(store: StoreGetter): void {
       expect(ids(await store().dueWaiting(T0 + 30, 10, { notBefore: T0 + 30, id: late.id }))).toEqual([]);
     });
 
-    it('a retry pushed back by a notBefore patch is not due until then', async () => {
+    it('a retry created with a later notBefore is not due until then', async () => {
       const seed = await seedRun(store());
-      const inst = await addInstance(store(), seed, 'a');
-      expect(await store().transitionInstance(inst.id, { from: ['WAITING'], attempt: 1 }, undefined, { notBefore: T0 + 60_000 })).toBe(true);
+      const inst = await addInstance(store(), seed, 'a', { notBefore: T0 + 60_000 });
       expect(await store().dueWaiting(T0 + 59_999, 10)).toEqual([]);
       expect(ids(await store().dueWaiting(T0 + 60_000, 10))).toEqual([inst.id]);
       expect(await store().nextWaitingAt()).toBe(T0 + 60_000);
@@ -98,22 +97,7 @@ export function instancesContract(store: StoreGetter): void {
     });
   });
 
-  describe('deleteInstances and instancesInStates', () => {
-    it('deletes the given instances with their logs', async () => {
-      const seed = await seedRun(store());
-      const a = await addInstance(store(), seed, 'a');
-      const b = await addInstance(store(), seed, 'b');
-      const c = await addInstance(store(), seed, 'c');
-      await store().appendLogs([a, c].map((i) => ({ instanceId: i.id, seq: 1, stream: 'stdout' as const, ts: T0, line: 'x' })));
-      await store().deleteInstances([a.id, b.id]);
-      await store().deleteInstances([]);
-      expect(await store().getInstance(a.id)).toBeUndefined();
-      expect(await store().getInstance(b.id)).toBeUndefined();
-      expect(ids(await store().listInstances(seed.runId))).toEqual([c.id]);
-      expect(await store().readLogs(a.id, 0, 10)).toEqual([]);
-      expect(await store().readLogs(c.id, 0, 10)).toHaveLength(1);
-    });
-
+  describe('instancesInStates', () => {
     it('finds instances by state, up to the limit', async () => {
       const seed = await seedRun(store());
       const waiting = await addInstance(store(), seed, 'a');
@@ -162,10 +146,10 @@ export function instancesContract(store: StoreGetter): void {
   });
 
   describe('reasons and failures', () => {
-    it('a reason patched to null is cleared, so a "waiting: …" reason does not outlive the wait', async () => {
+    it('a reason set to null is cleared, so a "waiting: …" reason does not outlive the wait', async () => {
       const seed = await seedRun(store());
       const inst = await addInstance(store(), seed, 'a');
-      expect(await store().transitionInstance(inst.id, { from: ['WAITING'], attempt: 1 }, undefined, { reason: 'waiting: no worker' })).toBe(true);
+      expect(await store().setWaitingReason(inst.id, 1, 'waiting: no worker')).toBe(true);
       expect((await mustGet(store(), inst.id)).reason).toBe('waiting: no worker');
       await move(store(), await mustGet(store(), inst.id), 'DISPATCHED', { workerId: 'w1', reason: null });
       expect((await mustGet(store(), inst.id)).reason).toBeUndefined();

@@ -1,5 +1,5 @@
-// Store contract, part 2: runs and the compare-and-set writes on runs and instances (SPEC §4, §7
-// fencing, §8 idempotent cron fires).
+// Store contract, part 2: runs and the compare-and-set writes on instances (their fencing, and
+// idempotent cron fires).
 import { describe, expect, it } from 'vitest';
 import { addInstance, createRun, graphOf, hourly, manualRun, move, mustGet, runOn, seedRun, T0, task, workflow } from './store-fixtures.ts';
 import type { StoreGetter } from './store-fixtures.ts';
@@ -83,25 +83,6 @@ export function runsContract(store: StoreGetter): void {
     });
   });
 
-  describe('transitionRun', () => {
-    it('moves a run only from an expected state, applying the patch', async () => {
-      const { workflowId } = await store().applyWorkflow(workflow('etl', [task('a')]), T0);
-      const run = await createRun(store(), manualRun(workflowId, { state: 'QUEUED' }));
-      const id = run?.id ?? -1;
-      expect(await store().transitionRun(id, ['QUEUED'], 'RUNNING', { startedAt: T0 + 10 })).toBe(true);
-      expect(await store().transitionRun(id, ['QUEUED'], 'CANCELLED', { reason: 'late', finishedAt: T0 + 20 })).toBe(false);
-      expect(await store().getRun(id)).toMatchObject({ state: 'RUNNING', startedAt: T0 + 10 });
-      expect((await store().getRun(id))?.finishedAt).toBeUndefined();
-
-      expect(await store().transitionRun(id, ['QUEUED', 'RUNNING'], 'FAILED', { reason: 'task a failed', finishedAt: T0 + 30 })).toBe(true);
-      expect(await store().getRun(id)).toMatchObject({ state: 'FAILED', reason: 'task a failed', startedAt: T0 + 10, finishedAt: T0 + 30 });
-      expect(await store().transitionRun(id + 1000, ['FAILED'], 'SUCCESS', {})).toBe(false);
-      // A re-run runs again: its old finish time goes, so its duration is not the old one.
-      expect(await store().transitionRun(id, ['FAILED'], 'RUNNING', { finishedAt: null })).toBe(true);
-      expect((await store().getRun(id))?.finishedAt).toBeUndefined();
-    });
-  });
-
   describe('createInstance', () => {
     it('returns the stored instance and refuses a duplicate (run, task, attempt)', async () => {
       const seed = await seedRun(store());
@@ -137,75 +118,59 @@ export function runsContract(store: StoreGetter): void {
     });
   });
 
-  describe('transitionInstance', () => {
-    it('applies the move and the patch when state, attempt and owner match', async () => {
+  describe('the single-instance writes', () => {
+    it('markRunning and recordPid move a DISPATCHED instance on when state, attempt and owner match', async () => {
       const seed = await seedRun(store());
-      const inst = await addInstance(store(), seed, 'a');
-      expect(await store().transitionInstance(inst.id, { from: ['WAITING'], attempt: 1 }, 'DISPATCHED', { workerId: 'w1', dispatchedAt: T0 + 1 })).toBe(true);
-      expect(
-        await store().transitionInstance(inst.id, { from: ['DISPATCHED'], attempt: 1, workerId: 'w1' }, 'RUNNING', { startedAt: T0 + 2, pid: 777, heartbeatAt: T0 + 2 }),
-      ).toBe(true);
-      expect(
-        await store().transitionInstance(inst.id, { from: ['RUNNING'], attempt: 1, workerId: 'w1' }, 'SUCCESS', { exitCode: 0, finishedAt: T0 + 3 }),
-      ).toBe(true);
-      expect(await mustGet(store(), inst.id)).toMatchObject({
-        state: 'SUCCESS',
-        workerId: 'w1',
-        pid: 777,
-        exitCode: 0,
-        dispatchedAt: T0 + 1,
-        startedAt: T0 + 2,
-        heartbeatAt: T0 + 2,
-        finishedAt: T0 + 3,
-      });
+      const inst = await move(store(), await addInstance(store(), seed, 'a'), 'DISPATCHED', { workerId: 'w1', dispatchedAt: T0 + 1 });
+      const guard = { from: ['DISPATCHED' as const], attempt: 1, workerId: 'w1' };
+      expect(await store().markRunning(inst.id, guard, T0 + 2)).toBe(true);
+      expect(await store().recordPid(inst.id, { ...guard, from: ['RUNNING'] }, 777)).toBe(true);
+      expect(await mustGet(store(), inst.id)).toMatchObject({ state: 'RUNNING', workerId: 'w1', pid: 777, dispatchedAt: T0 + 1, startedAt: T0 + 2, heartbeatAt: T0 + 2 });
     });
 
-    it('refuses a wrong state, a wrong attempt and a wrong owner, changing nothing', async () => {
+    it('refuses a wrong state, a wrong attempt, a wrong owner and a missing instance, changing nothing', async () => {
       const seed = await seedRun(store());
       const running = await runOn(store(), await addInstance(store(), seed, 'a'), 'w1');
-      const patch = { exitCode: 1, finishedAt: T0 + 99, reason: 'stale' };
-      expect(await store().transitionInstance(running.id, { from: ['WAITING', 'DISPATCHED'], attempt: 1 }, 'FAILED', patch)).toBe(false);
-      expect(await store().transitionInstance(running.id, { from: ['RUNNING'], attempt: 2 }, 'FAILED', patch)).toBe(false);
-      expect(await store().transitionInstance(running.id, { from: ['RUNNING'], attempt: 1, workerId: 'w2' }, 'FAILED', patch)).toBe(false);
-      expect(await store().transitionInstance(running.id + 1000, { from: ['RUNNING'], attempt: 1 }, 'FAILED', patch)).toBe(false);
+      expect(await store().markRunning(running.id, { from: ['DISPATCHED'], attempt: 1, workerId: 'w1' }, T0 + 99)).toBe(false);
+      expect(await store().recordPid(running.id, { from: ['RUNNING'], attempt: 2, workerId: 'w1' }, 1)).toBe(false);
+      expect(await store().recordPid(running.id, { from: ['RUNNING'], attempt: 1, workerId: 'w2' }, 1)).toBe(false);
+      expect(await store().requeueInstance(running.id, { from: ['DISPATCHED'], attempt: 1, workerId: 'w1' }, 'stale')).toBe(false);
+      expect(await store().setWaitingReason(running.id, 1, 'waiting: stale')).toBe(false);
+      expect(await store().recordPid(running.id + 1000, { from: ['RUNNING'], attempt: 1 }, 1)).toBe(false);
       expect(await mustGet(store(), running.id)).toEqual(running);
     });
 
     it('an owner guard refuses an instance that has no owner yet', async () => {
       const seed = await seedRun(store());
       const waiting = await addInstance(store(), seed, 'a');
-      expect(await store().transitionInstance(waiting.id, { from: ['WAITING'], attempt: 1, workerId: 'w1' }, 'RUNNING', {})).toBe(false);
+      expect(await store().markRunning(waiting.id, { from: ['WAITING'], attempt: 1, workerId: 'w1' }, T0)).toBe(false);
       expect((await mustGet(store(), waiting.id)).state).toBe('WAITING');
     });
 
-    it('with `to` undefined keeps the state and applies the patch under the same guard', async () => {
-      const seed = await seedRun(store());
-      const running = await runOn(store(), await addInstance(store(), seed, 'a'), 'w1');
-      expect(await store().transitionInstance(running.id, { from: ['RUNNING'], attempt: 1, workerId: 'w1' }, undefined, { heartbeatAt: T0 + 30_000 })).toBe(true);
-      expect(await mustGet(store(), running.id)).toEqual({ ...running, heartbeatAt: T0 + 30_000 });
-      expect(await store().transitionInstance(running.id, { from: ['RUNNING'], attempt: 1, workerId: 'w2' }, undefined, { heartbeatAt: T0 + 60_000 })).toBe(false);
-      expect((await mustGet(store(), running.id)).heartbeatAt).toBe(T0 + 30_000);
-    });
-
-    it('accepts a guarded write that changes no value (a pure ownership check)', async () => {
+    it('recordPid without a pid is a pure ownership check', async () => {
       const seed = await seedRun(store());
       const running = await runOn(store(), await addInstance(store(), seed, 'a'), 'w1');
       const guard = { from: ['RUNNING' as const], attempt: 1, workerId: 'w1' };
-      expect(await store().transitionInstance(running.id, guard, undefined, {})).toBe(true);
-      expect(await store().transitionInstance(running.id, guard, undefined, { heartbeatAt: running.heartbeatAt })).toBe(true);
-      expect(await store().transitionInstance(running.id, guard, 'RUNNING', {})).toBe(true);
-      expect(await store().transitionInstance(running.id, { ...guard, workerId: 'w2' }, undefined, {})).toBe(false);
+      expect(await store().recordPid(running.id, guard, undefined)).toBe(true);
+      expect(await store().recordPid(running.id, { ...guard, workerId: 'w2' }, undefined)).toBe(false);
       expect(await mustGet(store(), running.id)).toEqual(running);
+    });
+
+    it('requeueInstance sends a DISPATCHED instance back to WAITING with why', async () => {
+      const seed = await seedRun(store());
+      const inst = await move(store(), await addInstance(store(), seed, 'a'), 'DISPATCHED', { workerId: 'w1', dispatchedAt: T0 });
+      expect(await store().requeueInstance(inst.id, { from: ['DISPATCHED'], attempt: 1, workerId: 'w1' }, 'worker w1 does not accept this task')).toBe(true);
+      expect(await mustGet(store(), inst.id)).toMatchObject({ state: 'WAITING', reason: 'worker w1 does not accept this task' });
+      expect((await store().dueWaiting(T0, 10)).map((i) => i.id)).toEqual([inst.id]);
     });
 
     it('a late write after a newer transition cannot move the instance backwards', async () => {
       const seed = await seedRun(store());
       const running = await runOn(store(), await addInstance(store(), seed, 'a'), 'w1');
       const done = await move(store(), running, 'SUCCESS', { exitCode: 0, finishedAt: T0 + 10 });
-      // The scheduler's timeout backstop raced the worker's report and lost.
-      expect(await store().transitionInstance(running.id, { from: ['RUNNING'], attempt: 1 }, 'TIMEOUT', { finishedAt: T0 + 20, reason: 'timed out' })).toBe(false);
       // A duplicate "started" message arrives after the finish.
-      expect(await store().transitionInstance(running.id, { from: ['DISPATCHED'], attempt: 1, workerId: 'w1' }, 'RUNNING', { startedAt: T0 + 30 })).toBe(false);
+      expect(await store().markRunning(running.id, { from: ['DISPATCHED'], attempt: 1, workerId: 'w1' }, T0 + 30)).toBe(false);
+      expect(await store().recordPid(running.id, { from: ['RUNNING'], attempt: 1, workerId: 'w1' }, 99)).toBe(false);
       expect(await mustGet(store(), running.id)).toEqual(done);
     });
 
@@ -215,9 +180,9 @@ export function runsContract(store: StoreGetter): void {
       // w1 was declared lost: the scheduler fails the attempt and a retry goes to w2.
       await move(store(), running, 'FAILED', { reason: 'worker w1 lost', finishedAt: T0 + 100 });
       const retry = await runOn(store(), await addInstance(store(), seed, 'a', { attempt: 2 }), 'w2');
-      expect(await store().transitionInstance(running.id, { from: ['RUNNING'], attempt: 1, workerId: 'w1' }, 'SUCCESS', { exitCode: 0 })).toBe(false);
-      expect(await store().transitionInstance(retry.id, { from: ['RUNNING'], attempt: 1, workerId: 'w1' }, 'SUCCESS', { exitCode: 0 })).toBe(false);
-      expect(await store().transitionInstance(retry.id, { from: ['RUNNING'], attempt: 2, workerId: 'w1' }, 'SUCCESS', { exitCode: 0 })).toBe(false);
+      expect(await store().recordPid(running.id, { from: ['RUNNING'], attempt: 1, workerId: 'w1' }, 1)).toBe(false);
+      expect(await store().recordPid(retry.id, { from: ['RUNNING'], attempt: 1, workerId: 'w1' }, 1)).toBe(false);
+      expect(await store().recordPid(retry.id, { from: ['RUNNING'], attempt: 2, workerId: 'w1' }, 1)).toBe(false);
       expect(await mustGet(store(), retry.id)).toEqual(retry);
       expect((await mustGet(store(), running.id)).state).toBe('FAILED');
     });

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { InstanceRecord } from '../../engine/api/types.ts';
 import type { Finish, InstanceDraft, Settlement, Store } from '../../engine/ports/store.ts';
-import { addInstance, createRun, graphOf, hourly, manualRun, move, mustGet, runOn, T0, task, taskIds, workflow } from './store-fixtures.ts';
+import { addInstance, createRun, graphOf, hourly, manualRun, move, mustGet, runOn, setRunState, T0, task, taskIds, workflow } from './store-fixtures.ts';
 import type { Seeded, StoreGetter } from './store-fixtures.ts';
 
 const draft = (seed: Seeded, name: string, extra: Partial<InstanceDraft> = {}): InstanceDraft => ({
@@ -27,7 +27,7 @@ async function seedJoin(store: Store, runState: 'RUNNING' | 'QUEUED' = 'RUNNING'
 }
 
 function settlement(seed: Seeded, roots = ['x', 'y']): Settlement {
-  return { taskCount: seed.tasks.size, queuedRoots: () => roots.map((r) => draft(seed, r)) };
+  return { taskCount: seed.tasks.size, queuedRoots: roots.map((r) => draft(seed, r)) };
 }
 
 /** The finish a worker sends when its RUNNING instance succeeds: z once x and y both have. */
@@ -38,7 +38,7 @@ function success(seed: Seeded, inst: InstanceRecord): Finish {
     runId: inst.runId,
     guard: { from: ['RUNNING'], attempt: inst.attempt, workerId: inst.workerId },
     to: 'SUCCESS',
-    patch: { exitCode: 0, finishedAt: T0 + 10 },
+    outcome: { exitCode: 0, finishedAt: T0 + 10 },
     followUps: { advance: [{ draft: draft(seed, 'z'), needs: [seed.tasks.get(other) ?? -1] }] },
     settlement: settlement(seed),
   };
@@ -55,7 +55,7 @@ async function seedFlat(store: Store, n: number): Promise<Seeded> {
 
 /** A RUNNING instance's success, with nothing downstream. */
 function plainSuccess(seed: Seeded, inst: InstanceRecord): Finish {
-  return { ...success(seed, inst), followUps: {}, settlement: { taskCount: seed.tasks.size, queuedRoots: () => [] } };
+  return { ...success(seed, inst), followUps: {}, settlement: { taskCount: seed.tasks.size, queuedRoots: [] } };
 }
 
 const states = async (store: Store, runId: number): Promise<string[]> => (await store.listInstances(runId)).map((i) => `${i.taskName}#${i.attempt}:${i.state}`).sort();
@@ -152,7 +152,7 @@ export function transitionsContract(store: StoreGetter, peer: StoreGetter): void
     it('writes nothing when the guard refuses: no outcome, no follow-ups', async () => {
       const seed = await seedJoin(store());
       const x = await runOn(store(), await addInstance(store(), seed, 'x'), 'w1');
-      await store().transitionInstance(x.id, { from: ['RUNNING'], attempt: 1 }, 'CANCELLED', { reason: 'by alice' });
+      await move(store(), x, 'CANCELLED', { reason: 'by alice' });
       const step = { ...success(seed, x), followUps: { advance: [{ draft: draft(seed, 'z'), needs: [] }] } };
       expect(await store().finishInstance(step, T0 + 10)).toEqual({ done: false, created: [], ended: [], runs: [] });
       expect(await states(store(), seed.runId)).toEqual(['x#1:CANCELLED']);
@@ -170,7 +170,7 @@ export function transitionsContract(store: StoreGetter, peer: StoreGetter): void
         runId: inst.runId,
         guard: { from: ['RUNNING'], attempt: inst.attempt, workerId: 'w1' },
         to: 'FAILED',
-        patch: { exitCode: 1, reason: 'exit code 1', finishedAt: T0 + 10 },
+        outcome: { exitCode: 1, reason: 'exit code 1', finishedAt: T0 + 10 },
         followUps,
         settlement: settlement(seed),
       });
@@ -181,7 +181,7 @@ export function transitionsContract(store: StoreGetter, peer: StoreGetter): void
       const x2 = await runOn(store(), (await store().listInstances(seed.runId)).find((i) => i.attempt === 2) as InstanceRecord, 'w1');
       const marker = draft(seed, 'z', { state: 'UPSTREAM_FAILED', notBefore: 0, reason: 'upstream "x" ended FAILED' });
       const y = await addInstance(store(), seed, 'y');
-      await store().transitionInstance(y.id, { from: ['WAITING'], attempt: 1 }, 'CANCELLED', { finishedAt: T0 });
+      await move(store(), y, 'CANCELLED', { finishedAt: T0 });
       const last = await store().finishInstance(failed(x2, { upstreamFailed: [marker] }), T0 + 20);
       expect(last.created.map((i) => [i.taskName, i.state, i.reason, i.handled, i.finishedAt])).toEqual([['z', 'UPSTREAM_FAILED', 'upstream "x" ended FAILED', true, T0 + 20]]);
       expect(last.runs.map((r) => [r.id, r.state, r.finishedAt])).toEqual([[seed.runId, 'FAILED', T0 + 20]]);
@@ -207,7 +207,7 @@ export function transitionsContract(store: StoreGetter, peer: StoreGetter): void
     it('in a run that is no longer RUNNING it records the outcome and nothing else', async () => {
       const seed = await seedJoin(store());
       const x = await runOn(store(), await addInstance(store(), seed, 'x'), 'w1');
-      await store().transitionRun(seed.runId, ['RUNNING'], 'CANCELLED', { finishedAt: T0 });
+      await setRunState(store(), seed.runId, 'CANCELLED', T0);
       const step = { ...success(seed, x), followUps: { advance: [{ draft: draft(seed, 'z'), needs: [] }] } };
       expect(await store().finishInstance(step, T0 + 10)).toEqual({ done: true, created: [], ended: [], runs: [] });
       expect(await states(store(), seed.runId)).toEqual(['x#1:SUCCESS']);
@@ -266,7 +266,7 @@ export function transitionsContract(store: StoreGetter, peer: StoreGetter): void
         const x = await runOn(store(), await addInstance(store(), seed, 't0'), 'w1');
         const [finished, cancelled] = await Promise.all([
           store().finishInstance(plainSuccess(seed, x), T0 + 10),
-          peer().cancelRun(seed.runId, 'cancelled by alice', () => [], T0 + 10),
+          peer().cancelRun(seed.runId, 'cancelled by alice', [], T0 + 10),
         ]);
         const ends = [...finished.runs, ...cancelled.runs].map((r) => r.state);
         expect(ends.length).toBe(1);
@@ -309,7 +309,7 @@ export function transitionsContract(store: StoreGetter, peer: StoreGetter): void
       ]);
       // The worker's outcome for x is refused now.
       expect((await store().finishInstance(success(seed, x), T0 + 60)).done).toBe(false);
-      expect((await store().cancelRun(seed.runId, 'again', () => [], T0 + 70)).done).toBe(false);
+      expect((await store().cancelRun(seed.runId, 'again', [], T0 + 70)).done).toBe(false);
     });
 
     it('settle-run ends a RUNNING run with nothing pending, and leaves one with pending work', async () => {

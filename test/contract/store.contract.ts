@@ -12,6 +12,7 @@ import { flagsContract } from './store-flags.contract.ts';
 import { instancesContract } from './store-instances.contract.ts';
 import { loadContract } from './store-load.contract.ts';
 import { recordsContract } from './store-records.contract.ts';
+import { rerunContract } from './store-rerun.contract.ts';
 import { runsContract } from './store-runs.contract.ts';
 import { transitionsContract } from './store-transitions.contract.ts';
 
@@ -48,6 +49,7 @@ export function storeContract(name: string, open: () => Promise<StoreFixture>): 
 
     definitionsContract(store);
     runsContract(store);
+    rerunContract(store);
     instancesContract(store);
     recordsContract(store);
     claimsContract(store, peer);

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LogSearchHit } from '../../engine/api/engine-api.ts';
 import type { LogLine } from '../../engine/api/types.ts';
 import { LogSearch } from '../../engine/core/log-search.ts';
-import type { Store } from '../../engine/ports/store.ts';
+import type { LogStore, Store } from '../../engine/ports/store.ts';
 import { startTestEngine, type TestEngine } from '../helpers/solo-engine.ts';
 
 const LINES = 300_000;
@@ -34,7 +34,10 @@ afterAll(() => t?.close());
 /** The store, recording the order in which each query's windows were searched. */
 function recording(store: Store) {
   const calls: string[] = [];
-  const wrapped: Pick<Store, 'searchLog' | 'logExtent'> = {
+  const wrapped: LogStore = {
+    appendLogs: (lines) => store.appendLogs(lines),
+    readLogs: (id, afterSeq, limit) => store.readLogs(id, afterSeq, limit),
+    purgeLogs: (before) => store.purgeLogs(before),
     logExtent: (id) => store.logExtent(id),
     searchLog: (id, query, afterSeq, limit, untilSeq) => {
       calls.push(query);

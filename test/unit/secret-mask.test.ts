@@ -55,9 +55,12 @@ describe('SecretMask', () => {
     const store = maskedStore(fake, (t) => t.replaceAll('s3cr3t', MASK));
     await store.audit({ at: 1, actor: 'me', action: 'x', object: 'o', detail: 'd s3cr3t' });
     await store.recordAlertDelivery(1, { channel: 'c', state: 'failed', attempts: 1, at: 1, error: 'POST s3cr3t' });
-    await store.transitionInstance(1, { from: ['RUNNING'], attempt: 1 }, 'FAILED', { reason: 'could not start: s3cr3t' });
-    await store.transitionInstance(1, { from: ['RUNNING'], attempt: 1 }, undefined, { pid: 3 });
+    await store.requeueInstance(1, { from: ['DISPATCHED'], attempt: 1 }, 'worker s3cr3t was lost');
+    await store.setWaitingReason(1, 1, 'waiting: s3cr3t');
+    await store.finishInstance({ id: 1, runId: 1, guard: { from: ['RUNNING'], attempt: 1 }, to: 'FAILED', outcome: { reason: 'could not start: s3cr3t' }, followUps: {}, settlement: { taskCount: 1, queuedRoots: [] } }, 1);
+    await store.recordPid(1, { from: ['RUNNING'], attempt: 1 }, 3);
     expect(JSON.stringify(seen)).not.toContain('s3cr3t');
-    expect(seen[3]).toEqual(['transitionInstance', 1, { from: ['RUNNING'], attempt: 1 }, undefined, { pid: 3 }]);
+    expect(seen[2]).toEqual(['requeueInstance', 1, { from: ['DISPATCHED'], attempt: 1 }, `worker ${MASK} was lost`]);
+    expect(seen[5]).toEqual(['recordPid', 1, { from: ['RUNNING'], attempt: 1 }, 3]);
   });
 });

@@ -1,11 +1,11 @@
-// Runs and task instances: every state change is a compare-and-set (SPEC §4).
+// Runs and task instances: their rows, reads and the inserts the compound steps build on (the
+// state changes themselves are one file each: start-run.ts, finish-instance.ts, …).
 import { sql, type Kysely } from 'kysely';
-import type { InstanceRecord, InstanceState, RunRecord, RunState } from '../../api/types.ts';
-import type { InstanceGuard, InstancePatch, NewInstance, NewRun, RunFilter } from '../../ports/store.ts';
+import type { InstanceRecord, InstanceState, RunRecord } from '../../api/types.ts';
+import type { NewInstance, NewRun, RunFilter } from '../../ports/store.ts';
 import { memoQuery, slot } from './memo-query.ts';
 import { chunks, instanceFromRow, runFromRow } from './rows.ts';
-import type { Updateable } from 'kysely';
-import type { Database, TaskInstanceTable } from './schema.ts';
+import type { Database } from './schema.ts';
 
 const ACTIVE: InstanceState[] = ['WAITING', 'DISPATCHED', 'RUNNING'];
 const FINAL: InstanceState[] = ['SUCCESS', 'FAILED', 'TIMEOUT', 'CANCELLED', 'UPSTREAM_FAILED'];
@@ -59,27 +59,6 @@ export async function listRuns(db: Kysely<Database>, filter: RunFilter): Promise
   if (filter.beforeId !== undefined) q = q.where('workflow_run.id', '<', filter.beforeId);
   if (filter.ids) q = filter.ids.length ? q.where('workflow_run.id', 'in', filter.ids) : q.where(sql<boolean>`1 = 0`);
   return (await q.execute()).map(runFromRow);
-}
-
-export async function transitionRun(
-  db: Kysely<Database>,
-  id: number,
-  from: RunState[],
-  to: RunState,
-  patch: { reason?: string; startedAt?: number; finishedAt?: number | null },
-): Promise<boolean> {
-  const res = await db
-    .updateTable('workflow_run')
-    .set({
-      state: to,
-      ...(patch.reason !== undefined && { reason: patch.reason }),
-      ...(patch.startedAt !== undefined && { started_at: patch.startedAt }),
-      ...(patch.finishedAt !== undefined && { finished_at: patch.finishedAt }),
-    })
-    .where('id', '=', id)
-    .where('state', 'in', from)
-    .executeTakeFirst();
-  return Number(res.numUpdatedRows) > 0;
 }
 
 export async function createInstance(db: Kysely<Database>, i: NewInstance): Promise<InstanceRecord | undefined> {
@@ -155,68 +134,6 @@ export async function nextWaitingAt(db: Kysely<Database>): Promise<number | unde
   return row?.at === null || row?.at === undefined ? undefined : Number(row.at);
 }
 
-export function instancePatchColumns(patch: InstancePatch): Updateable<TaskInstanceTable> {
-  const map: Record<keyof InstancePatch, keyof Updateable<TaskInstanceTable>> = {
-    workerId: 'worker_id',
-    pid: 'pid',
-    exitCode: 'exit_code',
-    reason: 'reason',
-    dispatchedAt: 'dispatched_at',
-    startedAt: 'started_at',
-    finishedAt: 'finished_at',
-    heartbeatAt: 'heartbeat_at',
-    notBefore: 'not_before',
-    failedOver: 'failed_over',
-  };
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(patch)) {
-    if (value !== undefined) out[map[key as keyof InstancePatch]] = typeof value === 'boolean' ? (value ? 1 : 0) : value;
-  }
-  return out as Updateable<TaskInstanceTable>;
-}
-
-export async function transitionInstance(
-  db: Kysely<Database>,
-  id: number,
-  guard: InstanceGuard,
-  to: InstanceState | undefined,
-  patch: InstancePatch,
-): Promise<boolean> {
-  return guardedInstanceUpdate(db, { ...instancePatchColumns(patch), ...(to !== undefined && { state: to }) }, id, guard);
-}
-
-/**
- * The compare-and-set of one instance: `values` written only while it is in one of guard.from,
- * at guard.attempt (and held by guard.workerId when given). True when it was.
- */
-export async function guardedInstanceUpdate(db: Kysely<Database>, values: Updateable<TaskInstanceTable>, id: number, guard: InstanceGuard): Promise<boolean> {
-  const columns = Object.keys(values);
-  // Slots: the values in column order, then the id, attempt, worker id and the states it may be in.
-  const n = columns.length;
-  const res = await memoQuery(
-    db,
-    `instance-cas:${columns.join(',')}:${guard.from.length}:${guard.workerId !== undefined}`,
-    (d) => {
-      let q = d
-        .updateTable('task_instance')
-        // Nothing to write is still a guarded check ("do I still own it?"); `SET state = state`
-        // keeps the statement valid, since an empty SET is a syntax error.
-        .set((eb) => (n > 0 ? Object.fromEntries(columns.map((c, i) => [c, slot(i)])) : { state: eb.ref('state') }))
-        .where('id', '=', slot(n))
-        .where(
-          'state',
-          'in',
-          guard.from.map((_, i) => slot(n + 3 + i)),
-        )
-        .where('attempt', '=', slot(n + 1));
-      if (guard.workerId !== undefined) q = q.where('worker_id', '=', slot(n + 2));
-      return q;
-    },
-    [...Object.values(values), id, guard.attempt, guard.workerId, ...guard.from],
-  );
-  return Number(res.numAffectedRows ?? 0) > 0;
-}
-
 export async function unhandledFinished(db: Kysely<Database>, limit: number): Promise<InstanceRecord[]> {
   const rows = await db.selectFrom('task_instance').selectAll().where('handled', '=', 0).where('state', 'in', FINAL).orderBy('id').limit(limit).execute();
   return rows.map(instanceFromRow);
@@ -238,13 +155,6 @@ export async function pendingInstanceCount(db: Kysely<Database>, runId: number):
     .where('state', 'not in', ACTIVE)
     .executeTakeFirstOrThrow();
   return Number(active.n) + Number(unhandled.n);
-}
-
-export async function deleteInstances(db: Kysely<Database>, ids: number[]): Promise<void> {
-  for (const part of chunks(ids)) {
-    await db.deleteFrom('execution_log').where('instance_id', 'in', part).execute();
-    await db.deleteFrom('task_instance').where('id', 'in', part).execute();
-  }
 }
 
 export async function recordTaskHeartbeats(
@@ -286,4 +196,27 @@ export async function recordTaskHeartbeats(
     for (const r of rows) if (attemptOf.get(r.id) === r.attempt) owned.add(r.id);
   }
   return owned;
+}
+
+/** Of ids, those a user cancelled. */
+export async function cancelledAmong(db: Kysely<Database>, ids: number[]): Promise<number[]> {
+  if (ids.length === 0) return [];
+  const rows = await db.selectFrom('task_instance').select('id').where('id', 'in', ids).where('state', '=', 'CANCELLED').execute();
+  return rows.map((r) => r.id);
+}
+
+/** DISPATCHED + RUNNING instances per worker. */
+export async function activeCountByWorker(db: Kysely<Database>): Promise<Map<string, number>> {
+  const { rows } = await memoQuery(
+    db,
+    'active-count-by-worker',
+    (d) =>
+      d
+        .selectFrom('task_instance')
+        .select(['worker_id', (eb) => eb.fn.countAll<number>().as('n')])
+        .where('state', 'in', ['DISPATCHED', 'RUNNING'])
+        .groupBy('worker_id'),
+    [],
+  );
+  return new Map(rows.filter((r) => r.worker_id !== null).map((r) => [r.worker_id as string, Number(r.n)]));
 }

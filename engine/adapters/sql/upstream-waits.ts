@@ -1,10 +1,10 @@
-// Waits across workflows (issue 13), as parts of the state machine's steps (transition-queries.ts):
+// Waits across workflows, as parts of the compound state changes (finish-instance.ts, …):
 // holding a new instance for its upstreams in other workflows, releasing the instances an
 // upstream's SUCCESS was the last wait of, and naming those its failure for good leaves without
 // hope. One `upstream_wait` row per upstream still awaited; a release deletes it, and the
 // instance whose last row goes becomes due (notBefore from HELD_FOR_UPSTREAM to now).
 //
-// Concurrency (MySQL). Every read here is a locking read, as in transition-queries.ts (a plain
+// Concurrency (MySQL). Every read here is a locking read, as in finish-instance.ts (a plain
 // read would take the REPEATABLE READ snapshot early):
 // - holding reads the upstream's rows (its runs in the window, their instances) in share mode,
 //   so an upstream finishing at that moment either committed first (its SUCCESS is seen: no
@@ -12,25 +12,14 @@
 // - a release locks the wait rows it deletes, then reads the waiter's other rows with a locking
 //   read: two upstreams releasing one waiter's last two rows wait for each other (InnoDB rolls
 //   one back and it runs again, seeing the other's delete), so the waiter is released once.
-import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { InstanceRecord } from '../../api/types.ts';
 import { waitingReason } from '../../core/cross-upstream.ts';
 import { HELD_FOR_UPSTREAM, type UpstreamWaitDraft, type WaiterNotice } from '../../ports/store.ts';
 import type { SqlDialectName } from './migrations.ts';
 import { chunks, instanceFromRow } from './rows.ts';
-import { transact } from './transition-queries.ts';
 import type { Database } from './schema.ts';
-
-type Trx = Transaction<Database>;
-
-/** `lock in share mode` on MySQL: the latest committed rows, held until the step commits. */
-function shared<Q extends { modifyEnd(s: ReturnType<typeof sql>): Q }>(q: Q, dialect: SqlDialectName): Q {
-  return dialect === 'mysql' ? q.modifyEnd(sql`lock in share mode`) : q;
-}
-
-function exclusive<Q extends { forUpdate(): Q }>(q: Q, dialect: SqlDialectName): Q {
-  return dialect === 'mysql' ? q.forUpdate() : q;
-}
+import { exclusive, shared, type Trx } from './transaction.ts';
 
 /** Did `task` (or, null, the whole run) of the workflow succeed in a run whose logical time is in [from, to)? */
 async function succeededIn(trx: Trx, dialect: SqlDialectName, workflowId: number, task: string | null, from: number, to: number): Promise<boolean> {
@@ -171,16 +160,6 @@ export async function waitersOfRun(trx: Trx, dialect: SqlDialectName, workflow: 
 /** A waiter that ended (released, failed, cancelled) waits no more. */
 export async function dropWaits(trx: Trx, by: 'instance_id' | 'run_id', id: number): Promise<void> {
   await trx.deleteFrom('upstream_wait').where(by, '=', id).execute();
-}
-
-/** hold-instance as its own step (a re-run's new attempt, created held): see Store.holdInstance. */
-export async function holdInstance(db: Kysely<Database>, dialect: SqlDialectName, instanceId: number, waits: UpstreamWaitDraft[], now: number): Promise<InstanceRecord | undefined> {
-  return transact(db, async (trx) => {
-    const row = await exclusive(trx.selectFrom('task_instance').selectAll().where('id', '=', instanceId), dialect).executeTakeFirst();
-    if (row?.state !== 'WAITING' || Number(row.not_before) !== HELD_FOR_UPSTREAM) return row && instanceFromRow(row);
-    const held = await holdForUpstreams(trx, dialect, { id: row.id, runId: row.run_id, workflowId: row.workflow_id }, waits, now);
-    return instanceFromRow({ ...row, not_before: held.notBefore, reason: held.reason });
-  }, dialect);
 }
 
 export async function expiredWaits(db: Kysely<Database>, now: number, limit: number): Promise<WaiterNotice[]> {

@@ -9,7 +9,7 @@ import type { AlertChannel } from '../../ports/alert-channel.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { Coordinator } from '../../ports/coordinator.ts';
 import type { AlertOutcome } from '../../ports/metrics.ts';
-import type { NewAlert, Store } from '../../ports/store.ts';
+import type { NewAlert, AlertStore } from '../../ports/store.ts';
 import { formatDuration } from '../duration.ts';
 import { repeat } from '../repeat.ts';
 import { backoffDelay } from '../retry.ts';
@@ -26,7 +26,7 @@ export interface AlertInput extends Pick<AlertRecord, 'subject' | 'workflow' | '
 }
 
 export interface AlertCenterDeps {
-  store: Store;
+  store: AlertStore;
   coordinator: Coordinator;
   clock: Clock;
   /** this node: recorded with each alert it sends */

@@ -5,7 +5,7 @@
 import type { AlertRule } from '../../api/alerts.ts';
 import type { InstanceRecord, RunRecord, WorkerRecord } from '../../api/types.ts';
 import type { Clock } from '../../ports/clock.ts';
-import type { Store } from '../../ports/store.ts';
+import type { RunStore, DefinitionStore, ReadModelStore } from '../../ports/store.ts';
 import { formatDuration } from '../duration.ts';
 import type { AlertCenter, AlertInput } from './alert-center.ts';
 
@@ -44,7 +44,7 @@ export class AlertRules implements AlertHooks {
 
   constructor(
     private readonly center: AlertCenter,
-    private readonly store: Store,
+    private readonly store: RunStore & DefinitionStore & ReadModelStore,
     private readonly clock: Clock,
     private readonly node: string,
   ) {}

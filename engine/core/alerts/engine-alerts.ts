@@ -4,14 +4,14 @@ import type { AlertChannel } from '../../ports/alert-channel.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { Coordinator } from '../../ports/coordinator.ts';
 import type { AlertOutcome } from '../../ports/metrics.ts';
-import type { Store } from '../../ports/store.ts';
+import type { DefinitionStore, AlertStore, RunStore, ReadModelStore } from '../../ports/store.ts';
 import type { EngineConfig } from '../config.ts';
 import { AlertCenter } from './alert-center.ts';
 import { AlertRules } from './alert-rules.ts';
 import { type AlertSettings, DEFAULT_ALERT_SETTINGS } from './alert-settings.ts';
 
 export interface EngineAlertsDeps {
-  store: Store;
+  store: DefinitionStore & AlertStore & RunStore & ReadModelStore;
   coordinator: Coordinator;
   clock: Clock;
   nodeId: string;

@@ -1,7 +1,10 @@
-// claim-due-instances (SPEC §4, §6): WAITING → DISPATCHED for one worker, fenced and complete in
-// one step, so two dispatchers racing (a lease hand-over, a split brain) can neither hand one
-// instance out twice nor take a worker past its limit. The worker's limit is the one the store
-// holds (`worker.max_concurrency`), its load its DISPATCHED + RUNNING instances.
+// claim-due-instances: WAITING → DISPATCHED for one worker, fenced and complete in one step.
+// In: the worker, the candidates a dispatcher routed to it (id and the attempt it saw), now.
+// Out: the ids claimed: those still WAITING at their attempt and due, oldest due first, as many
+// as the worker has free slots (its stored maxConcurrency minus its DISPATCHED + RUNNING).
+// Two dispatchers racing (a lease hand-over, a split brain) can neither hand one instance out
+// twice nor take a worker past its limit.
+// Locks: see below; they are where the dialects truly differ.
 // The dialects truly differ here: SQLite runs it as one conditional UPDATE … RETURNING (a
 // statement holds the database's one write lock); MySQL has neither RETURNING on UPDATE nor a
 // subquery on the updated table, so it takes the worker's row lock and claims in a transaction
@@ -11,7 +14,7 @@ import type { ClaimCandidate } from '../../ports/store.ts';
 import { groupCommit } from './group-commit.ts';
 import { memoQuery, slot } from './memo-query.ts';
 import type { SqlDialectName } from './migrations.ts';
-import { transact } from './transition-queries.ts';
+import { transact } from './transaction.ts';
 import type { Database } from './schema.ts';
 
 const ACTIVE = ['DISPATCHED', 'RUNNING'] as const;

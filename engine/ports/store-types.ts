@@ -1,0 +1,123 @@
+// The shapes the Store ports read and write (definitions, schedules, workers, alerts, …), shared
+// by the ports of each aggregate (store-*.ts) and re-exported by store.ts.
+import type { CrossUpstream, UpstreamDate, RetryBackoff, RoutingStrategy, RunState, ScheduleSpec, WorkerRecord } from '../api/types.ts';
+import type { AlertRecord } from '../api/alerts.ts';
+import type { EnvValue } from '../api/secrets.ts';
+
+export interface TaskDefinition {
+  id: number;
+  workflowId: number;
+  name: string;
+  command: string;
+  cwd?: string;
+  env: Record<string, EnvValue>;
+  timeoutMs?: number;
+  retries: number;
+  retryBackoff: RetryBackoff;
+  labels: string[];
+  owner?: string;
+  /** the task's log_limit: the most output an attempt stores (else the node's) */
+  logLimitBytes?: number;
+  /** upstreams in other workflows: its first attempt in a run waits for them */
+  crossUpstream?: CrossUpstream[];
+  waitTimeoutMs?: number;
+}
+
+/**
+ * A held instance's notBefore: never due, so the dispatcher (which reads due WAITING instances)
+ * leaves it alone until a release sets notBefore to the release time. The latest instant a Date holds.
+ */
+export const HELD_FOR_UPSTREAM = 8_640_000_000_000_000;
+
+export interface ScheduleRecord extends ScheduleSpec {
+  id: number;
+  workflowId: number;
+  workflowName: string;
+  /** the latest fire time the scheduler has dealt with (fired, skipped or misfire-dropped) */
+  lastFireAt: number;
+  /** why it cannot fire, while it cannot (set by the scheduler, cleared when it fires again or changes) */
+  error?: string;
+}
+
+/** Everything the scheduler needs about one workflow, loaded once and cached by version. */
+export interface WorkflowGraph {
+  id: number;
+  name: string;
+  enabled: boolean;
+  version: number;
+  routing: RoutingStrategy;
+  onEvent?: string;
+  tasks: TaskDefinition[];
+  edges: { upstreamTaskId: number; downstreamTaskId: number }[];
+  schedule?: ScheduleRecord;
+}
+
+/** A worker's row as the store keeps it: the record, and the claim of the process that holds the id. */
+export interface WorkerRegistration extends WorkerRecord {
+  claim?: string;
+}
+
+export interface RunFilter {
+  workflowName?: string;
+  states?: RunState[];
+  limit?: number;
+  /** only runs with a smaller id (a keyset cursor for paging back in history) */
+  beforeId?: number;
+  /** only these runs */
+  ids?: number[];
+}
+
+export interface TaskSearchRow {
+  workflow: string;
+  task: string;
+  command: string;
+}
+
+export interface TaskRuntime {
+  task: string;
+  ms: number;
+}
+
+export interface ApplyResult {
+  workflowId: number;
+  version: number;
+  /** false when the stored definition already equalled the spec (nothing was written) */
+  changed: boolean;
+}
+
+/** An alert to record; the store's unique keys decide whether it is sent, counted or a duplicate. */
+export interface NewAlert extends Omit<AlertRecord, 'id' | 'kind' | 'deliveries' | 'repeats'> {
+  /** rule + group subject + time bucket: a group's first alert is sent, its repeats are counted */
+  groupKey: string;
+  /** the end of the group's window, when its summary is due */
+  groupEndsAt: number;
+  /** a summary or a test is recorded as such, by its own key, outside any group */
+  kind?: 'summary' | 'test';
+  repeats?: number;
+}
+
+/** What recording an alert did: `immediate` (send it now), `grouped` (counted), or undefined: its key exists. */
+export type AlertRecorded = { id: number; kind: AlertRecord['kind'] } | undefined;
+
+/** A group whose window has ended and whose summary has not been dealt with. */
+export interface DueAlertGroup {
+  /** the group's first alert */
+  opener: AlertRecord;
+  groupKey: string;
+  groupEndsAt: number;
+  /** its grouped repeats */
+  repeats: number;
+}
+
+/** A stored cross-workflow dependency: `workflow.task` waits for `upstreamWorkflow.upstreamTask` (null: its whole run). */
+export interface CrossDependencyRow {
+  workflow: string;
+  task: string;
+  upstreamWorkflow: string;
+  upstreamTask: string | null;
+  date: UpstreamDate;
+  /** no such workflow, or no such task in it (yet) */
+  upstreamMissing: boolean;
+}
+
+export type EventKeyClaim = { claimed: true } | { claimed: false; runIds: number[] } | { claimed: false; since: number };
