@@ -52,3 +52,17 @@ Element.prototype.scrollIntoView ??= () => undefined;
 // jsdom computes no pseudo-element styles and says so on every antd modal (scrollbar measuring)
 const computedStyle = window.getComputedStyle.bind(window);
 window.getComputedStyle = (element: Element) => computedStyle(element);
+// React Flow reads the zoom of a node's transform from a DOMMatrixReadOnly, which jsdom lacks:
+// an unscaled matrix (the canvas at zoom 1) is all a test's canvas needs
+if (!('DOMMatrixReadOnly' in window)) {
+  Object.defineProperty(window, 'DOMMatrixReadOnly', {
+    configurable: true,
+    value: class {
+      readonly m22 = 1;
+      readonly a = 1;
+      readonly d = 1;
+      readonly e = 0;
+      readonly f = 0;
+    },
+  });
+}

@@ -14,7 +14,7 @@ describe('the run-now dialog against a real engine', () => {
   });
   afterEach(() => ui.close());
 
-  it('refuses a payload that is not JSON, then starts the run with the fixed one', async () => {
+  it('refuses a payload that is not JSON, then starts the run with the fixed one', { timeout: 120_000 }, async () => {
     const user = userEvent.setup();
     ui.render(<RunNowButton name="greet" />);
     await user.click(screen.getByRole('button', { name: /run now/i }));
