@@ -6,6 +6,9 @@ const restrict = (patterns, message) => ({
   'no-restricted-imports': ['error', { patterns: [{ group: patterns, message }] }],
 });
 
+const RENDERER_ENGINE_IMPORTS = ['**/engine/core/**', '!**/engine/core/dag.ts', '!**/engine/core/duration.ts', '**/engine/ports/**', '**/engine/adapters/**', '**/engine/server/**', '**/engine/hosts/**'];
+const RENDERER_ENGINE_MESSAGE = 'renderer and electron import only engine/api (and the pure engine/core/dag.ts and duration.ts).';
+
 export default tseslint.config(
   { ignores: ['node_modules/**', 'dist/**', 'out/**', 'renderer/dist/**'] },
   {
@@ -50,7 +53,31 @@ export default tseslint.config(
     files: ['renderer/**/*.{ts,tsx}', 'electron/**/*.ts'],
     // Two pure modules of core are shared so that the designer refuses the same cycles and reads
     // the same durations as the engine.
-    rules: restrict(['**/engine/core/**', '!**/engine/core/dag.ts', '!**/engine/core/duration.ts', '**/engine/ports/**', '**/engine/adapters/**', '**/engine/server/**', '**/engine/hosts/**'],
-      'renderer and electron import only engine/api (and the pure engine/core/dag.ts and duration.ts).'),
+    rules: restrict(RENDERER_ENGINE_IMPORTS, RENDERER_ENGINE_MESSAGE),
+  },
+  // The UI's server state is in renderer/src/server-state/: components get their reads and
+  // changes from its hooks and its keys, so no query key is spelled out in a component.
+  {
+    files: ['renderer/**/*.{ts,tsx}'],
+    ignores: ['renderer/src/server-state/**', 'renderer/src/engine-client/**'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [{ group: RENDERER_ENGINE_IMPORTS, message: RENDERER_ENGINE_MESSAGE }],
+        paths: [{
+          name: '@tanstack/react-query',
+          importNames: ['useQuery', 'useQueries', 'useSuspenseQuery', 'useInfiniteQuery', 'useMutation', 'useQueryClient'],
+          message: 'read and change server state through the hooks of renderer/src/server-state/.',
+        }],
+      }],
+      'no-restricted-syntax': ['error', {
+        selector: "Property[key.name='queryKey']",
+        message: 'query keys are made by keys in renderer/src/server-state/keys.ts.',
+      }],
+    },
+  },
+  // Component tests pair the real engine with the UI in one process (renderer/src/test-support/).
+  {
+    files: ['renderer/**/*.test.tsx', 'renderer/src/test-support/**'],
+    rules: { 'no-restricted-imports': 'off', 'no-restricted-syntax': 'off' },
   },
 );

@@ -3,18 +3,17 @@
 // `alerts` topic. With no channel configured, it says so and how to configure one.
 import { showBidiControls } from '../../../engine/api/bidi-text.ts';
 import { BellOutlined } from '@ant-design/icons';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Alert, Button, Flex, Segmented, Space, Table, Tag, theme, Tooltip, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
 import type { AlertChannelInfo, AlertRecord, AlertState } from '../../../engine/api/alerts.ts';
-import { useApi, useDebouncedEngineEvents } from '../engine-client/index.ts';
 import { EmptyState, ErrorState } from '../shared/feedback.tsx';
 import { OwnerFilter, useOwnedWorkflows } from '../shared/OwnerFilter.tsx';
 import { PageHeader } from '../shared/PageHeader.tsx';
 import { When } from '../shared/When.tsx';
 import { OutcomeTag } from './OutcomeTag.tsx';
+import { useAlertChannels, useAlerts, useEngineInfo, useWorkflows } from '../server-state/index.ts';
 
 const PAGE = 100;
 /** the API's largest page */
@@ -81,20 +80,17 @@ function Channels({ channels, file }: { channels: AlertChannelInfo[]; file: stri
 }
 
 export default function AlertsPage() {
-  const api = useApi();
   const { t } = useTranslation('alerts');
   const { token } = theme.useToken();
-  const queryClient = useQueryClient();
   const [filter, setFilter] = useState<Filter>('all');
   const [limit, setLimit] = useState(PAGE);
   const state = filter === 'all' ? undefined : filter;
-  const alerts = useQuery({ queryKey: ['alerts', state, limit], queryFn: () => api.listAlerts({ limit, ...(state && { state }) }) });
-  const channels = useQuery({ queryKey: ['alert-channels'], queryFn: () => api.listAlertChannels() });
-  const info = useQuery({ queryKey: ['engine-info'], queryFn: () => api.engineInfo() });
-  useDebouncedEngineEvents(['alerts'], () => void queryClient.invalidateQueries({ queryKey: ['alerts'] }), 500);
+  const alerts = useAlerts(state, limit);
+  const channels = useAlertChannels();
+  const info = useEngineInfo();
   const file = info.data?.settingsFile ?? 'DATA_DIR/settings.json';
   // "My workflows": the alerts about the remembered owner's workflows
-  const workflows = useQuery({ queryKey: ['workflows'], queryFn: () => api.listWorkflows(), staleTime: 60_000 });
+  const workflows = useWorkflows({ slow: true });
   const { owner, owners, setOwner, shows } = useOwnedWorkflows(workflows.data);
   const rows = (alerts.data ?? []).filter((a) => owner === undefined || (a.workflow !== undefined && shows(a.workflow)));
   const none = alerts.data?.length === 0 && filter === 'all';

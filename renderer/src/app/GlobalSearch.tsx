@@ -1,13 +1,12 @@
 // The header's search: task names and commands across all workflows (api.search). Suggestions
 // open the workflow; Enter opens the full results page #/search?q=.
 import { SearchOutlined } from '@ant-design/icons';
-import { useQuery } from '@tanstack/react-query';
 import { AutoComplete, Input, Typography } from 'antd';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router-dom';
-import { useApi } from '../engine-client/index.ts';
 import { showBidiControls } from '../../../engine/api/bidi-text.ts';
+import { useSearch } from '../server-state/index.ts';
 
 function useDebounced<T>(value: T, ms: number): T {
   const [current, setCurrent] = useState(value);
@@ -20,11 +19,10 @@ function useDebounced<T>(value: T, ms: number): T {
 
 export function GlobalSearch() {
   const { t } = useTranslation('common');
-  const api = useApi();
   const navigate = useNavigate();
   const [text, setText] = useState('');
   const query = useDebounced(text.trim(), 200);
-  const hits = useQuery({ queryKey: ['search', query, 8], queryFn: () => api.search(query, 8), enabled: query.length >= 2 });
+  const hits = useSearch(query, 8, query.length >= 2);
   const options = (hits.data ?? []).map((hit, i) => ({
     value: `${i}`,
     workflow: hit.workflow,

@@ -3,11 +3,11 @@
 // place of the page, while the navigation, header and banners around it keep working. Keyed by
 // the path, so going to another page leaves the failure behind.
 import { ReloadOutlined } from '@ant-design/icons';
-import { useQueryClient } from '@tanstack/react-query';
 import { Button, Result, Typography } from 'antd';
 import { Component, type ErrorInfo, type ReactNode, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useLocation } from 'react-router-dom';
+import { useResetServerState } from '../server-state/index.ts';
 import { errorMessage } from '../shared/feedback.tsx';
 
 interface BoundaryProps {
@@ -63,11 +63,11 @@ function PageFailed({ error, onRetry }: { error: unknown; onRetry: () => void })
 
 export function PageBoundary({ children }: { children: ReactNode }) {
   const location = useLocation();
-  const queryClient = useQueryClient();
+  const resetServerState = useResetServerState();
   const [attempt, setAttempt] = useState(0);
   // Retry: what the page had cached may be what broke it, so its queries start again from the engine.
   const retry = () => {
-    void queryClient.resetQueries();
+    resetServerState();
     setAttempt((n) => n + 1);
   };
   return (

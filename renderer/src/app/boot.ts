@@ -2,9 +2,8 @@
 // session check (the upgrade authenticates by the same cookie), so the dashboard's data is on its
 // way while React renders the frame. Without a session the socket simply fails and is stopped.
 import type { QueryClient } from '@tanstack/react-query';
-import { dashboardQuery } from '../dashboard/dashboard-query.ts';
-import { prefetchDesigner } from '../dag-designer/designer-query.ts';
 import { codeFromHash, createQueryClient, EngineConnection, establishSession, hasSession, openWebSocketTransport, type SessionState } from '../engine-client/index.ts';
+import { prefetchLanding } from './prefetch.ts';
 
 export interface Boot {
   session: Promise<SessionState>;
@@ -25,11 +24,8 @@ export function boot(): Boot {
     return state;
   });
   const queryClient = createQueryClient();
-  // the landing screen's data, requested as soon as the socket is up (not after the first render)
-  if (optimistic && (location.hash === '' || location.hash === '#/' || location.hash === '#')) {
-    void queryClient.prefetchQuery(dashboardQuery(connection.api));
-  }
-  // a designer link: its code chunk and the spec load while the shell renders
-  if (optimistic) prefetchDesigner(connection.api, queryClient, location.hash);
+  // the landing screen's data (requested as soon as the socket is up, not after the first render)
+  // and a designer link's code and spec
+  if (optimistic) prefetchLanding(connection.api, queryClient, location.hash);
   return { session, connection, queryClient };
 }

@@ -1,16 +1,15 @@
 // Who changed what and who started what, newest first, filterable by any text.
 import { showBidiControls } from '../../../engine/api/bidi-text.ts';
 import { SearchOutlined } from '@ant-design/icons';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Flex, Input, Table, Typography } from 'antd';
 import { useDeferredValue, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { AuditEntry } from '../../../engine/api/types.ts';
-import { useApi, useDebouncedEngineEvents } from '../engine-client/index.ts';
 import { EmptyState, ErrorState } from '../shared/feedback.tsx';
 import { OwnerFilter, useOwnedWorkflows } from '../shared/OwnerFilter.tsx';
 import { PageHeader } from '../shared/PageHeader.tsx';
 import { When } from '../shared/When.tsx';
+import { useAudit, useWorkflows } from '../server-state/index.ts';
 
 const LIMIT = 1_000;
 
@@ -29,15 +28,12 @@ export function filterAudit(entries: AuditEntry[], text: string, ofWorkflow?: (n
 }
 
 export default function AuditPage() {
-  const api = useApi();
   const { t } = useTranslation('audit');
-  const queryClient = useQueryClient();
   const [filter, setFilter] = useState('');
   const deferred = useDeferredValue(filter);
-  const audit = useQuery({ queryKey: ['audit', LIMIT], queryFn: () => api.listAudit(LIMIT) });
-  useDebouncedEngineEvents(['workflows', 'workers', 'runs'], () => void queryClient.invalidateQueries({ queryKey: ['audit'] }), 1_500);
+  const audit = useAudit(LIMIT);
   // "My workflows": the entries about the remembered owner's workflows
-  const workflows = useQuery({ queryKey: ['workflows'], queryFn: () => api.listWorkflows(), staleTime: 60_000 });
+  const workflows = useWorkflows({ slow: true });
   const { owner, owners, setOwner, shows } = useOwnedWorkflows(workflows.data);
   const rows = useMemo(() => filterAudit(audit.data ?? [], deferred, owner === undefined ? undefined : shows), [audit.data, deferred, owner, shows]);
 

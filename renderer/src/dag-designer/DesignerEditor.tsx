@@ -1,9 +1,8 @@
 // The designer for one loaded (or new) workflow: toolbar, canvas and side panel around one
 // document with undo. Every edit goes through the pure spec operations of model/, so what is
 // saved is the loaded spec plus exactly the user's edits.
-import { ExclamationCircleOutlined, PlayCircleOutlined, SaveOutlined } from '@ant-design/icons';
-import type { Connection, Viewport } from '@xyflow/react';
-import { Alert, App, Button, Flex, Spin, Tag, theme, Typography } from 'antd';
+import type { Viewport } from '@xyflow/react';
+import { App, Flex, Typography } from 'antd';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router-dom';
@@ -12,13 +11,10 @@ import type { ValidationProblem } from '../../../engine/api/errors.ts';
 import type { WorkflowSpec } from '../../../engine/api/types.ts';
 import { isolated } from '../../../engine/core/dag.ts';
 import { useTheme } from '../app/theme-context.ts';
-import { UI_ACTOR, useApi } from '../engine-client/index.ts';
-import { downloadUrl, renderGraphImage } from '../graph/export-image.ts';
 import { filterGraph } from '../graph/filter-graph.ts';
 import { GRAPH_DRAW_LIMIT, TooLargeToDraw } from '../graph/TooLargeToDraw.tsx';
-import { errorMessage } from '../shared/feedback.tsx';
-import { PageHeader } from '../shared/PageHeader.tsx';
-import { DesignerCanvas } from './DesignerCanvas.tsx';
+import { DesignerCanvasArea } from './DesignerCanvasArea.tsx';
+import { DesignerHeader } from './DesignerHeader.tsx';
 import { DesignerToolbar } from './DesignerToolbar.tsx';
 import { ExportYamlModal } from './ExportYamlModal.tsx';
 import { DraftErrorsContext, type DraftErrors } from './fields/draft-errors.ts';
@@ -26,7 +22,7 @@ import { FlowCache, type NodeFlags } from './flow-elements.ts';
 import { focusLater } from './focus-later.ts';
 import { ImportModal } from './ImportModal.tsx';
 import { placeProblems, problemCounts, taskFieldMessages, workflowFieldMessages, type PlacedProblem } from './model/problems.ts';
-import { addTask, connect, disconnect, edgesOf, findTask, freeTaskName, newTask, removeTasks, renameTask, setUpstream, updateTask, updateWorkflow } from './model/spec-ops.ts';
+import { edgesOf, findTask, updateTask, updateWorkflow } from './model/spec-ops.ts';
 import { TaskKeys } from './task-keys.ts';
 import { DesignerSidePanel, type PanelTab } from './DesignerSidePanel.tsx';
 import { ProblemsList } from './ProblemsList.tsx';
@@ -36,7 +32,8 @@ import { useCulledGraph } from './use-culled-graph.ts';
 import { useCycleFlash } from './use-cycle-flash.ts';
 import { useDesignerDoc } from './use-designer-doc.ts';
 import { useDesignerShortcuts } from './use-designer-shortcuts.ts';
-import { useRemoval } from './use-removal.tsx';
+import { useExportImage } from './use-export-image.ts';
+import { useDesignerEdits } from './use-designer-edits.ts';
 import { useSave } from './use-save.ts';
 import { useUnsavedWarning } from './use-unsaved-warning.ts';
 import { workflowFieldId, WorkflowPanel } from './WorkflowPanel.tsx';
@@ -52,9 +49,7 @@ export interface DesignerEditorProps {
 export function DesignerEditor({ initial, loadedName, stats, defaultTimezone }: DesignerEditorProps) {
   const { t } = useTranslation('designer');
   const { message } = App.useApp();
-  const { token } = theme.useToken();
   const { dark } = useTheme();
-  const api = useApi();
   const navigate = useNavigate();
   const doc = useDesignerDoc(initial);
   const { spec } = doc;
@@ -63,7 +58,6 @@ export function DesignerEditor({ initial, loadedName, stats, defaultTimezone }: 
   const [helpOpen, setHelpOpen] = useState(false);
   const [importOpen, setImportOpen] = useState(false);
   const [yamlOpen, setYamlOpen] = useState(false);
-  const [renderAll, setRenderAll] = useState(false);
   const [taskKeys] = useState(() => new TaskKeys());
 
   // the too-large path: past the limit only filtered tasks are drawn
@@ -155,58 +149,11 @@ export function DesignerEditor({ initial, loadedName, stats, defaultTimezone }: 
   const nodes = useMemo(() => (ready ? cache.current.buildNodes(spec.tasks, canvas.positions, canvas.sizes, canvas.direction, flags) : []), [ready, spec.tasks, canvas.positions, canvas.sizes, canvas.direction, flags]);
   const edges = useMemo(() => (ready ? cache.current.buildEdges(spec.tasks, flags) : []), [ready, spec.tasks, flags]);
 
+  const { renderAll, exportImage } = useExportImage(container, nodes, spec.name || 'workflow');
   const { shown, onViewport } = useCulledGraph(nodes, edges, { renderAll, box: canvasBox, initialViewport: initialViewport.current, keep: cycle.nodes });
 
-  const refuse = useCallback(
-    (path: string[]) => {
-      message.error({ content: <span data-testid="cycle-message">{t('cycle.refused', { path: path.join(' → ') })}</span>, key: 'cycle', duration: 6 });
-      cycle.flash(path);
-    },
-    [message, t, cycle],
-  );
-
-  const onConnect = useCallback(
-    (c: Connection) => {
-      const r = connect(spec, c.source, c.target);
-      if ('cycle' in r) refuse(r.cycle);
-      else if ('spec' in r) doc.edit(r.spec);
-    },
-    [spec, doc, refuse],
-  );
-
-  const add = useCallback(() => {
-    const name = freeTaskName(spec);
-    canvas.place(name, canvas.placeNew(selectedTask));
-    doc.edit(addTask(spec, newTask(name)));
-    canvas.select([name]);
-    setTab('task');
-    focusLater(fieldId('command'));
-  }, [spec, canvas, doc, selectedTask]);
-
-  const refocusCanvas = useCallback(() => container.current?.focus({ preventScroll: true }), []);
-  const recordRemoval = useRemoval(doc, refocusCanvas);
-  const removeSelection = useCallback(
-    (taskNames: string[], edgeIds: string[]) => {
-      const pairs = edgeIds.flatMap((id) => {
-        const edge = edges.find((e) => e.id === id);
-        return edge && !taskNames.includes(edge.source) && !taskNames.includes(edge.target) ? [[edge.source, edge.target] as const] : [];
-      });
-      const next = removeTasks(disconnect(spec, pairs), taskNames);
-      recordRemoval({ before: spec, after: next, tasks: taskNames.filter((n) => findTask(spec, n)), edges: pairs.length });
-      canvas.select([]);
-    },
-    [spec, edges, recordRemoval, canvas],
-  );
-
-  const renameActive = (from: string, to: string) => {
-    const r = renameTask(spec, from, to);
-    if ('problem' in r) return r.problem;
-    canvas.rename(from, to);
-    taskKeys.rename(from, to);
-    doc.edit(r.spec);
-    canvas.select([to]);
-    return undefined;
-  };
+  const edits = useDesignerEdits({ doc, canvas, cycle, edges, taskKeys, selectedTask, container, setTab });
+  const { add, removeSelection, refocusCanvas } = edits;
 
   openProblem.current = (p: PlacedProblem) => {
     if (p.place.scope === 'task') {
@@ -216,31 +163,6 @@ export function DesignerEditor({ initial, loadedName, stats, defaultTimezone }: 
     } else {
       setTab('workflow');
       if (p.place.field && p.place.field !== 'tasks') focusLater(workflowFieldId(p.place.field));
-    }
-  };
-
-  const exportImage = async (format: 'png' | 'svg') => {
-    const viewport = container.current?.querySelector<HTMLElement>('.react-flow__viewport');
-    if (!viewport || nodes.length === 0) return void message.info(t('exportImage.empty'));
-    setRenderAll(true);
-    try {
-      await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
-      const url = await renderGraphImage(viewport, nodes, format, token.colorBgContainer);
-      downloadUrl(url, `${spec.name || 'workflow'}.${format}`);
-    } catch (e) {
-      message.error(t('exportImage.failed', { error: errorMessage(e) }));
-    } finally {
-      setRenderAll(false);
-    }
-  };
-
-  const runNow = async () => {
-    if (!loadedName) return;
-    try {
-      const run = await api.runWorkflow(loadedName, { actor: UI_ACTOR });
-      navigate(`/runs/${run.id}`);
-    } catch (e) {
-      message.error(errorMessage(e));
     }
   };
 
@@ -271,26 +193,7 @@ export function DesignerEditor({ initial, loadedName, stats, defaultTimezone }: 
 
   return (
     <DraftErrorsContext.Provider value={draftRegistry}>
-      <PageHeader
-        title={loadedName ? t('title.edit', { name: loadedName }) : t('title.new')}
-        extra={
-          <>
-            {doc.dirty && (
-              <Tag color="warning" icon={<ExclamationCircleOutlined />} data-testid="unsaved">
-                {t('save.unsavedTag')}
-              </Tag>
-            )}
-            {loadedName && (
-              <Button icon={<PlayCircleOutlined />} disabled={doc.dirty} onClick={() => void runNow()} title={doc.dirty ? t('run.saveFirst') : undefined}>
-                {t('run.now')}
-              </Button>
-            )}
-            <Button type="primary" icon={<SaveOutlined />} loading={save.saving} onClick={() => void save.save()}>
-              {t('save.button')}
-            </Button>
-          </>
-        }
-      />
+      <DesignerHeader loadedName={loadedName} dirty={doc.dirty} saving={save.saving} onSave={() => void save.save()} />
       <DesignerToolbar
         canDelete={canvas.selectedNodes.size + canvas.selectedEdges.size > 0}
         canUndo={doc.canUndo}
@@ -309,42 +212,31 @@ export function DesignerEditor({ initial, loadedName, stats, defaultTimezone }: 
         onExport={(what) => (what === 'yaml' ? setYamlOpen(true) : void exportImage(what))}
       />
       <Flex gap={16} align="stretch" style={{ minWidth: 0 }}>
-        <div style={{ flex: 1, minWidth: 0, height: panelHeight, border: `1px solid ${token.colorBorderSecondary}`, borderRadius: token.borderRadiusLG, overflow: 'hidden', position: 'relative', display: 'flex', flexDirection: 'column' }}>
-          {big && filtered && <TooLargeToDraw total={spec.tasks.length} query={filter} onQuery={setFilter} result={filtered} />}
-          {canvas.layoutError && <Alert type="error" showIcon title={t('layoutFailed', { error: canvas.layoutError })} />}
-          <div ref={canvasBox} style={{ flex: 1, minHeight: 0, position: 'relative' }}>
-            {canvas.ready ? (
-              <DesignerCanvas
-                nodes={shown.nodes}
-                edges={shown.edges}
-                onViewport={onViewport}
-                dark={dark}
-                renderAll={renderAll}
-                initialViewport={initialViewport.current}
-                container={container}
-                onNodesChange={canvas.onNodesChange}
-                onEdgesChange={canvas.onEdgesChange}
-                onConnect={onConnect}
-                onNodeClick={() => setTab('task')}
-                onNodeDoubleClick={() => {
-                  setTab('task');
-                  focusLater(fieldId('command'));
-                }}
-              />
-            ) : (
-              <Flex justify="center" align="center" style={{ height: '100%' }}>
-                <Spin description={t('layingOut')} />
-              </Flex>
-            )}
-            {spec.tasks.length === 0 && canvas.ready && (
-              <Flex justify="center" style={{ position: 'absolute', top: 24, left: 0, right: 0, pointerEvents: 'none' }}>
-                <Typography.Text type="secondary" style={{ background: token.colorBgContainer, padding: '6px 12px', borderRadius: 6 }}>
-                  {t('emptyCanvas')}
-                </Typography.Text>
-              </Flex>
-            )}
-          </div>
-        </div>
+        <DesignerCanvasArea
+          height={panelHeight}
+          filter={big && filtered && <TooLargeToDraw total={spec.tasks.length} query={filter} onQuery={setFilter} result={filtered} />}
+          layoutError={canvas.layoutError}
+          ready={canvas.ready}
+          empty={spec.tasks.length === 0}
+          box={canvasBox}
+          canvas={{
+            nodes: shown.nodes,
+            edges: shown.edges,
+            onViewport,
+            dark,
+            renderAll,
+            initialViewport: initialViewport.current,
+            container,
+            onNodesChange: canvas.onNodesChange,
+            onEdgesChange: canvas.onEdgesChange,
+            onConnect: edits.onConnect,
+            onNodeClick: () => setTab('task'),
+            onNodeDoubleClick: () => {
+              setTab('task');
+              focusLater(fieldId('command'));
+            },
+          }}
+        />
         <DesignerSidePanel
           tab={tab}
           onTab={setTab}
@@ -359,12 +251,8 @@ export function DesignerEditor({ initial, loadedName, stats, defaultTimezone }: 
                 problems={taskProblems}
                 suggestion={stat}
                 onEdit={(patch, field) => doc.edit(updateTask(spec, activeTask.name, patch), `task:${activeTask.name}:${field}`)}
-                onRename={(to) => renameActive(activeTask.name, to)}
-                onSetUpstream={(list) => {
-                  const r = setUpstream(spec, activeTask.name, list);
-                  if ('cycle' in r) refuse(r.cycle);
-                  else if ('spec' in r) doc.edit(r.spec);
-                }}
+                onRename={(to) => edits.rename(activeTask.name, to)}
+                onSetUpstream={(list) => edits.setTaskUpstream(activeTask.name, list)}
                 onDelete={() => removeSelection([activeTask.name], [])}
               />
             ) : (

@@ -2,12 +2,11 @@
 // fires next, the workers and the queue, and the switch that pauses all scheduling. One
 // api.dashboard() call, refreshed from run and worker events (debounced, so a burst of task
 // changes costs one refetch).
-import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Card, Col, Row, Tag } from 'antd';
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { DashboardSummary } from '../../../engine/api/engine-api.ts';
-import { useApi, useDebouncedEngineEvents } from '../engine-client/index.ts';
+import { useDashboard, useWorkflows } from '../server-state/index.ts';
 import { QueryView } from '../shared/feedback.tsx';
 import { SchedulingToggle } from '../scheduling/SchedulingToggle.tsx';
 import { OwnerFilter, useOwnedWorkflows } from '../shared/OwnerFilter.tsx';
@@ -18,13 +17,10 @@ import { RecoveredList } from './RecoveredList.tsx';
 import { RunningTable } from './RunningTable.tsx';
 import { GettingStarted } from './GettingStarted.tsx';
 import { SummaryCards } from './SummaryCards.tsx';
-import { DASHBOARD_KEY, dashboardQuery } from './dashboard-query.ts';
 
 export default function DashboardPage() {
-  const api = useApi();
   const { t } = useTranslation('dashboard');
-  const queryClient = useQueryClient();
-  const summary = useQuery(dashboardQuery(api));
+  const summary = useDashboard();
   const hasData = summary.data !== undefined;
   useEffect(() => {
     // for bench/ui-dashboard.ts: rendered with data, then (two frames later) painted
@@ -32,10 +28,9 @@ export default function DashboardPage() {
     performance.mark('ax:dashboard-data');
     requestAnimationFrame(() => requestAnimationFrame(() => performance.mark('ax:dashboard-painted')));
   }, [hasData]);
-  useDebouncedEngineEvents(['runs', 'workers', 'workflows'], () => void queryClient.invalidateQueries({ queryKey: DASHBOARD_KEY }), 400);
   // "My workflows": the lists show the chosen owner's workflows; the counts stay everyone's
   // the workflows' owners: read once a minute, not at every run event as the workflow list does
-  const workflows = useQuery({ queryKey: ['workflows'], queryFn: () => api.listWorkflows(), staleTime: 60_000 });
+  const workflows = useWorkflows({ slow: true });
   const { owner, owners, setOwner, shows } = useOwnedWorkflows(workflows.data);
   const mineOnly = (all: DashboardSummary): DashboardSummary => ({
     ...all,

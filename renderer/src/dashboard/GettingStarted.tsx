@@ -1,16 +1,14 @@
 // On an engine without workflows the dashboard is all zeros: say what to do first.
 import { PlusOutlined } from '@ant-design/icons';
-import { useQuery } from '@tanstack/react-query';
 import { Alert, Button } from 'antd';
 import { Trans, useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router-dom';
-import { useApi } from '../engine-client/index.ts';
+import { useWorkflows } from '../server-state/index.ts';
 
 export function GettingStarted() {
-  const api = useApi();
   const { t } = useTranslation('dashboard');
   const navigate = useNavigate();
-  const workflows = useQuery({ queryKey: ['workflows'], queryFn: () => api.listWorkflows() });
+  const workflows = useWorkflows();
   if (workflows.data?.length !== 0) return null;
   return (
     <Alert

@@ -1,24 +1,22 @@
 // The next scheduled fire of every enabled workflow, soonest first: when (in the viewer's zone
 // and the schedule's), how soon, and the schedule in words.
-import { useQuery } from '@tanstack/react-query';
 import { Flex, List, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
 import type { DashboardSummary } from '../../../engine/api/engine-api.ts';
-import { useApi } from '../engine-client/index.ts';
 import { EmptyState } from '../shared/feedback.tsx';
 import { useScheduleWords } from '../shared/schedule-words.ts';
 import { useNow, useTimeFormat } from '../shared/use-time-format.ts';
 import { When } from '../shared/When.tsx';
+import { useWorkflows } from '../server-state/index.ts';
 
 export function NextFiresList({ fires }: { fires: DashboardSummary['nextFires'] }) {
   const { t } = useTranslation('dashboard');
-  const api = useApi();
   const fmt = useTimeFormat();
   const words = useScheduleWords();
   const now = useNow(5_000);
   // the cron of each workflow, to describe it in the viewer's language (the summary has English words)
-  const workflows = useQuery({ queryKey: ['workflows'], queryFn: () => api.listWorkflows() });
+  const workflows = useWorkflows();
   if (fires.length === 0) return <EmptyState title={t('next.none')}>{t('next.noneHelp')}</EmptyState>;
   const cronOf = new Map((workflows.data ?? []).map((w) => [w.name, w.schedule]));
   return (

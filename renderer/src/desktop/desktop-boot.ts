@@ -2,8 +2,7 @@
 // its own engine), the landing screen's data requested before the first render (its calls wait
 // for the connection DesktopGate starts).
 import type { DesktopBridge } from '../../../engine/api/desktop-bridge.ts';
-import { dashboardQuery } from '../dashboard/dashboard-query.ts';
-import { prefetchDesigner } from '../dag-designer/designer-query.ts';
+import { prefetchLanding } from '../app/prefetch.ts';
 import { createQueryClient, EngineConnection, engineStatusStore, openPortTransport, PortBroker } from '../engine-client/index.ts';
 import type { Desktop } from './desktop-context.ts';
 
@@ -33,7 +32,6 @@ export function desktopBoot(bridge: DesktopBridge) {
     checkSession: async () => true, // the shell's port is the credential: there is no session to lose
   });
   const queryClient = createQueryClient();
-  if (location.hash === '' || location.hash === '#/' || location.hash === '#') void queryClient.prefetchQuery(dashboardQuery(connection.api));
-  prefetchDesigner(connection.api, queryClient, location.hash);
+  prefetchLanding(connection.api, queryClient, location.hash);
   return { desktop: { bridge, status } satisfies Desktop, connection, queryClient };
 }

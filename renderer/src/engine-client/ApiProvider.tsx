@@ -1,8 +1,9 @@
 // Gives every page the engine: useApi() for calls, useEngineEvents() for live events, and
-// useConnectionStatus() for the "reconnecting…" banner. After a reconnect every query is
-// refetched, since events sent while the socket was down are lost.
+// useConnectionStatus() for the "reconnecting…" banner (the reads themselves, and their refresh
+// on events, are server-state/'s). After a reconnect every query is refetched, since events sent
+// while the socket was down are lost.
 import { QueryClientProvider, type QueryClient } from '@tanstack/react-query';
-import { createContext, useContext, useEffect, useRef, useState, useSyncExternalStore, type ReactNode } from 'react';
+import { createContext, useContext, useEffect, useRef, useSyncExternalStore, type ReactNode } from 'react';
 import type { ApiClient } from '../../../engine/api/client.ts';
 import type { EngineEvent, Topic } from '../../../engine/api/events.ts';
 import type { ConnectionStatus, EngineConnection } from './connection.ts';
@@ -69,28 +70,4 @@ export function useEngineEvents(topics: Topic[], handler: (event: EngineEvent) =
       unsubscribe?.();
     };
   }, [api, key]);
-}
-
-/**
- * Like useEngineEvents, but calls `handler` at most once per `delayMs` after a burst of events
- * (a run of 200 tasks must not refetch the dashboard 400 times).
- */
-export function useDebouncedEngineEvents(topics: Topic[], handler: () => void, delayMs = 300): void {
-  const [tick, setTick] = useState(0);
-  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
-  const handlerRef = useRef(handler);
-  useEffect(() => {
-    handlerRef.current = handler;
-  });
-  useEngineEvents(topics, () => {
-    if (timer.current) return;
-    timer.current = setTimeout(() => {
-      timer.current = undefined;
-      setTick((n) => n + 1);
-    }, delayMs);
-  });
-  useEffect(() => {
-    if (tick > 0) handlerRef.current();
-  }, [tick]);
-  useEffect(() => () => clearTimeout(timer.current), []);
 }

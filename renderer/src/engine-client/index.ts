@@ -1,6 +1,6 @@
 // The one engine client of the UI: sign-in, the reconnecting connection (over a WebSocket in a
 // browser, over the shell's MessagePort in the desktop app), and the hooks every page uses.
-export { ApiProvider, useApi, useConnectionStatus, useEngineEvents, useDebouncedEngineEvents, useStopReason } from './ApiProvider.tsx';
+export { ApiProvider, useApi, useConnectionStatus, useEngineEvents, useStopReason } from './ApiProvider.tsx';
 export { EngineConnection, type ConnectionStatus } from './connection.ts';
 export { establishSession, hasSession, codeFromHash, type SessionState } from './auth.ts';
 export { openWebSocketTransport, apiSocketUrl } from './ws-transport.ts';

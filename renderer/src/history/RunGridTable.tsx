@@ -1,13 +1,12 @@
 // The run-history grid of one workflow: a row per run (newest first), a column per task, each
 // cell the state of that task's latest attempt linking to its instance. Paged by run id cursors.
 import { LeftOutlined, RightOutlined } from '@ant-design/icons';
-import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Button, Flex, Table, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
 import type { RunGrid } from '../../../engine/api/engine-api.ts';
-import { useApi, useDebouncedEngineEvents } from '../engine-client/index.ts';
+import { useRunGrid } from '../server-state/index.ts';
 import { EmptyState, ErrorState } from '../shared/feedback.tsx';
 import { StateIcon, StateTag, useStateLabel } from '../shared/StateTag.tsx';
 import { useTimeFormat } from '../shared/use-time-format.ts';
@@ -15,20 +14,13 @@ import { useTimeFormat } from '../shared/use-time-format.ts';
 type Row = RunGrid['rows'][number];
 
 export function RunGridTable({ workflow, pageSize = 20 }: { workflow: string; pageSize?: number }) {
-  const api = useApi();
   const { t } = useTranslation('history');
   const label = useStateLabel();
   const fmt = useTimeFormat();
-  const queryClient = useQueryClient();
   // cursors of the pages seen so far: [undefined (newest), before1, before2, ...]
   const [cursors, setCursors] = useState<(number | undefined)[]>([undefined]);
   const before = cursors[cursors.length - 1];
-  const grid = useQuery({
-    queryKey: ['runs', 'grid', workflow, before, pageSize],
-    queryFn: () => api.runGrid(workflow, { limit: pageSize, beforeRunId: before }),
-    placeholderData: keepPreviousData,
-  });
-  useDebouncedEngineEvents(['runs'], () => void queryClient.invalidateQueries({ queryKey: ['runs', 'grid', workflow] }), 500);
+  const grid = useRunGrid(workflow, before, pageSize);
 
   if (grid.error && !grid.data) return <ErrorState error={grid.error} onRetry={() => void grid.refetch()} />;
   const data = grid.data;

@@ -5,13 +5,11 @@
 import { DownloadOutlined } from '@ant-design/icons';
 import { Background, Controls, ReactFlow, ReactFlowProvider } from '@xyflow/react';
 import '@xyflow/react/dist/style.css';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { App, Button, Dropdown, Flex, InputNumber, Segmented, Select, Spin, Typography, theme } from 'antd';
 import { useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useParams } from 'react-router-dom';
 import { useTheme } from '../app/theme-context.ts';
-import { useApi, useDebouncedEngineEvents } from '../engine-client/index.ts';
 import { downloadUrl, edgeId, FitOnChange, renderGraphImage, taskNodeTypes, useTaskGraph } from '../graph/index.ts';
 import { useGraphAria } from '../graph/use-graph-aria.ts';
 import { StateLegend } from '../runs/StateLegend.tsx';
@@ -20,6 +18,7 @@ import { PageHeader } from '../shared/PageHeader.tsx';
 import { useOwnerFilter } from '../shared/use-owner-filter.ts';
 import { imageName, lineageTasks, ownersOf } from './lineage-tasks.ts';
 import './lineage.css';
+import { useLineage } from '../server-state/index.ts';
 
 type Way = 'both' | 'up' | 'down';
 const DEFAULT_DEPTH = 5;
@@ -35,9 +34,7 @@ export default function LineagePage() {
 function LineageView() {
   const { target = '' } = useParams();
   const { t } = useTranslation('lineage');
-  const api = useApi();
   const navigate = useNavigate();
-  const queryClient = useQueryClient();
   const { message } = App.useApp();
   const { dark } = useTheme();
   const { token } = theme.useToken();
@@ -46,9 +43,7 @@ function LineageView() {
   const [owner, setOwner] = useOwnerFilter();
   const canvas = useRef<HTMLDivElement>(null);
   const options = { up: way === 'down' ? 0 : depth, down: way === 'up' ? 0 : depth };
-  const lineage = useQuery({ queryKey: ['lineage', target, options.up, options.down], queryFn: () => api.lineage(target, options), retry: false });
-  // today's states move with every run; a changed definition may change the graph
-  useDebouncedEngineEvents(['runs', 'workflows'], () => void queryClient.invalidateQueries({ queryKey: ['lineage'] }), 1_000);
+  const lineage = useLineage(target, options);
   const tasks = useMemo(
     () => (lineage.data ? lineageTasks(lineage.data, { noOwner: t('node.noOwner'), missing: t('node.missing'), owner: (o) => t('node.owner', { owner: o }) }) : []),
     [lineage.data, t],

@@ -1,33 +1,29 @@
 // #/instances/:instanceId — one attempt of a task: its facts and state history, a tab per attempt
 // of the same task in the run (each attempt keeps its own log), and the log viewer.
 import { StopOutlined } from '@ant-design/icons';
-import { useQuery } from '@tanstack/react-query';
 import { Button, Card, Flex, Popconfirm, Tabs } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useParams } from 'react-router-dom';
 import type { InstanceRecord, RunRecord } from '../../../engine/api/types.ts';
-import { useApi } from '../engine-client/index.ts';
 import { RerunButton } from '../runs/RerunButton.tsx';
 import { attemptsOf, canRerun, isInstanceActive, isRunActive } from '../runs/run-state.ts';
 import { useRunActions } from '../runs/use-run-actions.ts';
-import { useRun } from '../runs/use-run.ts';
 import { EmptyState, ErrorState, LoadingState } from '../shared/feedback.tsx';
 import { PageHeader } from '../shared/PageHeader.tsx';
 import { StateIcon } from '../shared/StateTag.tsx';
 import { InstanceFacts } from './InstanceFacts.tsx';
 import { LogViewer } from './LogViewer.tsx';
-import { logInfoQuery } from './use-log-pages.ts';
+import { useInstance, useLogInfo, useRun } from '../server-state/index.ts';
 
 export default function InstancePage() {
   const { instanceId = '' } = useParams();
   const id = Number(instanceId);
   const { t } = useTranslation('logs');
-  const api = useApi();
   const valid = Number.isInteger(id) && id > 0;
-  const instance = useQuery({ queryKey: ['instance', id], queryFn: () => api.getInstance(id), enabled: valid });
+  const instance = useInstance(id, valid);
   // The log's extent is asked for at once, not after the instance arrives: one round trip less
   // before the first lines paint.
-  useQuery({ ...logInfoQuery(api, id), enabled: valid });
+  useLogInfo(id, valid);
   const run = useRun(instance.data?.runId);
   if (!valid || (instance.error && !instance.data)) {
     if (valid && instance.error && (instance.error as { code?: string }).code !== 'not_found') {

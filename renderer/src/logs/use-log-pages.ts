@@ -2,10 +2,10 @@
 // live lines: from the `log:ID` topic, gathered into one batch per frame, or, while they come
 // too fast for one message per line, read from the stored tail a few times a second
 // (tail-mode.ts).
-import { useQuery } from '@tanstack/react-query';
 import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import type { LogLine, LogStream } from '../../../engine/api/types.ts';
-import { useApi, type ApiClient, type EngineEvent } from '../engine-client/index.ts';
+import { useApi, type EngineEvent } from '../engine-client/index.ts';
+import { useLogInfo } from '../server-state/index.ts';
 import { FrameBatcher } from './frame-batcher.ts';
 import { LogPages } from './log-pages.ts';
 import { DEFAULT_TAIL_POLICY, keepPolling, RateMeter, type TailMode } from './tail-mode.ts';
@@ -21,16 +21,6 @@ export interface LogPagesState {
   error: unknown;
 }
 
-/** The log's extent, as the viewer asks for it; the instance page starts the same query early. */
-export function logInfoQuery(api: ApiClient, instanceId: number) {
-  return {
-    queryKey: ['logInfo', instanceId] as const,
-    queryFn: () => api.logInfo(instanceId),
-    // live lines extend the range from here on; the page's own early read is used if it is fresh
-    staleTime: 2000,
-  };
-}
-
 export function useLogPages(instanceId: number, live: boolean): LogPagesState {
   const api = useApi();
   // One cache per instance, kept for the component's life: not disposed in an effect cleanup,
@@ -42,7 +32,7 @@ export function useLogPages(instanceId: number, live: boolean): LogPagesState {
     () => pages.version,
   );
 
-  const info = useQuery(logInfoQuery(api, instanceId));
+  const info = useLogInfo(instanceId);
   useEffect(() => {
     if (info.data) pages.setRange(info.data.firstSeq, info.data.lastSeq);
   }, [info.data, pages]);

@@ -6,14 +6,12 @@
 import { ApartmentOutlined, FileTextOutlined } from '@ant-design/icons';
 import { Background, Controls, ReactFlow, ReactFlowProvider, useKeyPress } from '@xyflow/react';
 import '@xyflow/react/dist/style.css';
-import { useQuery } from '@tanstack/react-query';
 import { Button, Flex, Spin, Typography, theme } from 'antd';
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
 import type { InstanceRecord, RunRecord } from '../../../engine/api/types.ts';
 import { useTheme } from '../app/theme-context.ts';
-import { useApi } from '../engine-client/index.ts';
 import { filterGraph, FitOnChange, GRAPH_DRAW_LIMIT, taskNodeTypes, TooLargeToDraw, useTaskGraph, type GraphTask } from '../graph/index.ts';
 import { useGraphAria } from '../graph/use-graph-aria.ts';
 import { useNow, useTimeFormat } from '../shared/use-time-format.ts';
@@ -21,6 +19,7 @@ import { RerunButton } from './RerunButton.tsx';
 import { runGraphTasks } from './run-graph-tasks.ts';
 import { canRerun, latestAttempts } from './run-state.ts';
 import { StateLegend } from './StateLegend.tsx';
+import { useWorkflowSpec } from '../server-state/index.ts';
 
 interface Props {
   run: RunRecord;
@@ -44,13 +43,12 @@ export function RunGraph(props: Props) {
 
 function RunGraphInner({ run, instances, live, selectedTask, onSelectTask, onShowLog, onRerun, rerunning }: Props) {
   const { t } = useTranslation('runs');
-  const api = useApi();
   const fmt = useTimeFormat();
   const now = useNow(live ? 1000 : 60_000);
   const { dark } = useTheme();
   const { token } = theme.useToken();
   // The definition as it is now: the engine re-runs a task with its current definition too.
-  const spec = useQuery({ queryKey: ['workflow-spec', run.workflowName], queryFn: () => api.exportWorkflow(run.workflowName), retry: false, staleTime: 60_000 });
+  const spec = useWorkflowSpec(run.workflowName);
   const all = useMemo(() => runGraphTasks(run, instances, spec.data, fmt.duration, now), [run, instances, spec.data, fmt, now]);
   const [filter, setFilter] = useState('');
   const big = all.length > GRAPH_DRAW_LIMIT;

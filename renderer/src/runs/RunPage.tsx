@@ -17,9 +17,9 @@ import { isInstanceActive, isRunActive, latestAttempts } from './run-state.ts';
 import { RunGraph } from './RunGraph.tsx';
 import { RunSummary } from './RunSummary.tsx';
 import { RunTimeline } from './RunTimeline.tsx';
+import { useRun } from '../server-state/index.ts';
 import { useRunActions } from './use-run-actions.ts';
 import { useRunSelection } from './use-run-selection.ts';
-import { useRun } from './use-run.ts';
 
 export default function RunPage() {
   const { runId = '' } = useParams();

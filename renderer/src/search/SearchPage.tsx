@@ -1,16 +1,15 @@
 // All matches of a text in task names, commands and workflow names (#/search?q=).
-import { useQuery } from '@tanstack/react-query';
 import { Input, Table, Tag, Typography } from 'antd';
 import { useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useSearchParams } from 'react-router-dom';
 import type { SearchHit } from '../../../engine/api/engine-api.ts';
-import { useApi } from '../engine-client/index.ts';
 import { EmptyState, ErrorState } from '../shared/feedback.tsx';
 import { OwnerFilter, useOwnedWorkflows } from '../shared/OwnerFilter.tsx';
 import { PageHeader } from '../shared/PageHeader.tsx';
 import { pagerPast } from '../shared/pager.ts';
 import { showBidiControls } from '../../../engine/api/bidi-text.ts';
+import { useSearch, useWorkflows } from '../server-state/index.ts';
 
 /** the text with every case-insensitive occurrence of `needle` marked (as React text, never HTML) */
 export function Highlight({ text, needle }: { text: string; needle: string }) {
@@ -29,15 +28,14 @@ export function Highlight({ text, needle }: { text: string; needle: string }) {
 }
 
 export default function SearchPage() {
-  const api = useApi();
   const { t } = useTranslation('search');
   const [params, setParams] = useSearchParams();
   const q = (params.get('q') ?? '').trim();
   const [text, setText] = useState(q);
   useEffect(() => setText(q), [q]);
-  const hits = useQuery({ queryKey: ['search', q, 200], queryFn: () => api.search(q, 200), enabled: q.length > 0 });
+  const hits = useSearch(q, 200, q.length > 0);
   // "My workflows": the hits in the remembered owner's workflows
-  const workflows = useQuery({ queryKey: ['workflows'], queryFn: () => api.listWorkflows(), staleTime: 60_000 });
+  const workflows = useWorkflows({ slow: true });
   const { owner, owners, setOwner, shows } = useOwnedWorkflows(workflows.data);
   const shown = useMemo(() => hits.data?.filter((h) => shows(h.workflow)), [hits.data, shows]);
   return (

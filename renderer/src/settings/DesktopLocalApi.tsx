@@ -1,21 +1,16 @@
 // Settings › Local API (desktop app only): whether the engine also serves its API on 127.0.0.1,
 // so `ax` commands and scripts on this machine reach the app's engine. Off by default (the app
 // needs no port); a change restarts the engine, which the card says before it is made.
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { App, Card, Col, Flex, Switch, Typography } from 'antd';
-import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { DesktopEngineStatus, DesktopLocalApiBridge, DesktopLocalApiStatus } from '../../../engine/api/desktop-bridge.ts';
+import { useDesktopLocalApi, useSetLocalApi } from '../server-state/index.ts';
 import { errorMessage, QueryView } from '../shared/feedback.tsx';
-
-const QUERY_KEY = ['desktopLocalApi'];
 
 export function DesktopLocalApi({ localApi, onEngineStatus }: { localApi: DesktopLocalApiBridge; onEngineStatus: (listener: (s: DesktopEngineStatus) => void) => () => void }) {
   const { t } = useTranslation('settings');
-  const queryClient = useQueryClient();
-  const status = useQuery({ queryKey: QUERY_KEY, queryFn: () => localApi.status() });
-  // The port comes with the engine's next start: read again whenever the engine's state moves.
-  useEffect(() => onEngineStatus(() => void queryClient.invalidateQueries({ queryKey: QUERY_KEY })), [onEngineStatus, queryClient]);
+  // the port comes with the engine's next start: read again whenever the engine's state moves
+  const status = useDesktopLocalApi(localApi, onEngineStatus);
   return (
     <Col xs={24}>
       <Card title={t('localApi.title')} size="small" data-testid="desktop-local-api">
@@ -28,12 +23,7 @@ export function DesktopLocalApi({ localApi, onEngineStatus }: { localApi: Deskto
 function LocalApiBody({ status, localApi }: { status: DesktopLocalApiStatus; localApi: DesktopLocalApiBridge }) {
   const { t } = useTranslation('settings');
   const { message } = App.useApp();
-  const queryClient = useQueryClient();
-  const change = useMutation({
-    mutationFn: (enabled: boolean) => localApi.set(enabled),
-    onSuccess: (next) => queryClient.setQueryData(QUERY_KEY, next),
-    onError: (error) => void message.error(errorMessage(error)),
-  });
+  const change = useSetLocalApi(localApi, { onError: (error) => void message.error(errorMessage(error)) });
   const on = status.enabled || status.forcedBySwitch;
   return (
     <Flex vertical gap={10}>

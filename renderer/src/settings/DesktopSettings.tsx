@@ -1,18 +1,17 @@
 // The desktop app's own settings (shown only in the app): where its engine's data lives, with the
 // `ax --data-dir` line that works on it; how its secrets are kept (safeStorage's backend, said
 // plainly when it is only plain text); the team connection strings, stored encrypted by the shell.
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Alert, App, Button, Card, Col, Descriptions, Flex, Input, Space, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { DESKTOP_SECRET_KEYS, type DesktopSecretKey, type DesktopSecretsStatus, type DesktopSettingsBridge } from '../../../engine/api/desktop-bridge.ts';
 import { useDesktop } from '../desktop/desktop-context.ts';
 import { TaskSecretsSettings } from './TaskSecretsSettings.tsx';
+import { useDesktopSecrets, useSetDesktopSecret, useSetDesktopSecrets } from '../server-state/index.ts';
 import { errorMessage, QueryView } from '../shared/feedback.tsx';
 import { DesktopLocalApi } from './DesktopLocalApi.tsx';
 import { DesktopTeam } from './DesktopTeam.tsx';
 
-const QUERY_KEY = ['desktopSecrets'];
 const labelStyle = { styles: { label: { width: 200 } } };
 
 /** 'os', a Linux keyring, 'basic_text' or 'unavailable' → the words for it */
@@ -36,7 +35,7 @@ export function DesktopSettings() {
 
 function DesktopSettingsCard({ settings }: { settings: DesktopSettingsBridge }) {
   const { t } = useTranslation('settings');
-  const status = useQuery({ queryKey: QUERY_KEY, queryFn: () => settings.status() });
+  const status = useDesktopSecrets(settings);
   return (
     <Col xs={24}>
       <Card title={t('desktop.title')} size="small" data-testid="desktop-settings">
@@ -56,7 +55,7 @@ function StorageAlert({ status }: { status: DesktopSecretsStatus }) {
 function DesktopSettingsBody({ status, settings }: { status: DesktopSecretsStatus; settings: DesktopSettingsBridge }) {
   const { t } = useTranslation('settings');
   const command = `ax --data-dir "${status.dataDir}" ls`;
-  const queryClient = useQueryClient();
+  const putStatus = useSetDesktopSecrets();
   return (
     <Flex vertical gap={12}>
       <Descriptions
@@ -87,7 +86,7 @@ function DesktopSettingsBody({ status, settings }: { status: DesktopSecretsStatu
       <Typography.Paragraph type="secondary" style={{ marginBottom: 0 }}>
         {t('desktop.restartNote')}
       </Typography.Paragraph>
-      <TaskSecretsSettings status={status} settings={settings} onStatus={(next) => queryClient.setQueryData(QUERY_KEY, next)} />
+      <TaskSecretsSettings status={status} settings={settings} onStatus={putStatus} />
     </Flex>
   );
 }
@@ -95,12 +94,9 @@ function DesktopSettingsBody({ status, settings }: { status: DesktopSecretsStatu
 function SecretField({ name, stored, settings }: { name: DesktopSecretKey; stored: string | undefined; settings: DesktopSettingsBridge }) {
   const { t } = useTranslation('settings');
   const { message } = App.useApp();
-  const queryClient = useQueryClient();
   const [value, setValue] = useState('');
-  const save = useMutation({
-    mutationFn: (next: string | null) => settings.setSecret(name, next),
-    onSuccess: (next, sent) => {
-      queryClient.setQueryData(QUERY_KEY, next);
+  const save = useSetDesktopSecret(settings, name, {
+    onSuccess: (_next, sent) => {
       setValue('');
       void message.success(t(sent === null ? 'desktop.forgotten' : 'desktop.saved'));
     },

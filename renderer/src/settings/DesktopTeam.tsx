@@ -1,20 +1,16 @@
 // This laptop as a temporary worker of the team (desktop app only): its state, the labels it
 // offers, and Join / Leave. The shell carries it out (electron/team-membership.ts); the state
 // comes back as window.axDesktop.team events.
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Alert, App, Button, Card, Checkbox, Col, Flex, Input, Space, Tag, Typography } from 'antd';
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { DesktopTeamBridge, DesktopTeamStatus } from '../../../engine/api/desktop-bridge.ts';
+import { useDesktopTeam, useJoinOrLeaveTeam } from '../server-state/index.ts';
 import { errorMessage, QueryView } from '../shared/feedback.tsx';
-
-const QUERY_KEY = ['desktopTeam'];
 
 export function DesktopTeam({ team }: { team: DesktopTeamBridge }) {
   const { t } = useTranslation('team-join');
-  const queryClient = useQueryClient();
-  const status = useQuery({ queryKey: QUERY_KEY, queryFn: () => team.status() });
-  useEffect(() => team.onStatus((next) => queryClient.setQueryData(QUERY_KEY, next)), [team, queryClient]);
+  const status = useDesktopTeam(team);
   return (
     <Col xs={24}>
       <Card title={t('title')} size="small" data-testid="desktop-team">
@@ -27,23 +23,18 @@ export function DesktopTeam({ team }: { team: DesktopTeamBridge }) {
 function TeamBody({ status, team }: { status: DesktopTeamStatus; team: DesktopTeamBridge }) {
   const { t } = useTranslation('team-join');
   const { message } = App.useApp();
-  const queryClient = useQueryClient();
   const [labels, setLabels] = useState((status.labels ?? []).join(', '));
   const [acceptUnlabelled, setAcceptUnlabelled] = useState(status.acceptUnlabelled === true);
-  const act = useMutation({
-    mutationFn: (join: boolean) =>
-      join
-        ? team.join(
-            labels
-              .split(',')
-              .map((l) => l.trim())
-              .filter(Boolean),
-            { acceptUnlabelled },
-          )
-        : team.leave(),
-    onSuccess: (next) => queryClient.setQueryData(QUERY_KEY, next),
-    onError: (error) => void message.error(errorMessage(error)),
-  });
+  const change = useJoinOrLeaveTeam(team, { onError: (error) => void message.error(errorMessage(error)) });
+  const act = (join: boolean) =>
+    change.mutate({
+      join,
+      labels: labels
+        .split(',')
+        .map((l) => l.trim())
+        .filter(Boolean),
+      acceptUnlabelled,
+    });
   const member = status.state === 'joined' || status.state === 'joining';
   return (
     <Flex vertical gap={12}>
@@ -64,11 +55,11 @@ function TeamBody({ status, team }: { status: DesktopTeamStatus; team: DesktopTe
           onChange={(e) => setLabels(e.target.value)}
         />
         {member ? (
-          <Button danger loading={act.isPending} onClick={() => act.mutate(false)}>
+          <Button danger loading={change.isPending} onClick={() => act(false)}>
             {t('leave')}
           </Button>
         ) : (
-          <Button type="primary" disabled={!status.canJoin || status.state === 'leaving'} loading={act.isPending} onClick={() => act.mutate(true)}>
+          <Button type="primary" disabled={!status.canJoin || status.state === 'leaving'} loading={change.isPending} onClick={() => act(true)}>
             {t('join')}
           </Button>
         )}

@@ -1,16 +1,15 @@
 // The engine's effective configuration, read-only: the settings are changed with the CLI and
 // take effect when the engine restarts, which the page says.
 import { InfoCircleOutlined } from '@ant-design/icons';
-import { useQuery } from '@tanstack/react-query';
 import { Alert, Card, Col, Descriptions, Row, Typography, type DescriptionsProps } from 'antd';
 import type { ReactNode } from 'react';
 import { Trans, useTranslation } from 'react-i18next';
 import type { EngineInfo } from '../../../engine/api/engine-api.ts';
-import { useApi } from '../engine-client/index.ts';
 import { EmptyState, QueryView } from '../shared/feedback.tsx';
 import { PageHeader } from '../shared/PageHeader.tsx';
 import { useTimeFormat } from '../shared/use-time-format.ts';
 import { DesktopSettings } from './DesktopSettings.tsx';
+import { useEngineInfo } from '../server-state/index.ts';
 
 const labelStyle = { styles: { label: { width: 200 } } };
 
@@ -23,9 +22,8 @@ function Mono({ children }: { children: ReactNode }) {
 }
 
 export default function SettingsPage() {
-  const api = useApi();
   const { t } = useTranslation('settings');
-  const info = useQuery({ queryKey: ['engineInfo'], queryFn: () => api.engineInfo() });
+  const info = useEngineInfo();
   return (
     <>
       <PageHeader title={t('title')} subtitle={t('subtitle')} />

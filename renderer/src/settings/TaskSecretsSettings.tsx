@@ -3,12 +3,12 @@
 // computer's engine only. Names and when they were set are listed; a value is never shown, only
 // replaced or removed. Where the storage is plain text this says so, as the storage alert does.
 import { DeleteOutlined, LockOutlined } from '@ant-design/icons';
-import { useMutation } from '@tanstack/react-query';
 import { Alert, App, Button, Flex, Input, Popconfirm, Space, Table, Tag, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { DesktopSecretsStatus, DesktopSettingsBridge, DesktopTaskSecret } from '../../../engine/api/desktop-bridge.ts';
 import { SECRET_NAME } from '../../../engine/api/secrets.ts';
+import { useSetTaskSecret } from '../server-state/index.ts';
 import { errorMessage } from '../shared/feedback.tsx';
 import { useTimeFormat } from '../shared/use-time-format.ts';
 
@@ -25,8 +25,7 @@ export function TaskSecretsSettings({ status, settings, onStatus }: Props) {
   const time = useTimeFormat();
   const [name, setName] = useState('');
   const [value, setValue] = useState('');
-  const save = useMutation({
-    mutationFn: ({ secret, next }: { secret: string; next: string | null }) => settings.setTaskSecret(secret, next),
+  const save = useSetTaskSecret(settings, {
     onSuccess: (next, sent) => {
       onStatus(next);
       setName('');

@@ -1,48 +1,29 @@
 // Every worker of this engine or team: role, host, how fresh its heartbeat is (ticking live),
 // load, labels, what it accepts, and a Drain button.
 import { PauseCircleOutlined } from '@ant-design/icons';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { App, Button, Flex, Popconfirm, Progress, Table, Tag, Tooltip, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import type { WorkerRecord } from '../../../engine/api/types.ts';
-import { UI_ACTOR, useApi, useDebouncedEngineEvents, useEngineEvents } from '../engine-client/index.ts';
 import { EmptyState, ErrorState, errorMessage } from '../shared/feedback.tsx';
 import { PageHeader } from '../shared/PageHeader.tsx';
 import { useNow, useTimeFormat } from '../shared/use-time-format.ts';
 import { When } from '../shared/When.tsx';
 import { WorkerStatusTag } from './WorkerStatusTag.tsx';
-
-const KEY = ['workers'] as const;
+import { useDrainWorker, useEngineInfo, useWorkers } from '../server-state/index.ts';
 
 export default function WorkersPage() {
-  const api = useApi();
   const { t } = useTranslation('workers');
   const fmt = useTimeFormat();
   const now = useNow(1_000);
-  const queryClient = useQueryClient();
   const { message } = App.useApp();
-  const workers = useQuery({ queryKey: KEY, queryFn: () => api.listWorkers() });
+  const workers = useWorkers();
   // the worker of the engine serving this page: draining it stops that engine, and the page loses it
-  const info = useQuery({ queryKey: ['engineInfo'], queryFn: () => api.engineInfo(), staleTime: 60_000 });
+  const info = useEngineInfo({ slow: true });
   const serving = (w: WorkerRecord) => info.data?.workerId === w.id;
   const drainHelp = (w: WorkerRecord) => (!serving(w) ? t('drain.description') : info.data?.mode === 'solo' ? t('drain.servingSolo') : t('drain.servingTeam'));
-  // a worker event carries the whole record: patch it in at once, and re-read the list shortly
-  // after (a worker that left may be gone from it)
-  useEngineEvents(['workers'], (event) => {
-    if (event.type !== 'worker') return;
-    queryClient.setQueryData<WorkerRecord[]>(KEY, (list) => {
-      if (!list) return list;
-      const others = list.filter((w) => w.id !== event.worker.id);
-      return [...others, event.worker].sort((a, b) => a.id.localeCompare(b.id));
-    });
-  });
-  // a task starting or ending changes a worker's load: read again (the heartbeat's watch is slower)
-  useDebouncedEngineEvents(['workers', 'runs'], () => void queryClient.invalidateQueries({ queryKey: KEY }), 1_000);
-  const drain = useMutation({
-    mutationFn: (id: string) => api.drainWorker(id, UI_ACTOR),
+  const drain = useDrainWorker({
     onSuccess: (_r, id) => void message.success(t('drain.sent', { id })),
     onError: (error) => void message.error(errorMessage(error)),
-    onSettled: () => void queryClient.invalidateQueries({ queryKey: KEY }),
   });
 
   return (

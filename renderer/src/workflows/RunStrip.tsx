@@ -1,18 +1,16 @@
 // The states of a workflow's recent runs, oldest to newest, each a link to its run.
-import { useQuery } from '@tanstack/react-query';
 import { Flex, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
-import { useApi } from '../engine-client/index.ts';
 import { StateIcon, useStateLabel } from '../shared/StateTag.tsx';
 import { useTimeFormat } from '../shared/use-time-format.ts';
+import { useRunStrip } from '../server-state/index.ts';
 
 export function RunStrip({ workflow, count = 10 }: { workflow: string; count?: number }) {
-  const api = useApi();
   const { t } = useTranslation('workflows');
   const label = useStateLabel();
   const fmt = useTimeFormat();
-  const runs = useQuery({ queryKey: ['runs', 'strip', workflow, count], queryFn: () => api.listRuns({ workflow, limit: count }) });
+  const runs = useRunStrip(workflow, count);
   if (!runs.data) return null;
   if (runs.data.length === 0) return <Typography.Text type="secondary">{t('list.noRuns')}</Typography.Text>;
   return (

@@ -1,13 +1,11 @@
 // One workflow: how and when it starts (the next 5 fires in its zone and the viewer's), its
 // actions, its recent runs and the runs × tasks history grid.
 import { showBidiControls } from '../../../engine/api/bidi-text.ts';
-import { useQuery } from '@tanstack/react-query';
 import { ApartmentOutlined } from '@ant-design/icons';
 import { Button, Card, Col, Descriptions, Flex, List, Row, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useParams } from 'react-router-dom';
 import type { WorkflowListing } from '../../../engine/api/engine-api.ts';
-import { useApi } from '../engine-client/index.ts';
 import { RunGridTable } from '../history/RunGridTable.tsx';
 import { EmptyState, ErrorState, LoadingState } from '../shared/feedback.tsx';
 import { PageHeader } from '../shared/PageHeader.tsx';
@@ -18,6 +16,7 @@ import { RunStrip } from './RunStrip.tsx';
 import { ScheduleText } from './ScheduleText.tsx';
 import { DeleteButton, EditButton, EnableSwitch } from './WorkflowActions.tsx';
 import { useWorkflowList } from './WorkflowsPage.tsx';
+import { useNextFires } from '../server-state/index.ts';
 
 export default function WorkflowDetailPage() {
   const { name = '' } = useParams();
@@ -101,14 +100,9 @@ function WorkflowDetail({ workflow }: { workflow: WorkflowListing }) {
 }
 
 function NextFires({ workflow }: { workflow: WorkflowListing }) {
-  const api = useApi();
   const { t } = useTranslation('workflows');
   const schedule = workflow.schedule;
-  const fires = useQuery({
-    queryKey: ['nextFires', schedule?.cron, schedule?.timezone],
-    queryFn: () => api.nextFires({ cron: schedule?.cron ?? '', timezone: schedule?.timezone }, 5),
-    enabled: !!schedule,
-  });
+  const fires = useNextFires(schedule);
   return (
     <Card title={t('detail.nextFires')} size="small" style={{ height: '100%' }}>
       {!schedule ? (

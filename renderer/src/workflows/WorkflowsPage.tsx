@@ -1,13 +1,11 @@
 // Every workflow: how it starts, when it fires next, how its recent runs went; enable, run,
 // edit and delete from the row.
 import { PlusOutlined } from '@ant-design/icons';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Button, Card, Flex, Table, Typography } from 'antd';
 import { useMemo } from 'react';
 import { Trans, useTranslation } from 'react-i18next';
 import { Link, useNavigate } from 'react-router-dom';
 import type { WorkflowListing } from '../../../engine/api/engine-api.ts';
-import { useApi, useDebouncedEngineEvents } from '../engine-client/index.ts';
 import { EmptyState, ErrorState } from '../shared/feedback.tsx';
 import { PageHeader } from '../shared/PageHeader.tsx';
 import { pagerPast } from '../shared/pager.ts';
@@ -18,17 +16,11 @@ import { RunNowButton } from './RunNowModal.tsx';
 import { RunStrip } from './RunStrip.tsx';
 import { ScheduleText } from './ScheduleText.tsx';
 import { DeleteButton, EditButton, EnableSwitch } from './WorkflowActions.tsx';
+import { useWorkflows } from '../server-state/index.ts';
 
+/** The list, live: read again on workflow and run events with its rows' run strips. */
 export function useWorkflowList() {
-  const api = useApi();
-  const queryClient = useQueryClient();
-  useDebouncedEngineEvents(['workflows', 'runs'], () => {
-    void queryClient.invalidateQueries({ queryKey: ['workflows'] });
-    // the rows' run strips; the detail page's run grid refreshes itself (RunGridTable), and a
-    // second invalidation here would cancel its read and send another
-    void queryClient.invalidateQueries({ queryKey: ['runs', 'strip'] });
-  }, 500);
-  return useQuery({ queryKey: ['workflows'], queryFn: () => api.listWorkflows() });
+  return useWorkflows({ live: true });
 }
 
 export default function WorkflowsPage() {

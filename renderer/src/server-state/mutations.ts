@@ -1,0 +1,95 @@
+// One hook per engine change the UI makes, each refreshing (or patching) what it changed. What
+// the user is told (toasts) is the caller's: it passes onSuccess / onError.
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import type { DrainAnswer, RunDetail, SchedulingChange } from '../../../engine/api/engine-api.ts';
+import type { RunRecord } from '../../../engine/api/types.ts';
+import { UI_ACTOR, useApi } from '../engine-client/index.ts';
+import { keys } from './keys.ts';
+
+export interface Feedback<T, V> {
+  onSuccess?: (result: T, variables: V) => void;
+  onError?: (error: Error) => void;
+}
+
+function useWorkflowRefresh() {
+  const queryClient = useQueryClient();
+  return () => {
+    for (const queryKey of [keys.workflows(), keys.runs(), keys.dashboard()]) void queryClient.invalidateQueries({ queryKey });
+  };
+}
+
+export function useSetEnabled(feedback: Feedback<void, { name: string; enabled: boolean }> = {}) {
+  const api = useApi();
+  const refresh = useWorkflowRefresh();
+  return useMutation({ mutationFn: ({ name, enabled }: { name: string; enabled: boolean }) => api.setEnabled(name, enabled, UI_ACTOR), ...feedback, onSettled: refresh });
+}
+
+export function useRunWorkflow(feedback: Feedback<RunRecord, { name: string; payload?: string; task?: string }> = {}) {
+  const api = useApi();
+  const refresh = useWorkflowRefresh();
+  return useMutation({ mutationFn: ({ name, payload, task }: { name: string; payload?: string; task?: string }) => api.runWorkflow(name, { actor: UI_ACTOR, payload, task }), ...feedback, onSettled: refresh });
+}
+
+export function useRemoveWorkflow(feedback: Feedback<void, string> = {}) {
+  const api = useApi();
+  const refresh = useWorkflowRefresh();
+  return useMutation({ mutationFn: (name: string) => api.removeWorkflow(name, UI_ACTOR), ...feedback, onSettled: refresh });
+}
+
+/** The engine answers a re-run or a cancel with the run as it is now: that goes into the cache. */
+function useRunSettle(runId: number) {
+  const queryClient = useQueryClient();
+  return (detail: RunDetail) => {
+    queryClient.setQueryData(keys.run(runId), detail);
+    void queryClient.invalidateQueries({ queryKey: keys.instances() });
+  };
+}
+
+export function useRerunTask(runId: number, feedback: Feedback<RunDetail, string> = {}) {
+  const api = useApi();
+  const settle = useRunSettle(runId);
+  return useMutation({
+    mutationFn: (task: string) => api.rerunTask(runId, task, UI_ACTOR),
+    onSuccess: (detail, task) => {
+      settle(detail);
+      feedback.onSuccess?.(detail, task);
+    },
+    onError: feedback.onError,
+  });
+}
+
+export function useCancelRun(runId: number, feedback: Feedback<RunDetail, string | undefined> = {}) {
+  const api = useApi();
+  const settle = useRunSettle(runId);
+  return useMutation({
+    mutationFn: (task?: string) => api.cancelRun(runId, { task, actor: UI_ACTOR }),
+    onSuccess: (detail, task) => {
+      settle(detail);
+      feedback.onSuccess?.(detail, task);
+    },
+    onError: feedback.onError,
+  });
+}
+
+export function useSetSchedulingPaused(feedback: Feedback<SchedulingChange, boolean> = {}) {
+  const api = useApi();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (paused: boolean) => api.setSchedulingPaused(paused, UI_ACTOR),
+    ...feedback,
+    onSettled: () => {
+      void queryClient.invalidateQueries({ queryKey: keys.scheduling() });
+      void queryClient.invalidateQueries({ queryKey: keys.dashboard() });
+    },
+  });
+}
+
+export function useDrainWorker(feedback: Feedback<DrainAnswer, string> = {}) {
+  const api = useApi();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) => api.drainWorker(id, UI_ACTOR),
+    ...feedback,
+    onSettled: () => void queryClient.invalidateQueries({ queryKey: keys.workers() }),
+  });
+}

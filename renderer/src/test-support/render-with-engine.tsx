@@ -1,0 +1,79 @@
+// Renders real components against a real engine (SQLite in a temp dir) in one process: the
+// engine's API served by serveConnection, the UI's EngineConnection over memoryTransport, and
+// the providers the app puts around a page (antd, theme, query cache, router, i18n).
+import { render, type RenderResult } from '@testing-library/react';
+import { App as AntApp, ConfigProvider } from 'antd';
+import type { ReactNode } from 'react';
+import { MemoryRouter, Route, Routes } from 'react-router-dom';
+import type { startTestEngine, TestEngine } from '../../../test/helpers/solo-engine.ts';
+import { ThemeContext } from '../app/theme-context.ts';
+import { ApiProvider, createQueryClient, EngineConnection } from '../engine-client/index.ts';
+import '../i18n/index.ts';
+import { memoryTransport } from './memory-transport.ts';
+
+export interface EngineUi {
+  engine: TestEngine;
+  connection: EngineConnection;
+  /** the page under test; `path` matches the route `route` (e.g. "/designer/:name") */
+  render(ui: ReactNode, options?: { path?: string; route?: string }): RenderResult;
+  close(): Promise<void>;
+}
+
+/**
+ * The engine's modules, loaded once. Under jsdom, Vite transforms every module for the browser,
+ * which rewrites `new URL('./file', import.meta.url)` into `new URL('/path/file', '' +
+ * self.location)`: a web address, which the engine's module-level file lookups (the task
+ * launcher's script) cannot turn into a path. While they load, `self.location` is a file URL, so
+ * they load; tasks are then run by the engine's direct spawner (NodeProcessRunner), which needs
+ * no launcher script. Nothing else of the engine differs from `ax serve`'s.
+ */
+let engineModules: Promise<{ startTestEngine: typeof startTestEngine; NodeProcessRunner: typeof import('../../../engine/adapters/process/node-process-runner.ts').NodeProcessRunner }> | undefined;
+function loadEngine() {
+  engineModules ??= (async () => {
+    const page = globalThis.self;
+    Object.defineProperty(globalThis, 'self', { configurable: true, writable: true, value: { location: 'file:///' } });
+    try {
+      const [helpers, runner] = await Promise.all([import('../../../test/helpers/solo-engine.ts'), import('../../../engine/adapters/process/node-process-runner.ts')]);
+      return { startTestEngine: helpers.startTestEngine, NodeProcessRunner: runner.NodeProcessRunner };
+    } finally {
+      Object.defineProperty(globalThis, 'self', { configurable: true, writable: true, value: page });
+    }
+  })();
+  return engineModules;
+}
+
+export async function startEngineUi(options: Parameters<typeof startTestEngine>[0] = {}): Promise<EngineUi> {
+  const { startTestEngine, NodeProcessRunner } = await loadEngine();
+  const engine = await startTestEngine({ runner: new NodeProcessRunner(), ...options });
+  const connection = new EngineConnection({ connect: async () => memoryTransport(engine.engine), checkSession: async () => true });
+  connection.start();
+  let view: RenderResult | undefined;
+  return {
+    engine,
+    connection,
+    render(ui, { path = '/', route = '*' } = {}) {
+      const queryClient = createQueryClient();
+      view = render(
+        <ConfigProvider>
+          <ThemeContext.Provider value={{ choice: 'light', dark: false, setChoice: () => undefined }}>
+            <AntApp>
+              <ApiProvider connection={connection} queryClient={queryClient}>
+                <MemoryRouter initialEntries={[path]}>
+                  <Routes>
+                    <Route path={route} element={ui} />
+                  </Routes>
+                </MemoryRouter>
+              </ApiProvider>
+            </AntApp>
+          </ThemeContext.Provider>
+        </ConfigProvider>,
+      );
+      return view;
+    },
+    async close() {
+      view?.unmount();
+      connection.stop();
+      await engine.close();
+    },
+  };
+}
