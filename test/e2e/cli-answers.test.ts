@@ -6,8 +6,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { RunListing } from '../../engine/api/engine-api.ts';
-import { ax, type AxResult, axStart, killAllAx, killStrays, limited, openDataDirStore, writeFile } from '../helpers/cli.ts';
-import { tempDir } from '../helpers/solo-engine.ts';
+import { ax, type AxResult, axStart, killAllAx, limited } from '../helpers/ax.ts';
+import { openDataDirStore, tempDir, writeFile } from '../helpers/files.ts';
+import { killStrays } from '../helpers/processes.ts';
 
 let root: string;
 let dataDir: string;

@@ -8,8 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditEntry } from '../../engine/api/types.ts';
 import { apiToken } from '../../engine/hosts/node/data-dir.ts';
 import { connectApi } from '../../engine/server/ws-client.ts';
-import { ax, killAllAx, type ServeProcess, startServe, writeFile } from '../helpers/cli.ts';
-import { tempDir } from '../helpers/solo-engine.ts';
+import { ax, killAllAx } from '../helpers/ax.ts';
+import { tempDir, writeFile } from '../helpers/files.ts';
+import { type ServeProcess, startServe } from '../helpers/serve.ts';
 
 let dataDir: string;
 let serve: ServeProcess;

@@ -5,8 +5,9 @@
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiToken } from '../../engine/hosts/node/data-dir.ts';
-import { killAllAx, type ServeProcess, startServe } from '../helpers/cli.ts';
-import { tempDir } from '../helpers/solo-engine.ts';
+import { killAllAx } from '../helpers/ax.ts';
+import { tempDir } from '../helpers/files.ts';
+import { type ServeProcess, startServe } from '../helpers/serve.ts';
 
 let dataDir: string;
 let serve: ServeProcess;

@@ -6,7 +6,9 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RunDetail, WorkflowListing } from '../../engine/api/engine-api.ts';
 import type { RunRecord } from '../../engine/api/types.ts';
-import { ax, axJson, cliSandbox, limited, startServe, writeFile } from '../helpers/cli.ts';
+import { ax, axJson, cliSandbox, limited } from '../helpers/ax.ts';
+import { writeFile } from '../helpers/files.ts';
+import { startServe } from '../helpers/serve.ts';
 
 const box = cliSandbox('ax-cli-hostile-');
 

@@ -7,8 +7,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { LineageGraph } from '../../engine/api/engine-api.ts';
-import { ax, axJson, axStart, killAllAx, killStrays, startServe, writeFile } from '../helpers/cli.ts';
-import { tempDir } from '../helpers/solo-engine.ts';
+import { ax, axJson, axStart, killAllAx } from '../helpers/ax.ts';
+import { tempDir, writeFile } from '../helpers/files.ts';
+import { killStrays } from '../helpers/processes.ts';
+import { startServe } from '../helpers/serve.ts';
 
 let root: string;
 let dataDir: string;

@@ -4,7 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import type { LogLine } from '../../engine/api/types.ts';
 import { DEFAULT_CONFIG } from '../../engine/core/config.ts';
-import { ax, cliSandbox, writeFile } from '../helpers/cli.ts';
+import { ax, cliSandbox } from '../helpers/ax.ts';
+import { writeFile } from '../helpers/files.ts';
 
 const box = cliSandbox('ax-cli-log-limit-');
 

@@ -9,8 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { apiToken } from '../../engine/hosts/node/data-dir.ts';
 import { connectApi } from '../../engine/server/ws-client.ts';
-import { ax, killAllAx, openDataDirStore, type ServeProcess, startServe, writeFile } from '../helpers/cli.ts';
-import { tempDir } from '../helpers/solo-engine.ts';
+import { ax, killAllAx } from '../helpers/ax.ts';
+import { openDataDirStore, tempDir, writeFile } from '../helpers/files.ts';
+import { type ServeProcess, startServe } from '../helpers/serve.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
 const REQUESTS = 1_500;

@@ -5,7 +5,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunRecord } from '../../engine/api/types.ts';
-import { ax, axJson, cliSandbox, type ServeProcess, startServe, writeFile } from '../helpers/cli.ts';
+import { ax, axJson, cliSandbox } from '../helpers/ax.ts';
+import { writeFile } from '../helpers/files.ts';
+import { type ServeProcess, startServe } from '../helpers/serve.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
 const box = cliSandbox('ax-cli-webhook-binary-', { keepBetweenTests: true });

@@ -20,7 +20,7 @@ import { HELD_FOR_UPSTREAM } from '../../engine/ports/store.ts';
 import type { EngineEvent } from '../../engine/api/events.ts';
 import { FakeClock } from '../helpers/fake-clock.ts';
 import { createTestDatabase, mysqlAvailable } from '../helpers/services.ts';
-import { tempDir } from '../helpers/solo-engine.ts';
+import { tempDir } from '../helpers/files.ts';
 
 const HOUR = 3_600_000;
 // A fires at 02:00 UTC; B at 03:00 in Shanghai (19:00 UTC the day before).

@@ -6,7 +6,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { LauncherProcessRunner } from '../../engine/adapters/process/launcher-process-runner.ts';
 import { NodeProcessRunner } from '../../engine/adapters/process/node-process-runner.ts';
 import type { ProcessRunner, ProcessSpec, RunningProcess } from '../../engine/ports/process-runner.ts';
-import { groupMembers } from '../helpers/cli.ts';
+import { groupMembers } from '../helpers/processes.ts';
 
 const started: RunningProcess[] = [];
 const runners: ProcessRunner[] = [];

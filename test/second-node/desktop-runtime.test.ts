@@ -13,10 +13,11 @@ import { EngineSupervisor } from '../../electron/engine-supervisor.ts';
 import { sqliteDriver } from '../../engine/adapters/sql/sqlite-driver.ts';
 import type { EngineEvent } from '../../engine/api/events.ts';
 import { type ForkedEngineHost, forkEngineHost } from '../../engine/hosts/port/fork-host.ts';
-import { killStrays, launchersOf, REPO } from '../helpers/cli.ts';
+import { REPO, tempDir } from '../helpers/files.ts';
+import { killStrays, launchersOf } from '../helpers/processes.ts';
 import { applyText } from '../helpers/api-apply.ts';
 import { nodeEngineLauncher } from '../helpers/node-engine-launcher.ts';
-import { FAST_CONFIG, tempDir } from '../helpers/solo-engine.ts';
+import { FAST_CONFIG } from '../helpers/solo-engine.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
 const HOST_BUNDLE = path.join(REPO, 'dist', 'engine-host.mjs');

@@ -16,7 +16,7 @@ import { Team } from '../helpers/team/harness.ts';
 import { hasMariadbServer, PrivateMariaDb } from '../helpers/private-servers.ts';
 import type { TeamProcess } from '../helpers/team/team-process.ts';
 import { traced } from '../helpers/team/trace.ts';
-import { tempDir } from '../helpers/solo-engine.ts';
+import { tempDir } from '../helpers/files.ts';
 
 const redis = await redisAvailable();
 const runnable = redis && ((hasMariadbServer && hasFlock) || CI);

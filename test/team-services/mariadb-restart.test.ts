@@ -5,7 +5,7 @@
 // database outage is not mistaken for dead workers. Redis is the shared one (own prefix).
 import fs from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../helpers/solo-engine.ts';
+import { tempDir } from '../helpers/files.ts';
 import { CI, redisAvailable } from '../helpers/services.ts';
 import { aliveThrough, holdsFor, MISJUDGE_WINDOW_MS, stillRunningFirstAttempts, waitForProgressAfter } from '../helpers/team/fault-checks.ts';
 import { hasFlock } from '../helpers/team/gate.ts';

@@ -10,7 +10,8 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/alert-receivers.ts';
-import { animationsDone, browserSkipReason, launchBrowser, screenshot, signedInPage, startUiEngine, type UiEngine } from '../helpers/ui.ts';
+import { type ServedEngine, startServedEngine } from '../helpers/serve.ts';
+import { animationsDone, browserSkipReason, launchBrowser, screenshot, signedInPage } from '../helpers/ui.ts';
 
 const skip = browserSkipReason();
 
@@ -22,7 +23,7 @@ tasks:
 
 // Skipped only off CI where Chromium or the built UI is missing (the reason is in `skip`): under CI=true browserSkipReason() throws instead.
 describe.skipIf(skip)('the Alerts page', () => {
-  let engine: UiEngine;
+  let engine: ServedEngine;
   let browser: Browser;
   let page: Page;
   let ok: WebhookReceiver;
@@ -41,7 +42,7 @@ describe.skipIf(skip)('the Alerts page', () => {
       workflows: { channels: ['ops', 'pager'] },
       retryDelay: '50ms',
     };
-    engine = await startUiEngine({ prepare: (dir) => fs.writeFileSync(path.join(dir, 'settings.json'), JSON.stringify({ alerts }), { mode: 0o600 }) });
+    engine = await startServedEngine({ prepare: (dir) => fs.writeFileSync(path.join(dir, 'settings.json'), JSON.stringify({ alerts }), { mode: 0o600 }) });
     await engine.apply({ 'etl.yaml': FAILING });
     browser = await launchBrowser();
     ({ page } = await signedInPage(browser, engine, { colorScheme: 'light', locale: 'en-US', viewport: { width: 1360, height: 820 } }));
@@ -133,7 +134,7 @@ describe.skipIf(skip)('the Alerts page', () => {
   });
 
   it('with no channel configured, it says alerts reach nobody and how to add one', async () => {
-    const bare = await startUiEngine();
+    const bare = await startServedEngine();
     try {
       const { context, page: p } = await signedInPage(browser, bare, { colorScheme: 'light', locale: 'en-US' });
       await p.goto(`${bare.origin}/#/alerts`);

@@ -6,9 +6,10 @@
 // real `ax serve`; screenshots in test-artifacts/screenshots/.
 import type { Browser } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDataDirStore } from '../helpers/cli.ts';
+import { openDataDirStore } from '../helpers/files.ts';
+import { type ServedEngine, startServedEngine } from '../helpers/serve.ts';
 import { waitFor } from '../helpers/wait-for.ts';
-import { browserSkipReason, launchBrowser, screenshot, signedInPage, startUiEngine, type UiEngine } from '../helpers/ui.ts';
+import { browserSkipReason, launchBrowser, screenshot, signedInPage } from '../helpers/ui.ts';
 
 const skip = browserSkipReason();
 const RLO = '\u202e';
@@ -28,11 +29,11 @@ tasks:
 
 // Skipped only off CI where Chromium or the built UI is missing: under CI=true browserSkipReason() throws.
 describe.skipIf(skip)('bidi controls in the UI', () => {
-  let engine: UiEngine;
+  let engine: ServedEngine;
   let browser: Browser;
 
   beforeAll(async () => {
-    engine = await startUiEngine();
+    engine = await startServedEngine();
     await engine.apply({ 'bidi.yaml': WORKFLOW });
     browser = await launchBrowser();
   }, 120_000);

@@ -5,7 +5,8 @@
 // comes back, with its connections, from the message's Undo. Chromium against a real `ax serve`.
 import type { Browser, Page } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { animationsDone, browserSkipReason, launchBrowser, screenshot, signedInPage, startUiEngine, type UiEngine } from '../helpers/ui.ts';
+import { type ServedEngine, startServedEngine } from '../helpers/serve.ts';
+import { animationsDone, browserSkipReason, launchBrowser, screenshot, signedInPage } from '../helpers/ui.ts';
 
 const skip = browserSkipReason();
 
@@ -56,11 +57,11 @@ const focusedId = (page: Page) => page.evaluate(() => document.activeElement?.id
 
 // Skipped only off CI where Chromium or the built UI is missing (the reason is in `skip`): under CI=true browserSkipReason() throws instead.
 describe.skipIf(skip)('designer keyboard: typing stays typing', () => {
-  let engine: UiEngine;
+  let engine: ServedEngine;
   let browser: Browser;
 
   beforeAll(async () => {
-    engine = await startUiEngine();
+    engine = await startServedEngine();
     await engine.apply({ 'chain.yaml': CHAIN, 'etl.yaml': ETL });
     browser = await launchBrowser();
   }, 120_000);

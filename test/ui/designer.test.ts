@@ -6,8 +6,9 @@
 import type { Browser, Page } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SqlStore } from '../../engine/adapters/sql/sql-store.ts';
-import { openDataDirStore } from '../helpers/cli.ts';
-import { animationsDone, browserSkipReason, launchBrowser, screenshot, signedInPage, startUiEngine, type UiEngine } from '../helpers/ui.ts';
+import { openDataDirStore } from '../helpers/files.ts';
+import { type ServedEngine, startServedEngine } from '../helpers/serve.ts';
+import { animationsDone, browserSkipReason, launchBrowser, screenshot, signedInPage } from '../helpers/ui.ts';
 
 const skip = browserSkipReason();
 
@@ -45,7 +46,7 @@ tasks:
     command: echo "I have no edges"
 `;
 
-async function openDesigner(page: Page, engine: UiEngine, name: string): Promise<void> {
+async function openDesigner(page: Page, engine: ServedEngine, name: string): Promise<void> {
   await page.goto(`${engine.origin}/#/designer/${name}`);
   await page.waitForSelector('.react-flow__node', { timeout: 15_000 });
 }
@@ -83,14 +84,14 @@ async function toast(page: Page, text: string | RegExp): Promise<string> {
 
 // Skipped only off CI where Chromium or the built UI is missing (the reason is in `skip`): under CI=true browserSkipReason() throws instead.
 describe.skipIf(skip)('DAG designer', () => {
-  let engine: UiEngine;
+  let engine: ServedEngine;
   let browser: Browser;
   // The engine's records read from its SQLite file in this process, to check what a page did:
   // polling with an `ax --json` process per look costs a busy core a second each time.
   let store: SqlStore;
 
   beforeAll(async () => {
-    engine = await startUiEngine();
+    engine = await startServedEngine();
     await engine.apply({ 'full.yaml': FULL });
     browser = await launchBrowser();
     store = await openDataDirStore(engine.dataDir);

@@ -14,7 +14,8 @@ import { WebSocket } from 'ws';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { DesktopEngineStatus, DesktopLanguage, DesktopSecretsStatus, EngineCrash } from '../../engine/api/desktop-bridge.ts';
 import { apiToken } from '../../engine/hosts/node/data-dir.ts';
-import { animationsDone, browserSkipReason, launchBrowser, screenshot, startUiEngine, type UiEngine, type UiPageOptions } from '../helpers/ui.ts';
+import { type ServedEngine, startServedEngine } from '../helpers/serve.ts';
+import { animationsDone, browserSkipReason, launchBrowser, screenshot, type UiPageOptions } from '../helpers/ui.ts';
 
 const skip = browserSkipReason();
 
@@ -201,7 +202,7 @@ function simulatePreload([initial, secrets]: [DesktopEngineStatus, DesktopSecret
 }
 
 /** A context whose pages get the simulated preload, their ports relayed to `engine`. */
-async function desktopContext(browser: Browser, engine: UiEngine, initial: DesktopEngineStatus, options: UiPageOptions & { secrets?: DesktopSecretsStatus } = {}): Promise<BrowserContext> {
+async function desktopContext(browser: Browser, engine: ServedEngine, initial: DesktopEngineStatus, options: UiPageOptions & { secrets?: DesktopSecretsStatus } = {}): Promise<BrowserContext> {
   const context = await browser.newContext({
     colorScheme: options.colorScheme ?? 'light',
     locale: options.locale ?? 'en-US',
@@ -249,14 +250,14 @@ async function shoot(page: Page, name: string): Promise<void> {
 
 // Skipped only off CI where Chromium or the built UI is missing (the reason is in `skip`): under CI=true browserSkipReason() throws instead.
 describe.skipIf(skip)('the UI in the desktop app', () => {
-  let engine: UiEngine;
+  let engine: ServedEngine;
   let browser: Browser;
   let context: BrowserContext;
   let page: Page;
   const sockets: string[] = [];
 
   beforeAll(async () => {
-    engine = await startUiEngine();
+    engine = await startServedEngine();
     await engine.apply({ 'nightly.yaml': NIGHTLY });
     browser = await launchBrowser(['--enable-blink-features=MessagePortCloseEvent']);
     context = await desktopContext(browser, engine, running(1));

@@ -3,18 +3,19 @@
 // it has, the page says the engine stopped and why, not "reconnecting…" forever.
 import type { Browser, Page } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserSkipReason, launchBrowser, screenshot, signedInPage, startUiEngine, type UiEngine } from '../helpers/ui.ts';
+import { type ServedEngine, startServedEngine } from '../helpers/serve.ts';
+import { browserSkipReason, launchBrowser, screenshot, signedInPage } from '../helpers/ui.ts';
 
 const skip = browserSkipReason();
 
 // Skipped only off CI where Chromium or the built UI is missing: under CI=true browserSkipReason() throws instead.
 describe.skipIf(skip)(`draining the solo worker from the Workers page${skip ? ` (skipped: ${skip})` : ''}`, () => {
-  let engine: UiEngine;
+  let engine: ServedEngine;
   let browser: Browser;
   let page: Page;
 
   beforeAll(async () => {
-    engine = await startUiEngine();
+    engine = await startServedEngine();
     browser = await launchBrowser();
     ({ page } = await signedInPage(browser, engine, { colorScheme: 'light', locale: 'en-US' }));
     await page.waitForSelector('[data-testid="dashboard-loaded"]');

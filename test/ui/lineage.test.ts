@@ -5,7 +5,8 @@
 // Chinese) go to test-artifacts/screenshots/.
 import type { Browser, Page } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { animationsDone, browserSkipReason, launchBrowser, screenshot, signedInPage, startUiEngine, type UiEngine } from '../helpers/ui.ts';
+import { type ServedEngine, startServedEngine } from '../helpers/serve.ts';
+import { animationsDone, browserSkipReason, launchBrowser, screenshot, signedInPage } from '../helpers/ui.ts';
 
 const skip = browserSkipReason();
 
@@ -24,11 +25,11 @@ const node = (page: Page, id: string) => page.locator(`.react-flow__node[data-id
 
 // Skipped only off CI where Chromium or the built UI is missing (the reason is in `skip`): under CI=true browserSkipReason() throws instead.
 describe.skipIf(skip)('lineage view', () => {
-  let engine: UiEngine;
+  let engine: ServedEngine;
   let browser: Browser;
 
   beforeAll(async () => {
-    engine = await startUiEngine();
+    engine = await startServedEngine();
     await engine.apply(FILES);
     for (const wf of ['orders', 'warehouse', 'sales']) {
       const r = await engine.ax(['run', wf, '--wait']);

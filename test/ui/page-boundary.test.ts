@@ -6,9 +6,10 @@
 // test-artifacts/screenshots/.
 import type { Browser, BrowserContext, Page, WebSocketRoute } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDataDirStore } from '../helpers/cli.ts';
+import { openDataDirStore } from '../helpers/files.ts';
+import { type ServedEngine, startServedEngine } from '../helpers/serve.ts';
 import { waitFor } from '../helpers/wait-for.ts';
-import { animationsDone, browserSkipReason, launchBrowser, screenshot, startUiEngine, type UiEngine, type UiPageOptions } from '../helpers/ui.ts';
+import { animationsDone, browserSkipReason, launchBrowser, screenshot, type UiPageOptions } from '../helpers/ui.ts';
 
 const skip = browserSkipReason();
 
@@ -19,12 +20,12 @@ tasks:
 `;
 
 describe.skipIf(skip)('the error boundary of a page', () => {
-  let engine: UiEngine;
+  let engine: ServedEngine;
   let browser: Browser;
   let instanceId: number;
 
   beforeAll(async () => {
-    engine = await startUiEngine();
+    engine = await startServedEngine();
     await engine.apply({ 'slow.yaml': SLOW });
     const started = await engine.ax(['--json', 'run', 'slow-talker']);
     expect(started.code, started.stderr).toBe(0);

@@ -6,8 +6,9 @@
 import type { Browser, Page } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SqlStore } from '../../engine/adapters/sql/sql-store.ts';
-import { openDataDirStore } from '../helpers/cli.ts';
-import { animationsDone, browserSkipReason, launchBrowser, screenshot, signedInPage, startUiEngine, type UiEngine } from '../helpers/ui.ts';
+import { openDataDirStore } from '../helpers/files.ts';
+import { type ServedEngine, startServedEngine } from '../helpers/serve.ts';
+import { animationsDone, browserSkipReason, launchBrowser, screenshot, signedInPage } from '../helpers/ui.ts';
 
 const skip = browserSkipReason();
 
@@ -61,7 +62,7 @@ const zoomOf = (page: Page) => page.locator('[data-testid="run-graph"] .react-fl
 
 // Skipped only off CI where Chromium or the built UI is missing (the reason is in `skip`): under CI=true browserSkipReason() throws instead.
 describe.skipIf(skip)('run page: logs where the user looks', () => {
-  let engine: UiEngine;
+  let engine: ServedEngine;
   let browser: Browser;
   let store: SqlStore;
   let longRun: number;
@@ -69,7 +70,7 @@ describe.skipIf(skip)('run page: logs where the user looks', () => {
   const instancesOf = (runId: number) => store.listInstances(runId);
 
   beforeAll(async () => {
-    engine = await startUiEngine();
+    engine = await startServedEngine();
     await engine.apply({ 'long.yaml': LONG, 'gated.yaml': gated(engine.dataDir) });
     browser = await launchBrowser();
     store = await openDataDirStore(engine.dataDir);

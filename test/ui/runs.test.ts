@@ -7,8 +7,9 @@
 import type { Browser, Page } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SqlStore } from '../../engine/adapters/sql/sql-store.ts';
-import { openDataDirStore } from '../helpers/cli.ts';
-import { animationsDone, browserSkipReason, launchBrowser, screenshot, signedInPage, startUiEngine, type UiEngine } from '../helpers/ui.ts';
+import { openDataDirStore } from '../helpers/files.ts';
+import { type ServedEngine, startServedEngine } from '../helpers/serve.ts';
+import { animationsDone, browserSkipReason, launchBrowser, screenshot, signedInPage } from '../helpers/ui.ts';
 
 const skip = browserSkipReason();
 
@@ -47,7 +48,7 @@ tasks:
 
 // Skipped only off CI where Chromium or the built UI is missing (the reason is in `skip`): under CI=true browserSkipReason() throws instead.
 describe.skipIf(skip)('run view and log viewer', () => {
-  let engine: UiEngine;
+  let engine: ServedEngine;
   let browser: Browser;
   // What the engine recorded, read from its SQLite file in this process: these lookups only set
   // up and check the pages, and an `ax --json` process per look costs a busy core a second.
@@ -72,7 +73,7 @@ describe.skipIf(skip)('run view and log viewer', () => {
   const runState = (page: Page) => page.getByTestId('run-state').getAttribute('data-state');
 
   beforeAll(async () => {
-    engine = await startUiEngine();
+    engine = await startServedEngine();
     await engine.apply({ 'fixme.yaml': FIXME, 'chatty.yaml': CHATTY, 'slow.yaml': SLOW, 'trickle.yaml': trickle(engine.dataDir) });
     browser = await launchBrowser();
     store = await openDataDirStore(engine.dataDir);

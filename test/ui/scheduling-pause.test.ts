@@ -5,7 +5,8 @@
 // words are there in Simplified Chinese too.
 import type { Browser, Page } from 'playwright';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { browserSkipReason, launchBrowser, screenshot, signedInPage, startUiEngine, type UiEngine } from '../helpers/ui.ts';
+import { type ServedEngine, startServedEngine } from '../helpers/serve.ts';
+import { browserSkipReason, launchBrowser, screenshot, signedInPage } from '../helpers/ui.ts';
 
 const skip = browserSkipReason();
 
@@ -20,7 +21,7 @@ tasks:
 
 // Skipped only off CI where Chromium or the built UI is missing (the reason is in `skip`): under CI=true browserSkipReason() throws instead.
 describe.skipIf(skip)('pause all scheduling in the UI', () => {
-  let engine: UiEngine;
+  let engine: ServedEngine;
   let browser: Browser;
   let page: Page;
 
@@ -28,7 +29,7 @@ describe.skipIf(skip)('pause all scheduling in the UI', () => {
   const pausedByEngine = async () => (await engine.ax(['ls'])).stderr.includes('scheduling paused since');
 
   beforeAll(async () => {
-    engine = await startUiEngine();
+    engine = await startServedEngine();
     await engine.apply({ 'nightly.yaml': NIGHTLY });
     browser = await launchBrowser();
     ({ page } = await signedInPage(browser, engine, { colorScheme: 'light', locale: 'en-US' }));

@@ -4,7 +4,8 @@
 // test-artifacts/screenshots/<screen>-<light|dark>-<lang>.png for a person to look at.
 import type { Browser, Page } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { animationsDone, browserSkipReason, launchBrowser, screenshot, signedInPage, startUiEngine, type UiEngine } from '../helpers/ui.ts';
+import { type ServedEngine, startServedEngine } from '../helpers/serve.ts';
+import { animationsDone, browserSkipReason, launchBrowser, screenshot, signedInPage } from '../helpers/ui.ts';
 
 const skip = browserSkipReason();
 
@@ -93,11 +94,11 @@ async function settle(page: Page): Promise<void> {
 
 // Skipped only off CI where Chromium or the built UI is missing (the reason is in `skip`): under CI=true browserSkipReason() throws instead.
 describe.skipIf(skip)('main screens in English and Chinese, light and dark', () => {
-  let engine: UiEngine;
+  let engine: ServedEngine;
   let browser: Browser;
 
   beforeAll(async () => {
-    engine = await startUiEngine();
+    engine = await startServedEngine();
     browser = await launchBrowser();
   }, 120_000);
 

@@ -4,7 +4,8 @@
 // "reconnecting…" banner when the engine dies.
 import type { Browser, Page } from 'playwright';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { browserSkipReason, launchBrowser, screenshot, signedInPage, startUiEngine, type UiEngine } from '../helpers/ui.ts';
+import { type ServedEngine, startServedEngine } from '../helpers/serve.ts';
+import { browserSkipReason, launchBrowser, screenshot, signedInPage } from '../helpers/ui.ts';
 import { seedHistory } from './seed-history.ts';
 
 const skip = browserSkipReason();
@@ -41,7 +42,7 @@ interface ListedWorkflow {
 
 // Skipped only off CI where Chromium or the built UI is missing (the reason is in `skip`): under CI=true browserSkipReason() throws instead.
 describe.skipIf(skip)('app shell and workflow actions', () => {
-  let engine: UiEngine;
+  let engine: ServedEngine;
   let browser: Browser;
   let page: Page;
 
@@ -49,7 +50,7 @@ describe.skipIf(skip)('app shell and workflow actions', () => {
   const text = () => page.textContent('body').then((t) => t ?? '');
 
   beforeAll(async () => {
-    engine = await startUiEngine();
+    engine = await startServedEngine();
     await engine.apply({ 'failing.yaml': FAILING, 'payload.yaml': PAYLOAD, 'doomed.yaml': DOOMED });
     browser = await launchBrowser();
     ({ page } = await signedInPage(browser, engine, { colorScheme: 'light', locale: 'en-US' }));

@@ -6,19 +6,20 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserSkipReason, launchBrowser, screenshot, startUiEngine, type UiEngine } from '../helpers/ui.ts';
+import { type ServedEngine, startServedEngine } from '../helpers/serve.ts';
+import { browserSkipReason, launchBrowser, screenshot } from '../helpers/ui.ts';
 
 const skip = browserSkipReason();
 
 // Skipped only off CI where Chromium or the built UI is missing (the reason is in `skip`): under CI=true browserSkipReason() throws instead.
 describe.skipIf(skip)('sign-in in the browser', () => {
-  let engine: UiEngine;
+  let engine: ServedEngine;
   let browser: Browser;
   let printed: string;
   let foreign: http.Server;
 
   beforeAll(async () => {
-    engine = await startUiEngine();
+    engine = await startServedEngine();
     printed = (await engine.serve.waitForLine(/^open http:\/\/127\.0\.0\.1:\d+\/#code=/, 10_000, 'stdout')).text.slice('open '.length);
     browser = await launchBrowser();
     foreign = http.createServer((_req, res) => {
