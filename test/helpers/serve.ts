@@ -127,12 +127,19 @@ export interface ServeFixture {
   opts(): AxOptions;
 }
 
+export interface ServeFixtureOptions {
+  serveArgs?: string[];
+  env?: Record<string, string>;
+  /** runs before `ax serve` starts, with ROOT and ROOT/data made: files to write, `ax apply`s */
+  prepare?: (fixture: Omit<ServeFixture, 'serve'>) => unknown;
+}
+
 /**
  * One `ax serve` for a whole test file, on ROOT/data of a temporary ROOT: started before the
- * file's own beforeAll hooks (`prepare` writes into the data dir first), then after the file every
+ * file's own beforeAll hooks (`prepare` runs first), then after the file every
  * `ax` it started is killed with the tasks they left under ROOT, and ROOT is removed.
  */
-export function serveFixture(prefix: string, options: { serveArgs?: string[]; env?: Record<string, string>; prepare?: (dataDir: string) => void } = {}): ServeFixture {
+export function serveFixture(prefix: string, options: ServeFixtureOptions = {}): ServeFixture {
   let serve: ServeProcess | undefined;
   const fixture = {
     root: '',
@@ -146,10 +153,10 @@ export function serveFixture(prefix: string, options: { serveArgs?: string[]; en
   beforeAll(async () => {
     fixture.root = tempDir(prefix);
     fixture.dataDir = path.join(fixture.root, 'data');
-    fs.mkdirSync(fixture.dataDir, { recursive: true });
-    options.prepare?.(fixture.dataDir);
+    fs.mkdirSync(fixture.dataDir, { recursive: true, mode: 0o700 });
+    await options.prepare?.(fixture);
     serve = await startServe(fixture.opts(), options.serveArgs);
-  }, 60_000);
+  }, 120_000);
   afterAll(async () => {
     await killAllAx();
     if (fixture.root) {
