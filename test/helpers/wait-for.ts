@@ -78,3 +78,12 @@ export async function holdsFor(check: () => unknown, ms: number, opts: { interva
     await new Promise((resolve) => setTimeout(resolve, Math.min(intervalMs, Math.max(0, until - Date.now()))));
   }
 }
+
+/**
+ * Lets `ms` of wall-clock time pass, for a test about a duration itself: a service kept down for
+ * longer than a heartbeat may age, the clock brought to a given point of a second. Never to wait
+ * for something to happen (waitFor) or not to happen (holdsFor). Say at the call why this long.
+ */
+export async function letTimePass(ms: number): Promise<void> {
+  if (ms > 0) await new Promise((resolve) => setTimeout(resolve, ms));
+}
