@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 import { benchCrossRelease } from './cross-release.ts';
 import { benchDependencyAdvance } from './dependency-advance.ts';
 import { benchEngineRss } from './engine-rss.ts';
+import { benchGuardTimes } from './guard-times.ts';
 import { benchLogInsert } from './log-insert.ts';
 import { benchPeerSolo, benchPeerTeam } from './peer.ts';
 import { benchSoloThroughput } from './solo-throughput.ts';
@@ -25,6 +26,8 @@ const BENCHMARKS: Record<string, (options: BenchOptions) => Promise<BenchTable>>
   // issue 13: one SUCCESS that other workflows wait for, 1,000 workflows × 10 tasks
   cross: benchCrossRelease,
   throughput: benchSoloThroughput,
+  // the times of guards the tests assert only by what they do (alias bombs, size limit, SIGTERM)
+  guards: benchGuardTimes,
   logs: benchLogInsert,
   rss: benchEngineRss,
   // against BullMQ + spawn and raw spawn, in the same run (issue 10's goals)
@@ -42,7 +45,7 @@ const BENCHMARKS: Record<string, (options: BenchOptions) => Promise<BenchTable>>
   'ui-logs-big': (options) => benchUiLogs(options, ['big']),
   'ui-logs-firehose': (options) => benchUiLogs(options, ['firehose']),
 };
-const DEFAULT = ['advance', 'cross', 'throughput', 'logs', 'rss', 'peer', 'peer-team', 'ui-dashboard', 'ui-layout', 'ui-logs'];
+const DEFAULT = ['advance', 'cross', 'throughput', 'guards', 'logs', 'rss', 'peer', 'peer-team', 'ui-dashboard', 'ui-layout', 'ui-logs'];
 
 function printTable(table: BenchTable): void {
   const cells = [table.columns, ...table.rows.map((r) => r.map(String))];

@@ -4,7 +4,8 @@
 // so the engine has nothing to do with them); the UI reads it like any other history.
 //   npm run bench -- --only ui-dashboard [--quick]
 import os from 'node:os';
-import { browserSkipReason, launchBrowser, signedInPage, startUiEngine } from '../test/helpers/ui.ts';
+import { startServedEngine } from '../test/helpers/serve.ts';
+import { browserSkipReason, launchBrowser, signedInPage } from '../test/helpers/ui.ts';
 import { seedHistory } from '../test/ui/seed-history.ts';
 import { type BenchOptions, type BenchTable, fmt, median } from './util.ts';
 
@@ -23,7 +24,7 @@ export async function benchUiDashboard(options: BenchOptions): Promise<BenchTabl
   if (skip) return { title: 'UI: dashboard load', columns: ['skipped'], rows: [[skip]], notes: [] };
   const runs = options.quick ? 500 : 10_000;
   const loads = options.quick ? 2 : 7;
-  const engine = await startUiEngine();
+  const engine = await startServedEngine();
   const browser = await launchBrowser();
   try {
     options.progress(`applying ${WORKFLOWS} workflows`);

@@ -11,7 +11,8 @@ import os from 'node:os';
 import type { Page } from 'playwright';
 import { dagreLayout } from '../renderer/src/graph/dagre-layout.ts';
 import { layeredLayout } from '../renderer/src/graph/layered-layout.ts';
-import { browserSkipReason, launchBrowser, signedInPage, startUiEngine } from '../test/helpers/ui.ts';
+import { startServedEngine } from '../test/helpers/serve.ts';
+import { browserSkipReason, launchBrowser, signedInPage } from '../test/helpers/ui.ts';
 import { type BenchOptions, type BenchTable, fmt, median, seededRandom } from './util.ts';
 
 const ROW = 25;
@@ -142,7 +143,7 @@ export async function benchUiLayout(options: BenchOptions): Promise<BenchTable> 
     rows.push([`layout alone, ${n.toLocaleString('en-US')} tasks (node, no browser)`, `layered ${fmt(t.layered, 0)} ms${t.dagre !== undefined ? ` · dagre ${fmt(t.dagre, 0)} ms` : ''}`]);
   }
 
-  const engine = await startUiEngine();
+  const engine = await startServedEngine();
   const browser = await launchBrowser();
   try {
     for (const [name, n] of [['baseline', BASELINE], ['big-small', small], ['big-big', big], ['big-huge', huge]] as const) {

@@ -13,7 +13,8 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { Page } from 'playwright';
 import { connectApi } from '../engine/server/ws-client.ts';
-import { browserSkipReason, launchBrowser, signedInPage, startUiEngine, type UiEngine } from '../test/helpers/ui.ts';
+import { type ServedEngine, startServedEngine } from '../test/helpers/serve.ts';
+import { browserSkipReason, launchBrowser, signedInPage } from '../test/helpers/ui.ts';
 import { type BenchOptions, type BenchTable, fmt, median, percentile } from './util.ts';
 
 /** Lines 2..total of one instance (line 1 is the task's own "start"), in 50k-row transactions. */
@@ -79,7 +80,7 @@ async function timeInPage(page: Page, action: Action, ready: Ready): Promise<num
   );
 }
 
-async function bigLog(engine: UiEngine, options: BenchOptions, total: number): Promise<(string | number)[][]> {
+async function bigLog(engine: ServedEngine, options: BenchOptions, total: number): Promise<(string | number)[][]> {
   const file = engine.writeFile('big.yaml', 'workflow: big-log\ntasks:\n  huge:\n    command: echo start\n');
   const ran = await engine.ax(['run', file, '--wait']);
   if (ran.code !== 0) throw new Error(`ax run: ${ran.stderr}`);
@@ -191,7 +192,7 @@ async function measureFrames(page: Page, ms: number): Promise<FrameStats> {
   }, ms);
 }
 
-async function firehose(engine: UiEngine, options: BenchOptions): Promise<(string | number)[][]> {
+async function firehose(engine: ServedEngine, options: BenchOptions): Promise<(string | number)[][]> {
   const rate = 10_000;
   // long enough that the page is open and measuring while the task still prints, even on a busy box
   const measureMs = options.quick ? 4_000 : 15_000;
@@ -257,7 +258,7 @@ export async function benchUiLogs(options: BenchOptions, parts: readonly ('big' 
   const skip = browserSkipReason();
   if (skip) return { title: 'UI: log viewer', columns: ['skipped'], rows: [[skip]], notes: [] };
   const total = options.quick ? 100_000 : 1_000_000;
-  const engine = await startUiEngine();
+  const engine = await startServedEngine();
   sharedBrowser = await launchBrowser();
   const loadStart = os.loadavg()[0] ?? 0;
   try {

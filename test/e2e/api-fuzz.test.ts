@@ -9,33 +9,24 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { API_METHODS } from '../../engine/api/engine-api.ts';
 import type { RunRecord } from '../../engine/api/types.ts';
-import { ax, killAllAx, killStrays, type ServeProcess, startServe } from '../helpers/cli.ts';
-import { tempDir } from '../helpers/solo-engine.ts';
+import { ax } from '../helpers/ax.ts';
+import { serveFixture } from '../helpers/serve.ts';
 
 const REQUESTS = 2000;
 const IN_FLIGHT = 8;
 const SEED = Number(process.env.AX_FUZZ_SEED ?? Date.now() % 1_000_000);
-
-let root: string;
-let dataDir: string;
-let serve: ServeProcess;
 let ws: WebSocket;
 
+const served = serveFixture('ax-api-fuzz-');
+
 beforeAll(async () => {
-  root = tempDir('ax-api-fuzz-');
-  dataDir = path.join(root, 'data');
-  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  serve = await startServe({ dataDir, cwd: root });
-  const token = fs.readFileSync(path.join(dataDir, 'api-token'), 'utf8').trim();
-  ws = new WebSocket(`ws://127.0.0.1:${serve.port}/api`, { headers: { authorization: `Bearer ${token}` } });
+  const token = fs.readFileSync(path.join(served.dataDir, 'api-token'), 'utf8').trim();
+  ws = new WebSocket(`ws://127.0.0.1:${served.serve.port}/api`, { headers: { authorization: `Bearer ${token}` } });
   await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
 });
 
-afterAll(async () => {
+afterAll(() => {
   ws?.terminate();
-  await killAllAx();
-  killStrays(root);
-  fs.rmSync(root, { recursive: true, force: true });
 });
 
 /** mulberry32: a small seeded generator, so a failing sequence can be replayed. */
@@ -204,12 +195,12 @@ describe('the API under 2,000 random requests', () => {
     expect(started.size, `seed ${SEED}: ${JSON.stringify([...codes])}`).toBeGreaterThan(20);
 
     // still up, and still answering
-    expect(serve.running).toBe(true);
+    expect(served.serve.running).toBe(true);
     const info = await send(REQUESTS + 1, 'engineInfo', []);
     expect(info.error).toBeUndefined();
 
     // every run started by the fuzz whose workflow was not removed afterwards is listed
-    const listed = await ax(['--json', 'runs', '-n', '1000'], { dataDir, cwd: root });
+    const listed = await ax(['--json', 'runs', '-n', '1000'], { dataDir: served.dataDir, cwd: served.root });
     expect(listed.code, listed.stderr).toBe(0);
     const ids = new Set((JSON.parse(listed.stdout) as RunRecord[]).map((r) => r.id));
     const kept = [...started].filter(([, run]) => !removals.some((r) => r.workflow === run.workflow && r.at > run.askedAt)).map(([runId]) => runId);

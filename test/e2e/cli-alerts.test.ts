@@ -8,9 +8,10 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AlertRecord } from '../../engine/api/alerts.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/alert-receivers.ts';
-import { ax, axJson, killAllAx, startServe, writeFile } from '../helpers/cli.ts';
+import { ax, axJson, killAllAx } from '../helpers/ax.ts';
+import { tempDir, writeFile } from '../helpers/files.ts';
+import { startServe } from '../helpers/serve.ts';
 import { waitFor } from '../helpers/wait-for.ts';
-import { tempDir } from '../helpers/solo-engine.ts';
 
 let dataDir: string;
 let hook: WebhookReceiver;

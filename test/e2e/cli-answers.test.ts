@@ -4,24 +4,21 @@
 // errors around them and `ax rm` asking first. Real `ax` processes on a temp data dir, no server.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { RunListing } from '../../engine/api/engine-api.ts';
-import { ax, type AxResult, axStart, killAllAx, killStrays, limited, openDataDirStore, writeFile } from '../helpers/cli.ts';
-import { tempDir } from '../helpers/solo-engine.ts';
+import { ax, type AxResult, axStart, cliSandbox, limited } from '../helpers/ax.ts';
+import { openDataDirStore, writeFile } from '../helpers/files.ts';
 
-let root: string;
-let dataDir: string;
+const box = cliSandbox('ax-cli-answers-');
 /** `ax run etl.yaml --wait`: extract succeeds, clean fails twice (one retry), load never runs */
 let failedRun: AxResult;
 
-const opts = () => ({ dataDir, cwd: root });
+const opts = () => box.opts();
 
 beforeAll(async () => {
-  root = tempDir('ax-cli-answers-');
-  dataDir = path.join(root, 'data');
   // 15 stderr lines, so the tail (10) shows that it is the tail; stdout too, which it leaves out.
   writeFile(
-    root,
+    box.root,
     'etl.yaml',
     `workflow: etl
 tasks:
@@ -37,18 +34,9 @@ tasks:
     upstream: [clean]
 `,
   );
-  writeFile(root, 'fine.yaml', 'workflow: fine\ntasks:\n  a:\n    command: echo a\n  b:\n    command: echo b\n    upstream: [a]\n');
+  writeFile(box.root, 'fine.yaml', 'workflow: fine\ntasks:\n  a:\n    command: echo a\n  b:\n    command: echo b\n    upstream: [a]\n');
   failedRun = await ax(['run', 'etl.yaml', '--wait'], opts());
 }, 60_000);
-
-afterEach(async () => {
-  await killAllAx();
-});
-
-afterAll(() => {
-  killStrays(root);
-  fs.rmSync(root, { recursive: true, force: true });
-});
 
 describe('a failed run, answered in one command', () => {
   it('ax run --wait announces the retry and prints the last stderr lines of the task that failed for good', () => {
@@ -110,9 +98,9 @@ describe('a failed run, answered in one command', () => {
   });
 
   it('ax logs RUN TASK --follow follows the task through its retry while the run goes on', async () => {
-    const gate = path.join(root, 'gate');
+    const gate = path.join(box.root, 'gate');
     writeFile(
-      root,
+      box.root,
       'flaky.yaml',
       `workflow: flaky
 tasks:
@@ -168,7 +156,7 @@ describe('usage errors say what to write', () => {
   it('ax rm with no terminal to ask on refuses without --yes (exit 2) and removes nothing', async () => {
     const refused = await ax(['rm', 'etl'], opts());
     expect(refused).toMatchObject({ code: 2, stdout: '', stderr: 'ax: ax rm would remove workflow etl with its 1 run and their logs: pass --yes to confirm (there is no terminal to ask on)\n' });
-    const store = await openDataDirStore(dataDir);
+    const store = await openDataDirStore(box.dataDir);
     try {
       expect(await store.findWorkflowId('etl')).toBeDefined();
     } finally {

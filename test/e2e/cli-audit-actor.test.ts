@@ -9,26 +9,23 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { AuditEntry } from '../../engine/api/types.ts';
 import { apiToken } from '../../engine/hosts/node/data-dir.ts';
 import { connectApi } from '../../engine/server/ws-client.ts';
-import { ax, killAllAx, type ServeProcess, startServe, writeFile } from '../helpers/cli.ts';
-import { tempDir } from '../helpers/solo-engine.ts';
+import { ax } from '../helpers/ax.ts';
+import { writeFile } from '../helpers/files.ts';
+import { serveFixture } from '../helpers/serve.ts';
 
-let dataDir: string;
-let serve: ServeProcess;
 const owner = `${os.userInfo().username}@${os.hostname()}`;
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-beforeAll(async () => {
-  dataDir = tempDir('ax-audit-actor-');
-  serve = await startServe({ dataDir });
-  const file = writeFile(dataDir, 'hello.yaml', 'workflow: hello\ntasks:\n  a:\n    command: echo hi\n');
-  expect((await ax(['apply', file], { dataDir })).code).toBe(0);
-}, 60_000);
+const served = serveFixture('ax-audit-actor-');
 
-afterAll(() => killAllAx());
+beforeAll(async () => {
+  const file = writeFile(served.dataDir, 'hello.yaml', 'workflow: hello\ntasks:\n  a:\n    command: echo hi\n');
+  expect((await ax(['apply', file], { dataDir: served.dataDir })).code).toBe(0);
+}, 60_000);
 
 const NOBODY = 65534;
 const asRoot = process.getuid?.() === 0;
@@ -53,12 +50,12 @@ function requestAsNobody(port: number, tokenFile: string, method: string, params
 
 describe('the actor of an audit entry', () => {
   it('is who the server authenticated; a client-supplied text is a note beside it', async () => {
-    const api = await connectApi(`ws://127.0.0.1:${serve.port}/api`, apiToken(dataDir));
+    const api = await connectApi(`ws://127.0.0.1:${served.serve.port}/api`, apiToken(served.dataDir));
     const run = await api.runWorkflow('hello', { actor: 'webhook from 10.0.0.7' });
     await api.setEnabled('hello', false, 'webhook from 10.0.0.7');
     api.close();
 
-    const audit = await ax(['--json', 'audit', '-n', '10'], { dataDir });
+    const audit = await ax(['--json', 'audit', '-n', '10'], { dataDir: served.dataDir });
     expect(audit.code, audit.stderr).toBe(0);
     const entries = JSON.parse(audit.stdout) as AuditEntry[];
     const manual = entries.find((e) => e.action === 'run.manual' && e.detail?.startsWith(`run #${run.id}`));
@@ -71,7 +68,7 @@ describe('the actor of an audit entry', () => {
     const apply = entries.find((e) => e.action === 'workflow.apply');
     expect([apply?.actor, apply?.note]).toEqual([`${owner} (API token)`, null]);
     // the table shows both, each in its column: the row of the disable has WHO, then NOTE
-    const table = await ax(['audit', '-n', '10'], { dataDir });
+    const table = await ax(['audit', '-n', '10'], { dataDir: served.dataDir });
     expect(table.code, table.stderr).toBe(0);
     const [header, ...rows] = table.stdout.trimEnd().split('\n');
     expect(header).toMatch(/^WHEN \(.+\)\s+WHO\s+NOTE\s+ACTION\s+OBJECT\s+DETAIL$/);
@@ -87,15 +84,15 @@ describe('the actor of an audit entry', () => {
     const shared = fs.mkdtempSync(path.join(os.tmpdir(), 'ax-token-copy-'));
     fs.chmodSync(shared, 0o755);
     const copy = path.join(shared, 'token');
-    fs.writeFileSync(copy, apiToken(dataDir), { mode: 0o644 });
+    fs.writeFileSync(copy, apiToken(served.dataDir), { mode: 0o644 });
     try {
-      const r = await requestAsNobody(serve.port, copy, 'setEnabled', ['hello', true, 'alice@elsewhere']);
+      const r = await requestAsNobody(served.serve.port, copy, 'setEnabled', ['hello', true, 'alice@elsewhere']);
       expect(r.code, r.stderr).toBe(0);
       expect(JSON.parse(r.stdout)).not.toHaveProperty('error');
     } finally {
       fs.rmSync(shared, { recursive: true, force: true });
     }
-    const entries = JSON.parse((await ax(['--json', 'audit', '-n', '10'], { dataDir })).stdout) as AuditEntry[];
+    const entries = JSON.parse((await ax(['--json', 'audit', '-n', '10'], { dataDir: served.dataDir })).stdout) as AuditEntry[];
     const enable = entries.find((e) => e.action === 'workflow.enable');
     expect([enable?.actor, enable?.note]).toEqual([`nobody@${os.hostname()} (API token)`, 'alice@elsewhere']);
   }, 60_000);

@@ -7,8 +7,10 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { RunDetail } from '../../engine/api/engine-api.ts';
 import type { AuditEntry, RunRecord } from '../../engine/api/types.ts';
-import { ax, axJson, axStart, groupMembers, killAllAx, killStrays, killWithLaunchers, readPidFile, startServe, writeFile, type ServeProcess } from '../helpers/cli.ts';
-import { tempDir } from '../helpers/solo-engine.ts';
+import { ax, axJson, axStart, killAllAx } from '../helpers/ax.ts';
+import { tempDir, writeFile } from '../helpers/files.ts';
+import { groupMembers, killStrays, killWithLaunchers, readPidFile } from '../helpers/processes.ts';
+import { type ServeProcess, startServe } from '../helpers/serve.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
 let root: string;

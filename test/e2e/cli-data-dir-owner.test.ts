@@ -7,8 +7,10 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ax, type AxResult, killAllAx, killStrays, type ServeProcess, startServe } from '../helpers/cli.ts';
-import { tempDir } from '../helpers/solo-engine.ts';
+import { ax, type AxResult, killAllAx } from '../helpers/ax.ts';
+import { tempDir } from '../helpers/files.ts';
+import { killStrays } from '../helpers/processes.ts';
+import { type ServeProcess, startServe } from '../helpers/serve.ts';
 
 const asRoot = process.getuid?.() === 0;
 const setpriv = ['/usr/bin/setpriv', '/bin/setpriv'].find((p) => fs.existsSync(p));

@@ -10,8 +10,10 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { openSqlite } from '../../engine/adapters/sql/sqlite-driver.ts';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ax, type AxResult, killAllAx, killStrays, REPO, startServe, writeFile } from '../helpers/cli.ts';
-import { tempDir } from '../helpers/solo-engine.ts';
+import { ax, type AxResult, killAllAx } from '../helpers/ax.ts';
+import { REPO, tempDir, writeFile } from '../helpers/files.ts';
+import { killStrays } from '../helpers/processes.ts';
+import { startServe } from '../helpers/serve.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
 let root: string;

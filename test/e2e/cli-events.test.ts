@@ -8,44 +8,38 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SqlStore } from '../../engine/adapters/sql/sql-store.ts';
 import type { RunRecord } from '../../engine/api/types.ts';
-import { ax, killAllAx, killStrays, openDataDirStore, type ServeProcess, startServe, writeFile } from '../helpers/cli.ts';
-import { tempDir } from '../helpers/solo-engine.ts';
+import { ax } from '../helpers/ax.ts';
+import { openDataDirStore, writeFile } from '../helpers/files.ts';
+import { serveFixture } from '../helpers/serve.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
 const WEBHOOK_TOKEN = 'hook-secret-events-0123';
-
-let root: string;
-let dataDir: string;
-let serve: ServeProcess;
 let db: SqlStore;
 
-const opts = () => ({ dataDir, cwd: root });
+const served = serveFixture('ax-cli-events-', {
+  prepare: async ({ root, dataDir, opts }) => {
+    fs.writeFileSync(path.join(dataDir, 'webhook-token'), WEBHOOK_TOKEN, { mode: 0o600 });
+    writeFile(root, 'deploy.yaml', 'workflow: deploy\non_event: deployed\ntasks:\n  note:\n    command: echo "deployed $AX_EVENT_PAYLOAD"\n');
+    // No schedule: events queue, one run at a time, each after the one before.
+    writeFile(root, 'ingest.yaml', 'workflow: ingest\non_event: file-arrived\ntasks:\n  load:\n    command: sleep 0.05; echo "loaded $AX_EVENT_PAYLOAD"\n');
+    for (const file of ['./deploy.yaml', './ingest.yaml']) {
+      const applied = await ax(['apply', file], opts());
+      expect(applied.code, applied.stderr).toBe(0);
+    }
+  },
+});
+const opts = () => served.opts();
 
 beforeAll(async () => {
-  root = tempDir('ax-cli-events-');
-  dataDir = path.join(root, 'data');
-  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  fs.writeFileSync(path.join(dataDir, 'webhook-token'), WEBHOOK_TOKEN, { mode: 0o600 });
-  writeFile(root, 'deploy.yaml', 'workflow: deploy\non_event: deployed\ntasks:\n  note:\n    command: echo "deployed $AX_EVENT_PAYLOAD"\n');
-  // No schedule: events queue, one run at a time, each after the one before.
-  writeFile(root, 'ingest.yaml', 'workflow: ingest\non_event: file-arrived\ntasks:\n  load:\n    command: sleep 0.05; echo "loaded $AX_EVENT_PAYLOAD"\n');
-  for (const file of ['./deploy.yaml', './ingest.yaml']) {
-    const applied = await ax(['apply', file], opts());
-    expect(applied.code, applied.stderr).toBe(0);
-  }
-  serve = await startServe(opts());
-  db = await openDataDirStore(dataDir);
-}, 120_000);
+  db = await openDataDirStore(served.dataDir);
+});
 
 afterAll(async () => {
   await db?.close();
-  await killAllAx();
-  killStrays(root);
-  fs.rmSync(root, { recursive: true, force: true });
 });
 
 const post = (pathname: string, body: string, headers: Record<string, string> = {}) =>
-  fetch(`http://127.0.0.1:${serve.port}${pathname}`, {
+  fetch(`http://127.0.0.1:${served.serve.port}${pathname}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${WEBHOOK_TOKEN}`, 'content-type': 'application/json', ...headers },
     body,
@@ -97,7 +91,7 @@ describe('events from outside', () => {
 
   it('a wrong token is 401 and starts nothing', async () => {
     const before = (await runsOf('deploy')).length;
-    const res = await fetch(`http://127.0.0.1:${serve.port}/api/v1/events/deployed`, { method: 'POST', headers: { authorization: 'Bearer wrong-token-0000000' }, body: '{}' });
+    const res = await fetch(`http://127.0.0.1:${served.serve.port}/api/v1/events/deployed`, { method: 'POST', headers: { authorization: 'Bearer wrong-token-0000000' }, body: '{}' });
     expect(res.status).toBe(401);
     expect((await runsOf('deploy')).length).toBe(before);
   });

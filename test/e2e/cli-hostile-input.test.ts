@@ -6,7 +6,9 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RunDetail, WorkflowListing } from '../../engine/api/engine-api.ts';
 import type { RunRecord } from '../../engine/api/types.ts';
-import { ax, axJson, cliSandbox, limited, startServe, writeFile } from '../helpers/cli.ts';
+import { ax, axJson, cliSandbox, limited } from '../helpers/ax.ts';
+import { writeFile } from '../helpers/files.ts';
+import { startServe } from '../helpers/serve.ts';
 
 const box = cliSandbox('ax-cli-hostile-');
 
@@ -45,11 +47,11 @@ describe('labels that no worker offers (solo)', () => {
     const o = fresh();
     writeFile(box.root, 'gpu.yaml', GPU);
     expect((await ax(['apply', '--force', 'gpu.yaml'], o)).code).toBe(0);
+    // a hang fails the ax call at its 30 s deadline; how soon it gives up is no test's business
     const r = await ax(['run', 'gpu', '--wait'], { ...o, timeoutMs: 30_000 });
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('run #1 of gpu\n');
     expect(r.stderr).toBe('ax: task "train" needs labels [gpu]; no online worker offers them (workers: local [no labels]) — run #1 cancelled, as nothing here can run it\n');
-    expect(r.ms).toBeLessThan(20_000);
     // ax trigger --wait (no server: its runs are this process's) does the same
     const t = await ax(['trigger', 'gpu-ready', '--wait'], { ...o, timeoutMs: 30_000 });
     expect({ code: t.code, stdout: t.stdout, stderr: t.stderr }).toEqual({
@@ -74,7 +76,6 @@ describe('labels that no worker offers (solo)', () => {
       code: 1,
       stderr: 'ax: task "train" needs labels [gpu]; no online worker offers them (workers: local [no labels]) — run #1 stays queued until one joins; stopped waiting\n',
     });
-    expect(r.ms).toBeLessThan(20_000);
     const detail = await axJson<RunDetail>(['runs', '1'], o);
     expect(detail.run.state).not.toBe('CANCELLED');
     expect(detail.instances.map((i) => i.state)).toEqual(['WAITING']);

@@ -5,7 +5,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ax, axStart, cliSandbox, groupMembers, openDataDirStore, readLockFile, readPidFile, writeFile } from '../helpers/cli.ts';
+import { ax, axStart, cliSandbox } from '../helpers/ax.ts';
+import { openDataDirStore, readLockFile, writeFile } from '../helpers/files.ts';
+import { groupMembers, readPidFile } from '../helpers/processes.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
 const box = cliSandbox('ax-cli-interrupt-');

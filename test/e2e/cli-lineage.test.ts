@@ -5,26 +5,14 @@
 // task released once its upstream in another workflow succeeded.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { LineageGraph } from '../../engine/api/engine-api.ts';
-import { ax, axJson, axStart, killAllAx, killStrays, startServe, writeFile } from '../helpers/cli.ts';
-import { tempDir } from '../helpers/solo-engine.ts';
+import { ax, axJson, axStart, cliSandbox } from '../helpers/ax.ts';
+import { writeFile } from '../helpers/files.ts';
+import { startServe } from '../helpers/serve.ts';
 
-let root: string;
-let dataDir: string;
-const opts = () => ({ dataDir, cwd: root });
-
-beforeAll(() => {
-  root = tempDir('ax-cli-lineage-');
-  dataDir = path.join(root, 'data');
-});
-afterEach(async () => {
-  await killAllAx();
-});
-afterAll(() => {
-  killStrays(root);
-  fs.rmSync(root, { recursive: true, force: true });
-});
+const box = cliSandbox('ax-cli-lineage-');
+const opts = () => box.opts();
 
 // `latest`: a run of orders made at any time after the warehouse run releases it (no calendar day in the way).
 const WAREHOUSE = `workflow: warehouse
@@ -41,7 +29,7 @@ tasks:
 
 describe('ax and dependencies across workflows', () => {
   it('apply warns about a workflow not there yet, ls lists it, export round-trips, a cycle is refused', async () => {
-    const first = await ax(['apply', writeFile(root, 'warehouse.yaml', WAREHOUSE)], opts());
+    const first = await ax(['apply', writeFile(box.root, 'warehouse.yaml', WAREHOUSE)], opts());
     expect(first.code).toBe(0);
     expect(first.stdout).toBe('applied warehouse (version 1)\n');
     expect(first.stderr).toContain('warning: ');
@@ -50,14 +38,14 @@ describe('ax and dependencies across workflows', () => {
     expect(ls.stderr).toContain('ax: workflow warehouse waits for orders.extract, not there (yet): see "ax lineage warehouse"');
 
     expect((await ax(['export', 'warehouse', '-o', 'exported.yaml'], opts())).code).toBe(0);
-    expect(fs.readFileSync(path.join(root, 'exported.yaml'), 'utf8')).toContain('upstream: [{ref: orders.extract, date: latest}]');
+    expect(fs.readFileSync(path.join(box.root, 'exported.yaml'), 'utf8')).toContain('upstream: [{ref: orders.extract, date: latest}]');
     expect((await ax(['apply', 'exported.yaml'], opts())).stdout).toBe('warehouse unchanged (version 1)\n');
 
-    const orders = await ax(['apply', writeFile(root, 'orders.yaml', 'workflow: orders\nowner: alice\ntasks:\n  extract: { command: "echo extracted" }\n')], opts());
+    const orders = await ax(['apply', writeFile(box.root, 'orders.yaml', 'workflow: orders\nowner: alice\ntasks:\n  extract: { command: "echo extracted" }\n')], opts());
     expect(orders).toMatchObject({ code: 0, stderr: '' });
     expect((await ax(['ls'], opts())).stderr).toBe('');
 
-    const cycle = await ax(['apply', writeFile(root, 'orders2.yaml', 'workflow: orders\ntasks:\n  extract: { command: "true", upstream: [warehouse.report] }\n')], opts());
+    const cycle = await ax(['apply', writeFile(box.root, 'orders2.yaml', 'workflow: orders\ntasks:\n  extract: { command: "true", upstream: [warehouse.report] }\n')], opts());
     expect(cycle.code).toBe(2);
     expect(cycle.stderr).toContain('cycle across workflows: orders.extract → warehouse.load → warehouse.report → orders.extract');
   });

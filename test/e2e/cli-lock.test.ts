@@ -6,8 +6,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { SqlStore } from '../../engine/adapters/sql/sql-store.ts';
-import { killAllAx, killStrays, openDataDirStore, processAlive, procState, readLockFile, readPidFile, REPO, startServe, writeFile, ax } from '../helpers/cli.ts';
-import { tempDir } from '../helpers/solo-engine.ts';
+import { ax, killAllAx } from '../helpers/ax.ts';
+import { openDataDirStore, readLockFile, REPO, tempDir, writeFile } from '../helpers/files.ts';
+import { killStrays, processAlive, procState, readPidFile } from '../helpers/processes.ts';
+import { startServe } from '../helpers/serve.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
 let root: string;

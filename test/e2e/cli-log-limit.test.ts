@@ -6,7 +6,9 @@
 import { describe, expect, it } from 'vitest';
 import type { LogLine } from '../../engine/api/types.ts';
 import { DEFAULT_CONFIG } from '../../engine/core/config.ts';
-import { ax, cliSandbox, openDataDirStore, startServe, writeFile } from '../helpers/cli.ts';
+import { ax, cliSandbox } from '../helpers/ax.ts';
+import { openDataDirStore, writeFile } from '../helpers/files.ts';
+import { startServe } from '../helpers/serve.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
 const box = cliSandbox('ax-cli-log-limit-');

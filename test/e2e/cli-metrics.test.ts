@@ -4,9 +4,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ax, killAllAx, killStrays, type ServeProcess, startServe, writeFile } from '../helpers/cli.ts';
+import { ax, killAllAx } from '../helpers/ax.ts';
+import { tempDir, writeFile } from '../helpers/files.ts';
+import { killStrays } from '../helpers/processes.ts';
+import { type ServeProcess, startServe } from '../helpers/serve.ts';
 import { scrape } from '../helpers/prometheus.ts';
-import { tempDir } from '../helpers/solo-engine.ts';
 
 let root: string;
 let dataDir: string;

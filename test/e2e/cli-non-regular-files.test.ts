@@ -5,7 +5,8 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ax, cliSandbox, limited, writeFile } from '../helpers/cli.ts';
+import { ax, cliSandbox, limited } from '../helpers/ax.ts';
+import { writeFile } from '../helpers/files.ts';
 
 const box = cliSandbox('ax-cli-fifo-');
 const WORKFLOW_FIX = 'not a regular file: AX reads a workflow from a regular file only; save it to one first (e.g. "cat > w.yaml")';

@@ -4,7 +4,8 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ax, axStart, cliSandbox, REPO, writeFile } from '../helpers/cli.ts';
+import { ax, axStart, cliSandbox } from '../helpers/ax.ts';
+import { REPO, writeFile } from '../helpers/files.ts';
 
 const box = cliSandbox('ax-cli-output-errors-');
 let n = 0;

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ax, cliSandbox } from '../helpers/cli.ts';
+import { ax, cliSandbox } from '../helpers/ax.ts';
 
 const box = cliSandbox('ax-cli-password-flags-');
 let n = 0;

@@ -2,29 +2,16 @@
 // the next engine sees it), where `ax ls` and `ax run` say scheduling is paused, `ax trigger` is
 // refused (exit 4) and a manual run still runs; and with `ax serve` running, whose every-second
 // cron makes no run while paused and fires again once resumed.
-import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SchedulingChange } from '../../engine/api/engine-api.ts';
 import type { AuditEntry, RunRecord } from '../../engine/api/types.ts';
-import { ax, axJson, killAllAx, killStrays, type ServeProcess, startServe, writeFile } from '../helpers/cli.ts';
-import { tempDir } from '../helpers/solo-engine.ts';
+import { ax, axJson, cliSandbox } from '../helpers/ax.ts';
+import { writeFile } from '../helpers/files.ts';
+import { type ServeProcess, startServe } from '../helpers/serve.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
-let root: string;
-
-beforeAll(() => {
-  root = tempDir('ax-cli-pause-');
-});
-
-afterEach(async () => {
-  await killAllAx();
-});
-
-afterAll(() => {
-  killStrays(root);
-  fs.rmSync(root, { recursive: true, force: true });
-});
+const box = cliSandbox('ax-cli-pause-');
 
 const WORKFLOWS = `workflow: nightly
 schedule: { cron: "0 2 * * *", timezone: UTC }
@@ -35,9 +22,9 @@ const LISTENER = 'workflow: listener\non_event: orders-ready\ntasks:\n  a: { com
 
 describe('ax pause / ax resume', () => {
   it('straight on a data dir: stored, said by ls and run, events refused, manual runs go on, audited', async () => {
-    const opts = { dataDir: path.join(root, 'direct'), cwd: root };
-    writeFile(root, 'nightly.yaml', WORKFLOWS);
-    writeFile(root, 'listener.yaml', LISTENER);
+    const opts = { dataDir: path.join(box.root, 'direct'), cwd: box.root };
+    writeFile(box.root, 'nightly.yaml', WORKFLOWS);
+    writeFile(box.root, 'listener.yaml', LISTENER);
     expect((await ax(['apply', 'nightly.yaml'], opts)).code).toBe(0);
     expect((await ax(['apply', 'listener.yaml'], opts)).code).toBe(0);
 
@@ -74,8 +61,8 @@ describe('ax pause / ax resume', () => {
   });
 
   it('with ax serve running: its every-second cron makes no run while paused, and fires again once resumed', async () => {
-    const opts = { dataDir: path.join(root, 'served'), cwd: root };
-    writeFile(root, 'tick.yaml', 'workflow: tick\nschedule: { cron: "* * * * * *", timezone: UTC, misfire: skip, overlap: parallel }\ntasks:\n  a: { command: "true" }\n');
+    const opts = { dataDir: path.join(box.root, 'served'), cwd: box.root };
+    writeFile(box.root, 'tick.yaml', 'workflow: tick\nschedule: { cron: "* * * * * *", timezone: UTC, misfire: skip, overlap: parallel }\ntasks:\n  a: { command: "true" }\n');
     expect((await ax(['apply', 'tick.yaml'], opts)).code).toBe(0);
     const serve: ServeProcess = await startServe(opts);
     const cronRuns = async () => (await axJson<RunRecord[]>(['runs', 'tick', '-n', '1000'], opts)).filter((r) => r.trigger === 'cron');

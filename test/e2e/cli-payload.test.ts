@@ -11,46 +11,40 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SqlStore } from '../../engine/adapters/sql/sql-store.ts';
 import type { RunRecord } from '../../engine/api/types.ts';
-import { apiUpgrade, ax, killAllAx, killStrays, openDataDirStore, REPO, type ServeProcess, startServe, writeFile } from '../helpers/cli.ts';
-import { tempDir } from '../helpers/solo-engine.ts';
+import { ax } from '../helpers/ax.ts';
+import { openDataDirStore, REPO, writeFile } from '../helpers/files.ts';
+import { apiUpgrade, serveFixture } from '../helpers/serve.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
 const WEBHOOK_TOKEN = 'hook-secret-0123456789';
 const LIMIT = 1024 * 1024;
-
-let root: string;
-let dataDir: string;
-let serve: ServeProcess;
 let db: SqlStore;
 
-const opts = () => ({ dataDir, cwd: root });
-
-beforeAll(async () => {
-  root = tempDir('ax-cli-payload-');
-  dataDir = path.join(root, 'data');
-  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  fs.writeFileSync(path.join(dataDir, 'webhook-token'), WEBHOOK_TOKEN, { mode: 0o600 });
-  // The task reports how the payload came, its size and digest, and where the file was.
-  writeFile(
-    root,
-    'big.yaml',
-    `workflow: big
+const served = serveFixture('ax-cli-payload-', {
+  prepare: async ({ root, dataDir, opts }) => {
+    fs.writeFileSync(path.join(dataDir, 'webhook-token'), WEBHOOK_TOKEN, { mode: 0o600 });
+    // The task reports how the payload came, its size and digest, and where the file was.
+    writeFile(
+      root,
+      'big.yaml',
+      `workflow: big
 on_event: big
 tasks:
   read:
     command: 'if [ -n "$AX_EVENT_PAYLOAD_FILE" ]; then echo "file $(wc -c < "$AX_EVENT_PAYLOAD_FILE" | tr -d " ") $(sha256sum < "$AX_EVENT_PAYLOAD_FILE" | cut -c1-64) $AX_EVENT_PAYLOAD_FILE"; else echo "env $(printf %s "$AX_EVENT_PAYLOAD" | wc -c | tr -d " ") $(printf %s "$AX_EVENT_PAYLOAD" | sha256sum | cut -c1-64)"; fi'
 `,
-  );
-  expect((await ax(['apply', './big.yaml'], opts())).code).toBe(0);
-  serve = await startServe(opts());
-  db = await openDataDirStore(dataDir);
+    );
+    expect((await ax(['apply', './big.yaml'], opts())).code).toBe(0);
+  },
+});
+const opts = () => served.opts();
+
+beforeAll(async () => {
+  db = await openDataDirStore(served.dataDir);
 });
 
 afterAll(async () => {
   await db?.close();
-  await killAllAx();
-  killStrays(root);
-  fs.rmSync(root, { recursive: true, force: true });
 });
 
 const sha = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -81,7 +75,7 @@ function expectFile(line: string, payload: string): void {
 }
 
 const post = (name: string, body: string, token: string | null = WEBHOOK_TOKEN) =>
-  fetch(`http://127.0.0.1:${serve.port}/events/${name}`, {
+  fetch(`http://127.0.0.1:${served.serve.port}/events/${name}`, {
     method: 'POST',
     headers: token === null ? {} : { authorization: `Bearer ${token}` },
     body,
@@ -97,7 +91,7 @@ describe('event payloads at every door', () => {
     const [viaHook] = ((await hook.json()) as { runs: RunRecord[] }).runs;
     expectFile(await runLine(viaHook?.id as number), payload);
 
-    const file = writeFile(root, 'payload.json', payload);
+    const file = writeFile(served.root, 'payload.json', payload);
     const cli = await ax(['--json', 'trigger', 'big', '--payload-file', file], opts());
     expect(cli.code, cli.stderr).toBe(0);
     const [viaCli] = JSON.parse(cli.stdout) as RunRecord[];
@@ -107,7 +101,7 @@ describe('event payloads at every door', () => {
     for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('AX_')) env[k] = v;
     const piped = spawnSync(process.execPath, [path.join(REPO, 'bin', 'ax.mjs'), '--json', 'trigger', 'big', '--payload-file', '-'], {
       input: payload,
-      env: { ...env, AX_DATA_DIR: dataDir },
+      env: { ...env, AX_DATA_DIR: served.dataDir },
       encoding: 'utf8',
       timeout: 60_000,
     });
@@ -131,11 +125,11 @@ describe('event payloads at every door', () => {
     expect(((await hook.json()) as { error: string }).error).toBe(
       'the event payload is 2 MiB (2097152 bytes), over the limit of 1 MiB (1048576 bytes): pass large data by reference (a path or a URL) instead',
     );
-    const cli = await ax(['trigger', 'big', '--payload-file', writeFile(root, 'huge.json', payload)], opts());
+    const cli = await ax(['trigger', 'big', '--payload-file', writeFile(served.root, 'huge.json', payload)], opts());
     expect(cli.code).toBe(2);
     expect(cli.stderr).toBe('ax: the event payload is 2 MiB (2097152 bytes), over the limit of 1 MiB (1048576 bytes): pass large data by reference (a path or a URL) instead\n');
     // sent in chunks, with no Content-Length: read to the end and refused with its real size
-    const chunked = await fetch(`http://127.0.0.1:${serve.port}/events/big`, {
+    const chunked = await fetch(`http://127.0.0.1:${served.serve.port}/events/big`, {
       method: 'POST',
       headers: { authorization: `Bearer ${WEBHOOK_TOKEN}` },
       body: new Blob([payload]).stream(),
@@ -160,7 +154,7 @@ describe('payloads said to be JSON are JSON', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/^ax: --payload is not JSON \(.+\): quote text as a JSON string, e\.g\. --payload '"hello"', or use --payload-file for other formats\n$/);
     expect(await runCount()).toBe(before);
-    const csv = await ax(['trigger', 'big', '--payload-file', writeFile(root, 'orders.csv', 'id,day\n1,29\n')], opts());
+    const csv = await ax(['trigger', 'big', '--payload-file', writeFile(served.root, 'orders.csv', 'id,day\n1,29\n')], opts());
     expect(csv.code, csv.stderr).toBe(0);
     expect(await runCount()).toBe(before + 1);
   });
@@ -168,7 +162,7 @@ describe('payloads said to be JSON are JSON', () => {
   it('the webhook refuses a body sent as JSON that is not (400), and passes other content types', async () => {
     const before = await runCount();
     const send = (type: string, body: string) =>
-      fetch(`http://127.0.0.1:${serve.port}/events/big`, { method: 'POST', headers: { authorization: `Bearer ${WEBHOOK_TOKEN}`, 'content-type': type }, body });
+      fetch(`http://127.0.0.1:${served.serve.port}/events/big`, { method: 'POST', headers: { authorization: `Bearer ${WEBHOOK_TOKEN}`, 'content-type': type }, body });
     const bad = await send('application/json; charset=utf-8', '{"day": 29');
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { error: string }).error).toMatch(/^the body is sent as JSON \(Content-Type: application\/json; charset=utf-8\) but is not JSON: /);
@@ -180,17 +174,17 @@ describe('payloads said to be JSON are JSON', () => {
   });
 
   it('ax serve says at start whether webhooks are on and where the secret lives', () => {
-    expect(serve.stdout).toContain(
-      `webhooks on: POST http://127.0.0.1:${serve.port}/events/EVENT with "Authorization: Bearer SECRET", SECRET being the text of ${path.join(dataDir, 'webhook-token')}\n`,
+    expect(served.serve.stdout).toContain(
+      `webhooks on: POST http://127.0.0.1:${served.serve.port}/events/EVENT with "Authorization: Bearer SECRET", SECRET being the text of ${path.join(served.dataDir, 'webhook-token')}\n`,
     );
   });
 });
 
 describe('the doors of ax serve', () => {
-  const upgrade = (headers: Record<string, string>, query = '') => apiUpgrade(serve.port, headers, query);
+  const upgrade = (headers: Record<string, string>, query = '') => apiUpgrade(served.serve.port, headers, query);
 
   it('the WebSocket API refuses no token, a wrong token, a token in the URL and a foreign Origin', async () => {
-    const token = fs.readFileSync(path.join(dataDir, 'api-token'), 'utf8').trim();
+    const token = fs.readFileSync(path.join(served.dataDir, 'api-token'), 'utf8').trim();
     expect(await upgrade({})).toBe(401);
     expect(await upgrade({ authorization: 'Bearer nope' })).toBe(401);
     expect(await upgrade({ authorization: `Bearer ${token.slice(0, -1)}` })).toBe(401);
@@ -208,7 +202,7 @@ describe('the doors of ax serve', () => {
     const unknown = await post('nobody-listens', '{}');
     expect(unknown.status).toBe(404);
     expect(((await unknown.json()) as { error: string }).error).toBe('no enabled workflow has on_event: nobody-listens');
-    expect((await fetch(`http://127.0.0.1:${serve.port}/other`, { method: 'POST' })).status).toBe(404);
+    expect((await fetch(`http://127.0.0.1:${served.serve.port}/other`, { method: 'POST' })).status).toBe(404);
     expect(await runCount()).toBe(before);
     const ok = await post('big', '{"ok":1}');
     expect(ok.status).toBe(202);

@@ -9,21 +9,10 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SqlStore } from '../../engine/adapters/sql/sql-store.ts';
 import type { InstanceRecord } from '../../engine/api/types.ts';
-import {
-  ax,
-  groupMembers,
-  killAllAx,
-  killStrays,
-  killWithLaunchers,
-  launchersOf,
-  openDataDirStore,
-  processAlive,
-  readLockFile,
-  readPidFile,
-  startServe,
-  writeFile,
-} from '../helpers/cli.ts';
-import { tempDir } from '../helpers/solo-engine.ts';
+import { ax, killAllAx } from '../helpers/ax.ts';
+import { openDataDirStore, readLockFile, tempDir, writeFile } from '../helpers/files.ts';
+import { groupMembers, killStrays, killWithLaunchers, launchersOf, processAlive, readPidFile } from '../helpers/processes.ts';
+import { startServe } from '../helpers/serve.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
 let root: string;

@@ -4,7 +4,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RunDetail } from '../../engine/api/engine-api.ts';
-import { ax, axStart, cliSandbox, openDataDirStore, readLockFile, writeFile } from '../helpers/cli.ts';
+import { ax, axStart, cliSandbox } from '../helpers/ax.ts';
+import { openDataDirStore, readLockFile, writeFile } from '../helpers/files.ts';
 
 const box = cliSandbox('ax-cli-run-');
 

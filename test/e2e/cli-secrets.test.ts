@@ -5,9 +5,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { ax, axJson, REPO } from '../helpers/cli.ts';
+import { ax, axJson } from '../helpers/ax.ts';
+import { REPO, tempDir } from '../helpers/files.ts';
 import { waitFor } from '../helpers/wait-for.ts';
-import { tempDir } from '../helpers/solo-engine.ts';
 
 const VALUE = 'cli-secret-0xDEADBEEF';
 let dataDir: string;

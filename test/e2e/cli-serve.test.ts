@@ -6,20 +6,10 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { SqlStore } from '../../engine/adapters/sql/sql-store.ts';
 import type { RunRecord } from '../../engine/api/types.ts';
-import {
-  ax,
-  axStart,
-  groupMembers,
-  killAllAx,
-  killStrays,
-  openDataDirStore,
-  readLockFile,
-  readPidFile,
-  type ServeProcess,
-  startServe,
-  writeFile,
-} from '../helpers/cli.ts';
-import { tempDir } from '../helpers/solo-engine.ts';
+import { ax, axStart, killAllAx } from '../helpers/ax.ts';
+import { openDataDirStore, readLockFile, tempDir, writeFile } from '../helpers/files.ts';
+import { groupMembers, killStrays, readPidFile } from '../helpers/processes.ts';
+import { type ServeProcess, startServe } from '../helpers/serve.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
 let root: string;

@@ -2,7 +2,8 @@
 // settings file at its start and does not see the change, which said nothing, so alerts set
 // this way never came until a restart. Now the command says so on stderr; without a server, no note.
 import { describe, expect, it } from 'vitest';
-import { ax, cliSandbox, startServe } from '../helpers/cli.ts';
+import { ax, cliSandbox } from '../helpers/ax.ts';
+import { startServe } from '../helpers/serve.ts';
 
 const box = cliSandbox('ax-cli-settings-note-');
 const ALERTS = '{"channels": {}}';

@@ -5,8 +5,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { sqliteDriver } from '../../engine/adapters/sql/sqlite-driver.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ax, axJson } from '../helpers/cli.ts';
-import { tempDir } from '../helpers/solo-engine.ts';
+import { ax, axJson } from '../helpers/ax.ts';
+import { tempDir } from '../helpers/files.ts';
 
 let dataDir: string;
 beforeAll(() => {

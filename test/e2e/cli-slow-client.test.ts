@@ -5,31 +5,30 @@
 // requests past it, so its RSS (from /proc/PID/status) stays bounded, another client is served
 // meanwhile, and the paused client gets its answers once it reads.
 import fs from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { apiToken } from '../../engine/hosts/node/data-dir.ts';
 import { connectApi } from '../../engine/server/ws-client.ts';
-import { ax, killAllAx, openDataDirStore, type ServeProcess, startServe, writeFile } from '../helpers/cli.ts';
-import { tempDir } from '../helpers/solo-engine.ts';
+import { ax } from '../helpers/ax.ts';
+import { openDataDirStore, writeFile } from '../helpers/files.ts';
+import { serveFixture } from '../helpers/serve.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
 const REQUESTS = 1_500;
-let dataDir: string;
-let serve: ServeProcess;
 let instanceId: number;
 
 /** the resident set of a process, MB */
 const rssMb = (pid: number): number => Number(/VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) / 1024;
 
+const served = serveFixture('ax-slow-client-');
+
 beforeAll(async () => {
-  dataDir = tempDir('ax-slow-client-');
-  serve = await startServe({ dataDir });
   // 10,000 lines of ~120 characters: one readLogs answer is about 1.7 MB of JSON
-  const file = writeFile(dataDir, 'big.yaml', `workflow: big-log\ntasks:\n  talk:\n    command: 'seq 1 10000 | sed "s/$/ ${'x'.repeat(110)}/"'\n`);
-  expect((await ax(['apply', file], { dataDir })).code).toBe(0);
-  const run = await ax(['run', 'big-log', '--wait'], { dataDir, timeoutMs: 120_000 });
+  const file = writeFile(served.dataDir, 'big.yaml', `workflow: big-log\ntasks:\n  talk:\n    command: 'seq 1 10000 | sed "s/$/ ${'x'.repeat(110)}/"'\n`);
+  expect((await ax(['apply', file], { dataDir: served.dataDir })).code).toBe(0);
+  const run = await ax(['run', 'big-log', '--wait'], { dataDir: served.dataDir, timeoutMs: 120_000 });
   expect(run.code, run.stderr).toBe(0);
-  const store = await openDataDirStore(dataDir);
+  const store = await openDataDirStore(served.dataDir);
   try {
     const [latest] = await store.listRuns({ workflowName: 'big-log', limit: 1 });
     instanceId = (await store.listInstances(latest?.id as number))[0]?.id as number;
@@ -38,12 +37,10 @@ beforeAll(async () => {
   }
 }, 180_000);
 
-afterAll(() => killAllAx());
-
 describe('a client that never reads', () => {
   it('holds the server to its send budget: RSS stays bounded, others are served, the client gets its answers once it reads', async () => {
-    const before = rssMb(serve.pid);
-    const raw = new WebSocket(`ws://127.0.0.1:${serve.port}/api`, { headers: { authorization: `Bearer ${apiToken(dataDir)}` } });
+    const before = rssMb(served.serve.pid);
+    const raw = new WebSocket(`ws://127.0.0.1:${served.serve.port}/api`, { headers: { authorization: `Bearer ${apiToken(served.dataDir)}` } });
     await new Promise<void>((resolve, reject) => {
       raw.once('open', () => resolve());
       raw.once('error', reject);
@@ -55,14 +52,14 @@ describe('a client that never reads', () => {
 
     // A figure over a fixed window, not a wait: the server's peak RSS while the client reads nothing.
     let peak = before;
-    const normal = await connectApi(`ws://127.0.0.1:${serve.port}/api`, apiToken(dataDir));
+    const normal = await connectApi(`ws://127.0.0.1:${served.serve.port}/api`, apiToken(served.dataDir));
     const infoTimes: number[] = [];
     const until = Date.now() + 8_000;
     while (Date.now() < until) {
       const t0 = Date.now();
       expect((await normal.engineInfo()).mode).toBe('solo');
       infoTimes.push(Date.now() - t0);
-      peak = Math.max(peak, rssMb(serve.pid));
+      peak = Math.max(peak, rssMb(served.serve.pid));
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     const growth = peak - before;

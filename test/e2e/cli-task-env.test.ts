@@ -6,8 +6,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ax, killAllAx, killStrays, writeFile } from '../helpers/cli.ts';
-import { tempDir } from '../helpers/solo-engine.ts';
+import { ax, killAllAx } from '../helpers/ax.ts';
+import { tempDir, writeFile } from '../helpers/files.ts';
+import { killStrays } from '../helpers/processes.ts';
 
 let root: string;
 let n = 0;

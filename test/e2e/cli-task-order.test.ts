@@ -4,7 +4,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ax, cliSandbox, writeFile } from '../helpers/cli.ts';
+import { ax, cliSandbox } from '../helpers/ax.ts';
+import { writeFile } from '../helpers/files.ts';
 
 const box = cliSandbox('ax-cli-task-order-');
 

@@ -5,7 +5,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { RunDetail } from '../../engine/api/engine-api.ts';
 import type { LogLine, WorkflowSpec } from '../../engine/api/types.ts';
-import { ax, cliSandbox, limited, openDataDirStore, writeFile } from '../helpers/cli.ts';
+import { ax, cliSandbox, limited } from '../helpers/ax.ts';
+import { openDataDirStore, writeFile } from '../helpers/files.ts';
 
 const box = cliSandbox('ax-cli-terminal-');
 

@@ -3,8 +3,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { apiUpgrade, ax, killAllAx, killStrays, type ServeProcess, startServe, writeFile } from '../helpers/cli.ts';
-import { tempDir } from '../helpers/solo-engine.ts';
+import { ax, killAllAx } from '../helpers/ax.ts';
+import { tempDir, writeFile } from '../helpers/files.ts';
+import { killStrays } from '../helpers/processes.ts';
+import { apiUpgrade, type ServeProcess, startServe } from '../helpers/serve.ts';
 
 let root: string;
 let dataDir: string;

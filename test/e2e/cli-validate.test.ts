@@ -1,31 +1,14 @@
 // Bad workflow files through the real `ax`: validate and apply refuse them with exit 2 and one
 // message per problem naming the file, the field path and the fix; apply changes nothing.
-import fs from 'node:fs';
-import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { WorkflowListing } from '../../engine/api/engine-api.ts';
-import { ax, killStrays, axJson, killAllAx, limited, writeFile } from '../helpers/cli.ts';
-import { tempDir } from '../helpers/solo-engine.ts';
+import { ax, axJson, cliSandbox, limited } from '../helpers/ax.ts';
+import { writeFile } from '../helpers/files.ts';
 
-let root: string;
-let dataDir: string;
-
-beforeAll(() => {
-  root = tempDir('ax-cli-validate-');
-  dataDir = path.join(root, 'data');
-});
-
-afterEach(async () => {
-  await killAllAx();
-});
-
-afterAll(() => {
-  killStrays(root);
-  fs.rmSync(root, { recursive: true, force: true });
-});
+const box = cliSandbox('ax-cli-validate-');
 
 // Relative file names (cwd = root) so that messages are stable.
-const opts = () => ({ dataDir, cwd: root });
+const opts = () => box.opts();
 
 const ETL = `workflow: etl
 schedule:
@@ -87,8 +70,8 @@ describe('bad workflow files: exit 2, one message per problem with file, path an
   ];
 
   beforeAll(async () => {
-    for (const c of cases) writeFile(root, c.name, c.text);
-    const r = await ax(['apply', writeFile(root, 'etl.yaml', ETL)], opts());
+    for (const c of cases) writeFile(box.root, c.name, c.text);
+    const r = await ax(['apply', writeFile(box.root, 'etl.yaml', ETL)], opts());
     expect(r.stdout).toBe('applied etl (version 1)\n');
     expect(r.code).toBe(0);
   });
@@ -104,7 +87,7 @@ describe('bad workflow files: exit 2, one message per problem with file, path an
   it('ax apply reports every problem of a file at once, and a missing file; it changes nothing', async () => {
     // The workflow that exists, "changed" in eight wrong ways at once.
     writeFile(
-      root,
+      box.root,
       'etl-broken.yaml',
       `workflow: etl
 schedule:

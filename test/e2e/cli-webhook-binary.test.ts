@@ -3,28 +3,29 @@
 // and the reason (base64 for binary data), and nothing starts. A real `ax serve`.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { RunRecord } from '../../engine/api/types.ts';
-import { ax, axJson, cliSandbox, type ServeProcess, startServe, writeFile } from '../helpers/cli.ts';
+import { ax, axJson } from '../helpers/ax.ts';
+import { writeFile } from '../helpers/files.ts';
+import { serveFixture } from '../helpers/serve.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
-const box = cliSandbox('ax-cli-webhook-binary-', { keepBetweenTests: true });
 const TOKEN = 'hook-secret-0123456789abcdef';
-let serve: ServeProcess;
+const served = serveFixture('ax-cli-webhook-binary-', {
+  serveArgs: ['--port', '0'],
+  prepare: ({ root, dataDir }) => {
+    fs.writeFileSync(path.join(dataDir, 'webhook-token'), TOKEN, { mode: 0o600 });
+    writeFile(root, 'blob.yaml', 'workflow: blob\non_event: blob\ntasks:\n  a:\n    command: printf %s "$AX_EVENT_PAYLOAD" | od -An -tx1\n');
+  },
+});
 
 const post = (body: Uint8Array | string, type = 'application/octet-stream') =>
-  fetch(`http://127.0.0.1:${serve.port}/events/blob`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': type }, body: typeof body === 'string' ? body : new Uint8Array(body) });
+  fetch(`http://127.0.0.1:${served.serve.port}/events/blob`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': type }, body: typeof body === 'string' ? body : new Uint8Array(body) });
 
 beforeAll(async () => {
-  fs.mkdirSync(box.dataDir, { recursive: true, mode: 0o700 });
-  fs.writeFileSync(path.join(box.dataDir, 'webhook-token'), TOKEN, { mode: 0o600 });
-  writeFile(box.root, 'blob.yaml', 'workflow: blob\non_event: blob\ntasks:\n  a:\n    command: printf %s "$AX_EVENT_PAYLOAD" | od -An -tx1\n');
-  serve = await startServe(box.opts(), ['--port', '0']);
-  const applied = await axJson<{ workflow: string }>(['apply', 'blob.yaml'], box.opts());
+  const applied = await axJson<{ workflow: string }>(['apply', 'blob.yaml'], served.opts());
   expect(applied.workflow).toBe('blob');
 }, 60_000);
-
-afterAll(() => serve?.kill('SIGKILL'));
 
 describe('the webhook body must be text', () => {
   it('bytes that are not UTF-8 are refused with 415 and the reason; no run starts', async () => {
@@ -35,7 +36,7 @@ describe('the webhook body must be text', () => {
     });
     // a Latin-1 "café" is not UTF-8 either
     expect((await post(Buffer.from('caf\xe9', 'latin1'), 'text/plain')).status).toBe(415);
-    expect(await axJson<RunRecord[]>(['runs', 'blob'], box.opts())).toEqual([]);
+    expect(await axJson<RunRecord[]>(['runs', 'blob'], served.opts())).toEqual([]);
   });
 
   it('UTF-8 text, and binary data sent as base64, start the run with the bytes intact', async () => {
@@ -43,11 +44,11 @@ describe('the webhook body must be text', () => {
     expect(res.status).toBe(202);
     const { runs } = (await res.json()) as { runs: { id: number }[] };
     const runId = runs[0]?.id as number;
-    await waitFor(async () => ((await axJson<RunRecord[]>(['runs', 'blob'], box.opts())).find((r) => r.id === runId && r.state === 'SUCCESS') ? true : undefined), {
+    await waitFor(async () => ((await axJson<RunRecord[]>(['runs', 'blob'], served.opts())).find((r) => r.id === runId && r.state === 'SUCCESS') ? true : undefined), {
       timeoutMs: 30_000,
       message: 'the run of the UTF-8 payload did not succeed',
     });
-    const logs = await ax(['logs', String(runId), 'a'], box.opts());
+    const logs = await ax(['logs', String(runId), 'a'], served.opts());
     expect(logs.stdout.replace(/\s+/g, ' ').trim()).toBe('63 61 66 c3 a9 20 e2 9c 93'); // "café ✓", byte for byte
     const b64 = await post(Buffer.from([0x89, 0xff, 0x00]).toString('base64'), 'text/plain');
     expect(b64.status).toBe(202);

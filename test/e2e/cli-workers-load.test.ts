@@ -7,7 +7,9 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RunDetail } from '../../engine/api/engine-api.ts';
 import type { WorkerRecord } from '../../engine/api/types.ts';
-import { ax, axJson, cliSandbox, startServe, writeFile } from '../helpers/cli.ts';
+import { ax, axJson, cliSandbox } from '../helpers/ax.ts';
+import { writeFile } from '../helpers/files.ts';
+import { startServe } from '../helpers/serve.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
 const box = cliSandbox('ax-cli-workers-load-');

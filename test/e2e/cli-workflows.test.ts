@@ -3,26 +3,16 @@
 // (Bad workflow files: cli-validate.test.ts.)
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { WorkflowListing } from '../../engine/api/engine-api.ts';
 import type { RunRecord } from '../../engine/api/types.ts';
-import { ax, killStrays, killAllAx, limited, writeFile } from '../helpers/cli.ts';
-import { tempDir } from '../helpers/solo-engine.ts';
+import { ax, cliSandbox, limited } from '../helpers/ax.ts';
+import { writeFile } from '../helpers/files.ts';
 
-let root: string;
-let dataDir: string;
-
-afterEach(async () => {
-  await killAllAx();
-});
-
-afterAll(() => {
-  killStrays(root);
-  fs.rmSync(root, { recursive: true, force: true });
-});
+const box = cliSandbox('ax-cli-workflows-');
 
 // Relative file names (cwd = root) so that messages are stable.
-const opts = () => ({ dataDir, cwd: root });
+const opts = () => box.opts();
 
 const ETL = `workflow: etl
 description: nightly extract, clean, load
@@ -47,9 +37,7 @@ tasks:
 `;
 
 beforeAll(async () => {
-  root = tempDir('ax-cli-workflows-');
-  dataDir = path.join(root, 'data');
-  const r = await ax(['apply', writeFile(root, 'etl.yaml', ETL)], opts());
+  const r = await ax(['apply', writeFile(box.root, 'etl.yaml', ETL)], opts());
   expect(r).toMatchObject({ code: 0, stdout: 'applied etl (version 1)\n', stderr: '' });
 });
 
@@ -66,7 +54,7 @@ const utcText = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace(
 describe('apply, export, ls, runs, enable, disable, rm', () => {
   it('export then apply is a no-op; a real change makes a new version', async () => {
     // etl (version 1) was applied in beforeAll
-    const exported = path.join(root, 'exported.yaml');
+    const exported = path.join(box.root, 'exported.yaml');
     const exp = await ax(['export', 'etl', '-o', 'exported.yaml'], opts());
     expect(exp).toMatchObject({ code: 0, stdout: '' });
     const text = fs.readFileSync(exported, 'utf8');
@@ -149,9 +137,9 @@ describe('apply, export, ls, runs, enable, disable, rm', () => {
 
 describe('a schedule whose file has no timezone', () => {
   it('runs in the applying machine\'s zone, written into the stored workflow; applied again from another zone, it stays put', async () => {
-    const dir = path.join(root, 'tz-data');
-    const o = (tz: string) => ({ dataDir: dir, cwd: root, env: { TZ: tz } });
-    writeFile(root, 'notz.yaml', 'workflow: notz\nschedule: "0 2 * * *"\ntasks:\n  a:\n    command: "true"\n');
+    const dir = path.join(box.root, 'tz-data');
+    const o = (tz: string) => ({ dataDir: dir, cwd: box.root, env: { TZ: tz } });
+    writeFile(box.root, 'notz.yaml', 'workflow: notz\nschedule: "0 2 * * *"\ntasks:\n  a:\n    command: "true"\n');
     const first = await ax(['apply', './notz.yaml'], o('Asia/Tokyo'));
     expect(first.code, first.stderr).toBe(0);
     expect(first.stderr).toBe('note: ./notz.yaml: schedule.timezone is not in the file: using this machine\'s Asia/Tokyo, stored with the workflow (see "ax export")\n');

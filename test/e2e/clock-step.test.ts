@@ -9,7 +9,9 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { AlertRecord } from '../../engine/api/alerts.ts';
 import type { AuditEntry, RunRecord, WorkflowSummary } from '../../engine/api/types.ts';
-import { ax, type AxOptions, axJson, cliSandbox, startServe, writeFile } from '../helpers/cli.ts';
+import { ax, axJson, type AxOptions, cliSandbox } from '../helpers/ax.ts';
+import { writeFile } from '../helpers/files.ts';
+import { startServe } from '../helpers/serve.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
 const LIBFAKETIME = ['/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1', '/usr/lib/aarch64-linux-gnu/faketime/libfaketime.so.1', '/usr/lib/faketime/libfaketime.so.1'].find((f) =>

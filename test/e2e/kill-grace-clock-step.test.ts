@@ -5,7 +5,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ax, axJson, axStart, cliSandbox, groupMembers, readPidFile, startServe, writeFile } from '../helpers/cli.ts';
+import { ax, axJson, axStart, cliSandbox } from '../helpers/ax.ts';
+import { writeFile } from '../helpers/files.ts';
+import { groupMembers, readPidFile } from '../helpers/processes.ts';
+import { startServe } from '../helpers/serve.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
 const LIBFAKETIME = ['/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1', '/usr/lib/aarch64-linux-gnu/faketime/libfaketime.so.1', '/usr/lib/faketime/libfaketime.so.1'].find((f) =>

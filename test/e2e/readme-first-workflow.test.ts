@@ -3,8 +3,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ax, killAllAx, killStrays, REPO } from '../helpers/cli.ts';
-import { tempDir } from '../helpers/solo-engine.ts';
+import { ax, killAllAx } from '../helpers/ax.ts';
+import { REPO, tempDir } from '../helpers/files.ts';
+import { killStrays } from '../helpers/processes.ts';
 
 let root: string;
 let dataDir: string;

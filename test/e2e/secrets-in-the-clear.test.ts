@@ -10,7 +10,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AlertRecord } from '../../engine/api/alerts.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/alert-receivers.ts';
-import { ax, axJson, cliSandbox, type ServeProcess, startServe, writeFile } from '../helpers/cli.ts';
+import { ax, axJson, cliSandbox } from '../helpers/ax.ts';
+import { writeFile } from '../helpers/files.ts';
+import { type ServeProcess, startServe } from '../helpers/serve.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
 const box = cliSandbox('ax-secret-clear-', { keepBetweenTests: true });

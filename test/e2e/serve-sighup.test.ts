@@ -8,7 +8,9 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RunDetail } from '../../engine/api/engine-api.ts';
 import type { AlertChannelInfo } from '../../engine/api/alerts.ts';
-import { ax, type AxOptions, axJson, cliSandbox, readLockFile, REPO, startServe, writeFile } from '../helpers/cli.ts';
+import { ax, axJson, type AxOptions, cliSandbox } from '../helpers/ax.ts';
+import { readLockFile, REPO, writeFile } from '../helpers/files.ts';
+import { startServe } from '../helpers/serve.ts';
 import { startWebhookReceiver } from '../helpers/alert-receivers.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 

@@ -9,7 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { _electron as electron, type ElectronApplication } from 'playwright';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ax, writeFile } from '../helpers/cli.ts';
+import { ax } from '../helpers/ax.ts';
+import { writeFile } from '../helpers/files.ts';
 import { electronBinary } from '../helpers/electron-binary.ts';
 
 const REPO = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');

@@ -10,7 +10,8 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { EngineSupervisor, STDERR_TAIL_CHARS } from '../../electron/engine-supervisor.ts';
 import type { DesktopEngineStatus } from '../../engine/api/desktop-bridge.ts';
 import { nodeEngineLauncher } from '../helpers/node-engine-launcher.ts';
-import { FAST_CONFIG, tempDir } from '../helpers/solo-engine.ts';
+import { tempDir } from '../helpers/files.ts';
+import { FAST_CONFIG } from '../helpers/solo-engine.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));

@@ -10,7 +10,7 @@ import { LOCAL_API_DRAIN_MS, LocalApiSetting } from '../../electron/local-api-se
 import { ShellStateFile } from '../../electron/shell-state.ts';
 import type { DesktopEngineStatus } from '../../engine/api/desktop-bridge.ts';
 import { FakeContents, FakeIpcMain, ipcEvent } from '../helpers/fake-electron.ts';
-import { tempDir } from '../helpers/solo-engine.ts';
+import { tempDir } from '../helpers/files.ts';
 
 function fakeHost(status: DesktopEngineStatus) {
   const relaunches: number[] = [];

@@ -17,7 +17,8 @@ import type { ApiClient } from '../../engine/api/client.ts';
 import type { DesktopEngineStatus, DesktopSecretsStatus } from '../../engine/api/desktop-bridge.ts';
 import { fakeElectronModule } from '../helpers/fake-electron-app.ts';
 import { FakeContents, ipcEvent } from '../helpers/fake-electron.ts';
-import { FAST_CONFIG, tempDir } from '../helpers/solo-engine.ts';
+import { tempDir } from '../helpers/files.ts';
+import { FAST_CONFIG } from '../helpers/solo-engine.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
 const REPO = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');

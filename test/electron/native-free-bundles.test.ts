@@ -12,7 +12,7 @@ import path from 'node:path';
 import vm from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { REPO } from '../helpers/cli.ts';
+import { REPO } from '../helpers/files.ts';
 
 const DIST = path.join(REPO, 'dist');
 const ENTRIES = ['engine-host.mjs', 'launcher-main.mjs', 'electron/main.cjs'];

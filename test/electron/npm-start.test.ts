@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { electronBinary } from '../helpers/electron-binary.ts';
-import { tempDir } from '../helpers/solo-engine.ts';
+import { tempDir } from '../helpers/files.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
 const REPO = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');

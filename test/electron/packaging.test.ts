@@ -12,8 +12,7 @@ import { inflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { crc32, LINUX_SIZES, writeIcons } from '../../scripts/make-icons.mjs';
-import { REPO } from '../helpers/cli.ts';
-import { tempDir } from '../helpers/solo-engine.ts';
+import { REPO, tempDir } from '../helpers/files.ts';
 
 const require = createRequire(import.meta.url);
 const pkg = JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8')) as { productName: string; main: string; scripts: Record<string, string> };

@@ -11,9 +11,10 @@ import { SecretStore } from '../../electron/secret-store.ts';
 import { DESKTOP_SECRETS_ENV } from '../../engine/api/host-protocol.ts';
 import { type ForkedEngineHost, forkEngineHost } from '../../engine/hosts/port/fork-host.ts';
 import { takeDesktopHostSecrets } from '../../engine/hosts/port/host-secrets.ts';
-import { killStrays } from '../helpers/cli.ts';
+import { tempDir } from '../helpers/files.ts';
+import { killStrays } from '../helpers/processes.ts';
 import { FakeSafeStorage } from '../helpers/fake-electron.ts';
-import { FAST_CONFIG, tempDir } from '../helpers/solo-engine.ts';
+import { FAST_CONFIG } from '../helpers/solo-engine.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
 const MYSQL = 'mysql://ax:s3cr3t-pw@db.example:3306/ax';

@@ -13,7 +13,7 @@ import { ShellStateFile } from '../../electron/shell-state.ts';
 import { SHELL_TEXTS } from '../../electron/shell-texts.ts';
 import { trayMenu } from '../../electron/tray-menu.ts';
 import { type UtilityForker, utilityLauncher } from '../../electron/utility-launcher.ts';
-import { tempDir } from '../helpers/solo-engine.ts';
+import { tempDir } from '../helpers/files.ts';
 
 describe('app paths and host options', () => {
   it('finds the preload beside the bundle, the UI and the host in dist', () => {

@@ -19,7 +19,7 @@ import { type TrayActions, trayMenu } from '../../electron/tray-menu.ts';
 import type { DesktopTeamStatus } from '../../engine/api/desktop-bridge.ts';
 import type { HostTeamStatus, ParentMessage, TeamWorkerStatus } from '../../engine/api/host-protocol.ts';
 import { FakeContents, FakeEngineProcess, FakeIpcMain, FakePowerMonitor, ipcEvent } from '../helpers/fake-electron.ts';
-import { tempDir } from '../helpers/solo-engine.ts';
+import { tempDir } from '../helpers/files.ts';
 
 const root = tempDir('ax-team-join-');
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));

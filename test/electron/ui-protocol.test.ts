@@ -6,7 +6,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { uiProtocolHandler } from '../../electron/ui-protocol.ts';
 import { CSP, uiContentType, uiFileOf } from '../../engine/api/ui-assets.ts';
-import { tempDir } from '../helpers/solo-engine.ts';
+import { tempDir } from '../helpers/files.ts';
 
 let root: string;
 let uiDir: string;

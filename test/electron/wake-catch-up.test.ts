@@ -14,7 +14,7 @@ import { Engine } from '../../engine/core/engine.ts';
 import { parseWorkflowFile } from '../../engine/core/workflow-file.ts';
 import { FakeClock } from '../helpers/fake-clock.ts';
 import { FakePowerMonitor } from '../helpers/fake-electron.ts';
-import { tempDir } from '../helpers/solo-engine.ts';
+import { tempDir } from '../helpers/files.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 import { nodeHostDefaults } from '../../engine/hosts/node/host-defaults.ts';
 

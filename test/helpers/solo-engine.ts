@@ -1,7 +1,5 @@
 // An in-process solo engine on a fresh temp data dir, with short intervals for tests.
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import type { RunDetail } from '../../engine/api/engine-api.ts';
 import type { RunRecord, WorkflowSpec } from '../../engine/api/types.ts';
 import type { EngineConfig } from '../../engine/core/config.ts';
@@ -10,6 +8,7 @@ import type { ProcessRunner } from '../../engine/ports/process-runner.ts';
 import { parseWorkflowFile } from '../../engine/core/workflow-file.ts';
 import type { AlertOptions } from '../../engine/hosts/node/alert-channels.ts';
 import { openSoloEngine } from '../../engine/hosts/node/solo.ts';
+import { tempDir } from './files.ts';
 import { waitFor } from './wait-for.ts';
 
 export const FAST_CONFIG: Partial<EngineConfig> = {
@@ -19,10 +18,6 @@ export const FAST_CONFIG: Partial<EngineConfig> = {
   tickMs: 200,
   logFlushMs: 50,
 };
-
-export function tempDir(prefix = 'ax-test-'): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-}
 
 export interface TestEngine {
   engine: Engine;

@@ -1,13 +1,12 @@
 // Browser tests of the UI: Debian's Chromium driven by Playwright (never a downloaded browser),
-// against a real `ax serve` on a temporary data dir. Off CI, a missing Chromium skips the file
-// with its reason; under CI=true it is a failure.
+// against a real `ax serve` on a temporary data dir (serve.ts). Off CI, a missing Chromium skips
+// the file with its reason; under CI=true it is a failure. uiFixture gives a test file its served
+// engine, browser and (if asked) a signed-in page, and closes them after the file.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright';
-import { apiToken } from '../../engine/hosts/node/data-dir.ts';
-import { requestSignInCode } from '../../engine/server/ws-client.ts';
-import { ax, type AxOptions, type AxResult, type ServeProcess, startServe, writeFile } from './cli.ts';
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import { type ServedEngine, type ServedEngineOptions, startServedEngine } from './serve.ts';
 
 export const CHROMIUM = process.env.AX_TEST_CHROMIUM ?? '/usr/bin/chromium';
 export const SCREENSHOT_DIR = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../test-artifacts/screenshots');
@@ -28,65 +27,6 @@ export async function launchBrowser(extraArgs: string[] = []): Promise<Browser> 
   });
 }
 
-export interface UiEngine {
-  dataDir: string;
-  port: number;
-  origin: string;
-  serve: ServeProcess;
-  /** a fresh single-use sign-in link (from `ax open --print`) */
-  signInUrl(): Promise<string>;
-  /**
-   * A fresh single-use sign-in link asked of the engine as `ax open` asks for it (POST
-   * /auth/code with the data dir's API token), from this process: an `ax` process costs a busy
-   * core a second, once per page. The CLI's own path is signInUrl (sign-in.test.ts uses it).
-   */
-  signInLink(): Promise<string>;
-  /** runs an `ax` command on this data dir */
-  ax(args: string[], opts?: Partial<AxOptions>): Promise<AxResult>;
-  /** writes a file into the data dir and returns its path */
-  writeFile(name: string, text: string): string;
-  /** writes each workflow file (name → YAML) into the data dir and `ax apply`s it; throws with
-   *  ax's stderr when one is refused */
-  apply(files: Record<string, string>, opts?: Partial<AxOptions>): Promise<void>;
-  stop(): Promise<void>;
-}
-
-/** `ax serve` on a fresh temporary data dir; `prepare` writes into it first (e.g. settings.json). */
-export async function startUiEngine(options: { env?: Record<string, string>; serveArgs?: string[]; prepare?: (dataDir: string) => void } = {}): Promise<UiEngine> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ax-ui-'));
-  options.prepare?.(dataDir);
-  const opts: AxOptions = { dataDir, env: options.env };
-  const serve = await startServe(opts, ['--port', '0', ...(options.serveArgs ?? [])]);
-  return {
-    dataDir,
-    port: serve.port,
-    origin: `http://127.0.0.1:${serve.port}`,
-    serve,
-    async signInUrl() {
-      const res = await ax(['open', '--print'], opts);
-      if (res.code !== 0) throw new Error(`ax open --print failed: ${res.stderr}`);
-      return res.stdout.trim().split('\n').pop() as string;
-    },
-    async signInLink() {
-      return `http://127.0.0.1:${serve.port}/#code=${await requestSignInCode(serve.port, apiToken(dataDir))}`;
-    },
-    ax: (args, more) => ax(args, { ...opts, ...more }),
-    writeFile: (name, text) => writeFile(dataDir, name, text),
-    async apply(files, more) {
-      for (const [name, text] of Object.entries(files)) {
-        // --force: fixtures may label tasks for workers this solo engine does not have
-        const r = await ax(['apply', '--force', writeFile(dataDir, name, text)], { ...opts, ...more });
-        if (r.code !== 0) throw new Error(`ax apply ${name} exited ${r.code}: ${r.stderr}`);
-      }
-    },
-    async stop() {
-      serve.kill('SIGTERM');
-      await serve.exited;
-      fs.rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
-}
-
 export interface UiPageOptions {
   colorScheme?: 'light' | 'dark';
   /** e.g. 'en-US', 'zh-CN' */
@@ -95,7 +35,7 @@ export interface UiPageOptions {
 }
 
 /** A browser page signed in to the engine (through a fresh link), showing the dashboard. */
-export async function signedInPage(browser: Browser, engine: UiEngine, options: UiPageOptions = {}): Promise<{ context: BrowserContext; page: Page }> {
+export async function signedInPage(browser: Browser, engine: ServedEngine, options: UiPageOptions = {}): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({
     colorScheme: options.colorScheme ?? 'light',
     locale: options.locale ?? 'en-US',
@@ -136,4 +76,74 @@ export async function animationsDone(page: Page, timeoutMs = 5_000): Promise<voi
     { timeout: timeoutMs, polling: 50 },
   ).catch(() => undefined); // still moving after timeoutMs: the picture is for a person, not a finding
   await page.evaluate(() => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve()))));
+}
+
+export interface UiFixture {
+  /** the served engine (set once the fixture's beforeAll has run) */
+  readonly engine: ServedEngine;
+  readonly browser: Browser;
+  /** the shared signed-in page, when `page` was given */
+  readonly page: Page;
+  /**
+   * A fresh signed-in page of its own (another locale, scheme or size); its context is closed
+   * after the test that opened it.
+   */
+  newPage(options?: UiPageOptions): Promise<Page>;
+}
+
+export interface UiFixtureOptions extends ServedEngineOptions {
+  /** runs once the engine serves and before the browser starts: workflows, seeded history */
+  setup?: (engine: ServedEngine) => Promise<void>;
+  /** more Chromium switches (see launchBrowser) */
+  browserArgs?: string[];
+  /** open one signed-in page for the whole file, showing the loaded dashboard */
+  page?: UiPageOptions;
+}
+
+/**
+ * A browser test file's set-up, in this order before its own beforeAll hooks: `ax serve` on a fresh
+ * data dir, `setup`, Chromium, and the shared signed-in page if asked. Everything is closed after
+ * the file; a screenshot of the shared page is kept when a test fails.
+ */
+export function uiFixture(options: UiFixtureOptions = {}): UiFixture {
+  const state: { engine?: ServedEngine; browser?: Browser; page?: Page } = {};
+  const perTest: BrowserContext[] = [];
+  const need = <T>(value: T | undefined, what: string): T => {
+    if (value === undefined) throw new Error(`uiFixture: no ${what} (${what === 'page' ? 'pass { page: {} } to uiFixture' : 'used before its beforeAll ran'})`);
+    return value;
+  };
+  beforeAll(async () => {
+    state.engine = await startServedEngine(options);
+    await options.setup?.(state.engine);
+    state.browser = await launchBrowser(options.browserArgs);
+    if (options.page) {
+      ({ page: state.page } = await signedInPage(state.browser, state.engine, options.page));
+      await state.page.waitForSelector('[data-testid="dashboard-loaded"]');
+    }
+  }, 120_000);
+  afterEach(async (ctx) => {
+    // what the shared page showed when a step failed, for the person reading the failure
+    if (ctx.task.result?.state === 'fail' && state.page) await screenshot(state.page, `failed-${ctx.task.name.slice(0, 40).replace(/[^a-z0-9]+/gi, '-')}`);
+    await Promise.all(perTest.splice(0).map((c) => c.close()));
+  });
+  afterAll(async () => {
+    await state.browser?.close();
+    await state.engine?.stop();
+  });
+  return {
+    get engine() {
+      return need(state.engine, 'engine');
+    },
+    get browser() {
+      return need(state.browser, 'browser');
+    },
+    get page() {
+      return need(state.page, 'page');
+    },
+    async newPage(pageOptions = {}) {
+      const { context, page } = await signedInPage(need(state.browser, 'browser'), need(state.engine, 'engine'), pageOptions);
+      perTest.push(context);
+      return page;
+    },
+  };
 }

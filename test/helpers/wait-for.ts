@@ -54,3 +54,36 @@ export async function within(p: Promise<unknown>, ms: number): Promise<'resolved
     clearTimeout(timer);
   }
 }
+
+/**
+ * Checks that something stays so for a while: runs check every intervalMs for `ms` and fails the
+ * first time it does not hold (a throw counts as not holding). For what must NOT happen (a banner
+ * that must not come, a task that must not start): no event says "it never will", so the test
+ * watches for a time it chooses. Say at the call why that time is enough for the unwanted thing to
+ * have shown if it were going to; a longer time never makes the test flaky, only slower.
+ */
+export async function holdsFor(check: () => unknown, ms: number, opts: { intervalMs?: number; message?: string } = {}): Promise<void> {
+  const intervalMs = opts.intervalMs ?? 100;
+  const until = Date.now() + ms;
+  for (;;) {
+    let held: unknown;
+    let error: unknown;
+    try {
+      held = await check();
+    } catch (err) {
+      error = err;
+    }
+    if (!held) throw new Error(`holdsFor: ${opts.message ?? 'the condition'} stopped holding${error === undefined ? '' : `: ${String(error)}`}`, { cause: error });
+    if (Date.now() >= until) return;
+    await new Promise((resolve) => setTimeout(resolve, Math.min(intervalMs, Math.max(0, until - Date.now()))));
+  }
+}
+
+/**
+ * Lets `ms` of wall-clock time pass, for a test about a duration itself: a service kept down for
+ * longer than a heartbeat may age, the clock brought to a given point of a second. Never to wait
+ * for something to happen (waitFor) or not to happen (holdsFor). Say at the call why this long.
+ */
+export async function letTimePass(ms: number): Promise<void> {
+  if (ms > 0) await new Promise((resolve) => setTimeout(resolve, ms));
+}

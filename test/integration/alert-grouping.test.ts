@@ -13,7 +13,7 @@ import { DEFAULT_ALERT_SETTINGS } from '../../engine/core/alerts/alert-settings.
 import type { Store } from '../../engine/ports/store.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/alert-receivers.ts';
 import { FakeClock } from '../helpers/fake-clock.ts';
-import { tempDir } from '../helpers/solo-engine.ts';
+import { tempDir } from '../helpers/files.ts';
 
 const WINDOW = 600_000;
 // At the start of a window, so the minute's burst falls in one.

@@ -8,7 +8,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { AlertRecord } from '../../engine/api/alerts.ts';
 import { SecretsFile } from '../../engine/hosts/node/secrets-file.ts';
 import { type SmtpReceiver, startSmtpReceiver, startWebhookReceiver, type WebhookReceiver } from '../helpers/alert-receivers.ts';
-import { startTestEngine, tempDir, type TestEngine } from '../helpers/solo-engine.ts';
+import { tempDir } from '../helpers/files.ts';
+import { startTestEngine, type TestEngine } from '../helpers/solo-engine.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
 let te: TestEngine | undefined;

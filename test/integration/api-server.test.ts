@@ -12,7 +12,7 @@ import type { EngineEvent } from '../../engine/api/events.ts';
 import { connectApi } from '../../engine/server/ws-client.ts';
 import { type ApiServer, MAX_FRAME_BYTES, startApiServer } from '../../engine/server/ws-server.ts';
 import { startTestEngine, type TestEngine } from '../helpers/solo-engine.ts';
-import { waitFor } from '../helpers/wait-for.ts';
+import { holdsFor, waitFor } from '../helpers/wait-for.ts';
 
 const TOKEN = 'test-token-0123456789abcdef0123456789';
 let t: TestEngine;
@@ -121,7 +121,9 @@ describe('the WebSocket', () => {
     await t.apply('workflow: watched\ntasks:\n  a:\n    command: "true"\n');
     await t.runToEnd('watched');
     await waitFor(() => got.length > 0, { timeoutMs: 5_000 });
-    await new Promise((r) => setTimeout(r, 300));
+    // The run's events went out before runToEnd saw its end, and the watched one has arrived: a
+    // stray event to either client would be on the wire by now, so 300 ms more catches it.
+    await holdsFor(() => got.length === 1 && otherEvents === 0, 300, { message: 'no more events, none to the client that watches nothing' });
     expect(got).toEqual([expect.objectContaining({ type: 'workflow', change: 'applied', workflow: 'watched' })]);
     expect(otherEvents).toBe(0);
     stop();

@@ -20,7 +20,7 @@ import { HELD_FOR_UPSTREAM } from '../../engine/ports/store.ts';
 import type { EngineEvent } from '../../engine/api/events.ts';
 import { FakeClock } from '../helpers/fake-clock.ts';
 import { createTestDatabase, mysqlAvailable } from '../helpers/services.ts';
-import { tempDir } from '../helpers/solo-engine.ts';
+import { tempDir } from '../helpers/files.ts';
 import { nextTurn } from '../../engine/hosts/node/host-defaults.ts';
 
 const HOUR = 3_600_000;

@@ -4,7 +4,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { InstanceRecord } from '../../engine/api/types.ts';
-import { startTestEngine, tempDir, type TestEngine } from '../helpers/solo-engine.ts';
+import { tempDir } from '../helpers/files.ts';
+import { startTestEngine, type TestEngine } from '../helpers/solo-engine.ts';
 
 let t: TestEngine;
 let scratch: string;

@@ -15,7 +15,7 @@ import { Router } from '../../engine/core/routing.ts';
 import { indexWorkflow, WorkflowCache } from '../../engine/core/workflow-cache.ts';
 import { nextTurn, nodeHostDefaults } from '../../engine/hosts/node/host-defaults.ts';
 import type { Store, TaskDefinition, WorkflowGraph } from '../../engine/ports/store.ts';
-import { tempDir } from '../helpers/solo-engine.ts';
+import { tempDir } from '../helpers/files.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
 const cleanups: (() => Promise<void> | void)[] = [];

@@ -8,9 +8,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { EngineEvent } from '../../engine/api/events.ts';
 import { DESKTOP_SECRETS_ENV } from '../../engine/api/host-protocol.ts';
 import { type ForkedEngineHost, forkEngineHost } from '../../engine/hosts/port/fork-host.ts';
-import { killStrays } from '../helpers/cli.ts';
+import { tempDir } from '../helpers/files.ts';
+import { killStrays } from '../helpers/processes.ts';
 import { applyText } from '../helpers/api-apply.ts';
-import { FAST_CONFIG, tempDir } from '../helpers/solo-engine.ts';
+import { FAST_CONFIG } from '../helpers/solo-engine.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
 let root: string;

@@ -18,9 +18,11 @@ import { HostClients } from '../../engine/hosts/port/host-clients.ts';
 import type { PortLike } from '../../engine/hosts/port/parent-channel.ts';
 import { connectApi } from '../../engine/server/ws-client.ts';
 import { startApiServer } from '../../engine/server/ws-server.ts';
-import { ax, groupMembers, killStrays, launchersOf, processAlive, readLockFile, readPidFile, REPO, writeFile } from '../helpers/cli.ts';
+import { ax } from '../helpers/ax.ts';
+import { readLockFile, REPO, tempDir, writeFile } from '../helpers/files.ts';
+import { groupMembers, killStrays, launchersOf, processAlive, readPidFile } from '../helpers/processes.ts';
 import { applyText } from '../helpers/api-apply.ts';
-import { FAST_CONFIG, startTestEngine, tempDir } from '../helpers/solo-engine.ts';
+import { FAST_CONFIG, startTestEngine } from '../helpers/solo-engine.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
 let root: string;

@@ -5,8 +5,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LauncherProcessRunner } from '../../engine/adapters/process/launcher-process-runner.ts';
-import { groupMembers, killGroup } from '../helpers/cli.ts';
-import { FAST_CONFIG, startTestEngine, tempDir, type TestEngine } from '../helpers/solo-engine.ts';
+import { tempDir } from '../helpers/files.ts';
+import { groupMembers, killGroup } from '../helpers/processes.ts';
+import { FAST_CONFIG, startTestEngine, type TestEngine } from '../helpers/solo-engine.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
 let t: TestEngine;

@@ -4,7 +4,8 @@
 import fs from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { InstanceRecord } from '../../engine/api/types.ts';
-import { startTestEngine, tempDir, type TestEngine } from '../helpers/solo-engine.ts';
+import { tempDir } from '../helpers/files.ts';
+import { startTestEngine, type TestEngine } from '../helpers/solo-engine.ts';
 
 const dir = tempDir('ax-retention-');
 const open: TestEngine[] = [];

@@ -5,7 +5,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LogLine } from '../../engine/api/types.ts';
-import { startTestEngine, tempDir, type TestEngine } from '../helpers/solo-engine.ts';
+import { tempDir } from '../helpers/files.ts';
+import { startTestEngine, type TestEngine } from '../helpers/solo-engine.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
 const MAX_OUTPUT = 5 * 1024 * 1024;

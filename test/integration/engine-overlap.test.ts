@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunRecord } from '../../engine/api/types.ts';
 import { startTestEngine, type TestEngine } from '../helpers/solo-engine.ts';
-import { waitFor } from '../helpers/wait-for.ts';
+import { letTimePass, waitFor } from '../helpers/wait-for.ts';
 
 let t: TestEngine;
 
@@ -78,7 +78,7 @@ tasks:
 `);
     await waitFor(async () => (await runsOf('disable-race')).length >= 1, { timeoutMs: 5_000, message: 'a first fire' });
     // Disable 40 ms before a whole second: the timer for that fire is already set.
-    await new Promise((resolve) => setTimeout(resolve, 1000 - (Date.now() % 1000) + 960));
+    await letTimePass(1000 - (Date.now() % 1000) + 960);
     await t.engine.setEnabled('disable-race', false, 'test');
     const disabledAt = Date.now();
     const nextFire = Math.ceil(disabledAt / 1000) * 1000;

@@ -8,7 +8,8 @@ import { systemClock } from '../../engine/adapters/system-clock.ts';
 import { Engine } from '../../engine/core/engine.ts';
 import { parseWorkflowFile } from '../../engine/core/workflow-file.ts';
 import { dbFile } from '../../engine/hosts/node/data-dir.ts';
-import { FAST_CONFIG, startTestEngine, tempDir, type TestEngine } from '../helpers/solo-engine.ts';
+import { tempDir } from '../helpers/files.ts';
+import { FAST_CONFIG, startTestEngine, type TestEngine } from '../helpers/solo-engine.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 import { nodeHostDefaults } from '../../engine/hosts/node/host-defaults.ts';
 

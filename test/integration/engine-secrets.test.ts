@@ -6,7 +6,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serializeWorkflow } from '../../engine/core/workflow-serialize.ts';
 import { SecretsFile } from '../../engine/hosts/node/secrets-file.ts';
-import { startTestEngine, tempDir, type TestEngine } from '../helpers/solo-engine.ts';
+import { tempDir } from '../helpers/files.ts';
+import { startTestEngine, type TestEngine } from '../helpers/solo-engine.ts';
 
 // Written split in the command below ("…""…"), so only the secret itself can put it anywhere.
 const VALUE = 'tok-5f3a9c-very-private';

@@ -6,7 +6,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AxError } from '../../engine/api/errors.ts';
 import type { InstanceRecord } from '../../engine/api/types.ts';
-import { startTestEngine, tempDir, type TestEngine } from '../helpers/solo-engine.ts';
+import { tempDir } from '../helpers/files.ts';
+import { startTestEngine, type TestEngine } from '../helpers/solo-engine.ts';
 
 let t: TestEngine;
 let scratch: string;

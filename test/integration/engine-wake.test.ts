@@ -16,7 +16,8 @@ import { Engine, type EngineDeps } from '../../engine/core/engine.ts';
 import { parseWorkflowFile } from '../../engine/core/workflow-file.ts';
 import type { Coordinator } from '../../engine/ports/coordinator.ts';
 import { deleteRedisPrefix, redisAvailable, REDIS_URL, uniqueName } from '../helpers/services.ts';
-import { FAST_CONFIG, tempDir } from '../helpers/solo-engine.ts';
+import { tempDir } from '../helpers/files.ts';
+import { FAST_CONFIG } from '../helpers/solo-engine.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 import { nodeHostDefaults } from '../../engine/hosts/node/host-defaults.ts';
 

@@ -14,7 +14,7 @@ import { RunManager } from '../../engine/core/run-manager.ts';
 import { WorkflowCache } from '../../engine/core/workflow-cache.ts';
 import { parseWorkflowFile } from '../../engine/core/workflow-file.ts';
 import { FakeClock } from '../helpers/fake-clock.ts';
-import { tempDir } from '../helpers/solo-engine.ts';
+import { tempDir } from '../helpers/files.ts';
 import { nextTurn } from '../../engine/hosts/node/host-defaults.ts';
 
 const T0 = Date.UTC(2026, 0, 5, 12);

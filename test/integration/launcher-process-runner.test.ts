@@ -8,8 +8,8 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LauncherProcessRunner } from '../../engine/adapters/process/launcher-process-runner.ts';
 import type { ProcessSpec } from '../../engine/ports/process-runner.ts';
-import { groupMembers, killGroup, processAlive, procState, REPO } from '../helpers/cli.ts';
-import { tempDir } from '../helpers/solo-engine.ts';
+import { REPO, tempDir } from '../helpers/files.ts';
+import { groupMembers, killGroup, processAlive, procState } from '../helpers/processes.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
 const cleanups: (() => void)[] = [];

@@ -11,7 +11,7 @@ import type { SqlStore } from '../../engine/adapters/sql/sql-store.ts';
 import { systemClock } from '../../engine/adapters/system-clock.ts';
 import { LogWriter } from '../../engine/core/log-writer.ts';
 import { createTestDatabase, mysqlAvailable } from '../helpers/services.ts';
-import { tempDir } from '../helpers/solo-engine.ts';
+import { tempDir } from '../helpers/files.ts';
 
 const mysql = await mysqlAvailable();
 const FLUSH_MS = 200;

@@ -10,7 +10,8 @@ import YAML from 'yaml';
 import { startLocalApi, type LocalApi } from '../../engine/hosts/node/local-api.ts';
 import { startMetricsServer } from '../../engine/server/metrics-server.ts';
 import { scrape, type Scrape } from '../helpers/prometheus.ts';
-import { startTestEngine, tempDir, type TestEngine } from '../helpers/solo-engine.ts';
+import { tempDir } from '../helpers/files.ts';
+import { startTestEngine, type TestEngine } from '../helpers/solo-engine.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');

@@ -6,7 +6,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { LauncherProcessRunner } from '../../engine/adapters/process/launcher-process-runner.ts';
 import { NodeProcessRunner } from '../../engine/adapters/process/node-process-runner.ts';
 import type { ProcessRunner, ProcessSpec, RunningProcess } from '../../engine/ports/process-runner.ts';
-import { groupMembers } from '../helpers/cli.ts';
+import { groupMembers } from '../helpers/processes.ts';
 
 const started: RunningProcess[] = [];
 const runners: ProcessRunner[] = [];
@@ -115,11 +115,10 @@ describe.skipIf(process.platform === 'win32').each(RUNNERS)('%s', (_name, make) 
     const proc = await run('sleep 300 & sleep 300');
     await waitFor(() => groupMembers(proc.pid).length >= 2, 'both sleeps');
     expect(groupAlive(proc.pid)).toBe(true);
-    const t0 = Date.now();
     await proc.terminate(2000);
-    expect(Date.now() - t0).toBeLessThan(2000); // sleep obeys SIGTERM: no need for SIGKILL
     expect(groupMembers(proc.pid)).toEqual([]);
     expect(groupAlive(proc.pid)).toBe(false);
+    // sleep obeys SIGTERM: no need for SIGKILL (how long it takes: bench/guard-times.ts)
     expect((await proc.exited).signal).toBe('SIGTERM');
     await proc.terminate(2000); // idempotent after exit
   });
@@ -146,11 +145,10 @@ describe.skipIf(process.platform === 'win32').each(RUNNERS)('%s', (_name, make) 
   });
 
   it('resolves exited promptly when a background child holds the pipe open', async () => {
-    const t0 = Date.now();
     const proc = await run('sleep 300 & echo started');
     expect(await proc.exited).toEqual({ code: 0, signal: null });
-    expect(Date.now() - t0).toBeLessThan(3000);
     expect(proc.stdout).toEqual(['started']);
+    // exited came with the shell's end, not the pipe's: the sleeper still holds it (the time: bench/guard-times.ts)
     expect(groupMembers(proc.pid).length).toBe(1); // the sleeper, leaderless
     expect(groupAlive(proc.pid)).toBe(true);
     await proc.terminate(2000);

@@ -13,7 +13,7 @@ import { DEFAULT_ALERT_SETTINGS } from '../../engine/core/alerts/alert-settings.
 import { Engine } from '../../engine/core/engine.ts';
 import { parseWorkflowFile } from '../../engine/core/workflow-file.ts';
 import { FakeClock } from '../helpers/fake-clock.ts';
-import { tempDir } from '../helpers/solo-engine.ts';
+import { tempDir } from '../helpers/files.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 import { nodeHostDefaults } from '../../engine/hosts/node/host-defaults.ts';
 

@@ -16,7 +16,7 @@ import type { MisfirePolicy } from '../../engine/api/types.ts';
 import { Engine } from '../../engine/core/engine.ts';
 import { parseWorkflowFile } from '../../engine/core/workflow-file.ts';
 import { FakeClock } from '../helpers/fake-clock.ts';
-import { tempDir } from '../helpers/solo-engine.ts';
+import { tempDir } from '../helpers/files.ts';
 import { nodeHostDefaults } from '../../engine/hosts/node/host-defaults.ts';
 
 const T0 = Date.parse('2026-03-01T00:30:00Z');

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uiProtocolHandler } from '../../electron/ui-protocol.ts';
 import { CSP } from '../../engine/api/ui-assets.ts';
 import { serveStatic } from '../../engine/server/static-ui.ts';
-import { tempDir } from '../helpers/solo-engine.ts';
+import { tempDir } from '../helpers/files.ts';
 
 let root: string;
 let server: http.Server;

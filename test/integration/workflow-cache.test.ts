@@ -10,7 +10,7 @@ import { downstreamClosure } from '../../engine/core/dag.ts';
 import { type CachedWorkflow, WorkflowCache } from '../../engine/core/workflow-cache.ts';
 import { parseWorkflowFile } from '../../engine/core/workflow-file.ts';
 import { FakeClock } from '../helpers/fake-clock.ts';
-import { tempDir } from '../helpers/solo-engine.ts';
+import { tempDir } from '../helpers/files.ts';
 import { nextTurn } from '../../engine/hosts/node/host-defaults.ts';
 
 // extract → clean → load, extract → report, clean → report; audit stands alone

@@ -13,11 +13,12 @@ import { EngineSupervisor } from '../../electron/engine-supervisor.ts';
 import { sqliteDriver } from '../../engine/adapters/sql/sqlite-driver.ts';
 import type { EngineEvent } from '../../engine/api/events.ts';
 import { type ForkedEngineHost, forkEngineHost } from '../../engine/hosts/port/fork-host.ts';
-import { killStrays, launchersOf, REPO } from '../helpers/cli.ts';
+import { REPO, tempDir } from '../helpers/files.ts';
+import { killStrays, launchersOf } from '../helpers/processes.ts';
 import { applyText } from '../helpers/api-apply.ts';
 import { nodeEngineLauncher } from '../helpers/node-engine-launcher.ts';
-import { FAST_CONFIG, tempDir } from '../helpers/solo-engine.ts';
-import { waitFor } from '../helpers/wait-for.ts';
+import { FAST_CONFIG } from '../helpers/solo-engine.ts';
+import { holdsFor, waitFor } from '../helpers/wait-for.ts';
 
 const HOST_BUNDLE = path.join(REPO, 'dist', 'engine-host.mjs');
 const AX = path.join(REPO, 'bin', 'ax.mjs');
@@ -122,8 +123,9 @@ describe('the bundled engine host under this Node', () => {
     expect(failed.message).toContain('npm rebuild better-sqlite3');
     expect(children).toHaveLength(1);
     expect(children[0]?.exitCode).toBe(7);
-    // Failed is final until a person asks: no restart after a while either.
-    await new Promise((r) => setTimeout(r, 500));
+    // Failed is final until a person asks: no restart after a while either (a crash restarts at
+    // once, its backoff starting in milliseconds, so half a second would show one).
+    await holdsFor(() => children.length === 1 && !states.includes('restarting'), 500, { message: 'no restart after failed' });
     expect(children).toHaveLength(1);
     expect(states).not.toContain('restarting');
     await supervisor.stop(0);

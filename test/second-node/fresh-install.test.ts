@@ -6,8 +6,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO } from '../helpers/cli.ts';
-import { tempDir } from '../helpers/solo-engine.ts';
+import { REPO, tempDir } from '../helpers/files.ts';
 
 let root: string;
 

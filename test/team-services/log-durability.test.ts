@@ -16,7 +16,8 @@ import { Team } from '../helpers/team/harness.ts';
 import { hasMariadbServer, PrivateMariaDb } from '../helpers/private-servers.ts';
 import type { TeamProcess } from '../helpers/team/team-process.ts';
 import { traced } from '../helpers/team/trace.ts';
-import { tempDir } from '../helpers/solo-engine.ts';
+import { tempDir } from '../helpers/files.ts';
+import { holdsFor } from '../helpers/wait-for.ts';
 
 const redis = await redisAvailable();
 const runnable = redis && ((hasMariadbServer && hasFlock) || CI);
@@ -169,7 +170,9 @@ describe.skipIf(!runnable)('logs while MariaDB is killed and restarted', () => {
     await killDb();
     await gate.open();
     await t.waitFor(() => t.executions().some((e) => e.runId === runId && e.end !== undefined), { timeoutMs: 60_000, message: 'the burst to end' });
-    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    // the worker lives on for a while after the burst with the database still down, and its
+    // memory peak is read after that while
+    await holdsFor(() => worker.running, 2_000, { message: `the worker to keep running\n${worker.stderr.slice(-3000)}` });
     expect(worker.running, worker.stderr.slice(-3000)).toBe(true);
     const after = memory(worker.pid);
     // The buffer holds 4 MiB; the 31 MB burst (and its ~200,000 line objects) never sat in memory at once.

@@ -5,7 +5,7 @@
 // database outage is not mistaken for dead workers. Redis is the shared one (own prefix).
 import fs from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../helpers/solo-engine.ts';
+import { tempDir } from '../helpers/files.ts';
 import { CI, redisAvailable } from '../helpers/services.ts';
 import { aliveThrough, holdsFor, MISJUDGE_WINDOW_MS, stillRunningFirstAttempts, waitForProgressAfter } from '../helpers/team/fault-checks.ts';
 import { hasFlock } from '../helpers/team/gate.ts';
@@ -13,6 +13,7 @@ import { Team, TEAM_CONFIG } from '../helpers/team/harness.ts';
 import { checkInvariants } from '../helpers/team/invariants.ts';
 import { hasMariadbServer, PrivateMariaDb } from '../helpers/private-servers.ts';
 import { gatedWorkflow, layeredWorkflow } from '../helpers/team/workflows.ts';
+import { letTimePass } from '../helpers/wait-for.ts';
 
 // Off CI a machine without Redis, mariadbd / mariadb-install-db or flock(1) skips this file; under
 // CI=true redisAvailable() throws and a missing program fails when it is used.
@@ -77,7 +78,7 @@ describe.skipIf(!runnable)('a team whose MariaDB is killed and restarted mid-run
     // heartbeat may age (2.5 × its interval), so a judgement from stale database heartbeats would
     // show. Then the same server, port and data again.
     const outageMs = Math.max(3 * (TEAM_CONFIG.workerHeartbeatMs as number), 2.5 * (TEAM_CONFIG.taskHeartbeatMs as number)) + 1_000;
-    await new Promise((resolve) => setTimeout(resolve, outageMs - (Date.now() - down)));
+    await letTimePass(outageMs - (Date.now() - down));
     await db.start();
     const back = Date.now();
 

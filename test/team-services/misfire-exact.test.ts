@@ -15,6 +15,7 @@ import { teamServicesAvailable } from '../helpers/services.ts';
 import { TEAM_CONFIG, type Team, teamForTest } from '../helpers/team/harness.ts';
 import type { TeamProcess } from '../helpers/team/team-process.ts';
 import { cronWorkflow } from '../helpers/team/workflows.ts';
+import { letTimePass } from '../helpers/wait-for.ts';
 
 const runnable = await teamServicesAvailable();
 
@@ -100,7 +101,8 @@ describe.skipIf(!runnable)('misfire policies, asserted by count', () => {
     await Promise.all([s1, s2].map((n) => (n as TeamProcess).kill9()));
     const lastBefore = new Map<MisfirePolicy, number>();
     for (const p of POLICIES) lastBefore.set(p, Math.max(...(await cronRuns(team, name(p))).map((r) => r.logicalTime)));
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, 15_000 - (Date.now() - stoppedAt))));
+    // 15 s without a scheduler: an every-2-s cron misses more than two fires, for each policy to judge
+    await letTimePass(15_000 - (Date.now() - stoppedAt));
 
     const restarted = Date.now();
     await team.serve({ role: 'scheduler', noWork: true, workerId: 's1' });

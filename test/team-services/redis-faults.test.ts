@@ -14,7 +14,7 @@ import { type Team, TEAM_CONFIG, teamForTest, type TestFinish } from '../helpers
 import { checkInvariants } from '../helpers/team/invariants.ts';
 import { hasRedisServer, PrivateRedis } from '../helpers/private-servers.ts';
 import { gatedWorkflow, layeredWorkflow } from '../helpers/team/workflows.ts';
-import { waitFor } from '../helpers/wait-for.ts';
+import { letTimePass, waitFor } from '../helpers/wait-for.ts';
 
 // Off CI, a machine without MariaDB, redis-server or flock(1) skips this file; under CI=true
 // mysqlAvailable() throws and a missing program fails at its spawn.
@@ -133,7 +133,7 @@ describe.skipIf(!runnable)('a team whose Redis loses everything mid-run', () => 
     await redis.kill();
     // Down for longer than a worker may stay silent (3 × its heartbeat): an outage of Redis must
     // not look like dead workers, since their heartbeats in the database are the truth.
-    await new Promise((resolve) => setTimeout(resolve, 4 * (TEAM_CONFIG.workerHeartbeatMs as number)));
+    await letTimePass(4 * (TEAM_CONFIG.workerHeartbeatMs as number));
     await redis.start();
     const restarted = Date.now();
     const resumed = await waitForProgressAfter(team, runIds, restarted, RESUME_BOUND_MS + 30_000);

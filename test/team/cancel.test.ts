@@ -5,7 +5,7 @@
 // The worker heartbeat is long here (30 s): the worker must hear the cancel as an event, not find
 // it at its next heartbeat; the command would otherwise wait out its bound and say so.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { groupMembers } from '../helpers/cli.ts';
+import { groupMembers } from '../helpers/processes.ts';
 import { SKIP_REASON, Team, TEAM_CONFIG, TEST_TIMEOUT_MS } from '../helpers/team/harness.ts';
 import { teamServicesAvailable } from '../helpers/services.ts';
 

@@ -6,9 +6,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WorkerRecord } from '../../engine/api/types.ts';
-import { ax, axJson, killAllAx, startServe } from '../helpers/cli.ts';
+import { ax, axJson, killAllAx } from '../helpers/ax.ts';
+import { tempDir } from '../helpers/files.ts';
+import { startServe } from '../helpers/serve.ts';
 import { teamServicesAvailable } from '../helpers/services.ts';
-import { tempDir } from '../helpers/solo-engine.ts';
 import { SKIP_REASON, Team, TEAM_CONFIG, TEST_TIMEOUT_MS } from '../helpers/team/harness.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 

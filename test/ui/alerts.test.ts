@@ -7,10 +7,10 @@
 // Chinese, with no translation missing.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/alert-receivers.ts';
-import { animationsDone, browserSkipReason, launchBrowser, screenshot, signedInPage, startUiEngine, type UiEngine } from '../helpers/ui.ts';
+import { startServedEngine } from '../helpers/serve.ts';
+import { animationsDone, browserSkipReason, screenshot, signedInPage, uiFixture } from '../helpers/ui.ts';
 
 const skip = browserSkipReason();
 
@@ -22,58 +22,56 @@ tasks:
 
 // Skipped only off CI where Chromium or the built UI is missing (the reason is in `skip`): under CI=true browserSkipReason() throws instead.
 describe.skipIf(skip)('the Alerts page', () => {
-  let engine: UiEngine;
-  let browser: Browser;
-  let page: Page;
   let ok: WebhookReceiver;
   let broken: WebhookReceiver;
 
-  const rows = () => page.locator('[data-testid="alerts-loaded"] tbody tr[data-row-key]');
+  const rows = () => ui.page.locator('[data-testid="alerts-loaded"] tbody tr[data-row-key]');
 
+  // the webhook receivers the engine's settings name: up before the engine starts
   beforeAll(async () => {
     ok = await startWebhookReceiver(() => 200);
     broken = await startWebhookReceiver(() => 500);
-    const alerts = {
-      channels: {
-        ops: { type: 'webhook', url: ok.url, template: 'slack' },
-        pager: { type: 'webhook', url: broken.url, retries: 1 },
-      },
-      workflows: { channels: ['ops', 'pager'] },
-      retryDelay: '50ms',
-    };
-    engine = await startUiEngine({ prepare: (dir) => fs.writeFileSync(path.join(dir, 'settings.json'), JSON.stringify({ alerts }), { mode: 0o600 }) });
-    await engine.apply({ 'etl.yaml': FAILING });
-    browser = await launchBrowser();
-    ({ page } = await signedInPage(browser, engine, { colorScheme: 'light', locale: 'en-US', viewport: { width: 1360, height: 820 } }));
-  }, 120_000);
+  });
 
   afterAll(async () => {
-    await browser?.close();
-    await engine?.stop();
     await ok?.close();
     await broken?.close();
   });
 
-  afterEach(async (ctx) => {
-    if (ctx.task.result?.state === 'fail' && page) await screenshot(page, `failed-${ctx.task.name.slice(0, 40).replace(/[^a-z0-9]+/gi, '-')}`);
+  const ui = uiFixture({
+    prepare: (dir) => {
+      const alerts = {
+        channels: {
+          ops: { type: 'webhook', url: ok.url, template: 'slack' },
+          pager: { type: 'webhook', url: broken.url, retries: 1 },
+        },
+        workflows: { channels: ['ops', 'pager'] },
+        retryDelay: '50ms',
+      };
+      fs.writeFileSync(path.join(dir, 'settings.json'), JSON.stringify({ alerts }), { mode: 0o600 });
+    },
+    setup: async (engine) => {
+      await engine.apply({ 'etl.yaml': FAILING });
+    },
+    page: { colorScheme: 'light', locale: 'en-US', viewport: { width: 1360, height: 820 } },
   });
 
   it('is in the navigation; before any alert it says how to configure them, and names the channels there are', async () => {
-    await page.getByRole('navigation').getByRole('link', { name: 'Alerts' }).click();
-    await page.getByRole('heading', { name: 'Alerts', level: 1 }).waitFor();
-    const empty = page.getByTestId('alerts-empty');
+    await ui.page.getByRole('navigation').getByRole('link', { name: 'Alerts' }).click();
+    await ui.page.getByRole('heading', { name: 'Alerts', level: 1 }).waitFor();
+    const empty = ui.page.getByTestId('alerts-empty');
     await empty.waitFor();
     expect(await empty.textContent()).toContain('No alerts yet');
     expect(await empty.textContent()).toContain('They go to the channels above. To see one arrive, send a test message: ax alerts test ops');
-    const channels = page.getByTestId('alerts-channels');
+    const channels = ui.page.getByTestId('alerts-channels');
     expect(await channels.textContent()).toContain('ops · webhook (slack)');
     expect(await channels.textContent()).toContain('pager · webhook');
-    await animationsDone(page);
-    await screenshot(page, 'alerts-empty-light');
+    await animationsDone(ui.page);
+    await screenshot(ui.page, 'alerts-empty-light');
   });
 
   it('a failed run\'s alert appears live: sent through one channel, failed after its retry through the other, with why', async () => {
-    const run = await engine.ax(['run', 'nightly-etl', '--wait']);
+    const run = await ui.engine.ax(['run', 'nightly-etl', '--wait']);
     expect(run.code).toBe(1);
     await rows().first().waitFor({ timeout: 15_000 });
     const row = rows().first();
@@ -93,34 +91,34 @@ describe.skipIf(skip)('the Alerts page', () => {
     expect(ok.posts).toHaveLength(1);
     expect(broken.posts).toHaveLength(2);
     await row.getByRole('link', { name: 'run #1' }).waitFor();
-    await animationsDone(page);
-    await screenshot(page, 'alerts-light');
+    await animationsDone(ui.page);
+    await screenshot(ui.page, 'alerts-light');
   });
 
   it('a repeat within the group window shows as grouped, sent to nobody; the filter keeps the failed ones', async () => {
-    expect((await engine.ax(['run', 'nightly-etl', '--wait'])).code).toBe(1);
+    expect((await ui.engine.ax(['run', 'nightly-etl', '--wait'])).code).toBe(1);
     await expect.poll(() => rows().count(), { timeout: 15_000 }).toBe(2);
     const newest = rows().first();
     await newest.locator('[data-outcome="grouped"]').waitFor();
     expect((await newest.locator('td').allTextContents())[2]).toContain('run #2');
     expect(ok.posts).toHaveLength(1);
-    await page.getByText('Failed', { exact: true }).filter({ has: page.locator('xpath=ancestor::*[contains(@class,"ant-segmented")]') }).first().click();
+    await ui.page.getByText('Failed', { exact: true }).filter({ has: ui.page.locator('xpath=ancestor::*[contains(@class,"ant-segmented")]') }).first().click();
     await expect.poll(() => rows().count()).toBe(1);
     expect(await rows().first().locator('[data-outcome="failed"]').count()).toBe(1);
-    await page.getByText('All', { exact: true }).click();
+    await ui.page.getByText('All', { exact: true }).click();
     await expect.poll(() => rows().count()).toBe(2);
   });
 
   it('reads well in dark mode and in Simplified Chinese, with no key missing', async () => {
-    const dark = await signedInPage(browser, engine, { colorScheme: 'dark', locale: 'en-US', viewport: { width: 1360, height: 820 } });
-    await dark.page.goto(`${engine.origin}/#/alerts`);
+    const dark = await signedInPage(ui.browser, ui.engine, { colorScheme: 'dark', locale: 'en-US', viewport: { width: 1360, height: 820 } });
+    await dark.page.goto(`${ui.engine.origin}/#/alerts`);
     await dark.page.locator('[data-testid="alerts-loaded"] [data-outcome="failed"]').first().waitFor();
     await animationsDone(dark.page);
     await screenshot(dark.page, 'alerts-dark');
     await dark.context.close();
 
-    const zh = await signedInPage(browser, engine, { colorScheme: 'light', locale: 'zh-CN', viewport: { width: 1360, height: 820 } });
-    await zh.page.goto(`${engine.origin}/#/alerts`);
+    const zh = await signedInPage(ui.browser, ui.engine, { colorScheme: 'light', locale: 'zh-CN', viewport: { width: 1360, height: 820 } });
+    await zh.page.goto(`${ui.engine.origin}/#/alerts`);
     await zh.page.getByRole('heading', { name: '告警', level: 1 }).waitFor();
     await zh.page.locator('[data-testid="alerts-loaded"] [data-outcome="failed"]').first().waitFor();
     expect(await zh.page.locator('[data-testid="alerts-loaded"]').textContent()).toContain('运行失败');
@@ -129,13 +127,13 @@ describe.skipIf(skip)('the Alerts page', () => {
     await screenshot(zh.page, 'alerts-zh');
     expect(await zh.page.evaluate(() => window.__axMissingKeys ?? [])).toEqual([]);
     await zh.context.close();
-    expect(await page.evaluate(() => window.__axMissingKeys ?? [])).toEqual([]);
+    expect(await ui.page.evaluate(() => window.__axMissingKeys ?? [])).toEqual([]);
   });
 
   it('with no channel configured, it says alerts reach nobody and how to add one', async () => {
-    const bare = await startUiEngine();
+    const bare = await startServedEngine();
     try {
-      const { context, page: p } = await signedInPage(browser, bare, { colorScheme: 'light', locale: 'en-US' });
+      const { context, page: p } = await signedInPage(ui.browser, bare, { colorScheme: 'light', locale: 'en-US' });
       await p.goto(`${bare.origin}/#/alerts`);
       const note = p.getByTestId('alerts-no-channels');
       await note.waitFor();

@@ -3,11 +3,12 @@
 // to success; a workflow applied by the CLI opened and saved unchanged (`ax export` identical);
 // problems shown on their fields; import, export and keyboard. Screenshots of the designer in
 // light and dark, English and Chinese go to test-artifacts/screenshots/.
-import type { Browser, Page } from 'playwright';
+import type { Page } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SqlStore } from '../../engine/adapters/sql/sql-store.ts';
-import { openDataDirStore } from '../helpers/cli.ts';
-import { animationsDone, browserSkipReason, launchBrowser, screenshot, signedInPage, startUiEngine, type UiEngine } from '../helpers/ui.ts';
+import { openDataDirStore } from '../helpers/files.ts';
+import type { ServedEngine } from '../helpers/serve.ts';
+import { animationsDone, browserSkipReason, screenshot, signedInPage, uiFixture } from '../helpers/ui.ts';
 
 const skip = browserSkipReason();
 
@@ -45,7 +46,7 @@ tasks:
     command: echo "I have no edges"
 `;
 
-async function openDesigner(page: Page, engine: UiEngine, name: string): Promise<void> {
+async function openDesigner(page: Page, engine: ServedEngine, name: string): Promise<void> {
   await page.goto(`${engine.origin}/#/designer/${name}`);
   await page.waitForSelector('.react-flow__node', { timeout: 15_000 });
 }
@@ -83,31 +84,30 @@ async function toast(page: Page, text: string | RegExp): Promise<string> {
 
 // Skipped only off CI where Chromium or the built UI is missing (the reason is in `skip`): under CI=true browserSkipReason() throws instead.
 describe.skipIf(skip)('DAG designer', () => {
-  let engine: UiEngine;
-  let browser: Browser;
   // The engine's records read from its SQLite file in this process, to check what a page did:
   // polling with an `ax --json` process per look costs a busy core a second each time.
   let store: SqlStore;
 
+  const ui = uiFixture({
+    setup: async (engine) => {
+      await engine.apply({ 'full.yaml': FULL });
+    },
+  });
+
   beforeAll(async () => {
-    engine = await startUiEngine();
-    await engine.apply({ 'full.yaml': FULL });
-    browser = await launchBrowser();
-    store = await openDataDirStore(engine.dataDir);
+    store = await openDataDirStore(ui.engine.dataDir);
   }, 120_000);
 
   afterAll(async () => {
     await store?.close();
-    await browser?.close();
-    await engine?.stop();
   });
 
   it('builds a 3-task DAG with the mouse, refuses a cycle, saves, runs it to success', async () => {
-    const { context, page } = await signedInPage(browser, engine);
+    const { context, page } = await signedInPage(ui.browser, ui.engine);
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
     try {
-      await page.goto(`${engine.origin}/#/designer/new`);
+      await page.goto(`${ui.engine.origin}/#/designer/new`);
       await panel(page).getByLabel('Workflow name').fill('mouse-etl');
       await addTask(page, 'a', 'echo a');
       await addTask(page, 'b', 'echo b');
@@ -140,7 +140,7 @@ describe.skipIf(skip)('DAG designer', () => {
       await page.waitForSelector('.react-flow__node[data-id="c"]');
       expect(await page.getByTestId('unsaved').count()).toBe(0);
 
-      const exported = await engine.ax(['export', 'mouse-etl']);
+      const exported = await ui.engine.ax(['export', 'mouse-etl']);
       expect(exported.stdout).toBe(
         ['workflow: mouse-etl', 'tasks:', '  a:', '    command: echo a', '  b:', '    command: echo b', '    upstream: [a]', '  c:', '    command: echo c', '    upstream: [b]', ''].join('\n'),
       );
@@ -160,233 +160,209 @@ describe.skipIf(skip)('DAG designer', () => {
   }, 120_000);
 
   it('opens a workflow applied by the CLI and saves it unchanged: ax export identical', async () => {
-    const before = await engine.ax(['export', 'full-roundtrip']);
+    const before = await ui.engine.ax(['export', 'full-roundtrip']);
     expect(before.code, before.stderr).toBe(0);
-    const { context, page } = await signedInPage(browser, engine);
-    try {
-      await openDesigner(page, engine, 'full-roundtrip');
-      expect(await page.locator('.react-flow__node').count()).toBe(4);
-      expect(await page.locator('.react-flow__edge').count()).toBe(2);
-      // one task has no edge while others do: flagged
-      expect(await node(page, 'lonely').getByTestId('isolated-badge').count()).toBe(1);
+    const page = await ui.newPage();
+    await openDesigner(page, ui.engine, 'full-roundtrip');
+    expect(await page.locator('.react-flow__node').count()).toBe(4);
+    expect(await page.locator('.react-flow__edge').count()).toBe(2);
+    // one task has no edge while others do: flagged
+    expect(await node(page, 'lonely').getByTestId('isolated-badge').count()).toBe(1);
 
-      // every field is in the form
-      await node(page, 'zeta').click();
-      expect(await panel(page).getByLabel('Command').inputValue()).toBe('echo zeta');
-      expect(await panel(page).getByLabel('Working directory').inputValue()).toBe('/tmp');
-      expect(await panel(page).getByLabel('Timeout').inputValue()).toBe('1h30m');
-      // (the engine stores env names sorted, as `ax export` shows them)
-      expect(await panel(page).getByLabel('Variable 2 name').inputValue()).toBe('VERSION');
-      expect(await panel(page).getByLabel('Variable 2 value').inputValue()).toBe('1.10');
-      expect(await panel(page).getByLabel('Delay').inputValue()).toBe('30s');
-      expect(await panel(page).getByLabel('At most').inputValue()).toBe('10m');
+    // every field is in the form
+    await node(page, 'zeta').click();
+    expect(await panel(page).getByLabel('Command').inputValue()).toBe('echo zeta');
+    expect(await panel(page).getByLabel('Working directory').inputValue()).toBe('/tmp');
+    expect(await panel(page).getByLabel('Timeout').inputValue()).toBe('1h30m');
+    // (the engine stores env names sorted, as `ax export` shows them)
+    expect(await panel(page).getByLabel('Variable 2 name').inputValue()).toBe('VERSION');
+    expect(await panel(page).getByLabel('Variable 2 value').inputValue()).toBe('1.10');
+    expect(await panel(page).getByLabel('Delay').inputValue()).toBe('30s');
+    expect(await panel(page).getByLabel('At most').inputValue()).toBe('10m');
 
-      // an edit undone is no change
-      await panel(page).getByLabel('Command').fill('echo changed');
-      expect(await page.getByTestId('unsaved').count()).toBe(1);
-      await page.getByRole('button', { name: 'Undo' }).click();
-      expect(await panel(page).getByLabel('Command').inputValue()).toBe('echo zeta');
-      expect(await page.getByTestId('unsaved').count()).toBe(0);
+    // an edit undone is no change
+    await panel(page).getByLabel('Command').fill('echo changed');
+    expect(await page.getByTestId('unsaved').count()).toBe(1);
+    await page.getByRole('button', { name: 'Undo' }).click();
+    expect(await panel(page).getByLabel('Command').inputValue()).toBe('echo zeta');
+    expect(await page.getByTestId('unsaved').count()).toBe(0);
 
-      await page.getByRole('button', { name: 'Save' }).click();
-      expect(await toast(page, 'unchanged')).toContain('"full-roundtrip" is unchanged');
-      const after = await engine.ax(['export', 'full-roundtrip']);
-      expect(after.stdout).toBe(before.stdout);
-      const listing = JSON.parse((await engine.ax(['--json', 'ls'])).stdout) as { name: string; version: number }[];
-      expect(listing.find((w) => w.name === 'full-roundtrip')?.version).toBe(1);
+    await page.getByRole('button', { name: 'Save' }).click();
+    expect(await toast(page, 'unchanged')).toContain('"full-roundtrip" is unchanged');
+    const after = await ui.engine.ax(['export', 'full-roundtrip']);
+    expect(after.stdout).toBe(before.stdout);
+    const listing = JSON.parse((await ui.engine.ax(['--json', 'ls'])).stdout) as { name: string; version: number }[];
+    expect(listing.find((w) => w.name === 'full-roundtrip')?.version).toBe(1);
 
-      // the YAML export of the designer is the CLI's
-      await page.getByRole('button', { name: 'Export' }).click();
-      await page.getByText('YAML (as ax export writes it)…').click();
-      await page.getByTestId('yaml-export').waitFor();
-      expect(await page.getByTestId('yaml-export').textContent()).toBe(before.stdout);
-      await page.keyboard.press('Escape');
-    } finally {
-      await context.close();
-    }
+    // the YAML export of the designer is the CLI's
+    await page.getByRole('button', { name: 'Export' }).click();
+    await page.getByText('YAML (as ax export writes it)…').click();
+    await page.getByTestId('yaml-export').waitFor();
+    expect(await page.getByTestId('yaml-export').textContent()).toBe(before.stdout);
+    await page.keyboard.press('Escape');
   }, 120_000);
 
   it('shows save problems on their fields and clears them once fixed', async () => {
-    const { context, page } = await signedInPage(browser, engine);
-    try {
-      await page.goto(`${engine.origin}/#/designer/new`);
-      await panel(page).getByLabel('Workflow name').fill('with-problems');
-      await page.getByRole('button', { name: 'Add task' }).click();
-      await expect.poll(() => node(page, 'task-1').count()).toBe(1);
-      // a cron the engine refuses: told while typing, before any save
-      await page.getByRole('tab', { name: 'Workflow' }).click();
-      await page.getByRole('switch', { name: 'Schedule' }).click();
-      await panel(page).getByLabel('Cron expression').fill('0 2 * * *');
-      await page.getByTestId('schedule-preview').waitFor();
-      expect(await page.getByTestId('schedule-preview').locator('li').count()).toBe(5);
-      await panel(page).getByLabel('Cron expression').fill('0 25 * * *');
-      await page.getByTestId('problem-schedule.cron').waitFor();
-      expect(await page.getByTestId('problem-schedule.cron').textContent()).toMatch(/25/);
+    const page = await ui.newPage();
+    await page.goto(`${ui.engine.origin}/#/designer/new`);
+    await panel(page).getByLabel('Workflow name').fill('with-problems');
+    await page.getByRole('button', { name: 'Add task' }).click();
+    await expect.poll(() => node(page, 'task-1').count()).toBe(1);
+    // a cron the engine refuses: told while typing, before any save
+    await page.getByRole('tab', { name: 'Workflow' }).click();
+    await page.getByRole('switch', { name: 'Schedule' }).click();
+    await panel(page).getByLabel('Cron expression').fill('0 2 * * *');
+    await page.getByTestId('schedule-preview').waitFor();
+    expect(await page.getByTestId('schedule-preview').locator('li').count()).toBe(5);
+    await panel(page).getByLabel('Cron expression').fill('0 25 * * *');
+    await page.getByTestId('problem-schedule.cron').waitFor();
+    expect(await page.getByTestId('problem-schedule.cron').textContent()).toMatch(/25/);
 
-      await page.getByRole('button', { name: 'Save' }).click();
-      expect(await toast(page, 'Not saved')).toMatch(/2 problems/);
-      // the cron problem comes first and opens the workflow form at its field
-      await page.getByTestId('problem-schedule.cron').waitFor();
-      // the empty command is marked on its node, and on the Command field once the task is opened
-      await node(page, 'task-1').click();
-      await page.getByTestId('problem-command').waitFor();
-      expect(await page.getByTestId('problem-command').textContent()).toContain('command is empty');
-      expect(await node(page, 'task-1').textContent()).toContain('1 problem');
-      await page.getByTestId('problems-tab').click();
-      expect(await page.getByTestId('problems-list').textContent()).toContain('tasks.task-1.command');
-      await screenshot(page, 'designer-problems-light-en');
+    await page.getByRole('button', { name: 'Save' }).click();
+    expect(await toast(page, 'Not saved')).toMatch(/2 problems/);
+    // the cron problem comes first and opens the workflow form at its field
+    await page.getByTestId('problem-schedule.cron').waitFor();
+    // the empty command is marked on its node, and on the Command field once the task is opened
+    await node(page, 'task-1').click();
+    await page.getByTestId('problem-command').waitFor();
+    expect(await page.getByTestId('problem-command').textContent()).toContain('command is empty');
+    expect(await node(page, 'task-1').textContent()).toContain('1 problem');
+    await page.getByTestId('problems-tab').click();
+    expect(await page.getByTestId('problems-list').textContent()).toContain('tasks.task-1.command');
+    await screenshot(page, 'designer-problems-light-en');
 
-      // fixing both clears the marks without another save
-      await page.getByTestId('problems-list').getByText('tasks.task-1.command').click();
-      await panel(page).getByLabel('Command').fill('echo fixed');
-      await page.getByRole('tab', { name: 'Workflow' }).click();
-      await panel(page).getByLabel('Cron expression').fill('0 3 * * *');
-      await expect.poll(() => page.locator('[data-testid^="problem-"]').count(), { timeout: 10_000 }).toBe(0);
-      await page.getByRole('button', { name: 'Save' }).click();
-      expect(await toast(page, /Saved "/)).toContain('with-problems');
-    } finally {
-      await context.close();
-    }
+    // fixing both clears the marks without another save
+    await page.getByTestId('problems-list').getByText('tasks.task-1.command').click();
+    await panel(page).getByLabel('Command').fill('echo fixed');
+    await page.getByRole('tab', { name: 'Workflow' }).click();
+    await panel(page).getByLabel('Cron expression').fill('0 3 * * *');
+    await expect.poll(() => page.locator('[data-testid^="problem-"]').count(), { timeout: 10_000 }).toBe(0);
+    await page.getByRole('button', { name: 'Save' }).click();
+    expect(await toast(page, /Saved "/)).toContain('with-problems');
   }, 120_000);
 
   it('imports pasted YAML, exports PNG and SVG, and works from the keyboard', async () => {
-    const { context, page } = await signedInPage(browser, engine);
-    try {
-      await page.goto(`${engine.origin}/#/designer/new`);
-      await page.waitForSelector('.react-flow');
-      await page.getByRole('button', { name: 'Import YAML' }).click();
-      await page.getByLabel('Workflow file text').fill('workflow: imported\ntasks:\n  one:\n    command: echo 1\n  two:\n    command: echo 2\n    upstream: [one]\n');
-      await page.getByRole('button', { name: 'Import', exact: true }).click();
-      await expect.poll(() => page.locator('.react-flow__node').count()).toBe(2);
-      expect(await page.locator('.react-flow__edge[data-id="one->two"]').count()).toBe(1);
+    const page = await ui.newPage();
+    await page.goto(`${ui.engine.origin}/#/designer/new`);
+    await page.waitForSelector('.react-flow');
+    await page.getByRole('button', { name: 'Import YAML' }).click();
+    await page.getByLabel('Workflow file text').fill('workflow: imported\ntasks:\n  one:\n    command: echo 1\n  two:\n    command: echo 2\n    upstream: [one]\n');
+    await page.getByRole('button', { name: 'Import', exact: true }).click();
+    await expect.poll(() => page.locator('.react-flow__node').count()).toBe(2);
+    expect(await page.locator('.react-flow__edge[data-id="one->two"]').count()).toBe(1);
 
-      for (const format of ['PNG', 'SVG']) {
-        await page.getByRole('button', { name: 'Export' }).click();
-        const download = page.waitForEvent('download');
-        await page.getByText(`Graph as ${format} image`).click();
-        const file = await download;
-        expect(file.suggestedFilename()).toBe(`imported.${format.toLowerCase()}`);
-        const body = await (await file.createReadStream()).toArray();
-        expect(Buffer.concat(body).length).toBeGreaterThan(1000);
-      }
-
-      // keyboard: N adds a task, Ctrl+Z takes it back, Ctrl+Shift+Z brings it again, ? lists shortcuts
-      await page.locator('.react-flow__pane').click();
-      await page.keyboard.press('n');
-      await expect.poll(() => page.locator('.react-flow__node').count()).toBe(3);
-      await page.locator('.react-flow__pane').click();
-      await page.keyboard.press('Control+z');
-      await expect.poll(() => page.locator('.react-flow__node').count()).toBe(2);
-      await page.keyboard.press('Control+Shift+z');
-      await expect.poll(() => page.locator('.react-flow__node').count()).toBe(3);
-      // Delete removes the selected task
-      await node(page, 'task-1').click();
-      await page.locator('.react-flow__pane').focus();
-      await page.keyboard.press('Delete');
-      await expect.poll(() => page.locator('.react-flow__node').count()).toBe(2);
-      await page.keyboard.press('?');
-      await page.getByTestId('shortcuts').waitFor();
-      expect(await page.getByTestId('shortcuts').textContent()).toContain('Ctrl+Shift+Z');
-      // Escape closes it; on a loaded machine a press can come before the dialog has the
-      // keyboard (it then stayed open and covered the page), so it is pressed until it is gone.
-      const shortcuts = page.getByTestId('shortcuts');
-      await expect
-        .poll(async () => {
-          if (await shortcuts.isVisible()) await page.keyboard.press('Escape');
-          return shortcuts.isVisible();
-        }, { timeout: 15_000, interval: 300 })
-        .toBe(false);
-
-      // leaving with unsaved changes asks first
-      await page.getByRole('navigation').getByRole('link', { name: 'Workflows' }).click();
-      await page.locator('.ant-modal-confirm-title', { hasText: 'Leave without saving?' }).waitFor();
-      expect(await page.locator('.ant-modal-confirm').count()).toBe(1);
-      await page.getByRole('button', { name: 'Stay' }).click();
-      expect(await page.evaluate(() => location.hash)).toBe('#/designer/new');
-      await page.getByRole('navigation').getByRole('link', { name: 'Workflows' }).click();
-      await page.getByRole('button', { name: 'Leave' }).click();
-      await page.waitForFunction(() => location.hash === '#/workflows');
-    } finally {
-      await context.close();
+    for (const format of ['PNG', 'SVG']) {
+      await page.getByRole('button', { name: 'Export' }).click();
+      const download = page.waitForEvent('download');
+      await page.getByText(`Graph as ${format} image`).click();
+      const file = await download;
+      expect(file.suggestedFilename()).toBe(`imported.${format.toLowerCase()}`);
+      const body = await (await file.createReadStream()).toArray();
+      expect(Buffer.concat(body).length).toBeGreaterThan(1000);
     }
+
+    // keyboard: N adds a task, Ctrl+Z takes it back, Ctrl+Shift+Z brings it again, ? lists shortcuts
+    await page.locator('.react-flow__pane').click();
+    await page.keyboard.press('n');
+    await expect.poll(() => page.locator('.react-flow__node').count()).toBe(3);
+    await page.locator('.react-flow__pane').click();
+    await page.keyboard.press('Control+z');
+    await expect.poll(() => page.locator('.react-flow__node').count()).toBe(2);
+    await page.keyboard.press('Control+Shift+z');
+    await expect.poll(() => page.locator('.react-flow__node').count()).toBe(3);
+    // Delete removes the selected task
+    await node(page, 'task-1').click();
+    await page.locator('.react-flow__pane').focus();
+    await page.keyboard.press('Delete');
+    await expect.poll(() => page.locator('.react-flow__node').count()).toBe(2);
+    await page.keyboard.press('?');
+    await page.getByTestId('shortcuts').waitFor();
+    expect(await page.getByTestId('shortcuts').textContent()).toContain('Ctrl+Shift+Z');
+    // Escape closes it; on a loaded machine a press can come before the dialog has the
+    // keyboard (it then stayed open and covered the page), so it is pressed until it is gone.
+    const shortcuts = page.getByTestId('shortcuts');
+    await expect
+      .poll(async () => {
+        if (await shortcuts.isVisible()) await page.keyboard.press('Escape');
+        return shortcuts.isVisible();
+      }, { timeout: 15_000, interval: 300 })
+      .toBe(false);
+
+    // leaving with unsaved changes asks first
+    await page.getByRole('navigation').getByRole('link', { name: 'Workflows' }).click();
+    await page.locator('.ant-modal-confirm-title', { hasText: 'Leave without saving?' }).waitFor();
+    expect(await page.locator('.ant-modal-confirm').count()).toBe(1);
+    await page.getByRole('button', { name: 'Stay' }).click();
+    expect(await page.evaluate(() => location.hash)).toBe('#/designer/new');
+    await page.getByRole('navigation').getByRole('link', { name: 'Workflows' }).click();
+    await page.getByRole('button', { name: 'Leave' }).click();
+    await page.waitForFunction(() => location.hash === '#/workflows');
   }, 120_000);
 
   it('marks an env variable as a secret reference: the workflow holds its name, and a secret reference opens as one', async () => {
-    const { context, page } = await signedInPage(browser, engine);
-    try {
-      await page.goto(`${engine.origin}/#/designer/new`);
-      await panel(page).getByLabel('Workflow name').fill('secret-env');
-      await addTask(page, 'call', 'echo "$API_TOKEN"');
-      await panel(page).getByRole('button', { name: 'Add variable' }).click();
-      await panel(page).getByLabel('Variable 1 name').fill('API_TOKEN');
-      await panel(page).getByLabel('Variable 1 value').fill('typed-by-mistake');
-      await panel(page).getByRole('button', { name: 'Take API_TOKEN from a secret' }).click();
-      // the literal is dropped: what was typed as a value never becomes the secret's name
-      const secretBox = panel(page).getByLabel('Variable 1 secret name');
-      expect(await secretBox.inputValue()).toBe('');
-      expect(await panel(page).getByRole('button', { name: 'Take API_TOKEN from a secret' }).getAttribute('aria-pressed')).toBe('true');
-      await secretBox.fill('bad name');
-      await panel(page).getByText('Name a secret: letters, digits, _, . or -, starting with a letter or digit.').waitFor();
-      await secretBox.fill('api-token');
-      await page.getByRole('button', { name: 'Save' }).click();
-      expect(await toast(page, /Saved "/)).toContain('Saved "secret-env" (version 1)');
-      const exported = await engine.ax(['export', 'secret-env']);
-      expect(exported.stdout).toBe(['workflow: secret-env', 'tasks:', '  call:', '    command: echo "$API_TOKEN"', '    env:', '      API_TOKEN:', '        secret: api-token', ''].join('\n'));
+    const page = await ui.newPage();
+    await page.goto(`${ui.engine.origin}/#/designer/new`);
+    await panel(page).getByLabel('Workflow name').fill('secret-env');
+    await addTask(page, 'call', 'echo "$API_TOKEN"');
+    await panel(page).getByRole('button', { name: 'Add variable' }).click();
+    await panel(page).getByLabel('Variable 1 name').fill('API_TOKEN');
+    await panel(page).getByLabel('Variable 1 value').fill('typed-by-mistake');
+    await panel(page).getByRole('button', { name: 'Take API_TOKEN from a secret' }).click();
+    // the literal is dropped: what was typed as a value never becomes the secret's name
+    const secretBox = panel(page).getByLabel('Variable 1 secret name');
+    expect(await secretBox.inputValue()).toBe('');
+    expect(await panel(page).getByRole('button', { name: 'Take API_TOKEN from a secret' }).getAttribute('aria-pressed')).toBe('true');
+    await secretBox.fill('bad name');
+    await panel(page).getByText('Name a secret: letters, digits, _, . or -, starting with a letter or digit.').waitFor();
+    await secretBox.fill('api-token');
+    await page.getByRole('button', { name: 'Save' }).click();
+    expect(await toast(page, /Saved "/)).toContain('Saved "secret-env" (version 1)');
+    const exported = await ui.engine.ax(['export', 'secret-env']);
+    expect(exported.stdout).toBe(['workflow: secret-env', 'tasks:', '  call:', '    command: echo "$API_TOKEN"', '    env:', '      API_TOKEN:', '        secret: api-token', ''].join('\n'));
 
-      await page.reload();
-      await page.waitForSelector('.react-flow__node[data-id="call"]');
-      await node(page, 'call').click();
-      expect(await panel(page).getByLabel('Variable 1 secret name').inputValue()).toBe('api-token');
-      expect(await page.evaluate(() => window.__axMissingKeys ?? [])).toEqual([]);
-    } finally {
-      await context.close();
-    }
+    await page.reload();
+    await page.waitForSelector('.react-flow__node[data-id="call"]');
+    await node(page, 'call').click();
+    expect(await panel(page).getByLabel('Variable 1 secret name').inputValue()).toBe('api-token');
+    expect(await page.evaluate(() => window.__axMissingKeys ?? [])).toEqual([]);
   }, 120_000);
 
   it('suggests a timeout from the runs of a task; a log limit typed as a size is saved', async () => {
-    const file = engine.writeFile('timed.yaml', 'workflow: timed\ntasks:\n  nap:\n    command: sleep 0.2\n');
-    const run = await engine.ax(['run', file, '--wait']);
+    const file = ui.engine.writeFile('timed.yaml', 'workflow: timed\ntasks:\n  nap:\n    command: sleep 0.2\n');
+    const run = await ui.engine.ax(['run', file, '--wait']);
     expect(run.code, run.stdout + run.stderr).toBe(0);
-    const { context, page } = await signedInPage(browser, engine);
-    try {
-      await openDesigner(page, engine, 'timed');
-      await node(page, 'nap').click();
-      const hint = page.getByTestId('timeout-suggestion');
-      await hint.waitFor();
-      expect(await hint.textContent()).toMatch(/Suggested: \d+m, from 1 run/);
-      await hint.getByRole('button', { name: 'Use it' }).click();
-      expect(await panel(page).getByLabel('Timeout').inputValue()).toMatch(/^\d+m$/);
-      expect(await page.getByTestId('unsaved').count()).toBe(1);
-      // a log limit typed as in the file: a bad size is said on the field, a good one is saved as bytes
-      await panel(page).getByLabel('Log limit').fill('lots');
-      expect(await page.getByTestId('problem-log_limit').textContent()).toContain('"lots" is not a size');
-      await panel(page).getByLabel('Log limit').fill('2 MB');
-      await expect.poll(() => page.getByTestId('problem-log_limit').count()).toBe(0);
-      await page.getByRole('button', { name: 'Save' }).click();
-      expect(await toast(page, /Saved "/)).toContain('timed');
-      expect((await store.getWorkflowSpec('timed'))?.tasks[0]?.logLimitBytes).toBe(2 * 1024 * 1024);
-    } finally {
-      await context.close();
-    }
+    const page = await ui.newPage();
+    await openDesigner(page, ui.engine, 'timed');
+    await node(page, 'nap').click();
+    const hint = page.getByTestId('timeout-suggestion');
+    await hint.waitFor();
+    expect(await hint.textContent()).toMatch(/Suggested: \d+m, from 1 run/);
+    await hint.getByRole('button', { name: 'Use it' }).click();
+    expect(await panel(page).getByLabel('Timeout').inputValue()).toMatch(/^\d+m$/);
+    expect(await page.getByTestId('unsaved').count()).toBe(1);
+    // a log limit typed as in the file: a bad size is said on the field, a good one is saved as bytes
+    await panel(page).getByLabel('Log limit').fill('lots');
+    expect(await page.getByTestId('problem-log_limit').textContent()).toContain('"lots" is not a size');
+    await panel(page).getByLabel('Log limit').fill('2 MB');
+    await expect.poll(() => page.getByTestId('problem-log_limit').count()).toBe(0);
+    await page.getByRole('button', { name: 'Save' }).click();
+    expect(await toast(page, /Saved "/)).toContain('timed');
+    expect((await store.getWorkflowSpec('timed'))?.tasks[0]?.logLimitBytes).toBe(2 * 1024 * 1024);
   }, 120_000);
 
   for (const locale of ['en-US', 'zh-CN'] as const) {
     for (const scheme of ['light', 'dark'] as const) {
       it(`looks right: ${locale} ${scheme}`, async () => {
         const lang = locale === 'zh-CN' ? 'zh-CN' : 'en';
-        const { context, page } = await signedInPage(browser, engine, { locale, colorScheme: scheme });
-        try {
-          await openDesigner(page, engine, 'full-roundtrip');
-          await node(page, 'zeta').click();
-          await animationsDone(page);
-          await screenshot(page, `designer-task-${scheme}-${lang}`);
-          await page.getByRole('tab').nth(1).click();
-          await animationsDone(page);
-          await screenshot(page, `designer-workflow-${scheme}-${lang}`);
-          expect(await page.evaluate(() => window.__axMissingKeys ?? [])).toEqual([]);
-        } finally {
-          await context.close();
-        }
+        const page = await ui.newPage({ locale, colorScheme: scheme });
+        await openDesigner(page, ui.engine, 'full-roundtrip');
+        await node(page, 'zeta').click();
+        await animationsDone(page);
+        await screenshot(page, `designer-task-${scheme}-${lang}`);
+        await page.getByRole('tab').nth(1).click();
+        await animationsDone(page);
+        await screenshot(page, `designer-workflow-${scheme}-${lang}`);
+        expect(await page.evaluate(() => window.__axMissingKeys ?? [])).toEqual([]);
       }, 60_000);
     }
   }

@@ -11,10 +11,11 @@
 // turn it on (webPreferences.enableBlinkFeatures), so this browser runs with it as well.
 import type { Browser, BrowserContext, Page } from 'playwright';
 import { WebSocket } from 'ws';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { DesktopEngineStatus, DesktopLanguage, DesktopSecretsStatus, EngineCrash } from '../../engine/api/desktop-bridge.ts';
 import { apiToken } from '../../engine/hosts/node/data-dir.ts';
-import { animationsDone, browserSkipReason, launchBrowser, screenshot, startUiEngine, type UiEngine, type UiPageOptions } from '../helpers/ui.ts';
+import type { ServedEngine } from '../helpers/serve.ts';
+import { animationsDone, browserSkipReason, screenshot, uiFixture, type UiPageOptions } from '../helpers/ui.ts';
 
 const skip = browserSkipReason();
 
@@ -201,7 +202,7 @@ function simulatePreload([initial, secrets]: [DesktopEngineStatus, DesktopSecret
 }
 
 /** A context whose pages get the simulated preload, their ports relayed to `engine`. */
-async function desktopContext(browser: Browser, engine: UiEngine, initial: DesktopEngineStatus, options: UiPageOptions & { secrets?: DesktopSecretsStatus } = {}): Promise<BrowserContext> {
+async function desktopContext(browser: Browser, engine: ServedEngine, initial: DesktopEngineStatus, options: UiPageOptions & { secrets?: DesktopSecretsStatus } = {}): Promise<BrowserContext> {
   const context = await browser.newContext({
     colorScheme: options.colorScheme ?? 'light',
     locale: options.locale ?? 'en-US',
@@ -249,32 +250,29 @@ async function shoot(page: Page, name: string): Promise<void> {
 
 // Skipped only off CI where Chromium or the built UI is missing (the reason is in `skip`): under CI=true browserSkipReason() throws instead.
 describe.skipIf(skip)('the UI in the desktop app', () => {
-  let engine: UiEngine;
-  let browser: Browser;
   let context: BrowserContext;
   let page: Page;
   const sockets: string[] = [];
 
+  const ui = uiFixture({
+    setup: async (engine) => {
+      await engine.apply({ 'nightly.yaml': NIGHTLY });
+    },
+    browserArgs: ['--enable-blink-features=MessagePortCloseEvent'],
+  });
+
   beforeAll(async () => {
-    engine = await startUiEngine();
-    await engine.apply({ 'nightly.yaml': NIGHTLY });
-    browser = await launchBrowser(['--enable-blink-features=MessagePortCloseEvent']);
-    context = await desktopContext(browser, engine, running(1));
+    context = await desktopContext(ui.browser, ui.engine, running(1));
     page = await context.newPage();
     page.on('websocket', (ws) => sockets.push(ws.url()));
   }, 120_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await engine?.stop();
-  });
 
   afterEach(async (ctx) => {
     if (ctx.task.result?.state === 'fail' && page) await screenshot(page, `failed-desktop-${ctx.task.name.slice(0, 40).replace(/[^a-z0-9]+/gi, '-')}`);
   });
 
   it('opens on the dashboard with no sign-in, over one port from the shell, and tells the shell its language', async () => {
-    await page.goto(engine.origin);
+    await page.goto(ui.engine.origin);
     await page.waitForSelector('[data-testid="dashboard-loaded"]', { timeout: 20_000 });
     expect(await page.textContent('body')).not.toContain('Sign in');
     expect(await context.cookies()).toEqual([]); // no session: the port is the only way in
@@ -295,7 +293,7 @@ describe.skipIf(skip)('the UI in the desktop app', () => {
     await page.getByText('nightly-export').first().waitFor();
     await page.evaluate(() => (window as unknown as { __axShell: { closePort(): void } }).__axShell.closePort());
     await expect.poll(async () => (await shellRecord(page)).requests, { timeout: 15_000 }).toBe(2);
-    await engine.apply({ 'after-close.yaml': workflowNamed('after-port-closed') });
+    await ui.engine.apply({ 'after-close.yaml': workflowNamed('after-port-closed') });
     await page.getByText('after-port-closed').first().waitFor({ timeout: 15_000 });
     expect(sockets).toEqual([]);
   });
@@ -319,7 +317,7 @@ describe.skipIf(skip)('the UI in the desktop app', () => {
     await emit(page, running(2));
     await page.locator('[data-testid="engine-status"]').waitFor({ state: 'detached' });
     await expect.poll(async () => (await shellRecord(page)).requests, { timeout: 15_000 }).toBe(before + 1);
-    await engine.apply({ 'after-restart.yaml': workflowNamed('after-engine-restart') });
+    await ui.engine.apply({ 'after-restart.yaml': workflowNamed('after-engine-restart') });
     await page.getByText('after-engine-restart').first().waitFor({ timeout: 15_000 });
   });
 
@@ -506,10 +504,10 @@ describe.skipIf(skip)('the UI in the desktop app', () => {
   });
 
   it('settings with a keyring say the strings are encrypted, and show no plain-text warning', async () => {
-    const ctx = await desktopContext(browser, engine, running(1), { secrets: { ...SECRETS, backend: 'gnome_libsecret', plaintext: false } });
+    const ctx = await desktopContext(ui.browser, ui.engine, running(1), { secrets: { ...SECRETS, backend: 'gnome_libsecret', plaintext: false } });
     const p = await ctx.newPage();
     try {
-      await p.goto(engine.origin);
+      await p.goto(ui.engine.origin);
       await p.waitForSelector('[data-testid="dashboard-loaded"]', { timeout: 20_000 });
       await shellNavigate(p, '/settings');
       const card = p.locator('[data-testid="desktop-settings"]');
@@ -526,10 +524,10 @@ describe.skipIf(skip)('the UI in the desktop app', () => {
     { name: 'dark-zh', options: { colorScheme: 'dark', locale: 'zh-CN' } },
   ] as const) {
     it(`the status screens in ${variant.name}`, async () => {
-      const ctx = await desktopContext(browser, engine, running(1), variant.options);
+      const ctx = await desktopContext(ui.browser, ui.engine, running(1), variant.options);
       const p = await ctx.newPage();
       try {
-        await p.goto(engine.origin);
+        await p.goto(ui.engine.origin);
         await p.waitForSelector('[data-testid="dashboard-loaded"]', { timeout: 20_000 });
         const zh = variant.options.locale === 'zh-CN';
         expect((await shellRecord(p)).languages).toEqual([zh ? 'zh-CN' : 'en']);

@@ -4,11 +4,11 @@
 // page — not a white window — and the navigation still works: another page opens, and Retry
 // brings the instance page back from the engine. Screenshots (light/dark, en/zh-CN) go to
 // test-artifacts/screenshots/.
-import type { Browser, BrowserContext, Page, WebSocketRoute } from 'playwright';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDataDirStore } from '../helpers/cli.ts';
+import type { BrowserContext, Page, WebSocketRoute } from 'playwright';
+import { describe, expect, it } from 'vitest';
+import { openDataDirStore } from '../helpers/files.ts';
 import { waitFor } from '../helpers/wait-for.ts';
-import { animationsDone, browserSkipReason, launchBrowser, screenshot, startUiEngine, type UiEngine, type UiPageOptions } from '../helpers/ui.ts';
+import { animationsDone, browserSkipReason, screenshot, uiFixture, type UiPageOptions } from '../helpers/ui.ts';
 
 const skip = browserSkipReason();
 
@@ -19,33 +19,26 @@ tasks:
 `;
 
 describe.skipIf(skip)('the error boundary of a page', () => {
-  let engine: UiEngine;
-  let browser: Browser;
   let instanceId: number;
 
-  beforeAll(async () => {
-    engine = await startUiEngine();
-    await engine.apply({ 'slow.yaml': SLOW });
-    const started = await engine.ax(['--json', 'run', 'slow-talker']);
-    expect(started.code, started.stderr).toBe(0);
-    const runId = (JSON.parse(started.stdout) as { id: number }).id;
-    const store = await openDataDirStore(engine.dataDir);
-    try {
-      instanceId = await waitFor(async () => (await store.listInstances(runId)).find((i) => i.state === 'RUNNING')?.id, { timeoutMs: 30_000, intervalMs: 200, message: 'the task to run' });
-    } finally {
-      await store.close();
-    }
-    browser = await launchBrowser();
-  }, 120_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await engine?.stop();
+  const ui = uiFixture({
+    setup: async (engine) => {
+      await engine.apply({ 'slow.yaml': SLOW });
+      const started = await engine.ax(['--json', 'run', 'slow-talker']);
+      expect(started.code, started.stderr).toBe(0);
+      const runId = (JSON.parse(started.stdout) as { id: number }).id;
+      const store = await openDataDirStore(engine.dataDir);
+      try {
+        instanceId = await waitFor(async () => (await store.listInstances(runId)).find((i) => i.state === 'RUNNING')?.id, { timeoutMs: 30_000, intervalMs: 200, message: 'the task to run' });
+      } finally {
+        await store.close();
+      }
+    },
   });
 
   /** A signed-in page whose API socket passes through a route the test can speak into. */
   async function routedPage(options: UiPageOptions = {}): Promise<{ context: BrowserContext; page: Page; socket: () => WebSocketRoute }> {
-    const context = await browser.newContext({ colorScheme: options.colorScheme ?? 'light', locale: options.locale ?? 'en-US', viewport: { width: 1280, height: 800 } });
+    const context = await ui.browser.newContext({ colorScheme: options.colorScheme ?? 'light', locale: options.locale ?? 'en-US', viewport: { width: 1280, height: 800 } });
     let route: WebSocketRoute | undefined;
     await context.routeWebSocket(/\/api$/, (ws) => {
       route = ws;
@@ -54,7 +47,7 @@ describe.skipIf(skip)('the error boundary of a page', () => {
       server.onMessage((m) => ws.send(m));
     });
     const page = await context.newPage();
-    await page.goto(await engine.signInLink());
+    await page.goto(await ui.engine.signInLink());
     await page.waitForFunction(() => !location.hash.includes('code='), undefined, { timeout: 15_000 });
     return {
       context,
@@ -76,7 +69,7 @@ describe.skipIf(skip)('the error boundary of a page', () => {
     it(`a page that throws shows what failed; the navigation and Retry work (${variant.name})`, async () => {
       const { context, page, socket } = await routedPage(variant);
       try {
-        await page.goto(`${engine.origin}/#/instances/${instanceId}`);
+        await page.goto(`${ui.engine.origin}/#/instances/${instanceId}`);
         await page.locator('.ax-log-row', { hasText: 'hello from the task' }).waitFor({ timeout: 30_000 });
         socket().send(forged());
         const boundary = page.getByTestId('page-error');

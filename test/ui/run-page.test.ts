@@ -3,11 +3,11 @@
 // "Run now") follows to the failed task's stderr instead of staying on the first task; the wheel
 // over the graph scrolls the page unless the graph has the focus or Ctrl is held; the Re-run
 // confirmation lies inside the window (item 7). Chromium against a real `ax serve`.
-import type { Browser, Page } from 'playwright';
+import type { Page } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SqlStore } from '../../engine/adapters/sql/sql-store.ts';
-import { openDataDirStore } from '../helpers/cli.ts';
-import { animationsDone, browserSkipReason, launchBrowser, screenshot, signedInPage, startUiEngine, type UiEngine } from '../helpers/ui.ts';
+import { openDataDirStore } from '../helpers/files.ts';
+import { animationsDone, browserSkipReason, screenshot, uiFixture } from '../helpers/ui.ts';
 
 const skip = browserSkipReason();
 
@@ -61,19 +61,20 @@ const zoomOf = (page: Page) => page.locator('[data-testid="run-graph"] .react-fl
 
 // Skipped only off CI where Chromium or the built UI is missing (the reason is in `skip`): under CI=true browserSkipReason() throws instead.
 describe.skipIf(skip)('run page: logs where the user looks', () => {
-  let engine: UiEngine;
-  let browser: Browser;
   let store: SqlStore;
   let longRun: number;
 
   const instancesOf = (runId: number) => store.listInstances(runId);
 
+  const ui = uiFixture({
+    setup: async (engine) => {
+      await engine.apply({ 'long.yaml': LONG, 'gated.yaml': gated(engine.dataDir) });
+    },
+  });
+
   beforeAll(async () => {
-    engine = await startUiEngine();
-    await engine.apply({ 'long.yaml': LONG, 'gated.yaml': gated(engine.dataDir) });
-    browser = await launchBrowser();
-    store = await openDataDirStore(engine.dataDir);
-    const failed = await engine.ax(['--json', 'run', 'long-etl', '--wait']);
+    store = await openDataDirStore(ui.engine.dataDir);
+    const failed = await ui.engine.ax(['--json', 'run', 'long-etl', '--wait']);
     expect(failed.code).not.toBe(0);
     const [run] = await store.listRuns({ workflowName: 'long-etl', limit: 1 });
     longRun = run!.id;
@@ -81,150 +82,128 @@ describe.skipIf(skip)('run page: logs where the user looks', () => {
 
   afterAll(async () => {
     await store?.close();
-    await browser?.close();
-    await engine?.stop();
   });
 
   it('opens a failed run on the failed task’s stderr; "Show log" in the table brings the log it fills into view', async () => {
     const instances = await instancesOf(longRun);
     const extract = instances.find((i) => i.taskName === 'extract');
-    const { context, page } = await signedInPage(browser, engine, { viewport: { width: 1280, height: 720 } });
-    try {
-      await page.goto(`${engine.origin}/#/runs/${longRun}`);
-      const log = page.getByTestId('run-log');
-      await expect.poll(() => shownLog(page), { timeout: 30_000 }).toContain('Output of load (attempt 1)');
-      await log.locator('.ax-log-row[data-stream="stderr"]', { hasText: 'load failed: table orders is locked' }).waitFor({ timeout: 30_000 });
+    const page = await ui.newPage({ viewport: { width: 1280, height: 720 } });
+    await page.goto(`${ui.engine.origin}/#/runs/${longRun}`);
+    const log = page.getByTestId('run-log');
+    await expect.poll(() => shownLog(page), { timeout: 30_000 }).toContain('Output of load (attempt 1)');
+    await log.locator('.ax-log-row[data-stream="stderr"]', { hasText: 'load failed: table orders is locked' }).waitFor({ timeout: 30_000 });
 
-      // the table is below the window; its "Show log" scrolls back up to the panel it fills
-      const showLog = page.getByTestId(`show-log-${extract?.id}`);
-      await showLog.scrollIntoViewIfNeeded();
-      expect(await inView(page, '[data-testid="run-log"]')).toBe(false);
-      await showLog.click();
-      await expect.poll(() => shownLog(page)).toContain('Output of extract (attempt 1)');
-      await log.locator('.ax-log-row', { hasText: 'extracted 120 rows' }).waitFor({ timeout: 30_000 });
-      await expect.poll(() => inView(page, '[data-testid="run-log"]'), { timeout: 10_000 }).toBe(true);
-      // and gives it the keyboard: arrows scroll the log
-      expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('log-scroll');
-      await animationsDone(page);
-      await screenshot(page, 'run-show-log-light-en');
-    } finally {
-      await context.close();
-    }
+    // the table is below the window; its "Show log" scrolls back up to the panel it fills
+    const showLog = page.getByTestId(`show-log-${extract?.id}`);
+    await showLog.scrollIntoViewIfNeeded();
+    expect(await inView(page, '[data-testid="run-log"]')).toBe(false);
+    await showLog.click();
+    await expect.poll(() => shownLog(page)).toContain('Output of extract (attempt 1)');
+    await log.locator('.ax-log-row', { hasText: 'extracted 120 rows' }).waitFor({ timeout: 30_000 });
+    await expect.poll(() => inView(page, '[data-testid="run-log"]'), { timeout: 10_000 }).toBe(true);
+    // and gives it the keyboard: arrows scroll the log
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('log-scroll');
+    await animationsDone(page);
+    await screenshot(page, 'run-show-log-light-en');
   }, 120_000);
 
   it('a run started by "Run now" follows to the failed task, not the first one shown', async () => {
-    const { context, page } = await signedInPage(browser, engine);
-    try {
-      await page.goto(`${engine.origin}/#/designer/gated`);
-      await page.waitForSelector('.react-flow__node[data-id="check"]', { timeout: 15_000 });
-      await page.getByRole('button', { name: 'Run now' }).click();
-      await page.waitForFunction(() => /^#\/runs\/\d+/.test(location.hash), undefined, { timeout: 15_000 });
-      const runId = Number(/#\/runs\/(\d+)/.exec(await page.evaluate(() => location.hash))?.[1]);
-      const log = page.getByTestId('run-log');
-      // while it waits, the running task is shown
-      await log.locator('.ax-log-row', { hasText: 'waiting for go' }).waitFor({ timeout: 30_000 });
-      expect(await shownLog(page)).toContain('Output of wait (attempt 1)');
-      engine.writeFile('go', '');
-      await log.locator('.ax-log-row[data-stream="stderr"]', { hasText: 'check failed: 3 rows without id' }).waitFor({ timeout: 30_000 });
-      expect(await shownLog(page)).toContain('Output of check (attempt 1)');
-      // the stderr line is shown as it is stored, before the run's end reaches the page
-      await expect.poll(() => page.getByTestId('run-state').getAttribute('data-state')).toBe('FAILED');
+    const page = await ui.newPage();
+    await page.goto(`${ui.engine.origin}/#/designer/gated`);
+    await page.waitForSelector('.react-flow__node[data-id="check"]', { timeout: 15_000 });
+    await page.getByRole('button', { name: 'Run now' }).click();
+    await page.waitForFunction(() => /^#\/runs\/\d+/.test(location.hash), undefined, { timeout: 15_000 });
+    const runId = Number(/#\/runs\/(\d+)/.exec(await page.evaluate(() => location.hash))?.[1]);
+    const log = page.getByTestId('run-log');
+    // while it waits, the running task is shown
+    await log.locator('.ax-log-row', { hasText: 'waiting for go' }).waitFor({ timeout: 30_000 });
+    expect(await shownLog(page)).toContain('Output of wait (attempt 1)');
+    ui.engine.writeFile('go', '');
+    await log.locator('.ax-log-row[data-stream="stderr"]', { hasText: 'check failed: 3 rows without id' }).waitFor({ timeout: 30_000 });
+    expect(await shownLog(page)).toContain('Output of check (attempt 1)');
+    // the stderr line is shown as it is stored, before the run's end reaches the page
+    await expect.poll(() => page.getByTestId('run-state').getAttribute('data-state')).toBe('FAILED');
 
-      // a choice of the user's stays: the waiting task picked from the graph keeps its log
-      await page.locator('.react-flow__node[data-id="wait"]').click();
-      await expect.poll(() => shownLog(page)).toContain('Output of wait (attempt 1)');
-      const wait = (await instancesOf(runId)).find((i) => i.taskName === 'wait');
-      await page.waitForFunction((id) => location.hash.endsWith(`instance=${id}`), wait?.id);
-    } finally {
-      await context.close();
-    }
+    // a choice of the user's stays: the waiting task picked from the graph keeps its log
+    await page.locator('.react-flow__node[data-id="wait"]').click();
+    await expect.poll(() => shownLog(page)).toContain('Output of wait (attempt 1)');
+    const wait = (await instancesOf(runId)).find((i) => i.taskName === 'wait');
+    await page.waitForFunction((id) => location.hash.endsWith(`instance=${id}`), wait?.id);
   }, 120_000);
 
   it('the wheel over the graph scrolls the page; it zooms once the graph is clicked, or with Ctrl', async () => {
-    const { context, page } = await signedInPage(browser, engine, { viewport: { width: 1280, height: 720 } });
-    try {
-      await page.goto(`${engine.origin}/#/runs/${longRun}`);
-      await page.locator('.react-flow__node[data-id="notify"]').waitFor({ timeout: 30_000 });
-      await animationsDone(page);
-      const graph = page.getByTestId('run-graph');
-      const box = await graph.boundingBox();
-      if (!box) throw new Error('the run graph is not on screen');
-      const over = { x: box.x + box.width / 2, y: box.y + Math.min(box.height / 2, 720 - box.y - 40) };
-      const zoom = await zoomOf(page);
-      await page.mouse.move(over.x, over.y);
-      await page.mouse.wheel(0, 200);
-      await expect.poll(() => page.evaluate(() => window.scrollY)).toBeGreaterThan(0);
-      expect(await zoomOf(page)).toBe(zoom);
+    const page = await ui.newPage({ viewport: { width: 1280, height: 720 } });
+    await page.goto(`${ui.engine.origin}/#/runs/${longRun}`);
+    await page.locator('.react-flow__node[data-id="notify"]').waitFor({ timeout: 30_000 });
+    await animationsDone(page);
+    const graph = page.getByTestId('run-graph');
+    const box = await graph.boundingBox();
+    if (!box) throw new Error('the run graph is not on screen');
+    const over = { x: box.x + box.width / 2, y: box.y + Math.min(box.height / 2, 720 - box.y - 40) };
+    const zoom = await zoomOf(page);
+    await page.mouse.move(over.x, over.y);
+    await page.mouse.wheel(0, 200);
+    await expect.poll(() => page.evaluate(() => window.scrollY)).toBeGreaterThan(0);
+    expect(await zoomOf(page)).toBe(zoom);
 
-      // clicked, the graph has the focus: the wheel zooms it and the page stays
-      await page.evaluate(() => window.scrollTo(0, 0));
-      await page.mouse.click(box.x + 12, box.y + 12);
-      await expect.poll(() => graph.getAttribute('data-wheel-zoom')).toBe('true');
-      await page.mouse.move(over.x, over.y);
-      await page.mouse.wheel(0, 200);
-      await expect.poll(() => zoomOf(page)).toBeLessThan(zoom);
-      expect(await page.evaluate(() => window.scrollY)).toBe(0);
+    // clicked, the graph has the focus: the wheel zooms it and the page stays
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.mouse.click(box.x + 12, box.y + 12);
+    await expect.poll(() => graph.getAttribute('data-wheel-zoom')).toBe('true');
+    await page.mouse.move(over.x, over.y);
+    await page.mouse.wheel(0, 200);
+    await expect.poll(() => zoomOf(page)).toBeLessThan(zoom);
+    expect(await page.evaluate(() => window.scrollY)).toBe(0);
 
-      // focus elsewhere: Ctrl+wheel still zooms, and does not zoom the page
-      await page.getByRole('heading', { level: 1 }).click();
-      await expect.poll(() => graph.getAttribute('data-wheel-zoom')).toBe('false');
-      const zoomed = await zoomOf(page);
-      await page.mouse.move(over.x, over.y);
-      await page.keyboard.down('Control');
-      await page.mouse.wheel(0, -200);
-      await page.keyboard.up('Control');
-      await expect.poll(() => zoomOf(page)).toBeGreaterThan(zoomed);
-      expect(await page.evaluate(() => window.scrollY)).toBe(0);
-    } finally {
-      await context.close();
-    }
+    // focus elsewhere: Ctrl+wheel still zooms, and does not zoom the page
+    await page.getByRole('heading', { level: 1 }).click();
+    await expect.poll(() => graph.getAttribute('data-wheel-zoom')).toBe('false');
+    const zoomed = await zoomOf(page);
+    await page.mouse.move(over.x, over.y);
+    await page.keyboard.down('Control');
+    await page.mouse.wheel(0, -200);
+    await page.keyboard.up('Control');
+    await expect.poll(() => zoomOf(page)).toBeGreaterThan(zoomed);
+    expect(await page.evaluate(() => window.scrollY)).toBe(0);
   }, 120_000);
 
   for (const width of [1280, 1024]) {
     it(`shows the Re-run confirmation inside the window (${width} px wide)`, async () => {
-      const { context, page } = await signedInPage(browser, engine, { viewport: { width, height: 800 } });
-      try {
-        await page.goto(`${engine.origin}/#/runs/${longRun}`);
-        const load = (await instancesOf(longRun)).find((i) => i.taskName === 'load');
-        const buttons = [
-          ['table', () => page.getByTestId('rerun-load')],
-          ['graph', () => page.getByTestId('graph-rerun')],
-          ['instance page', () => page.getByTestId('instance-rerun')],
-        ] as const;
-        for (const [where, button] of buttons) {
-          if (where === 'instance page') await page.goto(`${engine.origin}/#/instances/${load?.id}`);
-          await button().scrollIntoViewIfNeeded();
-          await button().click();
-          const confirm = page.locator('.ant-popconfirm:not(.ant-popover-hidden)');
-          await confirm.waitFor();
-          await animationsDone(page);
-          // clear of the edges: a box flush against the right edge is cut by a classic scrollbar
-          expect(await inView(page, '.ant-popconfirm:not(.ant-popover-hidden) .ant-popover-container', 16), `${where} at ${width} px`).toBe(true);
-          if (width === 1280) await screenshot(page, `run-rerun-confirm-${where.replace(' ', '-')}-light-en`);
-          await confirm.getByRole('button', { name: 'Cancel' }).click();
-          await confirm.waitFor({ state: 'hidden' });
-        }
-      } finally {
-        await context.close();
+      const page = await ui.newPage({ viewport: { width, height: 800 } });
+      await page.goto(`${ui.engine.origin}/#/runs/${longRun}`);
+      const load = (await instancesOf(longRun)).find((i) => i.taskName === 'load');
+      const buttons = [
+        ['table', () => page.getByTestId('rerun-load')],
+        ['graph', () => page.getByTestId('graph-rerun')],
+        ['instance page', () => page.getByTestId('instance-rerun')],
+      ] as const;
+      for (const [where, button] of buttons) {
+        if (where === 'instance page') await page.goto(`${ui.engine.origin}/#/instances/${load?.id}`);
+        await button().scrollIntoViewIfNeeded();
+        await button().click();
+        const confirm = page.locator('.ant-popconfirm:not(.ant-popover-hidden)');
+        await confirm.waitFor();
+        await animationsDone(page);
+        // clear of the edges: a box flush against the right edge is cut by a classic scrollbar
+        expect(await inView(page, '.ant-popconfirm:not(.ant-popover-hidden) .ant-popover-container', 16), `${where} at ${width} px`).toBe(true);
+        if (width === 1280) await screenshot(page, `run-rerun-confirm-${where.replace(' ', '-')}-light-en`);
+        await confirm.getByRole('button', { name: 'Cancel' }).click();
+        await confirm.waitFor({ state: 'hidden' });
       }
     }, 120_000);
   }
   for (const scheme of ['light', 'dark'] as const) {
     it(`looks right: zh-CN ${scheme}, the Re-run confirmation in Chinese inside the window`, async () => {
-      const { context, page } = await signedInPage(browser, engine, { locale: 'zh-CN', colorScheme: scheme });
-      try {
-        await page.goto(`${engine.origin}/#/runs/${longRun}`);
-        await page.getByTestId('run-log').locator('.ax-log-row[data-stream="stderr"]').first().waitFor({ timeout: 30_000 });
-        await page.getByTestId('rerun-load').scrollIntoViewIfNeeded();
-        await page.getByTestId('rerun-load').click();
-        await page.locator('.ant-popconfirm:not(.ant-popover-hidden)').waitFor();
-        await animationsDone(page);
-        expect(await inView(page, '.ant-popconfirm:not(.ant-popover-hidden) .ant-popover-container', 16)).toBe(true);
-        await screenshot(page, `run-rerun-confirm-${scheme}-zh-CN`);
-        expect(await page.evaluate(() => window.__axMissingKeys ?? [])).toEqual([]);
-      } finally {
-        await context.close();
-      }
+      const page = await ui.newPage({ locale: 'zh-CN', colorScheme: scheme });
+      await page.goto(`${ui.engine.origin}/#/runs/${longRun}`);
+      await page.getByTestId('run-log').locator('.ax-log-row[data-stream="stderr"]').first().waitFor({ timeout: 30_000 });
+      await page.getByTestId('rerun-load').scrollIntoViewIfNeeded();
+      await page.getByTestId('rerun-load').click();
+      await page.locator('.ant-popconfirm:not(.ant-popover-hidden)').waitFor();
+      await animationsDone(page);
+      expect(await inView(page, '.ant-popconfirm:not(.ant-popover-hidden) .ant-popover-container', 16)).toBe(true);
+      await screenshot(page, `run-rerun-confirm-${scheme}-zh-CN`);
+      expect(await page.evaluate(() => window.__axMissingKeys ?? [])).toEqual([]);
     }, 60_000);
   }
 });

@@ -2,9 +2,9 @@
 // translation: i18next's missing-key handler (window.__axMissingKeys) stays empty and no raw key
 // ("nav.dashboard", "common:run") is left in the page. Screenshots of each go to
 // test-artifacts/screenshots/<screen>-<light|dark>-<lang>.png for a person to look at.
-import type { Browser, Page } from 'playwright';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { animationsDone, browserSkipReason, launchBrowser, screenshot, signedInPage, startUiEngine, type UiEngine } from '../helpers/ui.ts';
+import type { Page } from 'playwright';
+import { describe, expect, it } from 'vitest';
+import { animationsDone, browserSkipReason, screenshot, signedInPage, uiFixture } from '../helpers/ui.ts';
 
 const skip = browserSkipReason();
 
@@ -93,53 +93,39 @@ async function settle(page: Page): Promise<void> {
 
 // Skipped only off CI where Chromium or the built UI is missing (the reason is in `skip`): under CI=true browserSkipReason() throws instead.
 describe.skipIf(skip)('main screens in English and Chinese, light and dark', () => {
-  let engine: UiEngine;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    engine = await startUiEngine();
-    browser = await launchBrowser();
-  }, 120_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await engine?.stop();
-  });
+  const ui = uiFixture();
 
   // first, while the engine has no workflow: what a new user sees
   it('explains what to do on a fresh engine (empty states)', async () => {
     for (const locale of ['en-US', 'zh-CN'] as const) {
-      const { context, page } = await signedInPage(browser, engine, { locale });
-      try {
-        const lang = locale === 'zh-CN' ? 'zh-CN' : 'en';
-        for (const screen of [{ name: 'dashboard-empty', hash: '#/' }, { name: 'workflows-empty', hash: '#/workflows' }, { name: 'audit-empty', hash: '#/audit' }]) {
-          await page.goto(`${engine.origin}/${screen.hash}`);
-          await settle(page);
-          await screenshot(page, `${screen.name}-light-${lang}`);
-          expect(await rawKeys(page), `${screen.name} (${lang})`).toEqual([]);
-        }
-        await page.goto(`${engine.origin}/#/workflows`);
+      const page = await ui.newPage({ locale });
+      const lang = locale === 'zh-CN' ? 'zh-CN' : 'en';
+      for (const screen of [{ name: 'dashboard-empty', hash: '#/' }, { name: 'workflows-empty', hash: '#/workflows' }, { name: 'audit-empty', hash: '#/audit' }]) {
+        await page.goto(`${ui.engine.origin}/${screen.hash}`);
         await settle(page);
-        expect(await page.textContent('body')).toContain('ax apply FILE');
-        expect(await page.evaluate(() => window.__axMissingKeys)).toEqual([]);
-      } finally {
-        await context.close();
+        await screenshot(page, `${screen.name}-light-${lang}`);
+        expect(await rawKeys(page), `${screen.name} (${lang})`).toEqual([]);
       }
+      await page.goto(`${ui.engine.origin}/#/workflows`);
+      await settle(page);
+      expect(await page.textContent('body')).toContain('ax apply FILE');
+      expect(await page.evaluate(() => window.__axMissingKeys)).toEqual([]);
+      await page.context().close(); // one page open at a time, as before the next locale
     }
   }, 120_000);
 
   it('seeds workflows and runs for the other screens', async () => {
-    await engine.apply({ 'nightly.yaml': NIGHTLY, 'report.yaml': FLAKY, 'upload.yaml': ON_EVENT });
+    await ui.engine.apply({ 'nightly.yaml': NIGHTLY, 'report.yaml': FLAKY, 'upload.yaml': ON_EVENT });
     // run 1 and 2 succeed, run 3 fails (instance of `mail`), so every screen has data
-    expect((await engine.ax(['run', 'nightly-etl', '--wait'])).code).toBe(0);
-    expect((await engine.ax(['run', 'nightly-etl', '--wait'])).code).toBe(0);
-    expect((await engine.ax(['run', 'report-mailer', '--wait'])).code).not.toBe(0);
+    expect((await ui.engine.ax(['run', 'nightly-etl', '--wait'])).code).toBe(0);
+    expect((await ui.engine.ax(['run', 'nightly-etl', '--wait'])).code).toBe(0);
+    expect((await ui.engine.ax(['run', 'report-mailer', '--wait'])).code).not.toBe(0);
   }, 120_000);
 
   for (const locale of ['en-US', 'zh-CN'] as const) {
     for (const scheme of ['light', 'dark'] as const) {
       it(`${locale} ${scheme}: every screen renders with no missing string`, async () => {
-        const { context, page } = await signedInPage(browser, engine, { locale, colorScheme: scheme });
+        const { context, page } = await signedInPage(ui.browser, ui.engine, { locale, colorScheme: scheme });
         const pageErrors: string[] = [];
         page.on('pageerror', (err) => pageErrors.push(err.message));
         try {
@@ -147,7 +133,7 @@ describe.skipIf(skip)('main screens in English and Chinese, light and dark', () 
           await page.waitForSelector('nav');
           expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe(scheme);
           for (const screen of SCREENS) {
-            await page.goto(`${engine.origin}/${screen.hash}`);
+            await page.goto(`${ui.engine.origin}/${screen.hash}`);
             await settle(page);
             await screenshot(page, `${screen.name}-${scheme}-${lang}`);
             expect(await rawKeys(page), `${screen.name} (${lang})`).toEqual([]);
@@ -164,14 +150,14 @@ describe.skipIf(skip)('main screens in English and Chinese, light and dark', () 
   }
 
   it('shows the sign-in screen with what to run when there is no session', async () => {
-    const context = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 800 } });
+    const context = await ui.browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 800 } });
     try {
       const page = await context.newPage();
-      await page.goto(`${engine.origin}/#/workflows`);
+      await page.goto(`${ui.engine.origin}/#/workflows`);
       await expect.poll(() => page.textContent('body'), { timeout: 15_000 }).toContain('ax open');
       await screenshot(page, 'sign-in-light-en');
       // a replayed or made-up code: told that the link was used or expired, and the code leaves the URL
-      await page.goto(`${engine.origin}/#code=not-a-real-code`);
+      await page.goto(`${ui.engine.origin}/#code=not-a-real-code`);
       await expect.poll(() => page.textContent('body'), { timeout: 15_000 }).toContain('already been used or has expired');
       expect(await page.evaluate(() => location.hash)).toBe('#/');
     } finally {

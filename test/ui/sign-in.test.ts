@@ -4,23 +4,23 @@
 // the same machine cannot open the API socket even though the browser holds a session cookie.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Browser } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserSkipReason, launchBrowser, screenshot, startUiEngine, type UiEngine } from '../helpers/ui.ts';
+import { browserSkipReason, screenshot, uiFixture } from '../helpers/ui.ts';
 
 const skip = browserSkipReason();
 
 // Skipped only off CI where Chromium or the built UI is missing (the reason is in `skip`): under CI=true browserSkipReason() throws instead.
 describe.skipIf(skip)('sign-in in the browser', () => {
-  let engine: UiEngine;
-  let browser: Browser;
   let printed: string;
   let foreign: http.Server;
 
+  const ui = uiFixture({
+    setup: async (engine) => {
+      printed = (await engine.serve.waitForLine(/^open http:\/\/127\.0\.0\.1:\d+\/#code=/, 10_000, 'stdout')).text.slice('open '.length);
+    },
+  });
+
   beforeAll(async () => {
-    engine = await startUiEngine();
-    printed = (await engine.serve.waitForLine(/^open http:\/\/127\.0\.0\.1:\d+\/#code=/, 10_000, 'stdout')).text.slice('open '.length);
-    browser = await launchBrowser();
     foreign = http.createServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/html' });
       res.end('<!doctype html><title>elsewhere</title>');
@@ -29,13 +29,11 @@ describe.skipIf(skip)('sign-in in the browser', () => {
   }, 120_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await engine?.stop();
     foreign?.close();
   });
 
   it('the printed link signs in once; the code leaves the address bar and nothing secret is stored in the page', async () => {
-    const context = await browser.newContext();
+    const context = await ui.browser.newContext();
     const page = await context.newPage();
     await page.goto(printed);
     await page.waitForSelector('[data-testid="dashboard-loaded"]', { timeout: 20_000 });
@@ -47,7 +45,7 @@ describe.skipIf(skip)('sign-in in the browser', () => {
     expect(cookies).toEqual([expect.objectContaining({ name: 'ax_session', httpOnly: true, sameSite: 'Strict' })]);
     await context.close();
 
-    const replay = await browser.newContext();
+    const replay = await ui.browser.newContext();
     const again = await replay.newPage();
     await again.goto(printed);
     await again.getByText('This sign-in link has already been used or has expired.').waitFor({ timeout: 15_000 });
@@ -57,9 +55,9 @@ describe.skipIf(skip)('sign-in in the browser', () => {
   });
 
   it('without a session the app shows how to sign in, and the API socket is refused', async () => {
-    const context = await browser.newContext();
+    const context = await ui.browser.newContext();
     const page = await context.newPage();
-    await page.goto(engine.origin);
+    await page.goto(ui.engine.origin);
     await page.getByText('Sign in to AX Scheduler').waitFor({ timeout: 15_000 });
     const opened = await page.evaluate(
       (url) => new Promise((resolve) => {
@@ -67,16 +65,16 @@ describe.skipIf(skip)('sign-in in the browser', () => {
         ws.onopen = () => resolve('open');
         ws.onerror = () => resolve('refused');
       }),
-      `ws://127.0.0.1:${engine.port}/api`,
+      `ws://127.0.0.1:${ui.engine.port}/api`,
     );
     expect(opened).toBe('refused');
     await context.close();
   });
 
   it('a foreign origin on this machine cannot use a signed-in browser\'s session', async () => {
-    const context = await browser.newContext();
+    const context = await ui.browser.newContext();
     const page = await context.newPage();
-    await page.goto(await engine.signInUrl());
+    await page.goto(await ui.engine.signInUrl());
     await page.waitForSelector('[data-testid="dashboard-loaded"]', { timeout: 20_000 });
     // Same host, another port: the same "site", so the SameSite cookie still travels; the Origin check is what stops it.
     await page.goto(`http://127.0.0.1:${(foreign.address() as AddressInfo).port}/`);
@@ -90,7 +88,7 @@ describe.skipIf(skip)('sign-in in the browser', () => {
           }),
           fetch(`${base}/auth/session`, { credentials: 'include' }).then((r) => r.status, () => 'blocked'),
         ]),
-      { ws: `ws://127.0.0.1:${engine.port}/api`, http: engine.origin },
+      { ws: `ws://127.0.0.1:${ui.engine.port}/api`, http: ui.engine.origin },
     );
     expect(result[0]).toBe('refused');
     expect(result[1]).not.toBe(204);

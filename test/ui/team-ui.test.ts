@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SKIP_REASON, Team } from '../helpers/team/harness.ts';
 import type { TeamProcess } from '../helpers/team/team-process.ts';
 import { teamServicesAvailable } from '../helpers/services.ts';
-import { tempDir } from '../helpers/solo-engine.ts';
+import { tempDir } from '../helpers/files.ts';
 import { browserSkipReason, launchBrowser, screenshot } from '../helpers/ui.ts';
 
 const available = await teamServicesAvailable();

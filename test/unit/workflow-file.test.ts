@@ -299,10 +299,8 @@ tasks:
     // 10^8 values if expanded; the unknown keys l0..l7 are reported too
     const lines = ['workflow: w', 'tasks: { t: { command: x } }', 'l0: &l0 [x, x, x, x, x, x, x, x, x, x]'];
     for (let i = 1; i < 8; i++) lines.push(`l${i}: &l${i} [${Array(10).fill(`*l${i - 1}`).join(', ')}]`);
-    const text = lines.join('\n');
-    const started = Date.now();
-    const list = problems(text);
-    expect(Date.now() - started).toBeLessThan(5000);
+    // expanded, this would outlast the test's timeout; how long the cut-off takes is in bench/guard-times.ts
+    const list = problems(lines.join('\n'));
     expect(list.map((p) => p.message)).toContain('aliases expand to more than 10000 values: write them out');
   });
 
@@ -455,9 +453,8 @@ describe('hostile and careless input', () => {
   it('text over the size limit is refused before the parser sees it', () => {
     // A document the parser would reject at its first line: only the size is reported.
     const text = `{{{ ${'x'.repeat(MAX_WORKFLOW_FILE_BYTES)}`;
-    const started = performance.now();
+    // only the size is reported, none of the parser's errors: it never ran (its time: bench/guard-times.ts)
     expect(problems(text, 'big.yaml')).toEqual([{ file: 'big.yaml', path: '', message: 'the file is 5.0 MB, over the 5 MB limit for a workflow file: split it into several workflows' }]);
-    expect(performance.now() - started).toBeLessThan(500);
   });
 
   it('bytes that are not UTF-8 are refused with the offset, line and column of the first bad one', () => {

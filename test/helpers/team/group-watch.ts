@@ -2,7 +2,7 @@
 // so that a test can prove that an old attempt's processes were gone before something else
 // happened (a retry, a fail-over's re-run).
 import fs from 'node:fs';
-import { groupMembers } from '../cli.ts';
+import { groupMembers } from '../processes.ts';
 import { waitFor } from '../wait-for.ts';
 import type { TaskEvent } from './trace.ts';
 

@@ -9,7 +9,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { build } from 'esbuild';
 import { copyLauncherBeside } from '../../../engine/adapters/process/launcher-process-runner.ts';
-import { processAlive, REPO, type AxResult, type OutputLine } from '../cli.ts';
+import type { AxResult } from '../ax.ts';
+import { REPO } from '../files.ts';
+import { collectOutput, type OutputLine, processAlive } from '../processes.ts';
 import { waitFor } from '../wait-for.ts';
 
 export type Role = 'scheduler' | 'worker';
@@ -17,12 +19,12 @@ export type Role = 'scheduler' | 'worker';
 /** A running `ax` command of a team; a `serve` node has a role. */
 export class TeamProcess {
   readonly child: ChildProcess;
-  readonly lines: OutputLine[] = [];
+  readonly lines: OutputLine[];
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
   /** the test stopped it, or said it will stop by itself: its exit is no failure */
   exitExpected = false;
-  private readonly raw = { stdout: '', stderr: '' };
+  private readonly raw: { stdout: string; stderr: string };
 
   constructor(
     readonly name: string,
@@ -35,16 +37,7 @@ export class TeamProcess {
     readonly workerId?: string,
   ) {
     this.child = spawn(process.execPath, [bundle, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    for (const stream of ['stdout', 'stderr'] as const) {
-      let partial = '';
-      this.child[stream]?.setEncoding('utf8');
-      this.child[stream]?.on('data', (chunk: string) => {
-        this.raw[stream] += chunk;
-        const parts = (partial + chunk).split('\n');
-        partial = parts.pop() ?? '';
-        for (const text of parts) this.lines.push({ stream, text, at: Date.now() });
-      });
-    }
+    ({ lines: this.lines, text: this.raw } = collectOutput(this.child));
     this.exited = new Promise((resolve) => {
       this.child.on('close', (code, signal) => {
         this.exit = { code, signal };
