@@ -13,8 +13,8 @@ import { openSqliteStore } from '../engine/adapters/sql/sqlite-store.ts';
 import type { InstanceRecord, WorkflowSpec } from '../engine/api/types.ts';
 import { systemClock } from '../engine/adapters/system-clock.ts';
 import { nextTurn } from '../engine/hosts/node/host-defaults.ts';
-import { RunManager } from '../engine/core/run-manager.ts';
-import { WorkflowCache } from '../engine/core/workflow-cache.ts';
+import { RunManager } from '../engine/core/runs/run-manager.ts';
+import { WorkflowCache } from '../engine/core/workflow/workflow-cache.ts';
 import { HELD_FOR_UPSTREAM } from '../engine/ports/store.ts';
 import { type BenchOptions, type BenchTable, fmt, median, percentile, removeDir, seededRandom, taskSpec, tempDir, timed } from './util.ts';
 

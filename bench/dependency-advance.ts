@@ -16,8 +16,8 @@ import { succeededAmong } from '../engine/adapters/sql/instance-drafts.ts';
 import { guardedInstanceUpdate } from '../engine/adapters/sql/instance-writes.ts';
 import { systemClock } from '../engine/adapters/system-clock.ts';
 import { nextTurn } from '../engine/hosts/node/host-defaults.ts';
-import { RunManager } from '../engine/core/run-manager.ts';
-import { type CachedWorkflow, WorkflowCache } from '../engine/core/workflow-cache.ts';
+import { RunManager } from '../engine/core/runs/run-manager.ts';
+import { type CachedWorkflow, WorkflowCache } from '../engine/core/workflow/workflow-cache.ts';
 import type { TaskDefinition } from '../engine/ports/store.ts';
 import { type BenchOptions, type BenchTable, fmt, layeredWorkflow, median, percentile, removeDir, seededRandom, shuffled, tempDir, timed, timedWithStall } from './util.ts';
 

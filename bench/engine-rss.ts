@@ -9,7 +9,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { serializeWorkflow } from '../engine/core/workflow-serialize.ts';
+import { serializeWorkflow } from '../engine/core/workflow/workflow-serialize.ts';
 import { type BenchOptions, type BenchTable, fmt, layeredWorkflow, removeDir, tempDir, bundleIsFresh } from './util.ts';
 
 const CHILD = fileURLToPath(new URL('./rss-child.ts', import.meta.url));

@@ -4,7 +4,7 @@
 // is gone without waiting out the grace; a task whose background child holds the output pipe open
 // still ends when its shell does. Times in ms, the median of a few runs.
 import { NodeProcessRunner } from '../engine/adapters/process/node-process-runner.ts';
-import { MAX_WORKFLOW_FILE_BYTES, parseWorkflowFile } from '../engine/core/workflow-file.ts';
+import { MAX_WORKFLOW_FILE_BYTES, parseWorkflowFile } from '../engine/core/workflow/workflow-file.ts';
 import { type BenchOptions, type BenchTable, fmt, median } from './util.ts';
 
 function aliasBomb(): string {

@@ -13,7 +13,7 @@ import { NodeProcessRunner } from '../engine/adapters/process/node-process-runne
 import type { EngineEvent } from '../engine/api/events.ts';
 import type { ProcessRunner } from '../engine/ports/process-runner.ts';
 import { openSoloEngine } from '../engine/hosts/node/solo.ts';
-import { DEFAULT_CONFIG } from '../engine/core/config.ts';
+import { DEFAULT_CONFIG } from '../engine/core/model/config.ts';
 import { spawnMany } from './raw-spawn.mjs';
 import { type BenchOptions, type BenchTable, fmt, removeDir, taskSpec, tempDir, timed, engineShell } from './util.ts';
 

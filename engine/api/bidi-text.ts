@@ -1,6 +1,6 @@
 // Bidirectional-text controls: invisible characters that reorder what is shown around them, so a
 // right-to-left override (U+202E) makes "txt.exe" read as "exe.txt", or a command read otherwise
-// than it runs. The CLI escapes them (core/terminal-text.ts, as \u202e); the UI shows each one as
+// than it runs. The CLI escapes them (core/model/terminal-text.ts, as \u202e); the UI shows each one as
 // a visible mark, ‹U+202E›, in whatever it shows of a task's text (log lines, commands, reasons).
 // Here, in engine/api, so that the renderer and the CLI share one list.
 

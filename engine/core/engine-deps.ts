@@ -8,11 +8,11 @@ import type { EngineMetrics } from '../ports/metrics.ts';
 import type { ProcessRunner } from '../ports/process-runner.ts';
 import type { Store } from '../ports/store.ts';
 import type { EngineAlertsDeps } from './alerts/engine-alerts.ts';
-import type { EngineConfig } from './config.ts';
-import type { SecretMask } from './secret-mask.ts';
-import type { CwdCheck } from './spec-warnings.ts';
-import type { WorkerOptions } from './worker.ts';
-import type { NextTurn } from './workflow-cache.ts';
+import type { EngineConfig } from './model/config.ts';
+import type { SecretMask } from './secrets/secret-mask.ts';
+import type { CwdCheck } from './workflow/spec-warnings.ts';
+import type { WorkerOptions } from './execution/worker.ts';
+import type { NextTurn } from './workflow/workflow-cache.ts';
 
 /** What the host knows and the engine does not: shown by engineInfo (the settings screen). */
 export type HostInfo = Partial<Omit<EngineInfo, 'logRetentionDays' | 'workerHeartbeatMs' | 'taskHeartbeatMs' | 'queueAlertThreshold' | 'nodeId' | 'timezone' | 'schedulingPaused'>>;

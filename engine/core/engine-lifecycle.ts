@@ -2,7 +2,7 @@
 // the scheduler and the alert sweeps), stop (a drain), dispose (the adapters closed). Built by
 // engine-wiring.ts; the Engine delegates to it.
 import type { EngineParts } from './engine-wiring.ts';
-import { recoverOrphans, type RecoveryReport } from './recovery.ts';
+import { recoverOrphans, type RecoveryReport } from './scheduling/recovery.ts';
 
 type LifeParts = Pick<EngineParts, 'deps' | 'config' | 'store' | 'coordinator' | 'runner' | 'clock' | 'runs' | 'worker' | 'presence' | 'scheduler' | 'logs' | 'alerts' | 'live'>;
 

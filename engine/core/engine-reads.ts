@@ -25,15 +25,15 @@ import type { Coordinator } from '../ports/coordinator.ts';
 import type { EngineMetrics } from '../ports/metrics.ts';
 import type { Store } from '../ports/store.ts';
 import type { AlertCenter } from './alerts/alert-center.ts';
-import type { EngineConfig } from './config.ts';
+import type { EngineConfig } from './model/config.ts';
 import type { EngineDeps } from './engine-deps.ts';
 import type { EngineParts } from './engine-wiring.ts';
-import { lineage } from './lineage.ts';
-import type { SecretMask } from './secret-mask.ts';
-import { environmentWarnings } from './spec-warnings.ts';
-import { clamp, type EngineViews } from './views.ts';
-import type { Worker } from './worker.ts';
-import { inTaskOrder, type WorkflowCache } from './workflow-cache.ts';
+import { lineage } from './workflow/lineage.ts';
+import type { SecretMask } from './secrets/secret-mask.ts';
+import { environmentWarnings } from './workflow/spec-warnings.ts';
+import { clamp, type EngineViews } from './read-models.ts';
+import type { Worker } from './execution/worker.ts';
+import { inTaskOrder, type WorkflowCache } from './workflow/workflow-cache.ts';
 
 export class EngineReads {
   readonly config: EngineConfig;

@@ -12,14 +12,14 @@ import type { EngineDeps } from './engine-deps.ts';
 import type { EngineLifecycle } from './engine-lifecycle.ts';
 import { EngineReads } from './engine-reads.ts';
 import { type Audit, wireEngine } from './engine-wiring.ts';
-import type { EventTriggers } from './event-triggers.ts';
-import { checkAcrossWorkflows } from './lineage.ts';
-import { checkPayload } from './payload.ts';
-import type { RecoveryReport } from './recovery.ts';
-import type { RunManager } from './run-manager.ts';
-import type { Scheduler } from './scheduler.ts';
-import { isCheckedSpec, parseWorkflowFile } from './workflow-file.ts';
-import { serializeWorkflow } from './workflow-serialize.ts';
+import type { EventTriggers } from './scheduling/event-triggers.ts';
+import { checkAcrossWorkflows } from './workflow/lineage.ts';
+import { checkPayload } from './model/payload.ts';
+import type { RecoveryReport } from './scheduling/recovery.ts';
+import type { RunManager } from './runs/run-manager.ts';
+import type { Scheduler } from './scheduling/scheduler.ts';
+import { isCheckedSpec, parseWorkflowFile } from './workflow/workflow-file.ts';
+import { serializeWorkflow } from './workflow/workflow-serialize.ts';
 
 export type { EngineDeps, HostInfo } from './engine-deps.ts';
 

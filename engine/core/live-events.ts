@@ -5,7 +5,7 @@ import { type EngineEvent, type Topic, topicOf } from '../api/events.ts';
 import type { WorkerRecord } from '../api/types.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { Coordinator } from '../ports/coordinator.ts';
-import { repeat } from './repeat.ts';
+import { repeat } from './support/repeat.ts';
 
 export class LiveEvents {
   private readonly workerListeners = new Set<(event: EngineEvent) => void>();

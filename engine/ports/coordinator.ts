@@ -50,7 +50,7 @@ export interface Coordinator {
 
   /**
    * Worker registration key with a TTL (ax_worker_<id>), renewed by every heartbeat. With a
-   * claim (the token of the process holding the id, see core/worker-identity.ts) it is written
+   * claim (the token of the process holding the id, see core/execution/worker-identity.ts) it is written
    * only while no other claim is registered, unless `takeOver` (the first beat after the id was
    * claimed in the store); false when refused.
    */

@@ -18,7 +18,7 @@ export interface ProcessSpec {
 export interface ProcessOutputHandlers {
   /** one call per line, in order per stream; the text is valid UTF-8 (invalid bytes replaced) */
   onLine(stream: Exclude<LogStream, 'system'>, line: string, bytes: number): void;
-  /** secret values masked in each line before it is cut at maxLineBytes (core/secret-mask.ts) */
+  /** secret values masked in each line before it is cut at maxLineBytes (core/secrets/secret-mask.ts) */
   mask?: LineMask;
 }
 

@@ -5,7 +5,7 @@
 // after the cap was hit: the notice is already in the store.
 import { describe, expect, it } from 'vitest';
 import type { LogLine } from '../../engine/api/types.ts';
-import { DEFAULT_CONFIG } from '../../engine/core/config.ts';
+import { DEFAULT_CONFIG } from '../../engine/core/model/config.ts';
 import { ax, cliSandbox } from '../helpers/ax.ts';
 import { openDataDirStore, writeFile } from '../helpers/files.ts';
 import { startServe } from '../helpers/serve.ts';

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { WorkflowListing } from '../../engine/api/engine-api.ts';
-import { MAX_SPEC_JSON_BYTES, MAX_WORKFLOW_FILE_BYTES, parseWorkflowFile } from '../../engine/core/workflow-file.ts';
+import { MAX_SPEC_JSON_BYTES, MAX_WORKFLOW_FILE_BYTES, parseWorkflowFile } from '../../engine/core/workflow/workflow-file.ts';
 import { MAX_FRAME_BYTES } from '../../engine/server/ws-server.ts';
 import { ax, axJson, cliSandbox } from '../helpers/ax.ts';
 import { startServe } from '../helpers/serve.ts';

@@ -11,7 +11,7 @@ import { NodeProcessRunner } from '../../engine/adapters/process/node-process-ru
 import { openSqliteStore } from '../../engine/adapters/sql/sqlite-store.ts';
 import type { CatchUpReport } from '../../engine/api/engine-api.ts';
 import { Engine } from '../../engine/core/engine.ts';
-import { parseWorkflowFile } from '../../engine/core/workflow-file.ts';
+import { parseWorkflowFile } from '../../engine/core/workflow/workflow-file.ts';
 import { FakeClock } from '../helpers/fake-clock.ts';
 import { FakePowerMonitor } from '../helpers/fake-electron.ts';
 import { tempDir } from '../helpers/files.ts';

@@ -9,8 +9,8 @@ import type { Database } from '../../engine/adapters/sql/schema.ts';
 import { type SqliteConnection, openSqlite } from '../../engine/adapters/sql/sqlite-driver.ts';
 import { SqlStore } from '../../engine/adapters/sql/sql-store.ts';
 import { systemClock } from '../../engine/adapters/system-clock.ts';
-import { RunManager } from '../../engine/core/run-manager.ts';
-import { WorkflowCache } from '../../engine/core/workflow-cache.ts';
+import { RunManager } from '../../engine/core/runs/run-manager.ts';
+import { WorkflowCache } from '../../engine/core/workflow/workflow-cache.ts';
 
 const [file, runId, taskName, killAt] = process.argv.slice(2) as [string, string, string, string];
 const deadly = killAt ? new RegExp(killAt, 'i') : undefined;

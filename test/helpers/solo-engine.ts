@@ -2,10 +2,10 @@
 import fs from 'node:fs';
 import type { RunDetail } from '../../engine/api/engine-api.ts';
 import type { RunRecord, WorkflowSpec } from '../../engine/api/types.ts';
-import type { EngineConfig } from '../../engine/core/config.ts';
+import type { EngineConfig } from '../../engine/core/model/config.ts';
 import type { Engine } from '../../engine/core/engine.ts';
 import type { ProcessRunner } from '../../engine/ports/process-runner.ts';
-import { parseWorkflowFile } from '../../engine/core/workflow-file.ts';
+import { parseWorkflowFile } from '../../engine/core/workflow/workflow-file.ts';
 import type { AlertOptions } from '../../engine/hosts/node/alert-channels.ts';
 import { openSoloEngine } from '../../engine/hosts/node/solo.ts';
 import { tempDir } from './files.ts';

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ValidationError } from '../../engine/api/errors.ts';
 import type { ApplyOutcome } from '../../engine/api/engine-api.ts';
 import type { InstanceRecord } from '../../engine/api/types.ts';
-import { parseWorkflowFile } from '../../engine/core/workflow-file.ts';
+import { parseWorkflowFile } from '../../engine/core/workflow/workflow-file.ts';
 import { lineageTable } from '../../engine/hosts/cli/commands-lineage.ts';
 import { startTestEngine, type TestEngine } from '../helpers/solo-engine.ts';
 import { waitFor } from '../helpers/wait-for.ts';

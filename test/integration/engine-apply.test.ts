@@ -2,8 +2,8 @@
 // nothing, export returns what was applied, and export → apply is a no-op.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AxError } from '../../engine/api/errors.ts';
-import { parseWorkflowFile } from '../../engine/core/workflow-file.ts';
-import { serializeWorkflow } from '../../engine/core/workflow-serialize.ts';
+import { parseWorkflowFile } from '../../engine/core/workflow/workflow-file.ts';
+import { serializeWorkflow } from '../../engine/core/workflow/workflow-serialize.ts';
 import { startTestEngine, type TestEngine } from '../helpers/solo-engine.ts';
 
 let t: TestEngine;

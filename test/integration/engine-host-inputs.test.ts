@@ -9,10 +9,10 @@ import { MemoryCoordinator } from '../../engine/adapters/memory/memory-coordinat
 import { NodeProcessRunner } from '../../engine/adapters/process/node-process-runner.ts';
 import { openSqliteStore } from '../../engine/adapters/sql/sqlite-store.ts';
 import { systemClock } from '../../engine/adapters/system-clock.ts';
-import { Dispatcher } from '../../engine/core/dispatcher.ts';
+import { Dispatcher } from '../../engine/core/dispatch/dispatcher.ts';
 import { Engine } from '../../engine/core/engine.ts';
-import { Router } from '../../engine/core/routing.ts';
-import { indexWorkflow, WorkflowCache } from '../../engine/core/workflow-cache.ts';
+import { Router } from '../../engine/core/model/routing.ts';
+import { indexWorkflow, WorkflowCache } from '../../engine/core/workflow/workflow-cache.ts';
 import { nextTurn, nodeHostDefaults } from '../../engine/hosts/node/host-defaults.ts';
 import type { Store, TaskDefinition, WorkflowGraph } from '../../engine/ports/store.ts';
 import { tempDir } from '../helpers/files.ts';

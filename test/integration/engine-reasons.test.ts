@@ -6,7 +6,7 @@ import { MemoryCoordinator } from '../../engine/adapters/memory/memory-coordinat
 import { NodeProcessRunner } from '../../engine/adapters/process/node-process-runner.ts';
 import { systemClock } from '../../engine/adapters/system-clock.ts';
 import { Engine } from '../../engine/core/engine.ts';
-import { parseWorkflowFile } from '../../engine/core/workflow-file.ts';
+import { parseWorkflowFile } from '../../engine/core/workflow/workflow-file.ts';
 import { dbFile } from '../../engine/hosts/node/data-dir.ts';
 import { tempDir } from '../helpers/files.ts';
 import { FAST_CONFIG, startTestEngine, type TestEngine } from '../helpers/solo-engine.ts';

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serializeWorkflow } from '../../engine/core/workflow-serialize.ts';
+import { serializeWorkflow } from '../../engine/core/workflow/workflow-serialize.ts';
 import { SecretsFile } from '../../engine/hosts/node/secrets-file.ts';
 import { tempDir } from '../helpers/files.ts';
 import { startTestEngine, type TestEngine } from '../helpers/solo-engine.ts';

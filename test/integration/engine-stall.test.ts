@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { workerLostAfterMs } from '../../engine/core/config.ts';
+import { workerLostAfterMs } from '../../engine/core/model/config.ts';
 import { tempDir } from '../helpers/files.ts';
 import { startTestEngine, type TestEngine } from '../helpers/solo-engine.ts';
 import { waitFor } from '../helpers/wait-for.ts';

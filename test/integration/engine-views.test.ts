@@ -4,7 +4,7 @@
 // subscriptions that deliver only their topics.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EngineEvent } from '../../engine/api/events.ts';
-import { COMMENTS_DROPPED } from '../../engine/core/views.ts';
+import { COMMENTS_DROPPED } from '../../engine/core/read-models.ts';
 import { startTestEngine, type TestEngine } from '../helpers/solo-engine.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 

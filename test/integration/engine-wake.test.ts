@@ -13,7 +13,7 @@ import { openSqliteStore } from '../../engine/adapters/sql/sqlite-store.ts';
 import { systemClock } from '../../engine/adapters/system-clock.ts';
 import type { RunDetail } from '../../engine/api/engine-api.ts';
 import { Engine, type EngineDeps } from '../../engine/core/engine.ts';
-import { parseWorkflowFile } from '../../engine/core/workflow-file.ts';
+import { parseWorkflowFile } from '../../engine/core/workflow/workflow-file.ts';
 import type { Coordinator } from '../../engine/ports/coordinator.ts';
 import { deleteRedisPrefix, redisAvailable, REDIS_URL, uniqueName } from '../helpers/services.ts';
 import { tempDir } from '../helpers/files.ts';

@@ -10,9 +10,9 @@ import { MemoryCoordinator } from '../../engine/adapters/memory/memory-coordinat
 import { openSqliteStore } from '../../engine/adapters/sql/sqlite-store.ts';
 import type { SqlStore } from '../../engine/adapters/sql/sql-store.ts';
 import type { InstanceRecord } from '../../engine/api/types.ts';
-import { RunManager } from '../../engine/core/run-manager.ts';
-import { WorkflowCache } from '../../engine/core/workflow-cache.ts';
-import { parseWorkflowFile } from '../../engine/core/workflow-file.ts';
+import { RunManager } from '../../engine/core/runs/run-manager.ts';
+import { WorkflowCache } from '../../engine/core/workflow/workflow-cache.ts';
+import { parseWorkflowFile } from '../../engine/core/workflow/workflow-file.ts';
 import { FakeClock } from '../helpers/fake-clock.ts';
 import { tempDir } from '../helpers/files.ts';
 import { nextTurn } from '../../engine/hosts/node/host-defaults.ts';

@@ -9,7 +9,7 @@ import { openMysqlStore } from '../../engine/adapters/sql/mysql-store.ts';
 import { openSqliteStore } from '../../engine/adapters/sql/sqlite-store.ts';
 import type { SqlStore } from '../../engine/adapters/sql/sql-store.ts';
 import { systemClock } from '../../engine/adapters/system-clock.ts';
-import { LogWriter } from '../../engine/core/log-writer.ts';
+import { LogWriter } from '../../engine/core/logs/log-writer.ts';
 import { createTestDatabase, mysqlAvailable } from '../helpers/services.ts';
 import { tempDir } from '../helpers/files.ts';
 

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LogSearchHit } from '../../engine/api/engine-api.ts';
 import type { LogLine } from '../../engine/api/types.ts';
-import { LogSearch } from '../../engine/core/log-search.ts';
+import { LogSearch } from '../../engine/core/logs/log-search.ts';
 import type { LogStore, Store } from '../../engine/ports/store.ts';
 import { startTestEngine, type TestEngine } from '../helpers/solo-engine.ts';
 

@@ -11,7 +11,7 @@ import { openSqliteStore } from '../../engine/adapters/sql/sqlite-store.ts';
 import type { WorkerRecord } from '../../engine/api/types.ts';
 import { DEFAULT_ALERT_SETTINGS } from '../../engine/core/alerts/alert-settings.ts';
 import { Engine } from '../../engine/core/engine.ts';
-import { parseWorkflowFile } from '../../engine/core/workflow-file.ts';
+import { parseWorkflowFile } from '../../engine/core/workflow/workflow-file.ts';
 import { FakeClock } from '../helpers/fake-clock.ts';
 import { tempDir } from '../helpers/files.ts';
 import { waitFor } from '../helpers/wait-for.ts';

@@ -9,10 +9,10 @@ import { NodeProcessRunner } from '../../engine/adapters/process/node-process-ru
 import { openSqliteStore } from '../../engine/adapters/sql/sqlite-store.ts';
 import type { SqlStore } from '../../engine/adapters/sql/sql-store.ts';
 import type { MisfirePolicy } from '../../engine/api/types.ts';
-import type { EngineConfig } from '../../engine/core/config.ts';
+import type { EngineConfig } from '../../engine/core/model/config.ts';
 import { DEFAULT_ALERT_SETTINGS } from '../../engine/core/alerts/alert-settings.ts';
 import { Engine, type EngineDeps } from '../../engine/core/engine.ts';
-import { parseWorkflowFile } from '../../engine/core/workflow-file.ts';
+import { parseWorkflowFile } from '../../engine/core/workflow/workflow-file.ts';
 import { FakeClock } from '../helpers/fake-clock.ts';
 import { tempDir } from '../helpers/files.ts';
 import { nodeHostDefaults } from '../../engine/hosts/node/host-defaults.ts';

@@ -14,7 +14,7 @@ import { AxError } from '../../engine/api/errors.ts';
 import type { EngineEvent } from '../../engine/api/events.ts';
 import type { MisfirePolicy } from '../../engine/api/types.ts';
 import { Engine } from '../../engine/core/engine.ts';
-import { parseWorkflowFile } from '../../engine/core/workflow-file.ts';
+import { parseWorkflowFile } from '../../engine/core/workflow/workflow-file.ts';
 import { FakeClock } from '../helpers/fake-clock.ts';
 import { tempDir } from '../helpers/files.ts';
 import { nodeHostDefaults } from '../../engine/hosts/node/host-defaults.ts';

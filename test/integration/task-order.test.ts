@@ -2,7 +2,7 @@
 // runs RUN`) list tasks in topological order, ties by name, not as they were added (issue 19
 // item 5); each task's attempts in turn.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseWorkflowFile } from '../../engine/core/workflow-file.ts';
+import { parseWorkflowFile } from '../../engine/core/workflow/workflow-file.ts';
 import { startTestEngine, type TestEngine } from '../helpers/solo-engine.ts';
 
 let t: TestEngine;

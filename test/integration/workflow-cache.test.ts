@@ -1,4 +1,4 @@
-// The workflow cache (core/workflow-cache.ts): a workflow's graph indexed once through dag.ts
+// The workflow cache (core/workflow/workflow-cache.ts): a workflow's graph indexed once through dag.ts
 // (the one graph module) and reused by every event, re-read from a real SQLite store only when
 // its version or switch changed; a fake clock drives the cache's age.
 import fs from 'node:fs';
@@ -6,9 +6,9 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../../engine/adapters/sql/sqlite-store.ts';
 import type { SqlStore } from '../../engine/adapters/sql/sql-store.ts';
-import { downstreamClosure } from '../../engine/core/dag.ts';
-import { type CachedWorkflow, WorkflowCache } from '../../engine/core/workflow-cache.ts';
-import { parseWorkflowFile } from '../../engine/core/workflow-file.ts';
+import { downstreamClosure } from '../../engine/core/model/dag.ts';
+import { type CachedWorkflow, WorkflowCache } from '../../engine/core/workflow/workflow-cache.ts';
+import { parseWorkflowFile } from '../../engine/core/workflow/workflow-file.ts';
 import { FakeClock } from '../helpers/fake-clock.ts';
 import { tempDir } from '../helpers/files.ts';
 import { nextTurn } from '../../engine/hosts/node/host-defaults.ts';

@@ -10,7 +10,7 @@
 // tolerance, so the takeover really has missed fires for the policy to decide on (the audit entry
 // of that decision also tells when the new leader's scan ran, which is what "late" is measured by).
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CONFIG } from '../../engine/core/config.ts';
+import { DEFAULT_CONFIG } from '../../engine/core/model/config.ts';
 import { teamServicesAvailable } from '../helpers/services.ts';
 import { everySecondFires, wholeSecondAfter } from '../helpers/team/cron-fires.ts';
 import { TEAM_CONFIG, type Team, teamForTest } from '../helpers/team/harness.ts';

@@ -9,7 +9,7 @@
 // processes), so their windows overlap (it.concurrent) rather than follow one another: the file
 // takes one window, not two. Idle nodes cost a few % of a core each; the tolerance is 5 s.
 import { describe, it } from 'vitest';
-import { DEFAULT_CONFIG } from '../../engine/core/config.ts';
+import { DEFAULT_CONFIG } from '../../engine/core/model/config.ts';
 import { teamServicesAvailable } from '../helpers/services.ts';
 import { everySecondFires, wholeSecondAfter } from '../helpers/team/cron-fires.ts';
 import { type Team, teamForTest } from '../helpers/team/harness.ts';

@@ -7,7 +7,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { RunDetail } from '../../engine/api/engine-api.ts';
 import type { InstanceRecord, WorkerRecord } from '../../engine/api/types.ts';
-import { FAILOVER_PREFIX } from '../../engine/core/backstops.ts';
+import { FAILOVER_PREFIX } from '../../engine/core/model/backstops.ts';
 import { GroupWatch } from '../helpers/team/group-watch.ts';
 import { SKIP_REASON, Team, TEAM_CONFIG, TEST_TIMEOUT_MS } from '../helpers/team/harness.ts';
 import { expectRunInvariants } from '../helpers/team/invariants.ts';

@@ -7,7 +7,7 @@
 // an alert in the audit log. Exactly one SUCCESS per task.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditEntry, InstanceRecord, WorkerRecord } from '../../engine/api/types.ts';
-import { FAILOVER_PREFIX } from '../../engine/core/backstops.ts';
+import { FAILOVER_PREFIX } from '../../engine/core/model/backstops.ts';
 import { GroupWatch } from '../helpers/team/group-watch.ts';
 import { SKIP_REASON, Team, TEAM_CONFIG, TEST_TIMEOUT_MS } from '../helpers/team/harness.ts';
 import { expectRunInvariants } from '../helpers/team/invariants.ts';

@@ -38,7 +38,7 @@ const STDERR = [
   'Error: SQLITE_CORRUPT: database disk image is malformed',
   '    at Database.prepare (engine/adapters/sql/sqlite-store.ts:88:21)',
   '    at SqliteStore.claimInstance (engine/adapters/sql/sqlite-store.ts:412:18)',
-  '    at Scheduler.tick (engine/core/scheduler.ts:140:7) — a very long line follows to see that it wraps instead of widening the page: ' + 'x'.repeat(160),
+  '    at Scheduler.tick (engine/core/scheduling/scheduler.ts:140:7) — a very long line follows to see that it wraps instead of widening the page: ' + 'x'.repeat(160),
 ].join('\n');
 
 const crash = (over: Partial<EngineCrash> = {}): EngineCrash => ({ code: 1, signal: null, stderrTail: STDERR, at: Date.now() - 5_000, ...over });

@@ -7,8 +7,8 @@ import { ValidationError, type ValidationProblem } from '../../engine/api/errors
 import { checkParams } from '../../engine/api/schemas.ts';
 import { alertKeys, summaryKey } from '../../engine/core/alerts/alert-keys.ts';
 import { DEFAULT_ALERT_SETTINGS, parseAlertSettings } from '../../engine/core/alerts/alert-settings.ts';
-import { parseWorkflowFile } from '../../engine/core/workflow-file.ts';
-import { serializeWorkflow } from '../../engine/core/workflow-serialize.ts';
+import { parseWorkflowFile } from '../../engine/core/workflow/workflow-file.ts';
+import { serializeWorkflow } from '../../engine/core/workflow/workflow-serialize.ts';
 
 const parse = (text: string) => parseWorkflowFile(text, { defaultTimezone: 'UTC' });
 const withAlerts = (alerts: string) => `workflow: w\nalerts:\n${alerts}\ntasks:\n  t:\n    command: ./t.sh\n`;

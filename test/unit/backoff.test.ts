@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { retryDelay } from '../../engine/core/backoff.ts';
+import { retryDelay } from '../../engine/core/model/backoff.ts';
 
 describe('retryDelay', () => {
   it('fixed: the same delay after every failure, the cap notwithstanding', () => {

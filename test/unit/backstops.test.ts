@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { InstanceRecord } from '../../engine/api/types.ts';
-import { FAILOVER_PREFIX, judgeActive } from '../../engine/core/backstops.ts';
-import { DEFAULT_CONFIG } from '../../engine/core/config.ts';
+import { FAILOVER_PREFIX, judgeActive } from '../../engine/core/model/backstops.ts';
+import { DEFAULT_CONFIG } from '../../engine/core/model/config.ts';
 
 const NOW = 1_000_000_000;
 const inst = (over: Partial<InstanceRecord>): InstanceRecord => ({

@@ -4,8 +4,8 @@
 // follows Vixie cron's "fixed-time vs interval job" split; AX keeps the rules of cron-walk.ts).
 import { Cron } from 'croner';
 import { describe, expect, it } from 'vitest';
-import { firesBetween, nextFire } from '../../engine/core/cron.ts';
-import { utcOffsetMs } from '../../engine/core/cron-walk.ts';
+import { firesBetween, nextFire } from '../../engine/core/model/cron.ts';
+import { utcOffsetMs } from '../../engine/core/model/cron-walk.ts';
 
 const ZONES = [
   'UTC', 'Europe/Berlin', 'Europe/London', 'America/New_York', 'America/St_Johns', 'America/Santiago', 'America/Havana',

@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
-import { describeCron, firesBetween, nextFire, prevFire, validateCron, validateTimezone } from '../../engine/core/cron.ts';
-import { utcOffsetMs } from '../../engine/core/cron-walk.ts';
+import { describeCron, firesBetween, nextFire, prevFire, validateCron, validateTimezone } from '../../engine/core/model/cron.ts';
+import { utcOffsetMs } from '../../engine/core/model/cron-walk.ts';
 
 const at = (iso: string): number => Date.parse(iso);
 const iso = (times: number[]): string[] => times.map((t) => new Date(t).toISOString());

@@ -3,9 +3,9 @@
 // for in the downstream workflow's zone.
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../engine/api/errors.ts';
-import { splitRef, waitDrafts, waitWindow } from '../../engine/core/cross-upstream.ts';
-import { parseWorkflowFile } from '../../engine/core/workflow-file.ts';
-import { serializeWorkflow } from '../../engine/core/workflow-serialize.ts';
+import { splitRef, waitDrafts, waitWindow } from '../../engine/core/workflow/cross-upstream.ts';
+import { parseWorkflowFile } from '../../engine/core/workflow/workflow-file.ts';
+import { serializeWorkflow } from '../../engine/core/workflow/workflow-serialize.ts';
 
 const file = (upstream: string, extra = '') => `workflow: b\ntasks:\n  extract: { command: "true" }\n  load: { command: "true", upstream: ${upstream}${extra} }\n`;
 const parse = (text: string) => parseWorkflowFile(text, { defaultTimezone: 'UTC' }).spec;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Adjacency, downstreamClosure, findCycle, isolated, taskOrder, topologicalOrder, type Edge } from '../../engine/core/dag.ts';
+import { Adjacency, downstreamClosure, findCycle, isolated, taskOrder, topologicalOrder, type Edge } from '../../engine/core/model/dag.ts';
 
 const downstreamMap = <K extends string | number>(e: readonly Edge<K>[]) => new Adjacency<K>('downstream').add(e).map;
 const upstreamMap = <K extends string | number>(e: readonly Edge<K>[]) => new Adjacency<K>('upstream').add(e).map;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LineSplitter } from '../../engine/core/line-splitter.ts';
+import { LineSplitter } from '../../engine/core/logs/line-splitter.ts';
 
 const enc = new TextEncoder();
 

@@ -8,8 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { ValidationError, type ValidationProblem } from '../../engine/api/errors.ts';
 import { checkParams } from '../../engine/api/schemas.ts';
 import { formatSize, parseSize, readableSize } from '../../engine/api/size.ts';
-import { parseWorkflowFile } from '../../engine/core/workflow-file.ts';
-import { serializeWorkflow } from '../../engine/core/workflow-serialize.ts';
+import { parseWorkflowFile } from '../../engine/core/workflow/workflow-file.ts';
+import { serializeWorkflow } from '../../engine/core/workflow/workflow-serialize.ts';
 import { nodeLogLimit, readSettings, writeSetting } from '../../engine/hosts/node/settings.ts';
 
 const parse = (text: string) => parseWorkflowFile(text, { defaultTimezone: 'UTC' }).spec;

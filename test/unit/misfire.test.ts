@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { MISFIRE_LIMITS, planFires, type FirePlanInput } from '../../engine/core/misfire.ts';
+import { MISFIRE_LIMITS, planFires, type FirePlanInput } from '../../engine/core/model/misfire.ts';
 
 const at = (iso: string): number => Date.parse(iso);
 const iso = (times: number[]): string[] => times.map((t) => new Date(t).toISOString());

@@ -1,8 +1,9 @@
-// The one retry-with-backoff helper (engine/core/retry.ts) on a fake clock: its waits double and
+// The one retry-with-backoff helper (engine/core/support/retry.ts) on a fake clock: its waits double and
 // stop at the cap, a failure retrying cannot help is thrown at once, a deadline ends it, and a
 // shutdown cuts a wait short.
 import { describe, expect, it } from 'vitest';
-import { backoffDelay, retrying } from '../../engine/core/retry.ts';
+import { backoffDelay } from '../../engine/core/model/backoff.ts';
+import { retrying } from '../../engine/core/support/retry.ts';
 import { FakeClock, settle } from '../helpers/fake-clock.ts';
 
 /** An attempt that fails `failures` times, then returns 'done'; records when it was called. */

@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { Router, accepts, whyNoWorker, type AcceptPolicy, type WorkerCandidate } from '../../engine/core/routing.ts';
+import { Router, accepts, whyNoWorker, type AcceptPolicy, type WorkerCandidate } from '../../engine/core/model/routing.ts';
 
 const NOW = 1_000_000;
 const STALE = 15_000;

@@ -2,9 +2,9 @@
 // userinfo is masked, values with a NUL are masked by their parts, and the store decorator masks
 // every free text the engine keeps.
 import { describe, expect, it } from 'vitest';
-import { LineSplitter } from '../../engine/core/line-splitter.ts';
-import { maskedStore } from '../../engine/core/masked-store.ts';
-import { lineMask, MASK, maskUserinfo, SecretMask } from '../../engine/core/secret-mask.ts';
+import { LineSplitter } from '../../engine/core/logs/line-splitter.ts';
+import { maskedStore } from '../../engine/core/secrets/masked-store.ts';
+import { lineMask, MASK, maskUserinfo, SecretMask } from '../../engine/core/secrets/secret-mask.ts';
 import type { Store } from '../../engine/ports/store.ts';
 
 const SECRET = 'straddling-secret-42';

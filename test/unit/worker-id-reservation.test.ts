@@ -1,9 +1,9 @@
-// The reservation of a worker id to its node (core/worker-id-reservation.ts), without services:
+// The reservation of a worker id to its node (core/execution/worker-id-reservation.ts), without services:
 // who may take an id a node left, and when the reservation ends. The team test
 // (test/team/worker-id-reservation.test.ts) runs it with real processes.
 import { describe, expect, it } from 'vitest';
 import type { WorkerRegistration } from '../../engine/ports/store.ts';
-import { checkReservation, claimToken, ID_RESERVED_MS } from '../../engine/core/worker-id-reservation.ts';
+import { checkReservation, claimToken, ID_RESERVED_MS } from '../../engine/core/execution/worker-id-reservation.ts';
 
 const left = (claim: string | undefined): WorkerRegistration => ({
   id: 'laptop-anna',

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError, type ValidationProblem } from '../../engine/api/errors.ts';
 import type { TaskSpec, WorkflowSpec } from '../../engine/api/types.ts';
-import { validateCron, validateTimezone } from '../../engine/core/cron.ts';
-import { environmentWarnings } from '../../engine/core/spec-warnings.ts';
-import { decodeWorkflowFile, hasComments, MAX_WORKFLOW_FILE_BYTES, parseWorkflowFile } from '../../engine/core/workflow-file.ts';
-import { serializeWorkflow } from '../../engine/core/workflow-serialize.ts';
+import { validateCron, validateTimezone } from '../../engine/core/model/cron.ts';
+import { environmentWarnings } from '../../engine/core/workflow/spec-warnings.ts';
+import { decodeWorkflowFile, hasComments, MAX_WORKFLOW_FILE_BYTES, parseWorkflowFile } from '../../engine/core/workflow/workflow-file.ts';
+import { serializeWorkflow } from '../../engine/core/workflow/workflow-serialize.ts';
 import type { WorkerRecord } from '../../engine/api/types.ts';
 
 const opts = { defaultTimezone: 'Europe/Berlin' };

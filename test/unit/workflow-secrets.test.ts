@@ -5,10 +5,10 @@ import { describe, expect, it } from 'vitest';
 import { ValidationError, type ValidationProblem } from '../../engine/api/errors.ts';
 import { checkParams } from '../../engine/api/schemas.ts';
 import { secretNames } from '../../engine/api/secrets.ts';
-import { MASK, secretMasker } from '../../engine/core/secret-mask.ts';
-import { environmentWarnings } from '../../engine/core/spec-warnings.ts';
-import { parseWorkflowFile } from '../../engine/core/workflow-file.ts';
-import { serializeWorkflow } from '../../engine/core/workflow-serialize.ts';
+import { MASK, secretMasker } from '../../engine/core/secrets/secret-mask.ts';
+import { environmentWarnings } from '../../engine/core/workflow/spec-warnings.ts';
+import { parseWorkflowFile } from '../../engine/core/workflow/workflow-file.ts';
+import { serializeWorkflow } from '../../engine/core/workflow/workflow-serialize.ts';
 
 const parse = (text: string) => parseWorkflowFile(text, { defaultTimezone: 'UTC' });
 const oneTask = (env: string) => `workflow: w\ntasks:\n  call:\n    command: ./call.sh\n    env: ${env}\n`;

@@ -16,7 +16,7 @@ import { copyFileSync, existsSync, renameSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { LineSplitter } from '../../core/line-splitter.ts';
+import { LineSplitter } from '../../core/logs/line-splitter.ts';
 import type { ProcessExit, ProcessOutputHandlers, ProcessRunner, ProcessSpec, RunningProcess } from '../../ports/process-runner.ts';
 import { killLeftover, cannotStartShell } from './node-process-runner.ts';
 import { HAS_PROC, killGroup, leftRunning, monotonicMs, readStat, runningGroup, validPid } from './process-groups.ts';

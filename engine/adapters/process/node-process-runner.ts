@@ -9,7 +9,7 @@
 // the baseline of bench/solo-throughput.ts.
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
-import { LineSplitter } from '../../core/line-splitter.ts';
+import { LineSplitter } from '../../core/logs/line-splitter.ts';
 import type { ProcessExit, ProcessOutputHandlers, ProcessRunner, ProcessSpec, RunningProcess } from '../../ports/process-runner.ts';
 import { HAS_PROC, IS_WINDOWS, groupAlive, groupMembers, killGroup, monotonicMs, readEnviron, runningGroup, validPid } from './process-groups.ts';
 import { DEFAULT_MAX_LINE_BYTES, prepareSpawn } from './spawn-spec.ts';

@@ -12,7 +12,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
-import { replaceControls } from '../../core/line-splitter.ts';
+import { replaceControls } from '../../core/logs/line-splitter.ts';
 import type { LeftRunning, ProcessExit, RunningProcess } from '../../ports/process-runner.ts';
 
 const POLL_MS = 50;

@@ -4,7 +4,7 @@
 // inside the caller's transaction.
 import { sql, type Kysely } from 'kysely';
 import type { InstanceRecord, InstanceState, RunRecord } from '../../api/types.ts';
-import { waitDrafts } from '../../core/cross-upstream.ts';
+import { waitDrafts } from '../../core/workflow/cross-upstream.ts';
 import { HELD_FOR_UPSTREAM, type InstanceDraft } from '../../ports/store.ts';
 import { memoQuery, slot } from './memo-query.ts';
 import type { SqlDialectName } from './migrations.ts';

@@ -14,7 +14,7 @@
 //   one back and it runs again, seeing the other's delete), so the waiter is released once.
 import type { Kysely } from 'kysely';
 import type { InstanceRecord } from '../../api/types.ts';
-import { waitingReason } from '../../core/cross-upstream.ts';
+import { waitingReason } from '../../core/workflow/cross-upstream.ts';
 import { HELD_FOR_UPSTREAM, type UpstreamWaitDraft, type WaiterNotice } from '../../ports/store.ts';
 import type { SqlDialectName } from './migrations.ts';
 import { chunks, instanceFromRow } from './rows.ts';

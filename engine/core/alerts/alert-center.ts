@@ -10,9 +10,9 @@ import type { Clock } from '../../ports/clock.ts';
 import type { Coordinator } from '../../ports/coordinator.ts';
 import type { AlertOutcome } from '../../ports/metrics.ts';
 import type { NewAlert, AlertStore } from '../../ports/store.ts';
-import { formatDuration } from '../duration.ts';
-import { repeat } from '../repeat.ts';
-import { backoffDelay } from '../retry.ts';
+import { formatDuration } from '../model/duration.ts';
+import { repeat } from '../support/repeat.ts';
+import { backoffDelay } from '../model/backoff.ts';
 import { alertKeys, fit, summaryKey } from './alert-keys.ts';
 import type { AlertRoute, AlertSettings } from './alert-settings.ts';
 

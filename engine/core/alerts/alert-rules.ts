@@ -6,7 +6,7 @@ import type { AlertRule } from '../../api/alerts.ts';
 import type { InstanceRecord, RunRecord, WorkerRecord } from '../../api/types.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { RunStore, DefinitionStore, ReadModelStore } from '../../ports/store.ts';
-import { formatDuration } from '../duration.ts';
+import { formatDuration } from '../model/duration.ts';
 import type { AlertCenter, AlertInput } from './alert-center.ts';
 
 /** What the engine's parts call: none of these waits, none throws. */

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { ALERT_RULES, DEFAULT_WORKFLOW_ALERT_RULES, type AlertRule, WEBHOOK_TEMPLATES, type WebhookTemplate } from '../../api/alerts.ts';
 import { AxError } from '../../api/errors.ts';
 import { SECRET_NAME, type SecretRef } from '../../api/secrets.ts';
-import { parseDuration } from '../duration.ts';
+import { parseDuration } from '../model/duration.ts';
 
 export interface AlertRoute {
   channels: string[];

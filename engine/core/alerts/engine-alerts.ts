@@ -5,7 +5,7 @@ import type { Clock } from '../../ports/clock.ts';
 import type { Coordinator } from '../../ports/coordinator.ts';
 import type { AlertOutcome } from '../../ports/metrics.ts';
 import type { DefinitionStore, AlertStore, RunStore, ReadModelStore } from '../../ports/store.ts';
-import type { EngineConfig } from '../config.ts';
+import type { EngineConfig } from '../model/config.ts';
 import { AlertCenter } from './alert-center.ts';
 import { AlertRules } from './alert-rules.ts';
 import { type AlertSettings, DEFAULT_ALERT_SETTINGS } from './alert-settings.ts';

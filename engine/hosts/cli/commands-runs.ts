@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import type { Command } from 'commander';
 import { AxError } from '../../api/errors.ts';
-import { jsonProblem } from '../../core/payload.ts';
+import { jsonProblem } from '../../core/model/payload.ts';
 import type { EngineApi, RunListing } from '../../api/engine-api.ts';
 import type { RunRecord } from '../../api/types.ts';
 import { actor, connect, embeddedEngine, type GlobalOptions, modeOf, withApi } from './connect.ts';

@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { AxError } from '../../api/errors.ts';
 import type { Engine } from '../../core/engine.ts';
-import { retrying } from '../../core/retry.ts';
+import { retrying } from '../../core/support/retry.ts';
 import { systemClock } from '../../adapters/system-clock.ts';
 import { apiToken, readEngineLock } from '../node/data-dir.ts';
 import { checkTokenFiles, type LocalApi, metricsAuth, startLocalApi } from '../node/local-api.ts';

@@ -4,7 +4,7 @@
 import os from 'node:os';
 import type { EngineApi } from '../../api/engine-api.ts';
 import { AxError } from '../../api/errors.ts';
-import { needsPerson } from '../../core/persist.ts';
+import { notRetryable } from '../../core/support/store-retry.ts';
 import { connectApi } from '../../server/ws-client.ts';
 import { apiToken, readEngineLock, resolveDataDir } from '../node/data-dir.ts';
 import { type HeldEngine, holdSoloEngine } from '../node/held-engine.ts';
@@ -101,7 +101,7 @@ export async function embeddedEngine(
       void release(drainMs)
         .catch((err: unknown) => {
           // The same refusal again (a last heartbeat, a flush) is no news.
-          if (!needsPerson(err)) process.stderr.write(`ax: while stopping: ${err instanceof Error ? err.message : String(err)}\n`);
+          if (!notRetryable(err)) process.stderr.write(`ax: while stopping: ${err instanceof Error ? err.message : String(err)}\n`);
         })
         .finally(() => process.exit(EXIT.storage));
     },

@@ -1,7 +1,7 @@
 // Terminal output: aligned tables, times, durations, and JSON for scripts.
 import type { InstanceState, RunState } from '../../api/types.ts';
-import { formatDuration } from '../../core/duration.ts';
-import { terminalSafe } from '../../core/terminal-text.ts';
+import { formatDuration } from '../../core/model/duration.ts';
+import { terminalSafe } from '../../core/model/terminal-text.ts';
 
 /** Cells are escaped here (a \n too), before widths are measured: the stream guard keeps \n. */
 export function table(headers: string[], rows: (string | number | undefined)[][]): string {

@@ -4,12 +4,12 @@
 // One guard on the two streams rather than a call at each print: a print that forgot the call
 // would be a hole.
 //
-// --json stays valid JSON with the same values (see engine/core/terminal-text.ts): a script
+// --json stays valid JSON with the same values (see engine/core/model/terminal-text.ts): a script
 // reading it gets U+202E back from "\u202e" as JSON.parse decodes it; only a person reading the
 // JSON raw sees the escape. \n is kept: it ends the CLI's own lines; single values that must not
 // start a line (table cells) are escaped before they reach the stream.
 import { parseDocument, visit } from 'yaml';
-import { hasUnsafeText, terminalSafe } from '../../core/terminal-text.ts';
+import { hasUnsafeText, terminalSafe } from '../../core/model/terminal-text.ts';
 
 const guarded = new WeakSet<NodeJS.WriteStream>();
 

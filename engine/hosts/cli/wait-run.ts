@@ -1,8 +1,8 @@
 // Following a run until it ends, printing each task's outcome as it happens.
 import type { EngineApi } from '../../api/engine-api.ts';
 import type { InstanceRecord, RunRecord, WorkerRecord } from '../../api/types.ts';
-import { accepts } from '../../core/routing.ts';
-import { describeWorkers, offering } from '../../core/spec-warnings.ts';
+import { accepts } from '../../core/model/routing.ts';
+import { describeWorkers, offering } from '../../core/workflow/spec-warnings.ts';
 import { follow } from './follow.ts';
 import { elapsed, mark } from './format.ts';
 import { runNotes } from './run-notes.ts';

@@ -6,7 +6,7 @@ import { AxError, formatProblems, ValidationError, type ValidationProblem } from
 import type { EngineApi } from '../../api/engine-api.ts';
 import type { WorkflowSpec } from '../../api/types.ts';
 import { readRegularFile } from './regular-file.ts';
-import { decodeWorkflowFile, fileSizeProblem, MAX_WORKFLOW_FILE_BYTES, parseWorkflowFile } from '../../core/workflow-file.ts';
+import { decodeWorkflowFile, fileSizeProblem, MAX_WORKFLOW_FILE_BYTES, parseWorkflowFile } from '../../core/workflow/workflow-file.ts';
 
 export const localTimezone = (): string => Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
 

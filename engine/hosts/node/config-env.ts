@@ -1,7 +1,7 @@
 // Engine settings from the environment: AX_ENGINE_CONFIG='{"taskHeartbeatMs": 2000, ...}'.
 // For operators tuning intervals, and for tests that must see heartbeats within seconds.
 import { AxError } from '../../api/errors.ts';
-import { DEFAULT_CONFIG, type EngineConfig } from '../../core/config.ts';
+import { DEFAULT_CONFIG, type EngineConfig } from '../../core/model/config.ts';
 
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Partial<EngineConfig> {
   const text = env.AX_ENGINE_CONFIG;

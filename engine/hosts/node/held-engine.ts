@@ -4,7 +4,7 @@
 // host of the desktop app (hosts/port/) are both this.
 import type { AxError } from '../../api/errors.ts';
 import type { Engine } from '../../core/engine.ts';
-import type { RecoveryReport } from '../../core/recovery.ts';
+import type { RecoveryReport } from '../../core/scheduling/recovery.ts';
 import { acquireEngineLock, type EngineLock } from './data-dir.ts';
 import { openSoloEngine, type SoloOptions } from './solo.ts';
 

@@ -8,7 +8,7 @@
 import path from 'node:path';
 import { AxError } from '../../api/errors.ts';
 import type { EngineApi } from '../../api/engine-api.ts';
-import { maskedApi } from '../../core/masked-api.ts';
+import { maskedApi } from '../../core/secrets/masked-api.ts';
 import type { EngineMetrics } from '../../ports/metrics.ts';
 import type { MetricsAuth } from '../../server/metrics-server.ts';
 import { type ApiServer, startApiServer } from '../../server/ws-server.ts';

@@ -1,4 +1,4 @@
-// This machine's side of worker identity (see core/worker-identity.ts): the default worker id,
+// This machine's side of worker identity (see core/execution/worker-identity.ts): the default worker id,
 // and whether a holder of an id that ran here is dead.
 //
 // The default id is the host name plus a short suffix kept in the data dir, so two laptops both
@@ -43,7 +43,7 @@ function nodeSuffix(dataDir: string): string {
 /**
  * The fingerprint of this node's secret (DATA_DIR/node-secret, 32 random bytes, mode 0600, made
  * on first use): the worker ids this node held stay reserved to it for a while after it leaves
- * (core/worker-id-reservation.ts). Only the fingerprint goes into the store, never the secret.
+ * (core/execution/worker-id-reservation.ts). Only the fingerprint goes into the store, never the secret.
  */
 export function nodeKey(dataDir: string): string {
   const file = path.join(dataDir, 'node-secret');

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { AxError } from '../../api/errors.ts';
 import { maskUrl } from '../../api/mask-url.ts';
 import { parseAlertSettings } from '../../core/alerts/alert-settings.ts';
-import { DEFAULT_CONFIG } from '../../core/config.ts';
+import { DEFAULT_CONFIG } from '../../core/model/config.ts';
 import { formatSize, parseSize } from '../../api/size.ts';
 import { readPrivateFile, writePrivateFile } from './private-file.ts';
 

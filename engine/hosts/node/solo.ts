@@ -8,7 +8,7 @@ import { openSqliteStore } from '../../adapters/sql/sqlite-store.ts';
 import { PromMetrics } from '../../adapters/metrics/prom-metrics.ts';
 import { systemClock } from '../../adapters/system-clock.ts';
 import type { AxError } from '../../api/errors.ts';
-import { DEFAULT_CONFIG, type EngineConfig } from '../../core/config.ts';
+import { DEFAULT_CONFIG, type EngineConfig } from '../../core/model/config.ts';
 import { Engine } from '../../core/engine.ts';
 import { configFromEnv } from './config-env.ts';
 import { privateDbFile } from './data-dir.ts';
@@ -19,7 +19,7 @@ import { VERSION } from './version.ts';
 import type { ProcessRunner } from '../../ports/process-runner.ts';
 import type { SecretSource } from '../../ports/secrets.ts';
 import { SecretsFile } from './secrets-file.ts';
-import { SecretMask } from '../../core/secret-mask.ts';
+import { SecretMask } from '../../core/secrets/secret-mask.ts';
 import { type AlertOptions, loadAlerts } from './alert-channels.ts';
 import { nodeHostDefaults } from './host-defaults.ts';
 
@@ -60,7 +60,7 @@ function shownExtra(settings: Settings = {}): Record<string, string> {
 
 export async function openSoloEngine(dataDir: string, options: SoloOptions = {}): Promise<Engine> {
   // The node's one masking step: every secret resolved here (tasks', alert channels') is masked
-  // in whatever leaves the engine (core/secret-mask.ts).
+  // in whatever leaves the engine (core/secrets/secret-mask.ts).
   const secretMask = new SecretMask();
   const secrets = secretMask.watch(options.secrets ?? new SecretsFile(dataDir));
   // Read before the store opens: a mistake in settings.json stops the engine with its fix.

@@ -3,7 +3,7 @@ import os from 'node:os';
 import { PromMetrics } from '../../adapters/metrics/prom-metrics.ts';
 import { systemClock } from '../../adapters/system-clock.ts';
 import { AxError } from '../../api/errors.ts';
-import { DEFAULT_CONFIG, type EngineConfig } from '../../core/config.ts';
+import { DEFAULT_CONFIG, type EngineConfig } from '../../core/model/config.ts';
 import { Engine } from '../../core/engine.ts';
 import type { SecretSource } from '../../ports/secrets.ts';
 import { configFromEnv } from './config-env.ts';
@@ -13,7 +13,7 @@ import { resolveDataDir } from './data-dir.ts';
 import { defaultWorkerId, holderGoneHere, nodeKey } from './node-identity.ts';
 import { taskRunner } from './task-runner.ts';
 import { SecretsFile } from './secrets-file.ts';
-import { SecretMask, urlPassword } from '../../core/secret-mask.ts';
+import { SecretMask, urlPassword } from '../../core/secrets/secret-mask.ts';
 import { type AlertOptions, loadAlerts } from './alert-channels.ts';
 import { VERSION } from './version.ts';
 import { invalidEventReporter } from './invalid-events.ts';
@@ -77,7 +77,7 @@ export async function openTeamEngine(options: TeamOptions): Promise<Engine> {
   const dataDir = options.dataDir ?? resolveDataDir(undefined, (line) => process.stderr.write(`${line}\n`));
   const config = { maxOutputBytes: nodeLogLimit(dataDir), ...configFromEnv(), ...options.config };
   // The node's one masking step: every secret resolved here (tasks', alert channels') is masked
-  // in whatever leaves the engine (core/secret-mask.ts).
+  // in whatever leaves the engine (core/secrets/secret-mask.ts).
   const secretMask = new SecretMask();
   const secrets = secretMask.watch(options.secrets ?? new SecretsFile(dataDir));
   // The connection strings' passwords are secrets too: a driver's error may quote them.

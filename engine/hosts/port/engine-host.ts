@@ -48,8 +48,8 @@
 // re-parented) and on SIGTERM or SIGINT; clients are closed first. An unknown message is ignored.
 import { AxError } from '../../api/errors.ts';
 import { HOST_DRAIN_TIMEOUT_MS, type ParentMessage } from '../../api/host-protocol.ts';
-import { needsPerson } from '../../core/persist.ts';
-import { maskedApi } from '../../core/masked-api.ts';
+import { notRetryable } from '../../core/support/store-retry.ts';
+import { maskedApi } from '../../core/secrets/masked-api.ts';
 import { EXIT } from '../cli/exit-codes.ts';
 import { resolveDataDir } from '../node/data-dir.ts';
 import { type HeldEngine, holdSoloEngine } from '../node/held-engine.ts';
@@ -173,7 +173,7 @@ function run(channel: ParentChannel): void {
         await Promise.all([held.release(drainTimeoutMs), team.leave(drainTimeoutMs)]);
       } catch (err) {
         // A lost database refuses the last writes too: that is no news.
-        if (!needsPerson(err)) {
+        if (!notRetryable(err)) {
           process.exitCode ||= EXIT.internal;
           process.stderr.write(`ax engine host: while stopping: ${err instanceof Error ? err.message : String(err)}\n`);
         }

@@ -9,7 +9,7 @@ import { useNavigate } from 'react-router-dom';
 import type { TaskStats } from '../../../engine/api/engine-api.ts';
 import type { ValidationProblem } from '../../../engine/api/errors.ts';
 import type { WorkflowSpec } from '../../../engine/api/types.ts';
-import { isolated } from '../../../engine/core/dag.ts';
+import { isolated } from '../../../engine/core/model/dag.ts';
 import { useTheme } from '../app/theme-context.ts';
 import { filterGraph } from '../graph/filter-graph.ts';
 import { GRAPH_DRAW_LIMIT, TooLargeToDraw } from '../graph/TooLargeToDraw.tsx';

@@ -7,7 +7,7 @@ import { useTranslation } from 'react-i18next';
 import type { TaskStats } from '../../../engine/api/engine-api.ts';
 import type { RetryBackoff, TaskSpec, WorkflowSpec } from '../../../engine/api/types.ts';
 import { hasBidiControls, showBidiControls } from '../../../engine/api/bidi-text.ts';
-import { formatDuration } from '../../../engine/core/duration.ts';
+import { formatDuration } from '../../../engine/core/model/duration.ts';
 import { DurationInput } from './fields/DurationInput.tsx';
 import { EnvEditor } from './fields/EnvEditor.tsx';
 import { SizeInput } from './fields/SizeInput.tsx';

@@ -86,7 +86,7 @@ interface AnserEntry {
   decorations: string[];
 }
 
-// The engine's line splitter stores ESC as U+FFFD (engine/core/line-splitter.ts), so a stored
+// The engine's line splitter stores ESC as U+FFFD (engine/core/logs/line-splitter.ts), so a stored
 // colour code reads "\uFFFD[31m". Only that exact SGR shape is taken back as a colour code; any
 // other U+FFFD stays as it is.
 const STORED_SGR = /\uFFFD(\[[0-9;]{0,40}m)/g;

@@ -13,7 +13,7 @@ import { RedisKeys } from '../../../engine/adapters/redis/redis-keys.ts';
 import { openMysqlStore } from '../../../engine/adapters/sql/mysql-store.ts';
 import type { SqlStore } from '../../../engine/adapters/sql/sql-store.ts';
 import type { AuditEntry, InstanceRecord, RunRecord, WorkerRecord } from '../../../engine/api/types.ts';
-import type { EngineConfig } from '../../../engine/core/config.ts';
+import type { EngineConfig } from '../../../engine/core/model/config.ts';
 import type { Engine } from '../../../engine/core/engine.ts';
 import { openTeamEngine } from '../../../engine/hosts/node/team.ts';
 import type { DispatchMessage } from '../../../engine/ports/coordinator.ts';

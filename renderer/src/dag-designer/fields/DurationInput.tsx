@@ -4,7 +4,7 @@
 import { Input } from 'antd';
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { formatDuration, parseDuration } from '../../../../engine/core/duration.ts';
+import { formatDuration, parseDuration } from '../../../../engine/core/model/duration.ts';
 import { useReportDraftError } from './draft-errors.ts';
 import { mono } from './mono.ts';
 

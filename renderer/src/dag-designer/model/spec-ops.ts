@@ -3,7 +3,7 @@
 // (even ones no form shows), tasks keep their order, and an edit replaces only the task it
 // touches (the others stay the same objects, which keeps node re-renders cheap).
 import type { RetryBackoff, TaskSpec, WorkflowSpec } from '../../../../engine/api/types.ts';
-import { findCycle, type Edge } from '../../../../engine/core/dag.ts';
+import { findCycle, type Edge } from '../../../../engine/core/model/dag.ts';
 
 /** the workflow file's rule for workflow, task and event names */
 export const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/;

@@ -1,0 +1,57 @@
+// Start-up recovery (solo: this engine holds the data dir, so every instance still DISPATCHED or
+// RUNNING was left by an engine that died). Leftover process groups are killed and confirmed
+// gone, RUNNING instances fail with "engine restarted" (retried where retries remain), DISPATCHED
+// ones never started and go back to WAITING. Runs left without (all of) their root instances get them.
+import type { Clock } from '../../ports/clock.ts';
+import type { ProcessRunner } from '../../ports/process-runner.ts';
+import type { Finish, InstanceStore, RunStore } from '../../ports/store.ts';
+import type { RunManager } from '../runs/run-manager.ts';
+
+export interface RecoveryReport {
+  failed: number;
+  requeued: number;
+  killed: number;
+}
+
+export async function recoverOrphans(
+  store: InstanceStore & RunStore,
+  runner: ProcessRunner,
+  runs: RunManager,
+  clock: Clock,
+  killGraceMs: number,
+  /** team mode: only the instances this worker id left; solo: undefined (all of them) */
+  workerId?: string,
+): Promise<RecoveryReport> {
+  const report: RecoveryReport = { failed: 0, requeued: 0, killed: 0 };
+  for (const inst of await store.instancesInStates(['DISPATCHED', 'RUNNING'])) {
+    if (workerId !== undefined && inst.workerId !== workerId) continue;
+    const guard = { from: [inst.state], attempt: inst.attempt, workerId: inst.workerId };
+    if (inst.state === 'DISPATCHED') {
+      if (await store.requeueInstance(inst.id, guard, 'engine restarted before the task started')) report.requeued++;
+      continue;
+    }
+    let reason = 'engine restarted';
+    if (inst.pid !== undefined && (await runner.killLeftover(inst.pid, inst.id, killGraceMs))) {
+      report.killed++;
+      reason += '; its leftover process group was killed';
+    }
+    if (await runs.finish(inst, guard, 'FAILED', { reason, finishedAt: clock.now() })) report.failed++;
+  }
+  // Runs are the scheduler's: in team mode its leader checks them when it takes the lead.
+  if (workerId === undefined) await checkRuns(store, runs);
+  return report;
+}
+
+/**
+ * The start-up check of runs, by a solo engine at start and by a scheduler taking the lead: an
+ * outcome recorded without its follow-ups gets them, a RUNNING run gets any root instance it
+ * lacks, or is settled if nothing of it is pending. Every step that writes these is one
+ * transaction, so after a clean stop (or a crash) of this version it finds nothing; it is there
+ * for what an earlier version left.
+ */
+export async function checkRuns(store: InstanceStore & RunStore, runs: RunManager): Promise<void> {
+  for (const inst of await store.unhandledFinished(10_000)) {
+    if (inst.state !== 'UPSTREAM_FAILED') await runs.finish(inst, { from: [inst.state], attempt: inst.attempt }, inst.state as Finish['to'], {});
+  }
+  for (const run of await store.listRuns({ states: ['RUNNING'], limit: 10_000 })) await runs.resumeRun(run);
+}

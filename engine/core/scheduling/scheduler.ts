@@ -1,0 +1,115 @@
+// The scheduler's tick: every tickMs, and once at start, the leader runs its parts in order —
+// lease (and the start-up check of runs on taking it), cron firing, backstops, a dispatch pass,
+// retry wake-ups and log purge. Reactions to finished instances are not here: whoever records an
+// outcome records its follow-ups in the same store step (RunManager.finish). A scheduler that does not lead only bids for the lease. WAITING
+// instances other processes create (a client's `ax run`, a worker advancing a run) reach the
+// leader as events; this process's own wake its dispatcher directly (Dispatcher.wake).
+import type { Clock } from '../../ports/clock.ts';
+import type { Coordinator } from '../../ports/coordinator.ts';
+import type { BackstopPass } from './backstop-pass.ts';
+import type { EngineConfig } from '../model/config.ts';
+import type { CronFiring, CronScan } from './cron-firing.ts';
+import type { Dispatcher } from '../dispatch/dispatcher.ts';
+import type { LeaderLease } from './leader-lease.ts';
+import type { Maintenance } from './retry-wakeup-and-purge.ts';
+
+export interface SchedulerParts {
+  lease: LeaderLease;
+  cron: CronFiring;
+  /** the start-up check of runs (recovery.ts), run on taking the lead */
+  checkRuns: () => Promise<void>;
+  backstops: BackstopPass;
+  dispatcher: Dispatcher;
+  maintenance: Maintenance;
+  /** fails instances whose wait for another workflow passed its wait_timeout (RunManager.expireWaits) */
+  expireWaits: () => Promise<void>;
+}
+
+export class Scheduler {
+  private cancelTick: (() => void) | undefined;
+  private stopped = true;
+  private ticking: Promise<void> | undefined;
+  private unsubscribe: (() => void) | undefined;
+  /** what the cron scan of the latest tick did; undefined when it did not scan (not leading, a failure) */
+  private lastScan: CronScan | undefined;
+
+  constructor(
+    private readonly parts: SchedulerParts,
+    private readonly coordinator: Coordinator,
+    private readonly clock: Clock,
+    private readonly config: EngineConfig,
+    private readonly alert: (message: string) => void,
+  ) {}
+
+  async start(): Promise<void> {
+    const { dispatcher } = this.parts;
+    // Another node's instance events wake the leader's dispatcher: new work (WAITING), and a
+    // worker's slot freed (any state but DISPATCHED and RUNNING: an outcome, a cancel) — without
+    // the latter a team's workers waited for the next tick (1 s) for their next task.
+    this.unsubscribe = await this.coordinator.subscribe(
+      (e) => {
+        if (e.type === 'instance' && e.state !== 'DISPATCHED' && e.state !== 'RUNNING') dispatcher.wake();
+      },
+      { fromOthers: true },
+    );
+    this.stopped = false;
+    this.parts.lease.start();
+    await this.tick();
+  }
+
+  /** One pass; also runs every tickMs. Exposed so tests can drive it with a fake clock. */
+  tick(): Promise<void> {
+    if (this.ticking) return this.ticking;
+    const { lease, cron, checkRuns, backstops, dispatcher, maintenance } = this.parts;
+    this.ticking = (async () => {
+      this.lastScan = undefined;
+      try {
+        const { held, taken } = await lease.renew();
+        if (!held) return;
+        // Leading from now on (start-up, or taking over from a dead leader): the start-up check.
+        if (taken) await checkRuns();
+        if (this.config.fireSchedules) this.lastScan = await cron.scanSchedules();
+        await backstops.checkRunning();
+        await this.parts.expireWaits();
+        await dispatcher.runPass();
+        await maintenance.wakeForRetries();
+        await maintenance.purgeLogs();
+      } catch (err) {
+        backstops.blind();
+        this.alert(`scheduler: ${err instanceof Error ? err.message : String(err)}`);
+      } finally {
+        this.ticking = undefined;
+        if (!this.stopped) {
+          this.cancelTick?.();
+          this.cancelTick = this.clock.setTimer(this.config.tickMs, () => void this.tick());
+        }
+      }
+    })();
+    return this.ticking;
+  }
+
+  /**
+   * A tick now rather than at the next interval, begun after this call (one under way may have
+   * begun before what the caller knows of, e.g. the machine waking from sleep): every schedule's
+   * missed fires are dealt with by its misfire policy at once. Returns what its cron scan did,
+   * or undefined when it did not scan (this scheduler does not lead, does not fire schedules, or
+   * the tick failed: the alert says why).
+   */
+  async catchUp(): Promise<CronScan | undefined> {
+    if (this.stopped) return undefined;
+    await this.ticking;
+    await this.tick();
+    return this.lastScan;
+  }
+
+  async stop(): Promise<void> {
+    this.unsubscribe?.();
+    this.stopped = true;
+    this.parts.lease.stop();
+    this.cancelTick?.();
+    this.parts.maintenance.stop();
+    this.parts.cron.stop();
+    await this.ticking;
+    await this.parts.lease.release();
+  }
+}

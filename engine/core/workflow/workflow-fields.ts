@@ -1,0 +1,207 @@
+// The fields of a workflow file as a WorkflowSpec: the keys each level allows, their defaults
+// and their ranges (schedule, routing, command, cwd, env, timeout, retries and backoff). The
+// checks across tasks (upstream names, cycles) are in workflow-edges.ts.
+import { DEFAULT_WORKFLOW_ALERT_RULES, type AlertRule, WORKFLOW_ALERT_RULES, type WorkflowAlerts } from '../../api/alerts.ts';
+import { secretNameProblem } from '../../api/secrets.ts';
+import { DEFAULT_RETRY_DELAY_MS, type RetryBackoff, type ScheduleSpec, type TaskSpec, type WorkflowSpec } from '../../api/types.ts';
+import { validateCron, validateTimezone } from '../model/cron.ts';
+import { readUpstreamList } from './cross-upstream.ts';
+import { formatDuration } from '../model/duration.ts';
+import { parseSize } from '../../api/size.ts';
+import { join, NAME, nameHint, type Reader, typeName, type YMap } from './workflow-reader.ts';
+
+/** What a workflow's fields need that its file cannot tell. */
+export interface FieldOptions {
+  defaultTimezone: string;
+  /**
+   * Makes a relative `cwd` absolute: the CLI resolves it against the workflow file's directory.
+   * Without it (the UI, the API) a relative cwd is refused: the engine's own directory would be
+   * a silent, surprising base.
+   */
+  resolveCwd?: (cwd: string) => string;
+}
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const MAX_RETRIES = 100;
+const DEFAULT_DELAY_MS = DEFAULT_RETRY_DELAY_MS;
+const EXPONENTIAL_MAX_MS = 3_600_000;
+const TOP_KEYS = ['workflow', 'description', 'owner', 'schedule', 'on_event', 'routing', 'alerts', 'tasks'];
+const ALERT_KEYS = ['channels', 'rules', 'expected_duration'];
+const SCHEDULE_KEYS = ['cron', 'timezone', 'misfire', 'overlap'];
+const TASK_KEYS = ['command', 'cwd', 'env', 'timeout', 'retries', 'retry_backoff', 'labels', 'upstream', 'wait_timeout', 'owner', 'log_limit'];
+const BACKOFF_KEYS = ['strategy', 'delay', 'max'];
+const MISFIRE = ['run_once', 'skip', 'all'] as const;
+const OVERLAP = ['skip', 'queue', 'parallel'] as const;
+const ROUTING = ['round_robin', 'random', 'least_busy'] as const;
+const STRATEGY = ['fixed', 'exponential'] as const;
+
+/** A path that does not depend on a current directory: /srv/etl, C:\jobs, \\server\share. */
+export const isAbsolutePath = (p: string): boolean => /^(\/|[A-Za-z]:[\\/]|\\\\)/.test(p);
+
+function readSchedule(r: Reader, v: unknown, defaultTimezone: string): ScheduleSpec | undefined {
+  const spec: ScheduleSpec = { cron: typeof v === 'string' ? v : '', timezone: defaultTimezone, misfire: 'run_once', overlap: 'skip' };
+  let cron: unknown = v;
+  const cronPath = typeof v === 'string' ? 'schedule' : 'schedule.cron';
+  if (typeof v !== 'string') {
+    const m = r.map(v, 'schedule', 'a cron string or a map with "cron" and "timezone"');
+    if (!m) return undefined;
+    r.keys(m, SCHEDULE_KEYS, 'schedule');
+    cron = m.get('cron');
+    if (cron === undefined) r.add(cronPath, 'missing: add the cron expression, e.g. cron: "0 2 * * *"');
+    else if (typeof cron !== 'string') r.add(cronPath, `must be a cron expression in quotes (got ${typeName(cron)})`);
+    else spec.cron = cron;
+    const tz = r.text(m, 'timezone', 'schedule');
+    const problem = tz === undefined ? undefined : validateTimezone(tz);
+    if (problem) r.add('schedule.timezone', problem);
+    spec.timezone = tz ?? defaultTimezone;
+    spec.misfire = r.choice(m, 'misfire', 'schedule', MISFIRE, 'run_once');
+    spec.overlap = r.choice(m, 'overlap', 'schedule', OVERLAP, 'skip');
+  }
+  const problem = typeof cron === 'string' ? validateCron(cron) : undefined;
+  if (problem) r.add(cronPath, problem);
+  return spec;
+}
+
+function readBackoff(r: Reader, v: unknown, path: string): RetryBackoff {
+  if (v === undefined) return { kind: 'fixed', delayMs: DEFAULT_DELAY_MS, maxDelayMs: DEFAULT_DELAY_MS };
+  if (!(v instanceof Map)) {
+    const delayMs = r.duration(v, path) ?? DEFAULT_DELAY_MS;
+    return { kind: 'fixed', delayMs, maxDelayMs: delayMs };
+  }
+  const m = v as YMap;
+  r.keys(m, BACKOFF_KEYS, path);
+  const kind = r.choice(m, 'strategy', path, STRATEGY, 'fixed');
+  const delayMs = m.has('delay') ? (r.duration(m.get('delay'), `${path}.delay`) ?? DEFAULT_DELAY_MS) : DEFAULT_DELAY_MS;
+  // fixed backoff ignores the cap; exponential is capped at an hour unless told otherwise
+  const fallbackMax = kind === 'fixed' ? delayMs : Math.max(EXPONENTIAL_MAX_MS, delayMs);
+  const maxDelayMs = m.has('max') ? (r.duration(m.get('max'), `${path}.max`) ?? fallbackMax) : fallbackMax;
+  if (maxDelayMs < delayMs) r.add(`${path}.max`, `must be at least the delay (${formatDuration(delayMs)})`);
+  return { kind, delayMs, maxDelayMs };
+}
+
+/** `alerts:`: the channels (defined in settings) that hear of this workflow, for which rules. */
+function readAlerts(r: Reader, v: unknown): WorkflowAlerts | undefined {
+  const m = r.map(v, 'alerts', 'a map with "channels" (and optionally "rules", "expected_duration")');
+  if (!m) return undefined;
+  r.keys(m, ALERT_KEYS, 'alerts');
+  const alerts: WorkflowAlerts = { channels: r.list(m, 'channels', 'alerts', 'channel names (defined in settings.json "alerts.channels")', 'ops-slack'), rules: DEFAULT_WORKFLOW_ALERT_RULES };
+  if (m.has('rules')) {
+    const rules = r.list(m, 'rules', 'alerts', 'alert rules', 'run_failed');
+    const wrong = rules.filter((x) => !(WORKFLOW_ALERT_RULES as readonly string[]).includes(x));
+    if (wrong.length) r.add('alerts.rules', `${wrong.map((x) => `"${x}"`).join(', ')} is not a workflow alert rule: use ${WORKFLOW_ALERT_RULES.join(', ')}`);
+    else alerts.rules = [...new Set(rules)] as AlertRule[];
+  }
+  if (m.has('expected_duration')) {
+    const ms = r.duration(m.get('expected_duration'), 'alerts.expected_duration');
+    if (ms === 0) r.add('alerts.expected_duration', 'must be longer than 0: leave it out for no limit');
+    else if (ms !== undefined) alerts.expectedDurationMs = ms;
+  }
+  return alerts;
+}
+
+/** `{ secret: NAME }`: the value is the worker's secret NAME, never written in the workflow. */
+function readSecretRef(r: Reader, m: YMap, at: string, set: (name: string) => void): void {
+  r.keys(m, ['secret'], at);
+  const name = m.get('secret');
+  if (name === undefined) r.add(`${at}.secret`, 'missing: write { secret: NAME } to take the value from the secret NAME set with "ax secrets set NAME"');
+  else if (typeof name !== 'string') r.add(`${at}.secret`, `must be a secret name (got ${typeName(name)})`);
+  else {
+    const problem = secretNameProblem(name);
+    if (problem) r.add(`${at}.secret`, problem);
+    else set(name);
+  }
+}
+
+function readTask(r: Reader, name: string, v: unknown, resolveCwd: FieldOptions['resolveCwd'], workflow: string): TaskSpec | undefined {
+  const path = join('tasks', name);
+  const m = r.map(v, path, 'a map with at least "command"');
+  if (!m) return undefined;
+  r.keys(m, TASK_KEYS, path);
+  const command = m.get('command');
+  let cmd = '';
+  if (command === undefined || command === null) r.add(`${path}.command`, 'missing: every task needs a "command" to run');
+  else if (typeof command !== 'string') r.add(`${path}.command`, `must be a string (got ${typeName(command)}): put it in quotes`);
+  else if (command.trim() === '') r.add(`${path}.command`, 'command is empty: write the shell command to run');
+  else cmd = command;
+  const task: TaskSpec = {
+    name,
+    command: cmd,
+    env: {},
+    retries: 0,
+    retryBackoff: readBackoff(r, m.get('retry_backoff'), `${path}.retry_backoff`),
+    labels: r.list(m, 'labels', path, 'labels', 'gpu'),
+    upstream: [],
+  };
+  // Strings are sorted into this workflow's tasks and other workflows' in workflow-edges.ts.
+  const upstream = readUpstreamList(r, m, path, workflow);
+  task.upstream = upstream.names;
+  if (upstream.cross.length > 0) task.crossUpstream = upstream.cross;
+  if (m.has('wait_timeout')) {
+    const ms = r.duration(m.get('wait_timeout'), `${path}.wait_timeout`);
+    if (ms === 0) r.add(`${path}.wait_timeout`, 'must be longer than 0: leave wait_timeout out for the default (24h)');
+    else if (ms !== undefined) task.waitTimeoutMs = ms;
+  }
+  const cwd = r.text(m, 'cwd', path);
+  if (cwd !== undefined) {
+    if (isAbsolutePath(cwd)) task.cwd = cwd;
+    else if (resolveCwd) task.cwd = resolveCwd(cwd);
+    else r.add(`${path}.cwd`, `"${cwd}" is a relative path: write the full path, e.g. "/srv/etl" ("ax apply FILE" resolves it against the file's directory)`);
+  }
+  const owner = r.text(m, 'owner', path);
+  if (owner !== undefined) task.owner = owner;
+  const env = m.has('env') ? r.map(m.get('env'), `${path}.env`, 'a map of NAME: value (or NAME: { secret: SECRET })') : undefined;
+  for (const [key, value] of env ?? []) {
+    const at = `${path}.env.${key}`;
+    if (!ENV_NAME.test(key)) r.add(at, `"${key}" is not a valid variable name: use letters, digits and "_", not a leading digit`);
+    else if (typeof value === 'string') task.env[key] = value;
+    else if (typeof value === 'number' || typeof value === 'boolean') task.env[key] = r.scalarText.get(at) ?? String(value);
+    else if (value instanceof Map) readSecretRef(r, value as YMap, at, (secret) => (task.env[key] = { secret }));
+    else r.add(at, `must be a string, number, boolean or { secret: NAME } (got ${typeName(value)}): write "" for an empty value`);
+  }
+  if (m.has('timeout')) {
+    const ms = r.duration(m.get('timeout'), `${path}.timeout`);
+    if (ms === 0) r.add(`${path}.timeout`, 'must be longer than 0: leave timeout out for no limit');
+    else if (ms !== undefined) task.timeoutMs = ms;
+  }
+  if (m.has('log_limit')) {
+    const size = parseSize(m.get('log_limit'));
+    if ('error' in size) r.add(`${path}.log_limit`, `${size.error}; leave log_limit out for the node's (50MB unless "ax settings set log-limit")`);
+    else task.logLimitBytes = size.bytes;
+  }
+  const retries = m.get('retries');
+  if (retries !== undefined) {
+    const got = typeof retries === 'number' ? retries : typeName(retries);
+    if (Number.isInteger(retries) && (retries as number) >= 0 && (retries as number) <= MAX_RETRIES) task.retries = retries as number;
+    else r.add(`${path}.retries`, `must be a whole number from 0 to ${MAX_RETRIES} (got ${got})`);
+  }
+  return task;
+}
+
+/** The spec of a file's top-level map; its problems go to the reader. */
+export function readWorkflow(r: Reader, m: YMap, opts: FieldOptions): WorkflowSpec {
+  r.keys(m, TOP_KEYS, '');
+  if (!m.has('workflow')) r.add('workflow', 'missing: add "workflow: <name>" at the top level');
+  const name = m.has('workflow') ? r.name(m.get('workflow'), 'workflow') : undefined;
+  const spec: WorkflowSpec = { name: name ?? '', routing: r.choice(m, 'routing', '', ROUTING, 'round_robin'), tasks: [] };
+  const description = r.text(m, 'description', '');
+  if (description !== undefined) spec.description = description;
+  const owner = r.text(m, 'owner', '');
+  if (owner !== undefined) spec.owner = owner;
+  if (m.has('schedule')) spec.schedule = readSchedule(r, m.get('schedule'), opts.defaultTimezone);
+  const onEvent = m.has('on_event') ? r.name(m.get('on_event'), 'on_event') : undefined;
+  if (onEvent !== undefined) spec.onEvent = onEvent;
+  if (m.has('alerts')) {
+    const alerts = readAlerts(r, m.get('alerts'));
+    if (alerts) spec.alerts = alerts;
+  }
+
+  const tasks = m.has('tasks') ? r.map(m.get('tasks'), 'tasks', 'a map of task name to task') : undefined;
+  if (!m.has('tasks')) r.add('tasks', 'missing: add a "tasks" map with at least one task');
+  else if (tasks?.size === 0) r.add('tasks', 'at least one task is required');
+  for (const [name, value] of tasks ?? []) {
+    if (!NAME.test(name)) r.add(join('tasks', name), nameHint(name));
+    const task = readTask(r, name, value, opts.resolveCwd, spec.name);
+    if (task) spec.tasks.push(task);
+  }
+  return spec;
+}
