@@ -1,4 +1,4 @@
-// Issue 13: the reaction to one SUCCESS that other workflows wait for, event-driven, with 1,000
+// The reaction to one SUCCESS that other workflows wait for, event-driven, with 1,000
 // workflows × 10 tasks (a chain each) whose first task waits for the last task of the workflow
 // before it and for a task of a random earlier one. Every workflow has a run whose first task is
 // held; then, one event at a time, a workflow's last task turns SUCCESS through the engine's

@@ -1,4 +1,4 @@
-// SPEC §5 / §11: dependency advance on one SUCCESS event, event-driven (the engine's
+// design.md §5 / §11: dependency advance on one SUCCESS event, event-driven (the engine's
 // RunManager, O(downstream)) against a full-scan baseline (the seed's old scheduler: look at
 // every task of the workflow), in a real SQLite store, for workflows of 1k, 10k and 100k tasks.
 //

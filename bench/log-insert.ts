@@ -1,4 +1,4 @@
-// SPEC §8 / §11: log lines per second into SQLite and MariaDB, batched (500 lines per
+// design.md §8 / §11: log lines per second into SQLite and MariaDB, batched (500 lines per
 // appendLogs, one transaction) against one line per appendLogs (the seed's row-at-a-time
 // inserts), plus the engine's own path (LogWriter.append, flushed in batches of
 // config.logBatchLines), and tasks finishing together: how many commits their closing logs cost.

@@ -23,18 +23,18 @@ import { type BenchOptions, type BenchTable, fmt } from './util.ts';
 
 const BENCHMARKS: Record<string, (options: BenchOptions) => Promise<BenchTable>> = {
   advance: benchDependencyAdvance,
-  // issue 13: one SUCCESS that other workflows wait for, 1,000 workflows × 10 tasks
+  // one SUCCESS that other workflows wait for, 1,000 workflows × 10 tasks
   cross: benchCrossRelease,
   throughput: benchSoloThroughput,
   // the times of guards the tests assert only by what they do (alias bombs, size limit, SIGTERM)
   guards: benchGuardTimes,
   logs: benchLogInsert,
   rss: benchEngineRss,
-  // against BullMQ + spawn and raw spawn, in the same run (issue 10's goals)
+  // against BullMQ + spawn and raw spawn, in the same run
   peer: benchPeerSolo,
   'peer-team': benchPeerTeam,
   'sql-profile': benchSqlProfile,
-  // issue 18: logs and peer under each runtime and SQLite driver (only when named: it runs them again per driver)
+  // logs and peer under each runtime and SQLite driver (only when named: it runs them again per driver)
   'sqlite-drivers': benchSqliteDrivers,
   'team-load': benchTeamLoad,
   // headless Chromium against `ax serve` (skipped with the reason when Chromium is missing)

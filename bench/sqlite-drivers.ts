@@ -1,4 +1,4 @@
-// Issue 18: node:sqlite against better-sqlite3, side by side in one run. Each line is one child
+// The SQLite drivers, node:sqlite against better-sqlite3, side by side in one run. Each line is one child
 // process running `bench/run.ts --only logs,peer` (log lines/s into the store, and solo
 // throughput through the real CLI against BullMQ and raw spawn) under one runtime and driver:
 //   the machine's Node with better-sqlite3 (Node 20 has no node:sqlite);
@@ -75,7 +75,7 @@ export async function benchSqliteDrivers(options: BenchOptions): Promise<BenchTa
     removeDir(dir);
   }
   return {
-    title: 'SQLite drivers side by side (issue 18)',
+    title: 'SQLite drivers side by side',
     columns: ['runtime, driver', 'lines/s, batches of 500', 'lines/s, 1 line each', 'lines/s, engine path', 'ax run --wait tasks/s, c8', 'tasks/s, c20'],
     rows,
     notes: [

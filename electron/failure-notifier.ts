@@ -1,4 +1,4 @@
-// Desktop notifications from the engine's `desktop` alert channel (issue 12): the engine host
+// Desktop notifications from the engine's `desktop` alert channel: the engine host
 // posts each alert routed there (`desktop-alert`), after the engine's grouping, so a job failing
 // every minute raises one notice and one summary per window, not one per failure. A failed run
 // names the task that failed or timed out, a recovery says so, in the shell's language; other

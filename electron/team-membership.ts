@@ -1,4 +1,4 @@
-// This laptop as a temporary worker of the team (SPEC §6): the tray's and the settings page's
+// This laptop as a temporary worker of the team (design.md §6): the tray's and the settings page's
 // "Join team as worker" / "Leave team", carried out by the engine host (host-team.ts) through the
 // supervisor. The person's wish is remembered (shell-state.json): after a restart of the app or of
 // the engine host, a laptop that was joined joins again once the engine runs. Leaving forgets it.

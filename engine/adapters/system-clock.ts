@@ -10,7 +10,7 @@ export const MAX_TIMEOUT_MS = 2 ** 31 - 1;
  *
  * The deadline is on the monotonic clock, not the wall clock: a wall clock set back by 3 h (it had
  * gone ahead; NTP, a restored snapshot) would otherwise hold every re-aimed timer, the scheduler's
- * tick among them, for 3 more hours (issue 20).
+ * tick among them, for 3 more hours.
  */
 export function setLongTimeout(ms: number, fn: () => void): () => void {
   const deadline = performance.now() + Math.max(0, ms);

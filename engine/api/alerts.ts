@@ -1,17 +1,17 @@
-// Alerts as the API shows them (issue 12): what happened (a rule about a subject), which channels
+// Alerts as the API shows them: what happened (a rule about a subject), which channels
 // were told, and how each delivery went. Recorded once per alert key in the store, whichever node
 // raised it; the node that won the key's insert is the one that sends it.
 
 /**
  * What an alert is about. `engine`: the engine's own free-text alerts (a dispatch ignored, a
- * worker id taken over, …); the others are the rules of issue 12.
+ * worker id taken over, …); the others are the alert rules (alert-rules.ts).
  */
 export const ALERT_RULES = [
   'task_failed', // a task's final failure or timeout (after its retries)
   'run_failed',
   'recovered', // a workflow's first successful run after failed ones
   'worker_lost',
-  'queue_long', // more waiting + dispatched instances than the threshold (SPEC §10: 1,000)
+  'queue_long', // more waiting + dispatched instances than the threshold (design.md §10: 1,000)
   'run_overdue', // a run still going past its workflow's expected duration
   'misfire_skipped', // fires a misfire policy dropped
   'store_unreachable',

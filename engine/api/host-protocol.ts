@@ -36,7 +36,7 @@ export type HostMessage =
   /** the engine could not start; the host exits non-zero. code: an AxErrorCode (conflict: another engine holds the data dir) */
   | { type: 'failed'; code: string; message: string }
   | { type: 'alert'; message: string }
-  /** an alert routed to the `desktop` channel (issue 12): the shell shows it as a notification */
+  /** an alert routed to the `desktop` channel: the shell shows it as a notification */
   | { type: 'desktop-alert'; alert: DesktopAlert }
   /** the team worker's state changed (after a team-join or team-leave, a drain asked by the team, a failure) */
   | HostTeamStatus
@@ -63,13 +63,13 @@ export type ParentMessage =
   | { type: 'task-secrets'; values: Record<string, string> };
 
 /**
- * This machine as a temporary worker of a team, beside the solo engine (SPEC §6): left (not a
+ * This machine as a temporary worker of a team, beside the solo engine (design.md §6): left (not a
  * member), joining, joined (taking tasks labelled for it), leaving (draining), or failed (could
  * not join, or was pushed out: message says what to fix).
  */
 /**
  * What a joining laptop takes: tasks whose labels are all among `labels` (default "laptop"),
- * and, only when the person says so, tasks without labels too (SPEC §12: nothing unlabelled
+ * and, only when the person says so, tasks without labels too (design.md §12: nothing unlabelled
  * by default: any teammate's unlabelled task would run here).
  */
 export interface TeamJoinOptions {

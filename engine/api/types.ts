@@ -190,7 +190,7 @@ export interface WorkerRecord {
   role?: string;
   /** this node holds the scheduler's leader lease (team mode) */
   leader?: boolean;
-  /** accept-policy (SPEC §6, §12): take unlabelled tasks? only these workflows? */
+  /** accept-policy (design.md §6, §12): take unlabelled tasks? only these workflows? */
   acceptUnlabelled: boolean;
   acceptWorkflows?: string[];
 }

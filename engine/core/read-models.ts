@@ -20,7 +20,7 @@ export const COMMENTS_DROPPED = 'its comments are not kept: the workflow is stor
 export const clamp = (n: unknown, min: number, max: number, fallback: number): number =>
   typeof n === 'number' && Number.isFinite(n) ? Math.min(max, Math.max(min, Math.floor(n))) : fallback;
 
-/** Timeout suggestion (SPEC §10): observed runtime × 1.5 + 5 min, rounded up to the minute. */
+/** Timeout suggestion (design.md §10): observed runtime × 1.5 + 5 min, rounded up to the minute. */
 export function suggestTimeout(observedMs: number): number {
   return Math.ceil((observedMs * 1.5 + 300_000) / 60_000) * 60_000;
 }

@@ -1,4 +1,4 @@
-// A way to tell people of an alert (issue 12): a webhook, an e-mail, the desktop app's
+// A way to tell people of an alert: a webhook, an e-mail, the desktop app's
 // notification. The core retries and times out each attempt itself, so a channel that hangs or
 // fails never holds the engine; a channel only makes one attempt per call.
 import type { AlertChannelKind, AlertRecord, WebhookTemplate } from '../api/alerts.ts';

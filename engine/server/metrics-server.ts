@@ -1,8 +1,8 @@
-// GET /metrics: the engine's metrics in the Prometheus text format (issue 12). Served on the API's
+// GET /metrics: the engine's metrics in the Prometheus text format. Served on the API's
 // port (127.0.0.1), and, when asked (`ax serve --metrics-address`), on a listener of its own that
 // serves nothing else, so that a Prometheus on another machine can scrape a node without the API
 // or the UI being reachable there. An optional metrics token (DATA_DIR/metrics-token) is then
-// required as "Authorization: Bearer …", compared in constant time (SPEC §12).
+// required as "Authorization: Bearer …", compared in constant time (design.md §12).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { EngineMetrics } from '../ports/metrics.ts';

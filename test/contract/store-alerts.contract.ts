@@ -1,4 +1,4 @@
-// Alerts as the store keeps them (issue 12): an alert key is recorded once, even by two nodes at
+// Alerts as the store keeps them: an alert key is recorded once, even by two nodes at
 // once (the one-sender rule); a group's first alert opens it and later ones are counted; a group
 // is due for its summary once its window ends; deliveries are kept per channel; old alerts go.
 import { describe, expect, it } from 'vitest';

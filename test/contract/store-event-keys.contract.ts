@@ -1,4 +1,4 @@
-// Event triggers' Idempotency-Keys as the store keeps them (SPEC §12): the first claim of an
+// Event triggers' Idempotency-Keys as the store keeps them (design.md §12): the first claim of an
 // (event, key) wins, even between nodes at once; a repeat learns the first one's runs, or that it
 // is still under way; a failed first frees the key; a stale claim is taken over; a key past its
 // retention is new; old keys are purged.

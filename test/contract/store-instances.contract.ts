@@ -1,5 +1,5 @@
 // Store contract, part 3: the queries the scheduler's loops poll (due work, outcomes to react to,
-// run progress) and the batched task heartbeats of SPEC §7.
+// run progress) and the batched task heartbeats of design.md §7.
 import { describe, expect, it } from 'vitest';
 import { addInstance, createRun, move, mustGet, runOn, seedRun, T0 } from './store-fixtures.ts';
 import type { Seeded, StoreGetter } from './store-fixtures.ts';

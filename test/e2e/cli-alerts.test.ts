@@ -1,4 +1,4 @@
-// `ax alerts` as a person uses it (issue 12): the channels from settings.json with the webhook's
+// `ax alerts` as a person uses it: the channels from settings.json with the webhook's
 // token masked, `ax alerts test CHANNEL` reaching a real receiver (and exiting non-zero when it
 // does not), the alerts recorded with how each delivery went, a workflow's alerts: exported
 // back, and `ax settings set` keeping the alerts object it does not manage.

@@ -1,4 +1,4 @@
-// The data dir is ours or refused (issue 20, item 1), tried as another local user would: user
+// The data dir is ours or refused, tried as another local user would: user
 // nobody prepares a 0777 data dir with an API token of their choosing, plants a settings.json
 // link, leaves token files others can read. Each is refused by a real `ax` with one line naming
 // the fix, and what AX makes itself (the dir, ax.db and its -wal and -shm, tokens, settings,

@@ -1,4 +1,4 @@
-// A data dir a person broke (issue 8): ax.db deleted, replaced or overwritten under a running
+// A data dir a person broke: ax.db deleted, replaced or overwritten under a running
 // `ax serve`, and a data dir ax cannot use at all (read-only files, not a database, from a newer
 // AX, locked by another program, a file where the dir should be). Each is done for real, to real
 // `ax` processes; each must end in one line on stderr naming the file and the fix, a documented

@@ -1,4 +1,4 @@
-// Events from outside (issue 12), through a real `ax serve`: a sender that retries with the same
+// Events from outside, through a real `ax serve`: a sender that retries with the same
 // Idempotency-Key starts one run (also when its retries arrive at once), `ax trigger --key` the
 // same; POST /api/v1/events/NAME and the first-published /events/NAME; a wrong token starts
 // nothing; a burst of events on a workflow without a schedule gets a run each, in order (overlap

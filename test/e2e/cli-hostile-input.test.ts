@@ -1,4 +1,4 @@
-// Hostile and careless input through the real `ax` (issue 8): what validate can tell from this
+// Hostile and careless input through the real `ax`: what validate can tell from this
 // machine (labels no worker offers, a cwd that is not there), what it must refuse (NUL, huge or
 // non-UTF-8 files), relative cwds, a run no worker can take, and numeric flags out of range.
 import fs from 'node:fs';

@@ -1,4 +1,4 @@
-// Dependencies across workflows through the real `ax` (issue 13): apply warns about a workflow
+// Dependencies across workflows through the real `ax`: apply warns about a workflow
 // that does not exist yet and refuses a cycle across workflows (exit 2, the cycle spelled out);
 // ls lists the dangling reference; export writes the references back so that apply is a no-op;
 // lineage prints owners and today's states, and --json the graph; run --wait shows the waiting

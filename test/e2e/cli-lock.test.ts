@@ -1,4 +1,4 @@
-// The data-dir lock is the kernel's (SPEC §2, issue 7): an engine killed with SIGKILL holds
+// The data-dir lock is the kernel's (design.md §2): an engine killed with SIGKILL holds
 // nothing from the moment it dies, even while it is still an unreaped zombie and even when its
 // pid now belongs to some other live process; engine.lock still names the running holder.
 import { spawn } from 'node:child_process';

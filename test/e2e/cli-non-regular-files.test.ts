@@ -1,4 +1,4 @@
-// Files the user names that are not regular files (issue 20, item 9): `ax apply` on a FIFO with
+// Files the user names that are not regular files: `ax apply` on a FIFO with
 // no writer hung forever in open(2). Every command that reads a named file (apply, validate,
 // run FILE, trigger --payload-file) refuses a FIFO, a device or a directory at once, saying what
 // it is and what to do instead; stdin ("-") is still read from a pipe.

@@ -1,5 +1,5 @@
 // Output that cannot be written and connection strings that cannot be read, through the real
-// `ax` (issue 20, item 9): one `ax:` line naming the problem and the fix, never a stack trace;
+// `ax`: one `ax:` line naming the problem and the fix, never a stack trace;
 // a reader that leaves a pipe (`| head -1`) ends the command quietly.
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';

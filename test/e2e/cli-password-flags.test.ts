@@ -1,5 +1,5 @@
 // A password in --mysql or --redis is in the command line every local user reads with `ps`
-// (issue 20, item 9). The help points to AX_MYSQL_URL / AX_REDIS_URL and `ax settings set KEY -`
+//. The help points to AX_MYSQL_URL / AX_REDIS_URL and `ax settings set KEY -`
 // (stdin), a flag holding a password prints one warning saying so, and `ax settings set mysql -`
 // stores the URL from stdin.
 import fs from 'node:fs';

@@ -1,4 +1,4 @@
-// Event payloads and the doors of `ax serve` (SPEC §12, issue 7): one size limit (1 MiB) at every
+// Event payloads and the doors of `ax serve` (design.md §12): one size limit (1 MiB) at every
 // door, with the limit in the message (webhook 413, `ax trigger` exit 2) and no run created; a
 // 200 KiB payload, too large for one environment string, reaches the task intact as the file
 // AX_EVENT_PAYLOAD_FILE, removed after the instance ends, whether it came over the webhook, from

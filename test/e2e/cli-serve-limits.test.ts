@@ -1,4 +1,4 @@
-// Frame and file limits agree (issue 20, item 9): a workflow file the CLI accepts can be applied
+// Frame and file limits agree: a workflow file the CLI accepts can be applied
 // through `ax serve`. A 1.9 MB file of tab-heavy commands (2 bytes each as JSON) was over the
 // server's 4 MiB frame limit, and the CLI said only "the engine closed the connection" (exit 5).
 // Now the file limit (5 MB) and the workflow's JSON limit (12 MiB, under the 13 MiB frame limit)

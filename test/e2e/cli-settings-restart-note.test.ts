@@ -1,4 +1,4 @@
-// `ax settings set` while `ax serve` runs on the data dir (issue 20, item 9): the server read the
+// `ax settings set` while `ax serve` runs on the data dir: the server read the
 // settings file at its start and does not see the change, which said nothing, so alerts set
 // this way never came until a restart. Now the command says so on stderr; without a server, no note.
 import { describe, expect, it } from 'vitest';

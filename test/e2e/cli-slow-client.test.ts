@@ -1,4 +1,4 @@
-// A client that asks and never reads (issue 20, item 7): against a real `ax serve`, a raw
+// A client that asks and never reads: against a real `ax serve`, a raw
 // WebSocket client pauses its socket and sends 1,500 readLogs requests for a big log. Before,
 // the server answered every one into its send buffer (90 MB → 502 MB in the probe); now answers
 // and events share one send budget per connection and the server stops reading that client's

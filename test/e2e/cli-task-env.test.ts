@@ -1,4 +1,4 @@
-// Tasks get a clean environment (issue 20, item 2): the host's own configuration (AX_MYSQL_URL,
+// Tasks get a clean environment: the host's own configuration (AX_MYSQL_URL,
 // AX_REDIS_URL, AX_DATA_DIR, AX_ENGINE_CONFIG, any AX_*) never reaches a task run by a real
 // `ax run --wait`; task-env clean leaves only the minimal set (plus the task's own variables, the
 // workflow's env and secrets); run-as makes a root node's tasks another user, who cannot read
@@ -34,7 +34,7 @@ const HOST_ENV = {
   AX_SOMETHING_NEW: 'x',
   KEEP_ME: 'kept',
 };
-/** what the engine gives each task itself (SPEC §5) */
+/** what the engine gives each task itself (design.md §5) */
 const TASK_OWN = ['AX_ATTEMPT', 'AX_INSTANCE_ID', 'AX_LOGICAL_TIME', 'AX_RUN_ID', 'AX_SPAWN_ID', 'AX_TASK', 'AX_WORKFLOW'];
 /** what the shell itself sets */
 const SHELL_OWN = ['OLDPWD', 'PWD', 'SHLVL', '_'];

@@ -1,4 +1,4 @@
-// Tasks in topological order, ties by name (issue 19 item 5): `ax export` lists them so whatever
+// Tasks in topological order, ties by name: `ax export` lists them so whatever
 // order the file had, the export round trip stays a no-op (export → apply changes nothing, and
 // exports the same text again), and `ax runs RUN` lists a run's tasks in the same order.
 import fs from 'node:fs';

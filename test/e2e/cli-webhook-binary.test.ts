@@ -1,4 +1,4 @@
-// A binary body on the event webhook (issue 20, item 9): it was decoded as UTF-8 and reached
+// A binary body on the event webhook: it was decoded as UTF-8 and reached
 // the task as "��", silently. A payload is text; a body that is not UTF-8 is refused with 415
 // and the reason (base64 for binary data), and nothing starts. A real `ax serve`.
 import fs from 'node:fs';

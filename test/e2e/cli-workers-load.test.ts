@@ -1,5 +1,5 @@
 // `ax workers` and `ax drain` through a real `ax serve` count the tasks really running, from the
-// store (issue 19 item 2: `ax drain` said "finishing 0" while `ax workers` said 2/8, and the
+// store (`ax drain` said "finishing 0" while `ax workers` said 2/8, and the
 // Workers page "0 of 8" while two ran). The worker heartbeat here is ten minutes, so the
 // heartbeat's copy of the load is the one from start-up: 0.
 import fs from 'node:fs';

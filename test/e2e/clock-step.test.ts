@@ -1,4 +1,4 @@
-// Issue 20, item 4: a wall clock that steps back must not freeze the schedules. Real `ax serve`
+// A wall clock that steps back must not freeze the schedules. Real `ax serve`
 // processes under Debian's libfaketime: the clock goes 3 h ahead, the server fires (or only plans)
 // there, then the clock is set right, either under the running server (FAKETIME_TIMESTAMP_FILE,
 // re-read on every call with FAKETIME_NO_CACHE) or by a restart without faketime. An every-2-

@@ -60,7 +60,7 @@ describe('README: a first workflow', () => {
     for (const args of commands) {
       const r = await ax(args, opts());
       expect(r.code, `ax ${args.join(' ')}\n${r.stdout}\n${r.stderr}`).toBe(0);
-      // the file's comments are the reader's, not a problem: no warning about them (issue 19 item 7)
+      // the file's comments are the reader's, not a problem: no warning about them
       expect(r.stderr, `ax ${args.join(' ')}`).not.toMatch(/comment|warning/i);
       results.push(r);
     }

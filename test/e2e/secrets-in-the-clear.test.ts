@@ -1,4 +1,4 @@
-// Issue 20, item 3: no secret in the clear. A real `ax serve` with secrets set on its node; each
+// No secret in the clear. A real `ax serve` with secrets set on its node; each
 // kind of failure that used to quote one is provoked (a webhook alert channel whose URL, with
 // credentials, is a secret: to a receiver answering 500 and to a closed port; a task whose secret
 // holds a NUL byte, which made Node's spawn error quote it; a secret straddling the 64 KiB line

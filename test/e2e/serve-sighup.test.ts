@@ -1,4 +1,4 @@
-// Issue 20, item 5: SIGHUP on `ax serve` with a task running. Node's default was to die at once,
+// SIGHUP on `ax serve` with a task running. Node's default was to die at once,
 // leaving the run RUNNING. The convention (hangup.ts, README "Signals"): on a terminal (here util-
 // linux `script` gives it one) SIGHUP drains like SIGTERM; as a service (no terminal: pipes) it
 // reloads the settings and serves on. Either way the task ends SUCCESS, recorded.

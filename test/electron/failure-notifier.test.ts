@@ -1,4 +1,4 @@
-// Desktop notifications from the engine's `desktop` alert channel (issue 12), on a real engine
+// Desktop notifications from the engine's `desktop` alert channel, on a real engine
 // whose desktop channel hands each alert to the notifier as the engine host does: a run that
 // fails for good raises one notice naming its task (a timeout says so), another workflow has its
 // own, the first success after failures says the workflow recovered, a success after a success

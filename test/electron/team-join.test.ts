@@ -1,4 +1,4 @@
-// The shell's side of "Join team as worker" (issue 11), under plain Node with the fake Electron:
+// The shell's side of "Join team as worker", under plain Node with the fake Electron:
 // the supervisor forwards join and leave to the engine host and follows its team status; the
 // membership remembers the wish across restarts, leaves before sleep and joins again on wake,
 // and rejoins a host that restarted; the tray offers Join (disabled, with a hint, without saved

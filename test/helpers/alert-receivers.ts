@@ -1,4 +1,4 @@
-// Real receivers for alert tests (issue 12): an HTTP server that records the webhook posts it
+// Real receivers for alert tests: an HTTP server that records the webhook posts it
 // gets (and answers as the test says: an error, or never), and an SMTP server (smtp-server, with
 // STARTTLS on its built-in self-signed certificate) that records the mail.
 import http from 'node:http';

@@ -1,4 +1,4 @@
-// Every skipped test, named with its reason, after vitest's summary (issue 19 item 6): the default
+// Every skipped test, named with its reason, after vitest's summary: the default
 // reporter counts skips ("2 skipped") but names none. The reason is in the name (the suite's
 // convention: `describe.skipIf(why)(`title (skipped: ${why})`, …)`) or in `ctx.skip(why)`'s note.
 // Under `-t PATTERN` only the skipped tests the pattern selects are listed, not the filtered-out rest.

@@ -1,4 +1,4 @@
-// Grouping and the one-sender rule of issue 12, on a fake clock: two nodes (two AlertCenters, each
+// Grouping and the one-sender rule of the alerts, on a fake clock: two nodes (two AlertCenters, each
 // with its own store connection to one database) raise the same burst of 50 task failures in one
 // minute; the receiver (a real HTTP server) gets one immediate alert, and at the window's end one
 // summary of the other 49, never two of either. Every failure is recorded once.

@@ -1,4 +1,4 @@
-// Alerts reaching real receivers started here (issue 12): an HTTP server that records webhook
+// Alerts reaching real receivers started here: an HTTP server that records webhook
 // posts, and an SMTP server. A solo engine with the channels in its settings.json; each test
 // waits until the alerts of what it did are settled (the run's event, then the engine's alerts
 // idle: an alert is raised before its run's event goes out) and counts what arrived.

@@ -1,4 +1,4 @@
-// One send budget per WebSocket client (issue 20, item 7), on the API server itself: a client
+// One send budget per WebSocket client, on the API server itself: a client
 // that asks for big answers and reads none of them is, once over its budget and silent for the
 // stall time, closed with code 1008 and a reason that says why; a client that reads is unharmed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

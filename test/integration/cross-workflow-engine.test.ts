@@ -1,4 +1,4 @@
-// Dependencies across workflows through the real engine (issue 13): a solo engine on a SQLite file
+// Dependencies across workflows through the real engine: a solo engine on a SQLite file
 // with real processes runs a three-workflow chain of three owners; apply refuses a cycle across
 // workflows (spelled out), warns about references to what does not exist yet and about a removed
 // task others depend on; `ax ls` lists the dangling references; the lineage has owners and

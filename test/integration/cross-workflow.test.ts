@@ -1,4 +1,4 @@
-// Dependencies across workflows (issue 13), on real SQLite and MariaDB stores with a fake clock: runs are
+// Dependencies across workflows, on real SQLite and MariaDB stores with a fake clock: runs are
 // started at the logical times their cron schedules give (two workflows on different schedules
 // and zones), and outcomes are written as the worker writes them (RunManager.finish). A waiter is
 // held (WAITING, never due, saying what it waits for) until the upstream's SUCCESS releases it in

@@ -1,4 +1,4 @@
-// Applying workflows through the engine (SPEC §9): re-applying the same definition changes
+// Applying workflows through the engine (design.md §9): re-applying the same definition changes
 // nothing, export returns what was applied, and export → apply is a no-op.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AxError } from '../../engine/api/errors.ts';

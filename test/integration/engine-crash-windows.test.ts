@@ -1,4 +1,4 @@
-// What an engine that died between two writes leaves, finished at the next start (issue 7): a
+// What an engine that died between two writes leaves, finished at the next start: a
 // run created without its root instances, or with only some of them (the crash fell between
 // creating the run and its roots, or half-way through them), runs to its end with every root.
 // The state is written as the dead engine would have left it; the next engine is a real one.

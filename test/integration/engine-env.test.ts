@@ -1,4 +1,4 @@
-// What a task process sees: the AX_* variables of SPEC §5, its own env and working dir, and its
+// What a task process sees: the AX_* variables of design.md §5, its own env and working dir, and its
 // stdout/stderr kept apart in the log.
 import fs from 'node:fs';
 import path from 'node:path';

@@ -1,7 +1,7 @@
 // The desktop app's engine host (forked as the shell starts it, without Electron): its tasks see
 // none of the host's own variables (AX_DATA_DIR, AX_ENGINE_CONFIG, AX_MYSQL_URL, the desktop's
 // decrypted secrets), and its data dir gets the same checks as the CLI's: another user's dir is
-// refused, and the host says why (issue 20).
+// refused, and the host says why.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// A task launcher killed on its own under a running solo engine (issue 10): the tasks it ran
+// A task launcher killed on its own under a running solo engine: the tasks it ran
 // are lost, not failed, so they fail over without spending a retry; their groups are gone before
 // the re-run starts; a new launcher runs the re-runs and later tasks. Real processes; Linux.
 import fs from 'node:fs';

@@ -158,7 +158,7 @@ describe.skipIf(process.platform !== 'linux')('engine: processes a task leaves r
   });
 });
 
-// Group commit through the real engine (issue 10): twenty tasks that end together cost a few log
+// Group commit through the real engine: twenty tasks that end together cost a few log
 // transactions, not one each, and each outcome is written only once its whole log is stored.
 describe.skipIf(process.platform === 'win32')('engine: logs of tasks finishing together', () => {
   it('twenty tasks ending at once share log commits; at each outcome write its 40 lines are already stored', async () => {

@@ -1,4 +1,4 @@
-// Cron fires and the overlap policy through the real engine (SPEC §5, §8): an every-second cron
+// Cron fires and the overlap policy through the real engine (design.md §5, §8): an every-second cron
 // on a task that takes 2.5 s. `skip` records each overlapping fire as a SKIPPED run naming the
 // run that was going; `queue` holds them and runs them one after the other. Every fire makes
 // exactly one run, at a whole second.

@@ -50,7 +50,7 @@ describe.skipIf(process.platform === 'win32')('engine: scale', () => {
     const count = 1_000;
     const tasks = Array.from({ length: count }, (_, i) => `  ${name(i)}:\n    command: "true"\n`).join('');
     await t.apply(`workflow: wide\ntasks:\n${tasks}`);
-    // What dispatch reads (issue 10): watched on the real store, not replaced.
+    // What dispatch reads: watched on the real store, not replaced.
     const store = t.engine.store;
     const dueWaiting = store.dueWaiting.bind(store);
     const reads: number[] = [];

@@ -1,4 +1,4 @@
-// The seed's incident in solo form (SPEC §7): when the engine's own process stalls (a starved
+// The seed's incident in solo form (design.md §7): when the engine's own process stalls (a starved
 // CPU, a laptop that slept) for longer than the worker-lost threshold, its embedded worker's
 // heartbeat looks old, but the worker never stopped. Its running tasks must not be failed over
 // and run a second time.

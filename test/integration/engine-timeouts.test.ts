@@ -1,4 +1,4 @@
-// Timeouts through the real engine (SPEC §6, §7): SIGTERM to the whole process group, SIGKILL
+// Timeouts through the real engine (design.md §6, §7): SIGTERM to the whole process group, SIGKILL
 // after the grace, TIMEOUT recorded, and nothing of the group left alive; a retry never starts
 // while the previous attempt's group lives. Unix only: process groups and /proc.
 import fs from 'node:fs';

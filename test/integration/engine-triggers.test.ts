@@ -1,4 +1,4 @@
-// Non-cron triggers through the real engine (SPEC §5): events with a payload that reaches the
+// Non-cron triggers through the real engine (design.md §5): events with a payload that reaches the
 // task only as AX_EVENT_PAYLOAD, manual runs of one task, and re-running a failed task with its
 // downstream in the same run.
 import fs from 'node:fs';

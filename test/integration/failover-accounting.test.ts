@@ -1,4 +1,4 @@
-// Fail-over accounting (issue 7): whether an attempt was failed over is a column the scheduler
+// Fail-over accounting: whether an attempt was failed over is a column the scheduler
 // sets, not text parsed out of its reason, and fail-overs never spend a retry: a task with
 // `retries: 2` that fails over once still gets two retries after it. Fail-overs are capped per
 // task and run; past the cap a fail-over counts as a failed try, with an alert. Driven on a real

@@ -1,4 +1,4 @@
-// Group commit of logs (issue 10): tasks that finish within one flush interval share one
+// Group commit of logs: tasks that finish within one flush interval share one
 // transaction instead of forcing one each, and still none of them is reported before all of its
 // lines are in the store. Against real stores (SQLite, and MariaDB when it is reachable); the
 // transactions are counted by wrapping the store's appendLogs, one transaction per call.

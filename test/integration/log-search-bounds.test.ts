@@ -1,4 +1,4 @@
-// Log search bounded in time and concurrency (issue 20, item 8): a LIKE over a long log holds
+// Log search bounded in time and concurrency: a LIKE over a long log holds
 // SQLite on the engine's thread, and five at once stalled every other request for over a second.
 // A search now reads in windows with a turn of the event loop between them, at most two run per
 // engine, and one past its time budget ends with the `cut` marker saying where it stopped. Tested

@@ -1,4 +1,4 @@
-// The queue_long rule (issue 12, SPEC §10's threshold): a worker that takes nothing from its queue
+// The queue_long rule (design.md §10’s threshold): a worker that takes nothing from its queue
 // while the leader dispatches to it (a registered worker that never takes: a hung one) has a
 // queue past the threshold, and the leading scheduler raises one queue_long alert for it. A
 // scheduler-only engine on a fake clock, a real SQLite store, the worker registered by hand.

@@ -203,7 +203,7 @@ describe.skipIf(!hasRedisServer && process.env.CI !== 'true')('RedisCoordinator 
   afterEach(() => c.cleanup());
   afterAll(() => redis?.kill());
 
-  // The SPEC's promise: losing every Redis key loses nothing, because the Store rebuilds it.
+  // The design’s promise (design.md §2): losing every Redis key loses nothing, because the Store rebuilds it.
   // The coordinator's part is to keep working on an empty Redis, with lease tokens still growing.
   it('keeps working after FLUSHALL, with lease tokens still greater than before', async () => {
     const coordinator = open();

@@ -1,6 +1,6 @@
 // The run-history grid and the run views (getRun: the attempts table, the timeline's ties, `ax
-// runs RUN`) list tasks in topological order, ties by name, not as they were added (issue 19
-// item 5); each task's attempts in turn.
+// runs RUN`) list tasks in topological order, ties by name, not as they were added
+// each task's attempts in turn.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseWorkflowFile } from '../../engine/core/workflow/workflow-file.ts';
 import { startTestEngine, type TestEngine } from '../helpers/solo-engine.ts';

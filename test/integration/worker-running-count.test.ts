@@ -1,5 +1,5 @@
-// "Running on a worker" has one source, the store's RUNNING instances per worker (issue 19 item
-// 2): the worker listing (`ax workers`, the Workers page), the drain's answer (`ax drain`), the
+// "Running on a worker" has one source, the store's RUNNING instances per worker
+// the worker listing (`ax workers`, the Workers page), the drain's answer (`ax drain`), the
 // worker's own drain notice and the dashboard (the desktop tray reads it) agree while tasks really
 // run. The heartbeat here is long, so its copy of the load is the one taken at start: 0.
 // And the dashboard's failures are tasks, not attempts: a task that failed and then succeeded on

@@ -1,6 +1,6 @@
 // The worker listing (`ax workers`, the UI) shows a worker draining from the moment a drain is
 // asked, as the dispatcher already treats it, not only once the worker noticed at its next
-// heartbeat (issue 9). The heartbeat here is long, so the worker cannot have noticed.
+// heartbeat. The heartbeat here is long, so the worker cannot have noticed.
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTestEngine, type TestEngine } from '../helpers/solo-engine.ts';
 

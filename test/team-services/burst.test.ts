@@ -1,4 +1,4 @@
-// Bursts in team mode (issue 7), real processes on the shared MariaDB and Redis:
+// Bursts in team mode, real processes on the shared MariaDB and Redis:
 // - 300 tasks at once over three workers with --concurrency 3, 5 and 8: from the moments each
 //   task process really started and ended (a trace the tasks write), no worker ever ran more
 //   than its --concurrency at once;

@@ -1,4 +1,4 @@
-// SPEC §8: "one holds a leader lease …; the others stand by and take over within a few seconds".
+// design.md §8: "one holds a leader lease …; the others stand by and take over within a few seconds".
 // Three `ax serve --role scheduler --no-work` nodes and a worker on an every-second cron; the
 // leading scheduler (the holder named in Redis `<prefix>lease:scheduler`, "<token>|<workerId>:<pid>")
 // is killed with SIGKILL. A standby must lead within 15 s (measured by the runs resuming), and

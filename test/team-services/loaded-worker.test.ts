@@ -1,4 +1,4 @@
-// The seed's incident as a regression test (SPEC §7): a worker under load batched its heartbeats,
+// The seed's incident as a regression test (design.md §7): a worker under load batched its heartbeats,
 // stretched their interval, and the scheduler marked healthy tasks timed out and ran them twice.
 // Here one worker runs 200 tasks at once (`--concurrency 200`) on a machine kept busy by two
 // CPU-burning processes, beside a scheduler that runs no tasks. Each task waits at a gate (a lock

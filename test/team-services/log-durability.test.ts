@@ -1,4 +1,4 @@
-// Logs when the store fails (SPEC §8, issue 7). A finished task's outcome is recorded only once
+// Logs when the store fails (design.md §8). A finished task's outcome is recorded only once
 // all of its log is in MySQL, however the writes of twenty finishing tasks interleave with
 // failures (the engine's MySQL user loses INSERT on execution_log as they finish): if the log
 // cannot be stored in time, the outcome says so, never a plain SUCCESS without its output. And a

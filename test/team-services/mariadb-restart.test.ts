@@ -1,4 +1,4 @@
-// The database goes away under a running team and comes back (SPEC §7–§8): a private mariadbd
+// The database goes away under a running team and comes back (design.md §7–§8): a private mariadbd
 // that this file installs, kills with -9 mid-run and starts again on the same port and data (never
 // the shared 3306 server). The engines must reconnect by themselves; outcomes written while the
 // database was down are retried rather than lost; no instance is lost, none runs twice, and a

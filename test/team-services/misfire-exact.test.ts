@@ -1,4 +1,4 @@
-// Misfire policies in team mode, asserted exactly (issue 7): three workflows on one cron, one per
+// Misfire policies in team mode, asserted exactly: three workflows on one cron, one per
 // policy, through two outages of the schedulers, real processes on the shared MariaDB + Redis:
 // - every scheduler stopped (kill -9) for a while, then one started again (the issue's
 //   "2 minutes", shortened with a faster cron: 15 s of an every-2-s cron miss more than two fires);

@@ -1,4 +1,4 @@
-// SPEC §7–§8, "task state lost: Redis key expired / Redis flushed": the database holds every
+// design.md §7–§8, "task state lost: Redis key expired / Redis flushed": the database holds every
 // state, so when Redis loses everything (FLUSHALL) or goes away and comes back empty (kill -9 and
 // a restart on the same port), the team rebuilds its queues, leases, registrations and live state
 // from MySQL and every run completes. Real `ax serve` nodes (a scheduler that runs no tasks and

@@ -1,4 +1,4 @@
-// SPEC §8 "Cron fires are idempotent … two schedulers can never create the same run twice" and
+// design.md §8 "Cron fires are idempotent … two schedulers can never create the same run twice" and
 // "several scheduler nodes may run at once: one holds a leader lease": two, and (in a team of
 // its own) five `ax serve --role scheduler --no-work` nodes started at the same moment, plus one
 // worker, on an every-second cron (overlap parallel, task `true`). Over the observation window

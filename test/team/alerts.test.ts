@@ -1,4 +1,4 @@
-// Team mode, issue 12 "exactly one sender": two schedulers and two workers, all with the same
+// Team mode, "exactly one sender" of an alert: two schedulers and two workers, all with the same
 // webhook channel in their settings.json, and a receiver started here. A failed run is one post,
 // never two, whichever node finished it; so is its recovery. Every alert is one row of the team's
 // database, recorded by the node that sent it.

@@ -1,4 +1,4 @@
-// `ax open` with two team nodes on one data dir (issue 19 item 4): it opens the scheduler's UI,
+// `ax open` with two team nodes on one data dir: it opens the scheduler's UI,
 // not the worker's that started last, and says which (on stderr; stdout stays the link); when
 // the scheduler stops, the worker's, and one node stopping never hides the other.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

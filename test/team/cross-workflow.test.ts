@@ -1,4 +1,4 @@
-// Team mode (issue 13): a dependency across workflows waits and is released whichever scheduler
+// Team mode: a dependency across workflows waits and is released whichever scheduler
 // leads and whichever worker finished the upstream. Two schedulers that run no tasks, two
 // workers; b.load waits for a.extract (date: latest, so no calendar day can split the test's
 // runs); while it waits and a.extract runs (held at a gate), the leading scheduler is killed with

@@ -1,4 +1,4 @@
-// The desktop app's "Join team as worker" (issue 11): the engine host, forked as the shell forks
+// The desktop app's "Join team as worker": the engine host, forked as the shell forks
 // it (child_process here, utilityProcess there), gets the team's connection strings the way the
 // shell hands them over (DESKTOP_SECRETS_ENV) and, on {type: 'team-join'}, runs a temporary team
 // worker beside its solo engine. On the real MariaDB + Redis with a scheduler that does no work:

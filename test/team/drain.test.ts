@@ -1,4 +1,4 @@
-// Team mode, SPEC §6: `ax drain WORKER` on a worker with running tasks. From the request on,
+// Team mode, design.md §6: `ax drain WORKER` on a worker with running tasks. From the request on,
 // nothing new is routed to it (work started after the request runs on the other worker), its
 // running tasks finish SUCCESS, then it deregisters (`ax workers` shows it offline) and its
 // process exits 0.

@@ -1,4 +1,4 @@
-// Team mode, SPEC §8: the same dispatch delivered twice. The queue promises at-least-once
+// Team mode, design.md §8: the same dispatch delivered twice. The queue promises at-least-once
 // delivery; the worker must run an instance at most once. A copy of the real dispatch message is
 // put on the worker's Redis queue three times: beside the original while both wait (the worker
 // takes both at once), while the instance runs, and after it succeeded. The task runs exactly

@@ -1,4 +1,4 @@
-// Team mode, a worker killed with SIGKILL mid-task (SPEC §7, "worker lost while its task still
+// Team mode, a worker killed with SIGKILL mid-task (design.md §7, "worker lost while its task still
 // runs"): two workers and a scheduler that runs nothing itself. The dead worker's task launcher
 // stops its orphaned task groups; the scheduler judges the worker lost from its database heartbeat
 // (3 × 1 s) and fails its instances over: each runs again on the other worker without spending a

@@ -1,5 +1,5 @@
 // Team mode, a worker that hangs (SIGSTOP) past the lost threshold and then comes back (SIGCONT):
-// SPEC §7 "worker lost while its task still runs". While it is frozen the scheduler judges it
+// design.md §7 "worker lost while its task still runs". While it is frozen the scheduler judges it
 // lost from its database heartbeat and fails its instances over to the other worker, where they
 // succeed. When it wakes, its writes about those instances are refused (fencing on state,
 // attempt and worker id): a task that finished with exit 0 during the freeze is never recorded

@@ -1,4 +1,4 @@
-// Forged events on the team's Redis channel (issue 20, item 6): anyone with the team's Redis
+// Forged events on the team's Redis channel: anyone with the team's Redis
 // credentials can `redis-cli publish` on PREFIXevents. A real team node with an API client
 // subscribed (as the UI is) drops what is not an event — a log line that is not a string, a run
 // of no state, an alert whose message is an object, text that is not JSON — counts each in

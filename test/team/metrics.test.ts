@@ -1,4 +1,4 @@
-// Each team node serves its own GET /metrics (issue 12): the worker that ran a task counts its
+// Each team node serves its own GET /metrics: the worker that ran a task counts its
 // start, its outcome, the run's end and its log lines; the scheduler, which ran nothing, counts
 // none of them; both read the team-wide gauges (workers and their slots, queues, instances)
 // from the shared MySQL and Redis.

@@ -1,4 +1,4 @@
-// Team mode (issue 20, item 2): a task on a real team worker, started with AX_MYSQL_URL,
+// Team mode: a task on a real team worker, started with AX_MYSQL_URL,
 // AX_REDIS_URL, AX_DATA_DIR and AX_ENGINE_CONFIG in its environment (as every team node is),
 // never sees them: `env` in the task shows no password, in the log stored in MySQL. A worker with
 // task-env clean gives its tasks only the minimal set.

@@ -1,4 +1,4 @@
-// Team mode, SPEC §6 and §12: a laptop joins as a temporary worker (`--temporary --labels
+// Team mode, design.md §6 and §12: a laptop joins as a temporary worker (`--temporary --labels
 // laptop`). It takes only tasks labelled for it: unlabelled tasks wait for the regular worker
 // even while that one is full and the laptop idles, and a `labels: [laptop]` task runs only on
 // the laptop.

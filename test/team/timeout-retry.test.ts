@@ -1,4 +1,4 @@
-// Team mode, SPEC §7 "same task executed twice: retry after timeout while the old process lives":
+// Team mode, design.md §7 "same task executed twice: retry after timeout while the old process lives":
 // a task with timeout 2s and one retry whose first attempt ignores SIGTERM (it and a background
 // child in its group). The worker sends SIGTERM at the timeout, SIGKILL after the grace, confirms
 // that nothing of the group lives, and only then records TIMEOUT; the retry (on either worker)

@@ -1,4 +1,4 @@
-// Team mode, a departed node's worker id (issue 20, item 9): once a laptop had left (drained), any
+// Team mode, a departed node's worker id: once a laptop had left (drained), any
 // node with the team's credentials could start under its id and be taken for it. Now the id
 // stays reserved to its node — known by the secret in its data dir, not by the name — for
 // ID_RESERVED_MS after it was last seen: another node claiming it is refused, naming the

@@ -1,4 +1,4 @@
-// Team mode, worker identity (SPEC §6, issue 7): a worker id belongs to one live process. A
+// Team mode, worker identity (design.md §6): a worker id belongs to one live process. A
 // second node under a live id is refused, naming the holder, and disturbs nothing of it (before,
 // its start-up recovery killed the first one's task); nodes started without --worker-id on one
 // host get distinct, stable ids; a holder that went silent past the worker-lost threshold is
@@ -118,7 +118,7 @@ describe.skipIf(!available)(`worker identity${available ? '' : ` (skipped: ${SKI
 
     // The task goes on under the new holder and the run ends well, nothing run twice at once.
     await release.open();
-    // The frozen worker's process lived on until it woke and stopped it: the SIGSTOP case of SPEC §7.
+    // The frozen worker's process lived on until it woke and stopped it: the SIGSTOP case of design.md §7.
     const instances = await expectRunInvariants(team, runId, { overlapAllowed: [frozen?.id as number] });
     expect(instances[instances.length - 1]).toMatchObject({ state: 'SUCCESS', workerId: 'y' });
   }, TEST_TIMEOUT_MS);

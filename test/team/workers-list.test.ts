@@ -1,4 +1,4 @@
-// `ax workers` tells the truth (issue 9): every node with its role — schedulers that run no tasks
+// `ax workers` tells the truth: every node with its role — schedulers that run no tasks
 // included — the leader marked, a worker asked to drain shown draining while its task runs on,
 // one that drained and left hidden unless --all; the leader mark moves when the leader stops.
 // Solo: the one embedded worker, and once it stopped, nothing but a note about --all.

@@ -1,4 +1,4 @@
-// Bidi controls shown, not obeyed, in the UI (issue 20, item 9): a right-to-left override
+// Bidi controls shown, not obeyed, in the UI: a right-to-left override
 // (U+202E) in a task's output or in a reason made "txt.exe" read as "exe.txt" on the page, while
 // the CLI showed it escaped. The log viewer, the instance facts and the run's instance table
 // show each bidi control as a visible ‹U+202E› (engine/api/bidi-text.ts); the designer says, under

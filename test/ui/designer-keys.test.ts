@@ -1,4 +1,4 @@
-// The designer never turns typing into canvas commands (issue 19, item 1): a task renamed while
+// The designer never turns typing into canvas commands: a task renamed while
 // the user moves on to the next field keeps its panel, the clicked field keeps the focus and the
 // text; letters that are shortcuts (n, l, f) and Backspace typed into fields stay in the fields;
 // outside the canvas no key deletes or adds a task; a task deleted from the keyboard says so and

@@ -1,4 +1,4 @@
-// Draining the node that serves the page (issue 19 item 4, issue 20 "Drain of the solo worker"):
+// Draining the node that serves the page:
 // the confirmation says the page will lose its engine (solo: the drain stops ax serve), and once
 // it has, the page says the engine stopped and why, not "reconnecting…" forever.
 import { describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// The lineage view in Chromium against a real `ax serve` (issue 13): a chain over workflows of
+// The lineage view in Chromium against a real `ax serve`: a chain over workflows of
 // four owners renders with each task's owner and today's state; "who depends on me" keeps only the
 // downstream; a click recentres on a task; an owner picked as "mine" is ringed; the picture
 // exports as PNG and SVG; the workflow list filters by owner. Screenshots (light, dark, English,

@@ -1,4 +1,4 @@
-// A page that throws is caught by its error boundary (issue 20, item 6): the instance page gets,
+// A page that throws is caught by its error boundary: the instance page gets,
 // through Playwright's WebSocket route, a live log event whose line is not a string (what a forged
 // Redis event did before the engine checked them), shows what failed with Retry in place of the
 // page — not a white window — and the navigation still works: another page opens, and Retry

@@ -1,4 +1,4 @@
-// The run page puts the log where the user looks (issue 19, item 3): "Show log" in the attempts
+// The run page puts the log where the user looks: "Show log" in the attempts
 // table brings the log panel it fills into view; a run opened while it runs (from the designer's
 // "Run now") follows to the failed task's stderr instead of staying on the first task; the wheel
 // over the graph scrolls the page unless the graph has the focus or Ctrl is held; the Re-run

@@ -1,4 +1,4 @@
-// Alert configuration (issue 12): a workflow file's `alerts:` (channels, rules, expected
+// Alert configuration: a workflow file's `alerts:` (channels, rules, expected
 // duration) read, refused with its path and fix, and written back by `ax export` so that export
 // then apply changes nothing; settings.json's `alerts` object checked with what to fix; the keys
 // that decide grouping and the one sender.

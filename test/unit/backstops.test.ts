@@ -23,7 +23,7 @@ const inst = (over: Partial<InstanceRecord>): InstanceRecord => ({
 });
 const judge = (i: InstanceRecord, w: Parameters<typeof judgeActive>[1], timeoutMs?: number) => judgeActive(i, w, timeoutMs, NOW, DEFAULT_CONFIG);
 
-describe('judgeActive (SPEC §7 backstops, default intervals 5 s / 30 s)', () => {
+describe('judgeActive (design.md §7 backstops, default intervals 5 s / 30 s)', () => {
   it('leaves a running instance of a live worker alone', () => {
     expect(judge(inst({}), { lastHeartbeat: NOW - 4_000, running: [7] })).toBeUndefined();
   });

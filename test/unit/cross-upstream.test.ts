@@ -1,4 +1,4 @@
-// Upstreams in other workflows in a workflow file (issue 13): the forms a file may write, their
+// Upstreams in other workflows in a workflow file: the forms a file may write, their
 // problems, the round trip through `ax export`, and the logical-time window each date rule waits
 // for in the downstream workflow's zone.
 import { describe, expect, it } from 'vitest';

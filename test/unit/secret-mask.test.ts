@@ -1,4 +1,4 @@
-// The node's masking step (issue 20): a value straddling the line cut is masked whole, URLs'
+// The node's masking step: a value straddling the line cut is masked whole, URLs'
 // userinfo is masked, values with a NUL are masked by their parts, and the store decorator masks
 // every free text the engine keeps.
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,4 @@
-// An alert as people read it, and the bodies chat apps' incoming webhooks expect (issue 12:
-// Slack, Feishu, DingTalk, WeCom work out of the box; `json` is the record for anything else).
+// An alert as people read it, and the bodies chat apps' incoming webhooks expect (// Slack, Feishu, DingTalk, WeCom work out of the box; `json` is the record for anything else).
 import type { AlertRecord, WebhookTemplate } from '../../api/alerts.ts';
 
 const MARK: Record<AlertRecord['severity'], string> = { critical: '[FAILED]', warning: '[WARNING]', info: '[OK]' };

@@ -1,4 +1,4 @@
-// The engine's metrics in the Prometheus text format, through prom-client (issue 12). One
+// The engine's metrics in the Prometheus text format, through prom-client. One
 // Registry per engine, never prom-client's global one: a process may hold several engines (the
 // desktop host's solo engine and its team worker; tests). Counters and histograms are bumped in
 // memory on the hot path; gauges are filled from the engine's scrape-time snapshot

@@ -6,7 +6,7 @@
  *   <p>q:<worker>               list    a worker's queue of DispatchMessage JSON (FIFO: RPUSH, LMOVE LEFT)
  *   <p>inflight:<worker>        list    taken, not yet acked (read by no engine code: a lost dispatch is redispatched from the Store)
  *   <p>wake:<worker>            channel published by enqueue to that worker's queue
- *   <p>ax_worker_<worker>       string  WorkerRecord JSON, PX = heartbeat TTL (SPEC §6's key name)
+ *   <p>ax_worker_<worker>       string  WorkerRecord JSON, PX = heartbeat TTL (design.md §6's key name)
  *   <p>worker_claim:<worker>    string  the claim token of the process holding the id, same TTL
  *   <p>workers                  set     worker ids that may have a live key; pruned by listWorkers
  *   <p>node:<node>              string  NodePresence JSON of a scheduler node, PX = its TTL

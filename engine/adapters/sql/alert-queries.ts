@@ -1,4 +1,4 @@
-// Alerts and their deliveries (issue 12, tables alert and alert_delivery, migration 0011). The
+// Alerts and their deliveries (tables alert and alert_delivery, migration 0011). The
 // unique alert_key makes a team send each alert once: the node whose insert wins sends it. The
 // unique (group_key, opens_group) makes one alert per group the opener (sent at once); the
 // others of the group are recorded `grouped` and told in the group's summary.

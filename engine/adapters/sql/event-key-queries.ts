@@ -1,4 +1,4 @@
-// Idempotency of event triggers (SPEC §12, table event_key, migration 0010): the first request
+// Idempotency of event triggers (design.md §12, table event_key, migration 0010): the first request
 // with a key claims it by inserting its row (the primary key decides between two nodes at once),
 // then records the runs it started; a repeat within the retention gets those runs back and
 // starts nothing. A claim whose request never finished (its engine died) is taken over once stale.

@@ -1,4 +1,4 @@
-// The log's hot path: inserting execution_log rows, a transaction per batch (SPEC §8: the seed
+// The log's hot path: inserting execution_log rows, a transaction per batch (design.md §8: the seed
 // saturated MySQL with row-at-a-time inserts). The statement text is written here rather than
 // built by Kysely: compiling a 1,000-row insert costs about a quarter of the insert itself in
 // SQLite. Plain identifiers and `?` placeholders: the same text for SQLite and MySQL.

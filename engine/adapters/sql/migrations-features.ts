@@ -5,7 +5,7 @@ import type { Kysely, Migration } from 'kysely';
 import { type SqlDialectName, tableEnd, types } from './migration-sql.ts';
 
 /**
- * Switches of the whole engine, shared by every node of a team (issue 11: pause all scheduling).
+ * Switches of the whole engine, shared by every node of a team (pause all scheduling).
  * A flag is on while its row exists, so setting it twice keeps who set it first and when.
  */
 export function engineFlags(dialect: SqlDialectName): Migration {
@@ -44,7 +44,7 @@ export function eventKeys(dialect: SqlDialectName): Migration {
 }
 
 /**
- * Alerts and their deliveries (issue 12). `alert_key` is unique: the node whose insert wins
+ * Alerts and their deliveries. `alert_key` is unique: the node whose insert wins
  * sends the alert, so a team sends each once. `(group_key, opens_group)` is unique too, and
  * only a group's first alert has `opens_group` 1 (the others NULL, which a unique index lets
  * repeat): the insert that opens a group sends at once, later ones are counted for its summary.
@@ -97,7 +97,7 @@ export function alerts(dialect: SqlDialectName): Migration {
 }
 
 /**
- * Dependencies across workflows (issue 13): `cross_dependency`, what each task names in other
+ * Dependencies across workflows: `cross_dependency`, what each task names in other
  * workflows (by name: the upstream may not exist yet), found by its upstream for lineage and
  * apply's checks; `upstream_wait`, one row per upstream a held instance still waits for, found
  * by the upstream's finish (workflow, task, logical time) and by the deadline sweep; runs of a

@@ -170,7 +170,7 @@ const viewIndexes: Migration = {
   },
 };
 
-/** A worker id belongs to one process at a time: the claim of that process (issue 7). */
+/** A worker id belongs to one process at a time: the claim of that process. */
 function workerClaim(dialect: SqlDialectName): Migration {
   return {
     async up(db: Kysely<unknown>) {
@@ -180,7 +180,7 @@ function workerClaim(dialect: SqlDialectName): Migration {
 }
 
 /**
- * Fail-overs are counted in columns, not parsed out of the reason text (issue 7): they spend no
+ * Fail-overs are counted in columns, not parsed out of the reason text: they spend no
  * retries, and their number is capped. Rows from before keep what their reason said.
  */
 const failoverAccounting: Migration = {
@@ -200,7 +200,7 @@ function scheduleError(dialect: SqlDialectName): Migration {
   };
 }
 
-/** `ax workers` says the role of a worker that left (drained, lost) too, not only of a live one (issue 9). */
+/** `ax workers` says the role of a worker that left (drained, lost) too, not only of a live one. */
 function workerRole(dialect: SqlDialectName): Migration {
   return {
     async up(db: Kysely<unknown>) {
@@ -220,7 +220,7 @@ const workerLoadIndex: Migration = {
 };
 
 /**
- * A big workflow's graph is read a page at a time (issue 10: no long stall while a 100k-task graph
+ * A big workflow's graph is read a page at a time (no long stall while a 100k-task graph
  * loads): tasks by position, edges by their key, each page a range of one index.
  */
 function graphPageIndexes(dialect: SqlDialectName): Migration {

@@ -163,7 +163,7 @@ export async function recordTaskHeartbeats(
   beats: { instanceId: number; attempt: number; at: number }[],
 ): Promise<Set<number>> {
   // Beats of one tick share their time: one UPDATE per distinct (time, attempt), usually one or
-  // two. The attempt is part of the fence (SPEC §7): a beat for another attempt touches nothing.
+  // two. The attempt is part of the fence (design.md §7): a beat for another attempt touches nothing.
   const groups = new Map<string, { at: number; attempt: number; ids: number[] }>();
   for (const b of beats) {
     const key = `${b.at}:${b.attempt}`;

@@ -1,4 +1,4 @@
-// Where every alert goes through (issue 12): routed (the workflow's `alerts:` or the settings'
+// Where every alert goes through: routed (the workflow's `alerts:` or the settings'
 // defaults), recorded under its keys (alert-keys.ts; the node whose insert wins is the one that
 // sends), delivered to each channel with a timeout per attempt and retries, each delivery
 // recorded, and a group's repeats told in one summary once its window ends. Nothing here is

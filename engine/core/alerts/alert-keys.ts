@@ -1,4 +1,4 @@
-// An alert's keys (issue 12). The group key is rule + subject + time bucket: a group's first
+// An alert's keys. The group key is rule + subject + time bucket: a group's first
 // alert is sent at once, the others in its bucket are counted and told in one summary at the
 // bucket's end. The alert key adds what the alert is about (an instance, a run, a worker's
 // heartbeat), so the same event raised by two nodes is recorded, and sent, once; an alert with

@@ -1,4 +1,4 @@
-// The rules of issue 12: what the engine's parts tell (an instance failed for good, a run ended,
+// The alert rules: what the engine's parts tell (an instance failed for good, a run ended,
 // a worker went silent, …) turned into alerts for the AlertCenter. Each part calls these without
 // waiting: the look-ups a rule needs (the failed tasks of a run, the run before it) happen in the
 // background, and only when some route listens to the rule.

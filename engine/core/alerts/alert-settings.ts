@@ -1,4 +1,4 @@
-// The `alerts` object of settings.json (issue 12): the channels a node can send through, which
+// The `alerts` object of settings.json: the channels a node can send through, which
 // rules reach which channels by default (workflows without their own `alerts:`, and the engine's
 // alerts about no workflow), and the grouping window. Checked here, without I/O, so the CLI and
 // every host give the same errors; secrets are `{ secret: NAME }` references, resolved by the host.

@@ -1,4 +1,4 @@
-// Whether a dispatch taken from the queue may run on this worker (SPEC §8, §12): the instance is
+// Whether a dispatch taken from the queue may run on this worker (design.md §8, §12): the instance is
 // still DISPATCHED to this worker at this attempt (else a duplicate or stale delivery), its task
 // still exists, and the worker's accept-policy allows it. The command comes from the store here,
 // never from the message.

@@ -102,7 +102,7 @@ export class Dispatcher {
   private async dispatchDue(): Promise<void> {
     const now = this.clock.now();
     const workers = await this.coordinator.listWorkers();
-    // A drain request takes effect at once (SPEC §6): the worker sees it only at its next
+    // A drain request takes effect at once (design.md §6): the worker sees it only at its next
     // heartbeat, up to an interval later, and must not be handed new work meanwhile.
     const draining = await Promise.all(workers.map((w) => (w.status === 'online' ? this.coordinator.drainRequested(w.id) : false)));
     const load = await this.store.activeCountByWorker();

@@ -128,7 +128,7 @@ export class TaskExecutor {
     const exit = await entry.process.exited;
     cancelTimeout?.();
     // Anything the command left running in its group goes with it: a retry must never overlap
-    // a live leftover of the previous attempt (SPEC §7).
+    // a live leftover of the previous attempt (design.md §7).
     await entry.process.terminate(this.options.killGraceMs);
     // What `ax cancel` waits for: the cancelled task's group is gone.
     if (entry.cancelled) this.logs.system(inst.id, 'stopped: no process of its group is left');

@@ -1,5 +1,5 @@
 // What a task process starts with, and what its end means: the environment every task gets
-// (SPEC §5), its secrets (resolved on this worker), its event payload (in the environment while
+// (design.md §5), its secrets (resolved on this worker), its event payload (in the environment while
 // small, else as a file), and the instance state and reason that follow from how the process ended.
 import { isSecretRef, secretValueProblem } from '../../api/secrets.ts';
 import type { InstanceRecord, RunRecord } from '../../api/types.ts';

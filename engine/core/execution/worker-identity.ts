@@ -1,4 +1,4 @@
-// A worker id belongs to one live process (SPEC §6): two processes under one id would take each
+// A worker id belongs to one live process (design.md §6): two processes under one id would take each
 // other's dispatches, fence each other's writes and kill each other's tasks in start-up
 // recovery. A process claims its id in the store before it does anything under it (recovery
 // included): a compare-and-set on the row's claim token, so of two nodes only one can win. A
@@ -113,7 +113,7 @@ export class WorkerIdentity {
 
   /**
    * Starts both heartbeats, independently: the scheduler judges a worker by the fresher of the
-   * two (SPEC §7), so an outage of either must not silence it. At most one store write is in
+   * two (design.md §7), so an outage of either must not silence it. At most one store write is in
    * flight (a beat must neither wait for an earlier one nor pile more behind it: `stored` is then
    * undefined); the live registration goes out on every beat regardless.
    */

@@ -1,4 +1,4 @@
-// Search in one instance's log, bounded so the engine stays responsive (issue 20, item 8): a
+// Search in one instance's log, bounded so the engine stays responsive: a
 // LIKE over a 100 MB log holds SQLite (synchronous, on the engine's thread) for seconds, and five
 // at once stalled every other request for over a second. So a search reads the log in windows of
 // seqs, with a turn of the event loop between them; at most MAX_SEARCHES run per engine (the rest

@@ -1,4 +1,4 @@
-// Execution logs written asynchronously in batches (SPEC §8): the seed saturated MySQL with
+// Execution logs written asynchronously in batches (design.md §8): the seed saturated MySQL with
 // 5,000 single-row inserts a second. A crash loses at most the unflushed batch of a running
 // task; the worker records a task's outcome only once every line of it is in the store.
 //
@@ -268,7 +268,7 @@ export class LogWriter {
 
   /**
    * Waits until the store has every line of the instance, then forgets it. The worker records a
-   * task's outcome only after this (SPEC §8). It forces no write of its own: it joins the next
+   * task's outcome only after this (design.md §8). It forces no write of its own: it joins the next
    * group write, at most flushMs away (group commit). A failed write is retried on the writer's
    * backoff up to giveUpMs; returns how many of the instance's lines could not be stored (0: all).
    */

@@ -1,4 +1,4 @@
-// The scheduler's judgement of instances a worker holds (SPEC §7): pure, so every rule is tested
+// The scheduler's judgement of instances a worker holds (design.md §7): pure, so every rule is tested
 // with plain numbers. A worker is lost when its heartbeat (the fresher of the database's, which a
 // Redis flush cannot take, and the live registration's, which is not queued behind the worker's
 // other writes under load) is older than 3 × its interval; its instances then

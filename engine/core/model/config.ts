@@ -1,4 +1,4 @@
-// Engine settings and their defaults (SPEC §10, from the seed's production tuning).
+// Engine settings and their defaults (design.md §10, from the seed's production tuning).
 
 export interface EngineConfig {
   /** worker liveness heartbeat; a worker is lost after 3 × this */
@@ -76,7 +76,7 @@ export const DEFAULT_CONFIG: EngineConfig = {
   alertSweepMs: 30_000,
 };
 
-/** The scheduler-side timeout backstop: configured timeout + 1.5 × the heartbeat interval (SPEC §7). */
+/** The scheduler-side timeout backstop: configured timeout + 1.5 × the heartbeat interval (design.md §7). */
 export function timeoutBackstopMs(timeoutMs: number, config: Pick<EngineConfig, 'taskHeartbeatMs'>): number {
   return timeoutMs + 1.5 * config.taskHeartbeatMs;
 }

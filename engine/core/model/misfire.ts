@@ -1,5 +1,5 @@
 // What a scan does with a schedule's fire times: start them now, set timers for them, or drop
-// them by the misfire policy (SPEC §5). Work is bounded whatever the downtime: an every-second
+// them by the misfire policy (design.md §5). Work is bounded whatever the downtime: an every-second
 // cron after three hours down has 10,800 missed fires, and cron-parser needs ~50-300 µs per step.
 import type { MisfirePolicy } from '../../api/types.ts';
 import { firesBetween, prevFire } from './cron.ts';

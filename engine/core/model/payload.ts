@@ -1,4 +1,4 @@
-// Event payloads (SPEC §12): one size limit at every door (API, `ax trigger`, the webhook), and
+// Event payloads (design.md §12): one size limit at every door (API, `ax trigger`, the webhook), and
 // the way a payload reaches a task: in AX_EVENT_PAYLOAD while it is small, else as a file named
 // by AX_EVENT_PAYLOAD_FILE (Linux caps one environment string at 128 KiB).
 import { AxError } from '../../api/errors.ts';

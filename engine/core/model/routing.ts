@@ -1,4 +1,4 @@
-// Which worker gets a task (SPEC §6): only online, fresh, non-full workers whose accept-policy
+// Which worker gets a task (design.md §6): only online, fresh, non-full workers whose accept-policy
 // matches qualify; the workflow's strategy picks among them.
 import type { RoutingStrategy } from '../../api/types.ts';
 

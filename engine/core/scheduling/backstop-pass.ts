@@ -1,4 +1,4 @@
-// The SPEC §7 backstops as the leader runs them, every heartbeat interval: each DISPATCHED or
+// The design.md §7 backstops as the leader runs them, every heartbeat interval: each DISPATCHED or
 // RUNNING instance judged (backstops.ts) against its worker's heartbeats, and the verdict applied
 // (redispatch, fail-over, TIMEOUT) with a fenced transition. A live worker's own timeout always
 // fires before the scheduler's.

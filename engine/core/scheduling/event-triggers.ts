@@ -1,5 +1,5 @@
 // Runs started by an event (`ax trigger`, webhooks): every enabled workflow with that on_event,
-// refused while scheduling is paused, audited with the caller. With an Idempotency-Key (SPEC §12)
+// refused while scheduling is paused, audited with the caller. With an Idempotency-Key (design.md §12)
 // senders that retry (CI systems, payment-style webhooks) send the same key again; within 24 h
 // the repeat gets the first request's runs and starts nothing. The store's key row decides
 // between nodes; this is the waiting and the cleanup.

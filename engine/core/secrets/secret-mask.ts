@@ -1,4 +1,4 @@
-// Secret values out of every text that leaves the engine (issue 20): task log lines, the engine's
+// Secret values out of every text that leaves the engine: task log lines, the engine's
 // own lines, instance reasons, alerts and their deliveries' errors, audit entries, API errors.
 // Every occurrence becomes ***. A value spanning lines is masked line by line too, since a log is
 // split into lines before it gets here; a value holding a NUL is masked by its NUL-free parts

@@ -1,4 +1,4 @@
-// Dependencies across workflows (issue 13): an upstream that names another workflow's task
+// Dependencies across workflows: an upstream that names another workflow's task
 // (`orders-etl.load`), a whole workflow (`orders-etl.*`), or either with a date rule
 // (`{ ref: orders-etl.load, date: previous_day }`). Here: reading and writing them in a workflow
 // file, and the window of logical times an instance waits for, computed in the downstream

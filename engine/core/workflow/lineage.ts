@@ -1,4 +1,4 @@
-// The graph across workflows (issue 13): which tasks of which workflows feed which, whoever owns
+// The graph across workflows: which tasks of which workflows feed which, whoever owns
 // them. Apply uses it to refuse a cycle across workflows (spelled out: a.x → b.y → a.x) and to
 // warn about references that lead nowhere; `ax lineage` and the UI draw a task's upstream and
 // downstream from it, with owners and today's states. Nodes are `WORKFLOW.TASK`; a whole-workflow

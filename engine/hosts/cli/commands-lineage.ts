@@ -1,4 +1,4 @@
-// ax lineage WORKFLOW[.TASK]: the graph across workflows around a workflow or a task (issue 13),
+// ax lineage WORKFLOW[.TASK]: the graph across workflows around a workflow or a task,
 // each task with its owner, today's state and what it depends on.
 import type { Command } from 'commander';
 import type { LineageGraph } from '../../api/engine-api.ts';

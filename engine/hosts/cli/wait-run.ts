@@ -98,7 +98,7 @@ async function printUntilDone(api: EngineApi, runId: number, options: WaitOption
     for (const i of fresh) known.set(i.id, i);
     for (const i of fresh) {
       if (!options.quiet) await notes.retry(i, all);
-      // A task waiting for another workflow says so (issue 13): it may wait for hours.
+      // A task waiting for another workflow says so: it may wait for hours.
       const shown = i.state === 'WAITING' && i.reason?.startsWith('waiting for ') ? `WAITING ${i.reason}` : i.state;
       if (seen.get(i.id) === shown || !(SHOWN.includes(i.state) || shown !== i.state)) continue;
       seen.set(i.id, shown);

@@ -1,4 +1,4 @@
-// A node's alert channels (issue 12), built from settings.json's `alerts` object: webhooks and
+// A node's alert channels, built from settings.json's `alerts` object: webhooks and
 // e-mail over SMTP (adapters/alerts/), plus what the host adds (the desktop app's notification).
 // A secret is `{ secret: NAME }` from this node's task secrets (`ax secrets set NAME`), read at
 // each send, so it never sits in settings.json and a change applies to the next alert.

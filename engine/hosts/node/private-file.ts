@@ -1,4 +1,4 @@
-// The data dir is this user's or refused, and so are its tokens, settings and secrets (issue 20):
+// The data dir is this user's or refused, and so are its tokens, settings and secrets:
 // another local user who could prepare the dir, plant a symbolic link or read a file in it would
 // be served as the user AX runs as (root, often), or read its passwords.
 //

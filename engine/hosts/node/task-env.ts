@@ -1,4 +1,4 @@
-// What a task's environment starts from on this node (issue 20): never the host's own
+// What a task's environment starts from on this node: never the host's own
 // configuration. Every variable whose name starts with AX_ is AX's (AX_MYSQL_URL, AX_REDIS_URL,
 // AX_DATA_DIR, AX_ENGINE_CONFIG, AX_DESKTOP_SECRETS, ...) and is dropped; the engine then adds the
 // task's own AX_WORKFLOW, AX_RUN_ID, ... and the workflow's env and secrets (core/execution/task-launch.ts).

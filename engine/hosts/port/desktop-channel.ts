@@ -1,4 +1,4 @@
-// The desktop app's alert channel (issue 12): an alert routed to `desktop` goes to the shell as a
+// The desktop app's alert channel: an alert routed to `desktop` goes to the shell as a
 // `desktop-alert` message, which shows it as a notification (electron/failure-notifier.ts). The
 // post is local and cannot hang; the shell, not the engine, decides how the notice reads.
 import type { DesktopAlert } from '../../api/host-protocol.ts';

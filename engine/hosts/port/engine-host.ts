@@ -20,7 +20,7 @@
 //                                                        the message on stderr
 //     {type: 'alert', message}                           an engine alert, for the shell to show
 //     {type: 'desktop-alert', alert}                     an alert routed to the `desktop` channel
-//                                                        (issue 12): the shell's notification
+//                                                       : the shell's notification
 //     {type: 'team', state, workerId?, labels?, running?, message?}
 //                                                        the team worker's state (host-team.ts)
 //   parent → host

@@ -1,4 +1,4 @@
-// The engine host's second engine: this machine as a temporary worker of a team (SPEC §6, §12),
+// The engine host's second engine: this machine as a temporary worker of a team (design.md §6, §12),
 // beside the solo engine, which keeps running and which the UI keeps talking to. It uses the team
 // connection strings the desktop app handed the host at start (host-secrets.ts) and the Redis
 // prefix of the data dir's settings (AX_REDIS_PREFIX, settings.json, else "ax:"). A temporary

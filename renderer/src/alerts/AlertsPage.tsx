@@ -1,4 +1,4 @@
-// The alerts the engine raised (issue 12), newest first: what happened to what, and how each
+// The alerts the engine raised, newest first: what happened to what, and how each
 // channel's delivery went (sent, or failed after its retries, with why). Kept fresh by the
 // `alerts` topic. With no channel configured, it says so and how to configure one.
 import { showBidiControls } from '../../../engine/api/bidi-text.ts';

@@ -1,4 +1,4 @@
-// The lineage across workflows (issue 13): a task's (or a whole workflow's) upstream and
+// The lineage across workflows: a task's (or a whole workflow's) upstream and
 // downstream in other workflows, drawn with the designer's nodes and dagre layout, each node
 // coloured by today's state and showing its owner. Clicking a node recentres on it, so "who
 // depends on me" is one click from any task; the picture exports as PNG or SVG.

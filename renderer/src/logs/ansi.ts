@@ -1,4 +1,4 @@
-// Job output is untrusted (SPEC §12): ANSI colours are parsed to data with anser and rendered as
+// Job output is untrusted (design.md §12): ANSI colours are parsed to data with anser and rendered as
 // React text with styles built here from validated numbers, so no byte of a log line ever
 // reaches the page as markup or as a raw style string.
 import Anser from 'anser';

@@ -18,7 +18,7 @@ export function runGraphTasks(run: RunRecord, instances: readonly InstanceRecord
     if (inst) {
       task.state = inst.state;
       if (inst.startedAt !== undefined) task.detail = duration((inst.finishedAt ?? now) - inst.startedAt);
-      // held for an upstream in another workflow (issue 13): say for what, where the duration would go
+      // held for an upstream in another workflow: say for what, where the duration would go
       else if (inst.state === 'WAITING' && inst.reason?.startsWith('waiting for ')) task.detail = inst.reason;
       if (inst.attempt > 1) task.stateNote = `#${inst.attempt}`;
     }

@@ -1,4 +1,4 @@
-// The invariants every team scenario keeps (SPEC §7–§8), checked over the database, the task
+// The invariants every team scenario keeps (design.md §7–§8), checked over the database, the task
 // trace and /proc once runs have ended:
 // - nothing lost: the run ended as expected, no instance is left WAITING, DISPATCHED or RUNNING,
 //   every outcome is handled; one row per (task, attempt), attempts numbered 1, 2, …;

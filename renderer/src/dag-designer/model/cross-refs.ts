@@ -1,4 +1,4 @@
-// Upstreams in other workflows (issue 13) as the designer edits them: one tag per reference.
+// Upstreams in other workflows as the designer edits them: one tag per reference.
 // A typed tag is `WORKFLOW.TASK` or `WORKFLOW.*` with the default date rule (same day), split at
 // the last dot as the engine does; other date rules come from YAML and are kept as they are.
 import type { CrossUpstream, UpstreamDate } from '../../../../engine/api/types.ts';
