@@ -19,8 +19,22 @@ const RENDERER_ENGINE_PATTERNS = [
   },
 ];
 
-const CORE_IMPURE = ['node:*', 'fs', 'child_process', 'os', 'path', 'better-sqlite3', 'kysely', 'mysql2', 'ioredis', 'electron', 'ws',
-  '**/adapters/**', '**/server/**', '**/hosts/**'];
+const CORE_IMPURE = [
+  'node:*',
+  'fs',
+  'child_process',
+  'os',
+  'path',
+  'better-sqlite3',
+  'kysely',
+  'mysql2',
+  'ioredis',
+  'electron',
+  'ws',
+  '**/adapters/**',
+  '**/server/**',
+  '**/hosts/**',
+];
 const CORE_MESSAGE = 'engine/core is pure logic: it may import only engine/ports, engine/api and pure libraries.';
 
 export default tseslint.config(
@@ -46,29 +60,62 @@ export default tseslint.config(
   {
     files: ['engine/core/model/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [
-        { group: CORE_IMPURE, message: CORE_MESSAGE },
-        { regex: '^\\.\\./(?!\\.\\./)', message: 'engine/core/model is the pure decisions: it imports only model/, engine/ports and engine/api, no service room.' },
-      ] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: CORE_IMPURE, message: CORE_MESSAGE },
+            {
+              regex: '^\\.\\./(?!\\.\\./)',
+              message:
+                'engine/core/model is the pure decisions: it imports only model/, engine/ports and engine/api, no service room.',
+            },
+          ],
+        },
+      ],
     },
   },
   {
     files: ['engine/ports/**/*.ts'],
     rules: restrict(
-      ['node:*', 'better-sqlite3', 'kysely', 'mysql2', 'ioredis', 'electron', '**/core/**', '**/adapters/**', '**/server/**', '**/hosts/**'],
+      [
+        'node:*',
+        'better-sqlite3',
+        'kysely',
+        'mysql2',
+        'ioredis',
+        'electron',
+        '**/core/**',
+        '**/adapters/**',
+        '**/server/**',
+        '**/hosts/**',
+      ],
       'engine/ports are interfaces: no drivers, no implementations.',
     ),
   },
   {
     files: ['engine/api/**/*.ts'],
     rules: restrict(
-      ['node:*', 'better-sqlite3', 'kysely', 'electron', '**/core/**', '**/ports/**', '**/adapters/**', '**/server/**', '**/hosts/**'],
+      [
+        'node:*',
+        'better-sqlite3',
+        'kysely',
+        'electron',
+        '**/core/**',
+        '**/ports/**',
+        '**/adapters/**',
+        '**/server/**',
+        '**/hosts/**',
+      ],
       'engine/api is the public contract: types and schemas only.',
     ),
   },
   {
     files: ['engine/adapters/**/*.ts'],
-    rules: restrict(['electron', '**/renderer/**', '**/server/**', '**/hosts/**'], 'adapters implement ports; they do not know hosts or servers.'),
+    rules: restrict(
+      ['electron', '**/renderer/**', '**/server/**', '**/hosts/**'],
+      'adapters implement ports; they do not know hosts or servers.',
+    ),
   },
   {
     files: ['renderer/**/*.{ts,tsx}', 'electron/**/*.ts'],
@@ -80,18 +127,33 @@ export default tseslint.config(
     files: ['renderer/**/*.{ts,tsx}'],
     ignores: ['renderer/src/server-state/**', 'renderer/src/engine-client/**'],
     rules: {
-      'no-restricted-imports': ['error', {
-        patterns: RENDERER_ENGINE_PATTERNS,
-        paths: [{
-          name: '@tanstack/react-query',
-          importNames: ['useQuery', 'useQueries', 'useSuspenseQuery', 'useInfiniteQuery', 'useMutation', 'useQueryClient'],
-          message: 'read and change server state through the hooks of renderer/src/server-state/.',
-        }],
-      }],
-      'no-restricted-syntax': ['error', {
-        selector: "Property[key.name='queryKey']",
-        message: 'query keys are made by keys in renderer/src/server-state/keys.ts.',
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: RENDERER_ENGINE_PATTERNS,
+          paths: [
+            {
+              name: '@tanstack/react-query',
+              importNames: [
+                'useQuery',
+                'useQueries',
+                'useSuspenseQuery',
+                'useInfiniteQuery',
+                'useMutation',
+                'useQueryClient',
+              ],
+              message: 'read and change server state through the hooks of renderer/src/server-state/.',
+            },
+          ],
+        },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "Property[key.name='queryKey']",
+          message: 'query keys are made by keys in renderer/src/server-state/keys.ts.',
+        },
+      ],
     },
   },
   // Component tests pair the real engine with the UI in one process (renderer/src/test-support/).

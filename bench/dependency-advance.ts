@@ -19,7 +19,20 @@ import { nextTurn } from '../engine/hosts/node/host-defaults.ts';
 import { RunManager } from '../engine/core/runs/run-manager.ts';
 import { type CachedWorkflow, WorkflowCache } from '../engine/core/workflow/workflow-cache.ts';
 import type { TaskDefinition } from '../engine/ports/store.ts';
-import { type BenchOptions, type BenchTable, fmt, layeredWorkflow, median, percentile, removeDir, seededRandom, shuffled, tempDir, timed, timedWithStall } from './util.ts';
+import {
+  type BenchOptions,
+  type BenchTable,
+  fmt,
+  layeredWorkflow,
+  median,
+  percentile,
+  removeDir,
+  seededRandom,
+  shuffled,
+  tempDir,
+  timed,
+  timedWithStall,
+} from './util.ts';
 
 const WIDTH = 100;
 
@@ -45,7 +58,10 @@ export interface AdvanceFigures {
 
 async function newRun(store: SqlStore, workflowId: number): Promise<RunRecord> {
   const now = Date.now();
-  const started = await store.startRun({ run: { workflowId, state: 'RUNNING', trigger: 'manual', triggeredBy: 'bench', logicalTime: now, createdAt: now }, roots: [] });
+  const started = await store.startRun({
+    run: { workflowId, state: 'RUNNING', trigger: 'manual', triggeredBy: 'bench', logicalTime: now, createdAt: now },
+    roots: [],
+  });
   if (!started) throw new Error('bench: startRun returned nothing');
   return started.run;
 }
@@ -57,7 +73,13 @@ function task(wf: CachedWorkflow, name: string): TaskDefinition {
 }
 
 /** The state event-driven advance leaves before layer `middle` finishes; returns layer `middle`'s instances. */
-async function prepareRun(store: SqlStore, run: RunRecord, wf: CachedWorkflow, layers: string[][], middle: number): Promise<Map<string, InstanceRecord>> {
+async function prepareRun(
+  store: SqlStore,
+  run: RunRecord,
+  wf: CachedWorkflow,
+  layers: string[][],
+  middle: number,
+): Promise<Map<string, InstanceRecord>> {
   const now = Date.now();
   const base = { runId: run.id, workflowId: run.workflowId, attempt: 1, notBefore: now, createdAt: now };
   for (const layer of layers.slice(0, middle)) {
@@ -86,7 +108,16 @@ async function advanceReplica(store: SqlStore, run: RunRecord, wf: CachedWorkflo
       if (done.size < others.length) continue;
     }
     const t = wf.tasks.get(downId) as TaskDefinition;
-    await store.createInstance({ runId: run.id, workflowId: run.workflowId, taskId: t.id, taskName: t.name, attempt: 1, state: 'WAITING', notBefore: now, createdAt: now });
+    await store.createInstance({
+      runId: run.id,
+      workflowId: run.workflowId,
+      taskId: t.id,
+      taskName: t.name,
+      attempt: 1,
+      state: 'WAITING',
+      notBefore: now,
+      createdAt: now,
+    });
   }
 }
 
@@ -107,11 +138,24 @@ async function fullScan(store: SqlStore, run: RunRecord, wf: CachedWorkflow): Pr
     if (started.has(t.id)) continue;
     const ups = wf.upstream.get(t.id);
     if (!ups || !ups.every((u) => succeeded.has(u))) continue;
-    await store.createInstance({ runId: run.id, workflowId: run.workflowId, taskId: t.id, taskName: t.name, attempt: 1, state: 'WAITING', notBefore: now, createdAt: now });
+    await store.createInstance({
+      runId: run.id,
+      workflowId: run.workflowId,
+      taskId: t.id,
+      taskName: t.name,
+      attempt: 1,
+      state: 'WAITING',
+      notBefore: now,
+      createdAt: now,
+    });
   }
 }
 
-export async function measureAdvance(tasks: number, events: number, progress: (m: string) => void): Promise<AdvanceFigures> {
+export async function measureAdvance(
+  tasks: number,
+  events: number,
+  progress: (m: string) => void,
+): Promise<AdvanceFigures> {
   const dir = tempDir('ax-bench-advance-');
   const store = await openSqliteStore(path.join(dir, 'ax.db'));
   try {
@@ -157,12 +201,18 @@ export async function measureAdvance(tasks: number, events: number, progress: (m
         if (variant === 'finish') {
           // The engine's whole step: the outcome, its follow-ups and the settle check, one transaction.
           const t0 = performance.now();
-          if (!(await manager.finish(inst, { from: ['WAITING'], attempt: 1 }, 'SUCCESS', { finishedAt }))) throw new Error(`bench: ${name} could not finish`);
+          if (!(await manager.finish(inst, { from: ['WAITING'], attempt: 1 }, 'SUCCESS', { finishedAt })))
+            throw new Error(`bench: ${name} could not finish`);
           perEvent.finish.push(performance.now() - t0);
           continue;
         }
         // Marked SUCCESS alone, below the port: the replica and the scan then do the follow-up work.
-        if (!(await guardedInstanceUpdate(store.db, { state: 'SUCCESS', finished_at: finishedAt }, inst.id, { from: ['WAITING'], attempt: 1 }))) {
+        if (
+          !(await guardedInstanceUpdate(store.db, { state: 'SUCCESS', finished_at: finishedAt }, inst.id, {
+            from: ['WAITING'],
+            attempt: 1,
+          }))
+        ) {
           throw new Error(`bench: ${name} could not be marked SUCCESS`);
         }
         const t0 = performance.now();
@@ -173,7 +223,10 @@ export async function measureAdvance(tasks: number, events: number, progress: (m
     }
     for (const [variant, { run }] of runs) {
       const after = await store.listInstances(run.id);
-      outcome[variant] = after.map((i) => `${i.taskId}:${i.state}`).sort().join(',');
+      outcome[variant] = after
+        .map((i) => `${i.taskId}:${i.state}`)
+        .sort()
+        .join(',');
       created[variant] = after.length - runInstances;
     }
     return {
@@ -221,13 +274,24 @@ export async function benchDependencyAdvance(options: BenchOptions): Promise<Ben
   }
   return {
     title: 'Dependency advance per SUCCESS event (SQLite, ms: median / p95)',
-    columns: ['tasks', 'edges', 'apply (s)', 'graph load / loop stall (ms)', 'instances in run', 'event-driven advance', 'finish (whole step)', 'full scan', 'scan ÷ advance', 'same result'],
+    columns: [
+      'tasks',
+      'edges',
+      'apply (s)',
+      'graph load / loop stall (ms)',
+      'instances in run',
+      'event-driven advance',
+      'finish (whole step)',
+      'full scan',
+      'scan ÷ advance',
+      'same result',
+    ],
     rows,
     notes: [
-      'event-driven advance = RunManager.advance\'s queries (cached downstream, succeededAmong of the other upstreams, createInstance)',
-      'finish = the engine\'s whole step, RunManager.finish: the outcome write, the follow-ups (the advance\'s reads and inserts) and the settle check, one transaction (the other two columns leave the outcome write untimed)',
+      "event-driven advance = RunManager.advance's queries (cached downstream, succeededAmong of the other upstreams, createInstance)",
+      "finish = the engine's whole step, RunManager.finish: the outcome write, the follow-ups (the advance's reads and inserts) and the settle check, one transaction (the other two columns leave the outcome write untimed)",
       'graph load = WorkflowCache.get of a cold graph, which the cache repeats when the workflow version changes; loop stall = the longest time no timer ran meanwhile',
-      'full scan = load every instance of the run, check every task\'s upstreams (graph given from the cache)',
+      "full scan = load every instance of the run, check every task's upstreams (graph given from the cache)",
       ...notes,
     ],
   };

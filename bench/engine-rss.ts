@@ -45,7 +45,8 @@ async function inDataDir(args: (dir: string) => string[]): Promise<Record<string
 
 /** Plain node, no tsx: tsx's loader hooks run in their own thread, a second V8 heap. */
 async function plainNode(): Promise<Sample> {
-  const script = 'setTimeout(() => { gc(); const m = process.memoryUsage(); console.log(JSON.stringify({ rss: m.rss, heapUsed: m.heapUsed })); }, 2000);';
+  const script =
+    'setTimeout(() => { gc(); const m = process.memoryUsage(); console.log(JSON.stringify({ rss: m.rss, heapUsed: m.heapUsed })); }, 2000);';
   const { stdout } = await promisify(execFile)(process.execPath, ['--expose-gc', '-e', script]);
   return JSON.parse(stdout) as Sample;
 }
@@ -79,13 +80,34 @@ interface ServeSample {
 }
 
 /** `ax serve` on a fresh data dir: idle, after `ax apply` of workflows × tasks, after a one-task run of each. */
-async function serveRss(workflows: number, tasks: number, quietMs: number): Promise<{ idle: ServeSample; quiet: ServeSample; applied: ServeSample; cached: ServeSample; cachedQuiet: ServeSample; bundled: boolean }> {
+async function serveRss(
+  workflows: number,
+  tasks: number,
+  quietMs: number,
+): Promise<{
+  idle: ServeSample;
+  quiet: ServeSample;
+  applied: ServeSample;
+  cached: ServeSample;
+  cachedQuiet: ServeSample;
+  bundled: boolean;
+}> {
   const dir = tempDir('ax-bench-rss-serve-');
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('AX_')) env[k] = v;
-  const ax = (...args: string[]) => promisify(execFile)(process.execPath, [AX, '--data-dir', path.join(dir, 'data'), ...args], { cwd: dir, env, maxBuffer: 16 << 20, timeout: 10 * 60_000 });
+  const ax = (...args: string[]) =>
+    promisify(execFile)(process.execPath, [AX, '--data-dir', path.join(dir, 'data'), ...args], {
+      cwd: dir,
+      env,
+      maxBuffer: 16 << 20,
+      timeout: 10 * 60_000,
+    });
   const bundled = bundleIsFresh(REPO);
-  const serve = spawn(process.execPath, [AX, '--data-dir', path.join(dir, 'data'), 'serve'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const serve = spawn(process.execPath, [AX, '--data-dir', path.join(dir, 'data'), 'serve'], {
+    cwd: dir,
+    env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const exited = new Promise<void>((resolve) => serve.once('close', () => resolve()));
   const sample = async (waitMs = SETTLE_MS): Promise<ServeSample> => {
     await new Promise((resolve) => setTimeout(resolve, waitMs));
@@ -94,7 +116,9 @@ async function serveRss(workflows: number, tasks: number, quietMs: number): Prom
   };
   try {
     await new Promise<void>((resolve, reject) => {
-      readline.createInterface({ input: serve.stdout }).on('line', (l) => l.startsWith('ax serve: solo engine') && resolve());
+      readline
+        .createInterface({ input: serve.stdout })
+        .on('line', (l) => l.startsWith('ax serve: solo engine') && resolve());
       serve.once('close', (code) => reject(new Error(`ax serve exited ${code} before it was ready`)));
     });
     const idle = await sample();
@@ -107,7 +131,14 @@ async function serveRss(workflows: number, tasks: number, quietMs: number): Prom
     }
     const applied = await sample();
     // A one-task run loads the workflow's whole graph into the cache and spawns one process.
-    for (let w = 0; w < workflows; w++) await ax('run', `rss-${w}`, '--task', layeredWorkflow(`rss-${w}`, tasks, 100, 100 + w).layers[0]?.[0] ?? '', '--wait');
+    for (let w = 0; w < workflows; w++)
+      await ax(
+        'run',
+        `rss-${w}`,
+        '--task',
+        layeredWorkflow(`rss-${w}`, tasks, 100, 100 + w).layers[0]?.[0] ?? '',
+        '--wait',
+      );
     const cached = await sample();
     const cachedQuiet = await sample(quietMs - SETTLE_MS);
     return { idle, quiet, applied, cached, cachedQuiet, bundled };
@@ -143,7 +174,9 @@ export async function benchEngineRss(options: BenchOptions): Promise<BenchTable>
   const serveRow = (what: string, s: ServeSample): string[] => [
     `**ax serve** (${runs}): ${what}`,
     fmt(s.rss / MB, 1),
-    s.launchers.length > 0 ? `– (+ ${s.launchers.length} launcher process(es): ${s.launchers.map((r) => fmt(r / MB, 1)).join(', ')} MiB)` : '–',
+    s.launchers.length > 0
+      ? `– (+ ${s.launchers.length} launcher process(es): ${s.launchers.map((r) => fmt(r / MB, 1)).join(', ')} MiB)`
+      : '–',
   ];
   return {
     title: 'Engine memory (fresh process, after a 2 s settle; the rss-child rows after gc)',
@@ -162,7 +195,7 @@ export async function benchEngineRss(options: BenchOptions): Promise<BenchTable>
       serveRow(`the same, left alone ${quietMs / 1000} s (goal < 120 MB)`, serve.cachedQuiet),
     ],
     notes: [
-      'every engine row runs under tsx (as npm run bench does): its loader thread is in each of them; the bundle the CLI prefers (dist/ax.mjs) does not carry it, so subtract the first two rows\' difference for a bundled engine',
+      "every engine row runs under tsx (as npm run bench does): its loader thread is in each of them; the bundle the CLI prefers (dist/ax.mjs) does not carry it, so subtract the first two rows' difference for a bundled engine",
       `graphs loaded by one one-task run per workflow (runWorkflow --task), so only ${workflows} processes were spawned`,
       'the ax serve rows are the real CLI process (API server and UI files included), read from /proc/PID/status without a forced gc; its task launchers are separate processes, listed beside it',
       `"left alone": no request, no task for ${quietMs / 1000} s, as a tray app sits most of the day; V8's memory reducer shrinks the young generation grown during start-up or the last burst of work (nothing of ours forces a gc)`,

@@ -9,7 +9,12 @@ import { type BenchOptions, type BenchTable, fmt, median } from './util.ts';
 
 function aliasBomb(): string {
   const lines = ['workflow: w', 'tasks: { t: { command: x } }', 'l0: &l0 [x, x, x, x, x, x, x, x, x, x]'];
-  for (let i = 1; i < 8; i++) lines.push(`l${i}: &l${i} [${Array(10).fill(`*l${i - 1}`).join(', ')}]`);
+  for (let i = 1; i < 8; i++)
+    lines.push(
+      `l${i}: &l${i} [${Array(10)
+        .fill(`*l${i - 1}`)
+        .join(', ')}]`,
+    );
   return lines.join('\n');
 }
 
@@ -57,10 +62,16 @@ export async function benchGuardTimes(options: BenchOptions): Promise<BenchTable
     columns: ['guard', 'median ms', 'max ms'],
     rows: [
       ['aliases expanding to 10^8 values: refused', fmt(median(alias), 1), fmt(Math.max(...alias), 1)],
-      [`a file just over the ${fmt(MAX_WORKFLOW_FILE_BYTES / 2 ** 20, 0)} MB limit: refused by size`, fmt(median(size), 1), fmt(Math.max(...size), 1)],
+      [
+        `a file just over the ${fmt(MAX_WORKFLOW_FILE_BYTES / 2 ** 20, 0)} MB limit: refused by size`,
+        fmt(median(size), 1),
+        fmt(Math.max(...size), 1),
+      ],
       ['a group obeying SIGTERM: terminate(2000) returns', fmt(median(terminate), 0), fmt(Math.max(...terminate), 0)],
       ['a shell whose background child holds the pipe: exited', fmt(median(exited), 0), fmt(Math.max(...exited), 0)],
     ],
-    notes: ['the tests assert what these guards do (the message, the signal, the end); the times are here, where a slow machine makes a figure, not a failure'],
+    notes: [
+      'the tests assert what these guards do (the message, the signal, the end); the times are here, where a slow machine makes a figure, not a failure',
+    ],
   };
 }

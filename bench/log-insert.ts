@@ -127,7 +127,13 @@ async function finishingTasks(store: Store, tasks: number): Promise<Case> {
       }),
     ),
   );
-  return { how: `${tasks} tasks of ${TASK_LINES} lines finishing, ${SLOTS} at a time`, lines: tasks * TASK_LINES, ms, commits: commits.count, closeMs: closeTotal / tasks };
+  return {
+    how: `${tasks} tasks of ${TASK_LINES} lines finishing, ${SLOTS} at a time`,
+    lines: tasks * TASK_LINES,
+    ms,
+    commits: commits.count,
+    closeMs: closeTotal / tasks,
+  };
 }
 
 /**
@@ -155,7 +161,13 @@ async function steadyFinishes(store: Store, tasks: number): Promise<Case> {
     }
     await Promise.all(closes);
   });
-  return { how: `${tasks} tasks of ${lines} lines, one finishing each ms`, lines: tasks * lines, ms, commits: commits.count, closeMs: closeTotal / tasks };
+  return {
+    how: `${tasks} tasks of ${lines} lines, one finishing each ms`,
+    lines: tasks * lines,
+    ms,
+    commits: commits.count,
+    closeMs: closeTotal / tasks,
+  };
 }
 
 async function casesFor(open: Opener, options: BenchOptions, label: string, withSingle: boolean): Promise<Case[]> {
@@ -219,7 +231,16 @@ export async function benchLogInsert(options: BenchOptions): Promise<BenchTable>
   const rows: (string | number)[][] = [];
   const row = (db: string, c: Case) => {
     const rate = c.lines / (c.ms / 1000);
-    rows.push([db, c.how, c.lines, fmt(c.ms / 1000), fmt(rate, 0), fmt((rate * LINE_BYTES) / 1e6, 1), c.commits ?? '', c.closeMs === undefined ? '' : fmt(c.closeMs, 1)]);
+    rows.push([
+      db,
+      c.how,
+      c.lines,
+      fmt(c.ms / 1000),
+      fmt(rate, 0),
+      fmt((rate * LINE_BYTES) / 1e6, 1),
+      c.commits ?? '',
+      c.closeMs === undefined ? '' : fmt(c.closeMs, 1),
+    ]);
   };
   for (const c of await casesFor(sqliteOpener, options, 'SQLite', true)) row('SQLite', c);
   const notes = [
@@ -229,7 +250,9 @@ export async function benchLogInsert(options: BenchOptions): Promise<BenchTable>
   ];
   if (await mysqlAvailable()) {
     for (const c of await casesFor(mysqlOpener, options, 'MariaDB', true)) row('MariaDB', c);
-    notes.push('MariaDB: the local server (AX_TEST_MYSQL_URL or root@127.0.0.1:3306), a fresh database per case, InnoDB defaults of the server');
+    notes.push(
+      'MariaDB: the local server (AX_TEST_MYSQL_URL or root@127.0.0.1:3306), a fresh database per case, InnoDB defaults of the server',
+    );
   } else {
     notes.push('MariaDB: not reachable, not measured');
   }

@@ -8,7 +8,12 @@ const histogram = monitorEventLoopDelay({ resolution: 10 });
 histogram.enable();
 process.on('SIGUSR2', () => {
   const ms = (ns) => Math.round(ns / 1e4) / 100;
-  const figures = { p50: ms(histogram.percentile(50)), p99: ms(histogram.percentile(99)), max: ms(histogram.max), mean: ms(histogram.mean) };
+  const figures = {
+    p50: ms(histogram.percentile(50)),
+    p99: ms(histogram.percentile(99)),
+    max: ms(histogram.max),
+    mean: ms(histogram.mean),
+  };
   process.stderr.write(`AXB_LOOP ${JSON.stringify(figures)}\n`);
   histogram.reset();
 });

@@ -44,5 +44,7 @@ if (mode === 'raw') {
   await worker.close();
   await running;
 } else {
-  throw new Error('usage: peer-child.mjs raw SHELL TOTAL CONCURRENCY | bullmq SHELL REDIS_URL PREFIX QUEUE CONCURRENCY');
+  throw new Error(
+    'usage: peer-child.mjs raw SHELL TOTAL CONCURRENCY | bullmq SHELL REDIS_URL PREFIX QUEUE CONCURRENCY',
+  );
 }

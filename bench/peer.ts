@@ -27,7 +27,17 @@ import { Queue } from 'bullmq';
 import mysql from 'mysql2/promise';
 import { deleteRedisPrefix, mysqlAvailable, REDIS_URL, redisAvailable, uniqueName } from '../test/helpers/services.ts';
 import { phaseFigures, p50p99, startTeam, stopTeam, waitRuns } from './team-load.ts';
-import { type BenchOptions, type BenchTable, fmt, layeredWorkflow, percentile, removeDir, tempDir, bundleIsFresh, engineShell } from './util.ts';
+import {
+  type BenchOptions,
+  type BenchTable,
+  fmt,
+  layeredWorkflow,
+  percentile,
+  removeDir,
+  tempDir,
+  bundleIsFresh,
+  engineShell,
+} from './util.ts';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 const AX = path.join(REPO, 'bin', 'ax.mjs');
@@ -47,7 +57,9 @@ class Child {
 
   constructor(args: string[]) {
     this.process = spawn(process.execPath, [CHILD, ...args], { cwd: REPO, stdio: ['pipe', 'pipe', 'inherit'] });
-    readline.createInterface({ input: this.process.stdout as NodeJS.ReadableStream }).on('line', (l) => (this.queue.push(l), this.wake?.()));
+    readline
+      .createInterface({ input: this.process.stdout as NodeJS.ReadableStream })
+      .on('line', (l) => (this.queue.push(l), this.wake?.()));
     this.process.on('close', () => this.wake?.());
   }
 
@@ -69,7 +81,9 @@ class Child {
   }
 
   async end(): Promise<void> {
-    const closed = new Promise<void>((resolve) => (this.process.exitCode !== null ? resolve() : this.process.once('close', () => resolve())));
+    const closed = new Promise<void>((resolve) =>
+      this.process.exitCode !== null ? resolve() : this.process.once('close', () => resolve()),
+    );
     this.process.stdin?.end();
     const timer = setTimeout(() => this.process.kill('SIGKILL'), 30_000);
     await closed;
@@ -79,10 +93,15 @@ class Child {
 
 /** Raw spawn in `processes` small Node processes at once, `concurrency` at a time each: tasks/s. */
 export async function rawRate(shell: string, processes: number, total: number, concurrency: number): Promise<number> {
-  const children = Array.from({ length: processes }, () => new Child(['raw', shell, String(Math.round(total / processes)), String(concurrency)]));
+  const children = Array.from(
+    { length: processes },
+    () => new Child(['raw', shell, String(Math.round(total / processes)), String(concurrency)]),
+  );
   await Promise.all(children.map((c) => c.ready()));
   for (const c of children) c.go();
-  const results = await Promise.all(children.map(async (c) => JSON.parse(await c.line()) as { start: number; end: number; total: number }));
+  const results = await Promise.all(
+    children.map(async (c) => JSON.parse(await c.line()) as { start: number; end: number; total: number }),
+  );
   await Promise.all(children.map((c) => c.end()));
   const start = Math.min(...results.map((r) => r.start));
   const end = Math.max(...results.map((r) => r.end));
@@ -94,7 +113,10 @@ async function bullmqRate(shell: string, processes: number, total: number, concu
   const prefix = uniqueName('axb_peer');
   const url = new URL(REDIS_URL);
   const queue = new Queue(QUEUE, { connection: { host: url.hostname, port: Number(url.port || 6379) }, prefix });
-  const workers = Array.from({ length: processes }, () => new Child(['bullmq', shell, REDIS_URL, prefix, QUEUE, String(concurrency)]));
+  const workers = Array.from(
+    { length: processes },
+    () => new Child(['bullmq', shell, REDIS_URL, prefix, QUEUE, String(concurrency)]),
+  );
   try {
     await queue.waitUntilReady();
     await Promise.all(workers.map((w) => w.ready()));
@@ -142,23 +164,35 @@ async function axRun(tasks: number, concurrency: number): Promise<AxRun> {
     const env: NodeJS.ProcessEnv = {};
     for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('AX_')) env[k] = v;
     const t0 = performance.now();
-    const { stdout } = await promisify(execFile)(process.execPath, [AX, '--data-dir', path.join(dir, 'data'), '--json', 'run', file, '--wait', '--concurrency', String(concurrency)], {
-      cwd: dir,
-      env,
-      maxBuffer: 64 << 20,
-      timeout: 30 * 60_000,
-    });
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [AX, '--data-dir', path.join(dir, 'data'), '--json', 'run', file, '--wait', '--concurrency', String(concurrency)],
+      {
+        cwd: dir,
+        env,
+        maxBuffer: 64 << 20,
+        timeout: 30 * 60_000,
+      },
+    );
     const totalMs = performance.now() - t0;
-    const detail = JSON.parse(stdout) as { run: { state: string; createdAt: number; finishedAt?: number }; instances: { state: string }[] };
+    const detail = JSON.parse(stdout) as {
+      run: { state: string; createdAt: number; finishedAt?: number };
+      instances: { state: string }[];
+    };
     if (detail.run.state !== 'SUCCESS') throw new Error(`ax run ended ${detail.run.state}`);
-    return { totalMs, runMs: (detail.run.finishedAt ?? NaN) - detail.run.createdAt, succeeded: detail.instances.filter((i) => i.state === 'SUCCESS').length };
+    return {
+      totalMs,
+      runMs: (detail.run.finishedAt ?? NaN) - detail.run.createdAt,
+      succeeded: detail.instances.filter((i) => i.state === 'SUCCESS').length,
+    };
   } finally {
     removeDir(dir);
   }
 }
 
 export async function benchPeerSolo(options: BenchOptions): Promise<BenchTable> {
-  if (!(await redisAvailable())) throw new Error('peer needs Redis for BullMQ (AX_TEST_REDIS_URL, default redis://127.0.0.1:6379)');
+  if (!(await redisAvailable()))
+    throw new Error('peer needs Redis for BullMQ (AX_TEST_REDIS_URL, default redis://127.0.0.1:6379)');
   const tasks = options.quick ? 100 : 2_000;
   const shell = engineShell();
   const bundled = bundleIsFresh(REPO);
@@ -177,20 +211,48 @@ export async function benchPeerSolo(options: BenchOptions): Promise<BenchTable> 
     const raw = (rawBefore + rawAfter) / 2;
     const axRate = tasks / (ax.totalMs / 1000);
     rows.push(
-      [`${concurrency}`, `raw spawn, one small Node process (before / after)`, `${fmt(raw, 0)} (${fmt(rawBefore, 0)} / ${fmt(rawAfter, 0)})`, ''],
+      [
+        `${concurrency}`,
+        `raw spawn, one small Node process (before / after)`,
+        `${fmt(raw, 0)} (${fmt(rawBefore, 0)} / ${fmt(rawAfter, 0)})`,
+        '',
+      ],
       [`${concurrency}`, 'BullMQ + spawn, 1 worker process', fmt(bull, 0), ''],
-      [`${concurrency}`, `**ax run FILE --wait**, end to end (${ax.succeeded}/${tasks} SUCCESS)`, fmt(axRate, 0), `${fmt(ax.totalMs / 1000, 1)} s`],
-      [`${concurrency}`, '  the run alone (created → finished)', fmt(tasks / (ax.runMs / 1000), 0), `${fmt(ax.runMs / 1000, 1)} s`],
-      [`${concurrency}`, '**ax ÷ raw** (goal ≥ 0.9×) · **ax ÷ BullMQ** (goal ≥ 1.1×)', `${fmt(axRate / raw, 2)}× · ${fmt(axRate / bull, 2)}×`, ''],
+      [
+        `${concurrency}`,
+        `**ax run FILE --wait**, end to end (${ax.succeeded}/${tasks} SUCCESS)`,
+        fmt(axRate, 0),
+        `${fmt(ax.totalMs / 1000, 1)} s`,
+      ],
+      [
+        `${concurrency}`,
+        '  the run alone (created → finished)',
+        fmt(tasks / (ax.runMs / 1000), 0),
+        `${fmt(ax.runMs / 1000, 1)} s`,
+      ],
+      [
+        `${concurrency}`,
+        '**ax ÷ raw** (goal ≥ 0.9×) · **ax ÷ BullMQ** (goal ≥ 1.1×)',
+        `${fmt(axRate / raw, 2)}× · ${fmt(axRate / bull, 2)}×`,
+        '',
+      ],
     );
   }
   notes.push(
     `every task is \`${shell} -c true\` (the engine's shell: $SHELL, else /bin/sh), spawned detached with stdout and stderr piped, done at 'close', in all three`,
     `ax: \`node bin/ax.mjs --data-dir NEW run FILE --wait --concurrency C --json\`, ${bundled ? 'which ran the bundle dist/ax.mjs (fresh)' : 'which ran the TypeScript sources through tsx (dist/ax.mjs older than engine/)'}; its time includes Node's start, the data dir's creation and applying the ${tasks}-task file`,
     'BullMQ: worker processes started and connected before the clock starts; timed from addBulk to the last job completed (polled every 20 ms); raw: spawning only',
-    `load average at the end: ${os.loadavg().map((l) => fmt(l)).join(' ')}`,
+    `load average at the end: ${os
+      .loadavg()
+      .map((l) => fmt(l))
+      .join(' ')}`,
   );
-  return { title: `Solo against the peer: ${tasks} independent \`true\` tasks`, columns: ['concurrency', 'what', 'tasks/s', 'wall'], rows, notes };
+  return {
+    title: `Solo against the peer: ${tasks} independent \`true\` tasks`,
+    columns: ['concurrency', 'what', 'tasks/s', 'wall'],
+    rows,
+    notes,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -198,7 +260,9 @@ export async function benchPeerSolo(options: BenchOptions): Promise<BenchTable> 
 
 export async function benchPeerTeam(options: BenchOptions): Promise<BenchTable> {
   if (!(await mysqlAvailable()) || !(await redisAvailable())) {
-    throw new Error('peer-team needs MariaDB/MySQL and Redis (AX_TEST_MYSQL_URL, default mysql://root@127.0.0.1:3306; AX_TEST_REDIS_URL, default redis://127.0.0.1:6379)');
+    throw new Error(
+      'peer-team needs MariaDB/MySQL and Redis (AX_TEST_MYSQL_URL, default mysql://root@127.0.0.1:3306; AX_TEST_REDIS_URL, default redis://127.0.0.1:6379)',
+    );
   }
   const tasks = options.quick ? 100 : 2_000;
   const workers = 2;
@@ -241,7 +305,14 @@ export async function benchPeerTeam(options: BenchOptions): Promise<BenchTable> 
       pacedIds.push((await team.client.runWorkflow('paced', { actor: 'bench' })).id);
     }
     const pacedDone = await waitRuns(db, pacedIds, pacedIds.length * 10, 5 * 60_000, options, 'paced');
-    const pacedFigures = await phaseFigures(db, pacedIds, 10, new Set(paced.layers[0] ?? []), p0, workers * concurrency);
+    const pacedFigures = await phaseFigures(
+      db,
+      pacedIds,
+      10,
+      new Set(paced.layers[0] ?? []),
+      p0,
+      workers * concurrency,
+    );
     clearInterval(loadTimer);
     await db.end();
     db = undefined;
@@ -256,15 +327,39 @@ export async function benchPeerTeam(options: BenchOptions): Promise<BenchTable> 
       columns: ['figure', 'value'],
       rows: [
         ['raw spawn, 2 small Node processes × 20 (tasks/s)', fmt(raw, 0)],
-        ['BullMQ + spawn, 2 worker processes × 20 (before / after, tasks/s)', `${fmt(bull, 0)} (${fmt(bullBefore, 0)} / ${fmt(bullAfter, 0)})`],
-        [`**ax team** (tasks/s): one run, trigger → run finished (${burst.succeededTasks}/${tasks} SUCCESS${completed ? '' : ', NOT COMPLETED'})`, `${fmt(axRate, 0)} (${fmt(burst.wallMs / 1000, 1)} s)`],
+        [
+          'BullMQ + spawn, 2 worker processes × 20 (before / after, tasks/s)',
+          `${fmt(bull, 0)} (${fmt(bullBefore, 0)} / ${fmt(bullAfter, 0)})`,
+        ],
+        [
+          `**ax team** (tasks/s): one run, trigger → run finished (${burst.succeededTasks}/${tasks} SUCCESS${completed ? '' : ', NOT COMPLETED'})`,
+          `${fmt(axRate, 0)} (${fmt(burst.wallMs / 1000, 1)} s)`,
+        ],
         ['**ax ÷ BullMQ** (goal ≥ 1.0×) · ax ÷ raw', `${fmt(axRate / bull, 2)}× · ${fmt(axRate / raw, 2)}×`],
-        [`**dispatch latency WAITING → RUNNING, not queued, p99** (goal < 50 ms): ${pacedIds.length} runs × 10 tasks, p50 / p99 (ms)`, `${p50p99(pacedFigures.toRunning)}${pacedDone ? '' : ' (NOT COMPLETED)'}`],
-        ['  roots (created by the client) · downstream (created by the worker), p50 / p99 (ms)', `${p50p99(pacedFigures.rootsToRunning)} · ${p50p99(pacedFigures.downstreamToRunning)}`],
-        ['  WAITING → DISPATCHED · DISPATCHED → RUNNING, p50 / p99 (ms)', `${p50p99(pacedFigures.toDispatched)} · ${p50p99(pacedFigures.dispatchedToRunning)}`],
+        [
+          `**dispatch latency WAITING → RUNNING, not queued, p99** (goal < 50 ms): ${pacedIds.length} runs × 10 tasks, p50 / p99 (ms)`,
+          `${p50p99(pacedFigures.toRunning)}${pacedDone ? '' : ' (NOT COMPLETED)'}`,
+        ],
+        [
+          '  roots (created by the client) · downstream (created by the worker), p50 / p99 (ms)',
+          `${p50p99(pacedFigures.rootsToRunning)} · ${p50p99(pacedFigures.downstreamToRunning)}`,
+        ],
+        [
+          '  WAITING → DISPATCHED · DISPATCHED → RUNNING, p50 / p99 (ms)',
+          `${p50p99(pacedFigures.toDispatched)} · ${p50p99(pacedFigures.dispatchedToRunning)}`,
+        ],
         ['dispatch latency in the burst (queued), p50 / p99 (ms)', p50p99(burst.toRunning)],
-        ['peak RUNNING per worker, burst', [...burst.peakRunning].sort().map(([w, n]) => `${w} ${n}`).join(', ')],
-        ['duplicates · lost · extra attempts (burst + paced)', `${burst.duplicates + pacedFigures.duplicates} · ${burst.lost + pacedFigures.lost} · ${burst.extraAttempts + pacedFigures.extraAttempts}`],
+        [
+          'peak RUNNING per worker, burst',
+          [...burst.peakRunning]
+            .sort()
+            .map(([w, n]) => `${w} ${n}`)
+            .join(', '),
+        ],
+        [
+          'duplicates · lost · extra attempts (burst + paced)',
+          `${burst.duplicates + pacedFigures.duplicates} · ${burst.lost + pacedFigures.lost} · ${burst.extraAttempts + pacedFigures.extraAttempts}`,
+        ],
       ],
       notes: [
         `\`ax serve\` processes from bench/team-load.ts (an esbuild bundle of the current sources), run triggered through a client engine as \`ax run\` does in team mode; tasks run \`${shell} -c true\``,

@@ -25,7 +25,8 @@ async function main(): Promise<void> {
     console.log(JSON.stringify({ bare: sample() }));
     return;
   }
-  if (!dir || (mode !== 'idle' && mode !== 'loaded')) throw new Error('usage: rss-child.ts bare | idle DIR | loaded DIR WORKFLOWS TASKS');
+  if (!dir || (mode !== 'idle' && mode !== 'loaded'))
+    throw new Error('usage: rss-child.ts bare | idle DIR | loaded DIR WORKFLOWS TASKS');
   const engine = await openSoloEngine(dir);
   await engine.start();
   const out: Record<string, { rss: number; heapUsed: number }> = {};

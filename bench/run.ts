@@ -45,7 +45,19 @@ const BENCHMARKS: Record<string, (options: BenchOptions) => Promise<BenchTable>>
   'ui-logs-big': (options) => benchUiLogs(options, ['big']),
   'ui-logs-firehose': (options) => benchUiLogs(options, ['firehose']),
 };
-const DEFAULT = ['advance', 'cross', 'throughput', 'guards', 'logs', 'rss', 'peer', 'peer-team', 'ui-dashboard', 'ui-layout', 'ui-logs'];
+const DEFAULT = [
+  'advance',
+  'cross',
+  'throughput',
+  'guards',
+  'logs',
+  'rss',
+  'peer',
+  'peer-team',
+  'ui-dashboard',
+  'ui-layout',
+  'ui-logs',
+];
 
 function printTable(table: BenchTable): void {
   const cells = [table.columns, ...table.rows.map((r) => r.map(String))];
@@ -69,16 +81,22 @@ async function main(): Promise<void> {
   });
   const names = values.only ? values.only.split(',') : DEFAULT;
   const unknown = names.filter((n) => !(n in BENCHMARKS));
-  if (unknown.length > 0) throw new Error(`unknown benchmark ${unknown.join(', ')}: choose from ${Object.keys(BENCHMARKS).join(', ')}`);
+  if (unknown.length > 0)
+    throw new Error(`unknown benchmark ${unknown.join(', ')}: choose from ${Object.keys(BENCHMARKS).join(', ')}`);
 
   const started = Date.now();
   const options: BenchOptions = {
     quick: values.quick,
     progress: (m) => process.stderr.write(`[${fmt((Date.now() - started) / 1000, 0).padStart(4)} s] ${m}\n`),
   };
-  const load = os.loadavg().map((l) => fmt(l)).join(' ');
+  const load = os
+    .loadavg()
+    .map((l) => fmt(l))
+    .join(' ');
   console.log(`# AX Scheduler benchmarks${values.quick ? ' (--quick: smoke sizes, not measurements)' : ''}`);
-  console.log(`node ${process.version}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'}), ${fmt(os.totalmem() / 2 ** 30, 1)} GiB, ${os.type()} ${os.release()}`);
+  console.log(
+    `node ${process.version}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'}), ${fmt(os.totalmem() / 2 ** 30, 1)} GiB, ${os.type()} ${os.release()}`,
+  );
   console.log(`load average at start: ${load}`);
 
   const results: BenchTable[] = [];
@@ -88,8 +106,17 @@ async function main(): Promise<void> {
     results.push(table);
     printTable(table);
   }
-  console.log(`\nload average at end: ${os.loadavg().map((l) => fmt(l)).join(' ')}; total ${fmt((Date.now() - started) / 1000, 0)} s`);
-  if (values.json) fs.writeFileSync(values.json, `${JSON.stringify({ quick: values.quick, node: process.version, results }, null, 2)}\n`);
+  console.log(
+    `\nload average at end: ${os
+      .loadavg()
+      .map((l) => fmt(l))
+      .join(' ')}; total ${fmt((Date.now() - started) / 1000, 0)} s`,
+  );
+  if (values.json)
+    fs.writeFileSync(
+      values.json,
+      `${JSON.stringify({ quick: values.quick, node: process.version, results }, null, 2)}\n`,
+    );
 }
 
 await main();

@@ -65,12 +65,18 @@ export type SpawnPath = 'launcher' | 'direct';
 
 export async function engineThroughput(tasks: number, spawnPath: SpawnPath = 'launcher'): Promise<EngineThroughput> {
   const dir = tempDir('ax-bench-throughput-');
-  const runner: ProcessRunner = spawnPath === 'direct' ? new NodeProcessRunner() : new LauncherProcessRunner({ killGraceMs: DEFAULT_CONFIG.killGraceMs });
+  const runner: ProcessRunner =
+    spawnPath === 'direct'
+      ? new NodeProcessRunner()
+      : new LauncherProcessRunner({ killGraceMs: DEFAULT_CONFIG.killGraceMs });
   const engine = await openSoloEngine(dir, { runner });
   try {
     await engine.start();
     const name = 'throughput';
-    await engine.apply({ name, routing: 'round_robin', tasks: Array.from({ length: tasks }, (_, i) => taskSpec(`t${i}`, 'true', [])) }, 'bench');
+    await engine.apply(
+      { name, routing: 'round_robin', tasks: Array.from({ length: tasks }, (_, i) => taskSpec(`t${i}`, 'true', [])) },
+      'bench',
+    );
     const ended = new Map<number, string>();
     let wake: (() => void) | undefined;
     const unsubscribe = await engine.subscribe(['runs'], (e: EngineEvent) => {
@@ -83,12 +89,19 @@ export async function engineThroughput(tasks: number, spawnPath: SpawnPath = 'la
     const run = await engine.runWorkflow(name, { actor: 'bench' });
     const startMs = performance.now() - t0;
     const deadline = setTimeout(() => wake?.(), 30 * 60_000);
-    while (!ended.has(run.id) && performance.now() - t0 < 30 * 60_000) await new Promise<void>((resolve) => (wake = resolve));
+    while (!ended.has(run.id) && performance.now() - t0 < 30 * 60_000)
+      await new Promise<void>((resolve) => (wake = resolve));
     const totalMs = performance.now() - t0;
     clearTimeout(deadline);
     unsubscribe();
     const detail = await engine.getRun(run.id);
-    return { tasks, startMs, totalMs, state: detail.run.state, succeeded: detail.instances.filter((i) => i.state === 'SUCCESS').length };
+    return {
+      tasks,
+      startMs,
+      totalMs,
+      state: detail.run.state,
+      succeeded: detail.instances.filter((i) => i.state === 'SUCCESS').length,
+    };
   } finally {
     await engine.stop(10_000);
     await engine.store.close();
@@ -134,7 +147,11 @@ export async function benchSoloThroughput(options: BenchOptions): Promise<BenchT
     passes.push({ label, raw: (before + after) / 2, viaLauncher, launcher, direct });
     held.length = 0;
   }
-  const row = (what: string, perSecond: number): string[] => [what, fmt(perSecond, 0), fmt((1000 / perSecond) * CONCURRENCY)];
+  const row = (what: string, perSecond: number): string[] => [
+    what,
+    fmt(perSecond, 0),
+    fmt((1000 / perSecond) * CONCURRENCY),
+  ];
   const rows: string[][] = [row('raw spawn: /bin/sh -c true', rawSh)];
   for (const p of passes) {
     const state = (e: EngineThroughput) => `run ${e.state}, ${e.succeeded}/${e.tasks} SUCCESS`;
@@ -143,7 +160,11 @@ export async function benchSoloThroughput(options: BenchOptions): Promise<BenchT
       row(`through task launchers, no engine${p.label}: ${shell} -c true`, p.viaLauncher),
       row(`engine, launchers${p.label} (${state(p.launcher)})`, rate(p.launcher)),
       row(`engine, direct spawn${p.label} (${state(p.direct)})`, rate(p.direct)),
-      [`engine ÷ raw${p.label}: launchers · direct`, `${fmt((rate(p.launcher) / p.raw) * 100, 0)} % · ${fmt((rate(p.direct) / p.raw) * 100, 0)} %`, ''],
+      [
+        `engine ÷ raw${p.label}: launchers · direct`,
+        `${fmt((rate(p.launcher) / p.raw) * 100, 0)} % · ${fmt((rate(p.direct) / p.raw) * 100, 0)} %`,
+        '',
+      ],
     );
   }
   return {
@@ -153,7 +174,10 @@ export async function benchSoloThroughput(options: BenchOptions): Promise<BenchT
     notes: [
       `the engine runs each command with ${shell} -c (its process runner uses $SHELL), so that is the fair raw rate`,
       `ballast: Buffers written through, held by this process (engine and raw spawner alike) during the pass`,
-      ...passes.map((p) => `runWorkflow${p.label} (creating the run and ${tasks} WAITING instances): ${fmt(p.launcher.startMs)} ms (launchers), ${fmt(p.direct.startMs)} ms (direct)`),
+      ...passes.map(
+        (p) =>
+          `runWorkflow${p.label} (creating the run and ${tasks} WAITING instances): ${fmt(p.launcher.startMs)} ms (launchers), ${fmt(p.direct.startMs)} ms (direct)`,
+      ),
       'engine: openSoloEngine with default config (tick 1 s, log flush 200 ms), SQLite in a temp dir',
     ],
   };

@@ -50,7 +50,10 @@ function countQueries(): { stats: Map<string, QueryStats>; stop: () => void } {
 
 /** The start of a statement, enough to tell which engine query it is. */
 function shortSql(sql: string): string {
-  return sql.replace(/"/g, '').replace(/select (.{40}).* from/, 'select $1… from').slice(0, 110);
+  return sql
+    .replace(/"/g, '')
+    .replace(/select (.{40}).* from/, 'select $1… from')
+    .slice(0, 110);
 }
 
 export async function benchSqlProfile(options: BenchOptions): Promise<BenchTable> {
@@ -66,7 +69,9 @@ export async function benchSqlProfile(options: BenchOptions): Promise<BenchTable
   const all = [...stats.values()];
   const total = (f: (s: QueryStats) => number) => all.reduce((n, s) => n + f(s), 0);
   const sqlMs = total((s) => s.prepareMs + s.executeMs);
-  const top = [...stats].sort((a, b) => b[1].prepareMs + b[1].executeMs - (a[1].prepareMs + a[1].executeMs)).slice(0, 12);
+  const top = [...stats]
+    .sort((a, b) => b[1].prepareMs + b[1].executeMs - (a[1].prepareMs + a[1].executeMs))
+    .slice(0, 12);
   return {
     title: `SQL per task in solo mode (${tasks} independent \`true\` tasks; one instrumented run)`,
     columns: ['statement', 'per task', 'rows per task', 'prepare ms', 'execute ms', '% of run'],
@@ -79,7 +84,20 @@ export async function benchSqlProfile(options: BenchOptions): Promise<BenchTable
         fmt(s.executeMs, 0),
         fmt(((s.prepareMs + s.executeMs) / run.totalMs) * 100, 1),
       ]),
-      ['all statements', fmt(total((s) => s.count) / tasks, 1), fmt(total((s) => s.rows) / tasks, 1), fmt(total((s) => s.prepareMs), 0), fmt(total((s) => s.executeMs), 0), fmt((sqlMs / run.totalMs) * 100, 1)],
+      [
+        'all statements',
+        fmt(total((s) => s.count) / tasks, 1),
+        fmt(total((s) => s.rows) / tasks, 1),
+        fmt(
+          total((s) => s.prepareMs),
+          0,
+        ),
+        fmt(
+          total((s) => s.executeMs),
+          0,
+        ),
+        fmt((sqlMs / run.totalMs) * 100, 1),
+      ],
     ],
     notes: [
       `the run took ${fmt(run.totalMs / 1000)} s (${fmt(tasks / (run.totalMs / 1000), 1)} tasks/s, slowed a little by the counting); SQL ran ${fmt(sqlMs / 1000)} s of it, on the engine's one thread`,

@@ -34,13 +34,19 @@ function lanes(): { lanes: Lane[]; notes: string[] } {
     return { lanes: list, notes };
   }
   list.push({ label: `${found.version}, node:sqlite`, node: found.node, env: {} });
-  const built = process.env.AX_BENCH_BS3_NODE24 ?? path.join(os.homedir(), '.cache', 'ax-scheduler', 'bs3-node24', 'better-sqlite3');
+  const built =
+    process.env.AX_BENCH_BS3_NODE24 ??
+    path.join(os.homedir(), '.cache', 'ax-scheduler', 'bs3-node24', 'better-sqlite3');
   if (fs.existsSync(path.join(built, 'build', 'Release', 'better_sqlite3.node'))) {
     list.push({
       label: `${found.version}, better-sqlite3 (built for it)`,
       node: found.node,
       // Every process of the lane (the CLI the peer bench starts, too) loads that build instead.
-      env: { AX_SQLITE_DRIVER: 'better-sqlite3', AX_BENCH_BS3_DIR: built, NODE_OPTIONS: `--import=${pathToFileURL(REDIRECT).href}` },
+      env: {
+        AX_SQLITE_DRIVER: 'better-sqlite3',
+        AX_BENCH_BS3_DIR: built,
+        NODE_OPTIONS: `--import=${pathToFileURL(REDIRECT).href}`,
+      },
     });
   } else notes.push(`no better-sqlite3 built for Node 24 at ${built}: that line is left out`);
   return { lanes: list, notes };
@@ -58,10 +64,31 @@ export async function benchSqliteDrivers(options: BenchOptions): Promise<BenchTa
     for (const lane of list) {
       options.progress(`sqlite-drivers: ${lane.label}`);
       const out = path.join(dir, `${rows.length}.json`);
-      const args = ['--import', 'tsx', path.join(ROOT, 'bench', 'run.ts'), '--only', 'logs,peer', '--json', out, ...(options.quick ? ['--quick'] : [])];
-      const run = spawnSync(lane.node, args, { cwd: ROOT, env: { ...process.env, ...lane.env }, encoding: 'utf8', maxBuffer: 64 * 2 ** 20 });
+      const args = [
+        '--import',
+        'tsx',
+        path.join(ROOT, 'bench', 'run.ts'),
+        '--only',
+        'logs,peer',
+        '--json',
+        out,
+        ...(options.quick ? ['--quick'] : []),
+      ];
+      const run = spawnSync(lane.node, args, {
+        cwd: ROOT,
+        env: { ...process.env, ...lane.env },
+        encoding: 'utf8',
+        maxBuffer: 64 * 2 ** 20,
+      });
       if (run.status !== 0) {
-        rows.push([lane.label, `failed (exit ${run.status}): ${run.stderr.trim().split('\n').pop() ?? ''}`, '', '', '', '']);
+        rows.push([
+          lane.label,
+          `failed (exit ${run.status}): ${run.stderr.trim().split('\n').pop() ?? ''}`,
+          '',
+          '',
+          '',
+          '',
+        ]);
         continue;
       }
       const { results } = JSON.parse(fs.readFileSync(out, 'utf8')) as { results: BenchTable[] };
@@ -69,14 +96,28 @@ export async function benchSqliteDrivers(options: BenchOptions): Promise<BenchTa
       const peer = results.find((t) => /against the peer/.test(t.title));
       const sqlite = (how: RegExp) => cell(logs, (r) => r[0] === 'SQLite' && how.test(r[1] ?? ''), 4);
       const ax = (c: string) => cell(peer, (r) => r[0] === c && /ax run FILE --wait/.test(r[1] ?? ''), 2);
-      rows.push([lane.label, sqlite(/batches of 500/), sqlite(/1 line each/), sqlite(/engine path/), ax('8'), ax('20')]);
+      rows.push([
+        lane.label,
+        sqlite(/batches of 500/),
+        sqlite(/1 line each/),
+        sqlite(/engine path/),
+        ax('8'),
+        ax('20'),
+      ]);
     }
   } finally {
     removeDir(dir);
   }
   return {
     title: 'SQLite drivers side by side',
-    columns: ['runtime, driver', 'lines/s, batches of 500', 'lines/s, 1 line each', 'lines/s, engine path', 'ax run --wait tasks/s, c8', 'tasks/s, c20'],
+    columns: [
+      'runtime, driver',
+      'lines/s, batches of 500',
+      'lines/s, 1 line each',
+      'lines/s, engine path',
+      'ax run --wait tasks/s, c8',
+      'tasks/s, c20',
+    ],
     rows,
     notes: [
       'one child process per line, one after the other, each running bench/run.ts --only logs,peer (the tables of those benchmarks, measured as they describe)',

@@ -28,7 +28,14 @@ import { Redis } from 'ioredis';
 import mysql from 'mysql2/promise';
 import type { Engine } from '../engine/core/engine.ts';
 import { openTeamEngine } from '../engine/hosts/node/team.ts';
-import { createTestDatabase, deleteRedisPrefix, mysqlAvailable, REDIS_URL, redisAvailable, uniqueName } from '../test/helpers/services.ts';
+import {
+  createTestDatabase,
+  deleteRedisPrefix,
+  mysqlAvailable,
+  REDIS_URL,
+  redisAvailable,
+  uniqueName,
+} from '../test/helpers/services.ts';
 import { buildBundle } from '../test/helpers/team/team-process.ts';
 import { rawRate } from './peer.ts';
 import { engineThroughput, rawSpawnRate } from './solo-throughput.ts';
@@ -71,7 +78,10 @@ function cpuTicks(pid: number): CpuTicks | undefined {
     return undefined;
   }
   // Fields after "pid (comm) ": state is field 3, so utime (14) … cstime (17) are [11..14].
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ').map(Number);
+  const f = stat
+    .slice(stat.lastIndexOf(')') + 2)
+    .split(' ')
+    .map(Number);
   return { self: (f[11] ?? 0) + (f[12] ?? 0), children: (f[13] ?? 0) + (f[14] ?? 0) };
 }
 
@@ -165,7 +175,8 @@ class AxProcess {
     const deadline = Date.now() + timeoutMs;
     while (!this.tail.some((l) => re.test(l))) {
       if (!this.running) throw new Error(`${this.name} exited before printing ${re}:\n${this.tail.join('\n')}`);
-      if (Date.now() > deadline) throw new Error(`${this.name} did not print ${re} within ${timeoutMs} ms:\n${this.tail.join('\n')}`);
+      if (Date.now() > deadline)
+        throw new Error(`${this.name} did not print ${re} within ${timeoutMs} ms:\n${this.tail.join('\n')}`);
       await sleep(50);
     }
   }
@@ -248,16 +259,33 @@ interface PhaseFigures {
 
 /** The highest number of intervals [from, to) open at once. */
 function peak(intervals: [number, number][]): number {
-  const events = intervals.flatMap(([a, b]) => [[a, 1], [b, -1]] as [number, number][]).sort((x, y) => x[0] - y[0] || x[1] - y[1]);
+  const events = intervals
+    .flatMap(
+      ([a, b]) =>
+        [
+          [a, 1],
+          [b, -1],
+        ] as [number, number][],
+    )
+    .sort((x, y) => x[0] - y[0] || x[1] - y[1]);
   let open = 0;
   let max = 0;
   for (const [, d] of events) max = Math.max(max, (open += d));
   return max;
 }
 
-export async function phaseFigures(db: mysql.Connection, runIds: number[], tasksPerRun: number, roots: Set<string>, t0: number, slots: number): Promise<PhaseFigures> {
+export async function phaseFigures(
+  db: mysql.Connection,
+  runIds: number[],
+  tasksPerRun: number,
+  roots: Set<string>,
+  t0: number,
+  slots: number,
+): Promise<PhaseFigures> {
   const ids = runIds.join(',');
-  const [runs] = await db.query<mysql.RowDataPacket[]>(`select id, state, created_at, finished_at from workflow_run where id in (${ids})`);
+  const [runs] = await db.query<mysql.RowDataPacket[]>(
+    `select id, state, created_at, finished_at from workflow_run where id in (${ids})`,
+  );
   const [rows] = await db.query<mysql.RowDataPacket[]>(
     `select id, run_id, task_id, task_name, attempt, state, worker_id, not_before, created_at, dispatched_at, started_at, finished_at from task_instance where run_id in (${ids})`,
   );
@@ -270,14 +298,21 @@ export async function phaseFigures(db: mysql.Connection, runIds: number[], tasks
   const instances = rows as InstanceRow[];
   const outputAt = new Map(firstLines.map((r) => [Number(r.id), Number(r.ts)]));
   const successes = new Map<string, number>();
-  for (const i of instances) if (i.state === 'SUCCESS') successes.set(`${i.run_id}:${i.task_id}`, (successes.get(`${i.run_id}:${i.task_id}`) ?? 0) + 1);
+  for (const i of instances)
+    if (i.state === 'SUCCESS')
+      successes.set(`${i.run_id}:${i.task_id}`, (successes.get(`${i.run_id}:${i.task_id}`) ?? 0) + 1);
   const end = Math.max(...runs.map((r) => Number(r.finished_at ?? Date.now())));
   const wait = (i: InstanceRow) => Math.max(i.not_before, i.created_at);
   const started = instances.filter((i) => i.started_at !== null);
   const lat = (i: InstanceRow) => (i.started_at as number) - wait(i);
   const bucketMs = 10_000;
   const counts = new Map<number, number>();
-  for (const i of instances) if (i.finished_at !== null) counts.set(Math.floor((i.finished_at - t0) / bucketMs), (counts.get(Math.floor((i.finished_at - t0) / bucketMs)) ?? 0) + 1);
+  for (const i of instances)
+    if (i.finished_at !== null)
+      counts.set(
+        Math.floor((i.finished_at - t0) / bucketMs),
+        (counts.get(Math.floor((i.finished_at - t0) / bucketMs)) ?? 0) + 1,
+      );
   const last = Math.floor((end - t0) / bucketMs);
   const buckets: number[] = [];
   for (let b = 1; b < last; b++) buckets.push((counts.get(b) ?? 0) / (bucketMs / 1000));
@@ -287,10 +322,16 @@ export async function phaseFigures(db: mysql.Connection, runIds: number[], tasks
   let overDispatched = 0;
   for (const w of new Set(instances.map((i) => i.worker_id).filter((w): w is string => w !== null))) {
     const mine = instances.filter((i) => i.worker_id === w);
-    peakRunning.set(w, peak(mine.filter((i) => i.started_at !== null).map((i) => [i.started_at as number, i.finished_at ?? end])));
-    const active = mine.filter((i) => i.dispatched_at !== null).map((i) => [i.dispatched_at as number, i.finished_at ?? end] as [number, number]);
+    peakRunning.set(
+      w,
+      peak(mine.filter((i) => i.started_at !== null).map((i) => [i.started_at as number, i.finished_at ?? end])),
+    );
+    const active = mine
+      .filter((i) => i.dispatched_at !== null)
+      .map((i) => [i.dispatched_at as number, i.finished_at ?? end] as [number, number]);
     peakActive.set(w, peak(active));
-    for (const [at] of active) if (active.filter(([a, b]) => a < at && b > at).length >= WORKER_CONCURRENCY) overDispatched++;
+    for (const [at] of active)
+      if (active.filter(([a, b]) => a < at && b > at).length >= WORKER_CONCURRENCY) overDispatched++;
   }
   return {
     runs: runs.length,
@@ -305,13 +346,19 @@ export async function phaseFigures(db: mysql.Connection, runIds: number[], tasks
     logRows: Number(logs[0]?.n ?? 0),
     toRunning: started.map(lat),
     toDispatched: instances.filter((i) => i.dispatched_at !== null).map((i) => (i.dispatched_at as number) - wait(i)),
-    dispatchedToRunning: started.filter((i) => i.dispatched_at !== null).map((i) => (i.started_at as number) - (i.dispatched_at as number)),
+    dispatchedToRunning: started
+      .filter((i) => i.dispatched_at !== null)
+      .map((i) => (i.started_at as number) - (i.dispatched_at as number)),
     rootsToRunning: started.filter((i) => roots.has(i.task_name) && i.attempt === 1).map(lat),
     downstreamToRunning: started.filter((i) => !roots.has(i.task_name)).map(lat),
     buckets,
     running: ran.map((i) => (i.finished_at as number) - (i.started_at as number)),
-    startToOutput: ran.filter((i) => outputAt.has(i.id)).map((i) => (outputAt.get(i.id) as number) - (i.started_at as number)),
-    outputToFinish: ran.filter((i) => outputAt.has(i.id)).map((i) => (i.finished_at as number) - (outputAt.get(i.id) as number)),
+    startToOutput: ran
+      .filter((i) => outputAt.has(i.id))
+      .map((i) => (outputAt.get(i.id) as number) - (i.started_at as number)),
+    outputToFinish: ran
+      .filter((i) => outputAt.has(i.id))
+      .map((i) => (i.finished_at as number) - (outputAt.get(i.id) as number)),
     slotUse: ran.reduce((n, i) => n + (i.finished_at as number) - (i.started_at as number), 0) / ((end - t0) * slots),
     peakRunning,
     peakActive,
@@ -322,7 +369,8 @@ export async function phaseFigures(db: mysql.Connection, runIds: number[], tasks
   };
 }
 
-const p = (values: number[], q: number, digits?: number) => (values.length === 0 ? '–' : fmt(percentile(values, q), digits));
+const p = (values: number[], q: number, digits?: number) =>
+  values.length === 0 ? '–' : fmt(percentile(values, q), digits);
 export const p50p99 = (values: number[], digits = 0) => `${p(values, 0.5, digits)} / ${p(values, 0.99, digits)}`;
 
 // ---------------------------------------------------------------------------------------------
@@ -340,7 +388,10 @@ export interface Team {
 }
 
 /** A team on a fresh database and Redis prefix: the shape is this benchmark's unless given. */
-export async function startTeam(options: BenchOptions, shape = { schedulers: SCHEDULERS, workers: WORKERS }): Promise<Team> {
+export async function startTeam(
+  options: BenchOptions,
+  shape = { schedulers: SCHEDULERS, workers: WORKERS },
+): Promise<Team> {
   const id = uniqueName('ax_bench_load');
   const prefix = `${id}:`;
   options.progress('team-load: bundling ax from the current sources');
@@ -349,7 +400,13 @@ export async function startTeam(options: BenchOptions, shape = { schedulers: SCH
   let client: Engine;
   try {
     // The client engine migrates the fresh database before any node starts, so none race to.
-    client = await openTeamEngine({ mysqlUrl: database.url, redisUrl: REDIS_URL, redisPrefix: prefix, role: 'client', onAlert: (m) => options.progress(`team-load client alert: ${m}`) });
+    client = await openTeamEngine({
+      mysqlUrl: database.url,
+      redisUrl: REDIS_URL,
+      redisPrefix: prefix,
+      role: 'client',
+      onAlert: (m) => options.progress(`team-load client alert: ${m}`),
+    });
   } catch (err) {
     await database.drop();
     fs.rmSync(bundle, { force: true });
@@ -360,20 +417,60 @@ export async function startTeam(options: BenchOptions, shape = { schedulers: SCH
   Object.assign(env, { NO_COLOR: '1', [MARK]: id });
   const profDir = process.env.AX_BENCH_CPU_PROF;
   const nodeArgs = ['--import', LOOP_MONITOR, ...(profDir ? ['--cpu-prof', '--cpu-prof-dir', profDir] : [])];
-  const base = [bundle, '--mode', 'team', '--mysql', database.url, '--redis', REDIS_URL, '--redis-prefix', prefix, 'serve'];
-  const team: Team = { id, prefix, dbUrl: database.url, dropDatabase: () => database.drop(), bundle, client, schedulers: [], workers: [] };
-  for (let s = 1; s <= shape.schedulers; s++) team.schedulers.push(new AxProcess(`scheduler s${s}`, [...base, '--role', 'scheduler', '--no-work', '--worker-id', `s${s}`], env, nodeArgs));
+  const base = [
+    bundle,
+    '--mode',
+    'team',
+    '--mysql',
+    database.url,
+    '--redis',
+    REDIS_URL,
+    '--redis-prefix',
+    prefix,
+    'serve',
+  ];
+  const team: Team = {
+    id,
+    prefix,
+    dbUrl: database.url,
+    dropDatabase: () => database.drop(),
+    bundle,
+    client,
+    schedulers: [],
+    workers: [],
+  };
+  for (let s = 1; s <= shape.schedulers; s++)
+    team.schedulers.push(
+      new AxProcess(
+        `scheduler s${s}`,
+        [...base, '--role', 'scheduler', '--no-work', '--worker-id', `s${s}`],
+        env,
+        nodeArgs,
+      ),
+    );
   for (let w = 1; w <= shape.workers; w++) {
-    team.workers.push(new AxProcess(`worker w${w}`, [...base, '--role', 'worker', '--worker-id', `w${w}`, '--concurrency', String(WORKER_CONCURRENCY)], env, nodeArgs));
+    team.workers.push(
+      new AxProcess(
+        `worker w${w}`,
+        [...base, '--role', 'worker', '--worker-id', `w${w}`, '--concurrency', String(WORKER_CONCURRENCY)],
+        env,
+        nodeArgs,
+      ),
+    );
   }
-  options.progress(`team-load: started ${shape.schedulers} scheduler(s) and ${shape.workers} workers (db ${database.name}, prefix ${prefix})`);
+  options.progress(
+    `team-load: started ${shape.schedulers} scheduler(s) and ${shape.workers} workers (db ${database.name}, prefix ${prefix})`,
+  );
   try {
-    await Promise.all([...team.schedulers, ...team.workers].map((proc) => proc.waitForLine(/^ax serve: team /, 120_000)));
+    await Promise.all(
+      [...team.schedulers, ...team.workers].map((proc) => proc.waitForLine(/^ax serve: team /, 120_000)),
+    );
     const deadline = Date.now() + 30_000;
     for (;;) {
       const live = await client.coordinator.listWorkers();
       if (team.workers.every((_, w) => live.some((l) => l.id === `w${w + 1}` && l.status === 'online'))) break;
-      if (Date.now() > deadline) throw new Error(`workers did not all register: ${JSON.stringify(live.map((l) => l.id))}`);
+      if (Date.now() > deadline)
+        throw new Error(`workers did not all register: ${JSON.stringify(live.map((l) => l.id))}`);
       await sleep(100);
     }
   } catch (err) {
@@ -384,11 +481,18 @@ export async function startTeam(options: BenchOptions, shape = { schedulers: SCH
 }
 
 /** Stops every process, runs `afterStop` (the database is still there), then drops everything. */
-export async function stopTeam(team: Team | undefined, options: BenchOptions, afterStop: () => Promise<void>): Promise<void> {
+export async function stopTeam(
+  team: Team | undefined,
+  options: BenchOptions,
+  afterStop: () => Promise<void>,
+): Promise<void> {
   if (!team) return;
   await Promise.all([...team.workers, ...team.schedulers].map((proc) => proc.stop(15_000)));
   const left = killMarked(team.id);
-  if (left.length > 0) options.progress(`team-load: killed ${left.length} leftover process(es) marked ${MARK}=${team.id}: ${left.join('; ')}`);
+  if (left.length > 0)
+    options.progress(
+      `team-load: killed ${left.length} leftover process(es) marked ${MARK}=${team.id}: ${left.join('; ')}`,
+    );
   await afterStop().catch((err: unknown) => options.progress(`team-load: after stop: ${String(err)}`));
   await team.client.dispose().catch(() => undefined);
   await team.dropDatabase();
@@ -397,18 +501,34 @@ export async function stopTeam(team: Team | undefined, options: BenchOptions, af
 }
 
 /** Waits until every run has ended (or the time is up), printing progress every 10 s. */
-export async function waitRuns(db: mysql.Connection, runIds: number[], expectedTasks: number, timeoutMs: number, options: BenchOptions, label: string): Promise<boolean> {
+export async function waitRuns(
+  db: mysql.Connection,
+  runIds: number[],
+  expectedTasks: number,
+  timeoutMs: number,
+  options: BenchOptions,
+  label: string,
+): Promise<boolean> {
   const ids = runIds.join(',');
   const t0 = Date.now();
   let lastReport = t0;
   for (;;) {
-    const [open] = await db.query<mysql.RowDataPacket[]>(`select count(*) as n from workflow_run where id in (${ids}) and state not in (${FINAL_RUN.map((s) => `'${s}'`).join(',')})`);
+    const [open] = await db.query<mysql.RowDataPacket[]>(
+      `select count(*) as n from workflow_run where id in (${ids}) and state not in (${FINAL_RUN.map((s) => `'${s}'`).join(',')})`,
+    );
     if (Number(open[0]?.n) === 0) return true;
     if (Date.now() - t0 > timeoutMs) return false;
     if (Date.now() - lastReport >= 10_000) {
       lastReport = Date.now();
-      const [done] = await db.query<mysql.RowDataPacket[]>(`select count(*) as n from task_instance where run_id in (${ids}) and state = 'SUCCESS'`);
-      options.progress(`team-load: ${label}: ${done[0]?.n}/${expectedTasks} tasks SUCCESS, ${open[0]?.n} run(s) open, load ${os.loadavg().map((l) => fmt(l)).join(' ')}`);
+      const [done] = await db.query<mysql.RowDataPacket[]>(
+        `select count(*) as n from task_instance where run_id in (${ids}) and state = 'SUCCESS'`,
+      );
+      options.progress(
+        `team-load: ${label}: ${done[0]?.n}/${expectedTasks} tasks SUCCESS, ${open[0]?.n} run(s) open, load ${os
+          .loadavg()
+          .map((l) => fmt(l))
+          .join(' ')}`,
+      );
     }
     await sleep(250);
   }
@@ -434,7 +554,9 @@ class Probe {
   ) {}
 
   async start(): Promise<void> {
-    await this.db.query('create table bench_probe (id int auto_increment primary key, at bigint not null) engine=InnoDB');
+    await this.db.query(
+      'create table bench_probe (id int auto_increment primary key, at bigint not null) engine=InnoDB',
+    );
     this.loop = (async () => {
       while (this.running) {
         const t0 = performance.now();
@@ -522,7 +644,9 @@ async function teamPhases(size: LoadSize, options: BenchOptions): Promise<LoadRe
   const missingLater: { afterPaced?: number; afterStop?: number } = {};
   const stillMissing = async (conn: mysql.Connection): Promise<number> => {
     if (missing.length === 0) return 0;
-    const [found] = await conn.query<mysql.RowDataPacket[]>(`select count(distinct instance_id) as n from execution_log where instance_id in (${missing.join(',')})`);
+    const [found] = await conn.query<mysql.RowDataPacket[]>(
+      `select count(distinct instance_id) as n from execution_log where instance_id in (${missing.join(',')})`,
+    );
     return missing.length - Number(found[0]?.n ?? 0);
   };
   const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
@@ -532,13 +656,17 @@ async function teamPhases(size: LoadSize, options: BenchOptions): Promise<LoadRe
     db = await mysql.createConnection({ uri: t.dbUrl, supportBigNumbers: true, bigNumberStrings: false });
     probeDb = await mysql.createConnection({ uri: t.dbUrl });
     const probe = new Probe(probeDb, redis);
-    const shapes = Array.from({ length: workflows }, (_, w) => layeredWorkflow(`load-${w}`, tasksPerWorkflow, width, 1_000 + w, COMMAND));
+    const shapes = Array.from({ length: workflows }, (_, w) =>
+      layeredWorkflow(`load-${w}`, tasksPerWorkflow, width, 1_000 + w, COMMAND),
+    );
     for (const s of shapes) await t.client.apply(s.spec, 'bench');
     const pacedShape = layeredWorkflow('paced', 10, 5, 7, COMMAND);
     await t.client.apply(pacedShape.spec, 'bench');
     const roots = new Set(shapes[0]?.layers[0] ?? []);
     const edges = shapes.reduce((n, s) => n + s.edges, 0);
-    options.progress(`team-load: applied ${workflows} workflows × ${tasksPerWorkflow} tasks (${edges} edges), triggering all`);
+    options.progress(
+      `team-load: applied ${workflows} workflows × ${tasksPerWorkflow} tasks (${edges} edges), triggering all`,
+    );
     // Let the nodes settle (start-up recovery, first heartbeats) before the CPU baseline.
     await sleep(2_000);
 
@@ -572,7 +700,9 @@ async function teamPhases(size: LoadSize, options: BenchOptions): Promise<LoadRe
     const burstRate = burst.succeededTasks / (burst.wallMs / 1000);
     const pacedTaskRate = Math.max(1, burstRate / 3);
     const intervalMs = (pacedShape.spec.tasks.length / pacedTaskRate) * 1000;
-    options.progress(`team-load: paced: one run of 10 tasks every ${fmt(intervalMs, 0)} ms for ${pacedSeconds} s (${fmt(pacedTaskRate, 1)} tasks/s)`);
+    options.progress(
+      `team-load: paced: one run of 10 tasks every ${fmt(intervalMs, 0)} ms for ${pacedSeconds} s (${fmt(pacedTaskRate, 1)} tasks/s)`,
+    );
     const p0 = Date.now();
     const pacedIds: number[] = [];
     while (Date.now() - p0 < pacedSeconds * 1000) {
@@ -581,12 +711,30 @@ async function teamPhases(size: LoadSize, options: BenchOptions): Promise<LoadRe
       pacedIds.push((await t.client.runWorkflow('paced', { actor: 'bench' })).id);
     }
     completed = (await waitRuns(db, pacedIds, pacedIds.length * 10, 5 * 60_000, options, 'paced')) && completed;
-    const paced = await phaseFigures(db, pacedIds, 10, new Set(pacedShape.layers[0] ?? []), p0, WORKERS * WORKER_CONCURRENCY);
-    const [alertRows] = await db.query<mysql.RowDataPacket[]>(`select at, actor, detail from audit_log where action = 'alert' order by id`);
+    const paced = await phaseFigures(
+      db,
+      pacedIds,
+      10,
+      new Set(pacedShape.layers[0] ?? []),
+      p0,
+      WORKERS * WORKER_CONCURRENCY,
+    );
+    const [alertRows] = await db.query<mysql.RowDataPacket[]>(
+      `select at, actor, detail from audit_log where action = 'alert' order by id`,
+    );
     missing.push(...burst.missingOutput.map((i) => i.id), ...paced.missingOutput.map((i) => i.id));
     missingLater.afterPaced = await stillMissing(db);
-    if (burst.missingOutput.length + paced.missingOutput.length + burst.duplicates + paced.duplicates + burst.lost + paced.lost > 0) {
-      for (const proc of [...t.schedulers, ...t.workers]) options.progress(`team-load: output of ${proc.name}:\n${proc.tail.join('\n')}`);
+    if (
+      burst.missingOutput.length +
+        paced.missingOutput.length +
+        burst.duplicates +
+        paced.duplicates +
+        burst.lost +
+        paced.lost >
+      0
+    ) {
+      for (const proc of [...t.schedulers, ...t.workers])
+        options.progress(`team-load: output of ${proc.name}:\n${proc.tail.join('\n')}`);
     }
     return {
       burst,
@@ -616,7 +764,9 @@ async function teamPhases(size: LoadSize, options: BenchOptions): Promise<LoadRe
 
 export async function benchTeamLoad(options: BenchOptions): Promise<BenchTable> {
   if (!(await mysqlAvailable()) || !(await redisAvailable())) {
-    throw new Error('team-load needs MariaDB/MySQL and Redis (AX_TEST_MYSQL_URL, default mysql://root@127.0.0.1:3306; AX_TEST_REDIS_URL, default redis://127.0.0.1:6379)');
+    throw new Error(
+      'team-load needs MariaDB/MySQL and Redis (AX_TEST_MYSQL_URL, default mysql://root@127.0.0.1:3306; AX_TEST_REDIS_URL, default redis://127.0.0.1:6379)',
+    );
   }
   const workflows = options.quick ? 3 : 12;
   const tasksPerWorkflow = options.quick ? 100 : 200;
@@ -627,25 +777,42 @@ export async function benchTeamLoad(options: BenchOptions): Promise<BenchTable> 
   const shell = engineShell();
   const slots = WORKERS * WORKER_CONCURRENCY;
 
-  options.progress(`team-load: raw spawn, ${shell} -c true: ${WORKERS} processes × ${WORKER_CONCURRENCY} at a time (before)`);
+  options.progress(
+    `team-load: raw spawn, ${shell} -c true: ${WORKERS} processes × ${WORKER_CONCURRENCY} at a time (before)`,
+  );
   const rawParallelBefore = await rawRate(shell, WORKERS, rawTotal, WORKER_CONCURRENCY);
   options.progress(`team-load: raw spawn: 1 process × ${slots} at a time`);
   const rawOneWide = await rawSpawnRate(shell, rawTotal, slots);
   options.progress(`team-load: raw spawn: 1 process × ${SOLO_CONCURRENCY} at a time`);
   const rawSolo = await rawSpawnRate(shell, rawTotal, SOLO_CONCURRENCY);
 
-  const { burst, paced, pacedRuns, pacedTaskRate, before, after, triggerMs, loadDuring, alerts, completed, probe, missingLater, schedulerLoops, workerLoops } = await teamPhases(
-    { workflows, tasksPerWorkflow, width, pacedSeconds },
-    options,
-  );
+  const {
+    burst,
+    paced,
+    pacedRuns,
+    pacedTaskRate,
+    before,
+    after,
+    triggerMs,
+    loadDuring,
+    alerts,
+    completed,
+    probe,
+    missingLater,
+    schedulerLoops,
+    workerLoops,
+  } = await teamPhases({ workflows, tasksPerWorkflow, width, pacedSeconds }, options);
 
-  options.progress(`team-load: solo engine, ${total} independent true tasks (bench/solo-throughput.ts engineThroughput)`);
+  options.progress(
+    `team-load: solo engine, ${total} independent true tasks (bench/solo-throughput.ts engineThroughput)`,
+  );
   const solo = await engineThroughput(total);
   options.progress(`team-load: raw spawn, ${WORKERS} processes × ${WORKER_CONCURRENCY} at a time (after)`);
   const rawParallelAfter = await rawRate(shell, WORKERS, rawTotal, WORKER_CONCURRENCY);
 
   const wallS = burst.wallMs / 1000;
-  const cpuS = (now: CpuTicks | undefined, then: CpuTicks | undefined, k: keyof CpuTicks) => (now && then ? (now[k] - then[k]) / CLK_TCK : NaN);
+  const cpuS = (now: CpuTicks | undefined, then: CpuTicks | undefined, k: keyof CpuTicks) =>
+    now && then ? (now[k] - then[k]) / CLK_TCK : NaN;
   const pct = (seconds: number) => `${fmt((seconds / wallS) * 100, 0)} %`;
   const schedulerCpu = before.schedulers.map((b, i) => cpuS(after.schedulers[i], b, 'self'));
   const workerCpu = before.workers.map((b, i) => cpuS(after.workers[i], b, 'self'));
@@ -666,52 +833,128 @@ export async function benchTeamLoad(options: BenchOptions): Promise<BenchTable> 
   for (const a of notOwned) {
     const m = /^instance (\d+) attempt (\d+):/.exec(a.detail ?? '');
     const inst = m ? (burst.instancesById.get(Number(m[1])) ?? paced.instancesById.get(Number(m[1]))) : undefined;
-    if (inst && inst.state === 'SUCCESS' && inst.attempt === Number(m?.[2]) && a.actor.startsWith(`${inst.worker_id}:`) && inst.finished_at !== null) {
+    if (
+      inst &&
+      inst.state === 'SUCCESS' &&
+      inst.attempt === Number(m?.[2]) &&
+      a.actor.startsWith(`${inst.worker_id}:`) &&
+      inst.finished_at !== null
+    ) {
       lateBy.push(a.at - inst.finished_at);
     }
   }
-  const waitPct = (now: number | undefined, then: number | undefined) => (now !== undefined && then !== undefined ? `${fmt(((now - then) / 1e9 / wallS) * 100, 0)} %` : '?');
+  const waitPct = (now: number | undefined, then: number | undefined) =>
+    now !== undefined && then !== undefined ? `${fmt(((now - then) / 1e9 / wallS) * 100, 0)} %` : '?';
   const loopText = (l: LoopDelay | undefined) => (l ? `${fmt(l.p50, 0)} / ${fmt(l.p99, 0)} / ${fmt(l.max, 0)}` : '?');
-  const perWorker = (m: Map<string, number>) => [...m].sort().map(([w, n]) => `${w} ${n}`).join(', ');
+  const perWorker = (m: Map<string, number>) =>
+    [...m]
+      .sort()
+      .map(([w, n]) => `${w} ${n}`)
+      .join(', ');
 
   return {
     title: `Team-mode load: ${SCHEDULERS} schedulers (--no-work) + ${WORKERS} workers × ${WORKER_CONCURRENCY}, ${workflows} workflows × ${tasksPerWorkflow} \`${COMMAND}\` tasks (${total} tasks), MariaDB + Redis`,
     columns: ['figure', 'value'],
     rows: [
-      ['tasks (burst): SUCCESS / expected', `${burst.succeededTasks} / ${burst.expectedTasks} (${burst.instances} instances)`],
+      [
+        'tasks (burst): SUCCESS / expected',
+        `${burst.succeededTasks} / ${burst.expectedTasks} (${burst.instances} instances)`,
+      ],
       ['runs (burst): SUCCESS / triggered', `${burst.runsSucceeded} / ${burst.runs}`],
       ['wall time, first trigger → last run ended (s)', fmt(wallS, 1)],
       ['**throughput (tasks/s)**', fmt(teamRate, 1)],
-      ['throughput per 10 s, min / median / max (tasks/s)', buckets.length > 0 ? `${fmt(Math.min(...buckets), 1)} / ${fmt(percentile(buckets, 0.5), 1)} / ${fmt(Math.max(...buckets), 1)}` : '–'],
+      [
+        'throughput per 10 s, min / median / max (tasks/s)',
+        buckets.length > 0
+          ? `${fmt(Math.min(...buckets), 1)} / ${fmt(percentile(buckets, 0.5), 1)} / ${fmt(Math.max(...buckets), 1)}`
+          : '–',
+      ],
       ['dispatch latency WAITING → RUNNING, p50 / p99 (ms), burst', p50p99(burst.toRunning)],
       ['  of which WAITING → DISPATCHED, p50 / p99 (ms)', p50p99(burst.toDispatched)],
       ['  of which DISPATCHED → RUNNING, p50 / p99 (ms)', p50p99(burst.dispatchedToRunning)],
-      [`dispatch latency WAITING → RUNNING, p50 / p99 (ms), paced (${pacedRuns} runs × 10 tasks at ${fmt(pacedTaskRate, 1)} tasks/s)`, p50p99(paced.toRunning)],
-      ['  paced, roots (run created by a client) / downstream, p50 / p99 (ms)', `${p50p99(paced.rootsToRunning)} · ${p50p99(paced.downstreamToRunning)}`],
-      ['  paced, WAITING → DISPATCHED / DISPATCHED → RUNNING, p50 / p99 (ms)', `${p50p99(paced.toDispatched)} · ${p50p99(paced.dispatchedToRunning)}`],
+      [
+        `dispatch latency WAITING → RUNNING, p50 / p99 (ms), paced (${pacedRuns} runs × 10 tasks at ${fmt(pacedTaskRate, 1)} tasks/s)`,
+        p50p99(paced.toRunning),
+      ],
+      [
+        '  paced, roots (run created by a client) / downstream, p50 / p99 (ms)',
+        `${p50p99(paced.rootsToRunning)} · ${p50p99(paced.downstreamToRunning)}`,
+      ],
+      [
+        '  paced, WAITING → DISPATCHED / DISPATCHED → RUNNING, p50 / p99 (ms)',
+        `${p50p99(paced.toDispatched)} · ${p50p99(paced.dispatchedToRunning)}`,
+      ],
       ['slot use: RUNNING time ÷ (wall time × 60 slots), burst', `${fmt(burst.slotUse * 100, 0)} %`],
       ['RUNNING → finished (spawn, command, log, outcome), p50 / p99 (ms), burst', p50p99(burst.running)],
-      ['  of which RUNNING → its output line reached the worker (state write, spawn, shell), p50 / p99 (ms)', p50p99(burst.startToOutput)],
-      ['  of which output line → SUCCESS recorded (exit, log flush, outcome write), p50 / p99 (ms)', p50p99(burst.outputToFinish)],
-      ['RUNNING → finished, paced: total · RUNNING → output · output → SUCCESS, p50 / p99 (ms)', `${p50p99(paced.running)} · ${p50p99(paced.startToOutput)} · ${p50p99(paced.outputToFinish)}`],
-      ['probe during the burst, p50 / p99 (ms): MariaDB select 1 · one-row commit · Redis PING · 0 ms timer lag', `${p50p99(probe.select, 1)} · ${p50p99(probe.commit, 1)} · ${p50p99(probe.ping, 1)} · ${p50p99(probe.timerLag, 1)}`],
+      [
+        '  of which RUNNING → its output line reached the worker (state write, spawn, shell), p50 / p99 (ms)',
+        p50p99(burst.startToOutput),
+      ],
+      [
+        '  of which output line → SUCCESS recorded (exit, log flush, outcome write), p50 / p99 (ms)',
+        p50p99(burst.outputToFinish),
+      ],
+      [
+        'RUNNING → finished, paced: total · RUNNING → output · output → SUCCESS, p50 / p99 (ms)',
+        `${p50p99(paced.running)} · ${p50p99(paced.startToOutput)} · ${p50p99(paced.outputToFinish)}`,
+      ],
+      [
+        'probe during the burst, p50 / p99 (ms): MariaDB select 1 · one-row commit · Redis PING · 0 ms timer lag',
+        `${p50p99(probe.select, 1)} · ${p50p99(probe.commit, 1)} · ${p50p99(probe.ping, 1)} · ${p50p99(probe.timerLag, 1)}`,
+      ],
       ['peak RUNNING per worker, burst', perWorker(burst.peakRunning)],
       [`peak DISPATCHED + RUNNING per worker (the dispatcher's load), burst`, perWorker(burst.peakActive)],
-      [`dispatches to a worker that already had ${WORKER_CONCURRENCY} DISPATCHED + RUNNING, burst`, String(burst.overDispatched)],
-      ['scheduler CPU, both processes (% of one core over the wall time)', `${pct(sum(schedulerCpu))} (${schedulerCpu.map((s, i) => `s${i + 1} ${pct(s)}`).join(', ')})`],
-      ['main thread waiting for a CPU (run queue, /proc/PID/schedstat), % of the wall time', `schedulers ${before.schedulerWait.map((b, i) => waitPct(after.schedulerWait[i], b)).join(', ')}; workers ${before.workerWait.map((b, i) => waitPct(after.workerWait[i], b)).join(', ')}`],
-      ['event-loop delay over the burst, p50 / p99 / max (ms), per process', `schedulers ${schedulerLoops.map(loopText).join(' · ')}; workers ${workerLoops.map(loopText).join(' · ')}`],
-      ['worker CPU, Node processes (sum of 3)', `${pct(sum(workerCpu))} (${workerCpu.map((s, i) => `w${i + 1} ${pct(s)}`).join(', ')})`],
+      [
+        `dispatches to a worker that already had ${WORKER_CONCURRENCY} DISPATCHED + RUNNING, burst`,
+        String(burst.overDispatched),
+      ],
+      [
+        'scheduler CPU, both processes (% of one core over the wall time)',
+        `${pct(sum(schedulerCpu))} (${schedulerCpu.map((s, i) => `s${i + 1} ${pct(s)}`).join(', ')})`,
+      ],
+      [
+        'main thread waiting for a CPU (run queue, /proc/PID/schedstat), % of the wall time',
+        `schedulers ${before.schedulerWait.map((b, i) => waitPct(after.schedulerWait[i], b)).join(', ')}; workers ${before.workerWait.map((b, i) => waitPct(after.workerWait[i], b)).join(', ')}`,
+      ],
+      [
+        'event-loop delay over the burst, p50 / p99 / max (ms), per process',
+        `schedulers ${schedulerLoops.map(loopText).join(' · ')}; workers ${workerLoops.map(loopText).join(' · ')}`,
+      ],
+      [
+        'worker CPU, Node processes (sum of 3)',
+        `${pct(sum(workerCpu))} (${workerCpu.map((s, i) => `w${i + 1} ${pct(s)}`).join(', ')})`,
+      ],
       ['worker CPU, their task processes (sum of 3)', pct(sum(taskCpu))],
-      ['mariadbd / redis-server CPU (shared with other users of this machine)', `${pct(cpuS(after.mariadb, before.mariadb, 'self'))} / ${pct(cpuS(after.redis, before.redis, 'self'))}`],
+      [
+        'mariadbd / redis-server CPU (shared with other users of this machine)',
+        `${pct(cpuS(after.mariadb, before.mariadb, 'self'))} / ${pct(cpuS(after.redis, before.redis, 'self'))}`,
+      ],
       ['log rows into MariaDB (rows, rows/s)', `${burst.logRows} (${fmt(burst.logRows / wallS, 1)}/s)`],
-      ['**finished tasks without their output line** in execution_log (each `echo x` must leave one), burst + paced', `${burst.missingOutput.length + paced.missingOutput.length} when their run ended${burst.missingOutput.length + paced.missingOutput.length > 0 ? `; still missing after the paced phase ${missingLater.afterPaced ?? '?'}, after the workers stopped ${missingLater.afterStop ?? '?'}` : ''} (instances with more than one line: ${burst.extraOutput + paced.extraOutput})`],
-      ['**duplicates** (a task with more than one SUCCESS in a run), burst + paced', String(burst.duplicates + paced.duplicates)],
-      ['**lost** (tasks with no SUCCESS + runs not SUCCESS), burst + paced', `${burst.lost + paced.lost} tasks, ${burst.runs - burst.runsSucceeded + paced.runs - paced.runsSucceeded} runs`],
+      [
+        '**finished tasks without their output line** in execution_log (each `echo x` must leave one), burst + paced',
+        `${burst.missingOutput.length + paced.missingOutput.length} when their run ended${burst.missingOutput.length + paced.missingOutput.length > 0 ? `; still missing after the paced phase ${missingLater.afterPaced ?? '?'}, after the workers stopped ${missingLater.afterStop ?? '?'}` : ''} (instances with more than one line: ${burst.extraOutput + paced.extraOutput})`,
+      ],
+      [
+        '**duplicates** (a task with more than one SUCCESS in a run), burst + paced',
+        String(burst.duplicates + paced.duplicates),
+      ],
+      [
+        '**lost** (tasks with no SUCCESS + runs not SUCCESS), burst + paced',
+        `${burst.lost + paced.lost} tasks, ${burst.runs - burst.runsSucceeded + paced.runs - paced.runsSucceeded} runs`,
+      ],
       ['extra attempts (attempt > 1: retries, fail-overs)', String(burst.extraAttempts + paced.extraAttempts)],
-      [`solo engine, ${solo.tasks} independent \`true\` tasks, concurrency ${SOLO_CONCURRENCY} (tasks/s)`, `${fmt(soloRate, 1)} (${solo.succeeded}/${solo.tasks} SUCCESS)`],
-      [`raw spawn ${shell} -c true: ${WORKERS} processes × ${WORKER_CONCURRENCY} (before / after, tasks/s)`, `${fmt(rawParallel, 1)} (${fmt(rawParallelBefore, 1)} / ${fmt(rawParallelAfter, 1)})`],
-      [`raw spawn: 1 process × ${slots} / 1 process × ${SOLO_CONCURRENCY} (tasks/s)`, `${fmt(rawOneWide, 1)} / ${fmt(rawSolo, 1)}`],
+      [
+        `solo engine, ${solo.tasks} independent \`true\` tasks, concurrency ${SOLO_CONCURRENCY} (tasks/s)`,
+        `${fmt(soloRate, 1)} (${solo.succeeded}/${solo.tasks} SUCCESS)`,
+      ],
+      [
+        `raw spawn ${shell} -c true: ${WORKERS} processes × ${WORKER_CONCURRENCY} (before / after, tasks/s)`,
+        `${fmt(rawParallel, 1)} (${fmt(rawParallelBefore, 1)} / ${fmt(rawParallelAfter, 1)})`,
+      ],
+      [
+        `raw spawn: 1 process × ${slots} / 1 process × ${SOLO_CONCURRENCY} (tasks/s)`,
+        `${fmt(rawOneWide, 1)} / ${fmt(rawSolo, 1)}`,
+      ],
       ['**team ÷ solo**', `${fmt(teamRate / soloRate, 2)}×`],
       [`**team ÷ raw (${WORKERS} × ${WORKER_CONCURRENCY})**`, `${fmt((teamRate / rawParallel) * 100, 0)} %`],
       [`solo ÷ raw (1 × ${SOLO_CONCURRENCY})`, `${fmt((soloRate / rawSolo) * 100, 0)} %`],
@@ -725,9 +968,17 @@ export async function benchTeamLoad(options: BenchOptions): Promise<BenchTable> 
       `load average (1 min) during the burst: ${loadDuring.length > 0 ? `${fmt(Math.min(...loadDuring))}–${fmt(Math.max(...loadDuring))}` : 'not sampled'} on ${os.cpus().length} CPUs`,
       `"no longer owns the instance" alerts (a worker killing a task it thinks was taken over): ${notOwned.length}, of which ${lateBy.length} about an instance that the same worker had itself finished SUCCESS in the attempt the alert names (never taken over), ${lateBy.length > 0 ? `${fmt(Math.min(...lateBy), 0)}–${fmt(Math.max(...lateBy), 0)} ms before the alert` : ''}`,
       ...[...burst.missingOutput, ...paced.missingOutput].map(
-        (i) => `no output row for instance ${i.id} (${i.task_name}, run ${i.run_id}, worker ${i.worker_id}): dispatched +${(i.dispatched_at ?? 0) - i.created_at} ms, started +${(i.started_at ?? 0) - i.created_at} ms, finished +${(i.finished_at ?? 0) - i.created_at} ms after it was created`,
+        (i) =>
+          `no output row for instance ${i.id} (${i.task_name}, run ${i.run_id}, worker ${i.worker_id}): dispatched +${(i.dispatched_at ?? 0) - i.created_at} ms, started +${(i.started_at ?? 0) - i.created_at} ms, finished +${(i.finished_at ?? 0) - i.created_at} ms after it was created`,
       ),
-      `alerts recorded (audit_log): ${alerts.length}${alertKinds.size > 0 ? `: ${[...alertKinds].slice(0, 5).map(([k, n]) => `${n}× "${k}"`).join('; ')}` : ''}`,
+      `alerts recorded (audit_log): ${alerts.length}${
+        alertKinds.size > 0
+          ? `: ${[...alertKinds]
+              .slice(0, 5)
+              .map(([k, n]) => `${n}× "${k}"`)
+              .join('; ')}`
+          : ''
+      }`,
     ],
   };
 }

@@ -14,8 +14,13 @@ const TASKS = ['extract', 'clean', 'load', 'report'];
 
 export function workflowYaml(i: number): string {
   const name = `bench-wf-${String(i).padStart(2, '0')}`;
-  const schedule = i % 2 === 0 ? `schedule:\n  cron: "${i} ${i % 24} * * *"\n  timezone: ${i % 4 === 0 ? 'Asia/Shanghai' : 'UTC'}\n` : '';
-  const tasks = TASKS.map((t, k) => `  ${t}:\n    command: echo ${t}\n${k > 0 ? `    upstream: [${TASKS[k - 1]}]\n` : ''}`).join('');
+  const schedule =
+    i % 2 === 0
+      ? `schedule:\n  cron: "${i} ${i % 24} * * *"\n  timezone: ${i % 4 === 0 ? 'Asia/Shanghai' : 'UTC'}\n`
+      : '';
+  const tasks = TASKS.map(
+    (t, k) => `  ${t}:\n    command: echo ${t}\n${k > 0 ? `    upstream: [${TASKS[k - 1]}]\n` : ''}`,
+  ).join('');
   return `workflow: ${name}\n${schedule}tasks:\n${tasks}`;
 }
 
@@ -46,18 +51,32 @@ export async function benchUiDashboard(options: BenchOptions): Promise<BenchTabl
       await page.waitForSelector('[data-testid="dashboard-loaded"]', { timeout: 30_000 });
       // the page marks the frame after the one that showed the data (DashboardPage.tsx); marks
       // count from the start of the navigation
-      await page.waitForFunction(() => performance.getEntriesByName('ax:dashboard-painted').length > 0, undefined, { timeout: 30_000 });
-      times.push(await page.evaluate(() => performance.getEntriesByName('ax:dashboard-painted')[0]?.startTime ?? Number.NaN));
+      await page.waitForFunction(() => performance.getEntriesByName('ax:dashboard-painted').length > 0, undefined, {
+        timeout: 30_000,
+      });
+      times.push(
+        await page.evaluate(() => performance.getEntriesByName('ax:dashboard-painted')[0]?.startTime ?? Number.NaN),
+      );
       // the app's own marks (boot.ts, connection.ts, dashboard-query.ts): where the time went
       const found = await page.evaluate(() => [
-        ...performance.getEntriesByType('navigation').map((n) => ['scripts run (DOMContentLoaded)', (n as PerformanceNavigationTiming).domContentLoadedEventEnd] as const),
-        ...performance.getEntriesByType('mark').filter((m) => m.name.startsWith('ax:')).map((m) => [m.name, m.startTime] as const),
+        ...performance
+          .getEntriesByType('navigation')
+          .map(
+            (n) =>
+              ['scripts run (DOMContentLoaded)', (n as PerformanceNavigationTiming).domContentLoadedEventEnd] as const,
+          ),
+        ...performance
+          .getEntriesByType('mark')
+          .filter((m) => m.name.startsWith('ax:'))
+          .map((m) => [m.name, m.startTime] as const),
       ]);
       for (const [name, at] of found) (marks[name] ??= []).push(at);
       options.progress(`load ${i + 1}/${loads}: ${fmt(times[times.length - 1] as number, 0)} ms`);
     }
     const load = os.loadavg()[0] ?? 0;
-    const figures = await page.evaluate(() => document.querySelector('[data-testid="dashboard-loaded"]')?.textContent?.slice(0, 80) ?? '');
+    const figures = await page.evaluate(
+      () => document.querySelector('[data-testid="dashboard-loaded"]')?.textContent?.slice(0, 80) ?? '',
+    );
     await context.close();
     return {
       title: `UI: dashboard with ${runs.toLocaleString('en-US')} runs in history (headless Chromium, 1280×800)`,
@@ -71,7 +90,10 @@ export async function benchUiDashboard(options: BenchOptions): Promise<BenchTabl
           .map(([name, at]) => [`  of which: ${name} at (median)`, `${fmt(median(at), 0)} ms`]),
         [`writing the history (${runs} runs, ${runs * TASKS.length} instances)`, `${fmt(seedMs, 0)} ms`],
       ],
-      notes: [`${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'}), load average ${fmt(load, 1)} at the end; includes page load, session check, WebSocket connect, api.dashboard() and render`, `first figures on screen: "${figures}"`],
+      notes: [
+        `${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'}), load average ${fmt(load, 1)} at the end; includes page load, session check, WebSocket connect, api.dashboard() and render`,
+        `first figures on screen: "${figures}"`,
+      ],
     };
   } finally {
     await browser.close();

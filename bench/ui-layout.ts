@@ -79,7 +79,11 @@ async function loadDesigner(page: Page, origin: string, name: string): Promise<L
   // a full page load each time (as bench/ui-dashboard.ts does), not a client-side route change
   await page.goto(`${origin}/#/designer/${name}`, { waitUntil: 'commit' });
   await page.reload({ waitUntil: 'commit' });
-  await page.waitForFunction(() => (window as unknown as { __axPainted?: number }).__axPainted !== undefined, undefined, { timeout: 120_000, polling: 100 });
+  await page.waitForFunction(
+    () => (window as unknown as { __axPainted?: number }).__axPainted !== undefined,
+    undefined,
+    { timeout: 120_000, polling: 100 },
+  );
   // a string, not a function: tsx would wrap the function's inner helpers in __name(), which
   // does not exist in the page
   return page.evaluate(`(() => {
@@ -140,54 +144,99 @@ export async function benchUiLayout(options: BenchOptions): Promise<BenchTable> 
   options.progress('pure layout timings (node)');
   for (const n of [150, small, big]) {
     const t = pureLayoutMs(n);
-    rows.push([`layout alone, ${n.toLocaleString('en-US')} tasks (node, no browser)`, `layered ${fmt(t.layered, 0)} ms${t.dagre !== undefined ? ` · dagre ${fmt(t.dagre, 0)} ms` : ''}`]);
+    rows.push([
+      `layout alone, ${n.toLocaleString('en-US')} tasks (node, no browser)`,
+      `layered ${fmt(t.layered, 0)} ms${t.dagre !== undefined ? ` · dagre ${fmt(t.dagre, 0)} ms` : ''}`,
+    ]);
   }
 
   const engine = await startServedEngine();
   const browser = await launchBrowser();
   try {
-    for (const [name, n] of [['baseline', BASELINE], ['big-small', small], ['big-big', big], ['big-huge', huge]] as const) {
+    for (const [name, n] of [
+      ['baseline', BASELINE],
+      ['big-small', small],
+      ['big-big', big],
+      ['big-huge', huge],
+    ] as const) {
       options.progress(`applying a ${n}-task workflow`);
       await engine.apply({ [`${name}.yaml`]: bigWorkflowYaml(name, n) }, { timeoutMs: 300_000 });
     }
     const { context, page } = await signedInPage(browser, engine, { colorScheme: 'light', locale: 'en-US' });
     await context.addInitScript(PROBE);
 
-    for (const [name, n] of [['baseline', BASELINE], ['big-small', small], ['big-big', big]] as const) {
+    for (const [name, n] of [
+      ['baseline', BASELINE],
+      ['big-small', small],
+      ['big-big', big],
+    ] as const) {
       const results: Load[] = [];
       for (let i = 0; i < loads; i++) {
         results.push(await loadDesigner(page, engine.origin, name));
-        options.progress(`${n} tasks, load ${i + 1}/${loads}: painted at ${fmt(results[results.length - 1]!.painted, 0)} ms`);
+        options.progress(
+          `${n} tasks, load ${i + 1}/${loads}: painted at ${fmt(results[results.length - 1]!.painted, 0)} ms`,
+        );
       }
       const m = (f: (l: Load) => number) => fmt(median(results.map(f)), 0);
       const label = `${n.toLocaleString('en-US')} tasks`;
       rows.push([`${label}: navigation → laid-out graph painted, first load`, `${fmt(results[0]!.painted, 0)} ms`]);
-      rows.push([`${label}: navigation → laid-out graph painted, **median of ${loads}**`, `**${m((l) => l.painted)} ms**`]);
-      rows.push([`${label}:   of which spec asked / arrived / laid out (median)`, `${m((l) => l.asked)} / ${m((l) => l.spec)} / ${m((l) => l.laidOut)} ms`]);
+      rows.push([
+        `${label}: navigation → laid-out graph painted, **median of ${loads}**`,
+        `**${m((l) => l.painted)} ms**`,
+      ]);
+      rows.push([
+        `${label}:   of which spec asked / arrived / laid out (median)`,
+        `${m((l) => l.asked)} / ${m((l) => l.spec)} / ${m((l) => l.laidOut)} ms`,
+      ]);
       rows.push([`${label}:   longest main-thread task before the paint (median)`, `${m((l) => l.longest)} ms`]);
       rows.push([`${label}:   total blocking time before the paint (median)`, `${m((l) => l.blocking)} ms`]);
       rows.push([`${label}:   task nodes in the DOM at first paint`, `${results[0]!.nodes}`]);
       if (n === big) {
         const pan = await interact(page);
-        rows.push([`${label}: longest main-thread task while panning and zooming`, `${fmt(pan.longest, 0)} ms (${pan.count} tasks over 50 ms)`]);
+        rows.push([
+          `${label}: longest main-thread task while panning and zooming`,
+          `${fmt(pan.longest, 0)} ms (${pan.count} tasks over 50 ms)`,
+        ]);
       }
     }
 
     options.progress(`${huge} tasks: the too-large path`);
     await page.goto(`${engine.origin}/#/designer/big-huge`, { waitUntil: 'commit' });
     await page.reload({ waitUntil: 'commit' });
-    await page.waitForFunction(() => (window as unknown as { __axTooLarge?: number }).__axTooLarge !== undefined, undefined, { timeout: 120_000, polling: 100 });
+    await page.waitForFunction(
+      () => (window as unknown as { __axTooLarge?: number }).__axTooLarge !== undefined,
+      undefined,
+      { timeout: 120_000, polling: 100 },
+    );
     const tooLarge = await page.evaluate(() => (window as unknown as { __axTooLarge: number }).__axTooLarge);
-    rows.push([`${huge.toLocaleString('en-US')} tasks (over the drawing limit): navigation → "filter first" box painted`, `${fmt(tooLarge, 0)} ms`]);
+    rows.push([
+      `${huge.toLocaleString('en-US')} tasks (over the drawing limit): navigation → "filter first" box painted`,
+      `${fmt(tooLarge, 0)} ms`,
+    ]);
     const t0 = Date.now();
     await page.getByLabel('Filter tasks by name or command').fill('t0012');
     await page.keyboard.press('Enter');
     await page.waitForSelector('.react-flow__node', { timeout: 60_000 });
     const drawn = await page.locator('.react-flow__node').count();
-    rows.push([`${huge.toLocaleString('en-US')} tasks: filter "t0012" → matches drawn`, `${Date.now() - t0} ms (${drawn} tasks with neighbours, timed from the test driver)`]);
+    rows.push([
+      `${huge.toLocaleString('en-US')} tasks: filter "t0012" → matches drawn`,
+      `${Date.now() - t0} ms (${drawn} tasks with neighbours, timed from the test driver)`,
+    ]);
     await context.close();
-    notes.push(`${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'}), load average ${os.loadavg().map((l) => fmt(l, 1)).join(' ')} at the end; headless Chromium 1280×800, full page loads (session check, WebSocket, api.exportWorkflow, layout, render)`);
-    return { title: 'UI: DAG designer with big workflows (headless Chromium)', columns: ['measure', 'value'], rows, notes };
+    notes.push(
+      `${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'}), load average ${os
+        .loadavg()
+        .map((l) => fmt(l, 1))
+        .join(
+          ' ',
+        )} at the end; headless Chromium 1280×800, full page loads (session check, WebSocket, api.exportWorkflow, layout, render)`,
+    );
+    return {
+      title: 'UI: DAG designer with big workflows (headless Chromium)',
+      columns: ['measure', 'value'],
+      rows,
+      notes,
+    };
   } finally {
     await browser.close();
     await engine.stop();

@@ -26,7 +26,10 @@ function seedLog(dataDir: string, instanceId: number, total: number): void {
   const batch = db.transaction((from: number, to: number) => {
     for (let s = from; s <= to; s++) {
       const stream = s % 97 === 0 ? 'stderr' : 'stdout';
-      const line = s % 100_000 === 0 ? `\u001b[33mcheckpoint\u001b[0m needle-${s / 100_000} at row ${s}` : `row ${s}: processed order ${(s * 7919) % 100_000} status=ok`;
+      const line =
+        s % 100_000 === 0
+          ? `\u001b[33mcheckpoint\u001b[0m needle-${s / 100_000} at row ${s}`
+          : `row ${s}: processed order ${(s * 7919) % 100_000} status=ok`;
       insert.run(instanceId, s, stream, t0 + s, line);
     }
   });
@@ -60,21 +63,30 @@ async function timeInPage(page: Page, action: Action, ready: Ready): Promise<num
     async ({ action, ready }) => {
       const isReady = () => {
         if (ready.selector) return !!document.querySelector(ready.selector);
-        const row = ready.current ? document.querySelector('.ax-log-current') : document.querySelector(`.ax-log-row[data-seq="${ready.seq}"]`);
+        const row = ready.current
+          ? document.querySelector('.ax-log-current')
+          : document.querySelector(`.ax-log-row[data-seq="${ready.seq}"]`);
         if (!row || (ready.current && row.getAttribute('data-seq') !== String(ready.seq))) return false;
         return (row.querySelector('.ax-log-text')?.textContent ?? '').includes(ready.text ?? '');
       };
       const t0 = performance.now();
       if (action.hash !== undefined) location.hash = action.hash;
-      if (action.scrollTop !== undefined) (document.querySelector('[data-testid=log-scroll]') as HTMLElement).scrollTop = action.scrollTop;
+      if (action.scrollTop !== undefined)
+        (document.querySelector('[data-testid=log-scroll]') as HTMLElement).scrollTop = action.scrollTop;
       if (action.click) (document.querySelector(action.click) as HTMLElement).click();
-      if (action.enterIn) document.querySelector(action.enterIn)?.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true }));
+      if (action.enterIn)
+        document
+          .querySelector(action.enterIn)
+          ?.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true }));
       await new Promise<void>((resolve, reject) => {
         const give = setTimeout(() => reject(new Error(`not ready after 60 s: ${JSON.stringify(ready)}`)), 60_000);
-        const check = () => (isReady() ? requestAnimationFrame(() => (clearTimeout(give), resolve())) : requestAnimationFrame(check));
+        const check = () =>
+          isReady() ? requestAnimationFrame(() => (clearTimeout(give), resolve())) : requestAnimationFrame(check);
         check();
       });
-      return action.hash === undefined && action.scrollTop === undefined && !action.click && !action.enterIn ? performance.now() : performance.now() - t0;
+      return action.hash === undefined && action.scrollTop === undefined && !action.click && !action.enterIn
+        ? performance.now()
+        : performance.now() - t0;
     },
     { action, ready },
   );
@@ -85,7 +97,9 @@ async function bigLog(engine: ServedEngine, options: BenchOptions, total: number
   const ran = await engine.ax(['run', file, '--wait']);
   if (ran.code !== 0) throw new Error(`ax run: ${ran.stderr}`);
   const runs = JSON.parse((await engine.ax(['--json', 'runs'])).stdout) as { id: number }[];
-  const detail = JSON.parse((await engine.ax(['--json', 'runs', String(runs[0]?.id)])).stdout) as { instances: { id: number }[] };
+  const detail = JSON.parse((await engine.ax(['--json', 'runs', String(runs[0]?.id)])).stdout) as {
+    instances: { id: number }[];
+  };
   const id = detail.instances[0]?.id as number;
   options.progress(`writing ${total.toLocaleString('en-US')} log lines into instance ${id}`);
   const s0 = performance.now();
@@ -97,8 +111,15 @@ async function bigLog(engine: ServedEngine, options: BenchOptions, total: number
   const needle = `needle-${needleSeq / 100_000} `;
 
   // the engine calls alone, as the viewer makes them
-  const api = await connectApi(`ws://127.0.0.1:${engine.port}/api`, fs.readFileSync(path.join(engine.dataDir, 'api-token'), 'utf8').trim());
-  const callTimes: Record<string, number[]> = { logInfo: [], 'readLogs (last page, 500 lines)': [], 'searchLog (1 hit in the middle, whole log scanned)': [] };
+  const api = await connectApi(
+    `ws://127.0.0.1:${engine.port}/api`,
+    fs.readFileSync(path.join(engine.dataDir, 'api-token'), 'utf8').trim(),
+  );
+  const callTimes: Record<string, number[]> = {
+    logInfo: [],
+    'readLogs (last page, 500 lines)': [],
+    'searchLog (1 hit in the middle, whole log scanned)': [],
+  };
   for (let i = 0; i < 3; i++) {
     let t = performance.now();
     const info = await api.logInfo(id);
@@ -134,9 +155,17 @@ async function bigLog(engine: ServedEngine, options: BenchOptions, total: number
     top.push(await timeInPage(page, { scrollTop: 0 }, { seq: 2, text: 'row 2:' }));
     end.push(await timeInPage(page, { click: '[data-testid=log-jump]' }, { seq: total, text: lastText }));
     await page.getByTestId('log-search').fill(needle);
-    find.push(await timeInPage(page, { enterIn: '[data-testid=log-search]' }, { current: true, seq: needleSeq, text: needle.trim() }));
+    find.push(
+      await timeInPage(
+        page,
+        { enterIn: '[data-testid=log-search]' },
+        { current: true, seq: needleSeq, text: needle.trim() },
+      ),
+    );
     const rows = await page.locator('.ax-log-row').count();
-    options.progress(`open ${i + 1}/${loads}: cold ${fmt(openCold.at(-1) as number, 0)} ms, in app ${fmt(open.at(-1) as number, 0)} ms, top ${fmt(top.at(-1) as number, 0)} ms, end ${fmt(end.at(-1) as number, 0)} ms, search ${fmt(find.at(-1) as number, 0)} ms (${rows} rows in the page)`);
+    options.progress(
+      `open ${i + 1}/${loads}: cold ${fmt(openCold.at(-1) as number, 0)} ms, in app ${fmt(open.at(-1) as number, 0)} ms, top ${fmt(top.at(-1) as number, 0)} ms, end ${fmt(end.at(-1) as number, 0)} ms, search ${fmt(find.at(-1) as number, 0)} ms (${rows} rows in the page)`,
+    );
   }
   await context.close();
   const m = (xs: number[]) => `${fmt(median(xs), 0)} (${fmt(Math.min(...xs), 0)}–${fmt(Math.max(...xs), 0)})`;
@@ -198,13 +227,17 @@ async function firehose(engine: ServedEngine, options: BenchOptions): Promise<(s
   const measureMs = options.quick ? 4_000 : 15_000;
   const seconds = measureMs / 1000 + 30;
   const script = engine.writeFile('firehose.cjs', FIREHOSE);
-  await engine.apply({ 'firehose.yaml': `workflow: firehose\ntasks:\n  print:\n    command: node ${script} ${rate} ${seconds}\n` });
+  await engine.apply({
+    'firehose.yaml': `workflow: firehose\ntasks:\n  print:\n    command: node ${script} ${rate} ${seconds}\n`,
+  });
   const rows: (string | number)[][] = [];
   for (const where of ['viewer', 'baseline'] as const) {
     const started = JSON.parse((await engine.ax(['--json', 'run', 'firehose'])).stdout) as { id: number };
     let instanceId: number | undefined;
     for (let i = 0; i < 200 && !instanceId; i++) {
-      const d = JSON.parse((await engine.ax(['--json', 'runs', String(started.id)])).stdout) as { instances: { id: number; state: string }[] };
+      const d = JSON.parse((await engine.ax(['--json', 'runs', String(started.id)])).stdout) as {
+        instances: { id: number; state: string }[];
+      };
       if (d.instances[0]?.state === 'RUNNING') instanceId = d.instances[0].id;
       else await new Promise((r) => setTimeout(r, 100));
     }
@@ -216,7 +249,9 @@ async function firehose(engine: ServedEngine, options: BenchOptions): Promise<(s
     const stored = async () => {
       const db = new Database(path.join(engine.dataDir, 'ax.db'), { readonly: true });
       try {
-        return (db.prepare('select max(seq) n from execution_log where instance_id = ?').get(instanceId) as { n: number }).n;
+        return (
+          db.prepare('select max(seq) n from execution_log where instance_id = ?').get(instanceId) as { n: number }
+        ).n;
       } finally {
         db.close();
       }
@@ -224,18 +259,34 @@ async function firehose(engine: ServedEngine, options: BenchOptions): Promise<(s
     options.progress(`${where}: measuring frames for ${measureMs / 1000} s while the task prints ${rate} lines/s`);
     const storedBefore = await stored();
     const stats = await measureFrames(page, measureMs);
-    const label = where === 'viewer' ? 'following in the log viewer' : 'baseline: same firehose, browser on the workflow list';
+    const label =
+      where === 'viewer' ? 'following in the log viewer' : 'baseline: same firehose, browser on the workflow list';
     const f = stats.frames;
     const fps = (f.length / measureMs) * 1000;
     rows.push([`${label}: frames per second`, fmt(fps, 1)]);
-    rows.push([`${label}: frame interval median / p95 / max`, `${fmt(median(f), 0)} / ${fmt(percentile(f, 0.95), 0)} / ${fmt(Math.max(...f), 0)} ms`]);
-    rows.push([`${label}: long tasks (count, total, longest)`, `${stats.longTasks.length}, ${fmt(stats.longTasks.reduce((a, b) => a + b, 0), 0)} ms, ${fmt(Math.max(0, ...stats.longTasks), 0)} ms`]);
+    rows.push([
+      `${label}: frame interval median / p95 / max`,
+      `${fmt(median(f), 0)} / ${fmt(percentile(f, 0.95), 0)} / ${fmt(Math.max(...f), 0)} ms`,
+    ]);
+    rows.push([
+      `${label}: long tasks (count, total, longest)`,
+      `${stats.longTasks.length}, ${fmt(
+        stats.longTasks.reduce((a, b) => a + b, 0),
+        0,
+      )} ms, ${fmt(Math.max(0, ...stats.longTasks), 0)} ms`,
+    ]);
     const inStore = await stored();
-    rows.push([`${label}: lines stored during the window`, `${(inStore - storedBefore).toLocaleString('en-US')} (${fmt(((inStore - storedBefore) / measureMs) * 1000, 0)} lines/s)`]);
+    rows.push([
+      `${label}: lines stored during the window`,
+      `${(inStore - storedBefore).toLocaleString('en-US')} (${fmt(((inStore - storedBefore) / measureMs) * 1000, 0)} lines/s)`,
+    ]);
     if (where === 'viewer') {
       const shown = Number((await page.getByTestId('log-line-count').textContent())?.replace(/\D/g, ''));
       const mode = await page.getByTestId('log-scroll').getAttribute('data-tail-mode');
-      rows.push([`${label}: lines shown / stored at the end of the window (tail mode)`, `${shown.toLocaleString('en-US')} / ${inStore.toLocaleString('en-US')} (${mode})`]);
+      rows.push([
+        `${label}: lines shown / stored at the end of the window (tail mode)`,
+        `${shown.toLocaleString('en-US')} / ${inStore.toLocaleString('en-US')} (${mode})`,
+      ]);
       // responsiveness while it streams: a click on the timestamps switch to its repaint
       const click = await timeInPage(page, { click: '.ax-log-viewer .ant-switch' }, { selector: '.ax-log-time' });
       rows.push([`${label}: click on "Timestamps" → repainted with times`, `${fmt(click, 0)} ms`]);
@@ -243,7 +294,9 @@ async function firehose(engine: ServedEngine, options: BenchOptions): Promise<(s
     await context.close();
     // let the run end before the next one (overlap policy: skip)
     for (let i = 0; i < 600; i++) {
-      const d = JSON.parse((await engine.ax(['--json', 'runs', String(started.id)])).stdout) as { run: { state: string } };
+      const d = JSON.parse((await engine.ax(['--json', 'runs', String(started.id)])).stdout) as {
+        run: { state: string };
+      };
       if (!['QUEUED', 'RUNNING'].includes(d.run.state)) break;
       await new Promise((r) => setTimeout(r, 250));
     }
@@ -254,7 +307,10 @@ async function firehose(engine: ServedEngine, options: BenchOptions): Promise<(s
 let sharedBrowser: Awaited<ReturnType<typeof launchBrowser>> | undefined;
 const browser = () => sharedBrowser as Awaited<ReturnType<typeof launchBrowser>>;
 
-export async function benchUiLogs(options: BenchOptions, parts: readonly ('big' | 'firehose')[] = ['big', 'firehose']): Promise<BenchTable> {
+export async function benchUiLogs(
+  options: BenchOptions,
+  parts: readonly ('big' | 'firehose')[] = ['big', 'firehose'],
+): Promise<BenchTable> {
   const skip = browserSkipReason();
   if (skip) return { title: 'UI: log viewer', columns: ['skipped'], rows: [[skip]], notes: [] };
   const total = options.quick ? 100_000 : 1_000_000;
@@ -269,7 +325,9 @@ export async function benchUiLogs(options: BenchOptions, parts: readonly ('big' 
       title: `UI: log viewer, ${total.toLocaleString('en-US')}-line instance and a 10,000 lines/s task (headless Chromium, 1280×800)`,
       columns: ['measure', 'ms (median, min–max) or value'],
       rows,
-      notes: [`${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'}), load average ${fmt(loadStart, 1)} at the start, ${fmt(loadEnd, 1)} at the end`],
+      notes: [
+        `${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'}), load average ${fmt(loadStart, 1)} at the start, ${fmt(loadEnd, 1)} at the end`,
+      ],
     };
   } finally {
     await sharedBrowser.close();

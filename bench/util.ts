@@ -120,7 +120,13 @@ export interface LayeredWorkflow {
  * A layered DAG of n tasks, `width` per layer: every task after the first layer has 1–3
  * distinct upstreams in the layer before it (so fan-in and fan-out both average about 2).
  */
-export function layeredWorkflow(name: string, n: number, width: number, seed: number, command = 'true'): LayeredWorkflow {
+export function layeredWorkflow(
+  name: string,
+  n: number,
+  width: number,
+  seed: number,
+  command = 'true',
+): LayeredWorkflow {
   const random = seededRandom(seed);
   const digits = String(n).length;
   const tasks: TaskSpec[] = [];
@@ -154,7 +160,12 @@ export function engineShell(): string {
 /** Whether bin/ax.mjs runs the bundle (dist/ax.mjs newer than every file under engine/) or tsx. */
 export function bundleIsFresh(repo: string): boolean {
   const newest = (dir: string): number =>
-    Math.max(0, ...fs.readdirSync(dir, { withFileTypes: true }).map((e) => (e.isDirectory() ? newest(path.join(dir, e.name)) : fs.statSync(path.join(dir, e.name)).mtimeMs)));
+    Math.max(
+      0,
+      ...fs
+        .readdirSync(dir, { withFileTypes: true })
+        .map((e) => (e.isDirectory() ? newest(path.join(dir, e.name)) : fs.statSync(path.join(dir, e.name)).mtimeMs)),
+    );
   try {
     return fs.statSync(path.join(repo, 'dist', 'ax.mjs')).mtimeMs >= newest(path.join(repo, 'engine'));
   } catch {

@@ -12,7 +12,12 @@ export const APP_URL = `${APP_ORIGIN}/index.html`;
 export function isAppUrl(url: string): boolean {
   try {
     const parsed = new URL(url);
-    return parsed.protocol === `${APP_SCHEME}:` && parsed.host === APP_HOST && parsed.username === '' && parsed.password === '';
+    return (
+      parsed.protocol === `${APP_SCHEME}:` &&
+      parsed.host === APP_HOST &&
+      parsed.username === '' &&
+      parsed.password === ''
+    );
   } catch {
     return false;
   }

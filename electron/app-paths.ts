@@ -23,7 +23,11 @@ export function appPaths(bundleDir: string): AppPaths {
 export const DESKTOP_DATA_FOLDER = 'data';
 
 /** The engine's data dir: the --data-dir switch, else AX_DATA_DIR, else <userData>/data. */
-export function desktopDataDir(userData: string, switchValue: (name: string) => string, env: NodeJS.ProcessEnv = process.env): string {
+export function desktopDataDir(
+  userData: string,
+  switchValue: (name: string) => string,
+  env: NodeJS.ProcessEnv = process.env,
+): string {
   const chosen = switchValue('data-dir') || env.AX_DATA_DIR;
   return path.resolve(chosen || path.join(userData, DESKTOP_DATA_FOLDER));
 }

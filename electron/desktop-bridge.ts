@@ -2,8 +2,33 @@
 // engine/api/desktop-bridge.ts and nothing more. The UI's listeners never see an IPC event (it
 // would hand the page `sender`), only the values; the engine port is re-posted to the window,
 // to our own origin only, since ports cannot cross contextBridge.
-import { type DesktopBridge, type DesktopEngineStatus, type DesktopLanguage, type DesktopLocalApiStatus, type DesktopSecretsStatus, type DesktopTeamStatus, ENGINE_PORT_MESSAGE } from '../engine/api/desktop-bridge.ts';
-import { ENGINE_PORT, ENGINE_STATUS, ENGINE_STATUS_CHANGED, LOCAL_API_STATUS, NAVIGATE, REQUEST_ENGINE_PORT, RESTART_ENGINE, SECRETS_STATUS, SET_LANGUAGE, SET_LOCAL_API, SET_SECRET, SET_TASK_SECRET, TEAM_JOIN, TEAM_LEAVE, TEAM_STATUS, TEAM_STATUS_CHANGED } from './ipc-channels.ts';
+import {
+  type DesktopBridge,
+  type DesktopEngineStatus,
+  type DesktopLanguage,
+  type DesktopLocalApiStatus,
+  type DesktopSecretsStatus,
+  type DesktopTeamStatus,
+  ENGINE_PORT_MESSAGE,
+} from '../engine/api/desktop-bridge.ts';
+import {
+  ENGINE_PORT,
+  ENGINE_STATUS,
+  ENGINE_STATUS_CHANGED,
+  LOCAL_API_STATUS,
+  NAVIGATE,
+  REQUEST_ENGINE_PORT,
+  RESTART_ENGINE,
+  SECRETS_STATUS,
+  SET_LANGUAGE,
+  SET_LOCAL_API,
+  SET_SECRET,
+  SET_TASK_SECRET,
+  TEAM_JOIN,
+  TEAM_LEAVE,
+  TEAM_STATUS,
+  TEAM_STATUS_CHANGED,
+} from './ipc-channels.ts';
 
 type IpcListener = (event: { ports: readonly MessagePort[] }, ...args: unknown[]) => void;
 
@@ -21,7 +46,11 @@ export interface PortTarget {
   readonly origin: string;
 }
 
-export function createDesktopBridge(ipc: IpcRendererLike, info: { version: string; platform: string }, target: PortTarget): DesktopBridge {
+export function createDesktopBridge(
+  ipc: IpcRendererLike,
+  info: { version: string; platform: string },
+  target: PortTarget,
+): DesktopBridge {
   ipc.on(ENGINE_PORT, (event) => {
     const port = event.ports[0];
     if (port) target.postMessage({ type: ENGINE_PORT_MESSAGE }, target.origin, [port]);
@@ -43,9 +72,10 @@ export function createDesktopBridge(ipc: IpcRendererLike, info: { version: strin
       await ipc.invoke(RESTART_ENGINE);
     },
     setLanguage: (language: DesktopLanguage) => ipc.send(SET_LANGUAGE, language),
-    onNavigate: (listener) => listen<string>(NAVIGATE, (path) => {
-      if (typeof path === 'string') listener(path);
-    }),
+    onNavigate: (listener) =>
+      listen<string>(NAVIGATE, (path) => {
+        if (typeof path === 'string') listener(path);
+      }),
     settings: {
       status: () => ipc.invoke(SECRETS_STATUS) as Promise<DesktopSecretsStatus>,
       setSecret: (key, value) => ipc.invoke(SET_SECRET, key, value) as Promise<DesktopSecretsStatus>,

@@ -171,7 +171,11 @@ export class EngineSupervisor {
       proc = this.options.launch();
     } catch (err) {
       // Nothing was started (e.g. the host's bundle is missing): trying again would do the same.
-      return this.setStatus({ state: 'failed', code: 'internal', message: err instanceof Error ? err.message : String(err) });
+      return this.setStatus({
+        state: 'failed',
+        code: 'internal',
+        message: err instanceof Error ? err.message : String(err),
+      });
     }
     this.current = proc;
     let stderr = '';
@@ -213,7 +217,8 @@ export class EngineSupervisor {
     this.lastCrash = crash;
     this.crashes = [...this.crashes.filter((at) => crash.at - at < this.options.crashWindowMs), crash.at];
     const count = this.crashes.length;
-    if (count >= this.options.crashLimit) return this.setStatus({ state: 'gave-up', attempts: count, lastCrash: crash });
+    if (count >= this.options.crashLimit)
+      return this.setStatus({ state: 'gave-up', attempts: count, lastCrash: crash });
     const delay = Math.min(this.options.maxBackoffMs, this.options.firstBackoffMs * 2 ** (count - 1));
     this.setStatus({ state: 'restarting', attempt: count + 1, retryAt: crash.at + delay, lastCrash: crash });
     this.retryTimer = setTimeout(() => this.launch(), delay);

@@ -35,13 +35,28 @@ export class FailureNotifier {
     const { workflow, runId } = alert;
     const runPath = runId === undefined ? '/' : `/runs/${runId}`;
     if (alert.kind !== 'summary' && workflow !== undefined && runId !== undefined) {
-      if (alert.rule === 'recovered') return this.options.notify({ title: texts.recovered(workflow), body: texts.recoveredBody(runId), path: runPath });
+      if (alert.rule === 'recovered')
+        return this.options.notify({
+          title: texts.recovered(workflow),
+          body: texts.recoveredBody(runId),
+          path: runPath,
+        });
       if (alert.rule === 'run_failed') {
-        const culprit = alert.instanceId === undefined ? undefined : await engine?.getInstance(alert.instanceId).catch(() => undefined);
-        if (!culprit) return this.options.notify({ title: texts.runFailed(workflow), body: texts.runFailedBody(runId), path: runPath });
+        const culprit =
+          alert.instanceId === undefined
+            ? undefined
+            : await engine?.getInstance(alert.instanceId).catch(() => undefined);
+        if (!culprit)
+          return this.options.notify({
+            title: texts.runFailed(workflow),
+            body: texts.runFailedBody(runId),
+            path: runPath,
+          });
         return this.options.notify({
           title: texts.runFailed(workflow),
-          body: texts.taskFailedBody(runId, culprit.taskName, culprit.state === 'TIMEOUT', culprit.reason).slice(0, 200),
+          body: texts
+            .taskFailedBody(runId, culprit.taskName, culprit.state === 'TIMEOUT', culprit.reason)
+            .slice(0, 200),
           path: `/instances/${culprit.id}`,
         });
       }

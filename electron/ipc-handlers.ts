@@ -2,9 +2,32 @@
 // checks who is asking. Only the main window's own top frame, showing our app:// page, is
 // answered; anything else (another window, a subframe, a page navigated elsewhere) is ignored,
 // and an invoke from it is refused.
-import { DESKTOP_SECRET_KEYS, type DesktopEngineStatus, type DesktopLanguage, type DesktopLocalApiStatus, type DesktopSecretKey, type DesktopSecretsStatus, type DesktopTeamStatus } from '../engine/api/desktop-bridge.ts';
+import {
+  DESKTOP_SECRET_KEYS,
+  type DesktopEngineStatus,
+  type DesktopLanguage,
+  type DesktopLocalApiStatus,
+  type DesktopSecretKey,
+  type DesktopSecretsStatus,
+  type DesktopTeamStatus,
+} from '../engine/api/desktop-bridge.ts';
 import { isAppUrl } from './app-origin.ts';
-import { ENGINE_STATUS, ENGINE_STATUS_CHANGED, LOCAL_API_STATUS, REQUEST_ENGINE_PORT, RESTART_ENGINE, SECRETS_STATUS, SET_LANGUAGE, SET_LOCAL_API, SET_SECRET, SET_TASK_SECRET, TEAM_JOIN, TEAM_LEAVE, TEAM_STATUS, TEAM_STATUS_CHANGED } from './ipc-channels.ts';
+import {
+  ENGINE_STATUS,
+  ENGINE_STATUS_CHANGED,
+  LOCAL_API_STATUS,
+  REQUEST_ENGINE_PORT,
+  RESTART_ENGINE,
+  SECRETS_STATUS,
+  SET_LANGUAGE,
+  SET_LOCAL_API,
+  SET_SECRET,
+  SET_TASK_SECRET,
+  TEAM_JOIN,
+  TEAM_LEAVE,
+  TEAM_STATUS,
+  TEAM_STATUS_CHANGED,
+} from './ipc-channels.ts';
 import type { ContentsLike, IpcSender } from './shell-surface.ts';
 
 /** The members of ipcMain used here. */
@@ -55,7 +78,8 @@ function labelsArg(value: unknown): string[] | undefined {
 function acceptArg(value: unknown): boolean | undefined {
   if (value === undefined || value === null) return undefined;
   const accept = typeof value === 'object' ? (value as { acceptUnlabelled?: unknown }).acceptUnlabelled : value;
-  if (accept !== undefined && typeof accept !== 'boolean') throw new Error('join options are { acceptUnlabelled: true or false }');
+  if (accept !== undefined && typeof accept !== 'boolean')
+    throw new Error('join options are { acceptUnlabelled: true or false }');
   return accept;
 }
 
@@ -83,7 +107,8 @@ export function registerIpcHandlers(ipcMain: IpcMainLike, services: ShellService
     services.restartEngine();
   });
   ipcMain.on(SET_LANGUAGE, (event, language) => {
-    if (trusted(event) && LANGUAGES.includes(language as DesktopLanguage)) services.setLanguage(language as DesktopLanguage);
+    if (trusted(event) && LANGUAGES.includes(language as DesktopLanguage))
+      services.setLanguage(language as DesktopLanguage);
   });
   ipcMain.handle(SECRETS_STATUS, (event) => (trusted(event) ? services.secrets.status() : refuse()));
   ipcMain.handle(SET_SECRET, (event, key, value) => {

@@ -28,7 +28,9 @@ export class LocalApiSetting {
 
   /** The host's arguments for its next start. */
   args(): string[] {
-    return this.forced || this.state.get().localApi !== true ? [...this.switchArgs] : [...this.switchArgs, '--local-api'];
+    return this.forced || this.state.get().localApi !== true
+      ? [...this.switchArgs]
+      : [...this.switchArgs, '--local-api'];
   }
 
   status(): DesktopLocalApiStatus {

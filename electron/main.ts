@@ -4,7 +4,21 @@
 // broker hands it; closing the window keeps the app in the tray; Quit stops the engine cleanly.
 import os from 'node:os';
 import {
-  app, BrowserWindow, dialog, ipcMain, Menu, MessageChannelMain, nativeImage, Notification, powerMonitor, protocol, safeStorage, session, shell, Tray, utilityProcess,
+  app,
+  BrowserWindow,
+  dialog,
+  ipcMain,
+  Menu,
+  MessageChannelMain,
+  nativeImage,
+  Notification,
+  powerMonitor,
+  protocol,
+  safeStorage,
+  session,
+  shell,
+  Tray,
+  utilityProcess,
 } from 'electron';
 import { appMenuTemplate } from './app-menu.ts';
 import { APP_SCHEME, APP_URL } from './app-origin.ts';
@@ -38,13 +52,22 @@ else runShell();
 
 function runShell(): void {
   const paths = appPaths(__dirname);
-  const host = hostOptionsFrom((name) => app.commandLine.getSwitchValue(name), (name) => app.commandLine.hasSwitch(name), app.getPath('userData'));
+  const host = hostOptionsFrom(
+    (name) => app.commandLine.getSwitchValue(name),
+    (name) => app.commandLine.hasSwitch(name),
+    app.getPath('userData'),
+  );
   // Decrypted at each start of the host, into its environment only (secret-store.ts).
   const secrets = new SecretStore(safeStorage, app.getPath('userData'), process.platform, host.dataDir);
   const state = new ShellStateFile(app.getPath('userData'));
   const localApi: LocalApiSetting = new LocalApiSetting(state, host.args, (): EngineSupervisor => supervisor);
   const supervisor: EngineSupervisor = new EngineSupervisor({
-    launch: utilityLauncher(utilityProcess, { entry: paths.engineHost, ...host, args: (): string[] => localApi.args(), env: () => ({ ...process.env, ...secrets.hostEnv() }) }),
+    launch: utilityLauncher(utilityProcess, {
+      entry: paths.engineHost,
+      ...host,
+      args: (): string[] => localApi.args(),
+      env: () => ({ ...process.env, ...secrets.hostEnv() }),
+    }),
   });
   const broker = new PortBroker(supervisor, () => new MessageChannelMain());
   const engine = new MainEngineClient(broker);
@@ -66,7 +89,10 @@ function runShell(): void {
     runningTasks: async () => (await engine.runningTasks()) + (supervisor.teamStatus().running ?? 0),
     ask: async (running) => {
       const question = { type: 'question' as const, ...quitQuestion(running, language.texts()) };
-      const answer = window && !window.isDestroyed() && window.isVisible() ? await dialog.showMessageBox(window, question) : await dialog.showMessageBox(question);
+      const answer =
+        window && !window.isDestroyed() && window.isVisible()
+          ? await dialog.showMessageBox(window, question)
+          : await dialog.showMessageBox(question);
       return choiceOf(answer.response);
     },
     stopEngine: (drainMs) => supervisor.stop(drainMs),
@@ -132,7 +158,12 @@ function runShell(): void {
 
   void app.whenReady().then(() => {
     guardSession(session.defaultSession);
-    const setMenu = () => Menu.setApplicationMenu(Menu.buildFromTemplate(appMenuTemplate(process.platform, { packaged: app.isPackaged, appName: app.name, texts: language.texts() })));
+    const setMenu = () =>
+      Menu.setApplicationMenu(
+        Menu.buildFromTemplate(
+          appMenuTemplate(process.platform, { packaged: app.isPackaged, appName: app.name, texts: language.texts() }),
+        ),
+      );
     setMenu();
     language.onChange(setMenu);
     protocol.handle(APP_SCHEME, uiProtocolHandler(paths.uiDir));
@@ -152,11 +183,13 @@ function runShell(): void {
     });
     const shown = window;
     const startAtLogin = new StartAtLogin(app, process.platform);
-    if (!startAtLogin.startsHidden((name) => app.commandLine.hasSwitch(name))) shown.once('ready-to-show', () => shown.show());
+    if (!startAtLogin.startsHidden((name) => app.commandLine.hasSwitch(name)))
+      shown.once('ready-to-show', () => shown.show());
     void shown.loadURL(APP_URL);
 
     // 16 points drawn at 32 pixels, sharp on high-density screens too.
-    const icon = (health: TrayHealth) => nativeImage.createFromBitmap(trayIconBitmap(health, 32), { width: 32, height: 32, scaleFactor: 2 });
+    const icon = (health: TrayHealth) =>
+      nativeImage.createFromBitmap(trayIconBitmap(health, 32), { width: 32, height: 32, scaleFactor: 2 });
     tray = new Tray(icon('idle'));
     const view = tray;
     view.on('click', open);
@@ -166,16 +199,34 @@ function runShell(): void {
         setToolTip: (text) => view.setToolTip(text),
         setMenu: (items) => view.setContextMenu(Menu.buildFromTemplate(items)),
       },
-      { status: () => supervisor.status(), onStatus: (l) => supervisor.onStatus(l), onClient: (l) => engine.onClient(l), current: () => engine.current() },
+      {
+        status: () => supervisor.status(),
+        onStatus: (l) => supervisor.onStatus(l),
+        onClient: (l) => engine.onClient(l),
+        current: () => engine.current(),
+      },
       {
         open,
         openPage,
-        runWorkflow: (name) => void engine.current()?.runWorkflow(name, { actor: 'tray' }).catch(() => undefined),
+        runWorkflow: (name) =>
+          void engine
+            .current()
+            ?.runWorkflow(name, { actor: 'tray' })
+            .catch(() => undefined),
         // The audit log names the person, as `ax pause` does; the state comes back as a `workflows` event.
-        setSchedulingPaused: (paused) => void engine.current()?.setSchedulingPaused(paused, `${os.userInfo().username}@${os.hostname()} (tray)`).catch(() => undefined),
+        setSchedulingPaused: (paused) =>
+          void engine
+            .current()
+            ?.setSchedulingPaused(paused, `${os.userInfo().username}@${os.hostname()} (tray)`)
+            .catch(() => undefined),
         restartEngine: () => supervisor.restart(),
         quit: () => app.quit(),
-        team: { status: () => team.status(), canJoin: () => team.canJoin(), join: () => void team.join(), leave: () => team.leave() },
+        team: {
+          status: () => team.status(),
+          canJoin: () => team.canJoin(),
+          join: () => void team.join(),
+          leave: () => team.leave(),
+        },
         ...(startAtLogin.supported && {
           startAtLogin: {
             enabled: () => startAtLogin.enabled(),

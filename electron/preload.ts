@@ -6,11 +6,15 @@ import { createDesktopBridge } from './desktop-bridge.ts';
 
 declare const __AX_VERSION__: string;
 
-const bridge = createDesktopBridge(ipcRenderer, { version: __AX_VERSION__, platform: process.platform }, {
-  postMessage: (message, targetOrigin, transfer) => window.postMessage(message, targetOrigin, transfer),
-  get origin() {
-    return window.location.origin;
+const bridge = createDesktopBridge(
+  ipcRenderer,
+  { version: __AX_VERSION__, platform: process.platform },
+  {
+    postMessage: (message, targetOrigin, transfer) => window.postMessage(message, targetOrigin, transfer),
+    get origin() {
+      return window.location.origin;
+    },
   },
-});
+);
 
 contextBridge.exposeInMainWorld('axDesktop', bridge);

@@ -22,8 +22,18 @@ export interface QuitDeps {
 }
 
 /** The message box of the question, and how its answer maps to a choice (choiceOf). */
-export function quitQuestion(running: number, texts: ShellTexts): { title: string; message: string; detail: string; buttons: string[]; defaultId: number; cancelId: number } {
-  return { title: texts.quitTitle, message: texts.tasksRunning(running), detail: texts.quitDetail, buttons: [...texts.quitButtons], defaultId: 0, cancelId: 2 };
+export function quitQuestion(
+  running: number,
+  texts: ShellTexts,
+): { title: string; message: string; detail: string; buttons: string[]; defaultId: number; cancelId: number } {
+  return {
+    title: texts.quitTitle,
+    message: texts.tasksRunning(running),
+    detail: texts.quitDetail,
+    buttons: [...texts.quitButtons],
+    defaultId: 0,
+    cancelId: 2,
+  };
 }
 
 export function choiceOf(response: number): QuitChoice {

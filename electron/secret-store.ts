@@ -13,7 +13,12 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { DESKTOP_SECRET_KEYS, type DesktopSecretKey, type DesktopSecretsStatus, type DesktopTaskSecret } from '../engine/api/desktop-bridge.ts';
+import {
+  DESKTOP_SECRET_KEYS,
+  type DesktopSecretKey,
+  type DesktopSecretsStatus,
+  type DesktopTaskSecret,
+} from '../engine/api/desktop-bridge.ts';
 import { DESKTOP_SECRETS_ENV } from '../engine/api/host-protocol.ts';
 import { secretNameProblem, secretValueProblem } from '../engine/api/secrets.ts';
 
@@ -28,7 +33,8 @@ function readOwnFile(file: string): string {
   const fd = fs.openSync(file, fs.constants.O_RDONLY | NOFOLLOW | (fs.constants.O_NONBLOCK ?? 0));
   try {
     const st = fs.fstatSync(fd);
-    if (!st.isFile() || (typeof process.getuid === 'function' && st.uid !== process.getuid())) throw new Error(`${file} is not this user's file`);
+    if (!st.isFile() || (typeof process.getuid === 'function' && st.uid !== process.getuid()))
+      throw new Error(`${file} is not this user's file`);
     return fs.readFileSync(fd, 'utf8');
   } finally {
     fs.closeSync(fd);
@@ -50,7 +56,6 @@ export interface SafeStorageLike {
   /** Linux only in Electron */
   getSelectedStorageBackend?(): string;
 }
-
 
 export class SecretStore {
   readonly file: string;
@@ -80,9 +85,22 @@ export class SecretStore {
       else stored[key as DesktopSecretKey] = maskUrl(value);
     }
     const taskSecrets: DesktopTaskSecret[] = Object.entries(this.readRaw().tasks ?? {})
-      .map(([name, t]) => ({ name, setAt: t.setAt, ...(this.open(t.sealed) === undefined && { unreadable: true as const }) }))
+      .map(([name, t]) => ({
+        name,
+        setAt: t.setAt,
+        ...(this.open(t.sealed) === undefined && { unreadable: true as const }),
+      }))
       .sort((a, b) => a.name.localeCompare(b.name));
-    return { backend, plaintext: backend === 'basic_text', available: backend !== 'unavailable', stored, unreadable, taskSecrets, file: this.file, dataDir: this.dataDir };
+    return {
+      backend,
+      plaintext: backend === 'basic_text',
+      available: backend !== 'unavailable',
+      stored,
+      unreadable,
+      taskSecrets,
+      file: this.file,
+      dataDir: this.dataDir,
+    };
   }
 
   /** Stores task secret `name` encrypted, or forgets it (null or ''). */
@@ -97,7 +115,9 @@ export class SecretStore {
     if (value === null || value === '') delete tasks[name];
     else {
       if (!this.safeStorage.isEncryptionAvailable()) {
-        throw new Error(`this system offers no way to encrypt secrets here: set it for the engine with "ax --data-dir ${this.dataDir} secrets set ${name}" instead`);
+        throw new Error(
+          `this system offers no way to encrypt secrets here: set it for the engine with "ax --data-dir ${this.dataDir} secrets set ${name}" instead`,
+        );
       }
       tasks[name] = { sealed: this.safeStorage.encryptString(value).toString('base64'), setAt: now };
     }
@@ -105,7 +125,12 @@ export class SecretStore {
     if (Object.keys(tasks).length === 0) delete raw.tasks;
     else raw.tasks = tasks;
     this.writeRaw(raw);
-    if (value === null || value === '' ? existed : true) this.audit(now, value === null || value === '' ? 'secret.remove' : existed ? 'secret.update' : 'secret.set', name);
+    if (value === null || value === '' ? existed : true)
+      this.audit(
+        now,
+        value === null || value === '' ? 'secret.remove' : existed ? 'secret.update' : 'secret.set',
+        name,
+      );
     return this.status();
   }
 
@@ -117,10 +142,19 @@ export class SecretStore {
     } catch {
       // no passwd entry: the line still says what changed
     }
-    const line = JSON.stringify({ at: new Date(at).toISOString(), actor: `${user}@${os.hostname()} (desktop app)`, action, name });
+    const line = JSON.stringify({
+      at: new Date(at).toISOString(),
+      actor: `${user}@${os.hostname()} (desktop app)`,
+      action,
+      name,
+    });
     fs.mkdirSync(this.dataDir, { recursive: true, mode: 0o700 });
     // Never through a planted link (as secrets-file.ts).
-    const fd = fs.openSync(path.join(this.dataDir, 'task-secrets.audit.log'), fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | NOFOLLOW, 0o600);
+    const fd = fs.openSync(
+      path.join(this.dataDir, 'task-secrets.audit.log'),
+      fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | NOFOLLOW,
+      0o600,
+    );
     try {
       fs.writeFileSync(fd, `${line}\n`);
     } finally {
@@ -140,7 +174,8 @@ export class SecretStore {
 
   /** Stores `value` encrypted under `key`, or forgets it (null or ''). */
   set(key: DesktopSecretKey, value: string | null): DesktopSecretsStatus {
-    if (!DESKTOP_SECRET_KEYS.includes(key)) throw new Error(`unknown secret "${String(key)}": known ones are ${DESKTOP_SECRET_KEYS.join(', ')}`);
+    if (!DESKTOP_SECRET_KEYS.includes(key))
+      throw new Error(`unknown secret "${String(key)}": known ones are ${DESKTOP_SECRET_KEYS.join(', ')}`);
     if (value !== null && typeof value !== 'string') throw new Error('a secret is a string');
     const nul = value === null ? undefined : secretValueProblem(key, value);
     if (nul) throw new Error(nul);
@@ -148,7 +183,9 @@ export class SecretStore {
     if (value === null || value === '') delete raw[key];
     else {
       if (!this.safeStorage.isEncryptionAvailable()) {
-        throw new Error('this system offers no way to encrypt secrets here: give the connection string to the engine with AX_MYSQL_URL / AX_REDIS_URL instead');
+        throw new Error(
+          'this system offers no way to encrypt secrets here: give the connection string to the engine with AX_MYSQL_URL / AX_REDIS_URL instead',
+        );
       }
       raw[key] = this.safeStorage.encryptString(value).toString('base64');
     }
@@ -167,7 +204,9 @@ export class SecretStore {
 
   private open(sealed: string): string | undefined {
     try {
-      return this.safeStorage.isEncryptionAvailable() ? this.safeStorage.decryptString(Buffer.from(sealed, 'base64')) : undefined;
+      return this.safeStorage.isEncryptionAvailable()
+        ? this.safeStorage.decryptString(Buffer.from(sealed, 'base64'))
+        : undefined;
     } catch {
       return undefined;
     }
@@ -176,7 +215,8 @@ export class SecretStore {
   /** The host's environment addition: the decrypted strings (and task secrets, under "tasks") in DESKTOP_SECRETS_ENV, or nothing. */
   hostEnv(): Record<string, string> {
     const plain: Partial<Record<DesktopSecretKey, string>> & { tasks?: Record<string, string> } = {};
-    for (const [key, value] of Object.entries(this.decryptAll())) if (value !== undefined) plain[key as DesktopSecretKey] = value;
+    for (const [key, value] of Object.entries(this.decryptAll()))
+      if (value !== undefined) plain[key as DesktopSecretKey] = value;
     const tasks = this.taskValues();
     if (Object.keys(tasks).length > 0) plain.tasks = tasks;
     return Object.keys(plain).length === 0 ? {} : { [DESKTOP_SECRETS_ENV]: JSON.stringify(plain) };
@@ -211,7 +251,8 @@ export class SecretStore {
     if (typeof tasks === 'object' && tasks !== null) {
       for (const [name, t] of Object.entries(tasks as Record<string, unknown>)) {
         const { sealed, setAt } = (t ?? {}) as Partial<SealedTaskSecret>;
-        if (typeof sealed === 'string') (out.tasks ??= {})[name] = { sealed, setAt: typeof setAt === 'number' ? setAt : 0 };
+        if (typeof sealed === 'string')
+          (out.tasks ??= {})[name] = { sealed, setAt: typeof setAt === 'number' ? setAt : 0 };
       }
     }
     return out;

@@ -4,7 +4,7 @@
 import type { DesktopLanguage } from '../engine/api/desktop-bridge.ts';
 import type { TeamWorkerStatus } from '../engine/api/host-protocol.ts';
 
-const short = (text: string | undefined) => (text && text.length > 80 ? `${text.slice(0, 79)}…` : text ?? '');
+const short = (text: string | undefined) => (text && text.length > 80 ? `${text.slice(0, 79)}…` : (text ?? ''));
 
 export interface ShellTexts {
   appName: string;
@@ -85,7 +85,8 @@ const en: ShellTexts = {
   quitButtons: ['Wait for them', 'Stop them', 'Cancel'],
   runFailed: (workflow) => `${workflow} failed`,
   runFailedBody: (runId) => `Run #${runId} failed.`,
-  taskFailedBody: (runId, task, timedOut, reason) => `Run #${runId}: task ${task} ${timedOut ? 'timed out' : 'failed'}${reason ? `: ${reason}` : ''}`,
+  taskFailedBody: (runId, task, timedOut, reason) =>
+    `Run #${runId}: task ${task} ${timedOut ? 'timed out' : 'failed'}${reason ? `: ${reason}` : ''}`,
   recovered: (workflow) => `${workflow} recovered`,
   recoveredBody: (runId) => `Run #${runId} succeeded.`,
   hintTitle: 'AX Scheduler is still running',
@@ -135,7 +136,8 @@ const zhCN: ShellTexts = {
   quitButtons: ['等待完成', '停止任务', '取消'],
   runFailed: (workflow) => `${workflow} 失败`,
   runFailedBody: (runId) => `运行 #${runId} 失败。`,
-  taskFailedBody: (runId, task, timedOut, reason) => `运行 #${runId}：任务 ${task} ${timedOut ? '超时' : '失败'}${reason ? `：${reason}` : ''}`,
+  taskFailedBody: (runId, task, timedOut, reason) =>
+    `运行 #${runId}：任务 ${task} ${timedOut ? '超时' : '失败'}${reason ? `：${reason}` : ''}`,
   recovered: (workflow) => `${workflow} 已恢复`,
   recoveredBody: (runId) => `运行 #${runId} 成功。`,
   hintTitle: 'AX 调度器仍在运行',

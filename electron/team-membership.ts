@@ -110,7 +110,10 @@ export class TeamMembership {
   private ask(): boolean {
     if (!this.canJoin()) return false;
     const { teamLabels: labels, teamAcceptUnlabelled } = this.deps.state.get();
-    return this.deps.host.joinTeam({ ...(labels && labels.length > 0 && { labels: [...labels] }), ...(teamAcceptUnlabelled === true && { acceptUnlabelled: true }) });
+    return this.deps.host.joinTeam({
+      ...(labels && labels.length > 0 && { labels: [...labels] }),
+      ...(teamAcceptUnlabelled === true && { acceptUnlabelled: true }),
+    });
   }
 
   private changed(): void {

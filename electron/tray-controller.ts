@@ -61,7 +61,11 @@ export class TrayController {
       this.counts = {
         runningTasks: summary.runningTasks,
         failedToday: summary.failuresToday.length,
-        recentFailures: summary.failuresToday.map((f) => ({ workflow: f.run.workflowName, task: f.taskName, instanceId: f.instanceId })),
+        recentFailures: summary.failuresToday.map((f) => ({
+          workflow: f.run.workflowName,
+          task: f.taskName,
+          instanceId: f.instanceId,
+        })),
         workflows: workflows.map((w) => w.name),
         schedulingPaused: summary.schedulingPaused !== undefined,
       };

@@ -29,7 +29,9 @@ export function trayIconBitmap(health: TrayHealth, size = 16): Buffer {
   for (let py = 0; py < size; py++) {
     for (let px = 0; px < size; px++) {
       let hits = 0;
-      for (let sy = 0; sy < samples; sy++) for (let sx = 0; sx < samples; sx++) if (inside((px + (sx + 0.5) / samples) / size, (py + (sy + 0.5) / samples) / size)) hits++;
+      for (let sy = 0; sy < samples; sy++)
+        for (let sx = 0; sx < samples; sx++)
+          if (inside((px + (sx + 0.5) / samples) / size, (py + (sy + 0.5) / samples) / size)) hits++;
       const alpha = Math.round((255 * hits) / (samples * samples));
       const at = (py * size + px) * 4;
       // Premultiplied, as Chromium's bitmaps are.

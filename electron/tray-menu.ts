@@ -33,7 +33,11 @@ export interface TrayActions {
 }
 
 /** The team worker's line and its Join or Leave item. */
-export function teamItems(status: DesktopEngineStatus, team: NonNullable<TrayActions['team']>, texts: ShellTexts): TrayItem[] {
+export function teamItems(
+  status: DesktopEngineStatus,
+  team: NonNullable<TrayActions['team']>,
+  texts: ShellTexts,
+): TrayItem[] {
   const t = team.status();
   const items: TrayItem[] = [{ label: texts.team(t), enabled: false }];
   if (t.state === 'joined' || t.state === 'joining') items.push({ label: texts.leaveTeam, click: () => team.leave() });
@@ -84,34 +88,57 @@ export function trayTooltip(status: DesktopEngineStatus, counts: TrayCounts | un
   return `${texts.appName}: ${texts.running(counts.runningTasks)}, ${texts.failedToday(counts.failedToday)}${counts.schedulingPaused ? `, ${texts.schedulingPaused}` : ''}`;
 }
 
-export function trayMenu(status: DesktopEngineStatus, counts: TrayCounts | undefined, actions: TrayActions, texts: ShellTexts): TrayItem[] {
+export function trayMenu(
+  status: DesktopEngineStatus,
+  counts: TrayCounts | undefined,
+  actions: TrayActions,
+  texts: ShellTexts,
+): TrayItem[] {
   const items: TrayItem[] = [{ label: engineLine(status, texts), enabled: false }];
   if (status.state === 'running' && counts) {
-    items.push({ label: texts.running(counts.runningTasks), enabled: false }, { label: texts.failedToday(counts.failedToday), enabled: false });
+    items.push(
+      { label: texts.running(counts.runningTasks), enabled: false },
+      { label: texts.failedToday(counts.failedToday), enabled: false },
+    );
     if (counts.schedulingPaused) items.push({ label: texts.schedulingPaused, enabled: false });
   }
   const failures = (status.state === 'running' && counts?.recentFailures) || [];
   if (failures.length > 0) {
     items.push({
       label: texts.recentFailures,
-      submenu: failures.slice(0, TRAY_LIST_MAX).map((f) => ({ label: `${f.workflow} › ${f.task}`, click: () => actions.openPage(`/instances/${f.instanceId}`) })),
+      submenu: failures.slice(0, TRAY_LIST_MAX).map((f) => ({
+        label: `${f.workflow} › ${f.task}`,
+        click: () => actions.openPage(`/instances/${f.instanceId}`),
+      })),
     });
   }
   const workflows = (status.state === 'running' && counts?.workflows) || [];
   if (workflows.length > 0) {
-    items.push({ label: texts.runWorkflow, submenu: workflows.slice(0, TRAY_LIST_MAX).map((name) => ({ label: name, click: () => actions.runWorkflow(name) })) });
+    items.push({
+      label: texts.runWorkflow,
+      submenu: workflows
+        .slice(0, TRAY_LIST_MAX)
+        .map((name) => ({ label: name, click: () => actions.runWorkflow(name) })),
+    });
   }
   if (status.state === 'running' && counts) {
     const paused = counts.schedulingPaused === true;
-    items.push({ label: paused ? texts.resumeScheduling : texts.pauseScheduling, click: () => actions.setSchedulingPaused(!paused) });
+    items.push({
+      label: paused ? texts.resumeScheduling : texts.pauseScheduling,
+      click: () => actions.setSchedulingPaused(!paused),
+    });
   }
   items.push({ type: 'separator' }, { label: texts.open, click: actions.open });
-  if (status.state === 'gave-up' || status.state === 'failed') items.push({ label: texts.restartEngine, click: actions.restartEngine });
+  if (status.state === 'gave-up' || status.state === 'failed')
+    items.push({ label: texts.restartEngine, click: actions.restartEngine });
   if (actions.team) items.push({ type: 'separator' }, ...teamItems(status, actions.team, texts));
   const login = actions.startAtLogin;
   if (login) {
     const on = login.enabled();
-    items.push({ type: 'separator' }, { label: texts.startAtLogin, type: 'checkbox', checked: on, click: () => login.set(!on) });
+    items.push(
+      { type: 'separator' },
+      { label: texts.startAtLogin, type: 'checkbox', checked: on, click: () => login.set(!on) },
+    );
   }
   items.push({ type: 'separator' }, { label: texts.quit, click: actions.quit });
   return items;

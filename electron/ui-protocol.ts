@@ -14,7 +14,10 @@ export const APP_SCHEME_PRIVILEGES = {
 };
 
 function plain(status: number, text: string): Response {
-  return new Response(text, { status, headers: { ...SECURITY_HEADERS, 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' } });
+  return new Response(text, {
+    status,
+    headers: { ...SECURITY_HEADERS, 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' },
+  });
 }
 
 /** The protocol.handle handler for app://ui/… over the UI directory. */
@@ -38,10 +41,14 @@ export function uiProtocolHandler(uiDir: string): (request: Request) => Promise<
       body = await fs.readFile(file);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      if (rel === UI_INDEX && code === 'ENOENT') return plain(503, 'The UI is not built: run "npm run build" in the AX checkout, then reload.');
+      if (rel === UI_INDEX && code === 'ENOENT')
+        return plain(503, 'The UI is not built: run "npm run build" in the AX checkout, then reload.');
       if (code === 'ENOENT' || code === 'EISDIR' || code === 'ENOTDIR') return plain(404, 'not found');
       throw err;
     }
-    return new Response(request.method === 'HEAD' ? null : new Uint8Array(body), { status: 200, headers: uiHeaders(rel) });
+    return new Response(request.method === 'HEAD' ? null : new Uint8Array(body), {
+      status: 200,
+      headers: uiHeaders(rel),
+    });
   };
 }

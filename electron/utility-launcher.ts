@@ -16,7 +16,11 @@ export interface UtilityProcessLike {
 }
 
 export interface UtilityForker {
-  fork(modulePath: string, args: string[], options: { serviceName: string; stdio: ('ignore' | 'inherit' | 'pipe')[]; env: NodeJS.ProcessEnv }): UtilityProcessLike;
+  fork(
+    modulePath: string,
+    args: string[],
+    options: { serviceName: string; stdio: ('ignore' | 'inherit' | 'pipe')[]; env: NodeJS.ProcessEnv },
+  ): UtilityProcessLike;
 }
 
 export interface HostLaunchOptions {
@@ -37,7 +41,8 @@ export function hostArgs(options: HostLaunchOptions): string[] {
 
 export function utilityLauncher(utilityProcess: UtilityForker, options: HostLaunchOptions): EngineLauncher {
   return () => {
-    if (!fs.existsSync(options.entry)) throw new Error(`the engine host is not built (${options.entry} is missing): run "npm run build"`);
+    if (!fs.existsSync(options.entry))
+      throw new Error(`the engine host is not built (${options.entry} is missing): run "npm run build"`);
     const child = utilityProcess.fork(options.entry, hostArgs(options), {
       serviceName: 'AX engine',
       stdio: ['ignore', 'inherit', 'pipe'],
@@ -54,7 +59,8 @@ export function utilityLauncher(utilityProcess: UtilityForker, options: HostLaun
         child.stderr?.setEncoding('utf8');
         child.stderr?.on('data', (chunk: string) => listener(chunk));
       },
-      postMessage: (message: ParentMessage, transfer?: PortMain[]) => child.postMessage(message, transfer as never[] | undefined),
+      postMessage: (message: ParentMessage, transfer?: PortMain[]) =>
+        child.postMessage(message, transfer as never[] | undefined),
       kill: () => void child.kill(),
     };
     return proc;

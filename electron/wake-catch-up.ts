@@ -18,6 +18,8 @@ export function catchUpOnWake(
   powerMonitor.on('resume', () => {
     const client = engine();
     if (!client) return;
-    client.catchUpSchedules().then(onDone, (err: unknown) => onDone(err instanceof Error ? err : new Error(String(err))));
+    client
+      .catchUpSchedules()
+      .then(onDone, (err: unknown) => onDone(err instanceof Error ? err : new Error(String(err))));
   });
 }

@@ -42,15 +42,27 @@ export function secureWebPreferences(preload: string): SecureWebPreferences {
 
 /** The members of WebContents the guard uses. */
 export interface GuardedContents {
-  on(event: 'will-navigate' | 'will-redirect', listener: (event: { preventDefault(): void; url: string }) => void): unknown;
+  on(
+    event: 'will-navigate' | 'will-redirect',
+    listener: (event: { preventDefault(): void; url: string }) => void,
+  ): unknown;
   on(event: 'will-attach-webview', listener: (event: { preventDefault(): void }) => void): unknown;
   setWindowOpenHandler(handler: (details: { url: string }) => { action: 'deny' }): void;
 }
 
 /** The members of Session the guard uses. */
 export interface GuardedSession {
-  setPermissionRequestHandler(handler: (contents: unknown, permission: string, callback: (granted: boolean) => void, details: { requestingUrl?: string }) => void): void;
-  setPermissionCheckHandler(handler: (contents: unknown, permission: string, requestingOrigin: string) => boolean): void;
+  setPermissionRequestHandler(
+    handler: (
+      contents: unknown,
+      permission: string,
+      callback: (granted: boolean) => void,
+      details: { requestingUrl?: string },
+    ) => void,
+  ): void;
+  setPermissionCheckHandler(
+    handler: (contents: unknown, permission: string, requestingOrigin: string) => boolean,
+  ): void;
 }
 
 /** Permissions our own page is granted; everything else is refused. */
@@ -75,6 +87,8 @@ export function guardContents(contents: GuardedContents, openExternal: (url: str
 }
 
 export function guardSession(session: GuardedSession): void {
-  session.setPermissionRequestHandler((_contents, permission, callback, details) => callback(permitted(permission, details.requestingUrl)));
+  session.setPermissionRequestHandler((_contents, permission, callback, details) =>
+    callback(permitted(permission, details.requestingUrl)),
+  );
   session.setPermissionCheckHandler((_contents, permission, origin) => permitted(permission, origin));
 }

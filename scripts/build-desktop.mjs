@@ -10,10 +10,23 @@ const outdir = process.argv[2] ?? 'dist/electron';
 const { version } = JSON.parse(fs.readFileSync('package.json', 'utf8'));
 fs.rmSync(outdir, { recursive: true, force: true });
 
-const common = { bundle: true, format: 'cjs', target: 'node20', external: ['electron'], logLevel: 'warning', legalComments: 'none' };
+const common = {
+  bundle: true,
+  format: 'cjs',
+  target: 'node20',
+  external: ['electron'],
+  logLevel: 'warning',
+  legalComments: 'none',
+};
 await Promise.all([
   // Main: node_modules stay outside the bundle (the app's package ships them).
-  build({ ...common, entryPoints: ['electron/main.ts'], outfile: path.join(outdir, 'main.cjs'), platform: 'node', packages: 'external' }),
+  build({
+    ...common,
+    entryPoints: ['electron/main.ts'],
+    outfile: path.join(outdir, 'main.cjs'),
+    platform: 'node',
+    packages: 'external',
+  }),
   build({
     ...common,
     entryPoints: ['electron/preload.ts'],
@@ -24,5 +37,8 @@ await Promise.all([
 ]);
 
 const preload = fs.readFileSync(path.join(outdir, 'preload.cjs'), 'utf8');
-const required = [...preload.matchAll(/\brequire\(\s*["']([^"']+)["']\s*\)/g)].map((m) => m[1]).filter((name) => name !== 'electron');
-if (required.length > 0) throw new Error(`the sandboxed preload may require only 'electron', but requires: ${required.join(', ')}`);
+const required = [...preload.matchAll(/\brequire\(\s*["']([^"']+)["']\s*\)/g)]
+  .map((m) => m[1])
+  .filter((name) => name !== 'electron');
+if (required.length > 0)
+  throw new Error(`the sandboxed preload may require only 'electron', but requires: ${required.join(', ')}`);

@@ -13,7 +13,8 @@ const bin = (name) => path.join('node_modules', '.bin', process.platform === 'wi
 function step(title, command, args) {
   console.log(`dist: ${title}`);
   const result = spawnSync(command, args, { stdio: 'inherit', shell: process.platform === 'win32' });
-  if (result.status !== 0) throw new Error(`${title} failed (${result.error?.message ?? `exit ${result.status ?? result.signal}`})`);
+  if (result.status !== 0)
+    throw new Error(`${title} failed (${result.error?.message ?? `exit ${result.status ?? result.signal}`})`);
 }
 
 /**
@@ -23,7 +24,8 @@ function step(title, command, args) {
  */
 function debMetadataProblem(args) {
   const TARGETS = /^(AppImage|deb|rpm|snap|pacman|apk|freebsd|p5p|flatpak|dir|zip|7z|tar\.(gz|xz|bz2|lz))$/i;
-  const linuxDefaults = (args.length === 0 && process.platform === 'linux') || args.includes('--linux') || args.includes('-l');
+  const linuxDefaults =
+    (args.length === 0 && process.platform === 'linux') || args.includes('--linux') || args.includes('-l');
   const deb = args.includes('deb') || (linuxDefaults && !args.some((a) => TARGETS.test(a)));
   if (!deb) return undefined;
   const pkg = JSON.parse(fs.readFileSync('package.json', 'utf8'));

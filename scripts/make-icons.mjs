@@ -25,7 +25,11 @@ function toSegment(x, y, [ax, ay], [bx, by]) {
   return Math.hypot(x - (ax + t * (bx - ax)), y - (ay + t * (by - ay)));
 }
 
-const NODES = [[0.3, 0.3], [0.3, 0.7], [0.72, 0.5]];
+const NODES = [
+  [0.3, 0.3],
+  [0.3, 0.7],
+  [0.72, 0.5],
+];
 function graph(x, y) {
   if (NODES.some(([nx, ny]) => Math.hypot(x - nx, y - ny) <= 0.1)) return true;
   return toSegment(x, y, NODES[0], NODES[2]) <= 0.035 || toSegment(x, y, NODES[1], NODES[2]) <= 0.035;
@@ -91,7 +95,12 @@ export function encodePng(size, rgba) {
   const raw = Buffer.alloc(size * (size * 4 + 1));
   for (let y = 0; y < size; y++) rgba.copy(raw, y * (size * 4 + 1) + 1, y * size * 4, (y + 1) * size * 4);
   const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-  return Buffer.concat([signature, chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw, { level: 9 })), chunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    signature,
+    chunk('IHDR', ihdr),
+    chunk('IDAT', deflateSync(raw, { level: 9 })),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 export function writeIcons(outDir) {

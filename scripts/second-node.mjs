@@ -18,7 +18,9 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const MAJOR = 24;
 const PLATFORM = { linux: 'linux', darwin: 'darwin', win32: 'win' }[process.platform];
 const PACKAGE = `node-${PLATFORM}-${process.arch}`;
-const cacheRoot = process.env.AX_SECOND_NODE_CACHE || path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'ax-scheduler');
+const cacheRoot =
+  process.env.AX_SECOND_NODE_CACHE ||
+  path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'ax-scheduler');
 const home = path.join(cacheRoot, `node${MAJOR}`);
 const binary = path.join(home, 'package', 'bin', process.platform === 'win32' ? 'node.exe' : 'node');
 
@@ -36,9 +38,14 @@ export function secondNode() {
   const node = given || binary;
   const version = fs.existsSync(node) ? versionOf(node) : undefined;
   if (!version) {
-    return { reason: given ? `AX_SECOND_NODE=${given} does not run` : `Node ${MAJOR} is not in ${home}: run "node scripts/second-node.mjs fetch" (needs the npm registry)` };
+    return {
+      reason: given
+        ? `AX_SECOND_NODE=${given} does not run`
+        : `Node ${MAJOR} is not in ${home}: run "node scripts/second-node.mjs fetch" (needs the npm registry)`,
+    };
   }
-  if (!version.startsWith(`v${MAJOR}.`) && !given) return { reason: `${node} is ${version}, not Node ${MAJOR}: remove ${home} and fetch again` };
+  if (!version.startsWith(`v${MAJOR}.`) && !given)
+    return { reason: `${node} is ${version}, not Node ${MAJOR}: remove ${home} and fetch again` };
   return { node, version };
 }
 
@@ -49,7 +56,14 @@ function fetchNode() {
   fs.mkdirSync(home, { recursive: true });
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
   console.log(`second-node: npm pack ${PACKAGE}@${MAJOR} into ${home}`);
-  const packed = execFileSync(npm, ['pack', `${PACKAGE}@${MAJOR}`, '--silent'], { cwd: home, encoding: 'utf8', shell: process.platform === 'win32' }).trim().split('\n').pop();
+  const packed = execFileSync(npm, ['pack', `${PACKAGE}@${MAJOR}`, '--silent'], {
+    cwd: home,
+    encoding: 'utf8',
+    shell: process.platform === 'win32',
+  })
+    .trim()
+    .split('\n')
+    .pop();
   execFileSync('tar', ['xzf', packed], { cwd: home });
   fs.rmSync(path.join(home, packed), { force: true });
   const found = secondNode();
@@ -67,13 +81,19 @@ function runLane() {
     console.log(`second-node: lane skipped: ${found.reason}`);
     return 0;
   }
-  console.log(`second-node: the second-runtime lane on ${found.version} (${found.node}); node_modules as installed under ${process.version}`);
+  console.log(
+    `second-node: the second-runtime lane on ${found.version} (${found.node}); node_modules as installed under ${process.version}`,
+  );
   const vitest = path.join(ROOT, 'node_modules', 'vitest', 'vitest.mjs');
-  const run = spawnSync(found.node, [vitest, 'run', '--config', 'vitest.second-node.config.ts', ...process.argv.slice(3)], {
-    cwd: ROOT,
-    stdio: 'inherit',
-    env: { ...process.env, AX_SECOND_NODE_LANE: '1', AX_MACHINE_NODE: process.execPath },
-  });
+  const run = spawnSync(
+    found.node,
+    [vitest, 'run', '--config', 'vitest.second-node.config.ts', ...process.argv.slice(3)],
+    {
+      cwd: ROOT,
+      stdio: 'inherit',
+      env: { ...process.env, AX_SECOND_NODE_LANE: '1', AX_MACHINE_NODE: process.execPath },
+    },
+  );
   return run.status ?? 1;
 }
 

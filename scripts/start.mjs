@@ -15,7 +15,10 @@ function electronBinary() {
   const pkg = path.join(root, 'node_modules', 'electron');
   if (!fs.existsSync(path.join(pkg, 'package.json'))) return { reason: 'the electron package is not installed' };
   const pathFile = path.join(pkg, 'path.txt');
-  if (!fs.existsSync(pathFile)) return { reason: "Electron's binary was not downloaded (no access to its download, or ELECTRON_SKIP_BINARY_DOWNLOAD set)" };
+  if (!fs.existsSync(pathFile))
+    return {
+      reason: "Electron's binary was not downloaded (no access to its download, or ELECTRON_SKIP_BINARY_DOWNLOAD set)",
+    };
   const binary = path.join(pkg, 'dist', fs.readFileSync(pathFile, 'utf8').trim());
   return fs.existsSync(binary) ? { binary } : { reason: `Electron's binary is missing (${binary})` };
 }

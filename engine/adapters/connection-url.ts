@@ -4,7 +4,8 @@
 // "bad connection string" or a URIError's stack trace.
 import { AxError } from '../api/errors.ts';
 
-const ENCODE_HINT = 'percent-encode special characters in the user and password: "#" as %23, "%" as %25, "@" as %40, "/" as %2F, ":" as %3A';
+const ENCODE_HINT =
+  'percent-encode special characters in the user and password: "#" as %23, "%" as %25, "@" as %40, "/" as %2F, ":" as %3A';
 
 /** url parsed, or an AxError naming `shape` (e.g. "mysql://USER:PASSWORD@HOST:PORT/DATABASE"). */
 export function parseConnectionUrl(url: string, what: string, redacted: string, shape: string): URL {
@@ -12,10 +13,14 @@ export function parseConnectionUrl(url: string, what: string, redacted: string, 
   try {
     u = new URL(url);
   } catch {
-    throw new AxError('validation', `bad ${what} "${redacted}": ${url.includes('#') ? `a "#" ends the URL where it stands: ${ENCODE_HINT}` : `write ${shape}`}`);
+    throw new AxError(
+      'validation',
+      `bad ${what} "${redacted}": ${url.includes('#') ? `a "#" ends the URL where it stands: ${ENCODE_HINT}` : `write ${shape}`}`,
+    );
   }
   // "#" left a fragment: what follows it (often the rest of the password, the host, the database) is not used.
-  if (u.hash || url.includes('#')) throw new AxError('validation', `bad ${what} "${redacted}": a "#" ends the URL where it stands: ${ENCODE_HINT}`);
+  if (u.hash || url.includes('#'))
+    throw new AxError('validation', `bad ${what} "${redacted}": a "#" ends the URL where it stands: ${ENCODE_HINT}`);
   return u;
 }
 
@@ -24,6 +29,9 @@ export function decodeUrlPart(part: string, name: string, what: string, redacted
   try {
     return decodeURIComponent(part);
   } catch {
-    throw new AxError('validation', `bad ${what} "${redacted}": the ${name} has a "%" that is not a %-escape (e.g. %zz): ${ENCODE_HINT}`);
+    throw new AxError(
+      'validation',
+      `bad ${what} "${redacted}": the ${name} has a "%" that is not a %-escape (e.g. %zz): ${ENCODE_HINT}`,
+    );
   }
 }

@@ -16,11 +16,14 @@ export function setLongTimeout(ms: number, fn: () => void): () => void {
   const deadline = performance.now() + Math.max(0, ms);
   let timer: NodeJS.Timeout;
   const arm = (delay: number) => {
-    timer = setTimeout(() => {
-      const left = deadline - performance.now();
-      if (left > 0) arm(left);
-      else fn();
-    }, Math.min(Math.max(0, delay), MAX_TIMEOUT_MS));
+    timer = setTimeout(
+      () => {
+        const left = deadline - performance.now();
+        if (left > 0) arm(left);
+        else fn();
+      },
+      Math.min(Math.max(0, delay), MAX_TIMEOUT_MS),
+    );
     timer.unref();
   };
   arm(ms);

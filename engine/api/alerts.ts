@@ -109,7 +109,13 @@ export interface WorkflowAlerts {
 }
 
 /** The rules about a workflow, which a workflow's `alerts.rules` picks from. */
-export const WORKFLOW_ALERT_RULES = ['task_failed', 'run_failed', 'recovered', 'run_overdue', 'misfire_skipped'] as const satisfies readonly AlertRule[];
+export const WORKFLOW_ALERT_RULES = [
+  'task_failed',
+  'run_failed',
+  'recovered',
+  'run_overdue',
+  'misfire_skipped',
+] as const satisfies readonly AlertRule[];
 /**
  * A failed run and the recovery after it: one alert per failure (the run's names the task that
  * failed and why). `task_failed` adds one per task that failed for good, for runs whose other

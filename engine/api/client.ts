@@ -33,7 +33,10 @@ export interface ApiClient extends EngineApi {
 export function createApiClient(transport: MessageTransport, options: { timeoutMs?: number } = {}): ApiClient {
   let nextId = 1;
   let isClosed = false;
-  const pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void; timer?: ReturnType<typeof setTimeout> }>();
+  const pending = new Map<
+    number,
+    { resolve(v: unknown): void; reject(e: Error): void; timer?: ReturnType<typeof setTimeout> }
+  >();
   const handlers = new Map<Topic, Set<(event: EngineEvent) => void>>();
   let closedResolve: (reason: string) => void = () => undefined;
   const closed = new Promise<string>((resolve) => (closedResolve = resolve));
@@ -52,7 +55,13 @@ export function createApiClient(transport: MessageTransport, options: { timeoutM
     if (p.timer) clearTimeout(p.timer);
     const response = msg as ApiResponse;
     if ('error' in response) {
-      p.reject(new AxError(response.error.code as AxErrorCode, response.error.message, (response.error.problems ?? []) as ValidationProblem[]));
+      p.reject(
+        new AxError(
+          response.error.code as AxErrorCode,
+          response.error.message,
+          (response.error.problems ?? []) as ValidationProblem[],
+        ),
+      );
     } else p.resolve(response.result);
   });
   transport.onClose((reason) => {
@@ -69,7 +78,10 @@ export function createApiClient(transport: MessageTransport, options: { timeoutM
     new Promise<unknown>((resolve, reject) => {
       if (isClosed) return reject(new AxError('unavailable', 'the connection to the engine is closed'));
       const id = nextId++;
-      const entry: { resolve(v: unknown): void; reject(e: Error): void; timer?: ReturnType<typeof setTimeout> } = { resolve, reject };
+      const entry: { resolve(v: unknown): void; reject(e: Error): void; timer?: ReturnType<typeof setTimeout> } = {
+        resolve,
+        reject,
+      };
       if (options.timeoutMs) {
         entry.timer = setTimeout(() => {
           pending.delete(id);
@@ -80,7 +92,9 @@ export function createApiClient(transport: MessageTransport, options: { timeoutM
       transport.send({ id, method, params });
     });
 
-  const api = Object.fromEntries(API_METHODS.map((m) => [m, (...params: unknown[]) => call(m, params)])) as unknown as Omit<EngineApi, 'subscribe'>;
+  const api = Object.fromEntries(
+    API_METHODS.map((m) => [m, (...params: unknown[]) => call(m, params)]),
+  ) as unknown as Omit<EngineApi, 'subscribe'>;
 
   async function subscribe(topics: Topic[], handler: (event: EngineEvent) => void): Promise<() => void> {
     const added: Topic[] = [];

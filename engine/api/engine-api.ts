@@ -4,7 +4,19 @@ import type { Actor } from './actor.ts';
 import type { AlertChannelInfo, AlertFilter, AlertRecord } from './alerts.ts';
 import type { ValidationProblem } from './errors.ts';
 import type { EngineEvent, Topic } from './events.ts';
-import type { AuditEntry, InstanceRecord, InstanceState, LogLine, RunRecord, RunState, SchedulingPause, UpstreamDate, WorkerRecord, WorkflowSpec, WorkflowSummary } from './types.ts';
+import type {
+  AuditEntry,
+  InstanceRecord,
+  InstanceState,
+  LogLine,
+  RunRecord,
+  RunState,
+  SchedulingPause,
+  UpstreamDate,
+  WorkerRecord,
+  WorkflowSpec,
+  WorkflowSummary,
+} from './types.ts';
 
 export interface WorkflowListing extends WorkflowSummary {
   /** the schedule in words, e.g. "At 02:00 (Europe/Berlin)" */
@@ -265,7 +277,12 @@ export interface EngineApi {
    * fires missed meanwhile: what the desktop app calls when the machine wakes from sleep.
    */
   catchUpSchedules(): Promise<CatchUpReport>;
-  listRuns(filter: { workflow?: string; states?: RunState[]; limit?: number; beforeId?: number }): Promise<RunListing[]>;
+  listRuns(filter: {
+    workflow?: string;
+    states?: RunState[];
+    limit?: number;
+    beforeId?: number;
+  }): Promise<RunListing[]>;
   getRun(runId: number): Promise<RunDetail>;
   /** runs × tasks of one workflow, newest run first, paged */
   runGrid(workflow: string, page: { limit?: number; beforeRunId?: number }): Promise<RunGrid>;
@@ -353,8 +370,7 @@ export interface ApiRequest {
   params: unknown[];
 }
 export type ApiResponse =
-  | { id: number; result: unknown }
-  | { id: number; error: { code: string; message: string; problems?: unknown[] } };
+  { id: number; result: unknown } | { id: number; error: { code: string; message: string; problems?: unknown[] } };
 
 /** Client → server: change the topics this connection receives. */
 export interface WatchMessage {

@@ -35,13 +35,39 @@ const worker = z.object({
 });
 
 const EVENT = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('instance'), instanceId: id, runId: id, taskName: name, attempt: z.number().int().min(1).max(1_000_000), state: z.enum(INSTANCE_STATES), at: time }),
+  z.object({
+    type: z.literal('instance'),
+    instanceId: id,
+    runId: id,
+    taskName: name,
+    attempt: z.number().int().min(1).max(1_000_000),
+    state: z.enum(INSTANCE_STATES),
+    at: time,
+  }),
   z.object({ type: z.literal('run'), runId: id, workflowName: name, state: z.enum(RUN_STATES), at: time }),
-  z.object({ type: z.literal('log'), instanceId: id, seq: count, stream: z.enum(['stdout', 'stderr', 'system']), ts: time, line }),
+  z.object({
+    type: z.literal('log'),
+    instanceId: id,
+    seq: count,
+    stream: z.enum(['stdout', 'stderr', 'system']),
+    ts: time,
+    line,
+  }),
   z.object({ type: z.literal('alert'), message: z.string().max(1024 * 1024), at: time }),
-  z.object({ type: z.literal('alert-recorded'), alertId: id, rule: z.enum([...ALERT_RULES, 'test']), state: z.enum(ALERT_STATES), at: time }),
+  z.object({
+    type: z.literal('alert-recorded'),
+    alertId: id,
+    rule: z.enum([...ALERT_RULES, 'test']),
+    state: z.enum(ALERT_STATES),
+    at: time,
+  }),
   z.object({ type: z.literal('worker'), change: z.enum(['joined', 'changed', 'left']), worker, at: time }),
-  z.object({ type: z.literal('workflow'), change: z.enum(['applied', 'enabled', 'disabled', 'removed']), workflow: name, at: time }),
+  z.object({
+    type: z.literal('workflow'),
+    change: z.enum(['applied', 'enabled', 'disabled', 'removed']),
+    workflow: name,
+    at: time,
+  }),
   z.object({ type: z.literal('scheduling'), paused: z.boolean(), since: time.optional(), by: name, at: time }),
 ]);
 
@@ -56,6 +82,9 @@ export function checkEvent(value: unknown): { ok: true; event: EngineEvent } | {
   if (result.success) return { ok: true, event: result.data as EngineEvent };
   const issue = result.error.issues[0];
   const at = issue?.path.length ? issue.path.join('.') : 'event';
-  const type = typeof (value as { type?: unknown } | null)?.type === 'string' ? `a "${String((value as { type: string }).type).slice(0, 40)}" event: ` : '';
+  const type =
+    typeof (value as { type?: unknown } | null)?.type === 'string'
+      ? `a "${String((value as { type: string }).type).slice(0, 40)}" event: `
+      : '';
   return { ok: false, problem: `${type}${at}: ${issue?.message ?? 'not an event'}` };
 }

@@ -4,7 +4,15 @@ import type { AlertRule, AlertState } from './alerts.ts';
 import type { WorkerRecord } from './types.ts';
 
 export type EngineEvent =
-  | { type: 'instance'; instanceId: number; runId: number; taskName: string; attempt: number; state: string; at: number }
+  | {
+      type: 'instance';
+      instanceId: number;
+      runId: number;
+      taskName: string;
+      attempt: number;
+      state: string;
+      at: number;
+    }
   | { type: 'run'; runId: number; workflowName: string; state: string; at: number }
   | { type: 'log'; instanceId: number; seq: number; stream: string; ts: number; line: string }
   | { type: 'alert'; message: string; at: number }
@@ -42,5 +50,8 @@ export function topicOf(event: EngineEvent): Topic {
 }
 
 export function isTopic(value: unknown): value is Topic {
-  return typeof value === 'string' && (['runs', 'workers', 'workflows', 'alerts'].includes(value) || /^log:[1-9][0-9]{0,15}$/.test(value));
+  return (
+    typeof value === 'string' &&
+    (['runs', 'workers', 'workflows', 'alerts'].includes(value) || /^log:[1-9][0-9]{0,15}$/.test(value))
+  );
 }

@@ -28,7 +28,10 @@ export interface HostReady {
 }
 
 /** What a desktop notification needs of an alert (engine/api/alerts.ts). */
-export type DesktopAlert = Pick<AlertRecord, 'id' | 'rule' | 'severity' | 'title' | 'message' | 'kind' | 'workflow' | 'runId' | 'instanceId' | 'repeats'>;
+export type DesktopAlert = Pick<
+  AlertRecord,
+  'id' | 'rule' | 'severity' | 'title' | 'message' | 'kind' | 'workflow' | 'runId' | 'instanceId' | 'repeats'
+>;
 
 /** Host → parent. */
 export type HostMessage =

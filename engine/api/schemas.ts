@@ -5,7 +5,14 @@
 import { z } from 'zod';
 import { ALERT_RULES, ALERT_STATES, DEFAULT_WORKFLOW_ALERT_RULES, WORKFLOW_ALERT_RULES } from './alerts.ts';
 import type { ApiMethod } from './engine-api.ts';
-import { DEFAULT_RETRY_DELAY_MS, MAX_DURATION_MS, MAX_LOG_LIMIT, MIN_LOG_LIMIT, RUN_STATES, UPSTREAM_DATES } from './types.ts';
+import {
+  DEFAULT_RETRY_DELAY_MS,
+  MAX_DURATION_MS,
+  MAX_LOG_LIMIT,
+  MIN_LOG_LIMIT,
+  RUN_STATES,
+  UPSTREAM_DATES,
+} from './types.ts';
 
 const id = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 const seq = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
@@ -35,7 +42,13 @@ const task = z.looseObject({
   labels: z.array(z.string()).default([]),
   upstream: z.array(z.string()).default([]),
   crossUpstream: z
-    .array(z.strictObject({ workflow: z.string().max(200), task: z.string().max(200).optional(), date: z.enum(UPSTREAM_DATES).default('same_day') }))
+    .array(
+      z.strictObject({
+        workflow: z.string().max(200),
+        task: z.string().max(200).optional(),
+        date: z.enum(UPSTREAM_DATES).default('same_day'),
+      }),
+    )
     .max(1_000)
     .optional(),
   waitTimeoutMs: duration.optional(),
@@ -59,7 +72,10 @@ const spec = z.looseObject({
   alerts: z
     .strictObject({
       channels: z.array(z.string().max(200)).max(50).default([]),
-      rules: z.array(z.enum(WORKFLOW_ALERT_RULES)).max(WORKFLOW_ALERT_RULES.length).default(DEFAULT_WORKFLOW_ALERT_RULES as never),
+      rules: z
+        .array(z.enum(WORKFLOW_ALERT_RULES))
+        .max(WORKFLOW_ALERT_RULES.length)
+        .default(DEFAULT_WORKFLOW_ALERT_RULES as never),
       expectedDurationMs: duration.optional(),
     })
     .optional(),
@@ -68,11 +84,23 @@ const spec = z.looseObject({
 
 const SCHEMAS: Record<ApiMethod, z.ZodType<unknown[]>> = {
   apply: z.tuple([spec, actor]),
-  validate: z.tuple([z.strictObject({ spec: spec.optional(), text: z.string().max(5 * 1024 * 1024).optional(), file: z.string().max(1000).optional() })]),
+  validate: z.tuple([
+    z.strictObject({
+      spec: spec.optional(),
+      text: z
+        .string()
+        .max(5 * 1024 * 1024)
+        .optional(),
+      file: z.string().max(1000).optional(),
+    }),
+  ]),
   formatWorkflow: z.tuple([spec]),
   exportWorkflow: z.tuple([name]),
   listWorkflows: z.tuple([]),
-  nextFires: z.tuple([z.strictObject({ cron: z.string().max(200), timezone: z.string().max(100).optional() }), z.number().int().min(1).max(50)]),
+  nextFires: z.tuple([
+    z.strictObject({ cron: z.string().max(200), timezone: z.string().max(100).optional() }),
+    z.number().int().min(1).max(50),
+  ]),
   setEnabled: z.tuple([name, z.boolean(), actor]),
   removeWorkflow: z.tuple([name, actor]),
   runWorkflow: z.tuple([name, z.strictObject({ task: name.optional(), actor, payload: payload.optional() })]),
@@ -82,7 +110,12 @@ const SCHEMAS: Record<ApiMethod, z.ZodType<unknown[]>> = {
   setSchedulingPaused: z.tuple([z.boolean(), actor]),
   catchUpSchedules: z.tuple([]),
   listRuns: z.tuple([
-    z.strictObject({ workflow: name.optional(), states: z.array(z.enum(RUN_STATES)).max(10).optional(), limit: limit.optional(), beforeId: id.optional() }),
+    z.strictObject({
+      workflow: name.optional(),
+      states: z.array(z.enum(RUN_STATES)).max(10).optional(),
+      limit: limit.optional(),
+      beforeId: id.optional(),
+    }),
   ]),
   getRun: z.tuple([id]),
   runGrid: z.tuple([name, z.strictObject({ limit: limit.optional(), beforeRunId: id.optional() })]),
@@ -90,7 +123,15 @@ const SCHEMAS: Record<ApiMethod, z.ZodType<unknown[]>> = {
   search: z.tuple([z.string().max(1000), limit.optional()]),
   taskStats: z.tuple([name]),
   // WORKFLOW.TASK: two names and a dot
-  lineage: z.tuple([z.string().min(1).max(201), z.strictObject({ up: z.number().int().min(0).max(1000).optional(), down: z.number().int().min(0).max(1000).optional() }).optional()]),
+  lineage: z.tuple([
+    z.string().min(1).max(201),
+    z
+      .strictObject({
+        up: z.number().int().min(0).max(1000).optional(),
+        down: z.number().int().min(0).max(1000).optional(),
+      })
+      .optional(),
+  ]),
   getInstance: z.tuple([id]),
   readLogs: z.tuple([id, seq, limit]),
   logInfo: z.tuple([id]),
@@ -120,7 +161,10 @@ function normalise(params: unknown[]): unknown[] {
 }
 
 /** Checks a request's parameters; returns them, or the problems, each naming the parameter. */
-export function checkParams(method: ApiMethod, params: unknown[]): { ok: true; params: unknown[] } | { ok: false; problems: { path: string; message: string }[] } {
+export function checkParams(
+  method: ApiMethod,
+  params: unknown[],
+): { ok: true; params: unknown[] } | { ok: false; problems: { path: string; message: string }[] } {
   const result = SCHEMAS[method].safeParse(normalise(params));
   if (result.success) return { ok: true, params: result.data };
   return {

@@ -4,9 +4,21 @@ import { MAX_LOG_LIMIT, MIN_LOG_LIMIT } from './types.ts';
 
 export { MAX_LOG_LIMIT, MIN_LOG_LIMIT };
 
-const UNITS: Record<string, number> = { b: 1, kb: 1024, k: 1024, kib: 1024, mb: 1024 ** 2, m: 1024 ** 2, mib: 1024 ** 2, gb: 1024 ** 3, g: 1024 ** 3, gib: 1024 ** 3, tb: 1024 ** 4, tib: 1024 ** 4 };
+const UNITS: Record<string, number> = {
+  b: 1,
+  kb: 1024,
+  k: 1024,
+  kib: 1024,
+  mb: 1024 ** 2,
+  m: 1024 ** 2,
+  mib: 1024 ** 2,
+  gb: 1024 ** 3,
+  g: 1024 ** 3,
+  gib: 1024 ** 3,
+  tb: 1024 ** 4,
+  tib: 1024 ** 4,
+};
 const SIZE = /^(\d+(?:\.\d+)?)\s*([a-z]*)$/i;
-
 
 /** Parses a size (text or a number of bytes); an error message saying what is accepted instead of throwing. */
 export function parseSize(value: unknown): { bytes: number } | { error: string } {
@@ -29,7 +41,12 @@ export function parseSize(value: unknown): { bytes: number } | { error: string }
 
 /** The canonical text of a size: the largest unit it is a whole number of, e.g. 52428800 → "50MB"; else bytes. */
 export function formatSize(bytes: number): string {
-  for (const [unit, size] of [['TB', 1024 ** 4], ['GB', 1024 ** 3], ['MB', 1024 ** 2], ['KB', 1024]] as const) {
+  for (const [unit, size] of [
+    ['TB', 1024 ** 4],
+    ['GB', 1024 ** 3],
+    ['MB', 1024 ** 2],
+    ['KB', 1024],
+  ] as const) {
     if (bytes >= size && bytes % size === 0) return `${bytes / size}${unit}`;
   }
   return String(bytes);

@@ -15,10 +15,24 @@ import type { WorkerOptions } from './execution/worker.ts';
 import type { NextTurn } from './workflow/workflow-cache.ts';
 
 /** What the host knows and the engine does not: shown by engineInfo (the settings screen). */
-export type HostInfo = Partial<Omit<EngineInfo, 'logRetentionDays' | 'workerHeartbeatMs' | 'taskHeartbeatMs' | 'queueAlertThreshold' | 'nodeId' | 'timezone' | 'schedulingPaused'>>;
+export type HostInfo = Partial<
+  Omit<
+    EngineInfo,
+    | 'logRetentionDays'
+    | 'workerHeartbeatMs'
+    | 'taskHeartbeatMs'
+    | 'queueAlertThreshold'
+    | 'nodeId'
+    | 'timezone'
+    | 'schedulingPaused'
+  >
+>;
 
 /** The embedded worker's options as the host gives them: the rest comes from the engine's config and deps. */
-export type EmbeddedWorkerOptions = Omit<WorkerOptions, 'workerHeartbeatMs' | 'taskHeartbeatMs' | 'killGraceMs' | 'maxLineBytes' | 'maxConcurrency' | 'metrics' | 'random'> & {
+export type EmbeddedWorkerOptions = Omit<
+  WorkerOptions,
+  'workerHeartbeatMs' | 'taskHeartbeatMs' | 'killGraceMs' | 'maxLineBytes' | 'maxConcurrency' | 'metrics' | 'random'
+> & {
   maxConcurrency?: number;
 };
 

@@ -4,7 +4,22 @@
 import type { EngineParts } from './engine-wiring.ts';
 import { recoverOrphans, type RecoveryReport } from './scheduling/recovery.ts';
 
-type LifeParts = Pick<EngineParts, 'deps' | 'config' | 'store' | 'coordinator' | 'runner' | 'clock' | 'runs' | 'worker' | 'presence' | 'scheduler' | 'logs' | 'alerts' | 'live'>;
+type LifeParts = Pick<
+  EngineParts,
+  | 'deps'
+  | 'config'
+  | 'store'
+  | 'coordinator'
+  | 'runner'
+  | 'clock'
+  | 'runs'
+  | 'worker'
+  | 'presence'
+  | 'scheduler'
+  | 'logs'
+  | 'alerts'
+  | 'live'
+>;
 
 export class EngineLifecycle {
   /** between start() and stop(): the loops run */

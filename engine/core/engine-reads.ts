@@ -53,8 +53,22 @@ export class EngineReads {
   protected readonly workflowId: (name: string) => Promise<number>;
 
   constructor(protected readonly parts: EngineParts) {
-    ({ deps: this.deps, config: this.config, store: this.store, coordinator: this.coordinator, worker: this.worker, metrics: this.metrics } = parts);
-    ({ secretMask: this.secretMask, clock: this.clock, workflows: this.workflows, views: this.views, alerts: this.alerts, workflowId: this.workflowId } = parts);
+    ({
+      deps: this.deps,
+      config: this.config,
+      store: this.store,
+      coordinator: this.coordinator,
+      worker: this.worker,
+      metrics: this.metrics,
+    } = parts);
+    ({
+      secretMask: this.secretMask,
+      clock: this.clock,
+      workflows: this.workflows,
+      views: this.views,
+      alerts: this.alerts,
+      workflowId: this.workflowId,
+    } = parts);
   }
 
   subscribe(topics: Topic[], handler: (event: EngineEvent) => void): Promise<() => void> {
@@ -71,27 +85,46 @@ export class EngineReads {
     return this.views.listWorkflows();
   }
 
-  async listRuns(filter: { workflow?: string; states?: RunState[]; limit?: number; beforeId?: number }): Promise<RunListing[]> {
-    const runs = await this.store.listRuns({ workflowName: filter?.workflow, states: filter?.states, limit: clamp(filter?.limit, 1, 1000, 50), beforeId: filter?.beforeId });
+  async listRuns(filter: {
+    workflow?: string;
+    states?: RunState[];
+    limit?: number;
+    beforeId?: number;
+  }): Promise<RunListing[]> {
+    const runs = await this.store.listRuns({
+      workflowName: filter?.workflow,
+      states: filter?.states,
+      limit: clamp(filter?.limit, 1, 1000, 50),
+      beforeId: filter?.beforeId,
+    });
     const failed = runs.filter((r) => r.state === 'FAILED').map((r) => r.id);
     const first = new Map<number, InstanceRecord>();
     for (const i of await this.store.finalFailures(failed)) if (!first.has(i.runId)) first.set(i.runId, i);
     return runs.map((r) => {
       const i = first.get(r.id);
-      return i ? { ...r, failure: { task: i.taskName, instanceId: i.id, attempt: i.attempt, state: i.state, reason: i.reason } } : r;
+      return i
+        ? {
+            ...r,
+            failure: { task: i.taskName, instanceId: i.id, attempt: i.attempt, state: i.state, reason: i.reason },
+          }
+        : r;
     });
   }
 
   async getRun(runId: number): Promise<RunDetail> {
     const run = await this.store.getRun(runId);
     if (!run) throw new AxError('not_found', `no run #${runId}`);
-    const [instances, workflow] = await Promise.all([this.store.listInstances(runId), this.workflows.get(run.workflowId)]);
+    const [instances, workflow] = await Promise.all([
+      this.store.listInstances(runId),
+      this.workflows.get(run.workflowId),
+    ]);
     return { run, instances: inTaskOrder(instances, workflow) };
   }
 
   async getInstance(instanceId: number): Promise<InstanceRecord> {
     const inst = await this.store.getInstance(instanceId);
-    if (!inst) throw new AxError('not_found', `no task instance ${instanceId}: instance ids are shown by "ax runs RUN_ID"`);
+    if (!inst)
+      throw new AxError('not_found', `no task instance ${instanceId}: instance ids are shown by "ax runs RUN_ID"`);
     return inst;
   }
 
@@ -103,7 +136,11 @@ export class EngineReads {
     return this.views.logInfo(instanceId);
   }
 
-  searchLog(instanceId: number, query: string, options: { afterSeq?: number; limit?: number }): Promise<LogSearchHit[]> {
+  searchLog(
+    instanceId: number,
+    query: string,
+    options: { afterSeq?: number; limit?: number },
+  ): Promise<LogSearchHit[]> {
     return this.views.searchLog(instanceId, query, options);
   }
 
@@ -114,7 +151,15 @@ export class EngineReads {
     const mode = this.deps.hostInfo?.mode ?? 'solo';
     const secrets = mode === 'solo' ? this.deps.worker?.secrets : undefined;
     const channels = mode === 'solo' ? this.alerts.listChannels().map((c) => c.name) : undefined;
-    const more = environmentWarnings(report.spec, await this.listWorkers(), mode, this.deps.checkCwd, input?.file, secrets, channels);
+    const more = environmentWarnings(
+      report.spec,
+      await this.listWorkers(),
+      mode,
+      this.deps.checkCwd,
+      input?.file,
+      secrets,
+      channels,
+    );
     return { ...report, warnings: [...report.warnings, ...more] };
   }
 
@@ -159,7 +204,7 @@ export class EngineReads {
       ...this.deps.hostInfo,
       nodeId: this.deps.nodeId,
       workerId: this.worker?.id,
-      maxConcurrency: this.worker ? this.deps.worker?.maxConcurrency ?? c.maxConcurrency : undefined,
+      maxConcurrency: this.worker ? (this.deps.worker?.maxConcurrency ?? c.maxConcurrency) : undefined,
       timezone: this.deps.zone(),
       logRetentionDays: Math.round(c.logRetentionMs / 86_400_000),
       workerHeartbeatMs: c.workerHeartbeatMs,

@@ -75,7 +75,11 @@ export function wireEngine(hostDeps: EngineDeps): EngineParts {
   const secretMask = hostDeps.secretMask ?? new SecretMask();
   const mask = (text: string) => secretMask.mask(text);
   const hostWorker = hostDeps.worker;
-  const workerDeps = hostWorker && { ...hostWorker, secretMask, ...(hostWorker.secrets && { secrets: secretMask.watch(hostWorker.secrets) }) };
+  const workerDeps = hostWorker && {
+    ...hostWorker,
+    secretMask,
+    ...(hostWorker.secrets && { secrets: secretMask.watch(hostWorker.secrets) }),
+  };
   const deps: EngineDeps = { ...hostDeps, store: maskedStore(hostDeps.store, mask), worker: workerDeps };
   const { store, coordinator, clock, runner, random } = deps;
   const metrics = deps.metrics ?? noMetrics;
@@ -102,7 +106,8 @@ export function wireEngine(hostDeps: EngineDeps): EngineParts {
     void store.audit({ at, actor: deps.nodeId, action: 'alert', object, detail: message }).catch(() => undefined);
     deps.onAlert?.(message);
   };
-  const audit: Audit = (actor, action, object, detail) => store.audit({ at: clock.now(), actor: actorName(actor), note: actorNote(actor), action, object, detail });
+  const audit: Audit = (actor, action, object, detail) =>
+    store.audit({ at: clock.now(), actor: actorName(actor), note: actorNote(actor), action, object, detail });
   const workflowId = (name: string) => workflowIdOf(store, name);
 
   const workflows = new WorkflowCache(store, () => clock.now(), deps.nextTurn);
@@ -110,7 +115,16 @@ export function wireEngine(hostDeps: EngineDeps): EngineParts {
   // RunManager wakes the dispatcher, which ends through RunManager what can never run: the
   // dispatcher, built next, is reached at call time.
   const wakeDispatcher: Dispatcher['wake'] = () => dispatcher.wake();
-  const runs = new RunManager(store, coordinator, workflows, clock, wakeDispatcher, { max: config.maxFailovers, alert }, alertRules, metrics);
+  const runs = new RunManager(
+    store,
+    coordinator,
+    workflows,
+    clock,
+    wakeDispatcher,
+    { max: config.maxFailovers, alert },
+    alertRules,
+    metrics,
+  );
   const recordOutcome: RunManager['finish'] = runs.finish.bind(runs);
   const dispatcher = new Dispatcher(
     store,
@@ -118,9 +132,16 @@ export function wireEngine(hostDeps: EngineDeps): EngineParts {
     workflows,
     clock,
     new Router(random),
-    { staleAfterMs: workerLostAfterMs(config), queueAlertThreshold: config.queueAlertThreshold, batch: 500, onQueueLong: (w, n, t) => alertRules.queueLong(w, n, t) },
+    {
+      staleAfterMs: workerLostAfterMs(config),
+      queueAlertThreshold: config.queueAlertThreshold,
+      batch: 500,
+      onQueueLong: (w, n, t) => alertRules.queueLong(w, n, t),
+    },
     (id, taskName, runId, attempt) =>
-      void coordinator.publish(instanceEvent({ id, runId, taskName, attempt, state: 'DISPATCHED' }, clock.now())).catch(() => undefined),
+      void coordinator
+        .publish(instanceEvent({ id, runId, taskName, attempt, state: 'DISPATCHED' }, clock.now()))
+        .catch(() => undefined),
     recordOutcome,
     // Only the leading scheduler dispatches: in a process that does not lead, a wake-up does
     // nothing, and the leader hears of the work by the events RunManager publishes.
@@ -165,7 +186,18 @@ export function wireEngine(hostDeps: EngineDeps): EngineParts {
       wakeDispatcher,
       alert,
     );
-  const backstops = new BackstopPass(store, coordinator, workflows, clock, config, runs, wakeDispatcher, alert, worker && (() => worker.record()), alertRules);
+  const backstops = new BackstopPass(
+    store,
+    coordinator,
+    workflows,
+    clock,
+    config,
+    runs,
+    wakeDispatcher,
+    alert,
+    worker && (() => worker.record()),
+    alertRules,
+  );
   const scheduler = new Scheduler(
     {
       lease,
@@ -189,8 +221,34 @@ export function wireEngine(hostDeps: EngineDeps): EngineParts {
   const live = new LiveEvents(coordinator, clock, () => views.listWorkers(), config.workerHeartbeatMs);
   const presence =
     deps.node && runsScheduler
-      ? new NodePresenceBeat(coordinator, clock, config.workerHeartbeatMs, { nodeId: deps.nodeId, ...deps.node, ...(workerDeps && { workerId: workerDeps.id }) })
+      ? new NodePresenceBeat(coordinator, clock, config.workerHeartbeatMs, {
+          nodeId: deps.nodeId,
+          ...deps.node,
+          ...(workerDeps && { workerId: workerDeps.id }),
+        })
       : undefined;
-  const parts = { deps, config, store, coordinator, runner, clock, metrics, secretMask, workflows, runs, scheduler, logs, worker, views, events, live, presence, alerts, alertRules, audit, workflowId };
+  const parts = {
+    deps,
+    config,
+    store,
+    coordinator,
+    runner,
+    clock,
+    metrics,
+    secretMask,
+    workflows,
+    runs,
+    scheduler,
+    logs,
+    worker,
+    views,
+    events,
+    live,
+    presence,
+    alerts,
+    alertRules,
+    audit,
+    workflowId,
+  };
   return { ...parts, lifecycle: new EngineLifecycle(parts) };
 }

@@ -2,7 +2,14 @@
 // uses. Every part is built and connected by engine-wiring.ts; this class only holds the parts and
 // delegates to them. `start()` runs the loops; without it the engine still answers the API (the
 // CLI's direct mode on a data dir no engine is running on).
-import type { ApplyOutcome, CatchUpReport, DrainAnswer, EngineApi, RunDetail, SchedulingChange } from '../api/engine-api.ts';
+import type {
+  ApplyOutcome,
+  CatchUpReport,
+  DrainAnswer,
+  EngineApi,
+  RunDetail,
+  SchedulingChange,
+} from '../api/engine-api.ts';
 import { type Actor, actorName } from '../api/actor.ts';
 import type { AlertRecord } from '../api/alerts.ts';
 import { AxError } from '../api/errors.ts';
@@ -32,7 +39,13 @@ export class Engine extends EngineReads implements EngineApi {
 
   constructor(deps: EngineDeps) {
     super(wireEngine(deps));
-    ({ runs: this.runs, scheduler: this.scheduler, events: this.events, audit: this.audit, lifecycle: this.lifecycle } = this.parts);
+    ({
+      runs: this.runs,
+      scheduler: this.scheduler,
+      events: this.events,
+      audit: this.audit,
+      lifecycle: this.lifecycle,
+    } = this.parts);
   }
 
   /** between start() and stop(): the loops run */
@@ -62,7 +75,13 @@ export class Engine extends EngineReads implements EngineApi {
   async apply(input: WorkflowSpec, actor: Actor): Promise<ApplyOutcome> {
     // Whatever the client (CLI, UI, API), a spec passes the same checks as a file (one the
     // checks produced in this process has passed them).
-    const spec = isCheckedSpec(input) ? input : parseWorkflowFile(serializeWorkflow(input), { file: `workflow ${input.name}`, defaultTimezone: 'UTC', fromSpec: true }).spec;
+    const spec = isCheckedSpec(input)
+      ? input
+      : parseWorkflowFile(serializeWorkflow(input), {
+          file: `workflow ${input.name}`,
+          defaultTimezone: 'UTC',
+          fromSpec: true,
+        }).spec;
     // Across workflows: a cycle is refused; references that lead nowhere (yet) are warned about.
     const warnings = await checkAcrossWorkflows(this.store, spec, await this.store.getWorkflowSpec(spec.name));
     // The workflow and its audit entry are one transaction: a failed apply leaves neither.
@@ -71,7 +90,12 @@ export class Engine extends EngineReads implements EngineApi {
     this.alerts.forget(spec.name);
     if (res.changed) this.publishWorkflow('applied', spec.name);
     if (this.started) void this.scheduler.tick();
-    return { workflow: spec.name, version: res.version, changed: res.changed, ...(warnings.length > 0 && { warnings }) };
+    return {
+      workflow: spec.name,
+      version: res.version,
+      changed: res.changed,
+      ...(warnings.length > 0 && { warnings }),
+    };
   }
 
   async setEnabled(name: string, enabled: boolean, actor: Actor): Promise<void> {
@@ -84,7 +108,11 @@ export class Engine extends EngineReads implements EngineApi {
   async removeWorkflow(name: string, actor: Actor): Promise<void> {
     const id = await this.workflowId(name);
     const active = await this.store.listRuns({ workflowName: name, states: ['RUNNING'], limit: 1 });
-    if (active[0]) throw new AxError('conflict', `workflow "${name}" has run #${active[0].id} in progress: wait for it (or disable the workflow) before removing it`);
+    if (active[0])
+      throw new AxError(
+        'conflict',
+        `workflow "${name}" has run #${active[0].id} in progress: wait for it (or disable the workflow) before removing it`,
+      );
     await this.store.removeWorkflow(name);
     this.workflows.invalidate(id);
     await this.audit(actor, 'workflow.remove', `workflow:${name}`);
@@ -105,7 +133,12 @@ export class Engine extends EngineReads implements EngineApi {
     });
     // A manual run always gets a row: none means the workflow (and its runs) went meanwhile.
     if (!run) throw new AxError('not_found', `workflow "${name}" was removed while its run was being created`);
-    await this.audit(options.actor, 'run.manual', `workflow:${name}`, `run #${run.id}${options.task ? ` task ${options.task}` : ''}`);
+    await this.audit(
+      options.actor,
+      'run.manual',
+      `workflow:${name}`,
+      `run #${run.id}${options.task ? ` task ${options.task}` : ''}`,
+    );
     return run;
   }
 
@@ -119,7 +152,8 @@ export class Engine extends EngineReads implements EngineApi {
     const what = options.task === undefined ? `run #${runId}` : `task "${options.task}" of run #${runId}`;
     const instances = await this.runs.cancel(runId, options.task, `cancelled by ${actorName(options.actor)}`);
     // This node's own worker stops its processes at once; other workers at their next heartbeat.
-    for (const i of instances) if (i.state === 'CANCELLED' && this.worker && i.workerId === this.worker.id) this.worker.stopCancelled(i.id);
+    for (const i of instances)
+      if (i.state === 'CANCELLED' && this.worker && i.workerId === this.worker.id) this.worker.stopCancelled(i.id);
     await this.audit(options.actor, 'run.cancel', `run:${runId}`, what);
     return { run: (await this.store.getRun(runId)) as RunRecord, instances };
   }
@@ -132,7 +166,10 @@ export class Engine extends EngineReads implements EngineApi {
     const at = this.clock.now();
     const changed = await this.store.setSchedulingPause(paused, at, actor);
     const pause = await this.store.getSchedulingPause();
-    if (changed) void this.coordinator.publish({ type: 'scheduling', paused, ...(pause && { since: pause.since }), by: actorName(actor), at }).catch(() => undefined);
+    if (changed)
+      void this.coordinator
+        .publish({ type: 'scheduling', paused, ...(pause && { since: pause.since }), by: actorName(actor), at })
+        .catch(() => undefined);
     // Resumed: the fires held back are dealt with now (on the leader; elsewhere at its next tick).
     if (changed && !paused && this.started) void this.scheduler.tick();
     return { changed, ...(pause && { paused: pause }) };
@@ -147,7 +184,10 @@ export class Engine extends EngineReads implements EngineApi {
   async drainWorker(workerId: string, actor: Actor): Promise<DrainAnswer> {
     const live = await this.coordinator.listWorkers();
     if (!live.some((w) => w.id === workerId)) {
-      throw new AxError('not_found', `no live worker "${workerId}": live workers are ${live.map((w) => w.id).join(', ') || 'none'}`);
+      throw new AxError(
+        'not_found',
+        `no live worker "${workerId}": live workers are ${live.map((w) => w.id).join(', ') || 'none'}`,
+      );
     }
     await this.coordinator.requestDrain(workerId);
     await this.audit(actor, 'worker.drain', `worker:${workerId}`);
@@ -162,6 +202,4 @@ export class Engine extends EngineReads implements EngineApi {
   reloadSettings(): string {
     return reloadAlerts(this.alerts, this.deps.reloadAlerts);
   }
-
-
 }

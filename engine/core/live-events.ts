@@ -53,9 +53,12 @@ export class LiveEvents {
     const next = new Map(now.map((w) => [w.id, w]));
     for (const w of now) {
       const before = this.known.get(w.id);
-      if (!before || (before.status === 'offline' && w.status !== 'offline')) events.push({ type: 'worker', change: 'joined', worker: w, at });
-      else if (w.status === 'offline' && before.status !== 'offline') events.push({ type: 'worker', change: 'left', worker: w, at });
-      else if (JSON.stringify(before) !== JSON.stringify(w)) events.push({ type: 'worker', change: 'changed', worker: w, at });
+      if (!before || (before.status === 'offline' && w.status !== 'offline'))
+        events.push({ type: 'worker', change: 'joined', worker: w, at });
+      else if (w.status === 'offline' && before.status !== 'offline')
+        events.push({ type: 'worker', change: 'left', worker: w, at });
+      else if (JSON.stringify(before) !== JSON.stringify(w))
+        events.push({ type: 'worker', change: 'changed', worker: w, at });
     }
     for (const [id, w] of this.known) if (!next.has(id)) events.push({ type: 'worker', change: 'left', worker: w, at });
     this.known = next;

@@ -39,7 +39,9 @@ export class MetricsGauges {
     return { ...store, ...workers };
   }
 
-  private async readStore(): Promise<Pick<GaugeSnapshot, 'instances' | 'runs' | 'schedulingPaused' | 'storeRoundTripMs' | 'storeUp'>> {
+  private async readStore(): Promise<
+    Pick<GaugeSnapshot, 'instances' | 'runs' | 'schedulingPaused' | 'storeRoundTripMs' | 'storeUp'>
+  > {
     try {
       // The probe: one row by its key, timed alone so that the round trip is not the counts' work.
       const start = this.clock.now();
@@ -64,7 +66,12 @@ export class MetricsGauges {
       const lengths = await Promise.all(liveOnes.map((w) => this.coordinator.queueLength(w.id)));
       return {
         workers: all.map((w) => ({ id: w.id, status: w.status })),
-        live: liveOnes.map((w, i) => ({ id: w.id, running: w.running, maxConcurrency: w.maxConcurrency, queueLength: lengths[i] ?? 0 })),
+        live: liveOnes.map((w, i) => ({
+          id: w.id,
+          running: w.running,
+          maxConcurrency: w.maxConcurrency,
+          queueLength: lengths[i] ?? 0,
+        })),
         coordinatorUp: true,
       };
     } catch {

@@ -1,12 +1,31 @@
 // Read models behind the UI's screens (and the CLI's): validation for forms, fire previews, the
 // workflow and worker listings, the run-history grid, the dashboard, search, runtimes and a log's
 // extent. They only read.
-import type { DashboardSummary, FailureItem, FirePreview, GridCell, LogInfo, LogSearchHit, RunGrid, SearchHit, TaskStats, ValidationReport, WorkflowListing } from '../api/engine-api.ts';
+import type {
+  DashboardSummary,
+  FailureItem,
+  FirePreview,
+  GridCell,
+  LogInfo,
+  LogSearchHit,
+  RunGrid,
+  SearchHit,
+  TaskStats,
+  ValidationReport,
+  WorkflowListing,
+} from '../api/engine-api.ts';
 import { AxError, ValidationError, type ValidationProblem } from '../api/errors.ts';
 import type { InstanceRecord, RunRecord, WorkerRecord, WorkflowSpec, WorkflowSummary } from '../api/types.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { Coordinator } from '../ports/coordinator.ts';
-import type { ReadModelStore, DefinitionStore, RunStore, WorkerStore, LogStore, InstanceStore } from '../ports/store.ts';
+import type {
+  ReadModelStore,
+  DefinitionStore,
+  RunStore,
+  WorkerStore,
+  LogStore,
+  InstanceStore,
+} from '../ports/store.ts';
 import { taskOrder } from './model/dag.ts';
 import { missingUpstreams } from './workflow/lineage.ts';
 import { describeCron, nextFire, validateCron, validateTimezone } from './model/cron.ts';
@@ -48,7 +67,10 @@ export class EngineViews {
       try {
         return { nextFireAt: nextFire(w.schedule.cron, w.schedule.timezone, now) };
       } catch (err) {
-        return { scheduleError: w.scheduleError ?? `its schedule cannot fire: ${err instanceof Error ? err.message : String(err)}` };
+        return {
+          scheduleError:
+            w.scheduleError ?? `its schedule cannot fire: ${err instanceof Error ? err.message : String(err)}`,
+        };
       }
     };
     const missing = await missingUpstreams(this.store);
@@ -73,11 +95,14 @@ export class EngineViews {
       this.coordinator.leaseHolder('scheduler'),
       this.store.runningCountByWorker(),
     ]);
-    const drains = await Promise.all(liveList.map((w) => (w.status === 'online' ? this.coordinator.drainRequested(w.id) : false)));
+    const drains = await Promise.all(
+      liveList.map((w) => (w.status === 'online' ? this.coordinator.drainRequested(w.id) : false)),
+    );
     const live = new Map(liveList.map((w, i) => [w.id, drains[i] ? { ...w, status: 'draining' as const } : w]));
     const leader = nodes.find((n) => n.nodeId === holder);
     const now = this.clock.now();
-    const judged = (at: number, status: WorkerRecord['status']) => (status === 'offline' ? 'offline' : now - at > this.lostAfterMs ? 'lost' : status);
+    const judged = (at: number, status: WorkerRecord['status']) =>
+      status === 'offline' ? 'offline' : now - at > this.lostAfterMs ? 'lost' : status;
     const workers = known.map((w): WorkerRecord => {
       const row = live.get(w.id) ?? { ...w, status: judged(w.lastHeartbeat, w.status) };
       // A worker row is a node that works: a scheduler's own worker says `scheduler`.
@@ -88,34 +113,38 @@ export class EngineViews {
     if (!options.schedulers) return workers;
     const schedulers = nodes
       .filter((n) => n.workerId === undefined)
-      .map(
-        (n): WorkerRecord => ({
-          id: n.nodeId,
-          host: n.host,
-          pid: n.pid,
-          version: n.version,
-          labels: [],
-          maxConcurrency: 0,
-          running: 0,
-          startedAt: n.startedAt,
-          lastHeartbeat: n.lastHeartbeat,
-          status: judged(n.lastHeartbeat, 'online'),
-          role: 'scheduler',
-          acceptUnlabelled: false,
-          ...(n === leader && { leader: true }),
-        }),
-      )
+      .map((n): WorkerRecord => ({
+        id: n.nodeId,
+        host: n.host,
+        pid: n.pid,
+        version: n.version,
+        labels: [],
+        maxConcurrency: 0,
+        running: 0,
+        startedAt: n.startedAt,
+        lastHeartbeat: n.lastHeartbeat,
+        status: judged(n.lastHeartbeat, 'online'),
+        role: 'scheduler',
+        acceptUnlabelled: false,
+        ...(n === leader && { leader: true }),
+      }))
       .sort((a, b) => a.id.localeCompare(b.id));
     return [...schedulers, ...workers];
   }
 
   validate(input: { spec?: WorkflowSpec; text?: string; file?: string }): ValidationReport {
-    if (typeof input?.text !== 'string' && !input?.spec) throw new AxError('validation', 'validate needs { text } (a workflow file) or { spec }');
+    if (typeof input?.text !== 'string' && !input?.spec)
+      throw new AxError('validation', 'validate needs { text } (a workflow file) or { spec }');
     // A spec the file checks produced in this process: its re-parse would find nothing new.
-    if (typeof input.text !== 'string' && input.spec && isCheckedSpec(input.spec)) return { ok: true, spec: input.spec, problems: [], warnings: [] };
+    if (typeof input.text !== 'string' && input.spec && isCheckedSpec(input.spec))
+      return { ok: true, spec: input.spec, problems: [], warnings: [] };
     try {
       const text = typeof input.text === 'string' ? input.text : serializeWorkflow(input.spec as WorkflowSpec);
-      const { spec, warnings } = parseWorkflowFile(text, { file: input.file, defaultTimezone: this.zone(), fromSpec: typeof input.text !== 'string' });
+      const { spec, warnings } = parseWorkflowFile(text, {
+        file: input.file,
+        defaultTimezone: this.zone(),
+        fromSpec: typeof input.text !== 'string',
+      });
       // A text taken in (the designer's import) is held without its comments from then on: that
       // is when losing them matters, and worth a word (a file applied from disk stays the user's).
       if (typeof input.text === 'string' && hasComments(input.text)) warnings.push(COMMENTS_DROPPED);
@@ -159,7 +188,14 @@ export class EngineViews {
     // Instances come in id order, so the last one seen per task is its latest attempt.
     for (const i of instances) {
       const cells = byRun.get(i.runId);
-      if (cells) cells[i.taskName] = { instanceId: i.id, state: i.state, attempt: i.attempt, startedAt: i.startedAt, finishedAt: i.finishedAt };
+      if (cells)
+        cells[i.taskName] = {
+          instanceId: i.id,
+          state: i.state,
+          attempt: i.attempt,
+          startedAt: i.startedAt,
+          finishedAt: i.finishedAt,
+        };
     }
     const last = runs[runs.length - 1];
     return {
@@ -186,7 +222,12 @@ export class EngineViews {
     const { failuresToday, recoveredToday } = await this.failuresSince(failed);
     const nextFires = workflows
       .filter((w) => w.nextFireAt !== undefined && w.schedule)
-      .map((w) => ({ workflow: w.name, at: w.nextFireAt as number, timezone: w.schedule?.timezone ?? 'UTC', scheduleText: w.scheduleText ?? '' }))
+      .map((w) => ({
+        workflow: w.name,
+        at: w.nextFireAt as number,
+        timezone: w.schedule?.timezone ?? 'UTC',
+        scheduleText: w.scheduleText ?? '',
+      }))
       .sort((a, b) => a.at - b.at)
       .slice(0, 20);
     const count = (s: WorkerRecord['status']) => workers.filter((w) => w.status === s).length;
@@ -209,7 +250,9 @@ export class EngineViews {
    * Failed attempts, one per task of a run: a task whose latest attempt (a retry, a re-run)
    * succeeded is recovered, not failed; the others are listed by their latest failed attempt.
    */
-  private async failuresSince(failed: InstanceRecord[]): Promise<{ failuresToday: FailureItem[]; recoveredToday: FailureItem[] }> {
+  private async failuresSince(
+    failed: InstanceRecord[],
+  ): Promise<{ failuresToday: FailureItem[]; recoveredToday: FailureItem[] }> {
     const lastFailed = new Map<string, InstanceRecord>();
     for (const i of failed) {
       const key = `${i.runId}:${i.taskId}`;
@@ -229,9 +272,21 @@ export class EngineViews {
     for (const [key, i] of lastFailed) {
       const run = runs.get(i.runId);
       if (!run) continue;
-      const item: FailureItem = { run, instanceId: i.id, taskName: i.taskName, attempt: i.attempt, state: i.state, reason: i.reason, finishedAt: i.finishedAt };
+      const item: FailureItem = {
+        run,
+        instanceId: i.id,
+        taskName: i.taskName,
+        attempt: i.attempt,
+        state: i.state,
+        reason: i.reason,
+        finishedAt: i.finishedAt,
+      };
       const now = latestOf.get(key);
-      if (now?.state === 'SUCCESS') recoveredToday.push({ ...item, recoveredBy: { instanceId: now.id, attempt: now.attempt, finishedAt: now.finishedAt } });
+      if (now?.state === 'SUCCESS')
+        recoveredToday.push({
+          ...item,
+          recoveredBy: { instanceId: now.id, attempt: now.attempt, finishedAt: now.finishedAt },
+        });
       else failuresToday.push(item);
     }
     return { failuresToday: failuresToday.slice(0, 50), recoveredToday: recoveredToday.slice(0, 50) };
@@ -244,7 +299,11 @@ export class EngineViews {
     const rows = await this.store.searchTasks(q.slice(0, 200), clamp(limit, 1, 500, 50));
     return rows.map((r) => ({
       ...r,
-      field: r.task.toLowerCase().includes(lower) ? 'task' : r.command.toLowerCase().includes(lower) ? 'command' : 'workflow',
+      field: r.task.toLowerCase().includes(lower)
+        ? 'task'
+        : r.command.toLowerCase().includes(lower)
+          ? 'command'
+          : 'workflow',
     }));
   }
 
@@ -258,7 +317,13 @@ export class EngineViews {
     }
     return [...perTask].map(([task, ms]) => {
       const maxMs = Math.max(...ms);
-      return { task, samples: ms.length, avgMs: Math.round(ms.reduce((a, b) => a + b, 0) / ms.length), maxMs, suggestedTimeoutMs: suggestTimeout(maxMs) };
+      return {
+        task,
+        samples: ms.length,
+        avgMs: Math.round(ms.reduce((a, b) => a + b, 0) / ms.length),
+        maxMs,
+        suggestedTimeoutMs: suggestTimeout(maxMs),
+      };
     });
   }
 
@@ -266,9 +331,18 @@ export class EngineViews {
     return { instanceId, ...(await this.store.logExtent(instanceId)) };
   }
 
-  async searchLog(instanceId: number, query: string, options: { afterSeq?: number; limit?: number }): Promise<LogSearchHit[]> {
+  async searchLog(
+    instanceId: number,
+    query: string,
+    options: { afterSeq?: number; limit?: number },
+  ): Promise<LogSearchHit[]> {
     const q = String(query ?? '');
     if (q === '') return [];
-    return this.logSearch.search(instanceId, q.slice(0, 1000), clamp(options?.afterSeq, 0, Number.MAX_SAFE_INTEGER, 0), clamp(options?.limit, 1, 1000, 100));
+    return this.logSearch.search(
+      instanceId,
+      q.slice(0, 1000),
+      clamp(options?.afterSeq, 0, Number.MAX_SAFE_INTEGER, 0),
+      clamp(options?.limit, 1, 1000, 100),
+    );
   }
 }

@@ -48,5 +48,8 @@ export interface InstanceStore {
    * worker are touched. Returns the ids the worker still owns: any other is no longer its own
    * (fenced off) and its process must be killed rather than reported.
    */
-  recordTaskHeartbeats(workerId: string, beats: { instanceId: number; attempt: number; at: number }[]): Promise<Set<number>>;
+  recordTaskHeartbeats(
+    workerId: string,
+    beats: { instanceId: number; attempt: number; at: number }[],
+  ): Promise<Set<number>>;
 }

@@ -27,7 +27,19 @@ export interface WaiterNotice {
 }
 
 /** A run to create: a RunRecord's own fields (with scheduleId, (scheduleId, logicalTime) is unique: a cron fire makes at most one run). */
-export type NewRun = Pick<RunRecord, 'workflowId' | 'state' | 'trigger' | 'triggeredBy' | 'logicalTime' | 'scheduleId' | 'onlyTask' | 'eventPayload' | 'reason' | 'createdAt'>;
+export type NewRun = Pick<
+  RunRecord,
+  | 'workflowId'
+  | 'state'
+  | 'trigger'
+  | 'triggeredBy'
+  | 'logicalTime'
+  | 'scheduleId'
+  | 'onlyTask'
+  | 'eventPayload'
+  | 'reason'
+  | 'createdAt'
+>;
 
 export interface NewInstance {
   runId: number;

@@ -1,6 +1,14 @@
 // The shapes the Store ports read and write (definitions, schedules, workers, alerts, …), shared
 // by the ports of each aggregate (store-*.ts) and re-exported by store.ts.
-import type { CrossUpstream, UpstreamDate, RetryBackoff, RoutingStrategy, RunState, ScheduleSpec, WorkerRecord } from '../api/types.ts';
+import type {
+  CrossUpstream,
+  UpstreamDate,
+  RetryBackoff,
+  RoutingStrategy,
+  RunState,
+  ScheduleSpec,
+  WorkerRecord,
+} from '../api/types.ts';
 import type { AlertRecord } from '../api/alerts.ts';
 import type { EnvValue } from '../api/secrets.ts';
 
@@ -120,4 +128,5 @@ export interface CrossDependencyRow {
   upstreamMissing: boolean;
 }
 
-export type EventKeyClaim = { claimed: true } | { claimed: false; runIds: number[] } | { claimed: false; since: number };
+export type EventKeyClaim =
+  { claimed: true } | { claimed: false; runIds: number[] } | { claimed: false; since: number };

@@ -22,6 +22,17 @@ export type { WorkerStore } from './store-workers.ts';
 export * from './store-types.ts';
 export type * from './store-transitions.ts';
 
-export interface Store extends DefinitionStore, RunStore, InstanceStore, LogStore, ReadModelStore, WorkerStore, AuditStore, FlagStore, EventKeyStore, AlertStore {
+export interface Store
+  extends
+    DefinitionStore,
+    RunStore,
+    InstanceStore,
+    LogStore,
+    ReadModelStore,
+    WorkerStore,
+    AuditStore,
+    FlagStore,
+    EventKeyStore,
+    AlertStore {
   close(): Promise<void>;
 }

@@ -49,7 +49,13 @@ const MAX_WAITING = 64;
 
 /** What a client is told when its events were dropped (see canSendEvent). */
 export function droppedNotice(count: number): EventMessage {
-  return { event: { type: 'alert', message: `${count} live events were dropped: this client reads too slowly`, at: Date.now() } };
+  return {
+    event: {
+      type: 'alert',
+      message: `${count} live events were dropped: this client reads too slowly`,
+      at: Date.now(),
+    },
+  };
 }
 
 export function serveConnection(options: ConnectionOptions): ApiConnection {

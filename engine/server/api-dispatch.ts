@@ -13,11 +13,18 @@ export interface ConnectionIdentity {
 }
 
 /** `identity`: who the transport authenticated; every actor parameter becomes it (connection-actor.ts) */
-export async function dispatchRequest(api: EngineApi, request: ApiRequest, identity?: ConnectionIdentity): Promise<ApiResponse> {
+export async function dispatchRequest(
+  api: EngineApi,
+  request: ApiRequest,
+  identity?: ConnectionIdentity,
+): Promise<ApiResponse> {
   const id = typeof request?.id === 'number' ? request.id : 0;
   try {
     if (!API_METHODS.includes(request?.method)) {
-      throw new AxError('validation', `unknown method "${String(request?.method).slice(0, 100)}": the methods are ${API_METHODS.join(', ')}`);
+      throw new AxError(
+        'validation',
+        `unknown method "${String(request?.method).slice(0, 100)}": the methods are ${API_METHODS.join(', ')}`,
+      );
     }
     const checked = checkParams(request.method, Array.isArray(request.params) ? request.params : []);
     if (!checked.ok) throw new ValidationError(checked.problems);

@@ -43,7 +43,11 @@ export function recordedActor(identity: string, claimed: unknown, alsoKnownAs: s
 }
 
 /** The checked parameters with every actor replaced by the connection's identity (see recordedActor). */
-export function withConnectionActor(method: ApiMethod, params: unknown[], identity: { name: string; alsoKnownAs?: string[] }): unknown[] {
+export function withConnectionActor(
+  method: ApiMethod,
+  params: unknown[],
+  identity: { name: string; alsoKnownAs?: string[] },
+): unknown[] {
   const at = ACTOR_AT[method];
   if (at === undefined) return params;
   const out = [...params];

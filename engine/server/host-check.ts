@@ -27,7 +27,9 @@ export function hostNameOf(header: string | undefined): string | undefined {
  */
 export function hostChecker(listenHost: string, extra: string[] = []): (header: string | undefined) => boolean {
   const wildcard = WILDCARDS.includes(listenHost);
-  const names = new Set([...LOOPBACK_NAMES, ...extra, ...(wildcard ? [] : [listenHost])].map((h) => hostNameOf(h) ?? h.toLowerCase()));
+  const names = new Set(
+    [...LOOPBACK_NAMES, ...extra, ...(wildcard ? [] : [listenHost])].map((h) => hostNameOf(h) ?? h.toLowerCase()),
+  );
   return (header) => {
     const name = hostNameOf(header);
     if (name === undefined) return false;
@@ -37,7 +39,12 @@ export function hostChecker(listenHost: string, extra: string[] = []): (header: 
 
 /** The refusal of a request whose Host is not this server's (421 Misdirected Request). */
 export function refuseHost(res: http.ServerResponse, header: string | undefined): void {
-  res.writeHead(421, { ...SECURITY_HEADERS, 'content-type': 'application/json', 'cache-control': 'no-store', connection: 'close' });
+  res.writeHead(421, {
+    ...SECURITY_HEADERS,
+    'content-type': 'application/json',
+    'cache-control': 'no-store',
+    connection: 'close',
+  });
   res.end(
     JSON.stringify({
       error: `this server does not answer to "Host: ${String(header ?? '').slice(0, 100)}": use http://127.0.0.1:PORT or http://localhost:PORT (a page of another name reaching this port is refused: DNS rebinding)`,

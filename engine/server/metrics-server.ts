@@ -20,12 +20,21 @@ export interface MetricsOptions {
 }
 
 function send(res: http.ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { ...SECURITY_HEADERS, 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store', ...headers });
+  res.writeHead(status, {
+    ...SECURITY_HEADERS,
+    'content-type': 'text/plain; charset=utf-8',
+    'cache-control': 'no-store',
+    ...headers,
+  });
   res.end(body);
 }
 
 /** Answers GET /metrics (and HEAD). */
-export async function serveMetrics(req: http.IncomingMessage, res: http.ServerResponse, options: MetricsOptions): Promise<void> {
+export async function serveMetrics(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  options: MetricsOptions,
+): Promise<void> {
   if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'GET /metrics\n', { allow: 'GET, HEAD' });
   if (!options.metrics.exposition) return send(res, 404, 'this engine exports no metrics\n');
   const auth = options.auth();
@@ -34,9 +43,14 @@ export async function serveMetrics(req: http.IncomingMessage, res: http.ServerRe
     const header = req.headers.authorization;
     const given = header?.startsWith('Bearer ') ? header.slice(7) : undefined;
     if (!sameSecret(given, auth.token)) {
-      return send(res, 401, 'a metrics token is set: send it as "Authorization: Bearer TOKEN" (Prometheus: authorization.credentials_file)\n', {
-        'www-authenticate': 'Bearer realm="metrics"',
-      });
+      return send(
+        res,
+        401,
+        'a metrics token is set: send it as "Authorization: Bearer TOKEN" (Prometheus: authorization.credentials_file)\n',
+        {
+          'www-authenticate': 'Bearer realm="metrics"',
+        },
+      );
     }
   }
   const { contentType, text } = await options.metrics.exposition();
@@ -53,7 +67,9 @@ export interface MetricsServer {
 const loopback = (host: string) => ['localhost', '::1', '[::1]'].includes(host) || /^127\.\d+\.\d+\.\d+$/.test(host);
 
 /** A listener that serves GET /metrics and nothing else. */
-export async function startMetricsServer(options: MetricsOptions & { host: string; port: number }): Promise<MetricsServer> {
+export async function startMetricsServer(
+  options: MetricsOptions & { host: string; port: number },
+): Promise<MetricsServer> {
   // On loopback, a page of a rebound name could scrape without a token, so its Host is checked;
   // beyond loopback a token is required at start (ax serve), which such a page does not hold, and
   // Prometheus may name the node by any of its DNS names.
@@ -61,7 +77,10 @@ export async function startMetricsServer(options: MetricsOptions & { host: strin
   const server = http.createServer((req, res) => {
     if (!hostOk(req.headers.host)) return refuseHost(res, req.headers.host);
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
-    const answer = path === '/metrics' ? serveMetrics(req, res, options) : Promise.resolve(send(res, 404, 'only /metrics is served here\n'));
+    const answer =
+      path === '/metrics'
+        ? serveMetrics(req, res, options)
+        : Promise.resolve(send(res, 404, 'only /metrics is served here\n'));
     answer.catch((err: unknown) => {
       if (!res.headersSent) send(res, 500, `${err instanceof Error ? err.message : String(err)}\n`);
       else res.destroy();

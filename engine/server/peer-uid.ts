@@ -57,7 +57,8 @@ function ipv6Bytes(address: string): number[] | undefined {
   const groups = (part: string | undefined) => (part ? part.split(':') : []);
   const left = groups(head);
   const right = groups(tail);
-  const all = tail === undefined ? left : [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
+  const all =
+    tail === undefined ? left : [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
   if (all.length !== 8) return undefined;
   return all.flatMap((g) => {
     const n = parseInt(g, 16);
@@ -85,7 +86,8 @@ export function socketOwner(table: string, local: string, remote: string): numbe
   for (const line of table.split('\n')) {
     // "sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid timeout inode ..."
     const fields = line.trim().split(/\s+/);
-    if (fields[1] === local && fields[2] === remote && fields[7] !== undefined && /^\d+$/.test(fields[7])) return Number(fields[7]);
+    if (fields[1] === local && fields[2] === remote && fields[7] !== undefined && /^\d+$/.test(fields[7]))
+      return Number(fields[7]);
   }
   return undefined;
 }

@@ -11,7 +11,13 @@ export { CSP, SECURITY_HEADERS } from '../api/ui-assets.ts';
 export function serveStatic(uiDir: string | undefined, req: http.IncomingMessage, res: http.ServerResponse): boolean {
   if (req.method !== 'GET' && req.method !== 'HEAD') return false;
   const pathname = new URL(req.url ?? '/', 'http://localhost').pathname;
-  if (pathname.startsWith('/api') || pathname.startsWith('/auth/') || pathname.startsWith('/events/') || pathname.startsWith('/download/')) return false;
+  if (
+    pathname.startsWith('/api') ||
+    pathname.startsWith('/auth/') ||
+    pathname.startsWith('/events/') ||
+    pathname.startsWith('/download/')
+  )
+    return false;
   const index = uiDir ? path.join(uiDir, UI_INDEX) : undefined;
   if (!uiDir || !index || !fs.existsSync(index)) {
     if (pathname !== '/') return false;
@@ -23,7 +29,8 @@ export function serveStatic(uiDir: string | undefined, req: http.IncomingMessage
   if (rel === undefined) return false;
   const file = path.resolve(uiDir, rel);
   // uiFileOf refuses '..' already; this stays as the last word on what leaves the directory.
-  if (!file.startsWith(path.resolve(uiDir) + path.sep) || !fs.existsSync(file) || !fs.statSync(file).isFile()) return false;
+  if (!file.startsWith(path.resolve(uiDir) + path.sep) || !fs.existsSync(file) || !fs.statSync(file).isFile())
+    return false;
   res.writeHead(200, uiHeaders(rel));
   if (req.method === 'HEAD') res.end();
   else fs.createReadStream(file).pipe(res);

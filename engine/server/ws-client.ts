@@ -24,15 +24,24 @@ export async function connectApi(url: string, token: string): Promise<RemoteApi>
         }
       }),
     // 1009: the request was over the server's frame limit (it closes without a reason)
-    onClose: (handler) => ws.on('close', (code, reason) => handler(String(reason) || (code === 1009 ? 'the request was larger than the server accepts' : ''))),
+    onClose: (handler) =>
+      ws.on('close', (code, reason) =>
+        handler(String(reason) || (code === 1009 ? 'the request was larger than the server accepts' : '')),
+      ),
     close: () => ws.close(),
   });
 }
 
 /** A fresh single-use sign-in code from a running `ax serve` (for `ax open`). */
 export async function requestSignInCode(port: number, token: string): Promise<string> {
-  const res = await fetch(`http://127.0.0.1:${port}/auth/code`, { method: 'POST', headers: { authorization: `Bearer ${token}` } }).catch((err: unknown) => {
-    throw new AxError('unavailable', `cannot reach the engine on port ${port}: ${err instanceof Error ? err.message : String(err)}`);
+  const res = await fetch(`http://127.0.0.1:${port}/auth/code`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}` },
+  }).catch((err: unknown) => {
+    throw new AxError(
+      'unavailable',
+      `cannot reach the engine on port ${port}: ${err instanceof Error ? err.message : String(err)}`,
+    );
   });
   if (!res.ok) throw new AxError('unavailable', `the engine refused a sign-in code (HTTP ${res.status})`);
   return ((await res.json()) as { code: string }).code;

@@ -80,7 +80,8 @@ function cookie(req: http.IncomingMessage, name: string): string | undefined {
 class TooLarge extends Error {}
 /** A body that is not UTF-8: decoded, it would reach the task as U+FFFD instead of its bytes. */
 class NotText extends Error {}
-const NOT_TEXT = 'the body is not UTF-8 text, and an event payload is text: send JSON or UTF-8 text; base64-encode binary data (e.g. "base64 -w0 file.bin") and decode it in the task';
+const NOT_TEXT =
+  'the body is not UTF-8 text, and an event payload is text: send JSON or UTF-8 text; base64-encode binary data (e.g. "base64 -w0 file.bin") and decode it in the task';
 
 /** How much of a refused body is still read (and thrown away) so the client can read the refusal. */
 const DRAIN_LIMIT = 64 * 1024 * 1024;
@@ -122,17 +123,24 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
   const host = options.host ?? '127.0.0.1';
   let port = 0;
   const ownOrigins = () => [`http://127.0.0.1:${port}`, `http://localhost:${port}`, `http://${host}:${port}`];
-  const originOk = (origin: string | undefined) => origin === undefined || ownOrigins().includes(origin) || (options.allowedOrigins ?? []).includes(origin);
+  const originOk = (origin: string | undefined) =>
+    origin === undefined || ownOrigins().includes(origin) || (options.allowedOrigins ?? []).includes(origin);
   // Every request and upgrade names this server in its Host header (DNS rebinding: host-check.ts).
   const hostOk = hostChecker(host, originHosts(options.allowedOrigins));
 
   const reply = (res: http.ServerResponse, status: number, body?: unknown, headers: Record<string, string> = {}) => {
-    res.writeHead(status, { ...SECURITY_HEADERS, 'content-type': 'application/json', 'cache-control': 'no-store', ...headers });
+    res.writeHead(status, {
+      ...SECURITY_HEADERS,
+      'content-type': 'application/json',
+      'cache-control': 'no-store',
+      ...headers,
+    });
     res.end(body === undefined ? undefined : JSON.stringify(body));
   };
   /** the API token (CLI, scripts) or a signed-in browser session of our own origin */
   const authorized = (req: http.IncomingMessage) =>
-    sameSecret(bearer(req), apiToken()) || (originOk(req.headers.origin) && signIn.validSession(cookie(req, SESSION_COOKIE)));
+    sameSecret(bearer(req), apiToken()) ||
+    (originOk(req.headers.origin) && signIn.validSession(cookie(req, SESSION_COOKIE)));
 
   const server = http.createServer((req, res) => {
     handleHttp(req, res).catch((err: unknown) => {
@@ -153,13 +161,17 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     if (url.pathname === '/auth/code') {
       // `ax open` asks the running engine for a fresh link, proving itself with the API token.
       if (req.method !== 'POST') return reply(res, 405, { error: 'POST /auth/code' });
-      if (!sameSecret(bearer(req), apiToken())) return reply(res, 401, { error: 'the API token (DATA_DIR/api-token) is required' });
+      if (!sameSecret(bearer(req), apiToken()))
+        return reply(res, 401, { error: 'the API token (DATA_DIR/api-token) is required' });
       return reply(res, 200, { code: signIn.createCode() });
     }
     const download = /^\/download\/logs\/([1-9][0-9]{0,15})$/.exec(url.pathname);
     if (download && req.method === 'GET') return downloadLog(req, res, Number(download[1]));
     if (serveStatic(options.uiDir, req, res)) return;
-    return reply(res, 404, { error: 'not found: the UI is at /, the API on WebSocket /api, webhooks at POST /api/v1/events/NAME, metrics at GET /metrics' });
+    return reply(res, 404, {
+      error:
+        'not found: the UI is at /, the API on WebSocket /api, webhooks at POST /api/v1/events/NAME, metrics at GET /metrics',
+    });
   }
 
   async function session(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
@@ -167,7 +179,9 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     if (req.method === 'GET') return reply(res, signIn.validSession(cookie(req, SESSION_COOKIE)) ? 204 : 401);
     if (req.method === 'DELETE') {
       signIn.endSession(cookie(req, SESSION_COOKIE));
-      return reply(res, 204, undefined, { 'set-cookie': `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0` });
+      return reply(res, 204, undefined, {
+        'set-cookie': `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0`,
+      });
     }
     if (req.method !== 'POST') return reply(res, 405, { error: 'GET, POST or DELETE /auth/session' });
     let code: unknown;
@@ -177,32 +191,54 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
       return reply(res, 400, { error: 'send {"code": "..."} as JSON' });
     }
     const id = signIn.exchange(code);
-    if (!id) return reply(res, 401, { error: 'this sign-in link was already used or has expired: run "ax open" for a fresh one' });
-    return reply(res, 204, undefined, { 'set-cookie': `${SESSION_COOKIE}=${id}; Path=/; HttpOnly; SameSite=Strict; Max-Age=604800` });
+    if (!id)
+      return reply(res, 401, {
+        error: 'this sign-in link was already used or has expired: run "ax open" for a fresh one',
+      });
+    return reply(res, 204, undefined, {
+      'set-cookie': `${SESSION_COOKIE}=${id}; Path=/; HttpOnly; SameSite=Strict; Max-Age=604800`,
+    });
   }
 
   async function webhook(req: http.IncomingMessage, res: http.ServerResponse, event: string): Promise<void> {
     if (req.method !== 'POST') return reply(res, 405, { error: `POST /events/${event}` });
     const expected = options.webhookToken?.();
-    if (!expected) return reply(res, 404, { error: 'webhooks are off: put a secret of at least 16 characters in DATA_DIR/webhook-token to turn them on' });
-    if (!sameSecret(bearer(req), expected)) return reply(res, 401, { error: 'missing or wrong webhook token (Authorization: Bearer …)' });
+    if (!expected)
+      return reply(res, 404, {
+        error: 'webhooks are off: put a secret of at least 16 characters in DATA_DIR/webhook-token to turn them on',
+      });
+    if (!sameSecret(bearer(req), expected))
+      return reply(res, 401, { error: 'missing or wrong webhook token (Authorization: Bearer …)' });
     let payload: string;
     try {
       payload = await readBody(req, options.maxPayloadBytes ?? DEFAULT_CONFIG.maxEventPayloadBytes);
     } catch (err) {
       // Refused before anything starts; the connection is closed after the reply.
       res.setHeader('connection', 'close');
-      return reply(res, err instanceof TooLarge ? 413 : err instanceof NotText ? 415 : 400, { error: err instanceof Error ? err.message : String(err) });
+      return reply(res, err instanceof TooLarge ? 413 : err instanceof NotText ? 415 : 400, {
+        error: err instanceof Error ? err.message : String(err),
+      });
     }
     // A body sent as JSON must be JSON; other content types pass as they are.
-    const problem = /^application\/([\w.+-]*\+)?json\b/i.test(req.headers['content-type'] ?? '') && payload !== '' ? jsonProblem(payload) : undefined;
-    if (problem) return reply(res, 400, { error: `the body is sent as JSON (Content-Type: ${req.headers['content-type']}) but is not JSON: ${problem}` });
+    const problem =
+      /^application\/([\w.+-]*\+)?json\b/i.test(req.headers['content-type'] ?? '') && payload !== ''
+        ? jsonProblem(payload)
+        : undefined;
+    if (problem)
+      return reply(res, 400, {
+        error: `the body is sent as JSON (Content-Type: ${req.headers['content-type']}) but is not JSON: ${problem}`,
+      });
     // A sender that retries sends the same key: within 24 h the repeat gets the first one's runs.
     const key = req.headers['idempotency-key'];
     if (Array.isArray(key)) return reply(res, 400, { error: 'send one Idempotency-Key header, not several' });
     const from = `webhook from ${req.socket.remoteAddress ?? 'an unknown address'}`;
-    const response = await dispatchRequest(options.api, { id: 0, method: 'trigger', params: [event, payload || undefined, from, ...(key === undefined ? [] : [key])] });
-    if ('error' in response) return reply(res, WEBHOOK_STATUS[response.error.code] ?? 400, { error: response.error.message });
+    const response = await dispatchRequest(options.api, {
+      id: 0,
+      method: 'trigger',
+      params: [event, payload || undefined, from, ...(key === undefined ? [] : [key])],
+    });
+    if ('error' in response)
+      return reply(res, WEBHOOK_STATUS[response.error.code] ?? 400, { error: response.error.message });
     return reply(res, 202, { runs: response.result });
   }
 
@@ -216,7 +252,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
       'content-disposition': `attachment; filename="run-${inst.runId}-${inst.taskName.replace(/[^A-Za-z0-9_.-]/g, '_')}-attempt-${inst.attempt}.log"`,
       'cache-control': 'no-store',
     });
-    for (let after = 0; ; ) {
+    for (let after = 0; ;) {
       const lines = await options.api.readLogs(instanceId, after, 10_000);
       if (lines.length === 0) break;
       const text = lines.map((l) => `${l.line}\n`).join('');
@@ -241,7 +277,9 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
       socket.destroy();
       return;
     }
-    void identityOf(req).then((identity) => wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req, identity)));
+    void identityOf(req).then((identity) =>
+      wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req, identity)),
+    );
   });
 
   // Who a client is, as the server authenticated it: the holder of the API token, named by the
@@ -256,7 +294,10 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
       if (peer === undefined) return { name: `${owner} (API token, peer unknown)`, alsoKnownAs: [owner] };
       return { name: `${peer}@${hostname} (API token)`, alsoKnownAs: [`${peer}@${hostname}`] };
     }
-    const session = createHash('sha256').update(cookie(req, SESSION_COOKIE) ?? '').digest('hex').slice(0, 8);
+    const session = createHash('sha256')
+      .update(cookie(req, SESSION_COOKIE) ?? '')
+      .digest('hex')
+      .slice(0, 8);
     return { name: `${owner} (UI session ${session})`, alsoKnownAs: ['ui'] };
   };
   const clients = new Set<WebSocket>();
@@ -279,7 +320,13 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
       if (ws.bufferedAmount >= MAX_BUFFERED_BYTES && !stall) {
         stall = setTimeout(() => {
           const mib = (ws.bufferedAmount / 1048576).toFixed(1);
-          ws.close(1008, `closed: this client read none of its answers for ${Math.round(stallMs / 1000)} s (${mib} MiB unsent); read what you ask for`.slice(0, 123));
+          ws.close(
+            1008,
+            `closed: this client read none of its answers for ${Math.round(stallMs / 1000)} s (${mib} MiB unsent); read what you ask for`.slice(
+              0,
+              123,
+            ),
+          );
           // its close frame waits behind what it does not read: the socket goes soon after
           setTimeout(() => ws.terminate(), 5_000).unref();
         }, stallMs);
@@ -292,7 +339,12 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
       send,
       onDropped: (count) => send(droppedNotice(count)),
       // Answers and events share one budget; past it this client's requests are not read.
-      budget: { unsent: () => ws.bufferedAmount, limit: MAX_BUFFERED_BYTES, pauseReading: () => ws.pause(), resumeReading: () => ws.resume() },
+      budget: {
+        unsent: () => ws.bufferedAmount,
+        limit: MAX_BUFFERED_BYTES,
+        pauseReading: () => ws.pause(),
+        resumeReading: () => ws.resume(),
+      },
     });
     // A malformed frame (bad UTF-8, too large) ends this connection, never the server.
     ws.on('error', () => ws.terminate());
@@ -320,7 +372,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
   port = (server.address() as AddressInfo).port;
   return {
     port,
-    signInUrl: () => `http://${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host}:${port}/#code=${signIn.createCode()}`,
+    signInUrl: () =>
+      `http://${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host}:${port}/#code=${signIn.createCode()}`,
     async close(reason?: string) {
       if (reason) {
         // a close frame's reason holds at most 123 bytes

@@ -21,11 +21,19 @@ async function asBeforeTheNote(store: SqlStore): Promise<void> {
   await sql`ALTER TABLE task_definition DROP COLUMN log_limit_bytes`.execute(store.db);
   await sql`ALTER TABLE audit_log DROP COLUMN note`.execute(store.db);
   await sql`DELETE FROM kysely_migration WHERE name IN ('0013_audit_note', '0014_task_log_limit')`.execute(store.db);
-  await sql`INSERT INTO audit_log (at, actor, action, object, detail) VALUES (${T0}, ${'alice@box (API token) — note: old style'}, ${'workflow.apply'}, ${'workflow:etl'}, ${'version 1'})`.execute(store.db);
+  await sql`INSERT INTO audit_log (at, actor, action, object, detail) VALUES (${T0}, ${'alice@box (API token) — note: old style'}, ${'workflow.apply'}, ${'workflow:etl'}, ${'version 1'})`.execute(
+    store.db,
+  );
 }
 
 async function checkMigrated(reopened: SqlStore): Promise<void> {
-  await reopened.audit({ at: T0 + 1, actor: 'alice@box (API token)', note: 'webhook from 10.0.0.7', action: 'run.manual', object: 'workflow:etl' });
+  await reopened.audit({
+    at: T0 + 1,
+    actor: 'alice@box (API token)',
+    note: 'webhook from 10.0.0.7',
+    action: 'run.manual',
+    object: 'workflow:etl',
+  });
   const entries = await reopened.listAudit(10);
   expect(entries.map((e) => [e.at, e.actor, e.note, e.detail])).toEqual([
     [T0 + 1, 'alice@box (API token)', 'webhook from 10.0.0.7', undefined],

@@ -50,7 +50,14 @@ const node = (nodeId: string, lastHeartbeat = 1_700_000_000_000, workerId?: stri
   ...(workerId !== undefined && { workerId }),
 });
 
-const logEvent = (seq: number): EngineEvent => ({ type: 'log', instanceId: 7, seq, stream: 'stdout', ts: seq, line: `line ${seq}` });
+const logEvent = (seq: number): EngineEvent => ({
+  type: 'log',
+  instanceId: 7,
+  seq,
+  stream: 'stdout',
+  ts: seq,
+  line: `line ${seq}`,
+});
 
 export function coordinatorContract(name: string, setup: () => Promise<CoordinatorFixture>): void {
   describe(`Coordinator contract: ${name}`, () => {

@@ -40,16 +40,32 @@ export function alertsContract(store: () => Store, racer: () => Store): void {
         ['k2', 'grouped', 'grouped'],
         ['k1', 'immediate', 'sending'],
       ]);
-      expect(listed[1]).toMatchObject({ rule: 'task_failed', subject: 'workflow:nightly-etl', workflow: 'nightly-etl', runId: 7, instanceId: 70, severity: 'critical', at: T0, node: 'node-a', deliveries: [] });
+      expect(listed[1]).toMatchObject({
+        rule: 'task_failed',
+        subject: 'workflow:nightly-etl',
+        workflow: 'nightly-etl',
+        runId: 7,
+        instanceId: 70,
+        severity: 'critical',
+        at: T0,
+        node: 'node-a',
+        deliveries: [],
+      });
     });
 
     it('eight nodes recording one alert at once: exactly one records it, and it opens its group', async () => {
-      const results = await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 ? racer() : store()).recordAlert(alert('same', { node: `node-${i}` }))));
+      const results = await Promise.all(
+        Array.from({ length: 8 }, (_, i) =>
+          (i % 2 ? racer() : store()).recordAlert(alert('same', { node: `node-${i}` })),
+        ),
+      );
       expect(results.filter((r) => r !== undefined)).toEqual([{ id: expect.any(Number), kind: 'immediate' }]);
     });
 
     it('eight different alerts of one group at once: one opens it, seven are grouped', async () => {
-      const results = await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 ? racer() : store()).recordAlert(alert(`burst-${i}`))));
+      const results = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => (i % 2 ? racer() : store()).recordAlert(alert(`burst-${i}`))),
+      );
       expect(results.filter((r) => r?.kind === 'immediate')).toHaveLength(1);
       expect(results.filter((r) => r?.kind === 'grouped')).toHaveLength(7);
     });
@@ -57,7 +73,9 @@ export function alertsContract(store: () => Store, racer: () => Store): void {
     it('a group is due once its window ended, with its repeats, until closed', async () => {
       const opener = await store().recordAlert(alert('a'));
       for (const k of ['b', 'c', 'd']) await store().recordAlert(alert(k));
-      await store().recordAlert(alert('other', { groupKey: 'run_failed:workflow:x:0', groupEndsAt: T0 + 2 * WINDOW, rule: 'run_failed' }));
+      await store().recordAlert(
+        alert('other', { groupKey: 'run_failed:workflow:x:0', groupEndsAt: T0 + 2 * WINDOW, rule: 'run_failed' }),
+      );
       expect(await store().dueAlertGroups(T0 + WINDOW - 1, 10)).toEqual([]);
       const due = await store().dueAlertGroups(T0 + WINDOW, 10);
       expect(due.map((g) => [g.opener.id, g.repeats, g.groupEndsAt])).toEqual([[opener?.id, 3, T0 + WINDOW]]);
@@ -66,16 +84,43 @@ export function alertsContract(store: () => Store, racer: () => Store): void {
       expect(await racer().recordAlert(alert('a:summary', { kind: 'summary', repeats: 3 }))).toBeUndefined();
       await store().closeAlertGroup(opener?.id as number);
       expect(await store().dueAlertGroups(T0 + WINDOW, 10)).toEqual([]);
-      expect((await store().dueAlertGroups(T0 + 2 * WINDOW, 10)).map((g) => [g.opener.key, g.repeats])).toEqual([['other', 0]]);
+      expect((await store().dueAlertGroups(T0 + 2 * WINDOW, 10)).map((g) => [g.opener.key, g.repeats])).toEqual([
+        ['other', 0],
+      ]);
     });
 
     it('deliveries are kept per channel and replaced as they move on; the state is the caller’s', async () => {
       const rec = await store().recordAlert(alert('d1'));
       const id = rec?.id as number;
-      await store().recordAlertDelivery(id, { channel: 'slack', kind: 'webhook', state: 'sending', attempts: 1, at: T0 + 1 });
-      await store().recordAlertDelivery(id, { channel: 'mail', kind: 'email', state: 'failed', attempts: 3, error: 'connection refused', at: T0 + 2 });
-      await store().recordAlertDelivery(id, { channel: 'slack', kind: 'webhook', state: 'sent', attempts: 2, at: T0 + 3 });
-      await store().recordAlertDelivery(id, { channel: 'nowhere', state: 'failed', attempts: 0, error: 'no channel "nowhere"', at: T0 + 4 });
+      await store().recordAlertDelivery(id, {
+        channel: 'slack',
+        kind: 'webhook',
+        state: 'sending',
+        attempts: 1,
+        at: T0 + 1,
+      });
+      await store().recordAlertDelivery(id, {
+        channel: 'mail',
+        kind: 'email',
+        state: 'failed',
+        attempts: 3,
+        error: 'connection refused',
+        at: T0 + 2,
+      });
+      await store().recordAlertDelivery(id, {
+        channel: 'slack',
+        kind: 'webhook',
+        state: 'sent',
+        attempts: 2,
+        at: T0 + 3,
+      });
+      await store().recordAlertDelivery(id, {
+        channel: 'nowhere',
+        state: 'failed',
+        attempts: 0,
+        error: 'no channel "nowhere"',
+        at: T0 + 4,
+      });
       await store().setAlertState(id, 'failed');
       const got = await store().getAlert(id);
       expect(got?.state).toBe('failed');
@@ -91,7 +136,12 @@ export function alertsContract(store: () => Store, racer: () => Store): void {
       await store().recordAlert(alert('x1', { at: T0 }));
       await store().recordAlert(alert('x2', { at: T0 + 1, groupKey: 'g2', workflow: 'reports', rule: 'run_failed' }));
       const third = await store().recordAlert(alert('x3', { at: T0 + 2, groupKey: 'g3', state: 'unsent' }));
-      await store().recordAlertDelivery(third?.id as number, { channel: 'slack', state: 'sent', attempts: 1, at: T0 + 2 });
+      await store().recordAlertDelivery(third?.id as number, {
+        channel: 'slack',
+        state: 'sent',
+        attempts: 1,
+        at: T0 + 2,
+      });
       expect((await store().listAlerts({ limit: 2 })).map((a) => a.key)).toEqual(['x3', 'x2']);
       expect((await store().listAlerts({ beforeId: third?.id })).map((a) => a.key)).toEqual(['x2', 'x1']);
       expect((await store().listAlerts({ workflow: 'reports' })).map((a) => a.key)).toEqual(['x2']);

@@ -25,9 +25,15 @@ const asked = (records: InstanceRecord[]): ClaimCandidate[] => records.map((r) =
 const sorted = (values: number[]): number[] => [...values].sort((a, b) => a - b);
 
 /** `n` WAITING instances of task a (attempts 1..n), all due at T0 unless told. */
-async function waiting(store: StoreGetter, seed: Seeded, n: number, notBefore = (_i: number) => T0): Promise<InstanceRecord[]> {
+async function waiting(
+  store: StoreGetter,
+  seed: Seeded,
+  n: number,
+  notBefore = (_i: number) => T0,
+): Promise<InstanceRecord[]> {
   const out: InstanceRecord[] = [];
-  for (let i = 0; i < n; i++) out.push(await addInstance(store(), seed, 'a', { attempt: i + 1, notBefore: notBefore(i) }));
+  for (let i = 0; i < n; i++)
+    out.push(await addInstance(store(), seed, 'a', { attempt: i + 1, notBefore: notBefore(i) }));
   return out;
 }
 
@@ -43,7 +49,12 @@ export function claimsContract(store: StoreGetter, peer: StoreGetter): void {
       expect(await store().claimDueInstances('w1', asked([a, b]), T0 + 5)).toEqual(sorted([a.id, b.id]));
       for (const inst of [a, b]) {
         const now = await mustGet(store(), inst.id);
-        expect({ state: now.state, workerId: now.workerId, dispatchedAt: now.dispatchedAt, reason: now.reason }).toEqual({
+        expect({
+          state: now.state,
+          workerId: now.workerId,
+          dispatchedAt: now.dispatchedAt,
+          reason: now.reason,
+        }).toEqual({
           state: 'DISPATCHED',
           workerId: 'w1',
           dispatchedAt: T0 + 5,
@@ -77,11 +88,16 @@ export function claimsContract(store: StoreGetter, peer: StoreGetter): void {
       await store().upsertWorker(worker('w1', 8));
       const seed = await seedRun(store());
       const later = await addInstance(store(), seed, 'a', { notBefore: T0 + 1_000 });
-      const taken = await move(store(), await addInstance(store(), seed, 'b'), 'DISPATCHED', { workerId: 'w2', dispatchedAt: T0 });
+      const taken = await move(store(), await addInstance(store(), seed, 'b'), 'DISPATCHED', {
+        workerId: 'w2',
+        dispatchedAt: T0,
+      });
       const retried = await addInstance(store(), seed, 'c', { attempt: 2 });
 
       expect(await store().claimDueInstances('w9', [{ id: retried.id, attempt: 2 }], T0)).toEqual([]);
-      expect(await store().claimDueInstances('w1', [...asked([later, taken]), { id: retried.id, attempt: 1 }], T0)).toEqual([]);
+      expect(
+        await store().claimDueInstances('w1', [...asked([later, taken]), { id: retried.id, attempt: 1 }], T0),
+      ).toEqual([]);
       expect(await store().claimDueInstances('w1', [], T0)).toEqual([]);
       expect((await mustGet(store(), taken.id)).workerId).toBe('w2');
       expect((await mustGet(store(), retried.id)).state).toBe('WAITING');
@@ -103,7 +119,9 @@ export function claimsContract(store: StoreGetter, peer: StoreGetter): void {
       expect(claimed.length).toBe(5);
       expect(new Set(claimed).size).toBe(5);
       expect((await store().activeCountByWorker()).get('w1')).toBe(5);
-      expect((await store().instancesInStates(['DISPATCHED'])).map((i) => i.id).sort((a, b) => a - b)).toEqual(sorted(claimed));
+      expect((await store().instancesInStates(['DISPATCHED'])).map((i) => i.id).sort((a, b) => a - b)).toEqual(
+        sorted(claimed),
+      );
     });
 
     it('two dispatchers racing for different workers hand each instance to exactly one of them', async () => {
@@ -137,7 +155,9 @@ export function claimsContract(store: StoreGetter, peer: StoreGetter): void {
       const claim = (on: StoreGetter) => async () => {
         for (let i = 0; i < 20; i++) claimed.push(...(await on().claimDueInstances('w1', asked(created), T0)));
       };
-      await Promise.all([add(peer, 'a'), add(store, 'b'), add(peer, 'c'), claim(store), claim(peer), claim(store)].map((f) => f()));
+      await Promise.all(
+        [add(peer, 'a'), add(store, 'b'), add(peer, 'c'), claim(store), claim(peer), claim(store)].map((f) => f()),
+      );
       claimed.push(...(await store().claimDueInstances('w1', asked(created), T0)));
       expect(sorted(claimed)).toEqual(sorted(created.map((c) => c.id)));
     });

@@ -1,7 +1,18 @@
 // Store contract, part 1: definitions (workflows, tasks, edges, schedules).
 import { describe, expect, it } from 'vitest';
 import type { TaskSpec, WorkflowSpec } from '../../engine/api/types.ts';
-import { createRun, edgeNames, graphOf, hourly, manualRun, setRunState, T0, task, taskIds, workflow } from './store-fixtures.ts';
+import {
+  createRun,
+  edgeNames,
+  graphOf,
+  hourly,
+  manualRun,
+  setRunState,
+  T0,
+  task,
+  taskIds,
+  workflow,
+} from './store-fixtures.ts';
 import type { StoreGetter } from './store-fixtures.ts';
 
 const fullTask: TaskSpec = {
@@ -38,7 +49,10 @@ export function definitionsContract(store: StoreGetter): void {
 
     it('a changed spec bumps the version and keeps the workflow id', async () => {
       const first = await store().applyWorkflow(workflow('etl', [task('a')]), T0);
-      const second = await store().applyWorkflow(workflow('etl', [task('a', [], { command: 'echo changed' })]), T0 + 1000);
+      const second = await store().applyWorkflow(
+        workflow('etl', [task('a', [], { command: 'echo changed' })]),
+        T0 + 1000,
+      );
       expect(second).toEqual({ workflowId: first.workflowId, version: 2, changed: true });
       expect((await graphOf(store(), first.workflowId)).version).toBe(2);
     });
@@ -46,7 +60,11 @@ export function definitionsContract(store: StoreGetter): void {
     it('with an actor, a change and its audit entry are written together; no change, no entry', async () => {
       await store().applyWorkflow(workflow('audited', [task('a')]), T0, 'alice@laptop');
       await store().applyWorkflow(workflow('audited', [task('a')]), T0 + 1000, 'bob@laptop');
-      await store().applyWorkflow(workflow('audited', [task('a', [], { command: 'echo v2' })]), T0 + 2000, 'carol@laptop');
+      await store().applyWorkflow(
+        workflow('audited', [task('a', [], { command: 'echo v2' })]),
+        T0 + 2000,
+        'carol@laptop',
+      );
       const entries = (await store().listAudit(100)).filter((e) => e.object === 'workflow:audited');
       expect(entries.map((e) => [e.at, e.actor, e.action, e.detail, e.note])).toEqual([
         [T0 + 2000, 'carol@laptop', 'workflow.apply', 'version 2', null],
@@ -55,17 +73,30 @@ export function definitionsContract(store: StoreGetter): void {
     });
 
     it('an actor with a note: the audit entry has the name as its actor and the note beside it', async () => {
-      await store().applyWorkflow(workflow('noted', [task('a')]), T0, { name: 'alice@box (API token)', note: 'deploy pipeline' });
+      await store().applyWorkflow(workflow('noted', [task('a')]), T0, {
+        name: 'alice@box (API token)',
+        note: 'deploy pipeline',
+      });
       const [entry] = (await store().listAudit(100)).filter((e) => e.object === 'workflow:noted');
-      expect([entry?.actor, entry?.note, entry?.detail]).toEqual(['alice@box (API token)', 'deploy pipeline', 'version 1']);
+      expect([entry?.actor, entry?.note, entry?.detail]).toEqual([
+        'alice@box (API token)',
+        'deploy pipeline',
+        'version 1',
+      ]);
     });
 
     it('keeps task ids of kept names, drops removed tasks and replaces the edges', async () => {
-      const { workflowId } = await store().applyWorkflow(workflow('etl', [task('a'), task('b', ['a']), task('c', ['b'])]), T0);
+      const { workflowId } = await store().applyWorkflow(
+        workflow('etl', [task('a'), task('b', ['a']), task('c', ['b'])]),
+        T0,
+      );
       const before = taskIds(await graphOf(store(), workflowId));
       expect(edgeNames(await graphOf(store(), workflowId))).toEqual(['a>b', 'b>c']);
 
-      await store().applyWorkflow(workflow('etl', [task('a', [], { command: 'echo a2' }), task('c', ['a']), task('d', ['c'])]), T0 + 1000);
+      await store().applyWorkflow(
+        workflow('etl', [task('a', [], { command: 'echo a2' }), task('c', ['a']), task('d', ['c'])]),
+        T0 + 1000,
+      );
       const graph = await graphOf(store(), workflowId);
       const after = taskIds(graph);
       expect([...after.keys()]).toEqual(['a', 'c', 'd']);
@@ -91,7 +122,14 @@ export function definitionsContract(store: StoreGetter): void {
       const graph = await graphOf(store(), workflowId);
       const { upstream: _upstream, ...definition } = fullTask;
       expect(graph.tasks[0]).toEqual({ ...definition, id: graph.tasks[0]?.id, workflowId });
-      expect(graph).toMatchObject({ id: workflowId, name: 'etl', enabled: true, version: 1, routing: 'least_busy', onEvent: 'files.arrived' });
+      expect(graph).toMatchObject({
+        id: workflowId,
+        name: 'etl',
+        enabled: true,
+        version: 1,
+        routing: 'least_busy',
+        onEvent: 'files.arrived',
+      });
       expect(graph.schedule).toMatchObject({ ...spec.schedule, workflowId, workflowName: 'etl', lastFireAt: T0 });
       expect(await store().getWorkflowGraph(workflowId + 1000)).toBeUndefined();
     });
@@ -107,7 +145,10 @@ export function definitionsContract(store: StoreGetter): void {
 
     it('a cron change restarts the schedule at the apply time; an unrelated change does not', async () => {
       const { workflowId } = await store().applyWorkflow(workflow('etl', [task('a')], { schedule: hourly }), T0);
-      await store().applyWorkflow(workflow('etl', [task('a')], { schedule: { ...hourly, cron: '*/5 * * * *' } }), T0 + 5000);
+      await store().applyWorkflow(
+        workflow('etl', [task('a')], { schedule: { ...hourly, cron: '*/5 * * * *' } }),
+        T0 + 5000,
+      );
       const moved = (await graphOf(store(), workflowId)).schedule;
       expect(moved).toMatchObject({ cron: '*/5 * * * *', lastFireAt: T0 + 5000 });
 
@@ -121,7 +162,9 @@ export function definitionsContract(store: StoreGetter): void {
     });
 
     it('applies a 5,000-task workflow with all its edges', async () => {
-      const tasks = Array.from({ length: 5000 }, (_, i) => task(`t${i}`, i === 0 ? [] : i % 100 === 0 ? ['t0', `t${i - 1}`] : [`t${i - 1}`]));
+      const tasks = Array.from({ length: 5000 }, (_, i) =>
+        task(`t${i}`, i === 0 ? [] : i % 100 === 0 ? ['t0', `t${i - 1}`] : [`t${i - 1}`]),
+      );
       const spec = workflow('big', tasks);
       const { workflowId, changed } = await store().applyWorkflow(spec, T0);
       expect(changed).toBe(true);
@@ -156,7 +199,10 @@ export function definitionsContract(store: StoreGetter): void {
 
   describe('listWorkflows', () => {
     it('summarises each workflow, sorted by name, with its latest run', async () => {
-      const zeta = await store().applyWorkflow(workflow('zeta', [task('a'), task('b', ['a'])], { schedule: hourly, owner: 'zoe' }), T0);
+      const zeta = await store().applyWorkflow(
+        workflow('zeta', [task('a'), task('b', ['a'])], { schedule: hourly, owner: 'zoe' }),
+        T0,
+      );
       await store().applyWorkflow(workflow('alpha', [task('a'), task('b'), task('c')], { description: 'three' }), T0);
       const first = await createRun(store(), manualRun(zeta.workflowId, { logicalTime: T0 + 1 }));
       const latest = await createRun(store(), manualRun(zeta.workflowId, { logicalTime: T0 + 2 }));
@@ -224,10 +270,11 @@ export function definitionsContract(store: StoreGetter): void {
       ]);
     });
 
-    it('a cron run moves its schedule\'s last fire time with it, in one write; a duplicate fire or a manual run does not', async () => {
+    it("a cron run moves its schedule's last fire time with it, in one write; a duplicate fire or a manual run does not", async () => {
       const { workflowId } = await store().applyWorkflow(workflow('etl', [task('a')], { schedule: hourly }), T0);
       const scheduleId = (await graphOf(store(), workflowId)).schedule?.id ?? -1;
-      const fire = (at: number) => manualRun(workflowId, { trigger: 'cron', triggeredBy: 'cron', scheduleId, logicalTime: at });
+      const fire = (at: number) =>
+        manualRun(workflowId, { trigger: 'cron', triggeredBy: 'cron', scheduleId, logicalTime: at });
       const lastFire = async () => (await store().listSchedules())[0]?.lastFireAt;
       expect(await createRun(store(), fire(T0 + 3_600_000))).toMatchObject({ scheduleId, logicalTime: T0 + 3_600_000 });
       expect(await lastFire()).toBe(T0 + 3_600_000);
@@ -258,7 +305,14 @@ export function definitionsContract(store: StoreGetter): void {
         const run = await createRun(store(), manualRun(workflowId));
         const taskId = (await graphOf(store(), workflowId)).tasks[0]?.id ?? -1;
         const inst = await store().createInstance({
-          runId: run?.id ?? -1, workflowId, taskId, taskName: 'a', attempt: 1, state: 'WAITING', notBefore: T0, createdAt: T0,
+          runId: run?.id ?? -1,
+          workflowId,
+          taskId,
+          taskName: 'a',
+          attempt: 1,
+          state: 'WAITING',
+          notBefore: T0,
+          createdAt: T0,
         });
         const instanceId = inst?.id ?? -1;
         await store().appendLogs([{ instanceId, seq: 1, stream: 'stdout', ts: T0, line: `from ${workflowId}` }]);

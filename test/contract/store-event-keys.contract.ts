@@ -12,7 +12,8 @@ const STALE = 60_000;
 /** `racer`: the store that races `store` (SQLite's is the same store). */
 export function eventKeysContract(store: () => Store, racer: () => Store): void {
   describe('event idempotency keys', () => {
-    const claim = (s: Store, key: string, at: number, event = 'orders-ready') => s.claimEventKey(event, key, at, DAY, STALE);
+    const claim = (s: Store, key: string, at: number, event = 'orders-ready') =>
+      s.claimEventKey(event, key, at, DAY, STALE);
 
     it('the first claim wins; a repeat sees it under way, then the runs it started', async () => {
       expect(await claim(store(), 'k-1', T0)).toEqual({ claimed: true });
@@ -24,7 +25,9 @@ export function eventKeysContract(store: () => Store, racer: () => Store): void 
     });
 
     it('eight claims of one key at once through two connections: exactly one wins', async () => {
-      const results = await Promise.all(Array.from({ length: 8 }, (_, i) => claim(i % 2 ? racer() : store(), 'burst', T0)));
+      const results = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => claim(i % 2 ? racer() : store(), 'burst', T0)),
+      );
       expect(results.filter((r) => r.claimed)).toHaveLength(1);
     });
 

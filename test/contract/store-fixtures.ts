@@ -1,7 +1,15 @@
 // Builders shared by the Store contract files. They go through the port only, so every adapter
 // (SQLite now, MySQL later) is seeded the same way.
 import type { Updateable } from 'kysely';
-import type { InstanceRecord, InstanceState, RunRecord, RunState, ScheduleSpec, TaskSpec, WorkflowSpec } from '../../engine/api/types.ts';
+import type {
+  InstanceRecord,
+  InstanceState,
+  RunRecord,
+  RunState,
+  ScheduleSpec,
+  TaskSpec,
+  WorkflowSpec,
+} from '../../engine/api/types.ts';
 import type { NewInstance, NewRun, Store, WorkflowGraph } from '../../engine/ports/store.ts';
 import { guardedInstanceUpdate } from '../../engine/adapters/sql/instance-writes.ts';
 import type { TaskInstanceTable } from '../../engine/adapters/sql/schema.ts';
@@ -50,7 +58,15 @@ export function edgeNames(graph: WorkflowGraph): string[] {
 }
 
 export function manualRun(workflowId: number, extra: Partial<NewRun> = {}): NewRun {
-  return { workflowId, state: 'RUNNING', trigger: 'manual', triggeredBy: 'alice@laptop', logicalTime: T0, createdAt: T0, ...extra };
+  return {
+    workflowId,
+    state: 'RUNNING',
+    trigger: 'manual',
+    triggeredBy: 'alice@laptop',
+    logicalTime: T0,
+    createdAt: T0,
+    ...extra,
+  };
 }
 
 /** A run alone, no instances (startRun with no roots): what the contract tests build on. */
@@ -74,7 +90,12 @@ export async function seedRun(store: Store, name = 'etl'): Promise<Seeded> {
 }
 
 /** Creates one instance of task `taskName` in the seeded run (WAITING, attempt 1 unless told). */
-export async function addInstance(store: Store, seed: Seeded, taskName: string, extra: Partial<NewInstance> = {}): Promise<InstanceRecord> {
+export async function addInstance(
+  store: Store,
+  seed: Seeded,
+  taskName: string,
+  extra: Partial<NewInstance> = {},
+): Promise<InstanceRecord> {
   const taskId = seed.tasks.get(taskName);
   if (taskId === undefined) throw new Error(`no task ${taskName}`);
   const created = await store.createInstance({
@@ -93,7 +114,20 @@ export async function addInstance(store: Store, seed: Seeded, taskName: string, 
 }
 
 /** The fields a fixture may set with a state. */
-export type Fields = Partial<Pick<InstanceRecord, 'workerId' | 'pid' | 'exitCode' | 'dispatchedAt' | 'startedAt' | 'finishedAt' | 'heartbeatAt' | 'notBefore' | 'failedOver'>> & {
+export type Fields = Partial<
+  Pick<
+    InstanceRecord,
+    | 'workerId'
+    | 'pid'
+    | 'exitCode'
+    | 'dispatchedAt'
+    | 'startedAt'
+    | 'finishedAt'
+    | 'heartbeatAt'
+    | 'notBefore'
+    | 'failedOver'
+  >
+> & {
   reason?: string | null;
 };
 
@@ -116,17 +150,36 @@ const COLUMNS: Record<keyof Fields, keyof TaskInstanceTable> = {
  * adapter is one): the port has only the named steps, and a fixture must reach states (final but
  * unhandled, DISPATCHED without a claim) that no single step makes.
  */
-export async function move(store: Store, inst: InstanceRecord, to: InstanceState, fields: Fields = {}): Promise<InstanceRecord> {
+export async function move(
+  store: Store,
+  inst: InstanceRecord,
+  to: InstanceState,
+  fields: Fields = {},
+): Promise<InstanceRecord> {
   const values: Record<string, unknown> = { state: to };
-  for (const [key, value] of Object.entries(fields)) if (value !== undefined) values[COLUMNS[key as keyof Fields]] = typeof value === 'boolean' ? Number(value) : value;
-  const ok = await guardedInstanceUpdate((store as SqlStore).db, values as Updateable<TaskInstanceTable>, inst.id, { from: [inst.state], attempt: inst.attempt, workerId: inst.workerId });
+  for (const [key, value] of Object.entries(fields))
+    if (value !== undefined) values[COLUMNS[key as keyof Fields]] = typeof value === 'boolean' ? Number(value) : value;
+  const ok = await guardedInstanceUpdate((store as SqlStore).db, values as Updateable<TaskInstanceTable>, inst.id, {
+    from: [inst.state],
+    attempt: inst.attempt,
+    workerId: inst.workerId,
+  });
   if (!ok) throw new Error(`transition ${inst.state} → ${to} of instance ${inst.id} was refused`);
   return mustGet(store, inst.id);
 }
 
 /** Sets a run's state (and finish time) as a test needs it, below the port like `move`. */
-export async function setRunState(store: Store, runId: number, state: RunState, finishedAt: number | null): Promise<void> {
-  await (store as SqlStore).db.updateTable('workflow_run').set({ state, finished_at: finishedAt }).where('id', '=', runId).execute();
+export async function setRunState(
+  store: Store,
+  runId: number,
+  state: RunState,
+  finishedAt: number | null,
+): Promise<void> {
+  await (store as SqlStore).db
+    .updateTable('workflow_run')
+    .set({ state, finished_at: finishedAt })
+    .where('id', '=', runId)
+    .execute();
 }
 
 /** WAITING → DISPATCHED (to workerId) → RUNNING, as a dispatcher and a worker would. */

@@ -26,7 +26,9 @@ export function flagsContract(store: () => Store, peer: () => Store, racer: () =
     });
 
     it('a pause by an actor with a note: the pause is by the name, the note is in the audit entry only', async () => {
-      expect(await store().setSchedulingPause(true, T0, { name: 'alice@box (API token)', note: 'maintenance bot' })).toBe(true);
+      expect(
+        await store().setSchedulingPause(true, T0, { name: 'alice@box (API token)', note: 'maintenance bot' }),
+      ).toBe(true);
       expect(await store().getSchedulingPause()).toEqual({ since: T0, by: 'alice@box (API token)' });
       const [entry] = await store().listAudit(1);
       expect([entry?.actor, entry?.note]).toEqual(['alice@box (API token)', 'maintenance bot']);
@@ -41,7 +43,10 @@ export function flagsContract(store: () => Store, peer: () => Store, racer: () =
     });
 
     it('two nodes pausing at once: one pause, one audit entry', async () => {
-      const results = await Promise.all([store().setSchedulingPause(true, T0, 'node-a'), racer().setSchedulingPause(true, T0 + 1, 'node-b')]);
+      const results = await Promise.all([
+        store().setSchedulingPause(true, T0, 'node-a'),
+        racer().setSchedulingPause(true, T0 + 1, 'node-b'),
+      ]);
       expect(results.filter(Boolean)).toHaveLength(1);
       const pause = await store().getSchedulingPause();
       expect(pause?.by).toBe(results[0] ? 'node-a' : 'node-b');

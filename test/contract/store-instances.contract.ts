@@ -30,7 +30,9 @@ export function instancesContract(store: StoreGetter): void {
       const early = await addInstance(store(), seed, 'b', { notBefore: T0 + 10 });
       const tieOld = await addInstance(store(), seed, 'c', { notBefore: T0 + 20 });
       const tieNew = await addInstance(store(), seed, 'a', { attempt: 2, notBefore: T0 + 20 });
-      await move(store(), await addInstance(store(), seed, 'b', { attempt: 2, notBefore: T0 }), 'DISPATCHED', { workerId: 'w1' });
+      await move(store(), await addInstance(store(), seed, 'b', { attempt: 2, notBefore: T0 }), 'DISPATCHED', {
+        workerId: 'w1',
+      });
 
       expect(ids(await store().dueWaiting(T0 + 20, 10))).toEqual([early.id, tieOld.id, tieNew.id]);
       expect(ids(await store().dueWaiting(T0 + 20, 2))).toEqual([early.id, tieOld.id]);
@@ -38,7 +40,10 @@ export function instancesContract(store: StoreGetter): void {
       expect(ids(await store().dueWaiting(T0 + 30, 10))).toEqual([early.id, tieOld.id, tieNew.id, late.id]);
       expect(await store().nextWaitingAt()).toBe(T0 + 10);
       // Paging with a cursor (notBefore, id): the next page starts right after the cursor, ties included.
-      expect(ids(await store().dueWaiting(T0 + 30, 2, { notBefore: T0 + 20, id: tieOld.id }))).toEqual([tieNew.id, late.id]);
+      expect(ids(await store().dueWaiting(T0 + 30, 2, { notBefore: T0 + 20, id: tieOld.id }))).toEqual([
+        tieNew.id,
+        late.id,
+      ]);
       expect(ids(await store().dueWaiting(T0 + 30, 10, { notBefore: T0 + 30, id: late.id }))).toEqual([]);
     });
 
@@ -53,7 +58,9 @@ export function instancesContract(store: StoreGetter): void {
     it('nextWaitingAt is undefined when nothing waits', async () => {
       expect(await store().nextWaitingAt()).toBeUndefined();
       const seed = await seedRun(store());
-      await move(store(), await addInstance(store(), seed, 'a', { notBefore: T0 + 5 }), 'DISPATCHED', { workerId: 'w1' });
+      await move(store(), await addInstance(store(), seed, 'a', { notBefore: T0 + 5 }), 'DISPATCHED', {
+        workerId: 'w1',
+      });
       expect(await store().nextWaitingAt()).toBeUndefined();
     });
   });
@@ -61,8 +68,12 @@ export function instancesContract(store: StoreGetter): void {
   describe('unhandledFinished', () => {
     it('lists final instances until a finish step has handled them', async () => {
       const seed = await seedRun(store());
-      const ok = await move(store(), await runOn(store(), await addInstance(store(), seed, 'a'), 'w1'), 'SUCCESS', { exitCode: 0 });
-      const failed = await move(store(), await runOn(store(), await addInstance(store(), seed, 'b'), 'w1'), 'TIMEOUT', { reason: 'timeout' });
+      const ok = await move(store(), await runOn(store(), await addInstance(store(), seed, 'a'), 'w1'), 'SUCCESS', {
+        exitCode: 0,
+      });
+      const failed = await move(store(), await runOn(store(), await addInstance(store(), seed, 'b'), 'w1'), 'TIMEOUT', {
+        reason: 'timeout',
+      });
       await runOn(store(), await addInstance(store(), seed, 'c'), 'w1');
       await addInstance(store(), seed, 'c', { attempt: 2, state: 'UPSTREAM_FAILED', handled: true });
 
@@ -85,7 +96,14 @@ export function instancesContract(store: StoreGetter): void {
       await move(store(), await addInstance(store(), seed, 'b'), 'DISPATCHED', { workerId: 'w1' });
       const running = await runOn(store(), await addInstance(store(), seed, 'c'), 'w1');
       await addInstance(store(), seed, 'a', { attempt: 2, state: 'UPSTREAM_FAILED', handled: true });
-      const otherRun = await createRun(store(), { workflowId: seed.workflowId, state: 'RUNNING', trigger: 'manual', triggeredBy: 'x', logicalTime: T0, createdAt: T0 });
+      const otherRun = await createRun(store(), {
+        workflowId: seed.workflowId,
+        state: 'RUNNING',
+        trigger: 'manual',
+        triggeredBy: 'x',
+        logicalTime: T0,
+        createdAt: T0,
+      });
       await addInstance(store(), { ...seed, runId: otherRun?.id ?? -1 }, 'a');
       expect(await store().pendingInstanceCount(seed.runId)).toBe(3);
 
@@ -103,7 +121,9 @@ export function instancesContract(store: StoreGetter): void {
       const waiting = await addInstance(store(), seed, 'a');
       const dispatched = await move(store(), await addInstance(store(), seed, 'b'), 'DISPATCHED', { workerId: 'w1' });
       const running = await runOn(store(), await addInstance(store(), seed, 'c'), 'w2');
-      expect(sorted(ids(await store().instancesInStates(['DISPATCHED', 'RUNNING'])))).toEqual(sorted([dispatched.id, running.id]));
+      expect(sorted(ids(await store().instancesInStates(['DISPATCHED', 'RUNNING'])))).toEqual(
+        sorted([dispatched.id, running.id]),
+      );
       expect(ids(await store().instancesInStates(['WAITING']))).toEqual([waiting.id]);
       expect(await store().instancesInStates(['WAITING', 'DISPATCHED', 'RUNNING'], 2)).toHaveLength(2);
       expect(await store().instancesInStates(['SUCCESS'])).toEqual([]);
@@ -117,10 +137,20 @@ export function instancesContract(store: StoreGetter): void {
       const mine = await runOn(store(), await addInstance(store(), seed, 'a'), 'w1');
       const alsoMine = await runOn(store(), await addInstance(store(), seed, 'b'), 'w1');
       const theirs = await runOn(store(), await addInstance(store(), seed, 'c'), 'w2');
-      const finished = await move(store(), await runOn(store(), await addInstance(store(), seed, 'a', { attempt: 2 }), 'w1'), 'SUCCESS');
-      const queued = await move(store(), await addInstance(store(), seed, 'b', { attempt: 2 }), 'DISPATCHED', { workerId: 'w1' });
+      const finished = await move(
+        store(),
+        await runOn(store(), await addInstance(store(), seed, 'a', { attempt: 2 }), 'w1'),
+        'SUCCESS',
+      );
+      const queued = await move(store(), await addInstance(store(), seed, 'b', { attempt: 2 }), 'DISPATCHED', {
+        workerId: 'w1',
+      });
 
-      const beats = [mine, alsoMine, theirs, finished, queued].map((i) => ({ instanceId: i.id, attempt: i.attempt, at: T0 + 30_000 }));
+      const beats = [mine, alsoMine, theirs, finished, queued].map((i) => ({
+        instanceId: i.id,
+        attempt: i.attempt,
+        at: T0 + 30_000,
+      }));
       beats[1] = { instanceId: alsoMine.id, attempt: 1, at: T0 + 29_000 };
       const owned = await store().recordTaskHeartbeats('w1', beats);
       expect(owned).toEqual(new Set([mine.id, alsoMine.id]));
@@ -155,19 +185,40 @@ export function instancesContract(store: StoreGetter): void {
       expect((await mustGet(store(), inst.id)).reason).toBeUndefined();
     });
 
-    it('finalFailures lists each task\'s latest attempt that failed, not a failure a later attempt retried', async () => {
+    it("finalFailures lists each task's latest attempt that failed, not a failure a later attempt retried", async () => {
       const seed = await seedRun(store());
       const other = await seedRun(store(), 'other');
-      const retried = await move(store(), await runOn(store(), await addInstance(store(), seed, 'a'), 'w1'), 'FAILED', { reason: 'exit code 1' });
+      const retried = await move(store(), await runOn(store(), await addInstance(store(), seed, 'a'), 'w1'), 'FAILED', {
+        reason: 'exit code 1',
+      });
       await move(store(), await runOn(store(), await addInstance(store(), seed, 'a', { attempt: 2 }), 'w1'), 'SUCCESS');
-      const failed = await move(store(), await runOn(store(), await addInstance(store(), seed, 'b'), 'w1'), 'FAILED', { reason: 'exit code 3' });
-      const timedOut = await move(store(), await runOn(store(), await addInstance(store(), seed, 'c'), 'w1'), 'TIMEOUT', { reason: 'timed out' });
+      const failed = await move(store(), await runOn(store(), await addInstance(store(), seed, 'b'), 'w1'), 'FAILED', {
+        reason: 'exit code 3',
+      });
+      const timedOut = await move(
+        store(),
+        await runOn(store(), await addInstance(store(), seed, 'c'), 'w1'),
+        'TIMEOUT',
+        { reason: 'timed out' },
+      );
       await addInstance(store(), other, 'b', { state: 'UPSTREAM_FAILED', handled: true });
-      const elsewhere = await move(store(), await runOn(store(), await addInstance(store(), other, 'a'), 'w1'), 'CANCELLED');
+      const elsewhere = await move(
+        store(),
+        await runOn(store(), await addInstance(store(), other, 'a'), 'w1'),
+        'CANCELLED',
+      );
 
       expect(ids(await store().finalFailures([seed.runId]))).toEqual([failed.id, timedOut.id]);
-      expect(ids(await store().finalFailures([seed.runId, other.runId]))).toEqual([failed.id, timedOut.id, elsewhere.id]);
-      expect((await store().finalFailures([seed.runId]))[0]).toMatchObject({ taskName: 'b', state: 'FAILED', reason: 'exit code 3' });
+      expect(ids(await store().finalFailures([seed.runId, other.runId]))).toEqual([
+        failed.id,
+        timedOut.id,
+        elsewhere.id,
+      ]);
+      expect((await store().finalFailures([seed.runId]))[0]).toMatchObject({
+        taskName: 'b',
+        state: 'FAILED',
+        reason: 'exit code 3',
+      });
       expect(ids(await store().finalFailures([]))).toEqual([]);
       expect(retried.state).toBe('FAILED');
     });

@@ -11,7 +11,10 @@ export function loadContract(store: StoreGetter): void {
       await runOn(store(), await addInstance(store(), seed, 'a'), 'w1');
       await runOn(store(), await addInstance(store(), seed, 'b'), 'w1');
       await runOn(store(), await addInstance(store(), seed, 'c'), 'w2');
-      await move(store(), await addInstance(store(), seed, 'a', { attempt: 2 }), 'DISPATCHED', { workerId: 'w3', dispatchedAt: T0 });
+      await move(store(), await addInstance(store(), seed, 'a', { attempt: 2 }), 'DISPATCHED', {
+        workerId: 'w3',
+        dispatchedAt: T0,
+      });
       const done = await runOn(store(), await addInstance(store(), seed, 'b', { attempt: 2 }), 'w2');
       await move(store(), done, 'SUCCESS', { finishedAt: T0 + 1 });
       expect(Object.fromEntries(await store().runningCountByWorker())).toEqual({ w1: 2, w2: 1 });

@@ -4,7 +4,13 @@ import type { LogLine, WorkerRecord } from '../../engine/api/types.ts';
 import { addInstance, seedRun, T0 } from './store-fixtures.ts';
 import type { StoreGetter } from './store-fixtures.ts';
 
-const line = (instanceId: number, seq: number, text = `line ${seq}`, ts = T0 + seq): LogLine => ({ instanceId, seq, stream: 'stdout', ts, line: text });
+const line = (instanceId: number, seq: number, text = `line ${seq}`, ts = T0 + seq): LogLine => ({
+  instanceId,
+  seq,
+  stream: 'stdout',
+  ts,
+  line: text,
+});
 
 const worker = (id: string, extra: Partial<WorkerRecord> = {}): WorkerRecord => ({
   id,
@@ -38,9 +44,22 @@ export function recordsContract(store: StoreGetter): void {
     it('reads one instance’s lines in seq order, paged by afterSeq and limit', async () => {
       const [one = -1, two = -1] = await instances(2);
       const stderr = { ...line(one, 2), stream: 'stderr' as const };
-      await store().appendLogs([line(one, 3), line(one, 1), line(two, 1, 'other instance'), stderr, line(one, 5), line(one, 4)]);
+      await store().appendLogs([
+        line(one, 3),
+        line(one, 1),
+        line(two, 1, 'other instance'),
+        stderr,
+        line(one, 5),
+        line(one, 4),
+      ]);
       await store().appendLogs([]);
-      expect(await store().readLogs(one, 0, 100)).toEqual([line(one, 1), stderr, line(one, 3), line(one, 4), line(one, 5)]);
+      expect(await store().readLogs(one, 0, 100)).toEqual([
+        line(one, 1),
+        stderr,
+        line(one, 3),
+        line(one, 4),
+        line(one, 5),
+      ]);
       expect((await store().readLogs(one, 0, 2)).map((l) => l.seq)).toEqual([1, 2]);
       expect((await store().readLogs(one, 2, 2)).map((l) => l.seq)).toEqual([3, 4]);
       expect((await store().readLogs(one, 4, 2)).map((l) => l.seq)).toEqual([5]);
@@ -75,18 +94,33 @@ export function recordsContract(store: StoreGetter): void {
       const ids = await instances(sizes.length);
       for (const [k, size] of sizes.entries()) {
         const id = ids[k] as number;
-        await store().appendLogs(Array.from({ length: size }, (_, i) => ({ ...line(id, i + 1, `${size}:${i}`, T0 + i), stream: i % 3 === 0 ? ('stderr' as const) : ('stdout' as const) })));
+        await store().appendLogs(
+          Array.from({ length: size }, (_, i) => ({
+            ...line(id, i + 1, `${size}:${i}`, T0 + i),
+            stream: i % 3 === 0 ? ('stderr' as const) : ('stdout' as const),
+          })),
+        );
       }
       for (const [k, size] of sizes.entries()) {
         const id = ids[k] as number;
         const read = await store().readLogs(id, 0, 5000);
-        expect(read.map((l) => [l.seq, l.line, l.ts, l.stream])).toEqual(Array.from({ length: size }, (_, i) => [i + 1, `${size}:${i}`, T0 + i, i % 3 === 0 ? 'stderr' : 'stdout']));
+        expect(read.map((l) => [l.seq, l.line, l.ts, l.stream])).toEqual(
+          Array.from({ length: size }, (_, i) => [i + 1, `${size}:${i}`, T0 + i, i % 3 === 0 ? 'stderr' : 'stdout']),
+        );
       }
     });
 
     it('searchLog finds a literal substring, case-insensitively, with LIKE wildcards and escapes taken as text', async () => {
       const [id = -1] = await instances(1);
-      const texts = ['Disk 50% full', 'disk 50x full', 'a_b done', 'axb done', 'path C:\\data\\in', 'wow! ok', 'wow ok'];
+      const texts = [
+        'Disk 50% full',
+        'disk 50x full',
+        'a_b done',
+        'axb done',
+        'path C:\\data\\in',
+        'wow! ok',
+        'wow ok',
+      ];
       await store().appendLogs(texts.map((t, i) => line(id, i + 1, t)));
       const found = async (query: string) => (await store().searchLog(id, query, 0, 100)).map((l) => l.line);
       expect(await found('50%')).toEqual(['Disk 50% full']);
@@ -110,7 +144,12 @@ export function recordsContract(store: StoreGetter): void {
 
     it('purgeLogs deletes lines older than the cut-off and returns the count', async () => {
       const [one = -1, two = -1] = await instances(2);
-      await store().appendLogs([line(one, 1, 'a', T0 + 100), line(one, 2, 'b', T0 + 200), line(two, 1, 'c', T0 + 250), line(one, 3, 'd', T0 + 300)]);
+      await store().appendLogs([
+        line(one, 1, 'a', T0 + 100),
+        line(one, 2, 'b', T0 + 200),
+        line(two, 1, 'c', T0 + 250),
+        line(one, 3, 'd', T0 + 300),
+      ]);
       expect(await store().purgeLogs(T0 + 250)).toBe(2);
       expect((await store().readLogs(one, 0, 10)).map((l) => l.line)).toEqual(['d']);
       expect((await store().readLogs(two, 0, 10)).map((l) => l.line)).toEqual(['c']);
@@ -122,7 +161,13 @@ export function recordsContract(store: StoreGetter): void {
     it('upsertWorker inserts, then updates the same id in place', async () => {
       await store().upsertWorker(worker('w1'));
       await store().upsertWorker(worker('w2', { host: 'laptop-2', labels: [] }));
-      const updated = worker('w1', { running: 3, lastHeartbeat: T0 + 5000, status: 'draining', labels: ['gpu'], role: 'scheduler' });
+      const updated = worker('w1', {
+        running: 3,
+        lastHeartbeat: T0 + 5000,
+        status: 'draining',
+        labels: ['gpu'],
+        role: 'scheduler',
+      });
       await store().upsertWorker(updated);
       await store().upsertWorker(updated);
       const list = [...(await store().listWorkers())].sort((a, b) => a.id.localeCompare(b.id)).map(stored);
@@ -157,12 +202,26 @@ export function recordsContract(store: StoreGetter): void {
 
   describe('audit', () => {
     it('lists entries newest first, up to the limit', async () => {
-      await store().audit({ at: T0, actor: 'alice@laptop', action: 'apply', object: 'workflow:etl', detail: 'version 1' });
+      await store().audit({
+        at: T0,
+        actor: 'alice@laptop',
+        action: 'apply',
+        object: 'workflow:etl',
+        detail: 'version 1',
+      });
       await store().audit({ at: T0 + 1, actor: 'token:ci', action: 'trigger', object: 'workflow:etl' });
       await store().audit({ at: T0 + 2, actor: 'alice@laptop', action: 'disable', object: 'workflow:etl' });
       const entries = await store().listAudit(2);
       expect(entries.map((e) => e.action)).toEqual(['disable', 'trigger']);
-      expect(entries[1]).toEqual({ id: entries[1]?.id, at: T0 + 1, actor: 'token:ci', action: 'trigger', object: 'workflow:etl', detail: undefined, note: null });
+      expect(entries[1]).toEqual({
+        id: entries[1]?.id,
+        at: T0 + 1,
+        actor: 'token:ci',
+        action: 'trigger',
+        object: 'workflow:etl',
+        detail: undefined,
+        note: null,
+      });
       expect((await store().listAudit(10)).at(-1)).toMatchObject({ action: 'apply', detail: 'version 1' });
       expect(new Set((await store().listAudit(10)).map((e) => e.id)).size).toBe(3);
     });
@@ -170,7 +229,13 @@ export function recordsContract(store: StoreGetter): void {
     it('keeps a note beside the actor, in its own column', async () => {
       // kept as written, a bidi control and all (the pages escape it when they show it)
       const note = 'webhook from 10.0.0.7 \u202e and a long tail '.repeat(5);
-      await store().audit({ at: T0, actor: 'alice@box (API token)', note, action: 'run.manual', object: 'workflow:etl' });
+      await store().audit({
+        at: T0,
+        actor: 'alice@box (API token)',
+        note,
+        action: 'run.manual',
+        object: 'workflow:etl',
+      });
       const [entry] = await store().listAudit(1);
       expect(entry?.actor).toBe('alice@box (API token)');
       expect(entry?.note).toBe(note);

@@ -1,15 +1,36 @@
 // Store contract, part 2: runs and the compare-and-set writes on instances (their fencing, and
 // idempotent cron fires).
 import { describe, expect, it } from 'vitest';
-import { addInstance, createRun, graphOf, hourly, manualRun, move, mustGet, runOn, seedRun, T0, task, workflow } from './store-fixtures.ts';
+import {
+  addInstance,
+  createRun,
+  graphOf,
+  hourly,
+  manualRun,
+  move,
+  mustGet,
+  runOn,
+  seedRun,
+  T0,
+  task,
+  workflow,
+} from './store-fixtures.ts';
 import type { StoreGetter } from './store-fixtures.ts';
 
 export function runsContract(store: StoreGetter): void {
   describe('createRun', () => {
     it('returns the stored run with its workflow name', async () => {
       const { workflowId } = await store().applyWorkflow(workflow('etl', [task('a')]), T0);
-      const run = await createRun(store(), 
-        manualRun(workflowId, { state: 'QUEUED', trigger: 'event', triggeredBy: 'event:files.arrived', onlyTask: 'a', eventPayload: '{"n":1}', reason: 'why' }),
+      const run = await createRun(
+        store(),
+        manualRun(workflowId, {
+          state: 'QUEUED',
+          trigger: 'event',
+          triggeredBy: 'event:files.arrived',
+          onlyTask: 'a',
+          eventPayload: '{"n":1}',
+          reason: 'why',
+        }),
       );
       expect(run).toMatchObject({
         workflowId,
@@ -37,16 +58,23 @@ export function runsContract(store: StoreGetter): void {
 
       const first = await createRun(store(), manualRun(etl.workflowId, fire));
       expect(first).toMatchObject({ scheduleId, trigger: 'cron', logicalTime: T0 + 3_600_000 });
-      expect(await createRun(store(), manualRun(etl.workflowId, { ...fire, triggeredBy: 'scheduler-2' }))).toBeUndefined();
-      expect(await createRun(store(), manualRun(etl.workflowId, { ...fire, logicalTime: T0 + 7_200_000 }))).toBeDefined();
-      expect(await createRun(store(), manualRun(other.workflowId, { ...fire, scheduleId: otherScheduleId }))).toBeDefined();
+      expect(
+        await createRun(store(), manualRun(etl.workflowId, { ...fire, triggeredBy: 'scheduler-2' })),
+      ).toBeUndefined();
+      expect(
+        await createRun(store(), manualRun(etl.workflowId, { ...fire, logicalTime: T0 + 7_200_000 })),
+      ).toBeDefined();
+      expect(
+        await createRun(store(), manualRun(other.workflowId, { ...fire, scheduleId: otherScheduleId })),
+      ).toBeDefined();
       expect(await store().listRuns({ workflowName: 'etl' })).toHaveLength(2);
     });
 
     it('lets any number of manual runs share a logical time', async () => {
       const { workflowId } = await store().applyWorkflow(workflow('etl', [task('a')], { schedule: hourly }), T0);
       const made = [];
-      for (let i = 0; i < 4; i++) made.push(await createRun(store(), manualRun(workflowId, { logicalTime: T0 + 3_600_000 })));
+      for (let i = 0; i < 4; i++)
+        made.push(await createRun(store(), manualRun(workflowId, { logicalTime: T0 + 3_600_000 })));
       expect(made.every((r) => r !== undefined)).toBe(true);
       expect(new Set(made.map((r) => r?.id)).size).toBe(4);
     });
@@ -66,15 +94,26 @@ export function runsContract(store: StoreGetter): void {
       const etlRuns = await store().listRuns({ workflowName: 'etl' });
       expect(etlRuns.map((r) => r.id)).toEqual([...ids].reverse());
       expect(etlRuns.every((r) => r.workflowName === 'etl')).toBe(true);
-      expect((await store().listRuns({ workflowName: 'etl', states: ['SUCCESS'] })).map((r) => r.id)).toEqual([ids[2], ids[0]]);
-      expect((await store().listRuns({ workflowName: 'etl', states: ['FAILED', 'RUNNING'] })).map((r) => r.id)).toEqual([ids[3], ids[1]]);
+      expect((await store().listRuns({ workflowName: 'etl', states: ['SUCCESS'] })).map((r) => r.id)).toEqual([
+        ids[2],
+        ids[0],
+      ]);
+      expect((await store().listRuns({ workflowName: 'etl', states: ['FAILED', 'RUNNING'] })).map((r) => r.id)).toEqual(
+        [ids[3], ids[1]],
+      );
       expect((await store().listRuns({ workflowName: 'etl', limit: 2 })).map((r) => r.id)).toEqual([ids[3], ids[2]]);
       expect(await store().listRuns({})).toHaveLength(8);
       expect(await store().listRuns({ states: ['SUCCESS'] })).toHaveLength(4);
       expect(await store().listRuns({ workflowName: 'nope' })).toEqual([]);
       // a keyset page and a set of ids (the UI's history paging and the dashboard's failed runs)
-      expect((await store().listRuns({ workflowName: 'etl', beforeId: ids[2] })).map((r) => r.id)).toEqual([ids[1], ids[0]]);
-      expect((await store().listRuns({ ids: [ids[3] as number, ids[0] as number] })).map((r) => r.id)).toEqual([ids[3], ids[0]]);
+      expect((await store().listRuns({ workflowName: 'etl', beforeId: ids[2] })).map((r) => r.id)).toEqual([
+        ids[1],
+        ids[0],
+      ]);
+      expect((await store().listRuns({ ids: [ids[3] as number, ids[0] as number] })).map((r) => r.id)).toEqual([
+        ids[3],
+        ids[0],
+      ]);
       expect(await store().listRuns({ ids: [] })).toEqual([]);
       // counted from the state index, for the metrics
       expect(await store().countRuns(['SUCCESS'])).toBe(4);
@@ -103,7 +142,16 @@ export function runsContract(store: StoreGetter): void {
       expect(await store().getInstance(first.id)).toEqual(first);
 
       expect(
-        await store().createInstance({ runId: seed.runId, workflowId: seed.workflowId, taskId: first.taskId, taskName: 'a', attempt: 1, state: 'WAITING', notBefore: T0, createdAt: T0 + 1 }),
+        await store().createInstance({
+          runId: seed.runId,
+          workflowId: seed.workflowId,
+          taskId: first.taskId,
+          taskName: 'a',
+          attempt: 1,
+          state: 'WAITING',
+          notBefore: T0,
+          createdAt: T0 + 1,
+        }),
       ).toBeUndefined();
       const retry = await addInstance(store(), seed, 'a', { attempt: 2 });
       expect(retry.id).not.toBe(first.id);
@@ -112,7 +160,11 @@ export function runsContract(store: StoreGetter): void {
 
     it('creates an already-final instance as handled when told', async () => {
       const seed = await seedRun(store());
-      const skipped = await addInstance(store(), seed, 'b', { state: 'UPSTREAM_FAILED', handled: true, reason: 'a failed' });
+      const skipped = await addInstance(store(), seed, 'b', {
+        state: 'UPSTREAM_FAILED',
+        handled: true,
+        reason: 'a failed',
+      });
       expect(skipped).toMatchObject({ state: 'UPSTREAM_FAILED', handled: true });
       expect(await store().unhandledFinished(10)).toEqual([]);
     });
@@ -121,20 +173,34 @@ export function runsContract(store: StoreGetter): void {
   describe('the single-instance writes', () => {
     it('markRunning and recordPid move a DISPATCHED instance on when state, attempt and owner match', async () => {
       const seed = await seedRun(store());
-      const inst = await move(store(), await addInstance(store(), seed, 'a'), 'DISPATCHED', { workerId: 'w1', dispatchedAt: T0 + 1 });
+      const inst = await move(store(), await addInstance(store(), seed, 'a'), 'DISPATCHED', {
+        workerId: 'w1',
+        dispatchedAt: T0 + 1,
+      });
       const guard = { from: ['DISPATCHED' as const], attempt: 1, workerId: 'w1' };
       expect(await store().markRunning(inst.id, guard, T0 + 2)).toBe(true);
       expect(await store().recordPid(inst.id, { ...guard, from: ['RUNNING'] }, 777)).toBe(true);
-      expect(await mustGet(store(), inst.id)).toMatchObject({ state: 'RUNNING', workerId: 'w1', pid: 777, dispatchedAt: T0 + 1, startedAt: T0 + 2, heartbeatAt: T0 + 2 });
+      expect(await mustGet(store(), inst.id)).toMatchObject({
+        state: 'RUNNING',
+        workerId: 'w1',
+        pid: 777,
+        dispatchedAt: T0 + 1,
+        startedAt: T0 + 2,
+        heartbeatAt: T0 + 2,
+      });
     });
 
     it('refuses a wrong state, a wrong attempt, a wrong owner and a missing instance, changing nothing', async () => {
       const seed = await seedRun(store());
       const running = await runOn(store(), await addInstance(store(), seed, 'a'), 'w1');
-      expect(await store().markRunning(running.id, { from: ['DISPATCHED'], attempt: 1, workerId: 'w1' }, T0 + 99)).toBe(false);
+      expect(await store().markRunning(running.id, { from: ['DISPATCHED'], attempt: 1, workerId: 'w1' }, T0 + 99)).toBe(
+        false,
+      );
       expect(await store().recordPid(running.id, { from: ['RUNNING'], attempt: 2, workerId: 'w1' }, 1)).toBe(false);
       expect(await store().recordPid(running.id, { from: ['RUNNING'], attempt: 1, workerId: 'w2' }, 1)).toBe(false);
-      expect(await store().requeueInstance(running.id, { from: ['DISPATCHED'], attempt: 1, workerId: 'w1' }, 'stale')).toBe(false);
+      expect(
+        await store().requeueInstance(running.id, { from: ['DISPATCHED'], attempt: 1, workerId: 'w1' }, 'stale'),
+      ).toBe(false);
       expect(await store().setWaitingReason(running.id, 1, 'waiting: stale')).toBe(false);
       expect(await store().recordPid(running.id + 1000, { from: ['RUNNING'], attempt: 1 }, 1)).toBe(false);
       expect(await mustGet(store(), running.id)).toEqual(running);
@@ -158,9 +224,21 @@ export function runsContract(store: StoreGetter): void {
 
     it('requeueInstance sends a DISPATCHED instance back to WAITING with why', async () => {
       const seed = await seedRun(store());
-      const inst = await move(store(), await addInstance(store(), seed, 'a'), 'DISPATCHED', { workerId: 'w1', dispatchedAt: T0 });
-      expect(await store().requeueInstance(inst.id, { from: ['DISPATCHED'], attempt: 1, workerId: 'w1' }, 'worker w1 does not accept this task')).toBe(true);
-      expect(await mustGet(store(), inst.id)).toMatchObject({ state: 'WAITING', reason: 'worker w1 does not accept this task' });
+      const inst = await move(store(), await addInstance(store(), seed, 'a'), 'DISPATCHED', {
+        workerId: 'w1',
+        dispatchedAt: T0,
+      });
+      expect(
+        await store().requeueInstance(
+          inst.id,
+          { from: ['DISPATCHED'], attempt: 1, workerId: 'w1' },
+          'worker w1 does not accept this task',
+        ),
+      ).toBe(true);
+      expect(await mustGet(store(), inst.id)).toMatchObject({
+        state: 'WAITING',
+        reason: 'worker w1 does not accept this task',
+      });
       expect((await store().dueWaiting(T0, 10)).map((i) => i.id)).toEqual([inst.id]);
     });
 
@@ -169,7 +247,9 @@ export function runsContract(store: StoreGetter): void {
       const running = await runOn(store(), await addInstance(store(), seed, 'a'), 'w1');
       const done = await move(store(), running, 'SUCCESS', { exitCode: 0, finishedAt: T0 + 10 });
       // A duplicate "started" message arrives after the finish.
-      expect(await store().markRunning(running.id, { from: ['DISPATCHED'], attempt: 1, workerId: 'w1' }, T0 + 30)).toBe(false);
+      expect(await store().markRunning(running.id, { from: ['DISPATCHED'], attempt: 1, workerId: 'w1' }, T0 + 30)).toBe(
+        false,
+      );
       expect(await store().recordPid(running.id, { from: ['RUNNING'], attempt: 1, workerId: 'w1' }, 99)).toBe(false);
       expect(await mustGet(store(), running.id)).toEqual(done);
     });

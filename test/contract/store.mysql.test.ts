@@ -6,7 +6,23 @@ import type { SqlStore } from '../../engine/adapters/sql/sql-store.ts';
 import { createTestDatabase, mysqlAvailable, MYSQL_ADMIN_URL } from '../helpers/services.ts';
 import { storeContract } from './store.contract.ts';
 
-const TABLES = ['workflow', 'task_definition', 'task_dependency', 'schedule_plan', 'workflow_run', 'task_instance', 'execution_log', 'worker', 'audit_log', 'engine_flag', 'event_key', 'alert', 'alert_delivery', 'cross_dependency', 'upstream_wait'] as const;
+const TABLES = [
+  'workflow',
+  'task_definition',
+  'task_dependency',
+  'schedule_plan',
+  'workflow_run',
+  'task_instance',
+  'execution_log',
+  'worker',
+  'audit_log',
+  'engine_flag',
+  'event_key',
+  'alert',
+  'alert_delivery',
+  'cross_dependency',
+  'upstream_wait',
+] as const;
 const available = await mysqlAvailable();
 
 if (!available) {

@@ -34,7 +34,11 @@ tasks:
     upstream: [clean]
 `,
   );
-  writeFile(box.root, 'fine.yaml', 'workflow: fine\ntasks:\n  a:\n    command: echo a\n  b:\n    command: echo b\n    upstream: [a]\n');
+  writeFile(
+    box.root,
+    'fine.yaml',
+    'workflow: fine\ntasks:\n  a:\n    command: echo a\n  b:\n    command: echo b\n    upstream: [a]\n',
+  );
   failedRun = await ax(['run', 'etl.yaml', '--wait'], opts());
 }, 60_000);
 
@@ -67,7 +71,11 @@ describe('a failed run, answered in one command', () => {
     // times print in this machine's zone (TZ=UTC here), named once in the header
     expect(text.stdout).toMatch(/^RUN +WORKFLOW +STATE +TRIGGER +LOGICAL TIME \(UTC\) +TOOK +REASON$/m);
     const [run] = JSON.parse(json.stdout) as RunListing[];
-    expect(run).toMatchObject({ id: 1, state: 'FAILED', failure: { task: 'clean', attempt: 2, state: 'FAILED', reason: 'exit code 3' } });
+    expect(run).toMatchObject({
+      id: 1,
+      state: 'FAILED',
+      failure: { task: 'clean', attempt: 2, state: 'FAILED', reason: 'exit code 3' },
+    });
   });
 
   it('ax logs RUN TASK shows the latest attempt, --attempt an earlier one (ending with its retry line), --run the failed task', async () => {
@@ -92,7 +100,11 @@ describe('a failed run, answered in one command', () => {
       expect(m, l).not.toBeNull();
       expect(Math.abs(Date.parse(m?.[1] as string) - Date.now())).toBeLessThan(300_000);
     }
-    const text = (out: string) => out.trimEnd().split('\n').map((l) => l.replace(stamp, ''));
+    const text = (out: string) =>
+      out
+        .trimEnd()
+        .split('\n')
+        .map((l) => l.replace(stamp, ''));
     expect(text(earlier.stdout)).toEqual(['cleaning, attempt 1']);
     expect(text(earlier.stderr)).toEqual([...rows, '[ax] retrying in 200ms (attempt 2 of 2)']);
   });
@@ -111,7 +123,9 @@ tasks:
 `,
     );
     const run = axStart(['run', 'flaky.yaml', '--wait'], opts());
-    const runId = Number(/^run #(\d+) of flaky$/.exec((await run.waitForLine(/^run #\d+ of flaky$/, 30_000, 'stdout')).text)?.[1]);
+    const runId = Number(
+      /^run #(\d+) of flaky$/.exec((await run.waitForLine(/^run #\d+ of flaky$/, 30_000, 'stdout')).text)?.[1],
+    );
     await run.waitForLine(/^▶ clean RUNNING/, 30_000, 'stdout');
     const logs = axStart(['logs', String(runId), 'clean', '--follow'], opts());
     await logs.waitForLine(/^attempt 1$/, 30_000, 'stdout');
@@ -144,18 +158,29 @@ describe('usage errors say what to write', () => {
     expect(word.stderr).toBe(
       'ax: "clean" is not a run or instance id: write "ax logs RUN TASK" (e.g. "ax logs 42 clean"), "ax logs --run RUN" for the task that failed in a run, or "ax logs INSTANCE"; "ax runs" shows the ids\n',
     );
-    expect(noTask).toMatchObject({ code: 3, stderr: 'ax: run #1 of etl has no task "nosuch": its tasks are extract, clean, load\n' });
+    expect(noTask).toMatchObject({
+      code: 3,
+      stderr: 'ax: run #1 of etl has no task "nosuch": its tasks are extract, clean, load\n',
+    });
     expect(noAttempt).toMatchObject({ code: 3, stderr: 'ax: task "clean" of run #1 has no attempt 9: it has 1, 2\n' });
     expect(attemptAlone.code).toBe(2);
     expect(attemptAlone.stderr).toMatch(/^ax: --attempt goes with a run and a task/);
-    expect(noFailure).toMatchObject({ code: 2, stderr: `ax: run #${fine} (SUCCESS) has no failed task: name one, "ax logs ${fine} TASK", of a, b\n` });
+    expect(noFailure).toMatchObject({
+      code: 2,
+      stderr: `ax: run #${fine} (SUCCESS) has no failed task: name one, "ax logs ${fine} TASK", of a, b\n`,
+    });
     expect(runsNosuch.code).toBe(3);
     expect(runsNosuch.stderr).toMatch(/^ax: no workflow named "nosuch"/);
   });
 
   it('ax rm with no terminal to ask on refuses without --yes (exit 2) and removes nothing', async () => {
     const refused = await ax(['rm', 'etl'], opts());
-    expect(refused).toMatchObject({ code: 2, stdout: '', stderr: 'ax: ax rm would remove workflow etl with its 1 run and their logs: pass --yes to confirm (there is no terminal to ask on)\n' });
+    expect(refused).toMatchObject({
+      code: 2,
+      stdout: '',
+      stderr:
+        'ax: ax rm would remove workflow etl with its 1 run and their logs: pass --yes to confirm (there is no terminal to ask on)\n',
+    });
     const store = await openDataDirStore(box.dataDir);
     try {
       expect(await store.findWorkflowId('etl')).toBeDefined();

@@ -32,7 +32,12 @@ const asRoot = process.getuid?.() === 0;
 const wsModule = createRequire(import.meta.url).resolve('ws');
 
 /** A WebSocket client run as user nobody: one request with the token, its answer printed as JSON. */
-function requestAsNobody(port: number, tokenFile: string, method: string, params: unknown[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function requestAsNobody(
+  port: number,
+  tokenFile: string,
+  method: string,
+  params: unknown[],
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const script = `
     const WebSocket = require(${JSON.stringify(wsModule)});
     const token = require('node:fs').readFileSync(${JSON.stringify(tokenFile)}, 'utf8').trim();
@@ -73,27 +78,37 @@ describe('the actor of an audit entry', () => {
     const [header, ...rows] = table.stdout.trimEnd().split('\n');
     expect(header).toMatch(/^WHEN \(.+\)\s+WHO\s+NOTE\s+ACTION\s+OBJECT\s+DETAIL$/);
     const disableRow = rows.find((r) => r.includes('workflow.disable'));
-    expect(disableRow).toMatch(new RegExp(`${escape(`${owner} (API token)`)}\\s+webhook from 10\\.0\\.0\\.7\\s+workflow\\.disable\\s+workflow:hello`));
+    expect(disableRow).toMatch(
+      new RegExp(
+        `${escape(`${owner} (API token)`)}\\s+webhook from 10\\.0\\.0\\.7\\s+workflow\\.disable\\s+workflow:hello`,
+      ),
+    );
     // nobody claims to be the webhook any more: a forged actor never stands alone, nor in the actor
     expect(entries.some((e) => e.actor.includes('webhook'))).toBe(false);
   }, 60_000);
 
   // Needs root, to start a client as user nobody (the machine's tests run as root).
-  it.skipIf(!asRoot)(`names the user whose process holds the token: a copy of it used by nobody is nobody's${asRoot ? '' : ' (skipped: needs root, to act as user nobody)'}`, async () => {
-    // A copy of the token where nobody can read it, as a user who copied it would have it.
-    const shared = fs.mkdtempSync(path.join(os.tmpdir(), 'ax-token-copy-'));
-    fs.chmodSync(shared, 0o755);
-    const copy = path.join(shared, 'token');
-    fs.writeFileSync(copy, apiToken(served.dataDir), { mode: 0o644 });
-    try {
-      const r = await requestAsNobody(served.serve.port, copy, 'setEnabled', ['hello', true, 'alice@elsewhere']);
-      expect(r.code, r.stderr).toBe(0);
-      expect(JSON.parse(r.stdout)).not.toHaveProperty('error');
-    } finally {
-      fs.rmSync(shared, { recursive: true, force: true });
-    }
-    const entries = JSON.parse((await ax(['--json', 'audit', '-n', '10'], { dataDir: served.dataDir })).stdout) as AuditEntry[];
-    const enable = entries.find((e) => e.action === 'workflow.enable');
-    expect([enable?.actor, enable?.note]).toEqual([`nobody@${os.hostname()} (API token)`, 'alice@elsewhere']);
-  }, 60_000);
+  it.skipIf(!asRoot)(
+    `names the user whose process holds the token: a copy of it used by nobody is nobody's${asRoot ? '' : ' (skipped: needs root, to act as user nobody)'}`,
+    async () => {
+      // A copy of the token where nobody can read it, as a user who copied it would have it.
+      const shared = fs.mkdtempSync(path.join(os.tmpdir(), 'ax-token-copy-'));
+      fs.chmodSync(shared, 0o755);
+      const copy = path.join(shared, 'token');
+      fs.writeFileSync(copy, apiToken(served.dataDir), { mode: 0o644 });
+      try {
+        const r = await requestAsNobody(served.serve.port, copy, 'setEnabled', ['hello', true, 'alice@elsewhere']);
+        expect(r.code, r.stderr).toBe(0);
+        expect(JSON.parse(r.stdout)).not.toHaveProperty('error');
+      } finally {
+        fs.rmSync(shared, { recursive: true, force: true });
+      }
+      const entries = JSON.parse(
+        (await ax(['--json', 'audit', '-n', '10'], { dataDir: served.dataDir })).stdout,
+      ) as AuditEntry[];
+      const enable = entries.find((e) => e.action === 'workflow.enable');
+      expect([enable?.actor, enable?.note]).toEqual([`nobody@${os.hostname()} (API token)`, 'alice@elsewhere']);
+    },
+    60_000,
+  );
 });

@@ -59,7 +59,10 @@ describe('ax cancel without a server', () => {
     await run.waitForLine(/RUNNING/, 30_000, 'stdout');
     const runId = Number(/^run #(\d+)/m.exec(run.stdout)?.[1]);
     const pidFile = [`${root}/pair-first.pid`, `${root}/pair-second.pid`];
-    const pgid = await waitFor(() => pidFile.filter((f) => fs.existsSync(f)).map((f) => Number(fs.readFileSync(f, 'utf8')))[0], { timeoutMs: 15_000 });
+    const pgid = await waitFor(
+      () => pidFile.filter((f) => fs.existsSync(f)).map((f) => Number(fs.readFileSync(f, 'utf8')))[0],
+      { timeoutMs: 15_000 },
+    );
     expect(groupMembers(pgid).length).toBeGreaterThan(0);
 
     const r = await ax(['cancel', String(runId)], opts());
@@ -76,7 +79,9 @@ describe('ax cancel without a server', () => {
     expect(detail.run.state).toBe('CANCELLED');
     expect(detail.instances.map((i) => i.state)).toEqual(['CANCELLED', 'CANCELLED']);
     const audit = await axJson<AuditEntry[]>(['audit'], opts());
-    expect(audit).toContainEqual(expect.objectContaining({ action: 'run.cancel', object: `run:${runId}`, actor: expect.stringMatching(/@/) }));
+    expect(audit).toContainEqual(
+      expect.objectContaining({ action: 'run.cancel', object: `run:${runId}`, actor: expect.stringMatching(/@/) }),
+    );
 
     // a finished run is a conflict (4) that says so; an unknown one is not found (3)
     const again = await ax(['cancel', String(runId)], opts());
@@ -157,11 +162,18 @@ tasks:
       const d = await axJson<RunDetail>(['runs', String(runId)], opts());
       return d.run.state === 'FAILED' ? d : undefined;
     });
-    expect(detail.instances.map((i) => `${i.taskName}:${i.state}`)).toEqual(['slow:CANCELLED', 'after:UPSTREAM_FAILED']);
+    expect(detail.instances.map((i) => `${i.taskName}:${i.state}`)).toEqual([
+      'slow:CANCELLED',
+      'after:UPSTREAM_FAILED',
+    ]);
   });
 
   it('Ctrl-C on ax run --wait stops waiting only: the run goes on in ax serve, and the hint stops it', async () => {
-    const file = writeFile(root, 'long.yaml', `workflow: long\ntasks:\n  nap:\n    command: 'echo $$ > "${root}/long.pid"; sleep 60'\n`);
+    const file = writeFile(
+      root,
+      'long.yaml',
+      `workflow: long\ntasks:\n  nap:\n    command: 'echo $$ > "${root}/long.pid"; sleep 60'\n`,
+    );
     const run = axStart(['run', file, '--wait'], opts());
     const pgid = await readPidFile(`${root}/long.pid`, 30_000);
     await run.waitForLine(/nap RUNNING/, 15_000, 'stdout');
@@ -169,7 +181,9 @@ tasks:
     run.kill('SIGINT');
     const r = await run.result(10_000);
     expect(r.code).toBe(130);
-    expect(r.stderr.trim()).toBe(`ax: stopped waiting; run #${runId} goes on in ax serve — "ax cancel ${runId}" stops it`);
+    expect(r.stderr.trim()).toBe(
+      `ax: stopped waiting; run #${runId} goes on in ax serve — "ax cancel ${runId}" stops it`,
+    );
     expect(groupMembers(pgid).length).toBeGreaterThan(0);
     const c = await ax(['cancel', String(runId)], opts());
     expect(c.stdout.trim()).toBe(`cancelled run #${runId}: 1 task stopped`);
@@ -191,17 +205,27 @@ tasks:
 `,
     );
     expect((await ax(['apply', file], opts())).code).toBe(0);
-    const running = async () => (await axJson<RunRecord[]>(['runs', 'tick'], opts())).filter((x) => x.state === 'RUNNING');
-    const first = await waitFor(async () => (await running())[0], { timeoutMs: 15_000, message: 'the schedule did not fire' });
+    const running = async () =>
+      (await axJson<RunRecord[]>(['runs', 'tick'], opts())).filter((x) => x.state === 'RUNNING');
+    const first = await waitFor(async () => (await running())[0], {
+      timeoutMs: 15_000,
+      message: 'the schedule did not fire',
+    });
     // the overlap policy holds while it runs: the fires meanwhile are skipped
-    await waitFor(async () => (await axJson<RunRecord[]>(['runs', 'tick'], opts())).some((x) => x.state === 'SKIPPED'), { timeoutMs: 10_000 });
+    await waitFor(
+      async () => (await axJson<RunRecord[]>(['runs', 'tick'], opts())).some((x) => x.state === 'SKIPPED'),
+      { timeoutMs: 10_000 },
+    );
     const pgid = Number(fs.readFileSync(`${root}/tick.pids`, 'utf8').split('\n')[0]);
 
     const r = await ax(['cancel', String(first.id)], opts());
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout.trim()).toBe(`cancelled run #${first.id}: 1 task stopped`);
     expect(groupMembers(pgid)).toEqual([]);
-    const next = await waitFor(async () => (await running()).find((x) => x.id > first.id), { timeoutMs: 10_000, message: 'no run after the cancel' });
+    const next = await waitFor(async () => (await running()).find((x) => x.id > first.id), {
+      timeoutMs: 10_000,
+      message: 'no run after the cancel',
+    });
     expect(next.logicalTime).toBeGreaterThan(first.logicalTime);
     expect((await ax(['disable', 'tick'], opts())).code).toBe(0);
     expect((await ax(['cancel', String(next.id)], opts())).code).toBe(0);

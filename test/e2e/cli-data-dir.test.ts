@@ -77,7 +77,10 @@ describe('ax.db deleted or replaced under a running ax serve', () => {
     await waitFor(
       async () => {
         const shown = await ax(['runs', '1', '--json'], opts);
-        const instance = shown.code === 0 ? (JSON.parse(shown.stdout) as { instances: { state: string; pid?: number }[] }).instances[0] : undefined;
+        const instance =
+          shown.code === 0
+            ? (JSON.parse(shown.stdout) as { instances: { state: string; pid?: number }[] }).instances[0]
+            : undefined;
         return instance?.state === 'RUNNING' && instance.pid !== undefined;
       },
       { timeoutMs: 20_000, message: 'the task was not recorded RUNNING with its pid' },
@@ -105,7 +108,11 @@ describe('ax.db deleted or replaced under a running ax serve', () => {
     await serve.waitForLine(new RegExp(`^ax: the database ${db} was deleted while the engine ran`), 10_000, 'stderr');
     await expectWritesRefused(opts, lost);
     fs.writeFileSync(release, '');
-    await serve.waitForLine(/^ax: task wait of run #1 \(instance 1, attempt 1\) ended SUCCESS \(exit code 0\), NOT recorded: the database /, 20_000, 'stderr');
+    await serve.waitForLine(
+      /^ax: task wait of run #1 \(instance 1, attempt 1\) ended SUCCESS \(exit code 0\), NOT recorded: the database /,
+      20_000,
+      'stderr',
+    );
     const end = await serve.result(40_000);
     expect(end.code).toBe(6);
     expect(end.stderr).toContain(`ax: ${lost}; running tasks may finish for up to 30s, their outcomes printed here\n`);
@@ -141,7 +148,11 @@ describe('ax.db deleted or replaced under a running ax serve', () => {
     const inode = fs.statSync(d.db).ino;
     fs.writeFileSync(d.db, Buffer.alloc(8192, 0x5a));
     expect(fs.statSync(d.db).ino).toBe(inode);
-    await serve.waitForLine(new RegExp(`^ax: the database ${d.db} was overwritten \\(it is no SQLite file any more\\) while the engine ran`), 10_000, 'stderr');
+    await serve.waitForLine(
+      new RegExp(`^ax: the database ${d.db} was overwritten \\(it is no SQLite file any more\\) while the engine ran`),
+      10_000,
+      'stderr',
+    );
     const end = await serve.result(40_000);
     expect(end.code).toBe(6);
     expect(end.stderr).not.toMatch(/^\s+at /m);
@@ -167,12 +178,17 @@ describe('a data dir ax cannot use: one line with the fix, no stack trace', () =
     const opts = { dataDir: d.dataDir, cwd: d.files };
     expect((await ax(['apply', 'hello.yaml'], opts)).code).toBe(0);
     const db = openSqlite(d.db);
-    db.prepare('INSERT INTO kysely_migration (name, timestamp) VALUES (?, ?)').run(['0099_from_the_future', new Date().toISOString()]);
+    db.prepare('INSERT INTO kysely_migration (name, timestamp) VALUES (?, ?)').run([
+      '0099_from_the_future',
+      new Date().toISOString(),
+    ]);
     db.close();
     const line = `ax: ${d.db} was written by a newer AX (schema 0099_from_the_future, unknown to this one): upgrade ax to at least the version that wrote it, or use another database`;
     for (const args of [['runs'], ['serve']]) expectOneLine(await ax(args, opts), 6, line);
     const after = openSqlite(d.db);
-    expect((after.prepare('SELECT name FROM kysely_migration ORDER BY name DESC LIMIT 1').get() as { name: string }).name).toBe('0099_from_the_future');
+    expect(
+      (after.prepare('SELECT name FROM kysely_migration ORDER BY name DESC LIMIT 1').get() as { name: string }).name,
+    ).toBe('0099_from_the_future');
     after.close();
   });
 
@@ -187,7 +203,11 @@ describe('a data dir ax cannot use: one line with the fix, no stack trace', () =
       other.exec('BEGIN IMMEDIATE');
       other.prepare("INSERT INTO audit_log (at, actor, action, object) VALUES (1, 'test', 'hold', 'lock')").run();
       const r = await ax(['apply', 'hello.yaml'], opts);
-      expectOneLine(r, 4, `ax: ${d.db} is locked by another program (an sqlite3 shell, a backup?) holding a write transaction: close it, then try again`);
+      expectOneLine(
+        r,
+        4,
+        `ax: ${d.db} is locked by another program (an sqlite3 shell, a backup?) holding a write transaction: close it, then try again`,
+      );
       expect(r.stdout).toBe('');
     } finally {
       other.exec('ROLLBACK');
@@ -202,7 +222,8 @@ describe('a data dir ax cannot use: one line with the fix, no stack trace', () =
     const d = fresh('file');
     const file = writeFile(d.files, 'not-a-dir', 'x');
     const line = `ax: the data dir ${file} is a file, not a directory: use another --data-dir (or AX_DATA_DIR), or move the file away`;
-    for (const args of [['runs'], ['serve'], ['--data-dir', file, 'ls']]) expectOneLine(await ax(args, { dataDir: file, cwd: d.files }), 6, line);
+    for (const args of [['runs'], ['serve'], ['--data-dir', file, 'ls']])
+      expectOneLine(await ax(args, { dataDir: file, cwd: d.files }), 6, line);
     expect(fs.readFileSync(file, 'utf8')).toBe('x');
   });
 });
@@ -215,10 +236,17 @@ describe('a data dir ax cannot use: one line with the fix, no stack trace', () =
 const asRoot = process.getuid?.() === 0;
 const setpriv = ['/usr/bin/setpriv', '/bin/setpriv'].find((p) => fs.existsSync(p));
 const NOBODY = 65534;
-const readOnlyReason = process.platform === 'win32' ? 'file modes are POSIX' : asRoot && !setpriv ? 'running as root without setpriv, no other user to run ax as' : undefined;
+const readOnlyReason =
+  process.platform === 'win32'
+    ? 'file modes are POSIX'
+    : asRoot && !setpriv
+      ? 'running as root without setpriv, no other user to run ax as'
+      : undefined;
 
 function asUser(command: string[]): string[] {
-  return asRoot ? [setpriv as string, `--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', '--', ...command] : command;
+  return asRoot
+    ? [setpriv as string, `--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', '--', ...command]
+    : command;
 }
 
 /** `ax ARGS` as the test user (nobody when the suite runs as root). */
@@ -227,12 +255,18 @@ async function axAsUser(args: string[], dataDir: string, cwd: string): Promise<A
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('AX_')) env[k] = v;
   const [cmd, ...rest] = asUser([process.execPath, path.join(REPO, 'bin', 'ax.mjs'), ...args]);
   const started = Date.now();
-  const child = spawn(cmd as string, rest, { cwd, env: { ...env, HOME: cwd, TZ: 'UTC', NO_COLOR: '1', AX_DATA_DIR: dataDir }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(cmd as string, rest, {
+    cwd,
+    env: { ...env, HOME: cwd, TZ: 'UTC', NO_COLOR: '1', AX_DATA_DIR: dataDir },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
   child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-  const { code, signal } = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('close', (c, s) => resolve({ code: c, signal: s })));
+  const { code, signal } = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('close', (c, s) => resolve({ code: c, signal: s })),
+  );
   return { code, signal, stdout, stderr, ms: Date.now() - started };
 }
 
@@ -244,64 +278,67 @@ function giveToUser(p: string): void {
 }
 
 // Read-only needs a user other than root (as root, chmod does not stop writes): skipped with the reason when there is none.
-describe.skipIf(readOnlyReason !== undefined)(`read-only files in the data dir${readOnlyReason ? ` (skipped: ${readOnlyReason})` : ''}`, () => {
-  it('a read-only ax.db: exit 6 naming the chmod; no 0444 -wal/-shm is left behind; the chmod fixes it', async () => {
-    const d = fresh('read-only');
-    writeFile(d.files, 'hello.yaml', hello('hi'));
-    giveToUser(d.files);
-    expect((await axAsUser(['apply', 'hello.yaml'], d.dataDir, d.files)).code).toBe(0);
-    fs.chmodSync(d.db, 0o444);
-    writeFile(d.files, 'hello.yaml', hello('changed'));
-    const line = `ax: ${d.db} is read-only: chmod u+w ${d.db}`;
-    expectOneLine(await axAsUser(['apply', 'hello.yaml'], d.dataDir, d.files), 6, line);
-    expectOneLine(await axAsUser(['serve'], d.dataDir, d.files), 6, line);
-    expect(fs.existsSync(`${d.db}-shm`)).toBe(false);
-    expect(fs.existsSync(`${d.db}-wal`)).toBe(false);
-    fs.chmodSync(d.db, 0o644);
-    const fixed = await axAsUser(['apply', 'hello.yaml'], d.dataDir, d.files);
-    expect(fixed.stdout).toBe('applied hello (version 2)\n');
-    expect(fixed.code).toBe(0);
-  });
+describe.skipIf(readOnlyReason !== undefined)(
+  `read-only files in the data dir${readOnlyReason ? ` (skipped: ${readOnlyReason})` : ''}`,
+  () => {
+    it('a read-only ax.db: exit 6 naming the chmod; no 0444 -wal/-shm is left behind; the chmod fixes it', async () => {
+      const d = fresh('read-only');
+      writeFile(d.files, 'hello.yaml', hello('hi'));
+      giveToUser(d.files);
+      expect((await axAsUser(['apply', 'hello.yaml'], d.dataDir, d.files)).code).toBe(0);
+      fs.chmodSync(d.db, 0o444);
+      writeFile(d.files, 'hello.yaml', hello('changed'));
+      const line = `ax: ${d.db} is read-only: chmod u+w ${d.db}`;
+      expectOneLine(await axAsUser(['apply', 'hello.yaml'], d.dataDir, d.files), 6, line);
+      expectOneLine(await axAsUser(['serve'], d.dataDir, d.files), 6, line);
+      expect(fs.existsSync(`${d.db}-shm`)).toBe(false);
+      expect(fs.existsSync(`${d.db}-wal`)).toBe(false);
+      fs.chmodSync(d.db, 0o644);
+      const fixed = await axAsUser(['apply', 'hello.yaml'], d.dataDir, d.files);
+      expect(fixed.stdout).toBe('applied hello (version 2)\n');
+      expect(fixed.code).toBe(0);
+    });
 
-  it('-wal and -shm left read-only by another reader of a read-only ax.db: all three are named, and running the printed chmod fixes it', async () => {
-    const d = fresh('read-only-shm');
-    writeFile(d.files, 'hello.yaml', hello('hi'));
-    giveToUser(d.files);
-    expect((await axAsUser(['apply', 'hello.yaml'], d.dataDir, d.files)).code).toBe(0);
-    fs.chmodSync(d.db, 0o444);
-    // Any reader (an sqlite3 shell, a backup script) leaves them with ax.db's mode 0444.
-    // Read through the same driver as ax (node:sqlite or better-sqlite3, whichever this Node has).
-    const driver = pathToFileURL(path.join(REPO, 'engine/adapters/sql/sqlite-driver.ts')).href;
-    const reader = `const { openSqlite } = await import(${JSON.stringify(driver)}); openSqlite(${JSON.stringify(d.db)}).prepare('SELECT count(*) FROM workflow').get();`;
-    const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
-    const [node, ...readArgs] = asUser([process.execPath, '--import', tsx, '--input-type=module', '-e', reader]);
-    const read = spawnSync(node as string, readArgs, { encoding: 'utf8' });
-    expect(read.status, read.stderr).toBe(0);
-    expect(fs.statSync(`${d.db}-shm`).mode & 0o777).toBe(0o444);
-    expect(fs.statSync(`${d.db}-wal`).mode & 0o777).toBe(0o444);
-    writeFile(d.files, 'hello.yaml', hello('changed'));
-    const all = `${d.db} ${d.db}-wal ${d.db}-shm`;
-    const refused = await axAsUser(['apply', 'hello.yaml'], d.dataDir, d.files);
-    expectOneLine(refused, 6, `ax: ${d.db}, ${d.db}-wal, ${d.db}-shm are read-only: chmod u+w ${all}`);
-    // The fix exactly as printed, run as the user who got the message.
-    const fix = refused.stderr.slice(refused.stderr.indexOf(': chmod ') + 2).trim();
-    const [cmd, ...args] = asUser(['/bin/sh', '-c', fix]);
-    expect(spawnSync(cmd as string, args).status).toBe(0);
-    const fixed = await axAsUser(['apply', 'hello.yaml'], d.dataDir, d.files);
-    expect(fixed.stderr).toBe('');
-    expect(fixed.stdout).toBe('applied hello (version 2)\n');
-  });
+    it('-wal and -shm left read-only by another reader of a read-only ax.db: all three are named, and running the printed chmod fixes it', async () => {
+      const d = fresh('read-only-shm');
+      writeFile(d.files, 'hello.yaml', hello('hi'));
+      giveToUser(d.files);
+      expect((await axAsUser(['apply', 'hello.yaml'], d.dataDir, d.files)).code).toBe(0);
+      fs.chmodSync(d.db, 0o444);
+      // Any reader (an sqlite3 shell, a backup script) leaves them with ax.db's mode 0444.
+      // Read through the same driver as ax (node:sqlite or better-sqlite3, whichever this Node has).
+      const driver = pathToFileURL(path.join(REPO, 'engine/adapters/sql/sqlite-driver.ts')).href;
+      const reader = `const { openSqlite } = await import(${JSON.stringify(driver)}); openSqlite(${JSON.stringify(d.db)}).prepare('SELECT count(*) FROM workflow').get();`;
+      const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+      const [node, ...readArgs] = asUser([process.execPath, '--import', tsx, '--input-type=module', '-e', reader]);
+      const read = spawnSync(node as string, readArgs, { encoding: 'utf8' });
+      expect(read.status, read.stderr).toBe(0);
+      expect(fs.statSync(`${d.db}-shm`).mode & 0o777).toBe(0o444);
+      expect(fs.statSync(`${d.db}-wal`).mode & 0o777).toBe(0o444);
+      writeFile(d.files, 'hello.yaml', hello('changed'));
+      const all = `${d.db} ${d.db}-wal ${d.db}-shm`;
+      const refused = await axAsUser(['apply', 'hello.yaml'], d.dataDir, d.files);
+      expectOneLine(refused, 6, `ax: ${d.db}, ${d.db}-wal, ${d.db}-shm are read-only: chmod u+w ${all}`);
+      // The fix exactly as printed, run as the user who got the message.
+      const fix = refused.stderr.slice(refused.stderr.indexOf(': chmod ') + 2).trim();
+      const [cmd, ...args] = asUser(['/bin/sh', '-c', fix]);
+      expect(spawnSync(cmd as string, args).status).toBe(0);
+      const fixed = await axAsUser(['apply', 'hello.yaml'], d.dataDir, d.files);
+      expect(fixed.stderr).toBe('');
+      expect(fixed.stdout).toBe('applied hello (version 2)\n');
+    });
 
-  it('a data dir that is not writable: exit 6 naming the chmod', async () => {
-    const d = fresh('read-only-dir');
-    writeFile(d.files, 'hello.yaml', hello('hi'));
-    giveToUser(d.files);
-    expect((await axAsUser(['apply', 'hello.yaml'], d.dataDir, d.files)).code).toBe(0);
-    // Not writable, and private (one others could read would be made private, and that said too).
-    fs.chmodSync(d.dataDir, 0o500);
-    const line = `ax: the data dir ${d.dataDir} is not writable: chmod u+w ${d.dataDir}`;
-    expectOneLine(await axAsUser(['runs'], d.dataDir, d.files), 6, line);
-    expectOneLine(await axAsUser(['serve'], d.dataDir, d.files), 6, line);
-    fs.chmodSync(d.dataDir, 0o700);
-  });
-});
+    it('a data dir that is not writable: exit 6 naming the chmod', async () => {
+      const d = fresh('read-only-dir');
+      writeFile(d.files, 'hello.yaml', hello('hi'));
+      giveToUser(d.files);
+      expect((await axAsUser(['apply', 'hello.yaml'], d.dataDir, d.files)).code).toBe(0);
+      // Not writable, and private (one others could read would be made private, and that said too).
+      fs.chmodSync(d.dataDir, 0o500);
+      const line = `ax: the data dir ${d.dataDir} is not writable: chmod u+w ${d.dataDir}`;
+      expectOneLine(await axAsUser(['runs'], d.dataDir, d.files), 6, line);
+      expectOneLine(await axAsUser(['serve'], d.dataDir, d.files), 6, line);
+      fs.chmodSync(d.dataDir, 0o700);
+    });
+  },
+);

@@ -19,9 +19,17 @@ let db: SqlStore;
 const served = serveFixture('ax-cli-events-', {
   prepare: async ({ root, dataDir, opts }) => {
     fs.writeFileSync(path.join(dataDir, 'webhook-token'), WEBHOOK_TOKEN, { mode: 0o600 });
-    writeFile(root, 'deploy.yaml', 'workflow: deploy\non_event: deployed\ntasks:\n  note:\n    command: echo "deployed $AX_EVENT_PAYLOAD"\n');
+    writeFile(
+      root,
+      'deploy.yaml',
+      'workflow: deploy\non_event: deployed\ntasks:\n  note:\n    command: echo "deployed $AX_EVENT_PAYLOAD"\n',
+    );
     // No schedule: events queue, one run at a time, each after the one before.
-    writeFile(root, 'ingest.yaml', 'workflow: ingest\non_event: file-arrived\ntasks:\n  load:\n    command: sleep 0.05; echo "loaded $AX_EVENT_PAYLOAD"\n');
+    writeFile(
+      root,
+      'ingest.yaml',
+      'workflow: ingest\non_event: file-arrived\ntasks:\n  load:\n    command: sleep 0.05; echo "loaded $AX_EVENT_PAYLOAD"\n',
+    );
     for (const file of ['./deploy.yaml', './ingest.yaml']) {
       const applied = await ax(['apply', file], opts());
       expect(applied.code, applied.stderr).toBe(0);
@@ -50,7 +58,8 @@ const runIds = async (res: Response): Promise<number[]> => {
   return ((await res.json()) as { runs: RunRecord[] }).runs.map((r) => r.id);
 };
 
-const runsOf = async (workflow: string) => (await db.listRuns({ workflowName: workflow, limit: 1000 })).sort((a, b) => a.id - b.id);
+const runsOf = async (workflow: string) =>
+  (await db.listRuns({ workflowName: workflow, limit: 1000 })).sort((a, b) => a.id - b.id);
 
 describe('events from outside', () => {
   it('the same Idempotency-Key twice starts one run; both answers name it; the repeat is audited', async () => {
@@ -66,12 +75,18 @@ describe('events from outside', () => {
     expect(audit.map((e) => e.action)).toEqual(['run.event', 'run.event.repeat', 'run.event']);
     expect(audit[1]?.detail).toContain('Idempotency-Key deploy-41 seen before');
     // Where it came from: the webhook's caller.
-    expect(audit.every((e) => e.actor === 'webhook from 127.0.0.1' || e.actor === 'webhook from ::ffff:127.0.0.1')).toBe(true);
+    expect(
+      audit.every((e) => e.actor === 'webhook from 127.0.0.1' || e.actor === 'webhook from ::ffff:127.0.0.1'),
+    ).toBe(true);
   });
 
   it('ten retries of one key arriving at once start one run, and all ten name it', async () => {
     const before = (await runsOf('deploy')).length;
-    const answers = await Promise.all(Array.from({ length: 10 }, () => post('/api/v1/events/deployed', '{}', { 'idempotency-key': 'burst-7' }).then(runIds)));
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        post('/api/v1/events/deployed', '{}', { 'idempotency-key': 'burst-7' }).then(runIds),
+      ),
+    );
     expect(new Set(answers.map((a) => a.join(','))).size).toBe(1);
     expect(answers[0]).toHaveLength(1);
     expect((await runsOf('deploy')).length).toBe(before + 1);
@@ -91,7 +106,11 @@ describe('events from outside', () => {
 
   it('a wrong token is 401 and starts nothing', async () => {
     const before = (await runsOf('deploy')).length;
-    const res = await fetch(`http://127.0.0.1:${served.serve.port}/api/v1/events/deployed`, { method: 'POST', headers: { authorization: 'Bearer wrong-token-0000000' }, body: '{}' });
+    const res = await fetch(`http://127.0.0.1:${served.serve.port}/api/v1/events/deployed`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer wrong-token-0000000' },
+      body: '{}',
+    });
     expect(res.status).toBe(401);
     expect((await runsOf('deploy')).length).toBe(before);
   });
@@ -108,7 +127,8 @@ describe('events from outside', () => {
       },
       { timeoutMs: 60_000, message: 'twenty ingest runs to succeed' },
     );
-    for (let i = 1; i < runs.length; i++) expect(runs[i]?.startedAt ?? 0).toBeGreaterThanOrEqual(runs[i - 1]?.finishedAt ?? Infinity);
+    for (let i = 1; i < runs.length; i++)
+      expect(runs[i]?.startedAt ?? 0).toBeGreaterThanOrEqual(runs[i - 1]?.finishedAt ?? Infinity);
     // In the order they came: run i read payload i.
     const payloads = await Promise.all(
       runs.map(async (r) => {

@@ -9,7 +9,13 @@ import { serveFixture } from '../helpers/serve.ts';
 
 let metricsPort: number;
 
-function request(port: number, path: string, host: string, headers: Record<string, string> = {}, method = 'GET'): Promise<{ status: number; body: string }> {
+function request(
+  port: number,
+  path: string,
+  host: string,
+  headers: Record<string, string> = {},
+  method = 'GET',
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const req = http.request({ host: '127.0.0.1', port, path, method, headers: { host, ...headers } }, (res) => {
       let body = '';
@@ -29,7 +35,14 @@ function upgrade(port: number, host: string): Promise<number> {
       host: '127.0.0.1',
       port,
       path: '/api',
-      headers: { host, connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==', authorization: `Bearer ${apiToken(served.dataDir)}` },
+      headers: {
+        host,
+        connection: 'Upgrade',
+        upgrade: 'websocket',
+        'sec-websocket-version': '13',
+        'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
+        authorization: `Bearer ${apiToken(served.dataDir)}`,
+      },
     });
     req.on('upgrade', (res, socket) => {
       socket.destroy();
@@ -47,7 +60,11 @@ function upgrade(port: number, host: string): Promise<number> {
 const served = serveFixture('ax-host-', { serveArgs: ['--metrics-address', '127.0.0.1:0'] });
 
 beforeAll(async () => {
-  const line = await served.serve.waitForLine(/^metrics also on http:\/\/127\.0\.0\.1:(\d+)\/metrics/, 10_000, 'stdout');
+  const line = await served.serve.waitForLine(
+    /^metrics also on http:\/\/127\.0\.0\.1:(\d+)\/metrics/,
+    10_000,
+    'stdout',
+  );
   metricsPort = Number(/:(\d+)\/metrics/.exec(line.text)?.[1]);
 }, 60_000);
 
@@ -59,7 +76,17 @@ describe('the Host header of ax serve', () => {
     expect(JSON.parse(ui.body).error).toContain('does not answer to "Host: evil.example');
     expect((await request(served.serve.port, '/metrics', evil)).status).toBe(421);
     expect((await request(served.serve.port, '/assets/index.js', evil)).status).toBe(421);
-    expect((await request(served.serve.port, '/auth/code', evil, { authorization: `Bearer ${apiToken(served.dataDir)}` }, 'POST')).status).toBe(421);
+    expect(
+      (
+        await request(
+          served.serve.port,
+          '/auth/code',
+          evil,
+          { authorization: `Bearer ${apiToken(served.dataDir)}` },
+          'POST',
+        )
+      ).status,
+    ).toBe(421);
     expect((await request(served.serve.port, '/auth/session', evil)).status).toBe(421);
     expect(await upgrade(served.serve.port, evil)).toBe(421);
     expect((await request(metricsPort, '/metrics', `evil.example:${metricsPort}`)).status).toBe(421);
@@ -70,7 +97,12 @@ describe('the Host header of ax serve', () => {
   });
 
   it('answers the loopback names: 127.0.0.1, localhost, [::1]', async () => {
-    for (const host of [`127.0.0.1:${served.serve.port}`, `localhost:${served.serve.port}`, `[::1]:${served.serve.port}`, 'LOCALHOST']) {
+    for (const host of [
+      `127.0.0.1:${served.serve.port}`,
+      `localhost:${served.serve.port}`,
+      `[::1]:${served.serve.port}`,
+      'LOCALHOST',
+    ]) {
       const metrics = await request(served.serve.port, '/metrics', host);
       expect(metrics.status, host).toBe(200);
       expect(metrics.body).toContain('ax_store_up');

@@ -24,7 +24,11 @@ async function instancesOf(runId: number) {
 describe('Ctrl-C on ax run --wait without a server', () => {
   it('once: says so at once, stops the task, records the run CANCELLED with no retry, exits 130', async () => {
     const pidFile = path.join(box.root, 'once.pid');
-    const file = writeFile(box.root, 'once.yaml', `workflow: once\ntasks:\n  nap:\n    command: 'echo $$ > "${pidFile}"; sleep 60'\n    retries: 2\n`);
+    const file = writeFile(
+      box.root,
+      'once.yaml',
+      `workflow: once\ntasks:\n  nap:\n    command: 'echo $$ > "${pidFile}"; sleep 60'\n    retries: 2\n`,
+    );
     const run = axStart(['run', file, '--wait'], box.opts());
     const pgid = await readPidFile(pidFile, 30_000);
     await run.waitForLine(/nap RUNNING/, 15_000, 'stdout');
@@ -48,7 +52,11 @@ describe('Ctrl-C on ax run --wait without a server', () => {
 
   it('twice: the second SIGKILLs a task that ignores SIGTERM, without waiting out the grace', async () => {
     const pidFile = path.join(box.root, 'stubborn.pid');
-    const file = writeFile(box.root, 'stubborn.yaml', `workflow: stubborn\ntasks:\n  hard:\n    command: 'trap "" TERM; echo $$ > "${pidFile}"; sleep 60'\n    retries: 1\n`);
+    const file = writeFile(
+      box.root,
+      'stubborn.yaml',
+      `workflow: stubborn\ntasks:\n  hard:\n    command: 'trap "" TERM; echo $$ > "${pidFile}"; sleep 60'\n    retries: 1\n`,
+    );
     const run = axStart(['run', file, '--wait'], box.opts());
     const pgid = await readPidFile(pidFile, 30_000);
     await run.waitForLine(/hard RUNNING/, 15_000, 'stdout');
@@ -86,7 +94,10 @@ describe('kill -9 of ax run --wait without a server', () => {
     expect(await run.exited).toEqual({ code: null, signal: 'SIGKILL' });
     // Aimed at 2 s (SIGKILL 1.5 s after the SIGTERM, not after the 10 s kill grace); the deadline
     // is loose for a loaded machine.
-    await waitFor(() => groups.every((g) => groupMembers(g).length === 0), { timeoutMs: 6_000, message: 'the tasks outlived ax run' });
+    await waitFor(() => groups.every((g) => groupMembers(g).length === 0), {
+      timeoutMs: 6_000,
+      message: 'the tasks outlived ax run',
+    });
     // Nothing runs the data dir now: following the task's log says so instead of waiting forever.
     const [killed] = JSON.parse((await ax(['--json', 'runs', 'killed'], box.opts())).stdout) as { id: number }[];
     const runId = killed?.id as number;
@@ -101,7 +112,11 @@ describe('kill -9 of ax run --wait without a server', () => {
 describe('ax rerun without a server', () => {
   it('runs the re-run in this process and --wait ends with its outcome', async () => {
     const flag = path.join(box.root, 'fixed');
-    const file = writeFile(box.root, 'flaky.yaml', `workflow: flaky\ntasks:\n  check:\n    command: 'test -f "${flag}"'\n  report:\n    command: echo reported\n    upstream: [check]\n`);
+    const file = writeFile(
+      box.root,
+      'flaky.yaml',
+      `workflow: flaky\ntasks:\n  check:\n    command: 'test -f "${flag}"'\n  report:\n    command: echo reported\n    upstream: [check]\n`,
+    );
     const failed = await ax(['run', file, '--wait'], box.opts());
     expect(failed.code).toBe(1);
     const runId = Number(/^run #(\d+)/m.exec(failed.stdout)?.[1]);

@@ -33,33 +33,69 @@ describe('ax and dependencies across workflows', () => {
     expect(first.code).toBe(0);
     expect(first.stdout).toBe('applied warehouse (version 1)\n');
     expect(first.stderr).toContain('warning: ');
-    expect(first.stderr).toContain('tasks.load.upstream: no workflow "orders" yet: "load" waits until it is applied and succeeds (up to its wait_timeout)');
+    expect(first.stderr).toContain(
+      'tasks.load.upstream: no workflow "orders" yet: "load" waits until it is applied and succeeds (up to its wait_timeout)',
+    );
     const ls = await ax(['ls'], opts());
-    expect(ls.stderr).toContain('ax: workflow warehouse waits for orders.extract, not there (yet): see "ax lineage warehouse"');
+    expect(ls.stderr).toContain(
+      'ax: workflow warehouse waits for orders.extract, not there (yet): see "ax lineage warehouse"',
+    );
 
     expect((await ax(['export', 'warehouse', '-o', 'exported.yaml'], opts())).code).toBe(0);
-    expect(fs.readFileSync(path.join(box.root, 'exported.yaml'), 'utf8')).toContain('upstream: [{ref: orders.extract, date: latest}]');
+    expect(fs.readFileSync(path.join(box.root, 'exported.yaml'), 'utf8')).toContain(
+      'upstream: [{ref: orders.extract, date: latest}]',
+    );
     expect((await ax(['apply', 'exported.yaml'], opts())).stdout).toBe('warehouse unchanged (version 1)\n');
 
-    const orders = await ax(['apply', writeFile(box.root, 'orders.yaml', 'workflow: orders\nowner: alice\ntasks:\n  extract: { command: "echo extracted" }\n')], opts());
+    const orders = await ax(
+      [
+        'apply',
+        writeFile(
+          box.root,
+          'orders.yaml',
+          'workflow: orders\nowner: alice\ntasks:\n  extract: { command: "echo extracted" }\n',
+        ),
+      ],
+      opts(),
+    );
     expect(orders).toMatchObject({ code: 0, stderr: '' });
     expect((await ax(['ls'], opts())).stderr).toBe('');
 
-    const cycle = await ax(['apply', writeFile(box.root, 'orders2.yaml', 'workflow: orders\ntasks:\n  extract: { command: "true", upstream: [warehouse.report] }\n')], opts());
+    const cycle = await ax(
+      [
+        'apply',
+        writeFile(
+          box.root,
+          'orders2.yaml',
+          'workflow: orders\ntasks:\n  extract: { command: "true", upstream: [warehouse.report] }\n',
+        ),
+      ],
+      opts(),
+    );
     expect(cycle.code).toBe(2);
-    expect(cycle.stderr).toContain('cycle across workflows: orders.extract → warehouse.load → warehouse.report → orders.extract');
+    expect(cycle.stderr).toContain(
+      'cycle across workflows: orders.extract → warehouse.load → warehouse.report → orders.extract',
+    );
   });
 
   it('run --wait of the downstream shows it waiting, released by the upstream; lineage prints owners and states', async () => {
     // Without a server the command holds the data dir: it says that nothing here can run the upstream.
     const alone = axStart(['run', 'warehouse', '--wait'], opts());
-    await alone.waitForLine(/^ax: "load" starts once orders\.extract \(its latest run\) succeeds; while this command holds the data dir nothing here can run it/, 60_000, 'stderr');
+    await alone.waitForLine(
+      /^ax: "load" starts once orders\.extract \(its latest run\) succeeds; while this command holds the data dir nothing here can run it/,
+      60_000,
+      'stderr',
+    );
     alone.kill('SIGINT');
     expect((await alone.result(60_000)).code).toBe(130);
 
     const server = await startServe(opts());
     const waiting = axStart(['run', 'warehouse', '--wait'], opts());
-    await waiting.waitForLine(/^· load WAITING +\[instance \d+\] — waiting for orders\.extract \(its latest run\)$/, 60_000, 'stdout');
+    await waiting.waitForLine(
+      /^· load WAITING +\[instance \d+\] — waiting for orders\.extract \(its latest run\)$/,
+      60_000,
+      'stdout',
+    );
     const up = await ax(['run', 'orders', '--wait'], opts());
     expect(up.code).toBe(0);
     const down = await waiting.result(60_000);
@@ -81,7 +117,9 @@ describe('ax and dependencies across workflows', () => {
     ]);
     const rm = await ax(['rm', 'orders', '--yes'], opts());
     expect(rm).toMatchObject({ code: 0, stdout: 'orders removed\n' });
-    expect(rm.stderr).toBe('warning: warehouse.load depends on workflow orders: once it is removed they wait until their wait_timeout; change their upstream\n');
+    expect(rm.stderr).toBe(
+      'warning: warehouse.load depends on workflow orders: once it is removed they wait until their wait_timeout; change their upstream\n',
+    );
     const unknown = await ax(['lineage', 'nope.x'], opts());
     expect(unknown).toMatchObject({ code: 3 });
     expect(unknown.stderr).toContain('no workflow named "nope.x"');

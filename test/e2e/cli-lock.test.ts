@@ -45,12 +45,16 @@ afterAll(async () => {
 async function serveUnderNonReapingParent(dataDir: string): Promise<{ servePid: number; parentPid: number }> {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('AX_')) env[k] = v;
-  const parent = spawn('/bin/sh', ['-c', `"${process.execPath}" "${path.join(REPO, 'bin', 'ax.mjs')}" serve >/dev/null 2>&1 & exec sleep 600`], {
-    cwd: root,
-    env: { ...env, TZ: 'UTC', AX_DATA_DIR: dataDir },
-    stdio: 'ignore',
-    detached: true,
-  });
+  const parent = spawn(
+    '/bin/sh',
+    ['-c', `"${process.execPath}" "${path.join(REPO, 'bin', 'ax.mjs')}" serve >/dev/null 2>&1 & exec sleep 600`],
+    {
+      cwd: root,
+      env: { ...env, TZ: 'UTC', AX_DATA_DIR: dataDir },
+      stdio: 'ignore',
+      detached: true,
+    },
+  );
   parent.unref();
   parents.push(parent.pid as number);
   const lock = await waitFor(
@@ -84,10 +88,16 @@ tasks:
     const taskPid = await readPidFile(pidFile);
     const db = await openDataDirStore(dataDir);
     stores.push(db);
-    await waitFor(async () => (await db.listInstances(1))[0]?.pid === taskPid, { timeoutMs: 20_000, message: 'the task pid was not recorded' });
+    await waitFor(async () => (await db.listInstances(1))[0]?.pid === taskPid, {
+      timeoutMs: 20_000,
+      message: 'the task pid was not recorded',
+    });
 
     process.kill(servePid, 'SIGKILL');
-    await waitFor(() => procState(servePid) === 'Z', { timeoutMs: 5_000, message: 'the killed serve did not become a zombie' });
+    await waitFor(() => procState(servePid) === 'Z', {
+      timeoutMs: 5_000,
+      message: 'the killed serve did not become a zombie',
+    });
     // A pid check calls it alive; the lock file still names it.
     expect(readLockFile(dataDir)?.pid).toBe(servePid);
 
@@ -124,7 +134,16 @@ tasks:
     const dataDir = path.join(root, 'reused');
     fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     // What a container restart leaves: the old engine's pid is now some other process (here: this test).
-    fs.writeFileSync(path.join(dataDir, 'engine.lock'), JSON.stringify({ pid: process.pid, host: (await import('node:os')).hostname(), command: 'ax serve', startedAt: Date.now() - 60_000, port: 1 }));
+    fs.writeFileSync(
+      path.join(dataDir, 'engine.lock'),
+      JSON.stringify({
+        pid: process.pid,
+        host: (await import('node:os')).hostname(),
+        command: 'ax serve',
+        startedAt: Date.now() - 60_000,
+        port: 1,
+      }),
+    );
     const listed = await ax(['ls'], { dataDir, cwd: root });
     expect(listed.code, listed.stderr).toBe(0); // not sent to the dead engine's port
     const serve = await startServe({ dataDir, cwd: root });

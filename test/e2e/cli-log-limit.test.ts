@@ -18,7 +18,10 @@ const flood = (lines: number) => `yes "$(printf 'y%.0s' $(seq 98))" | head -n ${
 async function jsonLogs(task: string): Promise<LogLine[]> {
   const json = await ax(['--json', 'logs', '1', task], box.opts());
   expect(json.code, json.stderr).toBe(0);
-  return json.stdout.trim().split('\n').map((l) => JSON.parse(l) as LogLine);
+  return json.stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as LogLine);
 }
 
 describe('log size cap per attempt', () => {
@@ -30,8 +33,15 @@ describe('log size cap per attempt', () => {
     const set = await ax(['settings', 'set', 'log-limit', '100KB'], box.opts());
     expect(set.code, set.stderr).toBe(0);
     const bad = await ax(['settings', 'set', 'log-limit', 'plenty'], box.opts());
-    expect([bad.code, bad.stderr]).toEqual([2, 'ax: log-limit: "plenty" is not a size: write a number of bytes or a number with KB, MB or GB, e.g. "50MB"\n']);
-    writeFile(box.root, 'flood.yaml', `workflow: flood\ntasks:\n  node:\n    command: ${flood(10_000)}\n  own:\n    command: ${flood(1_000)}\n    log_limit: 4KB\n`);
+    expect([bad.code, bad.stderr]).toEqual([
+      2,
+      'ax: log-limit: "plenty" is not a size: write a number of bytes or a number with KB, MB or GB, e.g. "50MB"\n',
+    ]);
+    writeFile(
+      box.root,
+      'flood.yaml',
+      `workflow: flood\ntasks:\n  node:\n    command: ${flood(10_000)}\n  own:\n    command: ${flood(1_000)}\n    log_limit: 4KB\n`,
+    );
     const run = await ax(['run', 'flood.yaml', '--wait'], box.opts());
     expect(run.code, run.stderr).toBe(0);
 
@@ -56,13 +66,19 @@ describe('log size cap per attempt', () => {
     expect(own.filter((l) => l.stream !== 'system')).toHaveLength(41);
     // the plain text form shows the same notice
     const text = await ax(['logs', '1', 'own'], box.opts());
-    expect(text.stderr.split('\n').filter((l) => l.includes('log limit is not stored'))).toEqual([`[ax] ${own.find((l) => l.stream === 'system')?.line}`]);
+    expect(text.stderr.split('\n').filter((l) => l.includes('log limit is not stored'))).toEqual([
+      `[ax] ${own.find((l) => l.stream === 'system')?.line}`,
+    ]);
   });
 
   it('an engine killed with SIGKILL after the cap was hit still leaves the notice in the store', async () => {
     const serve = await startServe(box.opts());
     // past a 2 KB cap at once, then still running when the engine dies
-    writeFile(box.root, 'long.yaml', `workflow: long\ntasks:\n  talk:\n    command: ${flood(100).replace('; echo done >&2', '')}; sleep 60\n    log_limit: 2KB\n`);
+    writeFile(
+      box.root,
+      'long.yaml',
+      `workflow: long\ntasks:\n  talk:\n    command: ${flood(100).replace('; echo done >&2', '')}; sleep 60\n    log_limit: 2KB\n`,
+    );
     expect((await ax(['apply', 'long.yaml'], box.opts())).code).toBe(0);
     const started = await ax(['run', 'long'], box.opts());
     expect(started.code, started.stderr).toBe(0);

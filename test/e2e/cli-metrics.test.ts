@@ -38,7 +38,9 @@ describe.skipIf(process.platform === 'win32')('ax serve: GET /metrics', () => {
     serve = await startServe(opts());
     const url = `http://127.0.0.1:${serve.port}/metrics`;
     await serve.waitForLine(/^metrics: /, 5000);
-    expect(serve.stdout).toContain(`metrics: GET ${url} (Prometheus text format; no token: put one in ${path.join(dataDir, 'metrics-token')} to require it)`);
+    expect(serve.stdout).toContain(
+      `metrics: GET ${url} (Prometheus text format; no token: put one in ${path.join(dataDir, 'metrics-token')} to require it)`,
+    );
     const before = await scrape(url);
     expect(before.value('ax_runs_finished_total', { state: 'SUCCESS' })).toBe(0);
     const run = await ax(['run', 'hello', '--wait'], opts());
@@ -56,7 +58,9 @@ describe.skipIf(process.platform === 'win32')('ax serve: GET /metrics', () => {
   it('--metrics-address beyond loopback is refused without a metrics token, and serves only /metrics with one', async () => {
     const refused = await ax(['serve', '--metrics-address', '0.0.0.0:0'], { ...opts(), timeoutMs: 30_000 });
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toContain(`--metrics-address 0.0.0.0:0 lets other machines scrape this node: put a secret of at least 16 characters in ${path.join(dataDir, 'metrics-token')} first`);
+    expect(refused.stderr).toContain(
+      `--metrics-address 0.0.0.0:0 lets other machines scrape this node: put a secret of at least 16 characters in ${path.join(dataDir, 'metrics-token')} first`,
+    );
     const bad = await ax(['serve', '--metrics-address', 'nohost'], opts());
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--metrics-address must be HOST:PORT');

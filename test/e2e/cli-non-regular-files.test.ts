@@ -9,7 +9,8 @@ import { ax, cliSandbox, limited } from '../helpers/ax.ts';
 import { writeFile } from '../helpers/files.ts';
 
 const box = cliSandbox('ax-cli-fifo-');
-const WORKFLOW_FIX = 'not a regular file: AX reads a workflow from a regular file only; save it to one first (e.g. "cat > w.yaml")';
+const WORKFLOW_FIX =
+  'not a regular file: AX reads a workflow from a regular file only; save it to one first (e.g. "cat > w.yaml")';
 
 describe('non-regular files', () => {
   it('apply, validate and run FILE refuse a FIFO without a writer at once (exit 2), and a device or a directory', async () => {
@@ -22,7 +23,8 @@ describe('non-regular files', () => {
       () => ax(['apply', '/dev/zero'], o),
       () => ax(['validate', box.root], o),
     ]);
-    for (const r of [apply, validate, run]) expect(r).toMatchObject({ code: 2, stdout: '', stderr: `ax: w.yaml: is a FIFO (named pipe), ${WORKFLOW_FIX}\n` });
+    for (const r of [apply, validate, run])
+      expect(r).toMatchObject({ code: 2, stdout: '', stderr: `ax: w.yaml: is a FIFO (named pipe), ${WORKFLOW_FIX}\n` });
     expect(zero).toMatchObject({ code: 2, stderr: `ax: /dev/zero: is a character device, ${WORKFLOW_FIX}\n` });
     expect(dir).toMatchObject({ code: 2, stderr: `ax: ${box.root}: is a directory, ${WORKFLOW_FIX}\n` });
   });
@@ -35,7 +37,8 @@ describe('non-regular files', () => {
     const fifo = await ax(['trigger', 'go', '--payload-file', 'payload.json'], o);
     expect(fifo).toMatchObject({
       code: 2,
-      stderr: 'ax: --payload-file payload.json: is a FIFO (named pipe), not a regular file: to pipe a payload, give --payload-file - and send it on stdin\n',
+      stderr:
+        'ax: --payload-file payload.json: is a FIFO (named pipe), not a regular file: to pipe a payload, give --payload-file - and send it on stdin\n',
     });
     const piped = await ax(['trigger', 'go', '--payload-file', '-', '--wait'], { ...o, input: '{"n":1}' });
     expect(piped.code).toBe(0);

@@ -23,7 +23,11 @@ describe('output that cannot be written', () => {
     expect((await ax(['apply', 'w.yaml'], o)).code).toBe(0);
 
     const file = await ax(['export', 'w', '-o', '/dev/full'], o);
-    expect(file).toMatchObject({ code: 1, stdout: '', stderr: 'ax: cannot write /dev/full: no space left on the device (ENOSPC)\n' });
+    expect(file).toMatchObject({
+      code: 1,
+      stdout: '',
+      stderr: 'ax: cannot write /dev/full: no space left on the device (ENOSPC)\n',
+    });
 
     // stdout itself is /dev/full (the helper's pipe would not fill): through a shell
     const r = spawnSync('sh', ['-c', `node ${JSON.stringify(path.join(REPO, 'bin', 'ax.mjs'))} export w > /dev/full`], {
@@ -31,11 +35,16 @@ describe('output that cannot be written', () => {
       cwd: box.root,
       encoding: 'utf8',
     });
-    expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 1, stderr: 'ax: cannot write the output: no space left on the device (ENOSPC)\n' });
+    expect({ status: r.status, stderr: r.stderr }).toEqual({
+      status: 1,
+      stderr: 'ax: cannot write the output: no space left on the device (ENOSPC)\n',
+    });
 
     const missing = await ax(['export', 'w', '-o', path.join(box.root, 'no-dir', 'w.yaml')], o);
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toBe(`ax: cannot write ${path.join(box.root, 'no-dir', 'w.yaml')}: no such file or directory (ENOENT)\n`);
+    expect(missing.stderr).toBe(
+      `ax: cannot write ${path.join(box.root, 'no-dir', 'w.yaml')}: no such file or directory (ENOENT)\n`,
+    );
   });
 
   it('ax logs … | head -1: the reader leaves (EPIPE) and the command exits 0, quietly', async () => {
@@ -58,25 +67,43 @@ describe('connection strings with URL syntax in the password', () => {
     const o = fresh();
     return ax(['--mode', 'team', 'ls'], { ...o, env: { AX_MYSQL_URL: mysql, AX_REDIS_URL: redis }, timeoutMs: 20_000 });
   };
-  const HINT = 'percent-encode special characters in the user and password: "#" as %23, "%" as %25, "@" as %40, "/" as %2F, ":" as %3A';
+  const HINT =
+    'percent-encode special characters in the user and password: "#" as %23, "%" as %25, "@" as %40, "/" as %2F, ":" as %3A';
 
   it('a %zz escape in the MySQL or Redis password: one line naming percent-encoding, exit 2', async () => {
     const m = await team('mysql://root:p%zz@127.0.0.1:3306/ax', 'redis://127.0.0.1:6379');
     expect(m).toMatchObject({ code: 2, stdout: '' });
     noStack(m.stderr);
-    expect(m.stderr).toBe(`ax: bad MySQL connection string "mysql://root:***@127.0.0.1:3306/ax": the password has a "%" that is not a %-escape (e.g. %zz): ${HINT}\n`);
+    expect(m.stderr).toBe(
+      `ax: bad MySQL connection string "mysql://root:***@127.0.0.1:3306/ax": the password has a "%" that is not a %-escape (e.g. %zz): ${HINT}\n`,
+    );
     const r = await team('mysql://root@127.0.0.1:3306/ax', 'redis://:p%zz@127.0.0.1:6379');
-    expect(r).toMatchObject({ code: 2, stderr: `ax: bad Redis URL "redis://:***@127.0.0.1:6379": the password has a "%" that is not a %-escape (e.g. %zz): ${HINT}\n` });
+    expect(r).toMatchObject({
+      code: 2,
+      stderr: `ax: bad Redis URL "redis://:***@127.0.0.1:6379": the password has a "%" that is not a %-escape (e.g. %zz): ${HINT}\n`,
+    });
   });
 
   it('a # in the password names %23, whether the URL then fails to parse or parses into something else', async () => {
     for (const [mysql, redis, what] of [
-      ['mysql://root:pa#ss@127.0.0.1:3306/ax', 'redis://127.0.0.1:6379', 'MySQL connection string "mysql://root:***@127.0.0.1:3306/ax"'],
-      ['mysql://root:#pass@127.0.0.1:3306/ax', 'redis://127.0.0.1:6379', 'MySQL connection string "mysql://root:***@127.0.0.1:3306/ax"'],
+      [
+        'mysql://root:pa#ss@127.0.0.1:3306/ax',
+        'redis://127.0.0.1:6379',
+        'MySQL connection string "mysql://root:***@127.0.0.1:3306/ax"',
+      ],
+      [
+        'mysql://root:#pass@127.0.0.1:3306/ax',
+        'redis://127.0.0.1:6379',
+        'MySQL connection string "mysql://root:***@127.0.0.1:3306/ax"',
+      ],
       ['mysql://root@127.0.0.1:3306/ax', 'redis://:pa#ss@127.0.0.1:6379', 'Redis URL "redis://:***@127.0.0.1:6379"'],
     ] as const) {
       const r = await team(mysql, redis);
-      expect(r).toMatchObject({ code: 2, stdout: '', stderr: `ax: bad ${what}: a "#" ends the URL where it stands: ${HINT}\n` });
+      expect(r).toMatchObject({
+        code: 2,
+        stdout: '',
+        stderr: `ax: bad ${what}: a "#" ends the URL where it stands: ${HINT}\n`,
+      });
     }
   });
 });

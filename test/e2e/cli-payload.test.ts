@@ -51,14 +51,19 @@ const sha = (text: string) => createHash('sha256').update(text).digest('hex');
 /** A JSON payload of exactly `bytes` bytes. */
 const payloadOf = (bytes: number) => {
   const head = '{"data":"';
-  return `${head}${randomBytes(bytes).toString('base64').slice(0, bytes - head.length - 2)}"}`;
+  return `${head}${randomBytes(bytes)
+    .toString('base64')
+    .slice(0, bytes - head.length - 2)}"}`;
 };
 
 async function runLine(runId: number): Promise<string> {
-  const run = await waitFor(async () => {
-    const r = await db.getRun(runId);
-    return r && r.state !== 'RUNNING' ? r : undefined;
-  }, { timeoutMs: 30_000, message: `run #${runId} to end` });
+  const run = await waitFor(
+    async () => {
+      const r = await db.getRun(runId);
+      return r && r.state !== 'RUNNING' ? r : undefined;
+    },
+    { timeoutMs: 30_000, message: `run #${runId} to end` },
+  );
   const [inst] = await db.listInstances(runId);
   const lines = (await db.readLogs(inst?.id as number, 0, 10)).map((l) => l.line);
   expect(run.state, lines.join('\n')).toBe('SUCCESS');
@@ -99,12 +104,16 @@ describe('event payloads at every door', () => {
 
     const env: NodeJS.ProcessEnv = {};
     for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('AX_')) env[k] = v;
-    const piped = spawnSync(process.execPath, [path.join(REPO, 'bin', 'ax.mjs'), '--json', 'trigger', 'big', '--payload-file', '-'], {
-      input: payload,
-      env: { ...env, AX_DATA_DIR: served.dataDir },
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
+    const piped = spawnSync(
+      process.execPath,
+      [path.join(REPO, 'bin', 'ax.mjs'), '--json', 'trigger', 'big', '--payload-file', '-'],
+      {
+        input: payload,
+        env: { ...env, AX_DATA_DIR: served.dataDir },
+        encoding: 'utf8',
+        timeout: 60_000,
+      },
+    );
     expect(piped.status, piped.stderr).toBe(0);
     const [viaStdin] = JSON.parse(piped.stdout) as RunRecord[];
     expectFile(await runLine(viaStdin?.id as number), payload);
@@ -127,7 +136,9 @@ describe('event payloads at every door', () => {
     );
     const cli = await ax(['trigger', 'big', '--payload-file', writeFile(served.root, 'huge.json', payload)], opts());
     expect(cli.code).toBe(2);
-    expect(cli.stderr).toBe('ax: the event payload is 2 MiB (2097152 bytes), over the limit of 1 MiB (1048576 bytes): pass large data by reference (a path or a URL) instead\n');
+    expect(cli.stderr).toBe(
+      'ax: the event payload is 2 MiB (2097152 bytes), over the limit of 1 MiB (1048576 bytes): pass large data by reference (a path or a URL) instead\n',
+    );
     // sent in chunks, with no Content-Length: read to the end and refused with its real size
     const chunked = await fetch(`http://127.0.0.1:${served.serve.port}/events/big`, {
       method: 'POST',
@@ -140,7 +151,9 @@ describe('event payloads at every door', () => {
     // one byte over, and exactly the limit
     const over = await post('big', payloadOf(LIMIT + 1));
     expect(over.status).toBe(413);
-    expect(((await over.json()) as { error: string }).error).toContain('(1048577 bytes), over the limit of 1 MiB (1048576 bytes)');
+    expect(((await over.json()) as { error: string }).error).toContain(
+      '(1048577 bytes), over the limit of 1 MiB (1048576 bytes)',
+    );
     expect(await runCount()).toBe(before);
     expect((await post('big', payloadOf(LIMIT))).status).toBe(202);
     expect(await runCount()).toBe(before + 1);
@@ -152,9 +165,14 @@ describe('payloads said to be JSON are JSON', () => {
     const before = await runCount();
     const bad = await ax(['trigger', 'big', '--payload', '{day: 29}'], opts());
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/^ax: --payload is not JSON \(.+\): quote text as a JSON string, e\.g\. --payload '"hello"', or use --payload-file for other formats\n$/);
+    expect(bad.stderr).toMatch(
+      /^ax: --payload is not JSON \(.+\): quote text as a JSON string, e\.g\. --payload '"hello"', or use --payload-file for other formats\n$/,
+    );
     expect(await runCount()).toBe(before);
-    const csv = await ax(['trigger', 'big', '--payload-file', writeFile(served.root, 'orders.csv', 'id,day\n1,29\n')], opts());
+    const csv = await ax(
+      ['trigger', 'big', '--payload-file', writeFile(served.root, 'orders.csv', 'id,day\n1,29\n')],
+      opts(),
+    );
     expect(csv.code, csv.stderr).toBe(0);
     expect(await runCount()).toBe(before + 1);
   });
@@ -162,10 +180,16 @@ describe('payloads said to be JSON are JSON', () => {
   it('the webhook refuses a body sent as JSON that is not (400), and passes other content types', async () => {
     const before = await runCount();
     const send = (type: string, body: string) =>
-      fetch(`http://127.0.0.1:${served.serve.port}/events/big`, { method: 'POST', headers: { authorization: `Bearer ${WEBHOOK_TOKEN}`, 'content-type': type }, body });
+      fetch(`http://127.0.0.1:${served.serve.port}/events/big`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${WEBHOOK_TOKEN}`, 'content-type': type },
+        body,
+      });
     const bad = await send('application/json; charset=utf-8', '{"day": 29');
     expect(bad.status).toBe(400);
-    expect(((await bad.json()) as { error: string }).error).toMatch(/^the body is sent as JSON \(Content-Type: application\/json; charset=utf-8\) but is not JSON: /);
+    expect(((await bad.json()) as { error: string }).error).toMatch(
+      /^the body is sent as JSON \(Content-Type: application\/json; charset=utf-8\) but is not JSON: /,
+    );
     expect((await send('application/vnd.orders+json', 'nope')).status).toBe(400);
     expect(await runCount()).toBe(before);
     expect((await send('application/json', '{"day": 29}')).status).toBe(202);
@@ -201,7 +225,9 @@ describe('the doors of ax serve', () => {
     expect((await post('big', '{}', `${WEBHOOK_TOKEN}x`)).status).toBe(401);
     const unknown = await post('nobody-listens', '{}');
     expect(unknown.status).toBe(404);
-    expect(((await unknown.json()) as { error: string }).error).toBe('no enabled workflow has on_event: nobody-listens');
+    expect(((await unknown.json()) as { error: string }).error).toBe(
+      'no enabled workflow has on_event: nobody-listens',
+    );
     expect((await fetch(`http://127.0.0.1:${served.serve.port}/other`, { method: 'POST' })).status).toBe(404);
     expect(await runCount()).toBe(before);
     const ok = await post('big', '{"ok":1}');

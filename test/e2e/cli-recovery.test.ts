@@ -11,7 +11,14 @@ import type { SqlStore } from '../../engine/adapters/sql/sql-store.ts';
 import type { InstanceRecord } from '../../engine/api/types.ts';
 import { ax, killAllAx } from '../helpers/ax.ts';
 import { openDataDirStore, readLockFile, tempDir, writeFile } from '../helpers/files.ts';
-import { groupMembers, killStrays, killWithLaunchers, launchersOf, processAlive, readPidFile } from '../helpers/processes.ts';
+import {
+  groupMembers,
+  killStrays,
+  killWithLaunchers,
+  launchersOf,
+  processAlive,
+  readPidFile,
+} from '../helpers/processes.ts';
 import { startServe } from '../helpers/serve.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
@@ -73,7 +80,11 @@ tasks:
     await waitFor(
       async () => {
         const m = await byTask();
-        return m.get('sleeper#1')?.pid === pids.sleeper && m.get('sibling#1')?.pid === pids.sibling && m.get('quick#1')?.state === 'SUCCESS';
+        return (
+          m.get('sleeper#1')?.pid === pids.sleeper &&
+          m.get('sibling#1')?.pid === pids.sibling &&
+          m.get('quick#1')?.state === 'SUCCESS'
+        );
       },
       { timeoutMs: 20_000, message: 'the tasks did not all start' },
     );
@@ -133,7 +144,8 @@ tasks:
       ]),
     );
     expect(instances).toHaveLength(5);
-    const get = (task: string, attempt: number) => instances.find((i) => i.taskName === task && i.attempt === attempt) as InstanceRecord;
+    const get = (task: string, attempt: number) =>
+      instances.find((i) => i.taskName === task && i.attempt === attempt) as InstanceRecord;
     const restarted = withLauncher ? 'engine restarted; its leftover process group was killed' : 'engine restarted';
     expect(get('sleeper', 1).reason).toBe(restarted);
     expect(get('sibling', 1).reason).toBe(restarted);

@@ -40,7 +40,9 @@ tasks:
     expect(r.code).toBe(0);
     const out = r.stdout.split('\n');
     expect(out[0]).toMatch(/^run #1 of etl$/);
-    const order = ['✓ extract SUCCESS', '✓ slow SUCCESS', '✓ load SUCCESS', 'run #1 SUCCESS'].map((s) => out.findIndex((l) => l.startsWith(s)));
+    const order = ['✓ extract SUCCESS', '✓ slow SUCCESS', '✓ load SUCCESS', 'run #1 SUCCESS'].map((s) =>
+      out.findIndex((l) => l.startsWith(s)),
+    );
     expect(order.every((i) => i > 0)).toBe(true);
     expect([...order].sort((a, b) => a - b)).toEqual(order);
     // each outcome names its instance, so "ax logs N" can follow
@@ -100,7 +102,11 @@ tasks:
   it("runs only its own workflow: other workflows' schedules wait for ax serve", async () => {
     // A schedule that fires every second, applied to the same data dir...
     const fired = path.join(box.root, 'cron-fired');
-    writeFile(box.root, 'every.yaml', `workflow: every-second\nschedule:\n  cron: "* * * * * *"\n  timezone: UTC\ntasks:\n  tick:\n    command: 'touch "${fired}"; sleep 5'\n`);
+    writeFile(
+      box.root,
+      'every.yaml',
+      `workflow: every-second\nschedule:\n  cron: "* * * * * *"\n  timezone: UTC\ntasks:\n  tick:\n    command: 'touch "${fired}"; sleep 5'\n`,
+    );
     const applied = await ax(['apply', 'every.yaml'], box.opts());
     expect(applied.code).toBe(0);
     // ...then a one-shot run of another workflow that lasts past a few of its fire times.
@@ -131,7 +137,11 @@ tasks:
 
 describe('help', () => {
   it('the top level and "run" show examples; an unknown command is a usage error (exit 2)', async () => {
-    const [top, run, unknown] = await Promise.all([ax(['--help'], box.opts()), ax(['run', '--help'], box.opts()), ax(['frobnicate'], box.opts())]);
+    const [top, run, unknown] = await Promise.all([
+      ax(['--help'], box.opts()),
+      ax(['run', '--help'], box.opts()),
+      ax(['frobnicate'], box.opts()),
+    ]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/unknown command 'frobnicate'/);
 

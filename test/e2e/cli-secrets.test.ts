@@ -21,10 +21,14 @@ const SCRIPT = ['/usr/bin/script', '/bin/script'].find((p) => fs.existsSync(p));
 
 /** `ax secrets set NAME` on a terminal: types `keys` once the prompt is shown; all the terminal showed. */
 async function setOnTerminal(name: string, keys: string): Promise<{ code: number | null; screen: string }> {
-  const child = spawn(SCRIPT as string, ['-qec', `"${process.execPath}" "${path.join(REPO, 'bin', 'ax.mjs')}" secrets set ${name}`, '/dev/null'], {
-    env: { ...process.env, AX_DATA_DIR: dataDir },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    SCRIPT as string,
+    ['-qec', `"${process.execPath}" "${path.join(REPO, 'bin', 'ax.mjs')}" secrets set ${name}`, '/dev/null'],
+    {
+      env: { ...process.env, AX_DATA_DIR: dataDir },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    },
+  );
   let screen = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (screen += chunk));
   const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
@@ -40,10 +44,15 @@ const file = () => path.join(dataDir, 'task-secrets.json');
 describe('ax secrets', () => {
   it('before the secret is set, ax validate warns that this machine lacks it and ax apply refuses without --force', async () => {
     const wf = path.join(dataDir, 'early.yaml');
-    fs.writeFileSync(wf, 'workflow: early\ntasks:\n  call:\n    command: echo "$API_TOKEN"\n    env:\n      API_TOKEN: { secret: api-token }\n');
+    fs.writeFileSync(
+      wf,
+      'workflow: early\ntasks:\n  call:\n    command: echo "$API_TOKEN"\n    env:\n      API_TOKEN: { secret: api-token }\n',
+    );
     const v = await ax(['validate', wf], opts());
     expect(v.code, v.stderr).toBe(0);
-    expect(v.stdout + v.stderr).toContain(`tasks.call.env.API_TOKEN: secret "api-token" is not set on this machine: the task would fail to start; run "ax secrets set api-token"`);
+    expect(v.stdout + v.stderr).toContain(
+      `tasks.call.env.API_TOKEN: secret "api-token" is not set on this machine: the task would fail to start; run "ax secrets set api-token"`,
+    );
     const refused = await ax(['apply', wf], opts());
     expect(refused.code).toBe(2);
   });
@@ -58,22 +67,25 @@ describe('ax secrets', () => {
   });
 
   // Skipped on Windows, or where util-linux `script` is missing: nothing else gives the command a real terminal.
-  it.skipIf(!SCRIPT || process.platform === 'win32')('on a terminal, prompts without echoing what is typed; Ctrl-C stores nothing', async () => {
-    try {
-      const typed = await setOnTerminal('typed', 'typed-value-xyz\r');
-      expect(typed.code, typed.screen).toBe(0);
-      expect(typed.screen).toContain('value of secret typed (not echoed): ');
-      expect(typed.screen).not.toContain('typed-value-xyz');
-      expect(JSON.parse(fs.readFileSync(file(), 'utf8')).secrets.typed.value).toBe('typed-value-xyz');
-      const cancelled = await setOnTerminal('never', 'abc\u0003');
-      expect(cancelled.code, cancelled.screen).toBe(2);
-      expect(cancelled.screen).toContain('cancelled: nothing was stored');
-      expect(JSON.parse(fs.readFileSync(file(), 'utf8')).secrets.never).toBeUndefined();
-    } finally {
-      // The tests after this one list the secrets: leave none of this one's behind, even on a failure.
-      await ax(['secrets', 'rm', 'typed'], opts());
-    }
-  });
+  it.skipIf(!SCRIPT || process.platform === 'win32')(
+    'on a terminal, prompts without echoing what is typed; Ctrl-C stores nothing',
+    async () => {
+      try {
+        const typed = await setOnTerminal('typed', 'typed-value-xyz\r');
+        expect(typed.code, typed.screen).toBe(0);
+        expect(typed.screen).toContain('value of secret typed (not echoed): ');
+        expect(typed.screen).not.toContain('typed-value-xyz');
+        expect(JSON.parse(fs.readFileSync(file(), 'utf8')).secrets.typed.value).toBe('typed-value-xyz');
+        const cancelled = await setOnTerminal('never', 'abc\u0003');
+        expect(cancelled.code, cancelled.screen).toBe(2);
+        expect(cancelled.screen).toContain('cancelled: nothing was stored');
+        expect(JSON.parse(fs.readFileSync(file(), 'utf8')).secrets.never).toBeUndefined();
+      } finally {
+        // The tests after this one list the secrets: leave none of this one's behind, even on a failure.
+        await ax(['secrets', 'rm', 'typed'], opts());
+      }
+    },
+  );
 
   it('ls shows names and when they were set, never values', async () => {
     expect((await ax(['secrets', 'set', 'db.password'], opts('pw-2'))).code).toBe(0);
@@ -102,7 +114,10 @@ describe('ax secrets', () => {
 
   it('a workflow refers to it; ax run gives it to the task and ax logs shows ***', async () => {
     const wf = path.join(dataDir, 'uses-secret.yaml');
-    fs.writeFileSync(wf, 'workflow: uses-secret\ntasks:\n  call:\n    command: echo "token=$API_TOKEN len=${#API_TOKEN}"\n    env:\n      API_TOKEN: { secret: api-token }\n');
+    fs.writeFileSync(
+      wf,
+      'workflow: uses-secret\ntasks:\n  call:\n    command: echo "token=$API_TOKEN len=${#API_TOKEN}"\n    env:\n      API_TOKEN: { secret: api-token }\n',
+    );
     const v = await ax(['validate', wf], opts());
     expect(v.code, v.stderr).toBe(0);
     const run = await ax(['run', wf, '--wait'], opts());
@@ -123,7 +138,11 @@ describe('ax secrets', () => {
     const again = await ax(['secrets', 'rm', 'db.password'], opts());
     expect(again.code).toBe(3);
     expect(again.stderr).toContain('no secret "db.password"');
-    const audit = fs.readFileSync(path.join(dataDir, 'task-secrets.audit.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { action: string; name: string; actor: string });
+    const audit = fs
+      .readFileSync(path.join(dataDir, 'task-secrets.audit.log'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { action: string; name: string; actor: string });
     const expected = [['secret.set', 'api-token']];
     if (SCRIPT && process.platform !== 'win32') expected.push(['secret.set', 'typed'], ['secret.remove', 'typed']);
     expect(audit.map((a) => [a.action, a.name])).toEqual([

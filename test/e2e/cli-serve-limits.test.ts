@@ -7,7 +7,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { WorkflowListing } from '../../engine/api/engine-api.ts';
-import { MAX_SPEC_JSON_BYTES, MAX_WORKFLOW_FILE_BYTES, parseWorkflowFile } from '../../engine/core/workflow/workflow-file.ts';
+import {
+  MAX_SPEC_JSON_BYTES,
+  MAX_WORKFLOW_FILE_BYTES,
+  parseWorkflowFile,
+} from '../../engine/core/workflow/workflow-file.ts';
 import { MAX_FRAME_BYTES } from '../../engine/server/ws-server.ts';
 import { ax, axJson, cliSandbox } from '../helpers/ax.ts';
 import { startServe } from '../helpers/serve.ts';
@@ -68,11 +72,16 @@ describe('a file the CLI accepts can be applied through ax serve', () => {
     // raw control characters: 1 byte in the file, 6 as JSON ("\u0001")
     const file = bigFile('controls', 2.5e6, '\u0001');
     expect(fs.statSync(file).size).toBeLessThan(MAX_WORKFLOW_FILE_BYTES);
-    const message = /^ax: .*controls\.yaml: the workflow is 1\d\.\d MB as JSON \(escaped characters and aliases count in full\), over the 12 MB limit: split it into several workflows\n$/;
+    const message =
+      /^ax: .*controls\.yaml: the workflow is 1\d\.\d MB as JSON \(escaped characters and aliases count in full\), over the 12 MB limit: split it into several workflows\n$/;
     const served = await ax(['apply', file], { ...box.opts(), timeoutMs: 120_000 });
     expect(served.code).toBe(2);
     expect(served.stderr).toMatch(message);
-    const alone = await ax(['validate', file], { dataDir: path.join(box.root, 'no-server'), cwd: box.root, timeoutMs: 120_000 });
+    const alone = await ax(['validate', file], {
+      dataDir: path.join(box.root, 'no-server'),
+      cwd: box.root,
+      timeoutMs: 120_000,
+    });
     expect(alone.code).toBe(2);
     expect(alone.stderr).toMatch(message);
   });

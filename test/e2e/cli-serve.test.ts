@@ -73,9 +73,18 @@ describe('with ax serve running', () => {
   });
 
   it('commands go through it: the run executes in the serve process; a second engine is refused (exit 4)', async () => {
-    expect(serve.stdout).toMatch(new RegExp(`^ax serve: solo engine on ${dataDir}, API ws://127\\.0\\.0\\.1:${serve.port}/api \\(pid ${serve.pid}\\)$`, 'm'));
+    expect(serve.stdout).toMatch(
+      new RegExp(
+        `^ax serve: solo engine on ${dataDir}, API ws://127\\.0\\.0\\.1:${serve.port}/api \\(pid ${serve.pid}\\)$`,
+        'm',
+      ),
+    );
     const ppidFile = path.join(root, 'through-ppid');
-    writeFile(root, 'through.yaml', `workflow: through\ntasks:\n  hello:\n    command: 'echo $PPID > "${ppidFile}"; echo hello from serve'\n`);
+    writeFile(
+      root,
+      'through.yaml',
+      `workflow: through\ntasks:\n  hello:\n    command: 'echo $PPID > "${ppidFile}"; echo hello from serve'\n`,
+    );
 
     const run = await ax(['run', './through.yaml', '--wait'], opts());
     expect(run.stderr).toBe('');
@@ -155,7 +164,10 @@ tasks:
       'events.yaml',
       `workflow: on-orders\non_event: orders-ready\ntasks:\n  receive:\n    command: 'printf "%s" "$AX_EVENT_PAYLOAD" > "${out}"'\n`,
     );
-    const [applied, nobody] = await Promise.all([ax(['apply', 'events.yaml'], opts()), ax(['trigger', 'nobody-listens'], opts())]);
+    const [applied, nobody] = await Promise.all([
+      ax(['apply', 'events.yaml'], opts()),
+      ax(['trigger', 'nobody-listens'], opts()),
+    ]);
     expect(applied).toMatchObject({ code: 0, stdout: 'applied on-orders (version 1)\n' });
     expect(nobody.code).toBe(3);
     expect(nobody.stderr).toBe('ax: no enabled workflow has on_event: nobody-listens\n');
@@ -205,7 +217,11 @@ describe('an engine without a port (ax run FILE --wait) holds the data dir', () 
 
   it('a second ax run and ax serve are refused naming it (exit 4); nothing of theirs is applied', async () => {
     const gate = path.join(root, 'hold-gate');
-    writeFile(root, 'hold.yaml', `workflow: hold\ntasks:\n  wait:\n    command: 'while [ ! -f "${gate}" ]; do sleep 0.05; done'\n    timeout: 2m\n`);
+    writeFile(
+      root,
+      'hold.yaml',
+      `workflow: hold\ntasks:\n  wait:\n    command: 'while [ ! -f "${gate}" ]; do sleep 0.05; done'\n    timeout: 2m\n`,
+    );
     writeFile(root, 'other.yaml', 'workflow: other\ntasks:\n  a:\n    command: echo other\n');
     const first = axStart(['run', './hold.yaml', '--wait'], opts());
     await first.waitForLine(/^▶ wait RUNNING/, 30_000, 'stdout');
@@ -216,7 +232,11 @@ describe('an engine without a port (ax run FILE --wait) holds the data dir', () 
     for (const r of [second, serve]) {
       expect(r.code).toBe(4);
       expect(r.stdout).toBe('');
-      expect(r.stderr).toMatch(new RegExp(`^ax: another AX engine is running on ${opts().dataDir}: pid ${first.pid} on \\S+ \\("ax run \\./hold\\.yaml", started [0-9T:.-]+Z\\)\\. Stop it, or use another --data-dir\\.\n$`));
+      expect(r.stderr).toMatch(
+        new RegExp(
+          `^ax: another AX engine is running on ${opts().dataDir}: pid ${first.pid} on \\S+ \\("ax run \\./hold\\.yaml", started [0-9T:.-]+Z\\)\\. Stop it, or use another --data-dir\\.\n$`,
+        ),
+      );
     }
     expect(first.running).toBe(true);
 
@@ -241,7 +261,11 @@ describe('SIGTERM drains ax serve', () => {
 
   it('a task shorter than --drain-timeout finishes SUCCESS and serve exits 0', async () => {
     const started = path.join(root, 'brief-started');
-    writeFile(root, 'brief.yaml', `workflow: brief\ntasks:\n  brief:\n    command: 'touch "${started}"; sleep 2; echo finished'\n`);
+    writeFile(
+      root,
+      'brief.yaml',
+      `workflow: brief\ntasks:\n  brief:\n    command: 'touch "${started}"; sleep 2; echo finished'\n`,
+    );
     const serve = await startServe(opts(), ['--drain-timeout', '10']);
     const run = await ax(['run', './brief.yaml'], opts());
     expect(run.code).toBe(0);
@@ -252,7 +276,9 @@ describe('SIGTERM drains ax serve', () => {
     serve.kill('SIGTERM');
     const r = await serve.result(30_000);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^ax serve: SIGTERM received: taking no new tasks and letting running ones finish \(for up to 10s\)$/m);
+    expect(r.stdout).toMatch(
+      /^ax serve: SIGTERM received: taking no new tasks and letting running ones finish \(for up to 10s\)$/m,
+    );
     expect(r.stdout).toMatch(/^ax serve: stopped$/m);
     expect(readLockFile(dataDir())).toBeUndefined();
 
@@ -267,7 +293,11 @@ describe('SIGTERM drains ax serve', () => {
 
   it('a task longer than --drain-timeout is stopped, recorded FAILED with the reason, and nothing is left', async () => {
     const pidFile = path.join(root, 'forever-pid');
-    writeFile(root, 'forever.yaml', `workflow: forever\ntasks:\n  forever:\n    command: 'echo $$ > "${pidFile}"; sleep 300; echo never'\n`);
+    writeFile(
+      root,
+      'forever.yaml',
+      `workflow: forever\ntasks:\n  forever:\n    command: 'echo $$ > "${pidFile}"; sleep 300; echo never'\n`,
+    );
     const serve = await startServe(opts(), ['--drain-timeout', '1']);
     const run = await ax(['run', './forever.yaml'], opts());
     const runId = startedRunId(run.stdout);
@@ -278,7 +308,9 @@ describe('SIGTERM drains ax serve', () => {
     serve.kill('SIGTERM');
     const r = await serve.result(30_000);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^ax serve: SIGTERM received: taking no new tasks and letting running ones finish \(for up to 1s\)$/m);
+    expect(r.stdout).toMatch(
+      /^ax serve: SIGTERM received: taking no new tasks and letting running ones finish \(for up to 1s\)$/m,
+    );
     expect((serve.exitedAt as number) - sigtermAt).toBeLessThan(8_000);
     // the task's whole process group is gone (the shell and its sleep)
     expect(groupMembers(pgid)).toEqual([]);

@@ -14,7 +14,11 @@ beforeAll(() => {
 });
 afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
-type Shown = { dataDir: string; settingsFile: string; settings: { key: string; value?: string; source?: string; from?: string }[] };
+type Shown = {
+  dataDir: string;
+  settingsFile: string;
+  settings: { key: string; value?: string; source?: string; from?: string }[];
+};
 const file = () => path.join(dataDir, 'settings.json');
 const opts = (env: Record<string, string> = {}) => ({ dataDir, env });
 const byKey = (shown: Shown) => Object.fromEntries(shown.settings.map((s) => [s.key, [s.value, s.source, s.from]]));
@@ -40,8 +44,14 @@ describe('ax settings', () => {
       ].join('\n'),
     );
     // The driver this Node has: node:sqlite from 22.13 on, better-sqlite3 before.
-    const builtIn = typeof (process as { getBuiltinModule?: (id: string) => unknown }).getBuiltinModule === 'function' && (process as unknown as { getBuiltinModule(id: string): unknown }).getBuiltinModule('node:sqlite') !== undefined;
-    expect(r.stdout).toMatch(builtIn ? /\nsqlite +node:sqlite \(SQLite 3\.\d+\.\d+, built into Node / : /\nsqlite +better-sqlite3 \(SQLite 3\.\d+\.\d+, addon 12\.\d+\.\d+, Node /);
+    const builtIn =
+      typeof (process as { getBuiltinModule?: (id: string) => unknown }).getBuiltinModule === 'function' &&
+      (process as unknown as { getBuiltinModule(id: string): unknown }).getBuiltinModule('node:sqlite') !== undefined;
+    expect(r.stdout).toMatch(
+      builtIn
+        ? /\nsqlite +node:sqlite \(SQLite 3\.\d+\.\d+, built into Node /
+        : /\nsqlite +better-sqlite3 \(SQLite 3\.\d+\.\d+, addon 12\.\d+\.\d+, Node /,
+    );
     expect(JSON.parse((await ax(['settings', '--json'], opts())).stdout).sqliteDriver).toBe(sqliteDriver().description);
   });
 
@@ -49,10 +59,17 @@ describe('ax settings', () => {
     expect((await ax(['settings', 'set', 'mysql', 'mysql://ax:secret@db:3306/ax'], opts())).code).toBe(0);
     expect((await ax(['settings', 'set', 'redis-prefix', 'file:'], opts())).code).toBe(0);
     expect((await ax(['settings', 'set', 'mode', 'team'], opts())).code).toBe(0);
-    expect(JSON.parse(fs.readFileSync(file(), 'utf8'))).toEqual({ mysql: 'mysql://ax:secret@db:3306/ax', 'redis-prefix': 'file:', mode: 'team' });
+    expect(JSON.parse(fs.readFileSync(file(), 'utf8'))).toEqual({
+      mysql: 'mysql://ax:secret@db:3306/ax',
+      'redis-prefix': 'file:',
+      mode: 'team',
+    });
     expect(fs.statSync(file()).mode & 0o777).toBe(0o600);
 
-    const shown = await axJson<Shown>(['--json', '--redis-prefix', 'flag:', 'settings'], opts({ AX_REDIS_PREFIX: 'env:', AX_MODE: 'solo', AX_REDIS_URL: 'redis://:pw@cache:6379' }));
+    const shown = await axJson<Shown>(
+      ['--json', '--redis-prefix', 'flag:', 'settings'],
+      opts({ AX_REDIS_PREFIX: 'env:', AX_MODE: 'solo', AX_REDIS_URL: 'redis://:pw@cache:6379' }),
+    );
     expect(byKey(shown)).toEqual({
       mode: ['solo', 'env', 'AX_MODE'],
       mysql: ['mysql://ax:***@db:3306/ax', 'file', file()],
@@ -72,7 +89,11 @@ describe('ax settings', () => {
 
   it('a file written with the old spelling redisPrefix is read as redis-prefix, and rewritten so on the next set', async () => {
     fs.writeFileSync(file(), JSON.stringify({ redisPrefix: 'old:' }), { mode: 0o600 });
-    expect(byKey(await axJson<Shown>(['--json', 'settings'], opts()))['redis-prefix']).toEqual(['old:', 'file', file()]);
+    expect(byKey(await axJson<Shown>(['--json', 'settings'], opts()))['redis-prefix']).toEqual([
+      'old:',
+      'file',
+      file(),
+    ]);
     expect((await ax(['settings', 'set', 'mode', 'solo'], opts())).code).toBe(0);
     expect(JSON.parse(fs.readFileSync(file(), 'utf8'))).toEqual({ 'redis-prefix': 'old:', mode: 'solo' });
   });
@@ -80,7 +101,9 @@ describe('ax settings', () => {
   it('an unknown key or a bad mode is refused with the known ones; team mode without URLs names ax settings set', async () => {
     const unknown = await ax(['settings', 'set', 'colour', 'blue'], opts());
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toBe('ax: unknown setting "colour": known ones are mode, mysql, redis, redis-prefix, task-env, run-as, log-limit, alerts\n');
+    expect(unknown.stderr).toBe(
+      'ax: unknown setting "colour": known ones are mode, mysql, redis, redis-prefix, task-env, run-as, log-limit, alerts\n',
+    );
     const mode = await ax(['settings', 'set', 'mode', 'cluster'], opts());
     expect(mode.code).toBe(2);
     expect(mode.stderr).toBe('ax: mode must be solo or team, not "cluster"\n');

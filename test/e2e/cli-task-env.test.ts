@@ -35,7 +35,15 @@ const HOST_ENV = {
   KEEP_ME: 'kept',
 };
 /** what the engine gives each task itself (design.md §5) */
-const TASK_OWN = ['AX_ATTEMPT', 'AX_INSTANCE_ID', 'AX_LOGICAL_TIME', 'AX_RUN_ID', 'AX_SPAWN_ID', 'AX_TASK', 'AX_WORKFLOW'];
+const TASK_OWN = [
+  'AX_ATTEMPT',
+  'AX_INSTANCE_ID',
+  'AX_LOGICAL_TIME',
+  'AX_RUN_ID',
+  'AX_SPAWN_ID',
+  'AX_TASK',
+  'AX_WORKFLOW',
+];
 /** what the shell itself sets */
 const SHELL_OWN = ['OLDPWD', 'PWD', 'SHLVL', '_'];
 
@@ -53,23 +61,36 @@ function sandbox() {
   fs.mkdirSync(dir, { mode: 0o755 });
   writeFile(dir, 'envy.yaml', WORKFLOW);
   const dataDir = path.join(dir, 'data');
-  return { dir, dataDir, opts: (env: Record<string, string> = {}) => ({ dataDir, cwd: dir, env: { ...HOST_ENV, ...env } }) };
+  return {
+    dir,
+    dataDir,
+    opts: (env: Record<string, string> = {}) => ({ dataDir, cwd: dir, env: { ...HOST_ENV, ...env } }),
+  };
 }
 
 /** The task's `env` as a map, from its stored log. */
-async function taskEnv(s: ReturnType<typeof sandbox>, args: string[] = [], env: Record<string, string> = {}): Promise<Map<string, string>> {
+async function taskEnv(
+  s: ReturnType<typeof sandbox>,
+  args: string[] = [],
+  env: Record<string, string> = {},
+): Promise<Map<string, string>> {
   expect((await ax(['secrets', 'set', 'api-key'], { ...s.opts(), input: 'sec-9913' })).code).toBe(0);
   const run = await ax([...args, 'run', './envy.yaml', '--wait'], s.opts(env));
   expect(run.code, run.stderr).toBe(0);
   const id = /run #(\d+)/.exec(run.stdout)?.[1];
   const logs = await ax(['logs', String(id), 'show'], s.opts());
   expect(logs.code, logs.stderr).toBe(0);
-  return new Map(logs.stdout.split('\n').filter((l) => l.includes('=')).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+  return new Map(
+    logs.stdout
+      .split('\n')
+      .filter((l) => l.includes('='))
+      .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+  );
 }
 
 // Skipped on Windows only: the tasks here are POSIX shell commands.
-describe.skipIf(process.platform === 'win32')('a task never sees the host\'s AX_* variables', () => {
-  it('task-env inherit (the default): the node\'s environment minus every AX_* of its own; the task\'s own, the workflow env and the secret (masked) are there', async () => {
+describe.skipIf(process.platform === 'win32')("a task never sees the host's AX_* variables", () => {
+  it("task-env inherit (the default): the node's environment minus every AX_* of its own; the task's own, the workflow env and the secret (masked) are there", async () => {
     const s = sandbox();
     const seen = await taskEnv(s);
     const ax = [...seen.keys()].filter((k) => k.startsWith('AX_')).sort();
@@ -81,7 +102,7 @@ describe.skipIf(process.platform === 'win32')('a task never sees the host\'s AX_
     expect(seen.get('PATH')).toBe(process.env.PATH);
   });
 
-  it('task-env clean (flag, AX_TASK_ENV or settings.json): only PATH, HOME, USER, LOGNAME, SHELL, LANG, LC_ALL, TZ, TMPDIR of the node\'s', async () => {
+  it("task-env clean (flag, AX_TASK_ENV or settings.json): only PATH, HOME, USER, LOGNAME, SHELL, LANG, LC_ALL, TZ, TMPDIR of the node's", async () => {
     const minimal = ['HOME', 'LANG', 'LC_ALL', 'LOGNAME', 'PATH', 'SHELL', 'TMPDIR', 'TZ', 'USER'];
     const expected = (seen: Map<string, string>) => {
       const keys = [...seen.keys()].filter((k) => !SHELL_OWN.includes(k) && !TASK_OWN.includes(k)).sort();
@@ -111,37 +132,50 @@ describe.skipIf(process.platform === 'win32')('a task never sees the host\'s AX_
 });
 
 const asRoot = process.getuid?.() === 0;
-describe.skipIf(process.platform === 'win32' || !asRoot)(`run-as${asRoot ? '' : ' (skipped: the node must run as root)'}`, () => {
-  it('a root node with run-as nobody: its tasks are uid nobody with nobody\'s HOME and USER, cannot read the data dir, and read a large payload file', async () => {
-    const s = sandbox();
-    writeFile(
-      s.dir,
-      'who.yaml',
-      `workflow: who
+describe.skipIf(process.platform === 'win32' || !asRoot)(
+  `run-as${asRoot ? '' : ' (skipped: the node must run as root)'}`,
+  () => {
+    it("a root node with run-as nobody: its tasks are uid nobody with nobody's HOME and USER, cannot read the data dir, and read a large payload file", async () => {
+      const s = sandbox();
+      writeFile(
+        s.dir,
+        'who.yaml',
+        `workflow: who
 on_event: who
 tasks:
   show:
     command: 'id -u; id -g; echo "HOME=$HOME USER=$USER"; cat "$AX_EVENT_PAYLOAD_FILE" | wc -c; cat ${s.dataDir}/api-token || echo refused; ls ${s.dataDir} || echo refused'
 `,
-    );
-    expect((await ax(['apply', './who.yaml'], s.opts())).code).toBe(0);
-    // Past 32 KiB the payload goes as a file: it must be the task user's to read.
-    const payload = JSON.stringify({ blob: 'p'.repeat(40_000) });
-    writeFile(s.dir, 'payload.json', payload);
-    const run = await ax(['--run-as', 'nobody', 'trigger', 'who', '--payload-file', './payload.json', '--wait'], s.opts());
-    expect(run.code, `${run.stdout}${run.stderr}`).toBe(0);
-    const id = /run #(\d+)/.exec(run.stdout)?.[1];
-    const logs = await ax(['logs', String(id), 'show'], s.opts());
-    expect(logs.stdout.split('\n').slice(0, 4)).toEqual(['65534', '65534', 'HOME=/nonexistent USER=nobody', String(Buffer.byteLength(payload))]);
-    expect(logs.stdout).toContain('refused');
-    expect(logs.stdout).not.toMatch(/ax\.db|api-token/);
-    expect(logs.stderr).toContain('Permission denied');
-  });
+      );
+      expect((await ax(['apply', './who.yaml'], s.opts())).code).toBe(0);
+      // Past 32 KiB the payload goes as a file: it must be the task user's to read.
+      const payload = JSON.stringify({ blob: 'p'.repeat(40_000) });
+      writeFile(s.dir, 'payload.json', payload);
+      const run = await ax(
+        ['--run-as', 'nobody', 'trigger', 'who', '--payload-file', './payload.json', '--wait'],
+        s.opts(),
+      );
+      expect(run.code, `${run.stdout}${run.stderr}`).toBe(0);
+      const id = /run #(\d+)/.exec(run.stdout)?.[1];
+      const logs = await ax(['logs', String(id), 'show'], s.opts());
+      expect(logs.stdout.split('\n').slice(0, 4)).toEqual([
+        '65534',
+        '65534',
+        'HOME=/nonexistent USER=nobody',
+        String(Buffer.byteLength(payload)),
+      ]);
+      expect(logs.stdout).toContain('refused');
+      expect(logs.stdout).not.toMatch(/ax\.db|api-token/);
+      expect(logs.stderr).toContain('Permission denied');
+    });
 
-  it('a run-as user that does not exist is refused with the fix', async () => {
-    const s = sandbox();
-    const r = await ax(['--run-as', 'no-such-user-ax', 'run', './envy.yaml', '--wait'], s.opts());
-    expect(r.stderr).toBe('ax: run-as: there is no user "no-such-user-ax" on this machine: create it (useradd --system no-such-user-ax) or change run-as\n');
-    expect(r.code).toBe(2);
-  });
-});
+    it('a run-as user that does not exist is refused with the fix', async () => {
+      const s = sandbox();
+      const r = await ax(['--run-as', 'no-such-user-ax', 'run', './envy.yaml', '--wait'], s.opts());
+      expect(r.stderr).toBe(
+        'ax: run-as: there is no user "no-such-user-ax" on this machine: create it (useradd --system no-such-user-ax) or change run-as\n',
+      );
+      expect(r.code).toBe(2);
+    });
+  },
+);

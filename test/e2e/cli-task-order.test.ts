@@ -39,13 +39,19 @@ describe('the order of tasks', () => {
 
     expect((await ax(['export', 'etl', '-o', 'exported.yaml'], box.opts())).code).toBe(0);
     expect(fs.readFileSync(path.join(box.root, 'exported.yaml'), 'utf8')).toBe(first.stdout);
-    expect(await ax(['apply', 'exported.yaml'], box.opts())).toMatchObject({ code: 0, stdout: 'etl unchanged (version 1)\n' });
+    expect(await ax(['apply', 'exported.yaml'], box.opts())).toMatchObject({
+      code: 0,
+      stdout: 'etl unchanged (version 1)\n',
+    });
     // the hand-written file, applied again, is the same workflow too
-    expect(await ax(['apply', 'etl.yaml'], box.opts())).toMatchObject({ code: 0, stdout: 'etl unchanged (version 1)\n' });
+    expect(await ax(['apply', 'etl.yaml'], box.opts())).toMatchObject({
+      code: 0,
+      stdout: 'etl unchanged (version 1)\n',
+    });
     expect((await ax(['export', 'etl'], box.opts())).stdout).toBe(first.stdout);
   });
 
-  it('ax runs RUN lists the run\'s tasks in the same order', async () => {
+  it("ax runs RUN lists the run's tasks in the same order", async () => {
     expect((await ax(['run', 'etl', '--wait'], box.opts())).code).toBe(0);
     const shown = await ax(['runs', '1'], box.opts());
     const order = shown.stdout

@@ -60,7 +60,13 @@ beforeAll(async () => {
   // An API client names itself: the actor of an audit entry is the network's text.
   const store = await openDataDirStore(box.dataDir);
   try {
-    await store.audit({ at: Date.now(), actor: `api:${ESC}]0;PWNED${BEL}${RLO}`, action: 'run.manual', object: 'workflow:hostile', detail: `x\ny${ESC}[2J` });
+    await store.audit({
+      at: Date.now(),
+      actor: `api:${ESC}]0;PWNED${BEL}${RLO}`,
+      action: 'run.manual',
+      object: 'workflow:hostile',
+      detail: `x\ny${ESC}[2J`,
+    });
   } finally {
     await store.close();
   }
@@ -76,14 +82,17 @@ describe('ax prints hostile text escaped', () => {
   });
 
   it('runs RUN: the reason in a table cell; --json keeps the value', async () => {
-    const [table, json] = await limited([() => ax(['runs', '1'], box.opts()), () => ax(['--json', 'runs', '1'], box.opts())]);
+    const [table, json] = await limited([
+      () => ax(['runs', '1'], box.opts()),
+      () => ax(['--json', 'runs', '1'], box.opts()),
+    ]);
     expectSafe(table.stdout, table.stderr, json.stdout);
     expect(table.stdout).toMatch(/^\d+\s+bad-cwd\s.*could not start: .*\/nonexistent\/\\x1b]0;PWNED\\x07\\x1b\[2J/m);
     const reason = (JSON.parse(json.stdout) as RunDetail).instances.find((i) => i.id === badId)?.reason;
     expect(reason).toContain(hostileCwd);
   });
 
-  it('logs: the engine\'s [ax] line is stored clean, task output keeps its last \\r state', async () => {
+  it("logs: the engine's [ax] line is stored clean, task output keeps its last \\r state", async () => {
     const [bad, noisy, followed] = await limited([
       () => ax(['logs', String(badId)], box.opts()),
       () => ax(['logs', String(noisyId)], box.opts()),
@@ -100,8 +109,16 @@ describe('ax prints hostile text escaped', () => {
     const r = await ax(['--json', 'logs', String(noisyId)], box.opts());
     expectSafe(r.stdout);
     expect(r.stdout).toContain('"\\u202egnp.exe"');
-    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as LogLine);
-    expect(lines.map((l) => l.line)).toEqual(['\ufffd]0;PWNED\ufffd\ufffd[2J', '40%', `${RLO}gnp.exe`, `env \ufffd[2J ${RLO}x`]);
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as LogLine);
+    expect(lines.map((l) => l.line)).toEqual([
+      '\ufffd]0;PWNED\ufffd\ufffd[2J',
+      '40%',
+      `${RLO}gnp.exe`,
+      `env \ufffd[2J ${RLO}x`,
+    ]);
   });
 
   it('audit: an API actor and a multi-line detail stay on one escaped line', async () => {
@@ -128,8 +145,12 @@ describe('ax prints hostile text escaped', () => {
     expect(parsed.tasks.find((t) => t.name === 'noisy')?.env).toEqual(spec.tasks.noisy.env);
   });
 
-  it('validate: problems that echo the file\'s text', async () => {
-    const file = writeFile(box.root, 'invalid.json', JSON.stringify({ workflow: `bad${ESC}[2Jname`, [`${ESC}]0;PWNED${BEL}`]: 1, tasks: { t: { command: 'true' } } }));
+  it("validate: problems that echo the file's text", async () => {
+    const file = writeFile(
+      box.root,
+      'invalid.json',
+      JSON.stringify({ workflow: `bad${ESC}[2Jname`, [`${ESC}]0;PWNED${BEL}`]: 1, tasks: { t: { command: 'true' } } }),
+    );
     const r = await ax(['validate', file], box.opts());
     expect(r.code).toBe(2);
     expectSafe(r.stdout, r.stderr);
@@ -138,7 +159,10 @@ describe('ax prints hostile text escaped', () => {
   });
 
   it('command-line arguments echoed in errors, by ax and by its argument parser', async () => {
-    const [unknown, missing] = await limited([() => ax([`${ESC}]0;PWNED${BEL}`], box.opts()), () => ax(['export', `nope${ESC}[2J${RLO}`], box.opts())]);
+    const [unknown, missing] = await limited([
+      () => ax([`${ESC}]0;PWNED${BEL}`], box.opts()),
+      () => ax(['export', `nope${ESC}[2J${RLO}`], box.opts()),
+    ]);
     expect(unknown.code).toBe(2);
     expectSafe(unknown.stdout, unknown.stderr);
     expect(unknown.stderr).toContain("unknown command '\\x1b]0;PWNED\\x07'");

@@ -55,7 +55,9 @@ describe('the API token file', () => {
     fs.chmodSync(tokenFile(), 0o644);
     const refused = await ax(['serve'], opts());
     expect(refused.code).toBe(6);
-    expect(refused.stderr).toContain(`ax: ${tokenFile()} can be read or written by other users (mode 0644): make it private with chmod 600 ${tokenFile()}`);
+    expect(refused.stderr).toContain(
+      `ax: ${tokenFile()} can be read or written by other users (mode 0644): make it private with chmod 600 ${tokenFile()}`,
+    );
     expect(fs.statSync(tokenFile()).mode & 0o777).toBe(0o644);
     fs.chmodSync(tokenFile(), 0o600);
     serve = await startServe(opts());
@@ -65,7 +67,11 @@ describe('the API token file', () => {
 
 describe('the webhook token file', () => {
   const post = (port: number, token: string) =>
-    fetch(`http://127.0.0.1:${port}/events/go`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: '{}' });
+    fetch(`http://127.0.0.1:${port}/events/go`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}` },
+      body: '{}',
+    });
 
   it('a secret under 16 characters leaves webhooks off and says so; a longer one turns them on while serving', async () => {
     writeFile(root, 'go.yaml', 'workflow: go\non_event: go\ntasks:\n  t:\n    command: "true"\n');
@@ -78,9 +84,13 @@ describe('the webhook token file', () => {
     expect(((await off.json()) as { error: string }).error).toBe(
       'webhooks are off: put a secret of at least 16 characters in DATA_DIR/webhook-token to turn them on',
     );
-    expect(serve.stdout).toContain(`webhooks off: put a secret of at least 16 characters in ${webhookFile} to turn them on (read on every request: no restart needed)\n`);
+    expect(serve.stdout).toContain(
+      `webhooks off: put a secret of at least 16 characters in ${webhookFile} to turn them on (read on every request: no restart needed)\n`,
+    );
     await serve.waitForLine(/webhooks stay off/, 5000, 'stderr');
-    expect(serve.stderr).toContain(`ax serve: webhooks stay off: the secret in ${webhookFile} is 5 characters, fewer than 16`);
+    expect(serve.stderr).toContain(
+      `ax serve: webhooks stay off: the secret in ${webhookFile} is 5 characters, fewer than 16`,
+    );
     fs.writeFileSync(webhookFile, 'a-long-enough-secret-42');
     expect((await post(serve.port, 'short')).status).toBe(401);
     expect((await post(serve.port, 'a-long-enough-secret-42')).status).toBe(202);

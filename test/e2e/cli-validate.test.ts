@@ -60,12 +60,14 @@ describe('bad workflow files: exit 2, one message per problem with file, path an
     {
       name: 'bad-duration.yaml',
       text: 'workflow: w\ntasks:\n  a:\n    command: echo\n    timeout: 5 minutes\n',
-      message: 'bad-duration.yaml: tasks.a.timeout: "5 minutes" is not a duration: write a number with a unit, e.g. "500ms", "90s", "30m", "1h30m", "2d"',
+      message:
+        'bad-duration.yaml: tasks.a.timeout: "5 minutes" is not a duration: write a number with a unit, e.g. "500ms", "90s", "30m", "1h30m", "2d"',
     },
     {
       name: 'bad-zone.yaml',
       text: 'workflow: w\nschedule:\n  cron: "0 2 * * *"\n  timezone: Mars/Olympus\ntasks:\n  a:\n    command: echo\n',
-      message: 'bad-zone.yaml: schedule.timezone: unknown time zone "Mars/Olympus": use an IANA name such as "Europe/Berlin" or "UTC"',
+      message:
+        'bad-zone.yaml: schedule.timezone: unknown time zone "Mars/Olympus": use an IANA name such as "Europe/Berlin" or "UTC"',
     },
   ];
 
@@ -80,7 +82,12 @@ describe('bad workflow files: exit 2, one message per problem with file, path an
     const results = await limited(cases.map((c) => () => ax(['validate', c.name], opts())));
     results.forEach((r, i) => {
       const c = cases[i] as (typeof cases)[number];
-      expect({ file: c.name, code: r.code, stderr: r.stderr, stdout: r.stdout }).toEqual({ file: c.name, code: 2, stderr: `ax: ${c.message}\n`, stdout: '' });
+      expect({ file: c.name, code: r.code, stderr: r.stderr, stdout: r.stdout }).toEqual({
+        file: c.name,
+        code: 2,
+        stderr: `ax: ${c.message}\n`,
+        stdout: '',
+      });
     });
   });
 
@@ -121,10 +128,16 @@ tasks:
     expect(lines.slice(1).every((l) => l.startsWith('etl-broken.yaml: '))).toBe(true);
     expect(broken.stderr).toContain('etl-broken.yaml: schedule.cron: month field "13" is out of range: use 1-12');
     expect(broken.stderr).toContain('etl-broken.yaml: schedule.timezone: unknown time zone "Europe/Berlinn"');
-    expect(broken.stderr).toContain(`etl-broken.yaml: tasks.extract.timout: unknown key "timout": did you mean 'timeout'?`);
-    expect(broken.stderr).toContain('etl-broken.yaml: tasks.clean.command: command is empty: write the shell command to run');
+    expect(broken.stderr).toContain(
+      `etl-broken.yaml: tasks.extract.timout: unknown key "timout": did you mean 'timeout'?`,
+    );
+    expect(broken.stderr).toContain(
+      'etl-broken.yaml: tasks.clean.command: command is empty: write the shell command to run',
+    );
     expect(broken.stderr).toContain('etl-broken.yaml: tasks.clean.retry_backoff: "soon" is not a duration');
-    expect(broken.stderr).toContain(`etl-broken.yaml: tasks.load.upstream: unknown task "extrakt": did you mean 'extract'?`);
+    expect(broken.stderr).toContain(
+      `etl-broken.yaml: tasks.load.upstream: unknown task "extrakt": did you mean 'extract'?`,
+    );
     expect(broken.stderr).toContain('etl-broken.yaml: tasks: cycle: extract → clean → load → extract');
     expect(broken.stderr).toContain('etl-broken.yaml: tasks.clean: duplicate task "clean": task names must be unique');
     expect(lines).toHaveLength(8);

@@ -20,14 +20,22 @@ describe('the load of the solo worker while two tasks run', () => {
     const opts = { ...box.opts(), env };
     await startServe(opts);
     const gate = `while [ ! -e '${path.join(box.root, 'go')}' ]; do sleep 0.05; done`;
-    writeFile(box.root, 'pair.yaml', `workflow: pair\ntasks:\n  left:\n    command: "${gate}"\n  right:\n    command: "${gate}"\n`);
+    writeFile(
+      box.root,
+      'pair.yaml',
+      `workflow: pair\ntasks:\n  left:\n    command: "${gate}"\n  right:\n    command: "${gate}"\n`,
+    );
     expect((await ax(['apply', 'pair.yaml'], opts)).code).toBe(0);
     expect((await ax(['run', 'pair'], opts)).code).toBe(0);
-    await waitFor(async () => (await axJson<RunDetail>(['runs', '1'], opts)).instances.filter((i) => i.state === 'RUNNING').length === 2, {
-      timeoutMs: 20_000,
-      intervalMs: 200,
-      message: 'both tasks RUNNING',
-    });
+    await waitFor(
+      async () =>
+        (await axJson<RunDetail>(['runs', '1'], opts)).instances.filter((i) => i.state === 'RUNNING').length === 2,
+      {
+        timeoutMs: 20_000,
+        intervalMs: 200,
+        message: 'both tasks RUNNING',
+      },
+    );
 
     const [listed] = await axJson<WorkerRecord[]>(['workers'], opts);
     expect(listed).toMatchObject({ id: 'local', running: 2, maxConcurrency: 8 });
@@ -35,9 +43,15 @@ describe('the load of the solo worker while two tasks run', () => {
     expect(table.stdout).toMatch(/^local\s+\S+\s+solo\s+online\s+2\/8\s/m);
 
     const drain = await ax(['drain'], opts);
-    expect(drain.stdout).toBe('drain requested for worker local: it takes nothing new, finishes its 2 running task(s) and leaves\n');
+    expect(drain.stdout).toBe(
+      'drain requested for worker local: it takes nothing new, finishes its 2 running task(s) and leaves\n',
+    );
     expect((await ax(['workers'], opts)).stdout).toMatch(/^local\s+\S+\s+solo\s+draining\s+2\/8\s/m);
     fs.writeFileSync(path.join(box.root, 'go'), '');
-    await waitFor(async () => (await axJson<WorkerRecord[]>(['workers'], opts))[0]?.running === 0, { timeoutMs: 20_000, intervalMs: 200, message: 'the load back to 0' });
+    await waitFor(async () => (await axJson<WorkerRecord[]>(['workers'], opts))[0]?.running === 0, {
+      timeoutMs: 20_000,
+      intervalMs: 200,
+      message: 'the load back to 0',
+    });
   });
 });

@@ -95,7 +95,14 @@ describe('apply, export, ls, runs, enable, disable, rm', () => {
     const list = JSON.parse(json.stdout) as WorkflowListing[];
     expect(list).toHaveLength(1);
     const etl = list[0] as WorkflowListing;
-    expect(etl).toMatchObject({ name: 'etl', enabled: true, version: 2, taskCount: 3, scheduleText: 'At 02:00 (UTC)', lastRun: { id: 1, state: 'SUCCESS' } });
+    expect(etl).toMatchObject({
+      name: 'etl',
+      enabled: true,
+      version: 2,
+      taskCount: 3,
+      scheduleText: 'At 02:00 (UTC)',
+      lastRun: { id: 1, state: 'SUCCESS' },
+    });
     expect([nextTwoAm(before), nextTwoAm(after)]).toContain(etl.nextFireAt);
 
     expect(text.code).toBe(0);
@@ -103,7 +110,11 @@ describe('apply, export, ls, runs, enable, disable, rm', () => {
     expect(header).toMatch(/^NAME +TASKS +ENABLED +SCHEDULE +NEXT FIRE +LAST RUN$/);
     expect(rest).toEqual([]);
     // the next fire prints in the schedule's zone, named beside it
-    expect(row).toMatch(new RegExp(`^etl +3 +yes +At 02:00 \\(UTC\\) +${utcText(etl.nextFireAt as number).slice(0, 16)} UTC +#1 SUCCESS$`));
+    expect(row).toMatch(
+      new RegExp(
+        `^etl +3 +yes +At 02:00 \\(UTC\\) +${utcText(etl.nextFireAt as number).slice(0, 16)} UTC +#1 SUCCESS$`,
+      ),
+    );
 
     expect(runs.code).toBe(0);
     const records = JSON.parse(runs.stdout) as RunRecord[];
@@ -126,7 +137,13 @@ describe('apply, export, ls, runs, enable, disable, rm', () => {
       [['runs', '99'], /^ax: no run #99\n$/],
       [['logs', '99'], /^ax: no task instance 99: for a run, write "ax logs RUN TASK"/],
     ];
-    const results = await limited(jobs.map(([args]) => () => ax(args, opts())));
+    const results = await limited(
+      jobs.map(
+        ([args]) =>
+          () =>
+            ax(args, opts()),
+      ),
+    );
     results.forEach((r, i) => {
       const [args, re] = jobs[i] as [string[], RegExp];
       expect({ args, code: r.code, stdout: r.stdout }).toEqual({ args, code: 3, stdout: '' });
@@ -136,20 +153,24 @@ describe('apply, export, ls, runs, enable, disable, rm', () => {
 });
 
 describe('a schedule whose file has no timezone', () => {
-  it('runs in the applying machine\'s zone, written into the stored workflow; applied again from another zone, it stays put', async () => {
+  it("runs in the applying machine's zone, written into the stored workflow; applied again from another zone, it stays put", async () => {
     const dir = path.join(box.root, 'tz-data');
     const o = (tz: string) => ({ dataDir: dir, cwd: box.root, env: { TZ: tz } });
     writeFile(box.root, 'notz.yaml', 'workflow: notz\nschedule: "0 2 * * *"\ntasks:\n  a:\n    command: "true"\n');
     const first = await ax(['apply', './notz.yaml'], o('Asia/Tokyo'));
     expect(first.code, first.stderr).toBe(0);
-    expect(first.stderr).toBe('note: ./notz.yaml: schedule.timezone is not in the file: using this machine\'s Asia/Tokyo, stored with the workflow (see "ax export")\n');
+    expect(first.stderr).toBe(
+      'note: ./notz.yaml: schedule.timezone is not in the file: using this machine\'s Asia/Tokyo, stored with the workflow (see "ax export")\n',
+    );
     expect((await ax(['export', 'notz'], o('UTC'))).stdout).toContain('  timezone: Asia/Tokyo\n');
 
     // The same file from a machine in New York (a teammate, or this one after a move): nothing moves.
     const again = await ax(['apply', './notz.yaml'], o('America/New_York'));
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toBe('notz unchanged (version 1)\n');
-    expect(again.stderr).toBe('note: ./notz.yaml: schedule.timezone is not in the file: keeping the stored Asia/Tokyo (this machine is in America/New_York); write timezone into the file to change it\n');
+    expect(again.stderr).toBe(
+      'note: ./notz.yaml: schedule.timezone is not in the file: keeping the stored Asia/Tokyo (this machine is in America/New_York); write timezone into the file to change it\n',
+    );
     const listed = JSON.parse((await ax(['--json', 'ls'], o('UTC'))).stdout) as WorkflowListing[];
     expect(listed.find((w) => w.name === 'notz')?.schedule?.timezone).toBe('Asia/Tokyo');
   });

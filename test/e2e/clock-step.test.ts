@@ -14,9 +14,11 @@ import { writeFile } from '../helpers/files.ts';
 import { startServe } from '../helpers/serve.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
-const LIBFAKETIME = ['/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1', '/usr/lib/aarch64-linux-gnu/faketime/libfaketime.so.1', '/usr/lib/faketime/libfaketime.so.1'].find((f) =>
-  fs.existsSync(f),
-);
+const LIBFAKETIME = [
+  '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1',
+  '/usr/lib/aarch64-linux-gnu/faketime/libfaketime.so.1',
+  '/usr/lib/faketime/libfaketime.so.1',
+].find((f) => fs.existsSync(f));
 const HOURS_3 = 3 * 3600_000;
 const box = cliSandbox('ax-clock-step-');
 
@@ -29,26 +31,35 @@ function dir(name: string, faked?: Record<string, string>): AxOptions {
   return { dataDir, cwd: box.root, ...(env && { env }) };
 }
 
-const runs = (opts: AxOptions) => axJson<RunRecord[]>(['runs', 'ticker', '-n', '100'], { dataDir: opts.dataDir, cwd: box.root });
+const runs = (opts: AxOptions) =>
+  axJson<RunRecord[]>(['runs', 'ticker', '-n', '100'], { dataDir: opts.dataDir, cwd: box.root });
 const plain = (opts: AxOptions): AxOptions => ({ dataDir: opts.dataDir, cwd: box.root });
 
 /** After the clock was set right at `setRightAt`: a fire on the real clock, the audit entry, one alert, a true next fire. */
 async function expectReplanned(opts: AxOptions, setRightAt: number): Promise<void> {
   const fired = await waitFor(
-    async () => (await runs(opts)).find((r) => r.logicalTime >= setRightAt - 2_000 && r.logicalTime <= Date.now() + 2_000),
+    async () =>
+      (await runs(opts)).find((r) => r.logicalTime >= setRightAt - 2_000 && r.logicalTime <= Date.now() + 2_000),
     { timeoutMs: 30_000, intervalMs: 250, message: 'a fire on the real clock after the step back' },
   );
   expect(fired.trigger).toBe('cron');
   const audit = await axJson<AuditEntry[]>(['audit', '-n', '100'], plain(opts));
   const step = audit.filter((e) => e.action === 'clock.step');
   expect(step.map((e) => e.object)).toEqual(['workflow:ticker']);
-  expect(step[0]?.detail).toMatch(/^the clock stepped back: the schedule's last fire \(.+\) lay (2h5\dm\d+s|3h\S*) ahead of now; re-planned from now, next fire \d{4}-/);
+  expect(step[0]?.detail).toMatch(
+    /^the clock stepped back: the schedule's last fire \(.+\) lay (2h5\dm\d+s|3h\S*) ahead of now; re-planned from now, next fire \d{4}-/,
+  );
   // Two more fires on the real clock: the step is not seen again, and was alerted once.
-  await waitFor(async () => (await runs(opts)).filter((r) => r.logicalTime >= setRightAt - 2_000 && r.logicalTime <= Date.now() + 2_000).length >= 3, {
-    timeoutMs: 30_000,
-    intervalMs: 250,
-    message: 'three fires on the real clock',
-  });
+  await waitFor(
+    async () =>
+      (await runs(opts)).filter((r) => r.logicalTime >= setRightAt - 2_000 && r.logicalTime <= Date.now() + 2_000)
+        .length >= 3,
+    {
+      timeoutMs: 30_000,
+      intervalMs: 250,
+      message: 'three fires on the real clock',
+    },
+  );
   const alerts = await axJson<AlertRecord[]>(['alerts', '--rule', 'clock_step'], plain(opts));
   expect(alerts).toHaveLength(1);
   expect(alerts[0]?.title).toMatch(/stepped back by about (3h|2h59m): 1 schedule\(s\) re-planned from now$/);
@@ -67,11 +78,14 @@ describe.skipIf(!LIBFAKETIME)('a wall clock that steps back (libfaketime)', () =
     writeFile(box.root, 'ticker.yaml', TICKER);
     expect((await ax(['apply', 'ticker.yaml'], plain(opts))).code).toBe(0);
     // It fires 3 h ahead, as its clock says.
-    await waitFor(async () => (await runs(opts)).filter((r) => r.logicalTime > Date.now() + HOURS_3 - 60_000).length >= 2, {
-      timeoutMs: 30_000,
-      intervalMs: 250,
-      message: 'two fires 3 h ahead',
-    });
+    await waitFor(
+      async () => (await runs(opts)).filter((r) => r.logicalTime > Date.now() + HOURS_3 - 60_000).length >= 2,
+      {
+        timeoutMs: 30_000,
+        intervalMs: 250,
+        message: 'two fires 3 h ahead',
+      },
+    );
     const setRightAt = Date.now();
     fs.writeFileSync(file, '+0\n');
     await expectReplanned(opts, setRightAt);
@@ -84,7 +98,11 @@ describe.skipIf(!LIBFAKETIME)('a wall clock that steps back (libfaketime)', () =
     const first = await startServe(ahead);
     writeFile(box.root, 'ticker.yaml', TICKER);
     expect((await ax(['apply', 'ticker.yaml'], plain(ahead))).code).toBe(0);
-    await waitFor(async () => (await runs(ahead)).some((r) => r.logicalTime > Date.now() + HOURS_3 - 60_000), { timeoutMs: 30_000, intervalMs: 250, message: 'a fire 3 h ahead' });
+    await waitFor(async () => (await runs(ahead)).some((r) => r.logicalTime > Date.now() + HOURS_3 - 60_000), {
+      timeoutMs: 30_000,
+      intervalMs: 250,
+      message: 'a fire 3 h ahead',
+    });
     first.kill('SIGTERM');
     expect((await first.result(30_000)).code).toBe(0);
     const setRightAt = Date.now();

@@ -21,7 +21,8 @@ function section(heading: string): string {
 }
 
 /** The fenced blocks of a language in a piece of markdown, in order. */
-const blocks = (markdown: string, lang: string) => [...markdown.matchAll(new RegExp(`\`\`\`${lang}\\n([\\s\\S]*?)\`\`\``, 'g'))].map((m) => m[1] as string);
+const blocks = (markdown: string, lang: string) =>
+  [...markdown.matchAll(new RegExp(`\`\`\`${lang}\\n([\\s\\S]*?)\`\`\``, 'g'))].map((m) => m[1] as string);
 
 const first = section('## A first workflow');
 const [yaml] = blocks(first, 'yaml');
@@ -55,36 +56,40 @@ describe('README: a first workflow', () => {
     expect(commands.map((c) => c[0])).toEqual(['run', 'runs', 'logs', 'apply']);
   });
 
-  it('runs as written: the report fails once, succeeds on its retry, and every command says so', { timeout: 120_000 }, async () => {
-    const results = [];
-    for (const args of commands) {
-      const r = await ax(args, opts());
-      expect(r.code, `ax ${args.join(' ')}\n${r.stdout}\n${r.stderr}`).toBe(0);
-      // the file's comments are the reader's, not a problem: no warning about them
-      expect(r.stderr, `ax ${args.join(' ')}`).not.toMatch(/comment|warning/i);
-      results.push(r);
-    }
-    const [run, runs, logs] = results;
-    expect(run?.stdout).toMatch(/SUCCESS/);
-    expect(runs?.stdout).toMatch(/first-steps\s.*SUCCESS/);
-    expect(logs?.stdout).toContain('report printed on attempt 2');
+  it(
+    'runs as written: the report fails once, succeeds on its retry, and every command says so',
+    { timeout: 120_000 },
+    async () => {
+      const results = [];
+      for (const args of commands) {
+        const r = await ax(args, opts());
+        expect(r.code, `ax ${args.join(' ')}\n${r.stdout}\n${r.stderr}`).toBe(0);
+        // the file's comments are the reader's, not a problem: no warning about them
+        expect(r.stderr, `ax ${args.join(' ')}`).not.toMatch(/comment|warning/i);
+        results.push(r);
+      }
+      const [run, runs, logs] = results;
+      expect(run?.stdout).toMatch(/SUCCESS/);
+      expect(runs?.stdout).toMatch(/first-steps\s.*SUCCESS/);
+      expect(logs?.stdout).toContain('report printed on attempt 2');
 
-    // what the comments promise: `ax runs 1` shows the tasks, --attempt 1 the failed attempt
-    const tasks = await ax(['runs', '1'], opts());
-    expect(tasks.code).toBe(0);
-    for (const task of ['list', 'count', 'report']) expect(tasks.stdout).toMatch(new RegExp(`\\b${task}\\b`));
-    const failed = await ax(['logs', '1', 'report', '--attempt', '1'], opts());
-    expect(failed.code, failed.stderr).toBe(0);
-    expect(failed.stderr).toContain('the printer is busy');
-    const listed = await ax(['logs', '1', 'count'], opts());
-    expect(listed.stdout).toMatch(/^\d+ plain files in \/usr\/bin$/m);
-    expect(Number(/^(\d+) plain files/m.exec(listed.stdout)?.[1])).toBeGreaterThan(0);
+      // what the comments promise: `ax runs 1` shows the tasks, --attempt 1 the failed attempt
+      const tasks = await ax(['runs', '1'], opts());
+      expect(tasks.code).toBe(0);
+      for (const task of ['list', 'count', 'report']) expect(tasks.stdout).toMatch(new RegExp(`\\b${task}\\b`));
+      const failed = await ax(['logs', '1', 'report', '--attempt', '1'], opts());
+      expect(failed.code, failed.stderr).toBe(0);
+      expect(failed.stderr).toContain('the printer is busy');
+      const listed = await ax(['logs', '1', 'count'], opts());
+      expect(listed.stdout).toMatch(/^\d+ plain files in \/usr\/bin$/m);
+      expect(Number(/^(\d+) plain files/m.exec(listed.stdout)?.[1])).toBeGreaterThan(0);
 
-    // stored, and scheduled every 15 minutes
-    const ls = await ax(['ls'], opts());
-    expect(ls.stdout).toMatch(/first-steps/);
-    expect(ls.stdout).toMatch(/Every 15 minutes/);
-  });
+      // stored, and scheduled every 15 minutes
+      const ls = await ax(['ls'], opts());
+      expect(ls.stdout).toMatch(/first-steps/);
+      expect(ls.stdout).toMatch(/Every 15 minutes/);
+    },
+  );
 
   it('ax export over the commented file refuses to drop its comments, unless --force', async () => {
     const file = path.join(root, 'first.yaml');

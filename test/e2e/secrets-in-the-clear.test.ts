@@ -92,7 +92,9 @@ describe('secrets never in the clear', () => {
   it('a NUL byte is refused where a secret is set, with the reason, and nothing is stored', async () => {
     const r = await ax(['secrets', 'set', 'with-nul'], { ...box.opts(), input: 'abc\u0000def' });
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('the value of secret "with-nul" holds a NUL byte (at character 4), which no process environment can carry');
+    expect(r.stderr).toContain(
+      'the value of secret "with-nul" holds a NUL byte (at character 4), which no process environment can carry',
+    );
     expect(fs.readFileSync(path.join(box.dataDir, 'task-secrets.json'), 'utf8')).not.toContain('with-nul');
   });
 
@@ -141,9 +143,16 @@ describe('secrets never in the clear', () => {
     expect(errors.join('\n')).toMatch(/down: POST \{secret: hook-url\}: HTTP 500/);
     // The 500 receiver got the posts, credentials as Basic authorization (not refused by fetch).
     expect(receiver.posts.length).toBeGreaterThan(0);
-    expect(receiver.posts[0]?.headers.authorization).toBe(`Basic ${Buffer.from(`hook-user:${HOOK_PASS}`).toString('base64')}`);
+    expect(receiver.posts[0]?.headers.authorization).toBe(
+      `Basic ${Buffer.from(`hook-user:${HOOK_PASS}`).toString('base64')}`,
+    );
 
-    const instances = (await axJson<{ instances: { taskName: string; id: number; reason?: string; state: string }[] }>(['runs', String(runId)], box.opts())).instances;
+    const instances = (
+      await axJson<{ instances: { taskName: string; id: number; reason?: string; state: string }[] }>(
+        ['runs', String(runId)],
+        box.opts(),
+      )
+    ).instances;
     const nul = instances.find((i) => i.taskName === 'nul');
     expect(nul?.state).toBe('FAILED');
     expect(nul?.reason).toContain('could not start: the value of secret "nul-secret" holds a NUL byte');
@@ -151,7 +160,9 @@ describe('secrets never in the clear', () => {
     const long = await ax(['logs', String(runId), 'long'], box.opts());
     const cut = long.stdout.split('\n').find((l) => l.includes('[line truncated'));
     // The cut line is the x's, then *** for the whole secret (not its first part), then the marker.
-    expect(cut && /^x+\*\*\* … \[line truncated: (\d+) bytes\]$/.exec(cut)?.[1]).toBe(String(65530 + TASK_TOKEN.length));
+    expect(cut && /^x+\*\*\* … \[line truncated: (\d+) bytes\]$/.exec(cut)?.[1]).toBe(
+      String(65530 + TASK_TOKEN.length),
+    );
     expect(long.stdout).toContain('whole ***');
     expect(long.stderr).toContain('err ***');
 

@@ -8,7 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/files.ts';
 
 const REPO = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
-const requires = (text: string) => [...new Set([...text.matchAll(/\brequire\(\s*["']([^"']+)["']\s*\)/g)].map((m) => m[1]))].sort();
+const requires = (text: string) =>
+  [...new Set([...text.matchAll(/\brequire\(\s*["']([^"']+)["']\s*\)/g)].map((m) => m[1]))].sort();
 
 describe('build-desktop', () => {
   it('bundles main.cjs and a sandbox-safe preload.cjs', () => {

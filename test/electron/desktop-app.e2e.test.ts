@@ -37,16 +37,33 @@ describe.skipIf(skipReason !== undefined)(`desktop app${skipReason ? ` (skipped:
     });
     const window = await app.firstWindow();
     expect(window.url()).toMatch(/^app:\/\/ui\//);
-    expect(await window.evaluate(() => Object.keys((window as unknown as { axDesktop: object }).axDesktop).sort())).toEqual([
-      'engineStatus', 'onEngineStatus', 'onNavigate', 'platform', 'requestEnginePort', 'restartEngine', 'setLanguage', 'version',
+    expect(
+      await window.evaluate(() => Object.keys((window as unknown as { axDesktop: object }).axDesktop).sort()),
+    ).toEqual([
+      'engineStatus',
+      'onEngineStatus',
+      'onNavigate',
+      'platform',
+      'requestEnginePort',
+      'restartEngine',
+      'setLanguage',
+      'version',
     ]);
     // Node stays out of the page.
     expect(await window.evaluate(() => typeof (globalThis as { require?: unknown }).require)).toBe('undefined');
     await window.getByTestId('dashboard-loaded').waitFor({ timeout: 60_000 });
-    const status = await window.evaluate(() => (window as unknown as { axDesktop: { engineStatus(): Promise<{ state: string; dataDir?: string }> } }).axDesktop.engineStatus());
+    const status = await window.evaluate(() =>
+      (
+        window as unknown as { axDesktop: { engineStatus(): Promise<{ state: string; dataDir?: string }> } }
+      ).axDesktop.engineStatus(),
+    );
     expect(status).toMatchObject({ state: 'running', dataDir });
 
-    const file = writeFile(dataDir!, 'hello.yaml', 'workflow: hello\ntasks:\n  greet:\n    command: echo hello from the desktop app\n');
+    const file = writeFile(
+      dataDir!,
+      'hello.yaml',
+      'workflow: hello\ntasks:\n  greet:\n    command: echo hello from the desktop app\n',
+    );
     expect((await ax(['apply', file], { dataDir: dataDir! })).code).toBe(0);
     const run = await ax(['--json', 'run', 'hello', '--wait'], { dataDir: dataDir! });
     expect(run.code, run.stderr).toBe(0);

@@ -50,7 +50,10 @@ describe('engine supervisor, on a host that crashes on purpose', () => {
   it('restarts a crashed host with a doubling backoff until it runs, keeping the last crash and its stderr tail', async () => {
     const { supervisor, statuses, starts } = crashy({ CRASHY_CRASHES: '3' });
     supervisor.start();
-    await waitFor(() => supervisor.status().state === 'running', { timeoutMs: 30_000, message: 'the host runs after three crashes' });
+    await waitFor(() => supervisor.status().state === 'running', {
+      timeoutMs: 30_000,
+      message: 'the host runs after three crashes',
+    });
     expect(starts()).toBe(4);
 
     const restarts = statuses.filter((s) => s.state === 'restarting');
@@ -71,10 +74,13 @@ describe('engine supervisor, on a host that crashes on purpose', () => {
   it('gives up after the crash limit within the window, and restart() starts again with a clean history', async () => {
     const { supervisor, statuses, starts } = crashy({ CRASHY_CRASHES: '4' }, { crashLimit: 3, crashWindowMs: 600_000 });
     supervisor.start();
-    const gaveUp = await waitFor(() => {
-      const s = supervisor.status();
-      return s.state === 'gave-up' ? s : undefined;
-    }, { timeoutMs: 30_000 });
+    const gaveUp = await waitFor(
+      () => {
+        const s = supervisor.status();
+        return s.state === 'gave-up' ? s : undefined;
+      },
+      { timeoutMs: 30_000 },
+    );
     expect(gaveUp.attempts).toBe(3);
     expect(gaveUp.lastCrash.stderrTail).toContain('crash number 3');
     expect(supervisor.process()).toBeUndefined();
@@ -93,7 +99,11 @@ describe('engine supervisor, on a host that crashes on purpose', () => {
     const { supervisor, statuses, starts } = crashy({ CRASHY_FAIL: '1' });
     supervisor.start();
     await waitFor(() => supervisor.status().state === 'failed', { timeoutMs: 30_000 });
-    expect(supervisor.status()).toEqual({ state: 'failed', code: 'conflict', message: 'another AX engine is running on /tmp/x' });
+    expect(supervisor.status()).toEqual({
+      state: 'failed',
+      code: 'conflict',
+      message: 'another AX engine is running on /tmp/x',
+    });
     expect(statuses.some((s) => s.state === 'restarting')).toBe(false);
     expect(starts()).toBe(1);
   });
@@ -121,7 +131,10 @@ describe('engine supervisor, on a host that crashes on purpose', () => {
     const first = supervisor.process();
     await supervisor.relaunch(4321);
     expect(alerts).toEqual(['stopping with drain 4321']);
-    await waitFor(() => supervisor.status().state === 'running' && supervisor.process() !== first, { timeoutMs: 30_000, message: 'a new host runs' });
+    await waitFor(() => supervisor.status().state === 'running' && supervisor.process() !== first, {
+      timeoutMs: 30_000,
+      message: 'a new host runs',
+    });
     expect(starts()).toBe(2);
     expect(statuses.some((s) => s.state === 'restarting' || s.state === 'gave-up')).toBe(false);
     expect(statuses.filter((s) => s.state === 'starting').map((s) => s.attempt)).toEqual([1, 1]);
@@ -150,7 +163,12 @@ describe('engine supervisor, on the real engine host', () => {
   };
   const engine = (dataDir: string) => {
     const supervisor = new EngineSupervisor({
-      launch: nodeEngineLauncher({ script: ENGINE_HOST, args: ['--data-dir', dataDir], env: hostEnv(dataDir), children }),
+      launch: nodeEngineLauncher({
+        script: ENGINE_HOST,
+        args: ['--data-dir', dataDir],
+        env: hostEnv(dataDir),
+        children,
+      }),
       firstBackoffMs: 50,
     });
     supervisors.push(supervisor);
@@ -161,28 +179,37 @@ describe('engine supervisor, on the real engine host', () => {
     const dataDir = fs.mkdtempSync(path.join(root, 'data-'));
     const first = engine(dataDir);
     first.start();
-    const running = await waitFor(() => {
-      const s = first.status();
-      return s.state === 'running' ? s : undefined;
-    }, { timeoutMs: 60_000, message: 'the engine host runs' });
+    const running = await waitFor(
+      () => {
+        const s = first.status();
+        return s.state === 'running' ? s : undefined;
+      },
+      { timeoutMs: 60_000, message: 'the engine host runs' },
+    );
     expect(running.dataDir).toBe(dataDir);
 
     // A second engine on the same data dir: the host says conflict, and that is not retried.
     const second = engine(dataDir);
     second.start();
-    const failed = await waitFor(() => {
-      const s = second.status();
-      return s.state === 'failed' ? s : undefined;
-    }, { timeoutMs: 60_000 });
+    const failed = await waitFor(
+      () => {
+        const s = second.status();
+        return s.state === 'failed' ? s : undefined;
+      },
+      { timeoutMs: 60_000 },
+    );
     expect(failed.code).toBe('conflict');
     expect(failed.message).toContain('another AX engine is running');
 
     process.kill(running.pid, 'SIGKILL');
     await waitFor(() => first.status().state === 'restarting', { timeoutMs: 30_000 });
-    const again = await waitFor(() => {
-      const s = first.status();
-      return s.state === 'running' && s.pid !== running.pid ? s : undefined;
-    }, { timeoutMs: 60_000, message: 'the engine host runs again after a kill' });
+    const again = await waitFor(
+      () => {
+        const s = first.status();
+        return s.state === 'running' && s.pid !== running.pid ? s : undefined;
+      },
+      { timeoutMs: 60_000, message: 'the engine host runs again after a kill' },
+    );
     expect(again.dataDir).toBe(dataDir);
 
     await first.stop(1_000);

@@ -18,7 +18,10 @@ const notifier = new FailureNotifier({ notify: (n) => notices.push(n) });
 
 beforeAll(async () => {
   t = await startTestEngine({
-    alerts: { extra: [desktopChannel((alert) => void notifier.onAlert(t.engine, alert))], defaultChannels: ['desktop'] },
+    alerts: {
+      extra: [desktopChannel((alert) => void notifier.onAlert(t.engine, alert))],
+      defaultChannels: ['desktop'],
+    },
   });
 });
 
@@ -50,7 +53,11 @@ describe('failure notifications', () => {
     const fixed = await settled('nightly');
     expect(fixed.run.state).toBe('SUCCESS');
     expect(notices).toHaveLength(3);
-    expect(notices[2]).toEqual({ title: 'nightly recovered', body: `Run #${fixed.run.id} succeeded.`, path: `/runs/${fixed.run.id}` });
+    expect(notices[2]).toEqual({
+      title: 'nightly recovered',
+      body: `Run #${fixed.run.id} succeeded.`,
+      path: `/runs/${fixed.run.id}`,
+    });
 
     await settled('nightly');
     expect(notices).toHaveLength(3);
@@ -66,13 +73,37 @@ describe('failure notifications', () => {
   it('a summary or an alert about no run says what the engine said, in the language of the shell for runs', async () => {
     const got: DesktopNotice[] = [];
     const zh = new FailureNotifier({ notify: (n) => got.push(n), texts: () => SHELL_TEXTS['zh-CN'] });
-    const base: DesktopAlert = { id: 1, rule: 'run_failed', severity: 'critical', title: '', message: '', kind: 'immediate' };
-    await zh.onAlert(undefined, { ...base, kind: 'summary', workflow: 'etl', runId: 9, repeats: 4, title: '4 more failed runs of etl in 10m', message: 'The first one…' });
-    await zh.onAlert(undefined, { ...base, rule: 'worker_lost', title: 'worker w2 (host) lost: no heartbeat for 20s', message: 'last heartbeat at …\nits running tasks fail over' });
+    const base: DesktopAlert = {
+      id: 1,
+      rule: 'run_failed',
+      severity: 'critical',
+      title: '',
+      message: '',
+      kind: 'immediate',
+    };
+    await zh.onAlert(undefined, {
+      ...base,
+      kind: 'summary',
+      workflow: 'etl',
+      runId: 9,
+      repeats: 4,
+      title: '4 more failed runs of etl in 10m',
+      message: 'The first one…',
+    });
+    await zh.onAlert(undefined, {
+      ...base,
+      rule: 'worker_lost',
+      title: 'worker w2 (host) lost: no heartbeat for 20s',
+      message: 'last heartbeat at …\nits running tasks fail over',
+    });
     await zh.onAlert(undefined, { ...base, workflow: 'etl', runId: 10 });
     expect(got).toEqual([
       { title: '4 more failed runs of etl in 10m', body: 'The first one…', path: '/runs/9' },
-      { title: 'worker w2 (host) lost: no heartbeat for 20s', body: 'last heartbeat at …\nits running tasks fail over', path: '/' },
+      {
+        title: 'worker w2 (host) lost: no heartbeat for 20s',
+        body: 'last heartbeat at …\nits running tasks fail over',
+        path: '/',
+      },
       { title: 'etl 失败', body: '运行 #10 失败。', path: '/runs/10' },
     ]);
   });

@@ -5,12 +5,34 @@
 import { describe, expect, it } from 'vitest';
 import { createDesktopBridge, type IpcRendererLike } from '../../electron/desktop-bridge.ts';
 import { EngineSupervisor } from '../../electron/engine-supervisor.ts';
-import { ENGINE_PORT, ENGINE_STATUS, ENGINE_STATUS_CHANGED, NAVIGATE, REQUEST_ENGINE_PORT, RESTART_ENGINE, SECRETS_STATUS, SET_LANGUAGE, SET_SECRET, SET_TASK_SECRET } from '../../electron/ipc-channels.ts';
+import {
+  ENGINE_PORT,
+  ENGINE_STATUS,
+  ENGINE_STATUS_CHANGED,
+  NAVIGATE,
+  REQUEST_ENGINE_PORT,
+  RESTART_ENGINE,
+  SECRETS_STATUS,
+  SET_LANGUAGE,
+  SET_SECRET,
+  SET_TASK_SECRET,
+} from '../../electron/ipc-channels.ts';
 import { registerIpcHandlers, trustedSender } from '../../electron/ipc-handlers.ts';
 import { MainEngineClient } from '../../electron/main-engine-client.ts';
 import { PortBroker } from '../../electron/port-broker.ts';
-import { type DesktopEngineStatus, type DesktopSecretsStatus, ENGINE_PORT_MESSAGE } from '../../engine/api/desktop-bridge.ts';
-import { fakeChannel, FakeContents, FakeEngineProcess, FakeIpcMain, type FakePort, ipcEvent } from '../helpers/fake-electron.ts';
+import {
+  type DesktopEngineStatus,
+  type DesktopSecretsStatus,
+  ENGINE_PORT_MESSAGE,
+} from '../../engine/api/desktop-bridge.ts';
+import {
+  fakeChannel,
+  FakeContents,
+  FakeEngineProcess,
+  FakeIpcMain,
+  type FakePort,
+  ipcEvent,
+} from '../helpers/fake-electron.ts';
 
 function engineOnFakes() {
   const processes: FakeEngineProcess[] = [];
@@ -31,7 +53,16 @@ function engineOnFakes() {
   return { supervisor, broker, processes, channels };
 }
 
-const SECRETS: DesktopSecretsStatus = { backend: 'basic_text', plaintext: true, available: true, stored: {}, unreadable: [], taskSecrets: [], file: '/u/secrets.json', dataDir: '/u/data' };
+const SECRETS: DesktopSecretsStatus = {
+  backend: 'basic_text',
+  plaintext: true,
+  available: true,
+  stored: {},
+  unreadable: [],
+  taskSecrets: [],
+  file: '/u/secrets.json',
+  dataDir: '/u/data',
+};
 
 describe('IPC sender checks', () => {
   const setup = () => {
@@ -156,7 +187,7 @@ describe('port broker', () => {
     expect(gone.posted).toEqual([]);
   });
 
-  it("gives the main process a port to each host and closes it when that host dies", async () => {
+  it('gives the main process a port to each host and closes it when that host dies', async () => {
     const { supervisor, broker, processes } = engineOnFakes();
     const ports: FakePort[] = [];
     broker.connectMain((port) => ports.push(port as FakePort));
@@ -211,8 +242,24 @@ describe('preload bridge', () => {
 
   it('exposes exactly the DesktopBridge', () => {
     const { ipc } = fakeIpcRenderer();
-    const bridge = createDesktopBridge(ipc, { version: '1.2.3', platform: 'linux' }, { postMessage: () => undefined, origin: 'app://ui' });
-    expect(Object.keys(bridge).sort()).toEqual(['engineStatus', 'localApi', 'onEngineStatus', 'onNavigate', 'platform', 'requestEnginePort', 'restartEngine', 'setLanguage', 'settings', 'team', 'version']);
+    const bridge = createDesktopBridge(
+      ipc,
+      { version: '1.2.3', platform: 'linux' },
+      { postMessage: () => undefined, origin: 'app://ui' },
+    );
+    expect(Object.keys(bridge).sort()).toEqual([
+      'engineStatus',
+      'localApi',
+      'onEngineStatus',
+      'onNavigate',
+      'platform',
+      'requestEnginePort',
+      'restartEngine',
+      'setLanguage',
+      'settings',
+      'team',
+      'version',
+    ]);
     expect(Object.keys(bridge.settings).sort()).toEqual(['setSecret', 'setTaskSecret', 'status']);
     expect(bridge.version).toBe('1.2.3');
   });
@@ -220,7 +267,11 @@ describe('preload bridge', () => {
   it('relays the engine port to the window at its own origin, and values (never IPC events) to listeners', async () => {
     const { ipc, sent, invoked, emit, listeners } = fakeIpcRenderer();
     const posted: { message: unknown; origin: string; transfer: MessagePort[] }[] = [];
-    const bridge = createDesktopBridge(ipc, { version: '1', platform: 'linux' }, { postMessage: (message, origin, transfer) => posted.push({ message, origin, transfer }), origin: 'app://ui' });
+    const bridge = createDesktopBridge(
+      ipc,
+      { version: '1', platform: 'linux' },
+      { postMessage: (message, origin, transfer) => posted.push({ message, origin, transfer }), origin: 'app://ui' },
+    );
 
     bridge.requestEnginePort();
     expect(sent).toEqual([[REQUEST_ENGINE_PORT]]);
@@ -249,7 +300,12 @@ describe('preload bridge', () => {
     bridge.setLanguage('zh-CN');
     await bridge.settings.status();
     await bridge.settings.setSecret('redis', 'redis://:pw@cache:6379');
-    expect(invoked).toEqual([[ENGINE_STATUS], [RESTART_ENGINE], [SECRETS_STATUS], [SET_SECRET, 'redis', 'redis://:pw@cache:6379']]);
+    expect(invoked).toEqual([
+      [ENGINE_STATUS],
+      [RESTART_ENGINE],
+      [SECRETS_STATUS],
+      [SET_SECRET, 'redis', 'redis://:pw@cache:6379'],
+    ]);
     expect(sent.at(-1)).toEqual([SET_LANGUAGE, 'zh-CN']);
   });
 });

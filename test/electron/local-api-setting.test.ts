@@ -17,7 +17,13 @@ function fakeHost(status: DesktopEngineStatus) {
   return { relaunches, host: { status: () => status, relaunch: async (ms: number) => void relaunches.push(ms) } };
 }
 
-const running: DesktopEngineStatus = { state: 'running', pid: 42, dataDir: '/data/ax', version: '0.1.0', apiPort: 51234 };
+const running: DesktopEngineStatus = {
+  state: 'running',
+  pid: 42,
+  dataDir: '/data/ax',
+  version: '0.1.0',
+  apiPort: 51234,
+};
 
 describe('the local API setting', () => {
   it('off by default; on, it is --local-api from the next start, remembered, and restarts the host once', async () => {
@@ -58,7 +64,11 @@ describe('the local API setting', () => {
     const ok = ipcEvent(main, 'app://ui/index.html#/settings');
     const stranger = ipcEvent(new FakeContents(), 'app://ui/index.html');
     const { host } = fakeHost(running);
-    const setting = new LocalApiSetting(new ShellStateFile(path.join(tempDir('ax-local-api-'), 'state')), [], () => host);
+    const setting = new LocalApiSetting(
+      new ShellStateFile(path.join(tempDir('ax-local-api-'), 'state')),
+      [],
+      () => host,
+    );
     registerIpcHandlers(ipc, {
       mainContents: () => main,
       requestEnginePort: () => undefined,

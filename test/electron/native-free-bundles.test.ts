@@ -93,11 +93,16 @@ function nativeClosure(roots: Iterable<string>): { checked: number; native: Reco
     const dir = packageDir(name, from);
     if (!dir || seen.has(dir)) continue;
     seen.add(dir);
-    const pkg = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { dependencies?: Record<string, string>; optionalDependencies?: Record<string, string>; gypfile?: boolean };
+    const pkg = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as {
+      dependencies?: Record<string, string>;
+      optionalDependencies?: Record<string, string>;
+      gypfile?: boolean;
+    };
     const files = nativeFiles(dir);
     if (pkg.gypfile) files.push(`${path.relative(REPO, dir)}/package.json (gypfile)`);
     if (files.length) native[path.relative(REPO, dir)] = files;
-    for (const dep of Object.keys({ ...pkg.dependencies, ...pkg.optionalDependencies })) todo.push({ name: dep, from: dir });
+    for (const dep of Object.keys({ ...pkg.dependencies, ...pkg.optionalDependencies }))
+      todo.push({ name: dep, from: dir });
   }
   return { checked: seen.size, native };
 }
@@ -111,7 +116,10 @@ describe.skipIf(!built)('the desktop bundles load no native addon', () => {
     it(`nothing reachable from dist/${entry} is a native module`, () => {
       const { files, packages, guarded } = reach(entry);
       expect(files.length).toBeGreaterThan(0);
-      expect([...packages].filter((p) => p.endsWith('.node')), 'a .node file required from the bundle').toEqual([]);
+      expect(
+        [...packages].filter((p) => p.endsWith('.node')),
+        'a .node file required from the bundle',
+      ).toEqual([]);
       const { native } = nativeClosure(packages);
       expect(native, `native modules reachable from dist/${entry}`).toEqual({});
       // The one guarded require there may be is better-sqlite3, behind the node:sqlite check.
@@ -125,11 +133,14 @@ describe.skipIf(!built)('the desktop bundles load no native addon', () => {
   }
 
   // Skipped where npm could not build the optional better-sqlite3 (it is then not installed at all).
-  it.skipIf(!packageDir('better-sqlite3', REPO))('the check sees a native module where there is one (better-sqlite3 itself; skipped where it is not installed)', () => {
-    const { native } = nativeClosure(['better-sqlite3']);
-    const dir = path.relative(REPO, packageDir('better-sqlite3', REPO) ?? 'node_modules/better-sqlite3');
-    expect(native[dir]).toEqual(expect.arrayContaining([`${dir}/binding.gyp`]));
-  });
+  it.skipIf(!packageDir('better-sqlite3', REPO))(
+    'the check sees a native module where there is one (better-sqlite3 itself; skipped where it is not installed)',
+    () => {
+      const { native } = nativeClosure(['better-sqlite3']);
+      const dir = path.relative(REPO, packageDir('better-sqlite3', REPO) ?? 'node_modules/better-sqlite3');
+      expect(native[dir]).toEqual(expect.arrayContaining([`${dir}/binding.gyp`]));
+    },
+  );
 });
 
 // Skipped only off CI when dist/ is not built (npm install builds it); under CI that is thrown above.
@@ -138,7 +149,11 @@ describe.skipIf(!built)('the bundles as Electron loads them from the packaged fo
     for (const file of ['electron/main.cjs', 'electron/preload.cjs']) {
       const text = fs.readFileSync(path.join(DIST, file), 'utf8');
       // CommonJS compiles as a function body; an import/export statement would not.
-      expect(() => new vm.Script(`(function (exports, require, module, __filename, __dirname) {${text}\n})`, { filename: file }), file).not.toThrow();
+      expect(
+        () =>
+          new vm.Script(`(function (exports, require, module, __filename, __dirname) {${text}\n})`, { filename: file }),
+        file,
+      ).not.toThrow();
     }
     // utilityProcess.fork and child_process.fork load .mjs as ESM whatever package.json says.
     expect(path.extname(path.join(DIST, 'engine-host.mjs'))).toBe('.mjs');
@@ -147,14 +162,19 @@ describe.skipIf(!built)('the bundles as Electron loads them from the packaged fo
   });
 
   it('every package the bundles import is a production dependency the packaged app ships', () => {
-    const pkg = JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    const pkg = JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+    };
     const yml = parse(fs.readFileSync(path.join(REPO, 'electron-builder.yml'), 'utf8')) as { files: string[] };
     const excluded = yml.files.flatMap((f) => /^!\*\*\/node_modules\/(.+)\/\*\*$/.exec(f)?.[1] ?? []);
     expect(excluded).toContain('better-sqlite3');
     for (const entry of [...ENTRIES, 'ax.mjs']) {
       const { packages } = reach(entry);
       for (const name of packages) {
-        expect(Object.keys(pkg.dependencies), `dist/${entry} imports ${name}: a devDependency is not in the packaged app`).toContain(name);
+        expect(
+          Object.keys(pkg.dependencies),
+          `dist/${entry} imports ${name}: a devDependency is not in the packaged app`,
+        ).toContain(name);
         expect(excluded, `dist/${entry} imports ${name}, which electron-builder.yml leaves out`).not.toContain(name);
       }
     }

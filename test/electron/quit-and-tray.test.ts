@@ -9,7 +9,14 @@ import { SHELL_TEXTS, ShellLanguage } from '../../electron/shell-texts.ts';
 const en = SHELL_TEXTS.en;
 const zh = SHELL_TEXTS['zh-CN'];
 import type { DesktopEngineStatus } from '../../engine/api/desktop-bridge.ts';
-import { choiceOf, IDLE_DRAIN_MS, type QuitChoice, QuitFlow, quitQuestion, WAIT_DRAIN_MS } from '../../electron/quit-flow.ts';
+import {
+  choiceOf,
+  IDLE_DRAIN_MS,
+  type QuitChoice,
+  QuitFlow,
+  quitQuestion,
+  WAIT_DRAIN_MS,
+} from '../../electron/quit-flow.ts';
 import { TrayController, type TrayEngine } from '../../electron/tray-controller.ts';
 import { trayIconBitmap, type TrayHealth } from '../../electron/tray-icon.ts';
 import { type TrayItem, trayHealth, trayMenu, trayTooltip } from '../../electron/tray-menu.ts';
@@ -99,7 +106,14 @@ describe('quit flow', () => {
 describe('tray', () => {
   const running: DesktopEngineStatus = { state: 'running', pid: 1, dataDir: '/d', version: '1' };
   const labels = (items: TrayItem[]) => items.map((i) => i.label ?? '—');
-  const actions = { open: () => undefined, openPage: () => undefined, runWorkflow: () => undefined, setSchedulingPaused: () => undefined, restartEngine: () => undefined, quit: () => undefined };
+  const actions = {
+    open: () => undefined,
+    openPage: () => undefined,
+    runWorkflow: () => undefined,
+    setSchedulingPaused: () => undefined,
+    restartEngine: () => undefined,
+    quit: () => undefined,
+  };
 
   it('shows health by engine state and counts', () => {
     expect(trayHealth(running, { runningTasks: 0, failedToday: 0 })).toBe('idle');
@@ -112,22 +126,53 @@ describe('tray', () => {
   });
 
   it('lists counts while running, and offers a restart only when the engine gave up or failed', () => {
-    expect(labels(trayMenu(running, { runningTasks: 2, failedToday: 1 }, actions, en))).toEqual(['Engine running', '2 running', '1 failed today', 'Pause all scheduling', '—', 'Open AX Scheduler', '—', 'Quit']);
+    expect(labels(trayMenu(running, { runningTasks: 2, failedToday: 1 }, actions, en))).toEqual([
+      'Engine running',
+      '2 running',
+      '1 failed today',
+      'Pause all scheduling',
+      '—',
+      'Open AX Scheduler',
+      '—',
+      'Quit',
+    ]);
     const crash = { code: 1, signal: null, stderrTail: '', at: 0 };
-    expect(labels(trayMenu({ state: 'gave-up', attempts: 5, lastCrash: crash }, undefined, actions, en))).toEqual(['Engine stopped after 5 crashes', '—', 'Open AX Scheduler', 'Restart the engine', '—', 'Quit']);
+    expect(labels(trayMenu({ state: 'gave-up', attempts: 5, lastCrash: crash }, undefined, actions, en))).toEqual([
+      'Engine stopped after 5 crashes',
+      '—',
+      'Open AX Scheduler',
+      'Restart the engine',
+      '—',
+      'Quit',
+    ]);
   });
 
   it('offers "Pause all scheduling" while running, and says so and offers "Resume scheduling" while paused', () => {
     const asked: boolean[] = [];
     const record = { ...actions, setSchedulingPaused: (p: boolean) => asked.push(p) };
     const paused = trayMenu(running, { runningTasks: 0, failedToday: 0, schedulingPaused: true }, record, en);
-    expect(labels(paused)).toEqual(['Engine running', '0 running', '0 failed today', 'Scheduling paused', 'Resume scheduling', '—', 'Open AX Scheduler', '—', 'Quit']);
+    expect(labels(paused)).toEqual([
+      'Engine running',
+      '0 running',
+      '0 failed today',
+      'Scheduling paused',
+      'Resume scheduling',
+      '—',
+      'Open AX Scheduler',
+      '—',
+      'Quit',
+    ]);
     paused.find((i) => i.label === 'Resume scheduling')!.click!();
-    trayMenu(running, { runningTasks: 0, failedToday: 0 }, record, en).find((i) => i.label === 'Pause all scheduling')!.click!();
+    trayMenu(running, { runningTasks: 0, failedToday: 0 }, record, en).find((i) => i.label === 'Pause all scheduling')!
+      .click!();
     expect(asked).toEqual([false, true]);
-    expect(trayTooltip(running, { runningTasks: 0, failedToday: 0, schedulingPaused: true }, en)).toBe('AX Scheduler: 0 running, 0 failed today, Scheduling paused');
+    expect(trayTooltip(running, { runningTasks: 0, failedToday: 0, schedulingPaused: true }, en)).toBe(
+      'AX Scheduler: 0 running, 0 failed today, Scheduling paused',
+    );
     // No engine to ask: no item.
-    expect(labels(trayMenu({ state: 'starting', attempt: 1 }, undefined, record, en))).not.toContain('Pause all scheduling');
+    expect(labels(trayMenu({ state: 'starting', attempt: 1 }, undefined, record, en))).not.toContain(
+      'Pause all scheduling',
+    );
   });
 
   it('draws three icons that differ by shape, not only colour', () => {
@@ -148,13 +193,26 @@ describe('tray', () => {
     try {
       let status: DesktopEngineStatus = { state: 'starting', attempt: 1 };
       const statusListeners: ((s: DesktopEngineStatus) => void)[] = [];
-      const drawn: { health: TrayHealth[]; menus: string[][]; items: TrayItem[][] } = { health: [], menus: [], items: [] };
+      const drawn: { health: TrayHealth[]; menus: string[][]; items: TrayItem[][] } = {
+        health: [],
+        menus: [],
+        items: [],
+      };
       const engine: { current?: TrayEngine } = {};
       const opened: string[] = [];
       const runs: Promise<unknown>[] = [];
       const tray = new TrayController(
-        { setHealth: (h) => drawn.health.push(h), setToolTip: () => undefined, setMenu: (items) => (drawn.menus.push(labels(items)), drawn.items.push(items)) },
-        { status: () => status, onStatus: (l) => (statusListeners.push(l), () => undefined), onClient: () => () => undefined, current: () => engine.current },
+        {
+          setHealth: (h) => drawn.health.push(h),
+          setToolTip: () => undefined,
+          setMenu: (items) => (drawn.menus.push(labels(items)), drawn.items.push(items)),
+        },
+        {
+          status: () => status,
+          onStatus: (l) => (statusListeners.push(l), () => undefined),
+          onClient: () => () => undefined,
+          current: () => engine.current,
+        },
         {
           ...actions,
           openPage: (p) => opened.push(p),
@@ -224,11 +282,16 @@ tasks:
 });
 
 describe('application menu', () => {
-  const roles = (items: MenuItemConstructorOptions[]): string[] => items.flatMap((i) => [...(i.role ? [i.role] : []), ...roles((i.submenu as MenuItemConstructorOptions[] | undefined) ?? [])]);
+  const roles = (items: MenuItemConstructorOptions[]): string[] =>
+    items.flatMap((i) => [
+      ...(i.role ? [i.role] : []),
+      ...roles((i.submenu as MenuItemConstructorOptions[] | undefined) ?? []),
+    ]);
 
   it('has the standard editing and window roles, the developer tools only unpackaged, an app menu on macOS', () => {
     const linux = roles(appMenuTemplate('linux', { packaged: true, appName: 'AX Scheduler', texts: en }));
-    for (const role of ['undo', 'redo', 'cut', 'copy', 'paste', 'selectAll', 'quit', 'minimize', 'togglefullscreen']) expect(linux).toContain(role);
+    for (const role of ['undo', 'redo', 'cut', 'copy', 'paste', 'selectAll', 'quit', 'minimize', 'togglefullscreen'])
+      expect(linux).toContain(role);
     expect(linux).not.toContain('toggleDevTools');
     expect(linux).not.toContain('reload');
     expect(roles(appMenuTemplate('linux', { packaged: false, appName: 'AX', texts: en }))).toContain('toggleDevTools');
@@ -244,9 +307,25 @@ describe('shell language', () => {
     const running: DesktopEngineStatus = { state: 'running', pid: 1, dataDir: '/d', version: '1' };
     const menus: string[][] = [];
     const tray = new TrayController(
-      { setHealth: () => undefined, setToolTip: () => undefined, setMenu: (items) => menus.push(items.map((i) => i.label ?? '—')) },
-      { status: () => running, onStatus: () => () => undefined, onClient: () => () => undefined, current: () => undefined },
-      { open: () => undefined, openPage: () => undefined, runWorkflow: () => undefined, setSchedulingPaused: () => undefined, restartEngine: () => undefined, quit: () => undefined },
+      {
+        setHealth: () => undefined,
+        setToolTip: () => undefined,
+        setMenu: (items) => menus.push(items.map((i) => i.label ?? '—')),
+      },
+      {
+        status: () => running,
+        onStatus: () => () => undefined,
+        onClient: () => () => undefined,
+        current: () => undefined,
+      },
+      {
+        open: () => undefined,
+        openPage: () => undefined,
+        runWorkflow: () => undefined,
+        setSchedulingPaused: () => undefined,
+        restartEngine: () => undefined,
+        quit: () => undefined,
+      },
       () => language.texts(),
     );
     let changes = 0;
@@ -258,7 +337,12 @@ describe('shell language', () => {
     expect(changes).toBe(1);
     expect(menus.at(-1)).toEqual(['引擎运行中', '—', '打开 AX 调度器', '—', '退出']);
     expect(quitQuestion(2, language.texts()).buttons).toEqual(['等待完成', '停止任务', '取消']);
-    expect(appMenuTemplate('linux', { packaged: true, appName: 'AX', texts: zh }).map((m) => m.label)).toEqual(['文件', '编辑', '视图', '窗口']);
+    expect(appMenuTemplate('linux', { packaged: true, appName: 'AX', texts: zh }).map((m) => m.label)).toEqual([
+      '文件',
+      '编辑',
+      '视图',
+      '窗口',
+    ]);
     tray.stop();
   });
 

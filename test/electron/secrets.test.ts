@@ -24,7 +24,11 @@ const TASK_VALUE = 'task-secret-9c1e77';
 function store(options: { platform?: NodeJS.Platform; safe?: FakeSafeStorage } = {}) {
   const userData = tempDir('ax-secrets-');
   const safe = options.safe ?? new FakeSafeStorage();
-  return { userData, safe, secrets: new SecretStore(safe, userData, options.platform ?? 'linux', path.join(userData, 'data')) };
+  return {
+    userData,
+    safe,
+    secrets: new SecretStore(safe, userData, options.platform ?? 'linux', path.join(userData, 'data')),
+  };
 }
 
 describe('secret store', () => {
@@ -39,11 +43,21 @@ describe('secret store', () => {
     expect(text).not.toContain('db.example');
     expect(Object.keys(JSON.parse(text) as object).sort()).toEqual(['mysql', 'redis']);
     if (process.platform !== 'win32') expect(fs.statSync(file).mode & 0o777).toBe(0o600);
-    expect(status).toMatchObject({ backend: 'gnome_libsecret', plaintext: false, available: true, stored: { mysql: 'mysql://ax:***@db.example:3306/ax' }, file, dataDir: path.join(userData, 'data') });
-    expect(secrets.status().stored).toEqual({ mysql: 'mysql://ax:***@db.example:3306/ax', redis: 'redis://:***@cache.example:6379' });
+    expect(status).toMatchObject({
+      backend: 'gnome_libsecret',
+      plaintext: false,
+      available: true,
+      stored: { mysql: 'mysql://ax:***@db.example:3306/ax' },
+      file,
+      dataDir: path.join(userData, 'data'),
+    });
+    expect(secrets.status().stored).toEqual({
+      mysql: 'mysql://ax:***@db.example:3306/ax',
+      redis: 'redis://:***@cache.example:6379',
+    });
   });
 
-  it("gives the host the decrypted strings in one environment variable, and forgets one on null", () => {
+  it('gives the host the decrypted strings in one environment variable, and forgets one on null', () => {
     const { secrets } = store();
     expect(secrets.hostEnv()).toEqual({});
     secrets.set('mysql', MYSQL);
@@ -54,22 +68,25 @@ describe('secret store', () => {
     expect(secrets.status().stored).toEqual({ mysql: 'mysql://ax:***@db.example:3306/ax' });
   });
 
-  it.skipIf(process.platform === 'win32')('a secrets.json link (planted by another user) is neither read nor written through: the set replaces the link', () => {
-    const { userData, secrets } = store();
-    const planted = store();
-    // Their file holds their own sealed connection string: read through the link, it would be ours.
-    planted.secrets.set('mysql', 'mysql://ax:theirs@evil.example:3306/ax');
-    const theirs = path.join(planted.userData, 'secrets.json');
-    const before = fs.readFileSync(theirs, 'utf8');
-    const file = path.join(userData, 'secrets.json');
-    fs.symlinkSync(theirs, file);
-    expect(secrets.status().stored).toEqual({});
-    expect(secrets.hostEnv()).toEqual({});
-    secrets.set('mysql', MYSQL);
-    expect(fs.lstatSync(file).isFile()).toBe(true);
-    expect(fs.readFileSync(theirs, 'utf8')).toBe(before);
-    expect(secrets.status().stored).toEqual({ mysql: 'mysql://ax:***@db.example:3306/ax' });
-  });
+  it.skipIf(process.platform === 'win32')(
+    'a secrets.json link (planted by another user) is neither read nor written through: the set replaces the link',
+    () => {
+      const { userData, secrets } = store();
+      const planted = store();
+      // Their file holds their own sealed connection string: read through the link, it would be ours.
+      planted.secrets.set('mysql', 'mysql://ax:theirs@evil.example:3306/ax');
+      const theirs = path.join(planted.userData, 'secrets.json');
+      const before = fs.readFileSync(theirs, 'utf8');
+      const file = path.join(userData, 'secrets.json');
+      fs.symlinkSync(theirs, file);
+      expect(secrets.status().stored).toEqual({});
+      expect(secrets.hostEnv()).toEqual({});
+      secrets.set('mysql', MYSQL);
+      expect(fs.lstatSync(file).isFile()).toBe(true);
+      expect(fs.readFileSync(theirs, 'utf8')).toBe(before);
+      expect(secrets.status().stored).toEqual({ mysql: 'mysql://ax:***@db.example:3306/ax' });
+    },
+  );
 
   it("says plainly when Linux has only the 'basic_text' backend (no keyring)", () => {
     const { safe, secrets } = store();
@@ -78,7 +95,8 @@ describe('secret store', () => {
   });
 
   it('reports the OS keychain on macOS and Windows (where Electron names no backend)', () => {
-    for (const platform of ['darwin', 'win32'] as const) expect(store({ platform }).secrets.status()).toMatchObject({ backend: 'os', plaintext: false });
+    for (const platform of ['darwin', 'win32'] as const)
+      expect(store({ platform }).secrets.status()).toMatchObject({ backend: 'os', plaintext: false });
   });
 
   it('stores nothing where encryption is not available, and says what to do instead', () => {
@@ -94,7 +112,10 @@ describe('secret store', () => {
     secrets.set('mysql', MYSQL);
     safe.key = 0x33;
     secrets.set('redis', REDIS);
-    expect(secrets.status()).toMatchObject({ stored: { redis: 'redis://:***@cache.example:6379' }, unreadable: ['mysql'] });
+    expect(secrets.status()).toMatchObject({
+      stored: { redis: 'redis://:***@cache.example:6379' },
+      unreadable: ['mysql'],
+    });
     expect(JSON.parse(secrets.hostEnv()[DESKTOP_SECRETS_ENV]!)).toEqual({ redis: REDIS });
   });
 
@@ -112,7 +133,10 @@ describe('secret store', () => {
     expect(status.taskSecrets).toEqual([{ name: 'api-token', setAt: 1_000 }]);
     expect(JSON.stringify(status)).not.toContain(TASK_VALUE);
     expect(secrets.taskValues()).toEqual({ 'api-token': TASK_VALUE });
-    expect(JSON.parse(secrets.hostEnv()[DESKTOP_SECRETS_ENV]!)).toEqual({ mysql: MYSQL, tasks: { 'api-token': TASK_VALUE } });
+    expect(JSON.parse(secrets.hostEnv()[DESKTOP_SECRETS_ENV]!)).toEqual({
+      mysql: MYSQL,
+      tasks: { 'api-token': TASK_VALUE },
+    });
     expect(() => secrets.setTask('bad name', 'x')).toThrow(/not a valid secret name/);
     // A changed keyring: listed as unreadable, not passed on.
     safe.key = 0x33;
@@ -120,13 +144,23 @@ describe('secret store', () => {
     expect(secrets.taskValues()).toEqual({});
     safe.key = 0x5a;
     expect(secrets.setTask('api-token', null).taskSecrets).toEqual([]);
-    expect(Object.keys(JSON.parse(fs.readFileSync(path.join(userData, 'secrets.json'), 'utf8')) as object)).toEqual(['mysql']);
+    expect(Object.keys(JSON.parse(fs.readFileSync(path.join(userData, 'secrets.json'), 'utf8')) as object)).toEqual([
+      'mysql',
+    ]);
     safe.available = false;
     expect(() => secrets.setTask('api-token', 'x')).toThrow(/ax --data-dir .* secrets set api-token/);
     // The node's secrets audit log (the one `ax secrets` writes): names and actions, no value.
     const audit = fs.readFileSync(path.join(userData, 'data', 'task-secrets.audit.log'), 'utf8');
     expect(audit).not.toContain(TASK_VALUE);
-    expect(audit.trim().split('\n').map((l) => { const e = JSON.parse(l) as { action: string; name: string; actor: string }; return [e.action, e.name, e.actor.endsWith('(desktop app)')]; })).toEqual([
+    expect(
+      audit
+        .trim()
+        .split('\n')
+        .map((l) => {
+          const e = JSON.parse(l) as { action: string; name: string; actor: string };
+          return [e.action, e.name, e.actor.endsWith('(desktop app)')];
+        }),
+    ).toEqual([
       ['secret.set', 'api-token', true],
       ['secret.remove', 'api-token', true],
     ]);
@@ -135,12 +169,17 @@ describe('secret store', () => {
 
 describe("the engine host's side", () => {
   it('takes the variable out of the environment, keeping only the connection strings', () => {
-    const env: NodeJS.ProcessEnv = { [DESKTOP_SECRETS_ENV]: JSON.stringify({ mysql: MYSQL, redis: '', token: 'x' }), PATH: '/bin' };
+    const env: NodeJS.ProcessEnv = {
+      [DESKTOP_SECRETS_ENV]: JSON.stringify({ mysql: MYSQL, redis: '', token: 'x' }),
+      PATH: '/bin',
+    };
     expect(takeDesktopHostSecrets(env).settings).toEqual({ mysql: MYSQL });
     expect(env).toEqual({ PATH: '/bin' });
     expect(takeDesktopHostSecrets({ [DESKTOP_SECRETS_ENV]: 'not json' }).settings).toEqual({});
     expect(takeDesktopHostSecrets({}).settings).toEqual({});
-    const withTasks: NodeJS.ProcessEnv = { [DESKTOP_SECRETS_ENV]: JSON.stringify({ tasks: { 'api-token': 'v', 'bad name': 'x', n: 1 } }) };
+    const withTasks: NodeJS.ProcessEnv = {
+      [DESKTOP_SECRETS_ENV]: JSON.stringify({ tasks: { 'api-token': 'v', 'bad name': 'x', n: 1 } }),
+    };
     expect(takeDesktopHostSecrets(withTasks)).toEqual({ settings: {}, tasks: { 'api-token': 'v' } });
     expect(withTasks).toEqual({});
   });
@@ -165,7 +204,10 @@ describe("the engine host's side", () => {
     const env: NodeJS.ProcessEnv = {};
     for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('AX_')) env[k] = v;
     // AX_DATA_DIR: tasks inherit it, so killStrays finds them.
-    host = forkEngineHost({ dataDir, env: { ...env, AX_DATA_DIR: root, AX_ENGINE_CONFIG: JSON.stringify(FAST_CONFIG), ...secrets.hostEnv() } });
+    host = forkEngineHost({
+      dataDir,
+      env: { ...env, AX_DATA_DIR: root, AX_ENGINE_CONFIG: JSON.stringify(FAST_CONFIG), ...secrets.hostEnv() },
+    });
     await host.ready;
     const api = host.connect();
     const info = await api.engineInfo();
@@ -173,11 +215,16 @@ describe("the engine host's side", () => {
     expect(JSON.stringify(info)).not.toContain('s3cr3t-pw');
 
     const out = path.join(root, 'task-env.txt');
-    const report = await api.validate({ text: `workflow: show-env\ntasks:\n  env:\n    command: env > "${out}.tmp" && mv "${out}.tmp" "${out}"\n` });
+    const report = await api.validate({
+      text: `workflow: show-env\ntasks:\n  env:\n    command: env > "${out}.tmp" && mv "${out}.tmp" "${out}"\n`,
+    });
     expect(report.problems).toEqual([]);
     await api.apply(report.spec!, 'test');
     await api.runWorkflow('show-env', { actor: 'test' });
-    const seen = await waitFor(() => (fs.existsSync(out) ? fs.readFileSync(out, 'utf8') : undefined), { timeoutMs: 60_000, message: 'the task wrote its environment' });
+    const seen = await waitFor(() => (fs.existsSync(out) ? fs.readFileSync(out, 'utf8') : undefined), {
+      timeoutMs: 60_000,
+      message: 'the task wrote its environment',
+    });
     expect(seen).toContain('PATH=');
     expect(seen).not.toContain(DESKTOP_SECRETS_ENV);
     expect(seen).not.toContain('s3cr3t-pw');
@@ -192,15 +239,28 @@ describe("the engine host's side", () => {
     expect(uses.problems).toEqual([]);
     await api.apply(uses.spec!, 'test');
     const first = await api.runWorkflow('uses-secret', { actor: 'test' });
-    expect(await waitFor(() => (fs.existsSync(got) ? fs.readFileSync(got, 'utf8') : undefined), { timeoutMs: 60_000, message: 'the task wrote its secret' })).toBe(TASK_VALUE);
-    const inst = await waitFor(async () => (await api.getRun(first.id)).instances.find((i) => i.state === 'SUCCESS'), { timeoutMs: 30_000, message: 'the task succeeded' });
+    expect(
+      await waitFor(() => (fs.existsSync(got) ? fs.readFileSync(got, 'utf8') : undefined), {
+        timeoutMs: 60_000,
+        message: 'the task wrote its secret',
+      }),
+    ).toBe(TASK_VALUE);
+    const inst = await waitFor(async () => (await api.getRun(first.id)).instances.find((i) => i.state === 'SUCCESS'), {
+      timeoutMs: 30_000,
+      message: 'the task succeeded',
+    });
     const lines = (await api.readLogs(inst.id, 0, 100)).map((l) => l.line);
     expect(lines).toContain('t=***');
     expect(seen).not.toContain(TASK_VALUE);
     fs.rmSync(got);
     host.child.send({ type: 'task-secrets', values: { 'api-token': 'rotated-value' } });
     await api.runWorkflow('uses-secret', { actor: 'test' });
-    expect(await waitFor(() => (fs.existsSync(got) ? fs.readFileSync(got, 'utf8') : undefined), { timeoutMs: 60_000, message: 'the task wrote its new secret' })).toBe('rotated-value');
+    expect(
+      await waitFor(() => (fs.existsSync(got) ? fs.readFileSync(got, 'utf8') : undefined), {
+        timeoutMs: 60_000,
+        message: 'the task wrote its new secret',
+      }),
+    ).toBe('rotated-value');
     api.close();
     expect(await host.stop(5_000)).toEqual({ code: 0, signal: null });
   });

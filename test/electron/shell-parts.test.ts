@@ -20,7 +20,11 @@ describe('app paths and host options', () => {
     const saved = process.env.AX_UI_DIR;
     delete process.env.AX_UI_DIR;
     try {
-      expect(appPaths('/app/dist/electron')).toEqual({ preload: '/app/dist/electron/preload.cjs', uiDir: '/app/dist/ui', engineHost: '/app/dist/engine-host.mjs' });
+      expect(appPaths('/app/dist/electron')).toEqual({
+        preload: '/app/dist/electron/preload.cjs',
+        uiDir: '/app/dist/ui',
+        engineHost: '/app/dist/engine-host.mjs',
+      });
     } finally {
       if (saved !== undefined) process.env.AX_UI_DIR = saved;
     }
@@ -29,7 +33,13 @@ describe('app paths and host options', () => {
   it('passes --data-dir=DIR and --local-api[=PORT] through to the host, and nothing else', () => {
     const userData = path.join('/home/u/.config', 'AX Scheduler');
     const own = path.join(userData, 'data');
-    const from = (switches: Record<string, string>) => hostOptionsFrom((name) => switches[name] ?? '', (name) => name in switches, userData, {});
+    const from = (switches: Record<string, string>) =>
+      hostOptionsFrom(
+        (name) => switches[name] ?? '',
+        (name) => name in switches,
+        userData,
+        {},
+      );
     expect(from({})).toEqual({ dataDir: own, args: [] });
     expect(from({ 'data-dir': 'rel/dir' })).toEqual({ dataDir: path.resolve('rel/dir'), args: [] });
     expect(from({ 'local-api': '' })).toEqual({ dataDir: own, args: ['--local-api'] });
@@ -42,7 +52,9 @@ describe('app paths and host options', () => {
     expect(desktopDataDir(userData, none, {})).toBe(path.join(userData, 'data'));
     expect(desktopDataDir(userData, none, { AX_DATA_DIR: '' })).toBe(path.join(userData, 'data'));
     expect(desktopDataDir(userData, none, { AX_DATA_DIR: 'env/dir' })).toBe(path.resolve('env/dir'));
-    expect(desktopDataDir(userData, (name) => (name === 'data-dir' ? '/flag/dir' : ''), { AX_DATA_DIR: '/env/dir' })).toBe(path.resolve('/flag/dir'));
+    expect(
+      desktopDataDir(userData, (name) => (name === 'data-dir' ? '/flag/dir' : ''), { AX_DATA_DIR: '/env/dir' }),
+    ).toBe(path.resolve('/flag/dir'));
   });
 
   it('starts the host on <userData>/data, where the CLI finds the same layout (ax.db, engine.lock)', () => {
@@ -53,10 +65,20 @@ describe('app paths and host options', () => {
     const forker: UtilityForker = {
       fork(_modulePath, args) {
         forked.push(args);
-        return Object.assign(new EventEmitter(), { pid: 1, stderr: null, postMessage: () => undefined, kill: () => true });
+        return Object.assign(new EventEmitter(), {
+          pid: 1,
+          stderr: null,
+          postMessage: () => undefined,
+          kill: () => true,
+        });
       },
     };
-    const host = hostOptionsFrom(() => '', () => false, userData, {});
+    const host = hostOptionsFrom(
+      () => '',
+      () => false,
+      userData,
+      {},
+    );
     utilityLauncher(forker, { entry, ...host })();
     expect(forked).toEqual([['--data-dir', path.join(userData, 'data')]]);
   });
@@ -69,7 +91,12 @@ describe('app paths and host options', () => {
     const forker: UtilityForker = {
       fork(_modulePath, _args, options) {
         envs.push(options.env);
-        return Object.assign(new EventEmitter(), { pid: 1, stderr: null, postMessage: () => undefined, kill: () => true });
+        return Object.assign(new EventEmitter(), {
+          pid: 1,
+          stderr: null,
+          postMessage: () => undefined,
+          kill: () => true,
+        });
       },
     };
     let secret = 'first';
@@ -87,15 +114,25 @@ describe('utility launcher', () => {
     const entry = path.join(dir, 'engine-host.mjs');
     fs.writeFileSync(entry, '');
     const forks: { modulePath: string; args: string[]; stdio: string[] }[] = [];
-    const child = Object.assign(new EventEmitter(), { pid: 42, stderr: new PassThrough(), posted: [] as unknown[], killed: 0 });
+    const child = Object.assign(new EventEmitter(), {
+      pid: 42,
+      stderr: new PassThrough(),
+      posted: [] as unknown[],
+      killed: 0,
+    });
     const forker: UtilityForker = {
       fork(modulePath, args, options) {
         forks.push({ modulePath, args, stdio: options.stdio });
-        return Object.assign(child, { postMessage: (m: unknown) => void child.posted.push(m), kill: () => (child.killed++, true) });
+        return Object.assign(child, {
+          postMessage: (m: unknown) => void child.posted.push(m),
+          kill: () => (child.killed++, true),
+        });
       },
     };
     const proc = utilityLauncher(forker, { entry, dataDir: '/data', args: ['--local-api'] })();
-    expect(forks).toEqual([{ modulePath: entry, args: ['--data-dir', '/data', '--local-api'], stdio: ['ignore', 'inherit', 'pipe'] }]);
+    expect(forks).toEqual([
+      { modulePath: entry, args: ['--data-dir', '/data', '--local-api'], stdio: ['ignore', 'inherit', 'pipe'] },
+    ]);
     expect(proc.pid).toBe(42);
     const seen: string[] = [];
     const exits: unknown[] = [];
@@ -112,10 +149,21 @@ describe('utility launcher', () => {
   });
 
   it('a host bundle that is missing makes the supervisor say failed, with the fix, and not retry', () => {
-    const launch = utilityLauncher({ fork: () => { throw new Error('never forked'); } }, { entry: '/nowhere/engine-host.mjs' });
+    const launch = utilityLauncher(
+      {
+        fork: () => {
+          throw new Error('never forked');
+        },
+      },
+      { entry: '/nowhere/engine-host.mjs' },
+    );
     const supervisor = new EngineSupervisor({ launch });
     supervisor.start();
-    expect(supervisor.status()).toEqual({ state: 'failed', code: 'internal', message: 'the engine host is not built (/nowhere/engine-host.mjs is missing): run "npm run build"' });
+    expect(supervisor.status()).toEqual({
+      state: 'failed',
+      code: 'internal',
+      message: 'the engine host is not built (/nowhere/engine-host.mjs is missing): run "npm run build"',
+    });
     expect(supervisor.process()).toBeUndefined();
   });
 });
@@ -136,8 +184,14 @@ describe('start at login', () => {
   const fakeApp = (wasOpenedAtLogin = false) => {
     const state = { openAtLogin: false, lastSet: undefined as unknown, askedWith: [] as unknown[] };
     return Object.assign(state, {
-      getLoginItemSettings: (options?: { args?: string[] }) => (state.askedWith.push(options), { openAtLogin: state.openAtLogin, wasOpenedAtLogin }),
-      setLoginItemSettings: (settings: { openAtLogin: boolean; args?: string[] }) => ((state.lastSet = settings), (state.openAtLogin = settings.openAtLogin)),
+      getLoginItemSettings: (options?: { args?: string[] }) => (
+        state.askedWith.push(options),
+        { openAtLogin: state.openAtLogin, wasOpenedAtLogin }
+      ),
+      setLoginItemSettings: (settings: { openAtLogin: boolean; args?: string[] }) => (
+        (state.lastSet = settings),
+        (state.openAtLogin = settings.openAtLogin)
+      ),
     });
   };
 
@@ -170,9 +224,19 @@ describe('start at login', () => {
   it('shows a checkbox in the tray where supported, which toggles it', () => {
     const app = fakeApp();
     const login = new StartAtLogin(app, 'darwin');
-    const actions = { open: () => undefined, openPage: () => undefined, runWorkflow: () => undefined, setSchedulingPaused: () => undefined, restartEngine: () => undefined, quit: () => undefined };
+    const actions = {
+      open: () => undefined,
+      openPage: () => undefined,
+      runWorkflow: () => undefined,
+      setSchedulingPaused: () => undefined,
+      restartEngine: () => undefined,
+      quit: () => undefined,
+    };
     const status = { state: 'stopping' } as const;
-    const item = () => trayMenu(status, undefined, { ...actions, startAtLogin: login }, SHELL_TEXTS.en).find((i) => i.label === 'Start at login');
+    const item = () =>
+      trayMenu(status, undefined, { ...actions, startAtLogin: login }, SHELL_TEXTS.en).find(
+        (i) => i.label === 'Start at login',
+      );
     expect(item()).toMatchObject({ type: 'checkbox', checked: false });
     item()!.click!();
     expect(item()).toMatchObject({ type: 'checkbox', checked: true });

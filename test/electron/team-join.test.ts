@@ -46,8 +46,12 @@ function shell(options: { connection?: boolean; stateDir?: string } = {}) {
   membership.followPower(power);
   const host = () => processes.at(-1) as FakeEngineProcess;
   /** the team messages the current host received */
-  const asked = (): ParentMessage[] => host().received.map((r) => r.message).filter((m) => TEAM_MESSAGES.has(m.type));
-  const report = (status: TeamWorkerStatus) => host().emit('message', { type: 'team', ...status } satisfies HostTeamStatus);
+  const asked = (): ParentMessage[] =>
+    host()
+      .received.map((r) => r.message)
+      .filter((m) => TEAM_MESSAGES.has(m.type));
+  const report = (status: TeamWorkerStatus) =>
+    host().emit('message', { type: 'team', ...status } satisfies HostTeamStatus);
   const start = () => {
     supervisor.start();
     host().emit('message', READY);
@@ -93,11 +97,16 @@ describe('team membership', () => {
     start();
     expect(membership.join(['laptop', 'gpu'])).toBe(true);
     expect(asked()).toEqual([{ type: 'team-join', labels: ['laptop', 'gpu'] }]);
-    expect(JSON.parse(fs.readFileSync(path.join(dir, 'shell-state.json'), 'utf8'))).toEqual({ teamJoined: true, teamLabels: ['laptop', 'gpu'] });
+    expect(JSON.parse(fs.readFileSync(path.join(dir, 'shell-state.json'), 'utf8'))).toEqual({
+      teamJoined: true,
+      teamLabels: ['laptop', 'gpu'],
+    });
     membership.leave();
     expect(asked().at(-1)).toEqual({ type: 'team-leave', drainTimeoutMs: TEAM_LEAVE_DRAIN_MS });
     expect(membership.wanted()).toBe(false);
-    expect(JSON.parse(fs.readFileSync(path.join(dir, 'shell-state.json'), 'utf8'))).toMatchObject({ teamJoined: false });
+    expect(JSON.parse(fs.readFileSync(path.join(dir, 'shell-state.json'), 'utf8'))).toMatchObject({
+      teamJoined: false,
+    });
   });
 
   it('taking unlabelled tasks too is asked for, remembered with the wish, and kept by a Join that does not say', () => {
@@ -106,7 +115,11 @@ describe('team membership', () => {
     start();
     expect(membership.join(['laptop'], true)).toBe(true);
     expect(asked()).toEqual([{ type: 'team-join', labels: ['laptop'], acceptUnlabelled: true }]);
-    expect(JSON.parse(fs.readFileSync(path.join(dir, 'shell-state.json'), 'utf8'))).toEqual({ teamJoined: true, teamLabels: ['laptop'], teamAcceptUnlabelled: true });
+    expect(JSON.parse(fs.readFileSync(path.join(dir, 'shell-state.json'), 'utf8'))).toEqual({
+      teamJoined: true,
+      teamLabels: ['laptop'],
+      teamAcceptUnlabelled: true,
+    });
     membership.leave();
     // The tray's Join says neither labels nor the choice: both as remembered.
     membership.join();
@@ -133,7 +146,9 @@ describe('team membership', () => {
     start();
     membership.join();
     report({ state: 'joined', workerId: 'w', labels: ['laptop'] });
-    const restarted = new Promise<FakeEngineProcess>((resolve) => supervisor.onProcess((p) => resolve(p as FakeEngineProcess)));
+    const restarted = new Promise<FakeEngineProcess>((resolve) =>
+      supervisor.onProcess((p) => resolve(p as FakeEngineProcess)),
+    );
     host().exit(null, 'SIGKILL');
     expect(membership.status()).toEqual({ state: 'left' });
     const next = await restarted;
@@ -207,10 +222,21 @@ describe('tray: the team items', () => {
 
   it('Join is disabled with a hint until the connection strings are saved, and while no engine runs', () => {
     const calls: string[] = [];
-    const team = { status: () => ({ state: 'left' as const }), canJoin: () => false, join: () => calls.push('join'), leave: () => calls.push('leave') };
-    expect(labels(trayMenu(running, undefined, actions(team), en))).toContainEqual({ label: en.joinTeamNeedsConnection, enabled: false });
+    const team = {
+      status: () => ({ state: 'left' as const }),
+      canJoin: () => false,
+      join: () => calls.push('join'),
+      leave: () => calls.push('leave'),
+    };
+    expect(labels(trayMenu(running, undefined, actions(team), en))).toContainEqual({
+      label: en.joinTeamNeedsConnection,
+      enabled: false,
+    });
     const ready = { ...team, canJoin: () => true };
-    expect(labels(trayMenu({ state: 'starting', attempt: 1 }, undefined, actions(ready), en))).toContainEqual({ label: en.joinTeam, enabled: false });
+    expect(labels(trayMenu({ state: 'starting', attempt: 1 }, undefined, actions(ready), en))).toContainEqual({
+      label: en.joinTeam,
+      enabled: false,
+    });
     const join = trayMenu(running, undefined, actions(ready), en).find((i) => i.label === en.joinTeam);
     expect(join?.enabled).toBe(true);
     join?.click?.();
@@ -220,16 +246,26 @@ describe('tray: the team items', () => {
   it('shows the state and offers Leave while joined, in both languages; a failure says why', () => {
     const calls: string[] = [];
     let status: TeamWorkerStatus = { state: 'joined', workerId: 'mac-1a2b', labels: ['laptop'], running: 2 };
-    const team = { status: () => status, canJoin: () => true, join: () => calls.push('join'), leave: () => calls.push('leave') };
+    const team = {
+      status: () => status,
+      canJoin: () => true,
+      join: () => calls.push('join'),
+      leave: () => calls.push('leave'),
+    };
     const items = trayMenu(running, undefined, actions(team), en);
     expect(items.map((i) => i.label)).toContain('Team: worker mac-1a2b (laptop), 2 running');
     items.find((i) => i.label === 'Leave team')?.click?.();
     expect(calls).toEqual(['leave']);
     expect(trayMenu(running, undefined, actions(team), zh).map((i) => i.label)).toContain('离开团队');
     status = { state: 'leaving' };
-    expect(labels(trayMenu(running, undefined, actions(team), en))).toContainEqual({ label: 'Leave team', enabled: false });
+    expect(labels(trayMenu(running, undefined, actions(team), en))).toContainEqual({
+      label: 'Leave team',
+      enabled: false,
+    });
     status = { state: 'failed', message: 'could not join the team: cannot reach MySQL at db:3306' };
-    expect(trayMenu(running, undefined, actions(team), en).map((i) => i.label)).toContain('Team: could not join the team: cannot reach MySQL at db:3306');
+    expect(trayMenu(running, undefined, actions(team), en).map((i) => i.label)).toContain(
+      'Team: could not join the team: cannot reach MySQL at db:3306',
+    );
   });
 });
 
@@ -250,7 +286,8 @@ describe('IPC and the preload: window.axDesktop.team', () => {
       secrets: { status: () => ({}) as never, set: () => ({}) as never, setTask: () => ({}) as never },
       team: {
         status: () => status,
-        join: (labels, acceptUnlabelled) => calls.push(`join:${JSON.stringify(labels)}${acceptUnlabelled === undefined ? '' : `:${acceptUnlabelled}`}`),
+        join: (labels, acceptUnlabelled) =>
+          calls.push(`join:${JSON.stringify(labels)}${acceptUnlabelled === undefined ? '' : `:${acceptUnlabelled}`}`),
         leave: () => calls.push('leave'),
         onChange: (l) => {
           changes.push(l);
@@ -270,13 +307,19 @@ describe('IPC and the preload: window.axDesktop.team', () => {
     await expect(ipc.invoke(TEAM_JOIN, ok, 'laptop')).rejects.toThrow(/labels are a list/);
     await expect(ipc.invoke(TEAM_JOIN, ok, ['x'.repeat(65)])).rejects.toThrow(/labels are a list/);
     await ipc.invoke(TEAM_JOIN, ok, ['gpu'], { acceptUnlabelled: true });
-    await expect(ipc.invoke(TEAM_JOIN, ok, ['gpu'], { acceptUnlabelled: 'yes' })).rejects.toThrow(/acceptUnlabelled: true or false/);
+    await expect(ipc.invoke(TEAM_JOIN, ok, ['gpu'], { acceptUnlabelled: 'yes' })).rejects.toThrow(
+      /acceptUnlabelled: true or false/,
+    );
     await ipc.invoke(TEAM_LEAVE, ok);
     expect(calls).toEqual(['join:["laptop"]', 'join:undefined', 'join:["gpu"]:true', 'leave']);
     changes[0]!();
     expect(main.sent).toEqual([{ channel: TEAM_STATUS_CHANGED, args: [status] }]);
 
-    for (const stranger of [ipcEvent(new FakeContents(), 'app://ui/index.html'), ipcEvent(main, 'https://evil.example/'), ipcEvent(main, 'app://ui/', { subframe: true })]) {
+    for (const stranger of [
+      ipcEvent(new FakeContents(), 'app://ui/index.html'),
+      ipcEvent(main, 'https://evil.example/'),
+      ipcEvent(main, 'app://ui/', { subframe: true }),
+    ]) {
       await expect(ipc.invoke(TEAM_STATUS, stranger)).rejects.toThrow(/refused/);
       await expect(ipc.invoke(TEAM_JOIN, stranger, ['laptop'])).rejects.toThrow(/refused/);
       await expect(ipc.invoke(TEAM_LEAVE, stranger)).rejects.toThrow(/refused/);
@@ -293,7 +336,11 @@ describe('IPC and the preload: window.axDesktop.team', () => {
       send: () => undefined,
       invoke: async (...args) => void invoked.push(args),
     };
-    const bridge = createDesktopBridge(ipc, { version: '1', platform: 'linux' }, { postMessage: () => undefined, origin: 'app://ui' });
+    const bridge = createDesktopBridge(
+      ipc,
+      { version: '1', platform: 'linux' },
+      { postMessage: () => undefined, origin: 'app://ui' },
+    );
     const team = bridge.team!;
     await team.status();
     await team.join(['laptop'], { acceptUnlabelled: true });

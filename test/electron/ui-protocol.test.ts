@@ -54,12 +54,22 @@ describe('app:// protocol handler', () => {
       expect(res.headers.get('content-security-policy'), url).toBe(CSP);
       expect(res.headers.get('cache-control'), url).toContain('immutable');
     }
-    expect(new Uint8Array(await (await get('app://ui/assets/font.woff2')).arrayBuffer())).toEqual(new Uint8Array([1, 2, 3]));
+    expect(new Uint8Array(await (await get('app://ui/assets/font.woff2')).arrayBuffer())).toEqual(
+      new Uint8Array([1, 2, 3]),
+    );
   });
 
   it('refuses traversal however it is spelt', async () => {
     // new Request normalises plain '..', so the encoded spellings are what reach a handler.
-    for (const url of ['app://ui/%2e%2e/secret.txt', 'app://ui/assets/%2E%2E/%2e%2e/secret.txt', 'app://ui/..%2fsecret.txt', 'app://ui/assets%5c..%5c..%5csecret.txt', 'app://ui/%00index.html', 'app://ui/assets//index-abc.js', 'app://ui/%E0%A4%A']) {
+    for (const url of [
+      'app://ui/%2e%2e/secret.txt',
+      'app://ui/assets/%2E%2E/%2e%2e/secret.txt',
+      'app://ui/..%2fsecret.txt',
+      'app://ui/assets%5c..%5c..%5csecret.txt',
+      'app://ui/%00index.html',
+      'app://ui/assets//index-abc.js',
+      'app://ui/%E0%A4%A',
+    ]) {
       const res = await get(url);
       expect(res.status, url).toBe(404);
       expect(await res.text(), url).not.toContain('api token');
@@ -91,7 +101,8 @@ describe('ui-assets rules (shared with ax serve)', () => {
   it('maps URL paths to UI files and refuses the rest', () => {
     expect(uiFileOf('/')).toBe('index.html');
     expect(uiFileOf('/assets/a%20b.js')).toBe('assets/a b.js');
-    for (const bad of ['/..', '/a/../b', '/%2e%2e/x', '/a%5cb', '/a//b', '/a/./b', '/%ZZ', 'relative', '/a%00']) expect(uiFileOf(bad), bad).toBeUndefined();
+    for (const bad of ['/..', '/a/../b', '/%2e%2e/x', '/a%5cb', '/a//b', '/a/./b', '/%ZZ', 'relative', '/a%00'])
+      expect(uiFileOf(bad), bad).toBeUndefined();
     expect(uiContentType('assets/x.MJS')).toBe('text/javascript; charset=utf-8');
     expect(uiContentType('assets.d/noext')).toBe('application/octet-stream');
   });

@@ -28,13 +28,24 @@ async function sleepingEngine() {
   const dir = tempDir('ax-wake-');
   const clock = new FakeClock(Date.parse('2026-03-01T00:30:00Z'));
   const store = await openSqliteStore(path.join(dir, 'ax.db'));
-  const engine = new Engine({ ...nodeHostDefaults(), store, coordinator: new MemoryCoordinator({ now: () => clock.now() }), runner: new NodeProcessRunner(), clock, nodeId: 'desk', config: { tickMs: HOUR } });
+  const engine = new Engine({
+    ...nodeHostDefaults(),
+    store,
+    coordinator: new MemoryCoordinator({ now: () => clock.now() }),
+    runner: new NodeProcessRunner(),
+    clock,
+    nodeId: 'desk',
+    config: { tickMs: HOUR },
+  });
   cleanups.push(async () => {
     await engine.stop(0);
     await store.close();
     fs.rmSync(dir, { recursive: true, force: true });
   });
-  const { spec } = parseWorkflowFile('workflow: hourly\nschedule: { cron: "0 * * * *", timezone: UTC, misfire: run_once }\ntasks:\n  a: { command: "true" }\n', { defaultTimezone: 'UTC' });
+  const { spec } = parseWorkflowFile(
+    'workflow: hourly\nschedule: { cron: "0 * * * *", timezone: UTC, misfire: run_once }\ntasks:\n  a: { command: "true" }\n',
+    { defaultTimezone: 'UTC' },
+  );
   await engine.apply(spec, 'test');
   await engine.start();
   return { clock, store, engine };
@@ -45,20 +56,30 @@ describe('catch-up on wake (powerMonitor resume)', () => {
     const { clock, store, engine } = await sleepingEngine();
     const power = new FakePowerMonitor();
     const outcomes: (CatchUpReport | Error)[] = [];
-    catchUpOnWake(power, () => engine, (o) => outcomes.push(o));
+    catchUpOnWake(
+      power,
+      () => engine,
+      (o) => outcomes.push(o),
+    );
     clock.jump(3 * HOUR); // asleep: no timer ran
     expect(await store.listRuns({})).toEqual([]);
     power.emit('resume');
     await waitFor(() => outcomes.length === 1);
     expect(outcomes).toEqual([{ scanned: true, paused: false, fired: 1, dropped: 2 }]);
-    expect((await store.listRuns({})).map((r) => [new Date(r.logicalTime).toISOString(), r.trigger])).toEqual([['2026-03-01T03:00:00.000Z', 'cron']]);
+    expect((await store.listRuns({})).map((r) => [new Date(r.logicalTime).toISOString(), r.trigger])).toEqual([
+      ['2026-03-01T03:00:00.000Z', 'cron'],
+    ]);
   });
 
   it('with no engine up, asks nothing; a failed call is reported, not thrown', async () => {
     const power = new FakePowerMonitor();
     const outcomes: (CatchUpReport | Error)[] = [];
     const current: { engine?: { catchUpSchedules(): Promise<CatchUpReport> } } = {};
-    catchUpOnWake(power, () => current.engine, (o) => outcomes.push(o));
+    catchUpOnWake(
+      power,
+      () => current.engine,
+      (o) => outcomes.push(o),
+    );
     power.emit('resume');
     expect(power.count('resume')).toBe(1);
     current.engine = { catchUpSchedules: () => Promise.reject(new Error('the engine host is gone')) };

@@ -39,7 +39,13 @@ describe('web contents guard', () => {
   it('lets the page move within app://ui and stops every other navigation or redirect', () => {
     const { contents } = guarded();
     expect(contents.navigate('will-navigate', `${APP_URL}#/runs/3`)).toBe(false);
-    for (const url of ['https://example.com/', 'file:///etc/passwd', 'app://other/index.html', 'javascript:alert(1)', 'http://127.0.0.1:8080/']) {
+    for (const url of [
+      'https://example.com/',
+      'file:///etc/passwd',
+      'app://other/index.html',
+      'javascript:alert(1)',
+      'http://127.0.0.1:8080/',
+    ]) {
       expect(contents.navigate('will-navigate', url), url).toBe(true);
       expect(contents.navigate('will-redirect', url), url).toBe(true);
     }
@@ -51,7 +57,15 @@ describe('web contents guard', () => {
 
   it('denies every new window and opens only safe http(s) links in the system browser', () => {
     const { contents, opened } = guarded();
-    const urls = ['https://github.com/ax/ax', 'http://example.com/a?b=c', 'file:///etc/passwd', 'smb://host/share', 'https://user:pw@example.com/', 'app://ui/index.html', 'not a url'];
+    const urls = [
+      'https://github.com/ax/ax',
+      'http://example.com/a?b=c',
+      'file:///etc/passwd',
+      'smb://host/share',
+      'https://user:pw@example.com/',
+      'app://ui/index.html',
+      'not a url',
+    ];
     for (const url of urls) expect(contents.openHandler?.({ url })).toEqual({ action: 'deny' });
     expect(opened).toEqual(['https://github.com/ax/ax', 'http://example.com/a?b=c']);
   });
@@ -70,7 +84,16 @@ describe('session permissions', () => {
   it('refuses every permission but a clipboard write from our own page', () => {
     const session = new FakeSession();
     guardSession(session);
-    for (const permission of ['media', 'geolocation', 'notifications', 'openExternal', 'clipboard-read', 'fullscreen', 'hid', 'unknown']) {
+    for (const permission of [
+      'media',
+      'geolocation',
+      'notifications',
+      'openExternal',
+      'clipboard-read',
+      'fullscreen',
+      'hid',
+      'unknown',
+    ]) {
       expect(session.request(permission, APP_URL), permission).toBe(false);
       expect(session.checkHandler?.(undefined, permission, 'app://ui'), permission).toBe(false);
     }
@@ -86,7 +109,11 @@ describe('closing the window', () => {
     let quitting = false;
     let hintShown = false;
     let hints = 0;
-    hideOnClose(window, { quitting: () => quitting, hintShown: () => hintShown, showHint: () => ((hintShown = true), hints++) });
+    hideOnClose(window, {
+      quitting: () => quitting,
+      hintShown: () => hintShown,
+      showHint: () => ((hintShown = true), hints++),
+    });
 
     expect(window.close()).toBe(true);
     expect(window.visible).toBe(false);

@@ -43,8 +43,11 @@ export async function startWebhookReceiver(answer: Answer = () => 200): Promise<
         hanging.add(res);
         return;
       }
-      if (typeof status === 'object') return void res.writeHead(status.status, { 'content-type': 'application/json' }).end(status.body);
-      res.writeHead(status, { 'content-type': 'application/json' }).end(status < 300 ? '{"ok":true}' : '{"error":"receiver says no"}');
+      if (typeof status === 'object')
+        return void res.writeHead(status.status, { 'content-type': 'application/json' }).end(status.body);
+      res
+        .writeHead(status, { 'content-type': 'application/json' })
+        .end(status < 300 ? '{"ok":true}' : '{"error":"receiver says no"}');
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -90,7 +93,9 @@ export async function startSmtpReceiver(): Promise<SmtpReceiver> {
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('end', () => {
         const raw = Buffer.concat(chunks).toString('utf8');
-        const subject = decodeWords(/^Subject: (.*(?:\r?\n[ \t].*)*)/m.exec(raw)?.[1]?.replace(/\r?\n[ \t]/g, ' ') ?? '');
+        const subject = decodeWords(
+          /^Subject: (.*(?:\r?\n[ \t].*)*)/m.exec(raw)?.[1]?.replace(/\r?\n[ \t]/g, ' ') ?? '',
+        );
         mails.push({
           from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
           to: session.envelope.rcptTo.map((r) => r.address),
@@ -110,9 +115,13 @@ export async function startSmtpReceiver(): Promise<SmtpReceiver> {
 
 /** RFC 2047 encoded words (=?UTF-8?Q?…?= and =?UTF-8?B?…?=), as mail clients show a header. */
 function decodeWords(header: string): string {
-  return header.replace(/\?=\s+=\?/g, '?==?').replace(/=\?UTF-8\?([QB])\?(.*?)\?=/gi, (_, enc: string, text: string) => {
-    if (enc.toUpperCase() === 'B') return Buffer.from(text, 'base64').toString('utf8');
-    const bytes = text.replace(/_/g, ' ').replace(/=([0-9A-F]{2})/gi, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
-    return Buffer.from(bytes, 'latin1').toString('utf8');
-  });
+  return header
+    .replace(/\?=\s+=\?/g, '?==?')
+    .replace(/=\?UTF-8\?([QB])\?(.*?)\?=/gi, (_, enc: string, text: string) => {
+      if (enc.toUpperCase() === 'B') return Buffer.from(text, 'base64').toString('utf8');
+      const bytes = text
+        .replace(/_/g, ' ')
+        .replace(/=([0-9A-F]{2})/gi, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+      return Buffer.from(bytes, 'latin1').toString('utf8');
+    });
 }

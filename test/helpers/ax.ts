@@ -28,7 +28,15 @@ function childEnv(opts: AxOptions): NodeJS.ProcessEnv {
   // Nothing of the test runner's AX_* settings leaks in; times print in UTC.
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('AX_')) env[k] = v;
   // AXT_DATA_DIR marks the tasks too (AX_* never reaches a task): killStrays finds them by it.
-  return { ...env, TZ: 'UTC', NO_COLOR: '1', FORCE_COLOR: '0', ...opts.env, AX_DATA_DIR: opts.dataDir, AXT_DATA_DIR: opts.dataDir };
+  return {
+    ...env,
+    TZ: 'UTC',
+    NO_COLOR: '1',
+    FORCE_COLOR: '0',
+    ...opts.env,
+    AX_DATA_DIR: opts.dataDir,
+    AXT_DATA_DIR: opts.dataDir,
+  };
 }
 
 /** A running `ax` command. */
@@ -37,7 +45,12 @@ export class AxProcess extends SpawnedProcess {
     readonly args: string[],
     readonly opts: AxOptions,
   ) {
-    super(process.execPath, [AX_BIN, ...args], { cwd: opts.cwd ?? opts.dataDir, env: childEnv(opts), input: opts.input, label: `ax ${args.join(' ')}` });
+    super(process.execPath, [AX_BIN, ...args], {
+      cwd: opts.cwd ?? opts.dataDir,
+      env: childEnv(opts),
+      input: opts.input,
+      label: `ax ${args.join(' ')}`,
+    });
   }
 }
 
@@ -62,7 +75,10 @@ export async function axJson<T>(args: string[], opts: AxOptions): Promise<T> {
 export const killAllAx: (keep?: (SpawnedProcess | undefined)[]) => Promise<void> = killAllSpawned;
 
 /** Runs jobs with at most `limit` at a time: each `ax` start-up keeps a core busy for a second. */
-export async function limited<T extends unknown[]>(jobs: [...{ [K in keyof T]: () => Promise<T[K]> }], limit = 3): Promise<T> {
+export async function limited<T extends unknown[]>(
+  jobs: [...{ [K in keyof T]: () => Promise<T[K]> }],
+  limit = 3,
+): Promise<T> {
   const list = jobs as (() => Promise<unknown>)[];
   const out: unknown[] = new Array(list.length);
   let next = 0;

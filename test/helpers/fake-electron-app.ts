@@ -6,7 +6,15 @@
 import { fork } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import type { ParentMessage } from '../../engine/api/host-protocol.ts';
-import { fakeChannel, FakeContents, FakeIpcMain, type FakePort, FakeSafeStorage, FakeSession, FakeWindow } from './fake-electron.ts';
+import {
+  fakeChannel,
+  FakeContents,
+  FakeIpcMain,
+  type FakePort,
+  FakeSafeStorage,
+  FakeSession,
+  FakeWindow,
+} from './fake-electron.ts';
 
 export class FakeBrowserWindow extends FakeWindow {
   static all: FakeBrowserWindow[] = [];
@@ -100,7 +108,11 @@ function forkUtility(entry: string, args: string[], options: { env?: NodeJS.Proc
 
 export type FakeUtilityProcess = ReturnType<typeof forkUtility>;
 
-export function fakeElectronModule(options: { switches: Record<string, string>; userData: string; dialogResponse: () => number }) {
+export function fakeElectronModule(options: {
+  switches: Record<string, string>;
+  userData: string;
+  dialogResponse: () => number;
+}) {
   let ready: () => void = () => undefined;
   const whenReady = new Promise<void>((resolve) => (ready = resolve));
   const calls: string[] = [];
@@ -120,7 +132,10 @@ export function fakeElectronModule(options: { switches: Record<string, string>; 
       if (!prevented) calls.push('quit done');
     },
     whenReady: () => whenReady,
-    commandLine: { getSwitchValue: (name: string) => options.switches[name] ?? '', hasSwitch: (name: string) => name in options.switches },
+    commandLine: {
+      getSwitchValue: (name: string) => options.switches[name] ?? '',
+      hasSwitch: (name: string) => name in options.switches,
+    },
     getPath: () => options.userData,
     isPackaged: false,
     name: 'AX Scheduler',
@@ -136,7 +151,10 @@ export function fakeElectronModule(options: { switches: Record<string, string>; 
       },
     },
     ipcMain: new FakeIpcMain(),
-    Menu: { buildFromTemplate: (template: unknown) => template, setApplicationMenu: () => calls.push('setApplicationMenu') },
+    Menu: {
+      buildFromTemplate: (template: unknown) => template,
+      setApplicationMenu: () => calls.push('setApplicationMenu'),
+    },
     MessageChannelMain: function MessageChannelMain() {
       return fakeChannel();
     },
@@ -144,8 +162,12 @@ export function fakeElectronModule(options: { switches: Record<string, string>; 
     Notification: FakeNotification,
     powerMonitor,
     protocol: {
-      registerSchemesAsPrivileged: (schemes: { scheme: string }[]) => calls.push(`registerSchemesAsPrivileged:${schemes.map((s) => s.scheme).join()}`),
-      handle: (scheme: string, handler: (request: Request) => Promise<Response>) => (calls.push(`protocol.handle:${scheme}`), protocols.set(scheme, handler)),
+      registerSchemesAsPrivileged: (schemes: { scheme: string }[]) =>
+        calls.push(`registerSchemesAsPrivileged:${schemes.map((s) => s.scheme).join()}`),
+      handle: (scheme: string, handler: (request: Request) => Promise<Response>) => (
+        calls.push(`protocol.handle:${scheme}`),
+        protocols.set(scheme, handler)
+      ),
     },
     safeStorage: new FakeSafeStorage(),
     session: { defaultSession: new FakeSession() },
@@ -160,5 +182,16 @@ export function fakeElectronModule(options: { switches: Record<string, string>; 
       },
     },
   };
-  return { module, ready: () => ready(), calls, forks, dialogs, protocols, apiMethods, windows: FakeBrowserWindow.all, notifications: FakeNotification.shown, tray: () => FakeTray.last };
+  return {
+    module,
+    ready: () => ready(),
+    calls,
+    forks,
+    dialogs,
+    protocols,
+    apiMethods,
+    windows: FakeBrowserWindow.all,
+    notifications: FakeNotification.shown,
+    tray: () => FakeTray.last,
+  };
 }

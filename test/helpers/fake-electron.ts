@@ -88,7 +88,11 @@ export class FakeContents extends Emitter implements ContentsLike {
 }
 
 /** The IPC event a frame's message arrives with. */
-export function ipcEvent(sender: FakeContents, frameUrl: string | null, options: { subframe?: boolean } = {}): IpcSender {
+export function ipcEvent(
+  sender: FakeContents,
+  frameUrl: string | null,
+  options: { subframe?: boolean } = {},
+): IpcSender {
   return { sender, senderFrame: frameUrl === null ? null : { url: frameUrl, parent: options.subframe ? {} : null } };
 }
 
@@ -119,7 +123,14 @@ export class FakeIpcMain {
 
 /** Session: keeps the permission handlers the shell installs. */
 export class FakeSession {
-  requestHandler: ((contents: unknown, permission: string, callback: (granted: boolean) => void, details: { requestingUrl?: string }) => void) | undefined;
+  requestHandler:
+    | ((
+        contents: unknown,
+        permission: string,
+        callback: (granted: boolean) => void,
+        details: { requestingUrl?: string },
+      ) => void)
+    | undefined;
   checkHandler: ((contents: unknown, permission: string, requestingOrigin: string) => boolean) | undefined;
 
   setPermissionRequestHandler(handler: NonNullable<FakeSession['requestHandler']>): void {
@@ -214,11 +225,19 @@ export class FakeSafeStorage {
   backend = 'gnome_libsecret';
   key = 0x5a;
   encryptString(plainText: string): Buffer {
-    if (!this.available) throw new Error('Error while encrypting the text provided to safeStorage.encryptString. Encryption is not available.');
-    return Buffer.concat([Buffer.from('v11'), Buffer.from([this.key]), Buffer.from(plainText, 'utf8').map((b) => b ^ this.key)]);
+    if (!this.available)
+      throw new Error(
+        'Error while encrypting the text provided to safeStorage.encryptString. Encryption is not available.',
+      );
+    return Buffer.concat([
+      Buffer.from('v11'),
+      Buffer.from([this.key]),
+      Buffer.from(plainText, 'utf8').map((b) => b ^ this.key),
+    ]);
   }
   decryptString(encrypted: Buffer): string {
-    if (encrypted.subarray(0, 3).toString() !== 'v11' || encrypted[3] !== this.key) throw new Error('Error while decrypting the ciphertext provided to safeStorage.decryptString.');
+    if (encrypted.subarray(0, 3).toString() !== 'v11' || encrypted[3] !== this.key)
+      throw new Error('Error while decrypting the ciphertext provided to safeStorage.decryptString.');
     return Buffer.from(encrypted.subarray(4).map((b) => b ^ this.key)).toString('utf8');
   }
   isEncryptionAvailable(): boolean {

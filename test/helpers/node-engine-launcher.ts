@@ -15,9 +15,15 @@ export interface NodeLauncherOptions {
 }
 
 export function nodeEngineLauncher(options: NodeLauncherOptions): EngineLauncher {
-  const execArgv = options.script.endsWith('.ts') ? ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href] : [];
+  const execArgv = options.script.endsWith('.ts')
+    ? ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href]
+    : [];
   return () => {
-    const child = fork(options.script, options.args ?? [], { env: options.env ?? process.env, execArgv, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+    const child = fork(options.script, options.args ?? [], {
+      env: options.env ?? process.env,
+      execArgv,
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    });
     options.children?.push(child);
     child.stderr?.setEncoding('utf8');
     const proc: EngineProcess = {

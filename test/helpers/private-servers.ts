@@ -14,7 +14,9 @@ import { waitFor } from './wait-for.ts';
 
 const runs = (cmd: string, args: string[]) => spawnSync(cmd, args, { stdio: 'ignore' }).status === 0;
 export const hasRedisServer = runs('redis-server', ['--version']);
-const MARIADBD = ['/usr/sbin/mariadbd', '/usr/sbin/mysqld', '/usr/bin/mariadbd', '/usr/bin/mysqld'].find((p) => fs.existsSync(p));
+const MARIADBD = ['/usr/sbin/mariadbd', '/usr/sbin/mysqld', '/usr/bin/mariadbd', '/usr/bin/mysqld'].find((p) =>
+  fs.existsSync(p),
+);
 // Looked up, not run: mariadb-install-db has no harmless --version (it would install into the default data dir).
 const INSTALL_DB = ['mariadb-install-db', 'mysql_install_db'].find((c) => runs('sh', ['-c', `command -v ${c}`]));
 /** A private MariaDB can be made here (off CI a test without one skips; on CI it fails). */
@@ -52,7 +54,20 @@ export class PrivateRedis {
 
   /** Starts (again) on the same port. */
   async start(): Promise<void> {
-    const args = ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--dir', os.tmpdir()];
+    const args = [
+      '--port',
+      String(this.port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--daemonize',
+      'no',
+      '--dir',
+      os.tmpdir(),
+    ];
     const child = spawn('redis-server', args, { stdio: 'ignore' });
     let failed: Error | undefined;
     child.on('error', (err) => (failed = err)); // not installed: a failure under CI, stated clearly
@@ -113,10 +128,18 @@ export class PrivateMariaDb {
     const asRoot = process.getuid?.() === 0 ? ['--user=root'] : [];
     const install = spawnSync(
       INSTALL_DB,
-      ['--no-defaults', `--datadir=${path.join(dir, 'data')}`, '--auth-root-authentication-method=normal', '--skip-test-db', '--innodb-log-file-size=8M', ...asRoot],
+      [
+        '--no-defaults',
+        `--datadir=${path.join(dir, 'data')}`,
+        '--auth-root-authentication-method=normal',
+        '--skip-test-db',
+        '--innodb-log-file-size=8M',
+        ...asRoot,
+      ],
       { encoding: 'utf8', timeout: 120_000 },
     );
-    if (install.status !== 0) throw new Error(`${INSTALL_DB} failed (${install.status}): ${install.stderr}\n${install.stdout}`);
+    if (install.status !== 0)
+      throw new Error(`${INSTALL_DB} failed (${install.status}): ${install.stderr}\n${install.stdout}`);
     const db = new PrivateMariaDb(dir, await freePort());
     await db.start();
     return db;
@@ -163,7 +186,11 @@ export class PrivateMariaDb {
         await c.end();
         return true;
       },
-      { timeoutMs: 60_000, intervalMs: 100, message: `the private mariadbd on port ${this.port} to accept connections` },
+      {
+        timeoutMs: 60_000,
+        intervalMs: 100,
+        message: `the private mariadbd on port ${this.port} to accept connections`,
+      },
     );
   }
 
@@ -198,4 +225,3 @@ export class PrivateMariaDb {
     fs.rmSync(this.dir, { recursive: true, force: true });
   }
 }
-

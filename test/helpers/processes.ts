@@ -116,12 +116,22 @@ export class SpawnedProcess {
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
         this.kill('SIGKILL');
-        reject(new Error(`${this.label} did not exit within ${timeoutMs} ms\n--- stdout:\n${this.stdout}\n--- stderr:\n${this.stderr}`));
+        reject(
+          new Error(
+            `${this.label} did not exit within ${timeoutMs} ms\n--- stdout:\n${this.stdout}\n--- stderr:\n${this.stderr}`,
+          ),
+        );
       }, timeoutMs);
     });
     try {
       const { code, signal } = await Promise.race([this.exited, deadline]);
-      return { code, signal, stdout: this.stdout, stderr: this.stderr, ms: (this.exitedAt ?? Date.now()) - this.startedAt };
+      return {
+        code,
+        signal,
+        stdout: this.stdout,
+        stderr: this.stderr,
+        ms: (this.exitedAt ?? Date.now()) - this.startedAt,
+      };
     } finally {
       clearTimeout(timer);
     }
@@ -224,7 +234,8 @@ export function launchersOf(enginePid: number): number[] {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const ppid = Number(statFields(entry)[1]);
-      if (ppid === enginePid && fs.readFileSync(`/proc/${entry}/cmdline`, 'latin1').includes('launcher-main.mjs')) found.push(Number(entry));
+      if (ppid === enginePid && fs.readFileSync(`/proc/${entry}/cmdline`, 'latin1').includes('launcher-main.mjs'))
+        found.push(Number(entry));
     } catch {
       // gone meanwhile
     }

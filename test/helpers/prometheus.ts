@@ -35,7 +35,9 @@ export class Scrape {
     for (const line of this.text.split('\n')) {
       const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
       if (!m || m[1] !== `${name}_count`) continue;
-      const have = Object.fromEntries([...(m[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)].map((l) => [l[1], l[2]]));
+      const have = Object.fromEntries(
+        [...(m[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)].map((l) => [l[1], l[2]]),
+      );
       if (Object.entries(labels).every(([k, v]) => have[k] === v)) return Number(m[3]);
     }
     return 0;

@@ -38,7 +38,13 @@ sqlite.exec('PRAGMA busy_timeout = 10000');
 sqlite.exec('PRAGMA foreign_keys = ON');
 const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: killing(sqlite) }) });
 const store = new SqlStore(db, 'sqlite');
-const runs = new RunManager(store, new MemoryCoordinator(), new WorkflowCache(store, Date.now, nextTurn), systemClock, () => undefined);
+const runs = new RunManager(
+  store,
+  new MemoryCoordinator(),
+  new WorkflowCache(store, Date.now, nextTurn),
+  systemClock,
+  () => undefined,
+);
 await runs.rerun(Number(runId), taskName);
 await store.close();
 process.stdout.write('re-run done\n');

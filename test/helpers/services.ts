@@ -13,7 +13,12 @@ export const REDIS_URL = process.env.AX_TEST_REDIS_URL ?? 'redis://127.0.0.1:637
 
 const adminConfig = () => {
   const u = new URL(MYSQL_ADMIN_URL);
-  return { host: u.hostname, port: Number(u.port || 3306), user: decodeURIComponent(u.username || 'root'), password: decodeURIComponent(u.password) };
+  return {
+    host: u.hostname,
+    port: Number(u.port || 3306),
+    user: decodeURIComponent(u.username || 'root'),
+    password: decodeURIComponent(u.password),
+  };
 };
 
 export async function mysqlAvailable(): Promise<boolean> {
@@ -29,7 +34,12 @@ export async function mysqlAvailable(): Promise<boolean> {
 
 export async function redisAvailable(url = REDIS_URL): Promise<boolean> {
   // One attempt, no reconnects: this asks "is it there", it does not wait for it.
-  const r = new Redis(url, { lazyConnect: true, connectTimeout: 2_000, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  const r = new Redis(url, {
+    lazyConnect: true,
+    connectTimeout: 2_000,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
   // ioredis rejects connect() with "Connection is closed"; the 'error' event has the cause.
   let cause: unknown;
   r.on('error', (err) => (cause = err));
@@ -72,7 +82,9 @@ export async function deleteRedisPrefix(prefix: string, url = REDIS_URL): Promis
 export const uniqueName = (prefix: string) => `${prefix}_${process.pid}_${randomBytes(4).toString('hex')}`;
 
 /** Creates an empty database; returns its URL and a function that drops it. */
-export async function createTestDatabase(prefix = 'ax_test'): Promise<{ url: string; name: string; drop(): Promise<void> }> {
+export async function createTestDatabase(
+  prefix = 'ax_test',
+): Promise<{ url: string; name: string; drop(): Promise<void> }> {
   const name = uniqueName(prefix);
   const c = await mysql.createConnection(adminConfig());
   await c.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin`);

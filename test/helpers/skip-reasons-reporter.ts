@@ -23,6 +23,7 @@ export default class SkipReasonsReporter implements Reporter {
         lines.push(`   ↓ ${path.relative(process.cwd(), m.moduleId)} > ${test.fullName}${note}`);
       }
     }
-    if (lines.length > 0) process.stdout.write(`\n Skipped (${lines.length}), each with its reason:\n${lines.join('\n')}\n\n`);
+    if (lines.length > 0)
+      process.stdout.write(`\n Skipped (${lines.length}), each with its reason:\n${lines.join('\n')}\n\n`);
   }
 }

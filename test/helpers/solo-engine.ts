@@ -40,7 +40,14 @@ export interface TestEngine {
 const FINAL = ['SUCCESS', 'FAILED', 'SKIPPED', 'CANCELLED'];
 
 export async function startTestEngine(
-  options: { config?: Partial<EngineConfig>; maxConcurrency?: number; dir?: string; start?: boolean; runner?: ProcessRunner; alerts?: AlertOptions } = {},
+  options: {
+    config?: Partial<EngineConfig>;
+    maxConcurrency?: number;
+    dir?: string;
+    start?: boolean;
+    runner?: ProcessRunner;
+    alerts?: AlertOptions;
+  } = {},
 ): Promise<TestEngine> {
   const dir = options.dir ?? tempDir();
   const alerts: string[] = [];
@@ -53,7 +60,11 @@ export async function startTestEngine(
   });
   if (options.start !== false) await engine.start();
   const waitRun = async (runId: number, timeoutMs = 30_000) => {
-    await waitFor(async () => FINAL.includes((await engine.getRun(runId)).run.state), { timeoutMs, intervalMs: 25, message: `run #${runId} did not end` });
+    await waitFor(async () => FINAL.includes((await engine.getRun(runId)).run.state), {
+      timeoutMs,
+      intervalMs: 25,
+      message: `run #${runId} did not end`,
+    });
     return engine.getRun(runId);
   };
   return {

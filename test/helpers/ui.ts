@@ -9,12 +9,19 @@ import { afterAll, afterEach, beforeAll } from 'vitest';
 import { type ServedEngine, type ServedEngineOptions, startServedEngine } from './serve.ts';
 
 export const CHROMIUM = process.env.AX_TEST_CHROMIUM ?? '/usr/bin/chromium';
-export const SCREENSHOT_DIR = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../test-artifacts/screenshots');
+export const SCREENSHOT_DIR = path.resolve(
+  path.dirname(new URL(import.meta.url).pathname),
+  '../../test-artifacts/screenshots',
+);
 
 /** Why browser tests cannot run here, or undefined when they can (throws under CI=true). */
 export function browserSkipReason(): string | undefined {
   const uiIndex = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../dist/ui/index.html');
-  const missing = !fs.existsSync(CHROMIUM) ? `Chromium not found at ${CHROMIUM} (apt-get install chromium)` : !fs.existsSync(uiIndex) ? 'the UI is not built (npm run build)' : undefined;
+  const missing = !fs.existsSync(CHROMIUM)
+    ? `Chromium not found at ${CHROMIUM} (apt-get install chromium)`
+    : !fs.existsSync(uiIndex)
+      ? 'the UI is not built (npm run build)'
+      : undefined;
   if (missing && process.env.CI === 'true') throw new Error(`CI=true and ${missing}`);
   return missing;
 }
@@ -23,7 +30,16 @@ export function browserSkipReason(): string | undefined {
 export async function launchBrowser(extraArgs: string[] = []): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-dev-shm-usage', ...extraArgs],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+      '--disable-dev-shm-usage',
+      ...extraArgs,
+    ],
   });
 }
 
@@ -35,7 +51,11 @@ export interface UiPageOptions {
 }
 
 /** A browser page signed in to the engine (through a fresh link), showing the dashboard. */
-export async function signedInPage(browser: Browser, engine: ServedEngine, options: UiPageOptions = {}): Promise<{ context: BrowserContext; page: Page }> {
+export async function signedInPage(
+  browser: Browser,
+  engine: ServedEngine,
+  options: UiPageOptions = {},
+): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({
     colorScheme: options.colorScheme ?? 'light',
     locale: options.locale ?? 'en-US',
@@ -70,12 +90,19 @@ declare global {
  * waited for.
  */
 export async function animationsDone(page: Page, timeoutMs = 5_000): Promise<void> {
-  await page.waitForFunction(
-    () => document.getAnimations().every((a) => a.playState !== 'running' || a.effect?.getComputedTiming().iterations === Infinity),
-    undefined,
-    { timeout: timeoutMs, polling: 50 },
-  ).catch(() => undefined); // still moving after timeoutMs: the picture is for a person, not a finding
-  await page.evaluate(() => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve()))));
+  await page
+    .waitForFunction(
+      () =>
+        document
+          .getAnimations()
+          .every((a) => a.playState !== 'running' || a.effect?.getComputedTiming().iterations === Infinity),
+      undefined,
+      { timeout: timeoutMs, polling: 50 },
+    )
+    .catch(() => undefined); // still moving after timeoutMs: the picture is for a person, not a finding
+  await page.evaluate(
+    () => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve()))),
+  );
 }
 
 export interface UiFixture {
@@ -109,7 +136,10 @@ export function uiFixture(options: UiFixtureOptions = {}): UiFixture {
   const state: { engine?: ServedEngine; browser?: Browser; page?: Page } = {};
   const perTest: BrowserContext[] = [];
   const need = <T>(value: T | undefined, what: string): T => {
-    if (value === undefined) throw new Error(`uiFixture: no ${what} (${what === 'page' ? 'pass { page: {} } to uiFixture' : 'used before its beforeAll ran'})`);
+    if (value === undefined)
+      throw new Error(
+        `uiFixture: no ${what} (${what === 'page' ? 'pass { page: {} } to uiFixture' : 'used before its beforeAll ran'})`,
+      );
     return value;
   };
   beforeAll(async () => {
@@ -123,7 +153,8 @@ export function uiFixture(options: UiFixtureOptions = {}): UiFixture {
   }, 120_000);
   afterEach(async (ctx) => {
     // what the shared page showed when a step failed, for the person reading the failure
-    if (ctx.task.result?.state === 'fail' && state.page) await screenshot(state.page, `failed-${ctx.task.name.slice(0, 40).replace(/[^a-z0-9]+/gi, '-')}`);
+    if (ctx.task.result?.state === 'fail' && state.page)
+      await screenshot(state.page, `failed-${ctx.task.name.slice(0, 40).replace(/[^a-z0-9]+/gi, '-')}`);
     await Promise.all(perTest.splice(0).map((c) => c.close()));
   });
   afterAll(async () => {
@@ -141,7 +172,11 @@ export function uiFixture(options: UiFixtureOptions = {}): UiFixture {
       return need(state.page, 'page');
     },
     async newPage(pageOptions = {}) {
-      const { context, page } = await signedInPage(need(state.browser, 'browser'), need(state.engine, 'engine'), pageOptions);
+      const { context, page } = await signedInPage(
+        need(state.browser, 'browser'),
+        need(state.engine, 'engine'),
+        pageOptions,
+      );
       perTest.push(context);
       return page;
     },

@@ -15,10 +15,7 @@ export interface WaitForOptions {
  * slow machine fails only when the condition really never held. On the deadline it throws with
  * the message, the last value and (as `cause`) the last error.
  */
-export async function waitFor<T>(
-  fn: () => T | Promise<T>,
-  opts: WaitForOptions = {},
-): Promise<NonNullable<T>> {
+export async function waitFor<T>(fn: () => T | Promise<T>, opts: WaitForOptions = {}): Promise<NonNullable<T>> {
   const timeoutMs = opts.timeoutMs ?? 5_000;
   const intervalMs = opts.intervalMs ?? 20;
   const deadline = Date.now() + timeoutMs;
@@ -38,7 +35,8 @@ export async function waitFor<T>(
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
   const what = opts.message ?? 'condition not met';
-  const detail = lastError === undefined ? `last value: ${inspect(last, { depth: 4 })}` : `last error: ${String(lastError)}`;
+  const detail =
+    lastError === undefined ? `last value: ${inspect(last, { depth: 4 })}` : `last error: ${String(lastError)}`;
   throw new Error(`waitFor timed out after ${timeoutMs} ms: ${what} (${detail})`, { cause: lastError });
 }
 
@@ -62,7 +60,11 @@ export async function within(p: Promise<unknown>, ms: number): Promise<'resolved
  * watches for a time it chooses. Say at the call why that time is enough for the unwanted thing to
  * have shown if it were going to; a longer time never makes the test flaky, only slower.
  */
-export async function holdsFor(check: () => unknown, ms: number, opts: { intervalMs?: number; message?: string } = {}): Promise<void> {
+export async function holdsFor(
+  check: () => unknown,
+  ms: number,
+  opts: { intervalMs?: number; message?: string } = {},
+): Promise<void> {
   const intervalMs = opts.intervalMs ?? 100;
   const until = Date.now() + ms;
   for (;;) {
@@ -73,7 +75,11 @@ export async function holdsFor(check: () => unknown, ms: number, opts: { interva
     } catch (err) {
       error = err;
     }
-    if (!held) throw new Error(`holdsFor: ${opts.message ?? 'the condition'} stopped holding${error === undefined ? '' : `: ${String(error)}`}`, { cause: error });
+    if (!held)
+      throw new Error(
+        `holdsFor: ${opts.message ?? 'the condition'} stopped holding${error === undefined ? '' : `: ${String(error)}`}`,
+        { cause: error },
+      );
     if (Date.now() >= until) return;
     await new Promise((resolve) => setTimeout(resolve, Math.min(intervalMs, Math.max(0, until - Date.now()))));
   }

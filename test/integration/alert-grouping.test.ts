@@ -32,7 +32,15 @@ async function node(name: string, store: Store, clock: FakeClock, hook: WebhookR
     coordinator: new MemoryCoordinator(),
     clock,
     node: name,
-    channels: [new WebhookChannel({ name: 'hook', url: () => hook.url, shownUrl: 'hook', template: 'slack', headers: () => ({}) })],
+    channels: [
+      new WebhookChannel({
+        name: 'hook',
+        url: () => hook.url,
+        shownUrl: 'hook',
+        template: 'slack',
+        headers: () => ({}),
+      }),
+    ],
     settings: { ...DEFAULT_ALERT_SETTINGS, groupWindowMs: WINDOW },
     workflowAlerts: async () => ({ channels: ['hook'], rules: ['task_failed'] }),
     sweepMs: 30_000,
@@ -43,7 +51,10 @@ describe('a burst of failures', () => {
   it('50 failures in one minute, raised by two nodes: one immediate alert and one grouped summary', async () => {
     const hook = await startWebhookReceiver();
     const dir = tempDir('ax-alert-group-');
-    const [storeA, storeB] = [await openSqliteStore(path.join(dir, 'ax.db')), await openSqliteStore(path.join(dir, 'ax.db'))];
+    const [storeA, storeB] = [
+      await openSqliteStore(path.join(dir, 'ax.db')),
+      await openSqliteStore(path.join(dir, 'ax.db')),
+    ];
     cleanup.push(async () => {
       await hook.close();
       await storeA.close();
@@ -69,7 +80,9 @@ describe('a burst of failures', () => {
       }
     }
     await Promise.all([a.idle(), b.idle()]);
-    expect(hook.posts.map((p) => (p.body as { text: string }).text.split('\n')[0])).toEqual(['[FAILED] nightly-etl: task "t1" failed']);
+    expect(hook.posts.map((p) => (p.body as { text: string }).text.split('\n')[0])).toEqual([
+      '[FAILED] nightly-etl: task "t1" failed',
+    ]);
     const recorded = await storeA.listAlerts({ limit: 1000 });
     expect(recorded).toHaveLength(50);
     expect(recorded.filter((r) => r.kind === 'grouped')).toHaveLength(49);
@@ -79,7 +92,9 @@ describe('a burst of failures', () => {
     await Promise.all([b.sweep(), a.idle(), b.idle()]);
     await Promise.all([a.idle(), b.idle()]);
     expect(hook.posts).toHaveLength(2);
-    expect((hook.posts[1]?.body as { text: string }).text.split('\n')[0]).toBe('[FAILED] 49 more task failures of nightly-etl in 10m');
+    expect((hook.posts[1]?.body as { text: string }).text.split('\n')[0]).toBe(
+      '[FAILED] 49 more task failures of nightly-etl in 10m',
+    );
     const [summary] = await storeA.listAlerts({ limit: 1 });
     expect(summary).toMatchObject({ kind: 'summary', repeats: 49, state: 'sent', workflow: 'nightly-etl' });
     // Nothing more is due: another sweep sends nothing.
@@ -100,14 +115,25 @@ describe('a burst of failures', () => {
     const clock = new FakeClock(T0);
     const a = await node('node-a', store, clock, hook);
     const raise = (i: number) =>
-      a.raise({ rule: 'task_failed', subject: 'workflow:w', event: `instance:${i}`, workflow: 'w', severity: 'critical', title: `w: t${i} failed`, message: '' });
+      a.raise({
+        rule: 'task_failed',
+        subject: 'workflow:w',
+        event: `instance:${i}`,
+        workflow: 'w',
+        severity: 'critical',
+        title: `w: t${i} failed`,
+        message: '',
+      });
     raise(1);
     await a.idle();
     await clock.advance(WINDOW + 1_000);
     await a.idle();
     raise(2);
     await a.idle();
-    expect(hook.posts.map((p) => (p.body as { text: string }).text.split('\n')[0])).toEqual(['[FAILED] w: t1 failed', '[FAILED] w: t2 failed']);
+    expect(hook.posts.map((p) => (p.body as { text: string }).text.split('\n')[0])).toEqual([
+      '[FAILED] w: t1 failed',
+      '[FAILED] w: t2 failed',
+    ]);
   });
 });
 
@@ -122,13 +148,25 @@ describe('the store away', () => {
     });
     const clock = new FakeClock(T0);
     const center = new AlertCenter({
-    random: Math.random,
+      random: Math.random,
       store,
       coordinator: new MemoryCoordinator(),
       clock,
       node: 'node-a',
-      channels: [new WebhookChannel({ name: 'hook', url: () => hook.url, shownUrl: 'hook', template: 'slack', headers: () => ({}) })],
-      settings: { ...DEFAULT_ALERT_SETTINGS, engine: { channels: ['hook'], rules: ['store_unreachable'] }, groupWindowMs: WINDOW },
+      channels: [
+        new WebhookChannel({
+          name: 'hook',
+          url: () => hook.url,
+          shownUrl: 'hook',
+          template: 'slack',
+          headers: () => ({}),
+        }),
+      ],
+      settings: {
+        ...DEFAULT_ALERT_SETTINGS,
+        engine: { channels: ['hook'], rules: ['store_unreachable'] },
+        groupWindowMs: WINDOW,
+      },
       workflowAlerts: async () => undefined,
       sweepMs: 30_000,
     });
@@ -138,7 +176,9 @@ describe('the store away', () => {
       await center.idle();
       clock.jump(30_000);
     }
-    expect(hook.posts.map((p) => (p.body as { text: string }).text.split('\n')[0])).toEqual(['[FAILED] node-a cannot reach its store']);
+    expect(hook.posts.map((p) => (p.body as { text: string }).text.split('\n')[0])).toEqual([
+      '[FAILED] node-a cannot reach its store',
+    ]);
     // The next window, still away: told again.
     clock.jump(WINDOW);
     await center.sweep();
@@ -146,4 +186,3 @@ describe('the store away', () => {
     expect(hook.posts).toHaveLength(2);
   });
 });
-

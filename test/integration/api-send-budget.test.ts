@@ -31,9 +31,12 @@ describe('a client over its send budget', () => {
       raw.once('open', () => resolve());
       raw.once('error', reject);
     });
-    const closed = new Promise<{ code: number; reason: string }>((resolve) => raw.once('close', (code, reason) => resolve({ code, reason: String(reason) })));
+    const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+      raw.once('close', (code, reason) => resolve({ code, reason: String(reason) })),
+    );
     raw.pause();
-    for (let i = 1; i <= 200; i++) raw.send(JSON.stringify({ id: i, method: 'readLogs', params: [instanceId, 0, 10_000] }));
+    for (let i = 1; i <= 200; i++)
+      raw.send(JSON.stringify({ id: i, method: 'readLogs', params: [instanceId, 0, 10_000] }));
     const normal = await connectApi(`ws://127.0.0.1:${server.port}/api`, TOKEN);
     expect((await normal.engineInfo()).mode).toBe('solo');
     // it reads again only after the server gave up on it: what was queued, then the close frame

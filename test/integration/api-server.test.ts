@@ -38,7 +38,11 @@ afterAll(async () => {
 const codeOf = (url: string) => new URL(url).hash.replace('#code=', '');
 
 async function signIn(origin = base): Promise<string> {
-  const res = await fetch(`${base}/auth/session`, { method: 'POST', headers: { origin, 'content-type': 'application/json' }, body: JSON.stringify({ code: codeOf(server.signInUrl()) }) });
+  const res = await fetch(`${base}/auth/session`, {
+    method: 'POST',
+    headers: { origin, 'content-type': 'application/json' },
+    body: JSON.stringify({ code: codeOf(server.signInUrl()) }),
+  });
   expect(res.status).toBe(204);
   const cookie = res.headers.get('set-cookie') ?? '';
   expect(cookie).toMatch(/HttpOnly/);
@@ -74,7 +78,11 @@ describe('the page and sign-in', () => {
   it('a code works once; a replayed, unknown or foreign-origin code is refused', async () => {
     const code = codeOf(server.signInUrl());
     const post = (c: unknown, origin = base) =>
-      fetch(`${base}/auth/session`, { method: 'POST', headers: { origin, 'content-type': 'application/json' }, body: JSON.stringify({ code: c }) });
+      fetch(`${base}/auth/session`, {
+        method: 'POST',
+        headers: { origin, 'content-type': 'application/json' },
+        body: JSON.stringify({ code: c }),
+      });
     expect((await post(code, 'http://evil.example')).status).toBe(403);
     const first = await post(code);
     expect(first.status).toBe(204);
@@ -88,7 +96,9 @@ describe('the page and sign-in', () => {
 
   it('the API token mints codes for ax open; nothing else does', async () => {
     expect((await fetch(`${base}/auth/code`, { method: 'POST' })).status).toBe(401);
-    expect((await fetch(`${base}/auth/code`, { method: 'POST', headers: { authorization: 'Bearer wrong' } })).status).toBe(401);
+    expect(
+      (await fetch(`${base}/auth/code`, { method: 'POST', headers: { authorization: 'Bearer wrong' } })).status,
+    ).toBe(401);
     const res = await fetch(`${base}/auth/code`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}` } });
     expect(res.status).toBe(200);
     expect(((await res.json()) as { code: string }).code.length).toBeGreaterThan(20);
@@ -123,7 +133,9 @@ describe('the WebSocket', () => {
     await waitFor(() => got.length > 0, { timeoutMs: 5_000 });
     // The run's events went out before runToEnd saw its end, and the watched one has arrived: a
     // stray event to either client would be on the wire by now, so 300 ms more catches it.
-    await holdsFor(() => got.length === 1 && otherEvents === 0, 300, { message: 'no more events, none to the client that watches nothing' });
+    await holdsFor(() => got.length === 1 && otherEvents === 0, 300, {
+      message: 'no more events, none to the client that watches nothing',
+    });
     expect(got).toEqual([expect.objectContaining({ type: 'workflow', change: 'applied', workflow: 'watched' })]);
     expect(otherEvents).toBe(0);
     stop();
@@ -175,12 +187,20 @@ describe('downloads and webhooks', () => {
     const lines = (await res.text()).split('\n');
     expect(lines.slice(0, 2)).toEqual(['line-1', 'line-2']);
     expect(lines.filter((l) => l.startsWith('line-'))).toHaveLength(12_000);
-    expect((await fetch(`${base}/download/logs/${instances[0]?.id}`, { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(200);
+    expect(
+      (await fetch(`${base}/download/logs/${instances[0]?.id}`, { headers: { authorization: `Bearer ${TOKEN}` } }))
+        .status,
+    ).toBe(200);
   });
 
   it('the webhook token is read on every request: off, then written while serving, then used', async () => {
     await t.apply('workflow: hook\non_event: ping\ntasks:\n  a:\n    command: "true"\n');
-    const post = (token?: string) => fetch(`${base}/events/ping`, { method: 'POST', headers: token ? { authorization: `Bearer ${token}` } : {}, body: '{}' });
+    const post = (token?: string) =>
+      fetch(`${base}/events/ping`, {
+        method: 'POST',
+        headers: token ? { authorization: `Bearer ${token}` } : {},
+        body: '{}',
+      });
     expect((await post('x')).status).toBe(404);
     webhookToken = 'hook-secret-123456';
     expect((await post()).status).toBe(401);
@@ -192,10 +212,16 @@ describe('downloads and webhooks', () => {
     await t.engine.setSchedulingPaused(true, 'alice@laptop');
     const paused = await post('hook-secret-123456');
     expect(paused.status).toBe(409);
-    expect(((await paused.json()) as { error: string }).error).toMatch(/^scheduling is paused \(since .*, by alice@laptop\): event "ping" started nothing/);
+    expect(((await paused.json()) as { error: string }).error).toMatch(
+      /^scheduling is paused \(since .*, by alice@laptop\): event "ping" started nothing/,
+    );
     expect(await t.engine.listRuns({ workflow: 'hook' })).toHaveLength(1);
     await t.engine.setSchedulingPaused(false, 'alice@laptop');
-    const big = await fetch(`${base}/events/ping`, { method: 'POST', headers: { authorization: 'Bearer hook-secret-123456' }, body: 'x'.repeat(1024 * 1024 + 1) });
+    const big = await fetch(`${base}/events/ping`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer hook-secret-123456' },
+      body: 'x'.repeat(1024 * 1024 + 1),
+    });
     expect(big.status).toBe(413);
   });
 });
@@ -217,7 +243,10 @@ describe('request parameters', () => {
     send(5, 'listRuns', [{ limit: 5, bogus: true }]);
     await waitFor(() => replies.size === 5, { timeoutMs: 5_000 });
     raw.close();
-    expect(replies.get(1)?.error).toMatchObject({ code: 'validation', message: expect.stringMatching(/^apply\(param 2\): /) });
+    expect(replies.get(1)?.error).toMatchObject({
+      code: 'validation',
+      message: expect.stringMatching(/^apply\(param 2\): /),
+    });
     expect(replies.get(2)?.error?.message).toMatch(/^readLogs\(param 3\): /);
     expect(replies.get(3)?.error?.message).toMatch(/^getRun\(param 1\): /);
     expect(replies.get(4)?.error?.message).toMatch(/^unknown method "nope": the methods are apply, validate/);

@@ -66,7 +66,11 @@ describe('engine: apply and export', () => {
 
   it('applying the same spec again changes nothing: no new version, no audit entry', async () => {
     const auditBefore = await t.engine.listAudit(100);
-    expect(await t.engine.apply(parse(FULL), 'someone-else')).toEqual({ workflow: 'nightly-etl', version: 1, changed: false });
+    expect(await t.engine.apply(parse(FULL), 'someone-else')).toEqual({
+      workflow: 'nightly-etl',
+      version: 1,
+      changed: false,
+    });
     expect(await t.engine.listAudit(100)).toEqual(auditBefore);
     expect((await t.engine.listWorkflows()).find((w) => w.name === 'nightly-etl')?.version).toBe(1);
   });
@@ -107,13 +111,19 @@ tasks:
   });
 
   it('a real change makes a new version and export follows it; task ids of kept tasks stay', async () => {
-    const before = await t.engine.store.getWorkflowGraph((await t.engine.store.findWorkflowId('nightly-etl')) as number);
+    const before = await t.engine.store.getWorkflowGraph(
+      (await t.engine.store.findWorkflowId('nightly-etl')) as number,
+    );
     const changed = parse(FULL.replace('./clean.sh', './clean.sh --strict'));
     expect(await t.engine.apply(changed, 'test')).toEqual({ workflow: 'nightly-etl', version: 2, changed: true });
     expect(await t.engine.exportWorkflow('nightly-etl')).toStrictEqual(changed);
     const after = await t.engine.store.getWorkflowGraph(before?.id as number);
     expect(after?.tasks.map((task) => [task.name, task.id])).toEqual(before?.tasks.map((task) => [task.name, task.id]));
-    expect((await t.engine.listAudit(1))[0]).toMatchObject({ action: 'workflow.apply', object: 'workflow:nightly-etl', detail: 'version 2' });
+    expect((await t.engine.listAudit(1))[0]).toMatchObject({
+      action: 'workflow.apply',
+      object: 'workflow:nightly-etl',
+      detail: 'version 2',
+    });
   });
 
   it('refuses to export a workflow that does not exist, naming it', async () => {

@@ -19,7 +19,11 @@ afterAll(async () => {
 });
 
 async function readPid(file: string): Promise<number> {
-  return waitFor(() => (fs.existsSync(file) && fs.readFileSync(file, 'utf8').trim() ? Number(fs.readFileSync(file, 'utf8')) : undefined), { timeoutMs: 15_000, message: `no pid in ${file}` });
+  return waitFor(
+    () =>
+      fs.existsSync(file) && fs.readFileSync(file, 'utf8').trim() ? Number(fs.readFileSync(file, 'utf8')) : undefined,
+    { timeoutMs: 15_000, message: `no pid in ${file}` },
+  );
 }
 
 describe('cancelRun', () => {
@@ -41,17 +45,24 @@ tasks:
     const detail = await t.engine.cancelRun(run.id, { actor: 'anna@laptop' });
     expect(detail.run.state).toBe('CANCELLED');
     expect(detail.run.reason).toBe('cancelled by anna@laptop');
-    await waitFor(() => !processAlive(child), { timeoutMs: 5_000, message: 'the cancelled task\'s child process is still alive' });
+    await waitFor(() => !processAlive(child), {
+      timeoutMs: 5_000,
+      message: "the cancelled task's child process is still alive",
+    });
     const after = await waitFor(async () => {
       const d = await t.engine.getRun(run.id);
       return d.instances.every((i) => i.finishedAt !== undefined) ? d : undefined;
     });
     expect(after.instances.map((i) => `${i.taskName}:${i.state}`)).toEqual(['sleepy:CANCELLED']);
     const audit = await t.engine.listAudit(5);
-    expect(audit).toContainEqual(expect.objectContaining({ actor: 'anna@laptop', action: 'run.cancel', object: `run:${run.id}` }));
+    expect(audit).toContainEqual(
+      expect.objectContaining({ actor: 'anna@laptop', action: 'run.cancel', object: `run:${run.id}` }),
+    );
     // nothing is retried or started later: the engine ticks every 200 ms here, so in 1 s a retry
     // or a later start would have been made
-    await holdsFor(async () => (await t.engine.getRun(run.id)).instances.length === 1, 1_000, { message: 'one instance, no retry' });
+    await holdsFor(async () => (await t.engine.getRun(run.id)).instances.length === 1, 1_000, {
+      message: 'one instance, no retry',
+    });
     await expect(t.engine.cancelRun(run.id, { actor: 'test' })).rejects.toMatchObject({ code: 'conflict' });
   });
 
@@ -69,14 +80,19 @@ tasks:
     command: echo c
 `);
     const run = await t.engine.runWorkflow('one-task', { actor: 'test' });
-    await waitFor(async () => (await t.engine.getRun(run.id)).instances.find((i) => i.taskName === 'a' && i.state === 'RUNNING'), { timeoutMs: 10_000 });
+    await waitFor(
+      async () => (await t.engine.getRun(run.id)).instances.find((i) => i.taskName === 'a' && i.state === 'RUNNING'),
+      { timeoutMs: 10_000 },
+    );
     await t.engine.cancelRun(run.id, { task: 'a', actor: 'test' });
     const done = await t.waitRun(run.id);
     expect(done.run.state).toBe('FAILED');
     const states = Object.fromEntries(done.instances.map((i) => [i.taskName, i.state]));
     expect(states).toEqual({ a: 'CANCELLED', b: 'UPSTREAM_FAILED', c: 'SUCCESS' });
     expect(done.instances.filter((i) => i.taskName === 'a')).toHaveLength(1);
-    await expect(t.engine.cancelRun(run.id, { task: 'nope', actor: 'test' })).rejects.toMatchObject({ code: 'conflict' });
+    await expect(t.engine.cancelRun(run.id, { task: 'nope', actor: 'test' })).rejects.toMatchObject({
+      code: 'conflict',
+    });
   });
 
   it('a cancelled run does not block the next fire of an overlap-skip workflow', async () => {
@@ -90,12 +106,19 @@ tasks:
   stuck:
     command: sleep 60
 `);
-    const first = await waitFor(async () => (await t.engine.listRuns({ workflow: 'every-second', states: ['RUNNING'] }))[0], { timeoutMs: 10_000 });
+    const first = await waitFor(
+      async () => (await t.engine.listRuns({ workflow: 'every-second', states: ['RUNNING'] }))[0],
+      { timeoutMs: 10_000 },
+    );
     await t.engine.cancelRun(first.id, { actor: 'test' });
-    const next = await waitFor(async () => (await t.engine.listRuns({ workflow: 'every-second', states: ['RUNNING'] })).find((r) => r.id > first.id), {
-      timeoutMs: 10_000,
-      message: 'no run started after the cancel',
-    });
+    const next = await waitFor(
+      async () =>
+        (await t.engine.listRuns({ workflow: 'every-second', states: ['RUNNING'] })).find((r) => r.id > first.id),
+      {
+        timeoutMs: 10_000,
+        message: 'no run started after the cancel',
+      },
+    );
     await t.engine.setEnabled('every-second', false, 'test');
     await t.engine.cancelRun(next.id, { actor: 'test' });
     expect(next.logicalTime).toBeGreaterThan(first.logicalTime);

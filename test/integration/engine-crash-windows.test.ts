@@ -31,16 +31,44 @@ describe('a crash between a run and its root instances', () => {
     const graph = await store.getWorkflowGraph(workflowId);
     const a = graph?.tasks.find((x) => x.name === 'a');
     const now = Date.now();
-    const bare = await createRun(store, { workflowId, state: 'RUNNING', trigger: 'manual', triggeredBy: 'test', logicalTime: now, createdAt: now });
-    const half = await createRun(store, { workflowId, state: 'RUNNING', trigger: 'manual', triggeredBy: 'test', logicalTime: now, createdAt: now });
-    await store.createInstance({ runId: half?.id as number, workflowId, taskId: a?.id as number, taskName: 'a', attempt: 1, state: 'WAITING', notBefore: now, createdAt: now });
+    const bare = await createRun(store, {
+      workflowId,
+      state: 'RUNNING',
+      trigger: 'manual',
+      triggeredBy: 'test',
+      logicalTime: now,
+      createdAt: now,
+    });
+    const half = await createRun(store, {
+      workflowId,
+      state: 'RUNNING',
+      trigger: 'manual',
+      triggeredBy: 'test',
+      logicalTime: now,
+      createdAt: now,
+    });
+    await store.createInstance({
+      runId: half?.id as number,
+      workflowId,
+      taskId: a?.id as number,
+      taskName: 'a',
+      attempt: 1,
+      state: 'WAITING',
+      notBefore: now,
+      createdAt: now,
+    });
     await store.close();
 
     t = await startTestEngine({ dir: dead.dir });
     for (const run of [bare, half]) {
       const done = await t.waitRun(run?.id as number);
       expect(done.run.state, JSON.stringify(done.instances)).toBe('SUCCESS');
-      expect(done.instances.map((i) => `${i.taskName}#${i.attempt}=${i.state}`).sort()).toEqual(['a#1=SUCCESS', 'after#1=SUCCESS', 'b#1=SUCCESS', 'c#1=SUCCESS']);
+      expect(done.instances.map((i) => `${i.taskName}#${i.attempt}=${i.state}`).sort()).toEqual([
+        'a#1=SUCCESS',
+        'after#1=SUCCESS',
+        'b#1=SUCCESS',
+        'c#1=SUCCESS',
+      ]);
     }
   });
 });

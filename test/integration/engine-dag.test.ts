@@ -103,7 +103,9 @@ tasks:
   it('runs a join once when its many upstreams finish at about the same moment', async () => {
     const fan = Array.from({ length: 20 }, (_, i) => `m${i}`);
     const tasks = fan.map((m) => `  ${m}:\n    command: "true"\n    upstream: [root]\n`).join('');
-    await t.apply(`workflow: fan-in\ntasks:\n  root:\n    command: "true"\n${tasks}  join:\n    command: echo joined\n    upstream: [${fan.join(', ')}]\n`);
+    await t.apply(
+      `workflow: fan-in\ntasks:\n  root:\n    command: "true"\n${tasks}  join:\n    command: echo joined\n    upstream: [${fan.join(', ')}]\n`,
+    );
     const { run, instances } = await t.runToEnd('fan-in');
     expect(run.state).toBe('SUCCESS');
     const tasksByName = byTask(instances);

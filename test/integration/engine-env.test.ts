@@ -21,7 +21,9 @@ afterAll(async () => {
 
 /** Lines "NAME=value" as a map (a value may contain "="). */
 function vars(lines: string[]): Map<string, string> {
-  return new Map(lines.filter((l) => l.includes('=')).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+  return new Map(
+    lines.filter((l) => l.includes('=')).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+  );
 }
 
 // POSIX shells and process groups: these do not exist on Windows.

@@ -30,7 +30,8 @@ function attempts(instances: InstanceRecord[], task: string): InstanceRecord[] {
   return instances.filter((i) => i.taskName === task).sort((a, b) => a.attempt - b.attempt);
 }
 
-const gap = (prev: InstanceRecord, next: InstanceRecord): number => (next.startedAt as number) - (prev.finishedAt as number);
+const gap = (prev: InstanceRecord, next: InstanceRecord): number =>
+  (next.startedAt as number) - (prev.finishedAt as number);
 
 // POSIX shells and process groups: these do not exist on Windows.
 describe.skipIf(process.platform === 'win32')('engine: retries', () => {

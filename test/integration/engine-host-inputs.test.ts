@@ -41,11 +41,15 @@ describe("the host's time zone", () => {
     cleanups.push(() => engine.dispose());
 
     expect((await engine.engineInfo()).timezone).toBe('Asia/Tokyo');
-    const report = await engine.validate({ text: 'workflow: w\nschedule:\n  cron: "0 9 * * *"\ntasks:\n  a:\n    command: x\n' });
+    const report = await engine.validate({
+      text: 'workflow: w\nschedule:\n  cron: "0 9 * * *"\ntasks:\n  a:\n    command: x\n',
+    });
     expect(report.spec?.schedule).toMatchObject({ cron: '0 9 * * *', timezone: 'Asia/Tokyo' });
     expect((await engine.nextFires({ cron: '0 9 * * *' }, 1)).timezone).toBe('Asia/Tokyo');
     // A zone named wins over the host's.
-    expect((await engine.nextFires({ cron: '0 9 * * *', timezone: 'Europe/Berlin' }, 1)).timezone).toBe('Europe/Berlin');
+    expect((await engine.nextFires({ cron: '0 9 * * *', timezone: 'Europe/Berlin' }, 1)).timezone).toBe(
+      'Europe/Berlin',
+    );
 
     // The machine moved (a laptop travels): the next answer follows.
     zone = 'America/New_York';
@@ -56,8 +60,26 @@ describe("the host's time zone", () => {
 
 /** A graph of `count` independent tasks (no edges): enough to be indexed in several slices. */
 function wideGraph(count: number): WorkflowGraph {
-  const task = (id: number) => ({ id, workflowId: 1, name: `t${id}`, command: 'true', env: {}, retries: 0, retryBackoff: 'fixed', labels: [] }) as unknown as TaskDefinition;
-  return { id: 1, name: 'wide', enabled: true, version: 1, routing: 'least_busy', tasks: Array.from({ length: count }, (_, i) => task(i + 1)), edges: [] };
+  const task = (id: number) =>
+    ({
+      id,
+      workflowId: 1,
+      name: `t${id}`,
+      command: 'true',
+      env: {},
+      retries: 0,
+      retryBackoff: 'fixed',
+      labels: [],
+    }) as unknown as TaskDefinition;
+  return {
+    id: 1,
+    name: 'wide',
+    enabled: true,
+    version: 1,
+    routing: 'least_busy',
+    tasks: Array.from({ length: count }, (_, i) => task(i + 1)),
+    edges: [],
+  };
 }
 
 describe('indexing a large graph', () => {
@@ -78,10 +100,14 @@ describe('indexing a large graph', () => {
     let ranDuringIndexing = false;
     setImmediate(() => (queuedRan = true));
     const graphStore = { getWorkflowGraph: async () => wideGraph(12_000) } as unknown as Store;
-    const cache = new WorkflowCache(graphStore, () => 0, async () => {
-      await nextTurn();
-      ranDuringIndexing ||= queuedRan;
-    });
+    const cache = new WorkflowCache(
+      graphStore,
+      () => 0,
+      async () => {
+        await nextTurn();
+        ranDuringIndexing ||= queuedRan;
+      },
+    );
     expect((await cache.get(1))?.roots).toHaveLength(12_000);
     expect(ranDuringIndexing).toBe(true);
   });

@@ -38,7 +38,10 @@ function hostEnv(dataDir: string): NodeJS.ProcessEnv {
     AXT_DATA_DIR: dataDir,
     AX_ENGINE_CONFIG: JSON.stringify(FAST_CONFIG),
     AX_MYSQL_URL: 'mysql://ax:host-pw-771@db:3306/ax',
-    [DESKTOP_SECRETS_ENV]: JSON.stringify({ mysql: 'mysql://ax:desk-pw-771@db:3306/ax', tasks: { 'api-key': 'task-sec-771' } }),
+    [DESKTOP_SECRETS_ENV]: JSON.stringify({
+      mysql: 'mysql://ax:desk-pw-771@db:3306/ax',
+      tasks: { 'api-key': 'task-sec-771' },
+    }),
   };
 }
 
@@ -51,13 +54,27 @@ describe.skipIf(process.platform === 'win32')('the desktop engine host', () => {
     await host.ready;
     const events: EngineEvent[] = [];
     await ui.subscribe(['runs'], (e) => events.push(e));
-    await applyText(ui, 'workflow: envy\ntasks:\n  show:\n    command: env\n    env: { API_KEY: { secret: api-key } }\n');
+    await applyText(
+      ui,
+      'workflow: envy\ntasks:\n  show:\n    command: env\n    env: { API_KEY: { secret: api-key } }\n',
+    );
     const run = await ui.runWorkflow('envy', { actor: 'ui' });
-    await waitFor(() => events.some((e) => e.type === 'run' && e.runId === run.id && e.state === 'SUCCESS'), { timeoutMs: 15_000, message: 'no SUCCESS event' });
+    await waitFor(() => events.some((e) => e.type === 'run' && e.runId === run.id && e.state === 'SUCCESS'), {
+      timeoutMs: 15_000,
+      message: 'no SUCCESS event',
+    });
     const detail = await ui.getRun(run.id);
     const lines = (await ui.readLogs(detail.instances[0]!.id, 0, 1000)).map((l) => l.line);
     const names = lines.filter((l) => l.includes('=')).map((l) => l.slice(0, l.indexOf('=')));
-    expect(names.filter((k) => k.startsWith('AX_')).sort()).toEqual(['AX_ATTEMPT', 'AX_INSTANCE_ID', 'AX_LOGICAL_TIME', 'AX_RUN_ID', 'AX_SPAWN_ID', 'AX_TASK', 'AX_WORKFLOW']);
+    expect(names.filter((k) => k.startsWith('AX_')).sort()).toEqual([
+      'AX_ATTEMPT',
+      'AX_INSTANCE_ID',
+      'AX_LOGICAL_TIME',
+      'AX_RUN_ID',
+      'AX_SPAWN_ID',
+      'AX_TASK',
+      'AX_WORKFLOW',
+    ]);
     expect(lines).toContain('API_KEY=***');
     expect(lines.join('\n')).not.toMatch(/host-pw|desk-pw|task-sec/);
     expect(await host.stop(5_000)).toEqual({ code: 0, signal: null });

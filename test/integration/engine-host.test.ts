@@ -68,7 +68,13 @@ describe('the UI drives the host over the port', () => {
     // Clients made before the engine runs: their requests wait for it.
     const ui = host.connect();
     const other = host.connect();
-    expect(await host.ready).toEqual({ type: 'ready', pid: host.child.pid, dataDir, version: VERSION, recovery: NO_RECOVERY });
+    expect(await host.ready).toEqual({
+      type: 'ready',
+      pid: host.child.pid,
+      dataDir,
+      version: VERSION,
+      recovery: NO_RECOVERY,
+    });
 
     const uiEvents: EngineEvent[] = [];
     const otherEvents: EngineEvent[] = [];
@@ -77,20 +83,31 @@ describe('the UI drives the host over the port', () => {
     await applyText(ui, 'workflow: talk\ntasks:\n  say:\n    command: "echo one; sleep 1; echo two; echo three"\n');
     const run = await ui.runWorkflow('talk', { actor: 'ui' });
 
-    const running = await waitFor(() => uiEvents.find((e) => e.type === 'instance' && e.runId === run.id && e.state === 'RUNNING'), {
-      timeoutMs: 10_000,
-      message: 'no RUNNING event',
-    });
+    const running = await waitFor(
+      () => uiEvents.find((e) => e.type === 'instance' && e.runId === run.id && e.state === 'RUNNING'),
+      {
+        timeoutMs: 10_000,
+        message: 'no RUNNING event',
+      },
+    );
     const instanceId = (running as Extract<EngineEvent, { type: 'instance' }>).instanceId;
     const live: string[] = [];
     await ui.subscribe([`log:${instanceId}`], (e) => e.type === 'log' && live.push(e.line));
-    await waitFor(() => uiEvents.some((e) => e.type === 'run' && e.runId === run.id && e.state === 'SUCCESS'), { timeoutMs: 15_000, message: 'no SUCCESS event' });
+    await waitFor(() => uiEvents.some((e) => e.type === 'run' && e.runId === run.id && e.state === 'SUCCESS'), {
+      timeoutMs: 15_000,
+      message: 'no SUCCESS event',
+    });
     await waitFor(() => live.includes('three'), { message: 'the live log lines did not arrive' });
     expect(live.slice(-2)).toEqual(['two', 'three']);
     expect((await ui.readLogs(instanceId, 0, 100)).map((l) => l.line)).toEqual(['one', 'two', 'three']);
 
     // Both at once, interleaved on the one channel: each reply reaches its own caller.
-    const [detail, workflows, info, runs] = await Promise.all([ui.getRun(run.id), other.listWorkflows(), other.engineInfo(), ui.listRuns({ workflow: 'talk' })]);
+    const [detail, workflows, info, runs] = await Promise.all([
+      ui.getRun(run.id),
+      other.listWorkflows(),
+      other.engineInfo(),
+      ui.listRuns({ workflow: 'talk' }),
+    ]);
     expect(detail.run.state).toBe('SUCCESS');
     expect(workflows.map((w) => w.name)).toEqual(['talk']);
     expect(info).toMatchObject({ mode: 'solo', dataDir, version: VERSION });
@@ -116,9 +133,17 @@ describe('the UI drives the host over the port', () => {
     await applyText(ui, 'workflow: broken\ntasks:\n  fail:\n    command: "exit 2"\n');
     const run = await ui.runWorkflow('broken', { actor: 'ui' });
     const got = await waitFor(() => alerts[0], { timeoutMs: 15_000, message: 'no desktop-alert' });
-    expect(got).toMatchObject({ rule: 'run_failed', kind: 'immediate', workflow: 'broken', runId: run.id, title: `broken: run #${run.id} failed: task "fail" failed after 1 attempt(s)` });
+    expect(got).toMatchObject({
+      rule: 'run_failed',
+      kind: 'immediate',
+      workflow: 'broken',
+      runId: run.id,
+      title: `broken: run #${run.id} failed: task "fail" failed after 1 attempt(s)`,
+    });
     expect(await ui.listAlertChannels()).toEqual([{ name: 'desktop', kind: 'desktop', target: 'this desktop app' }]);
-    await waitFor(async () => (await ui.listAlerts({}))[0]?.state === 'sent', { message: 'the alert recorded as sent' });
+    await waitFor(async () => (await ui.listAlerts({}))[0]?.state === 'sent', {
+      message: 'the alert recorded as sent',
+    });
     expect(await host.stop(5_000)).toEqual({ code: 0, signal: null });
   });
 
@@ -131,7 +156,9 @@ describe('the UI drives the host over the port', () => {
     const overSocket = await connectApi(`ws://127.0.0.1:${server.port}/api`, 'test-token-0123456789abcdef0123456789');
     try {
       // A whole spec (defaults filled in by validate), then made circular: only the cycle is wrong.
-      const { spec } = await overPort.validate({ text: 'workflow: loop\ntasks:\n  a:\n    command: "true"\n  b:\n    command: "true"\n    upstream: [a]\n' });
+      const { spec } = await overPort.validate({
+        text: 'workflow: loop\ntasks:\n  a:\n    command: "true"\n  b:\n    command: "true"\n    upstream: [a]\n',
+      });
       const loop = structuredClone(spec as NonNullable<typeof spec>);
       (loop.tasks[0] as { upstream: string[] }).upstream = ['b'];
       const calls: [RegExp, (api: ApiClient) => Promise<unknown>][] = [
@@ -148,7 +175,10 @@ describe('the UI drives the host over the port', () => {
         );
       for (const [says, call] of calls) {
         const viaPort = await errorOf(call(overPort));
-        expect(viaPort).toMatchObject({ code: expect.stringMatching(/^(validation|not_found)$/), message: expect.stringMatching(says) });
+        expect(viaPort).toMatchObject({
+          code: expect.stringMatching(/^(validation|not_found)$/),
+          message: expect.stringMatching(says),
+        });
         expect(viaPort).toEqual(await errorOf(call(overSocket)));
       }
     } finally {
@@ -171,7 +201,18 @@ describe('the UI drives the host over the port', () => {
     // The refusal comes at once; the request's reply after its (asynchronous) dispatch.
     expect(replies).toEqual([
       { type: 'closed', client: 2000, reason: 'no client 2000: send {type: "open"} first' },
-      { type: 'api', client: 1000, message: { id: 7, error: { code: 'validation', message: expect.stringMatching(/^unknown method "nope": the methods are apply, /), problems: [] } } },
+      {
+        type: 'api',
+        client: 1000,
+        message: {
+          id: 7,
+          error: {
+            code: 'validation',
+            message: expect.stringMatching(/^unknown method "nope": the methods are apply, /),
+            problems: [],
+          },
+        },
+      },
     ]);
   });
 });
@@ -202,14 +243,18 @@ describe('the host process', () => {
     expect(info.recovery).toEqual({ failed: 1, requeued: 0, killed: 0 });
     const detail = await second.connect().getRun(run.id);
     expect(detail.run.state).toBe('FAILED');
-    expect(detail.instances).toEqual([expect.objectContaining({ taskName: 'sleeper', state: 'FAILED', reason: 'engine restarted' })]);
+    expect(detail.instances).toEqual([
+      expect.objectContaining({ taskName: 'sleeper', state: 'FAILED', reason: 'engine restarted' }),
+    ]);
   });
 
   it('a second host on a held data dir is refused, naming the holder, and exits 4', async () => {
     const first = startHost();
     await first.ready;
     const second = startHost();
-    await expect(second.ready).rejects.toThrow(/another AX engine is running on .*pid \d+ .*"engine host \(desktop app\)"/);
+    await expect(second.ready).rejects.toThrow(
+      /another AX engine is running on .*pid \d+ .*"engine host \(desktop app\)"/,
+    );
     expect(await second.exited).toEqual({ code: 4, signal: null });
     expect(second.stderr()).toMatch(/^ax engine host: another AX engine is running on /);
     expect((await first.connect().engineInfo()).dataDir).toBe(dataDir);
@@ -221,7 +266,10 @@ describe('the host process', () => {
     await host.ready;
     await applyText(api, 'workflow: slow\ntasks:\n  nap:\n    command: "sleep 1; echo finished"\n');
     const run = await api.runWorkflow('slow', { actor: 'ui' });
-    await waitFor(async () => (await api.getRun(run.id)).instances[0]?.state === 'RUNNING', { timeoutMs: 10_000, message: 'the task did not start' });
+    await waitFor(async () => (await api.getRun(run.id)).instances[0]?.state === 'RUNNING', {
+      timeoutMs: 10_000,
+      message: 'the task did not start',
+    });
 
     const exit = host.stop(20_000);
     expect(await api.closed).toBe('the engine is stopping');
@@ -255,7 +303,9 @@ describe('the host process', () => {
     const [listed] = await api.listRuns({ workflow: 'hello' });
     expect(listed?.state).toBe('SUCCESS');
     const detail = await api.getRun(listed?.id as number);
-    expect((await api.readLogs(detail.instances[0]?.id as number, 0, 10)).map((l) => l.line)).toEqual(['hi from the host']);
+    expect((await api.readLogs(detail.instances[0]?.id as number, 0, 10)).map((l) => l.line)).toEqual([
+      'hi from the host',
+    ]);
 
     expect(await host.stop(5_000)).toEqual({ code: 0, signal: null });
     expect(readLockFile(dataDir)).toBeUndefined();
@@ -279,15 +329,22 @@ console.log(JSON.stringify(await host.ready));
 setInterval(() => undefined, 1 << 30);
 `,
     );
-    const parent = spawn(process.execPath, ['--import', 'tsx', script, dataDir], { cwd: REPO, env: hostEnv(), stdio: ['ignore', 'pipe', 'inherit'] });
+    const parent = spawn(process.execPath, ['--import', 'tsx', script, dataDir], {
+      cwd: REPO,
+      env: hostEnv(),
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     parent.stdout.on('data', (chunk: Buffer) => (out += String(chunk)));
     const parentExit = new Promise((resolve) => parent.on('exit', resolve));
     try {
-      const info = await waitFor(() => (out.includes('\n') ? (JSON.parse(out.split('\n')[0] as string) as { pid: number }) : undefined), {
-        timeoutMs: 30_000,
-        message: 'the parent did not report its host ready',
-      });
+      const info = await waitFor(
+        () => (out.includes('\n') ? (JSON.parse(out.split('\n')[0] as string) as { pid: number }) : undefined),
+        {
+          timeoutMs: 30_000,
+          message: 'the parent did not report its host ready',
+        },
+      );
       expect(processAlive(info.pid)).toBe(true);
       parent.kill('SIGKILL');
       await parentExit;
@@ -305,14 +362,23 @@ describe('the utilityProcess side: a MessagePort per client', () => {
     // Node's MessagePort in the shape of Electron's MessagePortMain (whose events carry {data}).
     const asMain = (port: NodeMessagePort): PortLike => ({
       on: (event: 'message' | 'close', listener: (e: { data: unknown }) => void) =>
-        event === 'message' ? port.on('message', (data) => listener({ data })) : port.on('close', () => listener({ data: undefined })),
+        event === 'message'
+          ? port.on('message', (data) => listener({ data }))
+          : port.on('close', () => listener({ data: undefined })),
       start: () => port.start(),
       postMessage: (message) => port.postMessage(message),
       close: () => port.close(),
     });
     const t = await startTestEngine();
     const posted: HostMessage[] = [];
-    const clients = new HostClients(t.engine, { kind: 'parentPort', post: (m) => posted.push(m), onMessage: () => undefined, onGone: () => undefined, backlogged: () => false, flushed: async () => undefined });
+    const clients = new HostClients(t.engine, {
+      kind: 'parentPort',
+      post: (m) => posted.push(m),
+      onMessage: () => undefined,
+      onGone: () => undefined,
+      backlogged: () => false,
+      flushed: async () => undefined,
+    });
     const connect = () => {
       const { port1, port2 } = new MessageChannel();
       clients.addPort(asMain(port2));

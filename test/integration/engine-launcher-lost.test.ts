@@ -17,7 +17,10 @@ const pids: number[] = [];
 const launcherAlerts: string[] = [];
 
 beforeAll(async () => {
-  runner = new LauncherProcessRunner({ killGraceMs: FAST_CONFIG.killGraceMs as number, onAlert: (m) => launcherAlerts.push(m) });
+  runner = new LauncherProcessRunner({
+    killGraceMs: FAST_CONFIG.killGraceMs as number,
+    onAlert: (m) => launcherAlerts.push(m),
+  });
   t = await startTestEngine({ runner });
   scratch = tempDir('ax-launcher-lost-');
 });
@@ -34,7 +37,8 @@ describe.skipIf(process.platform !== 'linux')('a task launcher killed on its own
   it('fails its running instances over without spending a retry; the re-runs and later tasks run', async () => {
     // The first attempt of each task sleeps; a later one finishes at once.
     const marker = (name: string) => path.join(scratch, name);
-    const command = (name: string) => `if [ -e '${marker(name)}' ]; then echo "second $AX_ATTEMPT"; else touch '${marker(name)}'; echo first; sleep 300; fi`;
+    const command = (name: string) =>
+      `if [ -e '${marker(name)}' ]; then echo "second $AX_ATTEMPT"; else touch '${marker(name)}'; echo first; sleep 300; fi`;
     await t.apply(`workflow: lost
 tasks:
   a:
@@ -48,7 +52,9 @@ tasks:
     const run = await t.engine.runWorkflow('lost', { actor: 'test' });
     const running = await waitFor(
       async () => {
-        const list = (await t.engine.getRun(run.id)).instances.filter((i) => i.state === 'RUNNING' && i.pid !== undefined);
+        const list = (await t.engine.getRun(run.id)).instances.filter(
+          (i) => i.state === 'RUNNING' && i.pid !== undefined,
+        );
         if (list.length < 2) return undefined;
         // Output still on its way from the launcher would be lost with it: wait until it is in.
         const logs = await Promise.all(list.map((i) => t.logText(i.id)));
@@ -80,7 +86,11 @@ tasks:
       expect(await t.logText(rerun?.id as number)).toContain('second 2');
       expect(await t.logText(lost?.id as number)).toEqual(['first', lost?.reason]);
     }
-    expect(launcherAlerts.some((a) => /^task launcher \(pid \d+\) was killed by SIGKILL: \d running task\(s\) lost with it fail over/.test(a))).toBe(true);
+    expect(
+      launcherAlerts.some((a) =>
+        /^task launcher \(pid \d+\) was killed by SIGKILL: \d running task\(s\) lost with it fail over/.test(a),
+      ),
+    ).toBe(true);
     expect(runner.launcherPids().some((p) => launchers.includes(p))).toBe(false);
 
     // Later runs go through the new launcher(s).

@@ -83,7 +83,8 @@ tasks:
     const runs = await third.engine.listRuns({ limit: 10 });
     expect(runs.length).toBeGreaterThanOrEqual(2);
     for (const r of runs) {
-      for (const inst of (await third.engine.getRun(r.id)).instances) expect(await third.engine.readLogs(inst.id, 0, 100)).toEqual([]);
+      for (const inst of (await third.engine.getRun(r.id)).instances)
+        expect(await third.engine.readLogs(inst.id, 0, 100)).toEqual([]);
     }
     // logs written after the purge are kept: it runs on the first tick, then only hourly
     const fresh = await onlyInstance(third, 'old-job');

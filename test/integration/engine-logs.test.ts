@@ -27,7 +27,11 @@ afterAll(async () => {
 
 async function allLogs(instanceId: number): Promise<LogLine[]> {
   const out: LogLine[] = [];
-  for (let page = await t.engine.readLogs(instanceId, 0, 10_000); page.length > 0; page = await t.engine.readLogs(instanceId, out.at(-1)?.seq ?? 0, 10_000)) {
+  for (
+    let page = await t.engine.readLogs(instanceId, 0, 10_000);
+    page.length > 0;
+    page = await t.engine.readLogs(instanceId, out.at(-1)?.seq ?? 0, 10_000)
+  ) {
     out.push(...page);
   }
   return out;
@@ -81,7 +85,10 @@ describe.skipIf(process.platform === 'win32')('engine: log limits', () => {
 
     // one notice where the cap was reached, and the log ends with what was not stored
     const notices = logs.filter((l) => l.stream === 'system');
-    expect(notices.map((l) => l.line.slice(0, 40))).toEqual(['[output over the 5 MB log limit is not s', '[output past the 5 MB limit: 120 MB (192']);
+    expect(notices.map((l) => l.line.slice(0, 40))).toEqual([
+      '[output over the 5 MB log limit is not s',
+      '[output past the 5 MB limit: 120 MB (192',
+    ]);
     expect(logs.at(-1)).toEqual(notices[1]);
     const stdout = logs.filter((l) => l.stream === 'stdout');
     expect(stdout.length).toBeGreaterThan(0);
@@ -97,7 +104,10 @@ describe.skipIf(process.platform === 'win32')('engine: log limits', () => {
 
   it('stores binary output as readable text, line by line', async () => {
     const blob = path.join(scratch, 'random.bin');
-    const { run, logs } = await runOne('logs-binary', `head -c 100000 /dev/urandom > ${JSON.stringify(blob)}; cat ${JSON.stringify(blob)}`);
+    const { run, logs } = await runOne(
+      'logs-binary',
+      `head -c 100000 /dev/urandom > ${JSON.stringify(blob)}; cat ${JSON.stringify(blob)}`,
+    );
     expect(run.state).toBe('SUCCESS');
     // What the line splitter promises: split at \n, a line keeps its last non-empty \r segment
     // (a CRLF's \r ends an empty one), invalid UTF-8 and control characters (but \t) replaced
@@ -183,10 +193,17 @@ describe.skipIf(process.platform === 'win32')('engine: logs of tasks finishing t
       // load (output still unread when the exit arrives and the event loop stalls past the
       // runner's 200 ms stream wait is lost before it reaches the log writer); the tasks still
       // end within a few ms of each other.
-      const tasks = Array.from({ length: 20 }, (_, k) => `  t${k}:\n    command: ${JSON.stringify(`while [ ! -e ${gate} ]; do sleep 0.02; done; for i in $(seq 1 40); do echo "t${k} line $i"; done; sleep 0.3`)}`);
+      const tasks = Array.from(
+        { length: 20 },
+        (_, k) =>
+          `  t${k}:\n    command: ${JSON.stringify(`while [ ! -e ${gate} ]; do sleep 0.02; done; for i in $(seq 1 40); do echo "t${k} line $i"; done; sleep 0.3`)}`,
+      );
       await e.apply(`workflow: together\ntasks:\n${tasks.join('\n')}\n`);
       const run = await e.engine.runWorkflow('together', { actor: 'test' });
-      await waitFor(async () => (await e.engine.getRun(run.id)).instances.filter((i) => i.state === 'RUNNING').length === 20, { timeoutMs: 30_000, message: 'the twenty tasks to run' });
+      await waitFor(
+        async () => (await e.engine.getRun(run.id)).instances.filter((i) => i.state === 'RUNNING').length === 20,
+        { timeoutMs: 30_000, message: 'the twenty tasks to run' },
+      );
       const before = commits.count;
       fs.writeFileSync(gate, '');
       const detail = await e.waitRun(run.id);
@@ -199,7 +216,10 @@ describe.skipIf(process.platform === 'win32')('engine: logs of tasks finishing t
         if (final !== lines) late.push({ id, atOutcome: lines, final });
       }
       expect(late, 'instances whose log grew after their outcome was written').toEqual([]);
-      expect([...atOutcome].filter(([, lines]) => lines !== 40), 'instances whose log was short at their outcome').toEqual([]);
+      expect(
+        [...atOutcome].filter(([, lines]) => lines !== 40),
+        'instances whose log was short at their outcome',
+      ).toEqual([]);
       // 800 lines in batches of 500: at least two commits by size alone; a commit per finishing task was twenty.
       expect(commits.count - before).toBeLessThanOrEqual(8);
     } finally {

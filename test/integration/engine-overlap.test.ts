@@ -59,7 +59,10 @@ function expectOneRunPerSecond(runs: RunRecord[]): void {
 function expectOneAtATime(executed: RunRecord[]): void {
   const sorted = [...executed].sort((a, b) => (a.startedAt as number) - (b.startedAt as number));
   for (let i = 1; i < sorted.length; i++) {
-    expect(sorted[i]?.startedAt, `run #${sorted[i]?.id} started after #${sorted[i - 1]?.id} finished`).toBeGreaterThanOrEqual(sorted[i - 1]?.finishedAt as number);
+    expect(
+      sorted[i]?.startedAt,
+      `run #${sorted[i]?.id} started after #${sorted[i - 1]?.id} finished`,
+    ).toBeGreaterThanOrEqual(sorted[i - 1]?.finishedAt as number);
   }
 }
 
@@ -76,7 +79,10 @@ tasks:
   quick:
     command: "true"
 `);
-    await waitFor(async () => (await runsOf('disable-race')).length >= 1, { timeoutMs: 5_000, message: 'a first fire' });
+    await waitFor(async () => (await runsOf('disable-race')).length >= 1, {
+      timeoutMs: 5_000,
+      message: 'a first fire',
+    });
     // Disable 40 ms before a whole second: the timer for that fire is already set.
     await letTimePass(1000 - (Date.now() % 1000) + 960);
     await t.engine.setEnabled('disable-race', false, 'test');
@@ -107,13 +113,18 @@ describe.skipIf(process.platform === 'win32')('engine: cron overlap policy', () 
     await waitFor(
       async () => {
         const runs = await runsOf('overlap-skip');
-        return runs.filter((r) => r.state === 'SKIPPED').length >= 3 && runs.filter((r) => r.state === 'SUCCESS').length >= 1;
+        return (
+          runs.filter((r) => r.state === 'SKIPPED').length >= 3 && runs.filter((r) => r.state === 'SUCCESS').length >= 1
+        );
       },
       { timeoutMs: 20_000, intervalMs: 100, message: 'three skipped fires and a finished run' },
     );
     const disabledAt = await disableAndSettle('overlap-skip');
     const runs = await runsOf('overlap-skip');
-    expect(runs.every((r) => r.createdAt <= disabledAt), 'no fire after the workflow was disabled').toBe(true);
+    expect(
+      runs.every((r) => r.createdAt <= disabledAt),
+      'no fire after the workflow was disabled',
+    ).toBe(true);
     expectOneRunPerSecond(runs);
 
     const executed = runs.filter((r) => r.state !== 'SKIPPED');
@@ -156,7 +167,10 @@ describe.skipIf(process.platform === 'win32')('engine: cron overlap policy', () 
     }
     expect(sawQueued).toBeGreaterThanOrEqual(2);
     expect(maxRunning).toBe(1);
-    expect(runs.every((r) => r.createdAt <= disabledAt), 'no fire after the workflow was disabled').toBe(true);
+    expect(
+      runs.every((r) => r.createdAt <= disabledAt),
+      'no fire after the workflow was disabled',
+    ).toBe(true);
     expect(runs.length).toBeGreaterThanOrEqual(3);
     expectOneRunPerSecond(runs);
     // every fire ran, none was skipped, and they ran in firing order without overlapping
@@ -164,7 +178,8 @@ describe.skipIf(process.platform === 'win32')('engine: cron overlap policy', () 
     expectOneAtATime(runs);
     const byStart = [...runs].sort((a, b) => (a.startedAt as number) - (b.startedAt as number));
     expect(byStart.map((r) => r.logicalTime)).toEqual(runs.map((r) => r.logicalTime).sort((a, b) => a - b));
-    for (const r of runs.slice(1)) expect(r.reason).toMatch(/^run #\d+ was still (running|queued) \(overlap policy: queue\)$/);
+    for (const r of runs.slice(1))
+      expect(r.reason).toMatch(/^run #\d+ was still (running|queued) \(overlap policy: queue\)$/);
     // a queued run's task still sees the fire time it was created for
     for (const r of runs) {
       const { instances } = await t.engine.getRun(r.id);

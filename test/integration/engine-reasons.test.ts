@@ -25,13 +25,27 @@ describe('instance reasons', () => {
     const dir = tempDir('ax-reasons-');
     // A scheduler with no worker: the run's task waits, and says why.
     const store = await openSqliteStore(dbFile(dir));
-    const scheduler = new Engine({ ...nodeHostDefaults(), store, coordinator: new MemoryCoordinator(), runner: new NodeProcessRunner(), clock: systemClock, config: FAST_CONFIG, nodeId: 'no-worker' });
-    await scheduler.apply(parseWorkflowFile('workflow: hello\ntasks:\n  say:\n    command: echo hi\n', { defaultTimezone: 'UTC' }).spec, 'test');
+    const scheduler = new Engine({
+      ...nodeHostDefaults(),
+      store,
+      coordinator: new MemoryCoordinator(),
+      runner: new NodeProcessRunner(),
+      clock: systemClock,
+      config: FAST_CONFIG,
+      nodeId: 'no-worker',
+    });
+    await scheduler.apply(
+      parseWorkflowFile('workflow: hello\ntasks:\n  say:\n    command: echo hi\n', { defaultTimezone: 'UTC' }).spec,
+      'test',
+    );
     await scheduler.start();
     const run = await scheduler.runWorkflow('hello', { actor: 'test' });
-    await waitFor(async () => /^waiting: no worker is registered/.test((await scheduler.getRun(run.id)).instances[0]?.reason ?? ''), {
-      message: 'the task did not say why it waits',
-    });
+    await waitFor(
+      async () => /^waiting: no worker is registered/.test((await scheduler.getRun(run.id)).instances[0]?.reason ?? ''),
+      {
+        message: 'the task did not say why it waits',
+      },
+    );
     await scheduler.stop(1_000);
     await store.close();
 

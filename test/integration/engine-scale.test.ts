@@ -24,7 +24,11 @@ afterAll(async () => {
  */
 async function runAndWait(workflow: string, timeoutMs: number): Promise<RunDetail> {
   const run = await t.engine.runWorkflow(workflow, { actor: 'test' });
-  await waitFor(async () => (await t.engine.store.getRun(run.id))?.state !== 'RUNNING', { timeoutMs, intervalMs: 250, message: `run #${run.id} of ${workflow} to end` });
+  await waitFor(async () => (await t.engine.store.getRun(run.id))?.state !== 'RUNNING', {
+    timeoutMs,
+    intervalMs: 250,
+    message: `run #${run.id} of ${workflow} to end`,
+  });
   return t.engine.getRun(run.id);
 }
 
@@ -66,7 +70,9 @@ describe.skipIf(process.platform === 'win32')('engine: scale', () => {
     expect(instances).toHaveLength(count);
     expect(instances.every((i) => i.state === 'SUCCESS' && i.attempt === 1 && i.exitCode === 0)).toBe(true);
     expect(new Set(instances.map((i) => i.taskId)).size).toBe(count);
-    expect(new Set(instances.map((i) => i.taskName))).toEqual(new Set(Array.from({ length: count }, (_, i) => name(i))));
+    expect(new Set(instances.map((i) => i.taskName))).toEqual(
+      new Set(Array.from({ length: count }, (_, i) => name(i))),
+    );
     expect(peakOverlap(instances)).toBeLessThanOrEqual(MAX_CONCURRENCY);
     // every task ran through the worker, none was dropped or duplicated by a stale dispatch
     expect(t.alerts.filter((a) => a.includes('ignored'))).toEqual([]);
@@ -85,7 +91,9 @@ describe.skipIf(process.platform === 'win32')('engine: scale', () => {
   it('runs a chain of 50 tasks strictly in order', async () => {
     const length = 50;
     const tasks = Array.from({ length }, (_, i) =>
-      i === 0 ? `  ${name(i)}:\n    command: echo ${i}\n` : `  ${name(i)}:\n    command: echo ${i}\n    upstream: [${name(i - 1)}]\n`,
+      i === 0
+        ? `  ${name(i)}:\n    command: echo ${i}\n`
+        : `  ${name(i)}:\n    command: echo ${i}\n    upstream: [${name(i - 1)}]\n`,
     ).join('');
     await t.apply(`workflow: chain\ntasks:\n${tasks}`);
     const { run, instances } = await runAndWait('chain', 60_000);
@@ -96,7 +104,9 @@ describe.skipIf(process.platform === 'win32')('engine: scale', () => {
       const prev = byName.get(name(i - 1)) as InstanceRecord;
       const next = byName.get(name(i)) as InstanceRecord;
       expect(next.state).toBe('SUCCESS');
-      expect(next.startedAt, `${next.taskName} started after ${prev.taskName} finished`).toBeGreaterThanOrEqual(prev.finishedAt as number);
+      expect(next.startedAt, `${next.taskName} started after ${prev.taskName} finished`).toBeGreaterThanOrEqual(
+        prev.finishedAt as number,
+      );
       // created only once its upstream succeeded: event-driven advance, not pre-created
       expect(next.createdAt).toBeGreaterThanOrEqual(prev.finishedAt as number);
     }
@@ -109,7 +119,10 @@ describe.skipIf(process.platform === 'win32')('engine: scale', () => {
   it('does not let a page of instances no worker can take hide the ones behind it', async () => {
     // More unplaceable instances (labelled for a worker that is not there) than one dispatch page.
     const stuck = 600;
-    const tasks = Array.from({ length: stuck }, (_, i) => `  ${name(i)}:\n    command: "true"\n    labels: [gpu]\n`).join('');
+    const tasks = Array.from(
+      { length: stuck },
+      (_, i) => `  ${name(i)}:\n    command: "true"\n    labels: [gpu]\n`,
+    ).join('');
     await t.apply(`workflow: needs-gpu\ntasks:\n${tasks}`);
     await t.apply('workflow: plain\ntasks:\n  hello:\n    command: echo hello\n');
     const blocked = await t.engine.runWorkflow('needs-gpu', { actor: 'test' });

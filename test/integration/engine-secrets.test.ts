@@ -82,7 +82,9 @@ tasks:
     try {
       const { run, instances } = await t.runToEnd('uses-secret');
       expect(run.state).toBe('FAILED');
-      expect(instances[0]!.reason).toMatch(/^could not start: secret "api-token" \(env API_TOKEN\) could not be read: cannot read .*task-secrets\.json/);
+      expect(instances[0]!.reason).toMatch(
+        /^could not start: secret "api-token" \(env API_TOKEN\) could not be read: cannot read .*task-secrets\.json/,
+      );
     } finally {
       fs.writeFileSync(file, good);
     }

@@ -44,9 +44,12 @@ tasks:
     const stallMs = workerLostAfterMs(t.engine.config) + 1_000;
     for (let round = 0; round < 3; round++) {
       const run = await t.engine.runWorkflow('survives-stall', { actor: 'test' });
-      await waitFor(async () => (await t.engine.getRun(run.id)).instances.some((i) => i.state === 'RUNNING' && i.pid !== undefined), {
-        message: 'the task running',
-      });
+      await waitFor(
+        async () => (await t.engine.getRun(run.id)).instances.some((i) => i.state === 'RUNNING' && i.pid !== undefined),
+        {
+          message: 'the task running',
+        },
+      );
       stall(stallMs);
       const { run: done, instances } = await t.waitRun(run.id, 20_000);
       expect(done.state).toBe('SUCCESS');

@@ -22,8 +22,7 @@ afterAll(async () => {
   if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
 });
 
-const states = (instances: InstanceRecord[]) =>
-  instances.map((i) => `${i.taskName}#${i.attempt}:${i.state}`).sort();
+const states = (instances: InstanceRecord[]) => instances.map((i) => `${i.taskName}#${i.attempt}:${i.state}`).sort();
 
 // POSIX shells and process groups: these do not exist on Windows.
 describe.skipIf(process.platform === 'win32')('engine: event triggers', () => {
@@ -39,13 +38,22 @@ tasks:
 `);
     const runs = await t.engine.trigger('file-uploaded', payload, 'test');
     expect(runs).toHaveLength(1);
-    expect(runs[0]).toMatchObject({ workflowName: 'on-upload', trigger: 'event', triggeredBy: 'test', eventPayload: payload });
+    expect(runs[0]).toMatchObject({
+      workflowName: 'on-upload',
+      trigger: 'event',
+      triggeredBy: 'test',
+      eventPayload: payload,
+    });
     const { run, instances } = await t.waitRun(runs[0]!.id);
     expect(run.state).toBe('SUCCESS');
     expect(await t.logText(instances[0]!.id)).toEqual([payload]);
     expect(fs.existsSync(canary)).toBe(false);
     const audit = await t.engine.listAudit(5);
-    expect(audit.some((a) => a.action === 'run.event' && a.object === 'event:file-uploaded' && a.detail?.includes(`run #${run.id}`))).toBe(true);
+    expect(
+      audit.some(
+        (a) => a.action === 'run.event' && a.object === 'event:file-uploaded' && a.detail?.includes(`run #${run.id}`),
+      ),
+    ).toBe(true);
   });
 
   it('starts every enabled workflow listening to the event, and no disabled one', async () => {

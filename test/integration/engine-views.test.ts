@@ -34,7 +34,9 @@ afterAll(async () => {
 
 describe('validate and formatWorkflow', () => {
   it('reports every problem with its field path, and the defaults of a valid file', async () => {
-    const bad = await t.engine.validate({ text: 'workflow: w\ntasks:\n  a:\n    command: x\n    timeout: soon\n  b:\n    command: y\n    upstream: [zz]\n' });
+    const bad = await t.engine.validate({
+      text: 'workflow: w\ntasks:\n  a:\n    command: x\n    timeout: soon\n  b:\n    command: y\n    upstream: [zz]\n',
+    });
     expect(bad.ok).toBe(false);
     expect(bad.problems.map((p) => p.path).sort()).toEqual(['tasks.a.timeout', 'tasks.b.upstream']);
     const good = await t.engine.validate({ text: 'workflow: w\ntasks:\n  a:\n    command: x\n' });
@@ -42,7 +44,9 @@ describe('validate and formatWorkflow', () => {
     expect(good.spec?.tasks[0]).toMatchObject({ name: 'a', command: 'x', retries: 0 });
     expect(good.warnings).toEqual([]);
     // a text taken in (the designer's import) keeps no comments: said once, as a warning
-    const commented = await t.engine.validate({ text: '# the nightly one\nworkflow: w\ntasks:\n  a:\n    command: x  # list\n' });
+    const commented = await t.engine.validate({
+      text: '# the nightly one\nworkflow: w\ntasks:\n  a:\n    command: x  # list\n',
+    });
     expect(commented).toMatchObject({ ok: true, warnings: [{ path: '', message: COMMENTS_DROPPED }] });
   });
 
@@ -53,9 +57,17 @@ describe('validate and formatWorkflow', () => {
     expect(text).toContain('workflow: etl');
     const back = await t.engine.validate({ text });
     expect(back.spec).toEqual(spec);
-    const cyclic = { ...spec, tasks: spec.tasks.map((task) => (task.name === 'extract' ? { ...task, upstream: ['load'] } : task)) };
+    const cyclic = {
+      ...spec,
+      tasks: spec.tasks.map((task) => (task.name === 'extract' ? { ...task, upstream: ['load'] } : task)),
+    };
     const report = await t.engine.validate({ spec: cyclic });
-    expect(report.problems).toEqual([expect.objectContaining({ path: 'tasks', message: expect.stringMatching(/cycle: (extract → load → extract|load → extract → load)/) })]);
+    expect(report.problems).toEqual([
+      expect.objectContaining({
+        path: 'tasks',
+        message: expect.stringMatching(/cycle: (extract → load → extract|load → extract → load)/),
+      }),
+    ]);
   });
 });
 
@@ -64,11 +76,15 @@ describe('nextFires', () => {
     const preview = await t.engine.nextFires({ cron: '0 2 * * *', timezone: 'Europe/Berlin' }, 3);
     expect(preview.times).toHaveLength(3);
     for (const at of preview.times) {
-      expect(new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/Berlin', hour: '2-digit', minute: '2-digit' }).format(at)).toBe('02:00');
+      expect(
+        new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/Berlin', hour: '2-digit', minute: '2-digit' }).format(at),
+      ).toBe('02:00');
     }
     expect(preview.times[1] as number).toBeGreaterThan(preview.times[0] as number);
     expect(preview.text).toMatch(/02:00/);
-    await expect(t.engine.nextFires({ cron: '0 25 * * *' }, 3)).rejects.toMatchObject({ problems: [expect.objectContaining({ path: 'schedule.cron' })] });
+    await expect(t.engine.nextFires({ cron: '0 25 * * *' }, 3)).rejects.toMatchObject({
+      problems: [expect.objectContaining({ path: 'schedule.cron' })],
+    });
   });
 });
 
@@ -78,7 +94,13 @@ describe('after two runs, one failing', () => {
   beforeAll(async () => {
     okRun = (await t.runToEnd('etl')).run.id;
     const spec = await t.engine.exportWorkflow('etl');
-    await t.engine.apply({ ...spec, tasks: spec.tasks.map((task) => (task.name === 'load' ? { ...task, env: { LOAD_EXIT: '3' } } : task)) }, 'test');
+    await t.engine.apply(
+      {
+        ...spec,
+        tasks: spec.tasks.map((task) => (task.name === 'load' ? { ...task, env: { LOAD_EXIT: '3' } } : task)),
+      },
+      'test',
+    );
     failedRun = (await t.runToEnd('etl')).run.id;
   });
 
@@ -94,9 +116,11 @@ describe('after two runs, one failing', () => {
     await expect(t.engine.runGrid('nope', {})).rejects.toMatchObject({ code: 'not_found' });
   });
 
-  it('dashboard: today\'s failures one click from their instance, counts, next fires', async () => {
+  it("dashboard: today's failures one click from their instance, counts, next fires", async () => {
     const d = await t.engine.dashboard();
-    expect(d.failuresToday).toEqual([expect.objectContaining({ taskName: 'load', state: 'FAILED', reason: 'exit code 3' })]);
+    expect(d.failuresToday).toEqual([
+      expect.objectContaining({ taskName: 'load', state: 'FAILED', reason: 'exit code 3' }),
+    ]);
     expect(d.failuresToday[0]?.run.id).toBe(failedRun);
     const inst = await t.engine.getInstance(d.failuresToday[0]?.instanceId as number);
     expect(inst).toMatchObject({ taskName: 'load', runId: failedRun });
@@ -108,7 +132,9 @@ describe('after two runs, one failing', () => {
   });
 
   it('search finds workflows, task names and commands, case-insensitively and literally', async () => {
-    expect(await t.engine.search('EXTRACT')).toEqual([expect.objectContaining({ workflow: 'etl', task: 'extract', field: 'task' })]);
+    expect(await t.engine.search('EXTRACT')).toEqual([
+      expect.objectContaining({ workflow: 'etl', task: 'extract', field: 'task' }),
+    ]);
     expect(await t.engine.search('LOAD_EXIT')).toEqual([expect.objectContaining({ task: 'load', field: 'command' })]);
     expect(await t.engine.search('_x')).toEqual([]); // a LIKE wildcard would match "extract"
     expect(await t.engine.search('%s')).toEqual([expect.objectContaining({ task: 'extract', field: 'command' })]);
@@ -138,7 +164,7 @@ describe('after two runs, one failing', () => {
 });
 
 describe('subscribe', () => {
-  it('delivers only the topics asked for: one instance\'s lines, not another\'s', async () => {
+  it("delivers only the topics asked for: one instance's lines, not another's", async () => {
     await t.apply(`
 workflow: two
 tasks:
@@ -151,7 +177,9 @@ tasks:
     const logEvents: EngineEvent[] = [];
     const stopRuns = await t.engine.subscribe(['runs'], (e) => runEvents.push(e));
     const run = await t.engine.runWorkflow('two', { actor: 'test' });
-    const a = await waitFor(async () => (await t.engine.getRun(run.id)).instances.find((i) => i.taskName === 'a'), { timeoutMs: 10_000 });
+    const a = await waitFor(async () => (await t.engine.getRun(run.id)).instances.find((i) => i.taskName === 'a'), {
+      timeoutMs: 10_000,
+    });
     const stopLog = await t.engine.subscribe([`log:${a.id}`], (e) => logEvents.push(e));
     await t.waitRun(run.id);
     await waitFor(() => logEvents.some((e) => e.type === 'log' && e.line === 'a3'), { timeoutMs: 5_000 });
@@ -168,6 +196,9 @@ tasks:
     await t.engine.setEnabled('two', false, 'test');
     await t.engine.removeWorkflow('two', 'test');
     stop();
-    expect(seen.map((e) => (e.type === 'workflow' ? `${e.change}:${e.workflow}` : e.type))).toEqual(['disabled:two', 'removed:two']);
+    expect(seen.map((e) => (e.type === 'workflow' ? `${e.change}:${e.workflow}` : e.type))).toEqual([
+      'disabled:two',
+      'removed:two',
+    ]);
   });
 });

@@ -23,7 +23,8 @@ import { nodeHostDefaults } from '../../engine/hosts/node/host-defaults.ts';
 
 const available = await redisAvailable();
 
-const CHAIN = 'workflow: chain\ntasks:\n  a: { command: "true" }\n  b: { command: "true", upstream: [a] }\n  c: { command: "true", upstream: [b] }\n';
+const CHAIN =
+  'workflow: chain\ntasks:\n  a: { command: "true" }\n  b: { command: "true", upstream: [a] }\n  c: { command: "true", upstream: [b] }\n';
 const THREE = 'workflow: three\ntasks:\n  a: { command: "true" }\n  b: { command: "true" }\n  c: { command: "true" }\n';
 /** far above the time a three-task chain of `true` takes when every step wakes the dispatcher */
 const TICK_MS = 60_000;
@@ -41,7 +42,10 @@ async function sharedStore() {
 }
 
 /** One store and a Redis prefix for the engines of one test: `coordinator()` is one per engine. */
-async function sharedTeam(): Promise<{ store: Awaited<ReturnType<typeof sharedStore>>; coordinator: () => Coordinator }> {
+async function sharedTeam(): Promise<{
+  store: Awaited<ReturnType<typeof sharedStore>>;
+  coordinator: () => Coordinator;
+}> {
   const store = await sharedStore();
   const prefix = `${uniqueName('axtest')}:`;
   cleanups.push(() => deleteRedisPrefix(prefix));
@@ -53,7 +57,9 @@ async function sharedTeam(): Promise<{ store: Awaited<ReturnType<typeof sharedSt
   return { store, coordinator };
 }
 
-function engine(deps: Pick<EngineDeps, 'store' | 'coordinator' | 'nodeId'> & { works: boolean; schedules?: boolean; slots?: number }): Engine {
+function engine(
+  deps: Pick<EngineDeps, 'store' | 'coordinator' | 'nodeId'> & { works: boolean; schedules?: boolean; slots?: number },
+): Engine {
   const e = new Engine({
     ...nodeHostDefaults(),
     store: deps.store,
@@ -81,13 +87,22 @@ function engine(deps: Pick<EngineDeps, 'store' | 'coordinator' | 'nodeId'> & { w
 }
 
 async function ended(on: Engine, runId: number): Promise<RunDetail> {
-  await waitFor(async () => (await on.getRun(runId)).run.state !== 'RUNNING', { timeoutMs: WITHIN_MS, intervalMs: 25, message: `run #${runId} did not end between two ticks` });
+  await waitFor(async () => (await on.getRun(runId)).run.state !== 'RUNNING', {
+    timeoutMs: WITHIN_MS,
+    intervalMs: 25,
+    message: `run #${runId} did not end between two ticks`,
+  });
   return on.getRun(runId);
 }
 
 describe('dispatch wake-ups', () => {
   it("an engine's own run goes through its chain between two ticks (solo: no events to learn from)", async () => {
-    const leader = engine({ store: await sharedStore(), coordinator: new MemoryCoordinator(), nodeId: 'solo', works: true });
+    const leader = engine({
+      store: await sharedStore(),
+      coordinator: new MemoryCoordinator(),
+      nodeId: 'solo',
+      works: true,
+    });
     await leader.apply(parseWorkflowFile(CHAIN, { defaultTimezone: 'UTC' }).spec, 'test');
     await leader.start();
     const run = await leader.runWorkflow('chain', { actor: 'test' });
@@ -97,33 +112,46 @@ describe('dispatch wake-ups', () => {
   });
 
   // Skipped only off CI on a machine without Redis: under CI=true redisAvailable() throws instead.
-  it.skipIf(!available)("a client's run reaches the leader as an event; the leader's own run wakes its dispatcher directly", async () => {
-    const { store, coordinator } = await sharedTeam();
-    const leader = engine({ store, coordinator: coordinator(), nodeId: 'leader', works: true });
-    const client = engine({ store, coordinator: coordinator(), nodeId: 'client', works: false });
-    await client.apply(parseWorkflowFile(CHAIN, { defaultTimezone: 'UTC' }).spec, 'test');
-    await leader.start();
-    await client.start();
+  it.skipIf(!available)(
+    "a client's run reaches the leader as an event; the leader's own run wakes its dispatcher directly",
+    async () => {
+      const { store, coordinator } = await sharedTeam();
+      const leader = engine({ store, coordinator: coordinator(), nodeId: 'leader', works: true });
+      const client = engine({ store, coordinator: coordinator(), nodeId: 'client', works: false });
+      await client.apply(parseWorkflowFile(CHAIN, { defaultTimezone: 'UTC' }).spec, 'test');
+      await leader.start();
+      await client.start();
 
-    const fromClient = await client.runWorkflow('chain', { actor: 'test' });
-    expect((await ended(leader, fromClient.id)).run.state).toBe('SUCCESS');
-    const own = await leader.runWorkflow('chain', { actor: 'test' });
-    expect((await ended(leader, own.id)).run.state).toBe('SUCCESS');
-  });
+      const fromClient = await client.runWorkflow('chain', { actor: 'test' });
+      expect((await ended(leader, fromClient.id)).run.state).toBe('SUCCESS');
+      const own = await leader.runWorkflow('chain', { actor: 'test' });
+      expect((await ended(leader, own.id)).run.state).toBe('SUCCESS');
+    },
+  );
 
   // Skipped only off CI on a machine without Redis: under CI=true redisAvailable() throws instead.
-  it.skipIf(!available)("a task ending on another node's worker wakes the leader, which sends that worker its next task", async () => {
-    const { store, coordinator } = await sharedTeam();
-    // A scheduler that does not work, and a worker with one slot: three independent tasks, so
-    // each next task waits for a slot, and no outcome makes new WAITING work.
-    const leader = engine({ store, coordinator: coordinator(), nodeId: 'leader', works: false, schedules: true });
-    const worker = engine({ store, coordinator: coordinator(), nodeId: 'worker', works: true, schedules: false, slots: 1 });
-    await leader.apply(parseWorkflowFile(THREE, { defaultTimezone: 'UTC' }).spec, 'test');
-    await leader.start();
-    await worker.start();
-    const run = await leader.runWorkflow('three', { actor: 'test' });
-    const done = await ended(leader, run.id);
-    expect(done.run.state).toBe('SUCCESS');
-    expect(new Set(done.instances.map((i) => i.workerId))).toEqual(new Set(['worker-worker']));
-  });
+  it.skipIf(!available)(
+    "a task ending on another node's worker wakes the leader, which sends that worker its next task",
+    async () => {
+      const { store, coordinator } = await sharedTeam();
+      // A scheduler that does not work, and a worker with one slot: three independent tasks, so
+      // each next task waits for a slot, and no outcome makes new WAITING work.
+      const leader = engine({ store, coordinator: coordinator(), nodeId: 'leader', works: false, schedules: true });
+      const worker = engine({
+        store,
+        coordinator: coordinator(),
+        nodeId: 'worker',
+        works: true,
+        schedules: false,
+        slots: 1,
+      });
+      await leader.apply(parseWorkflowFile(THREE, { defaultTimezone: 'UTC' }).spec, 'test');
+      await leader.start();
+      await worker.start();
+      const run = await leader.runWorkflow('three', { actor: 'test' });
+      const done = await ended(leader, run.id);
+      expect(done.run.state).toBe('SUCCESS');
+      expect(new Set(done.instances.map((i) => i.workerId))).toEqual(new Set(['worker-worker']));
+    },
+  );
 });

@@ -41,8 +41,17 @@ async function setUp(retries: number, maxFailovers = 3): Promise<{ runs: RunMana
   const { spec } = parseWorkflowFile(file, { file: 'acct.yaml', defaultTimezone: 'UTC' });
   const { workflowId } = await store.applyWorkflow(spec, T0);
   const cache = new WorkflowCache(store, () => clock.now(), nextTurn);
-  const runs = new RunManager(store, new MemoryCoordinator(), cache, clock, () => undefined, { max: maxFailovers, alert: (m) => alerts.push(m) });
-  const run = await runs.startRun({ workflowId, trigger: 'manual', triggeredBy: 'test', logicalTime: T0, applyOverlap: false });
+  const runs = new RunManager(store, new MemoryCoordinator(), cache, clock, () => undefined, {
+    max: maxFailovers,
+    alert: (m) => alerts.push(m),
+  });
+  const run = await runs.startRun({
+    workflowId,
+    trigger: 'manual',
+    triggeredBy: 'test',
+    logicalTime: T0,
+    applyOverlap: false,
+  });
   return { runs, runId: run?.id as number };
 }
 
@@ -51,12 +60,22 @@ async function end(runs: RunManager, runId: number, how: 'failover' | 'fail'): P
   const list = await store.listInstances(runId);
   const inst = list[list.length - 1] as InstanceRecord;
   expect(inst.state).toBe('WAITING');
-  const patch = how === 'failover' ? { reason: 'worker w1 went away', failedOver: true, finishedAt: clock.now() } : { reason: 'exit code 1', exitCode: 1, finishedAt: clock.now() };
+  const patch =
+    how === 'failover'
+      ? { reason: 'worker w1 went away', failedOver: true, finishedAt: clock.now() }
+      : { reason: 'exit code 1', exitCode: 1, finishedAt: clock.now() };
   expect(await runs.finish(inst, { from: ['WAITING'], attempt: inst.attempt }, 'FAILED', patch)).toBe(true);
   return (await store.getInstance(inst.id)) as InstanceRecord;
 }
 
-const attempts = async (runId: number) => (await store.listInstances(runId)).map((i) => [i.attempt, i.state, i.failovers ?? 0, i.failedOver ?? false, i.notBefore - T0]);
+const attempts = async (runId: number) =>
+  (await store.listInstances(runId)).map((i) => [
+    i.attempt,
+    i.state,
+    i.failovers ?? 0,
+    i.failedOver ?? false,
+    i.notBefore - T0,
+  ]);
 
 describe('fail-over accounting', () => {
   it('a task with retries: 2 that fails over once still has both retries, whatever its reason text says', async () => {
@@ -82,7 +101,9 @@ describe('fail-over accounting', () => {
     await end(runs, runId, 'failover');
     // the third fail-over is past the cap of 2: it spends the one retry
     await end(runs, runId, 'failover');
-    expect(alerts).toEqual(['task "t" of run #1 failed over more than 2 times (the cap): this fail-over counts as a failed try']);
+    expect(alerts).toEqual([
+      'task "t" of run #1 failed over more than 2 times (the cap): this fail-over counts as a failed try',
+    ]);
     await end(runs, runId, 'failover');
     expect(await attempts(runId)).toEqual([
       [1, 'FAILED', 0, true, 0],
@@ -97,7 +118,12 @@ describe('fail-over accounting', () => {
   it('an ordinary failure whose reason merely reads like a fail-over spends a retry', async () => {
     const { runs, runId } = await setUp(0);
     const [inst] = await store.listInstances(runId);
-    expect(await runs.finish(inst as InstanceRecord, { from: ['WAITING'], attempt: 1 }, 'FAILED', { reason: 'failed over: said the task', finishedAt: T0 })).toBe(true);
+    expect(
+      await runs.finish(inst as InstanceRecord, { from: ['WAITING'], attempt: 1 }, 'FAILED', {
+        reason: 'failed over: said the task',
+        finishedAt: T0,
+      }),
+    ).toBe(true);
     expect(await attempts(runId)).toEqual([[1, 'FAILED', 0, false, 0]]);
     expect((await store.getRun(runId))?.state).toBe('FAILED');
   });

@@ -28,13 +28,17 @@ describe.skipIf(process.platform !== 'linux')('LauncherProcessRunner', () => {
     cleanups.push(() => runner.dispose());
     const out: string[] = [];
     // `exec`: the group is two sleeps whatever the shell (bash may fork for the last command).
-    const proc = await runner.start({ command: 'sleep 300 & echo started; exec sleep 300', env: env() }, { onLine: (_, line) => out.push(line) });
+    const proc = await runner.start(
+      { command: 'sleep 300 & echo started; exec sleep 300', env: env() },
+      { onLine: (_, line) => out.push(line) },
+    );
     cleanups.push(() => killGroup(proc.pid));
     // A fresh launcher's first spawn: slow on a loaded machine (the whole suite on 2 cores).
     await waitFor(
       () => {
         const members = groupMembers(proc.pid);
-        if (members.length !== 2 || !out.includes('started')) throw new Error(`members ${JSON.stringify(members)}, output ${JSON.stringify(out)}`);
+        if (members.length !== 2 || !out.includes('started'))
+          throw new Error(`members ${JSON.stringify(members)}, output ${JSON.stringify(out)}`);
         return true;
       },
       { timeoutMs: 20_000, message: 'both sleeps running and "started" printed' },
@@ -45,10 +49,16 @@ describe.skipIf(process.platform !== 'linux')('LauncherProcessRunner', () => {
 
     process.kill(launcher as number, 'SIGKILL');
     const exit = await proc.exited;
-    expect(exit).toEqual({ code: null, signal: null, lost: `its task launcher (pid ${launcher}) was killed by SIGKILL` });
+    expect(exit).toEqual({
+      code: null,
+      signal: null,
+      lost: `its task launcher (pid ${launcher}) was killed by SIGKILL`,
+    });
     // Resolved only once the group is gone: a fail-over never overlaps the lost attempt.
     expect(groupMembers(proc.pid)).toEqual([]);
-    expect(alerts).toEqual([`task launcher (pid ${launcher}) was killed by SIGKILL: 1 running task(s) lost with it fail over; a new launcher takes the next task`]);
+    expect(alerts).toEqual([
+      `task launcher (pid ${launcher}) was killed by SIGKILL: 1 running task(s) lost with it fail over; a new launcher takes the next task`,
+    ]);
 
     const lines: string[] = [];
     const next = await runner.start({ command: 'echo again', env: env() }, { onLine: (_, line) => lines.push(line) });
@@ -82,23 +92,35 @@ setInterval(() => undefined, 1000);
 `,
     );
     // The engine's parent never reaps it: once killed, it stays a zombie.
-    const parent = spawn('/bin/sh', ['-c', `"${process.execPath}" --import tsx "${engine}" & exec sleep 600`], { cwd: REPO, stdio: 'ignore', detached: true });
-    cleanups.push(() => killGroup(parent.pid as number));
-    const text = await waitFor(() => (fs.existsSync(path.join(dir, 'ready')) ? fs.readFileSync(path.join(dir, 'ready'), 'utf8') : undefined), {
-      timeoutMs: 30_000,
-      message: 'the engine did not start its tasks',
+    const parent = spawn('/bin/sh', ['-c', `"${process.execPath}" --import tsx "${engine}" & exec sleep 600`], {
+      cwd: REPO,
+      stdio: 'ignore',
+      detached: true,
     });
+    cleanups.push(() => killGroup(parent.pid as number));
+    const text = await waitFor(
+      () => (fs.existsSync(path.join(dir, 'ready')) ? fs.readFileSync(path.join(dir, 'ready'), 'utf8') : undefined),
+      {
+        timeoutMs: 30_000,
+        message: 'the engine did not start its tasks',
+      },
+    );
     const [enginePid, launchers, plain, stubborn] = text.split(' ');
     const groups = [Number(plain), Number(stubborn)];
     const launcherPids = (launchers as string).split(',').map(Number);
     for (const g of groups) cleanups.push(() => killGroup(g));
-    await waitFor(() => groupMembers(groups[0] as number).length >= 2 && groupMembers(groups[1] as number).length > 0, { message: 'the tasks run' });
+    await waitFor(() => groupMembers(groups[0] as number).length >= 2 && groupMembers(groups[1] as number).length > 0, {
+      message: 'the tasks run',
+    });
 
     process.kill(Number(enginePid), 'SIGKILL');
     await waitFor(() => procState(Number(enginePid)) === 'Z', { message: 'the killed engine did not become a zombie' });
     // Aimed at 2 s (SIGKILL 1.5 s after the SIGTERM); the deadline is loose for a loaded machine,
     // yet well short of the 10 s kill grace the stand-in was given.
-    await waitFor(() => groups.every((g) => groupMembers(g).length === 0), { timeoutMs: 6_000, message: 'the tasks outlived their engine' });
+    await waitFor(() => groups.every((g) => groupMembers(g).length === 0), {
+      timeoutMs: 6_000,
+      message: 'the tasks outlived their engine',
+    });
     await waitFor(() => launcherPids.every((p) => !processAlive(p)), { message: 'the launcher outlived its engine' });
     expect(procState(Number(enginePid))).toBe('Z');
   });
@@ -125,7 +147,10 @@ process.kill(process.pid, 'SIGKILL');
     expect(launchers).toHaveLength(1);
     for (const pid of launchers) cleanups.push(() => processAlive(pid) && process.kill(pid, 'SIGKILL'));
     // Before the fix it lived on for good, holding the engine's stdout and stderr open.
-    await waitFor(() => launchers.every((p) => !processAlive(p)), { timeoutMs: 10_000, message: 'the launcher outlived its engine' });
+    await waitFor(() => launchers.every((p) => !processAlive(p)), {
+      timeoutMs: 10_000,
+      message: 'the launcher outlived its engine',
+    });
   });
   it("each start's environment is exact, though a launcher gets only its difference from the last base", async () => {
     const runner = new LauncherProcessRunner({ killGraceMs: 1_000, launchers: 1 });

@@ -66,72 +66,88 @@ describe.each(stores)('log group commit (%s)', (_name, available, open) => {
   }
 
   // Skipped only where this store is absent (MariaDB off CI; CI fails instead): see above.
-  it.skipIf(!available)('tasks finishing a few ms apart share commits, and each close() returns only once all of its lines are stored', async () => {
-    const { store, commits } = await counted();
-    const writer = new LogWriter(store, systemClock, { batchLines: 500, flushMs: FLUSH_MS, maxOutputBytes: 1e9 });
-    // Each finishing task: its output, then close() as the worker calls it before the outcome;
-    // what the store holds at the moment close() returns is what an outcome written then would see.
-    const finish = async (id: number) => {
-      writer.open(id);
-      for (let i = 1; i <= LINES; i++) writer.append(id, i % 2 ? 'stdout' : 'stderr', `task ${id} line ${i}`, 20);
-      writer.system(id, `task ${id} ended`);
-      const unstored = await writer.close(id);
-      return { id, unstored, stored: (await store.readLogs(id, 0, 1_000)).map((l) => l.seq) };
-    };
-    const closing = [];
-    for (let id = 1; id <= TASKS; id++) {
-      closing.push(finish(id));
-      await sleep(3);
-    }
-    const closed = await Promise.all(closing);
-    for (const c of closed) {
-      expect(c.unstored, `task ${c.id}`).toBe(0);
-      expect(c.stored, `task ${c.id}'s log when close() returned`).toEqual(Array.from({ length: LINES + 1 }, (_, k) => k + 1));
-    }
-    expect(commits.lines).toBe(TASKS * (LINES + 1));
-    // Forcing a write per finishing task took about one commit per task; 20 finishes within
-    // ~60 ms and a 200 ms flush interval fit in a few, however slow the machine.
-    expect(commits.count).toBeLessThanOrEqual(TASKS / 4);
-  });
+  it.skipIf(!available)(
+    'tasks finishing a few ms apart share commits, and each close() returns only once all of its lines are stored',
+    async () => {
+      const { store, commits } = await counted();
+      const writer = new LogWriter(store, systemClock, { batchLines: 500, flushMs: FLUSH_MS, maxOutputBytes: 1e9 });
+      // Each finishing task: its output, then close() as the worker calls it before the outcome;
+      // what the store holds at the moment close() returns is what an outcome written then would see.
+      const finish = async (id: number) => {
+        writer.open(id);
+        for (let i = 1; i <= LINES; i++) writer.append(id, i % 2 ? 'stdout' : 'stderr', `task ${id} line ${i}`, 20);
+        writer.system(id, `task ${id} ended`);
+        const unstored = await writer.close(id);
+        return { id, unstored, stored: (await store.readLogs(id, 0, 1_000)).map((l) => l.seq) };
+      };
+      const closing = [];
+      for (let id = 1; id <= TASKS; id++) {
+        closing.push(finish(id));
+        await sleep(3);
+      }
+      const closed = await Promise.all(closing);
+      for (const c of closed) {
+        expect(c.unstored, `task ${c.id}`).toBe(0);
+        expect(c.stored, `task ${c.id}'s log when close() returned`).toEqual(
+          Array.from({ length: LINES + 1 }, (_, k) => k + 1),
+        );
+      }
+      expect(commits.lines).toBe(TASKS * (LINES + 1));
+      // Forcing a write per finishing task took about one commit per task; 20 finishes within
+      // ~60 ms and a 200 ms flush interval fit in a few, however slow the machine.
+      expect(commits.count).toBeLessThanOrEqual(TASKS / 4);
+    },
+  );
 
   // Skipped only where this store is absent (MariaDB off CI; CI fails instead): see above.
-  it.skipIf(!available)('a close() with nothing new to store writes nothing; a full batch is written at once, not after the interval', async () => {
-    const { store, commits } = await counted();
-    const writer = new LogWriter(store, systemClock, { batchLines: 50, flushMs: 60_000, maxOutputBytes: 1e9 });
-    writer.open(1);
-    expect(await writer.close(1)).toBe(0);
-    expect(commits.count).toBe(0);
-    // A minute-long interval: only the full-batch rule can store these lines before the timeout.
-    writer.open(2);
-    for (let i = 1; i <= 50; i++) writer.append(2, 'stdout', `line ${i}`, 10);
-    expect(await writer.close(2)).toBe(0);
-    expect((await store.readLogs(2, 0, 100)).length).toBe(50);
-    expect(commits.count).toBe(1);
-  });
+  it.skipIf(!available)(
+    'a close() with nothing new to store writes nothing; a full batch is written at once, not after the interval',
+    async () => {
+      const { store, commits } = await counted();
+      const writer = new LogWriter(store, systemClock, { batchLines: 50, flushMs: 60_000, maxOutputBytes: 1e9 });
+      writer.open(1);
+      expect(await writer.close(1)).toBe(0);
+      expect(commits.count).toBe(0);
+      // A minute-long interval: only the full-batch rule can store these lines before the timeout.
+      writer.open(2);
+      for (let i = 1; i <= 50; i++) writer.append(2, 'stdout', `line ${i}`, 10);
+      expect(await writer.close(2)).toBe(0);
+      expect((await store.readLogs(2, 0, 100)).length).toBe(50);
+      expect(commits.count).toBe(1);
+    },
+  );
 
   // Skipped only where this store is absent (MariaDB off CI; CI fails instead): see above.
-  it.skipIf(!available)('a store refusing the lines: close() waits on the writer\'s backoff, and says how many are missing past the give-up', async () => {
-    const { store } = await counted();
-    const append = store.appendLogs;
-    let refuse = true;
-    let tries = 0;
-    store.appendLogs = (lines) => {
-      tries += 1;
-      return refuse ? Promise.reject(new Error('insert refused')) : append(lines);
-    };
-    const writer = new LogWriter(store, systemClock, { batchLines: 500, flushMs: 20, maxOutputBytes: 1e9, giveUpMs: 500 });
-    writer.open(1);
-    for (let i = 1; i <= 10; i++) writer.append(1, 'stdout', `line ${i}`, 10);
-    const started = Date.now();
-    expect(await writer.close(1)).toBe(10);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(500);
-    // Backoff, not a write per wake: 200, 400, 800 ms… fit only a handful of tries in 0.5–1.5 s.
-    expect(tries).toBeGreaterThanOrEqual(2);
-    expect(tries).toBeLessThanOrEqual(5);
-    // The lines stay buffered and go in once the store takes them again.
-    refuse = false;
-    await writer.flush();
-    await writer.flush();
-    expect((await store.readLogs(1, 0, 100)).map((l) => l.seq)).toEqual(Array.from({ length: 10 }, (_, k) => k + 1));
-  });
+  it.skipIf(!available)(
+    "a store refusing the lines: close() waits on the writer's backoff, and says how many are missing past the give-up",
+    async () => {
+      const { store } = await counted();
+      const append = store.appendLogs;
+      let refuse = true;
+      let tries = 0;
+      store.appendLogs = (lines) => {
+        tries += 1;
+        return refuse ? Promise.reject(new Error('insert refused')) : append(lines);
+      };
+      const writer = new LogWriter(store, systemClock, {
+        batchLines: 500,
+        flushMs: 20,
+        maxOutputBytes: 1e9,
+        giveUpMs: 500,
+      });
+      writer.open(1);
+      for (let i = 1; i <= 10; i++) writer.append(1, 'stdout', `line ${i}`, 10);
+      const started = Date.now();
+      expect(await writer.close(1)).toBe(10);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(500);
+      // Backoff, not a write per wake: 200, 400, 800 ms… fit only a handful of tries in 0.5–1.5 s.
+      expect(tries).toBeGreaterThanOrEqual(2);
+      expect(tries).toBeLessThanOrEqual(5);
+      // The lines stay buffered and go in once the store takes them again.
+      refuse = false;
+      await writer.flush();
+      await writer.flush();
+      expect((await store.readLogs(1, 0, 100)).map((l) => l.seq)).toEqual(Array.from({ length: 10 }, (_, k) => k + 1));
+    },
+  );
 });

@@ -23,7 +23,8 @@ beforeAll(async () => {
   const ts = Date.now();
   for (let from = 2; from <= LINES; from += 5_000) {
     const batch: LogLine[] = [];
-    for (let seq = from; seq < Math.min(from + 5_000, LINES + 1); seq++) batch.push({ instanceId, seq, stream: 'stdout', ts, line: `${seq} ${'z'.repeat(190)}` });
+    for (let seq = from; seq < Math.min(from + 5_000, LINES + 1); seq++)
+      batch.push({ instanceId, seq, stream: 'stdout', ts, line: `${seq} ${'z'.repeat(190)}` });
     await t.engine.store.appendLogs(batch);
   }
   expect((await t.engine.logInfo(instanceId)).lines).toBe(LINES);
@@ -52,7 +53,11 @@ function recording(store: Store) {
       if (!first.has(q)) first.set(q, i);
       last.set(q, i);
     });
-    return Math.max(...calls.map((_, i) => [...first.keys()].filter((q) => (first.get(q) as number) <= i && i <= (last.get(q) as number)).length));
+    return Math.max(
+      ...calls.map(
+        (_, i) => [...first.keys()].filter((q) => (first.get(q) as number) <= i && i <= (last.get(q) as number)).length,
+      ),
+    );
   };
   return { wrapped, calls, overlap };
 }
@@ -74,7 +79,11 @@ describe('searchLog of a long log', () => {
     const hits = await search.search(instanceId, 'no-such-text-anywhere', 0, 100);
     const cut = hits.at(-1) as LogSearchHit;
     expect(cut).toMatchObject({ cut: true, stream: 'system' });
-    expect(cut.line).toMatch(new RegExp(`^partial results: searched lines 1–${cut.seq} of ${LINES} in \\d+\\.\\d s; narrow your search, or search on from line ${cut.seq}$`));
+    expect(cut.line).toMatch(
+      new RegExp(
+        `^partial results: searched lines 1–${cut.seq} of ${LINES} in \\d+\\.\\d s; narrow your search, or search on from line ${cut.seq}$`,
+      ),
+    );
     expect(cut.seq).toBeLessThan(LINES);
     let from = cut.seq;
     for (let i = 0; from < LINES && i < 100; i++) {
@@ -91,7 +100,9 @@ describe('searchLog of a long log', () => {
   it('the engine answers other requests while five searches run (by order; latencies printed)', async () => {
     const started = performance.now();
     let finished = 0;
-    const searches = Array.from({ length: 5 }, () => t.engine.searchLog(instanceId, 'no-such-text-anywhere', {}).finally(() => finished++));
+    const searches = Array.from({ length: 5 }, () =>
+      t.engine.searchLog(instanceId, 'no-such-text-anywhere', {}).finally(() => finished++),
+    );
     const latencies: number[] = [];
     let answeredDuring = 0;
     while (finished < 5) {
@@ -104,6 +115,8 @@ describe('searchLog of a long log', () => {
     await Promise.all(searches);
     expect(answeredDuring).toBeGreaterThan(0);
     latencies.sort((a, b) => a - b);
-    console.log(`5 searches of ${LINES} lines in ${((performance.now() - started) / 1000).toFixed(1)} s; engineInfo answered ${latencies.length}×, median ${latencies[Math.floor(latencies.length / 2)]?.toFixed(0)} ms, max ${latencies.at(-1)?.toFixed(0)} ms`);
+    console.log(
+      `5 searches of ${LINES} lines in ${((performance.now() - started) / 1000).toFixed(1)} s; engineInfo answered ${latencies.length}×, median ${latencies[Math.floor(latencies.length / 2)]?.toFixed(0)} ms, max ${latencies.at(-1)?.toFixed(0)} ms`,
+    );
   }, 60_000);
 });

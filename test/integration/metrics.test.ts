@@ -102,8 +102,14 @@ tasks:
     const after = await scrape(url);
     expect(runs(after, 'SUCCESS') - runs(before, 'SUCCESS')).toBe(1);
     expect(runs(after, 'FAILED') - runs(before, 'FAILED')).toBe(1);
-    expect(after.count('ax_run_duration_seconds', { state: 'SUCCESS' }) - before.count('ax_run_duration_seconds', { state: 'SUCCESS' })).toBe(1);
-    expect(after.count('ax_run_duration_seconds', { state: 'FAILED' }) - before.count('ax_run_duration_seconds', { state: 'FAILED' })).toBe(1);
+    expect(
+      after.count('ax_run_duration_seconds', { state: 'SUCCESS' }) -
+        before.count('ax_run_duration_seconds', { state: 'SUCCESS' }),
+    ).toBe(1);
+    expect(
+      after.count('ax_run_duration_seconds', { state: 'FAILED' }) -
+        before.count('ax_run_duration_seconds', { state: 'FAILED' }),
+    ).toBe(1);
     // one, two; bad twice (a retry); never is UPSTREAM_FAILED without running
     expect(instances(after, 'SUCCESS') - instances(before, 'SUCCESS')).toBe(2);
     expect(instances(after, 'FAILED') - instances(before, 'FAILED')).toBe(2);
@@ -146,7 +152,11 @@ tasks:
     await waitFor(
       async () => {
         const s = await scrape(url);
-        return s.value('ax_instances', { state: 'RUNNING' }) === 0 && s.value('ax_runs', { state: 'QUEUED' }) === 0 && s.value('ax_runs', { state: 'RUNNING' }) === 0;
+        return (
+          s.value('ax_instances', { state: 'RUNNING' }) === 0 &&
+          s.value('ax_runs', { state: 'QUEUED' }) === 0 &&
+          s.value('ax_runs', { state: 'RUNNING' }) === 0
+        );
       },
       { timeoutMs: 10_000, intervalMs: 200, message: 'nothing running or queued in the gauges' },
     );
@@ -186,7 +196,12 @@ tasks:
   });
 
   it('a metrics-only listener serves /metrics and nothing else', async () => {
-    const server = await startMetricsServer({ metrics: t.engine.metrics, auth: () => ({ open: true }), host: '127.0.0.1', port: 0 });
+    const server = await startMetricsServer({
+      metrics: t.engine.metrics,
+      auth: () => ({ open: true }),
+      host: '127.0.0.1',
+      port: 0,
+    });
     try {
       const base = `http://127.0.0.1:${server.port}`;
       expect((await scrape(`${base}/metrics`)).value('ax_store_up')).toBe(1);
@@ -200,15 +215,35 @@ tasks:
 
   it('the Grafana dashboard in docs/ asks only for metrics the engine exports; the scrape config parses', async () => {
     const s = await scrape(url);
-    const dashboard = JSON.parse(fs.readFileSync(path.join(REPO, 'docs', 'grafana-dashboard.json'), 'utf8')) as { panels: { title: string; targets: { expr: string }[] }[] };
+    const dashboard = JSON.parse(fs.readFileSync(path.join(REPO, 'docs', 'grafana-dashboard.json'), 'utf8')) as {
+      panels: { title: string; targets: { expr: string }[] }[];
+    };
     const exprs = dashboard.panels.flatMap((p) => p.targets.map((t) => t.expr));
     expect(exprs.length).toBeGreaterThan(10);
-    const used = new Set(exprs.flatMap((e) => [...e.matchAll(/\b((?:ax|nodejs|process)_[a-z0-9_]+)/g)].map((m) => (m[1] as string).replace(/_(bucket|count|sum)$/, ''))));
+    const used = new Set(
+      exprs.flatMap((e) =>
+        [...e.matchAll(/\b((?:ax|nodejs|process)_[a-z0-9_]+)/g)].map((m) =>
+          (m[1] as string).replace(/_(bucket|count|sum)$/, ''),
+        ),
+      ),
+    );
     for (const name of used) expect(s.families.has(name), `${name} in the dashboard`).toBe(true);
-    for (const name of ['ax_instances', 'ax_dispatch_latency_seconds', 'ax_run_duration_seconds', 'ax_worker_queue_length', 'ax_worker_running_tasks', 'ax_log_lines_written_total', 'ax_alerts_total', 'ax_store_round_trip_seconds', 'nodejs_eventloop_lag_p99_seconds']) {
+    for (const name of [
+      'ax_instances',
+      'ax_dispatch_latency_seconds',
+      'ax_run_duration_seconds',
+      'ax_worker_queue_length',
+      'ax_worker_running_tasks',
+      'ax_log_lines_written_total',
+      'ax_alerts_total',
+      'ax_store_round_trip_seconds',
+      'nodejs_eventloop_lag_p99_seconds',
+    ]) {
       expect(used.has(name), `the dashboard shows ${name}`).toBe(true);
     }
-    const config = YAML.parse(fs.readFileSync(path.join(REPO, 'docs', 'prometheus.yml'), 'utf8')) as { scrape_configs: { job_name: string; metrics_path?: string }[] };
+    const config = YAML.parse(fs.readFileSync(path.join(REPO, 'docs', 'prometheus.yml'), 'utf8')) as {
+      scrape_configs: { job_name: string; metrics_path?: string }[];
+    };
     expect(config.scrape_configs.map((c) => c.job_name)).toContain('ax-scheduler');
   });
 

@@ -40,25 +40,47 @@ tasks:
     const target = await openMysqlStore({ url: database.url });
     try {
       const counts = await copyStore(source.db, target.db);
-      expect(counts).toMatchObject({ workflow: 2, task_definition: 3, task_dependency: 1, schedule_plan: 1, workflow_run: 2, task_instance: 3, alert: 1 });
+      expect(counts).toMatchObject({
+        workflow: 2,
+        task_definition: 3,
+        task_dependency: 1,
+        schedule_plan: 1,
+        workflow_run: 2,
+        task_instance: 3,
+        alert: 1,
+      });
       expect(await target.listAlerts({})).toEqual(alerts);
       expect(counts.execution_log).toBeGreaterThanOrEqual(2);
       expect(await target.listAudit(100)).toEqual(audit);
-      expect(audit.find((e) => e.action === 'workflow.disable')).toMatchObject({ actor: 'alice@box (API token)', note: 'webhook from 10.0.0.7' });
+      expect(audit.find((e) => e.action === 'workflow.disable')).toMatchObject({
+        actor: 'alice@box (API token)',
+        note: 'webhook from 10.0.0.7',
+      });
 
       expect(await target.getWorkflowSpec('etl')).toEqual(spec);
       const runs = await target.listRuns({ workflowName: 'etl' });
       expect(runs.map((r) => [r.id, r.state])).toEqual([[done.run.id, 'SUCCESS']]);
       const instances = await target.listInstances(done.run.id);
-      expect(instances.map((i) => [i.id, i.taskName, i.state])).toEqual(done.instances.map((i) => [i.id, i.taskName, i.state]));
+      expect(instances.map((i) => [i.id, i.taskName, i.state])).toEqual(
+        done.instances.map((i) => [i.id, i.taskName, i.state]),
+      );
       const b = instances.find((i) => i.taskName === 'b');
       expect((await target.readLogs(b?.id ?? -1, 0, 10)).map((l) => [l.stream, l.line])).toEqual([['stderr', 'beta']]);
 
       // New rows continue after the migrated ids.
-      const next = await createRun(target, { workflowId: runs[0]?.workflowId ?? -1, state: 'RUNNING', trigger: 'manual', triggeredBy: 't', logicalTime: 1, createdAt: 1 });
+      const next = await createRun(target, {
+        workflowId: runs[0]?.workflowId ?? -1,
+        state: 'RUNNING',
+        trigger: 'manual',
+        triggeredBy: 't',
+        logicalTime: 1,
+        createdAt: 1,
+      });
       expect(next?.id).toBeGreaterThan(done.run.id);
 
-      await expect(copyStore(source.db, target.db)).rejects.toThrow('the team database already has 2 workflow(s): migrate into an empty database');
+      await expect(copyStore(source.db, target.db)).rejects.toThrow(
+        'the team database already has 2 workflow(s): migrate into an empty database',
+      );
     } finally {
       await source.close();
       await target.close();

@@ -6,7 +6,14 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { passwdName, peerUid, peerUser, procSocketAddress, socketOwner, userName } from '../../engine/server/peer-uid.ts';
+import {
+  passwdName,
+  peerUid,
+  peerUser,
+  procSocketAddress,
+  socketOwner,
+  userName,
+} from '../../engine/server/peer-uid.ts';
 
 const HAS_PROC_NET = fs.existsSync('/proc/net/tcp');
 
@@ -45,7 +52,8 @@ describe('socketOwner and passwdName', () => {
   });
 
   it('names a uid from passwd text, only on an exact uid', () => {
-    const passwd = 'root:x:0:0:root:/root:/bin/bash\nbob:x:1000:1000::/home/bob:/bin/sh\nbobby:x:10000:10000::/home/bobby:/bin/sh\n';
+    const passwd =
+      'root:x:0:0:root:/root:/bin/bash\nbob:x:1000:1000::/home/bob:/bin/sh\nbobby:x:10000:10000::/home/bobby:/bin/sh\n';
     expect(passwdName(passwd, 1000)).toBe('bob');
     expect(passwdName(passwd, 10000)).toBe('bobby');
     expect(passwdName(passwd, 100)).toBeUndefined();

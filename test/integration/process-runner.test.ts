@@ -17,11 +17,18 @@ interface Output {
   stderr: string[];
 }
 
-async function start(on: ProcessRunner, command: string, extra: Partial<ProcessSpec> = {}): Promise<RunningProcess & Output> {
+async function start(
+  on: ProcessRunner,
+  command: string,
+  extra: Partial<ProcessSpec> = {},
+): Promise<RunningProcess & Output> {
   const out: Output = { stdout: [], stderr: [] };
-  const proc = await on.start({ command, env: { ...(process.env as Record<string, string>) }, ...extra }, {
-    onLine: (stream, line) => out[stream].push(line),
-  });
+  const proc = await on.start(
+    { command, env: { ...(process.env as Record<string, string>) }, ...extra },
+    {
+      onLine: (stream, line) => out[stream].push(line),
+    },
+  );
   started.push(proc);
   return { ...proc, ...out };
 }
@@ -173,7 +180,9 @@ describe.skipIf(process.platform === 'win32').each(RUNNERS)('%s', (_name, make) 
   it('reports what left the group (setsid) as left running, and not what stayed in it', async () => {
     const pidFile = join(mkdtempSync(join(scratch, 'escaped-')), 'escaped.pid');
     // setsid forks when the shell's child leads a group already: the escaped sleeper writes its own pid.
-    const proc = await run(`setsid sh -c 'echo $$ > ${pidFile}; exec sleep 300' </dev/null >/dev/null 2>&1 & sleep 300 & echo started`);
+    const proc = await run(
+      `setsid sh -c 'echo $$ > ${pidFile}; exec sleep 300' </dev/null >/dev/null 2>&1 & sleep 300 & echo started`,
+    );
     expect(await proc.exited).toEqual({ code: 0, signal: null });
     await waitFor(() => readFileSafe(pidFile) !== '', 'the escaped sleeper');
     const escaped = Number(readFileSafe(pidFile));
@@ -184,14 +193,21 @@ describe.skipIf(process.platform === 'win32').each(RUNNERS)('%s', (_name, make) 
     } finally {
       process.kill(escaped, 'SIGKILL');
     }
-    await waitFor(() => !existsSync(`/proc/${escaped}/stat`) || readFileSafe(`/proc/${escaped}/stat`).includes(') Z '), 'the escaped sleeper gone');
+    await waitFor(
+      () => !existsSync(`/proc/${escaped}/stat`) || readFileSafe(`/proc/${escaped}/stat`).includes(') Z '),
+      'the escaped sleeper gone',
+    );
     expect(await proc.leftRunning?.()).toEqual([]);
   });
 
   it('many tasks ending together are answered by shared scans, each with its own escapee', async () => {
     // the suite runs once per runner: file names of their own, never a pid file of the last run
     const pidFiles = [0, 1, 2].map((i) => join(mkdtempSync(join(scratch, 'many-')), `${i}.pid`));
-    const procs = await Promise.all(pidFiles.map((f) => run(`setsid sh -c 'echo $$ > ${f}; exec sleep 300' </dev/null >/dev/null 2>&1 & echo started`)));
+    const procs = await Promise.all(
+      pidFiles.map((f) =>
+        run(`setsid sh -c 'echo $$ > ${f}; exec sleep 300' </dev/null >/dev/null 2>&1 & echo started`),
+      ),
+    );
     await Promise.all(procs.map((p) => p.exited));
     await waitFor(() => pidFiles.every((f) => readFileSafe(f) !== ''), 'the escaped sleepers');
     const escaped = pidFiles.map((f) => Number(readFileSafe(f)));

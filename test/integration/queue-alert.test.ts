@@ -30,14 +30,17 @@ describe('queue_long', () => {
     const store = await openSqliteStore(path.join(dir, 'ax.db'));
     const coordinator = new MemoryCoordinator({ now: () => clock.now() });
     const engine = new Engine({
-    ...nodeHostDefaults(),
+      ...nodeHostDefaults(),
       store,
       coordinator,
       runner: new NodeProcessRunner(),
       clock,
       nodeId: 'scheduler-1',
       config: { queueAlertThreshold: 2, tickMs: 1_000 },
-      alerts: { settings: { ...DEFAULT_ALERT_SETTINGS, engine: { channels: [], rules: ['queue_long'] } }, channels: [] },
+      alerts: {
+        settings: { ...DEFAULT_ALERT_SETTINGS, engine: { channels: [], rules: ['queue_long'] } },
+        channels: [],
+      },
     });
     cleanups.push(async () => {
       await engine.stop(0);
@@ -60,17 +63,29 @@ describe('queue_long', () => {
     await store.upsertWorker(hung);
     await coordinator.heartbeatWorker(hung, 60_000);
     const tasks = Array.from({ length: 5 }, (_, i) => `  t${i}: { command: "true" }`).join('\n');
-    await engine.apply(parseWorkflowFile(`workflow: wide\ntasks:\n${tasks}\n`, { defaultTimezone: 'UTC' }).spec, 'test');
+    await engine.apply(
+      parseWorkflowFile(`workflow: wide\ntasks:\n${tasks}\n`, { defaultTimezone: 'UTC' }).spec,
+      'test',
+    );
     await engine.start();
     await engine.runWorkflow('wide', { actor: 'test' });
-    await waitFor(async () => (await coordinator.queueLength('hung')) === 5, { message: 'five dispatches queued for the hung worker' });
+    await waitFor(async () => (await coordinator.queueLength('hung')) === 5, {
+      message: 'five dispatches queued for the hung worker',
+    });
     // Another pass (the next tick) looks at the queues again: still one alert.
     await clock.advance(2_000);
-    const alert = await waitFor(async () => {
-      await engine.alertsIdle();
-      return (await engine.listAlerts({ rule: 'queue_long' }))[0];
-    }, { message: 'the queue_long alert' });
-    expect(alert).toMatchObject({ subject: 'queue', state: 'unsent', title: 'queue of worker hung is 5 long (threshold 2): workers cannot keep up' });
+    const alert = await waitFor(
+      async () => {
+        await engine.alertsIdle();
+        return (await engine.listAlerts({ rule: 'queue_long' }))[0];
+      },
+      { message: 'the queue_long alert' },
+    );
+    expect(alert).toMatchObject({
+      subject: 'queue',
+      state: 'unsent',
+      title: 'queue of worker hung is 5 long (threshold 2): workers cannot keep up',
+    });
     await clock.advance(2_000);
     await engine.alertsIdle();
     expect(await engine.listAlerts({ rule: 'queue_long' })).toHaveLength(1);

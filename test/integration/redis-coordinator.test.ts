@@ -17,7 +17,12 @@ const available = await redisAvailable();
 
 const LONG = 60_000;
 
-const msg = (instanceId: number, attempt = 1): DispatchMessage => ({ instanceId, attempt, workerId: 'w1', dispatchedAt: 1_700_000_000_000 + instanceId });
+const msg = (instanceId: number, attempt = 1): DispatchMessage => ({
+  instanceId,
+  attempt,
+  workerId: 'w1',
+  dispatchedAt: 1_700_000_000_000 + instanceId,
+});
 
 const worker = (id: string): WorkerRecord => ({
   id,
@@ -70,7 +75,8 @@ describe.skipIf(!available)('RedisCoordinator on the shared Redis', () => {
     await dying.close();
 
     const raw = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
-    const inFlight = async () => (await raw.lrange(new RedisKeys(p).inFlight('w1'), 0, -1)).map((m) => JSON.parse(m) as DispatchMessage);
+    const inFlight = async () =>
+      (await raw.lrange(new RedisKeys(p).inFlight('w1'), 0, -1)).map((m) => JSON.parse(m) as DispatchMessage);
     try {
       const fresh = c.open(p);
       expect(await inFlight()).toEqual([msg(1), msg(2)]);
@@ -191,84 +197,102 @@ describe.skipIf(!available)('RedisCoordinator on the shared Redis', () => {
 
 // Never on the shared 6379: FLUSHALL and a kill would hit every other test and team on it.
 // Skipped off CI where redis-server is not installed.
-describe.skipIf(!hasRedisServer && process.env.CI !== 'true')('RedisCoordinator when Redis loses its data or goes away', () => {
-  let redis: PrivateRedis;
-  const c = opened(() => redis.url);
-  const errors: Error[] = [];
-  const open = () => c.open(`${uniqueName('axtest')}:`, { readyTimeoutMs: 500, commandTimeoutMs: 1_000, onConnectionError: (e) => errors.push(e) });
+describe.skipIf(!hasRedisServer && process.env.CI !== 'true')(
+  'RedisCoordinator when Redis loses its data or goes away',
+  () => {
+    let redis: PrivateRedis;
+    const c = opened(() => redis.url);
+    const errors: Error[] = [];
+    const open = () =>
+      c.open(`${uniqueName('axtest')}:`, {
+        readyTimeoutMs: 500,
+        commandTimeoutMs: 1_000,
+        onConnectionError: (e) => errors.push(e),
+      });
 
-  beforeAll(async () => {
-    redis = await PrivateRedis.start();
-  });
-  afterEach(() => c.cleanup());
-  afterAll(() => redis?.kill());
+    beforeAll(async () => {
+      redis = await PrivateRedis.start();
+    });
+    afterEach(() => c.cleanup());
+    afterAll(() => redis?.kill());
 
-  // The design’s promise (design.md §2): losing every Redis key loses nothing, because the Store rebuilds it.
-  // The coordinator's part is to keep working on an empty Redis, with lease tokens still growing.
-  it('keeps working after FLUSHALL, with lease tokens still greater than before', async () => {
-    const coordinator = open();
-    const before = await coordinator.acquireLease('leader', 'node-a', LONG);
-    await coordinator.enqueue('w1', msg(1));
-    await coordinator.heartbeatWorker(worker('w1'), LONG);
-    const seen: EngineEvent[] = [];
-    await coordinator.subscribe((e) => seen.push(e));
+    // The design’s promise (design.md §2): losing every Redis key loses nothing, because the Store rebuilds it.
+    // The coordinator's part is to keep working on an empty Redis, with lease tokens still growing.
+    it('keeps working after FLUSHALL, with lease tokens still greater than before', async () => {
+      const coordinator = open();
+      const before = await coordinator.acquireLease('leader', 'node-a', LONG);
+      await coordinator.enqueue('w1', msg(1));
+      await coordinator.heartbeatWorker(worker('w1'), LONG);
+      const seen: EngineEvent[] = [];
+      await coordinator.subscribe((e) => seen.push(e));
 
-    const admin = new Redis(redis.url);
-    await admin.flushall();
-    await admin.quit();
+      const admin = new Redis(redis.url);
+      await admin.flushall();
+      await admin.quit();
 
-    expect(await coordinator.queueLength('w1')).toBe(0);
-    expect(await coordinator.listWorkers()).toEqual([]);
-    expect(await coordinator.acquireLease('leader', 'node-a', LONG)).toBeGreaterThan(before!);
+      expect(await coordinator.queueLength('w1')).toBe(0);
+      expect(await coordinator.listWorkers()).toEqual([]);
+      expect(await coordinator.acquireLease('leader', 'node-a', LONG)).toBeGreaterThan(before!);
 
-    const waiting = coordinator.waitForWork('w1', LONG);
-    expect(await within(waiting, 100)).toBe('pending');
-    await coordinator.enqueue('w1', msg(2));
-    expect(await within(waiting, 5_000)).toBe('resolved');
-    expect(await coordinator.take('w1', 5)).toEqual([msg(2)]);
-    const alert: EngineEvent = { type: 'alert', message: 'after flush', at: 1 };
-    await coordinator.publish(alert);
-    await waitFor(() => seen.length === 1, { message: 'the event published after FLUSHALL' });
-  });
+      const waiting = coordinator.waitForWork('w1', LONG);
+      expect(await within(waiting, 100)).toBe('pending');
+      await coordinator.enqueue('w1', msg(2));
+      expect(await within(waiting, 5_000)).toBe('resolved');
+      expect(await coordinator.take('w1', 5)).toEqual([msg(2)]);
+      const alert: EngineEvent = { type: 'alert', message: 'after flush', at: 1 };
+      await coordinator.publish(alert);
+      await waitFor(() => seen.length === 1, { message: 'the event published after FLUSHALL' });
+    });
 
-  it('fails calls clearly while Redis is down, and works again once it is back', async () => {
-    const coordinator = open();
-    await coordinator.enqueue('w1', msg(1));
-    const seen: EngineEvent[] = [];
-    await coordinator.subscribe((e) => seen.push(e));
-    const waiting = coordinator.waitForWork('w2', LONG);
-    expect(await within(waiting, 100)).toBe('pending');
+    it('fails calls clearly while Redis is down, and works again once it is back', async () => {
+      const coordinator = open();
+      await coordinator.enqueue('w1', msg(1));
+      const seen: EngineEvent[] = [];
+      await coordinator.subscribe((e) => seen.push(e));
+      const waiting = coordinator.waitForWork('w2', LONG);
+      expect(await within(waiting, 100)).toBe('pending');
 
-    await redis.kill();
-    // Each call fails with an error naming Redis, within the configured bounds, never hangs.
-    for (const call of [() => coordinator.queueLength('w1'), () => coordinator.acquireLease('leader', 'a', LONG), () => coordinator.publish({ type: 'alert', message: 'x', at: 1 })]) {
+      await redis.kill();
+      // Each call fails with an error naming Redis, within the configured bounds, never hangs.
+      for (const call of [
+        () => coordinator.queueLength('w1'),
+        () => coordinator.acquireLease('leader', 'a', LONG),
+        () => coordinator.publish({ type: 'alert', message: 'x', at: 1 }),
+      ]) {
+        const started = Date.now();
+        const error = await call().then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(error).toBeInstanceOf(AxError);
+        expect(error).toMatchObject({
+          code: 'unavailable',
+          message: expect.stringContaining(`Redis at 127.0.0.1:${redis.port}`),
+        });
+        expect(Date.now() - started).toBeLessThan(3_000);
+      }
+      await waitFor(() => errors.length > 0, { message: 'the connection error to reach onConnectionError' });
+      // Down for longer than readyTimeoutMs: calls now fail at once instead of waiting again.
       const started = Date.now();
-      const error = await call().then(
-        () => undefined,
-        (e: unknown) => e,
-      );
-      expect(error).toBeInstanceOf(AxError);
-      expect(error).toMatchObject({ code: 'unavailable', message: expect.stringContaining(`Redis at 127.0.0.1:${redis.port}`) });
-      expect(Date.now() - started).toBeLessThan(3_000);
-    }
-    await waitFor(() => errors.length > 0, { message: 'the connection error to reach onConnectionError' });
-    // Down for longer than readyTimeoutMs: calls now fail at once instead of waiting again.
-    const started = Date.now();
-    await expect(coordinator.take('w1', 1)).rejects.toThrow(/is unreachable .*down for/);
-    expect(Date.now() - started).toBeLessThan(1_000);
+      await expect(coordinator.take('w1', 1)).rejects.toThrow(/is unreachable .*down for/);
+      expect(Date.now() - started).toBeLessThan(1_000);
 
-    await redis.start();
-    await waitFor(() => coordinator.queueLength('w1').then((n) => n === 0), { timeoutMs: 10_000, message: 'calls to work again' });
-    // Wakes sent during the outage are lost, so the reconnect wakes every waiter.
-    expect(await within(waiting, 5_000)).toBe('resolved');
+      await redis.start();
+      await waitFor(() => coordinator.queueLength('w1').then((n) => n === 0), {
+        timeoutMs: 10_000,
+        message: 'calls to work again',
+      });
+      // Wakes sent during the outage are lost, so the reconnect wakes every waiter.
+      expect(await within(waiting, 5_000)).toBe('resolved');
 
-    const next = coordinator.waitForWork('w1', LONG);
-    expect(await within(next, 100)).toBe('pending');
-    await coordinator.enqueue('w1', msg(2));
-    expect(await within(next, 5_000)).toBe('resolved');
-    expect(await coordinator.take('w1', 5)).toEqual([msg(2)]);
-    expect(await coordinator.acquireLease('leader', 'a', LONG)).toEqual(expect.any(Number));
-    await coordinator.publish({ type: 'alert', message: 'back', at: 2 });
-    await waitFor(() => seen.length === 1, { message: 'events after the restart' });
-  });
-});
+      const next = coordinator.waitForWork('w1', LONG);
+      expect(await within(next, 100)).toBe('pending');
+      await coordinator.enqueue('w1', msg(2));
+      expect(await within(next, 5_000)).toBe('resolved');
+      expect(await coordinator.take('w1', 5)).toEqual([msg(2)]);
+      expect(await coordinator.acquireLease('leader', 'a', LONG)).toEqual(expect.any(Number));
+      await coordinator.publish({ type: 'alert', message: 'back', at: 2 });
+      await waitFor(() => seen.length === 1, { message: 'events after the restart' });
+    });
+  },
+);

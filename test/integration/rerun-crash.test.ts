@@ -25,16 +25,25 @@ afterEach(() => {
 async function failedRun(file: string): Promise<number> {
   const store = await openSqliteStore(file);
   const seed = await seedRun(store);
-  await move(store, await runOn(store, await addInstance(store, seed, 'a'), 'w1'), 'FAILED', { exitCode: 1, finishedAt: T0 + 10 });
+  await move(store, await runOn(store, await addInstance(store, seed, 'a'), 'w1'), 'FAILED', {
+    exitCode: 1,
+    finishedAt: T0 + 10,
+  });
   for (const name of ['b', 'c']) await addInstance(store, seed, name, { state: 'UPSTREAM_FAILED', handled: true });
   await setRunState(store, seed.runId, 'FAILED', T0 + 10);
   await store.close();
   return seed.runId;
 }
 
-function engine(file: string, runId: number, killAt: string): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
+function engine(
+  file: string,
+  runId: number,
+  killAt: string,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', TSX, CHILD, file, String(runId), 'a', killAt], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', TSX, CHILD, file, String(runId), 'a', killAt], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.on('error', reject);

@@ -38,7 +38,7 @@ async function setup(
   const engines: Engine[] = [];
   const newEngine = (id: string) => {
     const engine = new Engine({
-    ...nodeHostDefaults(),
+      ...nodeHostDefaults(),
       store,
       coordinator: new MemoryCoordinator({ now: () => clock.now() }),
       runner: new NodeProcessRunner(),
@@ -96,7 +96,9 @@ describe('scheduler with a fake clock', () => {
     expect(await logicalTimes(store)).toEqual(expected);
     if (policy === 'skip') {
       const audit = await store.listAudit(10);
-      expect(audit.find((a) => a.action === 'misfire.skip')?.detail).toMatch(/^3 missed fire\(s\) up to 2026-03-01T03:00:00.000Z not run/);
+      expect(audit.find((a) => a.action === 'misfire.skip')?.detail).toMatch(
+        /^3 missed fire\(s\) up to 2026-03-01T03:00:00.000Z not run/,
+      );
     }
     // After catching up, the schedule carries on normally at 04:00.
     await clock.advance(HOUR);
@@ -106,7 +108,10 @@ describe('scheduler with a fake clock', () => {
 
   it('fires a skip policy dropped raise misfire_skipped once, recorded (unsent: no channel here)', async () => {
     const { clock, store, newEngine } = await setup('0 * * * *', 'skip', 'parallel', {
-      alerts: { settings: { ...DEFAULT_ALERT_SETTINGS, workflows: { channels: [], rules: ['misfire_skipped'] } }, channels: [] },
+      alerts: {
+        settings: { ...DEFAULT_ALERT_SETTINGS, workflows: { channels: [], rules: ['misfire_skipped'] } },
+        channels: [],
+      },
     });
     await clock.advance(3 * HOUR);
     const engine = newEngine('s1');
@@ -114,7 +119,12 @@ describe('scheduler with a fake clock', () => {
     await clock.advance(HOUR);
     await engine.alertsIdle();
     expect((await store.listAlerts({})).map((a) => [a.rule, a.workflow, a.state, a.title])).toEqual([
-      ['misfire_skipped', 'hourly', 'unsent', 'hourly: 3 missed fire(s) up to 2026-03-01T03:00:00.000Z not run (misfire policy skip)'],
+      [
+        'misfire_skipped',
+        'hourly',
+        'unsent',
+        'hourly: 3 missed fire(s) up to 2026-03-01T03:00:00.000Z not run (misfire policy skip)',
+      ],
     ]);
   });
 
@@ -163,26 +173,40 @@ describe('scheduler with a fake clock', () => {
     const { clock, store, newEngine, alerts } = await setup('0 * * * *');
     const engine = newEngine('s1');
     // Created after "hourly": an every-minute workflow, which must keep firing whatever "hourly" does.
-    const { spec } = parseWorkflowFile('workflow: minutely\nschedule: { cron: "* * * * *", timezone: UTC }\ntasks:\n  a: { command: "true" }\n', { defaultTimezone: 'UTC' });
+    const { spec } = parseWorkflowFile(
+      'workflow: minutely\nschedule: { cron: "* * * * *", timezone: UTC }\ntasks:\n  a: { command: "true" }\n',
+      { defaultTimezone: 'UTC' },
+    );
     await engine.apply(spec, 'test');
     // A zone this runtime does not know (written by another version, or dropped from the tz database).
-    await store.db.updateTable('schedule_plan').set({ timezone: 'Mars/Olympus_Mons' }).where('cron', '=', '0 * * * *').execute();
+    await store.db
+      .updateTable('schedule_plan')
+      .set({ timezone: 'Mars/Olympus_Mons' })
+      .where('cron', '=', '0 * * * *')
+      .execute();
     await engine.start();
     await clock.advance(3 * 60_000);
     const runs = await store.listRuns({ limit: 100 });
     expect(runs.map((r) => r.workflowName)).toEqual(['minutely', 'minutely', 'minutely']);
     const broken = alerts.filter((a) => a.startsWith('workflow hourly: '));
-    expect(broken).toEqual(['workflow hourly: its schedule "0 * * * *" (Mars/Olympus_Mons) cannot fire: unknown time zone "Mars/Olympus_Mons": use an IANA name such as "Europe/Berlin" or "UTC"']);
+    expect(broken).toEqual([
+      'workflow hourly: its schedule "0 * * * *" (Mars/Olympus_Mons) cannot fire: unknown time zone "Mars/Olympus_Mons": use an IANA name such as "Europe/Berlin" or "UTC"',
+    ]);
     const listed = await engine.listWorkflows();
     const hourly = listed.find((w) => w.name === 'hourly');
     expect(hourly?.scheduleError).toBe(broken[0]?.slice('workflow hourly: '.length));
     expect(hourly?.nextFireAt).toBeUndefined();
     expect(listed.find((w) => w.name === 'minutely')?.scheduleError).toBeUndefined();
     // Fixed (a new apply), it fires again and the state clears.
-    const { spec: fixed } = parseWorkflowFile('workflow: hourly\nschedule: { cron: "0 * * * *", timezone: UTC }\ntasks:\n  a: { command: "true" }\n', { defaultTimezone: 'UTC' });
+    const { spec: fixed } = parseWorkflowFile(
+      'workflow: hourly\nschedule: { cron: "0 * * * *", timezone: UTC }\ntasks:\n  a: { command: "true" }\n',
+      { defaultTimezone: 'UTC' },
+    );
     await engine.apply(fixed, 'test');
     await clock.advance(HOUR);
     expect((await engine.listWorkflows()).find((w) => w.name === 'hourly')?.scheduleError).toBeUndefined();
-    expect((await store.listRuns({ workflowName: 'hourly' })).map((r) => new Date(r.logicalTime).toISOString())).toEqual(['2026-03-01T01:00:00.000Z']);
+    expect(
+      (await store.listRuns({ workflowName: 'hourly' })).map((r) => new Date(r.logicalTime).toISOString()),
+    ).toEqual(['2026-03-01T01:00:00.000Z']);
   });
 });

@@ -35,7 +35,15 @@ async function setup(misfire: MisfirePolicy = 'run_once', o: { tickMs?: number }
   const engines: Engine[] = [];
   const newEngine = () => {
     // Scheduler only: instances stay WAITING, which is all these tests look at.
-    const engine = new Engine({ ...nodeHostDefaults(), store, coordinator, runner: new NodeProcessRunner(), clock, nodeId: 'solo', config: { tickMs: o.tickMs ?? 5_000 } });
+    const engine = new Engine({
+      ...nodeHostDefaults(),
+      store,
+      coordinator,
+      runner: new NodeProcessRunner(),
+      clock,
+      nodeId: 'solo',
+      config: { tickMs: o.tickMs ?? 5_000 },
+    });
     engines.push(engine);
     return engine;
   };
@@ -48,7 +56,9 @@ async function setup(misfire: MisfirePolicy = 'run_once', o: { tickMs?: number }
     `workflow: hourly\nschedule: { cron: "0 * * * *", timezone: UTC, misfire: ${misfire}, overlap: parallel }\ntasks:\n  a: { command: "true" }\n`,
     { defaultTimezone: 'UTC' },
   ).spec;
-  const onEvent = parseWorkflowFile('workflow: listener\non_event: orders-ready\ntasks:\n  a: { command: "true" }\n', { defaultTimezone: 'UTC' }).spec;
+  const onEvent = parseWorkflowFile('workflow: listener\non_event: orders-ready\ntasks:\n  a: { command: "true" }\n', {
+    defaultTimezone: 'UTC',
+  }).spec;
   const setupEngine = newEngine();
   await setupEngine.apply(hourly, 'test');
   await setupEngine.apply(onEvent, 'test');
@@ -56,38 +66,50 @@ async function setup(misfire: MisfirePolicy = 'run_once', o: { tickMs?: number }
 }
 
 const runsOf = async (store: SqlStore, workflow = 'hourly') =>
-  (await store.listRuns({ workflowName: workflow, limit: 1000 })).map((r) => [new Date(r.logicalTime).toISOString(), r.trigger]).sort();
+  (await store.listRuns({ workflowName: workflow, limit: 1000 }))
+    .map((r) => [new Date(r.logicalTime).toISOString(), r.trigger])
+    .sort();
 
 describe('pause all scheduling', () => {
   it.each([
     ['run_once', ['2026-03-01T03:00:00.000Z']],
     ['skip', []],
     ['all', ['2026-03-01T01:00:00.000Z', '2026-03-01T02:00:00.000Z', '2026-03-01T03:00:00.000Z']],
-  ] as const)('no fire while paused; on resume misfire %s deals with the held-back fires as after downtime: %j', async (policy, expected) => {
-    const { clock, store, newEngine } = await setup(policy);
-    const engine = newEngine();
-    await engine.start();
-    // Paused 5 s before 01:00, when the fire's exact timer is already set: it must not fire either.
-    await clock.advance(HOUR / 2 - 5_000);
-    expect(await engine.setSchedulingPaused(true, 'alice@laptop')).toEqual({ changed: true, paused: { since: clock.now(), by: 'alice@laptop' } });
-    await clock.advance(2.5 * HOUR + 5_000); // 03:30: fires at 01:00, 02:00 and 03:00 held back
-    expect(await runsOf(store)).toEqual([]);
-    // The three fires are more than the misfire threshold late: missed, by the policy's rules.
-    expect(await engine.setSchedulingPaused(false, 'bob@desk')).toEqual({ changed: true });
-    await clock.advance(1_000);
-    expect(await runsOf(store)).toEqual(expected.map((t) => [t, 'cron']));
-    if (policy === 'skip') {
-      expect((await store.listAudit(20)).find((a) => a.action === 'misfire.skip')?.detail).toMatch(/^3 missed fire\(s\) up to 2026-03-01T03:00:00.000Z not run/);
-    }
-    // And on it goes at 04:00.
-    await clock.advance(HOUR / 2);
-    expect((await runsOf(store)).at(-1)).toEqual(['2026-03-01T04:00:00.000Z', 'cron']);
-    const audit = (await store.listAudit(50)).filter((a) => a.action.startsWith('scheduling.')).map((a) => [a.action, a.actor]);
-    expect(audit).toEqual([
-      ['scheduling.resume', 'bob@desk'],
-      ['scheduling.pause', 'alice@laptop'],
-    ]);
-  });
+  ] as const)(
+    'no fire while paused; on resume misfire %s deals with the held-back fires as after downtime: %j',
+    async (policy, expected) => {
+      const { clock, store, newEngine } = await setup(policy);
+      const engine = newEngine();
+      await engine.start();
+      // Paused 5 s before 01:00, when the fire's exact timer is already set: it must not fire either.
+      await clock.advance(HOUR / 2 - 5_000);
+      expect(await engine.setSchedulingPaused(true, 'alice@laptop')).toEqual({
+        changed: true,
+        paused: { since: clock.now(), by: 'alice@laptop' },
+      });
+      await clock.advance(2.5 * HOUR + 5_000); // 03:30: fires at 01:00, 02:00 and 03:00 held back
+      expect(await runsOf(store)).toEqual([]);
+      // The three fires are more than the misfire threshold late: missed, by the policy's rules.
+      expect(await engine.setSchedulingPaused(false, 'bob@desk')).toEqual({ changed: true });
+      await clock.advance(1_000);
+      expect(await runsOf(store)).toEqual(expected.map((t) => [t, 'cron']));
+      if (policy === 'skip') {
+        expect((await store.listAudit(20)).find((a) => a.action === 'misfire.skip')?.detail).toMatch(
+          /^3 missed fire\(s\) up to 2026-03-01T03:00:00.000Z not run/,
+        );
+      }
+      // And on it goes at 04:00.
+      await clock.advance(HOUR / 2);
+      expect((await runsOf(store)).at(-1)).toEqual(['2026-03-01T04:00:00.000Z', 'cron']);
+      const audit = (await store.listAudit(50))
+        .filter((a) => a.action.startsWith('scheduling.'))
+        .map((a) => [a.action, a.actor]);
+      expect(audit).toEqual([
+        ['scheduling.resume', 'bob@desk'],
+        ['scheduling.pause', 'alice@laptop'],
+      ]);
+    },
+  );
 
   it('a manual run starts while paused; an event is refused (conflict, saying so) and starts nothing; after the resume it starts', async () => {
     const { store, newEngine } = await setup();
@@ -99,7 +121,9 @@ describe('pause all scheduling', () => {
     const refused = await engine.trigger('orders-ready', '{"n":1}', 'webhook').catch((err: unknown) => err);
     expect(refused).toBeInstanceOf(AxError);
     expect((refused as AxError).code).toBe('conflict');
-    expect((refused as AxError).message).toMatch(/^scheduling is paused \(since .*, by alice@laptop\): event "orders-ready" started nothing; resume with "ax resume"/);
+    expect((refused as AxError).message).toMatch(
+      /^scheduling is paused \(since .*, by alice@laptop\): event "orders-ready" started nothing; resume with "ax resume"/,
+    );
     expect(await runsOf(store, 'listener')).toEqual([]);
     await engine.setSchedulingPaused(false, 'alice@laptop');
     expect((await engine.trigger('orders-ready', undefined, 'webhook')).map((r) => r.trigger)).toEqual(['event']);
@@ -115,7 +139,10 @@ describe('pause all scheduling', () => {
     const since = clock.now();
     await engine.setSchedulingPaused(true, 'alice@laptop');
     await clock.advance(60_000);
-    expect(await engine.setSchedulingPaused(true, 'bob@desk')).toEqual({ changed: false, paused: { since, by: 'alice@laptop' } });
+    expect(await engine.setSchedulingPaused(true, 'bob@desk')).toEqual({
+      changed: false,
+      paused: { since, by: 'alice@laptop' },
+    });
     expect((await engine.dashboard()).schedulingPaused).toEqual({ since, by: 'alice@laptop' });
     expect((await engine.engineInfo()).schedulingPaused).toEqual({ since, by: 'alice@laptop' });
     await engine.setSchedulingPaused(false, 'bob@desk');

@@ -70,7 +70,15 @@ describe('ax serve static UI', () => {
   });
 
   it('never serves a file outside the UI directory, however the path is spelt', async () => {
-    for (const p of ['/../secret.txt', '/assets/../../secret.txt', '/%2e%2e/secret.txt', '/..%2fsecret.txt', '/assets%5c..%5c..%5csecret.txt', '/%2E%2E%2Fsecret.txt', '/%ZZ']) {
+    for (const p of [
+      '/../secret.txt',
+      '/assets/../../secret.txt',
+      '/%2e%2e/secret.txt',
+      '/..%2fsecret.txt',
+      '/assets%5c..%5c..%5csecret.txt',
+      '/%2E%2E%2Fsecret.txt',
+      '/%ZZ',
+    ]) {
       const res = await rawGet(p);
       expect(res.status, p).toBe(404);
       expect(res.body, p).not.toContain('api token');

@@ -32,8 +32,21 @@ tasks:
     await t.engine.apply({ ...spec, tasks: [...spec.tasks].reverse() }, 'test');
     const run = await t.runToEnd('etl');
     expect(run.run.state).toBe('SUCCESS');
-    expect(run.instances.map((i) => `${i.taskName}#${i.attempt}`)).toEqual(['extract#1', 'fx#1', 'clean#1', 'load#1', 'load#2', 'report#1']);
+    expect(run.instances.map((i) => `${i.taskName}#${i.attempt}`)).toEqual([
+      'extract#1',
+      'fx#1',
+      'clean#1',
+      'load#1',
+      'load#2',
+      'report#1',
+    ]);
     expect((await t.engine.runGrid('etl', {})).tasks).toEqual(['extract', 'fx', 'clean', 'load', 'report']);
-    expect((await t.engine.exportWorkflow('etl')).tasks.map((x) => x.name)).toEqual(['extract', 'fx', 'clean', 'load', 'report']);
+    expect((await t.engine.exportWorkflow('etl')).tasks.map((x) => x.name)).toEqual([
+      'extract',
+      'fx',
+      'clean',
+      'load',
+      'report',
+    ]);
   });
 });

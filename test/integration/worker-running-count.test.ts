@@ -31,10 +31,13 @@ tasks:
 }
 
 async function bothRunning(e: TestEngine, runId: number): Promise<void> {
-  await waitFor(async () => (await e.engine.getRun(runId)).instances.filter((i) => i.state === 'RUNNING').length === 2, {
-    timeoutMs: 15_000,
-    message: 'both tasks RUNNING',
-  });
+  await waitFor(
+    async () => (await e.engine.getRun(runId)).instances.filter((i) => i.state === 'RUNNING').length === 2,
+    {
+      timeoutMs: 15_000,
+      message: 'both tasks RUNNING',
+    },
+  );
 }
 
 describe('the count of tasks running on a worker', () => {
@@ -64,7 +67,9 @@ describe('the count of tasks running on a worker', () => {
     await bothRunning(t, run.id);
     const id = t.engine.worker?.id as string;
     await t.engine.drainWorker(id, 'test');
-    const notice = await waitFor(() => t?.alerts.find((a) => a.includes('drain requested')), { message: 'the drain notice' });
+    const notice = await waitFor(() => t?.alerts.find((a) => a.includes('drain requested')), {
+      message: 'the drain notice',
+    });
     expect(notice).toBe(`worker ${id}: drain requested: taking nothing new, finishing 2 running task(s)`);
     fs.writeFileSync(path.join(t.dir, 'go'), '');
     await t.waitRun(run.id);
@@ -98,7 +103,14 @@ tasks:
       ['broken', 2],
       ['fixable', 1],
     ]);
-    expect(d.recoveredToday).toEqual([expect.objectContaining({ taskName: 'flaky', attempt: 1, state: 'FAILED', recoveredBy: expect.objectContaining({ attempt: 2 }) })]);
+    expect(d.recoveredToday).toEqual([
+      expect.objectContaining({
+        taskName: 'flaky',
+        attempt: 1,
+        state: 'FAILED',
+        recoveredBy: expect.objectContaining({ attempt: 2 }),
+      }),
+    ]);
 
     fs.writeFileSync(flag, '');
     await t.engine.rerunTask(run.run.id, 'fixable', 'test');

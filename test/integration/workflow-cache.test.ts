@@ -57,7 +57,11 @@ describe('WorkflowCache', () => {
     expect(named(wf, wf.downstream)).toEqual({ extract: ['clean', 'report'], clean: ['load', 'report'] });
     expect(named(wf, wf.upstream)).toEqual({ clean: ['extract'], load: ['clean'], report: ['clean', 'extract'] });
     const extract = wf.byName.get('extract')?.id as number;
-    expect(downstreamClosure(extract, wf.downstream).map((t) => wf.tasks.get(t)?.name).sort()).toEqual(['clean', 'load', 'report']);
+    expect(
+      downstreamClosure(extract, wf.downstream)
+        .map((t) => wf.tasks.get(t)?.name)
+        .sort(),
+    ).toEqual(['clean', 'load', 'report']);
   });
 
   it('serves the same entry while fresh and while its version stands; re-reads a changed or disabled workflow; forgets a removed one', async () => {

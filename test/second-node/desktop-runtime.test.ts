@@ -39,7 +39,9 @@ function hostEnv(dataDir: string): NodeJS.ProcessEnv {
 /** The native addons a process has loaded: every mapped *.node file (Linux's /proc). */
 function mappedAddons(pid: number): string[] {
   const maps = fs.readFileSync(`/proc/${pid}/maps`, 'utf8');
-  return [...new Set(maps.split('\n').flatMap((line) => (/\.node$/.test(line) ? [line.slice(line.indexOf('/'))] : [])))];
+  return [
+    ...new Set(maps.split('\n').flatMap((line) => (/\.node$/.test(line) ? [line.slice(line.indexOf('/'))] : []))),
+  ];
 }
 
 beforeAll(() => {
@@ -64,7 +66,10 @@ describe('this runtime stands in for Electrons Node', () => {
   it('cannot load the better-sqlite3 npm built under the machine Node, and uses node:sqlite instead', () => {
     const Database = createRequire(import.meta.url)('better-sqlite3') as new (file: string) => { close(): void };
     expect(() => new Database(':memory:')).toThrow(/NODE_MODULE_VERSION|did not self-register/);
-    expect(sqliteDriver()).toMatchObject({ name: 'node:sqlite', description: expect.stringContaining(`built into Node ${process.versions.node}`) });
+    expect(sqliteDriver()).toMatchObject({
+      name: 'node:sqlite',
+      description: expect.stringContaining(`built into Node ${process.versions.node}`),
+    });
   });
 });
 
@@ -81,9 +86,16 @@ describe('the bundled engine host under this Node', () => {
 
     const events: EngineEvent[] = [];
     await ui.subscribe(['runs'], (e) => events.push(e));
-    await applyText(ui, 'workflow: talk\ntasks:\n  say:\n    command: "echo one; sleep 1; echo two"\n  hold:\n    command: "echo holding; sleep 300"\n    upstream: [say]\n');
+    await applyText(
+      ui,
+      'workflow: talk\ntasks:\n  say:\n    command: "echo one; sleep 1; echo two"\n  hold:\n    command: "echo holding; sleep 300"\n    upstream: [say]\n',
+    );
     const run = await ui.runWorkflow('talk', { actor: 'ui' });
-    const started = (task: string) => events.find((e): e is Extract<EngineEvent, { type: 'instance' }> => e.type === 'instance' && e.runId === run.id && e.taskName === task && e.state === 'RUNNING');
+    const started = (task: string) =>
+      events.find(
+        (e): e is Extract<EngineEvent, { type: 'instance' }> =>
+          e.type === 'instance' && e.runId === run.id && e.taskName === task && e.state === 'RUNNING',
+      );
     const say = await waitFor(() => started('say'), { timeoutMs: 15_000, message: 'say never ran' });
     const live: string[] = [];
     await ui.subscribe([`log:${say.instanceId}`], (e) => e.type === 'log' && live.push(e.line));
@@ -97,7 +109,10 @@ describe('the bundled engine host under this Node', () => {
     for (const pid of [host.child.pid as number, ...launchers]) expect(mappedAddons(pid), `process ${pid}`).toEqual([]);
 
     await ui.cancelRun(run.id, { actor: 'ui' });
-    await waitFor(() => events.some((e) => e.type === 'run' && e.runId === run.id && e.state === 'CANCELLED'), { timeoutMs: 15_000, message: 'the run was not cancelled' });
+    await waitFor(() => events.some((e) => e.type === 'run' && e.runId === run.id && e.state === 'CANCELLED'), {
+      timeoutMs: 15_000,
+      message: 'the run was not cancelled',
+    });
     const detail = await ui.getRun(run.id);
     expect(detail.instances.find((i) => i.id === hold.instanceId)?.state).toBe('CANCELLED');
     expect(await host.stop(5_000)).toEqual({ code: 0, signal: null });
@@ -106,26 +121,38 @@ describe('the bundled engine host under this Node', () => {
   it('where no SQLite driver loads, it reports a failure the supervisor does not retry, naming the runtime and the fix', async () => {
     const dataDir = fs.mkdtempSync(path.join(root, 'data-'));
     const supervisor = new EngineSupervisor({
-      launch: nodeEngineLauncher({ script: HOST_BUNDLE, args: ['--data-dir', dataDir], env: { ...hostEnv(dataDir), NODE_OPTIONS: NO_BUILT_IN_SQLITE }, children }),
+      launch: nodeEngineLauncher({
+        script: HOST_BUNDLE,
+        args: ['--data-dir', dataDir],
+        env: { ...hostEnv(dataDir), NODE_OPTIONS: NO_BUILT_IN_SQLITE },
+        children,
+      }),
       firstBackoffMs: 20,
       maxBackoffMs: 80,
     });
     const states: string[] = [];
     supervisor.onStatus((s) => states.push(s.state));
     supervisor.start();
-    const failed = await waitFor(() => {
-      const s = supervisor.status();
-      return s.state === 'failed' ? s : undefined;
-    }, { timeoutMs: 30_000, message: 'the host never reported failed' });
+    const failed = await waitFor(
+      () => {
+        const s = supervisor.status();
+        return s.state === 'failed' ? s : undefined;
+      },
+      { timeoutMs: 30_000, message: 'the host never reported failed' },
+    );
     expect(failed.code).toBe('environment');
-    expect(failed.message).toContain(`no SQLite driver can load in Node ${process.versions.node} (module ABI ${process.versions.modules}`);
+    expect(failed.message).toContain(
+      `no SQLite driver can load in Node ${process.versions.node} (module ABI ${process.versions.modules}`,
+    );
     expect(failed.message).toMatch(/built for module ABI \d+, not this runtime's/);
     expect(failed.message).toContain('npm rebuild better-sqlite3');
     expect(children).toHaveLength(1);
     expect(children[0]?.exitCode).toBe(7);
     // Failed is final until a person asks: no restart after a while either (a crash restarts at
     // once, its backoff starting in milliseconds, so half a second would show one).
-    await holdsFor(() => children.length === 1 && !states.includes('restarting'), 500, { message: 'no restart after failed' });
+    await holdsFor(() => children.length === 1 && !states.includes('restarting'), 500, {
+      message: 'no restart after failed',
+    });
     expect(children).toHaveLength(1);
     expect(states).not.toContain('restarting');
     await supervisor.stop(0);
@@ -135,12 +162,18 @@ describe('the bundled engine host under this Node', () => {
 describe('ax under this Node, where no SQLite driver loads', () => {
   it('prints one line with the runtime, the addon ABI and what to do, and exits 7 (no stack trace)', () => {
     const dataDir = fs.mkdtempSync(path.join(root, 'data-'));
-    const r = spawnSync(process.execPath, [NO_BUILT_IN_SQLITE, AX, 'ls'], { env: hostEnv(dataDir), encoding: 'utf8', timeout: 60_000 });
+    const r = spawnSync(process.execPath, [NO_BUILT_IN_SQLITE, AX, 'ls'], {
+      env: hostEnv(dataDir),
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     expect(r.status, r.stderr).toBe(7);
     expect(r.stdout).toBe('');
     const lines = r.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^ax: no SQLite driver can load in Node \d+\.\d+\.\d+ \(module ABI \d+\): this Node has no built-in node:sqlite, and the installed better-sqlite3 was built for module ABI \d+, not this runtime's\. Run ax with Node 22\.13 or later/);
+    expect(lines[0]).toMatch(
+      /^ax: no SQLite driver can load in Node \d+\.\d+\.\d+ \(module ABI \d+\): this Node has no built-in node:sqlite, and the installed better-sqlite3 was built for module ABI \d+, not this runtime's\. Run ax with Node 22\.13 or later/,
+    );
     expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 });

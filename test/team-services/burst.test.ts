@@ -30,7 +30,11 @@ describe.skipIf(!runnable)('task bursts in team mode', () => {
     const team = await open({ onTestFinished }, 'peak', limits);
     const tasks = names(300);
     const command = traced('sleep 0.2');
-    await team.apply({ workflow: 'peak', routing: 'least_busy', tasks: Object.fromEntries(tasks.map((n) => [n, { command, timeout: '120s' }])) });
+    await team.apply({
+      workflow: 'peak',
+      routing: 'least_busy',
+      tasks: Object.fromEntries(tasks.map((n) => [n, { command, timeout: '120s' }])),
+    });
     const runId = await team.startRunInProcess('peak');
     await team.waitRuns([runId], 240_000);
     const store = team.store;
@@ -45,22 +49,33 @@ describe.skipIf(!runnable)('task bursts in team mode', () => {
     const retried = instances.filter((i) => i.attempt > 1 || i.state !== 'SUCCESS');
     if (executions.length !== 300) {
       const alerts = (await team.alerts()).map((a) => a.detail);
-      expect.fail(`${executions.length} executions for 300 tasks: ${JSON.stringify({ twice, retried, alerts })}\n${team.nodeLogs()}`);
+      expect.fail(
+        `${executions.length} executions for 300 tasks: ${JSON.stringify({ twice, retried, alerts })}\n${team.nodeLogs()}`,
+      );
     }
     const peaks: Record<string, number> = {};
-    for (const w of Object.keys(limits)) peaks[w] = peakConcurrency(executions.filter((e) => workerOf.get(e.instanceId) === w));
-    for (const [w, limit] of Object.entries(limits)) expect(peaks[w], `${w}: peaks ${JSON.stringify(peaks)}`).toBeLessThanOrEqual(limit);
+    for (const w of Object.keys(limits))
+      peaks[w] = peakConcurrency(executions.filter((e) => workerOf.get(e.instanceId) === w));
+    for (const [w, limit] of Object.entries(limits))
+      expect(peaks[w], `${w}: peaks ${JSON.stringify(peaks)}`).toBeLessThanOrEqual(limit);
     // All three took part: the limits were reached, not merely unused.
     expect(Object.values(peaks).every((p) => p > 0)).toBe(true);
     expect(team.unexpectedExits()).toBeUndefined();
   }, 300_000);
 
-  it('1,000 tasks printing 100 lines each: every SUCCESS seen in MySQL already has its 100 lines there', async ({ onTestFinished }) => {
+  it('1,000 tasks printing 100 lines each: every SUCCESS seen in MySQL already has its 100 lines there', async ({
+    onTestFinished,
+  }) => {
     const team = await open({ onTestFinished }, 'logs', { l1: 16, l2: 16 });
     const tasks = names(1000);
     await team.apply({
       workflow: 'lines',
-      tasks: Object.fromEntries(tasks.map((n) => [n, { command: `i=0; while [ $i -lt 100 ]; do i=$((i+1)); echo "${n} line $i"; done`, timeout: '120s' }])),
+      tasks: Object.fromEntries(
+        tasks.map((n) => [
+          n,
+          { command: `i=0; while [ $i -lt 100 ]; do i=$((i+1)); echo "${n} line $i"; done`, timeout: '120s' },
+        ]),
+      ),
     });
     const store = team.store;
     const runId = await team.startRunInProcess('lines');
@@ -68,7 +83,9 @@ describe.skipIf(!runnable)('task bursts in team mode', () => {
     const short: string[] = [];
     await team.waitFor(
       async () => {
-        const fresh = (await store.listInstances(runId)).filter((i: InstanceRecord) => i.state === 'SUCCESS' && !counted.has(i.id));
+        const fresh = (await store.listInstances(runId)).filter(
+          (i: InstanceRecord) => i.state === 'SUCCESS' && !counted.has(i.id),
+        );
         for (const i of fresh) {
           const n = (await store.readLogs(i.id, 0, 1000)).length;
           counted.set(i.id, n);

@@ -27,10 +27,14 @@ const TAKEOVER_BOUND_MS = 15_000;
 
 // Skipped only off CI on a machine without MariaDB/Redis: under CI=true the availability check throws instead.
 describe.skipIf(!runnable)('the leading scheduler killed with SIGKILL', () => {
-  it('a standby leads within 15 s; the gap follows run_once: at most one catch-up, the rest audited, none doubled', async ({ onTestFinished }) => {
+  it('a standby leads within 15 s; the gap follows run_once: at most one catch-up, the rest audited, none doubled', async ({
+    onTestFinished,
+  }) => {
     // The design of this test: the lease outlives the misfire tolerance.
     expect(LEASE_TTL_MS).toBeGreaterThan(MISFIRE_TOLERANCE_MS);
-    const team: Team = await teamForTest({ onTestFinished }, 'leader', { config: { ...TEAM_CONFIG, workerHeartbeatMs: WORKER_HEARTBEAT_MS } });
+    const team: Team = await teamForTest({ onTestFinished }, 'leader', {
+      config: { ...TEAM_CONFIG, workerHeartbeatMs: WORKER_HEARTBEAT_MS },
+    });
     const wf = everySecondWorkflow('every-second', 'run_once');
     await team.apply(wf.spec);
     const nodes = await team.serveAll([
@@ -40,7 +44,8 @@ describe.skipIf(!runnable)('the leading scheduler killed with SIGKILL', () => {
       { role: 'worker', workerId: 'w1', concurrency: 16 },
     ]);
     const store = team.store;
-    const cronRuns = async () => (await store.listRuns({ workflowName: 'every-second', limit: 200 })).filter((r) => r.trigger === 'cron');
+    const cronRuns = async () =>
+      (await store.listRuns({ workflowName: 'every-second', limit: 200 })).filter((r) => r.trigger === 'cron');
     const holderOf = () => team.leaseHolder();
 
     // Steady state first: three on-time fires after every node runs.
@@ -86,11 +91,14 @@ describe.skipIf(!runnable)('the leading scheduler killed with SIGKILL', () => {
     });
     const report = await everySecondFires(team, 'every-second', steadyFrom, to);
     const runIds = report.runs.map((r) => r.id);
-    await team.waitFor(async () => (await Promise.all(runIds.map((id) => store.getRun(id)))).every((r) => r?.state !== 'RUNNING'), {
-      timeoutMs: 60_000,
-      intervalMs: 250,
-      message: 'the runs of the window to end',
-    });
+    await team.waitFor(
+      async () => (await Promise.all(runIds.map((id) => store.getRun(id)))).every((r) => r?.state !== 'RUNNING'),
+      {
+        timeoutMs: 60_000,
+        intervalMs: 250,
+        message: 'the runs of the window to end',
+      },
+    );
 
     const iso = (list: number[]) => list.map((m) => new Date(m).toISOString()).join(', ');
     expect(report.duplicates).toEqual([]);
@@ -110,9 +118,18 @@ describe.skipIf(!runnable)('the leading scheduler killed with SIGKILL', () => {
     expect(decision.count - report.missing.length).toBeLessThanOrEqual(1);
     // run_once: of the fires older than the tolerance when that scan ran, exactly one ran (the
     // latest missed one); every later fire was on time and ran.
-    const caughtUp = report.runs.filter((r) => r.logicalTime > lastBeforeKill && r.logicalTime < decision.at - MISFIRE_TOLERANCE_MS);
+    const caughtUp = report.runs.filter(
+      (r) => r.logicalTime > lastBeforeKill && r.logicalTime < decision.at - MISFIRE_TOLERANCE_MS,
+    );
     expect(iso(caughtUp.map((r) => r.logicalTime))).toBe(iso([decision.latest + 1_000]));
-    expect(await checkInvariants(team, runIds, { tasks: wf.tasks, noTimeout: true, noFailover: true, singleExecution: true })).toEqual([]);
+    expect(
+      await checkInvariants(team, runIds, {
+        tasks: wf.tasks,
+        noTimeout: true,
+        noFailover: true,
+        singleExecution: true,
+      }),
+    ).toEqual([]);
     // The survivors all still run.
     expect(team.unexpectedExits()).toBeUndefined();
   }, 240_000);

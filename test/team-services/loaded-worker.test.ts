@@ -35,7 +35,10 @@ describe.skipIf(!runnable)('a worker running 200 tasks at once on a busy machine
     const gate = await team.gate('crowd');
     const names = Array.from({ length: TASKS }, (_, k) => `t${String(k).padStart(3, '0')}`);
     const command = traced(`${gate.wait}; sleep ${TASK_SECONDS}`);
-    await team.apply({ workflow: 'crowd', tasks: Object.fromEntries(names.map((n) => [n, { command, timeout: '120s' }])) });
+    await team.apply({
+      workflow: 'crowd',
+      tasks: Object.fromEntries(names.map((n) => [n, { command, timeout: '120s' }])),
+    });
     await team.serveAll([
       { role: 'scheduler', noWork: true, workerId: 'sched' },
       { role: 'worker', workerId: 'big', concurrency: TASKS },
@@ -43,7 +46,9 @@ describe.skipIf(!runnable)('a worker running 200 tasks at once on a busy machine
 
     // Two processes that burn a core each, for the whole run (marked so cleanup finds them too).
     for (let k = 0; k < 2; k++) {
-      burners.push(spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore', env: { ...process.env, AXT_DIR: team.dir } }));
+      burners.push(
+        spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore', env: { ...process.env, AXT_DIR: team.dir } }),
+      );
     }
 
     const runId = await team.startRunInProcess('crowd');
@@ -68,19 +73,25 @@ describe.skipIf(!runnable)('a worker running 200 tasks at once on a busy machine
     await team.waitFor(
       async () => {
         const instances = await sample();
-        return instances.length === TASKS && instances.every((i) => !['WAITING', 'DISPATCHED', 'RUNNING'].includes(i.state));
+        return (
+          instances.length === TASKS && instances.every((i) => !['WAITING', 'DISPATCHED', 'RUNNING'].includes(i.state))
+        );
       },
       { timeoutMs: 180_000, intervalMs: 500, message: `all ${TASKS} tasks to end` },
     );
     await team.waitRuns([runId], 60_000);
     for (const b of burners.splice(0)) b.kill('SIGKILL');
 
-    expect(await checkInvariants(team, [runId], { tasks: names, noTimeout: true, noFailover: true, singleExecution: true })).toEqual([]);
+    expect(
+      await checkInvariants(team, [runId], { tasks: names, noTimeout: true, noFailover: true, singleExecution: true }),
+    ).toEqual([]);
     // They did run all at once, on the one worker, for many heartbeat intervals.
     expect(peakConcurrency(team.executions())).toBe(TASKS);
     expect(maxRunning).toBe(TASKS);
     expect(new Set((await store.listInstances(runId)).map((i) => i.workerId))).toEqual(new Set(['big']));
-    expect(Math.min(...team.executions().map((e) => e.end ?? 0)) - opened).toBeGreaterThan(5 * (TEAM_CONFIG.taskHeartbeatMs as number));
+    expect(Math.min(...team.executions().map((e) => e.end ?? 0)) - opened).toBeGreaterThan(
+      5 * (TEAM_CONFIG.taskHeartbeatMs as number),
+    );
     expect(team.unexpectedExits()).toBeUndefined();
   }, 420_000);
 });

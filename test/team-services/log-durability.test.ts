@@ -10,7 +10,14 @@ import type { SqlStore } from '../../engine/adapters/sql/sql-store.ts';
 import type { InstanceRecord } from '../../engine/api/types.ts';
 import mysql from 'mysql2/promise';
 import { openMysqlStore } from '../../engine/adapters/sql/mysql-store.ts';
-import { CI, createTestDatabase, MYSQL_ADMIN_URL, mysqlAvailable, redisAvailable, uniqueName } from '../helpers/services.ts';
+import {
+  CI,
+  createTestDatabase,
+  MYSQL_ADMIN_URL,
+  mysqlAvailable,
+  redisAvailable,
+  uniqueName,
+} from '../helpers/services.ts';
 import { hasFlock } from '../helpers/team/gate.ts';
 import { Team } from '../helpers/team/harness.ts';
 import { hasMariadbServer, PrivateMariaDb } from '../helpers/private-servers.ts';
@@ -55,7 +62,8 @@ describe.skipIf(!sharedRunnable)('logs that cannot be stored while tasks finish'
     await admin.query(`CREATE USER '${user}'@'%' IDENTIFIED BY 'pw'`);
     cleanups.push(async () => void (await admin.query(`DROP USER '${user}'@'%'`)));
     const tables = (await admin.query('SHOW TABLES'))[0] as Record<string, string>[];
-    for (const row of tables) await admin.query(`GRANT ALL ON \`${database.name}\`.\`${Object.values(row)[0]}\` TO '${user}'@'%'`);
+    for (const row of tables)
+      await admin.query(`GRANT ALL ON \`${database.name}\`.\`${Object.values(row)[0]}\` TO '${user}'@'%'`);
     const u = new URL(database.url);
     u.username = user;
     u.password = 'pw';
@@ -71,11 +79,17 @@ describe.skipIf(!sharedRunnable)('logs that cannot be stored while tasks finish'
     const gate = await t.gate('finish');
     const names = Array.from({ length: 20 }, (_, k) => `t${k}`);
     // Each task: 50 lines, the gate, 50 more lines (these fall into the failure), exit 0.
-    const body = (k: number) => `for i in $(seq 1 50); do echo "t${k} before $i"; done; ${gate.wait}; for i in $(seq 1 50); do echo "t${k} after $i"; done`;
-    await t.apply({ workflow: 'finish', tasks: Object.fromEntries(names.map((n, k) => [n, { command: traced(body(k)), timeout: '300s' }])) });
+    const body = (k: number) =>
+      `for i in $(seq 1 50); do echo "t${k} before $i"; done; ${gate.wait}; for i in $(seq 1 50); do echo "t${k} after $i"; done`;
+    await t.apply({
+      workflow: 'finish',
+      tasks: Object.fromEntries(names.map((n, k) => [n, { command: traced(body(k)), timeout: '300s' }])),
+    });
     const runId = await t.startRunInProcess('finish');
     await t.waitFor(
-      async () => (await store.listInstances(runId)).filter((i) => i.state === 'RUNNING').length === 20 && t.executions().filter((e) => e.runId === runId).length === 20,
+      async () =>
+        (await store.listInstances(runId)).filter((i) => i.state === 'RUNNING').length === 20 &&
+        t.executions().filter((e) => e.runId === runId).length === 20,
       { timeoutMs: 60_000, message: 'the twenty tasks to run' },
     );
     await admin.query(`REVOKE INSERT ON \`${database.name}\`.execution_log FROM '${user}'@'%'`);
@@ -86,7 +100,9 @@ describe.skipIf(!sharedRunnable)('logs that cannot be stored while tasks finish'
     const seen = new Map<number, { lines: number; reason?: string }>();
     await t.waitFor(
       async () => {
-        for (const i of (await store.listInstances(runId)).filter((x: InstanceRecord) => x.state === 'SUCCESS' && !seen.has(x.id))) {
+        for (const i of (await store.listInstances(runId)).filter(
+          (x: InstanceRecord) => x.state === 'SUCCESS' && !seen.has(x.id),
+        )) {
           const lines = (await store.readLogs(i.id, 0, 1000)).filter((l) => l.stream === 'stdout').length;
           seen.set(i.id, { lines, reason: i.reason });
         }
@@ -94,18 +110,31 @@ describe.skipIf(!sharedRunnable)('logs that cannot be stored while tasks finish'
       },
       { timeoutMs: 120_000, intervalMs: 20, message: 'the twenty instances to be SUCCESS' },
     );
-    const silent = [...seen].filter(([, v]) => v.lines !== 100 && !/its log is incomplete: \d+ line\(s\) could not be stored/.test(v.reason ?? ''));
+    const silent = [...seen].filter(
+      ([, v]) => v.lines !== 100 && !/its log is incomplete: \d+ line\(s\) could not be stored/.test(v.reason ?? ''),
+    );
     expect(silent, 'SUCCESS without its log and without saying so').toEqual([]);
     // Alerts reach the audit log on their own write, just after the outcome: wait for them.
     const incomplete = [...seen.values()].filter((v) => v.lines !== 100).length;
-    const alertCount = async () => (await store.listAudit(10_000)).filter((a) => a.action === 'alert' && /its log is incomplete/.test(a.detail ?? '')).length;
-    await t.waitFor(async () => (await alertCount()) >= incomplete, { timeoutMs: 15_000, message: `${incomplete} "log is incomplete" alerts` }).catch(() => undefined);
+    const alertCount = async () =>
+      (await store.listAudit(10_000)).filter(
+        (a) => a.action === 'alert' && /its log is incomplete/.test(a.detail ?? ''),
+      ).length;
+    await t
+      .waitFor(async () => (await alertCount()) >= incomplete, {
+        timeoutMs: 15_000,
+        message: `${incomplete} "log is incomplete" alerts`,
+      })
+      .catch(() => undefined);
     expect(await alertCount()).toBe(incomplete);
 
     // The store takes the lines again: nothing was lost, each instance's log is whole and in order.
     await admin.query(`GRANT INSERT ON \`${database.name}\`.execution_log TO '${user}'@'%'`);
     for (const id of seen.keys()) {
-      await t.waitFor(async () => (await store.readLogs(id, 0, 1000)).length === 100, { timeoutMs: 30_000, message: `instance ${id}'s log to be whole` });
+      await t.waitFor(async () => (await store.readLogs(id, 0, 1000)).length === 100, {
+        timeoutMs: 30_000,
+        message: `instance ${id}'s log to be whole`,
+      });
       const lines = await store.readLogs(id, 0, 1000);
       expect(lines.map((l) => l.seq)).toEqual(lines.map((_, k) => k + 1));
     }
@@ -145,7 +174,10 @@ describe.skipIf(!runnable)('logs while MariaDB is killed and restarted', () => {
 
   async function openTeam(name: string): Promise<{ t: Team; worker: TeamProcess; store: SqlStore }> {
     const db = mariadb as PrivateMariaDb;
-    const t = await Team.open(name, { mysqlUrl: await db.createDatabase(name), config: { logBufferBytes: BUFFER_BYTES } });
+    const t = await Team.open(name, {
+      mysqlUrl: await db.createDatabase(name),
+      config: { logBufferBytes: BUFFER_BYTES },
+    });
     team = t;
     const [, worker] = await t.serveAll([
       { role: 'scheduler', noWork: true, workerId: 'sched' },
@@ -161,30 +193,41 @@ describe.skipIf(!runnable)('logs while MariaDB is killed and restarted', () => {
     const burst = `${gate.wait}; awk 'BEGIN { for (i = 1; i <= 200000; i++) printf "%06d ${line}\\n", i }'`;
     await t.apply({ workflow: 'burst', tasks: { burst: { command: traced(burst), timeout: '300s' } } });
     const runId = await t.startRunInProcess('burst');
-    const [inst] = await t.waitFor(async () => {
-      const list = await store.listInstances(runId);
-      return list[0]?.state === 'RUNNING' && list[0].pid !== undefined ? list : undefined;
-    }, { timeoutMs: 60_000, message: 'the burst task to run' });
+    const [inst] = await t.waitFor(
+      async () => {
+        const list = await store.listInstances(runId);
+        return list[0]?.state === 'RUNNING' && list[0].pid !== undefined ? list : undefined;
+      },
+      { timeoutMs: 60_000, message: 'the burst task to run' },
+    );
     const before = memory(worker.pid);
 
     await killDb();
     await gate.open();
-    await t.waitFor(() => t.executions().some((e) => e.runId === runId && e.end !== undefined), { timeoutMs: 60_000, message: 'the burst to end' });
+    await t.waitFor(() => t.executions().some((e) => e.runId === runId && e.end !== undefined), {
+      timeoutMs: 60_000,
+      message: 'the burst to end',
+    });
     // the worker lives on for a while after the burst with the database still down, and its
     // memory peak is read after that while
-    await holdsFor(() => worker.running, 2_000, { message: `the worker to keep running\n${worker.stderr.slice(-3000)}` });
+    await holdsFor(() => worker.running, 2_000, {
+      message: `the worker to keep running\n${worker.stderr.slice(-3000)}`,
+    });
     expect(worker.running, worker.stderr.slice(-3000)).toBe(true);
     const after = memory(worker.pid);
     // The buffer holds 4 MiB; the 31 MB burst (and its ~200,000 line objects) never sat in memory at once.
     expect(after.peak - before.now, `peak ${after.peak} before ${before.now}`).toBeLessThan(48 * 1024 * 1024);
 
     await startDb();
-    const done = await t.waitFor(async () => {
-      const i = await store.getInstance(inst?.id as number);
-      return i?.state === 'SUCCESS' ? i : undefined;
-    }, { timeoutMs: 120_000, intervalMs: 100, message: 'the burst task to be SUCCESS' });
+    const done = await t.waitFor(
+      async () => {
+        const i = await store.getInstance(inst?.id as number);
+        return i?.state === 'SUCCESS' ? i : undefined;
+      },
+      { timeoutMs: 120_000, intervalMs: 100, message: 'the burst task to be SUCCESS' },
+    );
     const lines = [];
-    for (let after = 0; ; ) {
+    for (let after = 0; ;) {
       const page = await store.readLogs(done.id, after, 10_000);
       if (page.length === 0) break;
       lines.push(...page.map((l) => ({ seq: l.seq, stream: l.stream, line: l.line })));

@@ -7,7 +7,13 @@ import fs from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/files.ts';
 import { CI, redisAvailable } from '../helpers/services.ts';
-import { aliveThrough, holdsFor, MISJUDGE_WINDOW_MS, stillRunningFirstAttempts, waitForProgressAfter } from '../helpers/team/fault-checks.ts';
+import {
+  aliveThrough,
+  holdsFor,
+  MISJUDGE_WINDOW_MS,
+  stillRunningFirstAttempts,
+  waitForProgressAfter,
+} from '../helpers/team/fault-checks.ts';
 import { hasFlock } from '../helpers/team/gate.ts';
 import { Team, TEAM_CONFIG } from '../helpers/team/harness.ts';
 import { checkInvariants } from '../helpers/team/invariants.ts';
@@ -24,7 +30,8 @@ const runnable = (await redisAvailable()) && ((hasMariadbServer && hasFlock) || 
  * backoff of up to 5 s, the scheduler ticks every tickMs, a lost dispatch is re-sent after
  * redispatchAfterMs.
  */
-const RESUME_BOUND_MS = 5_000 + (TEAM_CONFIG.redispatchAfterMs as number) + 3 * (TEAM_CONFIG.workerHeartbeatMs as number) + 5_000;
+const RESUME_BOUND_MS =
+  5_000 + (TEAM_CONFIG.redispatchAfterMs as number) + 3 * (TEAM_CONFIG.workerHeartbeatMs as number) + 5_000;
 
 // Skipped only off CI on a machine without MariaDB/Redis: under CI=true the availability check throws instead.
 describe.skipIf(!runnable)('a team whose MariaDB is killed and restarted mid-run', () => {
@@ -67,17 +74,24 @@ describe.skipIf(!runnable)('a team whose MariaDB is killed and restarted mid-run
       async () => {
         const all = await t.instances(runIds);
         const long = await t.instances([longRun]);
-        return all.filter((i) => i.state === 'SUCCESS').length >= 5 && all.some((i) => i.state === 'RUNNING') && long.filter((i) => i.state === 'RUNNING').length === 2;
+        return (
+          all.filter((i) => i.state === 'SUCCESS').length >= 5 &&
+          all.some((i) => i.state === 'RUNNING') &&
+          long.filter((i) => i.state === 'RUNNING').length === 2
+        );
       },
       { timeoutMs: 90_000, intervalMs: 50, message: '5 instances done, some running, the long tasks running' },
     );
-    const runningAtCrash = (await t.instances([...runIds, longRun])).filter((i) => i.state === 'RUNNING').map((i) => i.id);
+    const runningAtCrash = (await t.instances([...runIds, longRun]))
+      .filter((i) => i.state === 'RUNNING')
+      .map((i) => i.id);
     await db.kill();
     const down = Date.now();
     // The outage: longer than a worker may stay silent (3 × its heartbeat) and than a task
     // heartbeat may age (2.5 × its interval), so a judgement from stale database heartbeats would
     // show. Then the same server, port and data again.
-    const outageMs = Math.max(3 * (TEAM_CONFIG.workerHeartbeatMs as number), 2.5 * (TEAM_CONFIG.taskHeartbeatMs as number)) + 1_000;
+    const outageMs =
+      Math.max(3 * (TEAM_CONFIG.workerHeartbeatMs as number), 2.5 * (TEAM_CONFIG.taskHeartbeatMs as number)) + 1_000;
     await letTimePass(outageMs - (Date.now() - down));
     await db.start();
     const back = Date.now();
@@ -86,7 +100,9 @@ describe.skipIf(!runnable)('a team whose MariaDB is killed and restarted mid-run
     expect(resumed - back).toBeLessThan(RESUME_BOUND_MS);
     // Long enough after the restart for any judgement from stale heartbeats to happen: the long
     // tasks stay RUNNING as their first attempts all along.
-    await holdsFor(t, MISJUDGE_WINDOW_MS, 'the long tasks keep running', () => stillRunningFirstAttempts(t, longRun, gated.tasks));
+    await holdsFor(t, MISJUDGE_WINDOW_MS, 'the long tasks keep running', () =>
+      stillRunningFirstAttempts(t, longRun, gated.tasks),
+    );
     await gated.open();
     await t.waitRuns([...runIds, longRun], 150_000);
 
@@ -98,7 +114,8 @@ describe.skipIf(!runnable)('a team whose MariaDB is killed and restarted mid-run
     // The tasks that were running when the database died finished while it was down; their
     // outcomes were kept and written once it was back (SUCCESS of the same attempt, not a re-run).
     const store = t.store;
-    for (const id of runningAtCrash) expect(await store.getInstance(id)).toMatchObject({ state: 'SUCCESS', attempt: 1 });
+    for (const id of runningAtCrash)
+      expect(await store.getInstance(id)).toMatchObject({ state: 'SUCCESS', attempt: 1 });
     // Every engine lived through it, and they did see the outage (alerts on stderr).
     expect(t.unexpectedExits()).toBeUndefined();
     expect(t.nodes.some((n) => /MySQL|ECONNREFUSED|PROTOCOL_CONNECTION_LOST|connect/i.test(n.stderr))).toBe(true);

@@ -8,7 +8,13 @@
 import { describe, type ExpectStatic, it } from 'vitest';
 import type { WorkerRecord } from '../../engine/api/types.ts';
 import { CI, mysqlAvailable } from '../helpers/services.ts';
-import { aliveThrough, holdsFor, MISJUDGE_WINDOW_MS, stillRunningFirstAttempts, waitForProgressAfter } from '../helpers/team/fault-checks.ts';
+import {
+  aliveThrough,
+  holdsFor,
+  MISJUDGE_WINDOW_MS,
+  stillRunningFirstAttempts,
+  waitForProgressAfter,
+} from '../helpers/team/fault-checks.ts';
 import { hasFlock } from '../helpers/team/gate.ts';
 import { type Team, TEAM_CONFIG, teamForTest, type TestFinish } from '../helpers/team/harness.ts';
 import { checkInvariants } from '../helpers/team/invariants.ts';
@@ -21,7 +27,8 @@ import { letTimePass, waitFor } from '../helpers/wait-for.ts';
 const runnable = (await mysqlAvailable()) && ((hasRedisServer && hasFlock) || CI);
 
 /** New work must start within this after the fault: a lost dispatch is re-sent after redispatchAfterMs. */
-const RESUME_BOUND_MS = (TEAM_CONFIG.redispatchAfterMs as number) + 3 * (TEAM_CONFIG.workerHeartbeatMs as number) + 5_000;
+const RESUME_BOUND_MS =
+  (TEAM_CONFIG.redispatchAfterMs as number) + 3 * (TEAM_CONFIG.workerHeartbeatMs as number) + 5_000;
 
 // Skipped only off CI on a machine without MariaDB/Redis: under CI=true the availability check throws instead.
 describe.skipIf(!runnable)('a team whose Redis loses everything mid-run', () => {
@@ -74,7 +81,11 @@ describe.skipIf(!runnable)('a team whose Redis loses everything mid-run', () => 
           long.filter((i) => i.state === 'RUNNING').length === 2
         );
       },
-      { timeoutMs: 90_000, intervalMs: 50, message: `${doneAtLeast} instances done, some running, the long tasks running` },
+      {
+        timeoutMs: 90_000,
+        intervalMs: 50,
+        message: `${doneAtLeast} instances done, some running, the long tasks running`,
+      },
     );
   }
 
@@ -100,53 +111,65 @@ describe.skipIf(!runnable)('a team whose Redis loses everything mid-run', () => 
     expect(await redis.get(`${team.prefix}lease:scheduler`)).toMatch(/^\d+\|sched:\d+$/);
   }
 
-  it.concurrent('FLUSHALL twice mid-run: queues and live state are rebuilt from MySQL, every run succeeds, nothing runs twice', async ({ expect, onTestFinished }) => {
-    const s = await startTeam({ onTestFinished });
-    const { team, redis, runIds } = s;
+  it.concurrent(
+    'FLUSHALL twice mid-run: queues and live state are rebuilt from MySQL, every run succeeds, nothing runs twice',
+    async ({ expect, onTestFinished }) => {
+      const s = await startTeam({ onTestFinished });
+      const { team, redis, runIds } = s;
 
-    await midRun(s, 5);
-    const firstFlush = Date.now();
-    await redis.flushAll();
-    const resumed = await waitForProgressAfter(team, runIds, firstFlush, RESUME_BOUND_MS + 30_000);
-    expect(resumed - firstFlush).toBeLessThan(RESUME_BOUND_MS);
+      await midRun(s, 5);
+      const firstFlush = Date.now();
+      await redis.flushAll();
+      const resumed = await waitForProgressAfter(team, runIds, firstFlush, RESUME_BOUND_MS + 30_000);
+      expect(resumed - firstFlush).toBeLessThan(RESUME_BOUND_MS);
 
-    await midRun(s, 12);
-    const secondFlush = Date.now();
-    await redis.flushAll();
-    await waitForProgressAfter(team, runIds, secondFlush, RESUME_BOUND_MS + 30_000);
-    await holdsFor(team, MISJUDGE_WINDOW_MS, 'the long tasks keep running', () => stillRunningFirstAttempts(team, s.longRun, s.longTasks));
-    await s.openGate();
+      await midRun(s, 12);
+      const secondFlush = Date.now();
+      await redis.flushAll();
+      await waitForProgressAfter(team, runIds, secondFlush, RESUME_BOUND_MS + 30_000);
+      await holdsFor(team, MISJUDGE_WINDOW_MS, 'the long tasks keep running', () =>
+        stillRunningFirstAttempts(team, s.longRun, s.longTasks),
+      );
+      await s.openGate();
 
-    await team.waitRuns([...runIds, s.longRun], 120_000);
-    // The long tasks lived through both flushes as the one process each started with.
-    expect(aliveThrough(team, s.longRun, firstFlush, secondFlush)).toHaveLength(2);
-    await expectAllInvariants(expect, s);
-    await expectWorkersBack(expect, s);
-  }, 300_000);
+      await team.waitRuns([...runIds, s.longRun], 120_000);
+      // The long tasks lived through both flushes as the one process each started with.
+      expect(aliveThrough(team, s.longRun, firstFlush, secondFlush)).toHaveLength(2);
+      await expectAllInvariants(expect, s);
+      await expectWorkersBack(expect, s);
+    },
+    300_000,
+  );
 
-  it.concurrent('Redis killed (kill -9) mid-run and restarted empty on the same port: every run succeeds, nothing runs twice', async ({ expect, onTestFinished }) => {
-    const s = await startTeam({ onTestFinished });
-    const { team, redis, runIds } = s;
+  it.concurrent(
+    'Redis killed (kill -9) mid-run and restarted empty on the same port: every run succeeds, nothing runs twice',
+    async ({ expect, onTestFinished }) => {
+      const s = await startTeam({ onTestFinished });
+      const { team, redis, runIds } = s;
 
-    await midRun(s, 5);
-    const down = Date.now();
-    await redis.kill();
-    // Down for longer than a worker may stay silent (3 × its heartbeat): an outage of Redis must
-    // not look like dead workers, since their heartbeats in the database are the truth.
-    await letTimePass(4 * (TEAM_CONFIG.workerHeartbeatMs as number));
-    await redis.start();
-    const restarted = Date.now();
-    const resumed = await waitForProgressAfter(team, runIds, restarted, RESUME_BOUND_MS + 30_000);
-    expect(resumed - restarted).toBeLessThan(RESUME_BOUND_MS);
-    // Long enough after the restart for any judgement from stale heartbeats to happen: the long
-    // tasks stay RUNNING as their first attempts all along.
-    await holdsFor(team, MISJUDGE_WINDOW_MS, 'the long tasks keep running', () => stillRunningFirstAttempts(team, s.longRun, s.longTasks));
-    await s.openGate();
+      await midRun(s, 5);
+      const down = Date.now();
+      await redis.kill();
+      // Down for longer than a worker may stay silent (3 × its heartbeat): an outage of Redis must
+      // not look like dead workers, since their heartbeats in the database are the truth.
+      await letTimePass(4 * (TEAM_CONFIG.workerHeartbeatMs as number));
+      await redis.start();
+      const restarted = Date.now();
+      const resumed = await waitForProgressAfter(team, runIds, restarted, RESUME_BOUND_MS + 30_000);
+      expect(resumed - restarted).toBeLessThan(RESUME_BOUND_MS);
+      // Long enough after the restart for any judgement from stale heartbeats to happen: the long
+      // tasks stay RUNNING as their first attempts all along.
+      await holdsFor(team, MISJUDGE_WINDOW_MS, 'the long tasks keep running', () =>
+        stillRunningFirstAttempts(team, s.longRun, s.longTasks),
+      );
+      await s.openGate();
 
-    await team.waitRuns([...runIds, s.longRun], 120_000);
-    // The long tasks ran across the whole outage, each as one process, never judged lost.
-    expect(aliveThrough(team, s.longRun, down, restarted)).toHaveLength(2);
-    await expectAllInvariants(expect, s);
-    await expectWorkersBack(expect, s);
-  }, 300_000);
+      await team.waitRuns([...runIds, s.longRun], 120_000);
+      // The long tasks ran across the whole outage, each as one process, never judged lost.
+      expect(aliveThrough(team, s.longRun, down, restarted)).toHaveLength(2);
+      await expectAllInvariants(expect, s);
+      await expectWorkersBack(expect, s);
+    },
+    300_000,
+  );
 });

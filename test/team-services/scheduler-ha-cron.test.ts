@@ -25,45 +25,67 @@ const MISFIRE_TOLERANCE_MS = DEFAULT_CONFIG.misfireThresholdMs;
 // Skipped only off CI on a machine without MariaDB/Redis: under CI=true the availability check throws instead.
 describe.skipIf(!runnable)('several schedulers on one every-second cron', () => {
   for (const schedulers of [2, 5]) {
-    it.concurrent(`${schedulers} schedulers started together: one run per fire time, no gap beyond the misfire tolerance`, async ({ expect, onTestFinished }) => {
-      // (the context's expect: assertions of concurrent tests are told apart by it)
-      const team: Team = await teamForTest({ onTestFinished }, `ha${schedulers}`);
-      const wf = everySecondWorkflow('every-second');
-      await team.apply(wf.spec);
+    it.concurrent(
+      `${schedulers} schedulers started together: one run per fire time, no gap beyond the misfire tolerance`,
+      async ({ expect, onTestFinished }) => {
+        // (the context's expect: assertions of concurrent tests are told apart by it)
+        const team: Team = await teamForTest({ onTestFinished }, `ha${schedulers}`);
+        const wf = everySecondWorkflow('every-second');
+        await team.apply(wf.spec);
 
-      const nodes = await team.serveAll([
-        ...Array.from({ length: schedulers }, (_, k) => ({ role: 'scheduler' as const, noWork: true, workerId: `s${k + 1}` })),
-        { role: 'worker' as const, workerId: 'w1', concurrency: 16 },
-      ]);
-      // From the first whole second after every node runs, for WINDOW_MS.
-      const from = wholeSecondAfter(Date.now()) + 1_000;
-      const to = from + WINDOW_MS;
-      const store = team.store;
-      // Observed through the fires themselves: the window is over once a run for a later fire exists.
-      await team.waitFor(async () => (await store.listRuns({ workflowName: 'every-second', limit: 5 })).some((r) => r.logicalTime > to), {
-        timeoutMs: WINDOW_MS + 60_000,
-        intervalMs: 500,
-        message: `a fire after ${new Date(to).toISOString()}`,
-      });
-      const report = await everySecondFires(team, 'every-second', from, to);
-      const runIds = report.runs.map((r) => r.id);
-      await team.waitFor(async () => (await Promise.all(runIds.map((id) => store.getRun(id)))).every((r) => r?.state !== 'RUNNING'), {
-        timeoutMs: 60_000,
-        intervalMs: 250,
-        message: 'the runs of the window to end',
-      });
+        const nodes = await team.serveAll([
+          ...Array.from({ length: schedulers }, (_, k) => ({
+            role: 'scheduler' as const,
+            noWork: true,
+            workerId: `s${k + 1}`,
+          })),
+          { role: 'worker' as const, workerId: 'w1', concurrency: 16 },
+        ]);
+        // From the first whole second after every node runs, for WINDOW_MS.
+        const from = wholeSecondAfter(Date.now()) + 1_000;
+        const to = from + WINDOW_MS;
+        const store = team.store;
+        // Observed through the fires themselves: the window is over once a run for a later fire exists.
+        await team.waitFor(
+          async () =>
+            (await store.listRuns({ workflowName: 'every-second', limit: 5 })).some((r) => r.logicalTime > to),
+          {
+            timeoutMs: WINDOW_MS + 60_000,
+            intervalMs: 500,
+            message: `a fire after ${new Date(to).toISOString()}`,
+          },
+        );
+        const report = await everySecondFires(team, 'every-second', from, to);
+        const runIds = report.runs.map((r) => r.id);
+        await team.waitFor(
+          async () => (await Promise.all(runIds.map((id) => store.getRun(id)))).every((r) => r?.state !== 'RUNNING'),
+          {
+            timeoutMs: 60_000,
+            intervalMs: 250,
+            message: 'the runs of the window to end',
+          },
+        );
 
-      expect(report.duplicates).toEqual([]);
-      expect(report.maxGapMs).toBeLessThanOrEqual(MISFIRE_TOLERANCE_MS);
-      // A missing fire is one the misfire policy dropped and said so, never a silent loss.
-      expect(report.missing.length).toBeLessThanOrEqual(report.skippedByPolicy);
-      expect(report.runs.length).toBeGreaterThanOrEqual(WINDOW_MS / 1_000 + 1 - report.skippedByPolicy);
-      expect(await checkInvariants(team, runIds, { tasks: wf.tasks, noTimeout: true, noFailover: true, singleExecution: true })).toEqual([]);
+        expect(report.duplicates).toEqual([]);
+        expect(report.maxGapMs).toBeLessThanOrEqual(MISFIRE_TOLERANCE_MS);
+        // A missing fire is one the misfire policy dropped and said so, never a silent loss.
+        expect(report.missing.length).toBeLessThanOrEqual(report.skippedByPolicy);
+        expect(report.runs.length).toBeGreaterThanOrEqual(WINDOW_MS / 1_000 + 1 - report.skippedByPolicy);
+        expect(
+          await checkInvariants(team, runIds, {
+            tasks: wf.tasks,
+            noTimeout: true,
+            noFailover: true,
+            singleExecution: true,
+          }),
+        ).toEqual([]);
 
-      // One leader, one of the schedulers; the others stand by; all of them still run.
-      const holder = await team.leaseHolder();
-      expect(nodes.filter((n) => n.role === 'scheduler').map((n) => n.nodeId)).toContain(holder);
-      expect(team.unexpectedExits()).toBeUndefined();
-    }, 240_000);
+        // One leader, one of the schedulers; the others stand by; all of them still run.
+        const holder = await team.leaseHolder();
+        expect(nodes.filter((n) => n.role === 'scheduler').map((n) => n.nodeId)).toContain(holder);
+        expect(team.unexpectedExits()).toBeUndefined();
+      },
+      240_000,
+    );
   }
 });

@@ -22,7 +22,13 @@ describe.skipIf(!available)('team: one alert, one sender', () => {
     fs.mkdirSync(team.dataDir, { recursive: true, mode: 0o700 });
     fs.writeFileSync(
       path.join(team.dataDir, 'settings.json'),
-      JSON.stringify({ alerts: { channels: { hook: { type: 'webhook', url: hook.url, template: 'slack' } }, workflows: { channels: ['hook'] }, engine: { channels: ['hook'], rules: ['worker_lost'] } } }),
+      JSON.stringify({
+        alerts: {
+          channels: { hook: { type: 'webhook', url: hook.url, template: 'slack' } },
+          workflows: { channels: ['hook'] },
+          engine: { channels: ['hook'], rules: ['worker_lost'] },
+        },
+      }),
       // AX refuses a settings file others can read (it may hold passwords)
       { mode: 0o600 },
     );
@@ -46,23 +52,35 @@ describe.skipIf(!available)('team: one alert, one sender', () => {
       ]);
       await team.waitWorkersOnline(['w1', 'w2']);
       const flag = path.join(team.dir, 'fixed');
-      await team.apply({ workflow: 'etl', tasks: { load: { command: `test -f ${flag}`, retries: 1, retry_backoff: '100ms' } } });
+      await team.apply({
+        workflow: 'etl',
+        tasks: { load: { command: `test -f ${flag}`, retries: 1, retry_backoff: '100ms' } },
+      });
       const failed = await team.startRunInProcess('etl');
       expect((await team.waitRun(failed)).state).toBe('FAILED');
-      const alert = await team.waitFor(async () => (await team.store.listAlerts({ rule: 'run_failed' })).find((a) => a.state === 'sent'), {
-        timeoutMs: 20_000,
-        message: 'the run_failed alert to be sent',
-      });
+      const alert = await team.waitFor(
+        async () => (await team.store.listAlerts({ rule: 'run_failed' })).find((a) => a.state === 'sent'),
+        {
+          timeoutMs: 20_000,
+          message: 'the run_failed alert to be sent',
+        },
+      );
       expect(alert).toMatchObject({ runId: failed, workflow: 'etl', kind: 'immediate' });
 
       fs.writeFileSync(flag, '');
       const fixed = await team.startRunInProcess('etl');
       expect((await team.waitRun(fixed)).state).toBe('SUCCESS');
-      await team.waitFor(async () => (await team.store.listAlerts({ rule: 'recovered' })).find((a) => a.state === 'sent'), { timeoutMs: 20_000, message: 'the recovery alert to be sent' });
+      await team.waitFor(
+        async () => (await team.store.listAlerts({ rule: 'recovered' })).find((a) => a.state === 'sent'),
+        { timeoutMs: 20_000, message: 'the recovery alert to be sent' },
+      );
 
       // A worker killed: judged lost by whichever scheduler leads, told once.
       await team.nodes.find((n) => n.name === 'w2')?.kill9();
-      await team.waitFor(async () => (await team.store.listAlerts({ rule: 'worker_lost' })).find((a) => a.state === 'sent'), { timeoutMs: 30_000, message: 'the worker_lost alert to be sent' });
+      await team.waitFor(
+        async () => (await team.store.listAlerts({ rule: 'worker_lost' })).find((a) => a.state === 'sent'),
+        { timeoutMs: 30_000, message: 'the worker_lost alert to be sent' },
+      );
 
       // Every node stops cleanly, which waits for the alerts it has under way: nothing more arrives.
       await Promise.all(

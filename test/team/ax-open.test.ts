@@ -15,34 +15,41 @@ async function uiPort(p: TeamProcess): Promise<number> {
 }
 
 // Skipped only off CI on a machine without MariaDB/Redis: under CI=true the availability check throws instead.
-describe.skipIf(!available)(`ax open with a scheduler and a worker on one data dir${available ? '' : ` (skipped: ${SKIP_REASON})`}`, () => {
-  let team: Team;
+describe.skipIf(!available)(
+  `ax open with a scheduler and a worker on one data dir${available ? '' : ` (skipped: ${SKIP_REASON})`}`,
+  () => {
+    let team: Team;
 
-  beforeAll(async () => {
-    team = await Team.open('ax-open', { config: TEAM_CONFIG });
-  });
-  afterAll(async () => {
-    await team?.close();
-  });
+    beforeAll(async () => {
+      team = await Team.open('ax-open', { config: TEAM_CONFIG });
+    });
+    afterAll(async () => {
+      await team?.close();
+    });
 
-  it('opens the scheduler, says which, and falls back to the worker once the scheduler stops', async () => {
-    const scheduler = await team.serve({ role: 'scheduler', name: 'sched', noWork: true });
-    const worker = await team.serve({ role: 'worker', workerId: 'w-open' });
-    const [schedulerPort, workerPort] = await Promise.all([uiPort(scheduler), uiPort(worker)]);
+    it(
+      'opens the scheduler, says which, and falls back to the worker once the scheduler stops',
+      async () => {
+        const scheduler = await team.serve({ role: 'scheduler', name: 'sched', noWork: true });
+        const worker = await team.serve({ role: 'worker', workerId: 'w-open' });
+        const [schedulerPort, workerPort] = await Promise.all([uiPort(scheduler), uiPort(worker)]);
 
-    const opened = await team.ax(['open', '--print']);
-    expect(opened.code, opened.stderr).toBe(0);
-    expect(Number(new URL(opened.stdout.trim()).port)).toBe(schedulerPort);
-    expect(opened.stderr).toBe(
-      `ax open: the UI of team scheduler (pid ${scheduler.pid}, port ${schedulerPort}); also serving this data dir: team worker w-open (pid ${worker.pid}, port ${workerPort})\n`,
+        const opened = await team.ax(['open', '--print']);
+        expect(opened.code, opened.stderr).toBe(0);
+        expect(Number(new URL(opened.stdout.trim()).port)).toBe(schedulerPort);
+        expect(opened.stderr).toBe(
+          `ax open: the UI of team scheduler (pid ${scheduler.pid}, port ${schedulerPort}); also serving this data dir: team worker w-open (pid ${worker.pid}, port ${workerPort})\n`,
+        );
+
+        scheduler.expectExit();
+        scheduler.kill('SIGTERM');
+        expect((await scheduler.result(30_000)).code).toBe(0);
+        const after = await team.ax(['open', '--print']);
+        expect(after.code, after.stderr).toBe(0);
+        expect(Number(new URL(after.stdout.trim()).port)).toBe(workerPort);
+        expect(after.stderr).toBe(`ax open: the UI of team worker w-open (pid ${worker.pid}, port ${workerPort})\n`);
+      },
+      TEST_TIMEOUT_MS,
     );
-
-    scheduler.expectExit();
-    scheduler.kill('SIGTERM');
-    expect((await scheduler.result(30_000)).code).toBe(0);
-    const after = await team.ax(['open', '--print']);
-    expect(after.code, after.stderr).toBe(0);
-    expect(Number(new URL(after.stdout.trim()).port)).toBe(workerPort);
-    expect(after.stderr).toBe(`ax open: the UI of team worker w-open (pid ${worker.pid}, port ${workerPort})\n`);
-  }, TEST_TIMEOUT_MS);
-});
+  },
+);

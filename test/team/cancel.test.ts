@@ -27,11 +27,13 @@ describe.skipIf(!available)('ax cancel in team mode', () => {
     await team?.close();
   });
 
-  it("stops the tasks running on another node's worker, cancels the waiting one, and nothing is retried", async () => {
-    await team.cluster(['w1']);
-    const file = team.writeWorkflow(
-      'hold.yaml',
-      `workflow: hold
+  it(
+    "stops the tasks running on another node's worker, cancels the waiting one, and nothing is retried",
+    async () => {
+      await team.cluster(['w1']);
+      const file = team.writeWorkflow(
+        'hold.yaml',
+        `workflow: hold
 tasks:
   a:
     command: '. "$AXT_DIR/lib.sh"; ax_start; sleep 60'
@@ -43,37 +45,43 @@ tasks:
     command: echo never
     labels: [gpu]
 `,
-    );
-    // no worker offers gpu: applied despite the warning, so that one task waits
-    const applied = await team.ax(['apply', file, '--force']);
-    expect(applied.code, applied.stderr).toBe(0);
-    const runId = await team.startRun('hold');
-    const running = await team.waitInstances(
-      runId,
-      (l) => l.filter((i) => i.state === 'RUNNING' && team.startOf(i.id)).length === 2,
-      'a and b did not both start on w1',
-    );
-    const groups = running.filter((i) => i.state === 'RUNNING').map((i) => team.startOf(i.id)?.pgid as number);
-    expect(groups.every((g) => groupMembers(g).length > 0)).toBe(true);
+      );
+      // no worker offers gpu: applied despite the warning, so that one task waits
+      const applied = await team.ax(['apply', file, '--force']);
+      expect(applied.code, applied.stderr).toBe(0);
+      const runId = await team.startRun('hold');
+      const running = await team.waitInstances(
+        runId,
+        (l) => l.filter((i) => i.state === 'RUNNING' && team.startOf(i.id)).length === 2,
+        'a and b did not both start on w1',
+      );
+      const groups = running.filter((i) => i.state === 'RUNNING').map((i) => team.startOf(i.id)?.pgid as number);
+      expect(groups.every((g) => groupMembers(g).length > 0)).toBe(true);
 
-    const r = await team.ax(['cancel', String(runId)]);
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).not.toMatch(/has not said/);
-    expect(r.stdout.trim()).toBe(`cancelled run #${runId}: 2 tasks stopped, 1 waiting cancelled`);
-    // well inside a heartbeat: the worker heard the cancel
-    expect(r.ms).toBeLessThan(CONFIG.workerHeartbeatMs / 2);
-    expect(groups.flatMap((g) => groupMembers(g))).toEqual([]);
+      const r = await team.ax(['cancel', String(runId)]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).not.toMatch(/has not said/);
+      expect(r.stdout.trim()).toBe(`cancelled run #${runId}: 2 tasks stopped, 1 waiting cancelled`);
+      // well inside a heartbeat: the worker heard the cancel
+      expect(r.ms).toBeLessThan(CONFIG.workerHeartbeatMs / 2);
+      expect(groups.flatMap((g) => groupMembers(g))).toEqual([]);
 
-    expect((await team.store.getRun(runId))?.state).toBe('CANCELLED');
-    const instances = await team.store.listInstances(runId);
-    expect(instances.map((i) => `${i.taskName}:${i.attempt}:${i.state}`).sort()).toEqual(['a:1:CANCELLED', 'b:1:CANCELLED', 'gpu:1:CANCELLED']);
-    const audit = await team.store.listAudit(50);
-    expect(audit).toContainEqual(expect.objectContaining({ action: 'run.cancel', object: `run:${runId}` }));
-    expect(team.events().filter((e) => e.event === 'start')).toHaveLength(2);
+      expect((await team.store.getRun(runId))?.state).toBe('CANCELLED');
+      const instances = await team.store.listInstances(runId);
+      expect(instances.map((i) => `${i.taskName}:${i.attempt}:${i.state}`).sort()).toEqual([
+        'a:1:CANCELLED',
+        'b:1:CANCELLED',
+        'gpu:1:CANCELLED',
+      ]);
+      const audit = await team.store.listAudit(50);
+      expect(audit).toContainEqual(expect.objectContaining({ action: 'run.cancel', object: `run:${runId}` }));
+      expect(team.events().filter((e) => e.event === 'start')).toHaveLength(2);
 
-    const again = await team.ax(['cancel', String(runId)]);
-    expect(again.code).toBe(4);
-  }, TEST_TIMEOUT_MS);
+      const again = await team.ax(['cancel', String(runId)]);
+      expect(again.code).toBe(4);
+    },
+    TEST_TIMEOUT_MS,
+  );
 });
 
 if (!available) {

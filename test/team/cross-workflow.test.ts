@@ -19,8 +19,20 @@ describe.skipIf(!available || !hasFlock)('a dependency across workflows in a tea
     async ({ onTestFinished }) => {
       const team = await teamForTest({ onTestFinished }, 'cross');
       const gate = await team.gate('extract');
-      await team.apply({ workflow: 'a', owner: 'alice', tasks: { extract: { command: traced(gate.wait), timeout: '300s' } } }, 'a.json');
-      await team.apply({ workflow: 'b', owner: 'bob', tasks: { load: { command: traced('true'), timeout: '60s', upstream: [{ ref: 'a.extract', date: 'latest' }] } } }, 'b.json');
+      await team.apply(
+        { workflow: 'a', owner: 'alice', tasks: { extract: { command: traced(gate.wait), timeout: '300s' } } },
+        'a.json',
+      );
+      await team.apply(
+        {
+          workflow: 'b',
+          owner: 'bob',
+          tasks: {
+            load: { command: traced('true'), timeout: '60s', upstream: [{ ref: 'a.extract', date: 'latest' }] },
+          },
+        },
+        'b.json',
+      );
       const nodes = await team.serveAll([
         { role: 'scheduler', noWork: true, workerId: 's1' },
         { role: 'scheduler', noWork: true, workerId: 's2' },
@@ -30,10 +42,18 @@ describe.skipIf(!available || !hasFlock)('a dependency across workflows in a tea
       await team.waitWorkersOnline(['w1', 'w2']);
 
       const bRun = await team.startRunInProcess('b');
-      const [waiting] = await team.waitInstances(bRun, (l) => l.some((i) => i.taskName === 'load'), 'b.load to be created');
+      const [waiting] = await team.waitInstances(
+        bRun,
+        (l) => l.some((i) => i.taskName === 'load'),
+        'b.load to be created',
+      );
       expect(waiting).toMatchObject({ state: 'WAITING', reason: 'waiting for a.extract (its latest run)' });
       const aRun = await team.startRunInProcess('a');
-      await team.waitInstances(aRun, (l) => l.some((i) => i.taskName === 'extract' && i.state === 'RUNNING'), 'a.extract to run');
+      await team.waitInstances(
+        aRun,
+        (l) => l.some((i) => i.taskName === 'extract' && i.state === 'RUNNING'),
+        'a.extract to run',
+      );
 
       const holder = await team.leaseHolder();
       const leader = nodes.find((n) => n.role === 'scheduler' && n.nodeId === holder);

@@ -10,7 +10,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { DESKTOP_SECRETS_ENV, type HostMessage, type HostTeamStatus, type ParentMessage } from '../../engine/api/host-protocol.ts';
+import {
+  DESKTOP_SECRETS_ENV,
+  type HostMessage,
+  type HostTeamStatus,
+  type ParentMessage,
+} from '../../engine/api/host-protocol.ts';
 import { type ForkedEngineHost, forkEngineHost } from '../../engine/hosts/port/fork-host.ts';
 import { teamServicesAvailable } from '../helpers/services.ts';
 import { Team, TEAM_CONFIG, TEST_TIMEOUT_MS } from '../helpers/team/harness.ts';
@@ -36,7 +41,8 @@ describe.skipIf(!available)('the desktop engine host joins a team as a temporary
     team = await Team.open('desk_join', { config: TEAM_CONFIG });
   });
   afterEach(async () => {
-    for (const h of hosts.splice(0)) if (h.child.exitCode === null && h.child.signalCode === null) h.child.kill('SIGKILL');
+    for (const h of hosts.splice(0))
+      if (h.child.exitCode === null && h.child.signalCode === null) h.child.kill('SIGKILL');
     await team?.killAll();
   });
   afterAll(async () => {
@@ -72,7 +78,7 @@ describe.skipIf(!available)('the desktop engine host joins a team as a temporary
   const registered = async (id: string) => (await team.coordinator().listWorkers()).find((w) => w.id === id);
 
   it(
-    'join: registers, runs the task labelled for it (not the unlabelled one); leave drains (its task finishes) and deregisters; ax drain makes it leave; the host\'s stop drains it too',
+    "join: registers, runs the task labelled for it (not the unlabelled one); leave drains (its task finishes) and deregisters; ax drain makes it leave; the host's stop drains it too",
     async () => {
       await team.serve({ role: 'scheduler', noWork: true });
       const laptop = startLaptop({ mysql: team.mysqlUrl, redis: team.redisUrl }, 'laptop');
@@ -85,14 +91,24 @@ describe.skipIf(!available)('the desktop engine host joins a team as a temporary
       expect(joined).toMatchObject({ labels: ['laptop'], running: 0 });
       const workerId = joined.workerId as string;
       expect(workerId).toMatch(/.-[a-z0-9]+$/);
-      const record = await waitFor(() => registered(workerId), { timeoutMs: 10_000, message: 'the laptop in the workers list' });
+      const record = await waitFor(() => registered(workerId), {
+        timeoutMs: 10_000,
+        message: 'the laptop in the workers list',
+      });
       expect(record).toMatchObject({ status: 'online', labels: ['laptop'], acceptUnlabelled: false, role: 'worker' });
 
-      team.writeWorkflow('mixed.yaml', 'workflow: mixed\ntasks:\n  mine:\n    command: "echo on the laptop"\n    labels: [laptop]\n  plain:\n    command: "true"\n');
+      team.writeWorkflow(
+        'mixed.yaml',
+        'workflow: mixed\ntasks:\n  mine:\n    command: "echo on the laptop"\n    labels: [laptop]\n  plain:\n    command: "true"\n',
+      );
       const applied = await team.ax(['apply', path.join(team.dir, 'mixed.yaml')]);
       expect(applied.code, applied.stderr).toBe(0);
       const runId = await team.startRunInProcess('mixed');
-      const instances = await team.waitInstances(runId, (l) => l.some((i) => i.taskName === 'mine' && i.state === 'SUCCESS'), 'the labelled task did not run on the laptop');
+      const instances = await team.waitInstances(
+        runId,
+        (l) => l.some((i) => i.taskName === 'mine' && i.state === 'SUCCESS'),
+        'the labelled task did not run on the laptop',
+      );
       expect(instances.find((i) => i.taskName === 'mine')?.workerId).toBe(workerId);
       // Nobody else works, and the laptop takes nothing unlabelled: the plain task waits.
       expect(instances.find((i) => i.taskName === 'plain')).toMatchObject({ state: 'WAITING' });
@@ -103,7 +119,10 @@ describe.skipIf(!available)('the desktop engine host joins a team as a temporary
 
       // A labelled task held at a gate: the worker reports it running; a leave drains, so it finishes first.
       const gate = await team.gate('held');
-      team.writeWorkflow('held.yaml', `workflow: held\ntasks:\n  hold:\n    command: '${gate.wait}'\n    labels: [laptop]\n`);
+      team.writeWorkflow(
+        'held.yaml',
+        `workflow: held\ntasks:\n  hold:\n    command: '${gate.wait}'\n    labels: [laptop]\n`,
+      );
       const heldApplied = await team.ax(['apply', path.join(team.dir, 'held.yaml')]);
       expect(heldApplied.code, heldApplied.stderr).toBe(0);
       const heldRun = await team.startRunInProcess('held');
@@ -121,7 +140,10 @@ describe.skipIf(!available)('the desktop engine host joins a team as a temporary
       laptop.send({ type: 'team-leave', drainTimeoutMs: 120_000 });
       // Still counted while it drains (the quit dialog adds these to the solo engine's).
       expect(await laptop.state('leaving', before)).toMatchObject({ workerId, running: 1 });
-      await waitFor(async () => (await registered(workerId))?.status === 'draining', { timeoutMs: 10_000, message: 'the laptop shown draining' });
+      await waitFor(async () => (await registered(workerId))?.status === 'draining', {
+        timeoutMs: 10_000,
+        message: 'the laptop shown draining',
+      });
       await gate.open();
       expect(await laptop.state('left', before)).toEqual({ type: 'team', state: 'left', workerId });
       expect(await registered(workerId)).toBeUndefined();
@@ -170,7 +192,9 @@ describe.skipIf(!available)('the desktop engine host joins a team as a temporary
       const bare = startLaptop(undefined, 'bare');
       await bare.host.ready;
       bare.send({ type: 'team-join' });
-      expect((await bare.state('failed')).message).toMatch(/no MySQL and Redis connection string: save both in the app's Settings/);
+      expect((await bare.state('failed')).message).toMatch(
+        /no MySQL and Redis connection string: save both in the app's Settings/,
+      );
       expect(await bare.host.stop(1_000)).toEqual({ code: 0, signal: null });
       expect(await laptop.host.stop(1_000)).toEqual({ code: 0, signal: null });
     },
@@ -186,14 +210,24 @@ describe.skipIf(!available)('the desktop engine host joins a team as a temporary
       const joined = await laptop.state('joined');
       expect(joined).toMatchObject({ labels: ['laptop'], acceptUnlabelled: true });
       const workerId = joined.workerId as string;
-      const record = await waitFor(() => registered(workerId), { timeoutMs: 10_000, message: 'the laptop in the workers list' });
+      const record = await waitFor(() => registered(workerId), {
+        timeoutMs: 10_000,
+        message: 'the laptop in the workers list',
+      });
       expect(record).toMatchObject({ labels: ['laptop'], acceptUnlabelled: true });
 
-      team.writeWorkflow('plain.yaml', 'workflow: plain-only\ntasks:\n  plain:\n    command: "echo unlabelled"\n  gpu:\n    command: "true"\n    labels: [gpu]\n');
+      team.writeWorkflow(
+        'plain.yaml',
+        'workflow: plain-only\ntasks:\n  plain:\n    command: "echo unlabelled"\n  gpu:\n    command: "true"\n    labels: [gpu]\n',
+      );
       const applied = await team.ax(['apply', '--force', path.join(team.dir, 'plain.yaml')]);
       expect(applied.code, applied.stderr).toBe(0);
       const runId = await team.startRunInProcess('plain-only');
-      const instances = await team.waitInstances(runId, (l) => l.some((i) => i.taskName === 'plain' && i.state === 'SUCCESS'), 'the unlabelled task did not run on the laptop');
+      const instances = await team.waitInstances(
+        runId,
+        (l) => l.some((i) => i.taskName === 'plain' && i.state === 'SUCCESS'),
+        'the unlabelled task did not run on the laptop',
+      );
       expect(instances.find((i) => i.taskName === 'plain')?.workerId).toBe(workerId);
       // Still not a label it lacks.
       expect(instances.find((i) => i.taskName === 'gpu')).toMatchObject({ state: 'WAITING' });

@@ -33,7 +33,9 @@ describe.skipIf(!available)('the same dispatch delivered twice', () => {
   });
 
   const refusals = async (id: number): Promise<AuditEntry[]> =>
-    (await team.alerts()).filter((e) => e.object === 'worker:w1' && e.detail?.startsWith(`dispatch of instance ${id} attempt 1 ignored: `));
+    (await team.alerts()).filter(
+      (e) => e.object === 'worker:w1' && e.detail?.startsWith(`dispatch of instance ${id} attempt 1 ignored: `),
+    );
 
   /** Waits for the n-th refusal of a delivery of instance id; returns it. */
   const nthRefusal = async (id: number, n: number): Promise<AuditEntry> =>
@@ -43,62 +45,91 @@ describe.skipIf(!available)('the same dispatch delivered twice', () => {
       message: `no alert #${n} about a refused delivery of instance ${id}`,
     });
 
-  it('runs the task once and records an alert for every extra delivery', async () => {
-    const { workers } = await team.cluster(['w1']);
-    const w1 = workers.get('w1') as TeamProcess;
-    const release = await team.gate('release');
-    team.writeWorkflow(
-      'dup.yaml',
-      `workflow: dup
+  it(
+    'runs the task once and records an alert for every extra delivery',
+    async () => {
+      const { workers } = await team.cluster(['w1']);
+      const w1 = workers.get('w1') as TeamProcess;
+      const release = await team.gate('release');
+      team.writeWorkflow(
+        'dup.yaml',
+        `workflow: dup
 tasks:
   once:
     command: '. "$AXT_DIR/lib.sh"; ax_start; ${release.wait}; ax_end'
 `,
-    );
+      );
 
-    // 1. Delivered twice before it starts: the worker is frozen while the dispatch waits in its
-    //    queue, a copy joins it, then the worker wakes and takes both in one go.
-    w1.kill('SIGSTOP');
-    const runId = await team.startRun('./dup.yaml');
-    const [dispatched] = await team.waitInstances(runId, (l) => l[0]?.state === 'DISPATCHED', 'the task was not dispatched', 20_000);
-    const inst = dispatched as InstanceRecord;
-    expect(inst.workerId).toBe('w1');
-    const { queue } = await team.queued('w1');
-    expect(queue).toEqual([{ instanceId: inst.id, attempt: 1, workerId: 'w1', dispatchedAt: inst.dispatchedAt }]);
-    const message = queue[0] as DispatchMessage;
-    await team.coordinator().enqueue('w1', message);
-    expect((await team.queued('w1')).queue).toHaveLength(2);
-    w1.kill('SIGCONT');
+      // 1. Delivered twice before it starts: the worker is frozen while the dispatch waits in its
+      //    queue, a copy joins it, then the worker wakes and takes both in one go.
+      w1.kill('SIGSTOP');
+      const runId = await team.startRun('./dup.yaml');
+      const [dispatched] = await team.waitInstances(
+        runId,
+        (l) => l[0]?.state === 'DISPATCHED',
+        'the task was not dispatched',
+        20_000,
+      );
+      const inst = dispatched as InstanceRecord;
+      expect(inst.workerId).toBe('w1');
+      const { queue } = await team.queued('w1');
+      expect(queue).toEqual([{ instanceId: inst.id, attempt: 1, workerId: 'w1', dispatchedAt: inst.dispatchedAt }]);
+      const message = queue[0] as DispatchMessage;
+      await team.coordinator().enqueue('w1', message);
+      expect((await team.queued('w1')).queue).toHaveLength(2);
+      w1.kill('SIGCONT');
 
-    await team.waitInstances(runId, (l) => l[0]?.state === 'RUNNING' && team.startOf(inst.id) !== undefined, 'the task did not start');
-    const first = await nthRefusal(inst.id, 1);
-    // Both copies looked DISPATCHED when taken together: the start lock stops the second one.
-    expect(first.detail).toMatch(/: its start lock is held, so it is already starting or running: a duplicate delivery$|: it is RUNNING \(attempt 1, worker w1\): a duplicate or stale delivery$/);
+      await team.waitInstances(
+        runId,
+        (l) => l[0]?.state === 'RUNNING' && team.startOf(inst.id) !== undefined,
+        'the task did not start',
+      );
+      const first = await nthRefusal(inst.id, 1);
+      // Both copies looked DISPATCHED when taken together: the start lock stops the second one.
+      expect(first.detail).toMatch(
+        /: its start lock is held, so it is already starting or running: a duplicate delivery$|: it is RUNNING \(attempt 1, worker w1\): a duplicate or stale delivery$/,
+      );
 
-    // 2. Delivered again while it runs.
-    await team.coordinator().enqueue('w1', message);
-    expect((await nthRefusal(inst.id, 2)).detail).toBe(`dispatch of instance ${inst.id} attempt 1 ignored: it is RUNNING (attempt 1, worker w1): a duplicate or stale delivery`);
+      // 2. Delivered again while it runs.
+      await team.coordinator().enqueue('w1', message);
+      expect((await nthRefusal(inst.id, 2)).detail).toBe(
+        `dispatch of instance ${inst.id} attempt 1 ignored: it is RUNNING (attempt 1, worker w1): a duplicate or stale delivery`,
+      );
 
-    // 3. Delivered again after it succeeded.
-    await release.open();
-    await team.waitInstances(runId, (l) => l[0]?.state === 'SUCCESS', 'the task did not succeed');
-    await team.coordinator().enqueue('w1', message);
-    expect((await nthRefusal(inst.id, 3)).detail).toBe(`dispatch of instance ${inst.id} attempt 1 ignored: it is SUCCESS (attempt 1, worker w1): a duplicate or stale delivery`);
+      // 3. Delivered again after it succeeded.
+      await release.open();
+      await team.waitInstances(runId, (l) => l[0]?.state === 'SUCCESS', 'the task did not succeed');
+      await team.coordinator().enqueue('w1', message);
+      expect((await nthRefusal(inst.id, 3)).detail).toBe(
+        `dispatch of instance ${inst.id} attempt 1 ignored: it is SUCCESS (attempt 1, worker w1): a duplicate or stale delivery`,
+      );
 
-    // Exactly one execution, one instance, one outcome; every delivery taken and acknowledged.
-    const instances = await expectRunInvariants(team, runId);
-    expect(instances).toHaveLength(1);
-    expect(team.events().filter((e) => e.event === 'start').map((e) => e.instanceId)).toEqual([inst.id]);
-    expect(await refusals(inst.id)).toHaveLength(3);
-    await waitFor(async () => {
-      const q = await team.queued('w1');
-      return q.queue.length === 0 && q.inFlight.length === 0;
-    }, { timeoutMs: 5_000, message: 'deliveries left in the queue or in flight' });
+      // Exactly one execution, one instance, one outcome; every delivery taken and acknowledged.
+      const instances = await expectRunInvariants(team, runId);
+      expect(instances).toHaveLength(1);
+      expect(
+        team
+          .events()
+          .filter((e) => e.event === 'start')
+          .map((e) => e.instanceId),
+      ).toEqual([inst.id]);
+      expect(await refusals(inst.id)).toHaveLength(3);
+      await waitFor(
+        async () => {
+          const q = await team.queued('w1');
+          return q.queue.length === 0 && q.inFlight.length === 0;
+        },
+        { timeoutMs: 5_000, message: 'deliveries left in the queue or in flight' },
+      );
 
-    // what a user sees
-    const audit = await team.axJson<AuditEntry[]>(['audit', '-n', '100']);
-    expect(audit.filter((e) => e.action === 'alert' && e.detail?.includes(`instance ${inst.id} attempt 1 ignored`))).toHaveLength(3);
-  }, TEST_TIMEOUT_MS);
+      // what a user sees
+      const audit = await team.axJson<AuditEntry[]>(['audit', '-n', '100']);
+      expect(
+        audit.filter((e) => e.action === 'alert' && e.detail?.includes(`instance ${inst.id} attempt 1 ignored`)),
+      ).toHaveLength(3);
+    },
+    TEST_TIMEOUT_MS,
+  );
 });
 
 if (!available) {

@@ -35,7 +35,15 @@ describe.skipIf(!available)(`forged events from Redis (${available ? 'runs' : SK
   /** `redis-cli publish` on the channel the product uses, as an attacker would */
   const publish = (message: string): void => {
     const url = new URL(REDIS_URL);
-    execFileSync('redis-cli', ['-h', url.hostname, '-p', url.port || '6379', 'publish', `${team.prefix}events`, message]);
+    execFileSync('redis-cli', [
+      '-h',
+      url.hostname,
+      '-p',
+      url.port || '6379',
+      'publish',
+      `${team.prefix}events`,
+      message,
+    ]);
   };
   const envelope = (event: unknown) => JSON.stringify({ origin: 'attacker', event });
 
@@ -51,39 +59,53 @@ describe.skipIf(!available)(`forged events from Redis (${available ? 'runs' : SK
     await team?.close();
   });
 
-  it('drops and counts forged log, run and alert events; valid ones still arrive', async () => {
-    // The subscription is live once a valid event gets through (the watch travels asynchronously).
-    await waitFor(
-      () => {
-        publish(envelope({ type: 'alert', message: 'warm-up', at: Date.now() }));
-        return received.some((e) => e.type === 'alert' && e.message === 'warm-up');
-      },
-      { timeoutMs: 20_000, intervalMs: 200, message: 'a valid published alert to reach the client' },
-    );
-    const before = (await scrape(`http://127.0.0.1:${apiPort(node)}/metrics`)).value('ax_events_dropped_total') ?? 0;
-    received.length = 0;
+  it(
+    'drops and counts forged log, run and alert events; valid ones still arrive',
+    async () => {
+      // The subscription is live once a valid event gets through (the watch travels asynchronously).
+      await waitFor(
+        () => {
+          publish(envelope({ type: 'alert', message: 'warm-up', at: Date.now() }));
+          return received.some((e) => e.type === 'alert' && e.message === 'warm-up');
+        },
+        { timeoutMs: 20_000, intervalMs: 200, message: 'a valid published alert to reach the client' },
+      );
+      const before = (await scrape(`http://127.0.0.1:${apiPort(node)}/metrics`)).value('ax_events_dropped_total') ?? 0;
+      received.length = 0;
 
-    publish(envelope({ type: 'log', instanceId: 1, seq: 1, stream: 'stdout', ts: Date.now(), line: { toString: 'boom' } }));
-    publish(envelope({ type: 'log', instanceId: 1, seq: 2, stream: 'stdout', ts: Date.now(), line: 42 }));
-    publish(envelope({ type: 'run', runId: 1, workflowName: 'x', state: '<img src=x onerror=alert(1)>', at: Date.now() }));
-    publish(envelope({ type: 'run', runId: 'one', at: Date.now() }));
-    publish(envelope({ type: 'alert', message: { html: '<b>pwned</b>' }, at: Date.now() }));
-    publish('not json at all');
-    publish(envelope({ type: 'alert', message: 'valid, after the forgeries', at: Date.now() }));
-    // Redis delivers one channel's messages in order: once the last one is here, the others were handled.
-    await waitFor(() => received.some((e) => e.type === 'alert' && e.message === 'valid, after the forgeries'), { timeoutMs: 10_000, message: 'the valid alert' });
-    expect(received).toEqual([expect.objectContaining({ type: 'alert', message: 'valid, after the forgeries' })]);
+      publish(
+        envelope({ type: 'log', instanceId: 1, seq: 1, stream: 'stdout', ts: Date.now(), line: { toString: 'boom' } }),
+      );
+      publish(envelope({ type: 'log', instanceId: 1, seq: 2, stream: 'stdout', ts: Date.now(), line: 42 }));
+      publish(
+        envelope({ type: 'run', runId: 1, workflowName: 'x', state: '<img src=x onerror=alert(1)>', at: Date.now() }),
+      );
+      publish(envelope({ type: 'run', runId: 'one', at: Date.now() }));
+      publish(envelope({ type: 'alert', message: { html: '<b>pwned</b>' }, at: Date.now() }));
+      publish('not json at all');
+      publish(envelope({ type: 'alert', message: 'valid, after the forgeries', at: Date.now() }));
+      // Redis delivers one channel's messages in order: once the last one is here, the others were handled.
+      await waitFor(() => received.some((e) => e.type === 'alert' && e.message === 'valid, after the forgeries'), {
+        timeoutMs: 10_000,
+        message: 'the valid alert',
+      });
+      expect(received).toEqual([expect.objectContaining({ type: 'alert', message: 'valid, after the forgeries' })]);
 
-    const after = await scrape(`http://127.0.0.1:${apiPort(node)}/metrics`);
-    expect((after.value('ax_events_dropped_total') ?? 0) - before).toBe(6);
-    // told once, not once per forgery
-    await node.waitForLine(/^ax: dropped an invalid event from Redis \(prefix .*\) \(a "log" event: line: /);
-    expect(node.stderr.match(/dropped an invalid event/g)).toHaveLength(1);
+      const after = await scrape(`http://127.0.0.1:${apiPort(node)}/metrics`);
+      expect((after.value('ax_events_dropped_total') ?? 0) - before).toBe(6);
+      // told once, not once per forgery
+      await node.waitForLine(/^ax: dropped an invalid event from Redis \(prefix .*\) \(a "log" event: line: /);
+      expect(node.stderr.match(/dropped an invalid event/g)).toHaveLength(1);
 
-    // The node itself is unharmed: a real run's events reach the client as before.
-    team.writeWorkflow('after.yaml', 'workflow: after-forgery\ntasks:\n  a:\n    command: echo fine\n');
-    const runId = await team.startRun('./after.yaml');
-    expect((await team.waitRun(runId)).state).toBe('SUCCESS');
-    await waitFor(() => received.some((e) => e.type === 'run' && e.runId === runId && e.state === 'SUCCESS'), { timeoutMs: 10_000, message: 'the run\'s SUCCESS event' });
-  }, TEST_TIMEOUT_MS);
+      // The node itself is unharmed: a real run's events reach the client as before.
+      team.writeWorkflow('after.yaml', 'workflow: after-forgery\ntasks:\n  a:\n    command: echo fine\n');
+      const runId = await team.startRun('./after.yaml');
+      expect((await team.waitRun(runId)).state).toBe('SUCCESS');
+      await waitFor(() => received.some((e) => e.type === 'run' && e.runId === runId && e.state === 'SUCCESS'), {
+        timeoutMs: 10_000,
+        message: "the run's SUCCESS event",
+      });
+    },
+    TEST_TIMEOUT_MS,
+  );
 });

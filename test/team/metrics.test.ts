@@ -29,29 +29,36 @@ describe.skipIf(!available)('GET /metrics on team nodes', () => {
     await team?.close();
   });
 
-  it('the worker counts what it ran, the scheduler does not; both see the team in the gauges', async () => {
-    const { scheduler, workers } = await team.cluster(['w1']);
-    const w1 = workers.get('w1') as TeamProcess;
-    team.writeWorkflow('metered.yaml', 'workflow: metered\ntasks:\n  a:\n    command: echo one\n  b:\n    command: echo two\n    upstream: [a]\n');
-    const runId = await team.startRun('./metered.yaml');
-    expect((await team.waitRun(runId)).state).toBe('SUCCESS');
+  it(
+    'the worker counts what it ran, the scheduler does not; both see the team in the gauges',
+    async () => {
+      const { scheduler, workers } = await team.cluster(['w1']);
+      const w1 = workers.get('w1') as TeamProcess;
+      team.writeWorkflow(
+        'metered.yaml',
+        'workflow: metered\ntasks:\n  a:\n    command: echo one\n  b:\n    command: echo two\n    upstream: [a]\n',
+      );
+      const runId = await team.startRun('./metered.yaml');
+      expect((await team.waitRun(runId)).state).toBe('SUCCESS');
 
-    const worker = await scrape(metricsUrl(w1));
-    expect(worker.value('ax_instances_finished_total', { state: 'SUCCESS' })).toBe(2);
-    expect(worker.value('ax_runs_finished_total', { state: 'SUCCESS' })).toBe(1);
-    expect(worker.count('ax_dispatch_latency_seconds')).toBe(2);
-    expect(worker.value('ax_log_lines_written_total')).toBeGreaterThanOrEqual(2);
+      const worker = await scrape(metricsUrl(w1));
+      expect(worker.value('ax_instances_finished_total', { state: 'SUCCESS' })).toBe(2);
+      expect(worker.value('ax_runs_finished_total', { state: 'SUCCESS' })).toBe(1);
+      expect(worker.count('ax_dispatch_latency_seconds')).toBe(2);
+      expect(worker.value('ax_log_lines_written_total')).toBeGreaterThanOrEqual(2);
 
-    const sched = await scrape(metricsUrl(scheduler));
-    expect(sched.value('ax_instances_finished_total', { state: 'SUCCESS' })).toBe(0);
-    expect(sched.count('ax_dispatch_latency_seconds')).toBe(0);
-    for (const s of [worker, sched]) {
-      expect(s.value('ax_store_up')).toBe(1);
-      expect(s.value('ax_coordinator_up')).toBe(1);
-      expect(s.value('ax_workers', { status: 'online' })).toBe(1);
-      expect(s.value('ax_worker_max_concurrency', { worker: 'w1' })).toBe(8);
-      expect(s.value('ax_worker_queue_length', { worker: 'w1' })).toBe(0);
-      expect(s.value('ax_instances', { state: 'RUNNING' })).toBe(0);
-    }
-  }, TEST_TIMEOUT_MS);
+      const sched = await scrape(metricsUrl(scheduler));
+      expect(sched.value('ax_instances_finished_total', { state: 'SUCCESS' })).toBe(0);
+      expect(sched.count('ax_dispatch_latency_seconds')).toBe(0);
+      for (const s of [worker, sched]) {
+        expect(s.value('ax_store_up')).toBe(1);
+        expect(s.value('ax_coordinator_up')).toBe(1);
+        expect(s.value('ax_workers', { status: 'online' })).toBe(1);
+        expect(s.value('ax_worker_max_concurrency', { worker: 'w1' })).toBe(8);
+        expect(s.value('ax_worker_queue_length', { worker: 'w1' })).toBe(0);
+        expect(s.value('ax_instances', { state: 'RUNNING' })).toBe(0);
+      }
+    },
+    TEST_TIMEOUT_MS,
+  );
 });

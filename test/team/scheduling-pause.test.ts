@@ -30,7 +30,8 @@ describe.skipIf(!available)('pause all scheduling in a team', () => {
     await team?.close();
   });
 
-  const cronRuns = async (): Promise<RunRecord[]> => (await team.store.listRuns({ workflowName: 'every-second', limit: 1000 })).filter((r) => r.trigger === 'cron');
+  const cronRuns = async (): Promise<RunRecord[]> =>
+    (await team.store.listRuns({ workflowName: 'every-second', limit: 1000 })).filter((r) => r.trigger === 'cron');
   /** until `ms` more of the cron's seconds have gone by, seen by the clock (a slow leader only makes the check weaker, never wrong) */
   const secondsPass = (ms: number) => {
     const until = Date.now() + ms;
@@ -45,7 +46,10 @@ describe.skipIf(!available)('pause all scheduling in a team', () => {
         { role: 'scheduler', workerId: 's1' },
         { role: 'scheduler', workerId: 's2' },
       ]);
-      await team.waitFor(async () => (await cronRuns()).length > 0, { timeoutMs: 30_000, message: 'a cron run before the pause' });
+      await team.waitFor(async () => (await cronRuns()).length > 0, {
+        timeoutMs: 30_000,
+        message: 'a cron run before the pause',
+      });
       const leader = await team.waitFor(() => team.leaseHolder(), { timeoutMs: 10_000, message: 'a leader' });
 
       const paused = await team.ax(['pause']);
@@ -60,17 +64,23 @@ describe.skipIf(!available)('pause all scheduling in a team', () => {
       // The leader dies; the standby takes the lease and reads the pause too.
       const old = nodes.find((n) => n.nodeId === leader) as TeamProcess;
       await old.kill9();
-      const next = await team.waitFor(async () => {
-        const holder = await team.leaseHolder();
-        return holder && holder !== leader ? holder : undefined;
-      }, { timeoutMs: 20_000, intervalMs: 100, message: 'the standby takes the lease' });
+      const next = await team.waitFor(
+        async () => {
+          const holder = await team.leaseHolder();
+          return holder && holder !== leader ? holder : undefined;
+        },
+        { timeoutMs: 20_000, intervalMs: 100, message: 'the standby takes the lease' },
+      );
       await secondsPass(2_000);
       expect((await cronRuns()).filter((r) => r.createdAt > since + IN_FLIGHT_MS)).toEqual([]);
 
       const resumed = await team.ax(['resume']);
       expect(resumed.code, resumed.stderr).toBe(0);
       const resumedAt = Date.now();
-      await team.waitFor(async () => (await cronRuns()).some((r) => r.createdAt >= resumedAt), { timeoutMs: 30_000, message: `${next} fires after the resume` });
+      await team.waitFor(async () => (await cronRuns()).some((r) => r.createdAt >= resumedAt), {
+        timeoutMs: 30_000,
+        message: `${next} fires after the resume`,
+      });
       const audit = (await team.store.listAudit(200)).filter((e: AuditEntry) => e.action.startsWith('scheduling.'));
       expect(audit.map((e) => e.action)).toEqual(['scheduling.resume', 'scheduling.pause']);
     },

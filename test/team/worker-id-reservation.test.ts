@@ -26,43 +26,69 @@ describe.skipIf(!available)(`worker id reserved to its node${available ? '' : ` 
     await team?.close();
   });
 
-  it('a laptop leaves; another node under its id without its secret is refused; the laptop comes back under it', async () => {
-    await team.serve({ role: 'scheduler', noWork: true });
-    const laptopDir = path.join(team.dataDir, '..', 'laptop-data');
-    fs.mkdirSync(laptopDir, { recursive: true, mode: 0o700 });
-    const laptop = team.spawn('laptop', ['serve', '--role', 'worker', '--worker-id', 'laptop-anna', '--temporary'], { AX_DATA_DIR: laptopDir, AXT_WORKER: 'laptop-anna' });
-    await laptop.waitForLine(/^ax serve: team /, 90_000);
-    expect(fs.statSync(path.join(laptopDir, 'node-secret')).mode & 0o777).toBe(0o600);
+  it(
+    'a laptop leaves; another node under its id without its secret is refused; the laptop comes back under it',
+    async () => {
+      await team.serve({ role: 'scheduler', noWork: true });
+      const laptopDir = path.join(team.dataDir, '..', 'laptop-data');
+      fs.mkdirSync(laptopDir, { recursive: true, mode: 0o700 });
+      const laptop = team.spawn('laptop', ['serve', '--role', 'worker', '--worker-id', 'laptop-anna', '--temporary'], {
+        AX_DATA_DIR: laptopDir,
+        AXT_WORKER: 'laptop-anna',
+      });
+      await laptop.waitForLine(/^ax serve: team /, 90_000);
+      expect(fs.statSync(path.join(laptopDir, 'node-secret')).mode & 0o777).toBe(0o600);
 
-    // it leaves: drained, deregistered, offline
-    laptop.expectExit();
-    expect((await team.ax(['drain', 'laptop-anna'])).code).toBe(0);
-    expect((await laptop.result(60_000)).code).toBe(0);
-    await waitFor(async () => ((await team.store.listWorkers()).find((w) => w.id === 'laptop-anna' && w.status === 'offline') ? true : undefined), {
-      timeoutMs: 15_000,
-      message: 'laptop-anna is not offline',
-    });
+      // it leaves: drained, deregistered, offline
+      laptop.expectExit();
+      expect((await team.ax(['drain', 'laptop-anna'])).code).toBe(0);
+      expect((await laptop.result(60_000)).code).toBe(0);
+      await waitFor(
+        async () =>
+          (await team.store.listWorkers()).find((w) => w.id === 'laptop-anna' && w.status === 'offline')
+            ? true
+            : undefined,
+        {
+          timeoutMs: 15_000,
+          message: 'laptop-anna is not offline',
+        },
+      );
 
-    // another node, same team credentials, its own data dir (so its own secret): refused
-    const otherDir = path.join(team.dataDir, '..', 'other-data');
-    fs.mkdirSync(otherDir, { recursive: true, mode: 0o700 });
-    const impostor = team.spawn('impostor', ['serve', '--role', 'worker', '--worker-id', 'laptop-anna'], { AX_DATA_DIR: otherDir, AXT_WORKER: 'laptop-anna' });
-    const refused = await impostor.result(60_000);
-    expect(refused.code, impostor.describe()).toBe(4);
-    expect(refused.stderr).toMatch(
-      /^ax: worker id "laptop-anna" is reserved to the node that last held it \(host \S+, last seen [0-9T:.-]+Z\) until [0-9T:.-]+Z: start it on that node \(its data dir holds the node's secret\), or give this one another --worker-id\n$/,
-    );
-    const row = (await team.store.listWorkers()).find((w) => w.id === 'laptop-anna');
-    expect(row).toMatchObject({ status: 'offline' }); // untouched by the refused node
-    const until = Date.parse(/until ([0-9T:.-]+Z)/.exec(refused.stderr)?.[1] ?? '');
-    expect(until - (row?.lastHeartbeat ?? 0)).toBe(7 * 86_400_000);
+      // another node, same team credentials, its own data dir (so its own secret): refused
+      const otherDir = path.join(team.dataDir, '..', 'other-data');
+      fs.mkdirSync(otherDir, { recursive: true, mode: 0o700 });
+      const impostor = team.spawn('impostor', ['serve', '--role', 'worker', '--worker-id', 'laptop-anna'], {
+        AX_DATA_DIR: otherDir,
+        AXT_WORKER: 'laptop-anna',
+      });
+      const refused = await impostor.result(60_000);
+      expect(refused.code, impostor.describe()).toBe(4);
+      expect(refused.stderr).toMatch(
+        /^ax: worker id "laptop-anna" is reserved to the node that last held it \(host \S+, last seen [0-9T:.-]+Z\) until [0-9T:.-]+Z: start it on that node \(its data dir holds the node's secret\), or give this one another --worker-id\n$/,
+      );
+      const row = (await team.store.listWorkers()).find((w) => w.id === 'laptop-anna');
+      expect(row).toMatchObject({ status: 'offline' }); // untouched by the refused node
+      const until = Date.parse(/until ([0-9T:.-]+Z)/.exec(refused.stderr)?.[1] ?? '');
+      expect(until - (row?.lastHeartbeat ?? 0)).toBe(7 * 86_400_000);
 
-    // the laptop itself comes back under its id at once
-    const back = team.spawn('laptop-back', ['serve', '--role', 'worker', '--worker-id', 'laptop-anna', '--temporary'], { AX_DATA_DIR: laptopDir, AXT_WORKER: 'laptop-anna' });
-    await back.waitForLine(/^ax serve: team /, 90_000);
-    await waitFor(async () => ((await team.coordinator().listWorkers()).some((w) => w.id === 'laptop-anna' && w.pid === back.pid) ? true : undefined), {
-      timeoutMs: 15_000,
-      message: 'the laptop did not come back as laptop-anna',
-    });
-  }, TEST_TIMEOUT_MS);
+      // the laptop itself comes back under its id at once
+      const back = team.spawn(
+        'laptop-back',
+        ['serve', '--role', 'worker', '--worker-id', 'laptop-anna', '--temporary'],
+        { AX_DATA_DIR: laptopDir, AXT_WORKER: 'laptop-anna' },
+      );
+      await back.waitForLine(/^ax serve: team /, 90_000);
+      await waitFor(
+        async () =>
+          (await team.coordinator().listWorkers()).some((w) => w.id === 'laptop-anna' && w.pid === back.pid)
+            ? true
+            : undefined,
+        {
+          timeoutMs: 15_000,
+          message: 'the laptop did not come back as laptop-anna',
+        },
+      );
+    },
+    TEST_TIMEOUT_MS,
+  );
 });

@@ -62,7 +62,9 @@ describe.skipIf(skip)('the Alerts page', () => {
     const empty = ui.page.getByTestId('alerts-empty');
     await empty.waitFor();
     expect(await empty.textContent()).toContain('No alerts yet');
-    expect(await empty.textContent()).toContain('They go to the channels above. To see one arrive, send a test message: ax alerts test ops');
+    expect(await empty.textContent()).toContain(
+      'They go to the channels above. To see one arrive, send a test message: ax alerts test ops',
+    );
     const channels = ui.page.getByTestId('alerts-channels');
     expect(await channels.textContent()).toContain('ops · webhook (slack)');
     expect(await channels.textContent()).toContain('pager · webhook');
@@ -70,7 +72,7 @@ describe.skipIf(skip)('the Alerts page', () => {
     await screenshot(ui.page, 'alerts-empty-light');
   });
 
-  it('a failed run\'s alert appears live: sent through one channel, failed after its retry through the other, with why', async () => {
+  it("a failed run's alert appears live: sent through one channel, failed after its retry through the other, with why", async () => {
     const run = await ui.engine.ax(['run', 'nightly-etl', '--wait']);
     expect(run.code).toBe(1);
     await rows().first().waitFor({ timeout: 15_000 });
@@ -102,7 +104,11 @@ describe.skipIf(skip)('the Alerts page', () => {
     await newest.locator('[data-outcome="grouped"]').waitFor();
     expect((await newest.locator('td').allTextContents())[2]).toContain('run #2');
     expect(ok.posts).toHaveLength(1);
-    await ui.page.getByText('Failed', { exact: true }).filter({ has: ui.page.locator('xpath=ancestor::*[contains(@class,"ant-segmented")]') }).first().click();
+    await ui.page
+      .getByText('Failed', { exact: true })
+      .filter({ has: ui.page.locator('xpath=ancestor::*[contains(@class,"ant-segmented")]') })
+      .first()
+      .click();
     await expect.poll(() => rows().count()).toBe(1);
     expect(await rows().first().locator('[data-outcome="failed"]').count()).toBe(1);
     await ui.page.getByText('All', { exact: true }).click();
@@ -110,14 +116,22 @@ describe.skipIf(skip)('the Alerts page', () => {
   });
 
   it('reads well in dark mode and in Simplified Chinese, with no key missing', async () => {
-    const dark = await signedInPage(ui.browser, ui.engine, { colorScheme: 'dark', locale: 'en-US', viewport: { width: 1360, height: 820 } });
+    const dark = await signedInPage(ui.browser, ui.engine, {
+      colorScheme: 'dark',
+      locale: 'en-US',
+      viewport: { width: 1360, height: 820 },
+    });
     await dark.page.goto(`${ui.engine.origin}/#/alerts`);
     await dark.page.locator('[data-testid="alerts-loaded"] [data-outcome="failed"]').first().waitFor();
     await animationsDone(dark.page);
     await screenshot(dark.page, 'alerts-dark');
     await dark.context.close();
 
-    const zh = await signedInPage(ui.browser, ui.engine, { colorScheme: 'light', locale: 'zh-CN', viewport: { width: 1360, height: 820 } });
+    const zh = await signedInPage(ui.browser, ui.engine, {
+      colorScheme: 'light',
+      locale: 'zh-CN',
+      viewport: { width: 1360, height: 820 },
+    });
     await zh.page.goto(`${ui.engine.origin}/#/alerts`);
     await zh.page.getByRole('heading', { name: '告警', level: 1 }).waitFor();
     await zh.page.locator('[data-testid="alerts-loaded"] [data-outcome="failed"]').first().waitFor();
@@ -137,11 +151,17 @@ describe.skipIf(skip)('the Alerts page', () => {
       await p.goto(`${bare.origin}/#/alerts`);
       const note = p.getByTestId('alerts-no-channels');
       await note.waitFor();
-      expect(await note.textContent()).toContain('No alert channel is configured on this engine: alerts are recorded here but reach nobody.');
-      expect(await note.textContent()).toContain(`Define channels under "alerts" in ${path.join(bare.dataDir, 'settings.json')}`);
+      expect(await note.textContent()).toContain(
+        'No alert channel is configured on this engine: alerts are recorded here but reach nobody.',
+      );
+      expect(await note.textContent()).toContain(
+        `Define channels under "alerts" in ${path.join(bare.dataDir, 'settings.json')}`,
+      );
       const empty = p.getByTestId('alerts-empty');
       await empty.waitFor();
-      expect(await empty.textContent()).toContain(`under "alerts" in ${path.join(bare.dataDir, 'settings.json')}, and name them in a workflow's alerts:`);
+      expect(await empty.textContent()).toContain(
+        `under "alerts" in ${path.join(bare.dataDir, 'settings.json')}, and name them in a workflow's alerts:`,
+      );
       expect(await empty.textContent()).toContain('"workflows": { "channels": ["ops"] }');
       await animationsDone(p);
       await screenshot(p, 'alerts-no-channels');

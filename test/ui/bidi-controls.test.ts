@@ -44,7 +44,10 @@ describe.skipIf(skip)('bidi controls in the UI', () => {
     const talk = instances.find((i) => i.taskName === 'talk');
     const stuck = instances.find((i) => i.taskName === 'stuck');
     expect(stuck?.reason).toContain(RLO); // the engine keeps the text as it is; the page shows it
-    for (const [scheme, locale] of [['light', 'en-US'], ['dark', 'zh-CN']] as const) {
+    for (const [scheme, locale] of [
+      ['light', 'en-US'],
+      ['dark', 'zh-CN'],
+    ] as const) {
       const page = await ui.newPage({ colorScheme: scheme, locale });
       await page.goto(`${ui.engine.origin}/#/instances/${talk?.id}`);
       const row = page.locator('.ax-log-row[data-seq="1"]');
@@ -54,12 +57,18 @@ describe.skipIf(skip)('bidi controls in the UI', () => {
       await screenshot(page, `bidi-log-${scheme}-${locale}`);
 
       await page.goto(`${ui.engine.origin}/#/instances/${stuck?.id}`);
-      await waitFor(async () => ((await page.locator('body').innerText()).includes('report‹U+202E›txt.exe') ? true : undefined), { timeoutMs: 30_000, message: 'the reason with ‹U+202E› did not show' });
+      await waitFor(
+        async () => ((await page.locator('body').innerText()).includes('report‹U+202E›txt.exe') ? true : undefined),
+        { timeoutMs: 30_000, message: 'the reason with ‹U+202E› did not show' },
+      );
       expect(BIDI.test(await page.locator('body').innerText())).toBe(false);
       await screenshot(page, `bidi-reason-${scheme}-${locale}`);
 
       await page.goto(`${ui.engine.origin}/#/runs/1`);
-      await waitFor(async () => ((await page.locator('body').innerText()).includes('report‹U+202E›txt.exe') ? true : undefined), { timeoutMs: 30_000, message: 'the run page did not show the reason with ‹U+202E›' });
+      await waitFor(
+        async () => ((await page.locator('body').innerText()).includes('report‹U+202E›txt.exe') ? true : undefined),
+        { timeoutMs: 30_000, message: 'the run page did not show the reason with ‹U+202E›' },
+      );
       expect(BIDI.test(await page.locator('body').innerText())).toBe(false);
       await screenshot(page, `bidi-run-${scheme}-${locale}`);
 
@@ -70,16 +79,24 @@ describe.skipIf(skip)('bidi controls in the UI', () => {
       await hint.waitFor({ timeout: 15_000 });
       expect(await hint.innerText()).toContain('echo invoice_‹U+202E›fdp.exe');
       // the node on the canvas shows the command the same way
-      expect(await page.locator('.react-flow__node[data-id="tricky"] .ax-task-node__detail').innerText()).toBe('echo invoice_‹U+202E›fdp.exe');
+      expect(await page.locator('.react-flow__node[data-id="tricky"] .ax-task-node__detail').innerText()).toBe(
+        'echo invoice_‹U+202E›fdp.exe',
+      );
       await screenshot(page, `bidi-designer-${scheme}-${locale}`);
       await page.context().close(); // one page open at a time, as before the next locale
     }
   }, 180_000);
   it('a workflow description and owner, and the audit log, show ‹U+202E› too', async () => {
-    await ui.engine.apply({ 'described.yaml': `workflow: described\ndescription: "monthly report${RLO}txt.exe"\nowner: "ops${RLO}team"\ntasks:\n  one:\n    command: echo one\n` });
+    await ui.engine.apply({
+      'described.yaml': `workflow: described\ndescription: "monthly report${RLO}txt.exe"\nowner: "ops${RLO}team"\ntasks:\n  one:\n    command: echo one\n`,
+    });
     const page = await ui.newPage({ colorScheme: 'light', locale: 'en-US' });
     await page.goto(`${ui.engine.origin}/#/workflows/described`);
-    await waitFor(async () => ((await page.locator('body').innerText()).includes('monthly report‹U+202E›txt.exe') ? true : undefined), { timeoutMs: 30_000, message: 'the description with ‹U+202E› did not show' });
+    await waitFor(
+      async () =>
+        (await page.locator('body').innerText()).includes('monthly report‹U+202E›txt.exe') ? true : undefined,
+      { timeoutMs: 30_000, message: 'the description with ‹U+202E› did not show' },
+    );
     expect(await page.locator('body').innerText()).toContain('ops‹U+202E›team');
     expect(BIDI.test(await page.locator('body').innerText())).toBe(false);
     // a client's own text, kept as the entry's note beside the actor, is escaped the same way

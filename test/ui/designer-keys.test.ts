@@ -49,8 +49,10 @@ tasks:
 `;
 
 const node = (page: Page, name: string) => page.locator(`.react-flow__node[data-id="${name}"]`);
-const nodeIds = (page: Page) => page.locator('.react-flow__node').evaluateAll((els) => els.map((e) => e.getAttribute('data-id')).sort());
-const edgeIds = (page: Page) => page.locator('.react-flow__edge').evaluateAll((els) => els.map((e) => e.getAttribute('data-id')).sort());
+const nodeIds = (page: Page) =>
+  page.locator('.react-flow__node').evaluateAll((els) => els.map((e) => e.getAttribute('data-id')).sort());
+const edgeIds = (page: Page) =>
+  page.locator('.react-flow__edge').evaluateAll((els) => els.map((e) => e.getAttribute('data-id')).sort());
 const panel = (page: Page) => page.getByRole('complementary', { name: 'Properties' });
 const focusedId = (page: Page) => page.evaluate(() => document.activeElement?.id ?? document.activeElement?.tagName);
 
@@ -128,7 +130,9 @@ describe.skipIf(skip)('designer keyboard: typing stays typing', () => {
     await notice.waitFor({ timeout: 15_000 });
     await screenshot(page, 'designer-deleted-undo-light-en');
     // the canvas keeps the focus: shortcuts go on working there
-    expect(await page.evaluate(() => document.activeElement?.closest('[data-testid="designer-canvas"]') !== null)).toBe(true);
+    expect(await page.evaluate(() => document.activeElement?.closest('[data-testid="designer-canvas"]') !== null)).toBe(
+      true,
+    );
     await notice.getByRole('button', { name: 'Undo' }).click();
     await expect.poll(() => nodeIds(page)).toEqual(['clean', 'extract', 'load']);
     await expect.poll(() => edgeIds(page)).toEqual(['clean->load', 'extract->clean']);
@@ -160,7 +164,9 @@ describe.skipIf(skip)('designer keyboard: typing stays typing', () => {
         await page.keyboard.press('Delete');
         const notice = page.getByTestId('removed-message');
         await notice.waitFor();
-        expect(await notice.textContent()).toContain(lang === 'en' ? 'Deleted task "clean" and its connections.' : '已删除任务“clean”及其连接。');
+        expect(await notice.textContent()).toContain(
+          lang === 'en' ? 'Deleted task "clean" and its connections.' : '已删除任务“clean”及其连接。',
+        );
         await node(page, 'load').click();
         await animationsDone(page);
         await screenshot(page, `designer-removed-${scheme}-${lang}`);

@@ -142,17 +142,33 @@ describe.skipIf(skip)('DAG designer', () => {
 
       const exported = await ui.engine.ax(['export', 'mouse-etl']);
       expect(exported.stdout).toBe(
-        ['workflow: mouse-etl', 'tasks:', '  a:', '    command: echo a', '  b:', '    command: echo b', '    upstream: [a]', '  c:', '    command: echo c', '    upstream: [b]', ''].join('\n'),
+        [
+          'workflow: mouse-etl',
+          'tasks:',
+          '  a:',
+          '    command: echo a',
+          '  b:',
+          '    command: echo b',
+          '    upstream: [a]',
+          '  c:',
+          '    command: echo c',
+          '    upstream: [b]',
+          '',
+        ].join('\n'),
       );
 
       // run from the designer: the run page shows every task turning to success
       await page.getByRole('button', { name: 'Run now' }).click();
       await page.waitForFunction(() => /^#\/runs\/\d+/.test(location.hash), undefined, { timeout: 15_000 });
       const runId = Number(/#\/runs\/(\d+)/.exec(await page.evaluate(() => location.hash))?.[1]);
-      await expect.poll(async () => (await store.getRun(runId))?.state, { timeout: 30_000, interval: 100 }).toBe('SUCCESS');
+      await expect
+        .poll(async () => (await store.getRun(runId))?.state, { timeout: 30_000, interval: 100 })
+        .toBe('SUCCESS');
       const instances = await store.listInstances(runId);
       expect(instances.map((i) => `${i.taskName}:${i.state}`).sort()).toEqual(['a:SUCCESS', 'b:SUCCESS', 'c:SUCCESS']);
-      await expect.poll(() => page.locator('[data-state="SUCCESS"]').count(), { timeout: 15_000 }).toBeGreaterThanOrEqual(3);
+      await expect
+        .poll(() => page.locator('[data-state="SUCCESS"]').count(), { timeout: 15_000 })
+        .toBeGreaterThanOrEqual(3);
       expect(errors).toEqual([]);
     } finally {
       await context.close();
@@ -246,7 +262,11 @@ describe.skipIf(skip)('DAG designer', () => {
     await page.goto(`${ui.engine.origin}/#/designer/new`);
     await page.waitForSelector('.react-flow');
     await page.getByRole('button', { name: 'Import YAML' }).click();
-    await page.getByLabel('Workflow file text').fill('workflow: imported\ntasks:\n  one:\n    command: echo 1\n  two:\n    command: echo 2\n    upstream: [one]\n');
+    await page
+      .getByLabel('Workflow file text')
+      .fill(
+        'workflow: imported\ntasks:\n  one:\n    command: echo 1\n  two:\n    command: echo 2\n    upstream: [one]\n',
+      );
     await page.getByRole('button', { name: 'Import', exact: true }).click();
     await expect.poll(() => page.locator('.react-flow__node').count()).toBe(2);
     expect(await page.locator('.react-flow__edge[data-id="one->two"]').count()).toBe(1);
@@ -282,10 +302,13 @@ describe.skipIf(skip)('DAG designer', () => {
     // keyboard (it then stayed open and covered the page), so it is pressed until it is gone.
     const shortcuts = page.getByTestId('shortcuts');
     await expect
-      .poll(async () => {
-        if (await shortcuts.isVisible()) await page.keyboard.press('Escape');
-        return shortcuts.isVisible();
-      }, { timeout: 15_000, interval: 300 })
+      .poll(
+        async () => {
+          if (await shortcuts.isVisible()) await page.keyboard.press('Escape');
+          return shortcuts.isVisible();
+        },
+        { timeout: 15_000, interval: 300 },
+      )
       .toBe(false);
 
     // leaving with unsaved changes asks first
@@ -311,14 +334,29 @@ describe.skipIf(skip)('DAG designer', () => {
     // the literal is dropped: what was typed as a value never becomes the secret's name
     const secretBox = panel(page).getByLabel('Variable 1 secret name');
     expect(await secretBox.inputValue()).toBe('');
-    expect(await panel(page).getByRole('button', { name: 'Take API_TOKEN from a secret' }).getAttribute('aria-pressed')).toBe('true');
+    expect(
+      await panel(page).getByRole('button', { name: 'Take API_TOKEN from a secret' }).getAttribute('aria-pressed'),
+    ).toBe('true');
     await secretBox.fill('bad name');
-    await panel(page).getByText('Name a secret: letters, digits, _, . or -, starting with a letter or digit.').waitFor();
+    await panel(page)
+      .getByText('Name a secret: letters, digits, _, . or -, starting with a letter or digit.')
+      .waitFor();
     await secretBox.fill('api-token');
     await page.getByRole('button', { name: 'Save' }).click();
     expect(await toast(page, /Saved "/)).toContain('Saved "secret-env" (version 1)');
     const exported = await ui.engine.ax(['export', 'secret-env']);
-    expect(exported.stdout).toBe(['workflow: secret-env', 'tasks:', '  call:', '    command: echo "$API_TOKEN"', '    env:', '      API_TOKEN:', '        secret: api-token', ''].join('\n'));
+    expect(exported.stdout).toBe(
+      [
+        'workflow: secret-env',
+        'tasks:',
+        '  call:',
+        '    command: echo "$API_TOKEN"',
+        '    env:',
+        '      API_TOKEN:',
+        '        secret: api-token',
+        '',
+      ].join('\n'),
+    );
 
     await page.reload();
     await page.waitForSelector('.react-flow__node[data-id="call"]');

@@ -12,7 +12,12 @@
 import type { Browser, BrowserContext, Page } from 'playwright';
 import { WebSocket } from 'ws';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { DesktopEngineStatus, DesktopLanguage, DesktopSecretsStatus, EngineCrash } from '../../engine/api/desktop-bridge.ts';
+import type {
+  DesktopEngineStatus,
+  DesktopLanguage,
+  DesktopSecretsStatus,
+  EngineCrash,
+} from '../../engine/api/desktop-bridge.ts';
 import { apiToken } from '../../engine/hosts/node/data-dir.ts';
 import type { ServedEngine } from '../helpers/serve.ts';
 import { animationsDone, browserSkipReason, screenshot, uiFixture, type UiPageOptions } from '../helpers/ui.ts';
@@ -38,11 +43,23 @@ const STDERR = [
   'Error: SQLITE_CORRUPT: database disk image is malformed',
   '    at Database.prepare (engine/adapters/sql/sqlite-store.ts:88:21)',
   '    at SqliteStore.claimInstance (engine/adapters/sql/sqlite-store.ts:412:18)',
-  '    at Scheduler.tick (engine/core/scheduling/scheduler.ts:140:7) — a very long line follows to see that it wraps instead of widening the page: ' + 'x'.repeat(160),
+  '    at Scheduler.tick (engine/core/scheduling/scheduler.ts:140:7) — a very long line follows to see that it wraps instead of widening the page: ' +
+    'x'.repeat(160),
 ].join('\n');
 
-const crash = (over: Partial<EngineCrash> = {}): EngineCrash => ({ code: 1, signal: null, stderrTail: STDERR, at: Date.now() - 5_000, ...over });
-const running = (pid: number): DesktopEngineStatus => ({ state: 'running', pid, dataDir: '/home/li/.config/AX Scheduler', version: '0.1.0' });
+const crash = (over: Partial<EngineCrash> = {}): EngineCrash => ({
+  code: 1,
+  signal: null,
+  stderrTail: STDERR,
+  at: Date.now() - 5_000,
+  ...over,
+});
+const running = (pid: number): DesktopEngineStatus => ({
+  state: 'running',
+  pid,
+  dataDir: '/home/li/.config/AX Scheduler',
+  version: '0.1.0',
+});
 
 /** what the simulated shell records in the page */
 interface ShellRecord {
@@ -72,7 +89,11 @@ const SECRETS: DesktopSecretsStatus = {
  */
 function simulatePreload([initial, secrets]: [DesktopEngineStatus, DesktopSecretsStatus]): void {
   type Relay = (id: number, message?: unknown) => Promise<void>;
-  const w = window as unknown as Record<string, unknown> & { __axRelaySend: Relay; __axRelayOpen: Relay; __axRelayClose: Relay };
+  const w = window as unknown as Record<string, unknown> & {
+    __axRelaySend: Relay;
+    __axRelayOpen: Relay;
+    __axRelayClose: Relay;
+  };
   const statusListeners = new Set<(s: DesktopEngineStatus) => void>();
   const navigateListeners = new Set<(path: string) => void>();
   const shellEnds = new Map<number, MessagePort>();
@@ -124,7 +145,11 @@ function simulatePreload([initial, secrets]: [DesktopEngineStatus, DesktopSecret
   // The local API setting (window.axDesktop.localApi): the test reads the calls (__axLocalApi).
   const localApi = { enabled: false, calls: [] as boolean[] };
   w.__axLocalApi = localApi;
-  const localApiStatus = () => ({ enabled: localApi.enabled, forcedBySwitch: false, ...(localApi.enabled && { port: 43117, dataDir: '/home/li/.config/AX Scheduler/data' }) });
+  const localApiStatus = () => ({
+    enabled: localApi.enabled,
+    forcedBySwitch: false,
+    ...(localApi.enabled && { port: 43117, dataDir: '/home/li/.config/AX Scheduler/data' }),
+  });
   w.axDesktop = {
     version: '0.1.0',
     platform: 'linux',
@@ -139,7 +164,9 @@ function simulatePreload([initial, secrets]: [DesktopEngineStatus, DesktopSecret
         shellEnds.delete(id);
         void w.__axRelayClose(id);
       });
-      void w.__axRelayOpen(id).then(() => window.postMessage({ type: 'ax:engine-port' }, location.origin, [channel.port2]));
+      void w
+        .__axRelayOpen(id)
+        .then(() => window.postMessage({ type: 'ax:engine-port' }, location.origin, [channel.port2]));
     },
     engineStatus: async () => shell.status,
     onEngineStatus(listener: (s: DesktopEngineStatus) => void) {
@@ -202,7 +229,12 @@ function simulatePreload([initial, secrets]: [DesktopEngineStatus, DesktopSecret
 }
 
 /** A context whose pages get the simulated preload, their ports relayed to `engine`. */
-async function desktopContext(browser: Browser, engine: ServedEngine, initial: DesktopEngineStatus, options: UiPageOptions & { secrets?: DesktopSecretsStatus } = {}): Promise<BrowserContext> {
+async function desktopContext(
+  browser: Browser,
+  engine: ServedEngine,
+  initial: DesktopEngineStatus,
+  options: UiPageOptions & { secrets?: DesktopSecretsStatus } = {},
+): Promise<BrowserContext> {
   const context = await browser.newContext({
     colorScheme: options.colorScheme ?? 'light',
     locale: options.locale ?? 'en-US',
@@ -210,36 +242,70 @@ async function desktopContext(browser: Browser, engine: ServedEngine, initial: D
   });
   const upstreams = new Map<number, WebSocket>();
   await context.exposeBinding('__axRelayOpen', async ({ page }, id: number) => {
-    const ws = new WebSocket(`ws://127.0.0.1:${engine.port}/api`, { headers: { authorization: `Bearer ${apiToken(engine.dataDir)}` } });
+    const ws = new WebSocket(`ws://127.0.0.1:${engine.port}/api`, {
+      headers: { authorization: `Bearer ${apiToken(engine.dataDir)}` },
+    });
     upstreams.set(id, ws);
     // the engine's messages reach the page in order, one evaluate after the other
     let queue = Promise.resolve();
     ws.on('message', (data) => {
       const message: unknown = JSON.parse(String(data));
-      queue = queue.then(() => page.evaluate(([i, m]) => (window as unknown as { __axShell: { deliver(i: number, m: unknown): void } }).__axShell.deliver(i, m), [id, message] as const)).catch(() => undefined);
+      queue = queue
+        .then(() =>
+          page.evaluate(
+            ([i, m]) =>
+              (window as unknown as { __axShell: { deliver(i: number, m: unknown): void } }).__axShell.deliver(i, m),
+            [id, message] as const,
+          ),
+        )
+        .catch(() => undefined);
     });
     ws.on('close', () => {
       upstreams.delete(id);
-      queue = queue.then(() => page.evaluate((i) => (window as unknown as { __axShell: { upstreamClosed(i: number): void } }).__axShell.upstreamClosed(i), id)).catch(() => undefined);
+      queue = queue
+        .then(() =>
+          page.evaluate(
+            (i) =>
+              (window as unknown as { __axShell: { upstreamClosed(i: number): void } }).__axShell.upstreamClosed(i),
+            id,
+          ),
+        )
+        .catch(() => undefined);
     });
     await new Promise<void>((resolve, reject) => {
       ws.once('open', () => resolve());
       ws.once('error', reject);
     });
   });
-  await context.exposeBinding('__axRelaySend', (_source, id: number, message: unknown) => upstreams.get(id)?.send(JSON.stringify(message)));
+  await context.exposeBinding('__axRelaySend', (_source, id: number, message: unknown) =>
+    upstreams.get(id)?.send(JSON.stringify(message)),
+  );
   await context.exposeBinding('__axRelayClose', (_source, id: number) => upstreams.get(id)?.close());
-  await context.addInitScript(simulatePreload, [initial, options.secrets ?? SECRETS] as [DesktopEngineStatus, DesktopSecretsStatus]);
+  await context.addInitScript(simulatePreload, [initial, options.secrets ?? SECRETS] as [
+    DesktopEngineStatus,
+    DesktopSecretsStatus,
+  ]);
   return context;
 }
 
 const shellRecord = (page: Page): Promise<ShellRecord> =>
   page.evaluate(() => {
     const shell = (window as unknown as { __axShell: ShellRecord }).__axShell;
-    return { requests: shell.requests, restarts: shell.restarts, languages: [...shell.languages], secretsSet: [...shell.secretsSet], taskSecretsSet: [...shell.taskSecretsSet] };
+    return {
+      requests: shell.requests,
+      restarts: shell.restarts,
+      languages: [...shell.languages],
+      secretsSet: [...shell.secretsSet],
+      taskSecretsSet: [...shell.taskSecretsSet],
+    };
   });
-const emit = (page: Page, status: DesktopEngineStatus) => page.evaluate((s) => (window as unknown as { __axShell: { emit(s: DesktopEngineStatus): void } }).__axShell.emit(s), status);
-const shellNavigate = (page: Page, path: string) => page.evaluate((p) => (window as unknown as { __axShell: { navigate(p: string): void } }).__axShell.navigate(p), path);
+const emit = (page: Page, status: DesktopEngineStatus) =>
+  page.evaluate(
+    (s) => (window as unknown as { __axShell: { emit(s: DesktopEngineStatus): void } }).__axShell.emit(s),
+    status,
+  );
+const shellNavigate = (page: Page, path: string) =>
+  page.evaluate((p) => (window as unknown as { __axShell: { navigate(p: string): void } }).__axShell.navigate(p), path);
 
 /** the status screens, one picture each, in /tmp for a person to look at */
 async function shoot(page: Page, name: string): Promise<void> {
@@ -268,7 +334,8 @@ describe.skipIf(skip)('the UI in the desktop app', () => {
   }, 120_000);
 
   afterEach(async (ctx) => {
-    if (ctx.task.result?.state === 'fail' && page) await screenshot(page, `failed-desktop-${ctx.task.name.slice(0, 40).replace(/[^a-z0-9]+/gi, '-')}`);
+    if (ctx.task.result?.state === 'fail' && page)
+      await screenshot(page, `failed-desktop-${ctx.task.name.slice(0, 40).replace(/[^a-z0-9]+/gi, '-')}`);
   });
 
   it('opens on the dashboard with no sign-in, over one port from the shell, and tells the shell its language', async () => {
@@ -283,7 +350,7 @@ describe.skipIf(skip)('the UI in the desktop app', () => {
     expect(await page.locator('[data-testid="engine-status"]').count()).toBe(0);
   });
 
-  it('shows the engine\'s workflows on the page the shell asks for', async () => {
+  it("shows the engine's workflows on the page the shell asks for", async () => {
     await shellNavigate(page, '/workflows');
     await page.waitForFunction(() => location.hash === '#/workflows');
     await page.getByText('nightly-export').first().waitFor({ timeout: 15_000 });
@@ -303,15 +370,22 @@ describe.skipIf(skip)('the UI in the desktop app', () => {
     await emit(page, { state: 'restarting', attempt: 1, retryAt: Date.now() + 9_000, lastCrash: crash({ code: 1 }) });
     const banner = page.locator('[data-testid="engine-status"][data-state="restarting"]');
     await banner.waitFor();
-    expect(await banner.textContent()).toMatch(/The engine stopped unexpectedly \(exit code 1\)\. Restarting it in [1-9] seconds?…/);
+    expect(await banner.textContent()).toMatch(
+      /The engine stopped unexpectedly \(exit code 1\)\. Restarting it in [1-9] seconds?…/,
+    );
     await banner.getByText('Last error output').click();
-    await expect.poll(() => banner.locator('[data-testid="engine-stderr"]').textContent()).toContain('SQLITE_CORRUPT: database disk image is malformed');
+    await expect
+      .poll(() => banner.locator('[data-testid="engine-stderr"]').textContent())
+      .toContain('SQLITE_CORRUPT: database disk image is malformed');
     // the old port counts as dead: the generic "reconnecting" banner is not shown beside this one
     expect(await page.locator('[data-testid="reconnecting-banner"]').count()).toBe(0);
     await shoot(page, 'restarting-light-en');
 
     await emit(page, { state: 'starting', attempt: 2, lastCrash: crash({ code: 1 }) });
-    await page.locator('[data-testid="engine-status"][data-state="starting"]').getByText('Starting the engine again (attempt 2)…').waitFor();
+    await page
+      .locator('[data-testid="engine-status"][data-state="starting"]')
+      .getByText('Starting the engine again (attempt 2)…')
+      .waitFor();
     expect((await shellRecord(page)).requests).toBe(before);
 
     await emit(page, running(2));
@@ -337,16 +411,26 @@ describe.skipIf(skip)('the UI in the desktop app', () => {
     expect(await screen.getByRole('alert').count()).toBe(0);
 
     // a refused restart says so beside the button, which stays usable
-    await page.evaluate(() => ((window as unknown as { __axShell: { restartRefusal: string } }).__axShell.restartRefusal = 'the engine is already starting'));
+    await page.evaluate(
+      () =>
+        ((window as unknown as { __axShell: { restartRefusal: string } }).__axShell.restartRefusal =
+          'the engine is already starting'),
+    );
     await screen.getByRole('button', { name: 'Restart engine' }).click();
-    await screen.getByRole('alert').getByText('The engine could not be restarted: the engine is already starting').waitFor();
+    await screen
+      .getByRole('alert')
+      .getByText('The engine could not be restarted: the engine is already starting')
+      .waitFor();
     expect((await shellRecord(page)).restarts).toBe(2);
     expect(await screen.getByRole('button', { name: 'Restart engine' }).isEnabled()).toBe(true);
-    await page.evaluate(() => ((window as unknown as { __axShell: { restartRefusal: string } }).__axShell.restartRefusal = ''));
+    await page.evaluate(
+      () => ((window as unknown as { __axShell: { restartRefusal: string } }).__axShell.restartRefusal = ''),
+    );
   });
 
   it('when the engine cannot start: the reason and what to do; starting and stopping show a spinner', async () => {
-    const message = 'another AX engine is running on /home/li/.config/AX Scheduler: ax serve (pid 4242). Stop it, or use another --data-dir.';
+    const message =
+      'another AX engine is running on /home/li/.config/AX Scheduler: ax serve (pid 4242). Stop it, or use another --data-dir.';
     await emit(page, { state: 'failed', code: 'conflict', message });
     const screen = page.locator('[data-testid="engine-status"][data-state="failed"]');
     await screen.waitFor();
@@ -357,10 +441,16 @@ describe.skipIf(skip)('the UI in the desktop app', () => {
     await expect.poll(async () => (await shellRecord(page)).restarts).toBe(3);
 
     await emit(page, { state: 'starting', attempt: 1 });
-    await page.locator('[data-testid="engine-status"][data-state="starting"]').getByText('Starting the engine…').waitFor();
+    await page
+      .locator('[data-testid="engine-status"][data-state="starting"]')
+      .getByText('Starting the engine…')
+      .waitFor();
     await shoot(page, 'starting-light-en');
     await emit(page, { state: 'stopping' });
-    await page.locator('[data-testid="engine-status"][data-state="stopping"]').getByText('AX Scheduler is quitting: stopping the engine…').waitFor();
+    await page
+      .locator('[data-testid="engine-status"][data-state="stopping"]')
+      .getByText('AX Scheduler is quitting: stopping the engine…')
+      .waitFor();
     await shoot(page, 'stopping-light-en');
 
     await emit(page, running(3));
@@ -382,11 +472,15 @@ describe.skipIf(skip)('the UI in the desktop app', () => {
     await shellNavigate(page, '/settings');
     const card = page.locator('[data-testid="desktop-settings"]');
     await card.waitFor({ timeout: 15_000 });
-    expect(await card.locator('[data-testid="desktop-data-dir"]').textContent()).toBe('/home/li/.config/AX Scheduler/data');
+    expect(await card.locator('[data-testid="desktop-data-dir"]').textContent()).toBe(
+      '/home/li/.config/AX Scheduler/data',
+    );
     expect(await card.textContent()).toContain('ax --data-dir "/home/li/.config/AX Scheduler/data" ls');
     expect(await card.textContent()).toContain('None: plain text');
     await card.getByText('No keyring: connection strings are NOT protected').waitFor();
-    expect(await card.textContent()).toContain('anyone who can read /home/li/.config/AX Scheduler/secrets.json can read the passwords');
+    expect(await card.textContent()).toContain(
+      'anyone who can read /home/li/.config/AX Scheduler/secrets.json can read the passwords',
+    );
 
     const mysql = card.locator('[data-testid="secret-mysql"]');
     await mysql.getByLabel('MySQL').fill('mysql://ax:hunter2@db:3306/ax');
@@ -407,17 +501,22 @@ describe.skipIf(skip)('the UI in the desktop app', () => {
   });
 
   it('settings: the local API is off by default; turned on, it says where it listens and the ax line to use (en, zh-CN)', async () => {
-    const calls = () => page.evaluate(() => (window as unknown as { __axLocalApi: { calls: boolean[] } }).__axLocalApi.calls);
+    const calls = () =>
+      page.evaluate(() => (window as unknown as { __axLocalApi: { calls: boolean[] } }).__axLocalApi.calls);
     await shellNavigate(page, '/settings');
     const card = page.locator('[data-testid="desktop-local-api"]');
-    await card.getByText('Changing this restarts the engine; running tasks get up to 30 seconds to finish.').waitFor({ timeout: 15_000 });
+    await card
+      .getByText('Changing this restarts the engine; running tasks get up to 30 seconds to finish.')
+      .waitFor({ timeout: 15_000 });
     const toggle = card.getByRole('switch', { name: 'Serve the API on this computer (127.0.0.1)' });
     expect(await toggle.getAttribute('aria-checked')).toBe('false');
     expect(await card.getByTestId('local-api-port').count()).toBe(0);
     await toggle.click();
     await expect.poll(calls).toEqual([true]);
     await card.getByTestId('local-api-port').waitFor();
-    expect(await card.getByTestId('local-api-port').textContent()).toContain('Listening on 127.0.0.1:43117. Try: ax --data-dir "/home/li/.config/AX Scheduler/data" ls');
+    expect(await card.getByTestId('local-api-port').textContent()).toContain(
+      'Listening on 127.0.0.1:43117. Try: ax --data-dir "/home/li/.config/AX Scheduler/data" ls',
+    );
     await card.scrollIntoViewIfNeeded();
     await shoot(page, 'settings-local-api-en');
     await page.getByRole('combobox', { name: 'Language' }).click();
@@ -434,7 +533,8 @@ describe.skipIf(skip)('the UI in the desktop app', () => {
   it('settings: join the team as a worker with labels, its state followed, leave; a failure says why (en, zh-CN)', async () => {
     type TeamHandle = { calls: [string, string[] | null, boolean | null][]; emit(s: Record<string, unknown>): void };
     const teamCalls = () => page.evaluate(() => (window as unknown as { __axTeam: TeamHandle }).__axTeam.calls);
-    const teamEmit = (status: Record<string, unknown>) => page.evaluate((s) => (window as unknown as { __axTeam: TeamHandle }).__axTeam.emit(s), status);
+    const teamEmit = (status: Record<string, unknown>) =>
+      page.evaluate((s) => (window as unknown as { __axTeam: TeamHandle }).__axTeam.emit(s), status);
     await shellNavigate(page, '/settings');
     const card = page.locator('[data-testid="desktop-team"]');
     await card.getByText('Not in the team.').waitFor({ timeout: 15_000 });
@@ -442,38 +542,72 @@ describe.skipIf(skip)('the UI in the desktop app', () => {
     await card.getByRole('button', { name: 'Join team as worker' }).click();
     await expect.poll(teamCalls).toEqual([['join', ['laptop', 'gpu'], false]]);
 
-    await teamEmit({ state: 'joined', workerId: 'mac-1a2b', labels: ['laptop', 'gpu'], running: 1, canJoin: true, wanted: true });
+    await teamEmit({
+      state: 'joined',
+      workerId: 'mac-1a2b',
+      labels: ['laptop', 'gpu'],
+      running: 1,
+      canJoin: true,
+      wanted: true,
+    });
     await card.getByText('In the team as worker mac-1a2b: 1 running.').waitFor();
     expect(await card.getByLabel('Labels', { exact: true }).isDisabled()).toBe(true);
     await card.getByRole('button', { name: 'Leave team' }).click();
-    await expect.poll(teamCalls).toEqual([['join', ['laptop', 'gpu'], false], ['leave', null, null]]);
+    await expect.poll(teamCalls).toEqual([
+      ['join', ['laptop', 'gpu'], false],
+      ['leave', null, null],
+    ]);
     await teamEmit({ state: 'leaving', workerId: 'mac-1a2b', canJoin: true, wanted: false });
     await card.getByText('Leaving the team: running tasks finish first…').waitFor();
     expect(await card.getByRole('button', { name: 'Join team as worker' }).isDisabled()).toBe(true);
 
-    await teamEmit({ state: 'failed', message: 'could not join the team: cannot reach MySQL at db:3306', canJoin: true, wanted: true });
+    await teamEmit({
+      state: 'failed',
+      message: 'could not join the team: cannot reach MySQL at db:3306',
+      canJoin: true,
+      wanted: true,
+    });
     await card.getByText('could not join the team: cannot reach MySQL at db:3306').waitFor();
     await shoot(page, 'settings-team-en');
     await teamEmit({ state: 'left', canJoin: false, wanted: false });
-    await card.getByText("Save the team's MySQL and Redis connection strings above first, then restart the app.").waitFor();
+    await card
+      .getByText("Save the team's MySQL and Redis connection strings above first, then restart the app.")
+      .waitFor();
     expect(await card.getByRole('button', { name: 'Join team as worker' }).isDisabled()).toBe(true);
 
     await page.getByRole('combobox', { name: 'Language' }).click();
     await page.getByTitle('简体中文').click();
     await card.getByText('未加入团队。').waitFor();
-    await teamEmit({ state: 'joined', workerId: 'mac-1a2b', labels: ['laptop'], running: 0, canJoin: true, wanted: true });
+    await teamEmit({
+      state: 'joined',
+      workerId: 'mac-1a2b',
+      labels: ['laptop'],
+      running: 0,
+      canJoin: true,
+      wanted: true,
+    });
     await card.getByRole('button', { name: '离开团队' }).waitFor();
     await page.getByRole('combobox', { name: '语言' }).click();
     await page.getByTitle('English').click();
     await teamEmit({ state: 'left', canJoin: true, wanted: false });
 
     // Taking unlabelled tasks too: asked for with a warning, and shown once joined.
-    expect(await card.getByText("Any teammate's task without labels may then run on this laptop", { exact: false }).count()).toBe(0);
+    expect(
+      await card.getByText("Any teammate's task without labels may then run on this laptop", { exact: false }).count(),
+    ).toBe(0);
     await card.getByRole('checkbox', { name: 'Also take tasks that have no labels' }).check();
     await card.getByText("Any teammate's task without labels may then run on this laptop", { exact: false }).waitFor();
     await card.getByRole('button', { name: 'Join team as worker' }).click();
     await expect.poll(async () => (await teamCalls()).at(-1)).toEqual(['join', ['laptop', 'gpu'], true]);
-    await teamEmit({ state: 'joined', workerId: 'mac-1a2b', labels: ['laptop', 'gpu'], acceptUnlabelled: true, running: 0, canJoin: true, wanted: true });
+    await teamEmit({
+      state: 'joined',
+      workerId: 'mac-1a2b',
+      labels: ['laptop', 'gpu'],
+      acceptUnlabelled: true,
+      running: 0,
+      canJoin: true,
+      wanted: true,
+    });
     await card.getByText('also unlabelled').waitFor();
     await shoot(page, 'settings-team-unlabelled-en');
     await teamEmit({ state: 'left', canJoin: true, wanted: false });
@@ -485,7 +619,9 @@ describe.skipIf(skip)('the UI in the desktop app', () => {
     const section = page.locator('[data-testid="task-secrets"]');
     await section.waitFor({ timeout: 15_000 });
     await section.getByText('No task secrets on this computer.').waitFor();
-    expect(await section.textContent()).toContain('Task secrets are kept the same way: without a keyring, anyone who can read /home/li/.config/AX Scheduler/secrets.json can read them.');
+    expect(await section.textContent()).toContain(
+      'Task secrets are kept the same way: without a keyring, anyone who can read /home/li/.config/AX Scheduler/secrets.json can read them.',
+    );
     await section.getByLabel('Secret name').fill('bad name');
     await section.getByText('Use letters, digits, _, . or -, starting with a letter or digit.').waitFor();
     expect(await section.getByRole('button', { name: 'Save' }).isDisabled()).toBe(true);
@@ -504,14 +640,18 @@ describe.skipIf(skip)('the UI in the desktop app', () => {
   });
 
   it('settings with a keyring say the strings are encrypted, and show no plain-text warning', async () => {
-    const ctx = await desktopContext(ui.browser, ui.engine, running(1), { secrets: { ...SECRETS, backend: 'gnome_libsecret', plaintext: false } });
+    const ctx = await desktopContext(ui.browser, ui.engine, running(1), {
+      secrets: { ...SECRETS, backend: 'gnome_libsecret', plaintext: false },
+    });
     const p = await ctx.newPage();
     try {
       await p.goto(ui.engine.origin);
       await p.waitForSelector('[data-testid="dashboard-loaded"]', { timeout: 20_000 });
       await shellNavigate(p, '/settings');
       const card = p.locator('[data-testid="desktop-settings"]');
-      await card.getByText('Team connection strings are stored encrypted with: Keyring (GNOME libsecret).').waitFor({ timeout: 15_000 });
+      await card
+        .getByText('Team connection strings are stored encrypted with: Keyring (GNOME libsecret).')
+        .waitFor({ timeout: 15_000 });
       expect(await card.textContent()).not.toContain('NOT protected');
     } finally {
       await ctx.close();
@@ -532,9 +672,26 @@ describe.skipIf(skip)('the UI in the desktop app', () => {
         const zh = variant.options.locale === 'zh-CN';
         expect((await shellRecord(p)).languages).toEqual([zh ? 'zh-CN' : 'en']);
         const states: [string, DesktopEngineStatus, string][] = [
-          ['restarting', { state: 'restarting', attempt: 2, retryAt: Date.now() + 30_000, lastCrash: crash() }, zh ? '引擎意外停止（退出码 1）' : 'exit code 1'],
-          ['gave-up', { state: 'gave-up', attempts: 5, lastCrash: crash({ code: 134 }) }, zh ? '引擎已连续崩溃 5 次' : 'It crashed 5 times'],
-          ['failed', { state: 'failed', code: 'conflict', message: 'another AX engine is running on /home/li/.config/AX Scheduler: ax serve (pid 4242). Stop it, or use another --data-dir.' }, zh ? '另一个 AX 引擎正在使用此数据目录' : 'Another AX engine'],
+          [
+            'restarting',
+            { state: 'restarting', attempt: 2, retryAt: Date.now() + 30_000, lastCrash: crash() },
+            zh ? '引擎意外停止（退出码 1）' : 'exit code 1',
+          ],
+          [
+            'gave-up',
+            { state: 'gave-up', attempts: 5, lastCrash: crash({ code: 134 }) },
+            zh ? '引擎已连续崩溃 5 次' : 'It crashed 5 times',
+          ],
+          [
+            'failed',
+            {
+              state: 'failed',
+              code: 'conflict',
+              message:
+                'another AX engine is running on /home/li/.config/AX Scheduler: ax serve (pid 4242). Stop it, or use another --data-dir.',
+            },
+            zh ? '另一个 AX 引擎正在使用此数据目录' : 'Another AX engine',
+          ],
           ['starting', { state: 'starting', attempt: 3, lastCrash: crash() }, zh ? '第 3 次尝试' : 'attempt 3'],
         ];
         for (const [state, status, expected] of states) {

@@ -28,20 +28,28 @@ describe.skipIf(skip)(`draining the solo worker from the Workers page${skip ? ` 
     await ui.page.getByRole('button', { name: 'Drain local' }).click();
     const description = ui.page.getByTestId('drain-description');
     await description.waitFor();
-    expect(await description.textContent()).toContain('This is the engine serving this page. Draining it stops the engine (ax serve)');
+    expect(await description.textContent()).toContain(
+      'This is the engine serving this page. Draining it stops the engine (ax serve)',
+    );
     await screenshot(ui.page, 'workers-drain-serving-light-en');
 
     await ui.page.getByRole('button', { name: 'Drain and stop' }).click();
     const banner = ui.page.getByTestId('engine-stopped-banner');
     await banner.waitFor({ timeout: 30_000 });
     expect(await banner.textContent()).toContain('The engine serving this page stopped');
-    expect(await banner.textContent()).toContain('This node was drained (ax drain, or Drain on the Workers page), so ax serve stopped');
+    expect(await banner.textContent()).toContain(
+      'This node was drained (ax drain, or Drain on the Workers page), so ax serve stopped',
+    );
     expect((await ui.engine.serve.result(30_000)).code).toBe(0);
     // the engine is gone for good: the page keeps saying so, and never "reconnecting". The page
     // retries a lost connection after 0.5 s and 1 s, so in 3 s a "reconnecting" would have shown.
-    await holdsFor(async () => (await ui.page.getByTestId('reconnecting-banner').count()) === 0 && (await banner.isVisible()), 3_000, {
-      message: 'the stopped banner alone (no "reconnecting")',
-    });
+    await holdsFor(
+      async () => (await ui.page.getByTestId('reconnecting-banner').count()) === 0 && (await banner.isVisible()),
+      3_000,
+      {
+        message: 'the stopped banner alone (no "reconnecting")',
+      },
+    );
     await screenshot(ui.page, 'workers-engine-stopped-light-en');
   });
 });

@@ -14,8 +14,10 @@ const FILES = {
   'orders.yaml': 'workflow: orders\nowner: alice\ntasks:\n  extract: { command: "echo extracted" }\n',
   'warehouse.yaml':
     'workflow: warehouse\nowner: bob\ntasks:\n  load: { command: "echo loaded", upstream: [{ ref: orders.extract, date: latest }] }\n  index: { command: "echo indexed", upstream: [load] }\n',
-  'sales.yaml': 'workflow: sales\nowner: carol\ntasks:\n  report: { command: "echo reported", upstream: [{ ref: warehouse.load, date: latest }] }\n',
-  'finance.yaml': 'workflow: finance\nowner: erin\ntasks:\n  close: { command: "echo closed", upstream: [{ ref: warehouse.*, date: latest }, ledger.post] }\n',
+  'sales.yaml':
+    'workflow: sales\nowner: carol\ntasks:\n  report: { command: "echo reported", upstream: [{ ref: warehouse.load, date: latest }] }\n',
+  'finance.yaml':
+    'workflow: finance\nowner: erin\ntasks:\n  close: { command: "echo closed", upstream: [{ ref: warehouse.*, date: latest }, ledger.post] }\n',
   // fails: an alert about zed's workflow
   'broken.yaml': 'workflow: broken\nowner: zed\ntasks:\n  fail: { command: "echo broken; exit 3" }\n',
 };
@@ -58,13 +60,26 @@ describe.skipIf(skip)('lineage view', () => {
       ];
       await expect.poll(() => page.locator('.react-flow__node').count()).toBe(expected.length);
       for (const [id, state, owner] of expected) {
-        expect(await node(page, id as string).locator(`[data-state="${state}"]`).count(), `${id} ${state}`).toBe(1);
-        expect(await node(page, id as string).locator('.ax-task-node__detail').textContent()).toBe(owner);
+        expect(
+          await node(page, id as string)
+            .locator(`[data-state="${state}"]`)
+            .count(),
+          `${id} ${state}`,
+        ).toBe(1);
+        expect(
+          await node(page, id as string)
+            .locator('.ax-task-node__detail')
+            .textContent(),
+        ).toBe(owner);
       }
       expect(await page.locator('.react-flow__edge[data-id="orders.extract->warehouse.load"]').count()).toBe(1);
       expect(await page.locator('.react-flow__edge[data-id="warehouse.load->sales.report"]').count()).toBe(1);
       // across workflows: labelled with its date rule when it is not the same day
-      expect(await page.locator('.react-flow__edge[data-id="warehouse.load->sales.report"] .react-flow__edge-text').textContent()).toBe('latest');
+      expect(
+        await page
+          .locator('.react-flow__edge[data-id="warehouse.load->sales.report"] .react-flow__edge-text')
+          .textContent(),
+      ).toBe('latest');
       // a whole-workflow reference: every task of warehouse feeds finance.close
       expect(await page.locator('.react-flow__edge[data-id="warehouse.index->finance.close"]').count()).toBe(1);
       expect(await node(page, 'warehouse.load').getAttribute('class')).toContain('selected');
@@ -155,7 +170,9 @@ describe.skipIf(skip)('lineage view', () => {
     await page.getByText('No alert in this state').waitFor({ timeout: 30_000 });
     await page.getByRole('combobox', { name: 'My workflows' }).click();
     await page.locator('.ant-select-item-option', { hasText: 'zed' }).click();
-    await expect.poll(() => page.locator('.ant-table-row', { hasText: 'broken' }).count(), { timeout: 30_000 }).toBeGreaterThan(0);
+    await expect
+      .poll(() => page.locator('.ant-table-row', { hasText: 'broken' }).count(), { timeout: 30_000 })
+      .toBeGreaterThan(0);
     await animationsDone(page);
     await screenshot(page, 'alerts-mine-light-en');
     // the audit log: only what was done to zed's workflow

@@ -29,7 +29,10 @@ describe.skipIf(skip)('the error boundary of a page', () => {
       const runId = (JSON.parse(started.stdout) as { id: number }).id;
       const store = await openDataDirStore(engine.dataDir);
       try {
-        instanceId = await waitFor(async () => (await store.listInstances(runId)).find((i) => i.state === 'RUNNING')?.id, { timeoutMs: 30_000, intervalMs: 200, message: 'the task to run' });
+        instanceId = await waitFor(
+          async () => (await store.listInstances(runId)).find((i) => i.state === 'RUNNING')?.id,
+          { timeoutMs: 30_000, intervalMs: 200, message: 'the task to run' },
+        );
       } finally {
         await store.close();
       }
@@ -37,8 +40,14 @@ describe.skipIf(skip)('the error boundary of a page', () => {
   });
 
   /** A signed-in page whose API socket passes through a route the test can speak into. */
-  async function routedPage(options: UiPageOptions = {}): Promise<{ context: BrowserContext; page: Page; socket: () => WebSocketRoute }> {
-    const context = await ui.browser.newContext({ colorScheme: options.colorScheme ?? 'light', locale: options.locale ?? 'en-US', viewport: { width: 1280, height: 800 } });
+  async function routedPage(
+    options: UiPageOptions = {},
+  ): Promise<{ context: BrowserContext; page: Page; socket: () => WebSocketRoute }> {
+    const context = await ui.browser.newContext({
+      colorScheme: options.colorScheme ?? 'light',
+      locale: options.locale ?? 'en-US',
+      viewport: { width: 1280, height: 800 },
+    });
     let route: WebSocketRoute | undefined;
     await context.routeWebSocket(/\/api$/, (ws) => {
       route = ws;
@@ -60,10 +69,20 @@ describe.skipIf(skip)('the error boundary of a page', () => {
   }
 
   /** the event a forged Redis message carried: a log line that is an object, not a string */
-  const forged = () => JSON.stringify({ event: { type: 'log', instanceId, seq: 1_000_000, stream: 'stdout', ts: Date.now(), line: { forged: true } } });
+  const forged = () =>
+    JSON.stringify({
+      event: { type: 'log', instanceId, seq: 1_000_000, stream: 'stdout', ts: Date.now(), line: { forged: true } },
+    });
 
   for (const variant of [
-    { name: 'light-en', colorScheme: 'light', locale: 'en-US', title: 'This page failed to show', retry: 'Retry', nav: 'Workers' },
+    {
+      name: 'light-en',
+      colorScheme: 'light',
+      locale: 'en-US',
+      title: 'This page failed to show',
+      retry: 'Retry',
+      nav: 'Workers',
+    },
     { name: 'dark-zh', colorScheme: 'dark', locale: 'zh-CN', title: '此页面无法显示', retry: '重试', nav: '执行节点' },
   ] as const) {
     it(`a page that throws shows what failed; the navigation and Retry work (${variant.name})`, async () => {
@@ -96,7 +115,10 @@ describe.skipIf(skip)('the error boundary of a page', () => {
         // The URL changes before React renders the new page (and the nav's own "Workers" matched a
         // text wait at once): wait for the boundary to go, which it must within the poll's bound.
         await expect.poll(() => boundary.count()).toBe(0);
-        await page.getByText(/solo|local|worker/i).first().waitFor({ timeout: 15_000 });
+        await page
+          .getByText(/solo|local|worker/i)
+          .first()
+          .waitFor({ timeout: 15_000 });
       } finally {
         await context.close();
       }

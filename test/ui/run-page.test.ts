@@ -46,18 +46,24 @@ tasks:
 
 /** the element's box lies inside the window, at least `margin` px from its edges */
 async function inView(page: Page, selector: string, margin = 0): Promise<boolean> {
-  return page.evaluate(([sel, m]) => {
-    const el = document.querySelector(sel);
-    if (!el) return false;
-    const r = el.getBoundingClientRect();
-    return r.top >= m && r.left >= m && r.bottom <= window.innerHeight - m && r.right <= window.innerWidth - m;
-  }, [selector, margin] as const);
+  return page.evaluate(
+    ([sel, m]) => {
+      const el = document.querySelector(sel);
+      if (!el) return false;
+      const r = el.getBoundingClientRect();
+      return r.top >= m && r.left >= m && r.bottom <= window.innerHeight - m && r.right <= window.innerWidth - m;
+    },
+    [selector, margin] as const,
+  );
 }
 
 /** whose output the run page's log panel shows, from its title */
 const shownLog = (page: Page) => page.getByTestId('run-log').locator('.ant-card-head-title').textContent();
 
-const zoomOf = (page: Page) => page.locator('[data-testid="run-graph"] .react-flow__viewport').evaluate((el) => new DOMMatrix(getComputedStyle(el).transform).a);
+const zoomOf = (page: Page) =>
+  page
+    .locator('[data-testid="run-graph"] .react-flow__viewport')
+    .evaluate((el) => new DOMMatrix(getComputedStyle(el).transform).a);
 
 // Skipped only off CI where Chromium or the built UI is missing (the reason is in `skip`): under CI=true browserSkipReason() throws instead.
 describe.skipIf(skip)('run page: logs where the user looks', () => {
@@ -91,7 +97,9 @@ describe.skipIf(skip)('run page: logs where the user looks', () => {
     await page.goto(`${ui.engine.origin}/#/runs/${longRun}`);
     const log = page.getByTestId('run-log');
     await expect.poll(() => shownLog(page), { timeout: 30_000 }).toContain('Output of load (attempt 1)');
-    await log.locator('.ax-log-row[data-stream="stderr"]', { hasText: 'load failed: table orders is locked' }).waitFor({ timeout: 30_000 });
+    await log
+      .locator('.ax-log-row[data-stream="stderr"]', { hasText: 'load failed: table orders is locked' })
+      .waitFor({ timeout: 30_000 });
 
     // the table is below the window; its "Show log" scrolls back up to the panel it fills
     const showLog = page.getByTestId(`show-log-${extract?.id}`);
@@ -119,7 +127,9 @@ describe.skipIf(skip)('run page: logs where the user looks', () => {
     await log.locator('.ax-log-row', { hasText: 'waiting for go' }).waitFor({ timeout: 30_000 });
     expect(await shownLog(page)).toContain('Output of wait (attempt 1)');
     ui.engine.writeFile('go', '');
-    await log.locator('.ax-log-row[data-stream="stderr"]', { hasText: 'check failed: 3 rows without id' }).waitFor({ timeout: 30_000 });
+    await log
+      .locator('.ax-log-row[data-stream="stderr"]', { hasText: 'check failed: 3 rows without id' })
+      .waitFor({ timeout: 30_000 });
     expect(await shownLog(page)).toContain('Output of check (attempt 1)');
     // the stderr line is shown as it is stored, before the run's end reaches the page
     await expect.poll(() => page.getByTestId('run-state').getAttribute('data-state')).toBe('FAILED');
@@ -185,7 +195,10 @@ describe.skipIf(skip)('run page: logs where the user looks', () => {
         await confirm.waitFor();
         await animationsDone(page);
         // clear of the edges: a box flush against the right edge is cut by a classic scrollbar
-        expect(await inView(page, '.ant-popconfirm:not(.ant-popover-hidden) .ant-popover-container', 16), `${where} at ${width} px`).toBe(true);
+        expect(
+          await inView(page, '.ant-popconfirm:not(.ant-popover-hidden) .ant-popover-container', 16),
+          `${where} at ${width} px`,
+        ).toBe(true);
         if (width === 1280) await screenshot(page, `run-rerun-confirm-${where.replace(' ', '-')}-light-en`);
         await confirm.getByRole('button', { name: 'Cancel' }).click();
         await confirm.waitFor({ state: 'hidden' });
@@ -196,7 +209,11 @@ describe.skipIf(skip)('run page: logs where the user looks', () => {
     it(`looks right: zh-CN ${scheme}, the Re-run confirmation in Chinese inside the window`, async () => {
       const page = await ui.newPage({ locale: 'zh-CN', colorScheme: scheme });
       await page.goto(`${ui.engine.origin}/#/runs/${longRun}`);
-      await page.getByTestId('run-log').locator('.ax-log-row[data-stream="stderr"]').first().waitFor({ timeout: 30_000 });
+      await page
+        .getByTestId('run-log')
+        .locator('.ax-log-row[data-stream="stderr"]')
+        .first()
+        .waitFor({ timeout: 30_000 });
       await page.getByTestId('rerun-load').scrollIntoViewIfNeeded();
       await page.getByTestId('rerun-load').click();
       await page.locator('.ant-popconfirm:not(.ant-popover-hidden)').waitFor();

@@ -71,7 +71,12 @@ describe.skipIf(skip)('run view and log viewer', () => {
 
   const ui = uiFixture({
     setup: async (engine) => {
-      await engine.apply({ 'fixme.yaml': FIXME, 'chatty.yaml': CHATTY, 'slow.yaml': SLOW, 'trickle.yaml': trickle(engine.dataDir) });
+      await engine.apply({
+        'fixme.yaml': FIXME,
+        'chatty.yaml': CHATTY,
+        'slow.yaml': SLOW,
+        'trickle.yaml': trickle(engine.dataDir),
+      });
     },
   });
 
@@ -134,10 +139,17 @@ describe.skipIf(skip)('run view and log viewer', () => {
       await expect.poll(() => runState(page), { timeout: 30_000, interval: 250 }).toBe('SUCCESS');
       const after = await runDetail(runId);
       expect(after.run.state).toBe('SUCCESS');
-      expect(after.instances.filter((i) => i.taskName === 'broken').map((i) => `${i.attempt}:${i.state}`)).toEqual(['1:FAILED', '2:SUCCESS']);
+      expect(after.instances.filter((i) => i.taskName === 'broken').map((i) => `${i.attempt}:${i.state}`)).toEqual([
+        '1:FAILED',
+        '2:SUCCESS',
+      ]);
       expect(after.instances.find((i) => i.taskName === 'publish' && i.state === 'SUCCESS')).toBeDefined();
       // the new attempt is selected and its log shown; the node turned green live
-      await expect.poll(() => page.locator('.react-flow__node[data-id="publish"] [data-state="SUCCESS"]').count(), { timeout: 30_000 }).toBe(1);
+      await expect
+        .poll(() => page.locator('.react-flow__node[data-id="publish"] [data-state="SUCCESS"]').count(), {
+          timeout: 30_000,
+        })
+        .toBe(1);
       await log.locator('.ax-log-row', { hasText: 'all good' }).waitFor({ timeout: 30_000 });
       expect(errors).toEqual([]);
     } finally {
@@ -185,10 +197,15 @@ describe.skipIf(skip)('run view and log viewer', () => {
   it('shows live lines as a task prints them', async () => {
     const runId = await startRun('trickle');
     let instanceId: number | undefined;
-    await expect.poll(async () => (instanceId = (await runDetail(runId)).instances[0]?.id), { timeout: 30_000 }).toBeDefined();
+    await expect
+      .poll(async () => (instanceId = (await runDetail(runId)).instances[0]?.id), { timeout: 30_000 })
+      .toBeDefined();
     const page = await ui.newPage();
     await page.goto(`${ui.engine.origin}/#/instances/${instanceId}`);
-    await page.locator('.ax-log-row', { hasText: /drip \d/ }).first().waitFor({ timeout: 30_000 });
+    await page
+      .locator('.ax-log-row', { hasText: /drip \d/ })
+      .first()
+      .waitFor({ timeout: 30_000 });
     const count = async () => Number((await page.getByTestId('log-line-count').textContent())?.replace(/\D/g, ''));
     const seen = await count();
     // lines keep coming without a reload while the task runs
@@ -209,7 +226,10 @@ describe.skipIf(skip)('run view and log viewer', () => {
     const runId = await startRun('slow');
     const page = await ui.newPage();
     await page.goto(`${ui.engine.origin}/#/runs/${runId}`);
-    await page.getByTestId('run-log').locator('.ax-log-row', { hasText: 'going to sleep' }).waitFor({ timeout: 20_000 });
+    await page
+      .getByTestId('run-log')
+      .locator('.ax-log-row', { hasText: 'going to sleep' })
+      .waitFor({ timeout: 20_000 });
     expect(await runState(page)).toBe('RUNNING');
     await page.getByTestId('cancel-run').click();
     await page.locator('.ant-popconfirm .ant-btn-dangerous').click();

@@ -37,7 +37,9 @@ describe.skipIf(skip)('pause all scheduling in the UI', () => {
     await confirm.getByRole('button', { name: 'Pause', exact: true }).click();
     await banner().waitFor();
     // the actor is the signed-in session the server authenticated, not the page's own "ui"
-    expect(await banner().textContent()).toMatch(/^Scheduling is paused since .+ by \S+@\S+ \(UI session [0-9a-f]{8}\)/);
+    expect(await banner().textContent()).toMatch(
+      /^Scheduling is paused since .+ by \S+@\S+ \(UI session [0-9a-f]{8}\)/,
+    );
     expect(await banner().textContent()).toContain('Runs you start by hand still run');
     await expect.poll(pausedByEngine).toBe(true);
     await ui.page.getByRole('button', { name: 'Resume scheduling' }).first().waitFor();
@@ -50,7 +52,9 @@ describe.skipIf(skip)('pause all scheduling in the UI', () => {
     await banner().waitFor();
     await ui.page.getByRole('row').filter({ hasText: 'nightly' }).getByRole('button', { name: 'Run now' }).click();
     const dialog = ui.page.getByRole('dialog');
-    expect(await dialog.getByTestId('run-now-paused-note').textContent()).toBe('Scheduling is paused: this manual run starts all the same.');
+    expect(await dialog.getByTestId('run-now-paused-note').textContent()).toBe(
+      'Scheduling is paused: this manual run starts all the same.',
+    );
     // Clicked while the dialog still zooms in (a loaded machine), the click can land beside the
     // moving button, on the mask, which does not close a confirm: click once it has settled.
     await expect.poll(async () => (await dialog.getAttribute('class')) ?? '').not.toContain('ant-zoom');

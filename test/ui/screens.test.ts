@@ -59,7 +59,19 @@ const SCREENS: { name: string; hash: string; needsText?: RegExp }[] = [
   { name: 'instance', hash: '#/instances/5' },
 ];
 
-const NAMESPACES = ['common', 'dashboard', 'workflows', 'history', 'workers', 'settings', 'audit', 'search', 'designer', 'runs', 'logs'];
+const NAMESPACES = [
+  'common',
+  'dashboard',
+  'workflows',
+  'history',
+  'workers',
+  'settings',
+  'audit',
+  'search',
+  'designer',
+  'runs',
+  'logs',
+];
 
 /** Texts on the page that look like an untranslated i18n key. */
 async function rawKeys(page: Page): Promise<string[]> {
@@ -87,7 +99,11 @@ async function rawKeys(page: Page): Promise<string[]> {
 async function settle(page: Page): Promise<void> {
   // loaded: no spinner and no skeleton left (the engine answers over the WebSocket, so there is no
   // network-idle signal to wait for)
-  await page.waitForFunction(() => !document.querySelector('.ant-spin-spinning, .ant-skeleton-active, .ant-table-placeholder .ant-spin'), undefined, { timeout: 15_000 });
+  await page.waitForFunction(
+    () => !document.querySelector('.ant-spin-spinning, .ant-skeleton-active, .ant-table-placeholder .ant-spin'),
+    undefined,
+    { timeout: 15_000 },
+  );
   await animationsDone(page); // tooltips/transitions finished before the screenshot
 }
 
@@ -100,7 +116,11 @@ describe.skipIf(skip)('main screens in English and Chinese, light and dark', () 
     for (const locale of ['en-US', 'zh-CN'] as const) {
       const page = await ui.newPage({ locale });
       const lang = locale === 'zh-CN' ? 'zh-CN' : 'en';
-      for (const screen of [{ name: 'dashboard-empty', hash: '#/' }, { name: 'workflows-empty', hash: '#/workflows' }, { name: 'audit-empty', hash: '#/audit' }]) {
+      for (const screen of [
+        { name: 'dashboard-empty', hash: '#/' },
+        { name: 'workflows-empty', hash: '#/workflows' },
+        { name: 'audit-empty', hash: '#/audit' },
+      ]) {
         await page.goto(`${ui.engine.origin}/${screen.hash}`);
         await settle(page);
         await screenshot(page, `${screen.name}-light-${lang}`);
@@ -138,9 +158,14 @@ describe.skipIf(skip)('main screens in English and Chinese, light and dark', () 
             await screenshot(page, `${screen.name}-${scheme}-${lang}`);
             expect(await rawKeys(page), `${screen.name} (${lang})`).toEqual([]);
             // nothing pushes the page sideways at 1280 px (wide tables scroll inside themselves)
-            expect(await page.evaluate(() => document.documentElement.scrollWidth), `${screen.name} (${lang}) page width`).toBeLessThanOrEqual(1280);
+            expect(
+              await page.evaluate(() => document.documentElement.scrollWidth),
+              `${screen.name} (${lang}) page width`,
+            ).toBeLessThanOrEqual(1280);
           }
-          expect(await page.evaluate(() => window.__axMissingKeys ?? ['no missing-key recorder on window'])).toEqual([]);
+          expect(await page.evaluate(() => window.__axMissingKeys ?? ['no missing-key recorder on window'])).toEqual(
+            [],
+          );
           expect(pageErrors).toEqual([]);
         } finally {
           await context.close();
@@ -158,7 +183,9 @@ describe.skipIf(skip)('main screens in English and Chinese, light and dark', () 
       await screenshot(page, 'sign-in-light-en');
       // a replayed or made-up code: told that the link was used or expired, and the code leaves the URL
       await page.goto(`${ui.engine.origin}/#code=not-a-real-code`);
-      await expect.poll(() => page.textContent('body'), { timeout: 15_000 }).toContain('already been used or has expired');
+      await expect
+        .poll(() => page.textContent('body'), { timeout: 15_000 })
+        .toContain('already been used or has expired');
       expect(await page.evaluate(() => location.hash)).toBe('#/');
     } finally {
       await context.close();

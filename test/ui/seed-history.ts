@@ -13,10 +13,15 @@ export function seedHistory(dataDir: string, runs: number, options: { workflow?:
   db.exec('PRAGMA busy_timeout = 10000');
   const tasks = (
     options.workflow
-      ? db.prepare('SELECT t.id, t.workflow_id, t.name FROM task_definition t JOIN workflow w ON w.id = t.workflow_id WHERE w.name = ? ORDER BY t.position').all([options.workflow])
+      ? db
+          .prepare(
+            'SELECT t.id, t.workflow_id, t.name FROM task_definition t JOIN workflow w ON w.id = t.workflow_id WHERE w.name = ? ORDER BY t.position',
+          )
+          .all([options.workflow])
       : db.prepare('SELECT id, workflow_id, name FROM task_definition ORDER BY workflow_id, position').all()
   ) as { id: number; workflow_id: number; name: string }[];
-  if (tasks.length === 0) throw new Error(`no tasks to write history for${options.workflow ? ` (workflow ${options.workflow})` : ''}`);
+  if (tasks.length === 0)
+    throw new Error(`no tasks to write history for${options.workflow ? ` (workflow ${options.workflow})` : ''}`);
   const byWorkflow = new Map<number, { id: number; name: string }[]>();
   for (const t of tasks) byWorkflow.set(t.workflow_id, [...(byWorkflow.get(t.workflow_id) ?? []), t]);
   const workflowIds = [...byWorkflow.keys()];
@@ -46,7 +51,21 @@ export function seedHistory(dataDir: string, runs: number, options: { workflow?:
         const state = failAt < 0 || k < failAt ? 'SUCCESS' : k === failAt ? 'FAILED' : 'UPSTREAM_FAILED';
         const start = created + k * 1_000;
         const ran = state !== 'UPSTREAM_FAILED';
-        insertInstance.run([runId, wf, task.id, task.name, state, state === 'FAILED' ? 1 : ran ? 0 : null, state === 'FAILED' ? 'exit code 1' : null, start, start, ran ? start : null, ran ? start : null, start + 900, ran ? start + 900 : null]);
+        insertInstance.run([
+          runId,
+          wf,
+          task.id,
+          task.name,
+          state,
+          state === 'FAILED' ? 1 : ran ? 0 : null,
+          state === 'FAILED' ? 'exit code 1' : null,
+          start,
+          start,
+          ran ? start : null,
+          ran ? start : null,
+          start + 900,
+          ran ? start + 900 : null,
+        ]);
       });
     }
   }

@@ -40,7 +40,8 @@ interface ListedWorkflow {
 
 // Skipped only off CI where Chromium or the built UI is missing (the reason is in `skip`): under CI=true browserSkipReason() throws instead.
 describe.skipIf(skip)('app shell and workflow actions', () => {
-  const listed = async (): Promise<ListedWorkflow[]> => JSON.parse((await ui.engine.ax(['--json', 'ls'])).stdout) as ListedWorkflow[];
+  const listed = async (): Promise<ListedWorkflow[]> =>
+    JSON.parse((await ui.engine.ax(['--json', 'ls'])).stdout) as ListedWorkflow[];
   const text = () => ui.page.textContent('body').then((t) => t ?? '');
 
   const ui = uiFixture({
@@ -57,7 +58,13 @@ describe.skipIf(skip)('app shell and workflow actions', () => {
     await ui.page.getByRole('combobox', { name: 'Language' }).click();
     await ui.page.getByTitle('简体中文').click();
     await expect.poll(() => ui.page.getByRole('navigation').textContent()).toContain('仪表盘');
-    expect(await ui.page.evaluate(() => [localStorage.getItem('ax.theme'), localStorage.getItem('ax.lang'), document.documentElement.lang])).toEqual(['dark', 'zh-CN', 'zh-CN']);
+    expect(
+      await ui.page.evaluate(() => [
+        localStorage.getItem('ax.theme'),
+        localStorage.getItem('ax.lang'),
+        document.documentElement.lang,
+      ]),
+    ).toEqual(['dark', 'zh-CN', 'zh-CN']);
     await ui.page.reload();
     await ui.page.waitForSelector('[data-testid="dashboard-loaded"]');
     expect(await ui.page.evaluate(() => document.documentElement.dataset.theme)).toBe('dark');
@@ -97,7 +104,11 @@ describe.skipIf(skip)('app shell and workflow actions', () => {
     await dialog.getByRole('button', { name: 'Run now' }).click();
     await ui.page.getByText(/Run #\d+ started/).waitFor();
     await dialog.waitFor({ state: 'hidden' });
-    const runs = JSON.parse((await ui.engine.ax(['--json', 'runs', 'payload-echo'])).stdout) as { id: number; eventPayload?: string; triggeredBy: string }[];
+    const runs = JSON.parse((await ui.engine.ax(['--json', 'runs', 'payload-echo'])).stdout) as {
+      id: number;
+      eventPayload?: string;
+      triggeredBy: string;
+    }[];
     expect(runs).toHaveLength(1);
     expect(runs[0]?.eventPayload).toBe('{"date": "2026-11-30"}');
   });
@@ -160,7 +171,10 @@ describe.skipIf(skip)('app shell and workflow actions', () => {
     await grid.getByRole('button', { name: 'Newer' }).click();
     await expect.poll(runLinks).toEqual(first);
     // a cell is a link to that task's instance, named by its task and state
-    const cell = grid.getByRole('link').filter({ has: ui.page.getByRole('img', { name: /^mail · / }) }).first();
+    const cell = grid
+      .getByRole('link')
+      .filter({ has: ui.page.getByRole('img', { name: /^mail · / }) })
+      .first();
     await cell.click();
     await expect.poll(() => ui.page.evaluate(() => location.hash)).toMatch(/^#\/instances\/\d+$/);
   });

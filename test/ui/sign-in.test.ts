@@ -16,7 +16,9 @@ describe.skipIf(skip)('sign-in in the browser', () => {
 
   const ui = uiFixture({
     setup: async (engine) => {
-      printed = (await engine.serve.waitForLine(/^open http:\/\/127\.0\.0\.1:\d+\/#code=/, 10_000, 'stdout')).text.slice('open '.length);
+      printed = (
+        await engine.serve.waitForLine(/^open http:\/\/127\.0\.0\.1:\d+\/#code=/, 10_000, 'stdout')
+      ).text.slice('open '.length);
     },
   });
 
@@ -38,7 +40,9 @@ describe.skipIf(skip)('sign-in in the browser', () => {
     await page.goto(printed);
     await page.waitForSelector('[data-testid="dashboard-loaded"]', { timeout: 20_000 });
     expect(page.url()).not.toContain('code=');
-    const stored = await page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) + document.cookie);
+    const stored = await page.evaluate(
+      () => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) + document.cookie,
+    );
     expect(stored).not.toContain(new URL(printed).hash.slice('#code='.length));
     expect(stored).not.toMatch(/ax_session/); // HttpOnly: invisible to scripts
     const cookies = await context.cookies();
@@ -60,18 +64,19 @@ describe.skipIf(skip)('sign-in in the browser', () => {
     await page.goto(ui.engine.origin);
     await page.getByText('Sign in to AX Scheduler').waitFor({ timeout: 15_000 });
     const opened = await page.evaluate(
-      (url) => new Promise((resolve) => {
-        const ws = new WebSocket(url);
-        ws.onopen = () => resolve('open');
-        ws.onerror = () => resolve('refused');
-      }),
+      (url) =>
+        new Promise((resolve) => {
+          const ws = new WebSocket(url);
+          ws.onopen = () => resolve('open');
+          ws.onerror = () => resolve('refused');
+        }),
       `ws://127.0.0.1:${ui.engine.port}/api`,
     );
     expect(opened).toBe('refused');
     await context.close();
   });
 
-  it('a foreign origin on this machine cannot use a signed-in browser\'s session', async () => {
+  it("a foreign origin on this machine cannot use a signed-in browser's session", async () => {
     const context = await ui.browser.newContext();
     const page = await context.newPage();
     await page.goto(await ui.engine.signInUrl());
@@ -86,7 +91,10 @@ describe.skipIf(skip)('sign-in in the browser', () => {
             s.onopen = () => resolve('open');
             s.onerror = () => resolve('refused');
           }),
-          fetch(`${base}/auth/session`, { credentials: 'include' }).then((r) => r.status, () => 'blocked'),
+          fetch(`${base}/auth/session`, { credentials: 'include' }).then(
+            (r) => r.status,
+            () => 'blocked',
+          ),
         ]),
       { ws: `ws://127.0.0.1:${ui.engine.port}/api`, http: ui.engine.origin },
     );

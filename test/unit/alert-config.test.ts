@@ -25,8 +25,15 @@ function problems(text: string): ValidationProblem[] {
 
 describe('workflow file: alerts', () => {
   it('reads channels, rules and the expected duration; rules default to run_failed and recovered', () => {
-    expect(parse(withAlerts('  channels: [ops-slack, oncall-mail]')).spec.alerts).toEqual({ channels: ['ops-slack', 'oncall-mail'], rules: ['run_failed', 'recovered'] });
-    expect(parse(withAlerts('  channels: [ops]\n  rules: [task_failed, run_overdue, misfire_skipped]\n  expected_duration: 45m')).spec.alerts).toEqual({
+    expect(parse(withAlerts('  channels: [ops-slack, oncall-mail]')).spec.alerts).toEqual({
+      channels: ['ops-slack', 'oncall-mail'],
+      rules: ['run_failed', 'recovered'],
+    });
+    expect(
+      parse(
+        withAlerts('  channels: [ops]\n  rules: [task_failed, run_overdue, misfire_skipped]\n  expected_duration: 45m'),
+      ).spec.alerts,
+    ).toEqual({
       channels: ['ops'],
       rules: ['task_failed', 'run_overdue', 'misfire_skipped'],
       expectedDurationMs: 2_700_000,
@@ -36,14 +43,24 @@ describe('workflow file: alerts', () => {
   it('refuses unknown keys, rules that are not about a workflow, and a zero duration, naming the field', () => {
     expect(problems(withAlerts('  channels: [ops]\n  chanels: [x]')).map((p) => p.path)).toContain('alerts.chanels');
     expect(problems(withAlerts('  channels: [ops]\n  rules: [run_failed, worker_lost]'))).toEqual([
-      { path: 'alerts.rules', message: expect.stringContaining('"worker_lost" is not a workflow alert rule: use task_failed, run_failed, recovered, run_overdue, misfire_skipped') },
+      {
+        path: 'alerts.rules',
+        message: expect.stringContaining(
+          '"worker_lost" is not a workflow alert rule: use task_failed, run_failed, recovered, run_overdue, misfire_skipped',
+        ),
+      },
     ]);
-    expect(problems(withAlerts('  channels: [ops]\n  expected_duration: 0s'))[0]?.path).toBe('alerts.expected_duration');
+    expect(problems(withAlerts('  channels: [ops]\n  expected_duration: 0s'))[0]?.path).toBe(
+      'alerts.expected_duration',
+    );
     expect(problems('workflow: w\nalerts: ops\ntasks:\n  t:\n    command: x\n')[0]?.path).toBe('alerts');
   });
 
   it('export writes alerts back as written (defaults left out), and applying the export changes nothing', () => {
-    for (const alerts of ['  channels: [ops]', '  channels: [ops, mail]\n  rules: [task_failed]\n  expected_duration: 1h30m']) {
+    for (const alerts of [
+      '  channels: [ops]',
+      '  channels: [ops, mail]\n  rules: [task_failed]\n  expected_duration: 1h30m',
+    ]) {
       const spec = parse(withAlerts(alerts)).spec;
       const text = serializeWorkflow(spec);
       expect(text).toContain(`alerts:\n${alerts}\ntasks:`);
@@ -55,7 +72,10 @@ describe('workflow file: alerts', () => {
   it('the API takes a spec with alerts, and refuses a rule it does not know', () => {
     const spec = { name: 'w', tasks: [{ name: 't', command: 'x' }], alerts: { channels: ['ops'] } };
     const ok = checkParams('apply', [spec, 'me']);
-    expect(ok.ok && (ok.params[0] as { alerts: unknown }).alerts).toEqual({ channels: ['ops'], rules: ['run_failed', 'recovered'] });
+    expect(ok.ok && (ok.params[0] as { alerts: unknown }).alerts).toEqual({
+      channels: ['ops'],
+      rules: ['run_failed', 'recovered'],
+    });
     expect(checkParams('apply', [{ ...spec, alerts: { channels: [], rules: ['nope'] } }, 'me']).ok).toBe(false);
   });
 });
@@ -74,7 +94,14 @@ describe('settings.json alerts', () => {
       {
         channels: {
           'ops-slack': { type: 'webhook', url: { secret: 'slack-url' }, template: 'slack', timeout: '5s', retries: 1 },
-          mail: { type: 'email', host: 'smtp.example.com', user: 'ax', password: { secret: 'smtp-pw' }, from: 'ax@example.com', to: 'oncall@example.com' },
+          mail: {
+            type: 'email',
+            host: 'smtp.example.com',
+            user: 'ax',
+            password: { secret: 'smtp-pw' },
+            from: 'ax@example.com',
+            to: 'oncall@example.com',
+          },
         },
         workflows: { channels: ['ops-slack'] },
         engine: { channels: ['mail'], rules: ['worker_lost'] },
@@ -82,8 +109,25 @@ describe('settings.json alerts', () => {
       },
       where,
     );
-    expect(s.channels['ops-slack']).toEqual({ type: 'webhook', url: { secret: 'slack-url' }, template: 'slack', headers: {}, timeoutMs: 5000, retries: 1 });
-    expect(s.channels.mail).toEqual({ type: 'email', host: 'smtp.example.com', port: 587, secure: false, starttls: true, user: 'ax', password: { secret: 'smtp-pw' }, from: 'ax@example.com', to: ['oncall@example.com'] });
+    expect(s.channels['ops-slack']).toEqual({
+      type: 'webhook',
+      url: { secret: 'slack-url' },
+      template: 'slack',
+      headers: {},
+      timeoutMs: 5000,
+      retries: 1,
+    });
+    expect(s.channels.mail).toEqual({
+      type: 'email',
+      host: 'smtp.example.com',
+      port: 587,
+      secure: false,
+      starttls: true,
+      user: 'ax',
+      password: { secret: 'smtp-pw' },
+      from: 'ax@example.com',
+      to: ['oncall@example.com'],
+    });
     expect(s.workflows).toEqual({ channels: ['ops-slack'], rules: ['run_failed', 'recovered'] });
     expect(s.engine).toEqual({ channels: ['mail'], rules: ['worker_lost'] });
     expect(s.groupWindowMs).toBe(300_000);
@@ -92,15 +136,21 @@ describe('settings.json alerts', () => {
   it('says what to fix: the file, the field, and why', () => {
     const bad = (v: unknown) => () => parseAlertSettings(v, where);
     expect(bad({ channels: { x: { type: 'pager' } } })).toThrow(/^\/data\/settings\.json: alerts\.channels\.x\.type/);
-    expect(bad({ channels: { x: { type: 'webhook', url: 'ftp://x' } } })).toThrow('alerts.channels.x.url must start with http:// or https://');
-    expect(bad({ channels: {}, workflows: { channels: ['ops'] } })).toThrow('alerts.workflows.channels names "ops", not defined in alerts.channels (defined: none)');
+    expect(bad({ channels: { x: { type: 'webhook', url: 'ftp://x' } } })).toThrow(
+      'alerts.channels.x.url must start with http:// or https://',
+    );
+    expect(bad({ channels: {}, workflows: { channels: ['ops'] } })).toThrow(
+      'alerts.workflows.channels names "ops", not defined in alerts.channels (defined: none)',
+    );
     expect(bad({ engine: { rules: ['run_failed'] } })).toThrow(/alerts\.engine\.rules\.0/);
     expect(bad({ groupWindow: 'soon' })).toThrow(/alerts\.groupWindow: "soon" is not a duration/);
     expect(bad({ chanels: {} })).toThrow(/unrecognized key.*chanels/i);
   });
 
   it('a channel the host adds (the desktop app) may be routed to without a definition', () => {
-    expect(parseAlertSettings({ workflows: { channels: ['desktop'] } }, where, ['desktop']).workflows.channels).toEqual(['desktop']);
+    expect(parseAlertSettings({ workflows: { channels: ['desktop'] } }, where, ['desktop']).workflows.channels).toEqual(
+      ['desktop'],
+    );
   });
 });
 

@@ -37,7 +37,9 @@ describe('apiToken', () => {
       const token = apiToken(dir, (m) => notices.push(m));
       expect(token).toMatch(/^[0-9a-f]{48}$/);
       expect(fs.readFileSync(file(), 'utf8')).toBe(token);
-      expect(notices).toEqual([`ax: the API token in ${file()} was ${said}; replaced it with a fresh one (clients read it from that file)`]);
+      expect(notices).toEqual([
+        `ax: the API token in ${file()} was ${said}; replaced it with a fresh one (clients read it from that file)`,
+      ]);
     });
   }
 

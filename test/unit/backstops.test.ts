@@ -21,7 +21,8 @@ const inst = (over: Partial<InstanceRecord>): InstanceRecord => ({
   handled: false,
   ...over,
 });
-const judge = (i: InstanceRecord, w: Parameters<typeof judgeActive>[1], timeoutMs?: number) => judgeActive(i, w, timeoutMs, NOW, DEFAULT_CONFIG);
+const judge = (i: InstanceRecord, w: Parameters<typeof judgeActive>[1], timeoutMs?: number) =>
+  judgeActive(i, w, timeoutMs, NOW, DEFAULT_CONFIG);
 
 describe('judgeActive (design.md §7 backstops, default intervals 5 s / 30 s)', () => {
   it('leaves a running instance of a live worker alone', () => {
@@ -31,7 +32,11 @@ describe('judgeActive (design.md §7 backstops, default intervals 5 s / 30 s)', 
   it('fails over the instances of a worker silent for more than 3 × 5 s', () => {
     expect(judge(inst({}), { lastHeartbeat: NOW - 14_000 })).toBeUndefined();
     const v = judge(inst({}), { lastHeartbeat: NOW - 16_000 });
-    expect(v).toEqual({ to: 'FAILED', reason: `${FAILOVER_PREFIX} worker w1 lost (no heartbeat for 16s)`, failover: true });
+    expect(v).toEqual({
+      to: 'FAILED',
+      reason: `${FAILOVER_PREFIX} worker w1 lost (no heartbeat for 16s)`,
+      failover: true,
+    });
     expect(judge(inst({}), undefined)?.reason).toBe(`${FAILOVER_PREFIX} worker w1 lost (never registered)`);
   });
 
@@ -44,7 +49,10 @@ describe('judgeActive (design.md §7 backstops, default intervals 5 s / 30 s)', 
 
   it('probe: a stale task heartbeat and a live worker that no longer lists it → failed over', () => {
     const stale = inst({ heartbeatAt: NOW - 76_000 }); // 2.5 × 30 s = 75 s
-    expect(judge(stale, { lastHeartbeat: NOW - 1_000, running: [8] })).toMatchObject({ failover: true, reason: expect.stringMatching(/^failed over: worker w1 no longer runs it/) });
+    expect(judge(stale, { lastHeartbeat: NOW - 1_000, running: [8] })).toMatchObject({
+      failover: true,
+      reason: expect.stringMatching(/^failed over: worker w1 no longer runs it/),
+    });
     expect(judge(inst({ heartbeatAt: NOW - 74_000 }), { lastHeartbeat: NOW - 1_000, running: [8] })).toBeUndefined();
   });
 
@@ -56,9 +64,15 @@ describe('judgeActive (design.md §7 backstops, default intervals 5 s / 30 s)', 
   });
 
   it('sends a DISPATCHED instance back to WAITING when its worker is lost or never picks it up', () => {
-    expect(judge(inst({ state: 'DISPATCHED', dispatchedAt: NOW - 1_000 }), { lastHeartbeat: NOW - 1_000 })).toBeUndefined();
-    expect(judge(inst({ state: 'DISPATCHED', dispatchedAt: NOW - 31_000 }), { lastHeartbeat: NOW - 1_000 })?.to).toBe('WAITING');
-    expect(judge(inst({ state: 'DISPATCHED', dispatchedAt: NOW - 1_000 }), { lastHeartbeat: NOW - 20_000 })?.reason).toMatch(/was lost .* before it started/);
+    expect(
+      judge(inst({ state: 'DISPATCHED', dispatchedAt: NOW - 1_000 }), { lastHeartbeat: NOW - 1_000 }),
+    ).toBeUndefined();
+    expect(judge(inst({ state: 'DISPATCHED', dispatchedAt: NOW - 31_000 }), { lastHeartbeat: NOW - 1_000 })?.to).toBe(
+      'WAITING',
+    );
+    expect(
+      judge(inst({ state: 'DISPATCHED', dispatchedAt: NOW - 1_000 }), { lastHeartbeat: NOW - 20_000 })?.reason,
+    ).toMatch(/was lost .* before it started/);
   });
 
   it('ignores final states', () => {

@@ -20,7 +20,10 @@ describe('recordedActor', () => {
 
   it('a claimed {name, note}: the name is a claim too, unless it is the identity', () => {
     expect(recordedActor(ME, { name: 'mallory', note: 'deploy' })).toEqual({ name: ME, note: 'mallory; deploy' });
-    expect(recordedActor(ME, { name: 'alice@box', note: 'deploy' }, ['alice@box'])).toEqual({ name: ME, note: 'deploy' });
+    expect(recordedActor(ME, { name: 'alice@box', note: 'deploy' }, ['alice@box'])).toEqual({
+      name: ME,
+      note: 'deploy',
+    });
   });
 
   it('cuts a long note to 200 characters', () => {
@@ -30,8 +33,15 @@ describe('recordedActor', () => {
 
 describe('withConnectionActor', () => {
   it('replaces a positional actor and one inside the options, and leaves other methods alone', () => {
-    expect(withConnectionActor('setEnabled', ['etl', false, 'ci bot'], { name: ME })).toEqual(['etl', false, { name: ME, note: 'ci bot' }]);
-    expect(withConnectionActor('runWorkflow', ['etl', { actor: ME, task: 'a' }], { name: ME })).toEqual(['etl', { actor: ME, task: 'a' }]);
+    expect(withConnectionActor('setEnabled', ['etl', false, 'ci bot'], { name: ME })).toEqual([
+      'etl',
+      false,
+      { name: ME, note: 'ci bot' },
+    ]);
+    expect(withConnectionActor('runWorkflow', ['etl', { actor: ME, task: 'a' }], { name: ME })).toEqual([
+      'etl',
+      { actor: ME, task: 'a' },
+    ]);
     expect(withConnectionActor('listAudit', [10], { name: ME })).toEqual([10]);
   });
 });
@@ -46,10 +56,22 @@ describe('the actor parameter on the wire', () => {
     for (const bad of [7, { name: 'alice', note: 7 }, { note: 'no name' }]) {
       const checked = checkParams('setEnabled', ['etl', true, bad]);
       expect(checked.ok).toBe(false);
-      if (!checked.ok) expect(checked.problems).toEqual([{ path: 'setEnabled(param 3)', message: expect.stringContaining('the actor is a name of 1 to 200 characters') }]);
+      if (!checked.ok)
+        expect(checked.problems).toEqual([
+          {
+            path: 'setEnabled(param 3)',
+            message: expect.stringContaining('the actor is a name of 1 to 200 characters'),
+          },
+        ]);
     }
     // a string or an object of the right kind says what is wrong with it
-    expect(checkParams('setEnabled', ['etl', true, ''])).toMatchObject({ ok: false, problems: [{ message: expect.stringContaining('>=1 characters') }] });
-    expect(checkParams('setEnabled', ['etl', true, { name: 'a', extra: 1 }])).toMatchObject({ ok: false, problems: [{ message: expect.stringContaining('"extra"') }] });
+    expect(checkParams('setEnabled', ['etl', true, ''])).toMatchObject({
+      ok: false,
+      problems: [{ message: expect.stringContaining('>=1 characters') }],
+    });
+    expect(checkParams('setEnabled', ['etl', true, { name: 'a', extra: 1 }])).toMatchObject({
+      ok: false,
+      problems: [{ message: expect.stringContaining('"extra"') }],
+    });
   });
 });

@@ -8,9 +8,22 @@ import { firesBetween, nextFire } from '../../engine/core/model/cron.ts';
 import { utcOffsetMs } from '../../engine/core/model/cron-walk.ts';
 
 const ZONES = [
-  'UTC', 'Europe/Berlin', 'Europe/London', 'America/New_York', 'America/St_Johns', 'America/Santiago', 'America/Havana',
-  'Australia/Lord_Howe', 'Australia/Adelaide', 'Asia/Kolkata', 'Asia/Kathmandu', 'Asia/Tehran', 'Pacific/Chatham',
-  'Antarctica/Troll', 'Africa/Casablanca', 'Pacific/Apia',
+  'UTC',
+  'Europe/Berlin',
+  'Europe/London',
+  'America/New_York',
+  'America/St_Johns',
+  'America/Santiago',
+  'America/Havana',
+  'Australia/Lord_Howe',
+  'Australia/Adelaide',
+  'Asia/Kolkata',
+  'Asia/Kathmandu',
+  'Asia/Tehran',
+  'Pacific/Chatham',
+  'Antarctica/Troll',
+  'Africa/Casablanca',
+  'Pacific/Apia',
 ];
 
 /** A small seeded PRNG (mulberry32), so a failure names a case that can be run again. */
@@ -69,7 +82,7 @@ describe('cron fire times against croner', () => {
     for (let k = 0; k < 300; k++) {
       const expr = expression(r);
       const tz = ZONES[Math.floor(r() * ZONES.length)] as string;
-      const start = from + Math.floor(r() * span / 1000) * 1000;
+      const start = from + Math.floor((r() * span) / 1000) * 1000;
       const theirs = cronerFires(expr, tz, start, 20);
       if (theirs.length === 0) continue;
       const until = theirs[theirs.length - 1] as number;
@@ -78,7 +91,9 @@ describe('cron fire times against croner', () => {
       const b = theirs.filter((t) => !nearChange(tz, t));
       if (a.join() !== b.join()) {
         const first = a.findIndex((t, i) => t !== b[i]);
-        differences.push(`#${k} "${expr}" ${tz} after ${new Date(start).toISOString()}: ours ${new Date(a[first] ?? NaN).toISOString()} croner ${new Date(b[first] ?? NaN).toISOString()}`);
+        differences.push(
+          `#${k} "${expr}" ${tz} after ${new Date(start).toISOString()}: ours ${new Date(a[first] ?? NaN).toISOString()} croner ${new Date(b[first] ?? NaN).toISOString()}`,
+        );
       }
       // nextFire from the start agrees with the walk, too
       if (ours[0] !== undefined) expect(nextFire(expr, tz, start)).toBe(ours[0]);
@@ -96,10 +111,19 @@ describe('cron fire times against croner', () => {
   };
 
   it('agree where both rules meet: a fixed time in the repeated hour fires once; an hourly cron fires every real hour', () => {
-    expect(both('30 2 * * *', 'Europe/Berlin', '2026-10-24T23:00:00Z', '2026-10-25T04:00:00Z')).toEqual({ ours: ['00:30'], croner: ['00:30'] });
+    expect(both('30 2 * * *', 'Europe/Berlin', '2026-10-24T23:00:00Z', '2026-10-25T04:00:00Z')).toEqual({
+      ours: ['00:30'],
+      croner: ['00:30'],
+    });
     const hourly = ['00:00', '01:00', '02:00', '03:00'];
-    expect(both('0 * * * *', 'Europe/Berlin', '2026-10-24T23:30:00Z', '2026-10-25T03:00:00Z')).toEqual({ ours: hourly, croner: hourly });
-    expect(both('0 * * * *', 'Europe/Berlin', '2026-03-28T23:30:00Z', '2026-03-29T03:00:00Z')).toEqual({ ours: hourly, croner: hourly });
+    expect(both('0 * * * *', 'Europe/Berlin', '2026-10-24T23:30:00Z', '2026-10-25T03:00:00Z')).toEqual({
+      ours: hourly,
+      croner: hourly,
+    });
+    expect(both('0 * * * *', 'Europe/Berlin', '2026-03-28T23:30:00Z', '2026-03-29T03:00:00Z')).toEqual({
+      ours: hourly,
+      croner: hourly,
+    });
   });
 
   it('differ on purpose in the repeated autumn hour: a restricted hour runs its first pass only (croner runs both passes of an interval job)', () => {
@@ -110,9 +134,18 @@ describe('cron fire times against croner', () => {
   });
 
   it('differ on purpose in the spring gap: a skipped time fires one shift later, same minute (croner: at the end of the gap, or not at all for interval jobs)', () => {
-    expect(both('30 2 * * *', 'Europe/Berlin', '2026-03-28T23:00:00Z', '2026-03-29T03:00:00Z')).toEqual({ ours: ['01:30'], croner: ['01:00'] });
-    expect(both('*/20 2 * * *', 'Europe/Berlin', '2026-03-28T23:00:00Z', '2026-03-29T03:00:00Z')).toEqual({ ours: ['01:00', '01:20', '01:40'], croner: [] });
+    expect(both('30 2 * * *', 'Europe/Berlin', '2026-03-28T23:00:00Z', '2026-03-29T03:00:00Z')).toEqual({
+      ours: ['01:30'],
+      croner: ['01:00'],
+    });
+    expect(both('*/20 2 * * *', 'Europe/Berlin', '2026-03-28T23:00:00Z', '2026-03-29T03:00:00Z')).toEqual({
+      ours: ['01:00', '01:20', '01:40'],
+      croner: [],
+    });
     // Lord Howe's 30-minute gap (02:00 → 02:30 on 2028-10-01, 15:30Z): 02:10 → 02:40
-    expect(both('10 2 * * *', 'Australia/Lord_Howe', '2028-09-30T12:00:00Z', '2028-10-01T00:00:00Z')).toEqual({ ours: ['15:40'], croner: ['15:30'] });
+    expect(both('10 2 * * *', 'Australia/Lord_Howe', '2028-09-30T12:00:00Z', '2028-10-01T00:00:00Z')).toEqual({
+      ours: ['15:40'],
+      croner: ['15:30'],
+    });
   });
 });

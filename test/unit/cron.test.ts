@@ -1,5 +1,12 @@
 import { describe, it, expect } from 'vitest';
-import { describeCron, firesBetween, nextFire, prevFire, validateCron, validateTimezone } from '../../engine/core/model/cron.ts';
+import {
+  describeCron,
+  firesBetween,
+  nextFire,
+  prevFire,
+  validateCron,
+  validateTimezone,
+} from '../../engine/core/model/cron.ts';
 import { utcOffsetMs } from '../../engine/core/model/cron-walk.ts';
 
 const at = (iso: string): number => Date.parse(iso);
@@ -13,8 +20,22 @@ function chain(expr: string, tz: string, from: string, until: string): string[] 
 
 describe('validateCron', () => {
   it('accepts 5 fields, 6 fields with seconds first, names, L, # and the aliases cron-parser knows', () => {
-    for (const expr of ['0 2 * * *', '*/15 9-17 * * MON-FRI', '30 0 2 * * *', '0 0 L * *', '0 0 * * 1#1', '0 0 * * 5L',
-      '0 0 1 JAN *', '0 0 * * THU', '? * * * *', '  0   2 * * *  ', '@daily', '@hourly', '@WEEKDAYS', '0 0 29 2 *']) {
+    for (const expr of [
+      '0 2 * * *',
+      '*/15 9-17 * * MON-FRI',
+      '30 0 2 * * *',
+      '0 0 L * *',
+      '0 0 * * 1#1',
+      '0 0 * * 5L',
+      '0 0 1 JAN *',
+      '0 0 * * THU',
+      '? * * * *',
+      '  0   2 * * *  ',
+      '@daily',
+      '@hourly',
+      '@WEEKDAYS',
+      '0 0 29 2 *',
+    ]) {
       expect(validateCron(expr), expr).toBeUndefined();
     }
   });
@@ -32,16 +53,26 @@ describe('validateCron', () => {
   });
 
   it('says what a field accepts when its syntax is wrong', () => {
-    expect(validateCron('x * * * *')).toBe('minute field "x" is not valid: use 0-59, * (any), lists (1,15), ranges (1-5) or steps (*/5)');
-    expect(validateCron('0 0 * FOO *')).toBe('month field "FOO" is not valid: use 1-12, JAN-DEC, * (any), lists (1,15), ranges (1-5) or steps (*/5)');
+    expect(validateCron('x * * * *')).toBe(
+      'minute field "x" is not valid: use 0-59, * (any), lists (1,15), ranges (1-5) or steps (*/5)',
+    );
+    expect(validateCron('0 0 * FOO *')).toBe(
+      'month field "FOO" is not valid: use 1-12, JAN-DEC, * (any), lists (1,15), ranges (1-5) or steps (*/5)',
+    );
     expect(validateCron('0 0 LW * *')).toMatch(/^day-of-month field "LW" is not valid: use 1-31, L \(last day\)/);
     expect(validateCron('*/0 * * * *')).toBe('minute field "*/0": a step must be 1 or more, e.g. */5');
-    expect(validateCron('0 17-9 * * *')).toBe('hour field "17-9": the range 17-9 runs backwards: write the smaller value first');
-    expect(validateCron('0 0 * * 1#6')).toBe('day-of-week field "1#6": the number after # must be 1-5, e.g. 1#2 for the second Monday');
+    expect(validateCron('0 17-9 * * *')).toBe(
+      'hour field "17-9": the range 17-9 runs backwards: write the smaller value first',
+    );
+    expect(validateCron('0 0 * * 1#6')).toBe(
+      'day-of-week field "1#6": the number after # must be 1-5, e.g. 1#2 for the second Monday',
+    );
   });
 
   it('refuses H, whose random value would change the schedule on every parse', () => {
-    expect(validateCron('H 2 * * *')).toBe('minute field "H" uses H (a random value chosen anew on every parse): write a fixed value instead');
+    expect(validateCron('H 2 * * *')).toBe(
+      'minute field "H" uses H (a random value chosen anew on every parse): write a fixed value instead',
+    );
     expect(validateCron('0 H(0-5) * * *')).toMatch(/^hour field "H\(0-5\)" uses H/);
   });
 
@@ -52,11 +83,15 @@ describe('validateCron', () => {
     expect(validateCron('0 0 2 * * * 2026')).toBe(`cron "0 0 2 * * * 2026" has 7 fields: write ${hint}`);
     expect(validateCron('daily')).toBe(`cron "daily" has 1 field: write ${hint}`);
     expect(validateCron('   ')).toBe(`the cron expression is empty: write ${hint}, e.g. "0 2 * * *"`);
-    expect(validateCron('@reboot')).toMatch(/^unknown cron alias "@reboot": use one of @yearly, .*@weekends, or write 5 fields/);
+    expect(validateCron('@reboot')).toMatch(
+      /^unknown cron alias "@reboot": use one of @yearly, .*@weekends, or write 5 fields/,
+    );
   });
 
   it('refuses a date that never occurs', () => {
-    expect(validateCron('0 0 30 2 *')).toBe('cron "0 0 30 2 *" never fires: day-of-month "30" does not occur in month "2"');
+    expect(validateCron('0 0 30 2 *')).toBe(
+      'cron "0 0 30 2 *" never fires: day-of-month "30" does not occur in month "2"',
+    );
   });
 });
 
@@ -65,7 +100,9 @@ describe('validateTimezone', () => {
     expect(validateTimezone('Europe/Berlin')).toBeUndefined();
     expect(validateTimezone('UTC')).toBeUndefined();
     expect(validateTimezone('America/New_York')).toBeUndefined();
-    expect(validateTimezone('Mars/Base')).toBe('unknown time zone "Mars/Base": use an IANA name such as "Europe/Berlin" or "UTC"');
+    expect(validateTimezone('Mars/Base')).toBe(
+      'unknown time zone "Mars/Base": use an IANA name such as "Europe/Berlin" or "UTC"',
+    );
     expect(validateTimezone('')).toBe('unknown time zone "": use an IANA name such as "Europe/Berlin" or "UTC"');
   });
 });
@@ -78,7 +115,7 @@ describe('nextFire and firesBetween', () => {
     expect(nextFire('@hourly', 'UTC', at('2026-06-01T00:30:00Z'))).toBe(at('2026-06-01T01:00:00Z'));
   });
 
-  it('reads the fields in the schedule\'s time zone', () => {
+  it("reads the fields in the schedule's time zone", () => {
     expect(nextFire('0 2 * * *', 'Europe/Berlin', at('2026-06-01T00:30:00Z'))).toBe(at('2026-06-02T00:00:00Z'));
     expect(nextFire('0 2 * * *', 'America/New_York', at('2026-06-01T00:30:00Z'))).toBe(at('2026-06-01T06:00:00Z'));
     expect(nextFire('0 9 * * 1', 'Asia/Tokyo', at('2026-06-01T00:30:00Z'))).toBe(at('2026-06-08T00:00:00Z'));
@@ -93,10 +130,14 @@ describe('nextFire and firesBetween', () => {
   it('returns the earliest `cap` fires, ascending, in (after, until]', () => {
     const from = at('2026-06-01T00:00:00Z');
     expect(iso(firesBetween('* * * * * *', 'UTC', from, from + 3 * 3_600_000, 3))).toEqual([
-      '2026-06-01T00:00:01.000Z', '2026-06-01T00:00:02.000Z', '2026-06-01T00:00:03.000Z',
+      '2026-06-01T00:00:01.000Z',
+      '2026-06-01T00:00:02.000Z',
+      '2026-06-01T00:00:03.000Z',
     ]);
     expect(iso(firesBetween('0 */6 * * *', 'UTC', from, at('2026-06-01T18:00:00Z'), 100))).toEqual([
-      '2026-06-01T06:00:00.000Z', '2026-06-01T12:00:00.000Z', '2026-06-01T18:00:00.000Z',
+      '2026-06-01T06:00:00.000Z',
+      '2026-06-01T12:00:00.000Z',
+      '2026-06-01T18:00:00.000Z',
     ]);
     expect(firesBetween('0 */6 * * *', 'UTC', from, at('2026-06-01T05:59:59Z'), 100)).toEqual([]);
     expect(firesBetween('* * * * * *', 'UTC', from, from + 60_000, 0)).toEqual([]);
@@ -117,7 +158,9 @@ describe('DST: autumn, the repeated hour', () => {
   it('a daily 02:30 in Berlin fires once, at the first 02:30 (CEST)', () => {
     const expected = ['2026-10-24T00:30:00.000Z', '2026-10-25T00:30:00.000Z', '2026-10-26T01:30:00.000Z'];
     expect(chain('30 2 * * *', 'Europe/Berlin', '2026-10-23T12:00:00Z', '2026-10-26T12:00:00Z')).toEqual(expected);
-    expect(iso(firesBetween('30 2 * * *', 'Europe/Berlin', at('2026-10-23T12:00:00Z'), at('2026-10-26T12:00:00Z'), 10))).toEqual(expected);
+    expect(
+      iso(firesBetween('30 2 * * *', 'Europe/Berlin', at('2026-10-23T12:00:00Z'), at('2026-10-26T12:00:00Z'), 10)),
+    ).toEqual(expected);
   });
 
   it('does not fire the second 02:30 when asked from inside the repeated hour (raw cron-parser does)', () => {
@@ -127,30 +170,42 @@ describe('DST: autumn, the repeated hour', () => {
   });
 
   it('a restricted hour runs only its first pass; every-20-minutes in hour 2 fires 3 times, not 6', () => {
-    expect(iso(firesBetween('*/20 2 * * *', 'Europe/Berlin', at('2026-10-24T23:00:00Z'), at('2026-10-25T03:00:00Z'), 10))).toEqual([
-      '2026-10-25T00:00:00.000Z', '2026-10-25T00:20:00.000Z', '2026-10-25T00:40:00.000Z',
-    ]);
+    expect(
+      iso(firesBetween('*/20 2 * * *', 'Europe/Berlin', at('2026-10-24T23:00:00Z'), at('2026-10-25T03:00:00Z'), 10)),
+    ).toEqual(['2026-10-25T00:00:00.000Z', '2026-10-25T00:20:00.000Z', '2026-10-25T00:40:00.000Z']);
   });
 
   it('an hourly cron fires at every distinct UTC hour, so local 02:00 runs twice', () => {
-    const expected = ['2026-10-24T23:00:00.000Z', '2026-10-25T00:00:00.000Z', '2026-10-25T01:00:00.000Z', '2026-10-25T02:00:00.000Z', '2026-10-25T03:00:00.000Z'];
+    const expected = [
+      '2026-10-24T23:00:00.000Z',
+      '2026-10-25T00:00:00.000Z',
+      '2026-10-25T01:00:00.000Z',
+      '2026-10-25T02:00:00.000Z',
+      '2026-10-25T03:00:00.000Z',
+    ];
     expect(chain('0 * * * *', 'Europe/Berlin', '2026-10-24T22:00:00Z', '2026-10-25T03:00:00Z')).toEqual(expected);
     expect(chain('0 * * * *', 'America/New_York', '2026-11-01T03:00:00Z', '2026-11-01T08:00:00Z')).toEqual([
-      '2026-11-01T04:00:00.000Z', '2026-11-01T05:00:00.000Z', '2026-11-01T06:00:00.000Z', '2026-11-01T07:00:00.000Z', '2026-11-01T08:00:00.000Z',
+      '2026-11-01T04:00:00.000Z',
+      '2026-11-01T05:00:00.000Z',
+      '2026-11-01T06:00:00.000Z',
+      '2026-11-01T07:00:00.000Z',
+      '2026-11-01T08:00:00.000Z',
     ]);
   });
 
   it('a daily 01:30 in New York fires once, at 01:30 EDT', () => {
     expect(chain('30 1 * * *', 'America/New_York', '2026-10-30T12:00:00Z', '2026-11-02T12:00:00Z')).toEqual([
-      '2026-10-31T05:30:00.000Z', '2026-11-01T05:30:00.000Z', '2026-11-02T06:30:00.000Z',
+      '2026-10-31T05:30:00.000Z',
+      '2026-11-01T05:30:00.000Z',
+      '2026-11-02T06:30:00.000Z',
     ]);
     expect(nextFire('30 1 * * *', 'America/New_York', at('2026-11-01T06:10:00Z'))).toBe(at('2026-11-02T06:30:00Z'));
   });
 
   it('an every-second cron crosses the change one real second at a time', () => {
-    expect(iso(firesBetween('* * * * * *', 'Europe/Berlin', at('2026-10-25T00:59:58Z'), at('2026-10-25T02:00:00Z'), 3))).toEqual([
-      '2026-10-25T00:59:59.000Z', '2026-10-25T01:00:00.000Z', '2026-10-25T01:00:01.000Z',
-    ]);
+    expect(
+      iso(firesBetween('* * * * * *', 'Europe/Berlin', at('2026-10-25T00:59:58Z'), at('2026-10-25T02:00:00Z'), 3)),
+    ).toEqual(['2026-10-25T00:59:59.000Z', '2026-10-25T01:00:00.000Z', '2026-10-25T01:00:01.000Z']);
   });
 });
 
@@ -158,7 +213,9 @@ describe('DST: spring, the skipped hour', () => {
   it('a daily 02:30 in Berlin fires at 03:30 CEST on the day 02:30 does not exist (cron-parser moves it to the landing hour)', () => {
     const expected = ['2026-03-28T01:30:00.000Z', '2026-03-29T01:30:00.000Z', '2026-03-30T00:30:00.000Z'];
     expect(chain('30 2 * * *', 'Europe/Berlin', '2026-03-27T12:00:00Z', '2026-03-30T12:00:00Z')).toEqual(expected);
-    expect(iso(firesBetween('30 2 * * *', 'Europe/Berlin', at('2026-03-27T12:00:00Z'), at('2026-03-30T12:00:00Z'), 10))).toEqual(expected);
+    expect(
+      iso(firesBetween('30 2 * * *', 'Europe/Berlin', at('2026-03-27T12:00:00Z'), at('2026-03-30T12:00:00Z'), 10)),
+    ).toEqual(expected);
   });
 
   it('keeps the moved fire when asked from inside the landing hour (raw cron-parser loses it)', () => {
@@ -168,23 +225,29 @@ describe('DST: spring, the skipped hour', () => {
 
   it('an hourly cron has no fire for the missing local hour and no gap in UTC', () => {
     expect(chain('0 * * * *', 'Europe/Berlin', '2026-03-28T23:00:00Z', '2026-03-29T02:00:00Z')).toEqual([
-      '2026-03-29T00:00:00.000Z', '2026-03-29T01:00:00.000Z', '2026-03-29T02:00:00.000Z',
+      '2026-03-29T00:00:00.000Z',
+      '2026-03-29T01:00:00.000Z',
+      '2026-03-29T02:00:00.000Z',
     ]);
     expect(chain('0 * * * *', 'America/New_York', '2026-03-08T05:00:00Z', '2026-03-08T08:00:00Z')).toEqual([
-      '2026-03-08T06:00:00.000Z', '2026-03-08T07:00:00.000Z', '2026-03-08T08:00:00.000Z',
+      '2026-03-08T06:00:00.000Z',
+      '2026-03-08T07:00:00.000Z',
+      '2026-03-08T08:00:00.000Z',
     ]);
   });
 
   it('a daily 02:30 in New York fires at 03:30 EDT on the change day', () => {
     expect(chain('30 2 * * *', 'America/New_York', '2026-03-06T12:00:00Z', '2026-03-09T12:00:00Z')).toEqual([
-      '2026-03-07T07:30:00.000Z', '2026-03-08T07:30:00.000Z', '2026-03-09T06:30:00.000Z',
+      '2026-03-07T07:30:00.000Z',
+      '2026-03-08T07:30:00.000Z',
+      '2026-03-09T06:30:00.000Z',
     ]);
   });
 
   it('02:30 and 03:30 both land on 03:30 CEST and fire once there', () => {
-    expect(iso(firesBetween('30 2,3 * * *', 'Europe/Berlin', at('2026-03-28T12:00:00Z'), at('2026-03-29T12:00:00Z'), 10))).toEqual([
-      '2026-03-29T01:30:00.000Z',
-    ]);
+    expect(
+      iso(firesBetween('30 2,3 * * *', 'Europe/Berlin', at('2026-03-28T12:00:00Z'), at('2026-03-29T12:00:00Z'), 10)),
+    ).toEqual(['2026-03-29T01:30:00.000Z']);
   });
 });
 
@@ -197,16 +260,23 @@ describe('DST: the answer does not depend on where the walk starts', () => {
   ];
   const exprs = ['30 2 * * *', '0 * * * *', '*/20 1-3 * * *', '45 0-4 * * *'];
 
-  it.each(days)('%s %s: nextFire and prevFire from every 10 minutes agree with one continuous walk', (tz, from, until) => {
-    for (const expr of exprs) {
-      const walk = firesBetween(expr, tz, at(from) - 86_400_000, at(until) + 86_400_000, 500);
-      for (let i = 1; i < walk.length; i++) expect(walk[i]).toBeGreaterThan(walk[i - 1] as number);
-      for (let x = at(from); x <= at(until); x += 10 * 60_000) {
-        expect(nextFire(expr, tz, x), `${expr} next after ${new Date(x).toISOString()}`).toBe(walk.find((t) => t > x));
-        expect(prevFire(expr, tz, x), `${expr} prev at ${new Date(x).toISOString()}`).toBe([...walk].reverse().find((t) => t <= x));
+  it.each(days)(
+    '%s %s: nextFire and prevFire from every 10 minutes agree with one continuous walk',
+    (tz, from, until) => {
+      for (const expr of exprs) {
+        const walk = firesBetween(expr, tz, at(from) - 86_400_000, at(until) + 86_400_000, 500);
+        for (let i = 1; i < walk.length; i++) expect(walk[i]).toBeGreaterThan(walk[i - 1] as number);
+        for (let x = at(from); x <= at(until); x += 10 * 60_000) {
+          expect(nextFire(expr, tz, x), `${expr} next after ${new Date(x).toISOString()}`).toBe(
+            walk.find((t) => t > x),
+          );
+          expect(prevFire(expr, tz, x), `${expr} prev at ${new Date(x).toISOString()}`).toBe(
+            [...walk].reverse().find((t) => t <= x),
+          );
+        }
       }
-    }
-  });
+    },
+  );
 });
 
 describe('describeCron', () => {
@@ -254,7 +324,9 @@ describe('DST: 30-minute changes (Australia/Lord_Howe)', () => {
 
   it('autumn: 01:45 happens twice and fires once, the first time; every 15 minutes with hour * runs both passes', () => {
     // 2028-04-02: 02:00 (+11) = 2028-04-01T15:00Z goes back to 01:30 (+10:30).
-    expect(iso(firesBetween('45 1 * * *', tz, at('2028-04-01T12:00:00Z'), at('2028-04-02T12:00:00Z'), 10))).toEqual(['2028-04-01T14:45:00.000Z']);
+    expect(iso(firesBetween('45 1 * * *', tz, at('2028-04-01T12:00:00Z'), at('2028-04-02T12:00:00Z'), 10))).toEqual([
+      '2028-04-01T14:45:00.000Z',
+    ]);
     expect(iso(firesBetween('*/15 * * * *', tz, at('2028-04-01T14:20:00Z'), at('2028-04-01T15:50:00Z'), 10))).toEqual([
       '2028-04-01T14:30:00.000Z', // 01:30 (+11)
       '2028-04-01T14:45:00.000Z', // 01:45 (+11)
@@ -267,8 +339,12 @@ describe('DST: 30-minute changes (Australia/Lord_Howe)', () => {
 
   it('spring: 02:10 does not exist and fires half an hour later, at 02:40, once with a real 02:40', () => {
     // 2028-10-01: 02:00 (+10:30) = 2028-09-30T15:30Z jumps to 02:30 (+11).
-    expect(iso(firesBetween('10 2 * * *', tz, at('2028-09-30T00:00:00Z'), at('2028-10-01T12:00:00Z'), 10))).toEqual(['2028-09-30T15:40:00.000Z']);
-    expect(iso(firesBetween('10,40 2 * * *', tz, at('2028-09-30T12:00:00Z'), at('2028-10-01T00:00:00Z'), 10))).toEqual(['2028-09-30T15:40:00.000Z']);
+    expect(iso(firesBetween('10 2 * * *', tz, at('2028-09-30T00:00:00Z'), at('2028-10-01T12:00:00Z'), 10))).toEqual([
+      '2028-09-30T15:40:00.000Z',
+    ]);
+    expect(iso(firesBetween('10,40 2 * * *', tz, at('2028-09-30T12:00:00Z'), at('2028-10-01T00:00:00Z'), 10))).toEqual([
+      '2028-09-30T15:40:00.000Z',
+    ]);
     expect(iso(firesBetween('*/10 * * * *', tz, at('2028-09-30T15:15:00Z'), at('2028-09-30T15:45:00Z'), 10))).toEqual([
       '2028-09-30T15:20:00.000Z', // 01:50 (+10:30)
       '2028-09-30T15:30:00.000Z', // 02:30 (+11): 02:00-02:20 do not exist
@@ -311,11 +387,16 @@ describe('every zone of the tz database', () => {
           const until = change + 2 * 86_400_000;
           const fires = firesBetween(expr, tz, from, until, 10_000);
           const disorder = fires.findIndex((t, i) => i > 0 && t <= (fires[i - 1] as number));
-          if (disorder >= 0) expect.fail(`${expr} ${tz}: fire ${disorder} is not after the one before: ${iso(fires.slice(disorder - 1, disorder + 1))}`);
+          if (disorder >= 0)
+            expect.fail(
+              `${expr} ${tz}: fire ${disorder} is not after the one before: ${iso(fires.slice(disorder - 1, disorder + 1))}`,
+            );
           // a daily cron fires on each of the four days; faster ones never leave a gap of more than a day
           const daily = /^\d+ \d+ \* \* \*$/.test(expr);
-          if (daily && fires.length < 3) expect.fail(`${expr} ${tz} around ${new Date(change).toISOString()}: ${iso(fires)}`);
-          if (!(nextFire(expr, tz, until) > until)) expect.fail(`${expr} ${tz}: no fire after ${new Date(until).toISOString()}`);
+          if (daily && fires.length < 3)
+            expect.fail(`${expr} ${tz} around ${new Date(change).toISOString()}: ${iso(fires)}`);
+          if (!(nextFire(expr, tz, until) > until))
+            expect.fail(`${expr} ${tz}: no fire after ${new Date(until).toISOString()}`);
         }
       }
     }

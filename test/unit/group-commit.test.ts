@@ -31,12 +31,22 @@ async function table() {
   };
   const db = new Kysely<T>({ dialect: new SqliteDialect({ database: sqlite }) });
   open.push(db);
-  await db.schema.createTable('t').addColumn('id', 'integer', (c) => c.primaryKey()).addColumn('v', 'text').execute();
+  await db.schema
+    .createTable('t')
+    .addColumn('id', 'integer', (c) => c.primaryKey())
+    .addColumn('v', 'text')
+    .execute();
   return { db, engineDb: db as unknown as Kysely<Schema>, commits: () => commits };
 }
 
-const insert = (id: number, v: string) => (trx: Kysely<Schema>) => (trx as unknown as Kysely<T>).insertInto('t').values({ id, v }).execute().then(() => id);
-const rows = async (db: Kysely<T>) => (await db.selectFrom('t').selectAll().orderBy('id').execute()).map((r) => `${r.id}:${r.v}`);
+const insert = (id: number, v: string) => (trx: Kysely<Schema>) =>
+  (trx as unknown as Kysely<T>)
+    .insertInto('t')
+    .values({ id, v })
+    .execute()
+    .then(() => id);
+const rows = async (db: Kysely<T>) =>
+  (await db.selectFrom('t').selectAll().orderBy('id').execute()).map((r) => `${r.id}:${r.v}`);
 
 describe('groupCommit', () => {
   it('the writes of one turn: one commit, each caller its own result, in the order asked; a later turn commits again', async () => {
@@ -48,7 +58,10 @@ describe('groupCommit', () => {
     // A later write in the group sees the earlier ones (one transaction, in order).
     const [, count] = await Promise.all([
       groupCommit(engineDb, insert(5, 'v5')),
-      groupCommit(engineDb, async (trx) => (await (trx as unknown as Kysely<T>).selectFrom('t').select('id').execute()).length),
+      groupCommit(
+        engineDb,
+        async (trx) => (await (trx as unknown as Kysely<T>).selectFrom('t').select('id').execute()).length,
+      ),
     ]);
     expect(count).toBe(5);
     expect(commits() - before).toBe(2);

@@ -36,7 +36,9 @@ describe('parseSize', () => {
   });
 
   it('refuses what is no size, or out of range, saying what to write', () => {
-    expect(parseSize('lots')).toEqual({ error: '"lots" is not a size: write a number of bytes or a number with KB, MB or GB, e.g. "50MB"' });
+    expect(parseSize('lots')).toEqual({
+      error: '"lots" is not a size: write a number of bytes or a number with KB, MB or GB, e.g. "50MB"',
+    });
     expect(parseSize('50 MBs')).toHaveProperty('error', expect.stringContaining('is not a size'));
     expect(parseSize('-5MB')).toHaveProperty('error', expect.stringContaining('is not a size'));
     expect(parseSize(10.5)).toHaveProperty('error', expect.stringContaining('a number alone is whole bytes'));
@@ -50,7 +52,8 @@ describe('parseSize', () => {
     expect(formatSize(1536 * 1024)).toBe('1536KB');
     expect(formatSize(3 * 1024 ** 3)).toBe('3GB');
     expect(formatSize(1500)).toBe('1500');
-    for (const bytes of [1024, 1500, 1536 * 1024, 50 * 1024 ** 2, 7 * 1024 ** 4]) expect(parseSize(formatSize(bytes))).toEqual({ bytes });
+    for (const bytes of [1024, 1500, 1536 * 1024, 50 * 1024 ** 2, 7 * 1024 ** 4])
+      expect(parseSize(formatSize(bytes))).toEqual({ bytes });
     expect(readableSize(877_692)).toBe('857.1 KB');
   });
 });
@@ -65,14 +68,24 @@ describe('log_limit in a workflow file', () => {
 
   it('a bad size is refused at its path, with the fix', () => {
     expect(problems(file('huge'))).toEqual([
-      { path: 'tasks.a.log_limit', message: `"huge" is not a size: write a number of bytes or a number with KB, MB or GB, e.g. "50MB"; leave log_limit out for the node's (50MB unless "ax settings set log-limit")` },
+      {
+        path: 'tasks.a.log_limit',
+        message: `"huge" is not a size: write a number of bytes or a number with KB, MB or GB, e.g. "50MB"; leave log_limit out for the node's (50MB unless "ax settings set log-limit")`,
+      },
     ]);
-    expect(problems(file('12'))[0]).toMatchObject({ path: 'tasks.a.log_limit', message: expect.stringContaining('12 is below the smallest log limit, 1KB') });
+    expect(problems(file('12'))[0]).toMatchObject({
+      path: 'tasks.a.log_limit',
+      message: expect.stringContaining('12 is below the smallest log limit, 1KB'),
+    });
     expect(problems(file('[1, 2]'))[0]?.path).toBe('tasks.a.log_limit');
   });
 
   it('goes through export and back unchanged, as a size or as bytes', () => {
-    for (const [written, exported] of [['10MB', 'log_limit: 10MB'], ['1024KB', 'log_limit: 1MB'], ['1500', 'log_limit: 1500']]) {
+    for (const [written, exported] of [
+      ['10MB', 'log_limit: 10MB'],
+      ['1024KB', 'log_limit: 1MB'],
+      ['1500', 'log_limit: 1500'],
+    ]) {
       const spec = parse(file(written as string));
       const text = serializeWorkflow(spec);
       expect(text).toContain(exported);
@@ -96,7 +109,9 @@ describe("the node's log-limit setting", () => {
       writeSetting(dir, 'log-limit', '10MB');
       expect(nodeLogLimit(dir, {})).toBe(10 * 1024 * 1024);
       expect(nodeLogLimit(dir, { AX_LOG_LIMIT: '1MB' })).toBe(1024 * 1024);
-      expect(() => nodeLogLimit(dir, { AX_LOG_LIMIT: 'big' })).toThrow('log-limit (from AX_LOG_LIMIT): "big" is not a size');
+      expect(() => nodeLogLimit(dir, { AX_LOG_LIMIT: 'big' })).toThrow(
+        'log-limit (from AX_LOG_LIMIT): "big" is not a size',
+      );
       expect(() => writeSetting(dir, 'log-limit', '5')).toThrow('log-limit: "5" is below the smallest log limit, 1KB');
       expect(readSettings(dir)['log-limit']).toBe('10MB');
       fs.writeFileSync(path.join(dir, 'settings.json'), JSON.stringify({ 'log-limit': 65536 }));

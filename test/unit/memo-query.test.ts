@@ -18,13 +18,21 @@ afterEach(async () => {
 async function table(): Promise<Kysely<T>> {
   const db = new Kysely<T>({ dialect: new SqliteDialect({ database: openSqlite(':memory:') }) });
   dbs.push(db);
-  await db.schema.createTable('t').addColumn('id', 'integer', (c) => c.primaryKey()).addColumn('kind', 'text').addColumn('n', 'integer').execute();
-  await db.insertInto('t').values([
-    { id: 1, kind: 'a', n: 10 },
-    { id: 2, kind: 'b', n: 20 },
-    { id: 3, kind: 'a', n: 30 },
-    { id: 4, kind: 'a', n: 40 },
-  ]).execute();
+  await db.schema
+    .createTable('t')
+    .addColumn('id', 'integer', (c) => c.primaryKey())
+    .addColumn('kind', 'text')
+    .addColumn('n', 'integer')
+    .execute();
+  await db
+    .insertInto('t')
+    .values([
+      { id: 1, kind: 'a', n: 10 },
+      { id: 2, kind: 'b', n: 20 },
+      { id: 3, kind: 'a', n: 30 },
+      { id: 4, kind: 'a', n: 40 },
+    ])
+    .execute();
   return db;
 }
 
@@ -36,8 +44,17 @@ describe('memoQuery', () => {
     const db = await table();
     // slot 1 comes before slot 0 in the SQL, with a constant ('a') between them.
     const build = (d: Kysely<Schema>) =>
-      (d as unknown as Kysely<T>).selectFrom('t').select('id').where('n', '>', slot(1)).where('kind', '=', 'a').where('n', '<', slot(0)).orderBy('id');
-    const run = async (below: number, above: number) => (await memoQuery(asEngine(db), 'test:range', build as never, [below, above])).rows.map((r) => (r as { id: number }).id);
+      (d as unknown as Kysely<T>)
+        .selectFrom('t')
+        .select('id')
+        .where('n', '>', slot(1))
+        .where('kind', '=', 'a')
+        .where('n', '<', slot(0))
+        .orderBy('id');
+    const run = async (below: number, above: number) =>
+      (await memoQuery(asEngine(db), 'test:range', build as never, [below, above])).rows.map(
+        (r) => (r as { id: number }).id,
+      );
     expect(await run(35, 5)).toEqual([1, 3]);
     expect(await run(100, 15)).toEqual([3, 4]);
     expect(await run(100, 100)).toEqual([]);
@@ -46,10 +63,22 @@ describe('memoQuery', () => {
   it('an update reports its affected rows; a different key is a different statement', async () => {
     const db = await table();
     const bump = (kind: string) =>
-      memoQuery(asEngine(db), 'test:bump', ((d: Kysely<Schema>) => (d as unknown as Kysely<T>).updateTable('t').set({ n: 0 }).where('kind', '=', slot(0))) as never, [kind]);
+      memoQuery(
+        asEngine(db),
+        'test:bump',
+        ((d: Kysely<Schema>) =>
+          (d as unknown as Kysely<T>).updateTable('t').set({ n: 0 }).where('kind', '=', slot(0))) as never,
+        [kind],
+      );
     expect(Number((await bump('b')).numAffectedRows)).toBe(1);
     expect(Number((await bump('a')).numAffectedRows)).toBe(3);
-    const count = await memoQuery(asEngine(db), 'test:count', ((d: Kysely<Schema>) => (d as unknown as Kysely<T>).selectFrom('t').select('id').where('n', '=', slot(0))) as never, [0]);
+    const count = await memoQuery(
+      asEngine(db),
+      'test:count',
+      ((d: Kysely<Schema>) =>
+        (d as unknown as Kysely<T>).selectFrom('t').select('id').where('n', '=', slot(0))) as never,
+      [0],
+    );
     expect(count.rows).toHaveLength(4);
   });
 });

@@ -7,8 +7,15 @@ const S = (t: string): string => `2026-06-01T${t}.000Z`;
 
 function plan(over: Partial<FirePlanInput>) {
   return planFires({
-    cron: '0 * * * *', timezone: 'UTC', lastFireAt: at(S('12:00:00')), now: at(S('15:00:02')),
-    lookAheadMs: 10_000, misfire: 'run_once', misfireThresholdMs: 5_000, maxCatchUp: 100, ...over,
+    cron: '0 * * * *',
+    timezone: 'UTC',
+    lastFireAt: at(S('12:00:00')),
+    now: at(S('15:00:02')),
+    lookAheadMs: 10_000,
+    misfire: 'run_once',
+    misfireThresholdMs: 5_000,
+    maxCatchUp: 100,
+    ...over,
   });
 }
 
@@ -17,14 +24,24 @@ describe('an hourly cron after 3 hours down (15:00 is 2 s late, within the 5 s t
   it('run_once runs the latest missed fire (14:00) and the on-time 15:00; 13:00 is dropped', () => {
     const p = plan({ misfire: 'run_once' });
     expect(iso(p.fireNow)).toEqual([S('14:00:00'), S('15:00:00')]);
-    expect(p).toMatchObject({ skipped: 1, skippedCapped: false, skippedEarliest: at(S('13:00:00')), skippedLatest: at(S('13:00:00')) });
+    expect(p).toMatchObject({
+      skipped: 1,
+      skippedCapped: false,
+      skippedEarliest: at(S('13:00:00')),
+      skippedLatest: at(S('13:00:00')),
+    });
     expect(p.upcoming).toEqual([]);
   });
 
   it('skip runs only the on-time fire', () => {
     const p = plan({ misfire: 'skip' });
     expect(iso(p.fireNow)).toEqual([S('15:00:00')]);
-    expect(p).toMatchObject({ skipped: 2, skippedCapped: false, skippedEarliest: at(S('13:00:00')), skippedLatest: at(S('14:00:00')) });
+    expect(p).toMatchObject({
+      skipped: 2,
+      skippedCapped: false,
+      skippedEarliest: at(S('13:00:00')),
+      skippedLatest: at(S('14:00:00')),
+    });
   });
 
   it('all runs every missed fire, oldest first', () => {
@@ -53,17 +70,34 @@ describe('an every-second cron after 3 hours down', () => {
 
   it('run_once: 14:59:56 plus the six on-time fires; the drop is counted up to the cap, not listed', () => {
     const p = plan({ cron, misfire: 'run_once' });
-    expect(iso(p.fireNow)).toEqual([S('14:59:56'), S('14:59:57'), S('14:59:58'), S('14:59:59'), S('15:00:00'), S('15:00:01'), S('15:00:02')]);
+    expect(iso(p.fireNow)).toEqual([
+      S('14:59:56'),
+      S('14:59:57'),
+      S('14:59:58'),
+      S('14:59:59'),
+      S('15:00:00'),
+      S('15:00:01'),
+      S('15:00:02'),
+    ]);
     expect(p).toMatchObject({
-      skipped: MISFIRE_LIMITS.maxCountedSkips, skippedCapped: true,
-      skippedEarliest: at(S('12:00:01')), skippedLatest: at(S('14:59:55')),
+      skipped: MISFIRE_LIMITS.maxCountedSkips,
+      skippedCapped: true,
+      skippedEarliest: at(S('12:00:01')),
+      skippedLatest: at(S('14:59:55')),
     });
     expect(iso(p.upcoming)).toEqual(Array.from({ length: 10 }, (_, i) => S(`15:00:${String(3 + i).padStart(2, '0')}`)));
   });
 
   it('skip: only the on-time fires', () => {
     const p = plan({ cron, misfire: 'skip' });
-    expect(iso(p.fireNow)).toEqual([S('14:59:57'), S('14:59:58'), S('14:59:59'), S('15:00:00'), S('15:00:01'), S('15:00:02')]);
+    expect(iso(p.fireNow)).toEqual([
+      S('14:59:57'),
+      S('14:59:58'),
+      S('14:59:59'),
+      S('15:00:00'),
+      S('15:00:01'),
+      S('15:00:02'),
+    ]);
     expect(p).toMatchObject({ skippedCapped: true, skippedLatest: at(S('14:59:56')) });
   });
 
@@ -72,7 +106,8 @@ describe('an every-second cron after 3 hours down', () => {
     expect(p.fireNow).toHaveLength(106);
     expect(p.fireNow[0]).toBe(at(S('14:58:17')));
     expect(p.fireNow[105]).toBe(at(S('15:00:02')));
-    for (let i = 1; i < p.fireNow.length; i++) expect((p.fireNow[i] as number) - (p.fireNow[i - 1] as number)).toBe(1000);
+    for (let i = 1; i < p.fireNow.length; i++)
+      expect((p.fireNow[i] as number) - (p.fireNow[i - 1] as number)).toBe(1000);
     expect(p).toMatchObject({ skippedCapped: true, skippedLatest: at(S('14:58:16')) });
   });
 
@@ -95,14 +130,24 @@ describe('on time and upcoming', () => {
   });
 
   it('a fire at exactly now runs now; upcoming holds (now, now + lookAhead]', () => {
-    const p = plan({ cron: '*/5 * * * * *', lastFireAt: at(S('11:59:55')), now: at(S('12:00:00')), lookAheadMs: 10_000 });
+    const p = plan({
+      cron: '*/5 * * * * *',
+      lastFireAt: at(S('11:59:55')),
+      now: at(S('12:00:00')),
+      lookAheadMs: 10_000,
+    });
     expect(iso(p.fireNow)).toEqual([S('12:00:00')]);
     expect(iso(p.upcoming)).toEqual([S('12:00:05'), S('12:00:10')]);
     expect(p.skipped).toBe(0);
   });
 
   it('never replans a fire at or before lastFireAt', () => {
-    const p = plan({ cron: '*/5 * * * * *', lastFireAt: at(S('12:00:05')), now: at(S('12:00:02')), lookAheadMs: 10_000 });
+    const p = plan({
+      cron: '*/5 * * * * *',
+      lastFireAt: at(S('12:00:05')),
+      now: at(S('12:00:02')),
+      lookAheadMs: 10_000,
+    });
     expect(p.fireNow).toEqual([]);
     expect(iso(p.upcoming)).toEqual([S('12:00:10')]);
   });
@@ -114,14 +159,25 @@ describe('on time and upcoming', () => {
 });
 
 describe('across a DST change', () => {
-  it('run_once after downtime over Berlin\'s repeated hour runs the single 02:30, not its repeat', () => {
-    const p = plan({ cron: '30 2 * * *', timezone: 'Europe/Berlin', lastFireAt: at('2026-10-24T00:30:00Z'), now: at('2026-10-25T01:40:00Z') });
+  it("run_once after downtime over Berlin's repeated hour runs the single 02:30, not its repeat", () => {
+    const p = plan({
+      cron: '30 2 * * *',
+      timezone: 'Europe/Berlin',
+      lastFireAt: at('2026-10-24T00:30:00Z'),
+      now: at('2026-10-25T01:40:00Z'),
+    });
     expect(iso(p.fireNow)).toEqual(['2026-10-25T00:30:00.000Z']);
     expect(p.skipped).toBe(0);
   });
 
-  it('all over New York\'s spring change catches up the 02:30 that moved to 03:30 EDT', () => {
-    const p = plan({ cron: '30 2 * * *', timezone: 'America/New_York', misfire: 'all', lastFireAt: at('2026-03-06T07:30:00Z'), now: at('2026-03-08T12:00:00Z') });
+  it("all over New York's spring change catches up the 02:30 that moved to 03:30 EDT", () => {
+    const p = plan({
+      cron: '30 2 * * *',
+      timezone: 'America/New_York',
+      misfire: 'all',
+      lastFireAt: at('2026-03-06T07:30:00Z'),
+      now: at('2026-03-08T12:00:00Z'),
+    });
     expect(iso(p.fireNow)).toEqual(['2026-03-07T07:30:00.000Z', '2026-03-08T07:30:00.000Z']);
   });
 });

@@ -44,7 +44,11 @@ describe('retrying', () => {
   it('throws at once what retrying cannot help, without waiting', async () => {
     const clock = new FakeClock(0);
     const { calls, attempt } = flaky(clock, 5);
-    const result = retrying(clock, attempt, { firstMs: 100, maxMs: 1_000, retryable: (err) => !String(err).includes('failure 1') });
+    const result = retrying(clock, attempt, {
+      firstMs: 100,
+      maxMs: 1_000,
+      retryable: (err) => !String(err).includes('failure 1'),
+    });
     await expect(result).rejects.toThrow('failure 1');
     expect(calls).toEqual([0]);
   });

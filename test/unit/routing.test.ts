@@ -1,5 +1,11 @@
 import { describe, it, expect } from 'vitest';
-import { Router, accepts, whyNoWorker, type AcceptPolicy, type WorkerCandidate } from '../../engine/core/model/routing.ts';
+import {
+  Router,
+  accepts,
+  whyNoWorker,
+  type AcceptPolicy,
+  type WorkerCandidate,
+} from '../../engine/core/model/routing.ts';
 
 const NOW = 1_000_000;
 const STALE = 15_000;
@@ -32,7 +38,8 @@ describe('accepts', () => {
 });
 
 describe('Router: who qualifies', () => {
-  const pick = (workers: WorkerCandidate[]) => new Router(Math.random).pick('least_busy', task, workers, NOW, STALE)?.id;
+  const pick = (workers: WorkerCandidate[]) =>
+    new Router(Math.random).pick('least_busy', task, workers, NOW, STALE)?.id;
 
   it('skips workers that are not online, have a stale heartbeat, are full, or refuse the task', () => {
     expect(pick([worker('a', { status: 'draining' })])).toBeUndefined();
@@ -82,9 +89,15 @@ describe('Router: strategies', () => {
   it('least_busy picks the lowest running/max, ties to the lowest id', () => {
     const router = new Router(Math.random);
     const lb = (workers: WorkerCandidate[]) => router.pick('least_busy', task, workers, NOW, STALE)?.id;
-    expect(lb([worker('a', { running: 1, maxConcurrency: 2 }), worker('b', { running: 2, maxConcurrency: 8 })])).toBe('b');
-    expect(lb([worker('b', { running: 1, maxConcurrency: 4 }), worker('a', { running: 2, maxConcurrency: 8 })])).toBe('a');
-    expect(lb([worker('a', { running: 4, maxConcurrency: 4 }), worker('b', { running: 19, maxConcurrency: 20 })])).toBe('b');
+    expect(lb([worker('a', { running: 1, maxConcurrency: 2 }), worker('b', { running: 2, maxConcurrency: 8 })])).toBe(
+      'b',
+    );
+    expect(lb([worker('b', { running: 1, maxConcurrency: 4 }), worker('a', { running: 2, maxConcurrency: 8 })])).toBe(
+      'a',
+    );
+    expect(lb([worker('a', { running: 4, maxConcurrency: 4 }), worker('b', { running: 19, maxConcurrency: 20 })])).toBe(
+      'b',
+    );
   });
 });
 
@@ -93,23 +106,42 @@ describe('whyNoWorker', () => {
 
   it('says what stands in the way, in the order a user would check', () => {
     expect(why([])).toBe('no worker is registered: start one (ax serve) or join a machine as a worker');
-    expect(why([worker('a', { status: 'lost' }), worker('b', { status: 'draining' })])).toBe('none of the 2 workers is online (draining, lost)');
-    expect(why([worker('a', { lastHeartbeat: NOW - 42_000 })])).toBe("every online worker's heartbeat is stale (newest 42s old, limit 15s)");
-    expect(why([worker('a', { policy: { labels: [], workflows: ['billing'], acceptUnlabelled: true } })]))
-      .toBe('no online worker accepts workflow "etl": add it to a worker\'s accept-policy');
+    expect(why([worker('a', { status: 'lost' }), worker('b', { status: 'draining' })])).toBe(
+      'none of the 2 workers is online (draining, lost)',
+    );
+    expect(why([worker('a', { lastHeartbeat: NOW - 42_000 })])).toBe(
+      "every online worker's heartbeat is stale (newest 42s old, limit 15s)",
+    );
+    expect(why([worker('a', { policy: { labels: [], workflows: ['billing'], acceptUnlabelled: true } })])).toBe(
+      'no online worker accepts workflow "etl": add it to a worker\'s accept-policy',
+    );
   });
 
   it('names the labels nobody offers, or the unlabelled-task refusal', () => {
     const cpu = { labels: ['linux'], acceptUnlabelled: false };
-    expect(why([worker('a', { policy: cpu }), worker('b', { status: 'lost', policy: { labels: ['gpu'], acceptUnlabelled: true } })], { workflowName: 'etl', labels: ['gpu'] }))
-      .toBe("no online worker accepts labels [gpu]: add them to a worker's labels or remove them from the task");
-    expect(why([worker('a', { policy: cpu })])).toBe('no online worker accepts unlabelled tasks: label the task or let a worker accept unlabelled tasks');
+    expect(
+      why(
+        [
+          worker('a', { policy: cpu }),
+          worker('b', { status: 'lost', policy: { labels: ['gpu'], acceptUnlabelled: true } }),
+        ],
+        { workflowName: 'etl', labels: ['gpu'] },
+      ),
+    ).toBe("no online worker accepts labels [gpu]: add them to a worker's labels or remove them from the task");
+    expect(why([worker('a', { policy: cpu })])).toBe(
+      'no online worker accepts unlabelled tasks: label the task or let a worker accept unlabelled tasks',
+    );
   });
 
   it('reports full workers, counting only those that accept the task', () => {
     const refuses = { labels: [], acceptUnlabelled: false };
-    expect(why([worker('a', { running: 8 }), worker('b', { running: 2, maxConcurrency: 2 }), worker('c', { policy: refuses })]))
-      .toBe('all 2 workers are at their concurrency limit');
+    expect(
+      why([
+        worker('a', { running: 8 }),
+        worker('b', { running: 2, maxConcurrency: 2 }),
+        worker('c', { policy: refuses }),
+      ]),
+    ).toBe('all 2 workers are at their concurrency limit');
     expect(why([worker('a', { running: 8 })])).toBe('the only worker that accepts it (a) is at its concurrency limit');
     expect(why([worker('b'), worker('a', { running: 1 })])).toBe('worker a can take it');
   });

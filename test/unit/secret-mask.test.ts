@@ -51,13 +51,31 @@ describe('SecretMask', () => {
 
   it('the store keeps audit, alert, delivery and reason texts masked', async () => {
     const seen: unknown[] = [];
-    const fake = new Proxy({}, { get: (_t, prop) => (...args: unknown[]) => (seen.push([prop, ...args]), Promise.resolve(true)) }) as Store;
+    const fake = new Proxy(
+      {},
+      {
+        get:
+          (_t, prop) =>
+          (...args: unknown[]) => (seen.push([prop, ...args]), Promise.resolve(true)),
+      },
+    ) as Store;
     const store = maskedStore(fake, (t) => t.replaceAll('s3cr3t', MASK));
     await store.audit({ at: 1, actor: 'me', action: 'x', object: 'o', detail: 'd s3cr3t' });
     await store.recordAlertDelivery(1, { channel: 'c', state: 'failed', attempts: 1, at: 1, error: 'POST s3cr3t' });
     await store.requeueInstance(1, { from: ['DISPATCHED'], attempt: 1 }, 'worker s3cr3t was lost');
     await store.setWaitingReason(1, 1, 'waiting: s3cr3t');
-    await store.finishInstance({ id: 1, runId: 1, guard: { from: ['RUNNING'], attempt: 1 }, to: 'FAILED', outcome: { reason: 'could not start: s3cr3t' }, followUps: {}, settlement: { taskCount: 1, queuedRoots: [] } }, 1);
+    await store.finishInstance(
+      {
+        id: 1,
+        runId: 1,
+        guard: { from: ['RUNNING'], attempt: 1 },
+        to: 'FAILED',
+        outcome: { reason: 'could not start: s3cr3t' },
+        followUps: {},
+        settlement: { taskCount: 1, queuedRoots: [] },
+      },
+      1,
+    );
     await store.recordPid(1, { from: ['RUNNING'], attempt: 1 }, 3);
     expect(JSON.stringify(seen)).not.toContain('s3cr3t');
     expect(seen[2]).toEqual(['requeueInstance', 1, { from: ['DISPATCHED'], attempt: 1 }, `worker ${MASK} was lost`]);

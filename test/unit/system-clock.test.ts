@@ -3,7 +3,9 @@ import { MAX_TIMEOUT_MS, systemClock } from '../../engine/adapters/system-clock.
 
 // vitest's fake timers reproduce Node's overflow: a setTimeout delay past 2³¹−1 ms fires after 1 ms.
 describe('the system clock keeps long timers', () => {
-  beforeEach(() => vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'], now: Date.UTC(2026, 10, 30) }));
+  beforeEach(() =>
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'], now: Date.UTC(2026, 10, 30) }),
+  );
   afterEach(() => vi.useRealTimers());
 
   const DAY = 86_400_000;

@@ -3,7 +3,12 @@ import { ValidationError, type ValidationProblem } from '../../engine/api/errors
 import type { TaskSpec, WorkflowSpec } from '../../engine/api/types.ts';
 import { validateCron, validateTimezone } from '../../engine/core/model/cron.ts';
 import { environmentWarnings } from '../../engine/core/workflow/spec-warnings.ts';
-import { decodeWorkflowFile, hasComments, MAX_WORKFLOW_FILE_BYTES, parseWorkflowFile } from '../../engine/core/workflow/workflow-file.ts';
+import {
+  decodeWorkflowFile,
+  hasComments,
+  MAX_WORKFLOW_FILE_BYTES,
+  parseWorkflowFile,
+} from '../../engine/core/workflow/workflow-file.ts';
 import { serializeWorkflow } from '../../engine/core/workflow/workflow-serialize.ts';
 import type { WorkerRecord } from '../../engine/api/types.ts';
 
@@ -38,7 +43,9 @@ const task = (name: string, extra: Partial<TaskSpec> = {}): TaskSpec => ({
 
 describe('parseWorkflowFile: valid files', () => {
   it('fills in defaults', () => {
-    const { spec, warnings } = parse('workflow: nightly-etl\nschedule: "0 2 * * *"\ntasks:\n  extract:\n    command: ./extract.sh\n');
+    const { spec, warnings } = parse(
+      'workflow: nightly-etl\nschedule: "0 2 * * *"\ntasks:\n  extract:\n    command: ./extract.sh\n',
+    );
     expect(warnings).toEqual([]);
     expect(spec).toStrictEqual({
       name: 'nightly-etl',
@@ -94,27 +101,45 @@ tasks:
   });
 
   it('lists tasks in topological order, ties by name, and keeps names that look like numbers as written', () => {
-    const { spec } = parse('workflow: w\ntasks:\n  b: {command: x}\n  2: {command: x}\n  1.50: {command: x}\n  a: {command: x}\n');
+    const { spec } = parse(
+      'workflow: w\ntasks:\n  b: {command: x}\n  2: {command: x}\n  1.50: {command: x}\n  a: {command: x}\n',
+    );
     expect(spec.tasks.map((t) => t.name)).toEqual(['1.50', '2', 'a', 'b']);
-    const chain = parse('workflow: w\ntasks:\n  load: {command: x, upstream: [clean]}\n  clean: {command: x, upstream: [extract]}\n  extract: {command: x}\n  audit: {command: x}\n');
+    const chain = parse(
+      'workflow: w\ntasks:\n  load: {command: x, upstream: [clean]}\n  clean: {command: x, upstream: [extract]}\n  extract: {command: x}\n  audit: {command: x}\n',
+    );
     expect(chain.spec.tasks.map((t) => t.name)).toEqual(['audit', 'extract', 'clean', 'load']);
   });
 
   it('resolves anchors and aliases', () => {
-    const { spec } = parse('workflow: w\ntasks:\n  a: { command: x, env: &common { REGION: eu } }\n  b: { command: y, env: *common }\n');
+    const { spec } = parse(
+      'workflow: w\ntasks:\n  a: { command: x, env: &common { REGION: eu } }\n  b: { command: y, env: *common }\n',
+    );
     expect(spec.tasks.map((t) => t.env)).toEqual([{ REGION: 'eu' }, { REGION: 'eu' }]);
   });
 
   it('accepts JSON', () => {
-    const json = JSON.stringify({
-      workflow: 'w',
-      schedule: { cron: '*/5 * * * *', overlap: 'parallel' },
-      tasks: { a: { command: 'echo a', retries: 1 }, b: { command: 'echo b', upstream: ['a'] } },
-    }, null, '\t');
+    const json = JSON.stringify(
+      {
+        workflow: 'w',
+        schedule: { cron: '*/5 * * * *', overlap: 'parallel' },
+        tasks: { a: { command: 'echo a', retries: 1 }, b: { command: 'echo b', upstream: ['a'] } },
+      },
+      null,
+      '\t',
+    );
     const { spec, warnings } = parse(json);
     expect(warnings).toEqual([]);
-    expect(spec.schedule).toEqual({ cron: '*/5 * * * *', timezone: 'Europe/Berlin', misfire: 'run_once', overlap: 'parallel' });
-    expect(spec.tasks.map((t) => [t.name, t.retries, t.upstream])).toEqual([['a', 1, []], ['b', 0, ['a']]]);
+    expect(spec.schedule).toEqual({
+      cron: '*/5 * * * *',
+      timezone: 'Europe/Berlin',
+      misfire: 'run_once',
+      overlap: 'parallel',
+    });
+    expect(spec.tasks.map((t) => [t.name, t.retries, t.upstream])).toEqual([
+      ['a', 1, []],
+      ['b', 0, ['a']],
+    ]);
   });
 
   it('takes comments without a warning (they matter only where ax export would write over them), and tells comments from "#" inside strings', () => {
@@ -151,16 +176,26 @@ describe('parseWorkflowFile: problems', () => {
   });
 
   it('unknown keys, with a suggestion only when one is close', () => {
-    expect(one(oneTask('timout: 5m'))).toEqual({ path: 'tasks.extract.timout', message: `unknown key "timout": did you mean 'timeout'?` });
-    expect(one(oneTask('retryBackoff: 5s'))).toEqual({ path: 'tasks.extract.retryBackoff', message: `unknown key "retryBackoff": did you mean 'retry_backoff'?` });
-    expect(one(oneTask('envs: { A: x }'))).toEqual({ path: 'tasks.extract.envs', message: `unknown key "envs": did you mean 'env'?` });
+    expect(one(oneTask('timout: 5m'))).toEqual({
+      path: 'tasks.extract.timout',
+      message: `unknown key "timout": did you mean 'timeout'?`,
+    });
+    expect(one(oneTask('retryBackoff: 5s'))).toEqual({
+      path: 'tasks.extract.retryBackoff',
+      message: `unknown key "retryBackoff": did you mean 'retry_backoff'?`,
+    });
+    expect(one(oneTask('envs: { A: x }'))).toEqual({
+      path: 'tasks.extract.envs',
+      message: `unknown key "envs": did you mean 'env'?`,
+    });
     // three edits away from "owner": a guess would mislead more than help
     expect(one(`${oneTask()}\nuser: x`)?.message).toBe(
       'unknown key "user": allowed keys are workflow, description, owner, schedule, on_event, routing, alerts, tasks',
     );
     expect(one(`${oneTask()}\nname: x`)).toEqual({
       path: 'name',
-      message: 'unknown key "name": allowed keys are workflow, description, owner, schedule, on_event, routing, alerts, tasks',
+      message:
+        'unknown key "name": allowed keys are workflow, description, owner, schedule, on_event, routing, alerts, tasks',
     });
     expect(one('workflow: w\nschedule: { cron: "0 2 * * *", tz: UTC }\ntasks: { a: { command: x } }')).toEqual({
       path: 'schedule.tz',
@@ -169,14 +204,26 @@ describe('parseWorkflowFile: problems', () => {
   });
 
   it('wrong types', () => {
-    expect(one('workflow: w\ntasks: [a, b]')).toEqual({ path: 'tasks', message: 'must be a map of task name to task (got a list)' });
-    expect(one(oneTask('labels: gpu'))).toEqual({ path: 'tasks.extract.labels', message: 'must be a list of labels, e.g. [gpu] (got a string)' });
+    expect(one('workflow: w\ntasks: [a, b]')).toEqual({
+      path: 'tasks',
+      message: 'must be a map of task name to task (got a list)',
+    });
+    expect(one(oneTask('labels: gpu'))).toEqual({
+      path: 'tasks.extract.labels',
+      message: 'must be a list of labels, e.g. [gpu] (got a string)',
+    });
     expect(one(oneTask('upstream: [1]'))).toEqual({
       path: 'tasks.extract.upstream',
       message: 'must be a list of task names, e.g. [extract] (got an item that is a number)',
     });
-    expect(one(oneTask('cwd: [a]'))).toEqual({ path: 'tasks.extract.cwd', message: 'must be a string (got a list): put the value in quotes' });
-    expect(one(oneTask('env: [A]'))).toEqual({ path: 'tasks.extract.env', message: 'must be a map of NAME: value (or NAME: { secret: SECRET }) (got a list)' });
+    expect(one(oneTask('cwd: [a]'))).toEqual({
+      path: 'tasks.extract.cwd',
+      message: 'must be a string (got a list): put the value in quotes',
+    });
+    expect(one(oneTask('env: [A]'))).toEqual({
+      path: 'tasks.extract.env',
+      message: 'must be a map of NAME: value (or NAME: { secret: SECRET }) (got a list)',
+    });
     expect(one(oneTask('env: { A: [1] }'))).toEqual({
       path: 'tasks.extract.env.A',
       message: 'must be a string, number, boolean or { secret: NAME } (got a list): write "" for an empty value',
@@ -185,33 +232,64 @@ describe('parseWorkflowFile: problems', () => {
       path: 'tasks.extract.env.1A',
       message: '"1A" is not a valid variable name: use letters, digits and "_", not a leading digit',
     });
-    expect(one('workflow: w\ntasks:\n  a: {command: 42}')).toEqual({ path: 'tasks.a.command', message: 'must be a string (got a number): put it in quotes' });
-    expect(one('workflow: w\ntasks:\n  a: ./a.sh')).toEqual({ path: 'tasks.a', message: 'must be a map with at least "command" (got a string)' });
-    expect(one(`${oneTask()}\nrouting: fastest`)).toEqual({ path: 'routing', message: 'must be one of round_robin, random, least_busy (got "fastest")' });
+    expect(one('workflow: w\ntasks:\n  a: {command: 42}')).toEqual({
+      path: 'tasks.a.command',
+      message: 'must be a string (got a number): put it in quotes',
+    });
+    expect(one('workflow: w\ntasks:\n  a: ./a.sh')).toEqual({
+      path: 'tasks.a',
+      message: 'must be a map with at least "command" (got a string)',
+    });
+    expect(one(`${oneTask()}\nrouting: fastest`)).toEqual({
+      path: 'routing',
+      message: 'must be one of round_robin, random, least_busy (got "fastest")',
+    });
   });
 
   it('missing workflow, tasks, command; empty tasks and command', () => {
-    expect(one('tasks: { a: { command: x } }')).toEqual({ path: 'workflow', message: 'missing: add "workflow: <name>" at the top level' });
+    expect(one('tasks: { a: { command: x } }')).toEqual({
+      path: 'workflow',
+      message: 'missing: add "workflow: <name>" at the top level',
+    });
     expect(one('workflow: w')).toEqual({ path: 'tasks', message: 'missing: add a "tasks" map with at least one task' });
     expect(one('workflow: w\ntasks: {}')).toEqual({ path: 'tasks', message: 'at least one task is required' });
-    expect(one('workflow: w\ntasks:\n  a: { cwd: /tmp }')).toEqual({ path: 'tasks.a.command', message: 'missing: every task needs a "command" to run' });
-    expect(one('workflow: w\ntasks:\n  a: { command: "   " }')).toEqual({ path: 'tasks.a.command', message: 'command is empty: write the shell command to run' });
+    expect(one('workflow: w\ntasks:\n  a: { cwd: /tmp }')).toEqual({
+      path: 'tasks.a.command',
+      message: 'missing: every task needs a "command" to run',
+    });
+    expect(one('workflow: w\ntasks:\n  a: { command: "   " }')).toEqual({
+      path: 'tasks.a.command',
+      message: 'command is empty: write the shell command to run',
+    });
   });
 
   it('invalid names', () => {
-    const hint = 'is not a valid name: use letters, digits, "_", "." or "-", starting with a letter or digit (at most 100 characters)';
+    const hint =
+      'is not a valid name: use letters, digits, "_", "." or "-", starting with a letter or digit (at most 100 characters)';
     expect(one('workflow: -w\ntasks: { a: { command: x } }')).toEqual({ path: 'workflow', message: `"-w" ${hint}` });
-    expect(one('workflow: w\ntasks: { "a b": { command: x } }')).toEqual({ path: 'tasks.a b', message: `"a b" ${hint}` });
+    expect(one('workflow: w\ntasks: { "a b": { command: x } }')).toEqual({
+      path: 'tasks.a b',
+      message: `"a b" ${hint}`,
+    });
     expect(one(`workflow: ${'x'.repeat(101)}\ntasks: { a: { command: x } }`)?.path).toBe('workflow');
     expect(parse(`workflow: ${'x'.repeat(100)}\ntasks: { a: { command: x } }`).spec.name).toHaveLength(100);
   });
 
-  it('a bad cron passes validateCron\'s message through', () => {
+  it("a bad cron passes validateCron's message through", () => {
     const expected = validateCron('0 2 * *');
     expect(expected).toBeTypeOf('string');
-    expect(one('workflow: w\nschedule: "0 2 * *"\ntasks: { a: { command: x } }')).toEqual({ path: 'schedule', message: expected });
-    expect(one('workflow: w\nschedule: { cron: "0 2 * *" }\ntasks: { a: { command: x } }')).toEqual({ path: 'schedule.cron', message: expected });
-    expect(one('workflow: w\nschedule: { cron: "" }\ntasks: { a: { command: x } }')).toEqual({ path: 'schedule.cron', message: validateCron('') });
+    expect(one('workflow: w\nschedule: "0 2 * *"\ntasks: { a: { command: x } }')).toEqual({
+      path: 'schedule',
+      message: expected,
+    });
+    expect(one('workflow: w\nschedule: { cron: "0 2 * *" }\ntasks: { a: { command: x } }')).toEqual({
+      path: 'schedule.cron',
+      message: expected,
+    });
+    expect(one('workflow: w\nschedule: { cron: "" }\ntasks: { a: { command: x } }')).toEqual({
+      path: 'schedule.cron',
+      message: validateCron(''),
+    });
     expect(one('workflow: w\nschedule: { timezone: UTC }\ntasks: { a: { command: x } }')).toEqual({
       path: 'schedule.cron',
       message: 'missing: add the cron expression, e.g. cron: "0 2 * * *"',
@@ -221,21 +299,30 @@ describe('parseWorkflowFile: problems', () => {
   it('an unknown time zone', () => {
     const expected = validateTimezone('Mars/Olympus');
     expect(expected).toBeTypeOf('string');
-    expect(one('workflow: w\nschedule: { cron: "0 2 * * *", timezone: Mars/Olympus }\ntasks: { a: { command: x } }')).toEqual({
+    expect(
+      one('workflow: w\nschedule: { cron: "0 2 * * *", timezone: Mars/Olympus }\ntasks: { a: { command: x } }'),
+    ).toEqual({
       path: 'schedule.timezone',
       message: expected,
     });
   });
 
   it('bad durations and backoff', () => {
-    const bad = (text: string) => `"${text}" is not a duration: write a number with a unit, e.g. "500ms", "90s", "30m", "1h30m", "2d"`;
+    const bad = (text: string) =>
+      `"${text}" is not a duration: write a number with a unit, e.g. "500ms", "90s", "30m", "1h30m", "2d"`;
     expect(one(oneTask('timeout: 30 minutes'))).toEqual({ path: 'tasks.extract.timeout', message: bad('30 minutes') });
     expect(one(oneTask('timeout: 30'))).toEqual({ path: 'tasks.extract.timeout', message: bad('30') });
-    expect(one(oneTask('timeout: 0s'))).toEqual({ path: 'tasks.extract.timeout', message: 'must be longer than 0: leave timeout out for no limit' });
+    expect(one(oneTask('timeout: 0s'))).toEqual({
+      path: 'tasks.extract.timeout',
+      message: 'must be longer than 0: leave timeout out for no limit',
+    });
     // past 2³¹−1 ms (24.8 days) a timer must be chained; past 365 days the file is refused
     expect(parse(oneTask('timeout: 25d')).spec.tasks[0]?.timeoutMs).toBe(25 * 86_400_000);
     expect(parse(oneTask('timeout: 365d')).spec.tasks[0]?.timeoutMs).toBe(365 * 86_400_000);
-    expect(one(oneTask('timeout: 366d'))).toEqual({ path: 'tasks.extract.timeout', message: '"366d" is longer than the longest duration AX accepts, 365d' });
+    expect(one(oneTask('timeout: 366d'))).toEqual({
+      path: 'tasks.extract.timeout',
+      message: '"366d" is longer than the longest duration AX accepts, 365d',
+    });
     expect(one(oneTask('retry_backoff: { strategy: exponential, delay: 1m, max: 8760h1ms }'))).toEqual({
       path: 'tasks.extract.retry_backoff.max',
       message: '"8760h1ms" is longer than the longest duration AX accepts, 365d',
@@ -252,7 +339,10 @@ describe('parseWorkflowFile: problems', () => {
   });
 
   it('negative, fractional or non-numeric retries', () => {
-    const msg = (got: string) => ({ path: 'tasks.extract.retries', message: `must be a whole number from 0 to 100 (got ${got})` });
+    const msg = (got: string) => ({
+      path: 'tasks.extract.retries',
+      message: `must be a whole number from 0 to 100 (got ${got})`,
+    });
     expect(one(oneTask('retries: -1'))).toEqual(msg('-1'));
     expect(one(oneTask('retries: 1.5'))).toEqual(msg('1.5'));
     expect(one(oneTask('retries: 101'))).toEqual(msg('101'));
@@ -261,11 +351,25 @@ describe('parseWorkflowFile: problems', () => {
   });
 
   it('unknown upstream, self upstream, repeated upstream', () => {
-    const wf = (up: string) => `workflow: w\ntasks:\n  extract: { command: x }\n  clean: { command: y, upstream: ${up} }`;
-    expect(one(wf('[extrct]'))).toEqual({ path: 'tasks.clean.upstream', message: `unknown task "extrct": did you mean 'extract'?` });
-    expect(one(wf('[zzz]'))).toEqual({ path: 'tasks.clean.upstream', message: "unknown task \"zzz\": upstream must name a task in this workflow (or another workflow's as WORKFLOW.TASK, a whole one as WORKFLOW.*)" });
-    expect(one(wf('[clean]'))).toEqual({ path: 'tasks.clean.upstream', message: 'a task cannot be upstream of itself: remove "clean"' });
-    expect(one(wf('[extract, extract]'))).toEqual({ path: 'tasks.clean.upstream', message: '"extract" is listed twice: list it once' });
+    const wf = (up: string) =>
+      `workflow: w\ntasks:\n  extract: { command: x }\n  clean: { command: y, upstream: ${up} }`;
+    expect(one(wf('[extrct]'))).toEqual({
+      path: 'tasks.clean.upstream',
+      message: `unknown task "extrct": did you mean 'extract'?`,
+    });
+    expect(one(wf('[zzz]'))).toEqual({
+      path: 'tasks.clean.upstream',
+      message:
+        'unknown task "zzz": upstream must name a task in this workflow (or another workflow\'s as WORKFLOW.TASK, a whole one as WORKFLOW.*)',
+    });
+    expect(one(wf('[clean]'))).toEqual({
+      path: 'tasks.clean.upstream',
+      message: 'a task cannot be upstream of itself: remove "clean"',
+    });
+    expect(one(wf('[extract, extract]'))).toEqual({
+      path: 'tasks.clean.upstream',
+      message: '"extract" is listed twice: list it once',
+    });
   });
 
   it('a cycle, spelled out', () => {
@@ -282,7 +386,10 @@ tasks:
       path: 'tasks.extract',
       message: 'duplicate task "extract": task names must be unique',
     });
-    expect(one(oneTask('timeout: 5m', 'timeout: 6m'))).toEqual({ path: 'tasks.extract.timeout', message: 'duplicate key "timeout": write each key once' });
+    expect(one(oneTask('timeout: 5m', 'timeout: 6m'))).toEqual({
+      path: 'tasks.extract.timeout',
+      message: 'duplicate key "timeout": write each key once',
+    });
     // JSON.parse would silently keep the second one
     expect(one('{"workflow": "a", "workflow": "b", "tasks": {"t": {"command": "x"}}}')).toEqual({
       path: 'workflow',
@@ -298,7 +405,12 @@ tasks:
   it('aliases that expand exponentially are cut off', () => {
     // 10^8 values if expanded; the unknown keys l0..l7 are reported too
     const lines = ['workflow: w', 'tasks: { t: { command: x } }', 'l0: &l0 [x, x, x, x, x, x, x, x, x, x]'];
-    for (let i = 1; i < 8; i++) lines.push(`l${i}: &l${i} [${Array(10).fill(`*l${i - 1}`).join(', ')}]`);
+    for (let i = 1; i < 8; i++)
+      lines.push(
+        `l${i}: &l${i} [${Array(10)
+          .fill(`*l${i - 1}`)
+          .join(', ')}]`,
+      );
     // expanded, this would outlast the test's timeout; how long the cut-off takes is in bench/guard-times.ts
     const list = problems(lines.join('\n'));
     expect(list.map((p) => p.message)).toContain('aliases expand to more than 10000 values: write them out');
@@ -312,13 +424,20 @@ tasks:
     expect(one('{"workflow": "w",\n "tasks": {\n}')?.message).toMatch(/^invalid YAML at line \d+, column \d+: /);
     expect(one('workflow: w\n---\nworkflow: v\n')).toEqual({
       path: '',
-      message: 'invalid YAML at line 2, column 1: a file holds one workflow: move the part after this "---" to its own file',
+      message:
+        'invalid YAML at line 2, column 1: a file holds one workflow: move the part after this "---" to its own file',
     });
     const empty = { path: '', message: 'the file is empty: a workflow needs at least "workflow:" and "tasks:"' };
     expect(one('')).toEqual(empty);
     expect(one('  \n# just a comment\n')).toEqual(empty);
-    expect(one('- extract\n- load\n')).toEqual({ path: '', message: 'the top level must be a map with "workflow" and "tasks" keys (got a list)' });
-    expect(one('"just text"')).toEqual({ path: '', message: 'the top level must be a map with "workflow" and "tasks" keys (got a string)' });
+    expect(one('- extract\n- load\n')).toEqual({
+      path: '',
+      message: 'the top level must be a map with "workflow" and "tasks" keys (got a list)',
+    });
+    expect(one('"just text"')).toEqual({
+      path: '',
+      message: 'the top level must be a map with "workflow" and "tasks" keys (got a string)',
+    });
   });
 });
 
@@ -351,7 +470,10 @@ describe('serializeWorkflow', () => {
   const specs: Record<string, WorkflowSpec> = {
     minimal,
     full,
-    scheduleDefaults: { ...minimal, schedule: { cron: '*/5 * * * * *', timezone: 'UTC', misfire: 'run_once', overlap: 'skip' } },
+    scheduleDefaults: {
+      ...minimal,
+      schedule: { cron: '*/5 * * * * *', timezone: 'UTC', misfire: 'run_once', overlap: 'skip' },
+    },
     exponentialDefault: {
       ...minimal,
       tasks: [task('a', { retries: 1, retryBackoff: { kind: 'exponential', delayMs: 10_000, maxDelayMs: 3_600_000 } })],
@@ -398,7 +520,8 @@ tasks:
   });
 
   it('writes a fixed backoff as a duration and other backoffs as a full map', () => {
-    const one = (b: TaskSpec['retryBackoff']) => serializeWorkflow({ ...minimal, tasks: [task('t', { retryBackoff: b })] });
+    const one = (b: TaskSpec['retryBackoff']) =>
+      serializeWorkflow({ ...minimal, tasks: [task('t', { retryBackoff: b })] });
     expect(one({ kind: 'fixed', delayMs: 90_000, maxDelayMs: 90_000 })).toContain('    retry_backoff: 1m30s\n');
     expect(one({ kind: 'exponential', delayMs: 1000, maxDelayMs: 60_000 })).toContain(
       '    retry_backoff:\n      strategy: exponential\n      delay: 1s\n      max: 1m\n',
@@ -412,7 +535,9 @@ tasks:
     const first = parseWorkflowFile(text, opts);
     expect(first.warnings).toEqual([]);
     const canonical = serializeWorkflow(first.spec);
-    expect(canonical.startsWith('workflow: w\nschedule:\n  cron: 0 2 * * *\n  timezone: Europe/Berlin\ntasks:\n  a:\n')).toBe(true);
+    expect(
+      canonical.startsWith('workflow: w\nschedule:\n  cron: 0 2 * * *\n  timezone: Europe/Berlin\ntasks:\n  a:\n'),
+    ).toBe(true);
     expect(canonical).toContain('      N: "7"\n');
     expect(serializeWorkflow(parseWorkflowFile(canonical, { defaultTimezone: 'UTC' }).spec)).toBe(canonical);
   });
@@ -426,8 +551,12 @@ describe('hostile and careless input', () => {
       { path: 'tasks.extract.env.X', message: NUL },
       { path: 'tasks.extract.cwd', message: NUL },
     ]);
-    expect(problems('workflow: w\ntasks:\n  a:\n    command: "echo a\0b"\n')).toEqual([{ path: 'tasks.a.command', message: NUL }]);
-    expect(problems('workflow: w\ntasks:\n  a:\n    command: echo\n    env: { "A\\0B": x }\n')).toEqual([{ path: 'tasks.a.env.A\\0B', message: `key ${NUL}` }]);
+    expect(problems('workflow: w\ntasks:\n  a:\n    command: "echo a\0b"\n')).toEqual([
+      { path: 'tasks.a.command', message: NUL },
+    ]);
+    expect(problems('workflow: w\ntasks:\n  a:\n    command: echo\n    env: { "A\\0B": x }\n')).toEqual([
+      { path: 'tasks.a.env.A\\0B', message: `key ${NUL}` },
+    ]);
   });
 
   it('a spec from the API with a NUL is refused as a file with one would be', () => {
@@ -437,14 +566,21 @@ describe('hostile and careless input', () => {
 
   it('a relative cwd is resolved by the host when it can, and refused when there is no file to resolve it against', () => {
     expect(problems(oneTask('cwd: data'))).toEqual([
-      { path: 'tasks.extract.cwd', message: '"data" is a relative path: write the full path, e.g. "/srv/etl" ("ax apply FILE" resolves it against the file\'s directory)' },
+      {
+        path: 'tasks.extract.cwd',
+        message:
+          '"data" is a relative path: write the full path, e.g. "/srv/etl" ("ax apply FILE" resolves it against the file\'s directory)',
+      },
     ]);
     const seen: string[] = [];
     const resolveCwd = (cwd: string) => {
       seen.push(cwd);
       return `/base/${cwd}`;
     };
-    const { spec } = parseWorkflowFile(`${oneTask('cwd: ../data')}\n  b:\n    command: x\n    cwd: /abs`, { ...opts, resolveCwd });
+    const { spec } = parseWorkflowFile(`${oneTask('cwd: ../data')}\n  b:\n    command: x\n    cwd: /abs`, {
+      ...opts,
+      resolveCwd,
+    });
     expect(spec.tasks.map((t) => t.cwd)).toEqual(['/abs', '/base/../data']);
     expect(seen).toEqual(['../data']);
     expect(parse(oneTask('cwd: "C:\\\\jobs"')).spec.tasks[0]?.cwd).toBe('C:\\jobs');
@@ -454,7 +590,13 @@ describe('hostile and careless input', () => {
     // A document the parser would reject at its first line: only the size is reported.
     const text = `{{{ ${'x'.repeat(MAX_WORKFLOW_FILE_BYTES)}`;
     // only the size is reported, none of the parser's errors: it never ran (its time: bench/guard-times.ts)
-    expect(problems(text, 'big.yaml')).toEqual([{ file: 'big.yaml', path: '', message: 'the file is 5.0 MB, over the 5 MB limit for a workflow file: split it into several workflows' }]);
+    expect(problems(text, 'big.yaml')).toEqual([
+      {
+        file: 'big.yaml',
+        path: '',
+        message: 'the file is 5.0 MB, over the 5 MB limit for a workflow file: split it into several workflows',
+      },
+    ]);
   });
 
   it('bytes that are not UTF-8 are refused with the offset, line and column of the first bad one', () => {
@@ -468,13 +610,21 @@ describe('hostile and careless input', () => {
       throw new Error('expected a ValidationError');
     };
     const hint = 'is not valid UTF-8: save the file as UTF-8 (it may be Latin-1 or UTF-16)';
-    expect(problem(latin1)).toEqual([{ file: 'f.yaml', path: '', message: `not UTF-8: byte 0xE9 at offset 45 (line 4, column 22) ${hint}` }]);
+    expect(problem(latin1)).toEqual([
+      { file: 'f.yaml', path: '', message: `not UTF-8: byte 0xE9 at offset 45 (line 4, column 22) ${hint}` },
+    ]);
     // UTF-16 with its byte-order mark fails at the very first byte
-    expect(problem(Buffer.from('\uFEFFworkflow: w', 'utf16le'))[0]?.message).toBe(`not UTF-8: byte 0xFF at offset 0 (line 1, column 1) ${hint}`);
+    expect(problem(Buffer.from('\uFEFFworkflow: w', 'utf16le'))[0]?.message).toBe(
+      `not UTF-8: byte 0xFF at offset 0 (line 1, column 1) ${hint}`,
+    );
     // the column counts characters: "é" before the bad byte is one column
-    expect(problem(Buffer.concat([Buffer.from('# é'), Buffer.from([0xc3, 0x28])]))[0]?.message).toBe(`not UTF-8: byte 0xC3 at offset 4 (line 1, column 4) ${hint}`);
+    expect(problem(Buffer.concat([Buffer.from('# é'), Buffer.from([0xc3, 0x28])]))[0]?.message).toBe(
+      `not UTF-8: byte 0xC3 at offset 4 (line 1, column 4) ${hint}`,
+    );
     expect(decodeWorkflowFile(Buffer.from('\uFEFFworkflow: café'), 'f.yaml')).toBe('workflow: café');
-    expect(() => decodeWorkflowFile(new Uint8Array(MAX_WORKFLOW_FILE_BYTES + 1), 'f.yaml')).toThrow('over the 5 MB limit');
+    expect(() => decodeWorkflowFile(new Uint8Array(MAX_WORKFLOW_FILE_BYTES + 1), 'f.yaml')).toThrow(
+      'over the 5 MB limit',
+    );
   });
 });
 
@@ -495,7 +645,11 @@ describe('environmentWarnings: what would keep a valid workflow from running her
   const spec: WorkflowSpec = {
     name: 'w',
     routing: 'round_robin',
-    tasks: [task('train', { labels: ['gpu', 'big'] }), task('prep', { cwd: '/missing' }), task('load', { labels: ['gpu'], cwd: '/here' })],
+    tasks: [
+      task('train', { labels: ['gpu', 'big'] }),
+      task('prep', { cwd: '/missing' }),
+      task('load', { labels: ['gpu'], cwd: '/here' }),
+    ],
   };
   const checkCwd = (cwd: string) => (cwd === '/here' ? undefined : 'does not exist on this machine');
 
@@ -504,9 +658,14 @@ describe('environmentWarnings: what would keep a valid workflow from running her
       {
         file: 'w.yaml',
         path: 'tasks.train.labels',
-        message: 'no worker offers labels [gpu, big]: the solo worker offers none, so the task would wait forever; remove the labels, or run the workflow in team mode on a worker started with --labels gpu,big',
+        message:
+          'no worker offers labels [gpu, big]: the solo worker offers none, so the task would wait forever; remove the labels, or run the workflow in team mode on a worker started with --labels gpu,big',
       },
-      { file: 'w.yaml', path: 'tasks.prep.cwd', message: '"/missing" does not exist on this machine: the task would fail to start; create it or fix the path' },
+      {
+        file: 'w.yaml',
+        path: 'tasks.prep.cwd',
+        message: '"/missing" does not exist on this machine: the task would fail to start; create it or fix the path',
+      },
       { file: 'w.yaml', path: 'tasks.load.labels', message: expect.stringContaining('no worker offers labels [gpu]') },
     ]);
   });
@@ -516,7 +675,8 @@ describe('environmentWarnings: what would keep a valid workflow from running her
     expect(environmentWarnings(spec, workers, 'team')).toEqual([
       {
         path: 'tasks.train.labels',
-        message: 'no known worker offers labels [gpu, big] (workers: etl-1 [gpu], laptop [no labels]): the task would wait until one joins; start one with "ax serve --role worker --labels gpu,big"',
+        message:
+          'no known worker offers labels [gpu, big] (workers: etl-1 [gpu], laptop [no labels]): the task would wait until one joins; start one with "ax serve --role worker --labels gpu,big"',
       },
     ]);
     expect(environmentWarnings(spec, [worker('etl-1', ['big', 'gpu'])], 'team')).toEqual([]);

@@ -33,23 +33,37 @@ describe('workflow file: secret references', () => {
   it('round-trips through export: the reference, never a value, in the same order', () => {
     const text = oneTask('{ REGION: eu, API_TOKEN: { secret: api-token }, DB: { secret: db.password_2 } }');
     const yaml = serializeWorkflow(parse(text).spec);
-    expect(yaml).toContain('    env:\n      REGION: eu\n      API_TOKEN:\n        secret: api-token\n      DB:\n        secret: db.password_2\n');
+    expect(yaml).toContain(
+      '    env:\n      REGION: eu\n      API_TOKEN:\n        secret: api-token\n      DB:\n        secret: db.password_2\n',
+    );
     expect(parse(yaml).spec).toEqual(parse(text).spec);
   });
 
   it('names each problem with its path and the fix', () => {
     expect(problems(oneTask('{ A: { secret: "-bad name" } }'))).toEqual([
-      { path: 'tasks.call.env.A.secret', message: '"-bad name" is not a valid secret name: use letters, digits, "_", "." or "-", starting with a letter or digit (at most 100 characters)' },
+      {
+        path: 'tasks.call.env.A.secret',
+        message:
+          '"-bad name" is not a valid secret name: use letters, digits, "_", "." or "-", starting with a letter or digit (at most 100 characters)',
+      },
     ]);
-    expect(problems(oneTask('{ A: { secret: 12 } }'))).toEqual([{ path: 'tasks.call.env.A.secret', message: 'must be a secret name (got a number)' }]);
+    expect(problems(oneTask('{ A: { secret: 12 } }'))).toEqual([
+      { path: 'tasks.call.env.A.secret', message: 'must be a secret name (got a number)' },
+    ]);
     expect(problems(oneTask('{ A: {} }'))).toEqual([
-      { path: 'tasks.call.env.A.secret', message: 'missing: write { secret: NAME } to take the value from the secret NAME set with "ax secrets set NAME"' },
+      {
+        path: 'tasks.call.env.A.secret',
+        message:
+          'missing: write { secret: NAME } to take the value from the secret NAME set with "ax secrets set NAME"',
+      },
     ]);
     const typo = problems(oneTask('{ A: { secrt: x } }'));
     expect(typo.map((p) => p.path)).toEqual(['tasks.call.env.A.secrt', 'tasks.call.env.A.secret']);
-    expect(typo[0]!.message).toContain('did you mean \'secret\'');
+    expect(typo[0]!.message).toContain("did you mean 'secret'");
     // A value is never accepted in place of the name.
-    expect(problems(oneTask('{ A: { secret: x, value: hunter2 } }')).map((p) => p.path)).toEqual(['tasks.call.env.A.value']);
+    expect(problems(oneTask('{ A: { secret: x, value: hunter2 } }')).map((p) => p.path)).toEqual([
+      'tasks.call.env.A.value',
+    ]);
   });
 
   it('the API accepts a reference in a spec and refuses other objects', () => {
@@ -76,11 +90,18 @@ describe('secretMasker', () => {
 
 describe('environmentWarnings: secrets', () => {
   const spec = parse(oneTask('{ API_TOKEN: { secret: api-token }, DB: { secret: db-pw } }')).spec;
-  const here = (names: string[]) => ({ get: (n: string) => (names.includes(n) ? 'v' : undefined), howToSet: (n: string) => `run "ax secrets set ${n}"` });
+  const here = (names: string[]) => ({
+    get: (n: string) => (names.includes(n) ? 'v' : undefined),
+    howToSet: (n: string) => `run "ax secrets set ${n}"`,
+  });
 
   it('in solo mode, names each referenced secret this machine lacks, on its env field', () => {
     expect(environmentWarnings(spec, [], 'solo', undefined, 'f.yaml', here(['api-token']))).toEqual([
-      { file: 'f.yaml', path: 'tasks.call.env.DB', message: 'secret "db-pw" is not set on this machine: the task would fail to start; run "ax secrets set db-pw"' },
+      {
+        file: 'f.yaml',
+        path: 'tasks.call.env.DB',
+        message: 'secret "db-pw" is not set on this machine: the task would fail to start; run "ax secrets set db-pw"',
+      },
     ]);
     expect(environmentWarnings(spec, [], 'solo', undefined, undefined, here(['api-token', 'db-pw']))).toEqual([]);
   });

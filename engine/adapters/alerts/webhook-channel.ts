@@ -72,7 +72,12 @@ export class WebhookChannel implements AlertChannel {
     try {
       res = await fetch(url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'user-agent': 'ax-scheduler', ...(authorization && { authorization }), ...this.options.headers() },
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'ax-scheduler',
+          ...(authorization && { authorization }),
+          ...this.options.headers(),
+        },
         body: JSON.stringify(webhookBody(alert, this.template)),
         signal,
         redirect: 'error',
@@ -83,7 +88,12 @@ export class WebhookChannel implements AlertChannel {
       // cause's code is kept, never the message (the error's cause is not recorded).
       const cause = (err as { cause?: { code?: string; message?: string } }).cause;
       const causeText = cause?.message && !cause.message.includes('//') ? cause.message : undefined;
-      const why = cause?.code ?? causeText ?? (err instanceof Error && err.name === 'AbortError' ? 'aborted' : 'the request could not be made (is the URL valid?)');
+      const why =
+        cause?.code ??
+        causeText ??
+        (err instanceof Error && err.name === 'AbortError'
+          ? 'aborted'
+          : 'the request could not be made (is the URL valid?)');
       throw new Error(`POST ${this.target}: ${why}`, { cause: err });
     }
     const body = await res.text().catch(() => '');

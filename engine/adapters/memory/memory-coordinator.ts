@@ -116,7 +116,11 @@ export class MemoryCoordinator implements Coordinator {
     });
   }
 
-  async heartbeatWorker(worker: WorkerRecord, ttlMs: number, claim?: { token: string; takeOver: boolean }): Promise<boolean> {
+  async heartbeatWorker(
+    worker: WorkerRecord,
+    ttlMs: number,
+    claim?: { token: string; takeOver: boolean },
+  ): Promise<boolean> {
     const current = this.workers.get(worker.id);
     const held = current && current.expiresAt > this.now() ? current.claim : undefined;
     if (claim && held !== undefined && held !== claim.token && !claim.takeOver) return false;
@@ -216,7 +220,8 @@ export class MemoryCoordinator implements Coordinator {
   }
 
   async subscribe(handler: (event: EngineEvent) => void, options?: { fromOthers?: boolean }): Promise<() => void> {
-    if (this.closed) throw new AxError('unavailable', 'coordinator is closed: subscribe before close(), or open a new one');
+    if (this.closed)
+      throw new AxError('unavailable', 'coordinator is closed: subscribe before close(), or open a new one');
     if (options?.fromOthers) return () => undefined;
     // Wrapped so subscribing the same function twice yields two independent subscriptions.
     const entry = (event: EngineEvent): void => handler(event);

@@ -49,7 +49,7 @@ export class PromMetrics implements EngineMetrics {
   });
   private readonly storedLines = new Counter({
     name: 'ax_log_lines_written_total',
-    help: 'Log lines this node stored (task output and the engine\'s own lines)',
+    help: "Log lines this node stored (task output and the engine's own lines)",
     registers: [this.registry],
   });
   private readonly droppedLines = new Counter({
@@ -66,7 +66,7 @@ export class PromMetrics implements EngineMetrics {
 
   private readonly droppedEvents = new Counter({
     name: 'ax_events_dropped_total',
-    help: 'Messages on the coordinator\'s events channel (Redis) that were not valid events, dropped before any client saw them',
+    help: "Messages on the coordinator's events channel (Redis) that were not valid events, dropped before any client saw them",
     registers: [this.registry],
   });
 
@@ -84,12 +84,22 @@ export class PromMetrics implements EngineMetrics {
           fill(this, await snapshot());
         },
       });
-    gauge('ax_instances', 'Active task instances by state (WAITING: the shared queue in the database), team-wide', ['state'], (g, s) => {
-      for (const [state, n] of Object.entries(s.instances ?? {})) g.set({ state }, n ?? 0);
-    });
-    gauge('ax_runs', 'Runs going (RUNNING) and waiting behind an earlier run of their workflow (QUEUED), team-wide', ['state'], (g, s) => {
-      for (const [state, n] of Object.entries(s.runs ?? {})) g.set({ state }, n ?? 0);
-    });
+    gauge(
+      'ax_instances',
+      'Active task instances by state (WAITING: the shared queue in the database), team-wide',
+      ['state'],
+      (g, s) => {
+        for (const [state, n] of Object.entries(s.instances ?? {})) g.set({ state }, n ?? 0);
+      },
+    );
+    gauge(
+      'ax_runs',
+      'Runs going (RUNNING) and waiting behind an earlier run of their workflow (QUEUED), team-wide',
+      ['state'],
+      (g, s) => {
+        for (const [state, n] of Object.entries(s.runs ?? {})) g.set({ state }, n ?? 0);
+      },
+    );
     gauge('ax_workers', 'Workers by status (online, draining, lost, offline), team-wide', ['status'], (g, s) => {
       if (!s.workers) return;
       for (const status of WORKER_STATUSES) g.set({ status }, s.workers.filter((w) => w.status === status).length);
@@ -100,14 +110,26 @@ export class PromMetrics implements EngineMetrics {
     gauge('ax_worker_max_concurrency', 'Task slots of each live worker', ['worker'], (g, s) => {
       for (const w of s.live ?? []) g.set({ worker: w.id }, w.maxConcurrency);
     });
-    gauge('ax_worker_queue_length', 'Dispatched instances waiting in each live worker\'s queue', ['worker'], (g, s) => {
+    gauge('ax_worker_queue_length', "Dispatched instances waiting in each live worker's queue", ['worker'], (g, s) => {
       for (const w of s.live ?? []) g.set({ worker: w.id }, w.queueLength);
     });
-    gauge('ax_store_up', '1 when the store (SQLite or MySQL) answered the last scrape\'s reads', [], (g, s) => g.set(s.storeUp ? 1 : 0));
-    gauge('ax_coordinator_up', '1 when the worker registrations and queues (in-process or Redis) could be read', [], (g, s) => g.set(s.coordinatorUp ? 1 : 0));
-    gauge('ax_store_round_trip_seconds', 'Round trip of one keyed read from the store, measured at the last scrape', [], (g, s) => {
-      if (s.storeRoundTripMs !== undefined) g.set(s.storeRoundTripMs / 1000);
-    });
+    gauge('ax_store_up', "1 when the store (SQLite or MySQL) answered the last scrape's reads", [], (g, s) =>
+      g.set(s.storeUp ? 1 : 0),
+    );
+    gauge(
+      'ax_coordinator_up',
+      '1 when the worker registrations and queues (in-process or Redis) could be read',
+      [],
+      (g, s) => g.set(s.coordinatorUp ? 1 : 0),
+    );
+    gauge(
+      'ax_store_round_trip_seconds',
+      'Round trip of one keyed read from the store, measured at the last scrape',
+      [],
+      (g, s) => {
+        if (s.storeRoundTripMs !== undefined) g.set(s.storeRoundTripMs / 1000);
+      },
+    );
     gauge('ax_scheduling_paused', '1 while all scheduling is paused (ax pause)', [], (g, s) => {
       if (s.schedulingPaused !== undefined) g.set(s.schedulingPaused ? 1 : 0);
     });

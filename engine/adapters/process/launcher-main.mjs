@@ -90,7 +90,14 @@ function envOf(set, unset) {
 function start(id, file, args, cwd, env) {
   let child;
   try {
-    child = spawn(file, args, { cwd: cwd ?? undefined, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true, uid: runUid, gid: runGid });
+    child = spawn(file, args, {
+      cwd: cwd ?? undefined,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+      uid: runUid,
+      gid: runGid,
+    });
   } catch (err) {
     post(['exit', id, 127, null, err instanceof Error ? err.message : String(err)]);
     return;

@@ -17,7 +17,13 @@ import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LineSplitter } from '../../core/logs/line-splitter.ts';
-import type { ProcessExit, ProcessOutputHandlers, ProcessRunner, ProcessSpec, RunningProcess } from '../../ports/process-runner.ts';
+import type {
+  ProcessExit,
+  ProcessOutputHandlers,
+  ProcessRunner,
+  ProcessSpec,
+  RunningProcess,
+} from '../../ports/process-runner.ts';
 import { killLeftover, cannotStartShell } from './node-process-runner.ts';
 import { HAS_PROC, killGroup, leftRunning, monotonicMs, readStat, runningGroup, validPid } from './process-groups.ts';
 import { DEFAULT_MAX_LINE_BYTES, prepareSpawn, type PreparedSpawn } from './spawn-spec.ts';
@@ -72,7 +78,8 @@ export class LauncherProcessRunner implements ProcessRunner {
   constructor(private readonly options: LauncherProcessRunnerOptions) {
     this.size = Math.max(1, options.launchers ?? availableParallelism());
     // A bundle built without it would otherwise lose every task to a launcher that cannot start.
-    if (!existsSync(LAUNCHER_MAIN)) throw new Error(`the task launcher ${LAUNCHER_MAIN} is missing: rebuild (npm run build) or run from the sources`);
+    if (!existsSync(LAUNCHER_MAIN))
+      throw new Error(`the task launcher ${LAUNCHER_MAIN} is missing: rebuild (npm run build) or run from the sources`);
   }
 
   async start(spec: ProcessSpec, handlers: ProcessOutputHandlers): Promise<RunningProcess> {
@@ -106,11 +113,19 @@ export class LauncherProcessRunner implements ProcessRunner {
     let best: Launcher | undefined;
     for (const l of this.pool) if (!best || l.load < best.load) best = l;
     if (best && (best.load === 0 || this.pool.length >= this.size)) return best;
-    const launcher = new Launcher(Math.min(this.options.killGraceMs, WATCHDOG_GRACE_CAP_MS), this.options.killGraceMs, this.options.runAs, (why, lost) => {
-      const i = this.pool.indexOf(launcher);
-      if (i >= 0) this.pool.splice(i, 1);
-      if (!this.disposed) this.options.onAlert?.(`task launcher (pid ${launcher.pid}) ${why}: ${lost} running task(s) lost with it fail over; a new launcher takes the next task`);
-    });
+    const launcher = new Launcher(
+      Math.min(this.options.killGraceMs, WATCHDOG_GRACE_CAP_MS),
+      this.options.killGraceMs,
+      this.options.runAs,
+      (why, lost) => {
+        const i = this.pool.indexOf(launcher);
+        if (i >= 0) this.pool.splice(i, 1);
+        if (!this.disposed)
+          this.options.onAlert?.(
+            `task launcher (pid ${launcher.pid}) ${why}: ${lost} running task(s) lost with it fail over; a new launcher takes the next task`,
+          );
+      },
+    );
     this.pool.push(launcher);
     return launcher;
   }
@@ -166,14 +181,20 @@ class Launcher {
     if (this.child.connected) this.child.disconnect();
   }
 
-  start(prepared: PreparedSpawn, cwd: string | undefined, maxLineBytes: number, handlers: ProcessOutputHandlers): Promise<RunningProcess> {
+  start(
+    prepared: PreparedSpawn,
+    cwd: string | undefined,
+    maxLineBytes: number,
+    handlers: ProcessOutputHandlers,
+  ): Promise<RunningProcess> {
     if (this.gone !== undefined) return Promise.reject(new Error(`the task launcher ${this.gone}`));
     const id = this.nextId++;
     let ended!: (exit: ProcessExit) => void;
     const exited = new Promise<ProcessExit>((resolve) => (ended = resolve));
     void exited.finally(prepared.cleanup);
     return new Promise<RunningProcess>((started) => {
-      const line = (stream: 'stdout' | 'stderr') => new LineSplitter(maxLineBytes, (text, bytes) => handlers.onLine(stream, text, bytes), handlers.mask);
+      const line = (stream: 'stdout' | 'stderr') =>
+        new LineSplitter(maxLineBytes, (text, bytes) => handlers.onLine(stream, text, bytes), handlers.mask);
       this.tasks.set(id, { prepared, handlers, splitters: [line('stdout'), line('stderr')], started, ended, exited });
       this.hold(true);
       this.send(['start', id, prepared.file, prepared.args, cwd ?? null, ...this.envDelta(prepared.env)]);
@@ -234,7 +255,9 @@ class Launcher {
       switch (op[0]) {
         case 'pid':
           task.pid = op[2] as number;
-          task.started(runningGroup(task.pid, task.prepared.spawnId, task.exited, (op[3] as number | null) ?? undefined));
+          task.started(
+            runningGroup(task.pid, task.prepared.spawnId, task.exited, (op[3] as number | null) ?? undefined),
+          );
           break;
         case 'out':
           (op[2] === 1 ? task.splitters[0] : task.splitters[1]).push(op[3] as Uint8Array);

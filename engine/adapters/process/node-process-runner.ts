@@ -10,8 +10,24 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { LineSplitter } from '../../core/logs/line-splitter.ts';
-import type { ProcessExit, ProcessOutputHandlers, ProcessRunner, ProcessSpec, RunningProcess } from '../../ports/process-runner.ts';
-import { HAS_PROC, IS_WINDOWS, groupAlive, groupMembers, killGroup, monotonicMs, readEnviron, runningGroup, validPid } from './process-groups.ts';
+import type {
+  ProcessExit,
+  ProcessOutputHandlers,
+  ProcessRunner,
+  ProcessSpec,
+  RunningProcess,
+} from '../../ports/process-runner.ts';
+import {
+  HAS_PROC,
+  IS_WINDOWS,
+  groupAlive,
+  groupMembers,
+  killGroup,
+  monotonicMs,
+  readEnviron,
+  runningGroup,
+  validPid,
+} from './process-groups.ts';
 import { DEFAULT_MAX_LINE_BYTES, prepareSpawn } from './spawn-spec.ts';
 
 /** how long, after the shell exits, to wait for stdio held open by a background grandchild */

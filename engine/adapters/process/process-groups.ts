@@ -145,7 +145,8 @@ async function drainScans(): Promise<void> {
     // more to answer, the next scan waits four scans' time, so scanning takes at most a fifth of
     // the engine's thread, and at least SCAN_GAP_MS, so a quick scan answers many tasks at once.
     // The report is after the outcome anyway; it only comes a little later.
-    if (waiting.length > 0) await new Promise((resolve) => setTimeout(resolve, Math.max(SCAN_GAP_MS, 4 * (monotonicMs() - started))));
+    if (waiting.length > 0)
+      await new Promise((resolve) => setTimeout(resolve, Math.max(SCAN_GAP_MS, 4 * (monotonicMs() - started))));
   }
   scanning = false;
 }
@@ -189,7 +190,10 @@ async function scanProc(batch: ScanRequest[]): Promise<LeftRunning[][]> {
   const found = batch.map((): LeftRunning[] => []);
   const since = pidFilter(batch);
   const entries = await readdir('/proc').catch((): string[] => []);
-  const pids = entries.filter((e) => e.charCodeAt(0) >= 48 && e.charCodeAt(0) <= 57).map(Number).filter(since);
+  const pids = entries
+    .filter((e) => e.charCodeAt(0) >= 48 && e.charCodeAt(0) <= 57)
+    .map(Number)
+    .filter(since);
   const oldest = Math.min(...batch.map((r) => r.sinceTicks));
   for (let at = 0; at < pids.length; at += 128) {
     await Promise.all(
@@ -243,7 +247,11 @@ function parseStat(text: string): { pgrp: number; live: boolean; startTicks: num
   const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
   const state = fields[0];
   // fields[0] is field 3 of proc(5): pgrp is field 5, starttime (clock ticks after boot) field 22.
-  return { pgrp: Number(fields[2]), live: state !== 'Z' && state !== 'X' && state !== 'x', startTicks: Number(fields[19]) };
+  return {
+    pgrp: Number(fields[2]),
+    live: state !== 'Z' && state !== 'X' && state !== 'x',
+    startTicks: Number(fields[19]),
+  };
 }
 
 /** The initial environment of a process as NAME=value entries; empty if unreadable. */

@@ -21,7 +21,11 @@ export interface PreparedSpawn {
 }
 
 /** Checks, shell and env files of a spec; throws what to fix when it cannot be spawned. */
-export function prepareSpawn(spec: ProcessSpec, shellOverride?: string, owner?: { uid: number; gid: number }): PreparedSpawn {
+export function prepareSpawn(
+  spec: ProcessSpec,
+  shellOverride?: string,
+  owner?: { uid: number; gid: number },
+): PreparedSpawn {
   if (spec.cwd !== undefined && !isDirectory(spec.cwd)) {
     // Node would report a missing cwd as "spawn /bin/sh ENOENT", which blames the shell.
     throw new Error(`working directory "${spec.cwd}" does not exist`);
@@ -43,7 +47,10 @@ export function prepareSpawn(spec: ProcessSpec, shellOverride?: string, owner?: 
  * both given to `owner` when tasks run as another user (run-as); returns the variables naming
  * them and how to remove them.
  */
-function writeEnvFiles(values: Record<string, string> | undefined, owner?: { uid: number; gid: number }): { env: Record<string, string>; remove(): void } | undefined {
+function writeEnvFiles(
+  values: Record<string, string> | undefined,
+  owner?: { uid: number; gid: number },
+): { env: Record<string, string>; remove(): void } | undefined {
   if (!values || Object.keys(values).length === 0) return undefined;
   const dir = mkdtempSync(join(tmpdir(), 'ax-task-'));
   const env: Record<string, string> = {};

@@ -8,7 +8,17 @@ import type { WorkerRecord } from '../../api/types.ts';
 import type { Coordinator, DispatchMessage, EngineEvent, NodePresence } from '../../ports/coordinator.ts';
 import { connectionOptions, RedisConnection } from './redis-connection.ts';
 import { RedisKeys } from './redis-keys.ts';
-import { ACK, ACQUIRE_LEASE, ENQUEUE, HEARTBEAT_NODE, HEARTBEAT_WORKER, LIST_WORKERS, RELEASE_LEASE, RELEASE_LOCK, TAKE } from './redis-scripts.ts';
+import {
+  ACK,
+  ACQUIRE_LEASE,
+  ENQUEUE,
+  HEARTBEAT_NODE,
+  HEARTBEAT_WORKER,
+  LIST_WORKERS,
+  RELEASE_LEASE,
+  RELEASE_LOCK,
+  TAKE,
+} from './redis-scripts.ts';
 
 /** Makes one connection; called once per role ('commands', 'subscriber'). The coordinator owns and closes it. */
 export type RedisClientFactory = (role: 'commands' | 'subscriber') => Redis;
@@ -94,7 +104,10 @@ export class RedisCoordinator implements Coordinator {
     this.onInvalidEvent = options.onInvalidEvent ?? (() => undefined);
     const commandTimeoutMs = options.commandTimeoutMs ?? 5_000;
     const connect = options.createClient ?? urlClientFactory(options.url, commandTimeoutMs);
-    const linkOptions = { readyTimeoutMs: options.readyTimeoutMs ?? 2_000, onError: options.onConnectionError ?? (() => undefined) };
+    const linkOptions = {
+      readyTimeoutMs: options.readyTimeoutMs ?? 2_000,
+      onError: options.onConnectionError ?? (() => undefined),
+    };
     this.commands = new RedisConnection(connect('commands'), linkOptions);
     this.subscriber = new RedisConnection(connect('subscriber'), linkOptions);
     this.subscriber.client.on('message', (channel: string, message: string) => this.onMessage(channel, message));
@@ -102,7 +115,11 @@ export class RedisCoordinator implements Coordinator {
   }
 
   async enqueue(workerId: string, message: DispatchMessage): Promise<void> {
-    await this.commands.script(ENQUEUE, [this.keys.queue(workerId), this.keys.wake(workerId)], [JSON.stringify(message)]);
+    await this.commands.script(
+      ENQUEUE,
+      [this.keys.queue(workerId), this.keys.wake(workerId)],
+      [JSON.stringify(message)],
+    );
   }
 
   async take(workerId: string, max: number): Promise<DispatchMessage[]> {
@@ -155,7 +172,11 @@ export class RedisCoordinator implements Coordinator {
     });
   }
 
-  async heartbeatWorker(worker: WorkerRecord, ttlMs: number, claim?: { token: string; takeOver: boolean }): Promise<boolean> {
+  async heartbeatWorker(
+    worker: WorkerRecord,
+    ttlMs: number,
+    claim?: { token: string; takeOver: boolean },
+  ): Promise<boolean> {
     const keys = [this.keys.worker(worker.id), this.keys.workerClaim(worker.id), this.keys.workers];
     const args = [JSON.stringify(worker), ttl(ttlMs), worker.id, claim?.token ?? '', claim?.takeOver ? '1' : '0'];
     return (await this.commands.script(HEARTBEAT_WORKER, keys, args)) === 1;
@@ -163,7 +184,14 @@ export class RedisCoordinator implements Coordinator {
 
   async removeWorker(workerId: string): Promise<void> {
     await this.commands.call('removeWorker', (r) =>
-      exec(r.multi().del(this.keys.worker(workerId)).del(this.keys.workerClaim(workerId)).del(this.keys.drain(workerId)).srem(this.keys.workers, workerId)),
+      exec(
+        r
+          .multi()
+          .del(this.keys.worker(workerId))
+          .del(this.keys.workerClaim(workerId))
+          .del(this.keys.drain(workerId))
+          .srem(this.keys.workers, workerId),
+      ),
     );
   }
 
@@ -177,20 +205,34 @@ export class RedisCoordinator implements Coordinator {
   }
 
   async listWorkers(): Promise<WorkerRecord[]> {
-    const records = (await this.commands.script(LIST_WORKERS, [this.keys.workers], [this.keys.workerKeyPrefix])) as string[];
+    const records = (await this.commands.script(
+      LIST_WORKERS,
+      [this.keys.workers],
+      [this.keys.workerKeyPrefix],
+    )) as string[];
     return records.map((raw) => JSON.parse(raw) as WorkerRecord);
   }
 
   async heartbeatNode(node: NodePresence, ttlMs: number): Promise<void> {
-    await this.commands.script(HEARTBEAT_NODE, [this.keys.node(node.nodeId), this.keys.nodes], [JSON.stringify(node), ttl(ttlMs), node.nodeId]);
+    await this.commands.script(
+      HEARTBEAT_NODE,
+      [this.keys.node(node.nodeId), this.keys.nodes],
+      [JSON.stringify(node), ttl(ttlMs), node.nodeId],
+    );
   }
 
   async removeNode(nodeId: string): Promise<void> {
-    await this.commands.call('removeNode', (r) => exec(r.multi().del(this.keys.node(nodeId)).srem(this.keys.nodes, nodeId)));
+    await this.commands.call('removeNode', (r) =>
+      exec(r.multi().del(this.keys.node(nodeId)).srem(this.keys.nodes, nodeId)),
+    );
   }
 
   async listNodes(): Promise<NodePresence[]> {
-    const records = (await this.commands.script(LIST_WORKERS, [this.keys.nodes], [this.keys.nodeKeyPrefix])) as string[];
+    const records = (await this.commands.script(
+      LIST_WORKERS,
+      [this.keys.nodes],
+      [this.keys.nodeKeyPrefix],
+    )) as string[];
     return records.map((raw) => JSON.parse(raw) as NodePresence);
   }
 
@@ -205,7 +247,11 @@ export class RedisCoordinator implements Coordinator {
   }
 
   async acquireLease(name: string, holder: string, ttlMs: number): Promise<number | null> {
-    const token = await this.commands.script(ACQUIRE_LEASE, [this.keys.lease(name), this.keys.leaseToken(name)], [holder, ttl(ttlMs)]);
+    const token = await this.commands.script(
+      ACQUIRE_LEASE,
+      [this.keys.lease(name), this.keys.leaseToken(name)],
+      [holder, ttl(ttlMs)],
+    );
     return token === null ? null : Number(token);
   }
 
@@ -225,7 +271,8 @@ export class RedisCoordinator implements Coordinator {
   }
 
   async subscribe(handler: (event: EngineEvent) => void, options?: { fromOthers?: boolean }): Promise<() => void> {
-    if (this.closed) throw new AxError('unavailable', 'coordinator is closed: subscribe before close(), or open a new one');
+    if (this.closed)
+      throw new AxError('unavailable', 'coordinator is closed: subscribe before close(), or open a new one');
     // Wrapped so subscribing the same function twice yields two independent subscriptions.
     const fromOthers = options?.fromOthers === true;
     const entry = (event: EngineEvent, own: boolean): void => {
@@ -283,10 +330,12 @@ export class RedisCoordinator implements Coordinator {
    * it proves the channels are back, so a waiter woken now cannot miss the next wake either.
    */
   private afterReconnect(): void {
-    this.resubscribed = this.subscriber.call('resubscribe', (r) => r.ping()).then(
-      () => undefined,
-      () => undefined,
-    );
+    this.resubscribed = this.subscriber
+      .call('resubscribe', (r) => r.ping())
+      .then(
+        () => undefined,
+        () => undefined,
+      );
     void this.resubscribed.then(() => this.wakeAll());
   }
 
@@ -341,7 +390,10 @@ export function checkRedisUrl(url: string): void {
   const what = 'Redis URL';
   const parsed = parseConnectionUrl(url, what, redactRedisUrl(url), 'redis://[:PASSWORD@]HOST:PORT[/DB]');
   if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') {
-    throw new AxError('validation', `bad Redis URL "${redactRedisUrl(url)}": it must start with redis:// (or rediss:// for TLS)`);
+    throw new AxError(
+      'validation',
+      `bad Redis URL "${redactRedisUrl(url)}": it must start with redis:// (or rediss:// for TLS)`,
+    );
   }
   decodeUrlPart(parsed.username, 'user', what, redactRedisUrl(url));
   decodeUrlPart(parsed.password, 'password', what, redactRedisUrl(url));

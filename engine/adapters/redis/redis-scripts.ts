@@ -9,7 +9,11 @@ export interface LuaScript {
   readonly sha: string;
 }
 
-const lua = (name: string, source: string): LuaScript => ({ name, source, sha: createHash('sha1').update(source).digest('hex') });
+const lua = (name: string, source: string): LuaScript => ({
+  name,
+  source,
+  sha: createHash('sha1').update(source).digest('hex'),
+});
 
 /** KEYS: queue, wake channel. ARGV: message JSON. */
 export const ENQUEUE = lua(

@@ -13,7 +13,13 @@ import type { SqlDialectName } from './migrations.ts';
 import type { Database } from './schema.ts';
 import { lockRun, transact } from './transaction.ts';
 
-export async function addInstances(db: Kysely<Database>, dialect: SqlDialectName, runId: number, drafts: InstanceDraft[], now: number): Promise<InstanceRecord[]> {
+export async function addInstances(
+  db: Kysely<Database>,
+  dialect: SqlDialectName,
+  runId: number,
+  drafts: InstanceDraft[],
+  now: number,
+): Promise<InstanceRecord[]> {
   return transact(
     db,
     async (trx) => {

@@ -3,13 +3,26 @@
 // unique (group_key, opens_group) makes one alert per group the opener (sent at once); the
 // others of the group are recorded `grouped` and told in the group's summary.
 import type { Kysely, Selectable } from 'kysely';
-import type { AlertChannelKind, AlertDelivery, AlertFilter, AlertRecord, AlertRule, AlertSeverity, AlertState } from '../../api/alerts.ts';
+import type {
+  AlertChannelKind,
+  AlertDelivery,
+  AlertFilter,
+  AlertRecord,
+  AlertRule,
+  AlertSeverity,
+  AlertState,
+} from '../../api/alerts.ts';
 import type { AlertRecorded, DueAlertGroup, NewAlert } from '../../ports/store.ts';
 import { num } from './rows.ts';
 import { isUniqueViolation } from './run-queries.ts';
 import type { AlertDeliveryTable, AlertTable, Database } from './schema.ts';
 
-async function insert(db: Kysely<Database>, alert: NewAlert, kind: AlertRecord['kind'], opens: boolean): Promise<number | undefined> {
+async function insert(
+  db: Kysely<Database>,
+  alert: NewAlert,
+  kind: AlertRecord['kind'],
+  opens: boolean,
+): Promise<number | undefined> {
   try {
     const res = await db
       .insertInto('alert')
@@ -59,8 +72,17 @@ export async function recordAlert(db: Kysely<Database>, alert: NewAlert): Promis
 export async function recordAlertDelivery(db: Kysely<Database>, alertId: number, d: AlertDelivery): Promise<void> {
   const row = { kind: d.kind ?? null, state: d.state, attempts: d.attempts, error: d.error ?? null, at: d.at };
   // One node sends an alert, one channel at a time: no other writer races this row.
-  const res = await db.updateTable('alert_delivery').set(row).where('alert_id', '=', alertId).where('channel', '=', d.channel).executeTakeFirst();
-  if (Number(res.numUpdatedRows) === 0) await db.insertInto('alert_delivery').values({ alert_id: alertId, channel: d.channel, ...row }).execute();
+  const res = await db
+    .updateTable('alert_delivery')
+    .set(row)
+    .where('alert_id', '=', alertId)
+    .where('channel', '=', d.channel)
+    .executeTakeFirst();
+  if (Number(res.numUpdatedRows) === 0)
+    await db
+      .insertInto('alert_delivery')
+      .values({ alert_id: alertId, channel: d.channel, ...row })
+      .execute();
 }
 
 export async function setAlertState(db: Kysely<Database>, alertId: number, state: AlertState): Promise<void> {
@@ -81,13 +103,22 @@ export async function dueAlertGroups(db: Kysely<Database>, now: number, limit: n
   const counts = await db
     .selectFrom('alert')
     .select(['group_key', db.fn.countAll<number | string>().as('n')])
-    .where('group_key', 'in', openers.map((o) => o.group_key))
+    .where(
+      'group_key',
+      'in',
+      openers.map((o) => o.group_key),
+    )
     .where('kind', '=', 'grouped')
     .groupBy('group_key')
     .execute();
   const repeats = new Map(counts.map((c) => [c.group_key, num(c.n)]));
   const records = await withDeliveries(db, openers);
-  return openers.map((o, i) => ({ opener: records[i] as AlertRecord, groupKey: o.group_key, groupEndsAt: num(o.group_ends_at), repeats: repeats.get(o.group_key) ?? 0 }));
+  return openers.map((o, i) => ({
+    opener: records[i] as AlertRecord,
+    groupKey: o.group_key,
+    groupEndsAt: num(o.group_ends_at),
+    repeats: repeats.get(o.group_key) ?? 0,
+  }));
 }
 
 export async function closeAlertGroup(db: Kysely<Database>, openerId: number): Promise<void> {
@@ -95,7 +126,11 @@ export async function closeAlertGroup(db: Kysely<Database>, openerId: number): P
 }
 
 export async function listAlerts(db: Kysely<Database>, filter: AlertFilter): Promise<AlertRecord[]> {
-  let q = db.selectFrom('alert').selectAll().orderBy('id', 'desc').limit(filter.limit ?? 100);
+  let q = db
+    .selectFrom('alert')
+    .selectAll()
+    .orderBy('id', 'desc')
+    .limit(filter.limit ?? 100);
   if (filter.beforeId !== undefined) q = q.where('id', '<', filter.beforeId);
   if (filter.workflow !== undefined) q = q.where('workflow', '=', filter.workflow);
   if (filter.rule !== undefined) q = q.where('rule', '=', filter.rule);
@@ -128,7 +163,11 @@ async function withDeliveries(db: Kysely<Database>, rows: Selectable<AlertTable>
     const deliveries = await db
       .selectFrom('alert_delivery')
       .selectAll()
-      .where('alert_id', 'in', rows.map((r) => r.id))
+      .where(
+        'alert_id',
+        'in',
+        rows.map((r) => r.id),
+      )
       .orderBy('alert_id')
       .orderBy('channel')
       .execute();

@@ -15,22 +15,47 @@ import { startQueued } from './settle-run.ts';
 import { exclusive, lockRun, shared, transact, type Trx } from './transaction.ts';
 import { dropWaits, waitersOf, waitersOfRun } from './upstream-waits.ts';
 
-export async function cancelRun(db: Kysely<Database>, dialect: SqlDialectName, runId: number, reason: string, queuedRoots: InstanceDraft[], now: number): Promise<TransitionResult> {
+export async function cancelRun(
+  db: Kysely<Database>,
+  dialect: SqlDialectName,
+  runId: number,
+  reason: string,
+  queuedRoots: InstanceDraft[],
+  now: number,
+): Promise<TransitionResult> {
   return transact(
     db,
     async (trx) => {
       const result: TransitionResult = { done: false, created: [], ended: [], runs: [] };
       const run = await lockRun(trx, dialect, runId);
       if (!run || (run.state !== 'RUNNING' && run.state !== 'QUEUED')) return result;
-      await trx.updateTable('workflow_run').set({ state: 'CANCELLED', reason, finished_at: now }).where('id', '=', runId).execute();
+      await trx
+        .updateTable('workflow_run')
+        .set({ state: 'CANCELLED', reason, finished_at: now })
+        .where('id', '=', runId)
+        .execute();
       result.done = true;
       result.runs.push(await runRecord(trx, runId));
       await dropWaits(trx, 'run_id', runId);
-      const active = await exclusive(trx.selectFrom('task_instance').selectAll().where('run_id', '=', runId).where('state', 'in', ACTIVE).orderBy('id'), dialect).execute();
+      const active = await exclusive(
+        trx
+          .selectFrom('task_instance')
+          .selectAll()
+          .where('run_id', '=', runId)
+          .where('state', 'in', ACTIVE)
+          .orderBy('id'),
+        dialect,
+      ).execute();
       for (const ids of chunks(active.map((r) => r.id))) {
-        await trx.updateTable('task_instance').set({ state: 'CANCELLED', reason, finished_at: now, handled: 1 }).where('id', 'in', ids).execute();
+        await trx
+          .updateTable('task_instance')
+          .set({ state: 'CANCELLED', reason, finished_at: now, handled: 1 })
+          .where('id', 'in', ids)
+          .execute();
       }
-      result.ended.push(...active.map((r) => instanceFromRow({ ...r, state: 'CANCELLED', reason, finished_at: now, handled: 1 })));
+      result.ended.push(
+        ...active.map((r) => instanceFromRow({ ...r, state: 'CANCELLED', reason, finished_at: now, handled: 1 })),
+      );
       await cancelAcrossWorkflows(trx, dialect, run, result);
       await startQueued(trx, dialect, run.workflow_id, queuedRoots, now, result);
       return result;
@@ -40,10 +65,21 @@ export async function cancelRun(db: Kysely<Database>, dialect: SqlDialectName, r
 }
 
 /** A cancelled run will not do what other workflows still wait for from it: they are named. */
-async function cancelAcrossWorkflows(trx: Trx, dialect: SqlDialectName, run: Selectable<WorkflowRunTable>, result: TransitionResult): Promise<void> {
-  const wf = await shared(trx.selectFrom('workflow').select('name').where('id', '=', run.workflow_id), dialect).executeTakeFirst();
+async function cancelAcrossWorkflows(
+  trx: Trx,
+  dialect: SqlDialectName,
+  run: Selectable<WorkflowRunTable>,
+  result: TransitionResult,
+): Promise<void> {
+  const wf = await shared(
+    trx.selectFrom('workflow').select('name').where('id', '=', run.workflow_id),
+    dialect,
+  ).executeTakeFirst();
   if (!wf) return;
   const at = Number(run.logical_time);
-  const waiters = run.only_task === null ? await waitersOfRun(trx, dialect, wf.name, at) : await waitersOf(trx, dialect, wf.name, run.only_task, at);
+  const waiters =
+    run.only_task === null
+      ? await waitersOfRun(trx, dialect, wf.name, at)
+      : await waitersOf(trx, dialect, wf.name, run.only_task, at);
   if (waiters.length > 0) (result.failedWaiters ??= []).push(...waiters);
 }

@@ -41,10 +41,17 @@ export async function claimDueInstances(
 ): Promise<number[]> {
   if (candidates.length === 0) return [];
   // SQLite: the claim shares its commit with the other writes of the turn (group-commit.ts).
-  return dialect === 'sqlite' ? groupCommit(db, (trx) => claimSqlite(trx, workerId, candidates, now)) : claimMysql(db, workerId, candidates, now);
+  return dialect === 'sqlite'
+    ? groupCommit(db, (trx) => claimSqlite(trx, workerId, candidates, now))
+    : claimMysql(db, workerId, candidates, now);
 }
 
-async function claimSqlite(db: Kysely<Database>, workerId: string, candidates: ClaimCandidate[], now: number): Promise<number[]> {
+async function claimSqlite(
+  db: Kysely<Database>,
+  workerId: string,
+  candidates: ClaimCandidate[],
+  now: number,
+): Promise<number[]> {
   // Slots: the worker, now, then each candidate's id and attempt (one statement per count).
   const slotted = candidates.map((_, i) => ({ id: slot<number>(2 + 2 * i), attempt: slot<number>(3 + 2 * i) }));
   const { rows } = await memoQuery(
@@ -79,15 +86,30 @@ async function claimSqlite(db: Kysely<Database>, workerId: string, candidates: C
   return rows.map((r) => r.id).sort((a, b) => a - b);
 }
 
-function claimMysql(db: Kysely<Database>, workerId: string, candidates: ClaimCandidate[], now: number): Promise<number[]> {
+function claimMysql(
+  db: Kysely<Database>,
+  workerId: string,
+  candidates: ClaimCandidate[],
+  now: number,
+): Promise<number[]> {
   // Claims lock instance rows by key in key order, so a deadlock is rare (transact runs a
   // rolled-back claim again).
   return transact(db, (trx) => claimInTransaction(trx, workerId, candidates, now));
 }
 
-async function claimInTransaction(trx: Transaction<Database>, workerId: string, candidates: ClaimCandidate[], now: number): Promise<number[]> {
+async function claimInTransaction(
+  trx: Transaction<Database>,
+  workerId: string,
+  candidates: ClaimCandidate[],
+  now: number,
+): Promise<number[]> {
   // The worker's row lock orders every claim for this worker; a worker without a row takes nothing.
-  const worker = await trx.selectFrom('worker').select('max_concurrency').where('id', '=', workerId).forUpdate().executeTakeFirst();
+  const worker = await trx
+    .selectFrom('worker')
+    .select('max_concurrency')
+    .where('id', '=', workerId)
+    .forUpdate()
+    .executeTakeFirst();
   if (!worker) return [];
   // The first plain read of the transaction, so its snapshot is taken under the lock: it sees
   // every earlier claim for this worker. Anything else changes this count only downwards.

@@ -7,7 +7,20 @@ import { chunks } from './rows.ts';
 import type { Database } from './schema.ts';
 
 /** Parents before children, so a partial copy never holds an orphan. */
-const TABLES = ['workflow', 'task_definition', 'task_dependency', 'schedule_plan', 'workflow_run', 'task_instance', 'execution_log', 'worker', 'audit_log', 'engine_flag', 'alert', 'alert_delivery'] as const;
+const TABLES = [
+  'workflow',
+  'task_definition',
+  'task_dependency',
+  'schedule_plan',
+  'workflow_run',
+  'task_instance',
+  'execution_log',
+  'worker',
+  'audit_log',
+  'engine_flag',
+  'alert',
+  'alert_delivery',
+] as const;
 type Table = (typeof TABLES)[number];
 
 const ORDER: Record<Table, string> = {
@@ -30,9 +43,15 @@ export async function copyStore(
   target: Kysely<Database>,
   onTable: (table: string, rows: number) => void = () => undefined,
 ): Promise<Record<string, number>> {
-  const existing = await target.selectFrom('workflow').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const existing = await target
+    .selectFrom('workflow')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   if (Number(existing.n) > 0) {
-    throw new AxError('conflict', `the team database already has ${existing.n} workflow(s): migrate into an empty database`);
+    throw new AxError(
+      'conflict',
+      `the team database already has ${existing.n} workflow(s): migrate into an empty database`,
+    );
   }
   const counts: Record<string, number> = {};
   for (const table of TABLES) {
@@ -48,7 +67,11 @@ export async function copyStore(
         .execute()) as Record<string, unknown>[];
       if (rows.length === 0) break;
       await target.transaction().execute(async (trx) => {
-        for (const part of chunks(rows, 200)) await trx.insertInto(table).values(part as never).execute();
+        for (const part of chunks(rows, 200))
+          await trx
+            .insertInto(table)
+            .values(part as never)
+            .execute();
       });
       copied += rows.length;
     }

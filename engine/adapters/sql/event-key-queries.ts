@@ -8,10 +8,28 @@ import { num } from './rows.ts';
 import { isUniqueViolation } from './run-queries.ts';
 import type { Database } from './schema.ts';
 
-export async function claimEventKey(db: Kysely<Database>, event: string, key: string, now: number, retentionMs: number, staleMs: number): Promise<EventKeyClaim> {
-  const row = (q: Kysely<Database>) => q.selectFrom('event_key').select(['claimed_at', 'run_ids']).where('event', '=', event).where('idem_key', '=', key).executeTakeFirst();
+export async function claimEventKey(
+  db: Kysely<Database>,
+  event: string,
+  key: string,
+  now: number,
+  retentionMs: number,
+  staleMs: number,
+): Promise<EventKeyClaim> {
+  const row = (q: Kysely<Database>) =>
+    q
+      .selectFrom('event_key')
+      .select(['claimed_at', 'run_ids'])
+      .where('event', '=', event)
+      .where('idem_key', '=', key)
+      .executeTakeFirst();
   // A key past its retention is a new key.
-  await db.deleteFrom('event_key').where('event', '=', event).where('idem_key', '=', key).where('claimed_at', '<', now - retentionMs).execute();
+  await db
+    .deleteFrom('event_key')
+    .where('event', '=', event)
+    .where('idem_key', '=', key)
+    .where('claimed_at', '<', now - retentionMs)
+    .execute();
   try {
     await db.insertInto('event_key').values({ event, idem_key: key, claimed_at: now, run_ids: null }).execute();
     return { claimed: true };
@@ -35,10 +53,27 @@ export async function claimEventKey(db: Kysely<Database>, event: string, key: st
   return Number(res.numUpdatedRows) > 0 ? { claimed: true } : { claimed: false, since: now };
 }
 
-export async function settleEventKey(db: Kysely<Database>, event: string, key: string, runIds: number[] | undefined): Promise<void> {
+export async function settleEventKey(
+  db: Kysely<Database>,
+  event: string,
+  key: string,
+  runIds: number[] | undefined,
+): Promise<void> {
   // undefined: the request failed and started nothing; the key is free for its retry.
-  if (runIds === undefined) await db.deleteFrom('event_key').where('event', '=', event).where('idem_key', '=', key).where('run_ids', 'is', null).execute();
-  else await db.updateTable('event_key').set({ run_ids: JSON.stringify(runIds) }).where('event', '=', event).where('idem_key', '=', key).execute();
+  if (runIds === undefined)
+    await db
+      .deleteFrom('event_key')
+      .where('event', '=', event)
+      .where('idem_key', '=', key)
+      .where('run_ids', 'is', null)
+      .execute();
+  else
+    await db
+      .updateTable('event_key')
+      .set({ run_ids: JSON.stringify(runIds) })
+      .where('event', '=', event)
+      .where('idem_key', '=', key)
+      .execute();
 }
 
 export async function purgeEventKeys(db: Kysely<Database>, before: number): Promise<number> {

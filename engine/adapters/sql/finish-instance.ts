@@ -28,14 +28,27 @@ import { settle } from './settle-run.ts';
 import { lockRun, transact, type Trx } from './transaction.ts';
 import { dropWaits, releaseWaiters, waitersOf } from './upstream-waits.ts';
 
-export async function finishInstance(db: Kysely<Database>, dialect: SqlDialectName, finish: Finish, now: number): Promise<TransitionResult> {
+export async function finishInstance(
+  db: Kysely<Database>,
+  dialect: SqlDialectName,
+  finish: Finish,
+  now: number,
+): Promise<TransitionResult> {
   const shared = dialect === 'mysql';
   return transact(
     db,
     async (trx) => {
       const result: TransitionResult = { done: false, created: [], ended: [], runs: [] };
       const run = await lockRun(trx, dialect, finish.runId, 'share');
-      if (!(await guardedInstanceUpdate(trx, { ...outcomeColumns(finish.outcome), state: finish.to, handled: 1 }, finish.id, finish.guard))) return result;
+      if (
+        !(await guardedInstanceUpdate(
+          trx,
+          { ...outcomeColumns(finish.outcome), state: finish.to, handled: 1 },
+          finish.id,
+          finish.guard,
+        ))
+      )
+        return result;
       result.done = true;
       if (run) await followAcrossWorkflows(trx, dialect, finish, run, now, result);
       if (!run || run.state !== 'RUNNING') return result;
@@ -54,12 +67,19 @@ export async function finishInstance(db: Kysely<Database>, dialect: SqlDialectNa
       // Tasks of this run that will not run now: so are those of other workflows waiting for them.
       for (const marker of result.created) {
         if (marker.state !== 'UPSTREAM_FAILED' || !finish.asUpstream) continue;
-        (result.failedWaiters ??= []).push(...(await waitersOf(trx, dialect, finish.asUpstream.workflow, marker.taskName, Number(run.logical_time))));
+        (result.failedWaiters ??= []).push(
+          ...(await waitersOf(trx, dialect, finish.asUpstream.workflow, marker.taskName, Number(run.logical_time))),
+        );
       }
       if (result.created.some((i) => i.state === 'WAITING')) return result;
       if (shared) {
         // Another active instance nobody is finishing right now: the run goes on (its finish looks again).
-        const untouched = await memoQuery(trx, 'pending-skip-locked', (d) => pendingQuery(d, slot(0)).modifyEnd(sql`lock in share mode skip locked`), [run.id]);
+        const untouched = await memoQuery(
+          trx,
+          'pending-skip-locked',
+          (d) => pendingQuery(d, slot(0)).modifyEnd(sql`lock in share mode skip locked`),
+          [run.id],
+        );
         if (untouched.rows.length > 0) return result;
         await lockRun(trx, dialect, run.id, 'update');
       }
@@ -75,10 +95,23 @@ export async function finishInstance(db: Kysely<Database>, dialect: SqlDialectNa
  * its waits; the upstream's SUCCESS releases the waiters it was the last wait of, in this step;
  * its failure for good names its waiters for the caller to end UPSTREAM_FAILED.
  */
-async function followAcrossWorkflows(trx: Trx, dialect: SqlDialectName, finish: Finish, run: Selectable<WorkflowRunTable>, now: number, result: TransitionResult): Promise<void> {
+async function followAcrossWorkflows(
+  trx: Trx,
+  dialect: SqlDialectName,
+  finish: Finish,
+  run: Selectable<WorkflowRunTable>,
+  now: number,
+  result: TransitionResult,
+): Promise<void> {
   if (finish.guard.from.includes('WAITING')) await dropWaits(trx, 'instance_id', finish.id);
   const up = finish.asUpstream;
   if (!up) return;
-  if (finish.to === 'SUCCESS') (result.released ??= []).push(...(await releaseWaiters(trx, dialect, up.workflow, up.task, Number(run.logical_time), now)));
-  else if (!finish.followUps.retry) (result.failedWaiters ??= []).push(...(await waitersOf(trx, dialect, up.workflow, up.task, Number(run.logical_time))));
+  if (finish.to === 'SUCCESS')
+    (result.released ??= []).push(
+      ...(await releaseWaiters(trx, dialect, up.workflow, up.task, Number(run.logical_time), now)),
+    );
+  else if (!finish.followUps.retry)
+    (result.failedWaiters ??= []).push(
+      ...(await waitersOf(trx, dialect, up.workflow, up.task, Number(run.logical_time))),
+    );
 }

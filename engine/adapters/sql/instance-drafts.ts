@@ -21,7 +21,13 @@ export const ACTIVE: InstanceState[] = ['WAITING', 'DISPATCHED', 'RUNNING'];
  * draft with upstreams in other workflows is created held and, in this step, waits for those
  * that have not succeeded in the window the run's logical time gives (or is released at once).
  */
-export async function insertDrafts(trx: Trx, dialect: SqlDialectName, run: { id: number; workflow_id: number; logical_time: number }, drafts: InstanceDraft[], now: number): Promise<InstanceRecord[]> {
+export async function insertDrafts(
+  trx: Trx,
+  dialect: SqlDialectName,
+  run: { id: number; workflow_id: number; logical_time: number },
+  drafts: InstanceDraft[],
+  now: number,
+): Promise<InstanceRecord[]> {
   const created: InstanceRecord[] = [];
   for (const d of drafts) {
     const final = d.state !== 'WAITING';
@@ -43,11 +49,25 @@ export async function insertDrafts(trx: Trx, dialect: SqlDialectName, run: { id:
     };
     try {
       const columns = Object.keys(values);
-      const res = await memoQuery(trx, 'insert-instance', (d) => d.insertInto('task_instance').values(Object.fromEntries(columns.map((c, i) => [c, slot(i)])) as typeof values), Object.values(values));
+      const res = await memoQuery(
+        trx,
+        'insert-instance',
+        (d) =>
+          d
+            .insertInto('task_instance')
+            .values(Object.fromEntries(columns.map((c, i) => [c, slot(i)])) as typeof values),
+        Object.values(values),
+      );
       const id = Number(res.insertId);
       const upstreams = held ? d.upstreams : undefined;
       const hold = upstreams
-        ? await holdForUpstreams(trx, dialect, { id, runId: run.id, workflowId: run.workflow_id }, waitDrafts(upstreams, Number(run.logical_time), upstreams.timezone, now), now)
+        ? await holdForUpstreams(
+            trx,
+            dialect,
+            { id, runId: run.id, workflowId: run.workflow_id },
+            waitDrafts(upstreams, Number(run.logical_time), upstreams.timezone, now),
+            now,
+          )
         : undefined;
       created.push(
         instanceFromRow({
@@ -76,11 +96,22 @@ export async function insertDrafts(trx: Trx, dialect: SqlDialectName, run: { id:
  * `+state` (a no-op there) keeps it off that index. MySQL picks the key by itself, and `+state`
  * would make it compare numbers.
  */
-export async function succeededAmong(trx: Kysely<Database>, dialect: SqlDialectName, runId: number, taskIds: number[], locking = false): Promise<Set<number>> {
+export async function succeededAmong(
+  trx: Kysely<Database>,
+  dialect: SqlDialectName,
+  runId: number,
+  taskIds: number[],
+  locking = false,
+): Promise<Set<number>> {
   const out = new Set<number>();
   const state = dialect === 'sqlite' ? sql<string>`+state` : sql<string>`state`;
   for (const ids of chunks(taskIds)) {
-    const q = trx.selectFrom('task_instance').select('task_id').where('run_id', '=', runId).where('task_id', 'in', ids).where(state, '=', 'SUCCESS');
+    const q = trx
+      .selectFrom('task_instance')
+      .select('task_id')
+      .where('run_id', '=', runId)
+      .where('task_id', 'in', ids)
+      .where(state, '=', 'SUCCESS');
     const rows = await (locking && dialect === 'mysql' ? q.modifyEnd(sql`lock in share mode`) : q).execute();
     for (const r of rows) out.add(r.task_id);
   }

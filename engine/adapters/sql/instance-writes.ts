@@ -23,7 +23,12 @@ export function outcomeColumns(outcome: Outcome): Updateable<TaskInstanceTable> 
  * The compare-and-set of one instance: `values` written only while it is in one of guard.from,
  * at guard.attempt (and held by guard.workerId when given). True when it was.
  */
-export async function guardedInstanceUpdate(db: Kysely<Database>, values: Updateable<TaskInstanceTable>, id: number, guard: InstanceGuard): Promise<boolean> {
+export async function guardedInstanceUpdate(
+  db: Kysely<Database>,
+  values: Updateable<TaskInstanceTable>,
+  id: number,
+  guard: InstanceGuard,
+): Promise<boolean> {
   const columns = Object.keys(values);
   // Slots: the values in column order, then the id, attempt, worker id and the states it may be in.
   const n = columns.length;
@@ -52,27 +57,57 @@ export async function guardedInstanceUpdate(db: Kysely<Database>, values: Update
 }
 
 /** One write of a turn: on SQLite it shares one commit with the others of the turn. */
-function write(db: Kysely<Database>, dialect: SqlDialectName, values: Updateable<TaskInstanceTable>, id: number, guard: InstanceGuard): Promise<boolean> {
+function write(
+  db: Kysely<Database>,
+  dialect: SqlDialectName,
+  values: Updateable<TaskInstanceTable>,
+  id: number,
+  guard: InstanceGuard,
+): Promise<boolean> {
   if (dialect === 'sqlite') return groupCommit(db, (trx) => guardedInstanceUpdate(trx, values, id, guard));
   return guardedInstanceUpdate(db, values, id, guard);
 }
 
 /** DISPATCHED → RUNNING by its worker: started (and first heartbeat) at `startedAt`. */
-export function markRunning(db: Kysely<Database>, dialect: SqlDialectName, id: number, guard: InstanceGuard, startedAt: number): Promise<boolean> {
+export function markRunning(
+  db: Kysely<Database>,
+  dialect: SqlDialectName,
+  id: number,
+  guard: InstanceGuard,
+  startedAt: number,
+): Promise<boolean> {
   return write(db, dialect, { state: 'RUNNING', started_at: startedAt, heartbeat_at: startedAt }, id, guard);
 }
 
 /** The process a RUNNING instance runs as (its group is killed by pid after a crash). */
-export function recordPid(db: Kysely<Database>, dialect: SqlDialectName, id: number, guard: InstanceGuard, pid: number | undefined): Promise<boolean> {
+export function recordPid(
+  db: Kysely<Database>,
+  dialect: SqlDialectName,
+  id: number,
+  guard: InstanceGuard,
+  pid: number | undefined,
+): Promise<boolean> {
   return write(db, dialect, pid === undefined ? {} : { pid }, id, guard);
 }
 
 /** Back to WAITING (never started: its worker refused it, was lost, or restarted), with why. */
-export function requeueInstance(db: Kysely<Database>, dialect: SqlDialectName, id: number, guard: InstanceGuard, reason: string): Promise<boolean> {
+export function requeueInstance(
+  db: Kysely<Database>,
+  dialect: SqlDialectName,
+  id: number,
+  guard: InstanceGuard,
+  reason: string,
+): Promise<boolean> {
   return write(db, dialect, { state: 'WAITING', reason }, id, guard);
 }
 
 /** A WAITING instance at `attempt` shows why it still waits (`waiting: no worker …`). */
-export function setWaitingReason(db: Kysely<Database>, dialect: SqlDialectName, id: number, attempt: number, reason: string): Promise<boolean> {
+export function setWaitingReason(
+  db: Kysely<Database>,
+  dialect: SqlDialectName,
+  id: number,
+  attempt: number,
+  reason: string,
+): Promise<boolean> {
   return write(db, dialect, { reason }, id, { from: ['WAITING'], attempt });
 }

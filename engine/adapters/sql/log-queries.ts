@@ -4,8 +4,20 @@ import type { LogLine } from '../../api/types.ts';
 import { logFromRow } from './rows.ts';
 import type { Database } from './schema.ts';
 
-export async function readLogs(db: Kysely<Database>, instanceId: number, afterSeq: number, limit: number): Promise<LogLine[]> {
-  const rows = await db.selectFrom('execution_log').selectAll().where('instance_id', '=', instanceId).where('seq', '>', afterSeq).orderBy('seq').limit(limit).execute();
+export async function readLogs(
+  db: Kysely<Database>,
+  instanceId: number,
+  afterSeq: number,
+  limit: number,
+): Promise<LogLine[]> {
+  const rows = await db
+    .selectFrom('execution_log')
+    .selectAll()
+    .where('instance_id', '=', instanceId)
+    .where('seq', '>', afterSeq)
+    .orderBy('seq')
+    .limit(limit)
+    .execute();
   return rows.map(logFromRow);
 }
 

@@ -32,7 +32,12 @@ const memos = new WeakMap<object, Map<string, Memo>>();
  * dialect and `key`: the key must name the statement's shape (everything but its slots), e.g.
  * include the length of an IN list built from a variable number of slots.
  */
-export async function memoQuery<R>(db: Kysely<Database>, key: string, build: (db: Kysely<Database>) => Compilable<R>, values: readonly unknown[]): Promise<QueryResult<R>> {
+export async function memoQuery<R>(
+  db: Kysely<Database>,
+  key: string,
+  build: (db: Kysely<Database>) => Compilable<R>,
+  values: readonly unknown[],
+): Promise<QueryResult<R>> {
   const executor = db.getExecutor();
   let byKey = memos.get(executor.adapter);
   if (!byKey) memos.set(executor.adapter, (byKey = new Map()));
@@ -43,7 +48,9 @@ export async function memoQuery<R>(db: Kysely<Database>, key: string, build: (db
       sql: compiled.sql,
       query: compiled.query,
       queryId: compiled.queryId,
-      params: compiled.parameters.map((p) => (typeof p === 'string' && p.startsWith(SLOT) ? { slot: Number(p.slice(SLOT.length)) } : { value: p })),
+      params: compiled.parameters.map((p) =>
+        typeof p === 'string' && p.startsWith(SLOT) ? { slot: Number(p.slice(SLOT.length)) } : { value: p },
+      ),
     };
     byKey.set(key, memo);
   }

@@ -120,8 +120,16 @@ export function crossWorkflowDependencies(dialect: SqlDialectName): Migration {
         .addColumn('position', 'integer', (c) => c.notNull())
         .modifyEnd(end)
         .execute();
-      await db.schema.createIndex('cross_dependency_workflow').on('cross_dependency').columns(['workflow_id', 'task_id']).execute();
-      await db.schema.createIndex('cross_dependency_upstream').on('cross_dependency').columns(['upstream_workflow', 'upstream_task']).execute();
+      await db.schema
+        .createIndex('cross_dependency_workflow')
+        .on('cross_dependency')
+        .columns(['workflow_id', 'task_id'])
+        .execute();
+      await db.schema
+        .createIndex('cross_dependency_upstream')
+        .on('cross_dependency')
+        .columns(['upstream_workflow', 'upstream_task'])
+        .execute();
       await db.schema
         .createTable('upstream_wait')
         .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
@@ -136,11 +144,19 @@ export function crossWorkflowDependencies(dialect: SqlDialectName): Migration {
         .addColumn('deadline', t.big, (c) => c.notNull())
         .modifyEnd(end)
         .execute();
-      await db.schema.createIndex('upstream_wait_upstream').on('upstream_wait').columns(['upstream_workflow', 'upstream_task', 'window_from']).execute();
+      await db.schema
+        .createIndex('upstream_wait_upstream')
+        .on('upstream_wait')
+        .columns(['upstream_workflow', 'upstream_task', 'window_from'])
+        .execute();
       await db.schema.createIndex('upstream_wait_instance').on('upstream_wait').column('instance_id').execute();
       await db.schema.createIndex('upstream_wait_run').on('upstream_wait').column('run_id').execute();
       await db.schema.createIndex('upstream_wait_deadline').on('upstream_wait').column('deadline').execute();
-      await db.schema.createIndex('workflow_run_logical').on('workflow_run').columns(['workflow_id', 'logical_time']).execute();
+      await db.schema
+        .createIndex('workflow_run_logical')
+        .on('workflow_run')
+        .columns(['workflow_id', 'logical_time'])
+        .execute();
     },
   };
 }

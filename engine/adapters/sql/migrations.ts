@@ -1,9 +1,23 @@
 // Versioned migrations, applied at start by Kysely's Migrator. One schema for both dialects:
 // `big` and `longText` are the only column types that differ.
 import { AxError } from '../../api/errors.ts';
-import { type ColumnDefinitionBuilder, type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
+import {
+  type ColumnDefinitionBuilder,
+  type Kysely,
+  type Migration,
+  type MigrationProvider,
+  Migrator,
+  sql,
+} from 'kysely';
 import { type SqlDialectName, tableEnd, types } from './migration-sql.ts';
-import { alerts, auditNote, crossWorkflowDependencies, engineFlags, eventKeys, taskLogLimit } from './migrations-features.ts';
+import {
+  alerts,
+  auditNote,
+  crossWorkflowDependencies,
+  engineFlags,
+  eventKeys,
+  taskLogLimit,
+} from './migrations-features.ts';
 
 export type { SqlDialectName } from './migration-sql.ts';
 
@@ -124,7 +138,11 @@ function initial(dialect: SqlDialectName): Migration {
         .addColumn('line', t.longText, (c) => c.notNull())
         .modifyEnd(end)
         .execute();
-      await db.schema.createIndex('execution_log_instance').on('execution_log').columns(['instance_id', 'seq']).execute();
+      await db.schema
+        .createIndex('execution_log_instance')
+        .on('execution_log')
+        .columns(['instance_id', 'seq'])
+        .execute();
       await db.schema.createIndex('execution_log_ts').on('execution_log').columns(['ts']).execute();
       await db.schema
         .createTable('worker')
@@ -158,14 +176,22 @@ function initial(dialect: SqlDialectName): Migration {
 const runStateIndexes: Migration = {
   async up(db: Kysely<unknown>) {
     await db.schema.createIndex('task_instance_run_state').on('task_instance').columns(['run_id', 'state']).execute();
-    await db.schema.createIndex('task_instance_run_handled').on('task_instance').columns(['run_id', 'handled']).execute();
+    await db.schema
+      .createIndex('task_instance_run_handled')
+      .on('task_instance')
+      .columns(['run_id', 'handled'])
+      .execute();
   },
 };
 
 /** The UI's dashboard asks "what finished (or failed) since midnight?": by time, not by scan. */
 const viewIndexes: Migration = {
   async up(db: Kysely<unknown>) {
-    await db.schema.createIndex('task_instance_state_finished').on('task_instance').columns(['state', 'finished_at']).execute();
+    await db.schema
+      .createIndex('task_instance_state_finished')
+      .on('task_instance')
+      .columns(['state', 'finished_at'])
+      .execute();
     await db.schema.createIndex('workflow_run_finished').on('workflow_run').columns(['finished_at']).execute();
   },
 };
@@ -185,8 +211,14 @@ function workerClaim(dialect: SqlDialectName): Migration {
  */
 const failoverAccounting: Migration = {
   async up(db: Kysely<unknown>) {
-    await db.schema.alterTable('task_instance').addColumn('failovers', 'integer', (c) => c.notNull().defaultTo(0)).execute();
-    await db.schema.alterTable('task_instance').addColumn('failed_over', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+    await db.schema
+      .alterTable('task_instance')
+      .addColumn('failovers', 'integer', (c) => c.notNull().defaultTo(0))
+      .execute();
+    await db.schema
+      .alterTable('task_instance')
+      .addColumn('failed_over', 'integer', (c) => c.notNull().defaultTo(0))
+      .execute();
     await sql`UPDATE task_instance SET failed_over = 1 WHERE reason LIKE 'failed over:%'`.execute(db);
   },
 };
@@ -215,7 +247,11 @@ function workerRole(dialect: SqlDialectName): Migration {
  */
 const workerLoadIndex: Migration = {
   async up(db: Kysely<unknown>) {
-    await db.schema.createIndex('task_instance_worker_state').on('task_instance').columns(['worker_id', 'state']).execute();
+    await db.schema
+      .createIndex('task_instance_worker_state')
+      .on('task_instance')
+      .columns(['worker_id', 'state'])
+      .execute();
   },
 };
 
@@ -226,8 +262,16 @@ const workerLoadIndex: Migration = {
 function graphPageIndexes(dialect: SqlDialectName): Migration {
   return {
     async up(db: Kysely<unknown>) {
-      await db.schema.createIndex('task_definition_workflow_position').on('task_definition').columns(['workflow_id', 'position']).execute();
-      await db.schema.createIndex('task_dependency_workflow_edge').on('task_dependency').columns(['workflow_id', 'upstream_task_id', 'downstream_task_id']).execute();
+      await db.schema
+        .createIndex('task_definition_workflow_position')
+        .on('task_definition')
+        .columns(['workflow_id', 'position'])
+        .execute();
+      await db.schema
+        .createIndex('task_dependency_workflow_edge')
+        .on('task_dependency')
+        .columns(['workflow_id', 'upstream_task_id', 'downstream_task_id'])
+        .execute();
       // Its first column leads the new one. MySQL names the table of an index to drop; SQLite refuses it.
       const drop = db.schema.dropIndex('task_dependency_workflow');
       await (dialect === 'mysql' ? drop.on('task_dependency') : drop).execute();
@@ -290,6 +334,8 @@ export async function migrate(db: Kysely<unknown>, dialect: SqlDialectName, wher
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
     // The cause keeps the driver's code (a locked or read-only file), which the opener words.
-    throw new Error(`database migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new Error(`database migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`, {
+      cause: error,
+    });
   }
 }

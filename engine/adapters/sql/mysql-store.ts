@@ -24,7 +24,11 @@ export function parseMysqlUrl(url: string): PoolOptions {
     throw new AxError('validation', `bad MySQL connection string "${redact(url)}": it must start with mysql://`);
   }
   const database = decodeUrlPart(u.pathname.replace(/^\//, ''), 'database', what, redact(url));
-  if (!database) throw new AxError('validation', `MySQL connection string "${redact(url)}" names no database: add /DATABASE at the end`);
+  if (!database)
+    throw new AxError(
+      'validation',
+      `MySQL connection string "${redact(url)}" names no database: add /DATABASE at the end`,
+    );
   return {
     host: u.hostname || '127.0.0.1',
     port: u.port ? Number(u.port) : 3306,
@@ -42,7 +46,11 @@ export function parseMysqlUrl(url: string): PoolOptions {
 function tlsFromQuery(q: URLSearchParams, url: string): PoolOptions['ssl'] {
   const known = ['ssl', 'ssl-ca', 'ssl-cert', 'ssl-key', 'ssl-reject-unauthorized'];
   for (const key of q.keys()) {
-    if (!known.includes(key)) throw new AxError('validation', `MySQL connection string "${redact(url)}": unknown option "${key}": use ${known.join(', ')}`);
+    if (!known.includes(key))
+      throw new AxError(
+        'validation',
+        `MySQL connection string "${redact(url)}": unknown option "${key}": use ${known.join(', ')}`,
+      );
   }
   if (![...q.keys()].length || q.get('ssl') === 'false') return undefined;
   const file = (key: string) => {
@@ -54,7 +62,12 @@ function tlsFromQuery(q: URLSearchParams, url: string): PoolOptions['ssl'] {
       throw new AxError('validation', `MySQL connection string: ${key}=${path}: cannot read that file`);
     }
   };
-  return { ca: file('ssl-ca'), cert: file('ssl-cert'), key: file('ssl-key'), rejectUnauthorized: q.get('ssl-reject-unauthorized') !== 'false' };
+  return {
+    ca: file('ssl-ca'),
+    cert: file('ssl-cert'),
+    key: file('ssl-key'),
+    rejectUnauthorized: q.get('ssl-reject-unauthorized') !== 'false',
+  };
 }
 
 /** The connection string without its password, for messages. */
@@ -67,7 +80,10 @@ function explain(err: unknown, opts: PoolOptions): AxError {
   const where = `${opts.host}:${opts.port}`;
   switch (e.code) {
     case 'ECONNREFUSED':
-      return new AxError('unavailable', `cannot reach MySQL at ${where}: connection refused (is the server running, is the port right?)`);
+      return new AxError(
+        'unavailable',
+        `cannot reach MySQL at ${where}: connection refused (is the server running, is the port right?)`,
+      );
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
       return new AxError('unavailable', `cannot resolve the MySQL host "${opts.host}"`);
@@ -76,7 +92,10 @@ function explain(err: unknown, opts: PoolOptions): AxError {
     case 'ER_ACCESS_DENIED_ERROR':
       return new AxError('unavailable', `MySQL at ${where} refused user "${opts.user}": wrong user or password`);
     case 'ER_BAD_DB_ERROR':
-      return new AxError('unavailable', `MySQL at ${where} has no database "${opts.database}": create it (CREATE DATABASE \`${opts.database}\`) or fix the name`);
+      return new AxError(
+        'unavailable',
+        `MySQL at ${where} has no database "${opts.database}": create it (CREATE DATABASE \`${opts.database}\`) or fix the name`,
+      );
     case 'ER_DBACCESS_DENIED_ERROR':
       return new AxError('unavailable', `user "${opts.user}" may not use database "${opts.database}" on ${where}`);
     default:
@@ -101,7 +120,10 @@ export async function openMysqlStore(options: MysqlOptions): Promise<SqlStore> {
   try {
     await pool.promise().query('SELECT 1');
   } catch (err) {
-    await pool.promise().end().catch(() => undefined);
+    await pool
+      .promise()
+      .end()
+      .catch(() => undefined);
     throw explain(err, config);
   }
   const db = new Kysely<Schema>({ dialect: new MysqlDialect({ pool }) });

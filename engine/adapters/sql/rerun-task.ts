@@ -10,13 +10,13 @@
 // Locks (MySQL): the run's row exclusively, then the task's latest attempt's row.
 // All of it or none: a crash between the run's move, the markers' removal and the new attempt
 // must not leave a RUNNING run with nothing to run.
-import type { Kysely } from "kysely";
-import type { RerunTask, TransitionResult } from "../../ports/store.ts";
-import { insertDrafts, runRecord } from "./instance-drafts.ts";
-import type { SqlDialectName } from "./migrations.ts";
-import { chunks } from "./rows.ts";
-import type { Database } from "./schema.ts";
-import { exclusive, lockRun, transact } from "./transaction.ts";
+import type { Kysely } from 'kysely';
+import type { RerunTask, TransitionResult } from '../../ports/store.ts';
+import { insertDrafts, runRecord } from './instance-drafts.ts';
+import type { SqlDialectName } from './migrations.ts';
+import { chunks } from './rows.ts';
+import type { Database } from './schema.ts';
+import { exclusive, lockRun, transact } from './transaction.ts';
 
 export async function rerunTask(
   db: Kysely<Database>,
@@ -37,44 +37,35 @@ export async function rerunTask(
       if (!run) return result;
       const latest = await exclusive(
         trx
-          .selectFrom("task_instance")
-          .select(["id", "attempt", "state"])
-          .where("run_id", "=", run.id)
-          .where("task_id", "=", rerun.taskId)
-          .orderBy("attempt", "desc")
+          .selectFrom('task_instance')
+          .select(['id', 'attempt', 'state'])
+          .where('run_id', '=', run.id)
+          .where('task_id', '=', rerun.taskId)
+          .orderBy('attempt', 'desc')
           .limit(1),
         dialect,
       ).executeTakeFirst();
-      if (
-        !latest ||
-        latest.attempt !== rerun.latest.attempt ||
-        !(rerun.latest.from as string[]).includes(latest.state)
-      )
+      if (!latest || latest.attempt !== rerun.latest.attempt || !(rerun.latest.from as string[]).includes(latest.state))
         return result;
       result.done = true;
-      if (run.state !== "RUNNING") {
+      if (run.state !== 'RUNNING') {
         await trx
-          .updateTable("workflow_run")
-          .set({ state: "RUNNING", reason: rerun.reason, finished_at: null })
-          .where("id", "=", run.id)
+          .updateTable('workflow_run')
+          .set({ state: 'RUNNING', reason: rerun.reason, finished_at: null })
+          .where('id', '=', run.id)
           .execute();
         result.runs.push(await runRecord(trx, run.id));
       }
       for (const ids of chunks(rerun.markers)) {
+        await trx.deleteFrom('execution_log').where('instance_id', 'in', ids).execute();
         await trx
-          .deleteFrom("execution_log")
-          .where("instance_id", "in", ids)
-          .execute();
-        await trx
-          .deleteFrom("task_instance")
-          .where("id", "in", ids)
-          .where("run_id", "=", run.id)
-          .where("state", "=", "UPSTREAM_FAILED")
+          .deleteFrom('task_instance')
+          .where('id', 'in', ids)
+          .where('run_id', '=', run.id)
+          .where('state', '=', 'UPSTREAM_FAILED')
           .execute();
       }
-      result.created.push(
-        ...(await insertDrafts(trx, dialect, run, [rerun.draft], now)),
-      );
+      result.created.push(...(await insertDrafts(trx, dialect, run, [rerun.draft], now)));
       return result;
     },
     dialect,

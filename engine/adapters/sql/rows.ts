@@ -1,6 +1,15 @@
 // Row ↔ record mapping, shared by every query module.
 import type { Selectable } from 'kysely';
-import type { InstanceRecord, InstanceState, LogLine, LogStream, RunRecord, RunState, TriggerType, WorkerRecord } from '../../api/types.ts';
+import type {
+  InstanceRecord,
+  InstanceState,
+  LogLine,
+  LogStream,
+  RunRecord,
+  RunState,
+  TriggerType,
+  WorkerRecord,
+} from '../../api/types.ts';
 import type { ScheduleRecord, TaskDefinition } from '../../ports/store.ts';
 import type {
   ExecutionLogTable,
@@ -133,7 +142,9 @@ export function workerToRow(w: WorkerRecord): Omit<Selectable<WorkerTable>, 'cla
 export function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) =>
     v && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      ? Object.fromEntries(
+          Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+        )
       : v,
   );
 }

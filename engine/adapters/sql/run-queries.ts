@@ -17,7 +17,11 @@ export function isUniqueViolation(err: unknown): boolean {
 }
 
 function runs(db: Kysely<Database>) {
-  return db.selectFrom('workflow_run').innerJoin('workflow', 'workflow.id', 'workflow_run.workflow_id').selectAll('workflow_run').select('workflow.name as workflow_name');
+  return db
+    .selectFrom('workflow_run')
+    .innerJoin('workflow', 'workflow.id', 'workflow_run.workflow_id')
+    .selectAll('workflow_run')
+    .select('workflow.name as workflow_name');
 }
 
 /** The run's id, or undefined when (schedule, logical time) already has one. */
@@ -53,7 +57,9 @@ export async function getRun(db: Kysely<Database>, id: number): Promise<RunRecor
 }
 
 export async function listRuns(db: Kysely<Database>, filter: RunFilter): Promise<RunRecord[]> {
-  let q = runs(db).orderBy('workflow_run.id', 'desc').limit(filter.limit ?? 50);
+  let q = runs(db)
+    .orderBy('workflow_run.id', 'desc')
+    .limit(filter.limit ?? 50);
   if (filter.workflowName) q = q.where('workflow.name', '=', filter.workflowName);
   if (filter.states?.length) q = q.where('workflow_run.state', 'in', filter.states);
   if (filter.beforeId !== undefined) q = q.where('workflow_run.id', '<', filter.beforeId);
@@ -88,7 +94,11 @@ export async function createInstance(db: Kysely<Database>, i: NewInstance): Prom
 }
 
 export async function getInstance(db: Kysely<Database>, id: number): Promise<InstanceRecord | undefined> {
-  const [row] = (await memoQuery(db, 'instance-by-id', (d) => d.selectFrom('task_instance').selectAll().where('id', '=', slot(0)), [id])).rows;
+  const [row] = (
+    await memoQuery(db, 'instance-by-id', (d) => d.selectFrom('task_instance').selectAll().where('id', '=', slot(0)), [
+      id,
+    ])
+  ).rows;
   return row ? instanceFromRow(row) : undefined;
 }
 
@@ -97,10 +107,20 @@ export async function listInstances(db: Kysely<Database>, runId: number): Promis
   return rows.map(instanceFromRow);
 }
 
-export async function instancesInStates(db: Kysely<Database>, states: InstanceState[], limit = 10_000): Promise<InstanceRecord[]> {
+export async function instancesInStates(
+  db: Kysely<Database>,
+  states: InstanceState[],
+  limit = 10_000,
+): Promise<InstanceRecord[]> {
   // `IN ()` is valid SQLite but a MySQL syntax error.
   if (states.length === 0) return [];
-  const rows = await db.selectFrom('task_instance').selectAll().where('state', 'in', states).orderBy('id').limit(limit).execute();
+  const rows = await db
+    .selectFrom('task_instance')
+    .selectAll()
+    .where('state', 'in', states)
+    .orderBy('id')
+    .limit(limit)
+    .execute();
   return rows.map(instanceFromRow);
 }
 
@@ -114,9 +134,15 @@ export async function dueWaiting(
     db,
     after ? 'due-waiting-after' : 'due-waiting',
     (d) => {
-      let q = d.selectFrom('task_instance').selectAll().where('state', '=', 'WAITING').where('not_before', '<=', slot(0));
+      let q = d
+        .selectFrom('task_instance')
+        .selectAll()
+        .where('state', '=', 'WAITING')
+        .where('not_before', '<=', slot(0));
       if (after) {
-        q = q.where((eb) => eb.or([eb('not_before', '>', slot(2)), eb.and([eb('not_before', '=', slot(2)), eb('id', '>', slot(3))])]));
+        q = q.where((eb) =>
+          eb.or([eb('not_before', '>', slot(2)), eb.and([eb('not_before', '=', slot(2)), eb('id', '>', slot(3))])]),
+        );
       }
       return q.orderBy('not_before').orderBy('id').limit(slot(1));
     },
@@ -135,7 +161,14 @@ export async function nextWaitingAt(db: Kysely<Database>): Promise<number | unde
 }
 
 export async function unhandledFinished(db: Kysely<Database>, limit: number): Promise<InstanceRecord[]> {
-  const rows = await db.selectFrom('task_instance').selectAll().where('handled', '=', 0).where('state', 'in', FINAL).orderBy('id').limit(limit).execute();
+  const rows = await db
+    .selectFrom('task_instance')
+    .selectAll()
+    .where('handled', '=', 0)
+    .where('state', 'in', FINAL)
+    .orderBy('id')
+    .limit(limit)
+    .execute();
   return rows.map(instanceFromRow);
 }
 
@@ -201,7 +234,12 @@ export async function recordTaskHeartbeats(
 /** Of ids, those a user cancelled. */
 export async function cancelledAmong(db: Kysely<Database>, ids: number[]): Promise<number[]> {
   if (ids.length === 0) return [];
-  const rows = await db.selectFrom('task_instance').select('id').where('id', 'in', ids).where('state', '=', 'CANCELLED').execute();
+  const rows = await db
+    .selectFrom('task_instance')
+    .select('id')
+    .where('id', 'in', ids)
+    .where('state', '=', 'CANCELLED')
+    .execute();
   return rows.map((r) => r.id);
 }
 

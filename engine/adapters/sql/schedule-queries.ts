@@ -3,8 +3,15 @@
 import type { Kysely } from 'kysely';
 import type { Database } from './schema.ts';
 
-export async function getWorkflowStamp(db: Kysely<Database>, workflowId: number): Promise<{ version: number; enabled: boolean } | undefined> {
-  const row = await db.selectFrom('workflow').select(['version', 'enabled']).where('id', '=', workflowId).executeTakeFirst();
+export async function getWorkflowStamp(
+  db: Kysely<Database>,
+  workflowId: number,
+): Promise<{ version: number; enabled: boolean } | undefined> {
+  const row = await db
+    .selectFrom('workflow')
+    .select(['version', 'enabled'])
+    .where('id', '=', workflowId)
+    .executeTakeFirst();
   return row ? { version: row.version, enabled: row.enabled === 1 } : undefined;
 }
 
@@ -13,17 +20,38 @@ export async function findWorkflowId(db: Kysely<Database>, name: string): Promis
 }
 
 export async function workflowsForEvent(db: Kysely<Database>, event: string): Promise<number[]> {
-  const rows = await db.selectFrom('workflow').select('id').where('on_event', '=', event).where('enabled', '=', 1).orderBy('id').execute();
+  const rows = await db
+    .selectFrom('workflow')
+    .select('id')
+    .where('on_event', '=', event)
+    .where('enabled', '=', 1)
+    .orderBy('id')
+    .execute();
   return rows.map((r) => r.id);
 }
 
 export async function setScheduleLastFire(db: Kysely<Database>, scheduleId: number, at: number): Promise<void> {
   // Never backwards: two schedulers racing must not re-open fires already dealt with.
-  await db.updateTable('schedule_plan').set({ last_fire_at: at }).where('id', '=', scheduleId).where('last_fire_at', '<', at).execute();
+  await db
+    .updateTable('schedule_plan')
+    .set({ last_fire_at: at })
+    .where('id', '=', scheduleId)
+    .where('last_fire_at', '<', at)
+    .execute();
 }
 
-export async function rebaseScheduleLastFire(db: Kysely<Database>, scheduleId: number, from: number, to: number): Promise<boolean> {
-  const result = await db.updateTable('schedule_plan').set({ last_fire_at: to }).where('id', '=', scheduleId).where('last_fire_at', '=', from).executeTakeFirst();
+export async function rebaseScheduleLastFire(
+  db: Kysely<Database>,
+  scheduleId: number,
+  from: number,
+  to: number,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('schedule_plan')
+    .set({ last_fire_at: to })
+    .where('id', '=', scheduleId)
+    .where('last_fire_at', '=', from)
+    .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
 

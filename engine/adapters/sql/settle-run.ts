@@ -16,7 +16,13 @@ import type { Database, WorkflowRunTable } from './schema.ts';
 import { exclusive, lockRun, shared, transact, type Trx } from './transaction.ts';
 import { releaseWaiters, waitersOf } from './upstream-waits.ts';
 
-export async function settleRun(db: Kysely<Database>, dialect: SqlDialectName, runId: number, settlement: Settlement, now: number): Promise<TransitionResult> {
+export async function settleRun(
+  db: Kysely<Database>,
+  dialect: SqlDialectName,
+  runId: number,
+  settlement: Settlement,
+  now: number,
+): Promise<TransitionResult> {
   return transact(
     db,
     async (trx) => {
@@ -32,7 +38,14 @@ export async function settleRun(db: Kysely<Database>, dialect: SqlDialectName, r
 }
 
 /** Ends the locked RUNNING run if nothing of it is pending, then starts the next queued one. Part of the caller's step. */
-export async function settle(trx: Trx, dialect: SqlDialectName, run: Selectable<WorkflowRunTable>, { taskCount, queuedRoots }: Settlement, now: number, result: TransitionResult): Promise<void> {
+export async function settle(
+  trx: Trx,
+  dialect: SqlDialectName,
+  run: Selectable<WorkflowRunTable>,
+  { taskCount, queuedRoots }: Settlement,
+  now: number,
+  result: TransitionResult,
+): Promise<void> {
   if ((await memoQuery(trx, 'pending', (d) => pendingQuery(d, slot(0)), [run.id])).rows.length > 0) return;
   const succeeded = await trx
     .selectFrom('task_instance')
@@ -42,18 +55,34 @@ export async function settle(trx: Trx, dialect: SqlDialectName, run: Selectable<
     .executeTakeFirstOrThrow();
   const needed = run.only_task === null ? taskCount : 1;
   const state: RunState = Number(succeeded.n) >= needed && needed > 0 ? 'SUCCESS' : 'FAILED';
-  await trx.updateTable('workflow_run').set({ state, finished_at: now }).where('id', '=', run.id).where('state', '=', 'RUNNING').execute();
+  await trx
+    .updateTable('workflow_run')
+    .set({ state, finished_at: now })
+    .where('id', '=', run.id)
+    .where('state', '=', 'RUNNING')
+    .execute();
   result.runs.push(await runRecord(trx, run.id));
   if (run.only_task === null) await settleAcrossWorkflows(trx, dialect, run, state, now, result);
   await startQueued(trx, dialect, run.workflow_id, queuedRoots, now, result);
 }
 
 /** A run's end as other workflows' whole-run waits see it: its SUCCESS releases them, its failure names them. */
-async function settleAcrossWorkflows(trx: Trx, dialect: SqlDialectName, run: Selectable<WorkflowRunTable>, state: RunState, now: number, result: TransitionResult): Promise<void> {
-  const wf = await shared(trx.selectFrom('workflow').select('name').where('id', '=', run.workflow_id), dialect).executeTakeFirst();
+async function settleAcrossWorkflows(
+  trx: Trx,
+  dialect: SqlDialectName,
+  run: Selectable<WorkflowRunTable>,
+  state: RunState,
+  now: number,
+  result: TransitionResult,
+): Promise<void> {
+  const wf = await shared(
+    trx.selectFrom('workflow').select('name').where('id', '=', run.workflow_id),
+    dialect,
+  ).executeTakeFirst();
   if (!wf) return;
   const at = Number(run.logical_time);
-  if (state === 'SUCCESS') (result.released ??= []).push(...(await releaseWaiters(trx, dialect, wf.name, null, at, now)));
+  if (state === 'SUCCESS')
+    (result.released ??= []).push(...(await releaseWaiters(trx, dialect, wf.name, null, at, now)));
   else (result.failedWaiters ??= []).push(...(await waitersOf(trx, dialect, wf.name, null, at)));
 }
 
@@ -61,15 +90,39 @@ async function settleAcrossWorkflows(trx: Trx, dialect: SqlDialectName, run: Sel
  * The workflow's oldest QUEUED run starts (overlap policy `queue`) once none of its runs is
  * RUNNING; with its roots, due now, in the caller's transaction.
  */
-export async function startQueued(trx: Trx, dialect: SqlDialectName, workflowId: number, roots: InstanceDraft[], now: number, result: TransitionResult): Promise<void> {
-  const running = await trx.selectFrom('workflow_run').select('id').where('workflow_id', '=', workflowId).where('state', '=', 'RUNNING').limit(1).executeTakeFirst();
+export async function startQueued(
+  trx: Trx,
+  dialect: SqlDialectName,
+  workflowId: number,
+  roots: InstanceDraft[],
+  now: number,
+  result: TransitionResult,
+): Promise<void> {
+  const running = await trx
+    .selectFrom('workflow_run')
+    .select('id')
+    .where('workflow_id', '=', workflowId)
+    .where('state', '=', 'RUNNING')
+    .limit(1)
+    .executeTakeFirst();
   if (running) return;
   const next = await exclusive(
-    trx.selectFrom('workflow_run').select(['id', 'workflow_id', 'logical_time']).where('workflow_id', '=', workflowId).where('state', '=', 'QUEUED').orderBy('id').limit(1),
+    trx
+      .selectFrom('workflow_run')
+      .select(['id', 'workflow_id', 'logical_time'])
+      .where('workflow_id', '=', workflowId)
+      .where('state', '=', 'QUEUED')
+      .orderBy('id')
+      .limit(1),
     dialect,
   ).executeTakeFirst();
   if (!next) return;
-  await trx.updateTable('workflow_run').set({ state: 'RUNNING', started_at: now }).where('id', '=', next.id).where('state', '=', 'QUEUED').execute();
+  await trx
+    .updateTable('workflow_run')
+    .set({ state: 'RUNNING', started_at: now })
+    .where('id', '=', next.id)
+    .where('state', '=', 'QUEUED')
+    .execute();
   result.runs.push(await runRecord(trx, next.id));
   const due = roots.map((d) => ({ ...d, notBefore: now }));
   result.created.push(...(await insertDrafts(trx, dialect, next, due, now)));

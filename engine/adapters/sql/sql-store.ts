@@ -5,7 +5,18 @@
 // code lives only in the openers (sqlite-store.ts, mysql-store.ts), migrations.ts and the locks.
 import type { Actor } from '../../api/actor.ts';
 import type { Kysely } from 'kysely';
-import type { AuditEntry, InstanceRecord, InstanceState, LogLine, RunRecord, RunState, SchedulingPause, WorkerRecord, WorkflowSpec, WorkflowSummary } from '../../api/types.ts';
+import type {
+  AuditEntry,
+  InstanceRecord,
+  InstanceState,
+  LogLine,
+  RunRecord,
+  RunState,
+  SchedulingPause,
+  WorkerRecord,
+  WorkflowSpec,
+  WorkflowSummary,
+} from '../../api/types.ts';
 import type { AlertDelivery, AlertFilter, AlertRecord, AlertState } from '../../api/alerts.ts';
 import type {
   AlertRecorded,
@@ -185,7 +196,10 @@ export class SqlStore implements Store {
   activeCountByWorker(): Promise<Map<string, number>> {
     return runs.activeCountByWorker(this.db);
   }
-  recordTaskHeartbeats(workerId: string, beats: { instanceId: number; attempt: number; at: number }[]): Promise<Set<number>> {
+  recordTaskHeartbeats(
+    workerId: string,
+    beats: { instanceId: number; attempt: number; at: number }[],
+  ): Promise<Set<number>> {
     return runs.recordTaskHeartbeats(this.db, workerId, beats);
   }
 

@@ -69,7 +69,10 @@ export function sqliteDriver(): SqliteDriverInfo {
   } finally {
     db.close();
   }
-  const where = driver.name === 'node:sqlite' ? `built into Node ${process.versions.node}` : `addon ${betterSqliteVersion()}, Node ${process.versions.node}`;
+  const where =
+    driver.name === 'node:sqlite'
+      ? `built into Node ${process.versions.node}`
+      : `addon ${betterSqliteVersion()}, Node ${process.versions.node}`;
   return { name: driver.name, sqliteVersion, description: `${driver.name} (SQLite ${sqliteVersion}, ${where})` };
 }
 
@@ -81,12 +84,18 @@ function loadDriver(): Driver {
   if (chosen) return chosen;
   const forced = process.env[SQLITE_DRIVER_ENV];
   if (forced !== undefined && forced !== '' && forced !== 'node:sqlite' && forced !== 'better-sqlite3') {
-    throw new AxError('environment', `${SQLITE_DRIVER_ENV}=${forced}: use node:sqlite or better-sqlite3 (or leave it unset: node:sqlite where this Node has it)`);
+    throw new AxError(
+      'environment',
+      `${SQLITE_DRIVER_ENV}=${forced}: use node:sqlite or better-sqlite3 (or leave it unset: node:sqlite where this Node has it)`,
+    );
   }
   const builtIn = forced === 'better-sqlite3' ? undefined : nodeSqlite();
   if (builtIn) return (chosen = builtIn);
   if (forced === 'node:sqlite') {
-    throw new AxError('environment', `${SQLITE_DRIVER_ENV}=node:sqlite, but Node ${process.versions.node} has no node:sqlite: use Node 22.13 or later, or unset ${SQLITE_DRIVER_ENV}`);
+    throw new AxError(
+      'environment',
+      `${SQLITE_DRIVER_ENV}=node:sqlite, but Node ${process.versions.node} has no node:sqlite: use Node 22.13 or later, or unset ${SQLITE_DRIVER_ENV}`,
+    );
   }
   return (chosen = betterSqlite(forced === 'better-sqlite3'));
 }
@@ -137,7 +146,9 @@ function nodeSqlite(): Driver | undefined {
     name: 'node:sqlite',
     open(file, options) {
       if (options.fileMustExist && file !== ':memory:' && !fs.existsSync(file)) {
-        throw Object.assign(new Error(`unable to open database file: ${file} does not exist`), { code: 'SQLITE_CANTOPEN' });
+        throw Object.assign(new Error(`unable to open database file: ${file} does not exist`), {
+          code: 'SQLITE_CANTOPEN',
+        });
       }
       const db = withCodes(() => new DatabaseSync(file));
       return new NodeConnection(db);
@@ -149,7 +160,10 @@ class NodeConnection implements SqliteConnection {
   readonly driver = 'node:sqlite' as const;
   constructor(private readonly db: NodeDatabase) {}
   prepare(sql: string): SqliteStatement {
-    return new NodeSqliteStatement(withCodes(() => this.db.prepare(sql)), sql);
+    return new NodeSqliteStatement(
+      withCodes(() => this.db.prepare(sql)),
+      sql,
+    );
   }
   exec(sql: string): void {
     withCodes(() => this.db.exec(sql));
@@ -196,15 +210,52 @@ class NodeSqliteStatement implements SqliteStatement {
 
 /** SQLite's result codes by number, as better-sqlite3 names them (the ones AX looks at, and their families). */
 const PRIMARY: Record<number, string> = {
-  1: 'ERROR', 2: 'INTERNAL', 3: 'PERM', 4: 'ABORT', 5: 'BUSY', 6: 'LOCKED', 7: 'NOMEM', 8: 'READONLY', 9: 'INTERRUPT',
-  10: 'IOERR', 11: 'CORRUPT', 12: 'NOTFOUND', 13: 'FULL', 14: 'CANTOPEN', 15: 'PROTOCOL', 16: 'EMPTY', 17: 'SCHEMA',
-  18: 'TOOBIG', 19: 'CONSTRAINT', 20: 'MISMATCH', 21: 'MISUSE', 22: 'NOLFS', 23: 'AUTH', 24: 'FORMAT', 25: 'RANGE', 26: 'NOTADB',
+  1: 'ERROR',
+  2: 'INTERNAL',
+  3: 'PERM',
+  4: 'ABORT',
+  5: 'BUSY',
+  6: 'LOCKED',
+  7: 'NOMEM',
+  8: 'READONLY',
+  9: 'INTERRUPT',
+  10: 'IOERR',
+  11: 'CORRUPT',
+  12: 'NOTFOUND',
+  13: 'FULL',
+  14: 'CANTOPEN',
+  15: 'PROTOCOL',
+  16: 'EMPTY',
+  17: 'SCHEMA',
+  18: 'TOOBIG',
+  19: 'CONSTRAINT',
+  20: 'MISMATCH',
+  21: 'MISUSE',
+  22: 'NOLFS',
+  23: 'AUTH',
+  24: 'FORMAT',
+  25: 'RANGE',
+  26: 'NOTADB',
 };
 const EXTENDED: Record<number, string> = {
-  261: 'BUSY_RECOVERY', 517: 'BUSY_SNAPSHOT', 773: 'BUSY_TIMEOUT', 262: 'LOCKED_SHAREDCACHE',
-  264: 'READONLY_RECOVERY', 520: 'READONLY_CANTLOCK', 776: 'READONLY_ROLLBACK', 1032: 'READONLY_DBMOVED', 1288: 'READONLY_CANTINIT', 1544: 'READONLY_DIRECTORY',
-  275: 'CONSTRAINT_CHECK', 787: 'CONSTRAINT_FOREIGNKEY', 1299: 'CONSTRAINT_NOTNULL', 1555: 'CONSTRAINT_PRIMARYKEY', 2067: 'CONSTRAINT_UNIQUE',
-  267: 'CORRUPT_VTAB', 523: 'CORRUPT_SEQUENCE', 779: 'CORRUPT_INDEX',
+  261: 'BUSY_RECOVERY',
+  517: 'BUSY_SNAPSHOT',
+  773: 'BUSY_TIMEOUT',
+  262: 'LOCKED_SHAREDCACHE',
+  264: 'READONLY_RECOVERY',
+  520: 'READONLY_CANTLOCK',
+  776: 'READONLY_ROLLBACK',
+  1032: 'READONLY_DBMOVED',
+  1288: 'READONLY_CANTINIT',
+  1544: 'READONLY_DIRECTORY',
+  275: 'CONSTRAINT_CHECK',
+  787: 'CONSTRAINT_FOREIGNKEY',
+  1299: 'CONSTRAINT_NOTNULL',
+  1555: 'CONSTRAINT_PRIMARYKEY',
+  2067: 'CONSTRAINT_UNIQUE',
+  267: 'CORRUPT_VTAB',
+  523: 'CORRUPT_SEQUENCE',
+  779: 'CORRUPT_INDEX',
 };
 
 export function sqliteCodeName(errcode: number): string {
@@ -272,7 +323,9 @@ function betterSqliteVersion(): string {
 export function noDriver(err: unknown, forced = false): AxError {
   const message = err instanceof Error ? err.message : String(err);
   const runtime = `Node ${process.versions.node} (module ABI ${process.versions.modules}${process.versions.electron ? `, Electron ${process.versions.electron}` : ''})`;
-  const missing = (err as { code?: string } | null)?.code === 'MODULE_NOT_FOUND' && /Cannot find module 'better-sqlite3'/.test(message);
+  const missing =
+    (err as { code?: string } | null)?.code === 'MODULE_NOT_FOUND' &&
+    /Cannot find module 'better-sqlite3'/.test(message);
   const built = /NODE_MODULE_VERSION (\d+)/.exec(message)?.[1];
   const what = missing
     ? 'better-sqlite3 is not installed'
@@ -284,6 +337,6 @@ export function noDriver(err: unknown, forced = false): AxError {
     forced
       ? `${SQLITE_DRIVER_ENV}=better-sqlite3, but it cannot load in ${runtime}: ${what}. Unset ${SQLITE_DRIVER_ENV} (this Node has node:sqlite), or run "npm rebuild better-sqlite3" with this Node`
       : `no SQLite driver can load in ${runtime}: this Node has no built-in node:sqlite, and ${what}. ` +
-        'Run ax with Node 22.13 or later (node:sqlite is built in), or run "npm rebuild better-sqlite3" with this Node',
+          'Run ax with Node 22.13 or later (node:sqlite is built in), or run "npm rebuild better-sqlite3" with this Node',
   );
 }

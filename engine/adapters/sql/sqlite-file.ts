@@ -40,15 +40,21 @@ function foreignOwner(target: string): number | undefined {
 export function checkWritable(file: string): void {
   const dir = path.dirname(file);
   const dirErr = notWritable(dir);
-  if (dirErr?.code === 'EROFS') throw new AxError('storage', `the data dir ${dir} is on a read-only file system: use another --data-dir`);
+  if (dirErr?.code === 'EROFS')
+    throw new AxError('storage', `the data dir ${dir} is on a read-only file system: use another --data-dir`);
   if (dirErr) throw new AxError('storage', fixFor([dir], `the data dir ${dir} is not writable`));
   const readOnly = companions(file).filter((f) => notWritable(f));
-  if (readOnly.length) throw new AxError('storage', fixFor(readOnly, `${readOnly.join(', ')} ${readOnly.length > 1 ? 'are' : 'is'} read-only`));
+  if (readOnly.length)
+    throw new AxError(
+      'storage',
+      fixFor(readOnly, `${readOnly.join(', ')} ${readOnly.length > 1 ? 'are' : 'is'} read-only`),
+    );
 }
 
 function fixFor(targets: string[], what: string): string {
   const owner = targets.map(foreignOwner).find((uid) => uid !== undefined);
-  if (owner !== undefined) return `${what} for this user (it belongs to uid ${owner}): run ax as that user, or chown $(id -un) ${targets.join(' ')}`;
+  if (owner !== undefined)
+    return `${what} for this user (it belongs to uid ${owner}): run ax as that user, or chown $(id -un) ${targets.join(' ')}`;
   return `${what}: chmod u+w ${targets.join(' ')}`;
 }
 
@@ -60,7 +66,10 @@ export function describeSqliteError(err: unknown, file: string): unknown {
   const cause = (err as { cause?: unknown } | null)?.cause;
   const code = String((err as { code?: unknown } | null)?.code ?? (cause as { code?: unknown } | null)?.code ?? '');
   if (code.startsWith('SQLITE_BUSY')) {
-    return new AxError('conflict', `${file} is locked by another program (an sqlite3 shell, a backup?) holding a write transaction: close it, then try again`);
+    return new AxError(
+      'conflict',
+      `${file} is locked by another program (an sqlite3 shell, a backup?) holding a write transaction: close it, then try again`,
+    );
   }
   if (code.startsWith('SQLITE_READONLY')) {
     try {
@@ -68,13 +77,22 @@ export function describeSqliteError(err: unknown, file: string): unknown {
     } catch (named) {
       return named;
     }
-    return new AxError('storage', `${file} cannot be written (${code}): check its permissions and those of ${companions(file).slice(1).join(' and ')}`);
+    return new AxError(
+      'storage',
+      `${file} cannot be written (${code}): check its permissions and those of ${companions(file).slice(1).join(' and ')}`,
+    );
   }
   if (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT')) {
-    return new AxError('storage', `${file} is not an AX database (not an SQLite file, or damaged): restore it from a backup, or move it away and ax starts a new, empty one`);
+    return new AxError(
+      'storage',
+      `${file} is not an AX database (not an SQLite file, or damaged): restore it from a backup, or move it away and ax starts a new, empty one`,
+    );
   }
   if (code.startsWith('SQLITE_CANTOPEN')) {
-    return new AxError('storage', `${file} cannot be opened: check that ${path.dirname(file)} is a directory you can write, and that ${file} is a file`);
+    return new AxError(
+      'storage',
+      `${file} cannot be opened: check that ${path.dirname(file)} is a directory you can write, and that ${file} is a file`,
+    );
   }
   return err;
 }
@@ -90,7 +108,8 @@ export function lostMessage(file: string, how: FileLoss): string {
   const restart = {
     deleted: 'starts a new, empty database there (put the file back first to keep its workflows and history)',
     replaced: 'opens the file that is there now',
-    overwritten: 'needs a good file there: restore ax.db from a backup first, or move it away to start a new, empty one',
+    overwritten:
+      'needs a good file there: restore ax.db from a backup first, or move it away to start a new, empty one',
   }[how];
   return `the database ${file} ${what} while the engine ran: this engine takes no more work and records nothing more; restarting it (ax serve) ${restart}`;
 }

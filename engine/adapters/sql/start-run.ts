@@ -15,14 +15,21 @@ import { insertRun } from './run-queries.ts';
 import type { Database } from './schema.ts';
 import { exclusive, transact } from './transaction.ts';
 
-export async function startRun(db: Kysely<Database>, dialect: SqlDialectName, start: StartRun): Promise<{ run: RunRecord; created: InstanceRecord[] } | undefined> {
+export async function startRun(
+  db: Kysely<Database>,
+  dialect: SqlDialectName,
+  start: StartRun,
+): Promise<{ run: RunRecord; created: InstanceRecord[] } | undefined> {
   const { run, roots, overlap } = start;
   return transact(
     db,
     async (trx) => {
       let state: RunState = run.state;
       let reason = run.reason;
-      const workflow = await exclusive(trx.selectFrom('workflow').select(['id', 'name']).where('id', '=', run.workflowId), dialect).executeTakeFirst();
+      const workflow = await exclusive(
+        trx.selectFrom('workflow').select(['id', 'name']).where('id', '=', run.workflowId),
+        dialect,
+      ).executeTakeFirst();
       if (!workflow) throw new AxError('not_found', `workflow ${run.workflowId} no longer exists`);
       if (overlap && state === 'RUNNING') {
         const active = await trx
@@ -43,9 +50,23 @@ export async function startRun(db: Kysely<Database>, dialect: SqlDialectName, st
       // A cron fire and its schedule's last_fire_at go in together: a fire that ran must not still
       // count as missed (the misfire policy would act on it). Never backwards.
       if (run.scheduleId !== undefined && run.trigger === 'cron') {
-        await trx.updateTable('schedule_plan').set({ last_fire_at: run.logicalTime }).where('id', '=', run.scheduleId).where('last_fire_at', '<', run.logicalTime).execute();
+        await trx
+          .updateTable('schedule_plan')
+          .set({ last_fire_at: run.logicalTime })
+          .where('id', '=', run.scheduleId)
+          .where('last_fire_at', '<', run.logicalTime)
+          .execute();
       }
-      const created = state === 'RUNNING' && roots.length > 0 ? await insertDrafts(trx, dialect, { id, workflow_id: run.workflowId, logical_time: run.logicalTime }, roots, run.createdAt) : [];
+      const created =
+        state === 'RUNNING' && roots.length > 0
+          ? await insertDrafts(
+              trx,
+              dialect,
+              { id, workflow_id: run.workflowId, logical_time: run.logicalTime },
+              roots,
+              run.createdAt,
+            )
+          : [];
       return { run: await runRecord(trx, id), created };
     },
     dialect,

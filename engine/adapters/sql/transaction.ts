@@ -28,7 +28,11 @@ const DEADLOCK_ATTEMPTS = 10;
  * whole; it is then simply run again, after a short random pause so the same pair does not
  * collide again at once.
  */
-export async function transact<T>(db: Kysely<Database>, work: (trx: Trx) => Promise<T>, dialect?: SqlDialectName): Promise<T> {
+export async function transact<T>(
+  db: Kysely<Database>,
+  work: (trx: Trx) => Promise<T>,
+  dialect?: SqlDialectName,
+): Promise<T> {
   // SQLite has no deadlocks; its writes of one turn share a commit.
   if (dialect === 'sqlite') return groupCommit(db, work);
   for (let attempt = 1; ; attempt++) {
@@ -55,7 +59,12 @@ export function exclusive<Q extends { forUpdate(): Q }>(q: Q, dialect: SqlDialec
  * The run's row, locked on MySQL: exclusively (steps that change the run itself: settle, cancel,
  * re-run), or shared (a finish, so instances of one run finish side by side).
  */
-export async function lockRun(trx: Trx, dialect: SqlDialectName, runId: number, mode: 'update' | 'share' = 'update'): Promise<Selectable<WorkflowRunTable> | undefined> {
+export async function lockRun(
+  trx: Trx,
+  dialect: SqlDialectName,
+  runId: number,
+  mode: 'update' | 'share' = 'update',
+): Promise<Selectable<WorkflowRunTable> | undefined> {
   const how = dialect !== 'mysql' ? 'plain' : mode;
   const { rows } = await memoQuery(
     trx,

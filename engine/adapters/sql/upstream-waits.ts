@@ -22,15 +22,30 @@ import type { Database } from './schema.ts';
 import { exclusive, shared, type Trx } from './transaction.ts';
 
 /** Did `task` (or, null, the whole run) of the workflow succeed in a run whose logical time is in [from, to)? */
-async function succeededIn(trx: Trx, dialect: SqlDialectName, workflowId: number, task: string | null, from: number, to: number): Promise<boolean> {
+async function succeededIn(
+  trx: Trx,
+  dialect: SqlDialectName,
+  workflowId: number,
+  task: string | null,
+  from: number,
+  to: number,
+): Promise<boolean> {
   const runs = await shared(
-    trx.selectFrom('workflow_run').select(['id', 'state', 'only_task']).where('workflow_id', '=', workflowId).where('logical_time', '>=', from).where('logical_time', '<', to),
+    trx
+      .selectFrom('workflow_run')
+      .select(['id', 'state', 'only_task'])
+      .where('workflow_id', '=', workflowId)
+      .where('logical_time', '>=', from)
+      .where('logical_time', '<', to),
     dialect,
   ).execute();
   // the whole workflow: a run of all its tasks that succeeded (a run of one task is not the workflow's)
   if (task === null) return runs.some((r) => r.state === 'SUCCESS' && r.only_task === null);
   for (const ids of chunks(runs.map((r) => r.id))) {
-    const rows = await shared(trx.selectFrom('task_instance').select(['id', 'state']).where('run_id', 'in', ids).where('task_name', '=', task), dialect).execute();
+    const rows = await shared(
+      trx.selectFrom('task_instance').select(['id', 'state']).where('run_id', 'in', ids).where('task_name', '=', task),
+      dialect,
+    ).execute();
     if (rows.some((r) => r.state === 'SUCCESS')) return true;
   }
   return false;
@@ -49,7 +64,10 @@ export async function holdForUpstreams(
 ): Promise<{ notBefore: number; reason: string | null }> {
   const pending: { w: UpstreamWaitDraft; from: number; to: number }[] = [];
   for (const w of waits) {
-    const up = await shared(trx.selectFrom('workflow').select('id').where('name', '=', w.workflow), dialect).executeTakeFirst();
+    const up = await shared(
+      trx.selectFrom('workflow').select('id').where('name', '=', w.workflow),
+      dialect,
+    ).executeTakeFirst();
     let from: number;
     let to: number;
     if ('latestAtOrBefore' in w.window) {
@@ -71,7 +89,12 @@ export async function holdForUpstreams(
     pending.push({ w, from, to });
   }
   if (pending.length === 0) {
-    await trx.updateTable('task_instance').set({ not_before: now }).where('id', '=', inst.id).where('not_before', '=', HELD_FOR_UPSTREAM).execute();
+    await trx
+      .updateTable('task_instance')
+      .set({ not_before: now })
+      .where('id', '=', inst.id)
+      .where('not_before', '=', HELD_FOR_UPSTREAM)
+      .execute();
     return { notBefore: now, reason: null };
   }
   const rows = pending.map(({ w, from, to }) => ({
@@ -106,15 +129,31 @@ function matching(trx: Trx, workflow: string, task: string | null, logicalTime: 
  * `task` (null: the whole run) of `workflow` succeeded in a run of logical time `logicalTime`:
  * the waits it satisfies are deleted, and the instances left with none become due. Returns them.
  */
-export async function releaseWaiters(trx: Trx, dialect: SqlDialectName, workflow: string, task: string | null, logicalTime: number, now: number): Promise<InstanceRecord[]> {
+export async function releaseWaiters(
+  trx: Trx,
+  dialect: SqlDialectName,
+  workflow: string,
+  task: string | null,
+  logicalTime: number,
+  now: number,
+): Promise<InstanceRecord[]> {
   const rows = await exclusive(matching(trx, workflow, task, logicalTime), dialect).execute();
   if (rows.length === 0) return [];
-  for (const ids of chunks(rows.map((r) => r.id))) await trx.deleteFrom('upstream_wait').where('id', 'in', ids).execute();
+  for (const ids of chunks(rows.map((r) => r.id)))
+    await trx.deleteFrom('upstream_wait').where('id', 'in', ids).execute();
   const released: InstanceRecord[] = [];
   for (const instanceId of new Set(rows.map((r) => r.instance_id))) {
-    const left = await exclusive(trx.selectFrom('upstream_wait').select('label').where('instance_id', '=', instanceId).orderBy('id'), dialect).execute();
+    const left = await exclusive(
+      trx.selectFrom('upstream_wait').select('label').where('instance_id', '=', instanceId).orderBy('id'),
+      dialect,
+    ).execute();
     if (left.length > 0) {
-      await trx.updateTable('task_instance').set({ reason: waitingReason(left.map((l) => l.label)) }).where('id', '=', instanceId).where('state', '=', 'WAITING').execute();
+      await trx
+        .updateTable('task_instance')
+        .set({ reason: waitingReason(left.map((l) => l.label)) })
+        .where('id', '=', instanceId)
+        .where('state', '=', 'WAITING')
+        .execute();
       continue;
     }
     const res = await trx
@@ -125,24 +164,40 @@ export async function releaseWaiters(trx: Trx, dialect: SqlDialectName, workflow
       .where('not_before', '=', HELD_FOR_UPSTREAM)
       .executeTakeFirst();
     if (Number(res.numUpdatedRows) === 0) continue;
-    const row = await shared(trx.selectFrom('task_instance').selectAll().where('id', '=', instanceId), dialect).executeTakeFirst();
+    const row = await shared(
+      trx.selectFrom('task_instance').selectAll().where('id', '=', instanceId),
+      dialect,
+    ).executeTakeFirst();
     if (row) released.push(instanceFromRow(row));
   }
   return released;
 }
 
 /** The instances waiting for what just failed for good, and what each waited for. */
-export async function waitersOf(trx: Trx, dialect: SqlDialectName, workflow: string, task: string | null, logicalTime: number): Promise<WaiterNotice[]> {
+export async function waitersOf(
+  trx: Trx,
+  dialect: SqlDialectName,
+  workflow: string,
+  task: string | null,
+  logicalTime: number,
+): Promise<WaiterNotice[]> {
   const rows = await shared(matching(trx, workflow, task, logicalTime), dialect).execute();
   const seen = new Set<number>();
-  return rows.filter((r) => !seen.has(r.instance_id) && seen.add(r.instance_id)).map((r) => ({ instanceId: r.instance_id, label: r.label }));
+  return rows
+    .filter((r) => !seen.has(r.instance_id) && seen.add(r.instance_id))
+    .map((r) => ({ instanceId: r.instance_id, label: r.label }));
 }
 
 /**
  * The instances waiting for any task (or the whole) of `workflow` in a run of logical time
  * `logicalTime`: that run was cancelled, so what it had not done yet it will not do.
  */
-export async function waitersOfRun(trx: Trx, dialect: SqlDialectName, workflow: string, logicalTime: number): Promise<WaiterNotice[]> {
+export async function waitersOfRun(
+  trx: Trx,
+  dialect: SqlDialectName,
+  workflow: string,
+  logicalTime: number,
+): Promise<WaiterNotice[]> {
   const rows = await shared(
     trx
       .selectFrom('upstream_wait')
@@ -154,7 +209,9 @@ export async function waitersOfRun(trx: Trx, dialect: SqlDialectName, workflow: 
     dialect,
   ).execute();
   const seen = new Set<number>();
-  return rows.filter((r) => !seen.has(r.instance_id) && seen.add(r.instance_id)).map((r) => ({ instanceId: r.instance_id, label: r.label }));
+  return rows
+    .filter((r) => !seen.has(r.instance_id) && seen.add(r.instance_id))
+    .map((r) => ({ instanceId: r.instance_id, label: r.label }));
 }
 
 /** A waiter that ended (released, failed, cancelled) waits no more. */
@@ -163,15 +220,27 @@ export async function dropWaits(trx: Trx, by: 'instance_id' | 'run_id', id: numb
 }
 
 export async function expiredWaits(db: Kysely<Database>, now: number, limit: number): Promise<WaiterNotice[]> {
-  const rows = await db.selectFrom('upstream_wait').select(['instance_id', 'label']).where('deadline', '<=', now).orderBy('deadline').orderBy('id').limit(limit * 4).execute();
+  const rows = await db
+    .selectFrom('upstream_wait')
+    .select(['instance_id', 'label'])
+    .where('deadline', '<=', now)
+    .orderBy('deadline')
+    .orderBy('id')
+    .limit(limit * 4)
+    .execute();
   const out: WaiterNotice[] = [];
   const seen = new Set<number>();
   for (const r of rows) {
     if (seen.has(r.instance_id)) continue;
     seen.add(r.instance_id);
-    const inst = await db.selectFrom('task_instance').select('state').where('id', '=', r.instance_id).executeTakeFirst();
+    const inst = await db
+      .selectFrom('task_instance')
+      .select('state')
+      .where('id', '=', r.instance_id)
+      .executeTakeFirst();
     // Left by a waiter that ended some other way (its run cancelled, removed): nothing waits.
-    if (inst?.state !== 'WAITING') await db.deleteFrom('upstream_wait').where('instance_id', '=', r.instance_id).execute();
+    if (inst?.state !== 'WAITING')
+      await db.deleteFrom('upstream_wait').where('instance_id', '=', r.instance_id).execute();
     else if (out.push({ instanceId: r.instance_id, label: r.label }) >= limit) break;
   }
   return out;

@@ -45,7 +45,12 @@ export async function finalFailures(db: Kysely<Database>, runIds: number[]): Pro
   return rows.map(instanceFromRow);
 }
 
-export async function instancesFinishedSince(db: Kysely<Database>, states: InstanceState[], since: number, limit: number): Promise<InstanceRecord[]> {
+export async function instancesFinishedSince(
+  db: Kysely<Database>,
+  states: InstanceState[],
+  since: number,
+  limit: number,
+): Promise<InstanceRecord[]> {
   const rows = await db
     .selectFrom('task_instance')
     .selectAll()
@@ -69,7 +74,10 @@ export async function runningCountByWorker(db: Kysely<Database>): Promise<Map<st
 }
 
 /** Each (run, task) pair's latest attempt, in id order. */
-export async function latestAttempts(db: Kysely<Database>, keys: { runId: number; taskId: number }[]): Promise<InstanceRecord[]> {
+export async function latestAttempts(
+  db: Kysely<Database>,
+  keys: { runId: number; taskId: number }[],
+): Promise<InstanceRecord[]> {
   if (keys.length === 0) return [];
   const wanted = new Set(keys.map((k) => `${k.runId}:${k.taskId}`));
   const rows = await db
@@ -88,7 +96,10 @@ export async function latestAttempts(db: Kysely<Database>, keys: { runId: number
   return [...latest.values()].sort((a, b) => a.id - b.id);
 }
 
-export async function runsFinishedSince(db: Kysely<Database>, since: number): Promise<Partial<Record<RunState, number>>> {
+export async function runsFinishedSince(
+  db: Kysely<Database>,
+  since: number,
+): Promise<Partial<Record<RunState, number>>> {
   const rows = await db
     .selectFrom('workflow_run')
     .select(['state', (eb) => eb.fn.countAll<number>().as('n')])
@@ -98,8 +109,15 @@ export async function runsFinishedSince(db: Kysely<Database>, since: number): Pr
   return Object.fromEntries(rows.map((r) => [r.state, num(r.n)]));
 }
 
-export async function countInstances(db: Kysely<Database>, states: InstanceState[], opts: { queuedOnly?: boolean } = {}): Promise<number> {
-  let q = db.selectFrom('task_instance').select((eb) => eb.fn.countAll<number>().as('n')).where('state', 'in', states);
+export async function countInstances(
+  db: Kysely<Database>,
+  states: InstanceState[],
+  opts: { queuedOnly?: boolean } = {},
+): Promise<number> {
+  let q = db
+    .selectFrom('task_instance')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('state', 'in', states);
   // instances held for an upstream in another workflow wait for it, not for a worker
   if (opts.queuedOnly) q = q.where('not_before', '<', HELD_FOR_UPSTREAM);
   const row = await q.executeTakeFirst();
@@ -107,7 +125,11 @@ export async function countInstances(db: Kysely<Database>, states: InstanceState
 }
 
 export async function countRuns(db: Kysely<Database>, states: RunState[]): Promise<number> {
-  const row = await db.selectFrom('workflow_run').select((eb) => eb.fn.countAll<number>().as('n')).where('state', 'in', states).executeTakeFirst();
+  const row = await db
+    .selectFrom('workflow_run')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('state', 'in', states)
+    .executeTakeFirst();
   return num(row?.n ?? 0);
 }
 
@@ -141,22 +163,34 @@ export async function recentRuntimes(db: Kysely<Database>, workflowId: number, l
   return rows.map((r) => ({ task: r.task_name, ms: num(r.finished_at as number) - num(r.started_at as number) }));
 }
 
-export async function logExtent(db: Kysely<Database>, instanceId: number): Promise<{ firstSeq: number; lastSeq: number; lines: number }> {
+export async function logExtent(
+  db: Kysely<Database>,
+  instanceId: number,
+): Promise<{ firstSeq: number; lastSeq: number; lines: number }> {
   // Two index look-ups, not a count: an instance's seqs are contiguous (retention deletes the
   // oldest lines first), so the extent gives the count, even at a million lines.
   const end = (dir: 'asc' | 'desc') =>
-    db.selectFrom('execution_log').select('seq').where('instance_id', '=', instanceId).orderBy('seq', dir).limit(1).executeTakeFirst();
+    db
+      .selectFrom('execution_log')
+      .select('seq')
+      .where('instance_id', '=', instanceId)
+      .orderBy('seq', dir)
+      .limit(1)
+      .executeTakeFirst();
   const [first, last] = await Promise.all([end('asc'), end('desc')]);
   if (!first || !last) return { firstSeq: 0, lastSeq: 0, lines: 0 };
   return { firstSeq: num(first.seq), lastSeq: num(last.seq), lines: num(last.seq) - num(first.seq) + 1 };
 }
 
-export async function searchLog(db: Kysely<Database>, instanceId: number, query: string, afterSeq: number, limit: number, untilSeq?: number): Promise<LogLine[]> {
-  let q = db
-    .selectFrom('execution_log')
-    .selectAll()
-    .where('instance_id', '=', instanceId)
-    .where('seq', '>', afterSeq);
+export async function searchLog(
+  db: Kysely<Database>,
+  instanceId: number,
+  query: string,
+  afterSeq: number,
+  limit: number,
+  untilSeq?: number,
+): Promise<LogLine[]> {
+  let q = db.selectFrom('execution_log').selectAll().where('instance_id', '=', instanceId).where('seq', '>', afterSeq);
   if (untilSeq !== undefined) q = q.where('seq', '<=', untilSeq);
   const rows = await q
     .where(sql<boolean>`lower(line) like ${likePattern(query)} escape '!'`)

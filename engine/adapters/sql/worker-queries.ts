@@ -30,7 +30,12 @@ export async function getWorker(db: Kysely<Database>, id: string): Promise<Worke
   return row ? { ...workerFromRow(row), claim: row.claim ?? undefined } : undefined;
 }
 
-export async function claimWorker(db: Kysely<Database>, worker: WorkerRecord, claim: string, previous: string | null | undefined): Promise<boolean> {
+export async function claimWorker(
+  db: Kysely<Database>,
+  worker: WorkerRecord,
+  claim: string,
+  previous: string | null | undefined,
+): Promise<boolean> {
   const row = { ...workerToRow(worker), claim };
   if (previous === undefined) {
     try {
@@ -53,7 +58,12 @@ export async function claimWorker(db: Kysely<Database>, worker: WorkerRecord, cl
 
 export async function beatWorker(db: Kysely<Database>, worker: WorkerRecord, claim: string): Promise<boolean> {
   const { id: _id, ...rest } = workerToRow(worker);
-  const res = await db.updateTable('worker').set(rest).where('id', '=', worker.id).where('claim', '=', claim).executeTakeFirst();
+  const res = await db
+    .updateTable('worker')
+    .set(rest)
+    .where('id', '=', worker.id)
+    .where('claim', '=', claim)
+    .executeTakeFirst();
   if (Number(res.numUpdatedRows) > 0) return true;
   // No row at all (removed by hand, a fresh database): the id is free, so it is ours again.
   return (await getWorker(db, worker.id)) === undefined && claimWorker(db, worker, claim, undefined);

@@ -1,18 +1,36 @@
 // Definitions: workflows, tasks, dependencies, schedules.
 import type { Kysely, Transaction } from 'kysely';
 import { type Actor, actorName, actorNote } from '../../api/actor.ts';
-import { DEFAULT_WAIT_TIMEOUT_MS, type RunState, type UpstreamDate, type WorkflowSpec, type WorkflowSummary } from '../../api/types.ts';
-import type { ApplyResult, CrossDependencyRow, ScheduleRecord, TaskDefinition, WorkflowGraph } from '../../ports/store.ts';
+import {
+  DEFAULT_WAIT_TIMEOUT_MS,
+  type RunState,
+  type UpstreamDate,
+  type WorkflowSpec,
+  type WorkflowSummary,
+} from '../../api/types.ts';
+import type {
+  ApplyResult,
+  CrossDependencyRow,
+  ScheduleRecord,
+  TaskDefinition,
+  WorkflowGraph,
+} from '../../ports/store.ts';
 import { canonicalJson, chunks, num, scheduleFromRow, taskFromRow } from './rows.ts';
 import type { Database } from './schema.ts';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
-export async function applyWorkflow(db: Kysely<Database>, spec: WorkflowSpec, now: number, actor?: Actor): Promise<ApplyResult> {
+export async function applyWorkflow(
+  db: Kysely<Database>,
+  spec: WorkflowSpec,
+  now: number,
+  actor?: Actor,
+): Promise<ApplyResult> {
   const specJson = canonicalJson(spec);
   return db.transaction().execute(async (trx) => {
     const existing = await trx.selectFrom('workflow').selectAll().where('name', '=', spec.name).executeTakeFirst();
-    if (existing && existing.spec_json === specJson) return { workflowId: existing.id, version: existing.version, changed: false };
+    if (existing && existing.spec_json === specJson)
+      return { workflowId: existing.id, version: existing.version, changed: false };
 
     const columns = {
       description: spec.description ?? null,
@@ -27,7 +45,11 @@ export async function applyWorkflow(db: Kysely<Database>, spec: WorkflowSpec, no
     if (existing) {
       workflowId = existing.id;
       version = existing.version + 1;
-      await trx.updateTable('workflow').set({ ...columns, version }).where('id', '=', workflowId).execute();
+      await trx
+        .updateTable('workflow')
+        .set({ ...columns, version })
+        .where('id', '=', workflowId)
+        .execute();
     } else {
       version = 1;
       const inserted = await trx
@@ -39,7 +61,17 @@ export async function applyWorkflow(db: Kysely<Database>, spec: WorkflowSpec, no
     await replaceTasks(trx, workflowId, spec);
     await replaceSchedule(trx, workflowId, spec, now);
     if (actor !== undefined) {
-      await trx.insertInto('audit_log').values({ at: now, actor: actorName(actor), note: actorNote(actor), action: 'workflow.apply', object: `workflow:${spec.name}`, detail: `version ${version}` }).execute();
+      await trx
+        .insertInto('audit_log')
+        .values({
+          at: now,
+          actor: actorName(actor),
+          note: actorNote(actor),
+          action: 'workflow.apply',
+          object: `workflow:${spec.name}`,
+          detail: `version ${version}`,
+        })
+        .execute();
     }
     return { workflowId, version, changed: true };
   });
@@ -47,7 +79,11 @@ export async function applyWorkflow(db: Kysely<Database>, spec: WorkflowSpec, no
 
 /** Task ids stay stable for tasks that keep their name: history refers to them. */
 async function replaceTasks(trx: Transaction<Database>, workflowId: number, spec: WorkflowSpec): Promise<void> {
-  const old = await trx.selectFrom('task_definition').select(['id', 'name']).where('workflow_id', '=', workflowId).execute();
+  const old = await trx
+    .selectFrom('task_definition')
+    .select(['id', 'name'])
+    .where('workflow_id', '=', workflowId)
+    .execute();
   const oldIds = new Map(old.map((t) => [t.name, t.id]));
   const wanted = new Set(spec.tasks.map((t) => t.name));
   const removed = old.filter((t) => !wanted.has(t.name)).map((t) => t.id);
@@ -74,11 +110,19 @@ async function replaceTasks(trx: Transaction<Database>, workflowId: number, spec
   }
   for (const part of chunks(fresh)) await trx.insertInto('task_definition').values(part).execute();
 
-  const all = await trx.selectFrom('task_definition').select(['id', 'name']).where('workflow_id', '=', workflowId).execute();
+  const all = await trx
+    .selectFrom('task_definition')
+    .select(['id', 'name'])
+    .where('workflow_id', '=', workflowId)
+    .execute();
   const ids = new Map(all.map((t) => [t.name, t.id]));
   await trx.deleteFrom('task_dependency').where('workflow_id', '=', workflowId).execute();
   const edges = spec.tasks.flatMap((t) =>
-    t.upstream.map((u) => ({ workflow_id: workflowId, upstream_task_id: ids.get(u) as number, downstream_task_id: ids.get(t.name) as number })),
+    t.upstream.map((u) => ({
+      workflow_id: workflowId,
+      upstream_task_id: ids.get(u) as number,
+      downstream_task_id: ids.get(t.name) as number,
+    })),
   );
   for (const part of chunks(edges)) await trx.insertInto('task_dependency').values(part).execute();
   await trx.deleteFrom('cross_dependency').where('workflow_id', '=', workflowId).execute();
@@ -97,17 +141,34 @@ async function replaceTasks(trx: Transaction<Database>, workflowId: number, spec
 }
 
 /** Cross-workflow dependencies by their upstream's workflow, or by the workflow that has them. */
-export async function crossDependencies(db: Db, filter: { upstreamWorkflow?: string; workflow?: string }): Promise<CrossDependencyRow[]> {
+export async function crossDependencies(
+  db: Db,
+  filter: { upstreamWorkflow?: string; workflow?: string },
+): Promise<CrossDependencyRow[]> {
   let q = db
     .selectFrom('cross_dependency')
     .innerJoin('workflow', 'workflow.id', 'cross_dependency.workflow_id')
     .innerJoin('task_definition', 'task_definition.id', 'cross_dependency.task_id')
     .leftJoin('workflow as up', 'up.name', 'cross_dependency.upstream_workflow')
-    .leftJoin('task_definition as up_task', (j) => j.onRef('up_task.workflow_id', '=', 'up.id').onRef('up_task.name', '=', 'cross_dependency.upstream_task'))
-    .select(['workflow.name as workflow', 'task_definition.name as task', 'upstream_workflow', 'upstream_task', 'date_rule', 'up.id as up_id', 'up_task.id as up_task_id']);
+    .leftJoin('task_definition as up_task', (j) =>
+      j.onRef('up_task.workflow_id', '=', 'up.id').onRef('up_task.name', '=', 'cross_dependency.upstream_task'),
+    )
+    .select([
+      'workflow.name as workflow',
+      'task_definition.name as task',
+      'upstream_workflow',
+      'upstream_task',
+      'date_rule',
+      'up.id as up_id',
+      'up_task.id as up_task_id',
+    ]);
   if (filter.upstreamWorkflow !== undefined) q = q.where('upstream_workflow', '=', filter.upstreamWorkflow);
   if (filter.workflow !== undefined) q = q.where('workflow.name', '=', filter.workflow);
-  const rows = await q.orderBy('workflow.name').orderBy('task_definition.position').orderBy('cross_dependency.position').execute();
+  const rows = await q
+    .orderBy('workflow.name')
+    .orderBy('task_definition.position')
+    .orderBy('cross_dependency.position')
+    .execute();
   return rows.map((r) => ({
     workflow: r.workflow,
     task: r.task,
@@ -118,17 +179,36 @@ export async function crossDependencies(db: Db, filter: { upstreamWorkflow?: str
   }));
 }
 
-async function replaceSchedule(trx: Transaction<Database>, workflowId: number, spec: WorkflowSpec, now: number): Promise<void> {
-  const existing = await trx.selectFrom('schedule_plan').selectAll().where('workflow_id', '=', workflowId).executeTakeFirst();
+async function replaceSchedule(
+  trx: Transaction<Database>,
+  workflowId: number,
+  spec: WorkflowSpec,
+  now: number,
+): Promise<void> {
+  const existing = await trx
+    .selectFrom('schedule_plan')
+    .selectAll()
+    .where('workflow_id', '=', workflowId)
+    .executeTakeFirst();
   if (!spec.schedule) {
     if (existing) await trx.deleteFrom('schedule_plan').where('id', '=', existing.id).execute();
     return;
   }
   const s = spec.schedule;
-  const row = { cron: s.cron, timezone: s.timezone, misfire: s.misfire, overlap: s.overlap, trigger_type: 'cron', enabled: 1 };
+  const row = {
+    cron: s.cron,
+    timezone: s.timezone,
+    misfire: s.misfire,
+    overlap: s.overlap,
+    trigger_type: 'cron',
+    enabled: 1,
+  };
   if (!existing) {
     // A new schedule starts now: nothing before it counts as missed.
-    await trx.insertInto('schedule_plan').values({ ...row, workflow_id: workflowId, last_fire_at: now }).execute();
+    await trx
+      .insertInto('schedule_plan')
+      .values({ ...row, workflow_id: workflowId, last_fire_at: now })
+      .execute();
     return;
   }
   const timingChanged = existing.cron !== s.cron || existing.timezone !== s.timezone;
@@ -157,7 +237,7 @@ export async function getWorkflowGraph(db: Db, workflowId: number): Promise<Work
     const wf = await db.selectFrom('workflow').selectAll().where('id', '=', workflowId).executeTakeFirst();
     if (!wf) return undefined;
     const tasks: TaskDefinition[] = [];
-    for (let after = -1; ; ) {
+    for (let after = -1; ;) {
       const page = await db
         .selectFrom('task_definition')
         .selectAll()
@@ -172,12 +252,17 @@ export async function getWorkflowGraph(db: Db, workflowId: number): Promise<Work
       await turn();
     }
     const edges: WorkflowGraph['edges'] = [];
-    for (let up = -1, down = -1; ; ) {
+    for (let up = -1, down = -1; ;) {
       const page = await db
         .selectFrom('task_dependency')
         .select(['upstream_task_id', 'downstream_task_id'])
         .where('workflow_id', '=', workflowId)
-        .where((eb) => eb.or([eb('upstream_task_id', '>', up), eb.and([eb('upstream_task_id', '=', up), eb('downstream_task_id', '>', down)])]))
+        .where((eb) =>
+          eb.or([
+            eb('upstream_task_id', '>', up),
+            eb.and([eb('upstream_task_id', '=', up), eb('downstream_task_id', '>', down)]),
+          ]),
+        )
         .orderBy('upstream_task_id')
         .orderBy('downstream_task_id')
         .limit(GRAPH_PAGE)
@@ -188,15 +273,29 @@ export async function getWorkflowGraph(db: Db, workflowId: number): Promise<Work
       [up, down] = [last.upstream_task_id, last.downstream_task_id];
       await turn();
     }
-    const cross = await db.selectFrom('cross_dependency').selectAll().where('workflow_id', '=', workflowId).orderBy('task_id').orderBy('position').execute();
+    const cross = await db
+      .selectFrom('cross_dependency')
+      .selectAll()
+      .where('workflow_id', '=', workflowId)
+      .orderBy('task_id')
+      .orderBy('position')
+      .execute();
     const byId = new Map(tasks.map((t) => [t.id, t]));
     for (const c of cross) {
       const t = byId.get(c.task_id);
       if (!t) continue;
-      (t.crossUpstream ??= []).push({ workflow: c.upstream_workflow, ...(c.upstream_task !== '' && { task: c.upstream_task }), date: c.date_rule as UpstreamDate });
+      (t.crossUpstream ??= []).push({
+        workflow: c.upstream_workflow,
+        ...(c.upstream_task !== '' && { task: c.upstream_task }),
+        date: c.date_rule as UpstreamDate,
+      });
       t.waitTimeoutMs = num(c.wait_timeout_ms);
     }
-    const schedule = await db.selectFrom('schedule_plan').selectAll().where('workflow_id', '=', workflowId).executeTakeFirst();
+    const schedule = await db
+      .selectFrom('schedule_plan')
+      .selectAll()
+      .where('workflow_id', '=', workflowId)
+      .executeTakeFirst();
     const stamp = await db.selectFrom('workflow').select('version').where('id', '=', workflowId).executeTakeFirst();
     if (stamp && stamp.version !== wf.version) continue;
     return {
@@ -228,7 +327,14 @@ export async function listWorkflows(db: Db): Promise<WorkflowSummary[]> {
   const lastRuns = await db
     .selectFrom('workflow_run')
     .select(['id', 'workflow_id', 'state', 'logical_time', 'finished_at'])
-    .where('id', 'in', db.selectFrom('workflow_run').select((eb) => eb.fn.max('id').as('id')).groupBy('workflow_id'))
+    .where(
+      'id',
+      'in',
+      db
+        .selectFrom('workflow_run')
+        .select((eb) => eb.fn.max('id').as('id'))
+        .groupBy('workflow_id'),
+    )
     .execute();
   const countOf = new Map(counts.map((c) => [c.workflow_id, num(c.n)]));
   const scheduleOf = new Map(schedules.map((s) => [s.workflow_id, s]));
@@ -245,10 +351,22 @@ export async function listWorkflows(db: Db): Promise<WorkflowSummary[]> {
       version: w.version,
       taskCount: countOf.get(w.id) ?? 0,
       onEvent: w.on_event ?? undefined,
-      schedule: s ? { cron: s.cron, timezone: s.timezone, misfire: s.misfire, overlap: s.overlap } as WorkflowSummary['schedule'] : undefined,
+      schedule: s
+        ? ({
+            cron: s.cron,
+            timezone: s.timezone,
+            misfire: s.misfire,
+            overlap: s.overlap,
+          } as WorkflowSummary['schedule'])
+        : undefined,
       scheduleError: s?.error ?? undefined,
       lastRun: last
-        ? { id: last.id, state: last.state as RunState, logicalTime: num(last.logical_time), finishedAt: last.finished_at === null ? undefined : num(last.finished_at) }
+        ? {
+            id: last.id,
+            state: last.state as RunState,
+            logicalTime: num(last.logical_time),
+            finishedAt: last.finished_at === null ? undefined : num(last.finished_at),
+          }
         : undefined,
     };
   });
@@ -258,10 +376,19 @@ export async function setWorkflowEnabled(db: Db, name: string, enabled: boolean,
   const wf = await db.selectFrom('workflow').select(['id', 'enabled']).where('name', '=', name).executeTakeFirst();
   if (!wf) return false;
   if ((wf.enabled === 1) === enabled) return true;
-  await db.updateTable('workflow').set({ enabled: enabled ? 1 : 0, updated_at: now }).where('id', '=', wf.id).execute();
+  await db
+    .updateTable('workflow')
+    .set({ enabled: enabled ? 1 : 0, updated_at: now })
+    .where('id', '=', wf.id)
+    .execute();
   if (enabled) {
     // Fires that fell while disabled are not "missed": the schedule resumes from now.
-    await db.updateTable('schedule_plan').set({ last_fire_at: now }).where('workflow_id', '=', wf.id).where('last_fire_at', '<', now).execute();
+    await db
+      .updateTable('schedule_plan')
+      .set({ last_fire_at: now })
+      .where('workflow_id', '=', wf.id)
+      .where('last_fire_at', '<', now)
+      .execute();
   }
   return true;
 }
@@ -272,7 +399,15 @@ export async function removeWorkflow(db: Kysely<Database>, name: string): Promis
     if (!wf) return false;
     const instanceIds = trx.selectFrom('task_instance').select('id').where('workflow_id', '=', wf.id);
     await trx.deleteFrom('execution_log').where('instance_id', 'in', instanceIds).execute();
-    for (const table of ['task_instance', 'workflow_run', 'task_dependency', 'task_definition', 'schedule_plan', 'cross_dependency', 'upstream_wait'] as const) {
+    for (const table of [
+      'task_instance',
+      'workflow_run',
+      'task_dependency',
+      'task_definition',
+      'schedule_plan',
+      'cross_dependency',
+      'upstream_wait',
+    ] as const) {
       await trx.deleteFrom(table).where('workflow_id', '=', wf.id).execute();
     }
     await trx.deleteFrom('workflow').where('id', '=', wf.id).execute();

@@ -3,7 +3,14 @@
 // sends), delivered to each channel with a timeout per attempt and retries, each delivery
 // recorded, and a group's repeats told in one summary once its window ends. Nothing here is
 // awaited by the code that raises an alert: a channel that hangs or fails slows no run.
-import type { AlertChannelInfo, AlertDelivery, AlertRecord, AlertRule, AlertState, WorkflowAlerts } from '../../api/alerts.ts';
+import type {
+  AlertChannelInfo,
+  AlertDelivery,
+  AlertRecord,
+  AlertRule,
+  AlertState,
+  WorkflowAlerts,
+} from '../../api/alerts.ts';
 import { AxError } from '../../api/errors.ts';
 import type { AlertChannel } from '../../ports/alert-channel.ts';
 import type { Clock } from '../../ports/clock.ts';
@@ -17,7 +24,10 @@ import { alertKeys, fit, summaryKey } from './alert-keys.ts';
 import type { AlertRoute, AlertSettings } from './alert-settings.ts';
 
 /** What a rule says about something that happened. */
-export interface AlertInput extends Pick<AlertRecord, 'subject' | 'workflow' | 'runId' | 'instanceId' | 'severity' | 'title' | 'message'> {
+export interface AlertInput extends Pick<
+  AlertRecord,
+  'subject' | 'workflow' | 'runId' | 'instanceId' | 'severity' | 'title' | 'message'
+> {
   rule: AlertRule;
   /** the event itself (`instance:ID`, `run:ID`): raised twice, it is recorded once; none: once per window */
   event?: string;
@@ -71,7 +81,9 @@ export class AlertCenter {
    * promise is a rule's look-up still under way (undefined: nothing to say after all).
    */
   raise(input: AlertInput | Promise<AlertInput | undefined>): void {
-    this.track(Promise.resolve(input).then((i) => i && (i.rule === 'store_unreachable' ? this.unrecorded(i) : this.handle(i))));
+    this.track(
+      Promise.resolve(input).then((i) => i && (i.rule === 'store_unreachable' ? this.unrecorded(i) : this.handle(i))),
+    );
   }
 
   /** Summaries of groups whose window ended while no node was there to send them. */
@@ -94,7 +106,10 @@ export class AlertCenter {
     for (const cancel of this.timers) cancel();
     this.timers.clear();
     let cancel: () => void = () => undefined;
-    await Promise.race([this.idle(), new Promise<void>((resolve) => (cancel = this.deps.clock.setTimer(graceMs, resolve)))]);
+    await Promise.race([
+      this.idle(),
+      new Promise<void>((resolve) => (cancel = this.deps.clock.setTimer(graceMs, resolve))),
+    ]);
     cancel();
   }
 
@@ -114,7 +129,12 @@ export class AlertCenter {
   }
 
   listChannels(): AlertChannelInfo[] {
-    return [...this.channels.values()].map((c) => ({ name: c.name, kind: c.kind, target: c.target, ...(c.template && { template: c.template }) }));
+    return [...this.channels.values()].map((c) => ({
+      name: c.name,
+      kind: c.kind,
+      target: c.target,
+      ...(c.template && { template: c.template }),
+    }));
   }
 
   /** `ax alerts test CHANNEL`: a test alert through one channel, recorded, once delivered or failed. */
@@ -155,7 +175,13 @@ export class AlertCenter {
     try {
       due = await this.deps.store.dueAlertGroups(now, 50);
     } catch (err) {
-      this.raise({ rule: 'store_unreachable', subject: `node:${this.deps.node}`, severity: 'critical', title: `${this.deps.node} cannot reach its store`, message: err instanceof Error ? err.message : String(err) });
+      this.raise({
+        rule: 'store_unreachable',
+        subject: `node:${this.deps.node}`,
+        severity: 'critical',
+        title: `${this.deps.node} cannot reach its store`,
+        message: err instanceof Error ? err.message : String(err),
+      });
       return;
     }
     for (const group of due) {
@@ -230,11 +256,14 @@ export class AlertCenter {
 
   /** The channels that hear of a rule about a workflow (or about the engine), or none. */
   private async route(rule: AlertRule, workflow: string | undefined): Promise<AlertRoute | undefined> {
-    if (workflow === undefined) return this.deps.settings.engine.rules.includes(rule) ? this.deps.settings.engine : undefined;
+    if (workflow === undefined)
+      return this.deps.settings.engine.rules.includes(rule) ? this.deps.settings.engine : undefined;
     const own = await this.workflowAlerts(workflow);
     const route = own ?? this.deps.settings.workflows;
     // An expected duration asks for run_overdue, whatever the rules say.
-    return route.rules.includes(rule) || (rule === 'run_overdue' && own?.expectedDurationMs !== undefined) ? route : undefined;
+    return route.rules.includes(rule) || (rule === 'run_overdue' && own?.expectedDurationMs !== undefined)
+      ? route
+      : undefined;
   }
 
   private async handle(input: AlertInput): Promise<void> {
@@ -243,7 +272,13 @@ export class AlertCenter {
     const at = input.at ?? this.deps.clock.now();
     const state: AlertState = route.channels.length ? 'sending' : 'unsent';
     const { event, ...fields } = input;
-    const alert: NewAlert = { ...fields, ...alertKeys(input.rule, input.subject, at, this.deps.settings.groupWindowMs, event), at, node: this.deps.node, state };
+    const alert: NewAlert = {
+      ...fields,
+      ...alertKeys(input.rule, input.subject, at, this.deps.settings.groupWindowMs, event),
+      at,
+      node: this.deps.node,
+      state,
+    };
     const rec = await this.deps.store.recordAlert(alert);
     // Recorded already (by another node, or by this one for the same event): theirs to send.
     if (!rec) return;
@@ -265,9 +300,21 @@ export class AlertCenter {
     this.unrecordedSent.add(groupKey);
     if (this.unrecordedSent.size > 100) this.unrecordedSent.delete(this.unrecordedSent.values().next().value as string);
     const mask = this.deps.mask ?? ((text: string) => text);
-    const alert: AlertRecord = { ...input, title: mask(input.title), message: mask(input.message), id: 0, key: groupKey, at, node: this.deps.node, kind: 'immediate', state: 'sending', deliveries: [] };
+    const alert: AlertRecord = {
+      ...input,
+      title: mask(input.title),
+      message: mask(input.message),
+      id: 0,
+      key: groupKey,
+      at,
+      node: this.deps.node,
+      kind: 'immediate',
+      state: 'sending',
+      deliveries: [],
+    };
     const results = await Promise.all(route.channels.map((name) => this.deliverOne(alert, name)));
-    if (!results.every((ok) => ok)) this.failed(`the alert "${input.title}"`, new Error('a channel refused it; see the lines above'));
+    if (!results.every((ok) => ok))
+      this.failed(`the alert "${input.title}"`, new Error('a channel refused it; see the lines above'));
   }
 
   /** The group's summary when its window ends (a sweep every 30 s is the fallback). */
@@ -292,12 +339,17 @@ export class AlertCenter {
   private async deliverOne(alert: AlertRecord, name: string): Promise<boolean> {
     // An alert sent without a store (id 0) keeps no delivery records.
     const record = async (d: Omit<AlertDelivery, 'channel' | 'at'>) => {
-      if (alert.id !== 0) await this.deps.store.recordAlertDelivery(alert.id, { channel: name, at: this.deps.clock.now(), ...d });
+      if (alert.id !== 0)
+        await this.deps.store.recordAlertDelivery(alert.id, { channel: name, at: this.deps.clock.now(), ...d });
       else if (d.state === 'failed') this.failed(`the alert "${alert.title}" through ${name}`, new Error(d.error));
     };
     const channel = this.channels.get(name);
     if (!channel) {
-      await record({ state: 'failed', attempts: 0, error: `no alert channel "${name}" on ${this.deps.node}: define it in settings.json "alerts.channels" on every node that sends alerts` });
+      await record({
+        state: 'failed',
+        attempts: 0,
+        error: `no alert channel "${name}" on ${this.deps.node}: define it in settings.json "alerts.channels" on every node that sends alerts`,
+      });
       this.deps.onDelivered?.(name, 'failed');
       return false;
     }
@@ -349,7 +401,9 @@ export class AlertCenter {
   }
 
   private announce(alertId: number, rule: AlertRecord['rule'], state: AlertState): void {
-    void this.deps.coordinator.publish({ type: 'alert-recorded', alertId, rule, state, at: this.deps.clock.now() }).catch(() => undefined);
+    void this.deps.coordinator
+      .publish({ type: 'alert-recorded', alertId, rule, state, at: this.deps.clock.now() })
+      .catch(() => undefined);
   }
 }
 

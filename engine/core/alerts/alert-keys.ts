@@ -17,7 +17,11 @@ export interface AlertKeys {
 export function alertKeys(rule: string, subject: string, at: number, windowMs: number, event?: string): AlertKeys {
   const bucket = Math.floor(at / windowMs) * windowMs;
   const groupKey = fit(`${rule}|${subject}|${bucket}`);
-  return { groupKey, key: event === undefined ? groupKey : fit(`${rule}|${subject}|${event}`), groupEndsAt: bucket + windowMs };
+  return {
+    groupKey,
+    key: event === undefined ? groupKey : fit(`${rule}|${subject}|${event}`),
+    groupEndsAt: bucket + windowMs,
+  };
 }
 
 /** A long key keeps its head and gets a hash of the whole: still unique, still readable. */

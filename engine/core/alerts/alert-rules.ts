@@ -12,7 +12,12 @@ import type { AlertCenter, AlertInput } from './alert-center.ts';
 /** What the engine's parts call: none of these waits, none throws. */
 export interface AlertHooks {
   /** an instance ended FAILED or TIMEOUT with no attempt after it */
-  taskFailed(inst: InstanceRecord, state: 'FAILED' | 'TIMEOUT', reason: string | undefined, workflowName?: string): void;
+  taskFailed(
+    inst: InstanceRecord,
+    state: 'FAILED' | 'TIMEOUT',
+    reason: string | undefined,
+    workflowName?: string,
+  ): void;
   /** a run ended (any state; FAILED and SUCCESS matter) */
   runEnded(run: RunRecord): void;
   workerLost(worker: WorkerRecord, silentForMs: number): void;
@@ -55,11 +60,21 @@ export class AlertRules implements AlertHooks {
   }
 
   /** A rule's look-up, made only when some route takes the rule (with `toChannel`: and sends it somewhere). */
-  private raiseIfHeard(rule: AlertRule, workflow: string | undefined, lookUp: () => Promise<AlertInput | undefined>, toChannel = false): void {
+  private raiseIfHeard(
+    rule: AlertRule,
+    workflow: string | undefined,
+    lookUp: () => Promise<AlertInput | undefined>,
+    toChannel = false,
+  ): void {
     this.raise(this.center.listens(rule, workflow, toChannel).then((heard) => (heard ? lookUp() : undefined)));
   }
 
-  taskFailed(inst: InstanceRecord, state: 'FAILED' | 'TIMEOUT', reason: string | undefined, workflowName?: string): void {
+  taskFailed(
+    inst: InstanceRecord,
+    state: 'FAILED' | 'TIMEOUT',
+    reason: string | undefined,
+    workflowName?: string,
+  ): void {
     this.raiseIfHeard('task_failed', workflowName, () =>
       this.store.getRun(inst.runId).then((run) => {
         const workflow = run?.workflowName ?? workflowName ?? `workflow ${inst.workflowId}`;
@@ -72,7 +87,13 @@ export class AlertRules implements AlertHooks {
           instanceId: inst.id,
           severity: 'critical' as const,
           title: `${workflow}: task "${inst.taskName}" ${state === 'TIMEOUT' ? 'timed out' : 'failed'} (attempt ${inst.attempt}, no retry left)`,
-          message: [`run #${inst.runId}, instance ${inst.id}`, reason && `reason: ${reason}`, `worker: ${inst.workerId ?? '-'}`].filter(Boolean).join('\n'),
+          message: [
+            `run #${inst.runId}, instance ${inst.id}`,
+            reason && `reason: ${reason}`,
+            `worker: ${inst.workerId ?? '-'}`,
+          ]
+            .filter(Boolean)
+            .join('\n'),
         };
       }),
     );
@@ -87,7 +108,9 @@ export class AlertRules implements AlertHooks {
   private async runFailed(run: RunRecord): Promise<AlertInput> {
     const failures = await this.store.finalFailures([run.id]);
     const first = failures[0];
-    const what = first ? `task "${first.taskName}" ${first.state === 'TIMEOUT' ? 'timed out' : first.state === 'CANCELLED' ? 'was cancelled' : 'failed'}` : 'failed';
+    const what = first
+      ? `task "${first.taskName}" ${first.state === 'TIMEOUT' ? 'timed out' : first.state === 'CANCELLED' ? 'was cancelled' : 'failed'}`
+      : 'failed';
     return {
       rule: 'run_failed',
       subject: `workflow:${run.workflowName}`,
@@ -99,14 +122,21 @@ export class AlertRules implements AlertHooks {
       title: `${run.workflowName}: run #${run.id} failed: ${what}${first ? ` after ${first.attempt} attempt(s)` : ''}`,
       message: [
         `run #${run.id} (${run.trigger}, logical time ${iso(run.logicalTime)}) ended FAILED at ${iso(run.finishedAt)}`,
-        ...failures.map((f) => `${f.taskName}: ${f.state}${f.reason ? `: ${f.reason}` : ''} (instance ${f.id}, attempt ${f.attempt})`),
+        ...failures.map(
+          (f) => `${f.taskName}: ${f.state}${f.reason ? `: ${f.reason}` : ''} (instance ${f.id}, attempt ${f.attempt})`,
+        ),
       ].join('\n'),
     };
   }
 
   /** A success right after a failed run is a recovery; any other success says nothing. */
   private async recovered(run: RunRecord): Promise<AlertInput | undefined> {
-    const [previous] = await this.store.listRuns({ workflowName: run.workflowName, states: ['SUCCESS', 'FAILED'], beforeId: run.id, limit: 1 });
+    const [previous] = await this.store.listRuns({
+      workflowName: run.workflowName,
+      states: ['SUCCESS', 'FAILED'],
+      beforeId: run.id,
+      limit: 1,
+    });
     if (previous?.state !== 'FAILED') return undefined;
     return {
       rule: 'recovered',
@@ -163,7 +193,11 @@ export class AlertRules implements AlertHooks {
     const expected = new Map<string, number | undefined>();
     for (const run of await this.store.listRuns({ states: ['RUNNING'], limit: 1000 })) {
       if (this.overdue.has(run.id)) continue;
-      if (!expected.has(run.workflowName)) expected.set(run.workflowName, (await this.store.getWorkflowSpec(run.workflowName))?.alerts?.expectedDurationMs);
+      if (!expected.has(run.workflowName))
+        expected.set(
+          run.workflowName,
+          (await this.store.getWorkflowSpec(run.workflowName))?.alerts?.expectedDurationMs,
+        );
       const ms = expected.get(run.workflowName);
       if (ms === undefined || now - (run.startedAt ?? run.createdAt) <= ms) continue;
       this.overdue.add(run.id);
@@ -186,7 +220,8 @@ export class AlertRules implements AlertHooks {
   }
 
   clockStepped(backMs: number, schedules: string[], at: number): void {
-    const shown = schedules.slice(0, 10).join(', ') + (schedules.length > 10 ? ` and ${schedules.length - 10} more` : '');
+    const shown =
+      schedules.slice(0, 10).join(', ') + (schedules.length > 10 ? ` and ${schedules.length - 10} more` : '');
     this.raise({
       rule: 'clock_step',
       subject: `node:${this.node}`,
@@ -197,6 +232,13 @@ export class AlertRules implements AlertHooks {
   }
 
   engine(message: string): void {
-    this.raise({ rule: 'engine', subject: `node:${this.node}`, event: `${this.clock.now()}:${message.slice(0, 60)}`, severity: 'warning', title: message.split('\n')[0] as string, message });
+    this.raise({
+      rule: 'engine',
+      subject: `node:${this.node}`,
+      event: `${this.clock.now()}:${message.slice(0, 60)}`,
+      severity: 'warning',
+      title: message.split('\n')[0] as string,
+      message,
+    });
   }
 }

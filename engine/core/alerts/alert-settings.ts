@@ -3,7 +3,13 @@
 // alerts about no workflow), and the grouping window. Checked here, without I/O, so the CLI and
 // every host give the same errors; secrets are `{ secret: NAME }` references, resolved by the host.
 import { z } from 'zod';
-import { ALERT_RULES, DEFAULT_WORKFLOW_ALERT_RULES, type AlertRule, WEBHOOK_TEMPLATES, type WebhookTemplate } from '../../api/alerts.ts';
+import {
+  ALERT_RULES,
+  DEFAULT_WORKFLOW_ALERT_RULES,
+  type AlertRule,
+  WEBHOOK_TEMPLATES,
+  type WebhookTemplate,
+} from '../../api/alerts.ts';
 import { AxError } from '../../api/errors.ts';
 import { SECRET_NAME, type SecretRef } from '../../api/secrets.ts';
 import { parseDuration } from '../model/duration.ts';
@@ -60,7 +66,13 @@ export interface AlertSettings {
   retryDelayMs: number;
 }
 
-export const ENGINE_ALERT_RULES = ['worker_lost', 'queue_long', 'store_unreachable', 'clock_step', 'engine'] as const satisfies readonly AlertRule[];
+export const ENGINE_ALERT_RULES = [
+  'worker_lost',
+  'queue_long',
+  'store_unreachable',
+  'clock_step',
+  'engine',
+] as const satisfies readonly AlertRule[];
 
 export const DEFAULT_ALERT_SETTINGS: AlertSettings = {
   channels: {},
@@ -72,7 +84,10 @@ export const DEFAULT_ALERT_SETTINGS: AlertSettings = {
 
 const CHANNEL_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
-const secret = z.union([z.string().min(1), z.strictObject({ secret: z.string().regex(SECRET_NAME, 'a secret name: letters, digits, "_", "." or "-"') })]);
+const secret = z.union([
+  z.string().min(1),
+  z.strictObject({ secret: z.string().regex(SECRET_NAME, 'a secret name: letters, digits, "_", "." or "-"') }),
+]);
 const duration = z.string().transform((text, ctx) => {
   const d = parseDuration(text);
   if ('error' in d) {
@@ -104,9 +119,17 @@ const email = z.strictObject({
 });
 const desktop = z.strictObject({ type: z.literal('desktop') });
 const route = (rules: readonly AlertRule[]) =>
-  z.strictObject({ channels: z.array(z.string()).default([]), rules: z.array(z.enum(rules as [AlertRule, ...AlertRule[]])).optional() });
+  z.strictObject({
+    channels: z.array(z.string()).default([]),
+    rules: z.array(z.enum(rules as [AlertRule, ...AlertRule[]])).optional(),
+  });
 const schema = z.strictObject({
-  channels: z.record(z.string().regex(CHANNEL_NAME, 'a channel name: letters, digits, "_", "." or "-"'), z.discriminatedUnion('type', [webhook, email, desktop])).default({}),
+  channels: z
+    .record(
+      z.string().regex(CHANNEL_NAME, 'a channel name: letters, digits, "_", "." or "-"'),
+      z.discriminatedUnion('type', [webhook, email, desktop]),
+    )
+    .default({}),
   workflows: route(ALERT_RULES).optional(),
   engine: route(ENGINE_ALERT_RULES).optional(),
   groupWindow: duration.optional(),
@@ -126,24 +149,41 @@ export function parseAlertSettings(value: unknown, where: string, extraChannels:
   for (const [name, c] of Object.entries(v.channels)) {
     const { timeout, ...rest } = c as typeof c & { timeout?: number };
     const config = { ...rest, ...(timeout !== undefined && { timeoutMs: timeout }) };
-    channels[name] = config.type === 'email' ? { ...config, to: typeof config.to === 'string' ? [config.to] : config.to } : (config as ChannelConfig);
-    if (channels[name].type === 'webhook' && typeof (channels[name] as WebhookChannelConfig).url === 'string' && !/^https?:\/\//.test((channels[name] as WebhookChannelConfig).url as string)) {
+    channels[name] =
+      config.type === 'email'
+        ? { ...config, to: typeof config.to === 'string' ? [config.to] : config.to }
+        : (config as ChannelConfig);
+    if (
+      channels[name].type === 'webhook' &&
+      typeof (channels[name] as WebhookChannelConfig).url === 'string' &&
+      !/^https?:\/\//.test((channels[name] as WebhookChannelConfig).url as string)
+    ) {
       throw new AxError('validation', `${where}: alerts.channels.${name}.url must start with http:// or https://`);
     }
   }
   const settings: AlertSettings = {
     channels,
-    workflows: { channels: v.workflows?.channels ?? [], rules: v.workflows?.rules ?? DEFAULT_ALERT_SETTINGS.workflows.rules },
+    workflows: {
+      channels: v.workflows?.channels ?? [],
+      rules: v.workflows?.rules ?? DEFAULT_ALERT_SETTINGS.workflows.rules,
+    },
     engine: { channels: v.engine?.channels ?? [], rules: v.engine?.rules ?? DEFAULT_ALERT_SETTINGS.engine.rules },
     groupWindowMs: v.groupWindow ?? DEFAULT_ALERT_SETTINGS.groupWindowMs,
     retryDelayMs: v.retryDelay ?? DEFAULT_ALERT_SETTINGS.retryDelayMs,
   };
-  if (settings.groupWindowMs < 1000) throw new AxError('validation', `${where}: alerts.groupWindow must be at least 1s`);
+  if (settings.groupWindowMs < 1000)
+    throw new AxError('validation', `${where}: alerts.groupWindow must be at least 1s`);
   const known = new Set([...Object.keys(channels), ...extraChannels]);
-  for (const [which, r] of [['workflows', settings.workflows], ['engine', settings.engine]] as const) {
+  for (const [which, r] of [
+    ['workflows', settings.workflows],
+    ['engine', settings.engine],
+  ] as const) {
     const unknown = r.channels.filter((c) => !known.has(c));
     if (unknown.length) {
-      throw new AxError('validation', `${where}: alerts.${which}.channels names ${unknown.map((c) => `"${c}"`).join(', ')}, not defined in alerts.channels (defined: ${[...known].join(', ') || 'none'})`);
+      throw new AxError(
+        'validation',
+        `${where}: alerts.${which}.channels names ${unknown.map((c) => `"${c}"`).join(', ')}, not defined in alerts.channels (defined: ${[...known].join(', ') || 'none'})`,
+      );
     }
   }
   return settings;

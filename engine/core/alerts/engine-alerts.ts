@@ -54,7 +54,10 @@ export function engineAlerts(deps: EngineAlertsDeps): { center: AlertCenter; rul
  * Reads the host's alert settings again (SIGHUP on a service) into the center; what was reloaded,
  * in words. Throws on a bad file, keeping the old ones.
  */
-export function reloadAlerts(center: AlertCenter, reload: (() => NonNullable<EngineAlertsDeps['alerts']>) | undefined): string {
+export function reloadAlerts(
+  center: AlertCenter,
+  reload: (() => NonNullable<EngineAlertsDeps['alerts']>) | undefined,
+): string {
   if (!reload) return 'nothing: this engine has no settings to reload';
   const { settings, channels } = reload();
   center.reconfigure(settings, channels);

@@ -19,15 +19,25 @@ export async function admitDispatch(
   const inst = await store.getInstance(message.instanceId);
   if (!inst) return { refused: 'no such instance' };
   if (inst.state !== 'DISPATCHED' || inst.attempt !== message.attempt || inst.workerId !== worker.id) {
-    return { refused: `it is ${inst.state} (attempt ${inst.attempt}, worker ${inst.workerId ?? 'none'}): a duplicate or stale delivery` };
+    return {
+      refused: `it is ${inst.state} (attempt ${inst.attempt}, worker ${inst.workerId ?? 'none'}): a duplicate or stale delivery`,
+    };
   }
   const wf = await workflows.get(inst.workflowId);
   const task = wf?.tasks.get(inst.taskId);
   if (!wf || !task) return { refused: 'its task no longer exists' };
-  const policy = { labels: worker.labels, workflows: worker.acceptWorkflows, acceptUnlabelled: worker.acceptUnlabelled };
+  const policy = {
+    labels: worker.labels,
+    workflows: worker.acceptWorkflows,
+    acceptUnlabelled: worker.acceptUnlabelled,
+  };
   if (!accepts(policy, { workflowName: wf.graph.name, labels: task.labels })) {
     // Back to the queue for a worker that accepts it.
-    await store.requeueInstance(inst.id, { from: ['DISPATCHED'], attempt: inst.attempt, workerId: worker.id }, `worker ${worker.id} does not accept this task`);
+    await store.requeueInstance(
+      inst.id,
+      { from: ['DISPATCHED'], attempt: inst.attempt, workerId: worker.id },
+      `worker ${worker.id} does not accept this task`,
+    );
     return { refused: 'this worker does not accept it (accept-policy)' };
   }
   return { inst, wf, task };

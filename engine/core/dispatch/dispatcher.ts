@@ -69,7 +69,9 @@ export class Dispatcher {
    */
   wake(): void {
     if (!this.lease.isLeader) return;
-    void this.runPass().catch((err: unknown) => this.alert(`dispatch: ${err instanceof Error ? err.message : String(err)}`));
+    void this.runPass().catch((err: unknown) =>
+      this.alert(`dispatch: ${err instanceof Error ? err.message : String(err)}`),
+    );
   }
 
   /** Runs a dispatch pass now, or right after the one under way; passes never overlap. */
@@ -104,9 +106,13 @@ export class Dispatcher {
     const workers = await this.coordinator.listWorkers();
     // A drain request takes effect at once (design.md §6): the worker sees it only at its next
     // heartbeat, up to an interval later, and must not be handed new work meanwhile.
-    const draining = await Promise.all(workers.map((w) => (w.status === 'online' ? this.coordinator.drainRequested(w.id) : false)));
+    const draining = await Promise.all(
+      workers.map((w) => (w.status === 'online' ? this.coordinator.drainRequested(w.id) : false)),
+    );
     const load = await this.store.activeCountByWorker();
-    const candidates = workers.map((w, i) => candidate(draining[i] ? { ...w, status: 'draining' } : w, load.get(w.id) ?? 0));
+    const candidates = workers.map((w, i) =>
+      candidate(draining[i] ? { ...w, status: 'draining' } : w, load.get(w.id) ?? 0),
+    );
     const live = candidates.filter((w) => w.status === 'online' && now - w.lastHeartbeat < this.options.staleAfterMs);
     const free = () => live.reduce((n, w) => n + Math.max(0, w.maxConcurrency - w.running), 0);
     if (live.length === 0 && now - this.lastReasonsAt >= REASONS_EVERY_MS) {
@@ -130,13 +136,21 @@ export class Dispatcher {
   }
 
   /** Routes a page in memory, then claims each worker's share in one store step. */
-  private async place(due: InstanceRecord[], candidates: WorkerCandidate[], now: number, room: () => boolean): Promise<void> {
+  private async place(
+    due: InstanceRecord[],
+    candidates: WorkerCandidate[],
+    now: number,
+    room: () => boolean,
+  ): Promise<void> {
     const routed = new Map<WorkerCandidate, InstanceRecord[]>();
     for (const inst of due) {
       const wf = await this.workflows.get(inst.workflowId);
       const task = wf?.tasks.get(inst.taskId);
       if (!wf || !task) {
-        await this.finish(inst, { from: ['WAITING'], attempt: inst.attempt }, 'CANCELLED', { reason: 'the task was removed from its workflow', finishedAt: now });
+        await this.finish(inst, { from: ['WAITING'], attempt: inst.attempt }, 'CANCELLED', {
+          reason: 'the task was removed from its workflow',
+          finishedAt: now,
+        });
         continue;
       }
       const routable = { workflowName: wf.graph.name, labels: task.labels };
@@ -158,14 +172,25 @@ export class Dispatcher {
       else routed.set(worker, [inst]);
     }
     for (const [worker, share] of routed) {
-      const claimed = new Set(await this.store.claimDueInstances(worker.id, share.map((i) => ({ id: i.id, attempt: i.attempt })), now));
+      const claimed = new Set(
+        await this.store.claimDueInstances(
+          worker.id,
+          share.map((i) => ({ id: i.id, attempt: i.attempt })),
+          now,
+        ),
+      );
       // Some not claimed: taken by another dispatcher, or the worker is fuller than its load
       // said. Either way give it nothing more this pass (the next pass reads its load afresh)
       // rather than page through the queue offering it more.
       if (claimed.size < share.length) worker.running = Math.max(worker.running, worker.maxConcurrency);
       for (const inst of share) {
         if (!claimed.has(inst.id)) continue;
-        await this.coordinator.enqueue(worker.id, { instanceId: inst.id, attempt: inst.attempt, workerId: worker.id, dispatchedAt: now });
+        await this.coordinator.enqueue(worker.id, {
+          instanceId: inst.id,
+          attempt: inst.attempt,
+          workerId: worker.id,
+          dispatchedAt: now,
+        });
         this.onDispatched(inst.id, inst.taskName, inst.runId, inst.attempt);
       }
     }

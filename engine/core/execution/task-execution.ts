@@ -90,7 +90,15 @@ export class TaskExecutor {
     // process, to be failed over later; so it waits for the database like the writes do.
     const run = await this.persist(`read the run of instance ${inst.id}`, () => this.runs.get(inst.runId));
     this.logs.open(inst.id, 0, task.logLimitBytes);
-    const { env, envFiles, secretValues, missing } = taskLaunch(this.options.baseEnv, task, workflowName, inst, run, startedAt, this.options.secrets);
+    const { env, envFiles, secretValues, missing } = taskLaunch(
+      this.options.baseEnv,
+      task,
+      workflowName,
+      inst,
+      run,
+      startedAt,
+      this.options.secrets,
+    );
     const fence = { from: ['RUNNING' as InstanceState], attempt: inst.attempt, workerId: this.options.id };
     if (missing) {
       const reason = `could not start: ${this.masked(missing)}`;
@@ -104,7 +112,13 @@ export class TaskExecutor {
     const mask = this.options.secretMask?.lineMask();
     try {
       entry.process = await this.runner.start(
-        { command: task.command, cwd: task.cwd, env, maxLineBytes: this.options.maxLineBytes, ...(envFiles && { envFiles }) },
+        {
+          command: task.command,
+          cwd: task.cwd,
+          env,
+          maxLineBytes: this.options.maxLineBytes,
+          ...(envFiles && { envFiles }),
+        },
         { onLine: (stream, line, bytes) => this.logs.append(inst.id, stream, line, bytes), ...(mask && { mask }) },
       );
     } catch (err) {
@@ -116,13 +130,18 @@ export class TaskExecutor {
     }
     // Cancelled (or otherwise stopped) between RUNNING and the spawn: it goes at once.
     if (entry.stopReason) void entry.process.terminate(this.options.killGraceMs);
-    await this.persist(`record the pid of instance ${inst.id}`, () => this.store.recordPid(inst.id, fence, entry.process?.pid));
+    await this.persist(`record the pid of instance ${inst.id}`, () =>
+      this.store.recordPid(inst.id, fence, entry.process?.pid),
+    );
     const cancelTimeout =
       task.timeoutMs === undefined
         ? undefined
         : this.clock.setTimer(task.timeoutMs, () => {
             entry.timedOut = true;
-            this.logs.system(inst.id, `timed out after ${formatDuration(task.timeoutMs as number)}: SIGTERM to the process group, SIGKILL after ${formatDuration(this.options.killGraceMs)}`);
+            this.logs.system(
+              inst.id,
+              `timed out after ${formatDuration(task.timeoutMs as number)}: SIGTERM to the process group, SIGKILL after ${formatDuration(this.options.killGraceMs)}`,
+            );
             void entry.process?.terminate(this.options.killGraceMs);
           });
     const exit = await entry.process.exited;
@@ -143,7 +162,13 @@ export class TaskExecutor {
   private async reportLeftRunning(instanceId: number, process: RunningProcess): Promise<void> {
     const left = await process.leftRunning?.().catch(() => []);
     for (const l of left ?? []) {
-      await appendLateLine(this.store, this.coordinator, this.clock, instanceId, `left running: pid ${l.pid} (${l.command}): it left the task's process group, so it was not stopped with the task`);
+      await appendLateLine(
+        this.store,
+        this.coordinator,
+        this.clock,
+        instanceId,
+        `left running: pid ${l.pid} (${l.command}): it left the task's process group, so it was not stopped with the task`,
+      );
     }
   }
 
@@ -171,22 +196,32 @@ export class TaskExecutor {
     const finishedAt = this.clock.now();
     let recorded: boolean;
     try {
-      recorded = await this.persist(`record ${state} of instance ${inst.id}`, () => this.recordOutcome(inst, fence, state, { ...patch, finishedAt }));
+      recorded = await this.persist(`record ${state} of instance ${inst.id}`, () =>
+        this.recordOutcome(inst, fence, state, { ...patch, finishedAt }),
+      );
     } catch (err) {
       // The store refuses for good (its file deleted under the engine): the outcome is said here,
       // since it can be kept nowhere else.
       const exit = patch.exitCode === undefined ? '' : ` (exit code ${patch.exitCode})`;
-      this.alert(`task ${inst.taskName} of run #${inst.runId} (instance ${inst.id}, attempt ${inst.attempt}) ended ${state}${exit}, NOT recorded: ${err instanceof Error ? err.message : String(err)}`);
+      this.alert(
+        `task ${inst.taskName} of run #${inst.runId} (instance ${inst.id}, attempt ${inst.attempt}) ended ${state}${exit}, NOT recorded: ${err instanceof Error ? err.message : String(err)}`,
+      );
       return;
     }
     if (!recorded) {
       // A retried write is refused when an earlier try landed but its reply was lost with the
       // connection: then the row holds exactly this outcome, and it is ours.
       const now = await this.persist(`read instance ${inst.id}`, () => this.store.getInstance(inst.id));
-      const ours = now?.state === state && now.attempt === inst.attempt && now.workerId === this.options.id && now.finishedAt === finishedAt;
+      const ours =
+        now?.state === state &&
+        now.attempt === inst.attempt &&
+        now.workerId === this.options.id &&
+        now.finishedAt === finishedAt;
       if (!ours) {
         if (entry.cancelled || now?.state === 'CANCELLED') return;
-        this.alert(`instance ${inst.id} attempt ${inst.attempt}: outcome ${state} refused, the instance was taken over`);
+        this.alert(
+          `instance ${inst.id} attempt ${inst.attempt}: outcome ${state} refused, the instance was taken over`,
+        );
         return;
       }
     }
@@ -200,7 +235,9 @@ export class TaskExecutor {
   /** Up to ten minutes of retries, then the scheduler's backstops take over. */
   private persist<T>(what: string, write: () => Promise<T>): Promise<T> {
     return persistently(this.clock, write, (err, delay) =>
-      this.alert(`worker ${this.options.id}: could not ${what} (${err instanceof Error ? err.message : String(err)}); retrying in ${delay} ms`),
+      this.alert(
+        `worker ${this.options.id}: could not ${what} (${err instanceof Error ? err.message : String(err)}); retrying in ${delay} ms`,
+      ),
     );
   }
 }

@@ -40,12 +40,17 @@ export function taskLaunch(
         secret = secrets?.get(value.secret);
       } catch (err) {
         // An unreadable secrets file fails this task with the reason, never the worker.
-        missing.push(`secret "${value.secret}" (env ${key}) could not be read: ${err instanceof Error ? err.message : String(err)}`);
+        missing.push(
+          `secret "${value.secret}" (env ${key}) could not be read: ${err instanceof Error ? err.message : String(err)}`,
+        );
         continue;
       }
       const nul = secret === undefined ? undefined : secretValueProblem(value.secret, secret);
       if (nul) missing.push(`${nul} (env ${key})`);
-      else if (secret === undefined) missing.push(`secret "${value.secret}" (env ${key}) is not set on this worker: ${secrets?.howToSet(value.secret) ?? `run "ax secrets set ${value.secret}" on it`}`);
+      else if (secret === undefined)
+        missing.push(
+          `secret "${value.secret}" (env ${key}) is not set on this worker: ${secrets?.howToSet(value.secret) ?? `run "ax secrets set ${value.secret}" on it`}`,
+        );
       else {
         own[key] = secret;
         secretValues.push(secret);
@@ -69,7 +74,8 @@ export function taskLaunch(
   // A large payload goes as a file: one environment string is capped (128 KiB on Linux).
   const payload = run?.eventPayload;
   if (payload === undefined) return { env, secretValues };
-  if (payloadBytes(payload) <= ENV_PAYLOAD_MAX_BYTES) return { env: { ...env, AX_EVENT_PAYLOAD: payload }, secretValues };
+  if (payloadBytes(payload) <= ENV_PAYLOAD_MAX_BYTES)
+    return { env: { ...env, AX_EVENT_PAYLOAD: payload }, secretValues };
   return { env, envFiles: { AX_EVENT_PAYLOAD_FILE: payload }, secretValues };
 }
 

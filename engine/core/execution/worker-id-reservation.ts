@@ -27,7 +27,12 @@ function nodeKeyOf(claim: string | undefined): string | undefined {
  * Refuses taking `current` over (it left, or went silent) for a node other than its own while
  * the reservation lasts; a holder the host saw die on this machine is no one else's to keep.
  */
-export function checkReservation(current: WorkerRegistration, ourClaim: string, now: number, reservedMs = ID_RESERVED_MS): void {
+export function checkReservation(
+  current: WorkerRegistration,
+  ourClaim: string,
+  now: number,
+  reservedMs = ID_RESERVED_MS,
+): void {
   const theirs = nodeKeyOf(current.claim);
   if (!theirs || theirs === nodeKeyOf(ourClaim)) return;
   const until = current.lastHeartbeat + reservedMs;

@@ -14,7 +14,8 @@ import { checkReservation, claimToken } from './worker-id-reservation.ts';
 /** How an id was won: `left` (its holder deregistered) is routine; `dead` and `stale` take over a holder that did not leave. */
 export type ClaimHow = 'new' | 'ours' | 'left' | 'dead' | 'stale';
 
-export type ClaimVerdict = { take: true; how: ClaimHow; why: string } | { take: false; holder: WorkerRegistration; silentMs: number };
+export type ClaimVerdict =
+  { take: true; how: ClaimHow; why: string } | { take: false; holder: WorkerRegistration; silentMs: number };
 
 /**
  * Whether `current` (the id's row) may be taken over. `live` is its registration in the
@@ -29,9 +30,11 @@ export function judgeClaim(
   gone: (holder: WorkerRegistration) => boolean,
 ): ClaimVerdict {
   if (current.status === 'offline' && !live) return { take: true, how: 'left', why: 'its last holder left' };
-  if (gone(current)) return { take: true, how: 'dead', why: `its last holder (pid ${current.pid} on ${current.host}) is dead` };
+  if (gone(current))
+    return { take: true, how: 'dead', why: `its last holder (pid ${current.pid} on ${current.host}) is dead` };
   const silentMs = now - Math.max(current.lastHeartbeat, live?.lastHeartbeat ?? 0);
-  if (silentMs > lostAfterMs) return { take: true, how: 'stale', why: `its last holder was silent for ${Math.round(silentMs / 1000)}s` };
+  if (silentMs > lostAfterMs)
+    return { take: true, how: 'stale', why: `its last holder was silent for ${Math.round(silentMs / 1000)}s` };
   return { take: false, holder: current, silentMs };
 }
 
@@ -69,7 +72,10 @@ export async function claimWorkerId(
     if (verdict.how !== 'dead') checkReservation(current, claim, now());
     if (await store.claimWorker(record, claim, current.claim ?? null)) return { how: verdict.how, why: verdict.why };
   }
-  throw new AxError('conflict', `worker id "${record.id}" is being claimed by another node at the same moment: try again, or use another --worker-id`);
+  throw new AxError(
+    'conflict',
+    `worker id "${record.id}" is being claimed by another node at the same moment: try again, or use another --worker-id`,
+  );
 }
 
 /**
@@ -100,12 +106,23 @@ export class WorkerIdentity {
     /** the fingerprint of this node's secret (see worker-id-reservation.ts) */
     nodeKey?: string,
   ) {
-    this.token = claimToken(nodeKey, `${record.host}:${record.pid}:${record.startedAt}:${random().toString(36).slice(2, 10)}`);
+    this.token = claimToken(
+      nodeKey,
+      `${record.host}:${record.pid}:${record.startedAt}:${random().toString(36).slice(2, 10)}`,
+    );
   }
 
   async claim(record: WorkerRecord): Promise<void> {
     if (this.claimed) return;
-    const won = await claimWorkerId(this.store, this.coordinator, record, this.token, () => this.clock.now(), 3 * this.heartbeatMs, this.holderGone);
+    const won = await claimWorkerId(
+      this.store,
+      this.coordinator,
+      record,
+      this.token,
+      () => this.clock.now(),
+      3 * this.heartbeatMs,
+      this.holderGone,
+    );
     this.claimed = true;
     // Taking over from a holder that did not leave (a crash, a freeze) is worth knowing about.
     if (won.how === 'dead' || won.how === 'stale') this.alert(`worker ${record.id}: took over its id: ${won.why}`);

@@ -85,8 +85,30 @@ export class Worker {
   ) {
     this.startedAt = clock.now();
     const gone = (h: WorkerRecord) => options.holderGone?.(h) ?? false;
-    this.registration = new WorkerIdentity(store, coordinator, clock, options.workerHeartbeatMs, gone, alert, () => this.loseIdentity(), options.random, this.record(), options.nodeKey);
-    this.executor = new TaskExecutor(store, coordinator, runner, logs, clock, options, () => this.identityLost, recordOutcome, wakeDispatcher, alert);
+    this.registration = new WorkerIdentity(
+      store,
+      coordinator,
+      clock,
+      options.workerHeartbeatMs,
+      gone,
+      alert,
+      () => this.loseIdentity(),
+      options.random,
+      this.record(),
+      options.nodeKey,
+    );
+    this.executor = new TaskExecutor(
+      store,
+      coordinator,
+      runner,
+      logs,
+      clock,
+      options,
+      () => this.identityLost,
+      recordOutcome,
+      wakeDispatcher,
+      alert,
+    );
   }
 
   /** another node holds this id now: nothing more is written or started under it */
@@ -133,7 +155,10 @@ export class Worker {
     const r = this.running.get(instanceId);
     if (!r || r.stopReason || r.reporting) return;
     r.cancelled = true;
-    this.logs.system(instanceId, `cancelled: SIGTERM to the process group, SIGKILL after ${formatDuration(this.options.killGraceMs)}`);
+    this.logs.system(
+      instanceId,
+      `cancelled: SIGTERM to the process group, SIGKILL after ${formatDuration(this.options.killGraceMs)}`,
+    );
     this.stopTask(r, 'cancelled');
   }
 
@@ -221,8 +246,11 @@ export class Worker {
     this.stopping = true;
     this.wakeOnStop();
     this.idle?.();
-    this.alert(`worker ${this.id}: another node now holds this worker id (this one was judged lost); stopping its ${this.running.size} task(s) and taking nothing new`);
-    for (const r of this.running.values()) void this.stopTask(r, 'this worker lost its id to another node (it was judged lost)');
+    this.alert(
+      `worker ${this.id}: another node now holds this worker id (this one was judged lost); stopping its ${this.running.size} task(s) and taking nothing new`,
+    );
+    for (const r of this.running.values())
+      void this.stopTask(r, 'this worker lost its id to another node (it was judged lost)');
     this.options.onIdentityLost?.();
   }
 
@@ -249,7 +277,10 @@ export class Worker {
         firstMs: 100,
         maxMs: 5_000,
         interrupt: this.stopSignal,
-        onRetry: (err, delay) => this.alert(`worker ${this.id}: cannot take work: ${err instanceof Error ? err.message : String(err)}; retrying in ${delay} ms`),
+        onRetry: (err, delay) =>
+          this.alert(
+            `worker ${this.id}: cannot take work: ${err instanceof Error ? err.message : String(err)}; retrying in ${delay} ms`,
+          ),
       });
     }
   }
@@ -271,7 +302,9 @@ export class Worker {
       // instance DISPATCHED, which the scheduler dispatches again (redispatchAfterMs).
       void this.execute(m)
         .catch((err: unknown) =>
-          this.alert(`dispatch of instance ${m.instanceId} attempt ${m.attempt} not started: ${err instanceof Error ? err.message : String(err)}`),
+          this.alert(
+            `dispatch of instance ${m.instanceId} attempt ${m.attempt} not started: ${err instanceof Error ? err.message : String(err)}`,
+          ),
         )
         .finally(() => {
           this.slots -= 1;
@@ -294,7 +327,8 @@ export class Worker {
     if ('refused' in admission) return refuse(admission.refused);
     const { inst, wf, task } = admission;
     const lockTtl = (task.timeoutMs ?? 86_400_000) + 2 * this.options.killGraceMs + 60_000;
-    if (!(await this.coordinator.acquireStartLock(inst.id, inst.attempt, lockTtl))) return refuse('its start lock is held, so it is already starting or running: a duplicate delivery');
+    if (!(await this.coordinator.acquireStartLock(inst.id, inst.attempt, lockTtl)))
+      return refuse('its start lock is held, so it is already starting or running: a duplicate delivery');
 
     const entry: Running = { inst, message, timedOut: false };
     this.running.set(inst.id, entry);

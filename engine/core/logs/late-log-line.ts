@@ -6,7 +6,13 @@ import type { Clock } from '../../ports/clock.ts';
 import type { Coordinator } from '../../ports/coordinator.ts';
 import type { LogStore } from '../../ports/store.ts';
 
-export async function appendLateLine(store: LogStore, coordinator: Coordinator, clock: Clock, instanceId: number, text: string): Promise<void> {
+export async function appendLateLine(
+  store: LogStore,
+  coordinator: Coordinator,
+  clock: Clock,
+  instanceId: number,
+  text: string,
+): Promise<void> {
   // Two notes may race for the next seq: the loser reads the end again and takes the one after.
   for (let attempt = 0; attempt < 3; attempt++) {
     try {

@@ -37,12 +37,19 @@ export class LogSearch {
     }
   }
 
-  private async windows(instanceId: number, query: string, afterSeq: number, limit: number, started: number): Promise<LogSearchHit[]> {
+  private async windows(
+    instanceId: number,
+    query: string,
+    afterSeq: number,
+    limit: number,
+    started: number,
+  ): Promise<LogSearchHit[]> {
     const { lastSeq } = await this.store.logExtent(instanceId);
     const hits: LogSearchHit[] = [];
-    for (let from = afterSeq; hits.length < limit && from < lastSeq; ) {
+    for (let from = afterSeq; hits.length < limit && from < lastSeq;) {
       const until = Math.min(from + WINDOW, lastSeq);
-      for (const l of await this.store.searchLog(instanceId, query, from, limit - hits.length, until)) hits.push({ seq: l.seq, stream: l.stream, line: l.line });
+      for (const l of await this.store.searchLog(instanceId, query, from, limit - hits.length, until))
+        hits.push({ seq: l.seq, stream: l.stream, line: l.line });
       from = until;
       if (hits.length >= limit || from >= lastSeq) break;
       const spent = performance.now() - started;

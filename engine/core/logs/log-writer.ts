@@ -105,12 +105,36 @@ export class LogWriter {
 
   /** Starts numbering an instance's lines (after any lines it already has); `limit`: the task's own cap on them. */
   open(instanceId: number, lastSeq = 0, limit?: number): void {
-    this.outputs.set(instanceId, { seq: lastSeq, stored: lastSeq, bytes: 0, truncated: false, limit: limit ?? this.options.maxOutputBytes, taskLimit: limit !== undefined, overBytes: 0, overLines: 0, dropped: 0 });
+    this.outputs.set(instanceId, {
+      seq: lastSeq,
+      stored: lastSeq,
+      bytes: 0,
+      truncated: false,
+      limit: limit ?? this.options.maxOutputBytes,
+      taskLimit: limit !== undefined,
+      overBytes: 0,
+      overLines: 0,
+      dropped: 0,
+    });
   }
 
   private output(instanceId: number): InstanceOutput {
     let out = this.outputs.get(instanceId);
-    if (!out) this.outputs.set(instanceId, (out = { seq: 0, stored: 0, bytes: 0, truncated: false, limit: this.options.maxOutputBytes, taskLimit: false, overBytes: 0, overLines: 0, dropped: 0 }));
+    if (!out)
+      this.outputs.set(
+        instanceId,
+        (out = {
+          seq: 0,
+          stored: 0,
+          bytes: 0,
+          truncated: false,
+          limit: this.options.maxOutputBytes,
+          taskLimit: false,
+          overBytes: 0,
+          overLines: 0,
+          dropped: 0,
+        }),
+      );
     return out;
   }
 
@@ -168,7 +192,10 @@ export class LogWriter {
   }
 
   private full(): boolean {
-    return this.buffer.length >= this.options.batchLines || this.bufferedBytes >= (this.options.batchBytes ?? 4 * 1024 * 1024);
+    return (
+      this.buffer.length >= this.options.batchLines ||
+      this.bufferedBytes >= (this.options.batchBytes ?? 4 * 1024 * 1024)
+    );
   }
 
   /** A write now when a batch is full, else within flushMs. */

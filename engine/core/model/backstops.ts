@@ -21,7 +21,10 @@ export interface WorkerView {
 /** `failover`: the instance is lost with its worker, not failed by its task: it re-runs without spending a retry. */
 export type Verdict = { to: 'WAITING' | 'FAILED' | 'TIMEOUT'; reason: string; failover?: true };
 
-type BackstopConfig = Pick<EngineConfig, 'workerHeartbeatMs' | 'taskHeartbeatMs' | 'heartbeatGraceFactor' | 'redispatchAfterMs'>;
+type BackstopConfig = Pick<
+  EngineConfig,
+  'workerHeartbeatMs' | 'taskHeartbeatMs' | 'heartbeatGraceFactor' | 'redispatchAfterMs'
+>;
 
 export function judgeActive(
   inst: InstanceRecord,
@@ -36,19 +39,32 @@ export function judgeActive(
   const silence = Number.isFinite(silentFor) ? `no heartbeat for ${Math.round(silentFor / 1000)}s` : 'never registered';
 
   if (inst.state === 'DISPATCHED') {
-    if (workerLost) return { to: 'WAITING', reason: `worker ${owner} was lost (${silence}) before it started the task` };
+    if (workerLost)
+      return { to: 'WAITING', reason: `worker ${owner} was lost (${silence}) before it started the task` };
     if (now - (inst.dispatchedAt ?? inst.createdAt) > config.redispatchAfterMs) {
-      return { to: 'WAITING', reason: `worker ${owner} did not pick the task up within ${config.redispatchAfterMs / 1000}s: dispatched again` };
+      return {
+        to: 'WAITING',
+        reason: `worker ${owner} did not pick the task up within ${config.redispatchAfterMs / 1000}s: dispatched again`,
+      };
     }
     return undefined;
   }
   if (inst.state !== 'RUNNING') return undefined;
-  if (workerLost) return { to: 'FAILED', reason: `${FAILOVER_PREFIX} worker ${owner} lost (${silence})`, failover: true };
+  if (workerLost)
+    return { to: 'FAILED', reason: `${FAILOVER_PREFIX} worker ${owner} lost (${silence})`, failover: true };
   const lastBeat = inst.heartbeatAt ?? inst.startedAt ?? inst.createdAt;
   if (now - lastBeat > taskLostAfterMs(config) && worker?.running && !worker.running.includes(inst.id)) {
-    return { to: 'FAILED', reason: `${FAILOVER_PREFIX} worker ${owner} no longer runs it (task heartbeat ${Math.round((now - lastBeat) / 1000)}s old)`, failover: true };
+    return {
+      to: 'FAILED',
+      reason: `${FAILOVER_PREFIX} worker ${owner} no longer runs it (task heartbeat ${Math.round((now - lastBeat) / 1000)}s old)`,
+      failover: true,
+    };
   }
-  if (timeoutMs !== undefined && inst.startedAt !== undefined && now - inst.startedAt > timeoutBackstopMs(timeoutMs, config)) {
+  if (
+    timeoutMs !== undefined &&
+    inst.startedAt !== undefined &&
+    now - inst.startedAt > timeoutBackstopMs(timeoutMs, config)
+  ) {
     return { to: 'TIMEOUT', reason: `timed out: worker ${owner} did not report within the timeout + grace` };
   }
   return undefined;

@@ -39,8 +39,14 @@ export function utcOffsetMs(tz: string, t: number): number {
   let format = formatters.get(tz);
   if (!format) {
     format = new Intl.DateTimeFormat('en-US', {
-      timeZone: tz, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric',
-      hour: 'numeric', minute: 'numeric', second: 'numeric',
+      timeZone: tz,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
     });
     formatters.set(tz, format);
   }
@@ -151,7 +157,8 @@ export function* fireTimesAfter(f: CronFields, tz: string, after: number): Gener
       scanned = 0;
       continue;
     }
-    for (const s of timesOfDay(f, fromSecond)) for (const t of instantsOf(day + s * 1000, zone, allHours)) pending.push(t);
+    for (const s of timesOfDay(f, fromSecond))
+      for (const t of instantsOf(day + s * 1000, zone, allHours)) pending.push(t);
     pending.sort((a, b) => a - b);
     scanned = 0;
   }

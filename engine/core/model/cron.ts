@@ -12,9 +12,16 @@ const FIELD_COUNT_HINT = '5 fields (minute hour day-of-month month day-of-week) 
 
 // cron-parser's predefined expressions (it does not export its table).
 const ALIASES: Record<string, string> = {
-  '@yearly': '0 0 0 1 1 *', '@annually': '0 0 0 1 1 *', '@monthly': '0 0 0 1 * *', '@weekly': '0 0 0 * * 0',
-  '@daily': '0 0 0 * * *', '@hourly': '0 0 * * * *', '@minutely': '0 * * * * *', '@secondly': '* * * * * *',
-  '@weekdays': '0 0 0 * * 1-5', '@weekends': '0 0 0 * * 0,6',
+  '@yearly': '0 0 0 1 1 *',
+  '@annually': '0 0 0 1 1 *',
+  '@monthly': '0 0 0 1 * *',
+  '@weekly': '0 0 0 * * 0',
+  '@daily': '0 0 0 * * *',
+  '@hourly': '0 0 * * * *',
+  '@minutely': '0 * * * * *',
+  '@secondly': '* * * * * *',
+  '@weekdays': '0 0 0 * * 1-5',
+  '@weekends': '0 0 0 * * 0,6',
 };
 
 type FieldInfo = { name: string; range: string; extra?: string };
@@ -56,7 +63,9 @@ function fieldProblem(info: FieldInfo, text: string, err: string): string {
   const outOfRange = /got (?:value|range) (\S+) expected range/.exec(err);
   if (outOfRange?.[1] && !outOfRange[1].includes('NaN')) {
     const bad = outOfRange[1];
-    return bad === text ? `${where} is out of range: use ${info.range}` : `${where}: ${bad} is out of range: use ${info.range}`;
+    return bad === text
+      ? `${where} is out of range: use ${info.range}`
+      : `${where}: ${bad} is out of range: use ${info.range}`;
   }
   if (/every 0/.test(err)) return `${where}: a step must be 1 or more, e.g. */5`;
   const backwards = /Invalid range: (\S+), min/.exec(err);
@@ -135,7 +144,9 @@ function dayMatcher(fields: CronFieldCollection): CronFields['dayMatches'] {
     const last = daysInMonth(y, m);
     const weekday = new Date(Date.UTC(y, m - 1, d)).getUTCDay();
     const matchedDom = domValues.has(d) || (dom.hasLastChar && d === last);
-    const matchedDow = (dowValues.has(weekday) && (nth <= 0 || Math.ceil(d / 7) === nth)) || (dow.hasLastChar && d > last - 7 && lastWeekdays.has(weekday));
+    const matchedDow =
+      (dowValues.has(weekday) && (nth <= 0 || Math.ceil(d / 7) === nth)) ||
+      (dow.hasLastChar && d > last - 7 && lastWeekdays.has(weekday));
     if (!dom.isWildcard && !dow.isWildcard) return matchedDom || matchedDow;
     if (!dom.isWildcard) return matchedDom;
     if (!dow.isWildcard) return matchedDow;
@@ -157,7 +168,8 @@ function parse(expr: string, tz: string): CronFields {
     } catch (err) {
       throw new Error(validateCron(expr) ?? `cron "${expr}": ${messageOf(err)}`);
     }
-    const numbers = (values: readonly unknown[]) => values.filter((v): v is number => typeof v === 'number').sort((a, b) => a - b);
+    const numbers = (values: readonly unknown[]) =>
+      values.filter((v): v is number => typeof v === 'number').sort((a, b) => a - b);
     parsed = {
       seconds: numbers(collection.second.values),
       minutes: numbers(collection.minute.values),
@@ -191,12 +203,19 @@ function firstAfter(expr: string, tz: string, after: number): number | undefined
 /** The first fire time strictly after `after` (epoch ms). Throws if the cron never fires again. */
 export function nextFire(expr: string, timezone: string, after: number): number {
   const first = firstAfter(expr, timezone, after);
-  if (first === undefined) throw new Error(`cron "${expr}" in ${timezone} has no fire time after ${new Date(after).toISOString()}`);
+  if (first === undefined)
+    throw new Error(`cron "${expr}" in ${timezone} has no fire time after ${new Date(after).toISOString()}`);
   return first;
 }
 
 /** Fire times in (afterExclusive, untilInclusive], ascending: the earliest `cap` of them. */
-export function firesBetween(expr: string, timezone: string, afterExclusive: number, untilInclusive: number, cap: number): number[] {
+export function firesBetween(
+  expr: string,
+  timezone: string,
+  afterExclusive: number,
+  untilInclusive: number,
+  cap: number,
+): number[] {
   const out: number[] = [];
   if (cap <= 0 || untilInclusive <= afterExclusive) return out;
   const first = firstAfter(expr, timezone, afterExclusive);

@@ -124,7 +124,8 @@ export function topologicalOrder(nodes: readonly string[], edges: readonly Edge<
   const inside = edges.filter(([from, to]) => known.has(from) && known.has(to) && from !== to);
   const down = new Adjacency<string>('downstream').add(inside).map;
   const waiting = new Map<string, number>(nodes.map((n) => [n, 0]));
-  for (const [from, kids] of down) for (const kid of kids) if (from !== kid) waiting.set(kid, (waiting.get(kid) ?? 0) + 1);
+  for (const [from, kids] of down)
+    for (const kid of kids) if (from !== kid) waiting.set(kid, (waiting.get(kid) ?? 0) + 1);
   const depth = new Map<string, number>();
   const queue = nodes.filter((n) => waiting.get(n) === 0);
   for (const n of queue) depth.set(n, 0);

@@ -5,5 +5,13 @@ export function instanceEvent(
   inst: { id: number; runId: number; taskName: string; attempt: number; state: string },
   at: number,
 ): EngineEvent {
-  return { type: 'instance', instanceId: inst.id, runId: inst.runId, taskName: inst.taskName, attempt: inst.attempt, state: inst.state, at };
+  return {
+    type: 'instance',
+    instanceId: inst.id,
+    runId: inst.runId,
+    taskName: inst.taskName,
+    attempt: inst.attempt,
+    state: inst.state,
+    at,
+  };
 }

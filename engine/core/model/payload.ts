@@ -11,12 +11,17 @@ const encoder = new TextEncoder();
 export const payloadBytes = (payload: string): number => encoder.encode(payload).length;
 
 function size(bytes: number): string {
-  return bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(bytes % (1024 * 1024) === 0 ? 0 : 1)} MiB` : `${Math.ceil(bytes / 1024)} KiB`;
+  return bytes >= 1024 * 1024
+    ? `${(bytes / 1024 / 1024).toFixed(bytes % (1024 * 1024) === 0 ? 0 : 1)} MiB`
+    : `${Math.ceil(bytes / 1024)} KiB`;
 }
 
 /** The message every door gives for a payload over the limit. */
 export function payloadTooLarge(bytes: number | undefined, limit: number): string {
-  const what = bytes === undefined ? 'the event payload is larger than' : `the event payload is ${size(bytes)} (${bytes} bytes), over`;
+  const what =
+    bytes === undefined
+      ? 'the event payload is larger than'
+      : `the event payload is ${size(bytes)} (${bytes} bytes), over`;
   return `${what} the limit of ${size(limit)} (${limit} bytes): pass large data by reference (a path or a URL) instead`;
 }
 

@@ -39,7 +39,12 @@ function byId(a: WorkerCandidate, b: WorkerCandidate): number {
   return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }
 
-function qualifying(task: RoutableTask, workers: WorkerCandidate[], now: number, staleAfterMs: number): WorkerCandidate[] {
+function qualifying(
+  task: RoutableTask,
+  workers: WorkerCandidate[],
+  now: number,
+  staleAfterMs: number,
+): WorkerCandidate[] {
   return workers
     .filter((w) => isLive(w, now, staleAfterMs) && w.running < w.maxConcurrency && accepts(w.policy, task))
     .sort(byId);
@@ -56,7 +61,13 @@ export class Router {
   /** random: the host's randomness (in [0, 1)) for the `random` strategy */
   constructor(private readonly random: () => number) {}
 
-  pick(strategy: RoutingStrategy, task: RoutableTask, workers: WorkerCandidate[], now: number, staleAfterMs: number): WorkerCandidate | undefined {
+  pick(
+    strategy: RoutingStrategy,
+    task: RoutableTask,
+    workers: WorkerCandidate[],
+    now: number,
+    staleAfterMs: number,
+  ): WorkerCandidate | undefined {
     const ready = qualifying(task, workers, now, staleAfterMs);
     if (ready.length === 0) return undefined;
     switch (strategy) {
@@ -66,7 +77,9 @@ export class Router {
       }
       case 'least_busy':
         // Compare running/max by cross-multiplying: exact, and ties fall back to the id order.
-        return ready.reduce((best, w) => (w.running * best.maxConcurrency < best.running * w.maxConcurrency ? w : best));
+        return ready.reduce((best, w) =>
+          w.running * best.maxConcurrency < best.running * w.maxConcurrency ? w : best,
+        );
       case 'round_robin': {
         const key = `${task.workflowName}\u0000${[...task.labels].sort().join('\u0000')}`;
         const last = this.lastPicked.get(key);
@@ -100,7 +113,8 @@ export function whyNoWorker(task: RoutableTask, workers: WorkerCandidate[], now:
     return `every online worker's heartbeat is stale (newest ${Math.round((now - newest) / 1000)}s old, limit ${Math.round(staleAfterMs / 1000)}s)`;
   }
   const forWorkflow = live.filter((w) => !w.policy.workflows || w.policy.workflows.includes(task.workflowName));
-  if (forWorkflow.length === 0) return `no online worker accepts workflow "${task.workflowName}": add it to a worker's accept-policy`;
+  if (forWorkflow.length === 0)
+    return `no online worker accepts workflow "${task.workflowName}": add it to a worker's accept-policy`;
   const accepting = forWorkflow.filter((w) => accepts(w.policy, task));
   if (accepting.length === 0) {
     return task.labels.length > 0
@@ -108,7 +122,8 @@ export function whyNoWorker(task: RoutableTask, workers: WorkerCandidate[], now:
       : 'no online worker accepts unlabelled tasks: label the task or let a worker accept unlabelled tasks';
   }
   const free = accepting.filter((w) => w.running < w.maxConcurrency);
-  if (free.length === 0 && accepting.length === 1) return `the only worker that accepts it (${(accepting[0] as WorkerCandidate).id}) is at its concurrency limit`;
+  if (free.length === 0 && accepting.length === 1)
+    return `the only worker that accepts it (${(accepting[0] as WorkerCandidate).id}) is at its concurrency limit`;
   if (free.length === 0) return `all ${accepting.length} workers are at their concurrency limit`;
   return `worker ${(free.sort(byId)[0] as WorkerCandidate).id} can take it`;
 }

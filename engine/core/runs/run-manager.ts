@@ -1,12 +1,32 @@
 // A run's life: creating it (with the overlap policy), advancing dependencies event by event,
 // retries, failing downstream, and deriving the run's state from its instances.
 import { AxError } from '../../api/errors.ts';
-import { DEFAULT_WAIT_TIMEOUT_MS, type InstanceRecord, type InstanceState, type RunRecord, type RunState } from '../../api/types.ts';
+import {
+  DEFAULT_WAIT_TIMEOUT_MS,
+  type InstanceRecord,
+  type InstanceState,
+  type RunRecord,
+  type RunState,
+} from '../../api/types.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { Coordinator } from '../../ports/coordinator.ts';
 import { type EngineMetrics, noMetrics } from '../../ports/metrics.ts';
 import { instanceEvent } from '../model/instance-event.ts';
-import { HELD_FOR_UPSTREAM, type Finish, type FollowUps, type InstanceDraft, type InstanceGuard, type NewRun, type Outcome, type Settlement, type RunStore, type InstanceStore, type LogStore, type TaskDefinition, type TransitionResult } from '../../ports/store.ts';
+import {
+  HELD_FOR_UPSTREAM,
+  type Finish,
+  type FollowUps,
+  type InstanceDraft,
+  type InstanceGuard,
+  type NewRun,
+  type Outcome,
+  type Settlement,
+  type RunStore,
+  type InstanceStore,
+  type LogStore,
+  type TaskDefinition,
+  type TransitionResult,
+} from '../../ports/store.ts';
 import { retryDelay } from '../model/backoff.ts';
 import { formatDuration } from '../model/duration.ts';
 import { downstreamClosure } from '../model/dag.ts';
@@ -16,7 +36,10 @@ import type { CachedWorkflow, WorkflowCache } from '../workflow/workflow-cache.t
 import type { Dispatcher } from '../dispatch/dispatcher.ts';
 
 /** What a trigger says about a run; the state and times are the RunManager's to decide. */
-export type StartRunInput = Pick<NewRun, 'workflowId' | 'trigger' | 'triggeredBy' | 'logicalTime' | 'scheduleId' | 'onlyTask' | 'eventPayload'> & {
+export type StartRunInput = Pick<
+  NewRun,
+  'workflowId' | 'trigger' | 'triggeredBy' | 'logicalTime' | 'scheduleId' | 'onlyTask' | 'eventPayload'
+> & {
   /** manual runs ignore the overlap policy: a person asked for this run */
   applyOverlap: boolean;
 };
@@ -46,7 +69,10 @@ export class RunManager {
     const wf = await this.workflows.get(input.workflowId);
     if (!wf) throw new AxError('not_found', `workflow ${input.workflowId} no longer exists`);
     if (input.onlyTask && !wf.byName.has(input.onlyTask)) {
-      throw new AxError('not_found', `workflow "${wf.graph.name}" has no task "${input.onlyTask}": tasks are ${[...wf.byName.keys()].join(', ')}`);
+      throw new AxError(
+        'not_found',
+        `workflow "${wf.graph.name}" has no task "${input.onlyTask}": tasks are ${[...wf.byName.keys()].join(', ')}`,
+      );
     }
     const now = this.clock.now();
     // Without a schedule there is no overlap setting: events each get their run, in order (a
@@ -87,7 +113,12 @@ export class RunManager {
     const missing = roots.filter((t) => t && !have.has(t.id));
     if (missing.length > 0) {
       const now = this.clock.now();
-      for (const inst of await this.store.addInstances(run.id, missing.map((t) => this.draft(t, 1, now, 0, wf)), now)) await this.publishInstance(inst);
+      for (const inst of await this.store.addInstances(
+        run.id,
+        missing.map((t) => this.draft(t, 1, now, 0, wf)),
+        now,
+      ))
+        await this.publishInstance(inst);
       this.wakeDispatcher();
     }
     if ((await this.store.pendingInstanceCount(run.id)) > 0) return;
@@ -100,10 +131,27 @@ export class RunManager {
    * created held, waiting for them by the run's logical time in the workflow's zone (UTC without
    * a schedule); retries do not wait again.
    */
-  private draft(task: TaskDefinition, attempt: number, notBefore: number, failovers = 0, wf?: CachedWorkflow): InstanceDraft {
-    const draft: InstanceDraft = { taskId: task.id, taskName: task.name, attempt, state: 'WAITING', notBefore, failovers };
+  private draft(
+    task: TaskDefinition,
+    attempt: number,
+    notBefore: number,
+    failovers = 0,
+    wf?: CachedWorkflow,
+  ): InstanceDraft {
+    const draft: InstanceDraft = {
+      taskId: task.id,
+      taskName: task.name,
+      attempt,
+      state: 'WAITING',
+      notBefore,
+      failovers,
+    };
     if (attempt !== 1 || !task.crossUpstream?.length || !wf) return draft;
-    const upstreams = { crossUpstream: task.crossUpstream, timezone: wf.graph.schedule?.timezone ?? 'UTC', waitTimeoutMs: task.waitTimeoutMs };
+    const upstreams = {
+      crossUpstream: task.crossUpstream,
+      timezone: wf.graph.schedule?.timezone ?? 'UTC',
+      waitTimeoutMs: task.waitTimeoutMs,
+    };
     return { ...draft, notBefore: HELD_FOR_UPSTREAM, upstreams };
   }
 
@@ -127,28 +175,53 @@ export class RunManager {
    * as one store step: a retry, the downstream it makes ready (O(downstream)), or the downstream
    * failed; and the run's end once nothing is pending. Returns false when the guard refused it.
    */
-  async finish(inst: InstanceRecord, guard: InstanceGuard, to: Finish['to'], outcome: Outcome, opts: { final?: boolean } = {}): Promise<boolean> {
+  async finish(
+    inst: InstanceRecord,
+    guard: InstanceGuard,
+    to: Finish['to'],
+    outcome: Outcome,
+    opts: { final?: boolean } = {},
+  ): Promise<boolean> {
     const wf = await this.workflows.get(inst.workflowId);
     const task = wf?.tasks.get(inst.taskId);
     const now = this.clock.now();
-    const plan = wf && task ? this.followUps(inst, to, outcome.failedOver === true, wf, task, now, opts.final === true) : { followUps: {} };
+    const plan =
+      wf && task
+        ? this.followUps(inst, to, outcome.failedOver === true, wf, task, now, opts.final === true)
+        : { followUps: {} };
     const asUpstream = wf && task ? { workflow: wf.graph.name, task: task.name } : undefined;
     const result = await this.store.finishInstance(
-      { id: inst.id, runId: inst.runId, guard, to, outcome, followUps: plan.followUps, settlement: this.settlement(wf), ...(asUpstream && { asUpstream }) },
+      {
+        id: inst.id,
+        runId: inst.runId,
+        guard,
+        to,
+        outcome,
+        followUps: plan.followUps,
+        settlement: this.settlement(wf),
+        ...(asUpstream && { asUpstream }),
+      },
       now,
     );
     if (!result.done) return false;
     this.metrics.instanceFinished(to);
     if (plan.capped) this.failovers.alert(plan.capped);
     // Failed for good: no attempt after this one.
-    if ((to === 'FAILED' || to === 'TIMEOUT') && !plan.followUps.retry) this.alerts.taskFailed({ ...inst, ...outcome, state: to } as InstanceRecord, to, outcome.reason ?? undefined, wf?.graph.name);
+    if ((to === 'FAILED' || to === 'TIMEOUT') && !plan.followUps.retry)
+      this.alerts.taskFailed(
+        { ...inst, ...outcome, state: to } as InstanceRecord,
+        to,
+        outcome.reason ?? undefined,
+        wf?.graph.name,
+      );
     // Said in the failed attempt's log before anyone hears of the next attempt, so a follower
     // that sees attempt 2 finds the line; only by the step that created attempt 2, so said once.
     const retry = result.created.find((c) => c.taskId === inst.taskId);
     if (retry && plan.announce) await this.announce(inst.id, plan.announce(retry.attempt));
     await this.publishInstance({ ...inst, ...outcome, state: to } as InstanceRecord);
     await this.publish(result);
-    for (const w of result.failedWaiters ?? []) await this.failWaiter(w.instanceId, `upstream ${w.label} failed for good: re-run it, then this task`);
+    for (const w of result.failedWaiters ?? [])
+      await this.failWaiter(w.instanceId, `upstream ${w.label} failed for good: re-run it, then this task`);
     return true;
   }
 
@@ -159,7 +232,10 @@ export class RunManager {
   private async failWaiter(instanceId: number, reason: string): Promise<void> {
     const waiter = await this.store.getInstance(instanceId);
     if (waiter?.state !== 'WAITING') return;
-    await this.finish(waiter, { from: ['WAITING'], attempt: waiter.attempt }, 'UPSTREAM_FAILED', { reason, finishedAt: this.clock.now() });
+    await this.finish(waiter, { from: ['WAITING'], attempt: waiter.attempt }, 'UPSTREAM_FAILED', {
+      reason,
+      finishedAt: this.clock.now(),
+    });
   }
 
   /**
@@ -176,7 +252,13 @@ export class RunManager {
       const limit = formatDuration(task?.waitTimeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS);
       const reason = `wait_timeout: waited ${limit} for ${w.label}, which did not succeed in time`;
       // A final FAILED: finish raises the task-failed alert, with this reason.
-      await this.finish(waiter, { from: ['WAITING'], attempt: waiter.attempt }, 'FAILED', { reason, finishedAt: now }, { final: true });
+      await this.finish(
+        waiter,
+        { from: ['WAITING'], attempt: waiter.attempt },
+        'FAILED',
+        { reason, finishedAt: now },
+        { final: true },
+      );
     }
   }
 
@@ -207,14 +289,18 @@ export class RunManager {
     if (FAILED_STATES.includes(to) && !final) {
       const free = inst.failovers ?? 0;
       if (failedOver) {
-        if (free < this.failovers.max) return { followUps: { retry: this.draft(task, inst.attempt + 1, now, free + 1) } };
+        if (free < this.failovers.max)
+          return { followUps: { retry: this.draft(task, inst.attempt + 1, now, free + 1) } };
         capped = `task "${task.name}" of run #${inst.runId} failed over more than ${this.failovers.max} times (the cap): this fail-over counts as a failed try`;
       }
       const tries = inst.attempt - free;
       if (tries <= task.retries) {
         const delay = retryDelay(task.retryBackoff, tries);
         // A fail-over is not announced (not even one past the cap), as its lost worker may still be writing.
-        const announce = failedOver ? undefined : (attempt: number) => `retrying in ${formatDuration(delay)} (attempt ${attempt} of ${task.retries + 1 + free})`;
+        const announce = failedOver
+          ? undefined
+          : (attempt: number) =>
+              `retrying in ${formatDuration(delay)} (attempt ${attempt} of ${task.retries + 1 + free})`;
         return { followUps: { retry: this.draft(task, inst.attempt + 1, now + delay, free) }, announce, capped };
       }
     }
@@ -246,11 +332,15 @@ export class RunManager {
 
   /** What a store step ended, counted (the instance a finish was for is counted by finish). */
   private count(result: TransitionResult): void {
-    for (const inst of [...result.ended, ...result.created]) if (FINAL_INSTANCE_STATES.includes(inst.state)) this.metrics.instanceFinished(inst.state);
+    for (const inst of [...result.ended, ...result.created])
+      if (FINAL_INSTANCE_STATES.includes(inst.state)) this.metrics.instanceFinished(inst.state);
     for (const run of result.runs) {
       if (!FINAL_RUN_STATES.includes(run.state)) continue;
       const start = run.startedAt ?? run.createdAt;
-      this.metrics.runFinished(run.state, run.state === 'SKIPPED' || run.finishedAt === undefined ? undefined : run.finishedAt - start);
+      this.metrics.runFinished(
+        run.state,
+        run.state === 'SKIPPED' || run.finishedAt === undefined ? undefined : run.finishedAt - start,
+      );
     }
   }
 
@@ -269,20 +359,41 @@ export class RunManager {
     const mine = instances.filter((i) => i.taskId === task.id);
     const latest = mine[mine.length - 1];
     // UPSTREAM_FAILED too for a task that waited on another workflow: it waits again
-    const rerunnable: InstanceState[] = ['FAILED', 'TIMEOUT', 'CANCELLED', ...(task.crossUpstream?.length ? (['UPSTREAM_FAILED'] as const) : [])];
+    const rerunnable: InstanceState[] = [
+      'FAILED',
+      'TIMEOUT',
+      'CANCELLED',
+      ...(task.crossUpstream?.length ? (['UPSTREAM_FAILED'] as const) : []),
+    ];
     if (!latest || !rerunnable.includes(latest.state)) {
-      throw new AxError('conflict', `task "${taskName}" of run #${runId} is ${latest?.state ?? 'not started'}: only a failed task can be re-run`);
+      throw new AxError(
+        'conflict',
+        `task "${taskName}" of run #${runId} is ${latest?.state ?? 'not started'}: only a failed task can be re-run`,
+      );
     }
     const down = new Set(downstreamClosure(task.id, wf.downstream));
     const markers = instances.filter((i) => down.has(i.taskId) && i.state === 'UPSTREAM_FAILED').map((i) => i.id);
     const now = this.clock.now();
     // A task waiting on other workflows waits again (they may have been re-run meanwhile).
-    const draft = task.crossUpstream?.length ? { ...this.draft(task, 1, now, 0, wf), attempt: latest.attempt + 1 } : this.draft(task, latest.attempt + 1, now);
+    const draft = task.crossUpstream?.length
+      ? { ...this.draft(task, 1, now, 0, wf), attempt: latest.attempt + 1 }
+      : this.draft(task, latest.attempt + 1, now);
     const result = await this.store.rerunTask(
-      { runId, taskId: task.id, latest: { attempt: latest.attempt, from: rerunnable }, markers, draft, reason: `re-run of "${taskName}"` },
+      {
+        runId,
+        taskId: task.id,
+        latest: { attempt: latest.attempt, from: rerunnable },
+        markers,
+        draft,
+        reason: `re-run of "${taskName}"`,
+      },
       now,
     );
-    if (!result.done) throw new AxError('conflict', `task "${taskName}" of run #${runId} changed while it was being re-run: look at the run again`);
+    if (!result.done)
+      throw new AxError(
+        'conflict',
+        `task "${taskName}" of run #${runId} changed while it was being re-run: look at the run again`,
+      );
     for (const next of result.created) await this.publishInstance(next);
     this.wakeDispatcher();
     return this.store.listInstances(runId);
@@ -298,25 +409,37 @@ export class RunManager {
   async cancel(runId: number, taskName: string | undefined, reason: string): Promise<InstanceRecord[]> {
     const run = await this.store.getRun(runId);
     if (!run) throw new AxError('not_found', `no run #${runId}`);
-    if (run.state !== 'RUNNING' && run.state !== 'QUEUED') throw new AxError('conflict', `run #${runId} is ${run.state}: only a queued or running run can be cancelled`);
+    if (run.state !== 'RUNNING' && run.state !== 'QUEUED')
+      throw new AxError('conflict', `run #${runId} is ${run.state}: only a queued or running run can be cancelled`);
     const wf = await this.workflows.get(run.workflowId);
-    if (taskName !== undefined && !wf?.byName.get(taskName)) throw new AxError('not_found', `run #${runId} has no task "${taskName}"`);
+    if (taskName !== undefined && !wf?.byName.get(taskName))
+      throw new AxError('not_found', `run #${runId} has no task "${taskName}"`);
     const now = this.clock.now();
     if (taskName === undefined) {
       const result = await this.store.cancelRun(runId, reason, wf ? this.rootDrafts(wf) : [], now);
       if (!result.done) throw new AxError('conflict', `run #${runId} ended while it was being cancelled`);
       await this.publish(result);
-      for (const w of result.failedWaiters ?? []) await this.failWaiter(w.instanceId, `upstream ${w.label}: its run #${runId} was cancelled`);
+      for (const w of result.failedWaiters ?? [])
+        await this.failWaiter(w.instanceId, `upstream ${w.label}: its run #${runId} was cancelled`);
       return this.store.listInstances(runId);
     }
-    const active = (await this.store.listInstances(runId)).filter((i) => ACTIVE_STATES.includes(i.state) && i.taskName === taskName);
-    if (active.length === 0) throw new AxError('conflict', `task "${taskName}" of run #${runId} is not waiting or running: nothing to cancel`);
+    const active = (await this.store.listInstances(runId)).filter(
+      (i) => ACTIVE_STATES.includes(i.state) && i.taskName === taskName,
+    );
+    if (active.length === 0)
+      throw new AxError('conflict', `task "${taskName}" of run #${runId} is not waiting or running: nothing to cancel`);
     for (const inst of active) {
       // Compare-and-set on the state read above; one that moved on meanwhile (DISPATCHED →
       // RUNNING as its worker started it) is read again and cancelled from where it is now.
       let current: InstanceRecord | undefined = inst;
       for (let tries = 0; current && tries < 4; tries++) {
-        if (await this.finish(current, { from: [current.state], attempt: inst.attempt }, 'CANCELLED', { reason, finishedAt: now })) break;
+        if (
+          await this.finish(current, { from: [current.state], attempt: inst.attempt }, 'CANCELLED', {
+            reason,
+            finishedAt: now,
+          })
+        )
+          break;
         const fresh = await this.store.getInstance(inst.id);
         current = fresh && fresh.attempt === inst.attempt && ACTIVE_STATES.includes(fresh.state) ? fresh : undefined;
       }

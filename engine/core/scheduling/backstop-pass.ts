@@ -54,7 +54,8 @@ export class BackstopPass {
       const last = views.get(w.id)?.lastHeartbeat ?? w.lastHeartbeat;
       const silent = now - last;
       const key = `${w.id}:${w.lastHeartbeat}`;
-      if (w.status === 'offline' || silent <= lostAfter || silent > LOST_NEWS_MS || this.reportedLost.has(key)) continue;
+      if (w.status === 'offline' || silent <= lostAfter || silent > LOST_NEWS_MS || this.reportedLost.has(key))
+        continue;
       this.reportedLost.add(key);
       if (this.reportedLost.size > 1000) this.reportedLost.delete(this.reportedLost.values().next().value as string);
       this.alerts.workerLost(w, silent);
@@ -79,7 +80,10 @@ export class BackstopPass {
       // registration's is not held up behind the worker's other writes when it is loaded.
       stored.map((w) => [
         w.id,
-        { lastHeartbeat: Math.max(w.lastHeartbeat, live.get(w.id)?.lastHeartbeat ?? 0, this.sightSince), running: live.get(w.id)?.instances },
+        {
+          lastHeartbeat: Math.max(w.lastHeartbeat, live.get(w.id)?.lastHeartbeat ?? 0, this.sightSince),
+          running: live.get(w.id)?.instances,
+        },
       ]),
     );
     // This process's own worker is alive as long as this code runs, however late its heartbeat
@@ -89,15 +93,28 @@ export class BackstopPass {
     this.reportLost(stored, views, now);
     for (const inst of await this.store.instancesInStates(['DISPATCHED', 'RUNNING'])) {
       const wf = await this.workflows.get(inst.workflowId);
-      const seen = { ...inst, heartbeatAt: Math.max(inst.heartbeatAt ?? inst.startedAt ?? inst.createdAt, this.sightSince) };
-      const verdict = judgeActive(seen, views.get(inst.workerId ?? ''), wf?.tasks.get(inst.taskId)?.timeoutMs, now, this.config);
+      const seen = {
+        ...inst,
+        heartbeatAt: Math.max(inst.heartbeatAt ?? inst.startedAt ?? inst.createdAt, this.sightSince),
+      };
+      const verdict = judgeActive(
+        seen,
+        views.get(inst.workerId ?? ''),
+        wf?.tasks.get(inst.taskId)?.timeoutMs,
+        now,
+        this.config,
+      );
       if (!verdict) continue;
       const guard = { from: [inst.state], attempt: inst.attempt, workerId: inst.workerId };
       // A fail-over or timeout ends the instance with its follow-ups, in one store step.
       const done =
         verdict.to === 'WAITING'
           ? await this.store.requeueInstance(inst.id, guard, verdict.reason)
-          : await this.runs.finish(inst, guard, verdict.to, { reason: verdict.reason, finishedAt: now, ...(verdict.failover && { failedOver: true }) });
+          : await this.runs.finish(inst, guard, verdict.to, {
+              reason: verdict.reason,
+              finishedAt: now,
+              ...(verdict.failover && { failedOver: true }),
+            });
       if (!done) continue;
       this.alert(`instance ${inst.id} (${inst.taskName}): ${verdict.reason}`);
       this.wakeDispatcher();

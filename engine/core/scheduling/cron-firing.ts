@@ -136,7 +136,10 @@ export class CronFiring {
       const key = `${s.id}:${f}:${s.cron}:${s.timezone}`;
       live.add(key);
       if (!this.fireTimers.has(key)) {
-        this.fireTimers.set(key, this.clock.setTimer(f - now, () => void this.fire(s, f).catch((err: unknown) => this.alert(String(err)))));
+        this.fireTimers.set(
+          key,
+          this.clock.setTimer(f - now, () => void this.fire(s, f).catch((err: unknown) => this.alert(String(err)))),
+        );
       }
     }
   }

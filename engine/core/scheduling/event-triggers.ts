@@ -22,7 +22,10 @@ const POLL_MS = 100;
 /** What a key may be: printable ASCII, as HTTP headers carry it, and short enough to index. */
 export function checkEventKey(key: string): void {
   if (key.length === 0 || key.length > 191 || !/^[\x21-\x7e]+$/.test(key)) {
-    throw new AxError('validation', `Idempotency-Key must be 1 to 191 printable ASCII characters without spaces (got ${JSON.stringify(key.slice(0, 40))}${key.length > 40 ? '…' : ''})`);
+    throw new AxError(
+      'validation',
+      `Idempotency-Key must be 1 to 191 printable ASCII characters without spaces (got ${JSON.stringify(key.slice(0, 40))}${key.length > 40 ? '…' : ''})`,
+    );
   }
 }
 
@@ -32,7 +35,13 @@ type KeyedTrigger = { repeat: false; runs: RunRecord[] } | { repeat: true; runs:
  * Runs `start` once per (event, key): the first caller starts the runs; a repeat gets the first
  * caller's runs as they are now. A start that fails frees the key, so the sender's retry can.
  */
-async function triggerOnce(store: EventKeyStore & RunStore & FlagStore & DefinitionStore, clock: Clock, event: string, key: string, start: () => Promise<RunRecord[]>): Promise<KeyedTrigger> {
+async function triggerOnce(
+  store: EventKeyStore & RunStore & FlagStore & DefinitionStore,
+  clock: Clock,
+  event: string,
+  key: string,
+  start: () => Promise<RunRecord[]>,
+): Promise<KeyedTrigger> {
   checkEventKey(key);
   const giveUpAt = clock.now() + WAIT_FOR_FIRST_MS;
   for (;;) {
@@ -43,7 +52,10 @@ async function triggerOnce(store: EventKeyStore & RunStore & FlagStore & Definit
       return { repeat: true, runs: runs.filter((r): r is RunRecord => r !== undefined) };
     }
     if (clock.now() >= giveUpAt) {
-      throw new AxError('conflict', `the first request with Idempotency-Key "${key}" for event "${event}" is still being handled: send it again in a moment`);
+      throw new AxError(
+        'conflict',
+        `the first request with Idempotency-Key "${key}" for event "${event}" is still being handled: send it again in a moment`,
+      );
     }
     await new Promise<void>((resolve) => clock.setTimer(POLL_MS, resolve));
   }
@@ -54,7 +66,11 @@ async function triggerOnce(store: EventKeyStore & RunStore & FlagStore & Definit
     await store.settleEventKey(event, key, undefined).catch(() => undefined);
     throw err;
   }
-  await store.settleEventKey(event, key, runs.map((r) => r.id));
+  await store.settleEventKey(
+    event,
+    key,
+    runs.map((r) => r.id),
+  );
   return { repeat: false, runs };
 }
 
@@ -74,7 +90,12 @@ export class EventTriggers {
     if (key === undefined) return this.start(event, payload, actor);
     const keyed = await triggerOnce(this.store, this.clock, event, key, () => this.start(event, payload, actor, key));
     if (keyed.repeat) {
-      await this.audit(actor, 'run.event.repeat', `event:${event}`, `Idempotency-Key ${key} seen before: ${named(keyed.runs) || 'no run'}; nothing new started`);
+      await this.audit(
+        actor,
+        'run.event.repeat',
+        `event:${event}`,
+        `Idempotency-Key ${key} seen before: ${named(keyed.runs) || 'no run'}; nothing new started`,
+      );
     }
     return keyed.runs;
   }
@@ -93,10 +114,22 @@ export class EventTriggers {
     }
     const runs: RunRecord[] = [];
     for (const workflowId of ids) {
-      const run = await this.runs.startRun({ workflowId, trigger: 'event', triggeredBy: actorName(actor), logicalTime: this.clock.now(), eventPayload: payload, applyOverlap: true });
+      const run = await this.runs.startRun({
+        workflowId,
+        trigger: 'event',
+        triggeredBy: actorName(actor),
+        logicalTime: this.clock.now(),
+        eventPayload: payload,
+        applyOverlap: true,
+      });
       if (run) runs.push(run);
     }
-    await this.audit(actor, 'run.event', `event:${event}`, key === undefined ? named(runs) : `${named(runs)}; Idempotency-Key ${key}`);
+    await this.audit(
+      actor,
+      'run.event',
+      `event:${event}`,
+      key === undefined ? named(runs) : `${named(runs)}; Idempotency-Key ${key}`,
+    );
     return runs;
   }
 }

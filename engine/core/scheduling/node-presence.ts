@@ -30,7 +30,10 @@ export class NodePresenceBeat {
     await this.beat();
     // A missed beat is no news of its own: Redis away is said by the worker heartbeat and the
     // scheduler's tick; the listing just shows this node's heartbeat growing old.
-    this.cancel = repeat(this.clock, this.heartbeatMs, () => this.beat(), { cadence: 'fixed', onError: () => undefined });
+    this.cancel = repeat(this.clock, this.heartbeatMs, () => this.beat(), {
+      cadence: 'fixed',
+      onError: () => undefined,
+    });
   }
 
   /** Leaves the listing; a beat still under way must not bring it back. */

@@ -51,7 +51,8 @@ export async function recoverOrphans(
  */
 export async function checkRuns(store: InstanceStore & RunStore, runs: RunManager): Promise<void> {
   for (const inst of await store.unhandledFinished(10_000)) {
-    if (inst.state !== 'UPSTREAM_FAILED') await runs.finish(inst, { from: [inst.state], attempt: inst.attempt }, inst.state as Finish['to'], {});
+    if (inst.state !== 'UPSTREAM_FAILED')
+      await runs.finish(inst, { from: [inst.state], attempt: inst.attempt }, inst.state as Finish['to'], {});
   }
   for (const run of await store.listRuns({ states: ['RUNNING'], limit: 10_000 })) await runs.resumeRun(run);
 }

@@ -7,7 +7,8 @@ function maskError(err: unknown, mask: (text: string) => string): unknown {
   if (!(err instanceof Error)) return typeof err === 'string' ? mask(err) : err;
   err.message = mask(err.message);
   const problems = (err as { problems?: { message?: unknown }[] }).problems;
-  if (Array.isArray(problems)) for (const p of problems) if (typeof p?.message === 'string') p.message = mask(p.message);
+  if (Array.isArray(problems))
+    for (const p of problems) if (typeof p?.message === 'string') p.message = mask(p.message);
   return err;
 }
 
@@ -19,7 +20,9 @@ export function maskedApi<T extends EngineApi>(api: T, mask: (text: string) => s
       return (...args: unknown[]): unknown => {
         try {
           const result: unknown = (value as (...a: unknown[]) => unknown).apply(target, args);
-          return result instanceof Promise ? result.catch((err: unknown) => Promise.reject(maskError(err, mask))) : result;
+          return result instanceof Promise
+            ? result.catch((err: unknown) => Promise.reject(maskError(err, mask)))
+            : result;
         } catch (err) {
           throw maskError(err, mask);
         }

@@ -15,12 +15,23 @@ function maskReason<T extends { reason?: string | null }>(outcome: T, mask: Mask
 export function maskedStore(store: Store, mask: Mask): Store {
   const m = (text: string | undefined) => (text === undefined ? text : mask(text));
   const writes: Partial<Store> = {
-    audit: (entry) => store.audit({ ...entry, object: mask(entry.object), ...(entry.detail !== undefined && { detail: mask(entry.detail) }), ...(typeof entry.note === 'string' && { note: mask(entry.note) }) }),
+    audit: (entry) =>
+      store.audit({
+        ...entry,
+        object: mask(entry.object),
+        ...(entry.detail !== undefined && { detail: mask(entry.detail) }),
+        ...(typeof entry.note === 'string' && { note: mask(entry.note) }),
+      }),
     recordAlert: (alert) => store.recordAlert({ ...alert, title: mask(alert.title), message: mask(alert.message) }),
-    recordAlertDelivery: (id, delivery) => store.recordAlertDelivery(id, delivery.error === undefined ? delivery : { ...delivery, error: m(delivery.error) }),
+    recordAlertDelivery: (id, delivery) =>
+      store.recordAlertDelivery(
+        id,
+        delivery.error === undefined ? delivery : { ...delivery, error: m(delivery.error) },
+      ),
     requeueInstance: (id, guard, reason) => store.requeueInstance(id, guard, mask(reason)),
     setWaitingReason: (id, attempt, reason) => store.setWaitingReason(id, attempt, mask(reason)),
-    finishInstance: (finish, now) => store.finishInstance({ ...finish, outcome: maskReason(finish.outcome, mask) }, now),
+    finishInstance: (finish, now) =>
+      store.finishInstance({ ...finish, outcome: maskReason(finish.outcome, mask) }, now),
     rerunTask: (rerun, now) => store.rerunTask({ ...rerun, reason: mask(rerun.reason) }, now),
     cancelRun: (runId, reason, queuedRoots, now) => store.cancelRun(runId, mask(reason), queuedRoots, now),
     setScheduleError: (id, error) => store.setScheduleError(id, error === null ? null : mask(error)),

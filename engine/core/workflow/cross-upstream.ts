@@ -35,7 +35,8 @@ function checkRef(r: Reader, ref: string, at: string, self: string): { workflow:
   const parts = splitRef(ref);
   if (!NAME.test(parts.workflow)) r.add(at, `"${ref}": ${nameHint(parts.workflow)}`);
   else if (parts.task !== undefined && !NAME.test(parts.task)) r.add(at, `"${ref}": ${nameHint(parts.task)}`);
-  else if (parts.workflow === self) r.add(at, `"${ref}" is this workflow: name its task alone, e.g. upstream: [${parts.task ?? 'extract'}]`);
+  else if (parts.workflow === self)
+    r.add(at, `"${ref}" is this workflow: name its task alone, e.g. upstream: [${parts.task ?? 'extract'}]`);
   else return parts;
   return undefined;
 }
@@ -45,7 +46,12 @@ function checkRef(r: Reader, ref: string, at: string, self: string): { workflow:
  * WORKFLOW.*) and `{ ref, date }` maps. Strings are sorted into local and cross references by
  * `sortUpstream` once every task's name is known.
  */
-export function readUpstreamList(r: Reader, m: YMap, path: string, self: string): { names: string[]; cross: CrossUpstream[] } {
+export function readUpstreamList(
+  r: Reader,
+  m: YMap,
+  path: string,
+  self: string,
+): { names: string[]; cross: CrossUpstream[] } {
   const v = m.get('upstream');
   const at = `${path}.upstream`;
   const out = { names: [] as string[], cross: [] as CrossUpstream[] };
@@ -63,7 +69,10 @@ export function readUpstreamList(r: Reader, m: YMap, path: string, self: string)
       continue;
     }
     if (!(item instanceof Map)) {
-      r.add(at, `must be a list of task names, e.g. [extract] (got an item that is ${item === '' ? 'empty' : typeName(item)})`);
+      r.add(
+        at,
+        `must be a list of task names, e.g. [extract] (got an item that is ${item === '' ? 'empty' : typeName(item)})`,
+      );
       continue;
     }
     const itemAt = `${at}[${i}]`;
@@ -89,7 +98,14 @@ export function readUpstreamList(r: Reader, m: YMap, path: string, self: string)
  * Moves a task's strings that name no task of this workflow but hold a dot into its cross
  * references (same day); the rest stay local upstreams, for the unknown-task check.
  */
-export function sortUpstream(r: Reader, names: string[], known: Set<string>, path: string, self: string, cross: CrossUpstream[]): string[] {
+export function sortUpstream(
+  r: Reader,
+  names: string[],
+  known: Set<string>,
+  path: string,
+  self: string,
+  cross: CrossUpstream[],
+): string[] {
   const local: string[] = [];
   for (const name of names) {
     if (known.has(name) || !name.includes('.')) {
@@ -98,8 +114,10 @@ export function sortUpstream(r: Reader, names: string[], known: Set<string>, pat
     }
     const parts = checkRef(r, name, path, self);
     if (!parts) continue;
-    if (cross.some((c) => c.workflow === parts.workflow && c.task === parts.task && c.date === 'same_day')) r.add(path, `"${name}" is listed twice: list it once`);
-    else cross.push({ workflow: parts.workflow, ...(parts.task !== undefined && { task: parts.task }), date: 'same_day' });
+    if (cross.some((c) => c.workflow === parts.workflow && c.task === parts.task && c.date === 'same_day'))
+      r.add(path, `"${name}" is listed twice: list it once`);
+    else
+      cross.push({ workflow: parts.workflow, ...(parts.task !== undefined && { task: parts.task }), date: 'same_day' });
   }
   return local;
 }
@@ -120,7 +138,11 @@ function wallToInstant(wall: number, tz: string): number {
 }
 
 /** The logical times [from, to) a date rule waits for, from the downstream's logical time in its zone; undefined for `latest`. */
-export function waitWindow(date: UpstreamDate, logicalTime: number, tz: string): { from: number; to: number; wallStart: number } | undefined {
+export function waitWindow(
+  date: UpstreamDate,
+  logicalTime: number,
+  tz: string,
+): { from: number; to: number; wallStart: number } | undefined {
   if (date === 'latest') return undefined;
   const unit = date === 'same_hour' ? HOUR : DAY;
   const wall = logicalTime + utcOffsetMs(tz, logicalTime);

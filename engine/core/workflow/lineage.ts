@@ -36,11 +36,21 @@ export class LineageReader {
   async dependentsOf(workflow: string): Promise<CrossDependencyRow[]> {
     let rows = this.dependents.get(workflow);
     if (!rows) {
-      rows = (await this.store.crossDependencies({ upstreamWorkflow: workflow })).filter((r) => r.workflow !== this.replace?.name);
+      rows = (await this.store.crossDependencies({ upstreamWorkflow: workflow })).filter(
+        (r) => r.workflow !== this.replace?.name,
+      );
       if (this.replace) {
         for (const t of this.replace.tasks) {
           for (const c of t.crossUpstream ?? []) {
-            if (c.workflow === workflow) rows.push({ workflow: this.replace.name, task: t.name, upstreamWorkflow: c.workflow, upstreamTask: c.task ?? null, date: c.date, upstreamMissing: false });
+            if (c.workflow === workflow)
+              rows.push({
+                workflow: this.replace.name,
+                task: t.name,
+                upstreamWorkflow: c.workflow,
+                upstreamTask: c.task ?? null,
+                date: c.date,
+                upstreamMissing: false,
+              });
           }
         }
       }
@@ -71,9 +81,12 @@ export class LineageReader {
   async downstreamOf(workflow: string, task: string): Promise<LineageEdge[]> {
     const spec = await this.spec(workflow);
     const from = nodeId(workflow, task);
-    const out: LineageEdge[] = (spec?.tasks ?? []).filter((x) => x.upstream.includes(task)).map((x) => ({ from, to: nodeId(workflow, x.name), across: false }));
+    const out: LineageEdge[] = (spec?.tasks ?? [])
+      .filter((x) => x.upstream.includes(task))
+      .map((x) => ({ from, to: nodeId(workflow, x.name), across: false }));
     for (const r of await this.dependentsOf(workflow)) {
-      if (r.upstreamTask === null || r.upstreamTask === task) out.push({ from, to: nodeId(r.workflow, r.task), across: true, date: r.date });
+      if (r.upstreamTask === null || r.upstreamTask === task)
+        out.push({ from, to: nodeId(r.workflow, r.task), across: true, date: r.date });
     }
     return out;
   }
@@ -89,8 +102,15 @@ async function parts(reader: LineageReader, id: string): Promise<{ workflow: str
  * A cycle through `spec` across workflows, if applying it would make one: walked from its tasks
  * downstream, through other workflows, back to it. Local cycles the workflow file refuses already.
  */
-export async function crossCycle(store: DefinitionStore & RunStore & InstanceStore, spec: WorkflowSpec): Promise<string[] | undefined> {
-  if (!spec.tasks.some((t) => t.crossUpstream?.length) && (await store.crossDependencies({ upstreamWorkflow: spec.name })).length === 0) return undefined;
+export async function crossCycle(
+  store: DefinitionStore & RunStore & InstanceStore,
+  spec: WorkflowSpec,
+): Promise<string[] | undefined> {
+  if (
+    !spec.tasks.some((t) => t.crossUpstream?.length) &&
+    (await store.crossDependencies({ upstreamWorkflow: spec.name })).length === 0
+  )
+    return undefined;
   const reader = new LineageReader(store, spec);
   const edges: Edge<string>[] = [];
   const seen = new Set<string>();
@@ -116,10 +136,18 @@ export async function crossCycle(store: DefinitionStore & RunStore & InstanceSto
  * about: references to workflows or tasks that do not exist (yet), and tasks it removes (or
  * renames) that other workflows wait for.
  */
-export async function checkAcrossWorkflows(store: DefinitionStore & RunStore & InstanceStore, spec: WorkflowSpec, previous: WorkflowSpec | undefined): Promise<string[]> {
+export async function checkAcrossWorkflows(
+  store: DefinitionStore & RunStore & InstanceStore,
+  spec: WorkflowSpec,
+  previous: WorkflowSpec | undefined,
+): Promise<string[]> {
   const cycle = await crossCycle(store, spec);
   if (cycle) {
-    const problem: ValidationProblem = { file: `workflow ${spec.name}`, path: 'tasks', message: `cycle across workflows: ${cycle.join(' → ')}: remove one of these upstreams` };
+    const problem: ValidationProblem = {
+      file: `workflow ${spec.name}`,
+      path: 'tasks',
+      message: `cycle across workflows: ${cycle.join(' → ')}: remove one of these upstreams`,
+    };
     throw new ValidationError([problem]);
   }
   const warnings: string[] = [];
@@ -130,7 +158,9 @@ export async function checkAcrossWorkflows(store: DefinitionStore & RunStore & I
       const wait = `"${t.name}" waits until it is applied and succeeds (up to its wait_timeout)`;
       if (!up) warnings.push(`tasks.${t.name}.upstream: no workflow "${c.workflow}" yet: ${wait}`);
       else if (c.task !== undefined && !up.tasks.some((x) => x.name === c.task)) {
-        warnings.push(`tasks.${t.name}.upstream: workflow "${c.workflow}" has no task "${c.task}" (its tasks: ${up.tasks.map((x) => x.name).join(', ')}): ${wait}`);
+        warnings.push(
+          `tasks.${t.name}.upstream: workflow "${c.workflow}" has no task "${c.task}" (its tasks: ${up.tasks.map((x) => x.name).join(', ')}): ${wait}`,
+        );
       }
     }
   }
@@ -141,7 +171,9 @@ export async function checkAcrossWorkflows(store: DefinitionStore & RunStore & I
     for (const task of gone) {
       const deps = rows.filter((r) => r.upstreamTask === task).map((r) => `${r.workflow}.${r.task}`);
       if (deps.length > 0) {
-        warnings.push(`task "${task}" is removed (or renamed), but ${deps.join(', ')} depend${deps.length === 1 ? 's' : ''} on ${spec.name}.${task}: they will wait until their wait_timeout; change their upstream`);
+        warnings.push(
+          `task "${task}" is removed (or renamed), but ${deps.join(', ')} depend${deps.length === 1 ? 's' : ''} on ${spec.name}.${task}: they will wait until their wait_timeout; change their upstream`,
+        );
       }
     }
   }
@@ -149,7 +181,9 @@ export async function checkAcrossWorkflows(store: DefinitionStore & RunStore & I
 }
 
 /** References of every workflow to workflows or tasks that do not exist: `ax ls` lists them. */
-export async function missingUpstreams(store: DefinitionStore & RunStore & InstanceStore): Promise<Map<string, string[]>> {
+export async function missingUpstreams(
+  store: DefinitionStore & RunStore & InstanceStore,
+): Promise<Map<string, string[]>> {
   const out = new Map<string, string[]>();
   for (const r of await store.crossDependencies({})) {
     if (!r.upstreamMissing) continue;
@@ -166,7 +200,12 @@ export async function missingUpstreams(store: DefinitionStore & RunStore & Insta
  * of downstream, across workflows, each node with its owner (the task's, else its workflow's) and
  * today's state (its latest attempt in its workflow's latest run of today, in the workflow's zone).
  */
-export async function lineage(store: DefinitionStore & RunStore & InstanceStore, clock: Clock, target: string, depth: { up?: number; down?: number } = {}): Promise<LineageGraph> {
+export async function lineage(
+  store: DefinitionStore & RunStore & InstanceStore,
+  clock: Clock,
+  target: string,
+  depth: { up?: number; down?: number } = {},
+): Promise<LineageGraph> {
   const reader = new LineageReader(store);
   let focus: string[];
   const whole = await reader.spec(target);
@@ -174,8 +213,16 @@ export async function lineage(store: DefinitionStore & RunStore & InstanceStore,
   else {
     const { workflow, task } = splitRef(target);
     const spec = await reader.spec(workflow);
-    if (!spec || task === undefined) throw new AxError('not_found', `no workflow named "${target}"${spec ? '' : ' (nor a task WORKFLOW.TASK of one)'}: see "ax ls"`);
-    if (!spec.tasks.some((t) => t.name === task)) throw new AxError('not_found', `workflow "${workflow}" has no task "${task}": its tasks are ${spec.tasks.map((t) => t.name).join(', ')}`);
+    if (!spec || task === undefined)
+      throw new AxError(
+        'not_found',
+        `no workflow named "${target}"${spec ? '' : ' (nor a task WORKFLOW.TASK of one)'}: see "ax ls"`,
+      );
+    if (!spec.tasks.some((t) => t.name === task))
+      throw new AxError(
+        'not_found',
+        `workflow "${workflow}" has no task "${task}": its tasks are ${spec.tasks.map((t) => t.name).join(', ')}`,
+      );
     focus = [nodeId(workflow, task)];
   }
   const edges = new Map<string, LineageEdge>();
@@ -189,7 +236,9 @@ export async function lineage(store: DefinitionStore & RunStore & InstanceStore,
       for (const id of frontier) {
         const p = await parts(reader, id);
         if (!p) continue;
-        for (const e of dir === 'up' ? await reader.upstreamOf(p.workflow, p.task) : await reader.downstreamOf(p.workflow, p.task)) {
+        for (const e of dir === 'up'
+          ? await reader.upstreamOf(p.workflow, p.task)
+          : await reader.downstreamOf(p.workflow, p.task)) {
           edges.set(`${e.from}→${e.to}`, e);
           const other = dir === 'up' ? e.from : e.to;
           ids.add(other);
@@ -215,13 +264,23 @@ export async function lineage(store: DefinitionStore & RunStore & InstanceStore,
     if (!today.has(workflow)) today.set(workflow, await todaysStates(store, clock, spec));
     const now = today.get(workflow)?.get(t.name);
     const owner = t.owner ?? spec.owner;
-    nodes.push({ id, workflow, task: t.name, ...(owner !== undefined && { owner }), ...(now && { state: now.state, runId: now.runId }) });
+    nodes.push({
+      id,
+      workflow,
+      task: t.name,
+      ...(owner !== undefined && { owner }),
+      ...(now && { state: now.state, runId: now.runId }),
+    });
   }
   nodes.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return { focus, nodes, edges: [...edges.values()] };
 }
 
-async function todaysStates(store: DefinitionStore & RunStore & InstanceStore, clock: Clock, spec: WorkflowSpec): Promise<Map<string, { state: InstanceState; runId: number }>> {
+async function todaysStates(
+  store: DefinitionStore & RunStore & InstanceStore,
+  clock: Clock,
+  spec: WorkflowSpec,
+): Promise<Map<string, { state: InstanceState; runId: number }>> {
   const out = new Map<string, { state: InstanceState; runId: number }>();
   const day = waitWindow('same_day', clock.now(), spec.schedule?.timezone ?? 'UTC');
   const [run] = await store.listRuns({ workflowName: spec.name, limit: 1 });

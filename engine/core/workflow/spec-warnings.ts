@@ -40,7 +40,8 @@ export function environmentWarnings(
   alertChannels?: string[],
 ): ValidationProblem[] {
   const out: ValidationProblem[] = [];
-  const add = (path: string, message: string) => out.push(file === undefined ? { path, message } : { file, path, message });
+  const add = (path: string, message: string) =>
+    out.push(file === undefined ? { path, message } : { file, path, message });
   const unknown = alertChannels ? (spec.alerts?.channels ?? []).filter((c) => !alertChannels.includes(c)) : [];
   if (unknown.length > 0) {
     add(
@@ -64,7 +65,10 @@ export function environmentWarnings(
     for (const name of secrets ? secretNames(task.env) : []) {
       if (secrets?.get(name) !== undefined) continue;
       const key = Object.entries(task.env).find(([, v]) => typeof v !== 'string' && v.secret === name)?.[0] ?? name;
-      add(`${at}.env.${key}`, `secret "${name}" is not set on this machine: the task would fail to start; ${secrets?.howToSet(name)}`);
+      add(
+        `${at}.env.${key}`,
+        `secret "${name}" is not set on this machine: the task would fail to start; ${secrets?.howToSet(name)}`,
+      );
     }
   }
   return out;

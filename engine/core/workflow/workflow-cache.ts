@@ -76,7 +76,13 @@ function taskRanks(w: CachedWorkflow): Map<string, number> {
 export function inTaskOrder(instances: readonly InstanceRecord[], w: CachedWorkflow | undefined): InstanceRecord[] {
   const rank = w ? taskRanks(w) : new Map<string, number>();
   const at = (i: InstanceRecord) => rank.get(i.taskName) ?? Number.MAX_SAFE_INTEGER;
-  return [...instances].sort((a, b) => at(a) - at(b) || (a.taskName < b.taskName ? -1 : a.taskName > b.taskName ? 1 : 0) || a.attempt - b.attempt || a.id - b.id);
+  return [...instances].sort(
+    (a, b) =>
+      at(a) - at(b) ||
+      (a.taskName < b.taskName ? -1 : a.taskName > b.taskName ? 1 : 0) ||
+      a.attempt - b.attempt ||
+      a.id - b.id,
+  );
 }
 
 export class WorkflowCache {

@@ -18,13 +18,19 @@ export function checkEdges(r: Reader, tasks: TaskSpec[], self: string): void {
     task.upstream = sortUpstream(r, task.upstream, known, at, self, cross);
     if (cross.length > 0) task.crossUpstream = cross;
     if (task.waitTimeoutMs !== undefined && cross.length === 0) {
-      r.add(`tasks.${task.name}.wait_timeout`, 'applies to upstreams in other workflows (WORKFLOW.TASK): this task has none, so remove it');
+      r.add(
+        `tasks.${task.name}.wait_timeout`,
+        'applies to upstreams in other workflows (WORKFLOW.TASK): this task has none, so remove it',
+      );
     }
     for (const up of task.upstream) {
       if (up === task.name) r.add(at, `a task cannot be upstream of itself: remove "${up}"`);
       else if (!known.has(up)) {
         const guess = closest(up, names);
-        r.add(at, `unknown task "${up}": ${guess ? `did you mean '${guess}'?` : 'upstream must name a task in this workflow (or another workflow\'s as WORKFLOW.TASK, a whole one as WORKFLOW.*)'}`);
+        r.add(
+          at,
+          `unknown task "${up}": ${guess ? `did you mean '${guess}'?` : "upstream must name a task in this workflow (or another workflow's as WORKFLOW.TASK, a whole one as WORKFLOW.*)"}`,
+        );
       } else edges.push([up, task.name]);
     }
   }

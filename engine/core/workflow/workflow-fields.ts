@@ -1,9 +1,20 @@
 // The fields of a workflow file as a WorkflowSpec: the keys each level allows, their defaults
 // and their ranges (schedule, routing, command, cwd, env, timeout, retries and backoff). The
 // checks across tasks (upstream names, cycles) are in workflow-edges.ts.
-import { DEFAULT_WORKFLOW_ALERT_RULES, type AlertRule, WORKFLOW_ALERT_RULES, type WorkflowAlerts } from '../../api/alerts.ts';
+import {
+  DEFAULT_WORKFLOW_ALERT_RULES,
+  type AlertRule,
+  WORKFLOW_ALERT_RULES,
+  type WorkflowAlerts,
+} from '../../api/alerts.ts';
 import { secretNameProblem } from '../../api/secrets.ts';
-import { DEFAULT_RETRY_DELAY_MS, type RetryBackoff, type ScheduleSpec, type TaskSpec, type WorkflowSpec } from '../../api/types.ts';
+import {
+  DEFAULT_RETRY_DELAY_MS,
+  type RetryBackoff,
+  type ScheduleSpec,
+  type TaskSpec,
+  type WorkflowSpec,
+} from '../../api/types.ts';
 import { validateCron, validateTimezone } from '../model/cron.ts';
 import { readUpstreamList } from './cross-upstream.ts';
 import { formatDuration } from '../model/duration.ts';
@@ -28,7 +39,19 @@ const EXPONENTIAL_MAX_MS = 3_600_000;
 const TOP_KEYS = ['workflow', 'description', 'owner', 'schedule', 'on_event', 'routing', 'alerts', 'tasks'];
 const ALERT_KEYS = ['channels', 'rules', 'expected_duration'];
 const SCHEDULE_KEYS = ['cron', 'timezone', 'misfire', 'overlap'];
-const TASK_KEYS = ['command', 'cwd', 'env', 'timeout', 'retries', 'retry_backoff', 'labels', 'upstream', 'wait_timeout', 'owner', 'log_limit'];
+const TASK_KEYS = [
+  'command',
+  'cwd',
+  'env',
+  'timeout',
+  'retries',
+  'retry_backoff',
+  'labels',
+  'upstream',
+  'wait_timeout',
+  'owner',
+  'log_limit',
+];
 const BACKOFF_KEYS = ['strategy', 'delay', 'max'];
 const MISFIRE = ['run_once', 'skip', 'all'] as const;
 const OVERLAP = ['skip', 'queue', 'parallel'] as const;
@@ -39,7 +62,12 @@ const STRATEGY = ['fixed', 'exponential'] as const;
 export const isAbsolutePath = (p: string): boolean => /^(\/|[A-Za-z]:[\\/]|\\\\)/.test(p);
 
 function readSchedule(r: Reader, v: unknown, defaultTimezone: string): ScheduleSpec | undefined {
-  const spec: ScheduleSpec = { cron: typeof v === 'string' ? v : '', timezone: defaultTimezone, misfire: 'run_once', overlap: 'skip' };
+  const spec: ScheduleSpec = {
+    cron: typeof v === 'string' ? v : '',
+    timezone: defaultTimezone,
+    misfire: 'run_once',
+    overlap: 'skip',
+  };
   let cron: unknown = v;
   const cronPath = typeof v === 'string' ? 'schedule' : 'schedule.cron';
   if (typeof v !== 'string') {
@@ -84,11 +112,24 @@ function readAlerts(r: Reader, v: unknown): WorkflowAlerts | undefined {
   const m = r.map(v, 'alerts', 'a map with "channels" (and optionally "rules", "expected_duration")');
   if (!m) return undefined;
   r.keys(m, ALERT_KEYS, 'alerts');
-  const alerts: WorkflowAlerts = { channels: r.list(m, 'channels', 'alerts', 'channel names (defined in settings.json "alerts.channels")', 'ops-slack'), rules: DEFAULT_WORKFLOW_ALERT_RULES };
+  const alerts: WorkflowAlerts = {
+    channels: r.list(
+      m,
+      'channels',
+      'alerts',
+      'channel names (defined in settings.json "alerts.channels")',
+      'ops-slack',
+    ),
+    rules: DEFAULT_WORKFLOW_ALERT_RULES,
+  };
   if (m.has('rules')) {
     const rules = r.list(m, 'rules', 'alerts', 'alert rules', 'run_failed');
     const wrong = rules.filter((x) => !(WORKFLOW_ALERT_RULES as readonly string[]).includes(x));
-    if (wrong.length) r.add('alerts.rules', `${wrong.map((x) => `"${x}"`).join(', ')} is not a workflow alert rule: use ${WORKFLOW_ALERT_RULES.join(', ')}`);
+    if (wrong.length)
+      r.add(
+        'alerts.rules',
+        `${wrong.map((x) => `"${x}"`).join(', ')} is not a workflow alert rule: use ${WORKFLOW_ALERT_RULES.join(', ')}`,
+      );
     else alerts.rules = [...new Set(rules)] as AlertRule[];
   }
   if (m.has('expected_duration')) {
@@ -103,7 +144,11 @@ function readAlerts(r: Reader, v: unknown): WorkflowAlerts | undefined {
 function readSecretRef(r: Reader, m: YMap, at: string, set: (name: string) => void): void {
   r.keys(m, ['secret'], at);
   const name = m.get('secret');
-  if (name === undefined) r.add(`${at}.secret`, 'missing: write { secret: NAME } to take the value from the secret NAME set with "ax secrets set NAME"');
+  if (name === undefined)
+    r.add(
+      `${at}.secret`,
+      'missing: write { secret: NAME } to take the value from the secret NAME set with "ax secrets set NAME"',
+    );
   else if (typeof name !== 'string') r.add(`${at}.secret`, `must be a secret name (got ${typeName(name)})`);
   else {
     const problem = secretNameProblem(name);
@@ -112,15 +157,23 @@ function readSecretRef(r: Reader, m: YMap, at: string, set: (name: string) => vo
   }
 }
 
-function readTask(r: Reader, name: string, v: unknown, resolveCwd: FieldOptions['resolveCwd'], workflow: string): TaskSpec | undefined {
+function readTask(
+  r: Reader,
+  name: string,
+  v: unknown,
+  resolveCwd: FieldOptions['resolveCwd'],
+  workflow: string,
+): TaskSpec | undefined {
   const path = join('tasks', name);
   const m = r.map(v, path, 'a map with at least "command"');
   if (!m) return undefined;
   r.keys(m, TASK_KEYS, path);
   const command = m.get('command');
   let cmd = '';
-  if (command === undefined || command === null) r.add(`${path}.command`, 'missing: every task needs a "command" to run');
-  else if (typeof command !== 'string') r.add(`${path}.command`, `must be a string (got ${typeName(command)}): put it in quotes`);
+  if (command === undefined || command === null)
+    r.add(`${path}.command`, 'missing: every task needs a "command" to run');
+  else if (typeof command !== 'string')
+    r.add(`${path}.command`, `must be a string (got ${typeName(command)}): put it in quotes`);
   else if (command.trim() === '') r.add(`${path}.command`, 'command is empty: write the shell command to run');
   else cmd = command;
   const task: TaskSpec = {
@@ -145,18 +198,30 @@ function readTask(r: Reader, name: string, v: unknown, resolveCwd: FieldOptions[
   if (cwd !== undefined) {
     if (isAbsolutePath(cwd)) task.cwd = cwd;
     else if (resolveCwd) task.cwd = resolveCwd(cwd);
-    else r.add(`${path}.cwd`, `"${cwd}" is a relative path: write the full path, e.g. "/srv/etl" ("ax apply FILE" resolves it against the file's directory)`);
+    else
+      r.add(
+        `${path}.cwd`,
+        `"${cwd}" is a relative path: write the full path, e.g. "/srv/etl" ("ax apply FILE" resolves it against the file's directory)`,
+      );
   }
   const owner = r.text(m, 'owner', path);
   if (owner !== undefined) task.owner = owner;
-  const env = m.has('env') ? r.map(m.get('env'), `${path}.env`, 'a map of NAME: value (or NAME: { secret: SECRET })') : undefined;
+  const env = m.has('env')
+    ? r.map(m.get('env'), `${path}.env`, 'a map of NAME: value (or NAME: { secret: SECRET })')
+    : undefined;
   for (const [key, value] of env ?? []) {
     const at = `${path}.env.${key}`;
-    if (!ENV_NAME.test(key)) r.add(at, `"${key}" is not a valid variable name: use letters, digits and "_", not a leading digit`);
+    if (!ENV_NAME.test(key))
+      r.add(at, `"${key}" is not a valid variable name: use letters, digits and "_", not a leading digit`);
     else if (typeof value === 'string') task.env[key] = value;
-    else if (typeof value === 'number' || typeof value === 'boolean') task.env[key] = r.scalarText.get(at) ?? String(value);
+    else if (typeof value === 'number' || typeof value === 'boolean')
+      task.env[key] = r.scalarText.get(at) ?? String(value);
     else if (value instanceof Map) readSecretRef(r, value as YMap, at, (secret) => (task.env[key] = { secret }));
-    else r.add(at, `must be a string, number, boolean or { secret: NAME } (got ${typeName(value)}): write "" for an empty value`);
+    else
+      r.add(
+        at,
+        `must be a string, number, boolean or { secret: NAME } (got ${typeName(value)}): write "" for an empty value`,
+      );
   }
   if (m.has('timeout')) {
     const ms = r.duration(m.get('timeout'), `${path}.timeout`);
@@ -165,13 +230,18 @@ function readTask(r: Reader, name: string, v: unknown, resolveCwd: FieldOptions[
   }
   if (m.has('log_limit')) {
     const size = parseSize(m.get('log_limit'));
-    if ('error' in size) r.add(`${path}.log_limit`, `${size.error}; leave log_limit out for the node's (50MB unless "ax settings set log-limit")`);
+    if ('error' in size)
+      r.add(
+        `${path}.log_limit`,
+        `${size.error}; leave log_limit out for the node's (50MB unless "ax settings set log-limit")`,
+      );
     else task.logLimitBytes = size.bytes;
   }
   const retries = m.get('retries');
   if (retries !== undefined) {
     const got = typeof retries === 'number' ? retries : typeName(retries);
-    if (Number.isInteger(retries) && (retries as number) >= 0 && (retries as number) <= MAX_RETRIES) task.retries = retries as number;
+    if (Number.isInteger(retries) && (retries as number) >= 0 && (retries as number) <= MAX_RETRIES)
+      task.retries = retries as number;
     else r.add(`${path}.retries`, `must be a whole number from 0 to ${MAX_RETRIES} (got ${got})`);
   }
   return task;
@@ -182,7 +252,11 @@ export function readWorkflow(r: Reader, m: YMap, opts: FieldOptions): WorkflowSp
   r.keys(m, TOP_KEYS, '');
   if (!m.has('workflow')) r.add('workflow', 'missing: add "workflow: <name>" at the top level');
   const name = m.has('workflow') ? r.name(m.get('workflow'), 'workflow') : undefined;
-  const spec: WorkflowSpec = { name: name ?? '', routing: r.choice(m, 'routing', '', ROUTING, 'round_robin'), tasks: [] };
+  const spec: WorkflowSpec = {
+    name: name ?? '',
+    routing: r.choice(m, 'routing', '', ROUTING, 'round_robin'),
+    tasks: [],
+  };
   const description = r.text(m, 'description', '');
   if (description !== undefined) spec.description = description;
   const owner = r.text(m, 'owner', '');

@@ -44,7 +44,8 @@ export function hasComments(text: string): boolean {
 function syntaxMessage(e: YAMLError): string {
   const pos = e.linePos?.[0];
   const at = pos ? ` at line ${pos.line}, column ${pos.col}` : '';
-  if (e.code === 'MULTIPLE_DOCS') return `invalid YAML${at}: a file holds one workflow: move the part after this "---" to its own file`;
+  if (e.code === 'MULTIPLE_DOCS')
+    return `invalid YAML${at}: a file holds one workflow: move the part after this "---" to its own file`;
   const first = (e.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '');
   return `invalid YAML${at}: ${first}`;
 }
@@ -81,7 +82,9 @@ export function decodeWorkflowFile(bytes: Uint8Array, file?: string): string {
     for (let i = 0; i < lineStart; i++) if (bytes[i] === 0x0a) line++;
     const column = new TextDecoder().decode(bytes.subarray(lineStart, at)).length + 1;
     const hex = (bytes[at] ?? 0).toString(16).toUpperCase().padStart(2, '0');
-    return fail(`not UTF-8: byte 0x${hex} at offset ${at} (line ${line}, column ${column}) is not valid UTF-8: save the file as UTF-8 (it may be Latin-1 or UTF-16)`);
+    return fail(
+      `not UTF-8: byte 0x${hex} at offset ${at} (line ${line}, column ${column}) is not valid UTF-8: save the file as UTF-8 (it may be Latin-1 or UTF-16)`,
+    );
   }
 }
 
@@ -110,9 +113,14 @@ function deepFreeze<T>(value: T): T {
  * Parses and validates a workflow file; throws ValidationError listing every problem.
  * `timezoneDefaulted`: the file has a schedule without a timezone (opts.defaultTimezone was used).
  */
-export function parseWorkflowFile(text: string, opts: ParseOptions): { spec: WorkflowSpec; warnings: string[]; timezoneDefaulted?: boolean } {
+export function parseWorkflowFile(
+  text: string,
+  opts: ParseOptions,
+): { spec: WorkflowSpec; warnings: string[]; timezoneDefaulted?: boolean } {
   if (text.length > (opts.fromSpec ? 2 * MAX_SPEC_JSON_BYTES : MAX_WORKFLOW_FILE_BYTES)) {
-    throw new ValidationError([{ ...(opts.file !== undefined && { file: opts.file }), path: '', message: tooLarge(text.length) }]);
+    throw new ValidationError([
+      { ...(opts.file !== undefined && { file: opts.file }), path: '', message: tooLarge(text.length) },
+    ]);
   }
   // JSON goes through the YAML parser as well: JSON.parse would silently keep the last duplicate.
   const doc = parseDocument(text, { uniqueKeys: false });
@@ -120,8 +128,10 @@ export function parseWorkflowFile(text: string, opts: ParseOptions): { spec: Wor
   for (const e of doc.errors) r.add('', syntaxMessage(e));
   if (r.problems.length > 0) throw new ValidationError(r.problems);
   const top = r.plain(doc.contents, '');
-  if (top === null || top === undefined) r.add('', 'the file is empty: a workflow needs at least "workflow:" and "tasks:"');
-  else if (!(top instanceof Map)) r.add('', `the top level must be a map with "workflow" and "tasks" keys (got ${typeName(top)})`);
+  if (top === null || top === undefined)
+    r.add('', 'the file is empty: a workflow needs at least "workflow:" and "tasks:"');
+  else if (!(top instanceof Map))
+    r.add('', `the top level must be a map with "workflow" and "tasks" keys (got ${typeName(top)})`);
   if (!(top instanceof Map)) throw new ValidationError(r.problems);
 
   const m = top as YMap;

@@ -5,6 +5,7 @@ import type { Store } from '../../ports/store.ts';
 
 export async function workflowIdOf(store: Pick<Store, 'findWorkflowId'>, name: string): Promise<number> {
   const id = await store.findWorkflowId(name);
-  if (id === undefined) throw new AxError('not_found', `no workflow named "${name}": see "ax ls" for the workflows there are`);
+  if (id === undefined)
+    throw new AxError('not_found', `no workflow named "${name}": see "ax ls" for the workflows there are`);
   return id;
 }

@@ -50,7 +50,8 @@ export class Reader {
       return undefined;
     }
     if (viaAlias && ++this.aliased > MAX_ALIASED) {
-      if (this.aliased === MAX_ALIASED + 1) this.add(path, `aliases expand to more than ${MAX_ALIASED} values: write them out`);
+      if (this.aliased === MAX_ALIASED + 1)
+        this.add(path, `aliases expand to more than ${MAX_ALIASED} values: write them out`);
       return undefined;
     }
     if (isAlias(node)) return this.plain(node.resolve(this.doc), path, depth + 1, true);
@@ -75,7 +76,8 @@ export class Reader {
         continue;
       }
       if (out.has(key)) {
-        const what = path === 'tasks' ? `task "${key}": task names must be unique` : `key "${key}": write each key once`;
+        const what =
+          path === 'tasks' ? `task "${key}": task names must be unique` : `key "${key}": write each key once`;
         this.add(at, `duplicate ${what}`);
         continue;
       }
@@ -119,7 +121,10 @@ export class Reader {
     const v = m.get(key);
     if (v === undefined) return fallback;
     if (allowed.includes(v as T)) return v as T;
-    this.add(join(path, key), `must be one of ${allowed.join(', ')} (got ${typeof v === 'string' ? `"${v}"` : typeName(v)})`);
+    this.add(
+      join(path, key),
+      `must be one of ${allowed.join(', ')} (got ${typeof v === 'string' ? `"${v}"` : typeName(v)})`,
+    );
     return fallback;
   }
 
@@ -144,7 +149,10 @@ export class Reader {
     }
     const bad = v.find((x) => typeof x !== 'string' || x === '');
     if (bad !== undefined) {
-      this.add(at, `must be a list of ${what}, e.g. [${example}] (got an item that is ${bad === '' ? 'empty' : typeName(bad)})`);
+      this.add(
+        at,
+        `must be a list of ${what}, e.g. [${example}] (got an item that is ${bad === '' ? 'empty' : typeName(bad)})`,
+      );
       return [];
     }
     const out = new Set<string>();

@@ -20,7 +20,9 @@ export function serializeWorkflow(spec: WorkflowSpec): string {
     seen.add(t.name);
   }
   if (twice.size > 0) {
-    throw new ValidationError([...twice].map((name) => ({ path: `tasks.${name}`, message: 'is used by two tasks: task names must be unique' })));
+    throw new ValidationError(
+      [...twice].map((name) => ({ path: `tasks.${name}`, message: 'is used by two tasks: task names must be unique' })),
+    );
   }
   const out = new Map<string, unknown>([['workflow', spec.name]]);
   if (spec.description !== undefined && spec.description !== '') out.set('description', spec.description);
@@ -39,7 +41,9 @@ export function serializeWorkflow(spec: WorkflowSpec): string {
   if (spec.alerts) {
     const a = spec.alerts;
     const alerts = new Map<string, unknown>([['channels', a.channels]]);
-    const defaults = a.rules.length === DEFAULT_WORKFLOW_ALERT_RULES.length && a.rules.every((x) => DEFAULT_WORKFLOW_ALERT_RULES.includes(x));
+    const defaults =
+      a.rules.length === DEFAULT_WORKFLOW_ALERT_RULES.length &&
+      a.rules.every((x) => DEFAULT_WORKFLOW_ALERT_RULES.includes(x));
     if (!defaults) alerts.set('rules', a.rules);
     if (a.expectedDurationMs !== undefined) alerts.set('expected_duration', formatDuration(a.expectedDurationMs));
     out.set('alerts', alerts);
@@ -60,7 +64,11 @@ export function serializeWorkflow(spec: WorkflowSpec): string {
 function taskMap(t: TaskSpec): Map<string, unknown> {
   const m = new Map<string, unknown>([['command', t.command]]);
   if (t.cwd !== undefined && t.cwd !== '') m.set('cwd', t.cwd);
-  if (Object.keys(t.env).length > 0) m.set('env', new Map(Object.entries(t.env).map(([k, v]) => [k, typeof v === 'string' ? v : new Map([['secret', v.secret]])])));
+  if (Object.keys(t.env).length > 0)
+    m.set(
+      'env',
+      new Map(Object.entries(t.env).map(([k, v]) => [k, typeof v === 'string' ? v : new Map([['secret', v.secret]])])),
+    );
   if (t.timeoutMs !== undefined) m.set('timeout', formatDuration(t.timeoutMs));
   if (t.retries !== 0) m.set('retries', t.retries);
   const b = t.retryBackoff;
@@ -68,7 +76,14 @@ function taskMap(t: TaskSpec): Map<string, unknown> {
     if (b.delayMs !== DEFAULT_RETRY_DELAY_MS) m.set('retry_backoff', formatDuration(b.delayMs));
   } else {
     const delay = formatDuration(b.delayMs);
-    m.set('retry_backoff', new Map([['strategy', b.kind], ['delay', delay], ['max', formatDuration(b.maxDelayMs)]]));
+    m.set(
+      'retry_backoff',
+      new Map([
+        ['strategy', b.kind],
+        ['delay', delay],
+        ['max', formatDuration(b.maxDelayMs)],
+      ]),
+    );
   }
   if (t.labels.length > 0) m.set('labels', t.labels);
   const upstream = [...t.upstream, ...(t.crossUpstream ?? []).map(writeCrossUpstream)];

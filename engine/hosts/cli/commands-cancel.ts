@@ -28,8 +28,13 @@ export function cancelCommand(program: Command, globals: Globals): void {
     .command('cancel')
     .argument('<run>', 'run id', intArg('run id', 1))
     .argument('[task]', 'cancel only this task of the run (its downstream then does not run)')
-    .description('cancel a run, or one task of it: waiting tasks are cancelled, running ones stopped (SIGTERM, SIGKILL after the grace)')
-    .addHelpText('after', '\nExamples:\n  $ ax cancel 42\n  $ ax cancel 42 load     # only this task; its downstream will not run')
+    .description(
+      'cancel a run, or one task of it: waiting tasks are cancelled, running ones stopped (SIGTERM, SIGKILL after the grace)',
+    )
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ ax cancel 42\n  $ ax cancel 42 load     # only this task; its downstream will not run',
+    )
     .action(async (runId: number, task: string | undefined) => {
       const g = globals();
       const config = { ...DEFAULT_CONFIG, ...configFromEnv() };
@@ -50,11 +55,14 @@ export function cancelCommand(program: Command, globals: Globals): void {
             // No engine holds the data dir: the one that ran these died. Its groups are stopped
             // here, as the next engine's start-up recovery would (only if still that instance's).
             const runner = new NodeProcessRunner();
-            for (const i of stopped) if (i.pid !== undefined && (await runner.killLeftover(i.pid, i.id, config.killGraceMs))) here += 1;
+            for (const i of stopped)
+              if (i.pid !== undefined && (await runner.killLeftover(i.pid, i.id, config.killGraceMs))) here += 1;
           } else {
             const boundMs = config.workerHeartbeatMs + config.killGraceMs + 5_000;
             const slow = setTimeout(() => {
-              process.stderr.write(`ax: stopping ${stopped.length} running task(s): SIGTERM, SIGKILL after ${formatDuration(config.killGraceMs)}…\n`);
+              process.stderr.write(
+                `ax: stopping ${stopped.length} running task(s): SIGTERM, SIGKILL after ${formatDuration(config.killGraceMs)}…\n`,
+              );
             }, 1_000);
             try {
               unconfirmed = await awaitStopped(c.api, stopped, boundMs);
@@ -65,12 +73,24 @@ export function cancelCommand(program: Command, globals: Globals): void {
         }
 
         if (g.json) {
-          printJson({ ...(await c.api.getRun(runId)), stopped: stopped.map((i) => i.id), unconfirmed: unconfirmed.map((i) => i.id) });
+          printJson({
+            ...(await c.api.getRun(runId)),
+            stopped: stopped.map((i) => i.id),
+            unconfirmed: unconfirmed.map((i) => i.id),
+          });
         } else {
           const what = task === undefined ? `run #${runId}` : `task ${task} of run #${runId}`;
-          const parts = [stopped.length > 0 && `${stopped.length} task${stopped.length === 1 ? '' : 's'} stopped`, waiting > 0 && `${waiting} waiting cancelled`].filter(Boolean);
-          const extra = here > 0 ? ` (${here === stopped.length ? 'their engine was gone: stopped here' : `${here} of them here: their engine was gone`})` : '';
-          console.log(`cancelled ${what}: ${parts.length > 0 ? parts.join(', ') : 'nothing was running or waiting'}${extra}`);
+          const parts = [
+            stopped.length > 0 && `${stopped.length} task${stopped.length === 1 ? '' : 's'} stopped`,
+            waiting > 0 && `${waiting} waiting cancelled`,
+          ].filter(Boolean);
+          const extra =
+            here > 0
+              ? ` (${here === stopped.length ? 'their engine was gone: stopped here' : `${here} of them here: their engine was gone`})`
+              : '';
+          console.log(
+            `cancelled ${what}: ${parts.length > 0 ? parts.join(', ') : 'nothing was running or waiting'}${extra}`,
+          );
         }
         for (const i of unconfirmed) {
           const where = i.workerId ? `worker ${i.workerId}` : 'its worker';
@@ -91,7 +111,12 @@ export function cancelCommand(program: Command, globals: Globals): void {
  */
 async function awaitStopped(api: EngineApi, stopped: InstanceRecord[], boundMs: number): Promise<InstanceRecord[]> {
   let pending = stopped;
-  const changes = await follow(api, stopped.map((i) => `log:${i.id}` as const), (e) => e.type === 'log' && e.stream === 'system', 250);
+  const changes = await follow(
+    api,
+    stopped.map((i) => `log:${i.id}` as const),
+    (e) => e.type === 'log' && e.stream === 'system',
+    250,
+  );
   try {
     const deadline = Date.now() + boundMs;
     for (;;) {

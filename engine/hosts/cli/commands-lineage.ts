@@ -14,10 +14,18 @@ export function lineageCommand(program: Command, globals: Globals): void {
     .argument('<target>', 'a workflow, or one task as WORKFLOW.TASK')
     .option('--up <n>', 'hops of upstream to show (default 10)', intArg('--up', 0, 1000))
     .option('--down <n>', 'hops of downstream to show (default 10): "who depends on me"', intArg('--down', 0, 1000))
-    .description('the dependencies across workflows around a workflow or a task, with owners and today\'s states')
-    .addHelpText('after', '\nExamples:\n  $ ax lineage orders-etl\n  $ ax lineage orders-etl.load --up 0 --down 2   # who depends on orders-etl.load')
+    .description("the dependencies across workflows around a workflow or a task, with owners and today's states")
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ ax lineage orders-etl\n  $ ax lineage orders-etl.load --up 0 --down 2   # who depends on orders-etl.load',
+    )
     .action(async (target: string, opts: { up?: number; down?: number }) => {
-      const graph = await withApi(globals(), (api) => api.lineage(target, { ...(opts.up !== undefined && { up: opts.up }), ...(opts.down !== undefined && { down: opts.down }) }));
+      const graph = await withApi(globals(), (api) =>
+        api.lineage(target, {
+          ...(opts.up !== undefined && { up: opts.up }),
+          ...(opts.down !== undefined && { down: opts.down }),
+        }),
+      );
       if (globals().json) return printJson(graph);
       console.log(lineageTable(graph));
     });

@@ -21,7 +21,8 @@ interface LogsOptions {
 
 const ACTIVE = ['WAITING', 'DISPATCHED', 'RUNNING'];
 const RETRIED = ['FAILED', 'TIMEOUT'];
-const USAGE = 'write "ax logs RUN TASK" (e.g. "ax logs 42 clean"), "ax logs --run RUN" for the task that failed in a run, or "ax logs INSTANCE"; "ax runs" shows the ids';
+const USAGE =
+  'write "ax logs RUN TASK" (e.g. "ax logs 42 clean"), "ax logs --run RUN" for the task that failed in a run, or "ax logs INSTANCE"; "ax runs" shows the ids';
 
 export function logsCommand(program: Command, globals: Globals): void {
   program
@@ -55,7 +56,9 @@ export function logsCommand(program: Command, globals: Globals): void {
           }
           // Following a task by name goes on with its next attempt, as `ax run --wait` does.
           if (!opts.follow || target.kind !== 'task' || target.attempt !== undefined) return;
-          const next = (await api.getRun(inst.runId)).instances.find((i) => i.taskId === inst.taskId && i.attempt === inst.attempt + 1);
+          const next = (await api.getRun(inst.runId)).instances.find(
+            (i) => i.taskId === inst.taskId && i.attempt === inst.attempt + 1,
+          );
           if (!next) return;
           inst = next;
         }
@@ -63,20 +66,30 @@ export function logsCommand(program: Command, globals: Globals): void {
     });
 }
 
-type Target = { kind: 'instance'; id: number } | { kind: 'task'; run: number; task: string; attempt?: number } | { kind: 'run'; run: number };
+type Target =
+  | { kind: 'instance'; id: number }
+  | { kind: 'task'; run: number; task: string; attempt?: number }
+  | { kind: 'run'; run: number };
 
 function parseTarget(id: string | undefined, task: string | undefined, opts: LogsOptions): Target {
   const number = (text: string, what: string) => {
-    if (!/^\s*\d+\s*$/.test(text) || Number(text) < 1) throw new AxError('validation', `"${text}" is not a ${what} id: ${USAGE}`);
+    if (!/^\s*\d+\s*$/.test(text) || Number(text) < 1)
+      throw new AxError('validation', `"${text}" is not a ${what} id: ${USAGE}`);
     return Number(text);
   };
   if (opts.run !== undefined) {
     if (task !== undefined) throw new AxError('validation', `with --run, give at most the task: ${USAGE}`);
-    return id === undefined ? { kind: 'run', run: opts.run } : { kind: 'task', run: opts.run, task: id, attempt: opts.attempt };
+    return id === undefined
+      ? { kind: 'run', run: opts.run }
+      : { kind: 'task', run: opts.run, task: id, attempt: opts.attempt };
   }
   if (id === undefined) throw new AxError('validation', `say which log: ${USAGE}`);
   if (task !== undefined) return { kind: 'task', run: number(id, 'run'), task, attempt: opts.attempt };
-  if (opts.attempt !== undefined) throw new AxError('validation', `--attempt goes with a run and a task ("ax logs RUN TASK --attempt N"), not with an instance id`);
+  if (opts.attempt !== undefined)
+    throw new AxError(
+      'validation',
+      `--attempt goes with a run and a task ("ax logs RUN TASK --attempt N"), not with an instance id`,
+    );
   return { kind: 'instance', id: number(id, 'run or instance') };
 }
 
@@ -85,7 +98,8 @@ async function resolve(api: EngineApi, target: Target): Promise<InstanceRecord> 
     try {
       return await api.getInstance(target.id);
     } catch (err) {
-      if (err instanceof AxError && err.code === 'not_found') throw new AxError('not_found', `no task instance ${target.id}: for a run, ${USAGE}`);
+      if (err instanceof AxError && err.code === 'not_found')
+        throw new AxError('not_found', `no task instance ${target.id}: for a run, ${USAGE}`);
       throw err;
     }
   }
@@ -95,10 +109,15 @@ async function resolve(api: EngineApi, target: Target): Promise<InstanceRecord> 
     const failed = latestAttempts(instances).filter((i) => RETRIED.includes(i.state) || i.state === 'CANCELLED');
     const first = failed[0];
     if (!first) {
-      throw new AxError('validation', `run #${run.id} (${run.state}) has no failed task: name one, "ax logs ${run.id} TASK", of ${tasks.join(', ') || 'none yet'}`);
+      throw new AxError(
+        'validation',
+        `run #${run.id} (${run.state}) has no failed task: name one, "ax logs ${run.id} TASK", of ${tasks.join(', ') || 'none yet'}`,
+      );
     }
     if (failed.length > 1) {
-      process.stderr.write(`ax: in run #${run.id} ${failed.length} tasks failed (${failed.map((i) => i.taskName).join(', ')}); this is ${first.taskName}'s log\n`);
+      process.stderr.write(
+        `ax: in run #${run.id} ${failed.length} tasks failed (${failed.map((i) => i.taskName).join(', ')}); this is ${first.taskName}'s log\n`,
+      );
     }
     return first;
   }
@@ -115,7 +134,11 @@ async function resolve(api: EngineApi, target: Target): Promise<InstanceRecord> 
   }
   if (target.attempt === undefined) return mine[mine.length - 1] as InstanceRecord;
   const found = mine.find((i) => i.attempt === target.attempt);
-  if (!found) throw new AxError('not_found', `task "${target.task}" of run #${run.id} has no attempt ${target.attempt}: it has ${mine.map((i) => i.attempt).join(', ')}`);
+  if (!found)
+    throw new AxError(
+      'not_found',
+      `task "${target.task}" of run #${run.id} has no attempt ${target.attempt}: it has ${mine.map((i) => i.attempt).join(', ')}`,
+    );
   return found;
 }
 
@@ -140,7 +163,12 @@ function printer(json: boolean, timestamps: boolean): (l: LogLine) => void {
  * attempt is followed until the scheduler has decided on a retry, whose "retrying in …" line it
  * adds to this log.
  */
-async function printLog(api: EngineApi, inst: InstanceRecord, print: (l: LogLine) => void, following: boolean): Promise<void> {
+async function printLog(
+  api: EngineApi,
+  inst: InstanceRecord,
+  print: (l: LogLine) => void,
+  following: boolean,
+): Promise<void> {
   const instanceId = inst.id;
   // Live lines arrive as events (before they reach the store); the store fills any gap.
   const live: LogLine[] = [];
@@ -148,14 +176,19 @@ async function printLog(api: EngineApi, inst: InstanceRecord, print: (l: LogLine
   const changes = following
     ? await follow(api, [`log:${instanceId}`, 'runs'], (e) => {
         if (e.type === 'log') live.push({ ...e, stream: e.stream as LogLine['stream'] });
-        if (e.type === 'instance' && e.runId === inst.runId && e.taskName === inst.taskName && e.attempt > inst.attempt) laterAttempt = true;
+        if (e.type === 'instance' && e.runId === inst.runId && e.taskName === inst.taskName && e.attempt > inst.attempt)
+          laterAttempt = true;
         return e.type === 'log' || ((e.type === 'instance' || e.type === 'run') && e.runId === inst.runId);
       })
     : undefined;
   let after = 0;
   let printed = 0;
   const catchUp = async (): Promise<void> => {
-    for (let lines = await api.readLogs(instanceId, after, 5000); lines.length > 0; lines = await api.readLogs(instanceId, after, 5000)) {
+    for (
+      let lines = await api.readLogs(instanceId, after, 5000);
+      lines.length > 0;
+      lines = await api.readLogs(instanceId, after, 5000)
+    ) {
       for (const l of lines) print(l);
       after = (lines[lines.length - 1] as LogLine).seq;
       printed += lines.length;
@@ -187,11 +220,17 @@ async function printLog(api: EngineApi, inst: InstanceRecord, print: (l: LogLine
     changes?.close();
   }
   if (printed === 0 && inst.startedAt === undefined && !ACTIVE.includes(inst.state)) {
-    process.stderr.write(`ax: task ${inst.taskName} of run #${inst.runId} has no output: it did not run (${inst.reason ?? inst.state})\n`);
+    process.stderr.write(
+      `ax: task ${inst.taskName} of run #${inst.runId} has no output: it did not run (${inst.reason ?? inst.state})\n`,
+    );
   }
 }
 
 /** Solo, no engine holding the data dir, and the instance not over: nothing will add to its log. */
 function nothingRuns(g: GlobalOptions, inst: InstanceRecord): boolean {
-  return modeOf(g) === 'solo' && ['WAITING', 'DISPATCHED', 'RUNNING'].includes(inst.state) && !readEngineLock(cliDataDir(g.dataDir));
+  return (
+    modeOf(g) === 'solo' &&
+    ['WAITING', 'DISPATCHED', 'RUNNING'].includes(inst.state) &&
+    !readEngineLock(cliDataDir(g.dataDir))
+  );
 }

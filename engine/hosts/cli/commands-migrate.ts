@@ -14,7 +14,10 @@ export function migrateCommand(program: Command, globals: Globals): void {
     .command('migrate')
     .requiredOption('--to <mode>', 'the only target there is: team')
     .description("copy a solo data dir's workflows, runs and logs into the team's MySQL (which must be empty)")
-    .addHelpText('after', '\nExample:\n  $ ax migrate --to team --data-dir ~/.local/share/ax-scheduler --mysql mysql://ax:secret@db:3306/ax')
+    .addHelpText(
+      'after',
+      '\nExample:\n  $ ax migrate --to team --data-dir ~/.local/share/ax-scheduler --mysql mysql://ax:secret@db:3306/ax',
+    )
     .action(async (opts: { to: string }) => {
       if (opts.to !== 'team') throw new AxError('validation', `--to ${opts.to}: the only target is "team"`);
       const g = globals();

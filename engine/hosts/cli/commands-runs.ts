@@ -12,20 +12,36 @@ import { cancelOnInterrupt, detachOnInterrupt, type Interrupt } from './interrup
 import { printPausedNote } from './commands-scheduling.ts';
 import { waitForRun } from './wait-run.ts';
 import { readRegularFile } from './regular-file.ts';
-import { engineWarnings, looksLikeFile, printFileNotes, readWorkflowFile, refuseUnlessForced, settleTimezone } from './workflow-files.ts';
+import {
+  engineWarnings,
+  looksLikeFile,
+  printFileNotes,
+  readWorkflowFile,
+  refuseUnlessForced,
+  settleTimezone,
+} from './workflow-files.ts';
 
 type Globals = () => GlobalOptions & { json?: boolean };
 
 /** Where a server's runs go on after Ctrl-C stops waiting for them. */
 const serverSide = (g: GlobalOptions) => (modeOf(g) === 'team' ? "on the team's workers" : 'in ax serve');
 
-async function runAndMaybeWait(api: EngineApi, name: string, opts: { task?: string; wait?: boolean }, json: boolean, embedded: boolean, interrupt: Interrupt) {
+async function runAndMaybeWait(
+  api: EngineApi,
+  name: string,
+  opts: { task?: string; wait?: boolean },
+  json: boolean,
+  embedded: boolean,
+  interrupt: Interrupt,
+) {
   const run = await api.runWorkflow(name, { task: opts.task, actor: actor() });
   interrupt.track(run.id);
   printPausedNote((await api.engineInfo()).schedulingPaused, 'this manual run starts all the same');
   if (!opts.wait && !embedded) {
     if (json) return printJson(run);
-    console.log(`started run #${run.id} of ${name}${opts.task ? ` (task ${opts.task})` : ''}: follow it with "ax runs ${run.id}"`);
+    console.log(
+      `started run #${run.id} of ${name}${opts.task ? ` (task ${opts.task})` : ''}: follow it with "ax runs ${run.id}"`,
+    );
     return;
   }
   if (!json) console.log(`run #${run.id} of ${name}${opts.task ? ` (task ${opts.task})` : ''}`);
@@ -41,55 +57,77 @@ export function runCommands(program: Command, globals: Globals): void {
     .option('--task <task>', 'run only this task')
     .option('--wait', 'wait for the run, print each outcome, exit non-zero unless it succeeded')
     .option('--force', 'with a FILE: apply it even when a task could not run here (see "ax apply --force")')
-    .option('--concurrency <n>', `worker slots when no server runs, 1-${MAX_CONCURRENCY}`, intArg('--concurrency', 1, MAX_CONCURRENCY))
-    .option('--drain-timeout <seconds>', 'on SIGTERM, how long running tasks may finish (Ctrl-C cancels the run)', intArg('--drain-timeout', 0, MAX_SECONDS), 30)
+    .option(
+      '--concurrency <n>',
+      `worker slots when no server runs, 1-${MAX_CONCURRENCY}`,
+      intArg('--concurrency', 1, MAX_CONCURRENCY),
+    )
+    .option(
+      '--drain-timeout <seconds>',
+      'on SIGTERM, how long running tasks may finish (Ctrl-C cancels the run)',
+      intArg('--drain-timeout', 0, MAX_SECONDS),
+      30,
+    )
     .description('run a workflow now (with no "ax serve" running, the run happens in this process and is waited for)')
-    .addHelpText('after', '\nExamples:\n  $ ax run nightly-etl --wait\n  $ ax run ./etl.yaml --wait        # no server needed\n  $ ax run nightly-etl --task load')
-    .action(async (target: string, opts: { task?: string; wait?: boolean; force?: boolean; concurrency?: number; drainTimeout: number }) => {
-      const g = globals();
-      const file = looksLikeFile(target) ? readWorkflowFile(target) : undefined;
-      if (file) printFileNotes(target, file);
-      const name = file?.spec.name ?? target;
-      const c = await connect(g);
-      try {
-        if (file) refuseUnlessForced(target, await engineWarnings(c.api, target, file.spec), opts.force);
-      } catch (err) {
-        await c.close();
-        throw err;
-      }
-      if (c.remote) {
-        const interrupt = detachOnInterrupt(serverSide(g));
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ ax run nightly-etl --wait\n  $ ax run ./etl.yaml --wait        # no server needed\n  $ ax run nightly-etl --task load',
+    )
+    .action(
+      async (
+        target: string,
+        opts: { task?: string; wait?: boolean; force?: boolean; concurrency?: number; drainTimeout: number },
+      ) => {
+        const g = globals();
+        const file = looksLikeFile(target) ? readWorkflowFile(target) : undefined;
+        if (file) printFileNotes(target, file);
+        const name = file?.spec.name ?? target;
+        const c = await connect(g);
         try {
-          if (file) await c.api.apply(await settleTimezone(c.api, target, file), actor());
-          return await runAndMaybeWait(c.api, name, opts, g.json === true, false, interrupt);
-        } finally {
-          interrupt.dispose();
+          if (file) refuseUnlessForced(target, await engineWarnings(c.api, target, file.spec), opts.force);
+        } catch (err) {
           await c.close();
+          throw err;
         }
-      }
-      await c.close();
-      // One-shot: it runs this workflow only; cron fires of the data dir wait for `ax serve`.
-      const embedded = await embeddedEngine({ ...g, concurrency: opts.concurrency, fireSchedules: false }, `ax run ${target}`);
-      // Ctrl-C cancels the run; SIGTERM (a supervisor, a shutdown) drains, like ax serve.
-      const interrupt = cancelOnInterrupt(embedded.engine, actor());
-      const onTerm = () => void embedded.release(opts.drainTimeout * 1000).then(() => process.exit(130));
-      process.once('SIGTERM', onTerm);
-      try {
-        if (file) await embedded.engine.apply(await settleTimezone(embedded.engine, target, file), actor());
-        await runAndMaybeWait(embedded.engine, name, opts, g.json === true, true, interrupt);
-      } finally {
-        process.off('SIGTERM', onTerm);
-        await embedded.release(opts.drainTimeout * 1000);
-        interrupt.dispose();
-      }
-    });
+        if (c.remote) {
+          const interrupt = detachOnInterrupt(serverSide(g));
+          try {
+            if (file) await c.api.apply(await settleTimezone(c.api, target, file), actor());
+            return await runAndMaybeWait(c.api, name, opts, g.json === true, false, interrupt);
+          } finally {
+            interrupt.dispose();
+            await c.close();
+          }
+        }
+        await c.close();
+        // One-shot: it runs this workflow only; cron fires of the data dir wait for `ax serve`.
+        const embedded = await embeddedEngine(
+          { ...g, concurrency: opts.concurrency, fireSchedules: false },
+          `ax run ${target}`,
+        );
+        // Ctrl-C cancels the run; SIGTERM (a supervisor, a shutdown) drains, like ax serve.
+        const interrupt = cancelOnInterrupt(embedded.engine, actor());
+        const onTerm = () => void embedded.release(opts.drainTimeout * 1000).then(() => process.exit(130));
+        process.once('SIGTERM', onTerm);
+        try {
+          if (file) await embedded.engine.apply(await settleTimezone(embedded.engine, target, file), actor());
+          await runAndMaybeWait(embedded.engine, name, opts, g.json === true, true, interrupt);
+        } finally {
+          process.off('SIGTERM', onTerm);
+          await embedded.release(opts.drainTimeout * 1000);
+          interrupt.dispose();
+        }
+      },
+    );
 
   program
     .command('rerun')
     .argument('<run>', 'run id', intArg('run id', 1))
     .argument('<task>', 'the failed task; its downstream runs again too')
     .option('--wait', 'wait for the run to end (always so without a server)')
-    .description('re-run a failed task of a run, and its downstream, in the same run (with no "ax serve" running, in this process)')
+    .description(
+      're-run a failed task of a run, and its downstream, in the same run (with no "ax serve" running, in this process)',
+    )
     .addHelpText('after', '\nExample:\n  $ ax rerun 42 load --wait')
     .action(async (runId: number, task: string, opts: { wait?: boolean }) => {
       const g = globals();
@@ -129,7 +167,10 @@ export function runCommands(program: Command, globals: Globals): void {
     .argument('[workflowOrRun]', 'a workflow name to filter by, or a run id to show its task instances')
     .option('-n, --limit <n>', 'how many runs, 1-1000', intArg('-n/--limit', 1, 1000), 20)
     .description('list recent runs, or show one run')
-    .addHelpText('after', '\nExamples:\n  $ ax runs\n  $ ax runs nightly-etl\n  $ ax runs 42        # the task instances of run #42')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ ax runs\n  $ ax runs nightly-etl\n  $ ax runs 42        # the task instances of run #42',
+    )
     .action(async (arg: string | undefined, opts: { limit: number }) => {
       const g = globals();
       await withApi(g, async (api) => {
@@ -137,11 +178,23 @@ export function runCommands(program: Command, globals: Globals): void {
           const detail = await api.getRun(Number(arg));
           if (g.json) return printJson(detail);
           const r = detail.run;
-          console.log(`run #${r.id} of ${r.workflowName}: ${r.state} (${r.trigger} by ${r.triggeredBy}, logical time ${time(r.logicalTime)} ${localZone()})${r.reason ? ` — ${r.reason}` : ''}`);
+          console.log(
+            `run #${r.id} of ${r.workflowName}: ${r.state} (${r.trigger} by ${r.triggeredBy}, logical time ${time(r.logicalTime)} ${localZone()})${r.reason ? ` — ${r.reason}` : ''}`,
+          );
           console.log(
             table(
               ['INSTANCE', 'TASK', 'ATTEMPT', 'STATE', 'WORKER', `STARTED (${localZone()})`, 'TOOK', 'EXIT', 'REASON'],
-              detail.instances.map((i) => [i.id, i.taskName, i.attempt, `${mark(i.state)} ${i.state}`, i.workerId, time(i.startedAt), took(i.startedAt, i.finishedAt, i.state === 'RUNNING'), i.exitCode, i.reason]),
+              detail.instances.map((i) => [
+                i.id,
+                i.taskName,
+                i.attempt,
+                `${mark(i.state)} ${i.state}`,
+                i.workerId,
+                time(i.startedAt),
+                took(i.startedAt, i.finishedAt, i.state === 'RUNNING'),
+                i.exitCode,
+                i.reason,
+              ]),
             ),
           );
           return;
@@ -154,7 +207,15 @@ export function runCommands(program: Command, globals: Globals): void {
         console.log(
           table(
             ['RUN', 'WORKFLOW', 'STATE', 'TRIGGER', `LOGICAL TIME (${localZone()})`, 'TOOK', 'REASON'],
-            runs.map((r) => [r.id, r.workflowName, `${mark(r.state)} ${r.state}`, r.trigger, time(r.logicalTime), took(r.createdAt, r.finishedAt, r.state === 'RUNNING'), why(r)]),
+            runs.map((r) => [
+              r.id,
+              r.workflowName,
+              `${mark(r.state)} ${r.state}`,
+              r.trigger,
+              time(r.logicalTime),
+              took(r.createdAt, r.finishedAt, r.state === 'RUNNING'),
+              why(r),
+            ]),
           ),
         );
       });
@@ -162,10 +223,19 @@ export function runCommands(program: Command, globals: Globals): void {
 
   program
     .command('trigger')
-    .argument('<event>', 'event name (a workflow\'s on_event)')
-    .option('--payload <json>', 'passed to tasks as AX_EVENT_PAYLOAD (or, past 32 KiB, as the file AX_EVENT_PAYLOAD_FILE)')
-    .option('--payload-file <file>', 'the payload from a file ("-": stdin), for payloads too large for an argument; limit 1 MiB')
-    .option('--key <key>', 'an idempotency key: sent again within 24 h, it starts nothing and prints the first runs (safe to retry)')
+    .argument('<event>', "event name (a workflow's on_event)")
+    .option(
+      '--payload <json>',
+      'passed to tasks as AX_EVENT_PAYLOAD (or, past 32 KiB, as the file AX_EVENT_PAYLOAD_FILE)',
+    )
+    .option(
+      '--payload-file <file>',
+      'the payload from a file ("-": stdin), for payloads too large for an argument; limit 1 MiB',
+    )
+    .option(
+      '--key <key>',
+      'an idempotency key: sent again within 24 h, it starts nothing and prints the first runs (safe to retry)',
+    )
     .option('--wait', 'wait for the runs; exit non-zero unless all succeeded (always so without a server)')
     .description('start the workflows that listen for an event (with no "ax serve" running, they run in this process)')
     .addHelpText(
@@ -187,7 +257,9 @@ export function runCommands(program: Command, globals: Globals): void {
         let ok = true;
         for (const r of runs) {
           if (!g.json) console.log(`run #${r.id} of ${r.workflowName}`);
-          ok = (await waitForRun(api, r.id, { quiet: g.json === true, cancelAs: own ? actor() : undefined })).state === 'SUCCESS' && ok;
+          ok =
+            (await waitForRun(api, r.id, { quiet: g.json === true, cancelAs: own ? actor() : undefined })).state ===
+              'SUCCESS' && ok;
         }
         if (g.json) printJson(await Promise.all(runs.map((r) => api.getRun(r.id))));
         process.exitCode = ok ? 0 : 1;
@@ -257,7 +329,12 @@ export function runCommands(program: Command, globals: Globals): void {
       const entries = await withApi(globals(), (api) => api.listAudit(opts.limit));
       if (globals().json) return printJson(entries);
       // NOTE: what the client said beside the identity the server authenticated (WHO)
-      console.log(table([`WHEN (${localZone()})`, 'WHO', 'NOTE', 'ACTION', 'OBJECT', 'DETAIL'], entries.map((e) => [time(e.at), e.actor, e.note ?? undefined, e.action, e.object, e.detail])));
+      console.log(
+        table(
+          [`WHEN (${localZone()})`, 'WHO', 'NOTE', 'ACTION', 'OBJECT', 'DETAIL'],
+          entries.map((e) => [time(e.at), e.actor, e.note ?? undefined, e.action, e.object, e.detail]),
+        ),
+      );
     });
 }
 
@@ -286,7 +363,11 @@ function readPayload(opts: { payload?: string; payloadFile?: string }): string |
   if (opts.payloadFile === undefined) {
     // --payload is documented as JSON: a typo in it is caught here, not by a task at 2 a.m.
     const problem = opts.payload === undefined ? undefined : jsonProblem(opts.payload);
-    if (problem) throw new AxError('validation', `--payload is not JSON (${problem}): quote text as a JSON string, e.g. --payload '"hello"', or use --payload-file for other formats`);
+    if (problem)
+      throw new AxError(
+        'validation',
+        `--payload is not JSON (${problem}): quote text as a JSON string, e.g. --payload '"hello"', or use --payload-file for other formats`,
+      );
     return opts.payload;
   }
   if (opts.payload !== undefined) throw new AxError('validation', 'give --payload or --payload-file, not both');
@@ -294,10 +375,17 @@ function readPayload(opts: { payload?: string; payloadFile?: string }): string |
     try {
       return fs.readFileSync(0, 'utf8');
     } catch (err) {
-      throw new AxError('validation', `--payload-file -: cannot read stdin (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+      throw new AxError(
+        'validation',
+        `--payload-file -: cannot read stdin (${(err as NodeJS.ErrnoException).code ?? String(err)})`,
+      );
     }
   }
   // Read whole: the engine checks the size against its (configurable) limit and names it.
-  return readRegularFile(opts.payloadFile, `--payload-file ${opts.payloadFile}`, Number.POSITIVE_INFINITY, 'to pipe a payload, give --payload-file - and send it on stdin').toString('utf8');
+  return readRegularFile(
+    opts.payloadFile,
+    `--payload-file ${opts.payloadFile}`,
+    Number.POSITIVE_INFINITY,
+    'to pipe a payload, give --payload-file - and send it on stdin',
+  ).toString('utf8');
 }
-

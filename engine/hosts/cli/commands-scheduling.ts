@@ -22,18 +22,22 @@ export function printPausedNote(pause: SchedulingPause | undefined, what: string
 export function schedulingCommands(program: Command, globals: Globals): void {
   program
     .command('pause')
-    .description('pause all scheduling: no cron fire and no event starts a run until "ax resume" (ax run still does; running tasks go on)')
+    .description(
+      'pause all scheduling: no cron fire and no event starts a run until "ax resume" (ax run still does; running tasks go on)',
+    )
     .addHelpText(
       'after',
       '\nThe pause is kept in the database: it holds across restarts, and in team mode for every node.\n' +
-        'Fires held back are missed fires: on resume each workflow\'s misfire policy (run_once, skip, all) deals with them.\n' +
+        "Fires held back are missed fires: on resume each workflow's misfire policy (run_once, skip, all) deals with them.\n" +
         '\nExamples:\n  $ ax pause\n  $ ax --mode team pause',
     )
     .action(async () => {
       const change = await withApi(globals(), (api) => api.setSchedulingPaused(true, actor()));
       if (globals().json) return printJson(change);
       if (!change.changed && change.paused) return console.log(`already paused: ${pausedSince(change.paused)}`);
-      console.log('scheduling paused: no cron fire and no event starts a run until "ax resume"; "ax run" still does, and running tasks go on');
+      console.log(
+        'scheduling paused: no cron fire and no event starts a run until "ax resume"; "ax run" still does, and running tasks go on',
+      );
     });
 
   program

@@ -14,7 +14,9 @@ type Globals = () => GlobalOptions & { json?: boolean };
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+  return Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/\r?\n$/, '');
 }
 
 /** One line typed at the terminal, not echoed. */
@@ -50,7 +52,9 @@ function promptHidden(question: string): Promise<string> {
 export function secretsCommand(program: Command, globals: Globals): void {
   const secrets = program
     .command('secrets')
-    .description("this node's task secrets, which workflows refer to as env: { NAME: { secret: SECRET } } (values never shown)")
+    .description(
+      "this node's task secrets, which workflows refer to as env: { NAME: { secret: SECRET } } (values never shown)",
+    )
     .addHelpText(
       'after',
       '\nExamples:\n  $ ax secrets set api-token                 # prompts, without echo\n  $ printf %s "$TOKEN" | ax secrets set api-token\n  $ ax secrets ls\n  $ ax secrets rm api-token\n\nIn team mode, set a secret on every worker that runs tasks using it.',
@@ -61,7 +65,9 @@ export function secretsCommand(program: Command, globals: Globals): void {
     .description('store a secret on this node: the value from stdin, or typed at a prompt that does not echo')
     .action(async (name: string) => {
       const file = new SecretsFile(cliDataDir(globals().dataDir));
-      const value = process.stdin.isTTY ? await promptHidden(`value of secret ${name} (not echoed): `) : await readStdin();
+      const value = process.stdin.isTTY
+        ? await promptHidden(`value of secret ${name} (not echoed): `)
+        : await readStdin();
       file.set(name, value, actor());
       if (globals().json) printJson({ name, file: file.file });
       else console.log(`secret ${name} stored in ${file.file} (mode 0600)`);
@@ -72,9 +78,16 @@ export function secretsCommand(program: Command, globals: Globals): void {
     .action(() => {
       const file = new SecretsFile(cliDataDir(globals().dataDir));
       const list = file.list();
-      if (globals().json) return printJson(list.map((s) => ({ name: s.name, setAt: s.setAt ? isoTime(s.setAt) : undefined })));
-      if (list.length === 0) return console.log(`no secrets on this node (${file.file}); add one with "ax secrets set NAME"`);
-      console.log(table(['NAME', 'SET'], list.map((s) => [s.name, s.setAt ? isoTime(s.setAt) : '-'])));
+      if (globals().json)
+        return printJson(list.map((s) => ({ name: s.name, setAt: s.setAt ? isoTime(s.setAt) : undefined })));
+      if (list.length === 0)
+        return console.log(`no secrets on this node (${file.file}); add one with "ax secrets set NAME"`);
+      console.log(
+        table(
+          ['NAME', 'SET'],
+          list.map((s) => [s.name, s.setAt ? isoTime(s.setAt) : '-']),
+        ),
+      );
     });
   secrets
     .command('rm')
@@ -82,7 +95,8 @@ export function secretsCommand(program: Command, globals: Globals): void {
     .description('remove a secret from this node')
     .action((name: string) => {
       const file = new SecretsFile(cliDataDir(globals().dataDir));
-      if (!file.remove(name, actor())) throw new AxError('not_found', `no secret "${name}" on this node: "ax secrets ls" lists them`);
+      if (!file.remove(name, actor()))
+        throw new AxError('not_found', `no secret "${name}" on this node: "ax secrets ls" lists them`);
       if (!globals().json) console.log(`secret ${name} removed`);
     });
 }

@@ -41,7 +41,11 @@ interface MetricsAddress {
 function metricsAddressArg(value: string): MetricsAddress {
   const m = /^(?:\[([0-9A-Fa-f:.]+)\]|([A-Za-z0-9.-]+)):([0-9]{1,5})$/.exec(value.trim());
   const port = m ? Number(m[3]) : NaN;
-  if (!m || port > 65535) throw new AxError('validation', `--metrics-address must be HOST:PORT, e.g. 127.0.0.1:9464, 0.0.0.0:9464 or [::]:9464, not "${value}"`);
+  if (!m || port > 65535)
+    throw new AxError(
+      'validation',
+      `--metrics-address must be HOST:PORT, e.g. 127.0.0.1:9464, 0.0.0.0:9464 or [::]:9464, not "${value}"`,
+    );
   return { host: (m[1] ?? m[2]) as string, port };
 }
 
@@ -57,11 +61,18 @@ function checkMetricsAddress(dir: string, address: MetricsAddress | undefined): 
   if ('token' in auth) return;
   const file = path.join(dir, 'metrics-token');
   const why = 'refused' in auth ? auth.refused : `put a secret of at least 16 characters in ${file} first`;
-  throw new AxError('validation', `--metrics-address ${address.host}:${address.port} lets other machines scrape this node: ${why} (Prometheus sends it as a bearer token)`);
+  throw new AxError(
+    'validation',
+    `--metrics-address ${address.host}:${address.port} lets other machines scrape this node: ${why} (Prometheus sends it as a bearer token)`,
+  );
 }
 
 /** The metrics-only listener of --metrics-address, if asked for; said on stdout. */
-async function serveMetricsAddress(engine: Engine, dir: string, address: MetricsAddress | undefined): Promise<MetricsServer | undefined> {
+async function serveMetricsAddress(
+  engine: Engine,
+  dir: string,
+  address: MetricsAddress | undefined,
+): Promise<MetricsServer | undefined> {
   if (!address) return undefined;
   const server = await startMetricsServer({ metrics: engine.metrics, auth: metricsAuth(dir, 'ax serve'), ...address });
   const host = address.host.includes(':') ? `[${address.host}]` : address.host;
@@ -74,7 +85,13 @@ const ROLES: TeamRole[] = ['scheduler', 'worker', 'client'];
 export function readTeamUi(dir: string): { pid: number; port: number } | undefined {
   return uiNodes(dir)[0];
 }
-const list = (v: string | undefined) => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : undefined);
+const list = (v: string | undefined) =>
+  v
+    ? v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : undefined;
 
 /**
  * Stops on SIGTERM/SIGINT (drain up to the timeout) or on `ax drain` (drain until done); SIGHUP
@@ -90,11 +107,15 @@ function stopOn(stop: (reason: string, drainMs: number) => void, drainTimeoutMs:
 
 /** What the pages of a stopping `ax serve` are told (they say it instead of "reconnecting"). */
 function stoppedBecause(reason: string): string {
-  if (reason === 'drain requested') return 'This node was drained (ax drain, or Drain on the Workers page), so ax serve stopped';
+  if (reason === 'drain requested')
+    return 'This node was drained (ax drain, or Drain on the Workers page), so ax serve stopped';
   return `Its ax serve stopped (${reason.startsWith('SIG') ? `${reason} received` : reason})`;
 }
 
-function stopper(release: (drainMs: number) => Promise<void>, before: (reason: string) => Promise<void> = async () => undefined) {
+function stopper(
+  release: (drainMs: number) => Promise<void>,
+  before: (reason: string) => Promise<void> = async () => undefined,
+) {
   let stopping = false;
   return (reason: string, drainMs: number) => {
     if (stopping) return;
@@ -119,7 +140,12 @@ function reloadSettings(engine: Engine, api: LocalApi | undefined): string[] {
 }
 
 /** The UI and the API on 127.0.0.1 (see local-api.ts), and the lines that say how to reach them. */
-async function serveApi(engine: Engine, dir: string, port: number, startLine: (port: number) => string): Promise<LocalApi> {
+async function serveApi(
+  engine: Engine,
+  dir: string,
+  port: number,
+  startLine: (port: number) => string,
+): Promise<LocalApi> {
   const server = await startLocalApi(engine, dir, port, 'ax serve');
   const webhookFile = path.join(dir, 'webhook-token');
   console.log(startLine(server.port));
@@ -143,7 +169,12 @@ async function serveSolo(g: GlobalOptions, opts: ServeOptions): Promise<void> {
   // The drain callback exists before the engine does; it is bound once the engine runs.
   const later: { stop?: (reason: string, drainMs: number) => void } = {};
   const embedded = await embeddedEngine(
-    { ...g, concurrency: opts.concurrency, drainTimeoutMs: opts.drainTimeout * 1000, onDrainRequested: () => later.stop?.('drain requested', Infinity) },
+    {
+      ...g,
+      concurrency: opts.concurrency,
+      drainTimeoutMs: opts.drainTimeout * 1000,
+      onDrainRequested: () => later.stop?.('drain requested', Infinity),
+    },
     'ax serve',
   );
   const { engine, dir } = embedded;
@@ -161,7 +192,12 @@ async function serveSolo(g: GlobalOptions, opts: ServeOptions): Promise<void> {
   );
   stopOn(later.stop, opts.drainTimeout * 1000, () => reloadSettings(engine, serving.api));
   serving.metrics = await serveMetricsAddress(engine, dir, opts.metricsAddress);
-  const server = (serving.api = await serveApi(engine, dir, opts.port, (port) => `ax serve: solo engine on ${dir}, API ws://127.0.0.1:${port}/api (pid ${process.pid})`));
+  const server = (serving.api = await serveApi(
+    engine,
+    dir,
+    opts.port,
+    (port) => `ax serve: solo engine on ${dir}, API ws://127.0.0.1:${port}/api (pid ${process.pid})`,
+  ));
   // The port in the lock is what tells other commands (and scripts) that the engine is ready.
   embedded.lock.update({ port: server.port });
 }
@@ -176,37 +212,44 @@ function untilReachable<T>(open: () => Promise<T>): Promise<T> {
     firstMs: 1_000,
     maxMs: 30_000,
     retryable: (err) => err instanceof AxError && err.code === 'unavailable',
-    onRetry: (err, delay) => process.stderr.write(`ax serve: ${(err as Error).message}; retrying in ${delay / 1000}s\n`),
+    onRetry: (err, delay) =>
+      process.stderr.write(`ax serve: ${(err as Error).message}; retrying in ${delay / 1000}s\n`),
   });
 }
 
 async function serveTeam(g: GlobalOptions, opts: ServeOptions): Promise<void> {
-  if (!ROLES.includes(opts.role as TeamRole)) throw new AxError('validation', `unknown role "${opts.role}": use scheduler, worker or client`);
+  if (!ROLES.includes(opts.role as TeamRole))
+    throw new AxError('validation', `unknown role "${opts.role}": use scheduler, worker or client`);
   const accept = list(opts.accept) ?? [];
   const later: { stop?: (reason: string, drainMs: number) => void } = {};
   const dir = cliDataDir(g.dataDir);
   checkTokenFiles(dir);
   checkMetricsAddress(dir, opts.metricsAddress);
-  const acceptWorkflows = accept.filter((a) => a.startsWith('workflow:')).map((a) => a.slice('workflow:'.length)).filter(Boolean);
-  const engine: Engine = await untilReachable(() => openTeamEngine({
-    ...teamConnection(g),
-    role: opts.role as TeamRole,
-    schedulerWorks: opts.work,
-    workerId: opts.workerId,
-    labels: list(opts.labels),
-    temporary: opts.temporary,
-    acceptUnlabelled: accept.includes('unlabelled') ? true : undefined,
-    acceptWorkflows: acceptWorkflows.length ? acceptWorkflows : undefined,
-    maxConcurrency: opts.concurrency,
-    taskEnvFlags: taskEnvFlags(g),
-    onAlert: (m) => process.stderr.write(`ax: ${m}\n`),
-    onDrainRequested: () => later.stop?.('drain requested', Infinity),
-    onIdentityLost: () => {
-      process.exitCode = 4;
-      later.stop?.('another node took this worker id', 0);
-    },
-    dataDir: dir,
-  }));
+  const acceptWorkflows = accept
+    .filter((a) => a.startsWith('workflow:'))
+    .map((a) => a.slice('workflow:'.length))
+    .filter(Boolean);
+  const engine: Engine = await untilReachable(() =>
+    openTeamEngine({
+      ...teamConnection(g),
+      role: opts.role as TeamRole,
+      schedulerWorks: opts.work,
+      workerId: opts.workerId,
+      labels: list(opts.labels),
+      temporary: opts.temporary,
+      acceptUnlabelled: accept.includes('unlabelled') ? true : undefined,
+      acceptWorkflows: acceptWorkflows.length ? acceptWorkflows : undefined,
+      maxConcurrency: opts.concurrency,
+      taskEnvFlags: taskEnvFlags(g),
+      onAlert: (m) => process.stderr.write(`ax: ${m}\n`),
+      onDrainRequested: () => later.stop?.('drain requested', Infinity),
+      onIdentityLost: () => {
+        process.exitCode = 4;
+        later.stop?.('another node took this worker id', 0);
+      },
+      dataDir: dir,
+    }),
+  );
   try {
     await engine.start();
   } catch (err) {
@@ -232,16 +275,31 @@ async function serveTeam(g: GlobalOptions, opts: ServeOptions): Promise<void> {
   );
   stopOn(later.stop, opts.drainTimeout * 1000, () => reloadSettings(engine, serving.api));
   serving.metrics = await serveMetricsAddress(engine, dir, opts.metricsAddress);
-  const server = (serving.api = await serveApi(engine, dir, opts.port, (port) => `ax serve: team ${opts.role}${worker} (pid ${process.pid}), API ws://127.0.0.1:${port}/api`));
-  unannounce = announceUiNode(dir, { port: server.port, role: opts.role, ...(engine.worker && { workerId: engine.worker.id }) });
+  const server = (serving.api = await serveApi(
+    engine,
+    dir,
+    opts.port,
+    (port) => `ax serve: team ${opts.role}${worker} (pid ${process.pid}), API ws://127.0.0.1:${port}/api`,
+  ));
+  unannounce = announceUiNode(dir, {
+    port: server.port,
+    role: opts.role,
+    ...(engine.worker && { workerId: engine.worker.id }),
+  });
 }
 
 /** Hands a URL to the desktop's browser; says so when there is none (a server without a desktop). */
 function openInBrowser(url: string): void {
   const [cmd, args] =
-    process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '""', url]] : ['xdg-open', [url]];
+    process.platform === 'darwin'
+      ? ['open', [url]]
+      : process.platform === 'win32'
+        ? ['cmd', ['/c', 'start', '""', url]]
+        : ['xdg-open', [url]];
   const child = spawn(cmd as string, args as string[], { detached: true, stdio: 'ignore' });
-  child.on('error', () => process.stderr.write(`ax open: no browser could be started here (${cmd} failed): open the link above yourself\n`));
+  child.on('error', () =>
+    process.stderr.write(`ax open: no browser could be started here (${cmd} failed): open the link above yourself\n`),
+  );
   child.unref();
 }
 
@@ -249,16 +307,37 @@ export function serveCommand(program: Command, globals: Globals): void {
   program
     .command('serve')
     .description('run the engine until stopped; in solo mode other ax commands then go through it')
-    .option('--port <port>', 'port of the UI and API on 127.0.0.1, 0-65535; 0 takes any free port', intArg('--port', 0, 65535), 0)
-    .option('--concurrency <n>', `worker slots, 1-${MAX_CONCURRENCY} (default 8)`, intArg('--concurrency', 1, MAX_CONCURRENCY))
-    .option('--drain-timeout <seconds>', 'on SIGTERM/SIGINT, how long running tasks may finish before they are killed', intArg('--drain-timeout', 0, MAX_SECONDS), 30)
+    .option(
+      '--port <port>',
+      'port of the UI and API on 127.0.0.1, 0-65535; 0 takes any free port',
+      intArg('--port', 0, 65535),
+      0,
+    )
+    .option(
+      '--concurrency <n>',
+      `worker slots, 1-${MAX_CONCURRENCY} (default 8)`,
+      intArg('--concurrency', 1, MAX_CONCURRENCY),
+    )
+    .option(
+      '--drain-timeout <seconds>',
+      'on SIGTERM/SIGINT, how long running tasks may finish before they are killed',
+      intArg('--drain-timeout', 0, MAX_SECONDS),
+      30,
+    )
     .option('--role <role>', 'team: scheduler (schedules and, unless --no-work, works), worker, or client', 'scheduler')
     .option('--no-work', 'team: a scheduler that runs no tasks itself')
-    .option('--worker-id <id>', 'team: this worker\'s id, unique among live workers (default: the host name plus a suffix kept in the data dir)')
+    .option(
+      '--worker-id <id>',
+      "team: this worker's id, unique among live workers (default: the host name plus a suffix kept in the data dir)",
+    )
     .option('--labels <list>', 'team: labels this worker offers, e.g. gpu,laptop')
     .option('--temporary', 'team: a laptop joining: accept only tasks labelled for it')
     .option('--accept <list>', 'team: widen what a --temporary worker takes: "unlabelled", "workflow:NAME"')
-    .option('--metrics-address <host:port>', 'also serve GET /metrics (and nothing else) there, e.g. 0.0.0.0:9464; beyond loopback it needs DATA_DIR/metrics-token', metricsAddressArg)
+    .option(
+      '--metrics-address <host:port>',
+      'also serve GET /metrics (and nothing else) there, e.g. 0.0.0.0:9464; beyond loopback it needs DATA_DIR/metrics-token',
+      metricsAddressArg,
+    )
     .addHelpText(
       'after',
       [
@@ -289,7 +368,11 @@ export function serveCommand(program: Command, globals: Globals): void {
       const solo = readEngineLock(dir)?.port;
       const [node, ...others] = solo ? [] : uiNodes(dir);
       const port = solo ?? node?.port;
-      if (!port) throw new AxError('unavailable', `no engine is serving ${dir}: start one with "ax serve", which prints a sign-in link too`);
+      if (!port)
+        throw new AxError(
+          'unavailable',
+          `no engine is serving ${dir}: start one with "ax serve", which prints a sign-in link too`,
+        );
       // which one, on stderr: stdout stays the link alone (scripts read it)
       if (node) {
         const also = others.length ? `; also serving this data dir: ${others.map(describeUiNode).join(', ')}` : '';
@@ -311,7 +394,9 @@ export function serveCommand(program: Command, globals: Globals): void {
         const id = workerId ?? (modeOf(globals()) === 'solo' ? 'local' : undefined);
         if (!id) throw new AxError('validation', 'name the worker to drain: see "ax workers"');
         const { running } = await api.drainWorker(id, actor());
-        console.log(`drain requested for worker ${id}: it takes nothing new, finishes its ${running} running task(s) and leaves`);
+        console.log(
+          `drain requested for worker ${id}: it takes nothing new, finishes its ${running} running task(s) and leaves`,
+        );
       });
     });
 }

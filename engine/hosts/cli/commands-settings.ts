@@ -5,7 +5,16 @@ import { sqliteDriver } from '../../adapters/sql/sqlite-driver.ts';
 import { AxError } from '../../api/errors.ts';
 import { readEngineLock } from '../node/data-dir.ts';
 import { parseAlertSettings } from '../../core/alerts/alert-settings.ts';
-import { ALERTS_KEY, effectiveSettings, readRawSetting, SETTING_KEYS, settingsFile, shownValue, writeAlertSettings, writeSetting } from '../node/settings.ts';
+import {
+  ALERTS_KEY,
+  effectiveSettings,
+  readRawSetting,
+  SETTING_KEYS,
+  settingsFile,
+  shownValue,
+  writeAlertSettings,
+  writeSetting,
+} from '../node/settings.ts';
 import { readTeamUi } from './commands-serve.ts';
 import { cliDataDir, type GlobalOptions, taskEnvFlags } from './connect.ts';
 import { printJson, table } from './format.ts';
@@ -15,20 +24,39 @@ type Globals = () => GlobalOptions & { json?: boolean };
 const SOURCE: Record<string, string> = { flag: 'flag', env: 'environment', file: 'settings file', default: 'default' };
 
 function show(dir: string, flags: GlobalOptions, json: boolean): void {
-  const settings = effectiveSettings(dir, { mode: flags.mode, mysql: flags.mysql, redis: flags.redis, 'redis-prefix': flags.redisPrefix, ...taskEnvFlags(flags) });
+  const settings = effectiveSettings(dir, {
+    mode: flags.mode,
+    mysql: flags.mysql,
+    redis: flags.redis,
+    'redis-prefix': flags.redisPrefix,
+    ...taskEnvFlags(flags),
+  });
   const shown = settings.map((s) => ({ ...s, value: s.value === undefined ? undefined : shownValue(s.key, s.value) }));
   const alerts = alertsLine(dir);
   const sqlite = sqliteLine();
-  if (json) return printJson({ dataDir: dir, settingsFile: settingsFile(dir), settings: shown, ...(alerts && { alerts }), sqliteDriver: sqlite });
+  if (json)
+    return printJson({
+      dataDir: dir,
+      settingsFile: settingsFile(dir),
+      settings: shown,
+      ...(alerts && { alerts }),
+      sqliteDriver: sqlite,
+    });
   console.log(
     table(
       ['KEY', 'VALUE', 'FROM'],
-      shown.map((s) => [s.key, s.value ?? '(not set)', s.source ? `${SOURCE[s.source]}${s.from && s.source !== 'file' ? ` ${s.from}` : ''}` : '-']),
+      shown.map((s) => [
+        s.key,
+        s.value ?? '(not set)',
+        s.source ? `${SOURCE[s.source]}${s.from && s.source !== 'file' ? ` ${s.from}` : ''}` : '-',
+      ]),
     ),
   );
   if (alerts) console.log(`alerts        ${alerts}`);
   console.log(`sqlite        ${sqlite}`);
-  console.log(`\nflags win over the environment, the environment over ${settingsFile(dir)}; "ax settings set KEY VALUE" writes that file`);
+  console.log(
+    `\nflags win over the environment, the environment over ${settingsFile(dir)}; "ax settings set KEY VALUE" writes that file`,
+  );
 }
 
 /** The file's alerts object in one line (channel names and routes, never a URL or a password), or undefined when it has none. */
@@ -37,7 +65,8 @@ function alertsLine(dir: string): string | undefined {
   if (raw === undefined) return undefined;
   const a = parseAlertSettings(raw, settingsFile(dir));
   const names = Object.keys(a.channels);
-  const route = (r: { channels: string[]; rules: string[] }) => `${r.rules.join(',')} → ${r.channels.join(',') || 'no channel'}`;
+  const route = (r: { channels: string[]; rules: string[] }) =>
+    `${r.rules.join(',')} → ${r.channels.join(',') || 'no channel'}`;
   return `${names.length} channel(s)${names.length ? ` (${names.join(', ')})` : ''}; workflows: ${route(a.workflows)}; engine: ${route(a.engine)} (settings file; "ax alerts channels")`;
 }
 
@@ -74,14 +103,20 @@ async function readStdin(): Promise<string> {
 /** One value on stdin: the newline `echo` adds is not part of it. */
 async function readLine(key: string): Promise<string> {
   const value = (await readStdin()).replace(/\r?\n$/, '');
-  if (value === '') throw new AxError('validation', `nothing on stdin for ${key}: pipe the value in, e.g. printf %s "$URL" | ax settings set ${key} -`);
+  if (value === '')
+    throw new AxError(
+      'validation',
+      `nothing on stdin for ${key}: pipe the value in, e.g. printf %s "$URL" | ax settings set ${key} -`,
+    );
   return value;
 }
 
 export function settingsCommand(program: Command, globals: Globals, flags: () => GlobalOptions): void {
   const settings = program
     .command('settings')
-    .description("show each setting's value and where it comes from (a flag, an AX_* variable, this data dir's settings file, or the default)")
+    .description(
+      "show each setting's value and where it comes from (a flag, an AX_* variable, this data dir's settings file, or the default)",
+    )
     .addHelpText(
       'after',
       '\nExamples:\n  $ ax settings set mode team\n  $ printf %s "$URL" | ax settings set mysql -   # mysql://ax:PASSWORD@db:3306/ax, kept out of ps\n  $ ax settings set redis redis://cache:6379\n  $ ax settings set alerts - < alerts.json   # the alert channels and routes (README "Alerts")\n  $ ax settings',
@@ -90,7 +125,10 @@ export function settingsCommand(program: Command, globals: Globals, flags: () =>
   settings
     .command('set')
     .argument('<key>', `${SETTING_KEYS.join(' | ')} | alerts`)
-    .argument('<value>', 'the value (for alerts a JSON object), or - to read it from stdin: keeps a password out of "ps" and the shell history')
+    .argument(
+      '<value>',
+      'the value (for alerts a JSON object), or - to read it from stdin: keeps a password out of "ps" and the shell history',
+    )
     .description("store a setting in this data dir's settings file")
     .action(async (key: string, value: string) => {
       const dir = cliDataDir(globals().dataDir);

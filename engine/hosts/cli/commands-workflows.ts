@@ -9,7 +9,13 @@ import { actor, type GlobalOptions, withApi } from './connect.ts';
 import { printPausedNote } from './commands-scheduling.ts';
 import { printJson, table, timeIn } from './format.ts';
 import { outputFileError } from './output-errors.ts';
-import { engineWarnings, printFileNotes, readWorkflowFile, refuseUnlessForced, settleTimezone } from './workflow-files.ts';
+import {
+  engineWarnings,
+  printFileNotes,
+  readWorkflowFile,
+  refuseUnlessForced,
+  settleTimezone,
+} from './workflow-files.ts';
 import { yamlForTerminal } from './terminal.ts';
 
 type Globals = () => GlobalOptions & { json?: boolean };
@@ -19,7 +25,10 @@ export function workflowCommands(program: Command, globals: Globals): void {
     .command('apply')
     .argument('<file>', 'workflow file (YAML or JSON)')
     .description('create or update the workflow a file describes')
-    .option('--force', 'apply even when a task could not run here: labels no known worker offers, a cwd that does not exist')
+    .option(
+      '--force',
+      'apply even when a task could not run here: labels no known worker offers, a cwd that does not exist',
+    )
     .addHelpText('after', '\nExample:\n  $ ax apply nightly-etl.yaml')
     .action(async (file: string, opts: { force?: boolean }) => {
       const parsed = readWorkflowFile(file);
@@ -30,7 +39,11 @@ export function workflowCommands(program: Command, globals: Globals): void {
       });
       for (const w of out.warnings ?? []) process.stderr.write(`warning: ${file}: ${w}\n`);
       if (globals().json) return printJson(out);
-      console.log(out.changed ? `applied ${out.workflow} (version ${out.version})` : `${out.workflow} unchanged (version ${out.version})`);
+      console.log(
+        out.changed
+          ? `applied ${out.workflow} (version ${out.version})`
+          : `${out.workflow} unchanged (version ${out.version})`,
+      );
     });
 
   program
@@ -51,7 +64,9 @@ export function workflowCommands(program: Command, globals: Globals): void {
         process.stderr.write(`note: ${file}: labels and cwd not checked: ${err.message}\n`);
       }
       if (globals().json) return printJson(spec);
-      console.log(`${file}: ok (workflow ${spec.name}, ${spec.tasks.length} task${spec.tasks.length === 1 ? '' : 's'})`);
+      console.log(
+        `${file}: ok (workflow ${spec.name}, ${spec.tasks.length} task${spec.tasks.length === 1 ? '' : 's'})`,
+      );
     });
 
   program
@@ -72,8 +87,7 @@ export function workflowCommands(program: Command, globals: Globals): void {
         } catch (err) {
           throw outputFileError(opts.output, err);
         }
-      }
-      else process.stdout.write(yamlForTerminal(text));
+      } else process.stdout.write(yamlForTerminal(text));
     });
 
   program
@@ -82,7 +96,10 @@ export function workflowCommands(program: Command, globals: Globals): void {
     .addHelpText('after', '\nExample:\n  $ ax ls --json | jq ".[].name"')
     .action(async () => {
       const [list, info] = await withApi(globals(), (api) => Promise.all([api.listWorkflows(), api.engineInfo()]));
-      printPausedNote(info.schedulingPaused, 'no cron fire or event starts a run; the NEXT FIRE times wait for the resume');
+      printPausedNote(
+        info.schedulingPaused,
+        'no cron fire or event starts a run; the NEXT FIRE times wait for the resume',
+      );
       if (globals().json) return printJson(list);
       if (list.length === 0) return console.log('no workflows yet: write a workflow file and "ax apply" it');
       console.log(
@@ -100,11 +117,17 @@ export function workflowCommands(program: Command, globals: Globals): void {
       );
       for (const w of list) if (w.scheduleError) process.stderr.write(`ax: workflow ${w.name}: ${w.scheduleError}\n`);
       for (const w of list) {
-        if (w.missingUpstreams) process.stderr.write(`ax: workflow ${w.name} waits for ${w.missingUpstreams.join(', ')}, not there (yet): see "ax lineage ${w.name}"\n`);
+        if (w.missingUpstreams)
+          process.stderr.write(
+            `ax: workflow ${w.name} waits for ${w.missingUpstreams.join(', ')}, not there (yet): see "ax lineage ${w.name}"\n`,
+          );
       }
     });
 
-  for (const [cmd, enabled] of [['enable', true], ['disable', false]] as const) {
+  for (const [cmd, enabled] of [
+    ['enable', true],
+    ['disable', false],
+  ] as const) {
     program
       .command(cmd)
       .argument('<workflow>', 'workflow name')
@@ -126,12 +149,24 @@ export function workflowCommands(program: Command, globals: Globals): void {
       const removed = await withApi(globals(), async (api) => {
         await api.exportWorkflow(name); // an unknown name is "not found" before anything is asked
         // other workflows waiting for this one would wait until their wait_timeout: said before asking
-        const dependents = [...new Set((await api.lineage(name, { up: 0, down: 1 })).edges.filter((e) => e.across).map((e) => e.to))];
-        if (dependents.length > 0) process.stderr.write(`warning: ${dependents.join(', ')} depend${dependents.length === 1 ? 's' : ''} on workflow ${name}: once it is removed they wait until their wait_timeout; change their upstream\n`);
+        const dependents = [
+          ...new Set((await api.lineage(name, { up: 0, down: 1 })).edges.filter((e) => e.across).map((e) => e.to)),
+        ];
+        if (dependents.length > 0)
+          process.stderr.write(
+            `warning: ${dependents.join(', ')} depend${dependents.length === 1 ? 's' : ''} on workflow ${name}: once it is removed they wait until their wait_timeout; change their upstream\n`,
+          );
         if (!opts.yes) {
           const n = (await api.listRuns({ workflow: name, limit: 1000 })).length;
-          const what = n === 0 ? `workflow ${name} (it has no runs)` : `workflow ${name} with its ${n === 1000 ? 'more than 999' : n} run${n === 1 ? '' : 's'} and their logs`;
-          if (!process.stdin.isTTY) throw new AxError('validation', `ax rm would remove ${what}: pass --yes to confirm (there is no terminal to ask on)`);
+          const what =
+            n === 0
+              ? `workflow ${name} (it has no runs)`
+              : `workflow ${name} with its ${n === 1000 ? 'more than 999' : n} run${n === 1 ? '' : 's'} and their logs`;
+          if (!process.stdin.isTTY)
+            throw new AxError(
+              'validation',
+              `ax rm would remove ${what}: pass --yes to confirm (there is no terminal to ask on)`,
+            );
           if (!(await confirm(`Remove ${what}? [y/N] `))) return false;
         }
         await api.removeWorkflow(name, actor());
@@ -166,6 +201,9 @@ function refuseToDropComments(file: string): void {
     return; // no file yet (or none we can read): nothing to lose
   }
   if (hasComments(text)) {
-    throw new AxError('conflict', `${file} has comments, which the export would drop (AX stores no comments): write to another file, or give --force to replace it`);
+    throw new AxError(
+      'conflict',
+      `${file} has comments, which the export would drop (AX stores no comments): write to another file, or give --force to replace it`,
+    );
   }
 }

@@ -33,7 +33,13 @@ export const taskEnvFlags = (options: GlobalOptions) => ({ 'task-env': options.t
 export function withSettings<T extends GlobalOptions>(options: T): T {
   const flags = { mode: options.mode, mysql: options.mysql, redis: options.redis, 'redis-prefix': options.redisPrefix };
   const value = new Map(effectiveSettings(cliDataDir(options.dataDir), flags).map((s) => [s.key, s.value]));
-  return { ...options, mode: value.get('mode'), mysql: value.get('mysql'), redis: value.get('redis'), redisPrefix: value.get('redis-prefix') };
+  return {
+    ...options,
+    mode: value.get('mode'),
+    mysql: value.get('mysql'),
+    redis: value.get('redis'),
+    redisPrefix: value.get('redis-prefix'),
+  };
 }
 
 export function modeOf(options: GlobalOptions): 'solo' | 'team' {
@@ -69,7 +75,10 @@ export async function connect(options: GlobalOptions): Promise<Connection> {
   return { api: engine, remote: false, close: () => engine.dispose() };
 }
 
-export async function withApi<T>(options: GlobalOptions, fn: (api: EngineApi, remote: boolean) => Promise<T>): Promise<T> {
+export async function withApi<T>(
+  options: GlobalOptions,
+  fn: (api: EngineApi, remote: boolean) => Promise<T>,
+): Promise<T> {
   const c = await connect(options);
   try {
     return await fn(c.api, c.remote);
@@ -85,7 +94,12 @@ export async function withApi<T>(options: GlobalOptions, fn: (api: EngineApi, re
  * drainTimeoutMs, printing the outcomes it cannot record, and ends the process with exit 6.
  */
 export async function embeddedEngine(
-  options: GlobalOptions & { concurrency?: number; fireSchedules?: boolean; onDrainRequested?: () => void; drainTimeoutMs?: number },
+  options: GlobalOptions & {
+    concurrency?: number;
+    fireSchedules?: boolean;
+    onDrainRequested?: () => void;
+    drainTimeoutMs?: number;
+  },
   command: string,
 ): Promise<HeldEngine> {
   const drainMs = options.drainTimeoutMs ?? 30_000;
@@ -97,11 +111,14 @@ export async function embeddedEngine(
     onDrainRequested: options.onDrainRequested,
     onStoreLost: (error, release) => {
       process.exitCode = EXIT.storage;
-      process.stderr.write(`ax: ${error.message}; running tasks may finish for up to ${drainMs / 1000}s, their outcomes printed here\n`);
+      process.stderr.write(
+        `ax: ${error.message}; running tasks may finish for up to ${drainMs / 1000}s, their outcomes printed here\n`,
+      );
       void release(drainMs)
         .catch((err: unknown) => {
           // The same refusal again (a last heartbeat, a flush) is no news.
-          if (!notRetryable(err)) process.stderr.write(`ax: while stopping: ${err instanceof Error ? err.message : String(err)}\n`);
+          if (!notRetryable(err))
+            process.stderr.write(`ax: while stopping: ${err instanceof Error ? err.message : String(err)}\n`);
         })
         .finally(() => process.exit(EXIT.storage));
     },

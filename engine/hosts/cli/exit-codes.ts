@@ -3,4 +3,12 @@
 // 5 engine unreachable; 6 the data dir or its database needs a person (read-only, not a
 // database, from a newer AX, a file where the dir should be, deleted or replaced while running);
 // 7 this runtime cannot run AX as installed (no SQLite driver loads: another Node, a rebuild).
-export const EXIT = { validation: 2, not_found: 3, conflict: 4, unavailable: 5, storage: 6, environment: 7, internal: 1 } as const satisfies Record<string, number>;
+export const EXIT = {
+  validation: 2,
+  not_found: 3,
+  conflict: 4,
+  unavailable: 5,
+  storage: 6,
+  environment: 7,
+  internal: 1,
+} as const satisfies Record<string, number>;

@@ -9,7 +9,12 @@ export interface Follower {
   close(): void;
 }
 
-export async function follow(api: EngineApi, topics: Topic[], matches: (e: EngineEvent) => boolean, safetyNetMs = 2_000): Promise<Follower> {
+export async function follow(
+  api: EngineApi,
+  topics: Topic[],
+  matches: (e: EngineEvent) => boolean,
+  safetyNetMs = 2_000,
+): Promise<Follower> {
   let pending = false;
   let wake: (() => void) | undefined;
   const unsubscribe = await api.subscribe(topics, (e) => {

@@ -7,7 +7,9 @@ import { terminalSafe } from '../../core/model/terminal-text.ts';
 export function table(headers: string[], rows: (string | number | undefined)[][]): string {
   const cells = [headers, ...rows.map((r) => r.map((c) => (c === undefined ? '-' : terminalSafe(String(c)))))];
   const widths = headers.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? '').length)));
-  return cells.map((r) => r.map((c, i) => (i === r.length - 1 ? c : (c ?? '').padEnd(widths[i] ?? 0))).join('  ')).join('\n');
+  return cells
+    .map((r) => r.map((c, i) => (i === r.length - 1 ? c : (c ?? '').padEnd(widths[i] ?? 0))).join('  '))
+    .join('\n');
 }
 
 export function time(ms: number | undefined): string | undefined {
@@ -35,7 +37,15 @@ export function isoTime(ms: number): string {
 export function timeIn(ms: number | undefined, zone: string | undefined): string | undefined {
   if (ms === undefined) return undefined;
   try {
-    const parts = new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).formatToParts(ms);
+    const parts = new Intl.DateTimeFormat('en-CA', {
+      timeZone: zone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+    }).formatToParts(ms);
     const part = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
     return `${part('year')}-${part('month')}-${part('day')} ${part('hour')}:${part('minute')} ${zone ?? localZone()}`;
   } catch {
@@ -46,7 +56,11 @@ export function timeIn(ms: number | undefined, zone: string | undefined): string
 export function elapsed(from: number | undefined, to: number | undefined): string | undefined {
   if (from === undefined || to === undefined) return undefined;
   const ms = Math.max(0, to - from);
-  return ms < 1000 ? `${ms}ms` : ms < 60_000 ? `${(ms / 1000).toFixed(1)}s` : formatDuration(Math.round(ms / 1000) * 1000);
+  return ms < 1000
+    ? `${ms}ms`
+    : ms < 60_000
+      ? `${(ms / 1000).toFixed(1)}s`
+      : formatDuration(Math.round(ms / 1000) * 1000);
 }
 
 const MARK: Record<string, string> = {

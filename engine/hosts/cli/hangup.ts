@@ -24,7 +24,9 @@ export function onHangup(actions: HangupActions, attached = attachedToTerminal()
     try {
       console.log(`ax serve: SIGHUP received: settings reloaded (${actions.reload().join('; ')}); running tasks go on`);
     } catch (err) {
-      console.error(`ax serve: SIGHUP received: settings NOT reloaded, the previous ones stay: ${err instanceof Error ? err.message : String(err)}`);
+      console.error(
+        `ax serve: SIGHUP received: settings NOT reloaded, the previous ones stay: ${err instanceof Error ? err.message : String(err)}`,
+      );
     }
   });
 }

@@ -17,7 +17,12 @@ export function intArg(name: string, min: number, max?: number): (value: string)
   return (value: string) => {
     const n = /^\s*\d+\s*$/.test(value) ? Number(value) : NaN;
     if (Number.isSafeInteger(n) && n >= min && (max === undefined || n <= max)) return n;
-    const range = max === undefined ? (min === 1 ? 'a positive integer' : `an integer from ${min} up`) : `an integer from ${min} to ${max}`;
+    const range =
+      max === undefined
+        ? min === 1
+          ? 'a positive integer'
+          : `an integer from ${min} up`
+        : `an integer from ${min} to ${max}`;
     throw new AxError('validation', `${name} must be ${range}, got "${value}"`);
   };
 }

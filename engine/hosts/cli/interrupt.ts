@@ -18,7 +18,8 @@ export interface Interrupt {
 }
 
 const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
-const runList = (ids: number[]) => (ids.length === 0 ? 'the run' : `${ids.length === 1 ? 'run' : 'runs'} ${ids.map((id) => `#${id}`).join(', ')}`);
+const runList = (ids: number[]) =>
+  ids.length === 0 ? 'the run' : `${ids.length === 1 ? 'run' : 'runs'} ${ids.map((id) => `#${id}`).join(', ')}`;
 
 /** Ctrl-C stops the work this process runs (see the file comment). */
 export function cancelOnInterrupt(engine: Engine, actor: string): Interrupt {
@@ -29,14 +30,20 @@ export function cancelOnInterrupt(engine: Engine, actor: string): Interrupt {
     presses += 1;
     const running = engine.worker?.record().running ?? 0;
     if (presses === 1) {
-      process.stderr.write(`ax: stopping ${runList(runs)}: ${plural(running, 'task')} running — Ctrl-C again to stop immediately\n`);
+      process.stderr.write(
+        `ax: stopping ${runList(runs)}: ${plural(running, 'task')} running — Ctrl-C again to stop immediately\n`,
+      );
       runs.forEach(cancel);
       return;
     }
-    process.stderr.write(`ax: killing ${plural(running, 'task')} now (SIGKILL to ${running === 1 ? 'its process group' : 'their process groups'})\n`);
+    process.stderr.write(
+      `ax: killing ${plural(running, 'task')} now (SIGKILL to ${running === 1 ? 'its process group' : 'their process groups'})\n`,
+    );
     // The command then ends by itself once the groups are gone; should anything else hang
     // (a store that does not answer), it exits anyway.
-    void engine.worker?.killAll('killed: Ctrl-C twice').finally(() => setTimeout(() => process.exit(INTERRUPTED), 2_000).unref());
+    void engine.worker
+      ?.killAll('killed: Ctrl-C twice')
+      .finally(() => setTimeout(() => process.exit(INTERRUPTED), 2_000).unref());
   };
   process.on('SIGINT', onSigint);
   return {
@@ -59,7 +66,9 @@ export function detachOnInterrupt(where: string): Interrupt {
   const runs: number[] = [];
   const onSigint = () => {
     const how = runs.map((id) => `"ax cancel ${id}"`).join(', ');
-    process.stderr.write(`ax: stopped waiting; ${runList(runs)} ${runs.length > 1 ? 'go' : 'goes'} on ${where}${how ? ` — ${how} stops ${runs.length > 1 ? 'them' : 'it'}` : ''}\n`);
+    process.stderr.write(
+      `ax: stopped waiting; ${runList(runs)} ${runs.length > 1 ? 'go' : 'goes'} on ${where}${how ? ` — ${how} stops ${runs.length > 1 ? 'them' : 'it'}` : ''}\n`,
+    );
     process.exit(INTERRUPTED);
   };
   process.on('SIGINT', onSigint);

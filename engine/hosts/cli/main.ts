@@ -19,20 +19,28 @@ import { guardTerminalOutput } from './terminal.ts';
 import { MYSQL_FLAG_HELP, passwordFlagWarnings, REDIS_FLAG_HELP } from './password-flags.ts';
 import { describeSystemError, handleOutputErrors, isSystemError } from './output-errors.ts';
 
-
 export async function main(argv: string[]): Promise<void> {
   guardTerminalOutput();
   handleOutputErrors();
   const program = new Command('ax')
     .description('AX Scheduler: scheduled, dependency-aware, observable jobs')
     .version(VERSION)
-    .option('--data-dir <dir>', 'solo data directory (env AX_DATA_DIR; default: the OS app-data folder of ax-scheduler)')
+    .option(
+      '--data-dir <dir>',
+      'solo data directory (env AX_DATA_DIR; default: the OS app-data folder of ax-scheduler)',
+    )
     .option('--json', 'machine-readable output')
     .option('--mode <mode>', 'solo (a data dir) or team (shared MySQL + Redis); env AX_MODE')
     .option('--mysql <url>', MYSQL_FLAG_HELP)
     .option('--redis <url>', REDIS_FLAG_HELP)
-    .option('--redis-prefix <prefix>', 'team mode: key prefix, so two teams can share a Redis (env AX_REDIS_PREFIX; default ax:)')
-    .option('--task-env <mode>', "what tasks get of this node's environment, never AX_* variables: inherit (default) or clean (PATH, HOME, LANG, USER, SHELL, TZ only); env AX_TASK_ENV")
+    .option(
+      '--redis-prefix <prefix>',
+      'team mode: key prefix, so two teams can share a Redis (env AX_REDIS_PREFIX; default ax:)',
+    )
+    .option(
+      '--task-env <mode>',
+      "what tasks get of this node's environment, never AX_* variables: inherit (default) or clean (PATH, HOME, LANG, USER, SHELL, TZ only); env AX_TASK_ENV",
+    )
     .option('--run-as <user>', 'a node started as root runs its tasks as this user (env AX_RUN_AS)')
     .showHelpAfterError()
     .addHelpText(

@@ -6,7 +6,11 @@ import { AxError } from '../../api/errors.ts';
 
 /** An error from the operating system (fs, net): it has an errno code such as ENOSPC. */
 export function isSystemError(err: unknown): err is NodeJS.ErrnoException & { code: string } {
-  return err instanceof Error && typeof (err as NodeJS.ErrnoException).code === 'string' && /^E[A-Z0-9]+$/.test((err as NodeJS.ErrnoException).code as string);
+  return (
+    err instanceof Error &&
+    typeof (err as NodeJS.ErrnoException).code === 'string' &&
+    /^E[A-Z0-9]+$/.test((err as NodeJS.ErrnoException).code as string)
+  );
 }
 
 const WHY: Record<string, string> = {
@@ -32,7 +36,10 @@ export function describeSystemError(err: NodeJS.ErrnoException): string {
 /** The error of writing the file named by --output, as one line naming it. */
 export function outputFileError(file: string, err: unknown): unknown {
   if (!isSystemError(err)) return err;
-  return new AxError(err.code === 'ENOENT' || err.code === 'EISDIR' || err.code === 'ENOTDIR' ? 'validation' : 'internal', `cannot write ${file}: ${describeSystemError(err)}`);
+  return new AxError(
+    err.code === 'ENOENT' || err.code === 'EISDIR' || err.code === 'ENOTDIR' ? 'validation' : 'internal',
+    `cannot write ${file}: ${describeSystemError(err)}`,
+  );
 }
 
 let installed = false;
@@ -50,7 +57,9 @@ export function handleOutputErrors(): void {
     }
   });
   // Nowhere left to say anything: end as the failure it is.
-  process.stderr.on('error', () => process.exit(process.exitCode === undefined || process.exitCode === 0 ? 1 : Number(process.exitCode)));
+  process.stderr.on('error', () =>
+    process.exit(process.exitCode === undefined || process.exitCode === 0 ? 1 : Number(process.exitCode)),
+  );
 }
 
 /**

@@ -3,8 +3,10 @@
 // It still works, with one warning naming the places that keep it out of sight.
 import type { GlobalOptions } from './connect.ts';
 
-export const MYSQL_FLAG_HELP = 'team mode: mysql://USER:PASSWORD@HOST:PORT/DATABASE; a password here shows in "ps": prefer env AX_MYSQL_URL or "ax settings set mysql -" (reads stdin)';
-export const REDIS_FLAG_HELP = 'team mode: redis://[:PASSWORD@]HOST:PORT; a password here shows in "ps": prefer env AX_REDIS_URL or "ax settings set redis -" (reads stdin)';
+export const MYSQL_FLAG_HELP =
+  'team mode: mysql://USER:PASSWORD@HOST:PORT/DATABASE; a password here shows in "ps": prefer env AX_MYSQL_URL or "ax settings set mysql -" (reads stdin)';
+export const REDIS_FLAG_HELP =
+  'team mode: redis://[:PASSWORD@]HOST:PORT; a password here shows in "ps": prefer env AX_REDIS_URL or "ax settings set redis -" (reads stdin)';
 
 function hasPassword(url: string): boolean {
   try {
@@ -22,7 +24,9 @@ export function passwordFlagWarnings(flags: GlobalOptions): string[] {
     ['--redis', flags.redis, 'AX_REDIS_URL', 'redis'],
   ] as const) {
     if (value !== undefined && hasPassword(value)) {
-      out.push(`warning: ${flag} holds a password, which every local user can read in "ps": set ${env} instead, or store it once with "ax settings set ${key} -" (the URL on stdin)\n`);
+      out.push(
+        `warning: ${flag} holds a password, which every local user can read in "ps": set ${env} instead, or store it once with "ax settings set ${key} -" (the URL on stdin)\n`,
+      );
     }
   }
   return out;

@@ -24,7 +24,12 @@ export function readRegularFile(file: string, label: string, limit: number, inst
     fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    throw new AxError('validation', code === 'ENOENT' ? `${label}: no such file: check the path (it is read relative to ${process.cwd()})` : `${label}: cannot read it (${code ?? String(err)})`);
+    throw new AxError(
+      'validation',
+      code === 'ENOENT'
+        ? `${label}: no such file: check the path (it is read relative to ${process.cwd()})`
+        : `${label}: cannot read it (${code ?? String(err)})`,
+    );
   }
   try {
     const stat = fs.fstatSync(fd);

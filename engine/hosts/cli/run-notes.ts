@@ -29,7 +29,9 @@ export function runNotes(api: EngineApi, print: (line: string) => void = (line) 
       if (previous && FAILED.includes(previous.state) && !previous.handled) return;
       done.add(inst.id);
       if (!previous || !FAILED.includes(previous.state)) return;
-      const line = (await tail(api, previous.id)).filter((l) => l.stream === 'system' && l.line.startsWith('retrying ')).pop();
+      const line = (await tail(api, previous.id))
+        .filter((l) => l.stream === 'system' && l.line.startsWith('retrying '))
+        .pop();
       if (line) print(`↻ ${inst.taskName}: ${line.line}`);
     },
     async failures(seen, all) {
@@ -43,7 +45,9 @@ export function runNotes(api: EngineApi, print: (line: string) => void = (line) 
         const shown = (stderr.length > 0 ? stderr : lines.filter((l) => l.stream === 'stdout')).slice(-TAIL_LINES);
         const stream = stderr.length > 0 ? 'stderr' : 'output';
         if (shown.length > 0) {
-          print(`  last ${shown.length === 1 ? 'line' : `${shown.length} lines`} of ${i.taskName}'s ${stream}${i.attempt > 1 ? ` (attempt ${i.attempt})` : ''}:`);
+          print(
+            `  last ${shown.length === 1 ? 'line' : `${shown.length} lines`} of ${i.taskName}'s ${stream}${i.attempt > 1 ? ` (attempt ${i.attempt})` : ''}:`,
+          );
           for (const l of shown) print(`  │ ${l.line}`);
         } else {
           print(`  ${i.taskName} printed nothing${i.attempt > 1 ? ` in attempt ${i.attempt}` : ''}`);

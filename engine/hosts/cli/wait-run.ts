@@ -105,7 +105,9 @@ async function printUntilDone(api: EngineApi, runId: number, options: WaitOption
       // Here (no server), this command holds the data dir: nothing on it can run the upstream meanwhile.
       if (shown !== i.state && options.cancelAs !== undefined && !heldNoted) {
         heldNoted = true;
-        process.stderr.write(`ax: "${i.taskName}" starts once ${i.reason?.slice('waiting for '.length)} succeeds; while this command holds the data dir nothing here can run it: run the upstream through "ax serve" (or a team), or stop with Ctrl-C\n`);
+        process.stderr.write(
+          `ax: "${i.taskName}" starts once ${i.reason?.slice('waiting for '.length)} succeeds; while this command holds the data dir nothing here can run it: run the upstream through "ax serve" (or a team), or stop with Ctrl-C\n`,
+        );
       }
       if (options.quiet) continue;
       const attempt = i.attempt > 1 ? ` (attempt ${i.attempt})` : '';
@@ -115,7 +117,10 @@ async function printUntilDone(api: EngineApi, runId: number, options: WaitOption
     }
     if (!options.quiet) await notes.failures(fresh, all);
     if (FINAL_RUN.includes(run.state)) {
-      if (!options.quiet) print(`run #${run.id} ${run.state}${run.finishedAt ? ` in ${elapsed(run.createdAt, run.finishedAt)}` : ''}${run.reason ? ` — ${run.reason}` : ''}`);
+      if (!options.quiet)
+        print(
+          `run #${run.id} ${run.state}${run.finishedAt ? ` in ${elapsed(run.createdAt, run.finishedAt)}` : ''}${run.reason ? ` — ${run.reason}` : ''}`,
+        );
       flush();
       return run;
     }
@@ -142,7 +147,9 @@ async function printUntilDone(api: EngineApi, runId: number, options: WaitOption
       // only field it changes that a note could want, and the outcome's read brings it.
       const started = (c: { id: number; state: string }) => {
         const before = known.get(c.id);
-        return c.state === 'RUNNING' && before && (before.state === 'WAITING' || before.state === 'DISPATCHED') ? { ...before, state: 'RUNNING' as const } : undefined;
+        return c.state === 'RUNNING' && before && (before.state === 'WAITING' || before.state === 'DISPATCHED')
+          ? { ...before, state: 'RUNNING' as const }
+          : undefined;
       };
       fresh = (await Promise.all(next.map((c) => started(c) ?? api.getInstance(c.id)))).sort((a, b) => a.id - b.id);
       continue;
@@ -162,14 +169,18 @@ async function printUntilDone(api: EngineApi, runId: number, options: WaitOption
  * same grace, in which a restarting worker registers again; in this process the one worker is
  * only away while it drains.
  */
-function untakenTasks(api: EngineApi, remote: boolean): (run: RunRecord, instances: InstanceRecord[]) => Promise<string | undefined> {
+function untakenTasks(
+  api: EngineApi,
+  remote: boolean,
+): (run: RunRecord, instances: InstanceRecord[]) => Promise<string | undefined> {
   let labels: Map<string, string[]> | undefined;
   let workers: { at: number; online: WorkerRecord[] } | undefined;
   return async (run, instances) => {
     const waiting = instances.filter((i) => i.state === 'WAITING');
     if (waiting.length === 0) return undefined;
     labels ??= new Map((await api.exportWorkflow(run.workflowName)).tasks.map((t) => [t.name, t.labels]));
-    if (!workers || Date.now() - workers.at > 1_000) workers = { at: Date.now(), online: (await api.listWorkers()).filter((w) => w.status === 'online') };
+    if (!workers || Date.now() - workers.at > 1_000)
+      workers = { at: Date.now(), online: (await api.listWorkers()).filter((w) => w.status === 'online') };
     const online = workers.online;
     if (online.length === 0) {
       if (!remote) return undefined;
@@ -179,10 +190,17 @@ function untakenTasks(api: EngineApi, remote: boolean): (run: RunRecord, instanc
     for (const i of waiting) {
       const need = labels.get(i.taskName) ?? [];
       const task = { workflowName: run.workflowName, labels: need };
-      if (online.some((w) => accepts({ labels: w.labels, acceptUnlabelled: w.acceptUnlabelled, workflows: w.acceptWorkflows }, task))) continue;
+      if (
+        online.some((w) =>
+          accepts({ labels: w.labels, acceptUnlabelled: w.acceptUnlabelled, workflows: w.acceptWorkflows }, task),
+        )
+      )
+        continue;
       const list = `(workers: ${describeWorkers(online)})`;
-      if (need.length > 0 && offering(need, online).length === 0) return `task "${i.taskName}" needs labels [${need.join(', ')}]; no online worker offers them ${list}`;
-      if (need.length === 0) return `task "${i.taskName}" has no labels; no online worker accepts unlabelled tasks ${list}`;
+      if (need.length > 0 && offering(need, online).length === 0)
+        return `task "${i.taskName}" needs labels [${need.join(', ')}]; no online worker offers them ${list}`;
+      if (need.length === 0)
+        return `task "${i.taskName}" has no labels; no online worker accepts unlabelled tasks ${list}`;
       return `task "${i.taskName}" of workflow "${run.workflowName}" is accepted by no online worker ${list}`;
     }
     return undefined;

@@ -6,7 +6,12 @@ import { AxError, formatProblems, ValidationError, type ValidationProblem } from
 import type { EngineApi } from '../../api/engine-api.ts';
 import type { WorkflowSpec } from '../../api/types.ts';
 import { readRegularFile } from './regular-file.ts';
-import { decodeWorkflowFile, fileSizeProblem, MAX_WORKFLOW_FILE_BYTES, parseWorkflowFile } from '../../core/workflow/workflow-file.ts';
+import {
+  decodeWorkflowFile,
+  fileSizeProblem,
+  MAX_WORKFLOW_FILE_BYTES,
+  parseWorkflowFile,
+} from '../../core/workflow/workflow-file.ts';
 
 export const localTimezone = (): string => Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
 
@@ -38,7 +43,12 @@ export function readWorkflowFile(file: string): WorkflowFile {
   const size = sizeOf(file);
   const tooLarge = size === undefined ? undefined : fileSizeProblem(size);
   if (tooLarge) throw new ValidationError([{ file, path: '', message: tooLarge }]);
-  const bytes = readRegularFile(file, file, MAX_WORKFLOW_FILE_BYTES + 1, 'AX reads a workflow from a regular file only; save it to one first (e.g. "cat > w.yaml")');
+  const bytes = readRegularFile(
+    file,
+    file,
+    MAX_WORKFLOW_FILE_BYTES + 1,
+    'AX reads a workflow from a regular file only; save it to one first (e.g. "cat > w.yaml")',
+  );
   const base = path.dirname(path.resolve(file));
   const resolvedCwds: string[] = [];
   const resolveCwd = (cwd: string): string => {
@@ -47,7 +57,11 @@ export function readWorkflowFile(file: string): WorkflowFile {
     resolvedCwds.push(`cwd "${cwd}" is ${abs} (relative to ${home ? 'the home directory' : "the file's directory"})`);
     return abs;
   };
-  const parsed = parseWorkflowFile(decodeWorkflowFile(bytes, file), { file, defaultTimezone: localTimezone(), resolveCwd });
+  const parsed = parseWorkflowFile(decodeWorkflowFile(bytes, file), {
+    file,
+    defaultTimezone: localTimezone(),
+    resolveCwd,
+  });
   return { ...parsed, resolvedCwds: [...new Set(resolvedCwds)] };
 }
 
@@ -61,7 +75,11 @@ export function printFileNotes(file: string, parsed: WorkflowFile): void {
  * What the engine says about a valid file: labels that no known worker offers, a cwd that does
  * not exist here (solo mode). Each would keep a task from running.
  */
-export async function engineWarnings(api: Pick<EngineApi, 'validate'>, file: string, spec: WorkflowSpec): Promise<ValidationProblem[]> {
+export async function engineWarnings(
+  api: Pick<EngineApi, 'validate'>,
+  file: string,
+  spec: WorkflowSpec,
+): Promise<ValidationProblem[]> {
   const report = await api.validate({ spec, file });
   if (!report.ok) throw new ValidationError(report.problems);
   return report.warnings;
@@ -72,7 +90,10 @@ export function refuseUnlessForced(file: string, warnings: ValidationProblem[], 
   for (const w of warnings) process.stderr.write(`warning: ${formatProblems([w])}\n`);
   if (warnings.length === 0 || force) return;
   const n = warnings.length === 1 ? 'the warning above' : `the ${warnings.length} warnings above`;
-  throw new AxError('validation', `${file}: not applied because of ${n}: fix the file, or apply it anyway with --force`);
+  throw new AxError(
+    'validation',
+    `${file}: not applied because of ${n}: fix the file, or apply it anyway with --force`,
+  );
 }
 
 /**
@@ -81,7 +102,11 @@ export function refuseUnlessForced(file: string, warnings: ValidationProblem[], 
  * that applying the same file from machines in other zones (a team) cannot silently move it.
  * Says which on stderr; returns the spec to apply.
  */
-export async function settleTimezone(api: Pick<EngineApi, 'exportWorkflow'>, file: string, parsed: WorkflowFile): Promise<WorkflowSpec> {
+export async function settleTimezone(
+  api: Pick<EngineApi, 'exportWorkflow'>,
+  file: string,
+  parsed: WorkflowFile,
+): Promise<WorkflowSpec> {
   const schedule = parsed.spec.schedule;
   if (!parsed.timezoneDefaulted || !schedule) return parsed.spec;
   let stored: string | undefined;
@@ -91,10 +116,15 @@ export async function settleTimezone(api: Pick<EngineApi, 'exportWorkflow'>, fil
     if (!(err instanceof AxError && err.code === 'not_found')) throw err;
   }
   if (stored !== undefined && stored !== schedule.timezone) {
-    process.stderr.write(`note: ${file}: schedule.timezone is not in the file: keeping the stored ${stored} (this machine is in ${schedule.timezone}); write timezone into the file to change it\n`);
+    process.stderr.write(
+      `note: ${file}: schedule.timezone is not in the file: keeping the stored ${stored} (this machine is in ${schedule.timezone}); write timezone into the file to change it\n`,
+    );
     return { ...parsed.spec, schedule: { ...schedule, timezone: stored } };
   }
-  if (stored === undefined) process.stderr.write(`note: ${file}: schedule.timezone is not in the file: using this machine's ${schedule.timezone}, stored with the workflow (see "ax export")\n`);
+  if (stored === undefined)
+    process.stderr.write(
+      `note: ${file}: schedule.timezone is not in the file: using this machine's ${schedule.timezone}, stored with the workflow (see "ax export")\n`,
+    );
   return parsed.spec;
 }
 

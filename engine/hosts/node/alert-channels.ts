@@ -28,14 +28,23 @@ export interface AlertOptions {
 export function loadAlerts(dataDir: string, secrets: SecretSource, options: AlertOptions = {}): NodeAlerts {
   const extra = options.extra ?? [];
   const raw = options.raw ?? readRawSetting(dataDir, ALERTS_KEY);
-  const settings = parseAlertSettings(raw, settingsFile(dataDir), extra.map((c) => c.name));
+  const settings = parseAlertSettings(
+    raw,
+    settingsFile(dataDir),
+    extra.map((c) => c.name),
+  );
   if (options.defaultChannels?.length) {
-    for (const route of [settings.workflows, settings.engine]) if (route.channels.length === 0) route.channels = [...options.defaultChannels];
+    for (const route of [settings.workflows, settings.engine])
+      if (route.channels.length === 0) route.channels = [...options.defaultChannels];
   }
   const resolve = (v: SecretValue, what: string) => () => {
     if (typeof v === 'string') return v;
     const value = secrets.get(v.secret);
-    if (value === undefined) throw new AxError('validation', `${what} is the secret "${v.secret}", which is not set on this node: ${secrets.howToSet(v.secret)}`);
+    if (value === undefined)
+      throw new AxError(
+        'validation',
+        `${what} is the secret "${v.secret}", which is not set on this node: ${secrets.howToSet(v.secret)}`,
+      );
     return value;
   };
   const channels: AlertChannel[] = [];
@@ -48,7 +57,10 @@ export function loadAlerts(dataDir: string, secrets: SecretSource, options: Aler
           url: resolve(c.url, `the URL of alert channel "${name}"`),
           shownUrl: typeof c.url === 'string' ? maskWebhookUrl(c.url) : `{secret: ${c.url.secret}}`,
           template: c.template,
-          headers: () => Object.fromEntries(Object.entries(c.headers).map(([h, v]) => [h, resolve(v, `header ${h} of alert channel "${name}"`)()])),
+          headers: () =>
+            Object.fromEntries(
+              Object.entries(c.headers).map(([h, v]) => [h, resolve(v, `header ${h} of alert channel "${name}"`)()]),
+            ),
           timeoutMs: c.timeoutMs,
           retries: c.retries,
         }),
@@ -64,7 +76,10 @@ export function loadAlerts(dataDir: string, secrets: SecretSource, options: Aler
           starttls: c.starttls,
           tlsInsecure: c.tlsInsecure,
           user: c.user,
-          password: password === undefined ? () => undefined : resolve(password, `the SMTP password of alert channel "${name}"`),
+          password:
+            password === undefined
+              ? () => undefined
+              : resolve(password, `the SMTP password of alert channel "${name}"`),
           from: c.from,
           to: c.to,
           timeoutMs: c.timeoutMs,
@@ -85,6 +100,7 @@ function noDesktop(name: string): AlertChannel {
     kind: 'desktop',
     target: 'the desktop app (not on this node)',
     retries: 0,
-    send: () => Promise.reject(new Error('no desktop app runs this engine: a desktop channel works only in the desktop app')),
+    send: () =>
+      Promise.reject(new Error('no desktop app runs this engine: a desktop channel works only in the desktop app')),
   };
 }

@@ -12,19 +12,29 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Partial<Eng
   } catch {
     throw new AxError('validation', `AX_ENGINE_CONFIG is not JSON: write e.g. '{"taskHeartbeatMs": 30000}'`);
   }
-  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new AxError('validation', 'AX_ENGINE_CONFIG must be a JSON object');
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw new AxError('validation', 'AX_ENGINE_CONFIG must be a JSON object');
   for (const [key, value] of Object.entries(parsed)) {
     if (!(key in DEFAULT_CONFIG)) {
-      throw new AxError('validation', `AX_ENGINE_CONFIG: unknown setting "${key}": known ones are ${Object.keys(DEFAULT_CONFIG).join(', ')}`);
+      throw new AxError(
+        'validation',
+        `AX_ENGINE_CONFIG: unknown setting "${key}": known ones are ${Object.keys(DEFAULT_CONFIG).join(', ')}`,
+      );
     }
     if (typeof value !== typeof DEFAULT_CONFIG[key as keyof EngineConfig]) {
-      throw new AxError('validation', `AX_ENGINE_CONFIG: "${key}" must be a ${typeof DEFAULT_CONFIG[key as keyof EngineConfig]}`);
+      throw new AxError(
+        'validation',
+        `AX_ENGINE_CONFIG: "${key}" must be a ${typeof DEFAULT_CONFIG[key as keyof EngineConfig]}`,
+      );
     }
     const range = RANGES[key as keyof EngineConfig];
     if (range && typeof value === 'number') {
       const [min, max, whole] = range;
       if (!Number.isFinite(value) || value < min || value > max || (whole && !Number.isInteger(value))) {
-        throw new AxError('validation', `AX_ENGINE_CONFIG: "${key}" must be ${whole ? 'an integer' : 'a number'} from ${min} to ${max}, got ${value}`);
+        throw new AxError(
+          'validation',
+          `AX_ENGINE_CONFIG: "${key}" must be ${whole ? 'an integer' : 'a number'} from ${min} to ${max}, got ${value}`,
+        );
       }
     }
   }

@@ -13,7 +13,8 @@ import { ProcessLock } from './process-lock.ts';
 export function defaultDataDir(): string {
   const home = os.homedir();
   if (process.platform === 'darwin') return path.join(home, 'Library', 'Application Support', 'ax-scheduler');
-  if (process.platform === 'win32') return path.join(process.env.APPDATA ?? path.join(home, 'AppData', 'Roaming'), 'ax-scheduler');
+  if (process.platform === 'win32')
+    return path.join(process.env.APPDATA ?? path.join(home, 'AppData', 'Roaming'), 'ax-scheduler');
   return path.join(process.env.XDG_DATA_HOME ?? path.join(home, '.local', 'share'), 'ax-scheduler');
 }
 
@@ -37,10 +38,20 @@ export function resolveDataDir(flag: string | undefined, told: (line: string) =>
 /** A data dir that cannot be made, in one line with the fix (exit 6), not a stack trace. */
 function dataDirError(dir: string, err: NodeJS.ErrnoException): AxError {
   const elsewhere = 'use another --data-dir (or AX_DATA_DIR)';
-  if (err.code === 'EEXIST') return new AxError('storage', `the data dir ${dir} is a file, not a directory: ${elsewhere}, or move the file away`);
-  if (err.code === 'ENOTDIR') return new AxError('storage', `the data dir ${dir} cannot be created: part of its path is a file: ${elsewhere}`);
-  if (err.code === 'EACCES' || err.code === 'EPERM') return new AxError('storage', `the data dir ${dir} cannot be created (permission denied): create it yourself, or ${elsewhere}`);
-  if (err.code === 'EROFS') return new AxError('storage', `the data dir ${dir} is on a read-only file system: ${elsewhere}`);
+  if (err.code === 'EEXIST')
+    return new AxError(
+      'storage',
+      `the data dir ${dir} is a file, not a directory: ${elsewhere}, or move the file away`,
+    );
+  if (err.code === 'ENOTDIR')
+    return new AxError('storage', `the data dir ${dir} cannot be created: part of its path is a file: ${elsewhere}`);
+  if (err.code === 'EACCES' || err.code === 'EPERM')
+    return new AxError(
+      'storage',
+      `the data dir ${dir} cannot be created (permission denied): create it yourself, or ${elsewhere}`,
+    );
+  if (err.code === 'EROFS')
+    return new AxError('storage', `the data dir ${dir} is on a read-only file system: ${elsewhere}`);
   return new AxError('storage', `the data dir ${dir} cannot be created (${err.code ?? err.message}): ${elsewhere}`);
 }
 
@@ -87,7 +98,9 @@ function readLockInfo(dir: string): EngineLockInfo | undefined {
 export function readEngineLock(dir: string): EngineLockInfo | undefined {
   if (!ProcessLock.isHeld(kernelLockFile(dir))) return undefined;
   // Held but not yet named (the holder writes its name right after taking the lock).
-  return readLockInfo(dir) ?? { pid: 0, host: os.hostname(), command: 'an engine still starting', startedAt: Date.now() };
+  return (
+    readLockInfo(dir) ?? { pid: 0, host: os.hostname(), command: 'an engine still starting', startedAt: Date.now() }
+  );
 }
 
 export function describeLock(info: EngineLockInfo): string {
@@ -113,7 +126,10 @@ export function acquireEngineLock(dir: string, command: string): EngineLock {
   if (!kernel) {
     const holder = readLockInfo(dir);
     const who = holder ? describeLock(holder) : 'a process that has not named itself yet';
-    throw new AxError('conflict', `another AX engine is running on ${dir}: ${who}. Stop it, or use another --data-dir.`);
+    throw new AxError(
+      'conflict',
+      `another AX engine is running on ${dir}: ${who}. Stop it, or use another --data-dir.`,
+    );
   }
   const info: EngineLockInfo = { pid: process.pid, host: os.hostname(), command, startedAt: Date.now() };
   // Write then rename: a reader never sees half a file.

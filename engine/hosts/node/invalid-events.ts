@@ -21,7 +21,9 @@ export function invalidEventReporter(options: InvalidEventOptions): (problem: st
   const flush = (): void => {
     timer = undefined;
     if (pending === 0) return;
-    options.say(`dropped ${pending} more invalid event${pending === 1 ? '' : 's'} from ${options.source} in the last ${Math.round(windowMs / 1000)} s; the last: ${last}`);
+    options.say(
+      `dropped ${pending} more invalid event${pending === 1 ? '' : 's'} from ${options.source} in the last ${Math.round(windowMs / 1000)} s; the last: ${last}`,
+    );
     pending = 0;
     timer = setTimeout(flush, windowMs);
     timer.unref?.();

@@ -50,7 +50,9 @@ function secretFile(file: string, who: string, consequence: string): () => Secre
       toldWeak = text;
       process.stderr.write(`${who}: ${consequence}: the secret in ${file} is ${weak}\n`);
     }
-    return { weak: `the secret in ${file} is ${weak}: write one of at least ${MIN_SECRET_LENGTH} printable characters` };
+    return {
+      weak: `the secret in ${file} is ${weak}: write one of at least ${MIN_SECRET_LENGTH} printable characters`,
+    };
   };
 }
 
@@ -69,7 +71,6 @@ export function metricsAuth(dir: string, who: string): () => MetricsAuth {
   };
 }
 
-
 /** Before a server starts: a token file that cannot be trusted stops it with its fix (thrown here). */
 export function checkTokenFiles(dir: string): void {
   for (const name of ['api-token', 'webhook-token', 'metrics-token']) readPrivateFile(path.join(dir, name));
@@ -77,7 +78,11 @@ export function checkTokenFiles(dir: string): void {
 
 /** `who` names the process in the one-line warnings about weak secrets (stderr). */
 export async function startLocalApi(
-  engine: EngineApi & { config: { maxEventPayloadBytes: number }; metrics: EngineMetrics; secretMask?: { mask(text: string): string } },
+  engine: EngineApi & {
+    config: { maxEventPayloadBytes: number };
+    metrics: EngineMetrics;
+    secretMask?: { mask(text: string): string };
+  },
   dir: string,
   port: number,
   who: string,

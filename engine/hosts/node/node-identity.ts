@@ -52,7 +52,10 @@ export function nodeKey(dataDir: string): string {
       const text = fs.readFileSync(file, 'utf8').trim();
       if (text === '') continue; // another node is writing it this instant
       if (/^[0-9a-f]{64}$/.test(text)) return createHash('sha256').update(text).digest('hex').slice(0, 32);
-      throw new AxError('validation', `${file} is not a node secret (64 hex digits): remove it, and this node gets a new one (the worker ids it held stay reserved to the old one for a while)`);
+      throw new AxError(
+        'validation',
+        `${file} is not a node secret (64 hex digits): remove it, and this node gets a new one (the worker ids it held stay reserved to the old one for a while)`,
+      );
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     }

@@ -47,7 +47,10 @@ export function checkDataDirOwner(dir: string): number | undefined {
     );
   }
   if ((st.mode & 0o022) !== 0) {
-    throw new AxError('storage', `the data dir ${dir} can be written by other users (mode ${octal(st.mode)}): they could replace its tokens and settings. Make it private: chmod 700 ${dir}`);
+    throw new AxError(
+      'storage',
+      `the data dir ${dir} can be written by other users (mode ${octal(st.mode)}): they could replace its tokens and settings. Make it private: chmod 700 ${dir}`,
+    );
   }
   if ((st.mode & 0o055) === 0) return undefined;
   fs.chmodSync(dir, st.mode & 0o700);
@@ -63,13 +66,18 @@ export function madePrivateLine(dir: string, was: number): string {
 function untrusted(file: string, st: fs.Stats): string | undefined {
   if (!st.isFile()) return `${file} is not a regular file: remove it (rm ${file})`;
   if (!POSIX) return undefined;
-  if (st.uid !== myUid()) return `${file} belongs to uid ${st.uid}, not to ${me()}: another user could have written it. Remove it (rm ${file}), or, if its content is yours, chown ${me()} ${file}`;
-  if ((st.mode & 0o077) !== 0) return `${file} can be read or written by other users (mode ${octal(st.mode)}): make it private with chmod 600 ${file} (and change the secret in it if others may have read it)`;
+  if (st.uid !== myUid())
+    return `${file} belongs to uid ${st.uid}, not to ${me()}: another user could have written it. Remove it (rm ${file}), or, if its content is yours, chown ${me()} ${file}`;
+  if ((st.mode & 0o077) !== 0)
+    return `${file} can be read or written by other users (mode ${octal(st.mode)}): make it private with chmod 600 ${file} (and change the secret in it if others may have read it)`;
   return undefined;
 }
 
 function linkRefusal(file: string): AxError {
-  return new AxError('storage', `${file} is a symbolic link: AX does not follow links for its tokens, settings and secrets. Remove it (rm ${file}) and put the file itself there`);
+  return new AxError(
+    'storage',
+    `${file} is a symbolic link: AX does not follow links for its tokens, settings and secrets. Remove it (rm ${file}) and put the file itself there`,
+  );
 }
 
 /** Opens a data-dir file without following a link; the descriptor is checked before it is read or written. */
@@ -90,7 +98,10 @@ function openChecked(file: string, flags: number, mode?: number): number | undef
     if (code === 'ENOENT') return undefined;
     // Linux says ELOOP for a link under O_NOFOLLOW; the BSDs say EMLINK.
     if (code === 'ELOOP' || code === 'EMLINK') throw linkRefusal(file);
-    throw new AxError('storage', `${file} cannot be opened (${code ?? (err as Error).message}): check its permissions, or remove it`);
+    throw new AxError(
+      'storage',
+      `${file} cannot be opened (${code ?? (err as Error).message}): check its permissions, or remove it`,
+    );
   }
   const problem = untrusted(file, fs.fstatSync(fd));
   if (problem) {

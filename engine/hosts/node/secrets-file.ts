@@ -45,7 +45,11 @@ export class SecretsFile implements SecretSource {
   set(name: string, value: string, actor: string, now = Date.now()): void {
     const problem = secretNameProblem(name);
     if (problem) throw new AxError('validation', problem);
-    if (value === '') throw new AxError('validation', `the value of secret "${name}" is empty: give it on stdin, e.g. printf %s "$TOKEN" | ax secrets set ${name}`);
+    if (value === '')
+      throw new AxError(
+        'validation',
+        `the value of secret "${name}" is empty: give it on stdin, e.g. printf %s "$TOKEN" | ax secrets set ${name}`,
+      );
     const nul = secretValueProblem(name, value);
     if (nul) throw new AxError('validation', `${nul}; nothing was stored`);
     const all = this.read();
@@ -74,7 +78,10 @@ export class SecretsFile implements SecretSource {
       parsed = JSON.parse(text);
     } catch (err) {
       if (err instanceof AxError) throw err;
-      throw new AxError('storage', `cannot read ${this.file} (${(err as Error).message}): fix or remove it, then set the secrets again`);
+      throw new AxError(
+        'storage',
+        `cannot read ${this.file} (${(err as Error).message}): fix or remove it, then set the secrets again`,
+      );
     }
     const out: Record<string, Stored> = {};
     const secrets = (parsed as { secrets?: unknown })?.secrets;
@@ -93,7 +100,10 @@ export class SecretsFile implements SecretSource {
   }
 
   private audit(entry: { at: number; actor: string; action: string; name: string }): void {
-    appendPrivateFile(secretsAuditFile(this.dir), `${JSON.stringify({ ...entry, at: new Date(entry.at).toISOString() })}\n`);
+    appendPrivateFile(
+      secretsAuditFile(this.dir),
+      `${JSON.stringify({ ...entry, at: new Date(entry.at).toISOString() })}\n`,
+    );
   }
 }
 

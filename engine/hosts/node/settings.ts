@@ -30,7 +30,12 @@ const ENV: Record<SettingKey, string> = {
   // the most output one attempt of a task stores, unless the task has its own log_limit
   'log-limit': 'AX_LOG_LIMIT',
 };
-const DEFAULTS: Partial<Record<SettingKey, string>> = { mode: 'solo', 'redis-prefix': 'ax:', 'task-env': 'inherit', 'log-limit': formatSize(DEFAULT_CONFIG.maxOutputBytes) };
+const DEFAULTS: Partial<Record<SettingKey, string>> = {
+  mode: 'solo',
+  'redis-prefix': 'ax:',
+  'task-env': 'inherit',
+  'log-limit': formatSize(DEFAULT_CONFIG.maxOutputBytes),
+};
 
 const file = (dir: string) => path.join(dir, 'settings.json');
 
@@ -59,14 +64,21 @@ export function readSettings(dir: string): Settings {
     throw new AxError('validation', `${file(dir)} is not valid JSON: fix it, or remove it and use "ax settings set"`);
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    throw new AxError('validation', `${file(dir)} must hold a JSON object: fix it, or remove it and use "ax settings set"`);
+    throw new AxError(
+      'validation',
+      `${file(dir)} must hold a JSON object: fix it, or remove it and use "ax settings set"`,
+    );
   }
   const out: Settings = {};
   for (const [written, value] of Object.entries(parsed as Record<string, unknown>)) {
     // The alert channels and routes: an object of its own (alert-settings.ts reads it).
     if (written === ALERTS_KEY) continue;
     const key = OLD_SPELLINGS[written] ?? written;
-    if (!SETTING_KEYS.includes(key as SettingKey)) throw new AxError('validation', `${file(dir)}: unknown setting "${written}": known ones are ${SETTING_KEYS.join(', ')}`);
+    if (!SETTING_KEYS.includes(key as SettingKey))
+      throw new AxError(
+        'validation',
+        `${file(dir)}: unknown setting "${written}": known ones are ${SETTING_KEYS.join(', ')}`,
+      );
     // a size may be written as a number of bytes
     if (key === 'log-limit' && typeof value === 'number') out[key] = String(value);
     else if (typeof value !== 'string') throw new AxError('validation', `${file(dir)}: "${written}" must be a string`);
@@ -77,9 +89,15 @@ export function readSettings(dir: string): Settings {
 
 export function writeSetting(dir: string, key: string, value: string | undefined): Settings {
   const known = (OLD_SPELLINGS[key] ?? key) as SettingKey;
-  if (!SETTING_KEYS.includes(known)) throw new AxError('validation', `unknown setting "${key}": known ones are ${SETTING_KEYS.join(', ')}, ${ALERTS_KEY}`);
-  if (known === 'mode' && value !== undefined && value !== 'solo' && value !== 'team') throw new AxError('validation', `mode must be solo or team, not "${value}"`);
-  if (known === 'task-env' && value !== undefined && value !== 'inherit' && value !== 'clean') throw new AxError('validation', `task-env must be inherit or clean, not "${value}"`);
+  if (!SETTING_KEYS.includes(known))
+    throw new AxError(
+      'validation',
+      `unknown setting "${key}": known ones are ${SETTING_KEYS.join(', ')}, ${ALERTS_KEY}`,
+    );
+  if (known === 'mode' && value !== undefined && value !== 'solo' && value !== 'team')
+    throw new AxError('validation', `mode must be solo or team, not "${value}"`);
+  if (known === 'task-env' && value !== undefined && value !== 'inherit' && value !== 'clean')
+    throw new AxError('validation', `task-env must be inherit or clean, not "${value}"`);
   if (known === 'log-limit' && value !== undefined) {
     const size = parseSize(value);
     if ('error' in size) throw new AxError('validation', `log-limit: ${size.error}`);
@@ -88,7 +106,10 @@ export function writeSetting(dir: string, key: string, value: string | undefined
   if (value === undefined) delete settings[known];
   else settings[known] = value;
   const alerts = readRawSetting(dir, ALERTS_KEY);
-  writePrivateFile(file(dir), `${JSON.stringify({ ...settings, ...(alerts !== undefined && { [ALERTS_KEY]: alerts }) }, null, 2)}\n`);
+  writePrivateFile(
+    file(dir),
+    `${JSON.stringify({ ...settings, ...(alerts !== undefined && { [ALERTS_KEY]: alerts }) }, null, 2)}\n`,
+  );
   return settings;
 }
 
@@ -102,9 +123,13 @@ export function writeAlertSettings(dir: string, text: string | undefined): void 
     try {
       value = JSON.parse(text);
     } catch (err) {
-      throw new AxError('validation', `the alerts setting must be a JSON object (${err instanceof Error ? err.message : String(err)}): see README "Alerts" for its shape`);
+      throw new AxError(
+        'validation',
+        `the alerts setting must be a JSON object (${err instanceof Error ? err.message : String(err)}): see README "Alerts" for its shape`,
+      );
     }
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new AxError('validation', 'the alerts setting must be a JSON object: see README "Alerts" for its shape');
+    if (typeof value !== 'object' || value === null || Array.isArray(value))
+      throw new AxError('validation', 'the alerts setting must be a JSON object: see README "Alerts" for its shape');
     parseAlertSettings(value, 'ax settings set alerts');
   }
   // The other settings as they are (checked: a broken file is named, not overwritten), and the alerts.
@@ -126,7 +151,11 @@ export interface EffectiveSetting {
 }
 
 /** Each key's value as a command uses it: a flag, else the environment, else settings.json, else the default. */
-export function effectiveSettings(dir: string, flags: Settings, env: NodeJS.ProcessEnv = process.env): EffectiveSetting[] {
+export function effectiveSettings(
+  dir: string,
+  flags: Settings,
+  env: NodeJS.ProcessEnv = process.env,
+): EffectiveSetting[] {
   const stored = readSettings(dir);
   return SETTING_KEYS.map((key): EffectiveSetting => {
     if (flags[key] !== undefined) return { key, value: flags[key], source: 'flag', from: `--${key}` };
@@ -145,7 +174,11 @@ export function effectiveSettings(dir: string, flags: Settings, env: NodeJS.Proc
 export function nodeLogLimit(dir: string, env: NodeJS.ProcessEnv = process.env): number {
   const setting = effectiveSettings(dir, {}, env).find((s) => s.key === 'log-limit');
   const size = parseSize(setting?.value ?? '');
-  if ('error' in size) throw new AxError('validation', `log-limit (from ${setting?.from ?? 'the default'}): ${size.error}; fix it with "ax settings set log-limit 50MB"`);
+  if ('error' in size)
+    throw new AxError(
+      'validation',
+      `log-limit (from ${setting?.from ?? 'the default'}): ${size.error}; fix it with "ax settings set log-limit 50MB"`,
+    );
   return size.bytes;
 }
 
@@ -159,7 +192,8 @@ export { maskUrl };
 /** The stored defaults as the settings screen shows them (passwords masked). */
 export function shownSettings(dir: string): Record<string, string> {
   const shown: Record<string, string> = {};
-  for (const [k, v] of Object.entries(readSettings(dir))) if (v !== undefined) shown[k] = shownValue(k as SettingKey, v);
+  for (const [k, v] of Object.entries(readSettings(dir)))
+    if (v !== undefined) shown[k] = shownValue(k as SettingKey, v);
   return shown;
 }
 

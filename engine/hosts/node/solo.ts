@@ -50,12 +50,18 @@ export function checkCwdHere(cwd: string): string | undefined {
     return undefined;
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    return code === 'ENOENT' || code === 'ENOTDIR' ? 'does not exist on this machine' : `cannot be entered (${code ?? String(err)})`;
+    return code === 'ENOENT' || code === 'ENOTDIR'
+      ? 'does not exist on this machine'
+      : `cannot be entered (${code ?? String(err)})`;
   }
 }
 
 function shownExtra(settings: Settings = {}): Record<string, string> {
-  return Object.fromEntries(Object.entries(settings).flatMap(([key, value]) => (value === undefined ? [] : [[key, shownValue(key as SettingKey, value)]])));
+  return Object.fromEntries(
+    Object.entries(settings).flatMap(([key, value]) =>
+      value === undefined ? [] : [[key, shownValue(key as SettingKey, value)]],
+    ),
+  );
 }
 
 export async function openSoloEngine(dataDir: string, options: SoloOptions = {}): Promise<Engine> {
@@ -74,7 +80,8 @@ export async function openSoloEngine(dataDir: string, options: SoloOptions = {})
     ...nodeHostDefaults(),
     store,
     coordinator,
-    runner: options.runner ?? taskRunner(config.killGraceMs ?? DEFAULT_CONFIG.killGraceMs, options.onAlert, taskEnv.runAs),
+    runner:
+      options.runner ?? taskRunner(config.killGraceMs ?? DEFAULT_CONFIG.killGraceMs, options.onAlert, taskEnv.runAs),
     clock: systemClock,
     config,
     nodeId: `${os.hostname()}:${process.pid}`,
@@ -85,7 +92,15 @@ export async function openSoloEngine(dataDir: string, options: SoloOptions = {})
     onDrainRequested: options.onDrainRequested,
     checkCwd: checkCwdHere,
     metrics: new PromMetrics(),
-    hostInfo: { version: VERSION, mode: 'solo', role: 'solo', sqliteDriver: sqliteDriver().description, dataDir, settingsFile: settingsFile(dataDir), settings: { ...shownSettings(dataDir), ...shownExtra(options.extraSettings) } },
+    hostInfo: {
+      version: VERSION,
+      mode: 'solo',
+      role: 'solo',
+      sqliteDriver: sqliteDriver().description,
+      dataDir,
+      settingsFile: settingsFile(dataDir),
+      settings: { ...shownSettings(dataDir), ...shownExtra(options.extraSettings) },
+    },
     worker: {
       // One worker per data dir: a stable id, so history reads "local".
       id: 'local',

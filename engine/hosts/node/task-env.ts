@@ -18,7 +18,19 @@ export type TaskEnvMode = (typeof TASK_ENV_MODES)[number];
 
 /** What a clean environment keeps of the node's (on Windows also what programs need to start at all). */
 export const CLEAN_KEEP = ['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR'];
-const WINDOWS_KEEP = ['SystemRoot', 'SystemDrive', 'windir', 'ComSpec', 'PATHEXT', 'TEMP', 'TMP', 'USERPROFILE', 'APPDATA', 'LOCALAPPDATA', 'ProgramData'];
+const WINDOWS_KEEP = [
+  'SystemRoot',
+  'SystemDrive',
+  'windir',
+  'ComSpec',
+  'PATHEXT',
+  'TEMP',
+  'TMP',
+  'USERPROFILE',
+  'APPDATA',
+  'LOCALAPPDATA',
+  'ProgramData',
+];
 
 /** AX's own variables: configuration of the host, never a task's to see. */
 export const isAxOwn = (name: string): boolean => name.toUpperCase().startsWith('AX_');
@@ -40,8 +52,15 @@ export interface TaskEnvSetup {
 }
 
 /** The base environment of every task: AX's own variables dropped, then task-env and run-as applied. */
-export function taskBaseEnv(mode: TaskEnvMode, env: NodeJS.ProcessEnv = process.env, runAs?: RunAsUser): Record<string, string> {
-  const keep = mode === 'clean' ? new Set([...CLEAN_KEEP, ...(process.platform === 'win32' ? WINDOWS_KEEP : [])].map((n) => n.toUpperCase())) : undefined;
+export function taskBaseEnv(
+  mode: TaskEnvMode,
+  env: NodeJS.ProcessEnv = process.env,
+  runAs?: RunAsUser,
+): Record<string, string> {
+  const keep =
+    mode === 'clean'
+      ? new Set([...CLEAN_KEEP, ...(process.platform === 'win32' ? WINDOWS_KEEP : [])].map((n) => n.toUpperCase()))
+      : undefined;
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined || isAxOwn(name)) continue;
@@ -59,7 +78,9 @@ function passwdEntry(user: string): string[] | undefined {
     return f.length >= 7 && (f[0] === user || f[2] === user) ? f : undefined;
   };
   try {
-    const line = execFileSync('getent', ['passwd', user], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim().split('\n')[0];
+    const line = execFileSync('getent', ['passwd', user], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
+      .trim()
+      .split('\n')[0];
     if (line) return match(line);
   } catch {
     // no getent, or no such user: /etc/passwd decides
@@ -77,16 +98,26 @@ function passwdEntry(user: string): string[] | undefined {
 
 /** The run-as user, checked: it exists, and this node may become it (it runs as root). */
 export function resolveRunAs(user: string): RunAsUser {
-  if (process.platform === 'win32' || typeof process.getuid !== 'function') throw new AxError('validation', 'run-as is for Unix nodes started as root: unset it on this machine');
-  if (!/^[A-Za-z0-9_][A-Za-z0-9_.-]*\$?$/.test(user)) throw new AxError('validation', `run-as: "${user}" is no user name`);
+  if (process.platform === 'win32' || typeof process.getuid !== 'function')
+    throw new AxError('validation', 'run-as is for Unix nodes started as root: unset it on this machine');
+  if (!/^[A-Za-z0-9_][A-Za-z0-9_.-]*\$?$/.test(user))
+    throw new AxError('validation', `run-as: "${user}" is no user name`);
   const f = passwdEntry(user);
-  if (!f) throw new AxError('validation', `run-as: there is no user "${user}" on this machine: create it (useradd --system ${user}) or change run-as`);
+  if (!f)
+    throw new AxError(
+      'validation',
+      `run-as: there is no user "${user}" on this machine: create it (useradd --system ${user}) or change run-as`,
+    );
   const [name, , uid, gid, , home, shell] = f as [string, string, string, string, string, string, string];
   // A system user's login shell (nologin, false) runs no command: tasks get /bin/sh then.
   const usable = shell && !/\/(nologin|false)$/.test(shell) ? shell : '/bin/sh';
   const runAs = { name, uid: Number(uid), gid: Number(gid), home: home || '/', shell: usable };
   const me = process.getuid();
-  if (me !== 0 && me !== runAs.uid) throw new AxError('validation', `run-as ${name} needs the node to be started as root (it runs as uid ${me}): start it as root, or unset run-as`);
+  if (me !== 0 && me !== runAs.uid)
+    throw new AxError(
+      'validation',
+      `run-as ${name} needs the node to be started as root (it runs as uid ${me}): start it as root, or unset run-as`,
+    );
   if (runAs.uid === 0) throw new AxError('validation', 'run-as root runs tasks as root: unset run-as instead');
   return runAs;
 }
@@ -96,7 +127,10 @@ export function nodeTaskEnv(dataDir: string, flags: Settings = {}, env: NodeJS.P
   const settings = new Map(effectiveSettings(dataDir, flags, env).map((s) => [s.key, s]));
   const mode = settings.get('task-env')?.value ?? 'inherit';
   if (!(TASK_ENV_MODES as readonly string[]).includes(mode)) {
-    throw new AxError('validation', `task-env must be ${TASK_ENV_MODES.join(' or ')}, not "${mode}" (from ${settings.get('task-env')?.from ?? 'the default'})`);
+    throw new AxError(
+      'validation',
+      `task-env must be ${TASK_ENV_MODES.join(' or ')}, not "${mode}" (from ${settings.get('task-env')?.from ?? 'the default'})`,
+    );
   }
   const user = settings.get('run-as')?.value;
   const runAs = user ? resolveRunAs(user) : undefined;

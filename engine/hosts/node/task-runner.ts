@@ -10,5 +10,7 @@ import type { RunAsUser } from './task-env.ts';
  * Windows has no fork, so a spawn's cost does not grow with the engine's heap either.
  */
 export function taskRunner(killGraceMs: number, onAlert?: (message: string) => void, runAs?: RunAsUser): ProcessRunner {
-  return process.platform === 'win32' ? new NodeProcessRunner() : new LauncherProcessRunner({ killGraceMs, onAlert, runAs });
+  return process.platform === 'win32'
+    ? new NodeProcessRunner()
+    : new LauncherProcessRunner({ killGraceMs, onAlert, runAs });
 }

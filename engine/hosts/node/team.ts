@@ -69,7 +69,11 @@ export function teamConnection(flags: { mysql?: string; redis?: string; redisPre
     !redisUrl && `Redis: give ${howToSet('redis', 'redis://HOST:6379')}`,
   ].filter(Boolean);
   if (missing.length) throw new AxError('validation', `team mode needs ${missing.join('; and ')}`);
-  return { mysqlUrl: mysqlUrl as string, redisUrl: redisUrl as string, redisPrefix: flags.redisPrefix ?? process.env.AX_REDIS_PREFIX ?? 'ax:' };
+  return {
+    mysqlUrl: mysqlUrl as string,
+    redisUrl: redisUrl as string,
+    redisPrefix: flags.redisPrefix ?? process.env.AX_REDIS_PREFIX ?? 'ax:',
+  };
 }
 
 export async function openTeamEngine(options: TeamOptions): Promise<Engine> {

@@ -7,7 +7,8 @@ import { fileURLToPath } from 'node:url';
 export function uiDir(): string | undefined {
   if (process.env.AX_UI_DIR) return path.resolve(process.env.AX_UI_DIR);
   for (let dir = path.dirname(fileURLToPath(import.meta.url)); ; dir = path.dirname(dir)) {
-    if (fs.existsSync(path.join(dir, 'package.json')) && fs.existsSync(path.join(dir, 'engine'))) return path.join(dir, 'dist', 'ui');
+    if (fs.existsSync(path.join(dir, 'package.json')) && fs.existsSync(path.join(dir, 'engine')))
+      return path.join(dir, 'dist', 'ui');
     if (path.dirname(dir) === dir) return undefined;
   }
 }

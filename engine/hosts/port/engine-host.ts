@@ -83,7 +83,8 @@ function localApiArg(argv: string[]): number | undefined {
   const arg = argv.find((a) => a === '--local-api' || a.startsWith('--local-api='));
   if (arg === undefined) return undefined;
   const port = arg === '--local-api' ? 0 : Number(arg.slice('--local-api='.length));
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new AxError('validation', `${arg}: the port must be a whole number from 0 to 65535`);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535)
+    throw new AxError('validation', `${arg}: the port must be a whole number from 0 to 65535`);
   return port;
 }
 
@@ -138,7 +139,10 @@ function run(channel: ParentChannel): void {
       secrets: layeredSecrets(taskSecrets, new SecretsFile(dataDir)),
       onAlert: (message) => channel.post({ type: 'alert', message }),
       // The shell's notification is the `desktop` channel, and where alerts go unless settings.json says otherwise.
-      alerts: { extra: [desktopChannel((alert) => channel.post({ type: 'desktop-alert', alert }))], defaultChannels: ['desktop'] },
+      alerts: {
+        extra: [desktopChannel((alert) => channel.post({ type: 'desktop-alert', alert }))],
+        defaultChannels: ['desktop'],
+      },
       onStoreLost: (error) => {
         process.exitCode = EXIT.storage;
         channel.post({ type: 'alert', message: `${error.message}; the engine stops` });
@@ -202,8 +206,18 @@ function run(channel: ParentChannel): void {
 
   void started.then((held) => {
     if (stopping) return;
-    clients = new HostClients(maskedApi(held.engine, (text) => held.engine.secretMask.mask(text)), channel);
-    channel.post({ type: 'ready', pid: process.pid, dataDir: held.dir, version: VERSION, recovery: held.recovery, ...(localApi && { apiPort: localApi.port }) });
+    clients = new HostClients(
+      maskedApi(held.engine, (text) => held.engine.secretMask.mask(text)),
+      channel,
+    );
+    channel.post({
+      type: 'ready',
+      pid: process.pid,
+      dataDir: held.dir,
+      version: VERSION,
+      recovery: held.recovery,
+      ...(localApi && { apiPort: localApi.port }),
+    });
     for (const [message, ports] of early.splice(0)) deliver(message, ports);
   });
 }
@@ -211,6 +225,8 @@ function run(channel: ParentChannel): void {
 const channel = parentChannel();
 if (channel) run(channel);
 else {
-  process.stderr.write('ax engine host: no parent to serve: start it as an Electron utilityProcess or with child_process.fork\n');
+  process.stderr.write(
+    'ax engine host: no parent to serve: start it as an Electron utilityProcess or with child_process.fork\n',
+  );
   process.exit(EXIT.validation);
 }

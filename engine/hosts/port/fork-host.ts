@@ -80,7 +80,8 @@ export function forkEngineHost(options: ForkHostOptions): ForkedEngineHost {
   child.on('message', (raw) => {
     const message = raw as HostMessage;
     if (message.type === 'ready') settle?.resolve(message);
-    else if (message.type === 'failed') settle?.reject(new Error(`the engine host could not start: ${message.message}`));
+    else if (message.type === 'failed')
+      settle?.reject(new Error(`the engine host could not start: ${message.message}`));
     else if (message.type === 'alert') options.onAlert?.(message.message);
     else if (message.type === 'desktop-alert') options.onDesktopAlert?.(message.alert);
     else if (message.type === 'api') clients.get(message.client)?.receive(message.message);
@@ -89,7 +90,11 @@ export function forkEngineHost(options: ForkHostOptions): ForkedEngineHost {
   child.on('disconnect', () => {
     for (const client of [...clients.keys()]) end(client, 'the engine host exited');
   });
-  void exited.then(({ code, signal }) => settle?.reject(new Error(`the engine host exited (${signal ?? `code ${code}`}) before it was ready: ${stderr.trim()}`)));
+  void exited.then(({ code, signal }) =>
+    settle?.reject(
+      new Error(`the engine host exited (${signal ?? `code ${code}`}) before it was ready: ${stderr.trim()}`),
+    ),
+  );
 
   return {
     child,

@@ -9,7 +9,11 @@ import type { ParentChannel, PortLike } from './parent-channel.ts';
 type ClientMessage = Extract<ParentMessage, { client: number }>;
 
 export function isClientMessage(message: ParentMessage): message is ClientMessage {
-  return (message.type === 'open' || message.type === 'api' || message.type === 'close') && Number.isSafeInteger(message.client) && message.client > 0;
+  return (
+    (message.type === 'open' || message.type === 'api' || message.type === 'close') &&
+    Number.isSafeInteger(message.client) &&
+    message.client > 0
+  );
 }
 
 export class HostClients {
@@ -51,7 +55,12 @@ export class HostClients {
     }
     const connection = this.ipc.get(client);
     if (connection) connection.receive(message.message);
-    else this.channel.post({ type: 'closed', client, reason: this.closed ? 'the engine is stopping' : `no client ${client}: send {type: "open"} first` });
+    else
+      this.channel.post({
+        type: 'closed',
+        client,
+        reason: this.closed ? 'the engine is stopping' : `no client ${client}: send {type: "open"} first`,
+      });
   }
 
   private ipcConnection(client: number): ApiConnection {

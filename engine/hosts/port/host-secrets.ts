@@ -20,7 +20,8 @@ export interface DesktopHostSecrets {
 export function taskSecretValues(value: unknown): Record<string, string> {
   const out: Record<string, string> = {};
   if (typeof value !== 'object' || value === null) return out;
-  for (const [name, v] of Object.entries(value as Record<string, unknown>)) if (SECRET_NAME.test(name) && typeof v === 'string' && v !== '') out[name] = v;
+  for (const [name, v] of Object.entries(value as Record<string, unknown>))
+    if (SECRET_NAME.test(name) && typeof v === 'string' && v !== '') out[name] = v;
   return out;
 }
 

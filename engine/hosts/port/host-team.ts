@@ -8,7 +8,12 @@
 // One join or leave at a time: a join while leaving waits for the leave, a leave while joining
 // leaves once the join is done. Every change of state goes to the parent as a HostTeamStatus.
 import { AxError } from '../../api/errors.ts';
-import { DEFAULT_TEAM_LABELS, HOST_DRAIN_TIMEOUT_MS, type HostTeamStatus, type TeamJoinOptions } from '../../api/host-protocol.ts';
+import {
+  DEFAULT_TEAM_LABELS,
+  HOST_DRAIN_TIMEOUT_MS,
+  type HostTeamStatus,
+  type TeamJoinOptions,
+} from '../../api/host-protocol.ts';
 import type { Engine } from '../../core/engine.ts';
 import { effectiveSettings, type Settings } from '../node/settings.ts';
 import { openTeamEngine } from '../node/team.ts';
@@ -59,7 +64,8 @@ export class HostTeam {
       this.set({ state: 'joining', ...policy });
       let engine: Engine | undefined;
       try {
-        const prefix = effectiveSettings(this.options.dataDir, {}).find((s) => s.key === 'redis-prefix')?.value ?? 'ax:';
+        const prefix =
+          effectiveSettings(this.options.dataDir, {}).find((s) => s.key === 'redis-prefix')?.value ?? 'ax:';
         engine = await this.open({
           mysqlUrl: mysql,
           redisUrl: redis,
@@ -72,7 +78,11 @@ export class HostTeam {
           onAlert: (message) => this.options.onAlert(`team worker: ${message}`),
           // `ax drain` of this worker from anywhere in the team: leave as asked, tasks finish.
           onDrainRequested: () => void this.end(Number.POSITIVE_INFINITY, { state: 'left', drainedByTeam: true }),
-          onIdentityLost: () => void this.end(0, { state: 'failed', message: 'another node took this worker id (this one was judged lost): join again' }),
+          onIdentityLost: () =>
+            void this.end(0, {
+              state: 'failed',
+              message: 'another node took this worker id (this one was judged lost): join again',
+            }),
         });
         await engine.start();
       } catch (err) {
@@ -95,7 +105,8 @@ export class HostTeam {
           .then((counts) => {
             const running = counts.get(id) ?? 0;
             const { state } = this.status;
-            if ((state === 'joined' || state === 'leaving') && running !== this.status.running) this.set({ ...this.status, running });
+            if ((state === 'joined' || state === 'leaving') && running !== this.status.running)
+              this.set({ ...this.status, running });
           })
           .catch(() => undefined)
           .finally(() => (looking = false));
@@ -119,7 +130,13 @@ export class HostTeam {
       }
       const { workerId, labels, acceptUnlabelled, running } = this.status;
       // Its running count is still followed while it drains: the quit dialog counts those tasks.
-      this.set({ state: 'leaving', ...(workerId && { workerId }), ...(labels && { labels }), ...(acceptUnlabelled && { acceptUnlabelled }), ...(running !== undefined && { running }) });
+      this.set({
+        state: 'leaving',
+        ...(workerId && { workerId }),
+        ...(labels && { labels }),
+        ...(acceptUnlabelled && { acceptUnlabelled }),
+        ...(running !== undefined && { running }),
+      });
       try {
         await engine.stop(drainTimeoutMs);
       } finally {
@@ -148,6 +165,11 @@ export class HostTeam {
 
 /** Labels as given (trimmed, no empties, no repeats), or the default when none are. */
 export function cleanLabels(labels: unknown): string[] {
-  const given = Array.isArray(labels) ? labels.filter((l): l is string => typeof l === 'string').map((l) => l.trim()).filter(Boolean) : [];
+  const given = Array.isArray(labels)
+    ? labels
+        .filter((l): l is string => typeof l === 'string')
+        .map((l) => l.trim())
+        .filter(Boolean)
+    : [];
   return given.length > 0 ? [...new Set(given)] : [...DEFAULT_TEAM_LABELS];
 }

@@ -33,9 +33,17 @@ const EXAMPLE = `"alerts": {
 }`;
 
 /** Channel lines of one alert: its deliveries, or, with none, one line with the alert's own state. */
-function deliveryLines(a: AlertRecord): { key: string; channel?: string; state: AlertState | 'sending'; attempts?: number; error?: string }[] {
+function deliveryLines(
+  a: AlertRecord,
+): { key: string; channel?: string; state: AlertState | 'sending'; attempts?: number; error?: string }[] {
   if (a.deliveries.length === 0) return [{ key: 'none', state: a.state }];
-  return a.deliveries.map((d) => ({ key: d.channel, channel: d.channel, state: d.state, attempts: d.attempts, error: d.error }));
+  return a.deliveries.map((d) => ({
+    key: d.channel,
+    channel: d.channel,
+    state: d.state,
+    attempts: d.attempts,
+    error: d.error,
+  }));
 }
 
 function Lines({ children }: { children: React.ReactNode[] }) {
@@ -92,7 +100,9 @@ export default function AlertsPage() {
   // "My workflows": the alerts about the remembered owner's workflows
   const workflows = useWorkflows({ slow: true });
   const { owner, owners, setOwner, shows } = useOwnedWorkflows(workflows.data);
-  const rows = (alerts.data ?? []).filter((a) => owner === undefined || (a.workflow !== undefined && shows(a.workflow)));
+  const rows = (alerts.data ?? []).filter(
+    (a) => owner === undefined || (a.workflow !== undefined && shows(a.workflow)),
+  );
   const none = alerts.data?.length === 0 && filter === 'all';
   const configured = channels.data ?? [];
 
@@ -129,8 +139,21 @@ export default function AlertsPage() {
               </Typography.Paragraph>
             ) : (
               <>
-                <Typography.Paragraph style={{ textAlign: 'start' }}>{t('empty.configure', { file })}</Typography.Paragraph>
-                <pre style={{ textAlign: 'start', margin: 0, padding: 12, borderRadius: 6, background: 'rgba(127,127,127,0.1)', color: token.colorText, fontSize: 12, overflow: 'auto' }}>
+                <Typography.Paragraph style={{ textAlign: 'start' }}>
+                  {t('empty.configure', { file })}
+                </Typography.Paragraph>
+                <pre
+                  style={{
+                    textAlign: 'start',
+                    margin: 0,
+                    padding: 12,
+                    borderRadius: 6,
+                    background: 'rgba(127,127,127,0.1)',
+                    color: token.colorText,
+                    fontSize: 12,
+                    overflow: 'auto',
+                  }}
+                >
                   {EXAMPLE}
                 </pre>
                 <Typography.Paragraph style={{ textAlign: 'start', marginTop: 8, marginBottom: 0 }}>
@@ -149,7 +172,12 @@ export default function AlertsPage() {
             loading={alerts.isPending}
             dataSource={rows}
             locale={{ emptyText: <EmptyState title={t('empty.filtered')} /> }}
-            pagination={{ pageSize: 50, showSizeChanger: false, hideOnSinglePage: true, showTotal: (total) => t('total', { count: total }) }}
+            pagination={{
+              pageSize: 50,
+              showSizeChanger: false,
+              hideOnSinglePage: true,
+              showTotal: (total) => t('total', { count: total }),
+            }}
             columns={[
               { title: t('col.at'), key: 'at', width: 150, render: (_, a) => <When ms={a.at} /> },
               {
@@ -174,7 +202,11 @@ export default function AlertsPage() {
                 width: 150,
                 render: (_, a) => (
                   <Flex vertical gap={2}>
-                    {a.workflow ? <Link to={`/workflows/${encodeURIComponent(a.workflow)}`}>{a.workflow}</Link> : <Typography.Text>{showBidiControls(a.subject)}</Typography.Text>}
+                    {a.workflow ? (
+                      <Link to={`/workflows/${encodeURIComponent(a.workflow)}`}>{a.workflow}</Link>
+                    ) : (
+                      <Typography.Text>{showBidiControls(a.subject)}</Typography.Text>
+                    )}
                     {a.runId !== undefined && <Link to={`/runs/${a.runId}`}>{t('run', { id: a.runId })}</Link>}
                   </Flex>
                 ),
@@ -188,14 +220,22 @@ export default function AlertsPage() {
                       {showBidiControls(a.title)}
                     </Typography.Text>
                     {a.message && (
-                      <Typography.Paragraph type="secondary" ellipsis={{ rows: 2, expandable: true }} style={{ margin: '2px 0 0', whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}>
+                      <Typography.Paragraph
+                        type="secondary"
+                        ellipsis={{ rows: 2, expandable: true }}
+                        style={{ margin: '2px 0 0', whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}
+                      >
                         {showBidiControls(a.message)}
                       </Typography.Paragraph>
                     )}
                     {a.deliveries
                       .filter((d) => d.state === 'failed' && d.error)
                       .map((d) => (
-                        <Typography.Text key={d.channel} type="danger" style={{ display: 'block', fontSize: 12, wordBreak: 'break-word' }}>
+                        <Typography.Text
+                          key={d.channel}
+                          type="danger"
+                          style={{ display: 'block', fontSize: 12, wordBreak: 'break-word' }}
+                        >
                           {d.channel}: {d.error}
                         </Typography.Text>
                       ))}
@@ -206,20 +246,38 @@ export default function AlertsPage() {
                 title: t('col.channel'),
                 key: 'channel',
                 width: 110,
-                render: (_, a) => <Lines>{deliveryLines(a).map((l) => <span key={l.key}>{l.channel ?? '—'}</span>)}</Lines>,
+                render: (_, a) => (
+                  <Lines>
+                    {deliveryLines(a).map((l) => (
+                      <span key={l.key}>{l.channel ?? '—'}</span>
+                    ))}
+                  </Lines>
+                ),
               },
               {
                 title: t('col.outcome'),
                 key: 'outcome',
                 width: 120,
-                render: (_, a) => <Lines>{deliveryLines(a).map((l) => <OutcomeTag key={l.key} state={l.state} error={l.error} />)}</Lines>,
+                render: (_, a) => (
+                  <Lines>
+                    {deliveryLines(a).map((l) => (
+                      <OutcomeTag key={l.key} state={l.state} error={l.error} />
+                    ))}
+                  </Lines>
+                ),
               },
               {
                 title: t('col.attempts'),
                 key: 'attempts',
                 width: 90,
                 align: 'end',
-                render: (_, a) => <Lines>{deliveryLines(a).map((l) => <span key={l.key}>{l.attempts ?? '—'}</span>)}</Lines>,
+                render: (_, a) => (
+                  <Lines>
+                    {deliveryLines(a).map((l) => (
+                      <span key={l.key}>{l.attempts ?? '—'}</span>
+                    ))}
+                  </Lines>
+                ),
               },
             ]}
           />

@@ -22,9 +22,7 @@ export default function App() {
       theme={{ algorithm: mode.dark ? theme.darkAlgorithm : theme.defaultAlgorithm, zeroRuntime: true }}
     >
       <ThemeContext.Provider value={mode}>
-        <AntApp style={{ minHeight: '100vh' }}>
-          {desktop ? <DesktopGate bridge={desktop} /> : <SessionGate />}
-        </AntApp>
+        <AntApp style={{ minHeight: '100vh' }}>{desktop ? <DesktopGate bridge={desktop} /> : <SessionGate />}</AntApp>
       </ThemeContext.Provider>
     </ConfigProvider>
   );

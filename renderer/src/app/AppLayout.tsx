@@ -1,7 +1,14 @@
 // The frame of every signed-in screen: navigation on the left, search and preferences on top,
 // a banner while the engine connection is being restored (in the desktop app, the engine's own status), one while all
 // scheduling is paused, and the routed page.
-import { AuditOutlined, BellOutlined, ClusterOutlined, DashboardOutlined, NodeIndexOutlined, SettingOutlined } from '@ant-design/icons';
+import {
+  AuditOutlined,
+  BellOutlined,
+  ClusterOutlined,
+  DashboardOutlined,
+  NodeIndexOutlined,
+  SettingOutlined,
+} from '@ant-design/icons';
 import { Alert, Flex, Layout, Menu, theme } from 'antd';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -59,7 +66,14 @@ export function AppLayout() {
   const [collapsed, setCollapsed] = useState(false);
   return (
     <Layout style={{ minHeight: '100vh' }}>
-      <a className="ax-skip-link" href="#main" onClick={(e) => { e.preventDefault(); document.getElementById('main')?.focus(); }}>
+      <a
+        className="ax-skip-link"
+        href="#main"
+        onClick={(e) => {
+          e.preventDefault();
+          document.getElementById('main')?.focus();
+        }}
+      >
         {t('nav.skip')}
       </a>
       <Layout.Sider
@@ -70,10 +84,45 @@ export function AppLayout() {
         width={208}
         theme="light"
         // Stays in view while a long page (Settings in the desktop app) scrolls: the navigation never goes away.
-        style={{ borderInlineEnd: `1px solid ${token.colorBorderSecondary}`, position: 'sticky', top: 0, height: '100vh', overflow: 'auto' }}
+        style={{
+          borderInlineEnd: `1px solid ${token.colorBorderSecondary}`,
+          position: 'sticky',
+          top: 0,
+          height: '100vh',
+          overflow: 'auto',
+        }}
       >
-        <Link to="/" style={{ display: 'flex', alignItems: 'center', gap: 8, height: 56, padding: '0 20px', color: token.colorText, fontWeight: 600, fontSize: 16, whiteSpace: 'nowrap', overflow: 'hidden' }}>
-          <span aria-hidden style={{ display: 'inline-grid', placeItems: 'center', width: 24, height: 24, borderRadius: 6, background: token.colorPrimary, color: '#fff', fontSize: 12, flex: 'none' }}>AX</span>
+        <Link
+          to="/"
+          style={{
+            display: 'flex',
+            alignItems: 'center',
+            gap: 8,
+            height: 56,
+            padding: '0 20px',
+            color: token.colorText,
+            fontWeight: 600,
+            fontSize: 16,
+            whiteSpace: 'nowrap',
+            overflow: 'hidden',
+          }}
+        >
+          <span
+            aria-hidden
+            style={{
+              display: 'inline-grid',
+              placeItems: 'center',
+              width: 24,
+              height: 24,
+              borderRadius: 6,
+              background: token.colorPrimary,
+              color: '#fff',
+              fontSize: 12,
+              flex: 'none',
+            }}
+          >
+            AX
+          </span>
           {!collapsed && t('appName')}
         </Link>
         <nav aria-label={t('nav.label')}>
@@ -81,13 +130,26 @@ export function AppLayout() {
             mode="inline"
             selectedKeys={[navKeyOf(location.pathname)]}
             style={{ borderInlineEnd: 0 }}
-            items={NAV.map((item) => ({ key: item.key, icon: item.icon, label: <Link to={item.key}>{t(item.label)}</Link> }))}
+            items={NAV.map((item) => ({
+              key: item.key,
+              icon: item.icon,
+              label: <Link to={item.key}>{t(item.label)}</Link>,
+            }))}
           />
         </nav>
       </Layout.Sider>
       <Layout>
         <Layout.Header
-          style={{ display: 'flex', alignItems: 'center', gap: 16, padding: '0 24px', height: 56, lineHeight: 'normal', background: token.colorBgContainer, borderBottom: `1px solid ${token.colorBorderSecondary}` }}
+          style={{
+            display: 'flex',
+            alignItems: 'center',
+            gap: 16,
+            padding: '0 24px',
+            height: 56,
+            lineHeight: 'normal',
+            background: token.colorBgContainer,
+            borderBottom: `1px solid ${token.colorBorderSecondary}`,
+          }}
         >
           <div role="search" style={{ flex: 1, minWidth: 0 }}>
             <GlobalSearch />
@@ -96,14 +158,27 @@ export function AppLayout() {
         </Layout.Header>
         {desktop && <EngineStatusBanner />}
         {connectionBanners && status === 'reconnecting' && (
-          <Alert type="warning" showIcon banner role="status" title={t('connection.reconnecting')} data-testid="reconnecting-banner" />
+          <Alert
+            type="warning"
+            showIcon
+            banner
+            role="status"
+            title={t('connection.reconnecting')}
+            data-testid="reconnecting-banner"
+          />
         )}
         {connectionBanners && status === 'stopped' && (
-          <Alert type="error" showIcon banner role="status" title={t('connection.stopped')} description={t('connection.stoppedHelp', { reason: stopReason })} data-testid="engine-stopped-banner" />
+          <Alert
+            type="error"
+            showIcon
+            banner
+            role="status"
+            title={t('connection.stopped')}
+            description={t('connection.stoppedHelp', { reason: stopReason })}
+            data-testid="engine-stopped-banner"
+          />
         )}
-        {slowConnect && (
-          <Alert type="info" showIcon banner role="status" title={t('connection.connecting')} />
-        )}
+        {slowConnect && <Alert type="info" showIcon banner role="status" title={t('connection.connecting')} />}
         {!engineIsDown(engine) && status === 'open' && <SchedulingBanner />}
         <Layout.Content id="main" tabIndex={-1} style={{ padding: 24, minWidth: 0, outline: 'none' }}>
           <Flex vertical style={{ maxWidth: 1600, margin: '0 auto', width: '100%' }}>

@@ -64,7 +64,8 @@ export function GlobalSearch() {
         allowClear
         onPressEnter={(e) => {
           // Enter with a suggestion highlighted selects it (AutoComplete); otherwise: all results
-          if (!document.querySelector('.ant-select-item-option-active')) openResults((e.target as HTMLInputElement).value);
+          if (!document.querySelector('.ant-select-item-option-active'))
+            openResults((e.target as HTMLInputElement).value);
         }}
       />
     </AutoComplete>

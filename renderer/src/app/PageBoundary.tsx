@@ -71,7 +71,10 @@ export function PageBoundary({ children }: { children: ReactNode }) {
     setAttempt((n) => n + 1);
   };
   return (
-    <Boundary key={`${location.pathname}#${attempt}`} fallback={(error) => <PageFailed error={error} onRetry={retry} />}>
+    <Boundary
+      key={`${location.pathname}#${attempt}`}
+      fallback={(error) => <PageFailed error={error} onRetry={retry} />}
+    >
       {children}
     </Boundary>
   );

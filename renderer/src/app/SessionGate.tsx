@@ -3,7 +3,13 @@
 // (the engine restarted, the cookie expired), back to the sign-in screen.
 import { useEffect, useState } from 'react';
 import { HashRouter } from 'react-router-dom';
-import { ApiProvider, codeFromHash, useConnectionStatus, type EngineConnection, type SessionState } from '../engine-client/index.ts';
+import {
+  ApiProvider,
+  codeFromHash,
+  useConnectionStatus,
+  type EngineConnection,
+  type SessionState,
+} from '../engine-client/index.ts';
 import type { QueryClient } from '@tanstack/react-query';
 import { LoadingState } from '../shared/feedback.tsx';
 import { AppLayout } from './AppLayout.tsx';
@@ -44,10 +50,24 @@ export function SessionGate() {
       />
     );
   }
-  return <ConnectedApp connection={current.connection} queryClient={current.queryClient} onSignedOut={() => setSession({ kind: 'signed-out', reason: 'no-session' })} />;
+  return (
+    <ConnectedApp
+      connection={current.connection}
+      queryClient={current.queryClient}
+      onSignedOut={() => setSession({ kind: 'signed-out', reason: 'no-session' })}
+    />
+  );
 }
 
-function ConnectedApp({ connection, queryClient, onSignedOut }: { connection: EngineConnection; queryClient: QueryClient; onSignedOut: () => void }) {
+function ConnectedApp({
+  connection,
+  queryClient,
+  onSignedOut,
+}: {
+  connection: EngineConnection;
+  queryClient: QueryClient;
+  onSignedOut: () => void;
+}) {
   useEffect(() => {
     connection.start(); // already started by boot(); again after a StrictMode remount
     return () => connection.stop();

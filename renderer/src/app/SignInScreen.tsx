@@ -4,7 +4,15 @@ import { Button, Card, Flex, Result, Typography } from 'antd';
 import { Trans, useTranslation } from 'react-i18next';
 import { Preferences } from './Preferences.tsx';
 
-export function SignInScreen({ reason, detail, onRetry }: { reason: 'no-session' | 'code-refused' | 'unreachable'; detail?: string; onRetry: () => void }) {
+export function SignInScreen({
+  reason,
+  detail,
+  onRetry,
+}: {
+  reason: 'no-session' | 'code-refused' | 'unreachable';
+  detail?: string;
+  onRetry: () => void;
+}) {
   const { t } = useTranslation('common');
   const unreachable = reason === 'unreachable';
   return (
@@ -17,10 +25,16 @@ export function SignInScreen({ reason, detail, onRetry }: { reason: 'no-session'
           <Result
             icon={unreachable ? <ApiOutlined /> : <LockOutlined />}
             status={unreachable ? 'warning' : 'info'}
-            title={<h1 style={{ fontSize: 24, margin: 0 }}>{unreachable ? t('signIn.unreachableTitle') : t('signIn.title')}</h1>}
+            title={
+              <h1 style={{ fontSize: 24, margin: 0 }}>
+                {unreachable ? t('signIn.unreachableTitle') : t('signIn.title')}
+              </h1>
+            }
             subTitle={
               <Flex vertical gap={8}>
-                {reason === 'code-refused' && <Typography.Text type="warning">{t('signIn.codeRefused')}</Typography.Text>}
+                {reason === 'code-refused' && (
+                  <Typography.Text type="warning">{t('signIn.codeRefused')}</Typography.Text>
+                )}
                 {unreachable ? (
                   <Typography.Text>
                     <Trans t={t} i18nKey="signIn.unreachableHelp" components={{ cmd: <code className="ax-cmd" /> }} />

@@ -2,7 +2,15 @@
 // session check (the upgrade authenticates by the same cookie), so the dashboard's data is on its
 // way while React renders the frame. Without a session the socket simply fails and is stopped.
 import type { QueryClient } from '@tanstack/react-query';
-import { codeFromHash, createQueryClient, EngineConnection, establishSession, hasSession, openWebSocketTransport, type SessionState } from '../engine-client/index.ts';
+import {
+  codeFromHash,
+  createQueryClient,
+  EngineConnection,
+  establishSession,
+  hasSession,
+  openWebSocketTransport,
+  type SessionState,
+} from '../engine-client/index.ts';
 import { prefetchLanding } from './prefetch.ts';
 
 export interface Boot {
@@ -12,7 +20,10 @@ export interface Boot {
 }
 
 export function boot(): Boot {
-  const connection = new EngineConnection({ connect: () => openWebSocketTransport(), checkSession: () => hasSession() });
+  const connection = new EngineConnection({
+    connect: () => openWebSocketTransport(),
+    checkSession: () => hasSession(),
+  });
   // with a sign-in code, the cookie only exists once the code is traded, so wait for that
   const optimistic = codeFromHash(location.hash) === undefined;
   if (optimistic) connection.start();

@@ -17,7 +17,7 @@ export function designerNameOf(hash: string): string | undefined {
 }
 
 export function prefetchLanding(api: ApiClient, queryClient: QueryClient, hash: string): void {
-  if ((hash === '' || hash === '#/' || hash === '#')) void queryClient.prefetchQuery(dashboardQuery(api));
+  if (hash === '' || hash === '#/' || hash === '#') void queryClient.prefetchQuery(dashboardQuery(api));
   const name = designerNameOf(hash);
   if (name === undefined) return;
   void import('../dag-designer/DesignerPage.tsx');

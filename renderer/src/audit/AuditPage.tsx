@@ -23,7 +23,10 @@ export function filterAudit(entries: AuditEntry[], text: string, ofWorkflow?: (n
   return sorted.filter(
     (e) =>
       (!ofWorkflow || (e.object.startsWith('workflow:') && ofWorkflow(e.object.slice('workflow:'.length)))) &&
-      (!needle || [e.actor, e.note ?? '', e.action, e.object, e.detail ?? ''].some((field) => field.toLowerCase().includes(needle))),
+      (!needle ||
+        [e.actor, e.note ?? '', e.action, e.object, e.detail ?? ''].some((field) =>
+          field.toLowerCase().includes(needle),
+        )),
   );
 }
 
@@ -35,11 +38,18 @@ export default function AuditPage() {
   // "My workflows": the entries about the remembered owner's workflows
   const workflows = useWorkflows({ slow: true });
   const { owner, owners, setOwner, shows } = useOwnedWorkflows(workflows.data);
-  const rows = useMemo(() => filterAudit(audit.data ?? [], deferred, owner === undefined ? undefined : shows), [audit.data, deferred, owner, shows]);
+  const rows = useMemo(
+    () => filterAudit(audit.data ?? [], deferred, owner === undefined ? undefined : shows),
+    [audit.data, deferred, owner, shows],
+  );
 
   return (
     <>
-      <PageHeader title={t('title')} subtitle={t('subtitle', { limit: LIMIT })} extra={<OwnerFilter owners={owners} value={owner} onChange={setOwner} />} />
+      <PageHeader
+        title={t('title')}
+        subtitle={t('subtitle', { limit: LIMIT })}
+        extra={<OwnerFilter owners={owners} value={owner} onChange={setOwner} />}
+      />
       <Flex style={{ marginBottom: 12 }}>
         <Input
           aria-label={t('filter.label')}
@@ -61,7 +71,13 @@ export default function AuditPage() {
           size="small"
           loading={audit.isPending}
           dataSource={rows}
-          locale={{ emptyText: <EmptyState title={deferred.trim() ? t('filter.noMatch', { text: deferred }) : t('filter.noneOfOwner', { owner })} /> }}
+          locale={{
+            emptyText: (
+              <EmptyState
+                title={deferred.trim() ? t('filter.noMatch', { text: deferred }) : t('filter.noneOfOwner', { owner })}
+              />
+            ),
+          }}
           pagination={{ pageSize: 50, showSizeChanger: false, showTotal: (total) => t('total', { count: total }) }}
           columns={[
             { title: t('col.at'), key: 'at', width: 170, render: (_, e) => <When ms={e.at} /> },
@@ -74,19 +90,40 @@ export default function AuditPage() {
                 <>
                   {showBidiControls(e.actor)}
                   {e.note ? (
-                    <Typography.Text type="secondary" style={{ display: 'block', wordBreak: 'break-word' }} data-testid="audit-note">
+                    <Typography.Text
+                      type="secondary"
+                      style={{ display: 'block', wordBreak: 'break-word' }}
+                      data-testid="audit-note"
+                    >
                       {t('note', { note: showBidiControls(e.note) })}
                     </Typography.Text>
                   ) : null}
                 </>
               ),
             },
-            { title: t('col.action'), key: 'action', width: 150, render: (_, e) => <Typography.Text code>{e.action}</Typography.Text> },
-            { title: t('col.object'), dataIndex: 'object', width: 220, render: (v: string) => <span style={{ wordBreak: 'break-word' }}>{showBidiControls(v)}</span> },
+            {
+              title: t('col.action'),
+              key: 'action',
+              width: 150,
+              render: (_, e) => <Typography.Text code>{e.action}</Typography.Text>,
+            },
+            {
+              title: t('col.object'),
+              dataIndex: 'object',
+              width: 220,
+              render: (v: string) => <span style={{ wordBreak: 'break-word' }}>{showBidiControls(v)}</span>,
+            },
             {
               title: t('col.detail'),
               key: 'detail',
-              render: (_, e) => (e.detail ? <Typography.Text type="secondary" style={{ wordBreak: 'break-word' }}>{showBidiControls(e.detail)}</Typography.Text> : '—'),
+              render: (_, e) =>
+                e.detail ? (
+                  <Typography.Text type="secondary" style={{ wordBreak: 'break-word' }}>
+                    {showBidiControls(e.detail)}
+                  </Typography.Text>
+                ) : (
+                  '—'
+                ),
             },
           ]}
         />

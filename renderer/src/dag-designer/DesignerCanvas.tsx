@@ -1,7 +1,17 @@
 // The React Flow canvas of the designer: nodes and edges come from the spec; connecting,
 // selecting and moving are reported up (its keys, Delete among them, are use-designer-shortcuts'
 // while it has the focus). Big graphs draw only what is on screen.
-import { Background, Controls, MiniMap, ReactFlow, type Connection, type Edge, type EdgeChange, type NodeChange, type Viewport } from '@xyflow/react';
+import {
+  Background,
+  Controls,
+  MiniMap,
+  ReactFlow,
+  type Connection,
+  type Edge,
+  type EdgeChange,
+  type NodeChange,
+  type Viewport,
+} from '@xyflow/react';
 import '@xyflow/react/dist/style.css';
 import { theme } from 'antd';
 import { useMemo, type RefObject } from 'react';
@@ -56,7 +66,12 @@ export function DesignerCanvas(props: DesignerCanvasProps) {
       data-testid="designer-canvas"
       // a click anywhere on the canvas gives it the focus, which its shortcuts need
       tabIndex={-1}
-      style={{ width: '100%', height: '100%', ['--ax-cycle' as string]: token.colorError, ['--ax-focus' as string]: token.colorPrimary }}
+      style={{
+        width: '100%',
+        height: '100%',
+        ['--ax-cycle' as string]: token.colorError,
+        ['--ax-focus' as string]: token.colorPrimary,
+      }}
     >
       <ReactFlow
         nodes={props.nodes}
@@ -84,7 +99,9 @@ export function DesignerCanvas(props: DesignerCanvasProps) {
       >
         <Background gap={20} />
         <Controls showInteractive={false} />
-        {props.nodes.length <= MINIMAP_MAX && <MiniMap pannable zoomable ariaLabel={t('flow.minimap')} style={{ width: 150, height: 100 }} />}
+        {props.nodes.length <= MINIMAP_MAX && (
+          <MiniMap pannable zoomable ariaLabel={t('flow.minimap')} style={{ width: 150, height: 100 }} />
+        )}
       </ReactFlow>
     </div>
   );

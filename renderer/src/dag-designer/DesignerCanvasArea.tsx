@@ -20,7 +20,19 @@ export function DesignerCanvasArea({ height, filter, layoutError, ready, empty, 
   const { t } = useTranslation('designer');
   const { token } = theme.useToken();
   return (
-    <div style={{ flex: 1, minWidth: 0, height, border: `1px solid ${token.colorBorderSecondary}`, borderRadius: token.borderRadiusLG, overflow: 'hidden', position: 'relative', display: 'flex', flexDirection: 'column' }}>
+    <div
+      style={{
+        flex: 1,
+        minWidth: 0,
+        height,
+        border: `1px solid ${token.colorBorderSecondary}`,
+        borderRadius: token.borderRadiusLG,
+        overflow: 'hidden',
+        position: 'relative',
+        display: 'flex',
+        flexDirection: 'column',
+      }}
+    >
       {filter}
       {layoutError && <Alert type="error" showIcon title={t('layoutFailed', { error: layoutError })} />}
       <div ref={box} style={{ flex: 1, minHeight: 0, position: 'relative' }}>
@@ -33,7 +45,10 @@ export function DesignerCanvasArea({ height, filter, layoutError, ready, empty, 
         )}
         {empty && ready && (
           <Flex justify="center" style={{ position: 'absolute', top: 24, left: 0, right: 0, pointerEvents: 'none' }}>
-            <Typography.Text type="secondary" style={{ background: token.colorBgContainer, padding: '6px 12px', borderRadius: 6 }}>
+            <Typography.Text
+              type="secondary"
+              style={{ background: token.colorBgContainer, padding: '6px 12px', borderRadius: 6 }}
+            >
               {t('emptyCanvas')}
             </Typography.Text>
           </Flex>

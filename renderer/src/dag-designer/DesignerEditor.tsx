@@ -21,7 +21,13 @@ import { DraftErrorsContext, type DraftErrors } from './fields/draft-errors.ts';
 import { FlowCache, type NodeFlags } from './flow-elements.ts';
 import { focusLater } from './focus-later.ts';
 import { ImportModal } from './ImportModal.tsx';
-import { placeProblems, problemCounts, taskFieldMessages, workflowFieldMessages, type PlacedProblem } from './model/problems.ts';
+import {
+  placeProblems,
+  problemCounts,
+  taskFieldMessages,
+  workflowFieldMessages,
+  type PlacedProblem,
+} from './model/problems.ts';
 import { edgesOf, findTask, updateTask, updateWorkflow } from './model/spec-ops.ts';
 import { TaskKeys } from './task-keys.ts';
 import { DesignerSidePanel, type PanelTab } from './DesignerSidePanel.tsx';
@@ -63,7 +69,18 @@ export function DesignerEditor({ initial, loadedName, stats, defaultTimezone }: 
   // the too-large path: past the limit only filtered tasks are drawn
   const big = spec.tasks.length > GRAPH_DRAW_LIMIT;
   const [filter, setFilter] = useState('');
-  const filtered = useMemo(() => (big ? filterGraph(spec.tasks.map((x) => ({ id: x.name, text: x.command })), edgesOf(spec).map(([source, target]) => ({ source, target })), filter, GRAPH_DRAW_LIMIT) : undefined), [big, spec, filter]);
+  const filtered = useMemo(
+    () =>
+      big
+        ? filterGraph(
+            spec.tasks.map((x) => ({ id: x.name, text: x.command })),
+            edgesOf(spec).map(([source, target]) => ({ source, target })),
+            filter,
+            GRAPH_DRAW_LIMIT,
+          )
+        : undefined,
+    [big, spec, filter],
+  );
   const visible = useMemo(() => (filtered ? new Set(filtered.ids) : undefined), [filtered]);
 
   const canvas = useCanvasState(spec, visible, container);
@@ -72,7 +89,10 @@ export function DesignerEditor({ initial, loadedName, stats, defaultTimezone }: 
 
   // drafts (half-typed values) that block Save
   const drafts = useRef(new Map<string, string>());
-  const draftRegistry = useMemo<DraftErrors>(() => ({ set: (key, error) => void (error ? drafts.current.set(key, error) : drafts.current.delete(key)) }), []);
+  const draftRegistry = useMemo<DraftErrors>(
+    () => ({ set: (key, error) => void (error ? drafts.current.set(key, error) : drafts.current.delete(key)) }),
+    [],
+  );
 
   const onSaved = useCallback(
     (saved: WorkflowSpec) => {
@@ -146,11 +166,19 @@ export function DesignerEditor({ initial, loadedName, stats, defaultTimezone }: 
   const cache = useRef(new FlowCache());
   // nothing to draw before the first layout: building 5,000 nodes at (0, 0) would be wasted
   const ready = canvas.ready;
-  const nodes = useMemo(() => (ready ? cache.current.buildNodes(spec.tasks, canvas.positions, canvas.sizes, canvas.direction, flags) : []), [ready, spec.tasks, canvas.positions, canvas.sizes, canvas.direction, flags]);
+  const nodes = useMemo(
+    () => (ready ? cache.current.buildNodes(spec.tasks, canvas.positions, canvas.sizes, canvas.direction, flags) : []),
+    [ready, spec.tasks, canvas.positions, canvas.sizes, canvas.direction, flags],
+  );
   const edges = useMemo(() => (ready ? cache.current.buildEdges(spec.tasks, flags) : []), [ready, spec.tasks, flags]);
 
   const { renderAll, exportImage } = useExportImage(container, nodes, spec.name || 'workflow');
-  const { shown, onViewport } = useCulledGraph(nodes, edges, { renderAll, box: canvasBox, initialViewport: initialViewport.current, keep: cycle.nodes });
+  const { shown, onViewport } = useCulledGraph(nodes, edges, {
+    renderAll,
+    box: canvasBox,
+    initialViewport: initialViewport.current,
+    keep: cycle.nodes,
+  });
 
   const edits = useDesignerEdits({ doc, canvas, cycle, edges, taskKeys, selectedTask, container, setTab });
   const { add, removeSelection, refocusCanvas } = edits;
@@ -187,7 +215,10 @@ export function DesignerEditor({ initial, loadedName, stats, defaultTimezone }: 
   );
 
   const stat = activeTask ? stats.find((s) => s.task === activeTask.name) : undefined;
-  const taskProblems = useMemo(() => (activeTask ? taskFieldMessages(placed, activeTask.name) : new Map<string, string[]>()), [placed, activeTask]);
+  const taskProblems = useMemo(
+    () => (activeTask ? taskFieldMessages(placed, activeTask.name) : new Map<string, string[]>()),
+    [placed, activeTask],
+  );
   const wfProblems = useMemo(() => workflowFieldMessages(placed), [placed]);
   const panelHeight = 'max(460px, calc(100vh - 232px))';
 
@@ -214,7 +245,12 @@ export function DesignerEditor({ initial, loadedName, stats, defaultTimezone }: 
       <Flex gap={16} align="stretch" style={{ minWidth: 0 }}>
         <DesignerCanvasArea
           height={panelHeight}
-          filter={big && filtered && <TooLargeToDraw total={spec.tasks.length} query={filter} onQuery={setFilter} result={filtered} />}
+          filter={
+            big &&
+            filtered && (
+              <TooLargeToDraw total={spec.tasks.length} query={filter} onQuery={setFilter} result={filtered} />
+            )
+          }
           layoutError={canvas.layoutError}
           ready={canvas.ready}
           empty={spec.tasks.length === 0}
@@ -250,16 +286,30 @@ export function DesignerEditor({ initial, loadedName, stats, defaultTimezone }: 
                 spec={spec}
                 problems={taskProblems}
                 suggestion={stat}
-                onEdit={(patch, field) => doc.edit(updateTask(spec, activeTask.name, patch), `task:${activeTask.name}:${field}`)}
+                onEdit={(patch, field) =>
+                  doc.edit(updateTask(spec, activeTask.name, patch), `task:${activeTask.name}:${field}`)
+                }
                 onRename={(to) => edits.rename(activeTask.name, to)}
                 onSetUpstream={(list) => edits.setTaskUpstream(activeTask.name, list)}
                 onDelete={() => removeSelection([activeTask.name], [])}
               />
             ) : (
-              <Typography.Text type="secondary">{canvas.selectedNodes.size > 1 ? t('panel.many', { count: canvas.selectedNodes.size }) : t('panel.none')}</Typography.Text>
+              <Typography.Text type="secondary">
+                {canvas.selectedNodes.size > 1
+                  ? t('panel.many', { count: canvas.selectedNodes.size })
+                  : t('panel.none')}
+              </Typography.Text>
             )
           }
-          workflow={<WorkflowPanel spec={spec} loadedName={loadedName} problems={wfProblems} defaultTimezone={defaultTimezone} onEdit={(patch, field) => doc.edit(updateWorkflow(spec, patch), `workflow:${field}`)} />}
+          workflow={
+            <WorkflowPanel
+              spec={spec}
+              loadedName={loadedName}
+              problems={wfProblems}
+              defaultTimezone={defaultTimezone}
+              onEdit={(patch, field) => doc.edit(updateWorkflow(spec, patch), `workflow:${field}`)}
+            />
+          }
           problems={<ProblemsList problems={placed} checked={save.checked} onOpen={(p) => openProblem.current(p)} />}
         />
       </Flex>

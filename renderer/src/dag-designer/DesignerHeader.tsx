@@ -8,11 +8,24 @@ import { useRunWorkflow } from '../server-state/index.ts';
 import { errorMessage } from '../shared/feedback.tsx';
 import { PageHeader } from '../shared/PageHeader.tsx';
 
-export function DesignerHeader({ loadedName, dirty, saving, onSave }: { loadedName?: string; dirty: boolean; saving: boolean; onSave: () => void }) {
+export function DesignerHeader({
+  loadedName,
+  dirty,
+  saving,
+  onSave,
+}: {
+  loadedName?: string;
+  dirty: boolean;
+  saving: boolean;
+  onSave: () => void;
+}) {
   const { t } = useTranslation('designer');
   const { message } = App.useApp();
   const navigate = useNavigate();
-  const run = useRunWorkflow({ onSuccess: (record) => navigate(`/runs/${record.id}`), onError: (e) => void message.error(errorMessage(e)) });
+  const run = useRunWorkflow({
+    onSuccess: (record) => navigate(`/runs/${record.id}`),
+    onError: (e) => void message.error(errorMessage(e)),
+  });
   return (
     <PageHeader
       title={loadedName ? t('title.edit', { name: loadedName }) : t('title.new')}
@@ -24,7 +37,12 @@ export function DesignerHeader({ loadedName, dirty, saving, onSave }: { loadedNa
             </Tag>
           )}
           {loadedName && (
-            <Button icon={<PlayCircleOutlined />} disabled={dirty} onClick={() => run.mutate({ name: loadedName })} title={dirty ? t('run.saveFirst') : undefined}>
+            <Button
+              icon={<PlayCircleOutlined />}
+              disabled={dirty}
+              onClick={() => run.mutate({ name: loadedName })}
+              title={dirty ? t('run.saveFirst') : undefined}
+            >
               {t('run.now')}
             </Button>
           )}

@@ -17,36 +17,40 @@ describe('the designer against a real engine', () => {
   const commandField = () => screen.getByLabelText('Command') as HTMLTextAreaElement | HTMLInputElement;
 
   // a whole page rendered by jsdom on a shared 2-core machine: slow, hence the longer bound
-  it('edits, undoes back to the stored workflow, redoes, and saves what the edits made', { timeout: 180_000 }, async () => {
-    const user = userEvent.setup();
-    ui.render(<DesignerPage />, { path: '/designer/etl', route: '/designer/:name' });
-    await user.click(await screen.findByRole('button', { name: /add task/i }));
-    expect(await screen.findByTestId('unsaved')).toBeTruthy();
-    await waitFor(() => expect(commandField().value).toBe(''));
-    // pasted, one change: typed keys would be one undo step or several depending on how fast
-    // this machine types them (quick edits of one field coalesce)
-    await user.click(commandField());
-    await user.paste('echo loaded');
-    await waitFor(() => expect(commandField().value).toBe('echo loaded'));
+  it(
+    'edits, undoes back to the stored workflow, redoes, and saves what the edits made',
+    { timeout: 180_000 },
+    async () => {
+      const user = userEvent.setup();
+      ui.render(<DesignerPage />, { path: '/designer/etl', route: '/designer/:name' });
+      await user.click(await screen.findByRole('button', { name: /add task/i }));
+      expect(await screen.findByTestId('unsaved')).toBeTruthy();
+      await waitFor(() => expect(commandField().value).toBe(''));
+      // pasted, one change: typed keys would be one undo step or several depending on how fast
+      // this machine types them (quick edits of one field coalesce)
+      await user.click(commandField());
+      await user.paste('echo loaded');
+      await waitFor(() => expect(commandField().value).toBe('echo loaded'));
 
-    const undo = screen.getByRole('button', { name: 'Undo' });
-    const redo = screen.getByRole('button', { name: 'Redo' });
-    // the command is one step, the added task another: two undos give the stored workflow back
-    await user.click(undo);
-    await waitFor(() => expect(commandField().value).toBe(''));
-    await user.click(undo);
-    await waitFor(() => expect(screen.queryByTestId('unsaved')).toBeNull());
-    expect(undo.hasAttribute('disabled')).toBe(true);
+      const undo = screen.getByRole('button', { name: 'Undo' });
+      const redo = screen.getByRole('button', { name: 'Redo' });
+      // the command is one step, the added task another: two undos give the stored workflow back
+      await user.click(undo);
+      await waitFor(() => expect(commandField().value).toBe(''));
+      await user.click(undo);
+      await waitFor(() => expect(screen.queryByTestId('unsaved')).toBeNull());
+      expect(undo.hasAttribute('disabled')).toBe(true);
 
-    await user.click(redo);
-    await user.click(redo);
-    await waitFor(() => expect(commandField().value).toBe('echo loaded'));
-    expect(screen.getByTestId('unsaved')).toBeTruthy();
+      await user.click(redo);
+      await user.click(redo);
+      await waitFor(() => expect(commandField().value).toBe('echo loaded'));
+      expect(screen.getByTestId('unsaved')).toBeTruthy();
 
-    await user.click(screen.getByRole('button', { name: /\bsave$/i }));
-    expect(await screen.findByText(/saved "etl"/i)).toBeTruthy();
-    await waitFor(() => expect(screen.queryByTestId('unsaved')).toBeNull());
-    const stored = await ui.engine.engine.exportWorkflow('etl');
-    expect(stored.tasks.map((t) => t.command)).toEqual(['echo extracted', 'echo loaded']);
-  });
+      await user.click(screen.getByRole('button', { name: /\bsave$/i }));
+      expect(await screen.findByText(/saved "etl"/i)).toBeTruthy();
+      await waitFor(() => expect(screen.queryByTestId('unsaved')).toBeNull());
+      const stored = await ui.engine.engine.exportWorkflow('etl');
+      expect(stored.tasks.map((t) => t.command)).toEqual(['echo extracted', 'echo loaded']);
+    },
+  );
 });

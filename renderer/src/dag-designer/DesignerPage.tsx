@@ -37,7 +37,13 @@ export default function DesignerPage() {
   if (!spec.data) return <LoadingState />;
   return (
     <ReactFlowProvider>
-      <DesignerEditor key={name ?? ''} initial={spec.data} loadedName={name} stats={stats.data ?? []} defaultTimezone={info.data?.timezone ?? viewerZone()} />
+      <DesignerEditor
+        key={name ?? ''}
+        initial={spec.data}
+        loadedName={name}
+        stats={stats.data ?? []}
+        defaultTimezone={info.data?.timezone ?? viewerZone()}
+      />
     </ReactFlowProvider>
   );
 }

@@ -17,14 +17,33 @@ export interface DesignerSidePanelProps {
   problems: ReactNode;
 }
 
-export function DesignerSidePanel({ tab, onTab, height, problemCount, task, workflow, problems }: DesignerSidePanelProps) {
+export function DesignerSidePanel({
+  tab,
+  onTab,
+  height,
+  problemCount,
+  task,
+  workflow,
+  problems,
+}: DesignerSidePanelProps) {
   const { t } = useTranslation('designer');
   const { token } = theme.useToken();
-  const pane = (children: ReactNode) => <div style={{ padding: 16, overflow: 'auto', height: `calc(${height} - 48px)` }}>{children}</div>;
+  const pane = (children: ReactNode) => (
+    <div style={{ padding: 16, overflow: 'auto', height: `calc(${height} - 48px)` }}>{children}</div>
+  );
   return (
     <aside
       aria-label={t('panel.label')}
-      style={{ width: 400, flex: 'none', height, border: `1px solid ${token.colorBorderSecondary}`, borderRadius: token.borderRadiusLG, background: token.colorBgContainer, display: 'flex', flexDirection: 'column' }}
+      style={{
+        width: 400,
+        flex: 'none',
+        height,
+        border: `1px solid ${token.colorBorderSecondary}`,
+        borderRadius: token.borderRadiusLG,
+        background: token.colorBgContainer,
+        display: 'flex',
+        flexDirection: 'column',
+      }}
     >
       <Tabs
         activeKey={tab}

@@ -20,7 +20,9 @@ export function ExportYamlModal({ spec, open, onClose }: { spec: WorkflowSpec; o
     setResult(undefined);
     api.formatWorkflow(spec).then(
       (text) => active && setResult({ text }),
-      (e: unknown) => active && setResult({ error: e instanceof AxError && e.problems.length ? formatProblems(e.problems) : errorMessage(e) }),
+      (e: unknown) =>
+        active &&
+        setResult({ error: e instanceof AxError && e.problems.length ? formatProblems(e.problems) : errorMessage(e) }),
     );
     return () => {
       active = false;
@@ -63,9 +65,29 @@ export function ExportYamlModal({ spec, open, onClose }: { spec: WorkflowSpec; o
       }
     >
       {!result && <Spin />}
-      {result?.error && <Alert type="error" showIcon title={t('exportYaml.invalid')} description={<pre style={{ whiteSpace: 'pre-wrap', margin: 0 }}>{result.error}</pre>} />}
+      {result?.error && (
+        <Alert
+          type="error"
+          showIcon
+          title={t('exportYaml.invalid')}
+          description={<pre style={{ whiteSpace: 'pre-wrap', margin: 0 }}>{result.error}</pre>}
+        />
+      )}
       {result?.text && (
-        <pre data-testid="yaml-export" tabIndex={0} aria-label={t('exportYaml.textLabel')} style={{ maxHeight: 480, overflow: 'auto', margin: 0, padding: 12, borderRadius: 6, background: 'rgba(127,127,127,0.1)', fontSize: 12 }}>
+        <pre
+          data-testid="yaml-export"
+          tabIndex={0}
+          aria-label={t('exportYaml.textLabel')}
+          style={{
+            maxHeight: 480,
+            overflow: 'auto',
+            margin: 0,
+            padding: 12,
+            borderRadius: 6,
+            background: 'rgba(127,127,127,0.1)',
+            fontSize: 12,
+          }}
+        >
           {result.text}
         </pre>
       )}

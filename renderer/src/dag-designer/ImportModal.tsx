@@ -10,7 +10,15 @@ import { useApi } from '../engine-client/index.ts';
 import { errorMessage } from '../shared/feedback.tsx';
 import { mono } from './fields/mono.ts';
 
-export function ImportModal({ open, onClose, onImport }: { open: boolean; onClose: () => void; onImport: (spec: WorkflowSpec, warnings: string[]) => void }) {
+export function ImportModal({
+  open,
+  onClose,
+  onImport,
+}: {
+  open: boolean;
+  onClose: () => void;
+  onImport: (spec: WorkflowSpec, warnings: string[]) => void;
+}) {
   const { t } = useTranslation('designer');
   const api = useApi();
   const [text, setText] = useState('');
@@ -27,7 +35,10 @@ export function ImportModal({ open, onClose, onImport }: { open: boolean; onClos
     try {
       const report = await api.validate({ text, file: fileName });
       if (report.ok && report.spec) {
-        onImport(report.spec, report.warnings.map((w) => w.message));
+        onImport(
+          report.spec,
+          report.warnings.map((w) => w.message),
+        );
         setText('');
         setFileName(undefined);
         onClose();

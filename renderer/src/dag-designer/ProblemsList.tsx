@@ -4,7 +4,15 @@ import { Button, Flex, List, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import type { PlacedProblem } from './model/problems.ts';
 
-export function ProblemsList({ problems, checked, onOpen }: { problems: readonly PlacedProblem[]; checked: boolean; onOpen: (p: PlacedProblem) => void }) {
+export function ProblemsList({
+  problems,
+  checked,
+  onOpen,
+}: {
+  problems: readonly PlacedProblem[];
+  checked: boolean;
+  onOpen: (p: PlacedProblem) => void;
+}) {
   const { t } = useTranslation('designer');
   if (problems.length === 0) {
     return (
@@ -27,7 +35,19 @@ export function ProblemsList({ problems, checked, onOpen }: { problems: readonly
       renderItem={(p, i) => (
         <List.Item key={`${p.path}-${i}`} style={{ paddingInline: 0 }}>
           <Flex vertical gap={2} style={{ minWidth: 0 }}>
-            <Button type="link" size="small" style={{ padding: 0, height: 'auto', textAlign: 'start', whiteSpace: 'normal', justifyContent: 'flex-start', alignSelf: 'flex-start' }} onClick={() => onOpen(p)}>
+            <Button
+              type="link"
+              size="small"
+              style={{
+                padding: 0,
+                height: 'auto',
+                textAlign: 'start',
+                whiteSpace: 'normal',
+                justifyContent: 'flex-start',
+                alignSelf: 'flex-start',
+              }}
+              onClick={() => onOpen(p)}
+            >
               <WarningOutlined aria-hidden /> <code>{p.path || t('problems.wholeFile')}</code>
             </Button>
             <Typography.Text style={{ overflowWrap: 'anywhere' }}>{p.message}</Typography.Text>

@@ -32,7 +32,8 @@ export function useFirePreview(cron: string | undefined, timezone: string | unde
         (error: unknown) => {
           if (!active) return;
           const errors: Record<string, string> = {};
-          if (error instanceof AxError && error.problems.length) for (const p of error.problems) errors[p.path] = p.message;
+          if (error instanceof AxError && error.problems.length)
+            for (const p of error.problems) errors[p.path] = p.message;
           else errors['schedule.cron'] = error instanceof Error ? error.message : String(error);
           setState({ errors });
         },
@@ -65,7 +66,9 @@ export function SchedulePreview({ preview, cron }: { preview: FirePreview | unde
           return (
             <li key={ms}>
               {z.main}
-              {z.other && <Typography.Text type="secondary" style={{ fontSize: 12 }}>{` · ${z.other}`}</Typography.Text>}
+              {z.other && (
+                <Typography.Text type="secondary" style={{ fontSize: 12 }}>{` · ${z.other}`}</Typography.Text>
+              )}
             </li>
           );
         })}

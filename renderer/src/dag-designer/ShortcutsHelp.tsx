@@ -43,7 +43,14 @@ export function ShortcutsHelp({ open, onOpenChange }: { open: boolean; onOpenCha
     </table>
   );
   return (
-    <Popover content={content} title={t('shortcuts.title')} trigger="click" open={open} onOpenChange={onOpenChange} placement="bottomRight">
+    <Popover
+      content={content}
+      title={t('shortcuts.title')}
+      trigger="click"
+      open={open}
+      onOpenChange={onOpenChange}
+      placement="bottomRight"
+    >
       <Button icon={<QuestionCircleOutlined />} aria-label={t('shortcuts.title')} title={t('shortcuts.title')} />
     </Popover>
   );

@@ -3,7 +3,13 @@
 import { Alert, Form, Input, Select, Switch, Typography } from 'antd';
 import { useMemo, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { MisfirePolicy, OverlapPolicy, RoutingStrategy, ScheduleSpec, WorkflowSpec } from '../../../engine/api/types.ts';
+import type {
+  MisfirePolicy,
+  OverlapPolicy,
+  RoutingStrategy,
+  ScheduleSpec,
+  WorkflowSpec,
+} from '../../../engine/api/types.ts';
 import { viewerZone } from '../shared/time.ts';
 import { mono } from './fields/mono.ts';
 import { problemField } from './fields/ProblemField.tsx';
@@ -40,8 +46,10 @@ export function WorkflowPanel({ spec, loadedName, problems, defaultTimezone, onE
   if (schedule) lastSchedule.current = schedule;
   const zones = useMemo(() => timeZones(schedule?.timezone), [schedule?.timezone]);
   const fires = useFirePreview(schedule?.cron, schedule?.timezone);
-  const setSchedule = (patch: Partial<ScheduleSpec>, field: string) => schedule && onEdit({ schedule: { ...schedule, ...patch } }, field);
-  const nameError = spec.name !== '' && !NAME_PATTERN.test(spec.name) ? t('rename.invalid', { name: spec.name }) : undefined;
+  const setSchedule = (patch: Partial<ScheduleSpec>, field: string) =>
+    schedule && onEdit({ schedule: { ...schedule, ...patch } }, field);
+  const nameError =
+    spec.name !== '' && !NAME_PATTERN.test(spec.name) ? t('rename.invalid', { name: spec.name }) : undefined;
   const renamed = loadedName !== undefined && spec.name !== loadedName && !nameError;
   const tasksProblems = problems.get('tasks') ?? [];
   const general = problems.get('') ?? [];
@@ -57,15 +65,38 @@ export function WorkflowPanel({ spec, loadedName, problems, defaultTimezone, onE
         label={t('field.workflowName')}
         problems={problems}
         local={nameError}
-        extra={renamed ? <Typography.Text type="warning">{t('workflow.renamed', { from: loadedName, to: spec.name })}</Typography.Text> : undefined}
+        extra={
+          renamed ? (
+            <Typography.Text type="warning">
+              {t('workflow.renamed', { from: loadedName, to: spec.name })}
+            </Typography.Text>
+          ) : undefined
+        }
       >
-        <Input id={workflowFieldId('workflow')} value={spec.name} placeholder={t('field.workflowNamePlaceholder')} style={mono} spellCheck={false} onChange={(e) => onEdit({ name: e.target.value }, 'workflow')} />
+        <Input
+          id={workflowFieldId('workflow')}
+          value={spec.name}
+          placeholder={t('field.workflowNamePlaceholder')}
+          style={mono}
+          spellCheck={false}
+          onChange={(e) => onEdit({ name: e.target.value }, 'workflow')}
+        />
       </Field>
       <Field field="description" label={t('field.description')} problems={problems}>
-        <Input.TextArea id={workflowFieldId('description')} value={spec.description ?? ''} autoSize={{ minRows: 1, maxRows: 4 }} onChange={(e) => onEdit({ description: e.target.value || undefined }, 'description')} />
+        <Input.TextArea
+          id={workflowFieldId('description')}
+          value={spec.description ?? ''}
+          autoSize={{ minRows: 1, maxRows: 4 }}
+          onChange={(e) => onEdit({ description: e.target.value || undefined }, 'description')}
+        />
       </Field>
       <Field field="owner" label={t('field.owner')} problems={problems}>
-        <Input id={workflowFieldId('owner')} value={spec.owner ?? ''} placeholder={t('field.ownerPlaceholder')} onChange={(e) => onEdit({ owner: e.target.value || undefined }, 'owner')} />
+        <Input
+          id={workflowFieldId('owner')}
+          value={spec.owner ?? ''}
+          placeholder={t('field.ownerPlaceholder')}
+          onChange={(e) => onEdit({ owner: e.target.value || undefined }, 'owner')}
+        />
       </Field>
       <Form.Item label={t('field.schedule')} htmlFor={workflowFieldId('schedule')} style={{ marginBottom: 10 }}>
         <Switch
@@ -74,18 +105,53 @@ export function WorkflowPanel({ spec, loadedName, problems, defaultTimezone, onE
           checkedChildren={t('schedule.on')}
           unCheckedChildren={t('schedule.off')}
           onChange={(on) =>
-            onEdit({ schedule: on ? (lastSchedule.current ?? { cron: '0 2 * * *', timezone: defaultTimezone, misfire: 'run_once', overlap: 'skip' }) : undefined }, 'schedule')
+            onEdit(
+              {
+                schedule: on
+                  ? (lastSchedule.current ?? {
+                      cron: '0 2 * * *',
+                      timezone: defaultTimezone,
+                      misfire: 'run_once',
+                      overlap: 'skip',
+                    })
+                  : undefined,
+              },
+              'schedule',
+            )
           }
         />
       </Form.Item>
       {schedule && (
         <div style={{ paddingInlineStart: 12, borderInlineStart: '2px solid rgba(127,127,127,0.25)', marginBottom: 8 }}>
-          <Field field="schedule.cron" label={t('field.cron')} problems={problems} local={fires.errors['schedule.cron']} extra={t('field.cronHelp')}>
-            <Input id={workflowFieldId('schedule.cron')} value={schedule.cron} style={mono} spellCheck={false} onChange={(e) => setSchedule({ cron: e.target.value }, 'cron')} />
+          <Field
+            field="schedule.cron"
+            label={t('field.cron')}
+            problems={problems}
+            local={fires.errors['schedule.cron']}
+            extra={t('field.cronHelp')}
+          >
+            <Input
+              id={workflowFieldId('schedule.cron')}
+              value={schedule.cron}
+              style={mono}
+              spellCheck={false}
+              onChange={(e) => setSchedule({ cron: e.target.value }, 'cron')}
+            />
           </Field>
           <SchedulePreview preview={fires.errors['schedule.cron'] ? undefined : fires.preview} cron={schedule.cron} />
-          <Field field="schedule.timezone" label={t('field.timezone')} problems={problems} local={fires.errors['schedule.timezone']}>
-            <Select id={workflowFieldId('schedule.timezone')} showSearch value={schedule.timezone} options={zones.map((z) => ({ value: z, label: z }))} onChange={(timezone: string) => setSchedule({ timezone }, 'timezone')} />
+          <Field
+            field="schedule.timezone"
+            label={t('field.timezone')}
+            problems={problems}
+            local={fires.errors['schedule.timezone']}
+          >
+            <Select
+              id={workflowFieldId('schedule.timezone')}
+              showSearch
+              value={schedule.timezone}
+              options={zones.map((z) => ({ value: z, label: z }))}
+              onChange={(timezone: string) => setSchedule({ timezone }, 'timezone')}
+            />
           </Field>
           <Field field="schedule.misfire" label={t('field.misfire')} problems={problems}>
             <Select
@@ -106,14 +172,23 @@ export function WorkflowPanel({ spec, loadedName, problems, defaultTimezone, onE
         </div>
       )}
       <Field field="on_event" label={t('field.onEvent')} problems={problems} extra={t('field.onEventHelp')}>
-        <Input id={workflowFieldId('on_event')} value={spec.onEvent ?? ''} placeholder={t('field.onEventPlaceholder')} style={mono} onChange={(e) => onEdit({ onEvent: e.target.value || undefined }, 'on_event')} />
+        <Input
+          id={workflowFieldId('on_event')}
+          value={spec.onEvent ?? ''}
+          placeholder={t('field.onEventPlaceholder')}
+          style={mono}
+          onChange={(e) => onEdit({ onEvent: e.target.value || undefined }, 'on_event')}
+        />
       </Field>
       <Field field="routing" label={t('field.routing')} problems={problems}>
         <Select
           id={workflowFieldId('routing')}
           value={spec.routing}
           onChange={(routing: RoutingStrategy) => onEdit({ routing }, 'routing')}
-          options={(['round_robin', 'random', 'least_busy'] as const).map((v) => ({ value: v, label: t(`routing.${v}`) }))}
+          options={(['round_robin', 'random', 'least_busy'] as const).map((v) => ({
+            value: v,
+            label: t(`routing.${v}`),
+          }))}
         />
       </Field>
     </Form>

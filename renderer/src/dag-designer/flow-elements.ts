@@ -4,7 +4,12 @@ import { MarkerType, type Edge } from '@xyflow/react';
 import type { TaskSpec } from '../../../engine/api/types.ts';
 import { edgeId } from '../graph/to-flow-graph.ts';
 import type { LayoutDirection, Positions } from '../graph/layout-types.ts';
-import { estimatedNodeHeight, unmeasuredGeometry, type TaskFlowNode, type TaskNodeData } from '../graph/task-node-types.ts';
+import {
+  estimatedNodeHeight,
+  unmeasuredGeometry,
+  type TaskFlowNode,
+  type TaskNodeData,
+} from '../graph/task-node-types.ts';
 
 export interface NodeFlags {
   selectedNodes: ReadonlySet<string>;
@@ -37,7 +42,13 @@ export class FlowCache {
   private nodes = new Map<string, CachedNode>();
   private edges = new Map<string, CachedEdge>();
 
-  buildNodes(tasks: readonly TaskSpec[], positions: Positions, sizes: Sizes, direction: LayoutDirection, flags: NodeFlags): TaskFlowNode[] {
+  buildNodes(
+    tasks: readonly TaskSpec[],
+    positions: Positions,
+    sizes: Sizes,
+    direction: LayoutDirection,
+    flags: NodeFlags,
+  ): TaskFlowNode[] {
     const out: TaskFlowNode[] = [];
     const next = new Map<string, CachedNode>();
     for (const task of tasks) {

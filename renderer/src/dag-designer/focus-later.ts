@@ -3,6 +3,7 @@
 export function focusLater(id: string): void {
   const before = document.activeElement;
   setTimeout(() => {
-    if (document.activeElement === before || document.activeElement === document.body) document.getElementById(id)?.focus();
+    if (document.activeElement === before || document.activeElement === document.body)
+      document.getElementById(id)?.focus();
   }, 50);
 }

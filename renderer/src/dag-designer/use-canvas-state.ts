@@ -7,7 +7,12 @@ import { useCallback, useEffect, useRef, useState, type RefObject } from 'react'
 import type { WorkflowSpec } from '../../../engine/api/types.ts';
 import { layoutGraphAsync } from '../graph/layout-async.ts';
 import type { LayoutDirection, Positions } from '../graph/layout-types.ts';
-import { TASK_NODE_HEIGHT, TASK_NODE_HEIGHT_BADGES, TASK_NODE_WIDTH, type TaskFlowNode } from '../graph/task-node-types.ts';
+import {
+  TASK_NODE_HEIGHT,
+  TASK_NODE_HEIGHT_BADGES,
+  TASK_NODE_WIDTH,
+  type TaskFlowNode,
+} from '../graph/task-node-types.ts';
 import { graphEdges, layoutNodes } from '../graph/to-flow-graph.ts';
 import type { Sizes } from './flow-elements.ts';
 
@@ -15,7 +20,11 @@ import type { Sizes } from './flow-elements.ts';
 const FIT_ALL_MAX = 60;
 const BIG_GRAPH_ZOOM = 0.75;
 
-export function useCanvasState(spec: WorkflowSpec, visible: ReadonlySet<string> | undefined, container: RefObject<HTMLDivElement | null>) {
+export function useCanvasState(
+  spec: WorkflowSpec,
+  visible: ReadonlySet<string> | undefined,
+  container: RefObject<HTMLDivElement | null>,
+) {
   const rf = useReactFlow<TaskFlowNode>();
   const [direction, setDirection] = useState<LayoutDirection>('TB');
   const [positions, setPositions] = useState<Positions>({});
@@ -41,9 +50,15 @@ export function useCanvasState(spec: WorkflowSpec, visible: ReadonlySet<string> 
       for (const n of names) {
         const p = positions[n]!;
         const size = z.get(n) ?? { width: TASK_NODE_WIDTH, height: TASK_NODE_HEIGHT_BADGES };
-        [x0, y0, x1, y1] = [Math.min(x0, p.x), Math.min(y0, p.y), Math.max(x1, p.x + size.width), Math.max(y1, p.y + size.height)];
+        [x0, y0, x1, y1] = [
+          Math.min(x0, p.x),
+          Math.min(y0, p.y),
+          Math.max(x1, p.x + size.width),
+          Math.max(y1, p.y + size.height),
+        ];
       }
-      if (whole) return getViewportForBounds({ x: x0, y: y0, width: x1 - x0, height: y1 - y0 }, width, height, 0.05, 1, 0.12);
+      if (whole)
+        return getViewportForBounds({ x: x0, y: y0, width: x1 - x0, height: y1 - y0 }, width, height, 0.05, 1, 0.12);
       // a big graph opens on its start (top for TB, left for LR), centred across, readable
       const zoom = BIG_GRAPH_ZOOM;
       return direction === 'TB'
@@ -68,7 +83,11 @@ export function useCanvasState(spec: WorkflowSpec, visible: ReadonlySet<string> 
       const { spec: s, visible: v, sizes: z } = latest.current;
       const tasks = v ? s.tasks.filter((t) => v.has(t.name)) : s.tasks;
       try {
-        const pos = await layoutGraphAsync(layoutNodes(tasks, options.measured ? z : undefined), graphEdges(tasks), dir);
+        const pos = await layoutGraphAsync(
+          layoutNodes(tasks, options.measured ? z : undefined),
+          graphEdges(tasks),
+          dir,
+        );
         if (id !== seq.current) return;
         // for bench/ui-layout.ts: when the first layout of the page was ready
         if (performance.getEntriesByName('ax:designer-laid-out').length === 0) performance.mark('ax:designer-laid-out');
@@ -97,22 +116,41 @@ export function useCanvasState(spec: WorkflowSpec, visible: ReadonlySet<string> 
       const p = latest.current.positions;
       let spot: { x: number; y: number };
       const anchor = near ? p[near] : undefined;
-      if (anchor) spot = direction === 'TB' ? { x: anchor.x, y: anchor.y + TASK_NODE_HEIGHT + 70 } : { x: anchor.x + TASK_NODE_WIDTH + 70, y: anchor.y };
+      if (anchor)
+        spot =
+          direction === 'TB'
+            ? { x: anchor.x, y: anchor.y + TASK_NODE_HEIGHT + 70 }
+            : { x: anchor.x + TASK_NODE_WIDTH + 70, y: anchor.y };
       else {
         const rect = container.current?.getBoundingClientRect();
-        const centre = rect ? rf.screenToFlowPosition({ x: rect.left + rect.width / 2, y: rect.top + rect.height / 3 }) : { x: 0, y: 0 };
+        const centre = rect
+          ? rf.screenToFlowPosition({ x: rect.left + rect.width / 2, y: rect.top + rect.height / 3 })
+          : { x: 0, y: 0 };
         spot = { x: Math.round(centre.x - TASK_NODE_WIDTH / 2), y: Math.round(centre.y - TASK_NODE_HEIGHT / 2) };
       }
       const taken = Object.entries(p).filter(([name]) => latest.current.spec.tasks.some((t) => t.name === name));
-      const clash = (s: { x: number; y: number }) => taken.some(([, q]) => Math.abs(q.x - s.x) < TASK_NODE_WIDTH + 10 && Math.abs(q.y - s.y) < TASK_NODE_HEIGHT + 10);
-      for (let i = 0; i < 200 && clash(spot); i++) spot = direction === 'TB' ? { x: spot.x + TASK_NODE_WIDTH + 40, y: spot.y } : { x: spot.x, y: spot.y + TASK_NODE_HEIGHT + 30 };
+      const clash = (s: { x: number; y: number }) =>
+        taken.some(
+          ([, q]) => Math.abs(q.x - s.x) < TASK_NODE_WIDTH + 10 && Math.abs(q.y - s.y) < TASK_NODE_HEIGHT + 10,
+        );
+      for (let i = 0; i < 200 && clash(spot); i++)
+        spot =
+          direction === 'TB'
+            ? { x: spot.x + TASK_NODE_WIDTH + 40, y: spot.y }
+            : { x: spot.x, y: spot.y + TASK_NODE_HEIGHT + 30 };
       return spot;
     },
     [direction, rf, container],
   );
 
-  const place = useCallback((name: string, at: { x: number; y: number }) => setPositions((prev) => ({ ...prev, [name]: at })), []);
-  const rename = useCallback((from: string, to: string) => setPositions((prev) => (prev[from] ? { ...prev, [to]: prev[from]! } : prev)), []);
+  const place = useCallback(
+    (name: string, at: { x: number; y: number }) => setPositions((prev) => ({ ...prev, [name]: at })),
+    [],
+  );
+  const rename = useCallback(
+    (from: string, to: string) => setPositions((prev) => (prev[from] ? { ...prev, [to]: prev[from]! } : prev)),
+    [],
+  );
 
   const onNodesChange = useCallback((changes: NodeChange<TaskFlowNode>[]) => {
     let pos: Record<string, { x: number; y: number }> | undefined;
@@ -139,7 +177,8 @@ export function useCanvasState(spec: WorkflowSpec, visible: ReadonlySet<string> 
 
   const onEdgesChange = useCallback((changes: EdgeChange[]) => {
     let sel: { add: string[]; remove: string[] } | undefined;
-    for (const c of changes) if (c.type === 'select') (sel ??= { add: [], remove: [] })[c.selected ? 'add' : 'remove'].push(c.id);
+    for (const c of changes)
+      if (c.type === 'select') (sel ??= { add: [], remove: [] })[c.selected ? 'add' : 'remove'].push(c.id);
     if (sel) setSelectedEdges((prev) => applySelection(prev, sel));
   }, []);
 
@@ -148,7 +187,25 @@ export function useCanvasState(spec: WorkflowSpec, visible: ReadonlySet<string> 
     setSelectedEdges(new Set());
   }, []);
 
-  return { direction, changeDirection, positions, sizes, ready, layoutError, layout, fit, viewportFor, placeNew, place, rename, selectedNodes, selectedEdges, onNodesChange, onEdgesChange, select };
+  return {
+    direction,
+    changeDirection,
+    positions,
+    sizes,
+    ready,
+    layoutError,
+    layout,
+    fit,
+    viewportFor,
+    placeNew,
+    place,
+    rename,
+    selectedNodes,
+    selectedEdges,
+    onNodesChange,
+    onEdgesChange,
+    select,
+  };
 }
 
 function applySelection(prev: ReadonlySet<string>, sel: { add: string[]; remove: string[] }): ReadonlySet<string> {

@@ -6,7 +6,8 @@ import { cullGraph, grow, viewRect, type Rect } from '../graph/cull-graph.ts';
 
 /** graphs bigger than this are culled to the screen before React Flow sees them */
 const CULL_FROM = 300;
-const contains = (a: Rect, b: Rect) => b.x >= a.x && b.y >= a.y && b.x + b.width <= a.x + a.width && b.y + b.height <= a.y + a.height;
+const contains = (a: Rect, b: Rect) =>
+  b.x >= a.x && b.y >= a.y && b.x + b.width <= a.x + a.width && b.y + b.height <= a.y + a.height;
 
 interface Options {
   /** draw everything (an image export needs every node in the page) */
@@ -19,7 +20,11 @@ interface Options {
   keep: ReadonlySet<string>;
 }
 
-export function useCulledGraph<N extends Node, E extends Edge>(nodes: N[], edges: E[], { renderAll, box, initialViewport, keep }: Options) {
+export function useCulledGraph<N extends Node, E extends Edge>(
+  nodes: N[],
+  edges: E[],
+  { renderAll, box, initialViewport, keep }: Options,
+) {
   const [cullArea, setCullArea] = useState<Rect | undefined>();
   const onViewport = useCallback(
     (vp: Viewport) => {
@@ -33,8 +38,14 @@ export function useCulledGraph<N extends Node, E extends Edge>(nodes: N[], edges
     [box],
   );
   const culling = nodes.length > CULL_FROM && !renderAll;
-  const initialCull = culling && !cullArea && initialViewport && box.current ? grow(viewRect(initialViewport, box.current.clientWidth, box.current.clientHeight), 1) : undefined;
+  const initialCull =
+    culling && !cullArea && initialViewport && box.current
+      ? grow(viewRect(initialViewport, box.current.clientWidth, box.current.clientHeight), 1)
+      : undefined;
   const area = cullArea ?? initialCull;
-  const shown = useMemo(() => (culling && area ? cullGraph(nodes, edges, area, keep) : { nodes, edges }), [culling, area, nodes, edges, keep]);
+  const shown = useMemo(
+    () => (culling && area ? cullGraph(nodes, edges, area, keep) : { nodes, edges }),
+    [culling, area, nodes, edges, keep],
+  );
   return { shown, onViewport };
 }

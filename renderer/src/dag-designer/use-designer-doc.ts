@@ -19,12 +19,28 @@ export interface DesignerDoc {
 
 export function useDesignerDoc(initial: WorkflowSpec): DesignerDoc {
   const [state, dispatch] = useReducer(reduceDoc, initial, startDoc);
-  const edit = useCallback((spec: WorkflowSpec, key?: string) => dispatch({ type: 'edit', spec, key, at: Date.now() }), []);
+  const edit = useCallback(
+    (spec: WorkflowSpec, key?: string) => dispatch({ type: 'edit', spec, key, at: Date.now() }),
+    [],
+  );
   const doUndo = useCallback(() => dispatch({ type: 'undo' }), []);
   const doRedo = useCallback(() => dispatch({ type: 'redo' }), []);
   const markSaved = useCallback((spec: WorkflowSpec) => dispatch({ type: 'saved', spec }), []);
   const spec = currentSpec(state);
   // compared only when the spec or the saved one changes (a deep comparison of a big spec)
-  const dirty = useMemo(() => isDirty({ history: { past: [], future: [], present: spec }, saved: state.saved }), [spec, state.saved]);
-  return { spec, saved: state.saved, dirty, canUndo: canUndo(state), canRedo: canRedo(state), edit, undo: doUndo, redo: doRedo, markSaved };
+  const dirty = useMemo(
+    () => isDirty({ history: { past: [], future: [], present: spec }, saved: state.saved }),
+    [spec, state.saved],
+  );
+  return {
+    spec,
+    saved: state.saved,
+    dirty,
+    canUndo: canUndo(state),
+    canRedo: canRedo(state),
+    edit,
+    undo: doUndo,
+    redo: doRedo,
+    markSaved,
+  };
 }

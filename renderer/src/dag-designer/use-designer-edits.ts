@@ -6,7 +6,18 @@ import { App } from 'antd';
 import { createElement, useCallback, type RefObject } from 'react';
 import { useTranslation } from 'react-i18next';
 import { focusLater } from './focus-later.ts';
-import { addTask, connect, disconnect, findTask, freeTaskName, newTask, removeTasks, renameTask, setUpstream, type RenameProblem } from './model/spec-ops.ts';
+import {
+  addTask,
+  connect,
+  disconnect,
+  findTask,
+  freeTaskName,
+  newTask,
+  removeTasks,
+  renameTask,
+  setUpstream,
+  type RenameProblem,
+} from './model/spec-ops.ts';
 import type { PanelTab } from './DesignerSidePanel.tsx';
 import type { TaskKeys } from './task-keys.ts';
 import { fieldId } from './TaskPanel.tsx';
@@ -33,7 +44,15 @@ export function useDesignerEdits({ doc, canvas, cycle, edges, taskKeys, selected
 
   const refuse = useCallback(
     (path: string[]) => {
-      message.error({ content: createElement('span', { 'data-testid': 'cycle-message' }, t('cycle.refused', { path: path.join(' → ') })), key: 'cycle', duration: 6 });
+      message.error({
+        content: createElement(
+          'span',
+          { 'data-testid': 'cycle-message' },
+          t('cycle.refused', { path: path.join(' → ') }),
+        ),
+        key: 'cycle',
+        duration: 6,
+      });
       cycle.flash(path);
     },
     [message, t, cycle],
@@ -69,10 +88,17 @@ export function useDesignerEdits({ doc, canvas, cycle, edges, taskKeys, selected
     (taskNames: string[], edgeIds: string[]) => {
       const pairs = edgeIds.flatMap((id) => {
         const edge = edges.find((e) => e.id === id);
-        return edge && !taskNames.includes(edge.source) && !taskNames.includes(edge.target) ? [[edge.source, edge.target] as const] : [];
+        return edge && !taskNames.includes(edge.source) && !taskNames.includes(edge.target)
+          ? [[edge.source, edge.target] as const]
+          : [];
       });
       const next = removeTasks(disconnect(spec, pairs), taskNames);
-      recordRemoval({ before: spec, after: next, tasks: taskNames.filter((n) => findTask(spec, n)), edges: pairs.length });
+      recordRemoval({
+        before: spec,
+        after: next,
+        tasks: taskNames.filter((n) => findTask(spec, n)),
+        edges: pairs.length,
+      });
       canvas.select([]);
     },
     [spec, edges, recordRemoval, canvas],

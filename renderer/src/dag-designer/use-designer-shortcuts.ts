@@ -19,7 +19,8 @@ export interface ShortcutActions {
 }
 
 /** what takes keys for itself: fields, editable text, and whatever a dialog or popover holds */
-const TAKES_KEYS = 'input, textarea, select, [contenteditable]:not([contenteditable="false"]), [role="dialog"], [role="alertdialog"], [role="combobox"], [role="listbox"], [role="menu"], [role="tooltip"], .ant-select, .ant-modal, .ant-popover, .ant-dropdown';
+const TAKES_KEYS =
+  'input, textarea, select, [contenteditable]:not([contenteditable="false"]), [role="dialog"], [role="alertdialog"], [role="combobox"], [role="listbox"], [role="menu"], [role="tooltip"], .ant-select, .ant-modal, .ant-popover, .ant-dropdown';
 
 /** the key went to the canvas (or something in it), not to a field */
 export function isCanvasKey(target: EventTarget | null, canvas: HTMLElement | null): boolean {

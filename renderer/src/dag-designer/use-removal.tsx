@@ -38,7 +38,12 @@ export function useRemoval(doc: DesignerDoc, refocus: () => void): (removal: Rem
         else now.edit(restoreRemoved(now.spec, before, after));
         refocus();
       };
-      const text = tasks.length === 1 ? t('removed.task', { name: tasks[0] }) : tasks.length > 1 ? t('removed.tasks', { count: tasks.length }) : t('removed.edges', { count: edges });
+      const text =
+        tasks.length === 1
+          ? t('removed.task', { name: tasks[0] })
+          : tasks.length > 1
+            ? t('removed.tasks', { count: tasks.length })
+            : t('removed.edges', { count: edges });
       message.info({
         key: MESSAGE_KEY,
         duration: 10,

@@ -18,7 +18,14 @@ export interface SaveState {
   setProblems(problems: ValidationProblem[]): void;
 }
 
-export function useSave(spec: WorkflowSpec, options: { draftErrors: () => string[]; onSaved: (spec: WorkflowSpec, outcome: ApplyOutcome) => void; onProblems: (problems: ValidationProblem[]) => void }): SaveState {
+export function useSave(
+  spec: WorkflowSpec,
+  options: {
+    draftErrors: () => string[];
+    onSaved: (spec: WorkflowSpec, outcome: ApplyOutcome) => void;
+    onProblems: (problems: ValidationProblem[]) => void;
+  },
+): SaveState {
   const api = useApi();
   const { message } = App.useApp();
   const { t } = useTranslation('designer');
@@ -66,7 +73,11 @@ export function useSave(spec: WorkflowSpec, options: { draftErrors: () => string
       const outcome = await api.apply(spec, UI_ACTOR);
       setProblems([]);
       opts.current.onSaved(spec, outcome);
-      message.success(outcome.changed ? t('save.saved', { name: outcome.workflow, version: outcome.version }) : t('save.unchanged', { name: outcome.workflow }));
+      message.success(
+        outcome.changed
+          ? t('save.saved', { name: outcome.workflow, version: outcome.version })
+          : t('save.unchanged', { name: outcome.workflow }),
+      );
       return outcome;
     } catch (e) {
       if (e instanceof AxError && e.problems.length) {

@@ -68,7 +68,11 @@ export default function DashboardPage() {
                 </Card>
               </Col>
               <Col xs={24} xl={10}>
-                <Card title={t('next.title')} size="small" extra={data.schedulingPaused && <Tag color="warning">{t('scheduling:pausedTag')}</Tag>}>
+                <Card
+                  title={t('next.title')}
+                  size="small"
+                  extra={data.schedulingPaused && <Tag color="warning">{t('scheduling:pausedTag')}</Tag>}
+                >
                   <NextFiresList fires={data.nextFires} />
                 </Card>
               </Col>

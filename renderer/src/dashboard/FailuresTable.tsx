@@ -24,7 +24,11 @@ export function FailuresTable({ failures }: { failures: FailureItem[] }) {
           title: t('failures.task'),
           key: 'task',
           render: (_, f) => (
-            <Link to={`/instances/${f.instanceId}`} style={{ fontWeight: 500, wordBreak: 'break-word' }} aria-label={t('failures.open', { task: f.taskName, workflow: f.run.workflowName })}>
+            <Link
+              to={`/instances/${f.instanceId}`}
+              style={{ fontWeight: 500, wordBreak: 'break-word' }}
+              aria-label={t('failures.open', { task: f.taskName, workflow: f.run.workflowName })}
+            >
               {f.taskName}
             </Link>
           ),
@@ -47,7 +51,14 @@ export function FailuresTable({ failures }: { failures: FailureItem[] }) {
           title: t('failures.reason'),
           key: 'reason',
           ellipsis: true,
-          render: (_, f) => (f.reason ? <Typography.Text type="secondary" ellipsis={{ tooltip: showBidiControls(f.reason) }}>{showBidiControls(f.reason)}</Typography.Text> : '—'),
+          render: (_, f) =>
+            f.reason ? (
+              <Typography.Text type="secondary" ellipsis={{ tooltip: showBidiControls(f.reason) }}>
+                {showBidiControls(f.reason)}
+              </Typography.Text>
+            ) : (
+              '—'
+            ),
         },
       ]}
     />

@@ -27,7 +27,10 @@ export function NextFiresList({ fires }: { fires: DashboardSummary['nextFires'] 
         <List.Item>
           <Flex vertical gap={2} style={{ minWidth: 0, width: '100%' }}>
             <Flex justify="space-between" gap={12}>
-              <Link to={`/workflows/${encodeURIComponent(fire.workflow)}`} style={{ fontWeight: 500, wordBreak: 'break-word' }}>
+              <Link
+                to={`/workflows/${encodeURIComponent(fire.workflow)}`}
+                style={{ fontWeight: 500, wordBreak: 'break-word' }}
+              >
                 {fire.workflow}
               </Link>
               <Typography.Text type="secondary" style={{ whiteSpace: 'nowrap' }}>

@@ -31,7 +31,9 @@ export function RecoveredList({ recovered }: { recovered: FailureItem[] }) {
                 {f.run.workflowName} ({t('common:run', { id: f.run.id })})
               </Link>
               <Typography.Text type="secondary" style={{ fontSize: 12 }}>
-                <Link to={`/instances/${f.instanceId}`}>{t('recovered.failedAttempt', { attempt: f.attempt, state: f.state })}</Link>
+                <Link to={`/instances/${f.instanceId}`}>
+                  {t('recovered.failedAttempt', { attempt: f.attempt, state: f.state })}
+                </Link>
                 {f.recoveredBy && ` · ${t('recovered.succeededOn', { attempt: f.recoveredBy.attempt })}`}
               </Typography.Text>
             </Flex>

@@ -21,20 +21,37 @@ export function RunningTable({ runs }: { runs: RunRecord[] }) {
       dataSource={runs}
       pagination={pagerPast(runs.length, 10)}
       columns={[
-        { title: t('running.run'), key: 'run', width: 110, render: (_, r) => <Link to={`/runs/${r.id}`}>{t('common:run', { id: r.id })}</Link> },
+        {
+          title: t('running.run'),
+          key: 'run',
+          width: 110,
+          render: (_, r) => <Link to={`/runs/${r.id}`}>{t('common:run', { id: r.id })}</Link>,
+        },
         {
           title: t('running.workflow'),
           key: 'workflow',
           render: (_, r) => (
             <>
               <Link to={`/workflows/${encodeURIComponent(r.workflowName)}`}>{r.workflowName}</Link>
-              {r.onlyTask && <Typography.Text type="secondary"> · {t('running.onlyTask', { task: r.onlyTask })}</Typography.Text>}
+              {r.onlyTask && (
+                <Typography.Text type="secondary"> · {t('running.onlyTask', { task: r.onlyTask })}</Typography.Text>
+              )}
             </>
           ),
         },
         { title: t('running.state'), key: 'state', width: 130, render: (_, r) => <StateTag state={r.state} /> },
-        { title: t('running.started'), key: 'started', width: 170, render: (_, r) => <When ms={r.startedAt ?? r.createdAt} /> },
-        { title: t('running.elapsed'), key: 'elapsed', width: 120, render: (_, r) => fmt.duration(now - (r.startedAt ?? r.createdAt)) },
+        {
+          title: t('running.started'),
+          key: 'started',
+          width: 170,
+          render: (_, r) => <When ms={r.startedAt ?? r.createdAt} />,
+        },
+        {
+          title: t('running.elapsed'),
+          key: 'elapsed',
+          width: 120,
+          render: (_, r) => fmt.duration(now - (r.startedAt ?? r.createdAt)),
+        },
         {
           title: t('running.trigger'),
           key: 'trigger',

@@ -1,12 +1,32 @@
 // The dashboard's figures: runs and tasks running, queue, today's outcomes, workers.
-import { CheckCircleOutlined, CloseCircleOutlined, ClusterOutlined, HourglassOutlined, SyncOutlined } from '@ant-design/icons';
+import {
+  CheckCircleOutlined,
+  CloseCircleOutlined,
+  ClusterOutlined,
+  HourglassOutlined,
+  SyncOutlined,
+} from '@ant-design/icons';
 import { Card, Col, Flex, Row, Statistic, Typography, theme } from 'antd';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
 import type { DashboardSummary } from '../../../engine/api/engine-api.ts';
 
-function Figure({ title, value, icon, color, note, to }: { title: string; value: number; icon: ReactNode; color?: string; note?: ReactNode; to?: string }) {
+function Figure({
+  title,
+  value,
+  icon,
+  color,
+  note,
+  to,
+}: {
+  title: string;
+  value: number;
+  icon: ReactNode;
+  color?: string;
+  note?: ReactNode;
+  to?: string;
+}) {
   const body = (
     <Card size="small" hoverable={!!to} style={{ height: '100%' }}>
       <Statistic title={title} value={value} prefix={icon} styles={{ content: { color } }} />
@@ -33,16 +53,39 @@ export function SummaryCards({ summary }: { summary: DashboardSummary }) {
   return (
     <Row gutter={[16, 16]}>
       <Col xs={12} md={8} xl={4}>
-        <Figure title={t('figure.running')} value={summary.running.length} icon={<SyncOutlined aria-hidden spin={summary.running.length > 0} />} color={token.colorInfo} note={t('figure.runningTasks', { count: summary.runningTasks })} />
+        <Figure
+          title={t('figure.running')}
+          value={summary.running.length}
+          icon={<SyncOutlined aria-hidden spin={summary.running.length > 0} />}
+          color={token.colorInfo}
+          note={t('figure.runningTasks', { count: summary.runningTasks })}
+        />
       </Col>
       <Col xs={12} md={8} xl={4}>
-        <Figure title={t('figure.queue')} value={summary.queueLength} icon={<HourglassOutlined aria-hidden />} note={t('figure.queueNote')} />
+        <Figure
+          title={t('figure.queue')}
+          value={summary.queueLength}
+          icon={<HourglassOutlined aria-hidden />}
+          note={t('figure.queueNote')}
+        />
       </Col>
       <Col xs={12} md={8} xl={5}>
-        <Figure title={t('figure.succeeded')} value={summary.today.success} icon={<CheckCircleOutlined aria-hidden />} color={token.colorSuccess} note={t('figure.todayOf', { count: summary.today.total })} />
+        <Figure
+          title={t('figure.succeeded')}
+          value={summary.today.success}
+          icon={<CheckCircleOutlined aria-hidden />}
+          color={token.colorSuccess}
+          note={t('figure.todayOf', { count: summary.today.total })}
+        />
       </Col>
       <Col xs={12} md={8} xl={5}>
-        <Figure title={t('figure.failed')} value={summary.today.failed} icon={<CloseCircleOutlined aria-hidden />} color={summary.today.failed ? token.colorError : undefined} note={t('figure.failedTasks', { count: summary.failuresToday.length })} />
+        <Figure
+          title={t('figure.failed')}
+          value={summary.today.failed}
+          icon={<CloseCircleOutlined aria-hidden />}
+          color={summary.today.failed ? token.colorError : undefined}
+          note={t('figure.failedTasks', { count: summary.failuresToday.length })}
+        />
       </Col>
       <Col xs={24} md={16} xl={6}>
         <Figure

@@ -16,7 +16,12 @@ const ANSI = /\x1b\[[0-9;?]*[ -/]*[@-~]/g;
 /** how the engine ended, in words: "exit code 1", "killed by SIGKILL" */
 function useHowItEnded(): (crash: EngineCrash) => string {
   const { t } = useTranslation('desktop');
-  return (crash) => (crash.code !== null ? t('exitCode', { code: crash.code }) : crash.signal ? t('signal', { signal: crash.signal }) : t('exitUnknown'));
+  return (crash) =>
+    crash.code !== null
+      ? t('exitCode', { code: crash.code })
+      : crash.signal
+        ? t('signal', { signal: crash.signal })
+        : t('exitUnknown');
 }
 
 /** the stderr tail the shell kept, in a monospace block that scrolls instead of growing */
@@ -34,12 +39,22 @@ function CrashOutput({ crash, open }: { crash: EngineCrash; open?: boolean }) {
           key: 'stderr',
           label: (
             <span>
-              {t('stderr')} <Typography.Text type="secondary">{t('crashedAt', { time: fmt.dateTime(crash.at) })}</Typography.Text>
+              {t('stderr')}{' '}
+              <Typography.Text type="secondary">{t('crashedAt', { time: fmt.dateTime(crash.at) })}</Typography.Text>
             </span>
           ),
           children: text ? (
             <Typography.Paragraph style={{ margin: 0 }}>
-              <pre data-testid="engine-stderr" style={{ margin: 0, maxHeight: 240, overflow: 'auto', whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' }}>
+              <pre
+                data-testid="engine-stderr"
+                style={{
+                  margin: 0,
+                  maxHeight: 240,
+                  overflow: 'auto',
+                  whiteSpace: 'pre-wrap',
+                  overflowWrap: 'anywhere',
+                }}
+              >
                 {text}
               </pre>
             </Typography.Paragraph>
@@ -66,7 +81,13 @@ export function EngineStatusBanner() {
   const status = useDesktopEngineStatus();
   const how = useHowItEnded();
   if (!status) return null;
-  const common = { banner: true, showIcon: true, role: 'status', 'data-testid': 'engine-status', 'data-state': status.state } as const;
+  const common = {
+    banner: true,
+    showIcon: true,
+    role: 'status',
+    'data-testid': 'engine-status',
+    'data-state': status.state,
+  } as const;
   switch (status.state) {
     case 'starting':
       return (
@@ -138,31 +159,41 @@ export function EngineDown() {
   if (status?.state === 'gave-up') {
     return (
       <div data-testid="engine-status" data-state={status.state}>
-      <Result
-        status="error"
-        title={t('gaveUpTitle')}
-        subTitle={t('gaveUp', { count: status.attempts, how: how(status.lastCrash) })}
-        extra={<RestartButton label={t('restart')} primary />}
-      >
-        <CrashOutput crash={status.lastCrash} open />
-      </Result>
+        <Result
+          status="error"
+          title={t('gaveUpTitle')}
+          subTitle={t('gaveUp', { count: status.attempts, how: how(status.lastCrash) })}
+          extra={<RestartButton label={t('restart')} primary />}
+        >
+          <CrashOutput crash={status.lastCrash} open />
+        </Result>
       </div>
     );
   }
   if (status?.state === 'failed') {
     return (
       <div data-testid="engine-status" data-state={status.state}>
-      <Result
-        status="error"
-        title={t('failedTitle')}
-        // the engine's own words say what is wrong: in the text colour, not the faint subtitle one
-        subTitle={<Typography.Text data-testid="engine-failure">{status.message}</Typography.Text>}
-        extra={<RestartButton label={t('tryAgain')} primary />}
-      >
-        <Typography.Paragraph style={{ margin: 0 }}>
-          <Trans t={t} i18nKey={status.code === 'conflict' ? 'failedHelpConflict' : status.code === 'environment' ? 'failedHelpEnvironment' : 'failedHelp'} components={{ cmd: <code className="ax-cmd" /> }} />
-        </Typography.Paragraph>
-      </Result>
+        <Result
+          status="error"
+          title={t('failedTitle')}
+          // the engine's own words say what is wrong: in the text colour, not the faint subtitle one
+          subTitle={<Typography.Text data-testid="engine-failure">{status.message}</Typography.Text>}
+          extra={<RestartButton label={t('tryAgain')} primary />}
+        >
+          <Typography.Paragraph style={{ margin: 0 }}>
+            <Trans
+              t={t}
+              i18nKey={
+                status.code === 'conflict'
+                  ? 'failedHelpConflict'
+                  : status.code === 'environment'
+                    ? 'failedHelpEnvironment'
+                    : 'failedHelp'
+              }
+              components={{ cmd: <code className="ax-cmd" /> }}
+            />
+          </Typography.Paragraph>
+        </Result>
       </div>
     );
   }

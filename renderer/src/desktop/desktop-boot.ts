@@ -3,7 +3,13 @@
 // for the connection DesktopGate starts).
 import type { DesktopBridge } from '../../../engine/api/desktop-bridge.ts';
 import { prefetchLanding } from '../app/prefetch.ts';
-import { createQueryClient, EngineConnection, engineStatusStore, openPortTransport, PortBroker } from '../engine-client/index.ts';
+import {
+  createQueryClient,
+  EngineConnection,
+  engineStatusStore,
+  openPortTransport,
+  PortBroker,
+} from '../engine-client/index.ts';
 import type { Desktop } from './desktop-context.ts';
 
 declare global {
@@ -18,7 +24,7 @@ export function desktopBridge(): DesktopBridge | undefined {
 }
 
 // One per page: a second broker on the same window would take (and close) the other's ports.
-let shell: Desktop & { broker: PortBroker } | undefined;
+let shell: (Desktop & { broker: PortBroker }) | undefined;
 
 function desktopShell(bridge: DesktopBridge): Desktop & { broker: PortBroker } {
   shell ??= { bridge, status: engineStatusStore(bridge), broker: new PortBroker(bridge, window) };

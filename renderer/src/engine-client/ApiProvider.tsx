@@ -10,7 +10,15 @@ import type { ConnectionStatus, EngineConnection } from './connection.ts';
 
 const ConnectionContext = createContext<EngineConnection | null>(null);
 
-export function ApiProvider({ connection, queryClient, children }: { connection: EngineConnection; queryClient: QueryClient; children: ReactNode }) {
+export function ApiProvider({
+  connection,
+  queryClient,
+  children,
+}: {
+  connection: EngineConnection;
+  queryClient: QueryClient;
+  children: ReactNode;
+}) {
   useEffect(() => connection.onReconnect(() => void queryClient.invalidateQueries()), [connection, queryClient]);
   return (
     <ConnectionContext.Provider value={connection}>

@@ -51,7 +51,10 @@ describe('sign-in', () => {
 
   it('without a code, the session cookie decides', async () => {
     expect(await establishSession(fakeFetch({ 'GET /auth/session': 204 }).fetch)).toEqual({ kind: 'signed-in' });
-    expect(await establishSession(fakeFetch({ 'GET /auth/session': 401 }).fetch)).toEqual({ kind: 'signed-out', reason: 'no-session' });
+    expect(await establishSession(fakeFetch({ 'GET /auth/session': 401 }).fetch)).toEqual({
+      kind: 'signed-out',
+      reason: 'no-session',
+    });
     expect(await establishSession(fakeFetch({ 'GET /auth/session': 0 }).fetch)).toMatchObject({ kind: 'unreachable' });
   });
 });

@@ -39,7 +39,8 @@ export async function establishSession(fetcher: typeof fetch = fetch): Promise<S
       history.replaceState(null, '', `${location.pathname}${location.search}#/`);
       const accepted = await exchangeCode(code, fetcher);
       // a replayed or expired link may still meet an older valid session cookie
-      if (!accepted) return (await hasSession(fetcher)) ? { kind: 'signed-in' } : { kind: 'signed-out', reason: 'code-refused' };
+      if (!accepted)
+        return (await hasSession(fetcher)) ? { kind: 'signed-in' } : { kind: 'signed-out', reason: 'code-refused' };
       return { kind: 'signed-in' };
     }
     return (await hasSession(fetcher)) ? { kind: 'signed-in' } : { kind: 'signed-out', reason: 'no-session' };

@@ -14,7 +14,8 @@ class FakeSocket implements MessageTransport {
   send(message: unknown): void {
     this.sent.push(message);
     const m = message as { id?: number; method?: string; params?: unknown[] };
-    if (m.id !== undefined) queueMicrotask(() => this.onMsg({ id: m.id, result: this.answer(m.method as string, m.params ?? []) }));
+    if (m.id !== undefined)
+      queueMicrotask(() => this.onMsg({ id: m.id, result: this.answer(m.method as string, m.params ?? []) }));
   }
   onMessage(h: (m: unknown) => void): void {
     this.onMsg = h;
@@ -50,7 +51,10 @@ describe('EngineConnection', () => {
     const sockets: FakeSocket[] = [];
     let open: () => void = () => undefined;
     const connection = new EngineConnection({
-      connect: () => new Promise((resolve) => (open = () => resolve(sockets[sockets.push(new FakeSocket(() => ['etl'])) - 1] as FakeSocket))),
+      connect: () =>
+        new Promise(
+          (resolve) => (open = () => resolve(sockets[sockets.push(new FakeSocket(() => ['etl'])) - 1] as FakeSocket)),
+        ),
       checkSession: async () => true,
     });
     connection.start();
@@ -167,7 +171,10 @@ describe('EngineConnection', () => {
 
   it('a restart right after a stop (React StrictMode) ends with one open socket', async () => {
     const sockets: FakeSocket[] = [];
-    const connection = new EngineConnection({ connect: async () => sockets[sockets.push(new FakeSocket()) - 1] as FakeSocket, checkSession: async () => true });
+    const connection = new EngineConnection({
+      connect: async () => sockets[sockets.push(new FakeSocket()) - 1] as FakeSocket,
+      checkSession: async () => true,
+    });
     connection.start();
     connection.stop();
     connection.start();

@@ -6,7 +6,15 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ENGINE_PORT_MESSAGE, type DesktopEngineStatus } from '../../../engine/api/desktop-bridge.ts';
 import { EngineConnection } from './connection.ts';
 import { engineStatusStore } from './desktop-status.ts';
-import { enginePortOf, openPortTransport, PortBroker, portTransport, type PortLike, type PortMessageEvent, type PortWindow } from './port-transport.ts';
+import {
+  enginePortOf,
+  openPortTransport,
+  PortBroker,
+  portTransport,
+  type PortLike,
+  type PortMessageEvent,
+  type PortWindow,
+} from './port-transport.ts';
 
 const ORIGIN = 'app://ax';
 
@@ -18,7 +26,13 @@ class FakeWindow implements PortWindow {
   }
   /** what the preload does: window.postMessage({type}, origin, [port]) */
   post(event: Partial<PortMessageEvent>): void {
-    const full: PortMessageEvent = { data: { type: ENGINE_PORT_MESSAGE }, origin: ORIGIN, source: this, ports: [], ...event };
+    const full: PortMessageEvent = {
+      data: { type: ENGINE_PORT_MESSAGE },
+      origin: ORIGIN,
+      source: this,
+      ports: [],
+      ...event,
+    };
     for (const listener of this.listeners) listener(full);
   }
 }
@@ -87,9 +101,15 @@ async function until(check: () => boolean, ms = 2_000): Promise<void> {
 describe('enginePortOf', () => {
   const win = new FakeWindow();
   const port = { close() {} } as PortLike;
-  const event = (over: Partial<PortMessageEvent>): PortMessageEvent => ({ data: { type: ENGINE_PORT_MESSAGE }, origin: ORIGIN, source: win, ports: [port], ...over });
+  const event = (over: Partial<PortMessageEvent>): PortMessageEvent => ({
+    data: { type: ENGINE_PORT_MESSAGE },
+    origin: ORIGIN,
+    source: win,
+    ports: [port],
+    ...over,
+  });
 
-  it('takes the port of the preload\'s message to this window', () => {
+  it("takes the port of the preload's message to this window", () => {
     expect(enginePortOf(event({}), win)).toBe(port);
   });
 

@@ -84,7 +84,11 @@ export class PortBroker {
  * when the port's other end closes (where Chromium says so), when the shell reports the engine
  * not running or running as another process, or when the page closes it.
  */
-export function portTransport(port: PortLike, status: Pick<EngineStatusStore, 'subscribe'>, pid: number): MessageTransport {
+export function portTransport(
+  port: PortLike,
+  status: Pick<EngineStatusStore, 'subscribe'>,
+  pid: number,
+): MessageTransport {
   let closedReason: string | undefined;
   let closeHandler: ((reason: string) => void) | undefined;
   const finish = (reason: string) => {

@@ -10,7 +10,8 @@ export function createQueryClient(): QueryClient {
         staleTime: 30_000,
         refetchOnWindowFocus: false,
         // a validation or not-found answer will not change by asking again
-        retry: (count, error) => count < 2 && !(error instanceof AxError && (error.code === 'validation' || error.code === 'not_found')),
+        retry: (count, error) =>
+          count < 2 && !(error instanceof AxError && (error.code === 'validation' || error.code === 'not_found')),
       },
     },
   });

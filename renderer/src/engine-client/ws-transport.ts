@@ -24,8 +24,14 @@ export function openWebSocketTransport(url: string = apiSocketUrl()): Promise<Me
       messageHandler(parsed);
     });
     socket.addEventListener('close', (event) => {
-      if (!opened) reject(new Error(`could not connect to the engine (${event.code}${event.reason ? `: ${event.reason}` : ''})`));
-      else closeHandler(event.code === ENGINE_STOPPED_CODE ? `${ENGINE_STOPPED}${event.reason}` : event.reason || `code ${event.code}`);
+      if (!opened)
+        reject(new Error(`could not connect to the engine (${event.code}${event.reason ? `: ${event.reason}` : ''})`));
+      else
+        closeHandler(
+          event.code === ENGINE_STOPPED_CODE
+            ? `${ENGINE_STOPPED}${event.reason}`
+            : event.reason || `code ${event.code}`,
+        );
     });
     socket.addEventListener('open', () => {
       opened = true;

@@ -19,7 +19,10 @@ function TaskNodeView({ data, selected, isConnectable }: NodeProps<TaskFlowNode>
   const lr = data.direction === 'LR';
   const style = data.state ? stateStyle(data.state) : undefined;
   const stateColor = style ? (token[style.token] as string) : undefined;
-  const borderColor = data.highlighted || data.problems ? token.colorError : (stateColor ?? (data.isolated ? token.colorWarning : token.colorBorder));
+  const borderColor =
+    data.highlighted || data.problems
+      ? token.colorError
+      : (stateColor ?? (data.isolated ? token.colorWarning : token.colorBorder));
   const classes = ['ax-task-node'];
   if (selected) classes.push('ax-task-node--selected');
   if (data.highlighted) classes.push('ax-task-node--cycle');
@@ -40,7 +43,12 @@ function TaskNodeView({ data, selected, isConnectable }: NodeProps<TaskFlowNode>
         ['--ax-cycle' as string]: token.colorError,
       }}
     >
-      <Handle type="target" position={lr ? Position.Left : Position.Top} isConnectable={isConnectable} className={handleClass} />
+      <Handle
+        type="target"
+        position={lr ? Position.Left : Position.Top}
+        isConnectable={isConnectable}
+        className={handleClass}
+      />
       <div className="ax-task-node__title">
         {style && <style.Icon spin={style.spin} aria-hidden style={{ color: stateColor, flex: 'none' }} />}
         <span className="ax-task-node__name" title={data.label}>
@@ -48,7 +56,11 @@ function TaskNodeView({ data, selected, isConnectable }: NodeProps<TaskFlowNode>
         </span>
       </div>
       {data.detail && (
-        <div className="ax-task-node__detail" title={showBidiControls(data.detail)} style={{ color: token.colorTextSecondary }}>
+        <div
+          className="ax-task-node__detail"
+          title={showBidiControls(data.detail)}
+          style={{ color: token.colorTextSecondary }}
+        >
           {showBidiControls(data.detail)}
         </div>
       )}
@@ -71,13 +83,22 @@ function TaskNodeView({ data, selected, isConnectable }: NodeProps<TaskFlowNode>
             </span>
           ) : null}
           {data.isolated && (
-            <span className="ax-task-node__badge" style={{ color: token.colorWarningText }} data-testid="isolated-badge">
+            <span
+              className="ax-task-node__badge"
+              style={{ color: token.colorWarningText }}
+              data-testid="isolated-badge"
+            >
               <DisconnectOutlined aria-hidden /> {t('node.isolated')}
             </span>
           )}
         </div>
       )}
-      <Handle type="source" position={lr ? Position.Right : Position.Bottom} isConnectable={isConnectable} className={handleClass} />
+      <Handle
+        type="source"
+        position={lr ? Position.Right : Position.Bottom}
+        isConnectable={isConnectable}
+        className={handleClass}
+      />
     </div>
   );
 }

@@ -7,14 +7,28 @@ import type { FilterResult } from './filter-graph.ts';
 
 export const GRAPH_DRAW_LIMIT = 5_000;
 
-export function TooLargeToDraw({ total, query, onQuery, result }: { total: number; query: string; onQuery: (q: string) => void; result: FilterResult }) {
+export function TooLargeToDraw({
+  total,
+  query,
+  onQuery,
+  result,
+}: {
+  total: number;
+  query: string;
+  onQuery: (q: string) => void;
+  result: FilterResult;
+}) {
   const { t, i18n } = useTranslation('designer');
   return (
     <Flex vertical gap={8} style={{ padding: 12 }} data-testid="too-large">
       <Alert
         type="info"
         showIcon
-        title={t('large.title', { count: total, total: total.toLocaleString(i18n.language), limit: GRAPH_DRAW_LIMIT.toLocaleString(i18n.language) })}
+        title={t('large.title', {
+          count: total,
+          total: total.toLocaleString(i18n.language),
+          limit: GRAPH_DRAW_LIMIT.toLocaleString(i18n.language),
+        })}
         description={t('large.help')}
       />
       <Input.Search
@@ -31,7 +45,10 @@ export function TooLargeToDraw({ total, query, onQuery, result }: { total: numbe
       {query.trim() !== '' && (
         <Typography.Text type={result.matches ? 'secondary' : 'warning'} role="status">
           {result.matches
-            ? t(result.truncated ? 'large.matchesTruncated' : 'large.matches', { count: result.matches, shown: result.ids.length })
+            ? t(result.truncated ? 'large.matchesTruncated' : 'large.matches', {
+                count: result.matches,
+                shown: result.ids.length,
+              })
             : t('large.noMatch')}
         </Typography.Text>
       )}

@@ -4,13 +4,18 @@
 import dagre from '@dagrejs/dagre';
 import type { LayoutDirection, LayoutEdge, LayoutNode, Positions } from './layout-types.ts';
 
-export function dagreLayout(nodes: readonly LayoutNode[], edges: readonly LayoutEdge[], direction: LayoutDirection): Positions {
+export function dagreLayout(
+  nodes: readonly LayoutNode[],
+  edges: readonly LayoutEdge[],
+  direction: LayoutDirection,
+): Positions {
   const g = new dagre.graphlib.Graph();
   g.setGraph({ rankdir: direction, nodesep: 40, ranksep: 70, marginx: 0, marginy: 0 });
   g.setDefaultEdgeLabel(() => ({}));
   for (const node of nodes) g.setNode(node.id, { width: node.width, height: node.height });
   for (const edge of edges) {
-    if (edge.source !== edge.target && g.hasNode(edge.source) && g.hasNode(edge.target)) g.setEdge(edge.source, edge.target);
+    if (edge.source !== edge.target && g.hasNode(edge.source) && g.hasNode(edge.target))
+      g.setEdge(edge.source, edge.target);
   }
   dagre.layout(g);
   const out: Positions = {};

@@ -9,7 +9,12 @@ const PADDING = 40;
 /** browsers refuse canvases much larger than this; a huge graph is scaled down to fit */
 const MAX_SIDE = 8_000;
 
-export async function renderGraphImage(viewport: HTMLElement, nodes: Node[], format: ImageFormat, background: string): Promise<string> {
+export async function renderGraphImage(
+  viewport: HTMLElement,
+  nodes: Node[],
+  format: ImageFormat,
+  background: string,
+): Promise<string> {
   const bounds = getNodesBounds(nodes);
   const scale = Math.min(1, MAX_SIDE / Math.max(bounds.width + 2 * PADDING, bounds.height + 2 * PADDING));
   const width = Math.ceil((bounds.width + 2 * PADDING) * scale);
@@ -19,7 +24,11 @@ export async function renderGraphImage(viewport: HTMLElement, nodes: Node[], for
     backgroundColor: background,
     width,
     height,
-    style: { width: `${width}px`, height: `${height}px`, transform: `translate(${frame.x}px, ${frame.y}px) scale(${frame.zoom})` },
+    style: {
+      width: `${width}px`,
+      height: `${height}px`,
+      transform: `translate(${frame.x}px, ${frame.y}px) scale(${frame.zoom})`,
+    },
   };
   return format === 'png' ? toPng(viewport, options) : toSvg(viewport, options);
 }

@@ -16,7 +16,12 @@ export interface FilterResult {
   truncated: boolean;
 }
 
-export function filterGraph(nodes: readonly FilterInput[], edges: readonly { source: string; target: string }[], query: string, limit: number): FilterResult {
+export function filterGraph(
+  nodes: readonly FilterInput[],
+  edges: readonly { source: string; target: string }[],
+  query: string,
+  limit: number,
+): FilterResult {
   const q = query.trim().toLowerCase();
   if (q === '') return { ids: [], matches: 0, truncated: false };
   const matched = new Set<string>();

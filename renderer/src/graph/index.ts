@@ -1,6 +1,13 @@
 // The graph helpers shared by the designer and the run view.
 export { TaskNode, taskNodeTypes } from './TaskNode.tsx';
-export { TASK_NODE_WIDTH, TASK_NODE_HEIGHT, TASK_NODE_HEIGHT_BADGES, estimatedNodeHeight, type TaskNodeData, type TaskFlowNode } from './task-node-types.ts';
+export {
+  TASK_NODE_WIDTH,
+  TASK_NODE_HEIGHT,
+  TASK_NODE_HEIGHT_BADGES,
+  estimatedNodeHeight,
+  type TaskNodeData,
+  type TaskFlowNode,
+} from './task-node-types.ts';
 export { layoutGraph, DAGRE_MAX_NODES } from './layout.ts';
 export { layoutGraphAsync, warmLayoutWorker, SYNC_MAX_NODES } from './layout-async.ts';
 export type { LayoutDirection, LayoutEdge, LayoutNode, Positions } from './layout-types.ts';

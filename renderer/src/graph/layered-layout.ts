@@ -15,7 +15,12 @@ export interface LayeredOptions {
 
 const DEFAULTS: LayeredOptions = { nodesep: 40, ranksep: 70, maxPerRow: 40, sweeps: 4 };
 
-export function layeredLayout(nodes: readonly LayoutNode[], edges: readonly LayoutEdge[], direction: LayoutDirection, options: Partial<LayeredOptions> = {}): Positions {
+export function layeredLayout(
+  nodes: readonly LayoutNode[],
+  edges: readonly LayoutEdge[],
+  direction: LayoutDirection,
+  options: Partial<LayeredOptions> = {},
+): Positions {
   const opts = { ...DEFAULTS, ...options };
   const n = nodes.length;
   const index = new Map<string, number>();
@@ -101,7 +106,8 @@ function orderRanks(n: number, rank: Int32Array, ups: number[][], downs: number[
   for (let i = 0; i < n; i++) layers[rank[i]!]!.push(i);
   // position of a node inside its rank, normalised to 0..1 so ranks of different sizes compare
   const pos = new Float64Array(n);
-  const place = (layer: number[]) => layer.forEach((i, k) => (pos[i] = layer.length > 1 ? k / (layer.length - 1) : 0.5));
+  const place = (layer: number[]) =>
+    layer.forEach((i, k) => (pos[i] = layer.length > 1 ? k / (layer.length - 1) : 0.5));
   layers.forEach(place);
   const sortBy = (layer: number[], neighbours: number[][]) => {
     const key = new Map<number, number>();

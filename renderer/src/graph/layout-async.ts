@@ -53,7 +53,11 @@ export function warmLayoutWorker(): void {
 }
 
 /** Positions for the graph; in a worker unless the graph is small. */
-export function layoutGraphAsync(nodes: readonly LayoutNode[], edges: readonly LayoutEdge[], direction: LayoutDirection): Promise<Positions> {
+export function layoutGraphAsync(
+  nodes: readonly LayoutNode[],
+  edges: readonly LayoutEdge[],
+  direction: LayoutDirection,
+): Promise<Positions> {
   const w = nodes.length > SYNC_MAX_NODES ? getWorker() : undefined;
   if (!w) {
     try {

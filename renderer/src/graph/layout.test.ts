@@ -20,7 +20,8 @@ function layered(n: number, width = 25) {
   const edges: LayoutEdge[] = [];
   for (let i = width; i < n; i++) {
     const row = Math.floor(i / width);
-    for (let k = 0; k < 1 + Math.floor(rnd() * 2); k++) edges.push({ source: `t${(row - 1) * width + Math.floor(rnd() * width)}`, target: `t${i}` });
+    for (let k = 0; k < 1 + Math.floor(rnd() * 2); k++)
+      edges.push({ source: `t${(row - 1) * width + Math.floor(rnd() * width)}`, target: `t${i}` });
   }
   return { nodes, edges };
 }
@@ -57,7 +58,7 @@ describe('dagre layout', () => {
     expect(lr.t0!.y).toBe(lr.t1!.y);
   });
 
-  it('uses each node\'s measured size: siblings never overlap', () => {
+  it("uses each node's measured size: siblings never overlap", () => {
     const nodes = [node('root'), node('wide', 400, 60), node('tall', 200, 200), node('small', 50, 20)];
     const edges = nodes.slice(1).map((n) => ({ source: 'root', target: n.id }));
     expect(overlaps(nodes, dagreLayout(nodes, edges, 'TB'))).toEqual([]);
@@ -102,7 +103,15 @@ describe('layered layout (big graphs)', () => {
   });
 
   it('survives a cycle instead of looping forever', () => {
-    const pos = layeredLayout([node('a'), node('b'), node('c')], [{ source: 'a', target: 'b' }, { source: 'b', target: 'a' }, { source: 'b', target: 'c' }], 'TB');
+    const pos = layeredLayout(
+      [node('a'), node('b'), node('c')],
+      [
+        { source: 'a', target: 'b' },
+        { source: 'b', target: 'a' },
+        { source: 'b', target: 'c' },
+      ],
+      'TB',
+    );
     expect(Object.keys(pos).sort()).toEqual(['a', 'b', 'c']);
   });
 
@@ -125,10 +134,17 @@ describe('layered layout (big graphs)', () => {
 
 describe('filterGraph (too large to draw)', () => {
   const nodes = [{ id: 'extract' }, { id: 'clean', text: 'python3 clean.py' }, { id: 'load' }, { id: 'other' }];
-  const edges = [{ source: 'extract', target: 'clean' }, { source: 'clean', target: 'load' }];
+  const edges = [
+    { source: 'extract', target: 'clean' },
+    { source: 'clean', target: 'load' },
+  ];
 
   it('keeps the matches and their direct neighbours, in input order', () => {
-    expect(filterGraph(nodes, edges, 'CLEAN', 100)).toEqual({ ids: ['extract', 'clean', 'load'], matches: 1, truncated: false });
+    expect(filterGraph(nodes, edges, 'CLEAN', 100)).toEqual({
+      ids: ['extract', 'clean', 'load'],
+      matches: 1,
+      truncated: false,
+    });
     expect(filterGraph(nodes, edges, 'python', 100).ids).toEqual(['extract', 'clean', 'load']);
     expect(filterGraph(nodes, edges, 'oth', 100)).toEqual({ ids: ['other'], matches: 1, truncated: false });
   });
@@ -140,9 +156,18 @@ describe('filterGraph (too large to draw)', () => {
 });
 
 describe('cullGraph (big graphs on screen)', () => {
-  const at = (id: string, x: number, y: number) => ({ id, position: { x, y }, data: {}, initialWidth: 100, initialHeight: 50 });
+  const at = (id: string, x: number, y: number) => ({
+    id,
+    position: { x, y },
+    data: {},
+    initialWidth: 100,
+    initialHeight: 50,
+  });
   const nodes = [at('a', 0, 0), at('b', 0, 1000), at('c', 5000, 0), at('d', 20, 20)];
-  const edges = [{ id: 'a->b', source: 'a', target: 'b' }, { id: 'c->b', source: 'c', target: 'b' }];
+  const edges = [
+    { id: 'a->b', source: 'a', target: 'b' },
+    { id: 'c->b', source: 'c', target: 'b' },
+  ];
 
   it('keeps the tasks on screen, the far ends of their edges, and nothing else', () => {
     const r = cullGraph(nodes, edges, { x: -10, y: -10, width: 300, height: 200 });
@@ -151,7 +176,12 @@ describe('cullGraph (big graphs on screen)', () => {
   });
 
   it('always keeps selected or named tasks (a node being dragged off screen stays)', () => {
-    const r = cullGraph([...nodes.slice(0, 3), { ...at('d', 9000, 9000), selected: true }], edges, { x: -10, y: -10, width: 300, height: 200 }, new Set(['c']));
+    const r = cullGraph(
+      [...nodes.slice(0, 3), { ...at('d', 9000, 9000), selected: true }],
+      edges,
+      { x: -10, y: -10, width: 300, height: 200 },
+      new Set(['c']),
+    );
     expect(r.nodes.map((n) => n.id)).toEqual(['a', 'b', 'c', 'd']);
     expect(r.edges.map((e) => e.id)).toEqual(['a->b', 'c->b']);
   });

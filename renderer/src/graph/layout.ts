@@ -8,7 +8,13 @@ import type { LayoutDirection, LayoutEdge, LayoutNode, Positions } from './layou
 
 export const DAGRE_MAX_NODES = 150;
 
-export function layoutGraph(nodes: readonly LayoutNode[], edges: readonly LayoutEdge[], direction: LayoutDirection): Positions {
+export function layoutGraph(
+  nodes: readonly LayoutNode[],
+  edges: readonly LayoutEdge[],
+  direction: LayoutDirection,
+): Positions {
   if (nodes.length === 0) return {};
-  return nodes.length <= DAGRE_MAX_NODES ? dagreLayout(nodes, edges, direction) : layeredLayout(nodes, edges, direction);
+  return nodes.length <= DAGRE_MAX_NODES
+    ? dagreLayout(nodes, edges, direction)
+    : layeredLayout(nodes, edges, direction);
 }

@@ -42,17 +42,48 @@ const HANDLE = 12;
  * renders every node once just to measure it, which for a 1,000-task graph costs seconds even
  * when only the 40 on screen are drawn; with them it draws only what is visible.
  */
-export function unmeasuredGeometry(direction: 'TB' | 'LR' | undefined, height: number): Pick<Node, 'initialWidth' | 'initialHeight' | 'handles'> {
+export function unmeasuredGeometry(
+  direction: 'TB' | 'LR' | undefined,
+  height: number,
+): Pick<Node, 'initialWidth' | 'initialHeight' | 'handles'> {
   const w = TASK_NODE_WIDTH;
   const handles: NodeHandle[] =
     direction === 'LR'
       ? [
-          { type: 'target', position: Position.Left, x: -HANDLE / 2, y: height / 2 - HANDLE / 2, width: HANDLE, height: HANDLE },
-          { type: 'source', position: Position.Right, x: w - HANDLE / 2, y: height / 2 - HANDLE / 2, width: HANDLE, height: HANDLE },
+          {
+            type: 'target',
+            position: Position.Left,
+            x: -HANDLE / 2,
+            y: height / 2 - HANDLE / 2,
+            width: HANDLE,
+            height: HANDLE,
+          },
+          {
+            type: 'source',
+            position: Position.Right,
+            x: w - HANDLE / 2,
+            y: height / 2 - HANDLE / 2,
+            width: HANDLE,
+            height: HANDLE,
+          },
         ]
       : [
-          { type: 'target', position: Position.Top, x: w / 2 - HANDLE / 2, y: -HANDLE / 2, width: HANDLE, height: HANDLE },
-          { type: 'source', position: Position.Bottom, x: w / 2 - HANDLE / 2, y: height - HANDLE / 2, width: HANDLE, height: HANDLE },
+          {
+            type: 'target',
+            position: Position.Top,
+            x: w / 2 - HANDLE / 2,
+            y: -HANDLE / 2,
+            width: HANDLE,
+            height: HANDLE,
+          },
+          {
+            type: 'source',
+            position: Position.Bottom,
+            x: w / 2 - HANDLE / 2,
+            y: height - HANDLE / 2,
+            width: HANDLE,
+            height: HANDLE,
+          },
         ];
   return { initialWidth: w, initialHeight: height, handles };
 }

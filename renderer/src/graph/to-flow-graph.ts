@@ -2,7 +2,13 @@
 // edges. Edges point upstream → downstream; their id is "up->down" ('>' never occurs in a name).
 import type { Edge } from '@xyflow/react';
 import type { LayoutDirection, LayoutEdge, LayoutNode, Positions } from './layout-types.ts';
-import { estimatedNodeHeight, TASK_NODE_WIDTH, unmeasuredGeometry, type TaskFlowNode, type TaskNodeData } from './task-node-types.ts';
+import {
+  estimatedNodeHeight,
+  TASK_NODE_WIDTH,
+  unmeasuredGeometry,
+  type TaskFlowNode,
+  type TaskNodeData,
+} from './task-node-types.ts';
 
 export interface GraphTask {
   name: string;
@@ -22,22 +28,44 @@ export function graphEdges(tasks: readonly GraphTask[]): LayoutEdge[] {
   return out;
 }
 
-export function layoutNodes(tasks: readonly GraphTask[], measured?: ReadonlyMap<string, { width: number; height: number }>): LayoutNode[] {
+export function layoutNodes(
+  tasks: readonly GraphTask[],
+  measured?: ReadonlyMap<string, { width: number; height: number }>,
+): LayoutNode[] {
   return tasks.map((t) => {
     const size = measured?.get(t.name);
-    return { id: t.name, width: size?.width ?? TASK_NODE_WIDTH, height: size?.height ?? estimatedNodeHeight({ label: t.name, state: t.state }) };
+    return {
+      id: t.name,
+      width: size?.width ?? TASK_NODE_WIDTH,
+      height: size?.height ?? estimatedNodeHeight({ label: t.name, state: t.state }),
+    };
   });
 }
 
-export function toFlowGraph(tasks: readonly GraphTask[], positions: Positions, direction: LayoutDirection): { nodes: TaskFlowNode[]; edges: Edge[] } {
+export function toFlowGraph(
+  tasks: readonly GraphTask[],
+  positions: Positions,
+  direction: LayoutDirection,
+): { nodes: TaskFlowNode[]; edges: Edge[] } {
   const nodes = tasks.map((t): TaskFlowNode => {
     const data: TaskNodeData = { label: t.name, direction };
     if (t.detail !== undefined) data.detail = t.detail;
     if (t.state !== undefined) data.state = t.state;
     if (t.stateNote !== undefined) data.stateNote = t.stateNote;
     const geometry = unmeasuredGeometry(direction, estimatedNodeHeight(data));
-    return { id: t.name, type: 'task', position: positions[t.name] ?? { x: 0, y: 0 }, data, ariaLabel: t.state ? `${t.name}: ${t.state}` : t.name, ...geometry };
+    return {
+      id: t.name,
+      type: 'task',
+      position: positions[t.name] ?? { x: 0, y: 0 },
+      data,
+      ariaLabel: t.state ? `${t.name}: ${t.state}` : t.name,
+      ...geometry,
+    };
   });
-  const edges = graphEdges(tasks).map((e): Edge => ({ id: edgeId(e.source, e.target), source: e.source, target: e.target }));
+  const edges = graphEdges(tasks).map((e): Edge => ({
+    id: edgeId(e.source, e.target),
+    source: e.source,
+    target: e.target,
+  }));
   return { nodes, edges };
 }

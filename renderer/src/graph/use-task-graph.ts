@@ -17,7 +17,11 @@ export interface TaskGraph {
 
 export function useTaskGraph(tasks: readonly GraphTask[], direction: LayoutDirection): TaskGraph {
   // the structure alone decides the layout; states change far more often than the graph
-  const shapeKey = useMemo(() => `${direction}|${tasks.map((t) => `${t.name}<${t.upstream.join(',')}`).join('|')}|${tasks.some((t) => t.state) ? 's' : ''}`, [tasks, direction]);
+  const shapeKey = useMemo(
+    () =>
+      `${direction}|${tasks.map((t) => `${t.name}<${t.upstream.join(',')}`).join('|')}|${tasks.some((t) => t.state) ? 's' : ''}`,
+    [tasks, direction],
+  );
   const [layout, setLayout] = useState<{ key: string; positions: Positions } | undefined>();
   const [error, setError] = useState<string | undefined>();
   useEffect(() => {

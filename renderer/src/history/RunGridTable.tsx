@@ -24,15 +24,25 @@ export function RunGridTable({ workflow, pageSize = 20 }: { workflow: string; pa
 
   if (grid.error && !grid.data) return <ErrorState error={grid.error} onRetry={() => void grid.refetch()} />;
   const data = grid.data;
-  if (data && data.rows.length === 0 && cursors.length === 1) return <EmptyState title={t('empty.title')}>{t('empty.help')}</EmptyState>;
+  if (data && data.rows.length === 0 && cursors.length === 1)
+    return <EmptyState title={t('empty.title')}>{t('empty.help')}</EmptyState>;
 
   const pager = (
     <Flex gap={8} justify="flex-end" align="center">
       <Typography.Text type="secondary">{t('page', { n: cursors.length })}</Typography.Text>
-      <Button size="small" icon={<LeftOutlined />} disabled={cursors.length === 1} onClick={() => setCursors((c) => c.slice(0, -1))}>
+      <Button
+        size="small"
+        icon={<LeftOutlined />}
+        disabled={cursors.length === 1}
+        onClick={() => setCursors((c) => c.slice(0, -1))}
+      >
         {t('newer')}
       </Button>
-      <Button size="small" disabled={!data?.nextBeforeRunId} onClick={() => setCursors((c) => [...c, data?.nextBeforeRunId])}>
+      <Button
+        size="small"
+        disabled={!data?.nextBeforeRunId}
+        onClick={() => setCursors((c) => [...c, data?.nextBeforeRunId])}
+      >
         {t('older')} <RightOutlined />
       </Button>
     </Flex>

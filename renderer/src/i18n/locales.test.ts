@@ -18,7 +18,8 @@ const base = (key: string) => key.replace(/_(zero|one|two|few|many|other)$/, '')
 function load(lang: string): Record<string, Record<string, unknown>> {
   const out: Record<string, Record<string, unknown>> = {};
   for (const file of fs.readdirSync(path.join(dir, lang))) {
-    if (file.endsWith('.json')) out[file.replace(/\.json$/, '')] = JSON.parse(fs.readFileSync(path.join(dir, lang, file), 'utf8'));
+    if (file.endsWith('.json'))
+      out[file.replace(/\.json$/, '')] = JSON.parse(fs.readFileSync(path.join(dir, lang, file), 'utf8'));
   }
   return out;
 }
@@ -35,17 +36,24 @@ describe('locales', () => {
     it(`${ns}: same keys in en and zh-CN, none empty`, () => {
       const enKeys = new Set(flatten(en[ns]).map(base));
       const zhKeys = new Set(flatten(zh[ns] ?? {}).map(base));
-      expect([...enKeys].filter((k) => !zhKeys.has(k)), 'missing in zh-CN').toEqual([]);
-      expect([...zhKeys].filter((k) => !enKeys.has(k)), 'missing in en').toEqual([]);
+      expect(
+        [...enKeys].filter((k) => !zhKeys.has(k)),
+        'missing in zh-CN',
+      ).toEqual([]);
+      expect(
+        [...zhKeys].filter((k) => !enKeys.has(k)),
+        'missing in en',
+      ).toEqual([]);
       // every plural key has its _other form, which i18next uses for Chinese and as the fallback
       for (const lang of [en, zh]) {
         const keys = flatten(lang[ns]);
-        for (const k of keys.filter((key) => /_(one|zero|two|few|many)$/.test(key))) expect(keys).toContain(k.replace(/_\w+$/, '_other'));
+        for (const k of keys.filter((key) => /_(one|zero|two|few|many)$/.test(key)))
+          expect(keys).toContain(k.replace(/_\w+$/, '_other'));
       }
       for (const lang of [en[ns], zh[ns]]) {
         const empty = flatten(lang).filter((k) => {
           const value = k.split('.').reduce<unknown>((o, part) => (o as Record<string, unknown>)[part], lang);
-          return typeof value !== 'string' || value.trim() === '' && k !== 'unit.separator';
+          return typeof value !== 'string' || (value.trim() === '' && k !== 'unit.separator');
         });
         expect(empty).toEqual([]);
       }

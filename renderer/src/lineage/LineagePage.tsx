@@ -45,7 +45,14 @@ function LineageView() {
   const options = { up: way === 'down' ? 0 : depth, down: way === 'up' ? 0 : depth };
   const lineage = useLineage(target, options);
   const tasks = useMemo(
-    () => (lineage.data ? lineageTasks(lineage.data, { noOwner: t('node.noOwner'), missing: t('node.missing'), owner: (o) => t('node.owner', { owner: o }) }) : []),
+    () =>
+      lineage.data
+        ? lineageTasks(lineage.data, {
+            noOwner: t('node.noOwner'),
+            missing: t('node.missing'),
+            owner: (o) => t('node.owner', { owner: o }),
+          })
+        : [],
     [lineage.data, t],
   );
   const owners = useMemo(() => (lineage.data ? ownersOf(lineage.data) : new Map<string, string[]>()), [lineage.data]);
@@ -53,17 +60,30 @@ function LineageView() {
   const focus = useMemo(() => new Set(lineage.data?.focus ?? []), [lineage.data]);
   const mine = useMemo(() => new Set(owner ? (owners.get(owner) ?? []) : []), [owner, owners]);
   const nodes = useMemo(
-    () => graph.nodes.map((n) => ({ ...n, selected: focus.has(n.id), className: mine.has(n.id) ? 'ax-lineage-mine' : undefined })),
+    () =>
+      graph.nodes.map((n) => ({
+        ...n,
+        selected: focus.has(n.id),
+        className: mine.has(n.id) ? 'ax-lineage-mine' : undefined,
+      })),
     [graph.nodes, focus, mine],
   );
   // across workflows: dashed, with the date rule when it is not the default (same day)
-  const across = useMemo(() => new Map((lineage.data?.edges ?? []).filter((e) => e.across).map((e) => [edgeId(e.from, e.to), e.date])), [lineage.data]);
+  const across = useMemo(
+    () => new Map((lineage.data?.edges ?? []).filter((e) => e.across).map((e) => [edgeId(e.from, e.to), e.date])),
+    [lineage.data],
+  );
   const edges = useMemo(
     () =>
       graph.edges.map((e) => {
         if (!across.has(e.id)) return e;
         const date = across.get(e.id);
-        return { ...e, style: { strokeDasharray: '6 4' }, ...(date && date !== 'same_day' && { label: t(`date.${date}`), labelBgStyle: { fill: token.colorBgContainer } }) };
+        return {
+          ...e,
+          style: { strokeDasharray: '6 4' },
+          ...(date &&
+            date !== 'same_day' && { label: t(`date.${date}`), labelBgStyle: { fill: token.colorBgContainer } }),
+        };
       }),
     [graph.edges, across, t, token.colorBgContainer],
   );
@@ -117,7 +137,15 @@ function LineageView() {
         />
         <Flex gap={6} align="center">
           <Typography.Text type="secondary">{t('depth')}</Typography.Text>
-          <InputNumber min={1} max={50} value={depth} onChange={(v) => setDepth(v ?? DEFAULT_DEPTH)} size="small" style={{ width: 64 }} aria-label={t('depth')} />
+          <InputNumber
+            min={1}
+            max={50}
+            value={depth}
+            onChange={(v) => setDepth(v ?? DEFAULT_DEPTH)}
+            size="small"
+            style={{ width: 64 }}
+            aria-label={t('depth')}
+          />
         </Flex>
         <Flex gap={6} align="center">
           <Typography.Text type="secondary">{t('mine')}</Typography.Text>
@@ -128,7 +156,9 @@ function LineageView() {
             placeholder={t('mineNone')}
             value={owner}
             onChange={(v?: string) => setOwner(v)}
-            options={[...owners.keys()].sort().map((o) => ({ value: o, label: t('mineCount', { owner: o, count: owners.get(o)?.length ?? 0 }) }))}
+            options={[...owners.keys()]
+              .sort()
+              .map((o) => ({ value: o, label: t('mineCount', { owner: o, count: owners.get(o)?.length ?? 0 }) }))}
             aria-label={t('mine')}
             data-testid="lineage-owner"
           />
@@ -136,7 +166,13 @@ function LineageView() {
       </Flex>
       <div
         ref={canvas}
-        style={{ position: 'relative', flex: 1, border: `1px solid ${token.colorBorderSecondary}`, borderRadius: 6, ['--ax-mine' as string]: token.colorPrimary }}
+        style={{
+          position: 'relative',
+          flex: 1,
+          border: `1px solid ${token.colorBorderSecondary}`,
+          borderRadius: 6,
+          ['--ax-mine' as string]: token.colorPrimary,
+        }}
         data-testid="lineage-graph"
       >
         {lineage.error ? (

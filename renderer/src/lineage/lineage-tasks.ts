@@ -34,4 +34,5 @@ export function ownersOf(graph: LineageGraph): Map<string, string[]> {
 }
 
 /** A file name for the exported picture: lineage-orders.load.png */
-export const imageName = (target: string, format: string): string => `lineage-${target.replace(/[^\w.-]+/g, '_')}.${format}`;
+export const imageName = (target: string, format: string): string =>
+  `lineage-${target.replace(/[^\w.-]+/g, '_')}.${format}`;

@@ -36,11 +36,26 @@ export function InstanceFacts({ instance, run }: { instance: InstanceRecord; run
           { key: 'attempt', label: t('facts.attempt'), children: instance.attempt },
           { key: 'exit', label: t('facts.exitCode'), children: instance.exitCode ?? dash },
           { key: 'duration', label: t('facts.duration'), children: ran !== undefined ? fmt.duration(ran) : dash },
-          { key: 'worker', label: t('facts.worker'), children: instance.workerId ? <Typography.Text code>{instance.workerId}</Typography.Text> : dash },
+          {
+            key: 'worker',
+            label: t('facts.worker'),
+            children: instance.workerId ? <Typography.Text code>{instance.workerId}</Typography.Text> : dash,
+          },
           { key: 'pid', label: t('facts.pid'), children: instance.pid ?? dash },
           { key: 'instance', label: t('facts.instance'), children: `#${instance.id}` },
           ...(instance.reason
-            ? [{ key: 'reason', label: t('facts.reason'), span: 'filled' as const, children: <Typography.Text style={{ whiteSpace: 'pre-wrap' }}>{showBidiControls(instance.reason)}</Typography.Text> }]
+            ? [
+                {
+                  key: 'reason',
+                  label: t('facts.reason'),
+                  span: 'filled' as const,
+                  children: (
+                    <Typography.Text style={{ whiteSpace: 'pre-wrap' }}>
+                      {showBidiControls(instance.reason)}
+                    </Typography.Text>
+                  ),
+                },
+              ]
             : []),
         ]}
       />
@@ -57,7 +72,10 @@ function StateHistory({ instance }: { instance: InstanceRecord }) {
   const failed = ['FAILED', 'TIMEOUT', 'CANCELLED', 'UPSTREAM_FAILED'].includes(instance.state);
   const items = history.map((h, i) => ({
     key: h.step,
-    title: h.step === 'finished' ? t('history.finishedAs', { state: t(`common:state.${instance.state}`) }) : t(`history.${h.step}`),
+    title:
+      h.step === 'finished'
+        ? t('history.finishedAs', { state: t(`common:state.${instance.state}`) })
+        : t(`history.${h.step}`),
     content: (
       <span>
         <When ms={h.at} />
@@ -70,7 +88,13 @@ function StateHistory({ instance }: { instance: InstanceRecord }) {
     ),
     status: (i === history.length - 1 && h.step === 'finished' && failed ? 'error' : 'finish') as 'error' | 'finish',
   }));
-  if (next) items.push({ key: next, title: t(`history.${next}`), content: <Typography.Text type="secondary">{t('history.pending')}</Typography.Text>, status: 'process' as 'finish' });
+  if (next)
+    items.push({
+      key: next,
+      title: t(`history.${next}`),
+      content: <Typography.Text type="secondary">{t('history.pending')}</Typography.Text>,
+      status: 'process' as 'finish',
+    });
   return (
     <div style={{ marginTop: 12 }}>
       <Typography.Title level={2} style={{ fontSize: 14, marginTop: 0 }}>

@@ -41,7 +41,15 @@ export default function InstancePage() {
   return <InstanceView instance={current} instances={run.data?.instances} run={run.data?.run} />;
 }
 
-function InstanceView({ instance, instances, run }: { instance: InstanceRecord; instances?: InstanceRecord[]; run?: RunRecord }) {
+function InstanceView({
+  instance,
+  instances,
+  run,
+}: {
+  instance: InstanceRecord;
+  instances?: InstanceRecord[];
+  run?: RunRecord;
+}) {
   const { t } = useTranslation('logs');
   const navigate = useNavigate();
   const attempts = instances ? attemptsOf(instances, instance.taskName) : [instance];
@@ -57,7 +65,10 @@ function InstanceView({ instance, instances, run }: { instance: InstanceRecord; 
           </span>
         }
         // actions wait for the run: whether this attempt may be re-run depends on the others
-        extra={instances && run && <InstanceActions instance={instance} instances={instances} runActive={isRunActive(run.state)} />}
+        extra={
+          instances &&
+          run && <InstanceActions instance={instance} instances={instances} runActive={isRunActive(run.state)} />
+        }
       />
       <Flex vertical gap={16}>
         <InstanceFacts instance={instance} run={run} />
@@ -85,7 +96,15 @@ function InstanceView({ instance, instances, run }: { instance: InstanceRecord; 
   );
 }
 
-function InstanceActions({ instance, instances, runActive }: { instance: InstanceRecord; instances: InstanceRecord[]; runActive: boolean }) {
+function InstanceActions({
+  instance,
+  instances,
+  runActive,
+}: {
+  instance: InstanceRecord;
+  instances: InstanceRecord[];
+  runActive: boolean;
+}) {
   const { t } = useTranslation('runs');
   const { rerun, cancel } = useRunActions(instance.runId);
   const navigate = useNavigate();

@@ -48,12 +48,29 @@ interface Props {
   gutterChars: number;
 }
 
-export const LogRow = memo(function LogRow({ seq, top, line, pending, theme, showTime, query, current, labels, gutterChars }: Props) {
+export const LogRow = memo(function LogRow({
+  seq,
+  top,
+  line,
+  pending,
+  theme,
+  showTime,
+  query,
+  current,
+  labels,
+  gutterChars,
+}: Props) {
   const stream = line?.stream ?? 'stdout';
   const segments = line ? markMatches(segmentsOf(line, theme), query) : [];
   const className = `ax-log-row ax-log-${stream}${current ? ' ax-log-current' : ''}`;
   return (
-    <div className={className} style={{ top, height: ROW_HEIGHT }} data-seq={seq} data-stream={line ? stream : undefined} aria-current={current || undefined}>
+    <div
+      className={className}
+      style={{ top, height: ROW_HEIGHT }}
+      data-seq={seq}
+      data-stream={line ? stream : undefined}
+      aria-current={current || undefined}
+    >
       <span className="ax-log-gutter" style={{ width: `${gutterChars + 1}ch` }} aria-hidden>
         {seq}
       </span>
@@ -61,9 +78,7 @@ export const LogRow = memo(function LogRow({ seq, top, line, pending, theme, sho
         {stream === 'stderr' ? 'ERR' : stream === 'system' ? 'AX' : ''}
         <span className="ax-visually-hidden">{stream === 'stdout' ? '' : ` (${labels[stream]})`}</span>
       </span>
-      {showTime && (
-        <span className="ax-log-time">{line ? formatLogTime(line.ts) : ''}</span>
-      )}
+      {showTime && <span className="ax-log-time">{line ? formatLogTime(line.ts) : ''}</span>}
       <span className="ax-log-text">
         {line ? (
           segments.map((s, i) =>

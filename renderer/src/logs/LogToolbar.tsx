@@ -21,7 +21,17 @@ interface Props {
 
 // Memoised, and the line count renders on its own: a following viewer re-renders every frame,
 // the toolbar's widgets need not.
-export const LogToolbar = memo(function LogToolbar({ instanceId, pages, search, showTime, onShowTime, onSearch, onNext, onPrevious, onClear }: Props) {
+export const LogToolbar = memo(function LogToolbar({
+  instanceId,
+  pages,
+  search,
+  showTime,
+  onShowTime,
+  onSearch,
+  onNext,
+  onPrevious,
+  onClear,
+}: Props) {
   const { t, i18n } = useTranslation('logs');
   const [text, setText] = useState('');
   const timeId = useId();
@@ -73,13 +83,28 @@ export const LogToolbar = memo(function LogToolbar({ instanceId, pages, search, 
             }}
           />
           <Tooltip title={t('search.previous')}>
-            <Button icon={<UpOutlined />} aria-label={t('search.previous')} disabled={!search?.hits.length} onClick={() => (active ? onPrevious() : submit(true))} />
+            <Button
+              icon={<UpOutlined />}
+              aria-label={t('search.previous')}
+              disabled={!search?.hits.length}
+              onClick={() => (active ? onPrevious() : submit(true))}
+            />
           </Tooltip>
           <Tooltip title={t('search.next')}>
-            <Button icon={<DownOutlined />} aria-label={t('search.next')} disabled={!text} onClick={() => submit(false)} />
+            <Button
+              icon={<DownOutlined />}
+              aria-label={t('search.next')}
+              disabled={!text}
+              onClick={() => submit(false)}
+            />
           </Tooltip>
         </Space.Compact>
-        <Typography.Text type="secondary" aria-live="polite" data-testid="log-search-counter" style={{ whiteSpace: 'nowrap' }}>
+        <Typography.Text
+          type="secondary"
+          aria-live="polite"
+          data-testid="log-search-counter"
+          style={{ whiteSpace: 'nowrap' }}
+        >
           {search?.loading && search.hits.length > 0 ? <Spin size="small" /> : null} {counter}
         </Typography.Text>
       </Flex>
@@ -91,7 +116,11 @@ export const LogToolbar = memo(function LogToolbar({ instanceId, pages, search, 
           </label>
         </Flex>
         <LineCount pages={pages} />
-        <Button icon={<DownloadOutlined />} href={`/download/logs/${instanceId}`} download={`instance-${instanceId}.log`}>
+        <Button
+          icon={<DownloadOutlined />}
+          href={`/download/logs/${instanceId}`}
+          download={`instance-${instanceId}.log`}
+        >
           {t('download')}
         </Button>
       </Flex>

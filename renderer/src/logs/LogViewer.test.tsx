@@ -22,33 +22,37 @@ describe('the log viewer against a real engine', () => {
 
   const row = (view: HTMLElement, seq: number) => view.querySelector<HTMLElement>(`[data-seq="${seq}"]`);
 
-  it('reads only the lines in view, and a search brings its hit in, stepping through the hits', { timeout: 120_000 }, async () => {
-    const user = userEvent.setup();
-    const { container } = ui.render(<LogViewer instanceId={instanceId} height={600} />);
-    // jsdom lays nothing out: the box stays scrolled at the top, so the first lines are in view
-    await waitFor(() => expect(row(container, 1)?.textContent).toContain('line 1'));
-    expect(row(container, 2_500)).toBeNull();
+  it(
+    'reads only the lines in view, and a search brings its hit in, stepping through the hits',
+    { timeout: 120_000 },
+    async () => {
+      const user = userEvent.setup();
+      const { container } = ui.render(<LogViewer instanceId={instanceId} height={600} />);
+      // jsdom lays nothing out: the box stays scrolled at the top, so the first lines are in view
+      await waitFor(() => expect(row(container, 1)?.textContent).toContain('line 1'));
+      expect(row(container, 2_500)).toBeNull();
 
-    const search = screen.getByLabelText('Search the whole log');
-    await user.click(search);
-    await user.paste('line 25');
-    await user.keyboard('{Enter}');
-    // hits: line 25, line 250-259, line 2500-2599 (111); the first one is current
-    expect(await screen.findByText('1 of 111')).toBeTruthy();
-    const scroller = screen.getByTestId('log-scroll');
-    // a browser sends a scroll event when the viewer moves to the hit; jsdom does not
-    fireEvent.scroll(scroller);
-    await waitFor(() => expect(row(container, 25)?.getAttribute('aria-current')).toBe('true'));
+      const search = screen.getByLabelText('Search the whole log');
+      await user.click(search);
+      await user.paste('line 25');
+      await user.keyboard('{Enter}');
+      // hits: line 25, line 250-259, line 2500-2599 (111); the first one is current
+      expect(await screen.findByText('1 of 111')).toBeTruthy();
+      const scroller = screen.getByTestId('log-scroll');
+      // a browser sends a scroll event when the viewer moves to the hit; jsdom does not
+      fireEvent.scroll(scroller);
+      await waitFor(() => expect(row(container, 25)?.getAttribute('aria-current')).toBe('true'));
 
-    // the 12th hit is line 2500, far below what was read at first: its page is read on demand
-    for (let i = 0; i < 11; i++) await user.click(screen.getByRole('button', { name: /next match/i }));
-    expect(await screen.findByText('12 of 111')).toBeTruthy();
-    fireEvent.scroll(scroller);
-    await waitFor(() => {
-      const hit = row(container, 2_500);
-      expect(hit?.getAttribute('aria-current')).toBe('true');
-      expect(hit?.textContent).toContain('line 2500');
-    });
-    expect(row(container, 1)).toBeNull();
-  });
+      // the 12th hit is line 2500, far below what was read at first: its page is read on demand
+      for (let i = 0; i < 11; i++) await user.click(screen.getByRole('button', { name: /next match/i }));
+      expect(await screen.findByText('12 of 111')).toBeTruthy();
+      fireEvent.scroll(scroller);
+      await waitFor(() => {
+        const hit = row(container, 2_500);
+        expect(hit?.getAttribute('aria-current')).toBe('true');
+        expect(hit?.textContent).toContain('line 2500');
+      });
+      expect(row(container, 1)).toBeNull();
+    },
+  );
 });

@@ -4,14 +4,33 @@
 import { VerticalAlignBottomOutlined } from '@ant-design/icons';
 import { elementScroll, observeElementOffset, useVirtualizer } from '@tanstack/react-virtual';
 import { Alert, Button, theme as antTheme } from 'antd';
-import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore, type CSSProperties } from 'react';
+import {
+  memo,
+  useCallback,
+  useEffect,
+  useLayoutEffect,
+  useMemo,
+  useRef,
+  useState,
+  useSyncExternalStore,
+  type CSSProperties,
+} from 'react';
 import { useTranslation } from 'react-i18next';
 import { useTheme } from '../app/theme-context.ts';
 import { useApi } from '../engine-client/index.ts';
 import { LogRow, type RowLabels } from './LogRow.tsx';
 import { LogSearch, type SearchSnapshot } from './log-search.ts';
 import { LogToolbar } from './LogToolbar.tsx';
-import { BLOCK_LINES, blockCount, blockLines, centredOffset, isAtEnd, ROW_HEIGHT, scrollScale, visibleRows } from './log-window.ts';
+import {
+  BLOCK_LINES,
+  blockCount,
+  blockLines,
+  centredOffset,
+  isAtEnd,
+  ROW_HEIGHT,
+  scrollScale,
+  visibleRows,
+} from './log-window.ts';
 import { useLogPages } from './use-log-pages.ts';
 import './logs.css';
 
@@ -66,9 +85,12 @@ export const LogViewer = memo(function LogViewer({ instanceId, height = '60vh', 
     observeElementOffset: (instance, cb) => {
       const el = instance.scrollElement;
       resyncOffset.current = () => el && cb(scaleRef.current.toVirtual(el.scrollTop, el.clientHeight), false);
-      return observeElementOffset(instance, (offset, scrolling) => cb(scaleRef.current.toVirtual(offset, el?.clientHeight ?? 0), scrolling));
+      return observeElementOffset(instance, (offset, scrolling) =>
+        cb(scaleRef.current.toVirtual(offset, el?.clientHeight ?? 0), scrolling),
+      );
     },
-    scrollToFn: (offset, options, instance) => elementScroll(scaleRef.current.toReal(offset, instance.scrollElement?.clientHeight ?? 0), options, instance),
+    scrollToFn: (offset, options, instance) =>
+      elementScroll(scaleRef.current.toReal(offset, instance.scrollElement?.clientHeight ?? 0), options, instance),
   });
   const viewHeight = virtualizer.scrollRect?.height ?? 0;
   // Rows and blocks both follow the virtualizer's offset, so they always cover each other.
@@ -126,7 +148,10 @@ export const LogViewer = memo(function LogViewer({ instanceId, height = '60vh', 
   useLayoutEffect(() => {
     const el = scrollRef.current;
     if (!target || !el) return;
-    el.scrollTop = scaleRef.current.toReal(centredOffset(target.seq - pages.firstSeq, el.clientHeight), el.clientHeight);
+    el.scrollTop = scaleRef.current.toReal(
+      centredOffset(target.seq - pages.firstSeq, el.clientHeight),
+      el.clientHeight,
+    );
     // the hit is in the middle of the box; the box itself may be partly below the window
     el.scrollIntoView({ block: 'nearest' });
   }, [target, pages]);
@@ -147,10 +172,19 @@ export const LogViewer = memo(function LogViewer({ instanceId, height = '60vh', 
   const previous = useCallback(() => void search?.previous().then((h) => goTo(h?.seq)), [search, goTo]);
 
   const labels: RowLabels = useMemo(
-    () => ({ stderr: t('stream.stderr'), stdout: t('stream.stdout'), system: t('stream.system'), pending: t('loadingLine'), missing: t('missingLine') }),
+    () => ({
+      stderr: t('stream.stderr'),
+      stdout: t('stream.stdout'),
+      system: t('stream.system'),
+      pending: t('loadingLine'),
+      missing: t('missingLine'),
+    }),
     [t],
   );
-  const vars = useMemo(() => logColours(dark, token.colorBorderSecondary, token.colorPrimary), [dark, token.colorBorderSecondary, token.colorPrimary]);
+  const vars = useMemo(
+    () => logColours(dark, token.colorBorderSecondary, token.colorPrimary),
+    [dark, token.colorBorderSecondary, token.colorPrimary],
+  );
   const gutterChars = String(pages.lastSeq || 1).length;
   const query = snapshot?.query ?? '';
 
@@ -167,12 +201,22 @@ export const LogViewer = memo(function LogViewer({ instanceId, height = '60vh', 
         onPrevious={previous}
         onClear={clearSearch}
       />
-      {error ? <Alert type="error" showIcon title={t('readFailed')} description={String((error as Error).message ?? error)} style={{ marginBottom: 8 }} /> : null}
+      {error ? (
+        <Alert
+          type="error"
+          showIcon
+          title={t('readFailed')}
+          description={String((error as Error).message ?? error)}
+          style={{ marginBottom: 8 }}
+        />
+      ) : null}
       <div
         ref={scrollRef}
         className="ax-log-scroll"
         // a short log gets a short box; a long one the given height
-        style={{ height: `min(${typeof height === 'number' ? `${height}px` : height}, ${Math.max(count, 1) * ROW_HEIGHT + 2}px)` }}
+        style={{
+          height: `min(${typeof height === 'number' ? `${height}px` : height}, ${Math.max(count, 1) * ROW_HEIGHT + 2}px)`,
+        }}
         tabIndex={0}
         role="region"
         aria-label={t('regionLabel', { id: instanceId })}
@@ -216,7 +260,11 @@ export const LogViewer = memo(function LogViewer({ instanceId, height = '60vh', 
                 );
               }
               return (
-                <div key={block.key} className="ax-log-block" style={{ top: realTop + block.start - virtualTop, height: block.size }}>
+                <div
+                  key={block.key}
+                  className="ax-log-block"
+                  style={{ top: realTop + block.start - virtualTop, height: block.size }}
+                >
                   {inBlock}
                 </div>
               );
@@ -225,7 +273,14 @@ export const LogViewer = memo(function LogViewer({ instanceId, height = '60vh', 
         )}
       </div>
       {!following && count > 0 && (
-        <Button className="ax-log-jump" type="primary" shape="round" icon={<VerticalAlignBottomOutlined />} onClick={jumpToLatest} data-testid="log-jump">
+        <Button
+          className="ax-log-jump"
+          type="primary"
+          shape="round"
+          icon={<VerticalAlignBottomOutlined />}
+          onClick={jumpToLatest}
+          data-testid="log-jump"
+        >
           {t('jumpToLatest')}
         </Button>
       )}
@@ -235,8 +290,30 @@ export const LogViewer = memo(function LogViewer({ instanceId, height = '60vh', 
 
 function logColours(dark: boolean, border: string, focus: string): CSSProperties {
   const c = dark
-    ? { bg: '#141414', fg: '#e6e6e6', muted: '#8c8c8c', gutter: '#1b1b1b', err: '#ff7875', errBg: 'rgba(255, 77, 79, 0.14)', sys: '#69b1ff', sysBg: 'rgba(22, 119, 255, 0.12)', mark: 'rgba(250, 219, 20, 0.35)', currentMark: 'rgba(250, 173, 20, 0.8)' }
-    : { bg: '#fbfbfb', fg: '#1f1f1f', muted: '#8c8c8c', gutter: '#f3f3f3', err: '#cf1322', errBg: 'rgba(255, 77, 79, 0.08)', sys: '#0958d9', sysBg: 'rgba(22, 119, 255, 0.06)', mark: 'rgba(250, 219, 20, 0.5)', currentMark: '#ffc53d' };
+    ? {
+        bg: '#141414',
+        fg: '#e6e6e6',
+        muted: '#8c8c8c',
+        gutter: '#1b1b1b',
+        err: '#ff7875',
+        errBg: 'rgba(255, 77, 79, 0.14)',
+        sys: '#69b1ff',
+        sysBg: 'rgba(22, 119, 255, 0.12)',
+        mark: 'rgba(250, 219, 20, 0.35)',
+        currentMark: 'rgba(250, 173, 20, 0.8)',
+      }
+    : {
+        bg: '#fbfbfb',
+        fg: '#1f1f1f',
+        muted: '#8c8c8c',
+        gutter: '#f3f3f3',
+        err: '#cf1322',
+        errBg: 'rgba(255, 77, 79, 0.08)',
+        sys: '#0958d9',
+        sysBg: 'rgba(22, 119, 255, 0.06)',
+        mark: 'rgba(250, 219, 20, 0.5)',
+        currentMark: '#ffc53d',
+      };
   return {
     '--ax-log-bg': c.bg,
     '--ax-log-fg': c.fg,

@@ -5,7 +5,9 @@ const ESC = '\u001b';
 
 describe('ansiToSegments', () => {
   it('passes plain text through as one unstyled segment, markup included as text', () => {
-    expect(ansiToSegments('<img src=x onerror=alert(1)> & done', 'light')).toEqual([{ text: '<img src=x onerror=alert(1)> & done' }]);
+    expect(ansiToSegments('<img src=x onerror=alert(1)> & done', 'light')).toEqual([
+      { text: '<img src=x onerror=alert(1)> & done' },
+    ]);
   });
 
   it('turns SGR codes into colours of the theme and decorations', () => {
@@ -60,7 +62,11 @@ describe('markMatches', () => {
   });
 
   it('treats the query as text, not a pattern', () => {
-    expect(markMatches([{ text: 'a.b axb' }], '.')).toEqual([{ text: 'a' }, { text: '.', mark: true }, { text: 'b axb' }]);
+    expect(markMatches([{ text: 'a.b axb' }], '.')).toEqual([
+      { text: 'a' },
+      { text: '.', mark: true },
+      { text: 'b axb' },
+    ]);
     expect(markMatches([{ text: 'abc' }], '')).toEqual([{ text: 'abc' }]);
   });
 });

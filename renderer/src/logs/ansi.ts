@@ -95,7 +95,11 @@ const STORED_SGR = /\uFFFD(\[[0-9;]{0,40}m)/g;
 export function ansiToSegments(raw: string, theme: AnsiTheme): Segment[] {
   const text = raw.includes('\uFFFD[') ? raw.replace(STORED_SGR, '\u001b$1') : raw;
   if (!text.includes('\u001b')) return [{ text }];
-  const entries = Anser.ansiToJson(text, { json: true, remove_empty: true, use_classes: true }) as unknown as AnserEntry[];
+  const entries = Anser.ansiToJson(text, {
+    json: true,
+    remove_empty: true,
+    use_classes: true,
+  }) as unknown as AnserEntry[];
   return entries.map((e) => {
     let fg = colour(e.fg, e.fg_truecolor, theme);
     let bg = colour(e.bg, e.bg_truecolor, theme);

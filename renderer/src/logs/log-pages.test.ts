@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import type { LogLine } from '../../../engine/api/types.ts';
 import { LogPages, type LogSource } from './log-pages.ts';
 
-const line = (seq: number, instanceId = 7): LogLine => ({ instanceId, seq, stream: seq % 10 === 0 ? 'stderr' : 'stdout', ts: 1000 + seq, line: `line ${seq}` });
+const line = (seq: number, instanceId = 7): LogLine => ({
+  instanceId,
+  seq,
+  stream: seq % 10 === 0 ? 'stderr' : 'stdout',
+  ts: 1000 + seq,
+  line: `line ${seq}`,
+});
 
 /** A store of `total` lines that records every read and answers when told to. */
 function fakeSource(total: number, options: { missing?: Set<number> } = {}) {
@@ -15,7 +21,8 @@ function fakeSource(total: number, options: { missing?: Set<number> } = {}) {
       return new Promise((resolve) => {
         waiting.push(() => {
           const out: LogLine[] = [];
-          for (let s = afterSeq + 1; s <= stored && out.length < limit; s++) if (!options.missing?.has(s)) out.push(line(s));
+          for (let s = afterSeq + 1; s <= stored && out.length < limit; s++)
+            if (!options.missing?.has(s)) out.push(line(s));
           resolve(out);
         });
       });

@@ -216,7 +216,9 @@ export class LogPages {
 
   private evict(): void {
     if (this.pages.size <= this.maxPages) return;
-    const candidates = [...this.pages.entries()].filter(([p, page]) => !this.wanted.has(p) && !page.loading).sort((a, b) => a[1].touched - b[1].touched);
+    const candidates = [...this.pages.entries()]
+      .filter(([p, page]) => !this.wanted.has(p) && !page.loading)
+      .sort((a, b) => a[1].touched - b[1].touched);
     for (const [p] of candidates) {
       if (this.pages.size <= this.maxPages) break;
       this.pages.delete(p);

@@ -43,7 +43,14 @@ export class LogSearch {
   }
 
   snapshot(): SearchSnapshot {
-    this.snapshotCache ??= { query: this.query, hits: this.hits, index: this.index, complete: this.complete, loading: this.loading, error: this.error };
+    this.snapshotCache ??= {
+      query: this.query,
+      hits: this.hits,
+      index: this.index,
+      complete: this.complete,
+      loading: this.loading,
+      error: this.error,
+    };
     return this.snapshotCache;
   }
 
@@ -99,7 +106,8 @@ export class LogSearch {
     this.loading = true;
     this.changed();
     try {
-      const afterSeq = this.resumeAfter ?? (this.hits.length ? (this.hits[this.hits.length - 1] as LogSearchHit).seq : 0);
+      const afterSeq =
+        this.resumeAfter ?? (this.hits.length ? (this.hits[this.hits.length - 1] as LogSearchHit).seq : 0);
       const page = await this.source.searchLog(this.instanceId, this.query, { afterSeq, limit: this.pageSize });
       // A search the engine cut short (its time budget) ends with a marker of where it stopped: not a hit.
       const cut = page.find((h) => h.cut);

@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { BLOCK_LINES, blockCount, blockLines, centredOffset, isAtEnd, MAX_REAL_PX, ROW_HEIGHT, scrollScale, visibleRows } from './log-window.ts';
+import {
+  BLOCK_LINES,
+  blockCount,
+  blockLines,
+  centredOffset,
+  isAtEnd,
+  MAX_REAL_PX,
+  ROW_HEIGHT,
+  scrollScale,
+  visibleRows,
+} from './log-window.ts';
 
 describe('log window geometry', () => {
   it('splits lines into blocks, the last one partial', () => {

@@ -18,13 +18,22 @@ export const OVERSCAN_ROWS = 15;
 export const blockCount = (lines: number) => Math.ceil(lines / BLOCK_LINES);
 
 /** rows in a block (the last one may be partial) */
-export const blockLines = (block: number, lines: number) => Math.max(0, Math.min(BLOCK_LINES, lines - block * BLOCK_LINES));
+export const blockLines = (block: number, lines: number) =>
+  Math.max(0, Math.min(BLOCK_LINES, lines - block * BLOCK_LINES));
 
 /** The row indexes [first, last] to paint for a scroll position, or undefined when empty. */
-export function visibleRows(scrollTop: number, viewportHeight: number, lines: number, overscan = OVERSCAN_ROWS): [number, number] | undefined {
+export function visibleRows(
+  scrollTop: number,
+  viewportHeight: number,
+  lines: number,
+  overscan = OVERSCAN_ROWS,
+): [number, number] | undefined {
   if (lines <= 0) return undefined;
   const first = Math.max(0, Math.floor(scrollTop / ROW_HEIGHT) - overscan);
-  const last = Math.min(lines - 1, Math.ceil((scrollTop + Math.max(viewportHeight, ROW_HEIGHT)) / ROW_HEIGHT) + overscan);
+  const last = Math.min(
+    lines - 1,
+    Math.ceil((scrollTop + Math.max(viewportHeight, ROW_HEIGHT)) / ROW_HEIGHT) + overscan,
+  );
   return first <= last ? [first, last] : undefined;
 }
 

@@ -2,7 +2,18 @@ import { describe, expect, it } from 'vitest';
 import type { InstanceRecord } from '../../../engine/api/types.ts';
 import { pendingStep, stateHistory } from './state-history.ts';
 
-const base: InstanceRecord = { id: 1, runId: 1, workflowId: 1, taskId: 1, taskName: 't', attempt: 1, state: 'WAITING', notBefore: 0, createdAt: 1000, handled: false };
+const base: InstanceRecord = {
+  id: 1,
+  runId: 1,
+  workflowId: 1,
+  taskId: 1,
+  taskName: 't',
+  attempt: 1,
+  state: 'WAITING',
+  notBefore: 0,
+  createdAt: 1000,
+  handled: false,
+};
 
 describe('stateHistory', () => {
   it('lists the recorded steps with the time each took', () => {

@@ -20,7 +20,12 @@ export interface TailPolicy {
   skipAfterFullReads: number;
 }
 
-export const DEFAULT_TAIL_POLICY: TailPolicy = { fastLinesPerSec: 1000, pollMs: 200, pollLimit: 1000, skipAfterFullReads: 3 };
+export const DEFAULT_TAIL_POLICY: TailPolicy = {
+  fastLinesPerSec: 1000,
+  pollMs: 200,
+  pollLimit: 1000,
+  skipAfterFullReads: 3,
+};
 
 /** Counts line events per one-second window and says when they come too fast. */
 export class RateMeter {

@@ -38,7 +38,13 @@ export function InstanceTable({ instances, live, selectedId, onShowLog, onRerun,
       pagination={pagerPast(rows.length, 50)}
       scroll={{ x: 'max-content' }}
       data-testid="instance-table"
-      onRow={(r) => ({ 'data-task': r.taskName, 'data-state': r.state, 'aria-selected': r.id === selectedId }) as React.HTMLAttributes<HTMLElement>}
+      onRow={(r) =>
+        ({
+          'data-task': r.taskName,
+          'data-state': r.state,
+          'aria-selected': r.id === selectedId,
+        }) as React.HTMLAttributes<HTMLElement>
+      }
       rowClassName={(r) => (r.id === selectedId ? 'ant-table-row-selected' : '')}
       columns={[
         {
@@ -47,7 +53,9 @@ export function InstanceTable({ instances, live, selectedId, onShowLog, onRerun,
           render: (_, r) => (
             <Link to={`/instances/${r.id}`}>
               {r.taskName}
-              {r.attempt > 1 && <Typography.Text type="secondary">{` · ${t('table.attemptN', { n: r.attempt })}`}</Typography.Text>}
+              {r.attempt > 1 && (
+                <Typography.Text type="secondary">{` · ${t('table.attemptN', { n: r.attempt })}`}</Typography.Text>
+              )}
             </Link>
           ),
         },
@@ -56,9 +64,18 @@ export function InstanceTable({ instances, live, selectedId, onShowLog, onRerun,
         {
           title: t('table.duration'),
           key: 'duration',
-          render: (_, r) => (r.startedAt !== undefined ? fmt.duration((r.finishedAt ?? now) - r.startedAt) : <Typography.Text type="secondary">—</Typography.Text>),
+          render: (_, r) =>
+            r.startedAt !== undefined ? (
+              fmt.duration((r.finishedAt ?? now) - r.startedAt)
+            ) : (
+              <Typography.Text type="secondary">—</Typography.Text>
+            ),
         },
-        { title: t('table.exitCode'), key: 'exit', render: (_, r) => r.exitCode ?? <Typography.Text type="secondary">—</Typography.Text> },
+        {
+          title: t('table.exitCode'),
+          key: 'exit',
+          render: (_, r) => r.exitCode ?? <Typography.Text type="secondary">—</Typography.Text>,
+        },
         {
           title: t('table.reason'),
           key: 'reason',
@@ -74,11 +91,23 @@ export function InstanceTable({ instances, live, selectedId, onShowLog, onRerun,
           key: 'actions',
           render: (_, r) => (
             <Flex gap={4}>
-              <Button size="small" icon={<FileTextOutlined />} onClick={() => onShowLog(r)} aria-pressed={r.id === selectedId} data-testid={`show-log-${r.id}`}>
+              <Button
+                size="small"
+                icon={<FileTextOutlined />}
+                onClick={() => onShowLog(r)}
+                aria-pressed={r.id === selectedId}
+                data-testid={`show-log-${r.id}`}
+              >
                 {t('table.showLog')}
               </Button>
               {canRerun(r, instances) && (
-                <RerunButton task={r.taskName} onConfirm={() => onRerun(r.taskName)} loading={rerunning === r.taskName} size="small" data-testid={`rerun-${r.taskName}`} />
+                <RerunButton
+                  task={r.taskName}
+                  onConfirm={() => onRerun(r.taskName)}
+                  loading={rerunning === r.taskName}
+                  size="small"
+                  data-testid={`rerun-${r.taskName}`}
+                />
               )}
             </Flex>
           ),

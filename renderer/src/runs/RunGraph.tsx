@@ -12,7 +12,15 @@ import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
 import type { InstanceRecord, RunRecord } from '../../../engine/api/types.ts';
 import { useTheme } from '../app/theme-context.ts';
-import { filterGraph, FitOnChange, GRAPH_DRAW_LIMIT, taskNodeTypes, TooLargeToDraw, useTaskGraph, type GraphTask } from '../graph/index.ts';
+import {
+  filterGraph,
+  FitOnChange,
+  GRAPH_DRAW_LIMIT,
+  taskNodeTypes,
+  TooLargeToDraw,
+  useTaskGraph,
+  type GraphTask,
+} from '../graph/index.ts';
 import { useGraphAria } from '../graph/use-graph-aria.ts';
 import { useNow, useTimeFormat } from '../shared/use-time-format.ts';
 import { RerunButton } from './RerunButton.tsx';
@@ -49,13 +57,33 @@ function RunGraphInner({ run, instances, live, selectedTask, onSelectTask, onSho
   const { token } = theme.useToken();
   // The definition as it is now: the engine re-runs a task with its current definition too.
   const spec = useWorkflowSpec(run.workflowName);
-  const all = useMemo(() => runGraphTasks(run, instances, spec.data, fmt.duration, now), [run, instances, spec.data, fmt, now]);
+  const all = useMemo(
+    () => runGraphTasks(run, instances, spec.data, fmt.duration, now),
+    [run, instances, spec.data, fmt, now],
+  );
   const [filter, setFilter] = useState('');
   const big = all.length > GRAPH_DRAW_LIMIT;
-  const filtered = useMemo(() => (big ? filterGraph(all.map((x) => ({ id: x.name })), all.flatMap((x) => x.upstream.map((u) => ({ source: u, target: x.name }))), filter, GRAPH_DRAW_LIMIT) : undefined), [all, big, filter]);
-  const shown: GraphTask[] = useMemo(() => (filtered ? all.filter((x) => filtered.ids.includes(x.name)) : all), [all, filtered]);
+  const filtered = useMemo(
+    () =>
+      big
+        ? filterGraph(
+            all.map((x) => ({ id: x.name })),
+            all.flatMap((x) => x.upstream.map((u) => ({ source: u, target: x.name }))),
+            filter,
+            GRAPH_DRAW_LIMIT,
+          )
+        : undefined,
+    [all, big, filter],
+  );
+  const shown: GraphTask[] = useMemo(
+    () => (filtered ? all.filter((x) => filtered.ids.includes(x.name)) : all),
+    [all, filtered],
+  );
   const graph = useTaskGraph(spec.isPending ? [] : shown, 'TB');
-  const nodes = useMemo(() => graph.nodes.map((n) => (n.id === selectedTask ? { ...n, selected: true } : n)), [graph.nodes, selectedTask]);
+  const nodes = useMemo(
+    () => graph.nodes.map((n) => (n.id === selectedTask ? { ...n, selected: true } : n)),
+    [graph.nodes, selectedTask],
+  );
   const latest = latestAttempts(instances).get(selectedTask ?? '');
   const aria = useGraphAria(t, true);
   const [focused, setFocused] = useState(false);
@@ -65,7 +93,14 @@ function RunGraphInner({ run, instances, live, selectedTask, onSelectTask, onSho
     <Flex vertical gap={8} style={{ height: '100%' }}>
       {big && filtered && <TooLargeToDraw total={all.length} query={filter} onQuery={setFilter} result={filtered} />}
       <div
-        style={{ position: 'relative', flex: 1, minHeight: 320, border: `1px solid ${focused ? token.colorPrimaryBorder : token.colorBorderSecondary}`, borderRadius: 6, outline: 'none' }}
+        style={{
+          position: 'relative',
+          flex: 1,
+          minHeight: 320,
+          border: `1px solid ${focused ? token.colorPrimaryBorder : token.colorBorderSecondary}`,
+          borderRadius: 6,
+          outline: 'none',
+        }}
         data-testid="run-graph"
         data-wheel-zoom={focused}
         // a click anywhere on the graph focuses it, and the wheel then zooms it
@@ -122,11 +157,20 @@ function RunGraphInner({ run, instances, live, selectedTask, onSelectTask, onSho
           <Button size="small" icon={<FileTextOutlined />} onClick={() => onShowLog(selectedTask)}>
             {t('table.showLog')}
           </Button>
-          <Link to={`/lineage/${encodeURIComponent(`${run.workflowName}.${selectedTask}`)}`} data-testid="graph-lineage">
+          <Link
+            to={`/lineage/${encodeURIComponent(`${run.workflowName}.${selectedTask}`)}`}
+            data-testid="graph-lineage"
+          >
             <ApartmentOutlined aria-hidden /> {t('graph.lineage')}
           </Link>
           {canRerun(latest, instances) && (
-            <RerunButton task={selectedTask} onConfirm={() => onRerun(selectedTask)} loading={rerunning === selectedTask} size="small" data-testid="graph-rerun" />
+            <RerunButton
+              task={selectedTask}
+              onConfirm={() => onRerun(selectedTask)}
+              loading={rerunning === selectedTask}
+              size="small"
+              data-testid="graph-rerun"
+            />
           )}
         </Flex>
       )}

@@ -105,7 +105,12 @@ function RunView({ runId, run, instances }: { runId: number; run: RunRecord; ins
         <RunSummary run={run} live={active} />
         <Row gutter={[16, 16]}>
           <Col xs={24} xl={10}>
-            <Card size="small" title={t('graph.title')} style={{ height: '100%' }} styles={{ body: { height: 'calc(100% - 38px)' } }}>
+            <Card
+              size="small"
+              title={t('graph.title')}
+              style={{ height: '100%' }}
+              styles={{ body: { height: 'calc(100% - 38px)' } }}
+            >
               <RunGraph
                 run={run}
                 instances={instances}
@@ -138,7 +143,12 @@ function RunView({ runId, run, instances }: { runId: number; run: RunRecord; ins
               extra={selected && <Link to={`/instances/${selected.id}`}>{t('log.openInstance')}</Link>}
             >
               {selected ? (
-                <LogViewer key={selected.id} instanceId={selected.id} height={400} live={isInstanceActive(selected.state)} />
+                <LogViewer
+                  key={selected.id}
+                  instanceId={selected.id}
+                  height={400}
+                  live={isInstanceActive(selected.state)}
+                />
               ) : (
                 <Typography.Text type="secondary">{t('log.pick')}</Typography.Text>
               )}
@@ -149,7 +159,14 @@ function RunView({ runId, run, instances }: { runId: number; run: RunRecord; ins
           <RunTimeline instances={instances} live={active} selectedId={selected?.id} onSelect={select} />
         </Card>
         <Card size="small" title={t('table.title')}>
-          <InstanceTable instances={instances} live={active} selectedId={selected?.id} onShowLog={showLog} onRerun={doRerun} rerunning={rerunning} />
+          <InstanceTable
+            instances={instances}
+            live={active}
+            selectedId={selected?.id}
+            onShowLog={showLog}
+            onRerun={doRerun}
+            rerunning={rerunning}
+          />
         </Card>
       </Flex>
     </>

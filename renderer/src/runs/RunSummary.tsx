@@ -20,8 +20,16 @@ export function RunSummary({ run, live }: { run: RunRecord; live: boolean }) {
         size="small"
         column={{ xs: 1, sm: 2, lg: 4 }}
         items={[
-          { key: 'workflow', label: t('summary.workflow'), children: <Link to={`/workflows/${encodeURIComponent(run.workflowName)}`}>{run.workflowName}</Link> },
-          { key: 'trigger', label: t('summary.trigger'), children: t(`common:trigger.${run.trigger}`, { defaultValue: run.trigger }) },
+          {
+            key: 'workflow',
+            label: t('summary.workflow'),
+            children: <Link to={`/workflows/${encodeURIComponent(run.workflowName)}`}>{run.workflowName}</Link>,
+          },
+          {
+            key: 'trigger',
+            label: t('summary.trigger'),
+            children: t(`common:trigger.${run.trigger}`, { defaultValue: run.trigger }),
+          },
           { key: 'who', label: t('summary.who'), children: run.triggeredBy || '—' },
           { key: 'logical', label: t('summary.logicalTime'), children: <When ms={run.logicalTime} /> },
           { key: 'started', label: t('summary.started'), children: <When ms={run.startedAt} /> },
@@ -29,7 +37,16 @@ export function RunSummary({ run, live }: { run: RunRecord; live: boolean }) {
           { key: 'duration', label: t('summary.duration'), children: fmt.duration(Math.max(0, took)) },
           ...(run.onlyTask ? [{ key: 'only', label: t('summary.onlyTask'), children: run.onlyTask }] : []),
           ...(run.reason
-            ? [{ key: 'reason', label: t('summary.reason'), span: 'filled' as const, children: <Typography.Text style={{ whiteSpace: 'pre-wrap' }}>{showBidiControls(run.reason)}</Typography.Text> }]
+            ? [
+                {
+                  key: 'reason',
+                  label: t('summary.reason'),
+                  span: 'filled' as const,
+                  children: (
+                    <Typography.Text style={{ whiteSpace: 'pre-wrap' }}>{showBidiControls(run.reason)}</Typography.Text>
+                  ),
+                },
+              ]
             : []),
         ]}
       />

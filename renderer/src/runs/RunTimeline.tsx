@@ -43,16 +43,38 @@ export function RunTimeline({ instances, live, selectedId, onSelect }: Props) {
   const stateWidth = 140;
   // A run of 1,000 tasks has 1,000+ rows: only those in view are rendered.
   const scroller = useRef<HTMLDivElement>(null);
-  const virtualizer = useVirtualizer({ count: layout.rows.length, getScrollElement: () => scroller.current, estimateSize: () => ROW, overscan: 10, scrollMargin: HEADER });
+  const virtualizer = useVirtualizer({
+    count: layout.rows.length,
+    getScrollElement: () => scroller.current,
+    estimateSize: () => ROW,
+    overscan: 10,
+    scrollMargin: HEADER,
+  });
   return (
-    <div ref={scroller} role="list" aria-label={t('timeline.label')} data-testid="run-timeline" style={{ maxHeight: 420, overflow: 'auto' }}>
-      <Flex style={{ position: 'sticky', top: 0, zIndex: 1, background: token.colorBgContainer, height: HEADER }} aria-hidden>
+    <div
+      ref={scroller}
+      role="list"
+      aria-label={t('timeline.label')}
+      data-testid="run-timeline"
+      style={{ maxHeight: 420, overflow: 'auto' }}
+    >
+      <Flex
+        style={{ position: 'sticky', top: 0, zIndex: 1, background: token.colorBgContainer, height: HEADER }}
+        aria-hidden
+      >
         <div style={{ width: labelWidth, flex: 'none' }} />
         <div ref={axis} style={{ position: 'relative', flex: 1, minWidth: 120 }}>
           {layout.ticks.map((tick, i) => (
             <span
               key={tick.offset}
-              style={{ position: 'absolute', left: `${tick.pos}%`, transform: i === 0 ? undefined : 'translateX(-50%)', fontSize: 11, color: token.colorTextTertiary, whiteSpace: 'nowrap' }}
+              style={{
+                position: 'absolute',
+                left: `${tick.pos}%`,
+                transform: i === 0 ? undefined : 'translateX(-50%)',
+                fontSize: 11,
+                color: token.colorTextTertiary,
+                whiteSpace: 'nowrap',
+              }}
             >
               {i === 0 ? t('timeline.start') : `+${fmt.duration(tick.offset)}`}
             </span>
@@ -68,10 +90,13 @@ export function RunTimeline({ instances, live, selectedId, onSelect }: Props) {
           const style = stateStyle(row.state);
           const colour = token[style.token] as string;
           const selected = inst.id === selectedId;
-          const name = inst.attempt > 1 ? t('timeline.attempt', { task: inst.taskName, n: inst.attempt }) : inst.taskName;
+          const name =
+            inst.attempt > 1 ? t('timeline.attempt', { task: inst.taskName, n: inst.attempt }) : inst.taskName;
           const tip = [
             `${name} — ${stateLabel(row.state)}`,
-            inst.startedAt !== undefined ? `${t('timeline.started')}: ${fmt.dateTime(inst.startedAt)}` : t('timeline.notStarted'),
+            inst.startedAt !== undefined
+              ? `${t('timeline.started')}: ${fmt.dateTime(inst.startedAt)}`
+              : t('timeline.notStarted'),
             row.durationMs !== undefined ? `${t('timeline.ran')}: ${fmt.duration(row.durationMs)}` : '',
           ]
             .filter(Boolean)
@@ -81,22 +106,61 @@ export function RunTimeline({ instances, live, selectedId, onSelect }: Props) {
               key={inst.id}
               role="listitem"
               align="center"
-              style={{ position: 'absolute', top: item.start - HEADER, left: 0, right: 0, height: ROW, background: selected ? token.controlItemBgActive : undefined, borderRadius: 4 }}
+              style={{
+                position: 'absolute',
+                top: item.start - HEADER,
+                left: 0,
+                right: 0,
+                height: ROW,
+                background: selected ? token.controlItemBgActive : undefined,
+                borderRadius: 4,
+              }}
               data-instance={inst.id}
               data-state={row.state}
             >
               <div style={{ width: labelWidth, flex: 'none', overflow: 'hidden' }}>
-                <Button type="link" size="small" onClick={() => onSelect(inst)} aria-pressed={selected} title={name} style={{ maxWidth: '100%', paddingInline: 4 }}>
+                <Button
+                  type="link"
+                  size="small"
+                  onClick={() => onSelect(inst)}
+                  aria-pressed={selected}
+                  title={name}
+                  style={{ maxWidth: '100%', paddingInline: 4 }}
+                >
                   <span style={{ overflow: 'hidden', textOverflow: 'ellipsis' }}>{name}</span>
                 </Button>
               </div>
               <Tooltip title={<span style={{ whiteSpace: 'pre-line' }}>{tip}</span>}>
-                <div style={{ position: 'relative', flex: 1, minWidth: 120, height: ROW }} onClick={() => onSelect(inst)}>
+                <div
+                  style={{ position: 'relative', flex: 1, minWidth: 120, height: ROW }}
+                  onClick={() => onSelect(inst)}
+                >
                   {layout.ticks.map((tick) => (
-                    <span key={tick.offset} aria-hidden style={{ position: 'absolute', left: `${tick.pos}%`, top: 0, bottom: 0, borderInlineStart: `1px dashed ${token.colorBorderSecondary}` }} />
+                    <span
+                      key={tick.offset}
+                      aria-hidden
+                      style={{
+                        position: 'absolute',
+                        left: `${tick.pos}%`,
+                        top: 0,
+                        bottom: 0,
+                        borderInlineStart: `1px dashed ${token.colorBorderSecondary}`,
+                      }}
+                    />
                   ))}
                   {row.queuedWidth ? (
-                    <span aria-hidden style={{ position: 'absolute', left: `${row.queuedLeft}%`, width: `${row.queuedWidth}%`, top: 12, height: 6, background: token.colorFillSecondary, borderRadius: 3 }} />
+                    <span
+                      aria-hidden
+                      style={{
+                        position: 'absolute',
+                        left: `${row.queuedLeft}%`,
+                        width: `${row.queuedWidth}%`,
+                        top: 12,
+                        height: 6,
+                        background: token.colorFillSecondary,
+                        borderRadius: 3,
+                      }}
+                    />
                   ) : null}
                   <span
                     aria-hidden
@@ -110,7 +174,9 @@ export function RunTimeline({ instances, live, selectedId, onSelect }: Props) {
                       background: colour,
                       borderRadius: 3,
                       // running bars are striped, so "still going" is not told by colour either
-                      backgroundImage: row.open ? 'repeating-linear-gradient(45deg, rgba(255,255,255,0.35) 0 6px, transparent 6px 12px)' : undefined,
+                      backgroundImage: row.open
+                        ? 'repeating-linear-gradient(45deg, rgba(255,255,255,0.35) 0 6px, transparent 6px 12px)'
+                        : undefined,
                       opacity: inst.startedAt === undefined ? 0.6 : 1,
                     }}
                   />

@@ -11,7 +11,15 @@ export function StateLegend() {
   const { token } = theme.useToken();
   const label = useStateLabel();
   return (
-    <Flex wrap gap="4px 14px" align="center" role="list" aria-label={t('legend.label')} data-testid="state-legend" style={{ fontSize: 12 }}>
+    <Flex
+      wrap
+      gap="4px 14px"
+      align="center"
+      role="list"
+      aria-label={t('legend.label')}
+      data-testid="state-legend"
+      style={{ fontSize: 12 }}
+    >
       <Typography.Text type="secondary" style={{ fontSize: 12 }}>
         {t('legend.title')}
       </Typography.Text>
@@ -20,14 +28,26 @@ export function StateLegend() {
         const colour = token[style.token] as string;
         return (
           <Flex key={state} gap={4} align="center" role="listitem">
-            <span aria-hidden style={{ display: 'inline-block', width: 4, height: 14, borderRadius: 2, background: colour }} />
+            <span
+              aria-hidden
+              style={{ display: 'inline-block', width: 4, height: 14, borderRadius: 2, background: colour }}
+            />
             <style.Icon aria-hidden style={{ color: colour }} />
             <span>{label(state)}</span>
           </Flex>
         );
       })}
       <Flex gap={4} align="center" role="listitem">
-        <span aria-hidden style={{ display: 'inline-block', width: 14, height: 12, border: `1px solid ${token.colorBorder}`, borderRadius: 3 }} />
+        <span
+          aria-hidden
+          style={{
+            display: 'inline-block',
+            width: 14,
+            height: 12,
+            border: `1px solid ${token.colorBorder}`,
+            borderRadius: 3,
+          }}
+        />
         <span>{t('legend.notStarted')}</span>
       </Flex>
     </Flex>

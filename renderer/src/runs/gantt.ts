@@ -37,7 +37,12 @@ export interface GanttLayout {
 /** Smallest bar, in percent, so that a 5 ms task is still a visible, clickable mark. */
 export const MIN_BAR = 0.4;
 
-const STEPS = [1, 2, 5, 10, 15, 30].map((s) => s * 1000).concat([1, 2, 5, 10, 15, 30].map((m) => m * 60_000), [1, 2, 3, 6, 12, 24].map((h) => h * 3_600_000));
+const STEPS = [1, 2, 5, 10, 15, 30]
+  .map((s) => s * 1000)
+  .concat(
+    [1, 2, 5, 10, 15, 30].map((m) => m * 60_000),
+    [1, 2, 3, 6, 12, 24].map((h) => h * 3_600_000),
+  );
 
 /** A round tick interval giving about `target` ticks over `span` ms. */
 export function tickStep(span: number, target = 6): number {
@@ -46,11 +51,19 @@ export function tickStep(span: number, target = 6): number {
   return Math.ceil(raw / 86_400_000) * 86_400_000;
 }
 
-export function ganttLayout(instances: readonly InstanceRecord[], now: number, options: { tickTarget?: number } = {}): GanttLayout {
+export function ganttLayout(
+  instances: readonly InstanceRecord[],
+  now: number,
+  options: { tickTarget?: number } = {},
+): GanttLayout {
   // by start; tasks starting together keep the engine's order (topological, ties by name)
-  const sorted = [...instances].sort((a, b) => (a.startedAt ?? a.dispatchedAt ?? a.createdAt) - (b.startedAt ?? b.dispatchedAt ?? b.createdAt));
+  const sorted = [...instances].sort(
+    (a, b) => (a.startedAt ?? a.dispatchedAt ?? a.createdAt) - (b.startedAt ?? b.dispatchedAt ?? b.createdAt),
+  );
   const starts = sorted.map((i) => i.dispatchedAt ?? i.startedAt ?? i.createdAt);
-  const ends = sorted.map((i) => i.finishedAt ?? (i.startedAt !== undefined || i.dispatchedAt !== undefined ? now : i.createdAt));
+  const ends = sorted.map(
+    (i) => i.finishedAt ?? (i.startedAt !== undefined || i.dispatchedAt !== undefined ? now : i.createdAt),
+  );
   const start = starts.length ? Math.min(...starts) : now;
   // At least one second wide, so that a run of instant tasks does not divide by zero.
   const end = Math.max(start + 1000, ...ends);

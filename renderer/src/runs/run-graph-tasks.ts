@@ -5,7 +5,13 @@ import type { InstanceRecord, RunRecord, WorkflowSpec } from '../../../engine/ap
 import type { GraphTask } from '../graph/index.ts';
 import { latestAttempts } from './run-state.ts';
 
-export function runGraphTasks(run: RunRecord, instances: readonly InstanceRecord[], spec: WorkflowSpec | undefined, duration: (ms: number) => string, now: number): GraphTask[] {
+export function runGraphTasks(
+  run: RunRecord,
+  instances: readonly InstanceRecord[],
+  spec: WorkflowSpec | undefined,
+  duration: (ms: number) => string,
+  now: number,
+): GraphTask[] {
   const latest = latestAttempts(instances);
   const names = spec ? spec.tasks.map((t) => t.name) : [];
   const scope = run.onlyTask ? names.filter((n) => n === run.onlyTask) : names;

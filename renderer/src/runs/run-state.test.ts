@@ -4,7 +4,10 @@ import { inst } from './test-instances.ts';
 
 describe('run state', () => {
   it('opens on the first task that failed for good, else the first running, else none', () => {
-    const retried = [inst('x', { attempt: 1, state: 'FAILED', finishedAt: 10 }), inst('x', { attempt: 2, state: 'SUCCESS', finishedAt: 20 })];
+    const retried = [
+      inst('x', { attempt: 1, state: 'FAILED', finishedAt: 10 }),
+      inst('x', { attempt: 2, state: 'SUCCESS', finishedAt: 20 }),
+    ];
     expect(instanceToOpen(retried)).toBeUndefined();
     const late = inst('late', { state: 'FAILED', finishedAt: 500 });
     const early = inst('early', { state: 'TIMEOUT', finishedAt: 100 });

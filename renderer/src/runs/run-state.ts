@@ -17,7 +17,8 @@ export function latestAttempts(instances: readonly InstanceRecord[]): Map<string
   const out = new Map<string, InstanceRecord>();
   for (const inst of instances) {
     const seen = out.get(inst.taskName);
-    if (!seen || inst.attempt > seen.attempt || (inst.attempt === seen.attempt && inst.id > seen.id)) out.set(inst.taskName, inst);
+    if (!seen || inst.attempt > seen.attempt || (inst.attempt === seen.attempt && inst.id > seen.id))
+      out.set(inst.taskName, inst);
   }
   return out;
 }
@@ -33,10 +34,13 @@ export function attemptsOf(instances: readonly InstanceRecord[], taskName: strin
  */
 export function instanceToOpen(instances: readonly InstanceRecord[]): InstanceRecord | undefined {
   const latest = [...latestAttempts(instances).values()];
-  const byFinish = (a: InstanceRecord, b: InstanceRecord) => (a.finishedAt ?? Infinity) - (b.finishedAt ?? Infinity) || a.id - b.id;
+  const byFinish = (a: InstanceRecord, b: InstanceRecord) =>
+    (a.finishedAt ?? Infinity) - (b.finishedAt ?? Infinity) || a.id - b.id;
   const failed = latest.filter((i) => FAILED_STATES.includes(i.state)).sort(byFinish);
   if (failed[0]) return failed[0];
-  const running = latest.filter((i) => i.state === 'RUNNING').sort((a, b) => (a.startedAt ?? 0) - (b.startedAt ?? 0) || a.id - b.id);
+  const running = latest
+    .filter((i) => i.state === 'RUNNING')
+    .sort((a, b) => (a.startedAt ?? 0) - (b.startedAt ?? 0) || a.id - b.id);
   return running[0];
 }
 

@@ -13,7 +13,8 @@ export function useRunActions(runId: number) {
     onError: (error) => void message.error(t('rerun.failed', { message: errorMessage(error) })),
   });
   const cancel = useCancelRun(runId, {
-    onSuccess: (_detail, task) => void message.success(task ? t('cancel.taskDone', { task }) : t('cancel.done', { id: runId })),
+    onSuccess: (_detail, task) =>
+      void message.success(task ? t('cancel.taskDone', { task }) : t('cancel.done', { id: runId })),
     onError: (error) => void message.error(t('cancel.failed', { message: errorMessage(error) })),
   });
   return { rerun, cancel };

@@ -21,7 +21,9 @@ export function useRunSelection(instances: InstanceRecord[]): RunSelection {
   const [followed, setFollowed] = useState(opened?.id);
   if (opened && opened.id !== followed) setFollowed(opened.id);
   const chosen = params.get('instance');
-  const selected = (chosen ? instances.find((i) => i.id === Number(chosen)) : undefined) ?? instances.find((i) => i.id === (opened?.id ?? followed));
+  const selected =
+    (chosen ? instances.find((i) => i.id === Number(chosen)) : undefined) ??
+    instances.find((i) => i.id === (opened?.id ?? followed));
   return {
     selected,
     select: (instance) => setParams({ instance: String(instance.id) }, { replace: true }),

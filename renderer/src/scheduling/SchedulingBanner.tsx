@@ -17,7 +17,14 @@ export function SchedulingBanner() {
       banner
       role="status"
       data-testid="scheduling-paused-banner"
-      title={<Trans t={t} i18nKey="banner.title" values={{ by: pause.by }} components={{ when: <When ms={pause.since} /> }} />}
+      title={
+        <Trans
+          t={t}
+          i18nKey="banner.title"
+          values={{ by: pause.by }}
+          components={{ when: <When ms={pause.since} /> }}
+        />
+      }
       description={t('banner.body')}
       action={
         <Button size="small" type="primary" loading={set.isPending} onClick={() => set.mutate(false)}>

@@ -12,7 +12,13 @@ export function SchedulingToggle() {
   if (pause === undefined) return null;
   if (pause) {
     return (
-      <Button type="primary" icon={<PlayCircleOutlined />} loading={set.isPending} onClick={() => set.mutate(false)} data-testid="scheduling-toggle">
+      <Button
+        type="primary"
+        icon={<PlayCircleOutlined />}
+        loading={set.isPending}
+        onClick={() => set.mutate(false)}
+        data-testid="scheduling-toggle"
+      >
         {t('resume')}
       </Button>
     );

@@ -40,7 +40,11 @@ export default function SearchPage() {
   const shown = useMemo(() => hits.data?.filter((h) => shows(h.workflow)), [hits.data, shows]);
   return (
     <>
-      <PageHeader title={t('title')} subtitle={q ? t('subtitle', { q }) : t('subtitleEmpty')} extra={<OwnerFilter owners={owners} value={owner} onChange={setOwner} />} />
+      <PageHeader
+        title={t('title')}
+        subtitle={q ? t('subtitle', { q }) : t('subtitleEmpty')}
+        extra={<OwnerFilter owners={owners} value={owner} onChange={setOwner} />}
+      />
       <Input.Search
         aria-label={t('label')}
         placeholder={t('placeholder')}
@@ -61,7 +65,16 @@ export default function SearchPage() {
           dataSource={shown}
           pagination={pagerPast(hits.data?.length ?? 0, 50)}
           columns={[
-            { title: t('col.task'), key: 'task', width: 200, render: (_, h) => <Typography.Text strong><Highlight text={h.task} needle={q} /></Typography.Text> },
+            {
+              title: t('col.task'),
+              key: 'task',
+              width: 200,
+              render: (_, h) => (
+                <Typography.Text strong>
+                  <Highlight text={h.task} needle={q} />
+                </Typography.Text>
+              ),
+            },
             {
               title: t('col.workflow'),
               key: 'workflow',

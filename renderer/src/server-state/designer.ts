@@ -32,6 +32,9 @@ export function useDesignerSpec(name: string | undefined) {
   const api = useApi();
   const queryClient = useQueryClient();
   // it may have been saved or changed meanwhile
-  useEffect(() => () => queryClient.removeQueries({ queryKey: keys.designerSpec(name), exact: true }), [queryClient, name]);
+  useEffect(
+    () => () => queryClient.removeQueries({ queryKey: keys.designerSpec(name), exact: true }),
+    [queryClient, name],
+  );
   return useQuery(designerSpecQuery(api, name));
 }

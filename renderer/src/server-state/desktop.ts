@@ -26,7 +26,11 @@ export function useSetDesktopSecrets(): (status: DesktopSecretsStatus) => void {
   return (status) => queryClient.setQueryData(keys.desktopSecrets(), status);
 }
 
-export function useSetDesktopSecret(settings: DesktopSettingsBridge, name: DesktopSecretKey, feedback: Feedback<DesktopSecretsStatus, string | null> = {}) {
+export function useSetDesktopSecret(
+  settings: DesktopSettingsBridge,
+  name: DesktopSecretKey,
+  feedback: Feedback<DesktopSecretsStatus, string | null> = {},
+) {
   const put = useSetDesktopSecrets();
   return useMutation({
     mutationFn: (next: string | null) => settings.setSecret(name, next),
@@ -38,8 +42,14 @@ export function useSetDesktopSecret(settings: DesktopSettingsBridge, name: Deskt
   });
 }
 
-export function useSetTaskSecret(settings: DesktopSettingsBridge, feedback: Feedback<DesktopSecretsStatus, { secret: string; next: string | null }> = {}) {
-  return useMutation({ mutationFn: ({ secret, next }: { secret: string; next: string | null }) => settings.setTaskSecret(secret, next), ...feedback });
+export function useSetTaskSecret(
+  settings: DesktopSettingsBridge,
+  feedback: Feedback<DesktopSecretsStatus, { secret: string; next: string | null }> = {},
+) {
+  return useMutation({
+    mutationFn: ({ secret, next }: { secret: string; next: string | null }) => settings.setTaskSecret(secret, next),
+    ...feedback,
+  });
 }
 
 /** The membership, kept current by the shell's team events. */
@@ -49,23 +59,36 @@ export function useDesktopTeam(team: DesktopTeamBridge) {
   return useQuery({ queryKey: keys.desktopTeam(), queryFn: () => team.status() });
 }
 
-export function useJoinOrLeaveTeam(team: DesktopTeamBridge, feedback: Feedback<DesktopTeamStatus, { join: boolean; labels: string[]; acceptUnlabelled: boolean }> = {}) {
+export function useJoinOrLeaveTeam(
+  team: DesktopTeamBridge,
+  feedback: Feedback<DesktopTeamStatus, { join: boolean; labels: string[]; acceptUnlabelled: boolean }> = {},
+) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: ({ join, labels, acceptUnlabelled }: { join: boolean; labels: string[]; acceptUnlabelled: boolean }) => (join ? team.join(labels, { acceptUnlabelled }) : team.leave()),
+    mutationFn: ({ join, labels, acceptUnlabelled }: { join: boolean; labels: string[]; acceptUnlabelled: boolean }) =>
+      join ? team.join(labels, { acceptUnlabelled }) : team.leave(),
     onSuccess: (next) => queryClient.setQueryData(keys.desktopTeam(), next),
     onError: feedback.onError,
   });
 }
 
 /** The port comes with the engine's next start: read again whenever the engine's state moves. */
-export function useDesktopLocalApi(localApi: DesktopLocalApiBridge, onEngineStatus: (listener: (s: DesktopEngineStatus) => void) => () => void) {
+export function useDesktopLocalApi(
+  localApi: DesktopLocalApiBridge,
+  onEngineStatus: (listener: (s: DesktopEngineStatus) => void) => () => void,
+) {
   const queryClient = useQueryClient();
-  useEffect(() => onEngineStatus(() => void queryClient.invalidateQueries({ queryKey: keys.desktopLocalApi() })), [onEngineStatus, queryClient]);
+  useEffect(
+    () => onEngineStatus(() => void queryClient.invalidateQueries({ queryKey: keys.desktopLocalApi() })),
+    [onEngineStatus, queryClient],
+  );
   return useQuery({ queryKey: keys.desktopLocalApi(), queryFn: () => localApi.status() });
 }
 
-export function useSetLocalApi(localApi: DesktopLocalApiBridge, feedback: Feedback<DesktopLocalApiStatus, boolean> = {}) {
+export function useSetLocalApi(
+  localApi: DesktopLocalApiBridge,
+  feedback: Feedback<DesktopLocalApiStatus, boolean> = {},
+) {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (enabled: boolean) => localApi.set(enabled),

@@ -14,7 +14,8 @@ export const keys = {
   runStrips: () => ['runs', 'strip'] as const,
   runStrip: (workflow: string, count: number) => ['runs', 'strip', workflow, count] as const,
   runGrids: (workflow: string) => ['runs', 'grid', workflow] as const,
-  runGrid: (workflow: string, before: number | undefined, pageSize: number) => ['runs', 'grid', workflow, before, pageSize] as const,
+  runGrid: (workflow: string, before: number | undefined, pageSize: number) =>
+    ['runs', 'grid', workflow, before, pageSize] as const,
   run: (runId: number) => ['run', runId] as const,
   instances: () => ['instance'] as const,
   instance: (instanceId: number) => ['instance', instanceId] as const,
@@ -22,8 +23,10 @@ export const keys = {
   nextFires: (cron: string | undefined, timezone: string | undefined) => ['nextFires', cron, timezone] as const,
   search: (query: string, limit: number) => ['search', query, limit] as const,
   audit: (limit?: number) => (limit === undefined ? (['audit'] as const) : (['audit', limit] as const)),
-  lineage: (target?: string, up?: number, down?: number) => (target === undefined ? (['lineage'] as const) : (['lineage', target, up, down] as const)),
-  alerts: (state?: string, limit?: number) => (limit === undefined ? (['alerts'] as const) : (['alerts', state, limit] as const)),
+  lineage: (target?: string, up?: number, down?: number) =>
+    target === undefined ? (['lineage'] as const) : (['lineage', target, up, down] as const),
+  alerts: (state?: string, limit?: number) =>
+    limit === undefined ? (['alerts'] as const) : (['alerts', state, limit] as const),
   alertChannels: () => ['alert-channels'] as const,
   workers: () => ['workers'] as const,
   designerSpec: (name: string | undefined) => ['designer', 'spec', name ?? ''] as const,

@@ -14,26 +14,40 @@ export interface Feedback<T, V> {
 function useWorkflowRefresh() {
   const queryClient = useQueryClient();
   return () => {
-    for (const queryKey of [keys.workflows(), keys.runs(), keys.dashboard()]) void queryClient.invalidateQueries({ queryKey });
+    for (const queryKey of [keys.workflows(), keys.runs(), keys.dashboard()])
+      void queryClient.invalidateQueries({ queryKey });
   };
 }
 
 export function useSetEnabled(feedback: Feedback<void, { name: string; enabled: boolean }> = {}) {
   const api = useApi();
   const refresh = useWorkflowRefresh();
-  return useMutation({ mutationFn: ({ name, enabled }: { name: string; enabled: boolean }) => api.setEnabled(name, enabled, UI_ACTOR), ...feedback, onSettled: refresh });
+  return useMutation({
+    mutationFn: ({ name, enabled }: { name: string; enabled: boolean }) => api.setEnabled(name, enabled, UI_ACTOR),
+    ...feedback,
+    onSettled: refresh,
+  });
 }
 
 export function useRunWorkflow(feedback: Feedback<RunRecord, { name: string; payload?: string; task?: string }> = {}) {
   const api = useApi();
   const refresh = useWorkflowRefresh();
-  return useMutation({ mutationFn: ({ name, payload, task }: { name: string; payload?: string; task?: string }) => api.runWorkflow(name, { actor: UI_ACTOR, payload, task }), ...feedback, onSettled: refresh });
+  return useMutation({
+    mutationFn: ({ name, payload, task }: { name: string; payload?: string; task?: string }) =>
+      api.runWorkflow(name, { actor: UI_ACTOR, payload, task }),
+    ...feedback,
+    onSettled: refresh,
+  });
 }
 
 export function useRemoveWorkflow(feedback: Feedback<void, string> = {}) {
   const api = useApi();
   const refresh = useWorkflowRefresh();
-  return useMutation({ mutationFn: (name: string) => api.removeWorkflow(name, UI_ACTOR), ...feedback, onSettled: refresh });
+  return useMutation({
+    mutationFn: (name: string) => api.removeWorkflow(name, UI_ACTOR),
+    ...feedback,
+    onSettled: refresh,
+  });
 }
 
 /** The engine answers a re-run or a cancel with the run as it is now: that goes into the cache. */

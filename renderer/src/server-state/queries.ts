@@ -40,12 +40,20 @@ export function useDashboard() {
 export function useWorkflows(options: { live?: boolean; slow?: boolean } = {}) {
   const api = useApi();
   useRefreshOn(options.live ? ['workflows', 'runs'] : [], [keys.workflows(), keys.runStrips()], { windowMs: 500 });
-  return useQuery({ queryKey: keys.workflows(), queryFn: () => api.listWorkflows(), ...(options.slow && { staleTime: SLOW_MS }) });
+  return useQuery({
+    queryKey: keys.workflows(),
+    queryFn: () => api.listWorkflows(),
+    ...(options.slow && { staleTime: SLOW_MS }),
+  });
 }
 
 export function useEngineInfo(options: { slow?: boolean } = {}) {
   const api = useApi();
-  return useQuery({ queryKey: keys.engineInfo(), queryFn: () => api.engineInfo(), ...(options.slow && { staleTime: SLOW_MS }) });
+  return useQuery({
+    queryKey: keys.engineInfo(),
+    queryFn: () => api.engineInfo(),
+    ...(options.slow && { staleTime: SLOW_MS }),
+  });
 }
 
 /**
@@ -56,12 +64,20 @@ export function useEngineInfo(options: { slow?: boolean } = {}) {
 export function useSchedulingPause() {
   const api = useApi();
   useRefreshOn(['workflows'], [keys.scheduling()], { windowMs: 200 });
-  return useQuery({ queryKey: keys.scheduling(), queryFn: async () => (await api.engineInfo()).schedulingPaused ?? null }).data;
+  return useQuery({
+    queryKey: keys.scheduling(),
+    queryFn: async () => (await api.engineInfo()).schedulingPaused ?? null,
+  }).data;
 }
 
 export function useWorkflowSpec(name: string) {
   const api = useApi();
-  return useQuery({ queryKey: keys.workflowSpec(name), queryFn: () => api.exportWorkflow(name), retry: false, staleTime: SLOW_MS });
+  return useQuery({
+    queryKey: keys.workflowSpec(name),
+    queryFn: () => api.exportWorkflow(name),
+    retry: false,
+    staleTime: SLOW_MS,
+  });
 }
 
 export function useNextFires(schedule: { cron: string; timezone?: string } | undefined, count = 5) {
@@ -75,7 +91,10 @@ export function useNextFires(schedule: { cron: string; timezone?: string } | und
 
 export function useRunStrip(workflow: string, count: number) {
   const api = useApi();
-  return useQuery({ queryKey: keys.runStrip(workflow, count), queryFn: () => api.listRuns({ workflow, limit: count }) });
+  return useQuery({
+    queryKey: keys.runStrip(workflow, count),
+    queryFn: () => api.listRuns({ workflow, limit: count }),
+  });
 }
 
 /** One page of a workflow's run grid (`before`: the run id cursor), live by run events. */
@@ -102,7 +121,10 @@ export function useRun(runId: number | undefined) {
     queryFn: () => api.getRun(runId as number),
     enabled: runId !== undefined && Number.isFinite(runId),
   });
-  const refresh = useEventThrottle(() => void queryClient.invalidateQueries({ queryKey: keys.run(runId as number) }), { windowMs: 250, leading: true });
+  const refresh = useEventThrottle(() => void queryClient.invalidateQueries({ queryKey: keys.run(runId as number) }), {
+    windowMs: 250,
+    leading: true,
+  });
   useEngineEvents(runId === undefined ? [] : ['runs'], (event) => {
     if ((event.type !== 'run' && event.type !== 'instance') || event.runId !== runId) return;
     if (event.type === 'instance') void queryClient.invalidateQueries({ queryKey: keys.instance(event.instanceId) });
@@ -143,13 +165,20 @@ export function useAudit(limit: number) {
 export function useLineage(target: string, options: { up: number; down: number }) {
   const api = useApi();
   useRefreshOn(['runs', 'workflows'], [keys.lineage()], { windowMs: 1_000 });
-  return useQuery({ queryKey: keys.lineage(target, options.up, options.down), queryFn: () => api.lineage(target, options), retry: false });
+  return useQuery({
+    queryKey: keys.lineage(target, options.up, options.down),
+    queryFn: () => api.lineage(target, options),
+    retry: false,
+  });
 }
 
 export function useAlerts(state: AlertFilter['state'] | undefined, limit: number) {
   const api = useApi();
   useRefreshOn(['alerts'], [keys.alerts()], { windowMs: 500 });
-  return useQuery({ queryKey: keys.alerts(state, limit), queryFn: () => api.listAlerts({ limit, ...(state && { state }) }) });
+  return useQuery({
+    queryKey: keys.alerts(state, limit),
+    queryFn: () => api.listAlerts({ limit, ...(state && { state }) }),
+  });
 }
 
 export function useAlertChannels() {
@@ -188,5 +217,10 @@ export function useResetServerState(): () => void {
 
 export function useTaskStats(name: string | undefined) {
   const api = useApi();
-  return useQuery({ queryKey: keys.taskStats(name), queryFn: () => (name === undefined ? Promise.resolve([]) : api.taskStats(name)), enabled: name !== undefined, staleTime: SLOW_MS });
+  return useQuery({
+    queryKey: keys.taskStats(name),
+    queryFn: () => (name === undefined ? Promise.resolve([]) : api.taskStats(name)),
+    enabled: name !== undefined,
+    staleTime: SLOW_MS,
+  });
 }

@@ -3,11 +3,21 @@
 // needs no port); a change restarts the engine, which the card says before it is made.
 import { App, Card, Col, Flex, Switch, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
-import type { DesktopEngineStatus, DesktopLocalApiBridge, DesktopLocalApiStatus } from '../../../engine/api/desktop-bridge.ts';
+import type {
+  DesktopEngineStatus,
+  DesktopLocalApiBridge,
+  DesktopLocalApiStatus,
+} from '../../../engine/api/desktop-bridge.ts';
 import { useDesktopLocalApi, useSetLocalApi } from '../server-state/index.ts';
 import { errorMessage, QueryView } from '../shared/feedback.tsx';
 
-export function DesktopLocalApi({ localApi, onEngineStatus }: { localApi: DesktopLocalApiBridge; onEngineStatus: (listener: (s: DesktopEngineStatus) => void) => () => void }) {
+export function DesktopLocalApi({
+  localApi,
+  onEngineStatus,
+}: {
+  localApi: DesktopLocalApiBridge;
+  onEngineStatus: (listener: (s: DesktopEngineStatus) => void) => () => void;
+}) {
   const { t } = useTranslation('settings');
   // the port comes with the engine's next start: read again whenever the engine's state moves
   const status = useDesktopLocalApi(localApi, onEngineStatus);

@@ -4,7 +4,12 @@
 import { Alert, App, Button, Card, Col, Descriptions, Flex, Input, Space, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { DESKTOP_SECRET_KEYS, type DesktopSecretKey, type DesktopSecretsStatus, type DesktopSettingsBridge } from '../../../engine/api/desktop-bridge.ts';
+import {
+  DESKTOP_SECRET_KEYS,
+  type DesktopSecretKey,
+  type DesktopSecretsStatus,
+  type DesktopSettingsBridge,
+} from '../../../engine/api/desktop-bridge.ts';
 import { useDesktop } from '../desktop/desktop-context.ts';
 import { TaskSecretsSettings } from './TaskSecretsSettings.tsx';
 import { useDesktopSecrets, useSetDesktopSecret, useSetDesktopSecrets } from '../server-state/index.ts';
@@ -48,8 +53,24 @@ function DesktopSettingsCard({ settings }: { settings: DesktopSettingsBridge }) 
 function StorageAlert({ status }: { status: DesktopSecretsStatus }) {
   const { t } = useTranslation('settings');
   if (status.backend === 'unavailable') return <Alert type="error" showIcon title={t('desktop.storage.unavailable')} />;
-  if (status.plaintext) return <Alert type="warning" showIcon title={t('desktop.storage.plainTitle')} description={t('desktop.storage.plainBody', { file: status.file })} />;
-  return <Alert type="success" showIcon title={t('desktop.storage.encrypted', { backend: t(`desktop.backend.${backendKey(status.backend)}`, { name: status.backend }) })} />;
+  if (status.plaintext)
+    return (
+      <Alert
+        type="warning"
+        showIcon
+        title={t('desktop.storage.plainTitle')}
+        description={t('desktop.storage.plainBody', { file: status.file })}
+      />
+    );
+  return (
+    <Alert
+      type="success"
+      showIcon
+      title={t('desktop.storage.encrypted', {
+        backend: t(`desktop.backend.${backendKey(status.backend)}`, { name: status.backend }),
+      })}
+    />
+  );
 }
 
 function DesktopSettingsBody({ status, settings }: { status: DesktopSecretsStatus; settings: DesktopSettingsBridge }) {
@@ -72,17 +93,29 @@ function DesktopSettingsBody({ status, settings }: { status: DesktopSecretsStatu
                   {status.dataDir}
                 </Typography.Text>
                 <Typography.Text type="secondary">
-                  {t('desktop.dataDirHint')} <Typography.Text code copyable>{command}</Typography.Text>
+                  {t('desktop.dataDirHint')}{' '}
+                  <Typography.Text code copyable>
+                    {command}
+                  </Typography.Text>
                 </Typography.Text>
               </Flex>
             ),
           },
-          { key: 'backend', label: t('desktop.backendLabel'), children: t(`desktop.backend.${backendKey(status.backend)}`, { name: status.backend }) },
+          {
+            key: 'backend',
+            label: t('desktop.backendLabel'),
+            children: t(`desktop.backend.${backendKey(status.backend)}`, { name: status.backend }),
+          },
         ]}
       />
       <StorageAlert status={status} />
-      {status.unreadable.length > 0 && <Alert type="warning" showIcon title={t('desktop.unreadable', { keys: status.unreadable.join(', ') })} />}
-      {status.available && DESKTOP_SECRET_KEYS.map((key) => <SecretField key={key} name={key} stored={status.stored[key]} settings={settings} />)}
+      {status.unreadable.length > 0 && (
+        <Alert type="warning" showIcon title={t('desktop.unreadable', { keys: status.unreadable.join(', ') })} />
+      )}
+      {status.available &&
+        DESKTOP_SECRET_KEYS.map((key) => (
+          <SecretField key={key} name={key} stored={status.stored[key]} settings={settings} />
+        ))}
       <Typography.Paragraph type="secondary" style={{ marginBottom: 0 }}>
         {t('desktop.restartNote')}
       </Typography.Paragraph>
@@ -91,7 +124,15 @@ function DesktopSettingsBody({ status, settings }: { status: DesktopSecretsStatu
   );
 }
 
-function SecretField({ name, stored, settings }: { name: DesktopSecretKey; stored: string | undefined; settings: DesktopSettingsBridge }) {
+function SecretField({
+  name,
+  stored,
+  settings,
+}: {
+  name: DesktopSecretKey;
+  stored: string | undefined;
+  settings: DesktopSettingsBridge;
+}) {
   const { t } = useTranslation('settings');
   const { message } = App.useApp();
   const [value, setValue] = useState('');
@@ -114,7 +155,12 @@ function SecretField({ name, stored, settings }: { name: DesktopSecretKey; store
           autoComplete="off"
           onChange={(e) => setValue(e.target.value)}
         />
-        <Button type="primary" disabled={value.trim() === ''} loading={save.isPending} onClick={() => save.mutate(value.trim())}>
+        <Button
+          type="primary"
+          disabled={value.trim() === ''}
+          loading={save.isPending}
+          onClick={() => save.mutate(value.trim())}
+        >
           {t('desktop.save')}
         </Button>
         {stored && (

@@ -59,7 +59,12 @@ function TeamBody({ status, team }: { status: DesktopTeamStatus; team: DesktopTe
             {t('leave')}
           </Button>
         ) : (
-          <Button type="primary" disabled={!status.canJoin || status.state === 'leaving'} loading={change.isPending} onClick={() => act(true)}>
+          <Button
+            type="primary"
+            disabled={!status.canJoin || status.state === 'leaving'}
+            loading={change.isPending}
+            onClick={() => act(true)}
+          >
             {t('join')}
           </Button>
         )}

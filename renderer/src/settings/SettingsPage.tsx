@@ -40,7 +40,15 @@ export default function SettingsPage() {
 }
 
 /** one card of the page: a title and its settings, label column aligned across the cards */
-function Section({ title, items, children }: { title: ReactNode; items: DescriptionsProps['items']; children?: ReactNode }) {
+function Section({
+  title,
+  items,
+  children,
+}: {
+  title: ReactNode;
+  items: DescriptionsProps['items'];
+  children?: ReactNode;
+}) {
   return (
     <Col xs={24} xl={12}>
       <Card title={title} size="small" style={{ height: '100%' }}>
@@ -70,7 +78,9 @@ function SettingsCards({ info }: { info: EngineInfo }) {
           { key: 'concurrency', label: t('field.concurrency'), children: info.maxConcurrency ?? none },
           { key: 'tz', label: t('field.timezone'), children: info.timezone },
           { key: 'data', label: t('field.dataDir'), children: info.dataDir ? <Mono>{info.dataDir}</Mono> : none },
-          ...(info.sqliteDriver ? [{ key: 'sqlite', label: t('field.sqliteDriver'), children: <Mono>{info.sqliteDriver}</Mono> }] : []),
+          ...(info.sqliteDriver
+            ? [{ key: 'sqlite', label: t('field.sqliteDriver'), children: <Mono>{info.sqliteDriver}</Mono> }]
+            : []),
         ]}
       />
       <Section
@@ -78,7 +88,11 @@ function SettingsCards({ info }: { info: EngineInfo }) {
         items={[
           { key: 'mysql', label: t('field.mysql'), children: info.mysql ? <Mono>{info.mysql}</Mono> : none },
           { key: 'redis', label: t('field.redis'), children: info.redis ? <Mono>{info.redis}</Mono> : none },
-          { key: 'prefix', label: t('field.redisPrefix'), children: info.redisPrefix ? <Mono>{info.redisPrefix}</Mono> : none },
+          {
+            key: 'prefix',
+            label: t('field.redisPrefix'),
+            children: info.redisPrefix ? <Mono>{info.redisPrefix}</Mono> : none,
+          },
         ]}
       >
         {info.mode === 'solo' && (
@@ -96,7 +110,16 @@ function SettingsCards({ info }: { info: EngineInfo }) {
           { key: 'queue', label: t('field.queueAlert'), children: t('tasks', { count: info.queueAlertThreshold }) },
         ]}
       />
-      <Section title={t('section.stored')} items={[{ key: 'file', label: t('field.settingsFile'), children: info.settingsFile ? <Mono>{info.settingsFile}</Mono> : none }]}>
+      <Section
+        title={t('section.stored')}
+        items={[
+          {
+            key: 'file',
+            label: t('field.settingsFile'),
+            children: info.settingsFile ? <Mono>{info.settingsFile}</Mono> : none,
+          },
+        ]}
+      >
         {stored.length === 0 ? (
           <EmptyState title={t('storedEmpty')} />
         ) : (

@@ -6,7 +6,11 @@ import { DeleteOutlined, LockOutlined } from '@ant-design/icons';
 import { Alert, App, Button, Flex, Input, Popconfirm, Space, Table, Tag, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { DesktopSecretsStatus, DesktopSettingsBridge, DesktopTaskSecret } from '../../../engine/api/desktop-bridge.ts';
+import type {
+  DesktopSecretsStatus,
+  DesktopSettingsBridge,
+  DesktopTaskSecret,
+} from '../../../engine/api/desktop-bridge.ts';
 import { SECRET_NAME } from '../../../engine/api/secrets.ts';
 import { useSetTaskSecret } from '../server-state/index.ts';
 import { errorMessage } from '../shared/feedback.tsx';
@@ -30,7 +34,9 @@ export function TaskSecretsSettings({ status, settings, onStatus }: Props) {
       onStatus(next);
       setName('');
       setValue('');
-      void message.success(t(sent.next === null ? 'desktop.taskSecrets.removed' : 'desktop.taskSecrets.saved', { name: sent.secret }));
+      void message.success(
+        t(sent.next === null ? 'desktop.taskSecrets.removed' : 'desktop.taskSecrets.saved', { name: sent.secret }),
+      );
     },
     onError: (error) => void message.error(errorMessage(error)),
   });
@@ -43,7 +49,9 @@ export function TaskSecretsSettings({ status, settings, onStatus }: Props) {
         <LockOutlined /> {t('desktop.taskSecrets.title')}
       </Typography.Text>
       <Typography.Text type="secondary">{t('desktop.taskSecrets.intro')}</Typography.Text>
-      {status.plaintext && <Alert type="warning" showIcon title={t('desktop.taskSecrets.plain', { file: status.file })} />}
+      {status.plaintext && (
+        <Alert type="warning" showIcon title={t('desktop.taskSecrets.plain', { file: status.file })} />
+      )}
       {!status.available && (
         <Alert
           type="error"
@@ -73,14 +81,26 @@ export function TaskSecretsSettings({ status, settings, onStatus }: Props) {
               </Space>
             ),
           },
-          { key: 'set', title: t('desktop.taskSecrets.setAt'), render: (_, s) => (s.setAt ? time.dateTime(s.setAt) : '-') },
+          {
+            key: 'set',
+            title: t('desktop.taskSecrets.setAt'),
+            render: (_, s) => (s.setAt ? time.dateTime(s.setAt) : '-'),
+          },
           {
             key: 'actions',
             title: '',
             align: 'right',
             render: (_, s) => (
-              <Popconfirm title={t('desktop.taskSecrets.removeConfirm', { name: s.name })} onConfirm={() => save.mutate({ secret: s.name, next: null })}>
-                <Button size="small" danger icon={<DeleteOutlined />} aria-label={t('desktop.taskSecrets.remove', { name: s.name })} />
+              <Popconfirm
+                title={t('desktop.taskSecrets.removeConfirm', { name: s.name })}
+                onConfirm={() => save.mutate({ secret: s.name, next: null })}
+              >
+                <Button
+                  size="small"
+                  danger
+                  icon={<DeleteOutlined />}
+                  aria-label={t('desktop.taskSecrets.remove', { name: s.name })}
+                />
               </Popconfirm>
             ),
           },
@@ -97,8 +117,19 @@ export function TaskSecretsSettings({ status, settings, onStatus }: Props) {
               onChange={(e) => setName(e.target.value)}
               style={{ flex: '0 0 35%' }}
             />
-            <Input.Password aria-label={t('desktop.taskSecrets.value')} placeholder={t('desktop.taskSecrets.valuePlaceholder')} value={value} autoComplete="off" onChange={(e) => setValue(e.target.value)} />
-            <Button type="primary" disabled={name === '' || nameProblem || value === ''} loading={save.isPending} onClick={() => save.mutate({ secret: name, next: value })}>
+            <Input.Password
+              aria-label={t('desktop.taskSecrets.value')}
+              placeholder={t('desktop.taskSecrets.valuePlaceholder')}
+              value={value}
+              autoComplete="off"
+              onChange={(e) => setValue(e.target.value)}
+            />
+            <Button
+              type="primary"
+              disabled={name === '' || nameProblem || value === ''}
+              loading={save.isPending}
+              onClick={() => save.mutate({ secret: name, next: value })}
+            >
               {t('desktop.save')}
             </Button>
           </Space.Compact>

@@ -8,7 +8,10 @@ import { useOwnerFilter } from './use-owner-filter.ts';
 /** The owner filter of a list of workflows: the owner in force (undefined: everyone's) and a test for a workflow name. */
 export function useOwnedWorkflows(workflows: readonly { name: string; owner?: string }[] | undefined) {
   const [owner, setOwner] = useOwnerFilter();
-  const owners = useMemo(() => [...new Set((workflows ?? []).flatMap((w) => (w.owner ? [w.owner] : [])))].sort(), [workflows]);
+  const owners = useMemo(
+    () => [...new Set((workflows ?? []).flatMap((w) => (w.owner ? [w.owner] : [])))].sort(),
+    [workflows],
+  );
   // an owner no workflow has any more shows everyone's rather than empty lists
   const mine = owner !== undefined && owners.includes(owner) ? owner : undefined;
   const ownerOf = useMemo(() => new Map((workflows ?? []).map((w) => [w.name, w.owner])), [workflows]);
@@ -16,7 +19,15 @@ export function useOwnedWorkflows(workflows: readonly { name: string; owner?: st
   return { owner: mine, owners, setOwner, shows };
 }
 
-export function OwnerFilter({ owners, value, onChange }: { owners: string[]; value: string | undefined; onChange: (owner: string | undefined) => void }) {
+export function OwnerFilter({
+  owners,
+  value,
+  onChange,
+}: {
+  owners: string[];
+  value: string | undefined;
+  onChange: (owner: string | undefined) => void;
+}) {
   const { t } = useTranslation('common');
   if (owners.length === 0) return null;
   return (

@@ -13,7 +13,12 @@ export function StateTag({ state }: { state: string }) {
   const label = useStateLabel();
   const style = stateStyle(state);
   return (
-    <Tag color={style.color} icon={<style.Icon spin={style.spin} aria-hidden />} data-state={state} style={{ marginInlineEnd: 0 }}>
+    <Tag
+      color={style.color}
+      icon={<style.Icon spin={style.spin} aria-hidden />}
+      data-state={state}
+      style={{ marginInlineEnd: 0 }}
+    >
       {label(state)}
     </Tag>
   );

@@ -4,7 +4,19 @@ import { Tooltip, Typography } from 'antd';
 import { useTimeFormat } from './use-time-format.ts';
 
 /** `stacked` puts the schedule's zone on its own line (narrow table cells) */
-export function When({ ms, zone, relative, now, stacked }: { ms?: number; zone?: string; relative?: boolean; now?: number; stacked?: boolean }) {
+export function When({
+  ms,
+  zone,
+  relative,
+  now,
+  stacked,
+}: {
+  ms?: number;
+  zone?: string;
+  relative?: boolean;
+  now?: number;
+  stacked?: boolean;
+}) {
   const fmt = useTimeFormat();
   if (ms === undefined || ms === null) return <Typography.Text type="secondary">—</Typography.Text>;
   const { main, other } = fmt.inZones(ms, zone);
@@ -15,7 +27,10 @@ export function When({ ms, zone, relative, now, stacked }: { ms?: number; zone?:
         {relative ? rel : main}
       </time>
       {other && (
-        <Typography.Text type="secondary" style={stacked ? { display: 'block', fontSize: 12 } : { marginInlineStart: 6, whiteSpace: 'nowrap' }}>
+        <Typography.Text
+          type="secondary"
+          style={stacked ? { display: 'block', fontSize: 12 } : { marginInlineStart: 6, whiteSpace: 'nowrap' }}
+        >
           {stacked ? other : `(${other})`}
         </Typography.Text>
       )}

@@ -54,7 +54,13 @@ export function EmptyState({ title, children }: { title: ReactNode; children?: R
 }
 
 /** loading → error → children, for one react-query result */
-export function QueryView<T>({ query, children }: { query: { data: T | undefined; error: unknown; isPending: boolean; refetch: () => unknown }; children: (data: T) => ReactNode }) {
+export function QueryView<T>({
+  query,
+  children,
+}: {
+  query: { data: T | undefined; error: unknown; isPending: boolean; refetch: () => unknown };
+  children: (data: T) => ReactNode;
+}) {
   if (query.data !== undefined) return <>{children(query.data)}</>;
   if (query.error) return <ErrorState error={query.error} onRetry={() => void query.refetch()} />;
   return <LoadingState />;

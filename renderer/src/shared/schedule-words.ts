@@ -6,7 +6,11 @@ import cronstrue from 'cronstrue';
 import 'cronstrue/locales/zh_CN';
 import { useTranslation } from 'react-i18next';
 
-export function describeSchedule(lang: string, schedule: { cron: string; timezone: string } | undefined, engineText: string | undefined): string | undefined {
+export function describeSchedule(
+  lang: string,
+  schedule: { cron: string; timezone: string } | undefined,
+  engineText: string | undefined,
+): string | undefined {
   if (!schedule) return engineText;
   const zh = lang === 'zh-CN';
   try {
@@ -17,7 +21,10 @@ export function describeSchedule(lang: string, schedule: { cron: string; timezon
   }
 }
 
-export function useScheduleWords(): (schedule: { cron: string; timezone: string } | undefined, engineText: string | undefined) => string | undefined {
+export function useScheduleWords(): (
+  schedule: { cron: string; timezone: string } | undefined,
+  engineText: string | undefined,
+) => string | undefined {
   const { i18n } = useTranslation();
   return (schedule, engineText) => describeSchedule(i18n.language, schedule, engineText);
 }

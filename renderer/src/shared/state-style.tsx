@@ -22,9 +22,32 @@ export type AnyState = InstanceState | RunState;
 export interface StateStyle {
   Icon: ComponentType<{ spin?: boolean; style?: React.CSSProperties; 'aria-hidden'?: boolean }>;
   /** antd preset colour name for Tag */
-  color: 'default' | 'processing' | 'success' | 'error' | 'warning' | 'blue' | 'cyan' | 'geekblue' | 'volcano' | 'magenta' | 'purple' | 'gold';
+  color:
+    | 'default'
+    | 'processing'
+    | 'success'
+    | 'error'
+    | 'warning'
+    | 'blue'
+    | 'cyan'
+    | 'geekblue'
+    | 'volcano'
+    | 'magenta'
+    | 'purple'
+    | 'gold';
   /** antd token for a bare icon (grid cells, strips) */
-  token: 'colorTextTertiary' | 'colorInfo' | 'colorSuccess' | 'colorError' | 'colorWarning' | 'cyan6' | 'geekblue6' | 'volcano6' | 'magenta6' | 'purple6' | 'gold6';
+  token:
+    | 'colorTextTertiary'
+    | 'colorInfo'
+    | 'colorSuccess'
+    | 'colorError'
+    | 'colorWarning'
+    | 'cyan6'
+    | 'geekblue6'
+    | 'volcano6'
+    | 'magenta6'
+    | 'purple6'
+    | 'gold6';
   spin?: boolean;
 }
 

@@ -44,7 +44,10 @@ describe('time zones', () => {
   });
 
   it("shows the schedule's zone only where it differs from the viewer's", () => {
-    expect(formatInZones(t, 'en', 'Asia/Shanghai', 'UTC')).toEqual({ main: expect.stringContaining('18:30:00'), other: expect.stringMatching(/02:30 Asia\/Shanghai$/) });
+    expect(formatInZones(t, 'en', 'Asia/Shanghai', 'UTC')).toEqual({
+      main: expect.stringContaining('18:30:00'),
+      other: expect.stringMatching(/02:30 Asia\/Shanghai$/),
+    });
     expect(formatInZones(t, 'en', 'UTC', 'Etc/UTC')).toEqual({ main: expect.stringContaining('18:30:00') });
     expect(formatInZones(t, 'en', 'Asia/Shanghai', 'Asia/Shanghai').other).toBeUndefined();
     expect(formatInZones(t, 'en', undefined, 'UTC').other).toBeUndefined();

@@ -14,7 +14,15 @@ export interface DurationUnits {
   pattern: (n: number, unit: string) => string;
 }
 
-export const ENGLISH_UNITS: DurationUnits = { ms: 'ms', s: 's', min: 'min', h: 'h', d: 'd', separator: ' ', pattern: (n, u) => `${n} ${u}` };
+export const ENGLISH_UNITS: DurationUnits = {
+  ms: 'ms',
+  s: 's',
+  min: 'min',
+  h: 'h',
+  d: 'd',
+  separator: ' ',
+  pattern: (n, u) => `${n} ${u}`,
+};
 
 export function formatDuration(ms: number, units: DurationUnits = ENGLISH_UNITS): string {
   if (!Number.isFinite(ms)) return '—';
@@ -58,7 +66,11 @@ function intlLocale(lang: string): string {
 }
 
 /** "30 Nov 2026, 14:05:09"; the year is left out for this year's dates */
-export function formatDateTime(ms: number, lang: string, options: { timeZone?: string; seconds?: boolean; now?: number } = {}): string {
+export function formatDateTime(
+  ms: number,
+  lang: string,
+  options: { timeZone?: string; seconds?: boolean; now?: number } = {},
+): string {
   const sameYear = new Date(ms).getUTCFullYear() === new Date(options.now ?? Date.now()).getUTCFullYear();
   return new Intl.DateTimeFormat(intlLocale(lang), {
     timeZone: options.timeZone,
@@ -76,7 +88,12 @@ export function formatDateTime(ms: number, lang: string, options: { timeZone?: s
  * An instant in the viewer's zone and, when the schedule's zone differs, the same instant there:
  * { main: "1 Dec, 09:00:00", other: "02:00 Europe/Berlin" }.
  */
-export function formatInZones(ms: number, lang: string, scheduleZone: string | undefined, zone: string = viewerZone()): { main: string; other?: string } {
+export function formatInZones(
+  ms: number,
+  lang: string,
+  scheduleZone: string | undefined,
+  zone: string = viewerZone(),
+): { main: string; other?: string } {
   const main = formatDateTime(ms, lang, { timeZone: zone });
   if (!scheduleZone || sameZone(scheduleZone, zone)) return { main };
   try {
@@ -87,7 +104,12 @@ export function formatInZones(ms: number, lang: string, scheduleZone: string | u
 }
 
 /** "12 s ago" / "in 5 min", by the words of `pattern` */
-export function formatRelative(ms: number, now: number, units: DurationUnits, words: { ago: (d: string) => string; in: (d: string) => string; now: string }): string {
+export function formatRelative(
+  ms: number,
+  now: number,
+  units: DurationUnits,
+  words: { ago: (d: string) => string; in: (d: string) => string; now: string },
+): string {
   const diff = ms - now;
   if (Math.abs(diff) < 1_000) return words.now;
   // seconds are enough precision for "ago": no "12.3 s ago"

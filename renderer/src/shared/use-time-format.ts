@@ -1,7 +1,14 @@
 // The time formatters bound to the current language, and a clock that re-renders live ages.
 import { useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { formatDateTime, formatDuration, formatInZones, formatRelative, viewerZone, type DurationUnits } from './time.ts';
+import {
+  formatDateTime,
+  formatDuration,
+  formatInZones,
+  formatRelative,
+  viewerZone,
+  type DurationUnits,
+} from './time.ts';
 
 export function useNow(intervalMs = 1_000): number {
   const [now, setNow] = useState(() => Date.now());
@@ -25,7 +32,11 @@ export function useTimeFormat() {
       separator: t('unit.separator'),
       pattern: (n, unit) => t('unit.pattern', { n: n.toLocaleString(lang), unit }),
     };
-    const words = { ago: (d: string) => t('time.ago', { d }), in: (d: string) => t('time.in', { d }), now: t('time.justNow') };
+    const words = {
+      ago: (d: string) => t('time.ago', { d }),
+      in: (d: string) => t('time.in', { d }),
+      now: t('time.justNow'),
+    };
     return {
       zone: viewerZone(),
       dateTime: (ms: number, timeZone?: string) => formatDateTime(ms, lang, { timeZone }),

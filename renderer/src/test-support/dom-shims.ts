@@ -25,7 +25,12 @@ if (!globalThis.ResizeObserver) {
     constructor(private readonly callback: ResizeObserverCallback) {}
     observe(target: Element) {
       const rect = target.getBoundingClientRect();
-      const entry = { target, contentRect: rect, borderBoxSize: [{ inlineSize: rect.width, blockSize: rect.height }], contentBoxSize: [{ inlineSize: rect.width, blockSize: rect.height }] };
+      const entry = {
+        target,
+        contentRect: rect,
+        borderBoxSize: [{ inlineSize: rect.width, blockSize: rect.height }],
+        contentBoxSize: [{ inlineSize: rect.width, blockSize: rect.height }],
+      };
       queueMicrotask(() => this.callback([entry as unknown as ResizeObserverEntry], this as unknown as ResizeObserver));
     }
     unobserve() {}
@@ -42,7 +47,17 @@ for (const [name, value] of [
   Object.defineProperty(HTMLElement.prototype, name, { configurable: true, get: () => value });
 }
 HTMLElement.prototype.getBoundingClientRect = function () {
-  return { x: 0, y: 0, top: 0, left: 0, right: VIEW.width, bottom: VIEW.height, width: VIEW.width, height: VIEW.height, toJSON: () => ({}) } as DOMRect;
+  return {
+    x: 0,
+    y: 0,
+    top: 0,
+    left: 0,
+    right: VIEW.width,
+    bottom: VIEW.height,
+    width: VIEW.width,
+    height: VIEW.height,
+    toJSON: () => ({}),
+  } as DOMRect;
 };
 // scrollTo / scrollIntoView are called by the log viewer and antd; jsdom has no layout to scroll
 Element.prototype.scrollTo ??= function (this: Element, options?: ScrollToOptions | number) {

@@ -27,13 +27,21 @@ export interface EngineUi {
  * they load; tasks are then run by the engine's direct spawner (NodeProcessRunner), which needs
  * no launcher script. Nothing else of the engine differs from `ax serve`'s.
  */
-let engineModules: Promise<{ startTestEngine: typeof startTestEngine; NodeProcessRunner: typeof import('../../../engine/adapters/process/node-process-runner.ts').NodeProcessRunner }> | undefined;
+let engineModules:
+  | Promise<{
+      startTestEngine: typeof startTestEngine;
+      NodeProcessRunner: typeof import('../../../engine/adapters/process/node-process-runner.ts').NodeProcessRunner;
+    }>
+  | undefined;
 function loadEngine() {
   engineModules ??= (async () => {
     const page = globalThis.self;
     Object.defineProperty(globalThis, 'self', { configurable: true, writable: true, value: { location: 'file:///' } });
     try {
-      const [helpers, runner] = await Promise.all([import('../../../test/helpers/solo-engine.ts'), import('../../../engine/adapters/process/node-process-runner.ts')]);
+      const [helpers, runner] = await Promise.all([
+        import('../../../test/helpers/solo-engine.ts'),
+        import('../../../engine/adapters/process/node-process-runner.ts'),
+      ]);
       return { startTestEngine: helpers.startTestEngine, NodeProcessRunner: runner.NodeProcessRunner };
     } finally {
       Object.defineProperty(globalThis, 'self', { configurable: true, writable: true, value: page });
@@ -45,7 +53,10 @@ function loadEngine() {
 export async function startEngineUi(options: Parameters<typeof startTestEngine>[0] = {}): Promise<EngineUi> {
   const { startTestEngine, NodeProcessRunner } = await loadEngine();
   const engine = await startTestEngine({ runner: new NodeProcessRunner(), ...options });
-  const connection = new EngineConnection({ connect: async () => memoryTransport(engine.engine), checkSession: async () => true });
+  const connection = new EngineConnection({
+    connect: async () => memoryTransport(engine.engine),
+    checkSession: async () => true,
+  });
   connection.start();
   let view: RenderResult | undefined;
   return {

@@ -20,7 +20,8 @@ export default function WorkersPage() {
   // the worker of the engine serving this page: draining it stops that engine, and the page loses it
   const info = useEngineInfo({ slow: true });
   const serving = (w: WorkerRecord) => info.data?.workerId === w.id;
-  const drainHelp = (w: WorkerRecord) => (!serving(w) ? t('drain.description') : info.data?.mode === 'solo' ? t('drain.servingSolo') : t('drain.servingTeam'));
+  const drainHelp = (w: WorkerRecord) =>
+    !serving(w) ? t('drain.description') : info.data?.mode === 'solo' ? t('drain.servingSolo') : t('drain.servingTeam');
   const drain = useDrainWorker({
     onSuccess: (_r, id) => void message.success(t('drain.sent', { id })),
     onError: (error) => void message.error(errorMessage(error)),
@@ -48,7 +49,9 @@ export default function WorkersPage() {
               width: 220,
               render: (_, w) => (
                 <Flex vertical gap={2}>
-                  <Typography.Text strong style={{ wordBreak: 'break-all' }}>{w.id}</Typography.Text>
+                  <Typography.Text strong style={{ wordBreak: 'break-all' }}>
+                    {w.id}
+                  </Typography.Text>
                   <Typography.Text type="secondary" style={{ fontSize: 12 }}>
                     {t('hostPid', { host: w.host, pid: w.pid })} · v{w.version}
                   </Typography.Text>
@@ -73,7 +76,12 @@ export default function WorkersPage() {
                 </Flex>
               ),
             },
-            { title: t('col.status'), key: 'status', width: 120, render: (_, w) => <WorkerStatusTag status={w.status} /> },
+            {
+              title: t('col.status'),
+              key: 'status',
+              width: 120,
+              render: (_, w) => <WorkerStatusTag status={w.status} />,
+            },
             {
               title: t('col.heartbeat'),
               key: 'heartbeat',
@@ -108,11 +116,17 @@ export default function WorkersPage() {
               render: (_, w) => (
                 <Flex vertical gap={4}>
                   <Flex gap={4} wrap>
-                    {w.labels.length ? w.labels.map((l) => <Tag key={l}>{l}</Tag>) : <Typography.Text type="secondary">{t('noLabels')}</Typography.Text>}
+                    {w.labels.length ? (
+                      w.labels.map((l) => <Tag key={l}>{l}</Tag>)
+                    ) : (
+                      <Typography.Text type="secondary">{t('noLabels')}</Typography.Text>
+                    )}
                   </Flex>
                   <Typography.Text type="secondary" style={{ fontSize: 12 }}>
                     {w.acceptUnlabelled ? t('accepts.unlabelled') : t('accepts.labelledOnly')}
-                    {w.acceptWorkflows?.length ? ` · ${t('accepts.workflows', { list: w.acceptWorkflows.join(', ') })}` : ''}
+                    {w.acceptWorkflows?.length
+                      ? ` · ${t('accepts.workflows', { list: w.acceptWorkflows.join(', ') })}`
+                      : ''}
                   </Typography.Text>
                 </Flex>
               ),
@@ -124,14 +138,23 @@ export default function WorkersPage() {
               render: (_, w) => (
                 <Popconfirm
                   title={t('drain.title', { id: w.id })}
-                  description={<div style={{ maxWidth: 320 }} data-testid="drain-description">{drainHelp(w)}</div>}
+                  description={
+                    <div style={{ maxWidth: 320 }} data-testid="drain-description">
+                      {drainHelp(w)}
+                    </div>
+                  }
                   okText={serving(w) ? t('drain.stopAction') : t('drain.action')}
                   okButtonProps={{ danger: serving(w) }}
                   cancelText={t('common:action.cancel')}
                   onConfirm={() => drain.mutateAsync(w.id)}
                   disabled={w.status !== 'online'}
                 >
-                  <Button size="small" icon={<PauseCircleOutlined />} disabled={w.status !== 'online'} aria-label={t('drain.named', { id: w.id })}>
+                  <Button
+                    size="small"
+                    icon={<PauseCircleOutlined />}
+                    disabled={w.status !== 'online'}
+                    aria-label={t('drain.named', { id: w.id })}
+                  >
                     {t('drain.action')}
                   </Button>
                 </Popconfirm>

@@ -24,7 +24,11 @@ describe('the run-now dialog against a real engine', () => {
     await user.type(payload, '{{oops');
     await user.click(within(dialog).getByRole('button', { name: /run now/i }));
     expect(await within(dialog).findByText(/not valid json/i)).toBeTruthy();
-    expect(within(dialog).getByRole('button', { name: /run now/i }).hasAttribute('disabled')).toBe(true);
+    expect(
+      within(dialog)
+        .getByRole('button', { name: /run now/i })
+        .hasAttribute('disabled'),
+    ).toBe(true);
     expect(await ui.engine.engine.listRuns({ workflow: 'greet' })).toHaveLength(0);
 
     await user.clear(payload);

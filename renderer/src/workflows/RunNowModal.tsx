@@ -19,12 +19,26 @@ export function checkPayload(text: string): { payload?: string; error?: string }
   }
 }
 
-export function RunNowButton({ name, size, disabledReason }: { name: string; size?: 'small' | 'middle'; disabledReason?: string }) {
+export function RunNowButton({
+  name,
+  size,
+  disabledReason,
+}: {
+  name: string;
+  size?: 'small' | 'middle';
+  disabledReason?: string;
+}) {
   const { t } = useTranslation('workflows');
   const [open, setOpen] = useState(false);
   return (
     <>
-      <Button size={size} icon={<CaretRightOutlined />} onClick={() => setOpen(true)} disabled={!!disabledReason} title={disabledReason}>
+      <Button
+        size={size}
+        icon={<CaretRightOutlined />}
+        onClick={() => setOpen(true)}
+        disabled={!!disabledReason}
+        title={disabledReason}
+      >
         {t('action.runNow')}
       </Button>
       {open && <RunNowModal name={name} onClose={() => setOpen(false)} />}
@@ -74,7 +88,13 @@ function RunNowModal({ name, onClose }: { name: string; onClose: () => void }) {
           label={t('runNow.payload')}
           htmlFor="run-now-payload"
           validateStatus={touched && checked.error ? 'error' : undefined}
-          help={touched && checked.error ? t('runNow.invalid', { error: checked.error }) : <Trans t={t} i18nKey="runNow.payloadHelp" components={{ cmd: <code className="ax-cmd" /> }} />}
+          help={
+            touched && checked.error ? (
+              t('runNow.invalid', { error: checked.error })
+            ) : (
+              <Trans t={t} i18nKey="runNow.payloadHelp" components={{ cmd: <code className="ax-cmd" /> }} />
+            )
+          }
         >
           <Input.TextArea
             id="run-now-payload"
@@ -88,7 +108,15 @@ function RunNowModal({ name, onClose }: { name: string; onClose: () => void }) {
           />
         </Form.Item>
         <Typography.Text type="secondary">{t('runNow.note')}</Typography.Text>
-        {paused && <Alert type="info" showIcon style={{ marginTop: 12 }} title={t('scheduling:runNowNote')} data-testid="run-now-paused-note" />}
+        {paused && (
+          <Alert
+            type="info"
+            showIcon
+            style={{ marginTop: 12 }}
+            title={t('scheduling:runNowNote')}
+            data-testid="run-now-paused-note"
+          />
+        )}
       </Form>
     </Modal>
   );

@@ -17,7 +17,11 @@ export function RunStrip({ workflow, count = 10 }: { workflow: string; count?: n
     <Flex gap={4} wrap aria-label={t('list.recentRuns')} role="list">
       {[...runs.data].reverse().map((run) => (
         <Link key={run.id} to={`/runs/${run.id}`} role="listitem" style={{ display: 'inline-flex' }}>
-          <StateIcon state={run.state} size={15} tooltip={`${t('common:run', { id: run.id })} · ${label(run.state)} · ${fmt.dateTime(run.createdAt)}`} />
+          <StateIcon
+            state={run.state}
+            size={15}
+            tooltip={`${t('common:run', { id: run.id })} · ${label(run.state)} · ${fmt.dateTime(run.createdAt)}`}
+          />
         </Link>
       ))}
     </Flex>

@@ -5,7 +5,11 @@ import { useTranslation } from 'react-i18next';
 import type { WorkflowListing } from '../../../engine/api/engine-api.ts';
 import { useScheduleWords } from '../shared/schedule-words.ts';
 
-export function ScheduleText({ workflow }: { workflow: Pick<WorkflowListing, 'schedule' | 'scheduleText' | 'onEvent'> }) {
+export function ScheduleText({
+  workflow,
+}: {
+  workflow: Pick<WorkflowListing, 'schedule' | 'scheduleText' | 'onEvent'>;
+}) {
   const { t } = useTranslation('workflows');
   const words = useScheduleWords();
   const { schedule, onEvent } = workflow;

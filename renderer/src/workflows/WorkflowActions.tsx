@@ -27,20 +27,41 @@ export function EditButton({ name, withText, size }: { name: string; withText?: 
   const { t } = useTranslation('workflows');
   const navigate = useNavigate();
   const button = (
-    <Button size={size} icon={<EditOutlined />} aria-label={t('action.editNamed', { name })} onClick={() => navigate(`/designer/${encodeURIComponent(name)}`)}>
+    <Button
+      size={size}
+      icon={<EditOutlined />}
+      aria-label={t('action.editNamed', { name })}
+      onClick={() => navigate(`/designer/${encodeURIComponent(name)}`)}
+    >
       {withText ? t('action.edit') : null}
     </Button>
   );
   return withText ? button : <Tooltip title={t('action.edit')}>{button}</Tooltip>;
 }
 
-export function DeleteButton({ name, withText, size, onDeleted }: { name: string; withText?: boolean; size?: 'small' | 'middle'; onDeleted?: () => void }) {
+export function DeleteButton({
+  name,
+  withText,
+  size,
+  onDeleted,
+}: {
+  name: string;
+  withText?: boolean;
+  size?: 'small' | 'middle';
+  onDeleted?: () => void;
+}) {
   const { t } = useTranslation('workflows');
   const { remove } = useWorkflowActions();
   // the button's tooltip would cover the confirmation's buttons: hidden while it is open
   const [confirming, setConfirming] = useState(false);
   const button = (
-    <Button size={size} danger icon={<DeleteOutlined />} aria-label={t('action.deleteNamed', { name })} loading={remove.isPending}>
+    <Button
+      size={size}
+      danger
+      icon={<DeleteOutlined />}
+      aria-label={t('action.deleteNamed', { name })}
+      loading={remove.isPending}
+    >
       {withText ? t('action.delete') : null}
     </Button>
   );
@@ -55,7 +76,13 @@ export function DeleteButton({ name, withText, size, onDeleted }: { name: string
       onOpenChange={setConfirming}
       onConfirm={() => remove.mutateAsync(name).then(() => onDeleted?.())}
     >
-      {withText ? button : <Tooltip title={t('action.delete')} open={confirming ? false : undefined}>{button}</Tooltip>}
+      {withText ? (
+        button
+      ) : (
+        <Tooltip title={t('action.delete')} open={confirming ? false : undefined}>
+          {button}
+        </Tooltip>
+      )}
     </Popconfirm>
   );
 }

@@ -47,7 +47,11 @@ function WorkflowDetail({ workflow }: { workflow: WorkflowListing }) {
           <>
             <EnableSwitch name={workflow.name} enabled={workflow.enabled} />
             <RunNowButton name={workflow.name} />
-            <Button icon={<ApartmentOutlined />} onClick={() => navigate(`/lineage/${encodeURIComponent(workflow.name)}`)} data-testid="open-lineage">
+            <Button
+              icon={<ApartmentOutlined />}
+              onClick={() => navigate(`/lineage/${encodeURIComponent(workflow.name)}`)}
+              data-testid="open-lineage"
+            >
               {t('action.lineage')}
             </Button>
             <EditButton name={workflow.name} withText />
@@ -64,7 +68,11 @@ function WorkflowDetail({ workflow }: { workflow: WorkflowListing }) {
               styles={{ label: { width: 160 } }}
               items={[
                 { key: 'schedule', label: t('col.schedule'), children: <ScheduleText workflow={workflow} /> },
-                { key: 'state', label: t('detail.status'), children: workflow.enabled ? t('detail.enabled') : t('detail.disabled') },
+                {
+                  key: 'state',
+                  label: t('detail.status'),
+                  children: workflow.enabled ? t('detail.enabled') : t('detail.disabled'),
+                },
                 {
                   key: 'last',
                   label: t('detail.lastRun'),
@@ -78,10 +86,16 @@ function WorkflowDetail({ workflow }: { workflow: WorkflowListing }) {
                     t('list.noRuns')
                   ),
                 },
-                { key: 'recent', label: t('list.recentRuns'), children: <RunStrip workflow={workflow.name} count={20} /> },
+                {
+                  key: 'recent',
+                  label: t('list.recentRuns'),
+                  children: <RunStrip workflow={workflow.name} count={20} />,
+                },
                 { key: 'tasks', label: t('detail.tasks'), children: workflow.taskCount },
                 { key: 'version', label: t('detail.version'), children: workflow.version },
-                ...(workflow.owner ? [{ key: 'owner', label: t('detail.owner'), children: showBidiControls(workflow.owner) }] : []),
+                ...(workflow.owner
+                  ? [{ key: 'owner', label: t('detail.owner'), children: showBidiControls(workflow.owner) }]
+                  : []),
               ]}
             />
           </Card>
@@ -113,9 +127,7 @@ function NextFires({ workflow }: { workflow: WorkflowListing }) {
         <LoadingState />
       ) : (
         <>
-          {!workflow.enabled && (
-            <Typography.Paragraph type="warning">{t('detail.pausedFires')}</Typography.Paragraph>
-          )}
+          {!workflow.enabled && <Typography.Paragraph type="warning">{t('detail.pausedFires')}</Typography.Paragraph>}
           <List
             size="small"
             dataSource={fires.data.times}

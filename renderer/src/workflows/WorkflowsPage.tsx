@@ -28,7 +28,10 @@ export default function WorkflowsPage() {
   const navigate = useNavigate();
   const workflows = useWorkflowList();
   const { owner: mine, owners, setOwner, shows } = useOwnedWorkflows(workflows.data);
-  const sorted = useMemo(() => [...(workflows.data ?? [])].filter((w) => shows(w.name)).sort((a, b) => a.name.localeCompare(b.name)), [workflows.data, shows]);
+  const sorted = useMemo(
+    () => [...(workflows.data ?? [])].filter((w) => shows(w.name)).sort((a, b) => a.name.localeCompare(b.name)),
+    [workflows.data, shows],
+  );
   const newButton = (
     <Button type="primary" icon={<PlusOutlined />} onClick={() => navigate('/designer/new')}>
       {t('action.new')}
@@ -39,7 +42,11 @@ export default function WorkflowsPage() {
     <>
       <PageHeader
         title={t('list.title')}
-        subtitle={mine ? t('list.filtered', { shown: sorted.length, total: workflows.data?.length ?? 0, owner: mine }) : t('list.subtitle')}
+        subtitle={
+          mine
+            ? t('list.filtered', { shown: sorted.length, total: workflows.data?.length ?? 0, owner: mine })
+            : t('list.subtitle')
+        }
         extra={
           <>
             {ownerFilter}
@@ -75,7 +82,10 @@ export default function WorkflowsPage() {
               key: 'name',
               render: (_, w) => (
                 <Flex vertical gap={2} style={{ minWidth: 0 }}>
-                  <Link to={`/workflows/${encodeURIComponent(w.name)}`} style={{ fontWeight: 500, wordBreak: 'break-word' }}>
+                  <Link
+                    to={`/workflows/${encodeURIComponent(w.name)}`}
+                    style={{ fontWeight: 500, wordBreak: 'break-word' }}
+                  >
                     {w.name}
                   </Link>
                   {w.description && (
@@ -90,7 +100,12 @@ export default function WorkflowsPage() {
               title: t('col.owner'),
               key: 'owner',
               width: 100,
-              render: (_, w) => (w.owner ? <Typography.Text ellipsis={{ tooltip: w.owner }}>{w.owner}</Typography.Text> : <Typography.Text type="secondary">{t('list.noOwner')}</Typography.Text>),
+              render: (_, w) =>
+                w.owner ? (
+                  <Typography.Text ellipsis={{ tooltip: w.owner }}>{w.owner}</Typography.Text>
+                ) : (
+                  <Typography.Text type="secondary">{t('list.noOwner')}</Typography.Text>
+                ),
             },
             { title: t('col.schedule'), key: 'schedule', width: 180, render: (_, w) => <ScheduleText workflow={w} /> },
             {
@@ -98,7 +113,11 @@ export default function WorkflowsPage() {
               key: 'next',
               width: 160,
               render: (_, w) =>
-                w.enabled && w.nextFireAt ? <When ms={w.nextFireAt} zone={w.schedule?.timezone} stacked /> : <Typography.Text type="secondary">{w.enabled ? '—' : t('list.paused')}</Typography.Text>,
+                w.enabled && w.nextFireAt ? (
+                  <When ms={w.nextFireAt} zone={w.schedule?.timezone} stacked />
+                ) : (
+                  <Typography.Text type="secondary">{w.enabled ? '—' : t('list.paused')}</Typography.Text>
+                ),
             },
             {
               title: t('col.lastRuns'),
@@ -116,7 +135,12 @@ export default function WorkflowsPage() {
                   <Typography.Text type="secondary">{t('list.noRuns')}</Typography.Text>
                 ),
             },
-            { title: t('col.enabled'), key: 'enabled', width: 100, render: (_, w) => <EnableSwitch name={w.name} enabled={w.enabled} /> },
+            {
+              title: t('col.enabled'),
+              key: 'enabled',
+              width: 100,
+              render: (_, w) => <EnableSwitch name={w.name} enabled={w.enabled} />,
+            },
             {
               title: t('col.actions'),
               key: 'actions',

@@ -9,8 +9,15 @@ export function useWorkflowActions() {
   const { message } = App.useApp();
   const { t } = useTranslation('workflows');
   const onError = (error: Error) => void message.error(errorMessage(error));
-  const setEnabled = useSetEnabled({ onSuccess: (_r, { name, enabled }) => void message.success(t(enabled ? 'toast.enabled' : 'toast.disabled', { name })), onError });
+  const setEnabled = useSetEnabled({
+    onSuccess: (_r, { name, enabled }) =>
+      void message.success(t(enabled ? 'toast.enabled' : 'toast.disabled', { name })),
+    onError,
+  });
   const run = useRunWorkflow({ onError });
-  const remove = useRemoveWorkflow({ onSuccess: (_r, name) => void message.success(t('toast.deleted', { name })), onError });
+  const remove = useRemoveWorkflow({
+    onSuccess: (_r, name) => void message.success(t('toast.deleted', { name })),
+    onError,
+  });
   return { setEnabled, run, remove };
 }

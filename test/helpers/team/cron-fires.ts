@@ -22,7 +22,9 @@ export interface FireReport {
 export async function everySecondFires(team: Team, workflow: string, from: number, to: number): Promise<FireReport> {
   const store = team.store;
   const all = (await store.listRuns({ workflowName: workflow, limit: 100_000 })).filter((r) => r.trigger === 'cron');
-  const runs = all.filter((r) => r.logicalTime >= from && r.logicalTime <= to).sort((a, b) => a.logicalTime - b.logicalTime || a.id - b.id);
+  const runs = all
+    .filter((r) => r.logicalTime >= from && r.logicalTime <= to)
+    .sort((a, b) => a.logicalTime - b.logicalTime || a.id - b.id);
   const count = new Map<number, number>();
   for (const r of runs) count.set(r.logicalTime, (count.get(r.logicalTime) ?? 0) + 1);
   const duplicates = [...count].filter(([, n]) => n > 1).map(([t]) => t);
@@ -35,7 +37,8 @@ export async function everySecondFires(team: Team, workflow: string, from: numbe
   for (const e of await store.listAudit(10_000)) {
     if (e.action !== 'misfire.skip' || e.object !== `workflow:${workflow}`) continue;
     const m = /^(more than )?(\d+) missed fire\(s\) up to (\S+) not run/.exec(e.detail ?? '');
-    if (m && Date.parse(m[3] as string) >= from) skips.push({ at: e.at, count: Number(m[2]), latest: Date.parse(m[3] as string) });
+    if (m && Date.parse(m[3] as string) >= from)
+      skips.push({ at: e.at, count: Number(m[2]), latest: Date.parse(m[3] as string) });
   }
   return { runs, duplicates, missing, maxGapMs, skippedByPolicy: skips.reduce((n, k) => n + k.count, 0), skips };
 }

@@ -6,10 +6,17 @@ import type { Execution } from './trace.ts';
 
 /** How long the scheduler may take to misjudge a live worker or task, were it going to: both windows and a check. */
 export const MISJUDGE_WINDOW_MS =
-  3 * (TEAM_CONFIG.workerHeartbeatMs as number) + 2.5 * (TEAM_CONFIG.taskHeartbeatMs as number) + 2 * (TEAM_CONFIG.workerHeartbeatMs as number);
+  3 * (TEAM_CONFIG.workerHeartbeatMs as number) +
+  2.5 * (TEAM_CONFIG.taskHeartbeatMs as number) +
+  2 * (TEAM_CONFIG.workerHeartbeatMs as number);
 
 /** Waits until an instance of the runs starts after `since` (the work goes on after a fault); returns when it started. */
-export async function waitForProgressAfter(team: Team, runIds: number[], since: number, timeoutMs: number): Promise<number> {
+export async function waitForProgressAfter(
+  team: Team,
+  runIds: number[],
+  since: number,
+  timeoutMs: number,
+): Promise<number> {
   return team.waitFor(
     async () => {
       const started = (await team.instances(runIds)).map((i) => i.startedAt ?? 0).filter((t) => t > since);
@@ -23,7 +30,12 @@ export async function waitForProgressAfter(team: Team, runIds: number[], since: 
  * Watches for `ms` that check() finds nothing wrong (it returns a problem, or undefined), and
  * fails at the first problem: for claims of the form "nothing happens to them meanwhile".
  */
-export async function holdsFor(team: Team, ms: number, what: string, check: () => Promise<string | undefined>): Promise<void> {
+export async function holdsFor(
+  team: Team,
+  ms: number,
+  what: string,
+  check: () => Promise<string | undefined>,
+): Promise<void> {
   const until = Date.now() + ms;
   const outcome = await team.waitFor(async () => (await check()) ?? (Date.now() >= until ? 'held' : undefined), {
     timeoutMs: ms + 30_000,
@@ -34,10 +46,16 @@ export async function holdsFor(team: Team, ms: number, what: string, check: () =
 }
 
 /** A problem unless the run's instances are exactly its first attempts, all RUNNING. */
-export async function stillRunningFirstAttempts(team: Team, runId: number, tasks: string[]): Promise<string | undefined> {
+export async function stillRunningFirstAttempts(
+  team: Team,
+  runId: number,
+  tasks: string[],
+): Promise<string | undefined> {
   const instances = await team.store.listInstances(runId);
   const ok = instances.length === tasks.length && instances.every((i) => i.state === 'RUNNING' && i.attempt === 1);
-  return ok ? undefined : `run #${runId}: ${instances.map((i) => `${i.taskName}#${i.attempt}=${i.state}${i.reason ? ` (${i.reason})` : ''}`).join(', ')}`;
+  return ok
+    ? undefined
+    : `run #${runId}: ${instances.map((i) => `${i.taskName}#${i.attempt}=${i.state}${i.reason ? ` (${i.reason})` : ''}`).join(', ')}`;
 }
 
 /** The executions of a run that were alive over all of [from, to]. */

@@ -36,7 +36,8 @@ export class GroupWatch {
   }
 
   sample(): void {
-    for (const e of this.trace.events()) if (e.event === 'start' && !this.groups.has(e.pgid)) this.groups.set(e.pgid, { lastAliveAt: e.at });
+    for (const e of this.trace.events())
+      if (e.event === 'start' && !this.groups.has(e.pgid)) this.groups.set(e.pgid, { lastAliveAt: e.at });
     for (const [pgid, g] of this.groups) {
       if (g.deadAt !== undefined) continue;
       // The leader is cheap to look at; only a dead leader needs the scan for other members.
@@ -57,7 +58,11 @@ export class GroupWatch {
 
   /** Waits until the group has no live member; returns when it was first seen so. */
   async waitDead(pgid: number, timeoutMs: number): Promise<number> {
-    return waitFor(() => this.get(pgid).deadAt, { timeoutMs, intervalMs: this.intervalMs, message: `process group ${pgid} still has a live member` });
+    return waitFor(() => this.get(pgid).deadAt, {
+      timeoutMs,
+      intervalMs: this.intervalMs,
+      message: `process group ${pgid} still has a live member`,
+    });
   }
 }
 

@@ -40,7 +40,8 @@ export const TEAM_CONFIG: Partial<EngineConfig> = {
  */
 export const TEST_TIMEOUT_MS = 150_000;
 
-export const SKIP_REASON = 'needs MariaDB at 127.0.0.1:3306 and Redis at 127.0.0.1:6379 (AX_TEST_MYSQL_URL, AX_TEST_REDIS_URL)';
+export const SKIP_REASON =
+  'needs MariaDB at 127.0.0.1:3306 and Redis at 127.0.0.1:6379 (AX_TEST_MYSQL_URL, AX_TEST_REDIS_URL)';
 
 export interface TeamOptions {
   /** engine settings over TEAM_CONFIG */
@@ -99,7 +100,16 @@ export class Team {
       fs.writeFileSync(path.join(dir, TASK_LIB_FILE), TASK_LIB);
       fs.writeFileSync(path.join(dir, TRACE_FILE), '');
       const prefix = `${uniqueName(`axt_${name}`)}:`;
-      return new Team(dir, prefix, mysqlUrl, o.redisUrl ?? REDIS_URL, store, { ...TEAM_CONFIG, ...o.config }, bundle, database?.drop.bind(database));
+      return new Team(
+        dir,
+        prefix,
+        mysqlUrl,
+        o.redisUrl ?? REDIS_URL,
+        store,
+        { ...TEAM_CONFIG, ...o.config },
+        bundle,
+        database?.drop.bind(database),
+      );
     } catch (err) {
       await database?.drop();
       if (bundle) fs.rmSync(bundle, { force: true });
@@ -135,7 +145,12 @@ export class Team {
   }
 
   /** Starts `ax ARGS` in the background. */
-  spawn(name: string, args: string[], extraEnv: Record<string, string> = {}, node?: { role: Role; workerId?: string }): TeamProcess {
+  spawn(
+    name: string,
+    args: string[],
+    extraEnv: Record<string, string> = {},
+    node?: { role: Role; workerId?: string },
+  ): TeamProcess {
     const p = new TeamProcess(name, args, this.bundle, this.env(extraEnv), this.dir, node?.role, node?.workerId);
     this.processes.push(p);
     return p;
@@ -174,9 +189,15 @@ export class Team {
 
   /** A scheduler that runs no tasks, and workers with the given ids, started in parallel. */
   async cluster(workerIds: string[]): Promise<{ scheduler: TeamProcess; workers: Map<string, TeamProcess> }> {
-    const [scheduler, ...workers] = await this.serveAll([{ role: 'scheduler', name: 'scheduler', noWork: true }, ...workerIds.map((id) => ({ role: 'worker' as const, workerId: id }))]);
+    const [scheduler, ...workers] = await this.serveAll([
+      { role: 'scheduler', name: 'scheduler', noWork: true },
+      ...workerIds.map((id) => ({ role: 'worker' as const, workerId: id })),
+    ]);
     await this.waitWorkersOnline(workerIds);
-    return { scheduler: scheduler as TeamProcess, workers: new Map(workerIds.map((id, i) => [id, workers[i] as TeamProcess])) };
+    return {
+      scheduler: scheduler as TeamProcess,
+      workers: new Map(workerIds.map((id, i) => [id, workers[i] as TeamProcess])),
+    };
   }
 
   /** Waits until the dispatcher can see every one of these workers online. */
@@ -217,7 +238,12 @@ export class Team {
    * seconds. Returns its id.
    */
   async startRunInProcess(workflow: string): Promise<number> {
-    this.clientEngine ??= openTeamEngine({ mysqlUrl: this.mysqlUrl, redisUrl: this.redisUrl, redisPrefix: this.prefix, role: 'client' });
+    this.clientEngine ??= openTeamEngine({
+      mysqlUrl: this.mysqlUrl,
+      redisUrl: this.redisUrl,
+      redisPrefix: this.prefix,
+      role: 'client',
+    });
     return (await (await this.clientEngine).runWorkflow(workflow, { actor: 'team test' })).id;
   }
 
@@ -249,28 +275,35 @@ export class Team {
   /** Nodes that exited without the test stopping them or expecting it, described; undefined when none did. */
   unexpectedExits(): string | undefined {
     const dead = this.nodes.filter((n) => !n.running && !n.exitExpected);
-    return dead.length ? dead.map((n) => `${n.role} ${n.name} (pid ${n.pid}) exited ${n.exit?.code ?? n.exit?.signal}`).join(', ') : undefined;
+    return dead.length
+      ? dead.map((n) => `${n.role} ${n.name} (pid ${n.pid}) exited ${n.exit?.code ?? n.exit?.signal}`).join(', ')
+      : undefined;
   }
 
   /** The end of every node's stderr, for failure messages. */
   nodeLogs(): string {
-    return this.nodes.map((n) => `--- ${n.role} ${n.name} pid ${n.pid} (${n.running ? 'running' : `exited ${n.exit?.code ?? n.exit?.signal}`}):\n${n.stderr.split('\n').slice(-40).join('\n')}`).join('\n');
+    return this.nodes
+      .map(
+        (n) =>
+          `--- ${n.role} ${n.name} pid ${n.pid} (${n.running ? 'running' : `exited ${n.exit?.code ?? n.exit?.signal}`}):\n${n.stderr.split('\n').slice(-40).join('\n')}`,
+      )
+      .join('\n');
   }
 
   /**
    * waitFor that fails at once, with the nodes' stderr, when a node died on its own: a crashed
    * engine is the finding, not a reason to wait out the deadline.
    */
-  async waitFor<T>(fn: () => T | Promise<T>, opts: { timeoutMs: number; intervalMs?: number; message: string }): Promise<NonNullable<T>> {
-    const got = await waitFor(
-      async () => {
-        const died = this.unexpectedExits();
-        if (died) return { died };
-        const value = await fn();
-        return value ? { value } : undefined;
-      },
-      opts,
-    ).catch((err: unknown) => {
+  async waitFor<T>(
+    fn: () => T | Promise<T>,
+    opts: { timeoutMs: number; intervalMs?: number; message: string },
+  ): Promise<NonNullable<T>> {
+    const got = await waitFor(async () => {
+      const died = this.unexpectedExits();
+      if (died) return { died };
+      const value = await fn();
+      return value ? { value } : undefined;
+    }, opts).catch((err: unknown) => {
       throw new Error(`${String(err)}\n${this.nodeLogs()}`);
     });
     if ('died' in got) throw new Error(`while waiting for ${opts.message}: ${got.died}\n${this.nodeLogs()}`);
@@ -289,7 +322,9 @@ export class Team {
       const detail = [];
       for (const id of runIds) {
         const list = await this.store.listInstances(id).catch(() => []);
-        detail.push(`run #${id}: ${list.map((i) => `${i.taskName}#${i.attempt}=${i.state}${i.reason ? `(${i.reason})` : ''}`).join(' ')}`);
+        detail.push(
+          `run #${id}: ${list.map((i) => `${i.taskName}#${i.attempt}=${i.state}${i.reason ? `(${i.reason})` : ''}`).join(' ')}`,
+        );
       }
       throw new Error(`${detail.join('\n')}\n${String(err)}`);
     });
@@ -300,7 +335,12 @@ export class Team {
   }
 
   /** Polls the run's instances until pred holds; returns them. */
-  async waitInstances(runId: number, pred: (list: InstanceRecord[]) => boolean, message: string, timeoutMs = 30_000): Promise<InstanceRecord[]> {
+  async waitInstances(
+    runId: number,
+    pred: (list: InstanceRecord[]) => boolean,
+    message: string,
+    timeoutMs = 30_000,
+  ): Promise<InstanceRecord[]> {
     let last: InstanceRecord[] = [];
     return this.waitFor(
       async () => {
@@ -309,7 +349,9 @@ export class Team {
       },
       { timeoutMs, intervalMs: 50, message },
     ).catch((err: unknown) => {
-      throw new Error(`${String(err)}\ninstances: ${JSON.stringify(last, null, 1)}\n${this.processes.map((p) => p.describe()).join('\n')}`);
+      throw new Error(
+        `${String(err)}\ninstances: ${JSON.stringify(last, null, 1)}\n${this.processes.map((p) => p.describe()).join('\n')}`,
+      );
     });
   }
 
@@ -338,7 +380,10 @@ export class Team {
     const keys = new RedisKeys(this.prefix);
     const r = new Redis(this.redisUrl, { maxRetriesPerRequest: 1 });
     try {
-      const [queue, inFlight] = await Promise.all([r.lrange(keys.queue(workerId), 0, -1), r.lrange(keys.inFlight(workerId), 0, -1)]);
+      const [queue, inFlight] = await Promise.all([
+        r.lrange(keys.queue(workerId), 0, -1),
+        r.lrange(keys.inFlight(workerId), 0, -1),
+      ]);
       const parse = (raw: string) => JSON.parse(raw) as DispatchMessage;
       return { queue: queue.map(parse), inFlight: inFlight.map(parse) };
     } finally {
@@ -355,7 +400,11 @@ export class Team {
     for (const p of left) p.kill('SIGKILL');
     await Promise.all(left.map((p) => p.exited));
     for (const g of this.gates.splice(0)) g.holder.kill('SIGKILL');
-    await waitFor(() => killMarked(this.dir) === 0, { timeoutMs: 10_000, intervalMs: 100, message: `processes marked AXT_DIR=${this.dir} survive SIGKILL` });
+    await waitFor(() => killMarked(this.dir) === 0, {
+      timeoutMs: 10_000,
+      intervalMs: 100,
+      message: `processes marked AXT_DIR=${this.dir} survive SIGKILL`,
+    });
   }
 
   /** Kills everything (killAll), closes the connections, drops the database (if the team made it) and the prefix, removes the dir. */

@@ -46,7 +46,9 @@ export async function checkInvariants(team: Team, runIds: number[], o: Invariant
   const live = liveGroups();
   if (o.noFailover) {
     // A worker told that it lost an instance it still runs, or whose outcome was refused.
-    for (const n of team.nodes) for (const line of n.stderr.split('\n')) if (/no longer owns|was taken over/.test(line)) problems.push(`${n.name}: ${line}`);
+    for (const n of team.nodes)
+      for (const line of n.stderr.split('\n'))
+        if (/no longer owns|was taken over/.test(line)) problems.push(`${n.name}: ${line}`);
   }
   for (const runId of runIds) {
     const run = await team.store.getRun(runId);
@@ -55,7 +57,8 @@ export async function checkInvariants(team: Team, runIds: number[], o: Invariant
       continue;
     }
     const at = (i: InstanceRecord) => `run #${runId} ${i.taskName}#${i.attempt} (instance ${i.id})`;
-    if (run.state !== wantState) problems.push(`run #${runId} is ${run.state}${run.reason ? ` (${run.reason})` : ''}, not ${wantState}`);
+    if (run.state !== wantState)
+      problems.push(`run #${runId} is ${run.state}${run.reason ? ` (${run.reason})` : ''}, not ${wantState}`);
     const instances = await team.store.listInstances(runId);
     const executions = all.filter((e) => e.runId === runId);
     for (const i of instances) {
@@ -69,39 +72,55 @@ export async function checkInvariants(team: Team, runIds: number[], o: Invariant
         const e = mine[0];
         if (!e) problems.push(`${at(i)} is SUCCESS but no process ever ran it`);
         else if (e.end === undefined) problems.push(`${at(i)} is SUCCESS but its process never finished`);
-        if (e && e.worker !== i.workerId) problems.push(`${at(i)} ran on ${e.worker}, but the database says ${i.workerId}`);
+        if (e && e.worker !== i.workerId)
+          problems.push(`${at(i)} ran on ${e.worker}, but the database says ${i.workerId}`);
       }
     }
     const keys = instances.map((i) => `${i.taskName}#${i.attempt}`);
-    if (new Set(keys).size !== keys.length) problems.push(`run #${runId}: more than one row per (task, attempt): ${keys.join(' ')}`);
+    if (new Set(keys).size !== keys.length)
+      problems.push(`run #${runId}: more than one row per (task, attempt): ${keys.join(' ')}`);
     for (const task of o.tasks ?? [...new Set(instances.map((i) => i.taskName))]) {
       const mine = instances.filter((i) => i.taskName === task).sort((a, b) => a.attempt - b.attempt);
       const attempts = mine.map((i) => i.attempt);
-      if (attempts.some((a, n) => a !== n + 1)) problems.push(`run #${runId} task ${task}: attempts ${attempts.join(', ')}`);
+      if (attempts.some((a, n) => a !== n + 1))
+        problems.push(`run #${runId} task ${task}: attempts ${attempts.join(', ')}`);
       const runs = executions.filter((e) => e.task === task).sort((a, b) => a.start - b.start);
       if (wantState === 'SUCCESS') {
         const ok = mine.filter((i) => i.state === 'SUCCESS');
-        if (ok.length !== 1) problems.push(`run #${runId} task ${task}: ${ok.length} SUCCESS outcomes (${describeInstances(mine)})`);
-        if (mine[mine.length - 1]?.state !== 'SUCCESS') problems.push(`run #${runId} task ${task}: its last attempt is not its SUCCESS (${describeInstances(mine)})`);
+        if (ok.length !== 1)
+          problems.push(`run #${runId} task ${task}: ${ok.length} SUCCESS outcomes (${describeInstances(mine)})`);
+        if (mine[mine.length - 1]?.state !== 'SUCCESS')
+          problems.push(`run #${runId} task ${task}: its last attempt is not its SUCCESS (${describeInstances(mine)})`);
         if (runs.length === 0) problems.push(`run #${runId} task ${task}: no process ever ran it`);
       }
-      if (o.singleExecution && runs.length > 1) problems.push(`run #${runId} task ${task}: executed ${runs.length} times (${describeExecutions(runs)})`);
+      if (o.singleExecution && runs.length > 1)
+        problems.push(`run #${runId} task ${task}: executed ${runs.length} times (${describeExecutions(runs)})`);
       // An attempt whose end is known must have ended before the next one started; one killed
       // before it could write its end is covered by the next start's own look (overlap events).
       for (let k = 1; k < runs.length; k++) {
         const prev = runs[k - 1] as Execution;
         const next = runs[k] as Execution;
-        if (prev.end !== undefined && next.start < prev.end && !allowed.has(prev.instanceId)) problems.push(`run #${runId} task ${task}: two live processes at once (${describeExecutions([prev, next])})`);
+        if (prev.end !== undefined && next.start < prev.end && !allowed.has(prev.instanceId))
+          problems.push(`run #${runId} task ${task}: two live processes at once (${describeExecutions([prev, next])})`);
       }
     }
     const allowedGroups = new Set(executions.filter((e) => allowed.has(e.instanceId)).map((e) => e.pgid));
     for (const e of events.filter((x) => x.runId === runId && x.event.startsWith('overlap:'))) {
-      const groups = e.event.slice('overlap:'.length).split(',').filter((g) => g !== '' && !allowedGroups.has(Number(g)));
-      if (groups.length > 0) problems.push(`run #${runId} ${e.task}#${e.attempt} (instance ${e.instanceId}) started while process groups ${groups.join(', ')} of earlier attempts lived`);
+      const groups = e.event
+        .slice('overlap:'.length)
+        .split(',')
+        .filter((g) => g !== '' && !allowedGroups.has(Number(g)));
+      if (groups.length > 0)
+        problems.push(
+          `run #${runId} ${e.task}#${e.attempt} (instance ${e.instanceId}) started while process groups ${groups.join(', ')} of earlier attempts lived`,
+        );
     }
     for (const e of executions) {
       const members = live.get(e.pgid);
-      if (members) problems.push(`run #${runId} ${e.task}#${e.attempt} (instance ${e.instanceId}): processes ${members.join(', ')} of its group ${e.pgid} are left`);
+      if (members)
+        problems.push(
+          `run #${runId} ${e.task}#${e.attempt} (instance ${e.instanceId}): processes ${members.join(', ')} of its group ${e.pgid} are left`,
+        );
     }
   }
   return problems;
@@ -111,7 +130,11 @@ export async function checkInvariants(team: Team, runIds: number[], o: Invariant
  * For a test file that runs one scenario at a time: waits for the run to end, expects every
  * invariant to hold, and returns the run's instances.
  */
-export async function expectRunInvariants(team: Team, runId: number, o: InvariantOptions = {}): Promise<InstanceRecord[]> {
+export async function expectRunInvariants(
+  team: Team,
+  runId: number,
+  o: InvariantOptions = {},
+): Promise<InstanceRecord[]> {
   await team.waitRun(runId);
   expect(await checkInvariants(team, [runId], o)).toEqual([]);
   return team.store.listInstances(runId);
@@ -135,5 +158,7 @@ function liveGroups(): Map<number, number[]> {
   return groups;
 }
 
-const describeInstances = (list: InstanceRecord[]) => list.map((i) => `#${i.attempt} ${i.state}${i.reason ? `: ${i.reason}` : ''}`).join('; ') || 'no instances';
-const describeExecutions = (list: Execution[]) => list.map((e) => `instance ${e.instanceId} pid ${e.pid} on ${e.worker} ${e.start}–${e.end ?? '?'}`).join(', ');
+const describeInstances = (list: InstanceRecord[]) =>
+  list.map((i) => `#${i.attempt} ${i.state}${i.reason ? `: ${i.reason}` : ''}`).join('; ') || 'no instances';
+const describeExecutions = (list: Execution[]) =>
+  list.map((e) => `instance ${e.instanceId} pid ${e.pid} on ${e.worker} ${e.start}–${e.end ?? '?'}`).join(', ');

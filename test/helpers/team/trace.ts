@@ -60,7 +60,17 @@ export function readTrace(file: string): TaskEvent[] {
     .filter((l) => l.trim() !== '')
     .map((l) => {
       const [event, task, runId, instanceId, attempt, pid, pgid, at, worker] = l.trim().split(' ');
-      return { event: event ?? '', task: task ?? '', runId: Number(runId), instanceId: Number(instanceId), attempt: Number(attempt), pid: Number(pid), pgid: Number(pgid), at: Number(at), worker: worker ?? '' };
+      return {
+        event: event ?? '',
+        task: task ?? '',
+        runId: Number(runId),
+        instanceId: Number(instanceId),
+        attempt: Number(attempt),
+        pid: Number(pid),
+        pgid: Number(pgid),
+        at: Number(at),
+        worker: worker ?? '',
+      };
     });
 }
 
@@ -84,7 +94,16 @@ export function executions(events: TaskEvent[]): Execution[] {
   for (const e of events) {
     const key = `${e.instanceId}:${e.pid}`;
     if (e.event === 'start') {
-      const x: Execution = { runId: e.runId, task: e.task, instanceId: e.instanceId, attempt: e.attempt, pid: e.pid, pgid: e.pgid, worker: e.worker, start: e.at };
+      const x: Execution = {
+        runId: e.runId,
+        task: e.task,
+        instanceId: e.instanceId,
+        attempt: e.attempt,
+        pid: e.pid,
+        pgid: e.pgid,
+        worker: e.worker,
+        start: e.at,
+      };
       open.set(key, x);
       all.push(x);
     } else if (e.event === 'end') {

@@ -5,7 +5,12 @@ import type { Team } from './harness.ts';
 import { traced } from './trace.ts';
 
 /** A layered DAG: `layers` × `width` tasks, each depending on two tasks of the layer before. */
-export function layeredWorkflow(name: string, layers: number, width: number, body: string): { spec: object; tasks: string[] } {
+export function layeredWorkflow(
+  name: string,
+  layers: number,
+  width: number,
+  body: string,
+): { spec: object; tasks: string[] } {
   const tasks: Record<string, object> = {};
   const names: string[] = [];
   const id = (l: number, w: number) => `l${l}t${w}`;
@@ -23,7 +28,11 @@ export function layeredWorkflow(name: string, layers: number, width: number, bod
  * `count` independent tasks that run until the test opens their gate: work that is running
  * while a fault comes and goes, however slow the machine. Their timeout is far away.
  */
-export async function gatedWorkflow(name: string, team: Team, count: number): Promise<{ spec: object; tasks: string[]; open(): Promise<void> }> {
+export async function gatedWorkflow(
+  name: string,
+  team: Team,
+  count: number,
+): Promise<{ spec: object; tasks: string[]; open(): Promise<void> }> {
   const gate = await team.gate(name);
   const names = Array.from({ length: count }, (_, k) => `gated${k}`);
   const command = traced(gate.wait);
@@ -35,14 +44,21 @@ export async function gatedWorkflow(name: string, team: Team, count: number): Pr
 }
 
 /** A workflow on an every-second cron (6 fields), runs in parallel, one traced task `true`. */
-export function everySecondWorkflow(name: string, misfire: MisfirePolicy = 'run_once'): { spec: object; tasks: string[] } {
+export function everySecondWorkflow(
+  name: string,
+  misfire: MisfirePolicy = 'run_once',
+): { spec: object; tasks: string[] } {
   return cronWorkflow(name, '* * * * * *', misfire);
 }
 
 /** A workflow on a cron, runs in parallel, one traced task `true`. */
 export function cronWorkflow(name: string, cron: string, misfire: MisfirePolicy): { spec: object; tasks: string[] } {
   return {
-    spec: { workflow: name, schedule: { cron, timezone: 'UTC', misfire, overlap: 'parallel' }, tasks: { tick: { command: traced('true'), timeout: '60s' } } },
+    spec: {
+      workflow: name,
+      schedule: { cron, timezone: 'UTC', misfire, overlap: 'parallel' },
+      tasks: { tick: { command: traced('true'), timeout: '60s' } },
+    },
     tasks: ['tick'],
   };
 }

@@ -22,7 +22,11 @@ export interface DurationInputProps {
   ariaInvalid?: boolean;
 }
 
-export function durationError(text: string, options: { allowEmpty?: boolean; positive?: boolean }, t: (k: string) => string): { ms?: number; error?: string } {
+export function durationError(
+  text: string,
+  options: { allowEmpty?: boolean; positive?: boolean },
+  t: (k: string) => string,
+): { ms?: number; error?: string } {
   if (text.trim() === '') return options.allowEmpty ? {} : { error: t('field.durationRequired') };
   const parsed = parseDuration(text);
   if ('error' in parsed) return { error: parsed.error };
@@ -30,7 +34,16 @@ export function durationError(text: string, options: { allowEmpty?: boolean; pos
   return { ms: parsed.ms };
 }
 
-export function DurationInput({ id, value, onChange, allowEmpty, positive, placeholder, onError, ariaInvalid }: DurationInputProps) {
+export function DurationInput({
+  id,
+  value,
+  onChange,
+  allowEmpty,
+  positive,
+  placeholder,
+  onError,
+  ariaInvalid,
+}: DurationInputProps) {
   const { t } = useTranslation('designer');
   const [text, setText] = useState(() => (value === undefined ? '' : formatDuration(value)));
   const [error, setError] = useState<string | undefined>();

@@ -24,12 +24,18 @@ let rowIds = 1;
 type Env = Record<string, EnvValue>;
 const sameEntries = (a: Env, b: Env) => JSON.stringify(Object.entries(a)) === JSON.stringify(Object.entries(b));
 const rowsOf = (env: Env): Row[] =>
-  Object.entries(env).map(([key, value]) => (isSecretRef(value) ? { id: rowIds++, key, value: value.secret, secret: true } : { id: rowIds++, key, value, secret: false }));
+  Object.entries(env).map(([key, value]) =>
+    isSecretRef(value)
+      ? { id: rowIds++, key, value: value.secret, secret: true }
+      : { id: rowIds++, key, value, secret: false },
+  );
 
 /** a blank row (no name, no value) is ignored: it is where the user is about to type */
 const isBlank = (r: { key: string; value: string }) => r.key === '' && r.value === '';
 
-export function rowProblems(rows: readonly { key: string; value: string; secret?: boolean }[]): ('empty' | 'invalid' | 'duplicate' | 'secretName' | undefined)[] {
+export function rowProblems(
+  rows: readonly { key: string; value: string; secret?: boolean }[],
+): ('empty' | 'invalid' | 'duplicate' | 'secretName' | undefined)[] {
   const seen = new Map<string, number>();
   for (const r of rows) seen.set(r.key, (seen.get(r.key) ?? 0) + 1);
   return rows.map((r) =>
@@ -47,7 +53,17 @@ export function rowProblems(rows: readonly { key: string; value: string; secret?
   );
 }
 
-export function EnvEditor({ id, value, onChange, serverErrors }: { id: string; value: Env; onChange: (env: Env) => void; serverErrors?: string[] }) {
+export function EnvEditor({
+  id,
+  value,
+  onChange,
+  serverErrors,
+}: {
+  id: string;
+  value: Env;
+  onChange: (env: Env) => void;
+  serverErrors?: string[];
+}) {
   const { t } = useTranslation('designer');
   const [rows, setRows] = useState<Row[]>(() => rowsOf(value));
   const sent = useRef(value);
@@ -63,12 +79,15 @@ export function EnvEditor({ id, value, onChange, serverErrors }: { id: string; v
   const update = (next: Row[]) => {
     setRows(next);
     if (rowProblems(next).some((p) => p !== undefined)) return;
-    const env: Env = Object.fromEntries(next.filter((r) => r.secret || !isBlank(r)).map((r) => [r.key, r.secret ? { secret: r.value } : r.value]));
+    const env: Env = Object.fromEntries(
+      next.filter((r) => r.secret || !isBlank(r)).map((r) => [r.key, r.secret ? { secret: r.value } : r.value]),
+    );
     if (sameEntries(env, sent.current)) return;
     sent.current = env;
     onChange(env);
   };
-  const patch = (rowId: number, change: Partial<Row>) => update(rows.map((r) => (r.id === rowId ? { ...r, ...change } : r)));
+  const patch = (rowId: number, change: Partial<Row>) =>
+    update(rows.map((r) => (r.id === rowId ? { ...r, ...change } : r)));
 
   return (
     <Flex vertical gap={6} id={id} role="group" aria-label={t('field.env')}>
@@ -106,7 +125,12 @@ export function EnvEditor({ id, value, onChange, serverErrors }: { id: string; v
                 onClick={() => patch(row.id, { secret: !row.secret, value: '' })}
               />
             </Tooltip>
-            <Button type="text" icon={<DeleteOutlined />} aria-label={t('env.remove', { name: row.key || String(i + 1) })} onClick={() => update(rows.filter((r) => r.id !== row.id))} />
+            <Button
+              type="text"
+              icon={<DeleteOutlined />}
+              aria-label={t('env.remove', { name: row.key || String(i + 1) })}
+              onClick={() => update(rows.filter((r) => r.id !== row.id))}
+            />
           </Flex>
           {problems[i] && (
             <Typography.Text type="danger" style={{ fontSize: 12 }}>
@@ -121,7 +145,11 @@ export function EnvEditor({ id, value, onChange, serverErrors }: { id: string; v
         </Typography.Text>
       ))}
       <div>
-        <Button size="small" icon={<PlusOutlined />} onClick={() => setRows([...rows, { id: rowIds++, key: '', value: '', secret: false }])}>
+        <Button
+          size="small"
+          icon={<PlusOutlined />}
+          onClick={() => setRows([...rows, { id: rowIds++, key: '', value: '', secret: false }])}
+        >
           {t('env.add')}
         </Button>
       </div>

@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { COALESCE_MS } from './history.ts';
-import { canRedo, canUndo, currentSpec, isDirty, reduceDoc, startDoc, type DocAction, type DocState } from './doc-reducer.ts';
+import {
+  canRedo,
+  canUndo,
+  currentSpec,
+  isDirty,
+  reduceDoc,
+  startDoc,
+  type DocAction,
+  type DocState,
+} from './doc-reducer.ts';
 import { addTask, emptySpec, newTask, updateWorkflow } from './spec-ops.ts';
 
 const run = (state: DocState, ...actions: DocAction[]) => actions.reduce(reduceDoc, state);
@@ -26,7 +35,12 @@ describe('the designer document reducer', () => {
   });
 
   it('makes one undo step of quick edits to one field, and separate steps once they are apart', () => {
-    const typed = (description: string, at: number): DocAction => ({ type: 'edit', spec: updateWorkflow(loaded, { description }), key: 'workflow:description', at });
+    const typed = (description: string, at: number): DocAction => ({
+      type: 'edit',
+      spec: updateWorkflow(loaded, { description }),
+      key: 'workflow:description',
+      at,
+    });
     const quick = run(startDoc(loaded), typed('n', 0), typed('ni', 100), typed('nig', 200));
     expect(quick.history.past).toHaveLength(1);
     expect(currentSpec(reduceDoc(quick, { type: 'undo' }))).toBe(loaded);
@@ -44,7 +58,11 @@ describe('the designer document reducer', () => {
 
   it('is pure: the same actions on the same start give equal documents, the start untouched', () => {
     const start = startDoc(loaded);
-    const actions: DocAction[] = [{ type: 'edit', spec: addTask(loaded, newTask('a')), at: 5 }, { type: 'undo' }, { type: 'redo' }];
+    const actions: DocAction[] = [
+      { type: 'edit', spec: addTask(loaded, newTask('a')), at: 5 },
+      { type: 'undo' },
+      { type: 'redo' },
+    ];
     expect(run(start, ...actions)).toEqual(run(start, ...actions));
     expect(start).toEqual(startDoc(loaded));
   });

@@ -21,7 +21,12 @@ export function startHistory<T>(present: T): History<T> {
 export function record<T>(h: History<T>, next: T, options: { key?: string; now?: number } = {}): History<T> {
   if (next === h.present) return h;
   const now = options.now ?? Date.now();
-  const coalesce = options.key !== undefined && options.key === h.lastKey && h.lastAt !== undefined && now - h.lastAt < COALESCE_MS && h.future.length === 0;
+  const coalesce =
+    options.key !== undefined &&
+    options.key === h.lastKey &&
+    h.lastAt !== undefined &&
+    now - h.lastAt < COALESCE_MS &&
+    h.future.length === 0;
   const past = coalesce ? h.past : [...h.past, h.present].slice(-HISTORY_LIMIT);
   return { past, present: next, future: [], lastKey: options.key, lastAt: now };
 }

@@ -2,24 +2,43 @@ import { describe, expect, it } from 'vitest';
 import type { WorkflowSpec } from '../../../../engine/api/types.ts';
 import { record, redo, startHistory, undo, HISTORY_LIMIT } from './history.ts';
 import { locateProblem, placeProblems, problemCounts, taskFieldMessages, workflowFieldMessages } from './problems.ts';
-import { addTask, connect, disconnect, edgesOf, freeTaskName, newTask, removeTasks, renameTask, restoreRemoved, setUpstream, updateTask, updateWorkflow } from './spec-ops.ts';
+import {
+  addTask,
+  connect,
+  disconnect,
+  edgesOf,
+  freeTaskName,
+  newTask,
+  removeTasks,
+  renameTask,
+  restoreRemoved,
+  setUpstream,
+  updateTask,
+  updateWorkflow,
+} from './spec-ops.ts';
 import { sameValue } from './spec-equal.ts';
 import { crossFromKeys, crossKey, parseRef } from './cross-refs.ts';
 
 function spec(): WorkflowSpec {
   const t = (name: string, upstream: string[] = []) => ({ ...newTask(name), command: `echo ${name}`, upstream });
-  return { name: 'etl', description: 'd', routing: 'round_robin', schedule: { cron: '0 2 * * *', timezone: 'UTC', misfire: 'run_once', overlap: 'skip' }, tasks: [t('a'), t('b', ['a']), t('c', ['b'])] };
+  return {
+    name: 'etl',
+    description: 'd',
+    routing: 'round_robin',
+    schedule: { cron: '0 2 * * *', timezone: 'UTC', misfire: 'run_once', overlap: 'skip' },
+    tasks: [t('a'), t('b', ['a']), t('c', ['b'])],
+  };
 }
 
 describe('spec edits', () => {
-  it('refuses a connection that closes a cycle and names it from the new edge\'s target', () => {
+  it("refuses a connection that closes a cycle and names it from the new edge's target", () => {
     const s = spec();
     expect(connect(s, 'c', 'a')).toEqual({ cycle: ['a', 'b', 'c', 'a'] });
     expect(connect(s, 'b', 'a')).toEqual({ cycle: ['a', 'b', 'a'] });
     expect(connect(s, 'a', 'a')).toEqual({ cycle: ['a', 'a'] });
   });
 
-  it('appends a new edge to the downstream task\'s list and leaves other tasks untouched', () => {
+  it("appends a new edge to the downstream task's list and leaves other tasks untouched", () => {
     const s = spec();
     const r = connect(s, 'a', 'c');
     if (!('spec' in r)) throw new Error('refused');
@@ -42,7 +61,10 @@ describe('spec edits', () => {
 
   it('removes tasks with their edges, and edges alone', () => {
     const s = removeTasks(spec(), ['b']);
-    expect(s.tasks.map((t) => [t.name, t.upstream])).toEqual([['a', []], ['c', []]]);
+    expect(s.tasks.map((t) => [t.name, t.upstream])).toEqual([
+      ['a', []],
+      ['c', []],
+    ]);
     const d = disconnect(spec(), [['b', 'c']]);
     expect(edgesOf(d)).toEqual([['a', 'b']]);
     expect(disconnect(spec(), [['x', 'y']]).tasks).toEqual(spec().tasks);
@@ -54,18 +76,31 @@ describe('spec edits', () => {
     const edited = addTask(updateTask(after, 'c', { command: 'echo C' }), newTask('d'));
     const back = restoreRemoved(edited, before, after);
     expect(back.tasks.map((t) => t.name)).toEqual(['a', 'b', 'c', 'd']);
-    expect(edgesOf(back)).toEqual([['a', 'b'], ['b', 'c']]);
+    expect(edgesOf(back)).toEqual([
+      ['a', 'b'],
+      ['b', 'c'],
+    ]);
     expect(back.tasks[2]!.command).toBe('echo C');
     // a lone connection comes back; one whose end is gone, or that would close a cycle, does not
     const cut = disconnect(before, [['b', 'c']]);
-    expect(edgesOf(restoreRemoved(cut, before, cut))).toEqual([['a', 'b'], ['b', 'c']]);
+    expect(edgesOf(restoreRemoved(cut, before, cut))).toEqual([
+      ['a', 'b'],
+      ['b', 'c'],
+    ]);
     expect(edgesOf(restoreRemoved(removeTasks(cut, ['c']), before, cut))).toEqual([['a', 'b']]);
     const looped = connect(cut, 'c', 'b');
     if (!('spec' in looped)) throw new Error('refused');
-    expect(edgesOf(restoreRemoved(looped.spec, before, cut))).toEqual([['a', 'b'], ['c', 'b']]);
+    expect(edgesOf(restoreRemoved(looped.spec, before, cut))).toEqual([
+      ['a', 'b'],
+      ['c', 'b'],
+    ]);
     // a name taken since stays taken
     const retaken = addTask(after, { ...newTask('b'), command: 'echo new b' });
-    expect(restoreRemoved(retaken, before, after).tasks.filter((t) => t.name === 'b').map((t) => t.command)).toEqual(['echo new b']);
+    expect(
+      restoreRemoved(retaken, before, after)
+        .tasks.filter((t) => t.name === 'b')
+        .map((t) => t.command),
+    ).toEqual(['echo new b']);
   });
 
   it('sets an upstream list from the panel, refusing a cycle', () => {
@@ -132,8 +167,17 @@ describe('problem paths', () => {
   const names = ['clean', 'a', 'a.b'];
   it('places task, backoff, env and workflow problems on their fields', () => {
     expect(locateProblem('tasks.clean.timeout', names)).toEqual({ scope: 'task', task: 'clean', field: 'timeout' });
-    expect(locateProblem('tasks.clean.retry_backoff.max', names)).toEqual({ scope: 'task', task: 'clean', field: 'retry_backoff.max' });
-    expect(locateProblem('tasks.clean.env.1X', names)).toEqual({ scope: 'task', task: 'clean', field: 'env', detail: '1X' });
+    expect(locateProblem('tasks.clean.retry_backoff.max', names)).toEqual({
+      scope: 'task',
+      task: 'clean',
+      field: 'retry_backoff.max',
+    });
+    expect(locateProblem('tasks.clean.env.1X', names)).toEqual({
+      scope: 'task',
+      task: 'clean',
+      field: 'env',
+      detail: '1X',
+    });
     expect(locateProblem('tasks.clean.labels[0]', names)).toEqual({ scope: 'task', task: 'clean', field: 'labels' });
     expect(locateProblem('tasks.clean', names)).toEqual({ scope: 'task', task: 'clean' });
     expect(locateProblem('tasks.a.b.command', names)).toEqual({ scope: 'task', task: 'a.b', field: 'command' });
@@ -156,7 +200,10 @@ describe('problem paths', () => {
       names,
     );
     expect(Object.fromEntries(taskFieldMessages(placed, 'clean'))).toEqual({ timeout: ['t1'], command: ['c1'] });
-    expect(Object.fromEntries(workflowFieldMessages(placed))).toEqual({ tasks: ['cycle: a → clean → a'], 'schedule.cron': ['bad cron'] });
+    expect(Object.fromEntries(workflowFieldMessages(placed))).toEqual({
+      tasks: ['cycle: a → clean → a'],
+      'schedule.cron': ['bad cron'],
+    });
     expect(Object.fromEntries(problemCounts(placed))).toEqual({ clean: 2 });
   });
 });
@@ -173,7 +220,9 @@ describe('sameValue', () => {
 describe('cross-workflow upstream tags', () => {
   it('keeps references with other date rules, parses typed ones (same day), drops what is not WORKFLOW.TASK', () => {
     const kept = { workflow: 'crm', task: 'sync', date: 'previous_day' as const };
-    expect(crossFromKeys([kept], [crossKey(kept), 'orders.extract', 'sales.*', 'nodot', 'x.y.z', 'orders.extract'])).toEqual([
+    expect(
+      crossFromKeys([kept], [crossKey(kept), 'orders.extract', 'sales.*', 'nodot', 'x.y.z', 'orders.extract']),
+    ).toEqual([
       kept,
       { workflow: 'orders', task: 'extract', date: 'same_day' },
       { workflow: 'sales', date: 'same_day' },

@@ -4,14 +4,40 @@
 // contain dots, so the longest task name that fits the path wins.
 import type { ValidationProblem } from '../../../../engine/api/errors.ts';
 
-export const TASK_FIELDS = ['name', 'command', 'cwd', 'env', 'timeout', 'retries', 'retry_backoff', 'retry_backoff.strategy', 'retry_backoff.delay', 'retry_backoff.max', 'labels', 'upstream', 'wait_timeout', 'owner'] as const;
+export const TASK_FIELDS = [
+  'name',
+  'command',
+  'cwd',
+  'env',
+  'timeout',
+  'retries',
+  'retry_backoff',
+  'retry_backoff.strategy',
+  'retry_backoff.delay',
+  'retry_backoff.max',
+  'labels',
+  'upstream',
+  'wait_timeout',
+  'owner',
+] as const;
 export type TaskField = (typeof TASK_FIELDS)[number];
-export const WORKFLOW_FIELDS = ['workflow', 'description', 'owner', 'schedule', 'schedule.cron', 'schedule.timezone', 'schedule.misfire', 'schedule.overlap', 'on_event', 'routing', 'tasks'] as const;
+export const WORKFLOW_FIELDS = [
+  'workflow',
+  'description',
+  'owner',
+  'schedule',
+  'schedule.cron',
+  'schedule.timezone',
+  'schedule.misfire',
+  'schedule.overlap',
+  'on_event',
+  'routing',
+  'tasks',
+] as const;
 export type WorkflowField = (typeof WORKFLOW_FIELDS)[number];
 
 export type ProblemPlace =
-  | { scope: 'task'; task: string; field?: TaskField; detail?: string }
-  | { scope: 'workflow'; field?: WorkflowField };
+  { scope: 'task'; task: string; field?: TaskField; detail?: string } | { scope: 'workflow'; field?: WorkflowField };
 
 export function locateProblem(path: string, taskNames: readonly string[]): ProblemPlace {
   if (path === 'tasks' || path.startsWith('tasks[')) return { scope: 'workflow', field: 'tasks' };
@@ -32,14 +58,18 @@ export function locateProblem(path: string, taskNames: readonly string[]): Probl
     if (sub.startsWith('env.')) return { scope: 'task', task, field: 'env', detail: sub.slice(4) };
     // upstream[2].ref (a { ref, date } item): the upstream field
     const first = (sub.split('.')[0] as string).replace(/\[\d+\]$/, '');
-    return (TASK_FIELDS as readonly string[]).includes(first) ? { scope: 'task', task, field: first as TaskField, detail: sub } : { scope: 'task', task, detail: sub };
+    return (TASK_FIELDS as readonly string[]).includes(first)
+      ? { scope: 'task', task, field: first as TaskField, detail: sub }
+      : { scope: 'task', task, detail: sub };
   }
   if (path === '') return { scope: 'workflow' };
   // the short schedule form reports at "schedule"; the form edits it as the cron
   if (path === 'schedule') return { scope: 'workflow', field: 'schedule.cron' };
   if ((WORKFLOW_FIELDS as readonly string[]).includes(path)) return { scope: 'workflow', field: path as WorkflowField };
   const first = path.split('.')[0] as string;
-  return (WORKFLOW_FIELDS as readonly string[]).includes(first) ? { scope: 'workflow', field: first as WorkflowField } : { scope: 'workflow' };
+  return (WORKFLOW_FIELDS as readonly string[]).includes(first)
+    ? { scope: 'workflow', field: first as WorkflowField }
+    : { scope: 'workflow' };
 }
 
 export interface PlacedProblem extends ValidationProblem {

@@ -33,7 +33,11 @@ export function addTask(spec: WorkflowSpec, task: TaskSpec): WorkflowSpec {
   return { ...spec, tasks: [...spec.tasks, task] };
 }
 
-export function updateTask(spec: WorkflowSpec, name: string, patch: Partial<Omit<TaskSpec, 'name' | 'upstream'>>): WorkflowSpec {
+export function updateTask(
+  spec: WorkflowSpec,
+  name: string,
+  patch: Partial<Omit<TaskSpec, 'name' | 'upstream'>>,
+): WorkflowSpec {
   return { ...spec, tasks: spec.tasks.map((t) => (t.name === name ? withFields<TaskSpec>(t, patch) : t)) };
 }
 
@@ -61,7 +65,11 @@ export function checkTaskName(spec: WorkflowSpec, name: string, current?: string
 }
 
 /** Renames a task and every upstream reference to it, in place in each list. */
-export function renameTask(spec: WorkflowSpec, from: string, to: string): { spec: WorkflowSpec } | { problem: RenameProblem } {
+export function renameTask(
+  spec: WorkflowSpec,
+  from: string,
+  to: string,
+): { spec: WorkflowSpec } | { problem: RenameProblem } {
   if (from === to) return { spec };
   const problem = checkTaskName(spec, to, from);
   if (problem) return { problem };
@@ -70,7 +78,9 @@ export function renameTask(spec: WorkflowSpec, from: string, to: string): { spec
       ...spec,
       tasks: spec.tasks.map((t) => {
         const renamed = t.name === from ? { ...t, name: to } : t;
-        return renamed.upstream.includes(from) ? { ...renamed, upstream: renamed.upstream.map((u) => (u === from ? to : u)) } : renamed;
+        return renamed.upstream.includes(from)
+          ? { ...renamed, upstream: renamed.upstream.map((u) => (u === from ? to : u)) }
+          : renamed;
       }),
     },
   };
@@ -84,7 +94,9 @@ export function removeTasks(spec: WorkflowSpec, names: readonly string[]): Workf
     ...spec,
     tasks: spec.tasks
       .filter((t) => !gone.has(t.name))
-      .map((t) => (t.upstream.some((u) => gone.has(u)) ? { ...t, upstream: t.upstream.filter((u) => !gone.has(u)) } : t)),
+      .map((t) =>
+        t.upstream.some((u) => gone.has(u)) ? { ...t, upstream: t.upstream.filter((u) => !gone.has(u)) } : t,
+      ),
   };
 }
 
@@ -108,7 +120,9 @@ export function connect(spec: WorkflowSpec, up: string, down: string): ConnectRe
   const names = spec.tasks.map((t) => t.name);
   const cycle = findCycle(names, [...edgesOf(spec), [up, down]]);
   if (cycle) return { cycle: rotate(cycle, down) };
-  return { spec: { ...spec, tasks: spec.tasks.map((t) => (t === target ? { ...t, upstream: [...t.upstream, up] } : t)) } };
+  return {
+    spec: { ...spec, tasks: spec.tasks.map((t) => (t === target ? { ...t, upstream: [...t.upstream, up] } : t)) },
+  };
 }
 
 /** [x, y, z, x] rotated to start at `start` when it is on the cycle */
@@ -139,7 +153,10 @@ export function setUpstream(spec: WorkflowSpec, name: string, upstream: readonly
   const task = findTask(spec, name);
   if (!task) return { unchanged: true };
   const kept = task.upstream.filter((u) => upstream.includes(u));
-  let next = disconnect(spec, task.upstream.filter((u) => !upstream.includes(u)).map((u) => [u, name] as const));
+  let next = disconnect(
+    spec,
+    task.upstream.filter((u) => !upstream.includes(u)).map((u) => [u, name] as const),
+  );
   for (const up of upstream) {
     if (kept.includes(up)) continue;
     const r = connect(next, up, name);
