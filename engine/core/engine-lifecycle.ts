@@ -1,25 +1,37 @@
 // An engine's life: start (recovery of what a dead engine left, then the worker, the presence,
 // the scheduler and the alert sweeps), stop (a drain), dispose (the adapters closed). Built by
 // engine-wiring.ts; the Engine delegates to it.
-import type { EngineParts } from './engine-wiring.ts';
+import type { Clock } from '../ports/clock.ts';
+import type { Coordinator } from '../ports/coordinator.ts';
+import type { ProcessRunner } from '../ports/process-runner.ts';
+import type { Store } from '../ports/store.ts';
+import type { AlertCenter } from './alerts/alert-center.ts';
+import type { EngineDeps } from './engine-deps.ts';
+import type { Worker } from './execution/worker.ts';
+import type { LiveEvents } from './live-events.ts';
+import type { LogWriter } from './logs/log-writer.ts';
+import type { EngineConfig } from './model/config.ts';
+import type { RunManager } from './runs/run-manager.ts';
+import type { NodePresenceBeat } from './scheduling/node-presence.ts';
 import { recoverOrphans, type RecoveryReport } from './scheduling/recovery.ts';
+import type { Scheduler } from './scheduling/scheduler.ts';
 
-type LifeParts = Pick<
-  EngineParts,
-  | 'deps'
-  | 'config'
-  | 'store'
-  | 'coordinator'
-  | 'runner'
-  | 'clock'
-  | 'runs'
-  | 'worker'
-  | 'presence'
-  | 'scheduler'
-  | 'logs'
-  | 'alerts'
-  | 'live'
->;
+/** The parts a life cycle starts and stops (named here, not taken from the wiring that builds them). */
+interface LifeParts {
+  deps: EngineDeps;
+  config: EngineConfig;
+  store: Store;
+  coordinator: Coordinator;
+  runner: ProcessRunner;
+  clock: Clock;
+  runs: RunManager;
+  worker: Worker | undefined;
+  presence: NodePresenceBeat | undefined;
+  scheduler: Scheduler;
+  logs: LogWriter;
+  alerts: AlertCenter;
+  live: LiveEvents;
+}
 
 export class EngineLifecycle {
   /** between start() and stop(): the loops run */

@@ -25,7 +25,7 @@ import { instanceEvent } from './model/instance-event.ts';
 import { LeaderLease } from './scheduling/leader-lease.ts';
 import { LiveEvents } from './live-events.ts';
 import { LogWriter } from './logs/log-writer.ts';
-import { Maintenance } from './scheduling/retry-wakeup-and-purge.ts';
+import { RetryWakeupAndPurge } from './scheduling/retry-wakeup-and-purge.ts';
 import { maskedStore } from './secrets/masked-store.ts';
 import { MetricsGauges } from './metrics-gauges.ts';
 import { NodePresenceBeat } from './scheduling/node-presence.ts';
@@ -205,7 +205,7 @@ export function wireEngine(hostDeps: EngineDeps): EngineParts {
       checkRuns: () => checkRuns(store, runs),
       backstops,
       dispatcher,
-      maintenance: new Maintenance(store, clock, config, wakeDispatcher),
+      retryWakeupAndPurge: new RetryWakeupAndPurge(store, clock, config, wakeDispatcher),
       expireWaits: () => runs.expireWaits(),
     },
     coordinator,

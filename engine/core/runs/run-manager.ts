@@ -33,7 +33,6 @@ import { downstreamClosure } from '../model/dag.ts';
 import { type AlertHooks, NO_ALERTS } from '../alerts/alert-rules.ts';
 import { appendLateLine } from '../logs/late-log-line.ts';
 import type { CachedWorkflow, WorkflowCache } from '../workflow/workflow-cache.ts';
-import type { Dispatcher } from '../dispatch/dispatcher.ts';
 
 /** What a trigger says about a run; the state and times are the RunManager's to decide. */
 export type StartRunInput = Pick<
@@ -56,7 +55,8 @@ export class RunManager {
     private readonly workflows: WorkflowCache,
     private readonly clock: Clock,
     /** called when new WAITING instances exist */
-    private readonly wakeDispatcher: Dispatcher['wake'],
+    /** Dispatcher.wake: a dispatch pass for the instances this made WAITING */
+    private readonly wakeDispatcher: () => void,
     private readonly failovers: { max: number; alert(message: string): void } = { max: 3, alert: () => undefined },
     private readonly alerts: AlertHooks = NO_ALERTS,
     private readonly metrics: EngineMetrics = noMetrics,

@@ -8,7 +8,7 @@ import { EVENT_KEY_RETENTION_MS } from './event-triggers.ts';
 
 const PURGE_EVERY_MS = 3_600_000;
 
-export class Maintenance {
+export class RetryWakeupAndPurge {
   private cancelRetryTimer: (() => void) | undefined;
   private lastPurge = 0;
 

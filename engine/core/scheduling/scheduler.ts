@@ -11,7 +11,7 @@ import type { EngineConfig } from '../model/config.ts';
 import type { CronFiring, CronScan } from './cron-firing.ts';
 import type { Dispatcher } from '../dispatch/dispatcher.ts';
 import type { LeaderLease } from './leader-lease.ts';
-import type { Maintenance } from './retry-wakeup-and-purge.ts';
+import type { RetryWakeupAndPurge } from './retry-wakeup-and-purge.ts';
 
 export interface SchedulerParts {
   lease: LeaderLease;
@@ -20,7 +20,7 @@ export interface SchedulerParts {
   checkRuns: () => Promise<void>;
   backstops: BackstopPass;
   dispatcher: Dispatcher;
-  maintenance: Maintenance;
+  retryWakeupAndPurge: RetryWakeupAndPurge;
   /** fails instances whose wait for another workflow passed its wait_timeout (RunManager.expireWaits) */
   expireWaits: () => Promise<void>;
 }
@@ -60,7 +60,7 @@ export class Scheduler {
   /** One pass; also runs every tickMs. Exposed so tests can drive it with a fake clock. */
   tick(): Promise<void> {
     if (this.ticking) return this.ticking;
-    const { lease, cron, checkRuns, backstops, dispatcher, maintenance } = this.parts;
+    const { lease, cron, checkRuns, backstops, dispatcher, retryWakeupAndPurge } = this.parts;
     this.ticking = (async () => {
       this.lastScan = undefined;
       try {
@@ -72,8 +72,8 @@ export class Scheduler {
         await backstops.checkRunning();
         await this.parts.expireWaits();
         await dispatcher.runPass();
-        await maintenance.wakeForRetries();
-        await maintenance.purgeLogs();
+        await retryWakeupAndPurge.wakeForRetries();
+        await retryWakeupAndPurge.purgeLogs();
       } catch (err) {
         backstops.blind();
         this.alert(`scheduler: ${err instanceof Error ? err.message : String(err)}`);
@@ -107,7 +107,7 @@ export class Scheduler {
     this.stopped = true;
     this.parts.lease.stop();
     this.cancelTick?.();
-    this.parts.maintenance.stop();
+    this.parts.retryWakeupAndPurge.stop();
     this.parts.cron.stop();
     await this.ticking;
     await this.parts.lease.release();
