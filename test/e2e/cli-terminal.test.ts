@@ -125,7 +125,8 @@ describe('ax prints hostile text escaped', () => {
     const [table, json] = await limited([() => ax(['audit'], box.opts()), () => ax(['--json', 'audit'], box.opts())]);
     expectSafe(table.stdout, table.stderr, json.stdout);
     const row = table.stdout.split('\n').find((l) => l.includes('api:'));
-    expect(row).toMatch(/api:\\x1b]0;PWNED\\x07\\u202e\s+run\.manual\s+workflow:hostile\s+x\\ny\\x1b\[2J$/);
+    // WHO, NOTE (none: "-"), ACTION, OBJECT, DETAIL
+    expect(row).toMatch(/api:\\x1b]0;PWNED\\x07\\u202e\s+-\s+run\.manual\s+workflow:hostile\s+x\\ny\\x1b\[2J$/);
     const actors = (JSON.parse(json.stdout) as { actor: string }[]).map((e) => e.actor);
     expect(actors).toContain(`api:${ESC}]0;PWNED${BEL}${RLO}`);
   });
