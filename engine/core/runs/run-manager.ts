@@ -1,5 +1,5 @@
 // A run's life: creating it (with the overlap policy), finishing its instances with what they
-// lead to (follow-ups.ts), waits on other workflows, re-runs (rerun-task.ts) and cancelling.
+// lead to (follow-ups.ts), waits on other workflows, re-runs (rerun.ts) and cancelling.
 import { AxError } from '../../api/errors.ts';
 import { DEFAULT_WAIT_TIMEOUT_MS, type InstanceRecord, type InstanceState, type RunRecord } from '../../api/types.ts';
 import type { Clock } from '../../ports/clock.ts';
@@ -24,7 +24,7 @@ import { appendLateLine } from '../logs/late-log-line.ts';
 import type { CachedWorkflow, WorkflowCache } from '../workflow/workflow-cache.ts';
 import type { Dispatcher } from '../dispatch/dispatcher.ts';
 import { instanceDraft, planFollowUps } from './follow-ups.ts';
-import { rerunTask } from './rerun-task.ts';
+import { rerunTask } from './rerun.ts';
 import { RunEvents } from './run-events.ts';
 
 /** What a trigger says about a run; the state and times are the RunManager's to decide. */
@@ -230,7 +230,7 @@ export class RunManager {
     return appendLateLine(this.store, this.coordinator, this.clock, instanceId, text);
   }
 
-  /** Re-runs a task that failed for good, in the same run, with its downstream (rerun-task.ts). */
+  /** Re-runs a task that failed for good, in the same run, with its downstream (rerun.ts). */
   async rerun(runId: number, taskName: string): Promise<InstanceRecord[]> {
     return rerunTask(
       {
