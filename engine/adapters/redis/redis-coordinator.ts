@@ -1,13 +1,17 @@
+// The team's Coordinator on a shared Redis: queues, presence, start locks and leases through
+// Lua scripts (redis-scripts.ts), events on one pub/sub channel, and the wait for work
+// (redis-wakeups.ts) over two connections (redis-connection.ts).
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Redis, type ChainableCommander } from 'ioredis';
-import { decodeUrlPart, parseConnectionUrl } from '../connection-url.ts';
 import { AxError } from '../../api/errors.ts';
 import { checkEvent } from '../../api/event-schema.ts';
 import type { WorkerRecord } from '../../api/types.ts';
 import type { Coordinator, DispatchMessage, EngineEvent, NodePresence } from '../../ports/coordinator.ts';
 import { connectionOptions, RedisConnection } from './redis-connection.ts';
 import { RedisKeys } from './redis-keys.ts';
+import { checkRedisUrl } from './redis-url.ts';
+import { WorkWakeups } from './redis-wakeups.ts';
 import {
   ACK,
   ACQUIRE_LEASE,
@@ -48,8 +52,6 @@ export type RedisCoordinatorOptions = RedisCoordinatorCommon &
     | { createClient: RedisClientFactory; url?: never }
   );
 
-type Waiter = () => void;
-
 const ttl = (ms: number): number => Math.max(1, Math.ceil(ms));
 
 const parseMessage = (raw: string): DispatchMessage => JSON.parse(raw) as DispatchMessage;
@@ -86,16 +88,9 @@ export class RedisCoordinator implements Coordinator {
   private readonly onInvalidEvent: (problem: string) => void;
   /** value of the start locks this coordinator takes, and the origin of the events it publishes */
   private readonly owner = `${hostname()}:${process.pid}:${randomBytes(6).toString('hex')}`;
-  private readonly waiters = new Map<string, Set<Waiter>>();
-  /**
-   * Wake channels stay subscribed once used: an engine waits for one or two workers, so this is
-   * small, and a SUBSCRIBE/UNSUBSCRIBE pair per wait would double each idle loop's round trips.
-   */
-  private readonly wakeChannels = new Map<string, Promise<void>>();
+  private readonly wakeups: WorkWakeups;
   private readonly handlers = new Set<(event: EngineEvent, own: boolean) => void>();
   private eventsSubscribed: Promise<void> | null = null;
-  /** settles once ioredis's automatic re-SUBSCRIBE after a reconnect is confirmed */
-  private resubscribed: Promise<void> = Promise.resolve();
   private closed = false;
 
   constructor(options: RedisCoordinatorOptions) {
@@ -111,7 +106,8 @@ export class RedisCoordinator implements Coordinator {
     this.commands = new RedisConnection(connect('commands'), linkOptions);
     this.subscriber = new RedisConnection(connect('subscriber'), linkOptions);
     this.subscriber.client.on('message', (channel: string, message: string) => this.onMessage(channel, message));
-    this.subscriber.onReconnect = () => this.afterReconnect();
+    this.wakeups = new WorkWakeups(this.keys, this.commands, this.subscriber, () => this.closed);
+    this.subscriber.onReconnect = () => this.wakeups.afterReconnect();
   }
 
   async enqueue(workerId: string, message: DispatchMessage): Promise<void> {
@@ -138,38 +134,8 @@ export class RedisCoordinator implements Coordinator {
     return this.commands.call('queueLength', (r) => r.llen(key));
   }
 
-  async waitForWork(workerId: string, timeoutMs: number): Promise<void> {
-    if (this.closed) return;
-    const queue = this.keys.queue(workerId);
-    await new Promise<void>((resolve, reject) => {
-      let settled = false;
-      const finish = (error?: unknown): void => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        const set = this.waiters.get(workerId);
-        set?.delete(finish);
-        if (set?.size === 0) this.waiters.delete(workerId);
-        if (error === undefined) resolve();
-        else reject(error);
-      };
-      // Counted from the call, so a slow subscribe cannot stretch the wait. unref: an idle worker
-      // loop must not keep the process alive on its own.
-      const timer = setTimeout(finish, Math.max(0, timeoutMs));
-      timer.unref();
-      void (async () => {
-        // Subscribed before looking at the queue, and registered before the look: an enqueue
-        // after the look publishes a wake this waiter is sure to hear. No lost wake-up.
-        await Promise.all([this.wakeChannel(workerId), this.resubscribed]);
-        if (settled) return;
-        if (this.closed) return finish();
-        let set = this.waiters.get(workerId);
-        if (!set) this.waiters.set(workerId, (set = new Set()));
-        set.add(finish);
-        if ((await this.commands.call('waitForWork', (r) => r.llen(queue))) > 0) finish();
-        // close() releases waiters: a subscribe or look cut short by it is a release, not an error.
-      })().catch((err: unknown) => finish(this.closed ? undefined : err));
-    });
+  waitForWork(workerId: string, timeoutMs: number): Promise<void> {
+    return this.wakeups.wait(workerId, timeoutMs);
   }
 
   async heartbeatWorker(
@@ -304,39 +270,8 @@ export class RedisCoordinator implements Coordinator {
     if (this.closed) return;
     this.closed = true;
     this.handlers.clear();
-    this.wakeAll();
+    this.wakeups.wakeAll();
     await Promise.all([this.commands.close(), this.subscriber.close()]);
-  }
-
-  private wakeChannel(workerId: string): Promise<void> {
-    const channel = this.keys.wake(workerId);
-    let subscribed = this.wakeChannels.get(channel);
-    if (!subscribed) {
-      subscribed = this.subscriber.call('waitForWork', async (r) => {
-        await r.subscribe(channel);
-      });
-      this.wakeChannels.set(channel, subscribed);
-      // A failed SUBSCRIBE (Redis down) is retried by the next wait.
-      subscribed.catch(() => {
-        if (this.wakeChannels.get(channel) === subscribed) this.wakeChannels.delete(channel);
-      });
-    }
-    return subscribed;
-  }
-
-  /**
-   * Wakes sent while the subscriber link was down are lost, so every waiter is woken (callers
-   * loop and look). Not at once: ioredis re-SUBSCRIBEs after 'ready', and a PING answered after
-   * it proves the channels are back, so a waiter woken now cannot miss the next wake either.
-   */
-  private afterReconnect(): void {
-    this.resubscribed = this.subscriber
-      .call('resubscribe', (r) => r.ping())
-      .then(
-        () => undefined,
-        () => undefined,
-      );
-    void this.resubscribed.then(() => this.wakeAll());
   }
 
   private onMessage(channel: string, message: string): void {
@@ -366,42 +301,14 @@ export class RedisCoordinator implements Coordinator {
         }
       }
     } else if (channel.startsWith(this.keys.wakePrefix)) {
-      this.wake(channel.slice(this.keys.wakePrefix.length));
+      this.wakeups.wake(channel.slice(this.keys.wakePrefix.length));
     }
-  }
-
-  private wake(workerId: string): void {
-    const set = this.waiters.get(workerId);
-    if (set) for (const waiter of [...set]) waiter();
-  }
-
-  private wakeAll(): void {
-    for (const workerId of [...this.waiters.keys()]) this.wake(workerId);
   }
 }
 
 function urlClientFactory(url: string, commandTimeoutMs: number): RedisClientFactory {
   checkRedisUrl(url);
   return (role) => new Redis(url, connectionOptions(role, commandTimeoutMs));
-}
-
-/** Refuses a Redis URL ioredis would misread or throw a URIError on, naming the fix. */
-export function checkRedisUrl(url: string): void {
-  const what = 'Redis URL';
-  const parsed = parseConnectionUrl(url, what, redactRedisUrl(url), 'redis://[:PASSWORD@]HOST:PORT[/DB]');
-  if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') {
-    throw new AxError(
-      'validation',
-      `bad Redis URL "${redactRedisUrl(url)}": it must start with redis:// (or rediss:// for TLS)`,
-    );
-  }
-  decodeUrlPart(parsed.username, 'user', what, redactRedisUrl(url));
-  decodeUrlPart(parsed.password, 'password', what, redactRedisUrl(url));
-}
-
-/** The URL without its password, for messages. */
-export function redactRedisUrl(url: string): string {
-  return url.replace(/(\/\/[^:/@]*:)[^@]*@/, '$1***@');
 }
 
 /** MULTI/EXEC that fails when any command in it failed (ioredis reports those per command). */

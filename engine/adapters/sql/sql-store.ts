@@ -1,8 +1,9 @@
 // The Store over Kysely: one implementation for every SQL dialect, with no SQL of its own. It
 // binds each port's methods to the database: the compound state changes (one file each:
 // start-run.ts, finish-instance.ts, settle-run.ts, cancel-run.ts, rerun-task.ts, claim-due.ts,
-// add-instances.ts, over transaction.ts) and the query modules of each aggregate. Dialect-specific
-// code lives only in the openers (sqlite-store.ts, mysql-store.ts), migrations.ts and the locks.
+// add-instances.ts, over transaction.ts), apply-workflow.ts and the query modules of each
+// aggregate. Dialect-specific code lives only in the openers (sqlite-store.ts, mysql-store.ts),
+// migrations.ts and the locks.
 import type { Actor } from '../../api/actor.ts';
 import type { Kysely } from 'kysely';
 import type {
@@ -45,6 +46,7 @@ import type {
 } from '../../ports/store.ts';
 import { addInstances } from './add-instances.ts';
 import * as alerts from './alert-queries.ts';
+import { applyWorkflow } from './apply-workflow.ts';
 import * as auditLog from './audit-queries.ts';
 import { cancelRun } from './cancel-run.ts';
 import { claimDueInstances } from './claim-due.ts';
@@ -79,7 +81,7 @@ export class SqlStore implements Store {
 
   // definitions
   applyWorkflow(spec: WorkflowSpec, now: number, actor?: Actor): Promise<ApplyResult> {
-    return wf.applyWorkflow(this.db, spec, now, actor);
+    return applyWorkflow(this.db, spec, now, actor);
   }
   getWorkflowSpec(name: string): Promise<WorkflowSpec | undefined> {
     return wf.getWorkflowSpec(this.db, name);

@@ -1,16 +1,9 @@
 // Where every alert goes through: routed (the workflow's `alerts:` or the settings'
 // defaults), recorded under its keys (alert-keys.ts; the node whose insert wins is the one that
 // sends), delivered to each channel with a timeout per attempt and retries, each delivery
-// recorded, and a group's repeats told in one summary once its window ends. Nothing here is
-// awaited by the code that raises an alert: a channel that hangs or fails slows no run.
-import type {
-  AlertChannelInfo,
-  AlertDelivery,
-  AlertRecord,
-  AlertRule,
-  AlertState,
-  WorkflowAlerts,
-} from '../../api/alerts.ts';
+// recorded (alert-delivery.ts), and a group's repeats told in one summary once its window ends.
+// Nothing here is awaited by the code that raises an alert: a channel that hangs or fails slows no run.
+import type { AlertChannelInfo, AlertRecord, AlertRule, AlertState, WorkflowAlerts } from '../../api/alerts.ts';
 import { AxError } from '../../api/errors.ts';
 import type { AlertChannel } from '../../ports/alert-channel.ts';
 import type { Clock } from '../../ports/clock.ts';
@@ -19,7 +12,7 @@ import type { AlertOutcome } from '../../ports/metrics.ts';
 import type { NewAlert, AlertStore } from '../../ports/store.ts';
 import { formatDuration } from '../model/duration.ts';
 import { repeat } from '../support/repeat.ts';
-import { backoffDelay } from '../model/backoff.ts';
+import { AlertDeliverer } from './alert-delivery.ts';
 import { alertKeys, fit, summaryKey } from './alert-keys.ts';
 import type { AlertRoute, AlertSettings } from './alert-settings.ts';
 
@@ -59,12 +52,10 @@ export interface AlertCenterDeps {
   random: () => number;
 }
 
-const DEFAULT_RETRIES = 2;
 const SPEC_CACHE_MS = 5_000;
-const DEFAULT_TIMEOUT_MS = 10_000;
 
 export class AlertCenter {
-  private readonly channels: Map<string, AlertChannel>;
+  private readonly sender: AlertDeliverer;
   private readonly inFlight = new Set<Promise<void>>();
   private readonly timers = new Set<() => void>();
   private stopSweeps: (() => void) | undefined;
@@ -73,7 +64,12 @@ export class AlertCenter {
   private readonly unrecordedSent = new Set<string>();
 
   constructor(private readonly deps: AlertCenterDeps) {
-    this.channels = new Map(deps.channels.map((c) => [c.name, c]));
+    this.sender = new AlertDeliverer(
+      deps,
+      deps.channels,
+      (what, err) => this.failed(what, err),
+      (alertId, rule, state) => this.announce(alertId, rule, state),
+    );
   }
 
   /**
@@ -124,23 +120,17 @@ export class AlertCenter {
    */
   reconfigure(settings: AlertSettings, channels: AlertChannel[]): void {
     this.deps.settings = settings;
-    this.channels.clear();
-    for (const c of channels) this.channels.set(c.name, c);
+    this.sender.setChannels(channels);
   }
 
   listChannels(): AlertChannelInfo[] {
-    return [...this.channels.values()].map((c) => ({
-      name: c.name,
-      kind: c.kind,
-      target: c.target,
-      ...(c.template && { template: c.template }),
-    }));
+    return this.sender.list();
   }
 
   /** `ax alerts test CHANNEL`: a test alert through one channel, recorded, once delivered or failed. */
   async test(channel: string, actor: string): Promise<AlertRecord> {
-    if (!this.channels.has(channel)) {
-      const known = [...this.channels.keys()];
+    if (!this.sender.has(channel)) {
+      const known = this.sender.names();
       throw new AxError(
         'not_found',
         `no alert channel "${channel}" on ${this.deps.node}: ${known.length ? `channels are ${known.join(', ')}` : 'none is defined'} (settings.json "alerts.channels", see "ax alerts channels")`,
@@ -162,7 +152,7 @@ export class AlertCenter {
       state: 'sending',
     });
     if (!rec) throw new AxError('conflict', 'a test alert with the same key was just recorded: try again');
-    return this.deliver(rec.id, [channel]);
+    return this.sender.deliver(rec.id, [channel]);
   }
 
   /**
@@ -207,7 +197,7 @@ export class AlertCenter {
         });
         if (rec) {
           this.announce(rec.id, o.rule, channels.length ? 'sending' : 'unsent');
-          if (channels.length) await this.deliver(rec.id, channels);
+          if (channels.length) await this.sender.deliver(rec.id, channels);
         }
       }
       await this.deps.store.closeAlertGroup(o.id);
@@ -285,7 +275,7 @@ export class AlertCenter {
     this.announce(rec.id, input.rule, rec.kind === 'grouped' ? 'grouped' : state);
     if (rec.kind !== 'immediate') return;
     this.summaryAt(alert.groupEndsAt);
-    if (route.channels.length) await this.deliver(rec.id, route.channels);
+    if (route.channels.length) await this.sender.deliver(rec.id, route.channels);
   }
 
   /**
@@ -312,7 +302,7 @@ export class AlertCenter {
       state: 'sending',
       deliveries: [],
     };
-    const results = await Promise.all(route.channels.map((name) => this.deliverOne(alert, name)));
+    const results = await Promise.all(route.channels.map((name) => this.sender.deliverOne(alert, name)));
     if (!results.every((ok) => ok))
       this.failed(`the alert "${input.title}"`, new Error('a channel refused it; see the lines above'));
   }
@@ -324,80 +314,6 @@ export class AlertCenter {
       this.track(this.sweep());
     });
     this.timers.add(cancel);
-  }
-
-  private async deliver(alertId: number, channels: string[]): Promise<AlertRecord> {
-    const alert = (await this.deps.store.getAlert(alertId)) as AlertRecord;
-    const results = await Promise.all(channels.map((name) => this.deliverOne(alert, name)));
-    const state: AlertState = results.every((ok) => ok) ? 'sent' : 'failed';
-    await this.deps.store.setAlertState(alertId, state);
-    this.announce(alertId, alert.rule, state);
-    return (await this.deps.store.getAlert(alertId)) as AlertRecord;
-  }
-
-  /** One channel: attempts with a timeout each and a doubling wait between them; each step recorded. */
-  private async deliverOne(alert: AlertRecord, name: string): Promise<boolean> {
-    // An alert sent without a store (id 0) keeps no delivery records.
-    const record = async (d: Omit<AlertDelivery, 'channel' | 'at'>) => {
-      if (alert.id !== 0)
-        await this.deps.store.recordAlertDelivery(alert.id, { channel: name, at: this.deps.clock.now(), ...d });
-      else if (d.state === 'failed') this.failed(`the alert "${alert.title}" through ${name}`, new Error(d.error));
-    };
-    const channel = this.channels.get(name);
-    if (!channel) {
-      await record({
-        state: 'failed',
-        attempts: 0,
-        error: `no alert channel "${name}" on ${this.deps.node}: define it in settings.json "alerts.channels" on every node that sends alerts`,
-      });
-      this.deps.onDelivered?.(name, 'failed');
-      return false;
-    }
-    const kind = channel.kind;
-    const attempts = 1 + (channel.retries ?? DEFAULT_RETRIES);
-    await record({ kind, state: 'sending', attempts: 0 });
-    let error = '';
-    for (let attempt = 1; attempt <= attempts; attempt++) {
-      try {
-        await this.attempt(channel, alert);
-        // A success after failures keeps the last failure: why it took more than one try.
-        await record({ kind, state: 'sent', attempts: attempt, ...(error && { error }) });
-        this.deps.onDelivered?.(name, 'sent');
-        return true;
-      } catch (err) {
-        error = err instanceof Error ? err.message : String(err);
-      }
-      if (attempt === attempts) break;
-      await record({ kind, state: 'sending', attempts: attempt, error });
-      const wait = backoffDelay({ firstMs: this.deps.settings.retryDelayMs, maxMs: 60_000 }, attempt);
-      await new Promise<void>((resolve) => this.deps.clock.setTimer(wait, resolve));
-    }
-    await record({ kind, state: 'failed', attempts, error });
-    this.deps.onDelivered?.(name, 'failed');
-    return false;
-  }
-
-  /** One attempt, given up at its timeout whether or not the channel heeds the abort. */
-  private attempt(channel: AlertChannel, alert: AlertRecord): Promise<void> {
-    const timeoutMs = channel.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    const abort = new AbortController();
-    return new Promise<void>((resolve, reject) => {
-      const cancel = this.deps.clock.setTimer(timeoutMs, () => {
-        const err = new Error(`no answer within ${formatDuration(timeoutMs)}`);
-        abort.abort(err);
-        reject(err);
-      });
-      channel.send(alert, abort.signal).then(
-        () => {
-          cancel();
-          resolve();
-        },
-        (err: unknown) => {
-          cancel();
-          reject(err instanceof Error ? err : new Error(String(err)));
-        },
-      );
-    });
   }
 
   private announce(alertId: number, rule: AlertRecord['rule'], state: AlertState): void {

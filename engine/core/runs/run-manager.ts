@@ -1,38 +1,30 @@
-// A run's life: creating it (with the overlap policy), advancing dependencies event by event,
-// retries, failing downstream, and deriving the run's state from its instances.
+// A run's life: creating it (with the overlap policy), finishing its instances with what they
+// lead to (follow-ups.ts), waits on other workflows, re-runs (rerun.ts) and cancelling.
 import { AxError } from '../../api/errors.ts';
-import {
-  DEFAULT_WAIT_TIMEOUT_MS,
-  type InstanceRecord,
-  type InstanceState,
-  type RunRecord,
-  type RunState,
-} from '../../api/types.ts';
+import { DEFAULT_WAIT_TIMEOUT_MS, type InstanceRecord, type InstanceState, type RunRecord } from '../../api/types.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { Coordinator } from '../../ports/coordinator.ts';
 import { type EngineMetrics, noMetrics } from '../../ports/metrics.ts';
-import { instanceEvent } from '../model/instance-event.ts';
-import {
-  HELD_FOR_UPSTREAM,
-  type Finish,
-  type FollowUps,
-  type InstanceDraft,
-  type InstanceGuard,
-  type NewRun,
-  type Outcome,
-  type Settlement,
-  type RunStore,
-  type InstanceStore,
-  type LogStore,
-  type TaskDefinition,
-  type TransitionResult,
+import type {
+  Finish,
+  InstanceDraft,
+  InstanceGuard,
+  NewRun,
+  Outcome,
+  Settlement,
+  RunStore,
+  InstanceStore,
+  LogStore,
+  TaskDefinition,
+  TransitionResult,
 } from '../../ports/store.ts';
-import { retryDelay } from '../model/backoff.ts';
 import { formatDuration } from '../model/duration.ts';
-import { downstreamClosure } from '../model/dag.ts';
 import { type AlertHooks, NO_ALERTS } from '../alerts/alert-rules.ts';
 import { appendLateLine } from '../logs/late-log-line.ts';
 import type { CachedWorkflow, WorkflowCache } from '../workflow/workflow-cache.ts';
+import { instanceDraft, planFollowUps } from './follow-ups.ts';
+import { rerunTask } from './rerun.ts';
+import { RunEvents } from './run-events.ts';
 
 /** What a trigger says about a run; the state and times are the RunManager's to decide. */
 export type StartRunInput = Pick<
@@ -43,10 +35,7 @@ export type StartRunInput = Pick<
   applyOverlap: boolean;
 };
 
-const FAILED_STATES: InstanceState[] = ['FAILED', 'TIMEOUT'];
 const ACTIVE_STATES: InstanceState[] = ['WAITING', 'DISPATCHED', 'RUNNING'];
-const FINAL_INSTANCE_STATES: InstanceState[] = ['SUCCESS', 'FAILED', 'TIMEOUT', 'CANCELLED', 'UPSTREAM_FAILED'];
-const FINAL_RUN_STATES: RunState[] = ['SUCCESS', 'FAILED', 'SKIPPED', 'CANCELLED'];
 
 export class RunManager {
   constructor(
@@ -60,9 +49,12 @@ export class RunManager {
     private readonly failovers: { max: number; alert(message: string): void } = { max: 3, alert: () => undefined },
     private readonly alerts: AlertHooks = NO_ALERTS,
     private readonly metrics: EngineMetrics = noMetrics,
-  ) {}
+  ) {
+    this.events = new RunEvents(coordinator, clock, () => this.wakeDispatcher(), alerts, metrics);
+  }
 
   private readonly queuedRoots = new WeakMap<CachedWorkflow, InstanceDraft[]>();
+  private readonly events: RunEvents;
 
   /** Creates the run with its roots (one store step), or returns undefined when this cron fire already has one. */
   async startRun(input: StartRunInput): Promise<RunRecord | undefined> {
@@ -91,7 +83,7 @@ export class RunManager {
         eventPayload: input.eventPayload,
         createdAt: now,
       },
-      roots: roots.map((t) => this.draft(t, 1, now, 0, wf)),
+      roots: roots.map((t) => instanceDraft(t, 1, now, 0, wf)),
       ...(input.applyOverlap && overlap !== 'parallel' && { overlap }),
     });
     if (!started) return undefined;
@@ -115,7 +107,7 @@ export class RunManager {
       const now = this.clock.now();
       for (const inst of await this.store.addInstances(
         run.id,
-        missing.map((t) => this.draft(t, 1, now, 0, wf)),
+        missing.map((t) => instanceDraft(t, 1, now, 0, wf)),
         now,
       ))
         await this.publishInstance(inst);
@@ -124,35 +116,6 @@ export class RunManager {
     if ((await this.store.pendingInstanceCount(run.id)) > 0) return;
     const settled = await this.store.settleRun(run.id, this.settlement(wf), this.clock.now());
     await this.publish(settled);
-  }
-
-  /**
-   * A task's instance to create. A first attempt of a task with upstreams in other workflows is
-   * created held, waiting for them by the run's logical time in the workflow's zone (UTC without
-   * a schedule); retries do not wait again.
-   */
-  private draft(
-    task: TaskDefinition,
-    attempt: number,
-    notBefore: number,
-    failovers = 0,
-    wf?: CachedWorkflow,
-  ): InstanceDraft {
-    const draft: InstanceDraft = {
-      taskId: task.id,
-      taskName: task.name,
-      attempt,
-      state: 'WAITING',
-      notBefore,
-      failovers,
-    };
-    if (attempt !== 1 || !task.crossUpstream?.length || !wf) return draft;
-    const upstreams = {
-      crossUpstream: task.crossUpstream,
-      timezone: wf.graph.schedule?.timezone ?? 'UTC',
-      waitTimeoutMs: task.waitTimeoutMs,
-    };
-    return { ...draft, notBefore: HELD_FOR_UPSTREAM, upstreams };
   }
 
   private settlement(wf: CachedWorkflow | undefined): Settlement {
@@ -166,7 +129,7 @@ export class RunManager {
    */
   private rootDrafts(wf: CachedWorkflow): InstanceDraft[] {
     let drafts = this.queuedRoots.get(wf);
-    if (!drafts) this.queuedRoots.set(wf, (drafts = wf.roots.map((t) => this.draft(t, 1, 0, 0, wf))));
+    if (!drafts) this.queuedRoots.set(wf, (drafts = wf.roots.map((t) => instanceDraft(t, 1, 0, 0, wf))));
     return drafts;
   }
 
@@ -187,7 +150,7 @@ export class RunManager {
     const now = this.clock.now();
     const plan =
       wf && task
-        ? this.followUps(inst, to, outcome.failedOver === true, wf, task, now, opts.final === true)
+        ? planFollowUps(inst, to, outcome.failedOver === true, wf, task, now, opts.final === true, this.failovers.max)
         : { followUps: {} };
     const asUpstream = wf && task ? { workflow: wf.graph.name, task: task.name } : undefined;
     const result = await this.store.finishInstance(
@@ -262,141 +225,24 @@ export class RunManager {
     }
   }
 
-  /**
-   * What an instance ending in `to` leads to. A failed attempt gets its next one if it has one: a
-   * fail-over (the worker died, not the task) runs again at once without spending a retry, up to
-   * the cap; past it, it counts as a failed try, with an alert. `failovers` counts the free
-   * fail-overs before an attempt, so the tries spent so far are the attempts that were not free.
-   * With no next attempt (or cancelled), the whole downstream is UPSTREAM_FAILED.
-   */
-  private followUps(
-    inst: InstanceRecord,
-    to: Finish['to'],
-    failedOver: boolean,
-    wf: CachedWorkflow,
-    task: TaskDefinition,
-    now: number,
-    final: boolean,
-  ): { followUps: FollowUps; announce?: (attempt: number) => string; capped?: string } {
-    if (to === 'SUCCESS') {
-      const advance = (wf.downstream.get(task.id) ?? []).map((downId) => ({
-        draft: this.draft(wf.tasks.get(downId) as TaskDefinition, 1, now, 0, wf),
-        needs: (wf.upstream.get(downId) ?? []).filter((u) => u !== task.id),
-      }));
-      return { followUps: { advance } };
-    }
-    let capped: string | undefined;
-    if (FAILED_STATES.includes(to) && !final) {
-      const free = inst.failovers ?? 0;
-      if (failedOver) {
-        if (free < this.failovers.max)
-          return { followUps: { retry: this.draft(task, inst.attempt + 1, now, free + 1) } };
-        capped = `task "${task.name}" of run #${inst.runId} failed over more than ${this.failovers.max} times (the cap): this fail-over counts as a failed try`;
-      }
-      const tries = inst.attempt - free;
-      if (tries <= task.retries) {
-        const delay = retryDelay(task.retryBackoff, tries);
-        // A fail-over is not announced (not even one past the cap), as its lost worker may still be writing.
-        const announce = failedOver
-          ? undefined
-          : (attempt: number) =>
-              `retrying in ${formatDuration(delay)} (attempt ${attempt} of ${task.retries + 1 + free})`;
-        return { followUps: { retry: this.draft(task, inst.attempt + 1, now + delay, free) }, announce, capped };
-      }
-    }
-    const reason = `upstream "${task.name}" ended ${to}`;
-    const upstreamFailed = downstreamClosure(task.id, wf.downstream).map((id): InstanceDraft => {
-      const t = wf.tasks.get(id) as TaskDefinition;
-      return { taskId: t.id, taskName: t.name, attempt: 1, state: 'UPSTREAM_FAILED', notBefore: 0, reason };
-    });
-    return { followUps: { upstreamFailed }, capped };
-  }
-
   /** The retry said at the end of the failed attempt's log. */
   private announce(instanceId: number, text: string): Promise<void> {
     return appendLateLine(this.store, this.coordinator, this.clock, instanceId, text);
   }
 
-  /** Tells followers what a store step did, and the dispatcher when there is new work. */
-  private async publish(result: TransitionResult): Promise<void> {
-    this.count(result);
-    for (const inst of [...result.ended, ...result.created]) await this.publishInstance(inst);
-    for (const inst of result.released ?? []) await this.publishInstance(inst);
-    for (const run of result.runs) {
-      // Raised before the event goes out: whoever hears the run end finds its alert under way.
-      this.alerts.runEnded(run);
-      await this.publishRun(run);
-    }
-    if (result.created.some((i) => i.state === 'WAITING') || result.released?.length) this.wakeDispatcher();
-  }
-
-  /** What a store step ended, counted (the instance a finish was for is counted by finish). */
-  private count(result: TransitionResult): void {
-    for (const inst of [...result.ended, ...result.created])
-      if (FINAL_INSTANCE_STATES.includes(inst.state)) this.metrics.instanceFinished(inst.state);
-    for (const run of result.runs) {
-      if (!FINAL_RUN_STATES.includes(run.state)) continue;
-      const start = run.startedAt ?? run.createdAt;
-      this.metrics.runFinished(
-        run.state,
-        run.state === 'SKIPPED' || run.finishedAt === undefined ? undefined : run.finishedAt - start,
-      );
-    }
-  }
-
-  /**
-   * Re-runs a task that failed for good, in the same run, with its downstream: a new attempt of
-   * the task; the downstream's UPSTREAM_FAILED markers (which never ran) are removed so the
-   * downstream runs again once the task succeeds.
-   */
+  /** Re-runs a task that failed for good, in the same run, with its downstream (rerun.ts). */
   async rerun(runId: number, taskName: string): Promise<InstanceRecord[]> {
-    const run = await this.store.getRun(runId);
-    if (!run) throw new AxError('not_found', `no run #${runId}`);
-    const wf = await this.workflows.get(run.workflowId);
-    const task = wf?.byName.get(taskName);
-    if (!wf || !task) throw new AxError('not_found', `run #${runId} has no task "${taskName}"`);
-    const instances = await this.store.listInstances(runId);
-    const mine = instances.filter((i) => i.taskId === task.id);
-    const latest = mine[mine.length - 1];
-    // UPSTREAM_FAILED too for a task that waited on another workflow: it waits again
-    const rerunnable: InstanceState[] = [
-      'FAILED',
-      'TIMEOUT',
-      'CANCELLED',
-      ...(task.crossUpstream?.length ? (['UPSTREAM_FAILED'] as const) : []),
-    ];
-    if (!latest || !rerunnable.includes(latest.state)) {
-      throw new AxError(
-        'conflict',
-        `task "${taskName}" of run #${runId} is ${latest?.state ?? 'not started'}: only a failed task can be re-run`,
-      );
-    }
-    const down = new Set(downstreamClosure(task.id, wf.downstream));
-    const markers = instances.filter((i) => down.has(i.taskId) && i.state === 'UPSTREAM_FAILED').map((i) => i.id);
-    const now = this.clock.now();
-    // A task waiting on other workflows waits again (they may have been re-run meanwhile).
-    const draft = task.crossUpstream?.length
-      ? { ...this.draft(task, 1, now, 0, wf), attempt: latest.attempt + 1 }
-      : this.draft(task, latest.attempt + 1, now);
-    const result = await this.store.rerunTask(
+    return rerunTask(
       {
-        runId,
-        taskId: task.id,
-        latest: { attempt: latest.attempt, from: rerunnable },
-        markers,
-        draft,
-        reason: `re-run of "${taskName}"`,
+        store: this.store,
+        workflows: this.workflows,
+        clock: this.clock,
+        publishInstance: (inst) => this.publishInstance(inst),
+        wakeDispatcher: () => this.wakeDispatcher(),
       },
-      now,
+      runId,
+      taskName,
     );
-    if (!result.done)
-      throw new AxError(
-        'conflict',
-        `task "${taskName}" of run #${runId} changed while it was being re-run: look at the run again`,
-      );
-    for (const next of result.created) await this.publishInstance(next);
-    this.wakeDispatcher();
-    return this.store.listInstances(runId);
   }
 
   /**
@@ -447,15 +293,12 @@ export class RunManager {
     return this.store.listInstances(runId);
   }
 
-  // Live events are for followers (UI, --follow), who read the store for the truth: with Redis
-  // away they are dropped, never allowed to stop a run half-way between its store writes.
-  async publishInstance(inst: InstanceRecord): Promise<void> {
-    await this.coordinator.publish(instanceEvent(inst, this.clock.now())).catch(() => undefined);
+  /** Tells followers of one instance's change; the store is the truth, so a lost event is only late news. */
+  publishInstance(inst: InstanceRecord): Promise<void> {
+    return this.events.publishInstance(inst);
   }
 
-  private async publishRun(run: Pick<RunRecord, 'id' | 'workflowName' | 'state'>): Promise<void> {
-    await this.coordinator
-      .publish({ type: 'run', runId: run.id, workflowName: run.workflowName, state: run.state, at: this.clock.now() })
-      .catch(() => undefined);
+  private publish(result: TransitionResult): Promise<void> {
+    return this.events.publish(result);
   }
 }

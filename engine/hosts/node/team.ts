@@ -2,6 +2,7 @@
 import os from 'node:os';
 import { PromMetrics } from '../../adapters/metrics/prom-metrics.ts';
 import { systemClock } from '../../adapters/system-clock.ts';
+import { checkRedisUrl } from '../../adapters/redis/redis-url.ts';
 import { AxError } from '../../api/errors.ts';
 import { DEFAULT_CONFIG, type EngineConfig } from '../../core/model/config.ts';
 import { Engine } from '../../core/engine.ts';
@@ -90,7 +91,7 @@ export async function openTeamEngine(options: TeamOptions): Promise<Engine> {
   const works = options.role === 'worker' || (options.role === 'scheduler' && options.schedulerWorks !== false);
   const taskEnv = works ? nodeTaskEnv(dataDir, options.taskEnvFlags) : undefined;
   // Loaded here, not at the top: a solo engine never loads mysql2 and ioredis (about 20 MB).
-  const [{ openMysqlStore, parseMysqlUrl }, { checkRedisUrl, RedisCoordinator }] = await Promise.all([
+  const [{ openMysqlStore, parseMysqlUrl }, { RedisCoordinator }] = await Promise.all([
     import('../../adapters/sql/mysql-store.ts'),
     import('../../adapters/redis/redis-coordinator.ts'),
   ]);

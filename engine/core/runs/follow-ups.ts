@@ -1,0 +1,99 @@
+// What a run's instances are made of and lead to: the draft of a task's next instance (held for
+// its upstreams in other workflows on a first attempt), and what an instance ending leads to (a
+// retry, a fail-over, the downstream made ready, or the downstream failed). Pure decisions.
+import type { InstanceRecord, InstanceState } from '../../api/types.ts';
+import {
+  HELD_FOR_UPSTREAM,
+  type Finish,
+  type FollowUps,
+  type InstanceDraft,
+  type TaskDefinition,
+} from '../../ports/store.ts';
+import { retryDelay } from '../model/backoff.ts';
+import { formatDuration } from '../model/duration.ts';
+import { downstreamClosure } from '../model/dag.ts';
+import type { CachedWorkflow } from '../workflow/workflow-cache.ts';
+
+const FAILED_STATES: InstanceState[] = ['FAILED', 'TIMEOUT'];
+
+/** A finish's follow-ups, with the retry line to say in the failed attempt's log and the fail-over cap alert. */
+export type FollowUpPlan = { followUps: FollowUps; announce?: (attempt: number) => string; capped?: string };
+
+/**
+ * A task's instance to create. A first attempt of a task with upstreams in other workflows is
+ * created held, waiting for them by the run's logical time in the workflow's zone (UTC without
+ * a schedule); retries do not wait again.
+ */
+export function instanceDraft(
+  task: TaskDefinition,
+  attempt: number,
+  notBefore: number,
+  failovers = 0,
+  wf?: CachedWorkflow,
+): InstanceDraft {
+  const draft: InstanceDraft = {
+    taskId: task.id,
+    taskName: task.name,
+    attempt,
+    state: 'WAITING',
+    notBefore,
+    failovers,
+  };
+  if (attempt !== 1 || !task.crossUpstream?.length || !wf) return draft;
+  const upstreams = {
+    crossUpstream: task.crossUpstream,
+    timezone: wf.graph.schedule?.timezone ?? 'UTC',
+    waitTimeoutMs: task.waitTimeoutMs,
+  };
+  return { ...draft, notBefore: HELD_FOR_UPSTREAM, upstreams };
+}
+
+/**
+ * What an instance ending in `to` leads to. A failed attempt gets its next one if it has one: a
+ * fail-over (the worker died, not the task) runs again at once without spending a retry, up to
+ * the cap; past it, it counts as a failed try, with an alert. `failovers` counts the free
+ * fail-overs before an attempt, so the tries spent so far are the attempts that were not free.
+ * With no next attempt (or cancelled), the whole downstream is UPSTREAM_FAILED.
+ */
+export function planFollowUps(
+  inst: InstanceRecord,
+  to: Finish['to'],
+  failedOver: boolean,
+  wf: CachedWorkflow,
+  task: TaskDefinition,
+  now: number,
+  final: boolean,
+  maxFailovers: number,
+): FollowUpPlan {
+  if (to === 'SUCCESS') {
+    const advance = (wf.downstream.get(task.id) ?? []).map((downId) => ({
+      draft: instanceDraft(wf.tasks.get(downId) as TaskDefinition, 1, now, 0, wf),
+      needs: (wf.upstream.get(downId) ?? []).filter((u) => u !== task.id),
+    }));
+    return { followUps: { advance } };
+  }
+  let capped: string | undefined;
+  if (FAILED_STATES.includes(to) && !final) {
+    const free = inst.failovers ?? 0;
+    if (failedOver) {
+      if (free < maxFailovers) return { followUps: { retry: instanceDraft(task, inst.attempt + 1, now, free + 1) } };
+      capped = `task "${task.name}" of run #${inst.runId} failed over more than ${maxFailovers} times (the cap): this fail-over counts as a failed try`;
+    }
+    const tries = inst.attempt - free;
+    if (tries <= task.retries) {
+      const delay = retryDelay(task.retryBackoff, tries);
+      // A fail-over is not announced (not even one past the cap), as its lost worker may still be writing.
+      const announce = failedOver
+        ? undefined
+        : (attempt: number) =>
+            `retrying in ${formatDuration(delay)} (attempt ${attempt} of ${task.retries + 1 + free})`;
+      return { followUps: { retry: instanceDraft(task, inst.attempt + 1, now + delay, free) }, announce, capped };
+    }
+  }
+  const reason = `upstream "${task.name}" ended ${to}`;
+  const upstreamFailed = downstreamClosure(task.id, wf.downstream).map((id): InstanceDraft => {
+    const t = wf.tasks.get(id) as TaskDefinition;
+    return { taskId: t.id, taskName: t.name, attempt: 1, state: 'UPSTREAM_FAILED', notBefore: 0, reason };
+  });
+  return { followUps: { upstreamFailed }, capped };
+}

@@ -1,0 +1,232 @@
+// ax serve's node, solo (scheduler + worker on a data dir) or team (a scheduler, worker or client
+// on the shared MySQL + Redis): started, its API and UI served on 127.0.0.1, and stopped by a
+// signal or a drain after letting running tasks finish.
+import path from 'node:path';
+import { AxError } from '../../api/errors.ts';
+import type { Engine } from '../../core/engine.ts';
+import { retrying } from '../../core/support/retry.ts';
+import { systemClock } from '../../adapters/system-clock.ts';
+import { checkTokenFiles, type LocalApi, metricsAuth, startLocalApi } from '../node/local-api.ts';
+import { onHangup } from './hangup.ts';
+import { announceUiNode } from './ui-nodes.ts';
+import { openTeamEngine, type TeamRole, teamConnection } from '../node/team.ts';
+import { cliDataDir, embeddedEngine, type GlobalOptions, taskEnvFlags } from './connect.ts';
+import { checkMetricsAddress, type MetricsAddress, serveMetricsAddress } from './metrics-address.ts';
+
+/** ax serve's options, as commander parses them. */
+export interface ServeOptions {
+  port: number;
+  concurrency?: number;
+  drainTimeout: number;
+  role: string;
+  work: boolean;
+  workerId?: string;
+  labels?: string;
+  temporary?: boolean;
+  accept?: string;
+  metricsAddress?: MetricsAddress;
+}
+
+const ROLES: TeamRole[] = ['scheduler', 'worker', 'client'];
+const list = (v: string | undefined) =>
+  v
+    ? v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : undefined;
+
+/**
+ * Stops on SIGTERM/SIGINT (drain up to the timeout) or on `ax drain` (drain until done); SIGHUP
+ * drains too on a terminal, and reloads the settings as a service (hangup.ts).
+ */
+function stopOn(stop: (reason: string, drainMs: number) => void, drainTimeoutMs: number, reload: () => string[]): void {
+  process.on('SIGTERM', () => stop('SIGTERM', drainTimeoutMs));
+  process.on('SIGINT', () => stop('SIGINT', drainTimeoutMs));
+  onHangup({ drain: () => stop('SIGHUP', drainTimeoutMs), reload });
+  // Engine timers are unref'd so that one-shot commands can exit; this keeps serve alive.
+  setInterval(() => undefined, 1 << 30);
+}
+
+/** What the pages of a stopping `ax serve` are told (they say it instead of "reconnecting"). */
+function stoppedBecause(reason: string): string {
+  if (reason === 'drain requested')
+    return 'This node was drained (ax drain, or Drain on the Workers page), so ax serve stopped';
+  return `Its ax serve stopped (${reason.startsWith('SIG') ? `${reason} received` : reason})`;
+}
+
+function stopper(
+  release: (drainMs: number) => Promise<void>,
+  before: (reason: string) => Promise<void> = async () => undefined,
+) {
+  let stopping = false;
+  return (reason: string, drainMs: number) => {
+    if (stopping) return;
+    stopping = true;
+    const limit = Number.isFinite(drainMs) ? `for up to ${drainMs / 1000}s` : 'for as long as they take';
+    const why = reason.startsWith('SIG') ? `${reason} received` : reason;
+    console.log(`ax serve: ${why}: taking no new tasks and letting running ones finish (${limit})`);
+    void (async () => {
+      await before(stoppedBecause(reason));
+      await release(drainMs);
+      console.log('ax serve: stopped');
+      process.exit(process.exitCode ?? 0);
+    })();
+  };
+}
+
+/** SIGHUP as a service: the alert settings and channels, and the API token, read again. */
+function reloadSettings(engine: Engine, api: LocalApi | undefined): string[] {
+  const alerts = engine.reloadSettings();
+  api?.reloadToken();
+  return [alerts, 'API token', 'webhook and metrics tokens are read on every request'];
+}
+
+/** The UI and the API on 127.0.0.1 (see local-api.ts), and the lines that say how to reach them. */
+async function serveApi(
+  engine: Engine,
+  dir: string,
+  port: number,
+  startLine: (port: number) => string,
+): Promise<LocalApi> {
+  const server = await startLocalApi(engine, dir, port, 'ax serve');
+  const webhookFile = path.join(dir, 'webhook-token');
+  console.log(startLine(server.port));
+  console.log(`open ${server.signInUrl()}`);
+  console.log('  (a single-use sign-in link for the UI, valid for 2 minutes; "ax open" makes a fresh one)');
+  const metrics = metricsAuth(dir, 'ax serve')();
+  console.log(
+    `metrics: GET http://127.0.0.1:${server.port}/metrics (Prometheus text format; ${'token' in metrics ? `token required: the text of ${path.join(dir, 'metrics-token')}` : 'refused' in metrics ? metrics.refused : `no token: put one in ${path.join(dir, 'metrics-token')} to require it`})`,
+  );
+  console.log(
+    server.webhooksOn()
+      ? `webhooks on: POST http://127.0.0.1:${server.port}/events/EVENT with "Authorization: Bearer SECRET", SECRET being the text of ${webhookFile}`
+      : `webhooks off: put a secret of at least 16 characters in ${webhookFile} to turn them on (read on every request: no restart needed)`,
+  );
+  return server;
+}
+
+export async function serveSolo(g: GlobalOptions, opts: ServeOptions): Promise<void> {
+  checkTokenFiles(cliDataDir(g.dataDir));
+  checkMetricsAddress(cliDataDir(g.dataDir), opts.metricsAddress);
+  // The drain callback exists before the engine does; it is bound once the engine runs.
+  const later: { stop?: (reason: string, drainMs: number) => void } = {};
+  const embedded = await embeddedEngine(
+    {
+      ...g,
+      concurrency: opts.concurrency,
+      drainTimeoutMs: opts.drainTimeout * 1000,
+      onDrainRequested: () => later.stop?.('drain requested', Infinity),
+    },
+    'ax serve',
+  );
+  const { engine, dir } = embedded;
+  // what is serving: the stop closes whatever of it exists by then
+  const serving: { api?: LocalApi; metrics?: Awaited<ReturnType<typeof serveMetricsAddress>> } = {};
+  // Bound before the link is printed: whoever waits for the link (a supervisor, npm start, a
+  // test) may send SIGTERM at once, and it must find the drain, not the default (death).
+  later.stop = stopper(
+    (ms) => embedded.release(ms),
+    async (why) => {
+      // While it drains, other commands use the data dir directly instead of a closing API.
+      embedded.lock.update({ port: undefined });
+      await Promise.all([serving.api?.close(why), serving.metrics?.close()]);
+    },
+  );
+  stopOn(later.stop, opts.drainTimeout * 1000, () => reloadSettings(engine, serving.api));
+  serving.metrics = await serveMetricsAddress(engine, dir, opts.metricsAddress);
+  const server = (serving.api = await serveApi(
+    engine,
+    dir,
+    opts.port,
+    (port) => `ax serve: solo engine on ${dir}, API ws://127.0.0.1:${port}/api (pid ${process.pid})`,
+  ));
+  // The port in the lock is what tells other commands (and scripts) that the engine is ready.
+  embedded.lock.update({ port: server.port });
+}
+
+/**
+ * A server that is down or unreachable at start is waited for (with the reason printed and
+ * backoff up to 30 s) rather than fatal: a team node may boot before its database. A wrong
+ * connection string (validation) still stops at once.
+ */
+function untilReachable<T>(open: () => Promise<T>): Promise<T> {
+  return retrying(systemClock, open, {
+    firstMs: 1_000,
+    maxMs: 30_000,
+    retryable: (err) => err instanceof AxError && err.code === 'unavailable',
+    onRetry: (err, delay) =>
+      process.stderr.write(`ax serve: ${(err as Error).message}; retrying in ${delay / 1000}s\n`),
+  });
+}
+
+export async function serveTeam(g: GlobalOptions, opts: ServeOptions): Promise<void> {
+  if (!ROLES.includes(opts.role as TeamRole))
+    throw new AxError('validation', `unknown role "${opts.role}": use scheduler, worker or client`);
+  const accept = list(opts.accept) ?? [];
+  const later: { stop?: (reason: string, drainMs: number) => void } = {};
+  const dir = cliDataDir(g.dataDir);
+  checkTokenFiles(dir);
+  checkMetricsAddress(dir, opts.metricsAddress);
+  const acceptWorkflows = accept
+    .filter((a) => a.startsWith('workflow:'))
+    .map((a) => a.slice('workflow:'.length))
+    .filter(Boolean);
+  const engine: Engine = await untilReachable(() =>
+    openTeamEngine({
+      ...teamConnection(g),
+      role: opts.role as TeamRole,
+      schedulerWorks: opts.work,
+      workerId: opts.workerId,
+      labels: list(opts.labels),
+      temporary: opts.temporary,
+      acceptUnlabelled: accept.includes('unlabelled') ? true : undefined,
+      acceptWorkflows: acceptWorkflows.length ? acceptWorkflows : undefined,
+      maxConcurrency: opts.concurrency,
+      taskEnvFlags: taskEnvFlags(g),
+      onAlert: (m) => process.stderr.write(`ax: ${m}\n`),
+      onDrainRequested: () => later.stop?.('drain requested', Infinity),
+      onIdentityLost: () => {
+        process.exitCode = 4;
+        later.stop?.('another node took this worker id', 0);
+      },
+      dataDir: dir,
+    }),
+  );
+  try {
+    await engine.start();
+  } catch (err) {
+    // Refused (its worker id is held by a live worker) or failed: nothing of it may linger.
+    await engine.dispose().catch(() => undefined);
+    throw err;
+  }
+  const worker = engine.worker ? `, worker id ${engine.worker.id}` : '';
+  // Every team node serves the UI and the API on this machine; MySQL and Redis stay the truth.
+  let unannounce = () => undefined as void;
+  // what is serving: the stop closes whatever of it exists by then
+  const serving: { api?: LocalApi; metrics?: Awaited<ReturnType<typeof serveMetricsAddress>> } = {};
+  // As in serveSolo: the stop is bound before the link is printed.
+  later.stop = stopper(
+    async (ms) => {
+      await engine.stop(ms);
+      await engine.dispose();
+    },
+    async (why) => {
+      unannounce();
+      await Promise.all([serving.api?.close(why), serving.metrics?.close()]);
+    },
+  );
+  stopOn(later.stop, opts.drainTimeout * 1000, () => reloadSettings(engine, serving.api));
+  serving.metrics = await serveMetricsAddress(engine, dir, opts.metricsAddress);
+  const server = (serving.api = await serveApi(
+    engine,
+    dir,
+    opts.port,
+    (port) => `ax serve: team ${opts.role}${worker} (pid ${process.pid}), API ws://127.0.0.1:${port}/api`,
+  ));
+  unannounce = announceUiNode(dir, {
+    port: server.port,
+    role: opts.role,
+    ...(engine.worker && { workerId: engine.worker.id }),
+  });
+}
