@@ -17,7 +17,7 @@ import {
 } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useTheme } from '../app/theme-context.ts';
-import { useApi } from '../engine-client/index.ts';
+import { useLogReader } from '../server-state/index.ts';
 import { LogRow, type RowLabels } from './LogRow.tsx';
 import { LogSearch, type SearchSnapshot } from './log-search.ts';
 import { LogToolbar } from './LogToolbar.tsx';
@@ -47,7 +47,7 @@ const noSearch = () => () => undefined;
 // Memoised: the pages around it re-render every second for their clocks.
 export const LogViewer = memo(function LogViewer({ instanceId, height = '60vh', live = false }: LogViewerProps) {
   const { t } = useTranslation('logs');
-  const api = useApi();
+  const reader = useLogReader();
   const { dark } = useTheme();
   const { token } = antTheme.useToken();
   const { pages, ready, error, mode } = useLogPages(instanceId, live);
@@ -158,11 +158,11 @@ export const LogViewer = memo(function LogViewer({ instanceId, height = '60vh', 
 
   const startSearch = useCallback(
     (query: string) => {
-      const s = new LogSearch(api, instanceId, query);
+      const s = new LogSearch(reader, instanceId, query);
       setSearch(s);
       void s.start().then((hit) => goTo(hit?.seq));
     },
-    [api, instanceId, goTo],
+    [reader, instanceId, goTo],
   );
   const clearSearch = useCallback(() => {
     setSearch(undefined);
