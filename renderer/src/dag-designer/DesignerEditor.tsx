@@ -32,7 +32,8 @@ import { edgesOf, findTask, updateTask, updateWorkflow } from './model/spec-ops.
 import { TaskKeys } from './task-keys.ts';
 import { DesignerSidePanel, type PanelTab } from './DesignerSidePanel.tsx';
 import { ProblemsList } from './ProblemsList.tsx';
-import { fieldId, TaskPanel } from './TaskPanel.tsx';
+import { TaskPanel } from './TaskPanel.tsx';
+import { fieldId } from './task-fields.tsx';
 import { useCanvasState } from './use-canvas-state.ts';
 import { useCulledGraph } from './use-culled-graph.ts';
 import { useCycleFlash } from './use-cycle-flash.ts';
