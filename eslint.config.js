@@ -19,6 +19,47 @@ const RENDERER_ENGINE_PATTERNS = [
   },
 ];
 
+const ENGINE_CLIENT_PATTERN = {
+  regex: '(^|/)engine-client(/|$)',
+  message: 'call the engine through the hooks of renderer/src/server-state/, not the engine client.',
+};
+
+function serverStateRule({ files, ignores = [], patterns }) {
+  return {
+    files,
+    ignores,
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns,
+          paths: [
+            {
+              name: '@tanstack/react-query',
+              importNames: [
+                'useQuery',
+                'useQueries',
+                'useSuspenseQuery',
+                'useInfiniteQuery',
+                'useMutation',
+                'useQueryClient',
+              ],
+              message: 'read and change server state through the hooks of renderer/src/server-state/.',
+            },
+          ],
+        },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "Property[key.name='queryKey']",
+          message: 'query keys are made by keys in renderer/src/server-state/keys.ts.',
+        },
+      ],
+    },
+  };
+}
+
 const CORE_IMPURE = [
   'node:*',
   'fs',
@@ -122,40 +163,18 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': ['error', { patterns: RENDERER_ENGINE_PATTERNS }] },
   },
   // The UI's server state is in renderer/src/server-state/: components get their reads and
-  // changes from its hooks and its keys, so no query key is spelled out in a component.
-  {
+  // changes from its hooks and its keys, so no query key is spelled out in a component, and no
+  // component calls the engine client itself. The app shell (boot, session, frame) and the
+  // desktop shell open and watch the connection, so they may import engine-client/.
+  serverStateRule({
     files: ['renderer/**/*.{ts,tsx}'],
     ignores: ['renderer/src/server-state/**', 'renderer/src/engine-client/**'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: RENDERER_ENGINE_PATTERNS,
-          paths: [
-            {
-              name: '@tanstack/react-query',
-              importNames: [
-                'useQuery',
-                'useQueries',
-                'useSuspenseQuery',
-                'useInfiniteQuery',
-                'useMutation',
-                'useQueryClient',
-              ],
-              message: 'read and change server state through the hooks of renderer/src/server-state/.',
-            },
-          ],
-        },
-      ],
-      'no-restricted-syntax': [
-        'error',
-        {
-          selector: "Property[key.name='queryKey']",
-          message: 'query keys are made by keys in renderer/src/server-state/keys.ts.',
-        },
-      ],
-    },
-  },
+    patterns: [...RENDERER_ENGINE_PATTERNS, ENGINE_CLIENT_PATTERN],
+  }),
+  serverStateRule({
+    files: ['renderer/src/app/**/*.{ts,tsx}', 'renderer/src/desktop/**/*.{ts,tsx}', 'renderer/src/main.tsx'],
+    patterns: RENDERER_ENGINE_PATTERNS,
+  }),
   // Component tests pair the real engine with the UI in one process (renderer/src/test-support/).
   {
     files: ['renderer/**/*.test.tsx', 'renderer/src/test-support/**'],

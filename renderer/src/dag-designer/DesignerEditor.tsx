@@ -9,36 +9,30 @@ import { useNavigate } from 'react-router-dom';
 import type { TaskStats } from '../../../engine/api/engine-api.ts';
 import type { ValidationProblem } from '../../../engine/api/errors.ts';
 import type { WorkflowSpec } from '../../../engine/api/types.ts';
-import { isolated } from '../../../engine/core/model/dag.ts';
 import { useTheme } from '../app/theme-context.ts';
-import { filterGraph } from '../graph/filter-graph.ts';
-import { GRAPH_DRAW_LIMIT, TooLargeToDraw } from '../graph/TooLargeToDraw.tsx';
+import { TooLargeToDraw } from '../graph/TooLargeToDraw.tsx';
 import { DesignerCanvasArea } from './DesignerCanvasArea.tsx';
 import { DesignerHeader } from './DesignerHeader.tsx';
 import { DesignerToolbar } from './DesignerToolbar.tsx';
 import { ExportYamlModal } from './ExportYamlModal.tsx';
 import { DraftErrorsContext, type DraftErrors } from './fields/draft-errors.ts';
-import { FlowCache, type NodeFlags } from './flow-elements.ts';
 import { focusLater } from './focus-later.ts';
 import { ImportModal } from './ImportModal.tsx';
-import {
-  placeProblems,
-  problemCounts,
-  taskFieldMessages,
-  workflowFieldMessages,
-  type PlacedProblem,
-} from './model/problems.ts';
-import { edgesOf, findTask, updateTask, updateWorkflow } from './model/spec-ops.ts';
+import { placeProblems, taskFieldMessages, workflowFieldMessages, type PlacedProblem } from './model/problems.ts';
+import { findTask, updateTask, updateWorkflow } from './model/spec-ops.ts';
 import { TaskKeys } from './task-keys.ts';
 import { DesignerSidePanel, type PanelTab } from './DesignerSidePanel.tsx';
 import { ProblemsList } from './ProblemsList.tsx';
-import { fieldId, TaskPanel } from './TaskPanel.tsx';
+import { TaskPanel } from './TaskPanel.tsx';
+import { fieldId } from './task-fields.tsx';
 import { useCanvasState } from './use-canvas-state.ts';
 import { useCulledGraph } from './use-culled-graph.ts';
 import { useCycleFlash } from './use-cycle-flash.ts';
 import { useDesignerDoc } from './use-designer-doc.ts';
 import { useDesignerShortcuts } from './use-designer-shortcuts.ts';
 import { useExportImage } from './use-export-image.ts';
+import { useFlowElements } from './use-flow-elements.ts';
+import { useGraphFilter } from './use-graph-filter.ts';
 import { useDesignerEdits } from './use-designer-edits.ts';
 import { useSave } from './use-save.ts';
 import { useUnsavedWarning } from './use-unsaved-warning.ts';
@@ -66,22 +60,7 @@ export function DesignerEditor({ initial, loadedName, stats, defaultTimezone }: 
   const [yamlOpen, setYamlOpen] = useState(false);
   const [taskKeys] = useState(() => new TaskKeys());
 
-  // the too-large path: past the limit only filtered tasks are drawn
-  const big = spec.tasks.length > GRAPH_DRAW_LIMIT;
-  const [filter, setFilter] = useState('');
-  const filtered = useMemo(
-    () =>
-      big
-        ? filterGraph(
-            spec.tasks.map((x) => ({ id: x.name, text: x.command })),
-            edgesOf(spec).map(([source, target]) => ({ source, target })),
-            filter,
-            GRAPH_DRAW_LIMIT,
-          )
-        : undefined,
-    [big, spec, filter],
-  );
-  const visible = useMemo(() => (filtered ? new Set(filtered.ids) : undefined), [filtered]);
+  const { big, filter, setFilter, filtered, visible } = useGraphFilter(spec);
 
   const canvas = useCanvasState(spec, visible, container);
   const cycle = useCycleFlash();
@@ -151,26 +130,7 @@ export function DesignerEditor({ initial, loadedName, stats, defaultTimezone }: 
     initialViewport.current = canvas.viewportFor(canvas.positions, box?.clientWidth ?? 800, box?.clientHeight ?? 600);
   }
 
-  const flags: NodeFlags = useMemo(
-    () => ({
-      selectedNodes: canvas.selectedNodes,
-      selectedEdges: canvas.selectedEdges,
-      cycleNodes: cycle.nodes,
-      cycleEdges: cycle.edges,
-      isolated: new Set(spec.tasks.length > 1 ? isolated(names, edgesOf(spec)) : []),
-      problems: problemCounts(placed),
-      visible,
-    }),
-    [canvas.selectedNodes, canvas.selectedEdges, cycle.nodes, cycle.edges, spec, names, placed, visible],
-  );
-  const cache = useRef(new FlowCache());
-  // nothing to draw before the first layout: building 5,000 nodes at (0, 0) would be wasted
-  const ready = canvas.ready;
-  const nodes = useMemo(
-    () => (ready ? cache.current.buildNodes(spec.tasks, canvas.positions, canvas.sizes, canvas.direction, flags) : []),
-    [ready, spec.tasks, canvas.positions, canvas.sizes, canvas.direction, flags],
-  );
-  const edges = useMemo(() => (ready ? cache.current.buildEdges(spec.tasks, flags) : []), [ready, spec.tasks, flags]);
+  const { nodes, edges } = useFlowElements({ spec, names, canvas, cycle, placed, visible });
 
   const { renderAll, exportImage } = useExportImage(container, nodes, spec.name || 'workflow');
   const { shown, onViewport } = useCulledGraph(nodes, edges, {

@@ -1,33 +1,27 @@
 // The workflow as the same YAML `ax export` writes (the engine formats it), to copy or download.
 import { CopyOutlined, DownloadOutlined } from '@ant-design/icons';
 import { Alert, App, Button, Flex, Modal, Spin } from 'antd';
-import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { AxError, formatProblems } from '../../../engine/api/errors.ts';
 import type { WorkflowSpec } from '../../../engine/api/types.ts';
-import { useApi } from '../engine-client/index.ts';
 import { downloadUrl } from '../graph/export-image.ts';
+import { useWorkflowYaml } from '../server-state/index.ts';
 import { errorMessage } from '../shared/feedback.tsx';
 
 export function ExportYamlModal({ spec, open, onClose }: { spec: WorkflowSpec; open: boolean; onClose: () => void }) {
   const { t } = useTranslation('designer');
   const { message } = App.useApp();
-  const api = useApi();
-  const [result, setResult] = useState<{ text?: string; error?: string } | undefined>();
-  useEffect(() => {
-    if (!open) return;
-    let active = true;
-    setResult(undefined);
-    api.formatWorkflow(spec).then(
-      (text) => active && setResult({ text }),
-      (e: unknown) =>
-        active &&
-        setResult({ error: e instanceof AxError && e.problems.length ? formatProblems(e.problems) : errorMessage(e) }),
-    );
-    return () => {
-      active = false;
-    };
-  }, [api, spec, open]);
+  const yaml = useWorkflowYaml(spec, open);
+  const result =
+    yaml && 'error' in yaml
+      ? {
+          text: undefined,
+          error:
+            yaml.error instanceof AxError && yaml.error.problems.length
+              ? formatProblems(yaml.error.problems)
+              : errorMessage(yaml.error),
+        }
+      : yaml && { text: yaml.text, error: undefined };
   const fileName = `${spec.name || 'workflow'}.yaml`;
   return (
     <Modal

@@ -6,7 +6,7 @@ import { useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ValidationProblem } from '../../../engine/api/errors.ts';
 import type { WorkflowSpec } from '../../../engine/api/types.ts';
-import { useApi } from '../engine-client/index.ts';
+import { useValidateWorkflow } from '../server-state/index.ts';
 import { errorMessage } from '../shared/feedback.tsx';
 import { mono } from './fields/mono.ts';
 
@@ -20,7 +20,7 @@ export function ImportModal({
   onImport: (spec: WorkflowSpec, warnings: string[]) => void;
 }) {
   const { t } = useTranslation('designer');
-  const api = useApi();
+  const validate = useValidateWorkflow();
   const [text, setText] = useState('');
   const [fileName, setFileName] = useState<string | undefined>();
   const [problems, setProblems] = useState<ValidationProblem[]>([]);
@@ -33,7 +33,7 @@ export function ImportModal({
     setError(undefined);
     setProblems([]);
     try {
-      const report = await api.validate({ text, file: fileName });
+      const report = await validate({ text, file: fileName });
       if (report.ok && report.spec) {
         onImport(
           report.spec,

@@ -1,51 +1,12 @@
-// The schedule "in words" and its next five fires, live while the cron is typed: the engine
-// computes them (its own cron reader and zone rules), so the preview cannot disagree with what
-// will run. Times are in the viewer's zone, with the schedule's zone beside them when it differs.
+// The schedule "in words" and its next five fires, live while the cron is typed (useFirePreview
+// in server-state/): the engine computes them (its own cron reader and zone rules), so the
+// preview cannot disagree with what will run. Times are in the viewer's zone, with the schedule's zone beside them when it differs.
 import { ClockCircleOutlined } from '@ant-design/icons';
 import { Flex, Typography } from 'antd';
-import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { FirePreview } from '../../../engine/api/engine-api.ts';
-import { AxError } from '../../../engine/api/errors.ts';
-import { useApi } from '../engine-client/index.ts';
 import { describeSchedule } from '../shared/schedule-words.ts';
 import { useTimeFormat } from '../shared/use-time-format.ts';
-
-export interface PreviewState {
-  preview?: FirePreview;
-  /** field ("schedule.cron" / "schedule.timezone") → message, from the engine */
-  errors: Record<string, string>;
-}
-
-export function useFirePreview(cron: string | undefined, timezone: string | undefined): PreviewState {
-  const api = useApi();
-  const [state, setState] = useState<PreviewState>({ errors: {} });
-  useEffect(() => {
-    if (cron === undefined || cron.trim() === '') {
-      setState({ errors: {} });
-      return;
-    }
-    let active = true;
-    const timer = setTimeout(() => {
-      api.nextFires({ cron, timezone }, 5).then(
-        (preview) => active && setState({ preview, errors: {} }),
-        (error: unknown) => {
-          if (!active) return;
-          const errors: Record<string, string> = {};
-          if (error instanceof AxError && error.problems.length)
-            for (const p of error.problems) errors[p.path] = p.message;
-          else errors['schedule.cron'] = error instanceof Error ? error.message : String(error);
-          setState({ errors });
-        },
-      );
-    }, 350);
-    return () => {
-      active = false;
-      clearTimeout(timer);
-    };
-  }, [api, cron, timezone]);
-  return state;
-}
 
 export function SchedulePreview({ preview, cron }: { preview: FirePreview | undefined; cron: string }) {
   const { t, i18n } = useTranslation('designer');

@@ -1,20 +1,26 @@
 // The side panel's form for one task: every field of the workflow file's task, each with its
 // own problems from the last validation shown on it.
-import { BulbOutlined, DeleteOutlined } from '@ant-design/icons';
-import { Alert, Button, Flex, Form, Input, InputNumber, Popconfirm, Select, Typography } from 'antd';
-import { useCallback, useEffect, useState } from 'react';
+import { DeleteOutlined } from '@ant-design/icons';
+import { Alert, Button, Form, Input, InputNumber, Popconfirm, Select, Typography } from 'antd';
+import { useCallback, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { TaskStats } from '../../../engine/api/engine-api.ts';
-import type { RetryBackoff, TaskSpec, WorkflowSpec } from '../../../engine/api/types.ts';
+import type { TaskSpec, WorkflowSpec } from '../../../engine/api/types.ts';
 import { hasBidiControls, showBidiControls } from '../../../engine/api/bidi-text.ts';
-import { formatDuration } from '../../../engine/core/model/duration.ts';
 import { DurationInput } from './fields/DurationInput.tsx';
 import { EnvEditor } from './fields/EnvEditor.tsx';
 import { SizeInput } from './fields/SizeInput.tsx';
 import { mono } from './fields/mono.ts';
-import { problemField } from './fields/ProblemField.tsx';
 import { crossFromKeys, crossKey, isDefaultDate, refText } from './model/cross-refs.ts';
-import { EXPONENTIAL_MAX_MS, type RenameProblem } from './model/spec-ops.ts';
+import type { RenameProblem } from './model/spec-ops.ts';
+import {
+  fieldId,
+  RetryBackoffFields,
+  TaskField,
+  TaskNameInput,
+  TimeoutSuggestion,
+  type LocalErrors,
+} from './task-fields.tsx';
 
 export interface TaskPanelProps {
   task: TaskSpec;
@@ -28,11 +34,7 @@ export interface TaskPanelProps {
   onDelete: () => void;
 }
 
-export function fieldId(field: string): string {
-  return `task-field-${field.replace(/\./g, '-')}`;
-}
-
-const Field = problemField(fieldId);
+const Field = TaskField;
 
 export function TaskPanel({
   task,
@@ -46,7 +48,7 @@ export function TaskPanel({
 }: TaskPanelProps) {
   const { t } = useTranslation('designer');
   const cross = task.crossUpstream ?? [];
-  const [localErrors, setLocalErrors] = useState<Record<string, string | undefined>>({});
+  const [localErrors, setLocalErrors] = useState<LocalErrors>({});
   const setLocal = useCallback(
     (field: string) => (error: string | undefined) =>
       setLocalErrors((e) => (e[field] === error ? e : { ...e, [field]: error })),
@@ -56,10 +58,7 @@ export function TaskPanel({
   const onTimeoutError = useCallback((e: string | undefined) => setLocal('timeout')(e), [setLocal]);
   const onWaitTimeoutError = useCallback((e: string | undefined) => setLocal('wait_timeout')(e), [setLocal]);
   const onLogLimitError = useCallback((e: string | undefined) => setLocal('log_limit')(e), [setLocal]);
-  const onDelayError = useCallback((e: string | undefined) => setLocal('retry_backoff.delay')(e), [setLocal]);
-  const onMaxError = useCallback((e: string | undefined) => setLocal('retry_backoff.max')(e), [setLocal]);
   const backoff = task.retryBackoff;
-  const setBackoff = (next: RetryBackoff, field: string) => onEdit({ retryBackoff: next }, field);
   const others = spec.tasks.filter((x) => x.name !== task.name).map((x) => ({ value: x.name, label: x.name }));
   const whole = problems.get('');
 
@@ -71,7 +70,7 @@ export function TaskPanel({
     >
       {whole && <Alert type="error" showIcon style={{ marginBottom: 12 }} title={whole.join(' · ')} />}
       <Field field="name" required label={t('field.name')} problems={problems} local={localErrors.name}>
-        <NameInput name={task.name} onRename={onRename} onError={onNameError} />
+        <TaskNameInput name={task.name} onRename={onRename} onError={onNameError} />
       </Field>
       <Field field="command" required label={t('field.command')} problems={problems}>
         <Input.TextArea
@@ -109,23 +108,11 @@ export function TaskPanel({
         local={localErrors.timeout}
         extra={
           suggestion && suggestion.samples > 0 ? (
-            <Flex gap={8} align="center" wrap data-testid="timeout-suggestion" style={{ marginTop: 4 }}>
-              <BulbOutlined aria-hidden />
-              <span>
-                {t('field.timeoutSuggestion', {
-                  value: formatDuration(suggestion.suggestedTimeoutMs),
-                  count: suggestion.samples,
-                })}
-              </span>
-              {task.timeoutMs !== suggestion.suggestedTimeoutMs && (
-                <Button
-                  size="small"
-                  onClick={() => onEdit({ timeoutMs: suggestion.suggestedTimeoutMs }, 'timeout-suggestion')}
-                >
-                  {t('field.useSuggestion')}
-                </Button>
-              )}
-            </Flex>
+            <TimeoutSuggestion
+              suggestion={suggestion}
+              timeoutMs={task.timeoutMs}
+              onUse={(ms) => onEdit({ timeoutMs: ms }, 'timeout-suggestion')}
+            />
           ) : (
             t('field.timeoutHelp')
           )
@@ -153,70 +140,13 @@ export function TaskPanel({
         />
       </Field>
       {task.retries > 0 || backoff.kind !== 'fixed' || backoff.delayMs !== 10_000 ? (
-        <fieldset style={{ border: 0, margin: 0, padding: 0 }}>
-          <Typography.Text strong style={{ display: 'block', marginBottom: 6 }}>
-            {t('field.backoff')}
-          </Typography.Text>
-          <Flex gap={8} wrap>
-            <Field field="retry_backoff.strategy" label={t('field.strategy')} problems={problems}>
-              <Select
-                id={fieldId('retry_backoff.strategy')}
-                value={backoff.kind}
-                style={{ width: 130 }}
-                options={[
-                  { value: 'fixed', label: t('field.strategyFixed') },
-                  { value: 'exponential', label: t('field.strategyExponential') },
-                ]}
-                onChange={(kind: RetryBackoff['kind']) =>
-                  setBackoff(
-                    kind === 'fixed'
-                      ? { kind, delayMs: backoff.delayMs, maxDelayMs: backoff.delayMs }
-                      : { kind, delayMs: backoff.delayMs, maxDelayMs: Math.max(EXPONENTIAL_MAX_MS, backoff.delayMs) },
-                    'strategy',
-                  )
-                }
-              />
-            </Field>
-            <div style={{ width: 110 }}>
-              <Field
-                field="retry_backoff.delay"
-                label={t('field.delay')}
-                problems={problems}
-                local={localErrors['retry_backoff.delay']}
-              >
-                <DurationInput
-                  id={fieldId('retry_backoff.delay')}
-                  value={backoff.delayMs}
-                  onChange={(ms) =>
-                    ms !== undefined &&
-                    setBackoff(
-                      { ...backoff, delayMs: ms, maxDelayMs: backoff.kind === 'fixed' ? ms : backoff.maxDelayMs },
-                      'delay',
-                    )
-                  }
-                  onError={onDelayError}
-                />
-              </Field>
-            </div>
-            {backoff.kind === 'exponential' && (
-              <div style={{ width: 110 }}>
-                <Field
-                  field="retry_backoff.max"
-                  label={t('field.max')}
-                  problems={problems}
-                  local={localErrors['retry_backoff.max']}
-                >
-                  <DurationInput
-                    id={fieldId('retry_backoff.max')}
-                    value={backoff.maxDelayMs}
-                    onChange={(ms) => ms !== undefined && setBackoff({ ...backoff, maxDelayMs: ms }, 'max')}
-                    onError={onMaxError}
-                  />
-                </Field>
-              </div>
-            )}
-          </Flex>
-        </fieldset>
+        <RetryBackoffFields
+          backoff={backoff}
+          problems={problems}
+          localErrors={localErrors}
+          setLocal={setLocal}
+          onChange={(next, field) => onEdit({ retryBackoff: next }, field)}
+        />
       ) : null}
       <Field field="upstream" label={t('field.upstream')} problems={problems} extra={t('field.upstreamHelp')}>
         <Select
@@ -325,48 +255,5 @@ export function TaskPanel({
         </Button>
       </Popconfirm>
     </Form>
-  );
-}
-
-/**
- * The task name: renamed when the user leaves the box or presses Enter, if the name is free. The
- * box stays the same element through a rename (it keeps the focus after Enter); a name changed
- * from elsewhere (undo) replaces the text, in render rather than in an effect that would
- * overwrite keys typed before it ran.
- */
-function NameInput({
-  name,
-  onRename,
-  onError,
-}: {
-  name: string;
-  onRename: (to: string) => RenameProblem | undefined;
-  onError: (e: string | undefined) => void;
-}) {
-  const { t } = useTranslation('designer');
-  const [text, setText] = useState(name);
-  const [shown, setShown] = useState(name);
-  if (shown !== name) {
-    setShown(name);
-    setText(name);
-  }
-  useEffect(() => {
-    onError(undefined);
-  }, [onError, name]);
-  const commit = () => {
-    if (text === name) return onError(undefined);
-    const problem = onRename(text);
-    onError(problem ? t(`rename.${problem}`, { name: text }) : undefined);
-  };
-  return (
-    <Input
-      id={fieldId('name')}
-      value={text}
-      onChange={(e) => setText(e.target.value)}
-      onBlur={commit}
-      onPressEnter={commit}
-      spellCheck={false}
-      style={mono}
-    />
   );
 }

@@ -10,11 +10,12 @@ import type {
   ScheduleSpec,
   WorkflowSpec,
 } from '../../../engine/api/types.ts';
+import { useFirePreview } from '../server-state/index.ts';
 import { viewerZone } from '../shared/time.ts';
 import { mono } from './fields/mono.ts';
 import { problemField } from './fields/ProblemField.tsx';
 import { NAME_PATTERN } from './model/spec-ops.ts';
-import { SchedulePreview, useFirePreview } from './SchedulePreview.tsx';
+import { SchedulePreview } from './SchedulePreview.tsx';
 
 export interface WorkflowPanelProps {
   spec: WorkflowSpec;

@@ -20,7 +20,7 @@ import {
 } from './model/spec-ops.ts';
 import type { PanelTab } from './DesignerSidePanel.tsx';
 import type { TaskKeys } from './task-keys.ts';
-import { fieldId } from './TaskPanel.tsx';
+import { fieldId } from './task-fields.tsx';
 import type { useCanvasState } from './use-canvas-state.ts';
 import type { useCycleFlash } from './use-cycle-flash.ts';
 import type { DesignerDoc } from './use-designer-doc.ts';

@@ -6,7 +6,7 @@ import { useTranslation } from 'react-i18next';
 import type { ApplyOutcome } from '../../../engine/api/engine-api.ts';
 import { AxError, type ValidationProblem } from '../../../engine/api/errors.ts';
 import type { WorkflowSpec } from '../../../engine/api/types.ts';
-import { UI_ACTOR, useApi } from '../engine-client/index.ts';
+import { useApplyWorkflow, useValidateWorkflow } from '../server-state/index.ts';
 import { errorMessage } from '../shared/feedback.tsx';
 
 export interface SaveState {
@@ -26,7 +26,8 @@ export function useSave(
     onProblems: (problems: ValidationProblem[]) => void;
   },
 ): SaveState {
-  const api = useApi();
+  const validate = useValidateWorkflow();
+  const { mutateAsync: apply } = useApplyWorkflow();
   const { message } = App.useApp();
   const { t } = useTranslation('designer');
   const [problems, setProblems] = useState<ValidationProblem[]>([]);
@@ -43,7 +44,7 @@ export function useSave(
     if (!watching) return;
     let active = true;
     const timer = setTimeout(() => {
-      api.validate({ spec }).then(
+      validate({ spec }).then(
         (report) => active && setProblems(report.problems),
         () => undefined,
       );
@@ -52,7 +53,7 @@ export function useSave(
       active = false;
       clearTimeout(timer);
     };
-  }, [api, spec, watching]);
+  }, [validate, spec, watching]);
 
   const save = useCallback(async () => {
     const drafts = opts.current.draftErrors();
@@ -62,7 +63,7 @@ export function useSave(
     }
     setSaving(true);
     try {
-      const report = await api.validate({ spec });
+      const report = await validate({ spec });
       setChecked(true);
       if (!report.ok) {
         setProblems(report.problems);
@@ -70,7 +71,7 @@ export function useSave(
         message.error(t('save.problems', { count: report.problems.length }));
         return undefined;
       }
-      const outcome = await api.apply(spec, UI_ACTOR);
+      const outcome = await apply(spec);
       setProblems([]);
       opts.current.onSaved(spec, outcome);
       message.success(
@@ -90,7 +91,7 @@ export function useSave(
     } finally {
       setSaving(false);
     }
-  }, [api, spec, message, t]);
+  }, [validate, apply, spec, message, t]);
 
   const replaceProblems = useCallback((next: ValidationProblem[]) => {
     setProblems(next);

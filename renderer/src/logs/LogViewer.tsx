@@ -4,20 +4,11 @@
 import { VerticalAlignBottomOutlined } from '@ant-design/icons';
 import { elementScroll, observeElementOffset, useVirtualizer } from '@tanstack/react-virtual';
 import { Alert, Button, theme as antTheme } from 'antd';
-import {
-  memo,
-  useCallback,
-  useEffect,
-  useLayoutEffect,
-  useMemo,
-  useRef,
-  useState,
-  useSyncExternalStore,
-  type CSSProperties,
-} from 'react';
+import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useTheme } from '../app/theme-context.ts';
-import { useApi } from '../engine-client/index.ts';
+import { useLogReader } from '../server-state/index.ts';
+import { logColours } from './log-colours.ts';
 import { LogRow, type RowLabels } from './LogRow.tsx';
 import { LogSearch, type SearchSnapshot } from './log-search.ts';
 import { LogToolbar } from './LogToolbar.tsx';
@@ -47,7 +38,7 @@ const noSearch = () => () => undefined;
 // Memoised: the pages around it re-render every second for their clocks.
 export const LogViewer = memo(function LogViewer({ instanceId, height = '60vh', live = false }: LogViewerProps) {
   const { t } = useTranslation('logs');
-  const api = useApi();
+  const reader = useLogReader();
   const { dark } = useTheme();
   const { token } = antTheme.useToken();
   const { pages, ready, error, mode } = useLogPages(instanceId, live);
@@ -158,11 +149,11 @@ export const LogViewer = memo(function LogViewer({ instanceId, height = '60vh', 
 
   const startSearch = useCallback(
     (query: string) => {
-      const s = new LogSearch(api, instanceId, query);
+      const s = new LogSearch(reader, instanceId, query);
       setSearch(s);
       void s.start().then((hit) => goTo(hit?.seq));
     },
-    [api, instanceId, goTo],
+    [reader, instanceId, goTo],
   );
   const clearSearch = useCallback(() => {
     setSearch(undefined);
@@ -287,46 +278,3 @@ export const LogViewer = memo(function LogViewer({ instanceId, height = '60vh', 
     </div>
   );
 });
-
-function logColours(dark: boolean, border: string, focus: string): CSSProperties {
-  const c = dark
-    ? {
-        bg: '#141414',
-        fg: '#e6e6e6',
-        muted: '#8c8c8c',
-        gutter: '#1b1b1b',
-        err: '#ff7875',
-        errBg: 'rgba(255, 77, 79, 0.14)',
-        sys: '#69b1ff',
-        sysBg: 'rgba(22, 119, 255, 0.12)',
-        mark: 'rgba(250, 219, 20, 0.35)',
-        currentMark: 'rgba(250, 173, 20, 0.8)',
-      }
-    : {
-        bg: '#fbfbfb',
-        fg: '#1f1f1f',
-        muted: '#8c8c8c',
-        gutter: '#f3f3f3',
-        err: '#cf1322',
-        errBg: 'rgba(255, 77, 79, 0.08)',
-        sys: '#0958d9',
-        sysBg: 'rgba(22, 119, 255, 0.06)',
-        mark: 'rgba(250, 219, 20, 0.5)',
-        currentMark: '#ffc53d',
-      };
-  return {
-    '--ax-log-bg': c.bg,
-    '--ax-log-fg': c.fg,
-    '--ax-log-muted': c.muted,
-    '--ax-log-gutter-bg': c.gutter,
-    '--ax-log-border': border,
-    '--ax-log-err': c.err,
-    '--ax-log-err-bg': c.errBg,
-    '--ax-log-sys': c.sys,
-    '--ax-log-sys-bg': c.sysBg,
-    '--ax-log-current': '#faad14',
-    '--ax-log-mark-bg': c.mark,
-    '--ax-log-current-mark-bg': c.currentMark,
-    '--ax-log-focus': focus,
-  } as CSSProperties;
-}

@@ -1,11 +1,11 @@
-// One instance's log for the viewer: the range from api.logInfo, pages read on demand, and the
+// One instance's log for the viewer: the range from logInfo, pages read on demand, and the
 // live lines: from the `log:ID` topic, gathered into one batch per frame, or, while they come
 // too fast for one message per line, read from the stored tail a few times a second
 // (tail-mode.ts).
 import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import type { LogLine, LogStream } from '../../../engine/api/types.ts';
-import { useApi, type EngineEvent } from '../engine-client/index.ts';
-import { useLogInfo } from '../server-state/index.ts';
+import type { EngineEvent } from '../../../engine/api/events.ts';
+import { useLogInfo, useLogReader } from '../server-state/index.ts';
 import { FrameBatcher } from './frame-batcher.ts';
 import { LogPages } from './log-pages.ts';
 import { DEFAULT_TAIL_POLICY, keepPolling, RateMeter, type TailMode } from './tail-mode.ts';
@@ -22,11 +22,11 @@ export interface LogPagesState {
 }
 
 export function useLogPages(instanceId: number, live: boolean): LogPagesState {
-  const api = useApi();
+  const reader = useLogReader();
   // One cache per instance, kept for the component's life: not disposed in an effect cleanup,
   // which React's strict mode runs on a component that then lives on.
-  const [pages, setPages] = useState(() => new LogPages(api, instanceId));
-  if (pages.instanceId !== instanceId) setPages(new LogPages(api, instanceId));
+  const [pages, setPages] = useState(() => new LogPages(reader, instanceId));
+  if (pages.instanceId !== instanceId) setPages(new LogPages(reader, instanceId));
   const version = useSyncExternalStore(
     (notify) => pages.subscribe(notify),
     () => pages.version,
@@ -59,7 +59,7 @@ export function useLogPages(instanceId: number, live: boolean): LogPagesState {
       off = undefined;
       setMode('poll');
     };
-    api.subscribe([`log:${instanceId}`], handler).then(
+    reader.watchLog(instanceId, handler).then(
       (unsubscribe) => (active && !tooFast ? (off = unsubscribe) : unsubscribe()),
       () => undefined, // not connected: the connection replays subscriptions when it is
     );
@@ -67,7 +67,7 @@ export function useLogPages(instanceId: number, live: boolean): LogPagesState {
       active = false;
       off?.();
     };
-  }, [api, instanceId, mode, batcher, meter]);
+  }, [reader, instanceId, mode, batcher, meter]);
   useEffect(() => () => batcher.cancel(), [batcher, instanceId]);
 
   useEffect(() => {
@@ -75,7 +75,7 @@ export function useLogPages(instanceId: number, live: boolean): LogPagesState {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const readTail = async (): Promise<number> => {
       batcher.flush(); // lines already received go in first
-      const lines = await api.readLogs(instanceId, pages.lastSeq, DEFAULT_TAIL_POLICY.pollLimit);
+      const lines = await reader.readLogs(instanceId, pages.lastSeq, DEFAULT_TAIL_POLICY.pollLimit);
       if (!stopped) pages.appendLive(lines);
       return lines.length;
     };
@@ -87,7 +87,7 @@ export function useLogPages(instanceId: number, live: boolean): LogPagesState {
         fullReads = read >= DEFAULT_TAIL_POLICY.pollLimit ? fullReads + 1 : 0;
         if (fullReads >= DEFAULT_TAIL_POLICY.skipAfterFullReads) {
           fullReads = 0;
-          const extent = await api.logInfo(instanceId).catch(() => undefined);
+          const extent = await reader.logInfo(instanceId).catch(() => undefined);
           if (stopped) return;
           if (extent) pages.setRange(extent.firstSeq, extent.lastSeq);
         }
@@ -104,7 +104,7 @@ export function useLogPages(instanceId: number, live: boolean): LogPagesState {
       stopped = true;
       clearTimeout(timer);
     };
-  }, [mode, api, instanceId, pages, batcher]);
+  }, [mode, reader, instanceId, pages, batcher]);
 
   // When the instance ends, its last lines may have come as no event: ask for the extent again.
   const wasLive = useRef(live);
