@@ -15,6 +15,7 @@ export default defineConfig({
       'test/unit/group-commit.test.ts',
       'test/unit/memo-query.test.ts',
       'test/integration/engine-host.test.ts',
+      'test/integration/engine-host-port.test.ts',
       'test/e2e/cli-run.test.ts',
       'test/e2e/readme-first-workflow.test.ts',
       'test/e2e/cli-serve.test.ts',

@@ -26,7 +26,8 @@ import { promisify } from 'node:util';
 import { Queue } from 'bullmq';
 import mysql from 'mysql2/promise';
 import { deleteRedisPrefix, mysqlAvailable, REDIS_URL, redisAvailable, uniqueName } from '../test/helpers/services.ts';
-import { phaseFigures, p50p99, startTeam, stopTeam, waitRuns } from './team-load.ts';
+import { phaseFigures, p50p99 } from './team-load-figures.ts';
+import { startTeam, stopTeam, waitRuns } from './team-load-team.ts';
 import {
   type BenchOptions,
   type BenchTable,

@@ -8,6 +8,7 @@ import { alertsContract } from './store-alerts.contract.ts';
 import { claimsContract } from './store-claims.contract.ts';
 import { definitionsContract } from './store-definitions.contract.ts';
 import { eventKeysContract } from './store-event-keys.contract.ts';
+import { finishContract } from './store-finish.contract.ts';
 import { flagsContract } from './store-flags.contract.ts';
 import { instancesContract } from './store-instances.contract.ts';
 import { loadContract } from './store-load.contract.ts';
@@ -63,5 +64,6 @@ export function storeContract(name: string, open: () => Promise<StoreFixture>): 
     // that cannot run), so there the race is between two callers of one store, whose driver
     // queues the transactions: the case of a solo engine, the only process writing its data dir.
     transitionsContract(store, name === 'sqlite' ? store : peer);
+    finishContract(store, name === 'sqlite' ? store : peer);
   });
 }

@@ -7,22 +7,15 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { RunDetail } from '../../engine/api/engine-api.ts';
 import type { AuditEntry, RunRecord } from '../../engine/api/types.ts';
-import { ax, axJson, axStart, killAllAx } from '../helpers/ax.ts';
-import { tempDir, writeFile } from '../helpers/files.ts';
-import { groupMembers, killStrays, killWithLaunchers, readPidFile } from '../helpers/processes.ts';
+import { ax, axJson, axStart, cliSandbox, killAllAx } from '../helpers/ax.ts';
+import { writeFile } from '../helpers/files.ts';
+import { groupMembers, killWithLaunchers, readPidFile } from '../helpers/processes.ts';
 import { type ServeProcess, startServe } from '../helpers/serve.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
-let root: string;
-
-beforeAll(() => {
-  root = tempDir('ax-cli-cancel-');
-});
-
-afterAll(() => {
-  killStrays(root);
-  fs.rmSync(root, { recursive: true, force: true });
-});
+// one ROOT for the file: the served describe keeps its `ax serve` between tests, so each describe
+// kills its own `ax` processes after a test
+const box = cliSandbox('ax-cli-cancel-', { keepBetweenTests: true });
 
 /** A workflow of two parallel tasks that record their process group and sleep; retries would show. */
 function sleepers(dir: string, name: string): string {
@@ -43,22 +36,22 @@ tasks:
 
 describe('ax cancel without a server', () => {
   let dataDir: string;
-  const opts = () => ({ dataDir, cwd: root });
+  const opts = () => ({ dataDir, cwd: box.root });
 
   beforeAll(() => {
-    dataDir = path.join(root, 'direct');
+    dataDir = path.join(box.root, 'direct');
   });
   afterEach(async () => {
     await killAllAx();
   });
 
   it('stops the task an `ax run` process runs and cancels the waiting one; the run ends CANCELLED, nothing retried', async () => {
-    const file = sleepers(root, 'pair');
+    const file = sleepers(box.root, 'pair');
     // One slot: "first" or "second" runs, the other waits.
     const run = axStart(['run', file, '--wait', '--concurrency', '1'], opts());
     await run.waitForLine(/RUNNING/, 30_000, 'stdout');
     const runId = Number(/^run #(\d+)/m.exec(run.stdout)?.[1]);
-    const pidFile = [`${root}/pair-first.pid`, `${root}/pair-second.pid`];
+    const pidFile = [`${box.root}/pair-first.pid`, `${box.root}/pair-second.pid`];
     const pgid = await waitFor(
       () => pidFile.filter((f) => fs.existsSync(f)).map((f) => Number(fs.readFileSync(f, 'utf8')))[0],
       { timeoutMs: 15_000 },
@@ -93,9 +86,9 @@ describe('ax cancel without a server', () => {
   });
 
   it('stops, here, a task whose `ax run` process died (kill -9), so nothing of it runs on', async () => {
-    const file = sleepers(root, 'orphan');
+    const file = sleepers(box.root, 'orphan');
     const run = axStart(['run', file, '--wait'], opts());
-    const pids = await Promise.all(['first', 'second'].map((t) => readPidFile(`${root}/orphan-${t}.pid`, 30_000)));
+    const pids = await Promise.all(['first', 'second'].map((t) => readPidFile(`${box.root}/orphan-${t}.pid`, 30_000)));
     const runId = Number(/^run #(\d+)/m.exec(run.stdout)?.[1]);
     // What ax cancel finds the groups by: the pids the engine recorded (a task may write its pid
     // file before the engine has stored it).
@@ -122,11 +115,11 @@ describe('ax cancel without a server', () => {
 describe('ax cancel through ax serve', () => {
   let dataDir: string;
   let serve: ServeProcess;
-  const opts = () => ({ dataDir, cwd: root });
+  const opts = () => ({ dataDir, cwd: box.root });
 
   beforeAll(async () => {
-    dataDir = path.join(root, 'served');
-    serve = await startServe({ dataDir, cwd: root });
+    dataDir = path.join(box.root, 'served');
+    serve = await startServe({ dataDir, cwd: box.root });
   });
   afterEach(async () => {
     await killAllAx([serve]);
@@ -138,12 +131,12 @@ describe('ax cancel through ax serve', () => {
 
   it('cancels one task: it stops, its downstream does not run, the run fails', async () => {
     const file = writeFile(
-      root,
+      box.root,
       'one.yaml',
       `workflow: one
 tasks:
   slow:
-    command: 'echo $$ > "${root}/one.pid"; sleep 60'
+    command: 'echo $$ > "${box.root}/one.pid"; sleep 60'
     retries: 3
   after:
     command: echo never
@@ -153,7 +146,7 @@ tasks:
     expect((await ax(['apply', file], opts())).code).toBe(0);
     const started = await ax(['run', 'one'], opts());
     const runId = Number(/started run #(\d+)/.exec(started.stdout)?.[1]);
-    const pgid = await readPidFile(`${root}/one.pid`);
+    const pgid = await readPidFile(`${box.root}/one.pid`);
     const r = await ax(['cancel', String(runId), 'slow'], opts());
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout.trim()).toBe(`cancelled task slow of run #${runId}: 1 task stopped`);
@@ -170,12 +163,12 @@ tasks:
 
   it('Ctrl-C on ax run --wait stops waiting only: the run goes on in ax serve, and the hint stops it', async () => {
     const file = writeFile(
-      root,
+      box.root,
       'long.yaml',
-      `workflow: long\ntasks:\n  nap:\n    command: 'echo $$ > "${root}/long.pid"; sleep 60'\n`,
+      `workflow: long\ntasks:\n  nap:\n    command: 'echo $$ > "${box.root}/long.pid"; sleep 60'\n`,
     );
     const run = axStart(['run', file, '--wait'], opts());
-    const pgid = await readPidFile(`${root}/long.pid`, 30_000);
+    const pgid = await readPidFile(`${box.root}/long.pid`, 30_000);
     await run.waitForLine(/nap RUNNING/, 15_000, 'stdout');
     const runId = Number(/^run #(\d+)/m.exec(run.stdout)?.[1]);
     run.kill('SIGINT');
@@ -192,7 +185,7 @@ tasks:
 
   it('a cancelled run of an overlap-skip schedule no longer blocks it: the next fire runs', async () => {
     const file = writeFile(
-      root,
+      box.root,
       'tick.yaml',
       `workflow: tick
 schedule:
@@ -201,7 +194,7 @@ schedule:
   overlap: skip
 tasks:
   stuck:
-    command: 'echo $$ >> "${root}/tick.pids"; sleep 60'
+    command: 'echo $$ >> "${box.root}/tick.pids"; sleep 60'
 `,
     );
     expect((await ax(['apply', file], opts())).code).toBe(0);
@@ -216,7 +209,7 @@ tasks:
       async () => (await axJson<RunRecord[]>(['runs', 'tick'], opts())).some((x) => x.state === 'SKIPPED'),
       { timeoutMs: 10_000 },
     );
-    const pgid = Number(fs.readFileSync(`${root}/tick.pids`, 'utf8').split('\n')[0]);
+    const pgid = Number(fs.readFileSync(`${box.root}/tick.pids`, 'utf8').split('\n')[0]);
 
     const r = await ax(['cancel', String(first.id)], opts());
     expect(r.code, r.stderr).toBe(0);

@@ -4,24 +4,20 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { SqlStore } from '../../engine/adapters/sql/sql-store.ts';
-import { ax, killAllAx } from '../helpers/ax.ts';
-import { openDataDirStore, readLockFile, REPO, tempDir, writeFile } from '../helpers/files.ts';
-import { killStrays, processAlive, procState, readPidFile } from '../helpers/processes.ts';
+import { ax, cliSandbox } from '../helpers/ax.ts';
+import { openDataDirStore, readLockFile, REPO, writeFile } from '../helpers/files.ts';
+import { processAlive, procState, readPidFile } from '../helpers/processes.ts';
 import { startServe } from '../helpers/serve.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
-let root: string;
+// after each test the sandbox kills every `ax` and the tasks they left under ROOT
+const box = cliSandbox('ax-cli-lock-');
 const stores: SqlStore[] = [];
 const parents: number[] = [];
 
-beforeAll(() => {
-  root = tempDir('ax-cli-lock-');
-});
-
-afterEach(async () => {
-  await killAllAx();
+afterEach(() => {
   for (const pid of parents.splice(0)) {
     try {
       process.kill(pid, 'SIGKILL');
@@ -29,12 +25,10 @@ afterEach(async () => {
       // gone
     }
   }
-  killStrays(root);
 });
 
 afterAll(async () => {
   for (const s of stores) await s.close();
-  fs.rmSync(root, { recursive: true, force: true });
 });
 
 /**
@@ -49,7 +43,7 @@ async function serveUnderNonReapingParent(dataDir: string): Promise<{ servePid: 
     '/bin/sh',
     ['-c', `"${process.execPath}" "${path.join(REPO, 'bin', 'ax.mjs')}" serve >/dev/null 2>&1 & exec sleep 600`],
     {
-      cwd: root,
+      cwd: box.root,
       env: { ...env, TZ: 'UTC', AX_DATA_DIR: dataDir },
       stdio: 'ignore',
       detached: true,
@@ -69,10 +63,10 @@ async function serveUnderNonReapingParent(dataDir: string): Promise<{ servePid: 
 
 describe('the data-dir lock after a crash', () => {
   it('kill -9 of ax serve, then an immediate restart while the dead one is still a zombie: it starts and recovers the killed task', async () => {
-    const dataDir = path.join(root, 'zombie');
-    const pidFile = path.join(root, 'zombie-task.pid');
+    const dataDir = path.join(box.root, 'zombie');
+    const pidFile = path.join(box.root, 'zombie-task.pid');
     writeFile(
-      root,
+      box.root,
       'crash.yaml',
       `workflow: crash
 tasks:
@@ -83,7 +77,7 @@ tasks:
 `,
     );
     const { servePid } = await serveUnderNonReapingParent(dataDir);
-    const started = await ax(['run', './crash.yaml'], { dataDir, cwd: root });
+    const started = await ax(['run', './crash.yaml'], { dataDir, cwd: box.root });
     expect(started.code, started.stderr).toBe(0);
     const taskPid = await readPidFile(pidFile);
     const db = await openDataDirStore(dataDir);
@@ -101,7 +95,7 @@ tasks:
     // A pid check calls it alive; the lock file still names it.
     expect(readLockFile(dataDir)?.pid).toBe(servePid);
 
-    const second = await startServe({ dataDir, cwd: root });
+    const second = await startServe({ dataDir, cwd: box.root });
     expect(procState(servePid)).toBe('Z'); // still a zombie: the restart did not wait for a reaper
     expect(readLockFile(dataDir)).toMatchObject({ pid: second.pid, command: 'ax serve', port: second.port });
     expect(processAlive(taskPid)).toBe(false);
@@ -122,7 +116,7 @@ tasks:
     ]);
 
     // A third engine while the second lives is still refused, naming the live one.
-    const third = await ax(['serve'], { dataDir, cwd: root });
+    const third = await ax(['serve'], { dataDir, cwd: box.root });
     expect(third.code).toBe(4);
     expect(third.stderr).toContain(`another AX engine is running on ${dataDir}: pid ${second.pid} on `);
     second.kill('SIGTERM');
@@ -131,7 +125,7 @@ tasks:
   });
 
   it('a lock file naming a pid that now belongs to another live process does not block start-up', async () => {
-    const dataDir = path.join(root, 'reused');
+    const dataDir = path.join(box.root, 'reused');
     fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     // What a container restart leaves: the old engine's pid is now some other process (here: this test).
     fs.writeFileSync(
@@ -144,9 +138,9 @@ tasks:
         port: 1,
       }),
     );
-    const listed = await ax(['ls'], { dataDir, cwd: root });
+    const listed = await ax(['ls'], { dataDir, cwd: box.root });
     expect(listed.code, listed.stderr).toBe(0); // not sent to the dead engine's port
-    const serve = await startServe({ dataDir, cwd: root });
+    const serve = await startServe({ dataDir, cwd: box.root });
     expect(readLockFile(dataDir)).toMatchObject({ pid: serve.pid, command: 'ax serve' });
     serve.kill('SIGTERM');
     expect((await serve.result(30_000)).code).toBe(0);

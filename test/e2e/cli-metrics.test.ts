@@ -3,32 +3,25 @@
 // refused beyond loopback until DATA_DIR/metrics-token holds a secret.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ax, killAllAx } from '../helpers/ax.ts';
-import { tempDir, writeFile } from '../helpers/files.ts';
-import { killStrays } from '../helpers/processes.ts';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { ax, cliSandbox } from '../helpers/ax.ts';
+import { writeFile } from '../helpers/files.ts';
 import { type ServeProcess, startServe } from '../helpers/serve.ts';
 import { scrape } from '../helpers/prometheus.ts';
 
+const box = cliSandbox('ax-cli-metrics-');
+// each test its own ROOT and data dir under the sandbox: a counter must start at zero
 let root: string;
 let dataDir: string;
 let serve: ServeProcess | undefined;
 const opts = () => ({ dataDir, cwd: root });
 
 beforeEach(() => {
-  root = tempDir('ax-cli-metrics-');
+  serve = undefined;
+  root = fs.mkdtempSync(path.join(box.root, 'test-'));
   dataDir = path.join(root, 'data');
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
 });
-
-afterEach(async () => {
-  await killAllAx();
-  serve = undefined;
-  killStrays(root);
-  fs.rmSync(root, { recursive: true, force: true });
-});
-
-afterAll(() => killAllAx());
 
 // POSIX shells: the task is an sh command.
 describe.skipIf(process.platform === 'win32')('ax serve: GET /metrics', () => {

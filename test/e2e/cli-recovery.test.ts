@@ -9,35 +9,28 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SqlStore } from '../../engine/adapters/sql/sql-store.ts';
 import type { InstanceRecord } from '../../engine/api/types.ts';
-import { ax, killAllAx } from '../helpers/ax.ts';
-import { openDataDirStore, readLockFile, tempDir, writeFile } from '../helpers/files.ts';
-import {
-  groupMembers,
-  killStrays,
-  killWithLaunchers,
-  launchersOf,
-  processAlive,
-  readPidFile,
-} from '../helpers/processes.ts';
+import { ax, cliSandbox } from '../helpers/ax.ts';
+import { openDataDirStore, readLockFile, writeFile } from '../helpers/files.ts';
+import { groupMembers, killWithLaunchers, launchersOf, processAlive, readPidFile } from '../helpers/processes.ts';
 import { startServe } from '../helpers/serve.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
+// after each test the sandbox kills every `ax` and the tasks orphaned by the SIGKILL, if the test
+// stopped before the restart killed them
+const box = cliSandbox('ax-cli-recovery-');
+// each test its own ROOT under the sandbox: no pid file or data dir left by the one before
 let root: string;
 let dataDir: string;
 let db: SqlStore | undefined;
 
 beforeEach(() => {
-  root = tempDir('ax-cli-recovery-');
+  root = fs.mkdtempSync(path.join(box.root, 'test-'));
   dataDir = path.join(root, 'data');
 });
 
 afterEach(async () => {
-  await killAllAx();
-  // the tasks orphaned by the SIGKILL, if the test stopped before the restart killed them
-  killStrays(root);
   await db?.close();
   db = undefined;
-  fs.rmSync(root, { recursive: true, force: true });
 });
 
 describe('ax serve killed with SIGKILL mid-run, then started again', () => {

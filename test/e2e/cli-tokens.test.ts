@@ -2,12 +2,13 @@
 // check off — `ax serve` replaces the API token and says so, and leaves webhooks off.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ax, killAllAx } from '../helpers/ax.ts';
-import { tempDir, writeFile } from '../helpers/files.ts';
-import { killStrays } from '../helpers/processes.ts';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { ax, cliSandbox } from '../helpers/ax.ts';
+import { writeFile } from '../helpers/files.ts';
 import { apiUpgrade, type ServeProcess, startServe } from '../helpers/serve.ts';
 
+const box = cliSandbox('ax-cli-tokens-');
+// each test its own ROOT and data dir under the sandbox: each starts from the token files it writes
 let root: string;
 let dataDir: string;
 let serve: ServeProcess | undefined;
@@ -15,19 +16,11 @@ const opts = () => ({ dataDir, cwd: root });
 const tokenFile = () => path.join(dataDir, 'api-token');
 
 beforeEach(() => {
-  root = tempDir('ax-cli-tokens-');
+  serve = undefined;
+  root = fs.mkdtempSync(path.join(box.root, 'test-'));
   dataDir = path.join(root, 'data');
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
 });
-
-afterEach(async () => {
-  await killAllAx();
-  serve = undefined;
-  killStrays(root);
-  fs.rmSync(root, { recursive: true, force: true });
-});
-
-afterAll(() => killAllAx());
 
 const upgrade = apiUpgrade;
 

@@ -2,14 +2,12 @@
 // README.md ("## A first workflow") and runs them in a fresh data dir, as a newcomer would.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ax, killAllAx } from '../helpers/ax.ts';
-import { REPO, tempDir } from '../helpers/files.ts';
-import { killStrays } from '../helpers/processes.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ax, cliSandbox } from '../helpers/ax.ts';
+import { REPO } from '../helpers/files.ts';
 
-let root: string;
-let dataDir: string;
-const opts = () => ({ dataDir, cwd: root, timeoutMs: 60_000 });
+const box = cliSandbox('ax-readme-');
+const opts = () => ({ ...box.opts(), timeoutMs: 60_000 });
 
 /** The section of README.md under `heading`, up to the next `## `. */
 function section(heading: string): string {
@@ -38,17 +36,9 @@ const commands = (shell ?? '')
   });
 
 beforeAll(() => {
-  root = tempDir('ax-readme-');
-  dataDir = path.join(root, 'data');
   const name = /^# (\S+\.yaml)$/m.exec(yaml ?? '')?.[1];
   expect(name, 'the YAML block starts with "# FILE.yaml"').toBeDefined();
-  fs.writeFileSync(path.join(root, name as string), yaml as string);
-});
-
-afterAll(async () => {
-  await killAllAx();
-  killStrays(root);
-  fs.rmSync(root, { recursive: true, force: true });
+  fs.writeFileSync(path.join(box.root, name as string), yaml as string);
 });
 
 describe('README: a first workflow', () => {
@@ -92,7 +82,7 @@ describe('README: a first workflow', () => {
   );
 
   it('ax export over the commented file refuses to drop its comments, unless --force', async () => {
-    const file = path.join(root, 'first.yaml');
+    const file = path.join(box.root, 'first.yaml');
     const before = fs.readFileSync(file, 'utf8');
     const refused = await ax(['export', 'first-steps', '-o', 'first.yaml'], opts());
     expect(refused.code).toBe(4);
@@ -103,6 +93,6 @@ describe('README: a first workflow', () => {
     expect((await ax(['export', 'first-steps', '-o', 'exported.yaml'], opts())).code).toBe(0);
     const forced = await ax(['export', 'first-steps', '-o', 'first.yaml', '--force'], opts());
     expect(forced.code, forced.stderr).toBe(0);
-    expect(fs.readFileSync(file, 'utf8')).toBe(fs.readFileSync(path.join(root, 'exported.yaml'), 'utf8'));
+    expect(fs.readFileSync(file, 'utf8')).toBe(fs.readFileSync(path.join(box.root, 'exported.yaml'), 'utf8'));
   });
 });
