@@ -1,17 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { TaskSpec, WorkerRecord, WorkflowSpec } from '../../engine/api/types.ts';
+import type { WorkerRecord, WorkflowSpec } from '../../engine/api/types.ts';
 import { environmentWarnings } from '../../engine/core/workflow/spec-warnings.ts';
-
-const task = (name: string, extra: Partial<TaskSpec> = {}): TaskSpec => ({
-  name,
-  command: `./${name}.sh`,
-  env: {},
-  retries: 0,
-  retryBackoff: { kind: 'fixed', delayMs: 10_000, maxDelayMs: 10_000 },
-  labels: [],
-  upstream: [],
-  ...extra,
-});
+import { task } from '../helpers/workflow-text.ts';
 
 describe('environmentWarnings: what would keep a valid workflow from running here', () => {
   const worker = (id: string, labels: string[]): WorkerRecord => ({

@@ -1,25 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ValidationError, type ValidationProblem } from '../../engine/api/errors.ts';
 import { validateCron, validateTimezone } from '../../engine/core/model/cron.ts';
 import { parseWorkflowFile } from '../../engine/core/workflow/workflow-file.ts';
-
-const opts = { defaultTimezone: 'Europe/Berlin' };
-const parse = (text: string) => parseWorkflowFile(text, opts);
-
-/** The problems a file produces (fails the test if it parses). */
-function problems(text: string, file?: string): ValidationProblem[] {
-  try {
-    parseWorkflowFile(text, { ...opts, file });
-  } catch (e) {
-    expect(e).toBeInstanceOf(ValidationError);
-    return (e as ValidationError).problems;
-  }
-  throw new Error('expected a ValidationError');
-}
-
-/** A valid file with one task, plus extra lines for that task (indented 4). */
-const oneTask = (...lines: string[]) =>
-  ['workflow: w', 'tasks:', '  extract:', '    command: ./extract.sh', ...lines.map((l) => `    ${l}`)].join('\n');
+import { oneTask, opts, parse, problems } from '../helpers/workflow-text.ts';
 
 describe('parseWorkflowFile: problems', () => {
   const one = (text: string) => {

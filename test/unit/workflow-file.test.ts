@@ -1,42 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { ValidationError, type ValidationProblem } from '../../engine/api/errors.ts';
-import type { TaskSpec } from '../../engine/api/types.ts';
+import { ValidationError } from '../../engine/api/errors.ts';
 import {
   decodeWorkflowFile,
   hasComments,
   MAX_WORKFLOW_FILE_BYTES,
   parseWorkflowFile,
 } from '../../engine/core/workflow/workflow-file.ts';
+import { oneTask, opts, parse, problems, task } from '../helpers/workflow-text.ts';
 import { serializeWorkflow } from '../../engine/core/workflow/workflow-serialize.ts';
-
-const opts = { defaultTimezone: 'Europe/Berlin' };
-const parse = (text: string) => parseWorkflowFile(text, opts);
-
-/** The problems a file produces (fails the test if it parses). */
-function problems(text: string, file?: string): ValidationProblem[] {
-  try {
-    parseWorkflowFile(text, { ...opts, file });
-  } catch (e) {
-    expect(e).toBeInstanceOf(ValidationError);
-    return (e as ValidationError).problems;
-  }
-  throw new Error('expected a ValidationError');
-}
-
-/** A valid file with one task, plus extra lines for that task (indented 4). */
-const oneTask = (...lines: string[]) =>
-  ['workflow: w', 'tasks:', '  extract:', '    command: ./extract.sh', ...lines.map((l) => `    ${l}`)].join('\n');
-
-const task = (name: string, extra: Partial<TaskSpec> = {}): TaskSpec => ({
-  name,
-  command: `./${name}.sh`,
-  env: {},
-  retries: 0,
-  retryBackoff: { kind: 'fixed', delayMs: 10_000, maxDelayMs: 10_000 },
-  labels: [],
-  upstream: [],
-  ...extra,
-});
 
 describe('parseWorkflowFile: valid files', () => {
   it('fills in defaults', () => {

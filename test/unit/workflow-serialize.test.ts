@@ -2,19 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { TaskSpec, WorkflowSpec } from '../../engine/api/types.ts';
 import { parseWorkflowFile } from '../../engine/core/workflow/workflow-file.ts';
 import { serializeWorkflow } from '../../engine/core/workflow/workflow-serialize.ts';
-
-const opts = { defaultTimezone: 'Europe/Berlin' };
-
-const task = (name: string, extra: Partial<TaskSpec> = {}): TaskSpec => ({
-  name,
-  command: `./${name}.sh`,
-  env: {},
-  retries: 0,
-  retryBackoff: { kind: 'fixed', delayMs: 10_000, maxDelayMs: 10_000 },
-  labels: [],
-  upstream: [],
-  ...extra,
-});
+import { opts, task } from '../helpers/workflow-text.ts';
 
 describe('serializeWorkflow', () => {
   const minimal: WorkflowSpec = { name: 'w', routing: 'round_robin', tasks: [task('extract')] };
