@@ -41,6 +41,11 @@ describe.skipIf(!available)('GET /metrics on team nodes', () => {
       const runId = await team.startRun('./metered.yaml');
       expect((await team.waitRun(runId)).state).toBe('SUCCESS');
 
+      // The run's end is in the database the moment the worker's transaction commits; the worker
+      // counts it when the commit's answer reaches it, a moment later: scrape until it has.
+      await expect
+        .poll(async () => (await scrape(metricsUrl(w1))).value('ax_runs_finished_total', { state: 'SUCCESS' }))
+        .toBe(1);
       const worker = await scrape(metricsUrl(w1));
       expect(worker.value('ax_instances_finished_total', { state: 'SUCCESS' })).toBe(2);
       expect(worker.value('ax_runs_finished_total', { state: 'SUCCESS' })).toBe(1);
