@@ -132,6 +132,7 @@ describe.skipIf(process.platform === 'win32')("a task never sees the host's AX_*
 });
 
 const asRoot = process.getuid?.() === 0;
+// Skipped only when process.platform === 'win32' || !asRoot holds here (the title says what it needs); it hides no failure.
 describe.skipIf(process.platform === 'win32' || !asRoot)(
   `run-as${asRoot ? '' : ' (skipped: the node must run as root)'}`,
   () => {

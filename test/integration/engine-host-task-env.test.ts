@@ -45,6 +45,7 @@ function hostEnv(dataDir: string): NodeJS.ProcessEnv {
   };
 }
 
+// Skipped only when process.platform === 'win32' holds here (the title says what it needs); it hides no failure.
 describe.skipIf(process.platform === 'win32')('the desktop engine host', () => {
   it("a task sees no AX_* of the host's and none of the desktop's decrypted strings; its own secret is there, masked", async () => {
     const dataDir = fs.mkdtempSync(path.join(root, 'data-'));

@@ -72,6 +72,7 @@ async function toast(page: Page, text: string | RegExp): Promise<string> {
 
 // Skipped only off CI where Chromium or the built UI is missing (the reason is in `skip`): under CI=true browserSkipReason() throws instead.
 
+// Skipped only when skip holds here (the title says what it needs); it hides no failure.
 describe.skipIf(skip)('DAG designer', () => {
   // The engine's records read from its SQLite file in this process, to check what a page did:
   // polling with an `ax --json` process per look costs a busy core a second each time.

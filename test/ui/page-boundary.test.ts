@@ -18,6 +18,7 @@ tasks:
     command: 'echo "hello from the task"; sleep 120'
 `;
 
+// Skipped only when skip holds here (the title says what it needs); it hides no failure.
 describe.skipIf(skip)('the error boundary of a page', () => {
   let instanceId: number;
 
