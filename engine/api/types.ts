@@ -19,7 +19,11 @@ export type InstanceState = (typeof INSTANCE_STATES)[number];
 export const RUN_STATES = ['QUEUED', 'RUNNING', 'SUCCESS', 'FAILED', 'SKIPPED', 'CANCELLED'] as const;
 export type RunState = (typeof RUN_STATES)[number];
 
-export type TriggerType = 'cron' | 'manual' | 'event' | 'rerun';
+/**
+ * cron: a schedule's fire; manual: a person; event: POST /events or a Redis channel; rerun; external:
+ * a monitor's run reported from outside (ax ping, POST /ping, ax wrap); engine_start: `on: engine_start`.
+ */
+export type TriggerType = 'cron' | 'manual' | 'event' | 'rerun' | 'external' | 'engine_start';
 export type MisfirePolicy = 'run_once' | 'skip' | 'all';
 export type OverlapPolicy = 'skip' | 'queue' | 'parallel';
 export type RoutingStrategy = 'round_robin' | 'random' | 'least_busy';
@@ -95,6 +99,14 @@ export interface WorkflowSpec {
   owner?: string;
   schedule?: ScheduleSpec;
   onEvent?: string;
+  /** `on: engine_start`: a run each time the engine starts (what a crontab's @reboot becomes) */
+  onEngineStart?: boolean;
+  /**
+   * `monitor:`: the workflow runs nothing itself: its runs are reported from outside (a job that
+   * stays on cron, wrapped with `ax wrap` or pinging), and one that does not come within `graceMs`
+   * of its schedule's fire is missed. A monitor has a schedule and no tasks.
+   */
+  monitor?: { graceMs: number };
   routing: RoutingStrategy;
   /** who hears of this workflow's failures, and of which (the file's `alerts:`) */
   alerts?: WorkflowAlerts;
