@@ -1,10 +1,9 @@
-// The next fires of a systemd calendar event by its own rules, walked instant by instant in its
-// zone (not through a cron: this is what the cron the importer writes is checked against). An
-// instant fires when its wall-clock fields are all in the event's sets. Wall times a spring-forward
-// skips never occur, so they do not fire (systemd skips them too); a wall time a fall-back repeats
-// fires once, at its first occurrence (systemd resolves the local time once). The walk jumps to
-// the next hour while the day or the hour does not match, then goes minute by minute (second by
-// second only when the event names seconds other than 0).
+// The next fires of a systemd calendar event by its own rules, walked in its zone (not through a
+// cron: this is what the cron the importer writes is checked against). The walk goes day by day
+// over the calendar (month, day and weekday by date arithmetic), and for each matching day turns
+// its wall times (hours × minutes × seconds of the event) into instants. A wall time a
+// spring-forward skips does not exist and does not fire (systemd skips it too); one a fall-back
+// repeats fires once, at its first occurrence (systemd resolves the local time once).
 import type { CalendarSpec } from './systemd-calendar.ts';
 
 interface Wall {
@@ -49,21 +48,15 @@ function wall(t: number, zone: string): Wall {
   };
 }
 
-const sameWall = (a: Wall, b: Wall): boolean =>
-  a.year === b.year &&
-  a.month === b.month &&
-  a.day === b.day &&
-  a.hour === b.hour &&
-  a.minute === b.minute &&
-  a.second === b.second;
-
-/** Whether the same wall time occurred within the last three hours (a fall-back repeats it). */
-function repeated(t: number, w: Wall, zone: string): boolean {
-  for (let back = 15 * 60_000; back <= 3 * 3_600_000; back += 15 * 60_000) {
-    if (sameWall(wall(t - back, zone), w)) return true;
-  }
-  return false;
+/** The wall clock of instant t in the zone, as if it were UTC (epoch ms). */
+function wallMs(t: number, zone: string): number {
+  const w = wall(t, zone);
+  return Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second);
 }
+
+const offsetAt = (t: number, zone: string): number => wallMs(t, zone) - t;
+const DAY = 86_400_000;
+const sorted = (set: Set<number>): number[] => [...set].sort((a, b) => a - b);
 
 /** The first `count` fires strictly after `after` (epoch ms), within `horizonMs` (default 5 years). */
 export function calendarFires(
@@ -71,23 +64,39 @@ export function calendarFires(
   zone: string,
   after: number,
   count: number,
-  horizonMs = 5 * 366 * 86_400_000,
+  horizonMs = 5 * 366 * DAY,
 ): number[] {
   const out: number[] = [];
-  const bySecond = !(spec.seconds.size === 1 && spec.seconds.has(0));
-  const stepMs = bySecond ? 1000 : 60_000;
-  let t = Math.floor(after / stepMs) * stepMs + stepMs;
-  const end = after + horizonMs;
-  while (out.length < count && t <= end) {
-    const w = wall(t, zone);
-    const dayOk = spec.months.has(w.month) && spec.days.has(w.day) && spec.weekdays.has(w.weekday);
-    if (!dayOk || !spec.hours.has(w.hour)) {
-      // to the next hour boundary of the zone's clock (zones' offsets are whole quarter hours)
-      t += ((59 - w.minute) * 60 + (60 - w.second)) * 1000;
+  const hours = sorted(spec.hours);
+  const minutes = sorted(spec.minutes);
+  const seconds = sorted(spec.seconds);
+  const start = wall(after, zone);
+  // local midnights as if UTC: the calendar of the zone without its offsets
+  let day = Date.UTC(start.year, start.month - 1, start.day);
+  const lastDay = day + horizonMs;
+  for (; day <= lastDay && out.length < count; day += DAY) {
+    const d = new Date(day);
+    if (!spec.months.has(d.getUTCMonth() + 1) || !spec.days.has(d.getUTCDate()) || !spec.weekdays.has(d.getUTCDay()))
       continue;
+    // the offsets in force around this day: the same on both sides on a day without a change
+    const before = offsetAt(day - DAY, zone);
+    const later = offsetAt(day + 2 * DAY, zone);
+    for (const h of hours) {
+      for (const m of minutes) {
+        for (const sec of seconds) {
+          const local = day + ((h * 60 + m) * 60 + sec) * 1000;
+          const instants =
+            before === later
+              ? [local - before]
+              : [local - before, local - later].filter((u) => wallMs(u, zone) === local).sort((x, y) => x - y);
+          const first = instants[0];
+          // none: a wall time the change skips; several: a repeated one, fired at its first occurrence
+          if (first === undefined || first <= after) continue;
+          out.push(first);
+          if (out.length >= count) return out;
+        }
+      }
     }
-    if (spec.minutes.has(w.minute) && spec.seconds.has(w.second) && !repeated(t, w, zone)) out.push(t);
-    t += stepMs;
   }
   return out;
 }
