@@ -36,6 +36,8 @@ export class Scheduler {
   private lastScan: CronScan | undefined;
   /** from start() until its first tick has renewed the lease: that tick decides the engine-start runs */
   private starting = false;
+  /** the engine-start runs are due (the first tick led) and not yet started: a tick that failed before them tries again */
+  private engineStartDue = false;
 
   constructor(
     private readonly parts: SchedulerParts,
@@ -73,11 +75,19 @@ export class Scheduler {
         // Only the tick at start-up decides: a standby taking the lead later is a failover, not a start.
         const started = this.starting;
         this.starting = false;
-        if (!held) return;
+        if (!held) {
+          // the lead lost before they started: whoever leads now is not starting
+          this.engineStartDue = false;
+          return;
+        }
+        // A one-shot engine (`ax run` without a server) fires nothing of its own: only a long-running one starts these.
+        if (started && taken && this.config.fireSchedules) this.engineStartDue = true;
         // Leading from now on (start-up, or taking over from a dead leader): the start-up check.
         if (taken) await checkRuns();
-        // A one-shot engine (`ax run` without a server) fires nothing of its own: only a long-running one starts these.
-        if (started && taken && this.config.fireSchedules) await this.parts.engineStart();
+        if (this.engineStartDue) {
+          await this.parts.engineStart();
+          this.engineStartDue = false;
+        }
         if (this.config.fireSchedules) this.lastScan = await cron.scanSchedules();
         await backstops.checkRunning();
         await this.parts.expireWaits();
