@@ -44,7 +44,7 @@ export async function fireEngineStart(
       });
       continue;
     }
-    // One workflow that cannot start (removed a moment ago, its store step failing) must not keep the others from theirs.
+    // One workflow that cannot start (removed a moment ago, its store step failing) must not stop the others.
     try {
       const run = await runs.startRun({
         workflowId,
