@@ -81,6 +81,8 @@ export function wrapLine(
 
 /** Programs that run another command: the name comes from what they run. */
 const WRAPPERS = new Set(['nice', 'ionice', 'chronic', 'nohup', 'time', 'exec', 'env', 'sudo', 'timeout', 'flock']);
+/** Shell words that lead into a command: `if`, `then`, `!`. */
+const KEYWORDS = new Set(['if', 'then', 'else', 'elif', 'do', 'while', 'until', '!']);
 /** Tests and moves before the job: `test -x … ||`, `cd / &&`, `[ -f … ] &&`. */
 const PRELUDES = new Set([
   'cd',
@@ -94,35 +96,44 @@ const PRELUDES = new Set([
   'exit',
   'export',
   'set',
-  'if',
-  'then',
   'fi',
-  'else',
-  'do',
   'done',
 ]);
 
 const base = (path: string) => path.replace(/\/+$/, '').split('/').pop() ?? '';
 
-/** A workflow name from a command: its program and the first path it is given, e.g. `run-parts-cron.daily`. */
+/** Programs that run a script they are given: the name says which. */
+const RUNNERS = new Set(['run-parts', 'sh', 'bash', 'dash', 'zsh', 'python', 'python3', 'perl', 'php', 'node', 'ruby']);
+
+/** The words of one simple command after its wrappers, assignments and shell keywords. */
+function commandWords(segment: string): string[] {
+  const words = segment.split(/\s+/).map((w) => w.replace(/^['"]|['"]$/g, ''));
+  let i = 0;
+  while (i < words.length) {
+    const w = words[i] as string;
+    if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(w) || w.startsWith('-') || KEYWORDS.has(w)) i++;
+    else if (WRAPPERS.has(base(w))) i += base(w) === 'timeout' || base(w) === 'flock' ? 2 : 1;
+    else break;
+  }
+  return words.slice(i);
+}
+
+/**
+ * A workflow name from a command: the last command of a `&&`/`||`/`;` chain that is not a test or
+ * a `cd` (the first of a pipeline), its program and, for a script runner, the script:
+ * `test -x /usr/sbin/anacron || { cd / && run-parts --report /etc/cron.daily; }` → `run-parts-cron.daily`.
+ */
 export function nameFromCommand(command: string): string {
-  const segments = command
-    .split(/&&|\|\||;|\||[{}()]/)
-    .map((s) => s.trim())
+  const chain = command
+    .split(/&&|\|\||;|[{}()]/)
+    .map((s) => (s.split('|')[0] ?? '').trim())
     .filter((s) => s !== '');
-  for (const segment of segments) {
-    const words = segment.split(/\s+/).map((w) => w.replace(/^['"]|['"]$/g, ''));
-    let i = 0;
-    while (i < words.length) {
-      const w = words[i] as string;
-      if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(w) || w.startsWith('-')) i++;
-      else if (WRAPPERS.has(base(w))) i += base(w) === 'timeout' || base(w) === 'flock' ? 2 : 1;
-      else break;
-    }
-    const program = words[i];
-    if (program === undefined || PRELUDES.has(program)) continue;
-    const arg = words.slice(i + 1).find((w) => !w.startsWith('-') && w.includes('/') && base(w) !== '');
-    const name = sanitize(`${base(program)}${arg ? `-${base(arg)}` : ''}`);
+  for (const segment of chain.reverse()) {
+    const [program, ...args] = commandWords(segment);
+    if (program === undefined || PRELUDES.has(program) || /^[<>&\d]/.test(program)) continue;
+    const plain = args.filter((w) => !w.startsWith('-') && !/[<>]/.test(w) && base(w) !== '');
+    const script = RUNNERS.has(base(program)) ? (plain.find((w) => w.includes('/')) ?? plain[0]) : undefined;
+    const name = sanitize(`${base(program)}${script !== undefined ? `-${base(script)}` : ''}`);
     if (name !== '') return name;
   }
   return 'cron-job';

@@ -47,6 +47,7 @@ export function importCrontab(text: string, source: string, opts: ImportOptions 
   const env: [string, string][] = [];
   let comments: string[] = [];
   let noUserNote = false;
+  let noMailto = false;
   const skip = (line: CrontabLine, reason: string) => skipped.push({ line: line.line, text: line.text, reason });
 
   for (const line of parseCrontab(text, opts.system === true)) {
@@ -144,8 +145,7 @@ export function importCrontab(text: string, source: string, opts: ImportOptions 
       set.add(address);
       channelNotes.set(mailChannel(address), set);
     }
-    if (mailto === undefined && !opts.monitor)
-      warnings.push("cron mails its output to the crontab's owner (no MAILTO): no alert route is written for it");
+    if (mailto === undefined && !opts.monitor) noMailto = true;
     // cron's environment: SHELL, PATH and HOME unless the crontab sets them, LOGNAME always its user.
     const taskEnv: Record<string, string> = { SHELL: CRON_SHELL, PATH: CRON_PATH };
     if (user) taskEnv.HOME = user.home;
@@ -192,6 +192,10 @@ export function importCrontab(text: string, source: string, opts: ImportOptions 
       `MAILTO ${[...addresses].join(', ')}: the workflows alert channel "${channel}": define it in settings.json under "alerts.channels" ` +
         `as {"${channel}": {"type": "email", "host": …, "port": …, "from": …, "to": [${[...addresses].map((a) => `"${a}"`).join(', ')}]}} (README, "Alerts"). ` +
         'cron mails any output of a job; AX alerts when a run fails',
+    );
+  if (noMailto)
+    notes.push(
+      "cron mails a job's output to the crontab's owner when no MAILTO is set: no alert route is written for those jobs",
     );
   if (noUserNote && !opts.monitor)
     notes.push("HOME and LOGNAME: cron sets them from the crontab's owner; no user was given, so the tasks get none");
