@@ -125,6 +125,10 @@ describe('the workflows', () => {
     const note = report.notes.find((n) => n.includes('mail-ops')) ?? '';
     expect(note).toContain('"type": "email"');
     expect(note).toContain('"to": ["ops@example.com"]');
+    expect(only('MAILTO=ops@a.example,ops@b.example dev\n0 2 * * * /bin/x\n').spec.alerts?.channels).toEqual([
+      'mail-ops',
+      'mail-dev',
+    ]);
     const quiet = only('MAILTO=""\n0 2 * * * /bin/x\n');
     expect(quiet.spec.alerts).toBeUndefined();
     expect(quiet.report.notes.join('\n')).not.toContain('mail-');

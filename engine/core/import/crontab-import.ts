@@ -112,13 +112,14 @@ export function importCrontab(text: string, source: string, opts: ImportOptions 
     if (split.stdin !== undefined)
       warnings.push('the text after its first "%" is the command\'s standard input, as under cron');
     const mailto = vars.get('MAILTO');
-    const channels =
-      mailto === undefined || mailto.trim() === ''
-        ? []
-        : mailto
-            .split(/[,\s]+/)
-            .filter((a) => a !== '')
-            .map(mailChannel);
+    const channels = [
+      ...new Set(
+        (mailto ?? '')
+          .split(/[,\s]+/)
+          .filter((a) => a !== '')
+          .map(mailChannel),
+      ),
+    ];
     for (const address of mailto?.split(/[,\s]+/).filter((a) => a !== '') ?? []) {
       const set = channelNotes.get(mailChannel(address)) ?? new Set();
       set.add(address);
@@ -128,7 +129,7 @@ export function importCrontab(text: string, source: string, opts: ImportOptions 
     // cron's environment: SHELL, PATH and HOME unless the crontab sets them, LOGNAME always its user.
     const taskEnv: Record<string, string> = { SHELL: CRON_SHELL, PATH: CRON_PATH };
     if (user) taskEnv.HOME = user.home;
-    for (const [n, v] of vars) taskEnv[n] = v;
+    for (const [n, v] of vars) if (n !== 'LOGNAME') taskEnv[n] = v;
     if (user) taskEnv.LOGNAME = user.name;
     const home = taskEnv.HOME;
     const cwd = home !== undefined && home.startsWith('/') ? home : undefined;
