@@ -11,24 +11,7 @@ import {
   type DesktopTeamStatus,
   ENGINE_PORT_MESSAGE,
 } from '../engine/api/desktop-bridge.ts';
-import {
-  ENGINE_PORT,
-  ENGINE_STATUS,
-  ENGINE_STATUS_CHANGED,
-  LOCAL_API_STATUS,
-  NAVIGATE,
-  REQUEST_ENGINE_PORT,
-  RESTART_ENGINE,
-  SECRETS_STATUS,
-  SET_LANGUAGE,
-  SET_LOCAL_API,
-  SET_SECRET,
-  SET_TASK_SECRET,
-  TEAM_JOIN,
-  TEAM_LEAVE,
-  TEAM_STATUS,
-  TEAM_STATUS_CHANGED,
-} from './ipc-channels.ts';
+import * as IPC from './ipc-channels.ts';
 
 type IpcListener = (event: { ports: readonly MessagePort[] }, ...args: unknown[]) => void;
 
@@ -51,7 +34,7 @@ export function createDesktopBridge(
   info: { version: string; platform: string },
   target: PortTarget,
 ): DesktopBridge {
-  ipc.on(ENGINE_PORT, (event) => {
+  ipc.on(IPC.ENGINE_PORT, (event) => {
     const port = event.ports[0];
     if (port) target.postMessage({ type: ENGINE_PORT_MESSAGE }, target.origin, [port]);
   });
@@ -65,31 +48,31 @@ export function createDesktopBridge(
   return {
     version: info.version,
     platform: info.platform,
-    requestEnginePort: () => ipc.send(REQUEST_ENGINE_PORT),
-    engineStatus: () => ipc.invoke(ENGINE_STATUS) as Promise<DesktopEngineStatus>,
-    onEngineStatus: (listener) => listen<DesktopEngineStatus>(ENGINE_STATUS_CHANGED, listener),
+    requestEnginePort: () => ipc.send(IPC.REQUEST_ENGINE_PORT),
+    engineStatus: () => ipc.invoke(IPC.ENGINE_STATUS) as Promise<DesktopEngineStatus>,
+    onEngineStatus: (listener) => listen<DesktopEngineStatus>(IPC.ENGINE_STATUS_CHANGED, listener),
     restartEngine: async () => {
-      await ipc.invoke(RESTART_ENGINE);
+      await ipc.invoke(IPC.RESTART_ENGINE);
     },
-    setLanguage: (language: DesktopLanguage) => ipc.send(SET_LANGUAGE, language),
+    setLanguage: (language: DesktopLanguage) => ipc.send(IPC.SET_LANGUAGE, language),
     onNavigate: (listener) =>
-      listen<string>(NAVIGATE, (path) => {
+      listen<string>(IPC.NAVIGATE, (path) => {
         if (typeof path === 'string') listener(path);
       }),
     settings: {
-      status: () => ipc.invoke(SECRETS_STATUS) as Promise<DesktopSecretsStatus>,
-      setSecret: (key, value) => ipc.invoke(SET_SECRET, key, value) as Promise<DesktopSecretsStatus>,
-      setTaskSecret: (name, value) => ipc.invoke(SET_TASK_SECRET, name, value) as Promise<DesktopSecretsStatus>,
+      status: () => ipc.invoke(IPC.SECRETS_STATUS) as Promise<DesktopSecretsStatus>,
+      setSecret: (key, value) => ipc.invoke(IPC.SET_SECRET, key, value) as Promise<DesktopSecretsStatus>,
+      setTaskSecret: (name, value) => ipc.invoke(IPC.SET_TASK_SECRET, name, value) as Promise<DesktopSecretsStatus>,
     },
     team: {
-      status: () => ipc.invoke(TEAM_STATUS) as Promise<DesktopTeamStatus>,
-      join: (labels, options) => ipc.invoke(TEAM_JOIN, labels, options) as Promise<DesktopTeamStatus>,
-      leave: () => ipc.invoke(TEAM_LEAVE) as Promise<DesktopTeamStatus>,
-      onStatus: (listener) => listen<DesktopTeamStatus>(TEAM_STATUS_CHANGED, listener),
+      status: () => ipc.invoke(IPC.TEAM_STATUS) as Promise<DesktopTeamStatus>,
+      join: (labels, options) => ipc.invoke(IPC.TEAM_JOIN, labels, options) as Promise<DesktopTeamStatus>,
+      leave: () => ipc.invoke(IPC.TEAM_LEAVE) as Promise<DesktopTeamStatus>,
+      onStatus: (listener) => listen<DesktopTeamStatus>(IPC.TEAM_STATUS_CHANGED, listener),
     },
     localApi: {
-      status: () => ipc.invoke(LOCAL_API_STATUS) as Promise<DesktopLocalApiStatus>,
-      set: (enabled) => ipc.invoke(SET_LOCAL_API, enabled) as Promise<DesktopLocalApiStatus>,
+      status: () => ipc.invoke(IPC.LOCAL_API_STATUS) as Promise<DesktopLocalApiStatus>,
+      set: (enabled) => ipc.invoke(IPC.SET_LOCAL_API, enabled) as Promise<DesktopLocalApiStatus>,
     },
   };
 }

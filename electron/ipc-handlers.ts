@@ -3,6 +3,7 @@
 // answered; anything else (another window, a subframe, a page navigated elsewhere) is ignored,
 // and an invoke from it is refused.
 import {
+  DESKTOP_LANGUAGES,
   DESKTOP_SECRET_KEYS,
   type DesktopEngineStatus,
   type DesktopLanguage,
@@ -12,22 +13,7 @@ import {
   type DesktopTeamStatus,
 } from '../engine/api/desktop-bridge.ts';
 import { isAppUrl } from './app-origin.ts';
-import {
-  ENGINE_STATUS,
-  ENGINE_STATUS_CHANGED,
-  LOCAL_API_STATUS,
-  REQUEST_ENGINE_PORT,
-  RESTART_ENGINE,
-  SECRETS_STATUS,
-  SET_LANGUAGE,
-  SET_LOCAL_API,
-  SET_SECRET,
-  SET_TASK_SECRET,
-  TEAM_JOIN,
-  TEAM_LEAVE,
-  TEAM_STATUS,
-  TEAM_STATUS_CHANGED,
-} from './ipc-channels.ts';
+import * as IPC from './ipc-channels.ts';
 import type { ContentsLike, IpcSender } from './shell-surface.ts';
 
 /** The members of ipcMain used here. */
@@ -83,8 +69,6 @@ function acceptArg(value: unknown): boolean | undefined {
   return accept;
 }
 
-const LANGUAGES: readonly DesktopLanguage[] = ['en', 'zh-CN'];
-
 /** True when the message comes from the main window's top frame showing our UI. */
 export function trustedSender(event: IpcSender, main: ContentsLike | undefined): boolean {
   const frame = event.senderFrame;
@@ -98,26 +82,26 @@ export function registerIpcHandlers(ipcMain: IpcMainLike, services: ShellService
     throw new Error('refused: not the AX window');
   };
 
-  ipcMain.on(REQUEST_ENGINE_PORT, (event) => {
+  ipcMain.on(IPC.REQUEST_ENGINE_PORT, (event) => {
     if (trusted(event)) services.requestEnginePort(event.sender);
   });
-  ipcMain.handle(ENGINE_STATUS, (event) => (trusted(event) ? services.engineStatus() : refuse()));
-  ipcMain.handle(RESTART_ENGINE, (event) => {
+  ipcMain.handle(IPC.ENGINE_STATUS, (event) => (trusted(event) ? services.engineStatus() : refuse()));
+  ipcMain.handle(IPC.RESTART_ENGINE, (event) => {
     if (!trusted(event)) return refuse();
     services.restartEngine();
   });
-  ipcMain.on(SET_LANGUAGE, (event, language) => {
-    if (trusted(event) && LANGUAGES.includes(language as DesktopLanguage))
+  ipcMain.on(IPC.SET_LANGUAGE, (event, language) => {
+    if (trusted(event) && (DESKTOP_LANGUAGES as readonly unknown[]).includes(language))
       services.setLanguage(language as DesktopLanguage);
   });
-  ipcMain.handle(SECRETS_STATUS, (event) => (trusted(event) ? services.secrets.status() : refuse()));
-  ipcMain.handle(SET_SECRET, (event, key, value) => {
+  ipcMain.handle(IPC.SECRETS_STATUS, (event) => (trusted(event) ? services.secrets.status() : refuse()));
+  ipcMain.handle(IPC.SET_SECRET, (event, key, value) => {
     if (!trusted(event)) return refuse();
     if (!DESKTOP_SECRET_KEYS.includes(key as DesktopSecretKey)) throw new Error(`unknown secret "${String(key)}"`);
     if (value !== null && typeof value !== 'string') throw new Error('a secret is a string, or null to forget it');
     return services.secrets.set(key as DesktopSecretKey, value);
   });
-  ipcMain.handle(SET_TASK_SECRET, (event, name, value) => {
+  ipcMain.handle(IPC.SET_TASK_SECRET, (event, name, value) => {
     if (!trusted(event)) return refuse();
     if (typeof name !== 'string') throw new Error('a secret name is a string');
     if (value !== null && typeof value !== 'string') throw new Error('a secret is a string, or null to forget it');
@@ -125,8 +109,8 @@ export function registerIpcHandlers(ipcMain: IpcMainLike, services: ShellService
   });
   const localApi = services.localApi;
   if (localApi) {
-    ipcMain.handle(LOCAL_API_STATUS, (event) => (trusted(event) ? localApi.status() : refuse()));
-    ipcMain.handle(SET_LOCAL_API, (event, enabled) => {
+    ipcMain.handle(IPC.LOCAL_API_STATUS, (event) => (trusted(event) ? localApi.status() : refuse()));
+    ipcMain.handle(IPC.SET_LOCAL_API, (event, enabled) => {
       if (!trusted(event)) return refuse();
       if (typeof enabled !== 'boolean') throw new Error('the local API is turned on or off: true or false');
       return localApi.set(enabled);
@@ -134,25 +118,25 @@ export function registerIpcHandlers(ipcMain: IpcMainLike, services: ShellService
   }
   const team = services.team;
   if (team) {
-    ipcMain.handle(TEAM_STATUS, (event) => (trusted(event) ? team.status() : refuse()));
-    ipcMain.handle(TEAM_JOIN, (event, labels, options) => {
+    ipcMain.handle(IPC.TEAM_STATUS, (event) => (trusted(event) ? team.status() : refuse()));
+    ipcMain.handle(IPC.TEAM_JOIN, (event, labels, options) => {
       if (!trusted(event)) return refuse();
       team.join(labelsArg(labels), acceptArg(options));
       return team.status();
     });
-    ipcMain.handle(TEAM_LEAVE, (event) => {
+    ipcMain.handle(IPC.TEAM_LEAVE, (event) => {
       if (!trusted(event)) return refuse();
       team.leave();
       return team.status();
     });
     team.onChange(() => {
       const main = services.mainContents();
-      if (main && !main.isDestroyed()) main.send(TEAM_STATUS_CHANGED, team.status());
+      if (main && !main.isDestroyed()) main.send(IPC.TEAM_STATUS_CHANGED, team.status());
     });
   }
   // Status changes go to the main window only (no request to check: the main process pushes).
   services.onEngineStatus((status) => {
     const main = services.mainContents();
-    if (main && !main.isDestroyed()) main.send(ENGINE_STATUS_CHANGED, status);
+    if (main && !main.isDestroyed()) main.send(IPC.ENGINE_STATUS_CHANGED, status);
   });
 }

@@ -85,15 +85,13 @@ function runLane() {
     `second-node: the second-runtime lane on ${found.version} (${found.node}); node_modules as installed under ${process.version}`,
   );
   const vitest = path.join(ROOT, 'node_modules', 'vitest', 'vitest.mjs');
-  const run = spawnSync(
-    found.node,
-    [vitest, 'run', '--config', 'vitest.second-node.config.ts', ...process.argv.slice(3)],
-    {
-      cwd: ROOT,
-      stdio: 'inherit',
-      env: { ...process.env, AX_SECOND_NODE_LANE: '1', AX_MACHINE_NODE: process.execPath },
-    },
-  );
+  // `test -- FILE` as npm scripts pass it: vitest takes what follows a `--` as no filter at all
+  const args = process.argv.slice(3).filter((a, i) => !(i === 0 && a === '--'));
+  const run = spawnSync(found.node, [vitest, 'run', '--config', 'vitest.second-node.config.ts', ...args], {
+    cwd: ROOT,
+    stdio: 'inherit',
+    env: { ...process.env, AX_SECOND_NODE_LANE: '1', AX_MACHINE_NODE: process.execPath },
+  });
   return run.status ?? 1;
 }
 

@@ -34,7 +34,9 @@ export type DesktopEngineStatus =
   /** the app is quitting */
   | { state: 'stopping' };
 
-export type DesktopLanguage = 'en' | 'zh-CN';
+/** the languages of the UI, which the shell's menus and tray follow */
+export const DESKTOP_LANGUAGES = ['en', 'zh-CN'] as const;
+export type DesktopLanguage = (typeof DESKTOP_LANGUAGES)[number];
 
 export interface DesktopBridge {
   /** the app's version and platform, for the About box and the status bar */

@@ -216,7 +216,15 @@ export function wireEngine(hostDeps: EngineDeps): EngineParts {
     alert,
   );
 
-  const views = new EngineViews(store, coordinator, clock, workflowId, workerLostAfterMs(config), deps.zone);
+  const views = new EngineViews(
+    store,
+    coordinator,
+    clock,
+    workflowId,
+    workerLostAfterMs(config),
+    deps.zone,
+    deps.nextTurn,
+  );
   const events = new EventTriggers(store, clock, runs, config.maxEventPayloadBytes, audit);
   const gauges = new MetricsGauges(store, coordinator, clock, () => views.listWorkers());
   metrics.gaugesFrom(() => gauges.read());

@@ -32,6 +32,7 @@ import { describeCron, nextFire, validateCron, validateTimezone } from './model/
 import { hasComments, isCheckedSpec, parseWorkflowFile } from './workflow/workflow-file.ts';
 import { serializeWorkflow } from './workflow/workflow-serialize.ts';
 import { LogSearch } from './logs/log-search.ts';
+import type { NextTurn } from './workflow/workflow-cache.ts';
 
 /** validate's warning for a text with comments: what is taken in keeps none. */
 export const COMMENTS_DROPPED = 'its comments are not kept: the workflow is stored, and exported, without them';
@@ -56,8 +57,10 @@ export class EngineViews {
     private readonly lostAfterMs: number,
     /** the zone of this engine's machine (the host's): the default for files that name none */
     private readonly zone: () => string,
+    /** a turn of the host's event loop, between the windows of a log search */
+    nextTurn: NextTurn,
   ) {
-    this.logSearch = new LogSearch(store);
+    this.logSearch = new LogSearch(store, { clock, nextTurn });
   }
 
   async listWorkflows(): Promise<WorkflowListing[]> {

@@ -1,28 +1,12 @@
 // The Store contract on MariaDB/MySQL: one database for this file, migrated once; each test
 // starts from empty tables (the contract asserts on whole listings).
 import { afterAll, beforeAll, describe, it } from 'vitest';
+import { STORE_TABLES } from '../../engine/adapters/sql/copy-store.ts';
 import { openMysqlStore } from '../../engine/adapters/sql/mysql-store.ts';
 import type { SqlStore } from '../../engine/adapters/sql/sql-store.ts';
 import { createTestDatabase, mysqlAvailable, MYSQL_ADMIN_URL } from '../helpers/services.ts';
 import { storeContract } from './store.contract.ts';
 
-const TABLES = [
-  'workflow',
-  'task_definition',
-  'task_dependency',
-  'schedule_plan',
-  'workflow_run',
-  'task_instance',
-  'execution_log',
-  'worker',
-  'audit_log',
-  'engine_flag',
-  'event_key',
-  'alert',
-  'alert_delivery',
-  'cross_dependency',
-  'upstream_wait',
-] as const;
 const available = await mysqlAvailable();
 
 if (!available) {
@@ -46,7 +30,7 @@ if (!available) {
   });
 
   storeContract('mysql', async () => {
-    for (const t of TABLES) await store.db.deleteFrom(t).execute();
+    for (const t of [...STORE_TABLES].reverse()) await store.db.deleteFrom(t).execute();
     // The store outlives each test; the file's afterAll closes it.
     return { store, peer, teardown: async () => undefined };
   });

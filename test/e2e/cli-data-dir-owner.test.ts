@@ -204,7 +204,7 @@ describe.skipIf(skipReason !== undefined)(
   },
 );
 
-// Skipped only when process.platform === 'win32' holds here (the title says what it needs); it hides no failure.
+// Skipped on Windows only: it checks POSIX modes (0700, 0600 under umask 022), which Windows files do not have.
 describe.skipIf(process.platform === 'win32')('what AX makes is private', () => {
   it('a fresh data dir is 0700 and every file in it 0600 (ax.db, -wal and -shm while serving, tokens, settings, secrets), under umask 022', async () => {
     const dir = path.join(fresh('made'), 'data');

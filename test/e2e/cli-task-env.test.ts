@@ -132,7 +132,8 @@ describe.skipIf(process.platform === 'win32')("a task never sees the host's AX_*
 });
 
 const asRoot = process.getuid?.() === 0;
-// Skipped only when process.platform === 'win32' || !asRoot holds here (the title says what it needs); it hides no failure.
+// Skipped on Windows (no POSIX users to switch to) and when this process is not root: run-as changes a
+// task's user with setuid, which only root may do. Runs here as root.
 describe.skipIf(process.platform === 'win32' || !asRoot)(
   `run-as${asRoot ? '' : ' (skipped: the node must run as root)'}`,
   () => {

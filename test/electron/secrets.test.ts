@@ -68,7 +68,8 @@ describe('secret store', () => {
     expect(secrets.status().stored).toEqual({ mysql: 'mysql://ax:***@db.example:3306/ax' });
   });
 
-  // Skipped only when process.platform === 'win32' holds here (the title says what it needs); it hides no failure.
+  // Skipped on Windows only: a symbolic link there needs a privilege or Developer Mode, so the
+  // planted link cannot be made by a plain test process.
   it.skipIf(process.platform === 'win32')(
     'a secrets.json link (planted by another user) is neither read nor written through: the set replaces the link',
     () => {

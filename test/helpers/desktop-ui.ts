@@ -12,7 +12,7 @@ import type {
 } from '../../engine/api/desktop-bridge.ts';
 import { apiToken } from '../../engine/hosts/node/data-dir.ts';
 import type { ServedEngine } from './serve.ts';
-import { animationsDone, type UiPageOptions } from './ui.ts';
+import { animationsDone, screenshot, type UiPageOptions } from './ui.ts';
 
 const STDERR = [
   '[engine] data dir /home/li/.config/AX Scheduler (sqlite)',
@@ -284,9 +284,9 @@ export const emit = (page: Page, status: DesktopEngineStatus) =>
 export const shellNavigate = (page: Page, path: string) =>
   page.evaluate((p) => (window as unknown as { __axShell: { navigate(p: string): void } }).__axShell.navigate(p), path);
 
-/** the status screens, one picture each, in /tmp for a person to look at */
+/** the status screens, one picture each, in test-artifacts/screenshots/ for a person to look at */
 export async function shoot(page: Page, name: string): Promise<void> {
   await page.mouse.move(640, 790); // off the buttons: no hover colour in the picture
   await animationsDone(page);
-  await page.screenshot({ path: `/tmp/desk-ui-${name}.png` });
+  await screenshot(page, `desk-ui-${name}`);
 }

@@ -3,62 +3,26 @@
 // UI's own client (engine/api/client.ts) over the IPC channel exactly as over WebSocket, and the
 // utilityProcess side, where each client is a MessagePort of its own. The host process's own life
 // (killed, stopped, refused, orphaned) is in engine-host.test.ts.
-import fs from 'node:fs';
-import path from 'node:path';
 import { MessageChannel, type MessagePort as NodeMessagePort } from 'node:worker_threads';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type ApiClient, createApiClient } from '../../engine/api/client.ts';
 import type { AxError } from '../../engine/api/errors.ts';
 import type { EngineEvent } from '../../engine/api/events.ts';
 import type { DesktopAlert, HostMessage, ParentMessage } from '../../engine/api/host-protocol.ts';
 import { VERSION } from '../../engine/hosts/node/version.ts';
-import { type ForkedEngineHost, forkEngineHost } from '../../engine/hosts/port/fork-host.ts';
+import type { ForkedEngineHost } from '../../engine/hosts/port/fork-host.ts';
 import { HostClients } from '../../engine/hosts/port/host-clients.ts';
 import type { PortLike } from '../../engine/hosts/port/parent-channel.ts';
 import { connectApi } from '../../engine/server/ws-client.ts';
 import { startApiServer } from '../../engine/server/ws-server.ts';
-import { tempDir } from '../helpers/files.ts';
-import { killStrays } from '../helpers/processes.ts';
 import { applyText } from '../helpers/api-apply.ts';
-import { FAST_CONFIG, startTestEngine } from '../helpers/solo-engine.ts';
+import { forkedHostsFixture } from '../helpers/forked-hosts.ts';
+import { startTestEngine } from '../helpers/solo-engine.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
-let root: string;
-let dataDir: string;
-const hosts: ForkedEngineHost[] = [];
+const hosts = forkedHostsFixture();
 const NO_RECOVERY = { failed: 0, requeued: 0, killed: 0 };
-
-function hostEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('AX_')) env[k] = v;
-  // AXT_DATA_DIR too (the host takes --data-dir): tasks inherit it (never AX_*), so killStrays finds them.
-  return { ...env, AX_DATA_DIR: dataDir, AXT_DATA_DIR: dataDir, AX_ENGINE_CONFIG: JSON.stringify(FAST_CONFIG) };
-}
-
-function startHost(args: string[] = []): ForkedEngineHost {
-  const host = forkEngineHost({ dataDir, env: hostEnv(), args });
-  hosts.push(host);
-  return host;
-}
-
-beforeAll(() => {
-  root = tempDir('ax-engine-host-');
-});
-
-beforeEach(() => {
-  dataDir = fs.mkdtempSync(path.join(root, 'data-'));
-});
-
-afterEach(async () => {
-  const left = hosts.splice(0).filter((h) => h.child.exitCode === null && h.child.signalCode === null);
-  for (const h of left) h.child.kill('SIGKILL');
-  await Promise.all(left.map((h) => h.exited));
-  killStrays(root);
-});
-
-afterAll(() => {
-  fs.rmSync(root, { recursive: true, force: true });
-});
+const startHost = (args: string[] = []): ForkedEngineHost => hosts.start({ args });
 
 describe('the UI drives the host over the port', () => {
   it('apply, run, the run reaching SUCCESS by events, live and stored log lines; two clients get their own replies and events', async () => {
@@ -69,7 +33,7 @@ describe('the UI drives the host over the port', () => {
     expect(await host.ready).toEqual({
       type: 'ready',
       pid: host.child.pid,
-      dataDir,
+      dataDir: hosts.dataDir,
       version: VERSION,
       recovery: NO_RECOVERY,
     });
@@ -108,7 +72,7 @@ describe('the UI drives the host over the port', () => {
     ]);
     expect(detail.run.state).toBe('SUCCESS');
     expect(workflows.map((w) => w.name)).toEqual(['talk']);
-    expect(info).toMatchObject({ mode: 'solo', dataDir, version: VERSION });
+    expect(info).toMatchObject({ mode: 'solo', dataDir: hosts.dataDir, version: VERSION });
     expect(runs.map((r) => r.id)).toEqual([run.id]);
     // Each client saw only the topics it watches.
     expect(otherEvents).toEqual([expect.objectContaining({ type: 'workflow', change: 'applied', workflow: 'talk' })]);
@@ -124,8 +88,7 @@ describe('the UI drives the host over the port', () => {
 
   it('a failed run reaches the parent as a desktop-alert (the desktop channel, where alerts go by default), recorded as sent', async () => {
     const alerts: DesktopAlert[] = [];
-    const host = forkEngineHost({ dataDir, env: hostEnv(), onDesktopAlert: (a) => alerts.push(a) });
-    hosts.push(host);
+    const host = hosts.start({ onDesktopAlert: (a) => alerts.push(a) });
     const ui = host.connect();
     await host.ready;
     await applyText(ui, 'workflow: broken\ntasks:\n  fail:\n    command: "exit 2"\n');

@@ -45,7 +45,8 @@ function hostEnv(dataDir: string): NodeJS.ProcessEnv {
   };
 }
 
-// Skipped only when process.platform === 'win32' holds here (the title says what it needs); it hides no failure.
+// Skipped on Windows only: the tasks are POSIX shell commands (`env`), and the refused data dir is
+// one a chmod 0777 opens to others, which Windows file modes cannot express.
 describe.skipIf(process.platform === 'win32')('the desktop engine host', () => {
   it("a task sees no AX_* of the host's and none of the desktop's decrypted strings; its own secret is there, masked", async () => {
     const dataDir = fs.mkdtempSync(path.join(root, 'data-'));

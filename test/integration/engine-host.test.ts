@@ -6,58 +6,26 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type ForkedEngineHost, forkEngineHost } from '../../engine/hosts/port/fork-host.ts';
+import { describe, expect, it } from 'vitest';
+import type { ForkedEngineHost } from '../../engine/hosts/port/fork-host.ts';
 import { ax } from '../helpers/ax.ts';
-import { readLockFile, REPO, tempDir, writeFile } from '../helpers/files.ts';
-import { groupMembers, killStrays, launchersOf, processAlive, readPidFile } from '../helpers/processes.ts';
+import { readLockFile, REPO, writeFile } from '../helpers/files.ts';
+import { groupMembers, launchersOf, processAlive, readPidFile } from '../helpers/processes.ts';
 import { applyText } from '../helpers/api-apply.ts';
+import { forkedHostsFixture } from '../helpers/forked-hosts.ts';
 import { FAST_CONFIG } from '../helpers/solo-engine.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
-let root: string;
-let dataDir: string;
-const hosts: ForkedEngineHost[] = [];
+const hosts = forkedHostsFixture();
 const NO_RECOVERY = { failed: 0, requeued: 0, killed: 0 };
-
-function hostEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('AX_')) env[k] = v;
-  // AXT_DATA_DIR too (the host takes --data-dir): tasks inherit it (never AX_*), so killStrays finds them.
-  return { ...env, AX_DATA_DIR: dataDir, AXT_DATA_DIR: dataDir, AX_ENGINE_CONFIG: JSON.stringify(FAST_CONFIG) };
-}
-
-function startHost(args: string[] = []): ForkedEngineHost {
-  const host = forkEngineHost({ dataDir, env: hostEnv(), args });
-  hosts.push(host);
-  return host;
-}
-
-beforeAll(() => {
-  root = tempDir('ax-engine-host-');
-});
-
-beforeEach(() => {
-  dataDir = fs.mkdtempSync(path.join(root, 'data-'));
-});
-
-afterEach(async () => {
-  const left = hosts.splice(0).filter((h) => h.child.exitCode === null && h.child.signalCode === null);
-  for (const h of left) h.child.kill('SIGKILL');
-  await Promise.all(left.map((h) => h.exited));
-  killStrays(root);
-});
-
-afterAll(() => {
-  fs.rmSync(root, { recursive: true, force: true });
-});
+const startHost = (args: string[] = []): ForkedEngineHost => hosts.start({ args });
 
 describe('the host process', () => {
   it('killed with SIGKILL, its running task dies within seconds; the next host takes the data dir and recovers the instance', async () => {
     const first = startHost();
     const api = first.connect();
     await first.ready;
-    const pidFile = path.join(root, `sleeper-${path.basename(dataDir)}.pid`);
+    const pidFile = path.join(hosts.root, `sleeper-${path.basename(hosts.dataDir)}.pid`);
     await applyText(api, `workflow: crash\ntasks:\n  sleeper:\n    command: 'echo $$ > "${pidFile}"; sleep 300'\n`);
     const run = await api.runWorkflow('crash', { actor: 'ui' });
     const task = await readPidFile(pidFile);
@@ -92,7 +60,7 @@ describe('the host process', () => {
     );
     expect(await second.exited).toEqual({ code: 4, signal: null });
     expect(second.stderr()).toMatch(/^ax engine host: another AX engine is running on /);
-    expect((await first.connect().engineInfo()).dataDir).toBe(dataDir);
+    expect((await first.connect().engineInfo()).dataDir).toBe(hosts.dataDir);
   });
 
   it('stop drains: the running task finishes, clients are closed, the host exits 0 and frees the data dir', async () => {
@@ -121,15 +89,15 @@ describe('the host process', () => {
   it('opens no port by default; with --local-api, ax commands on its data dir go through it, and stop closes it', async () => {
     const plain = startHost();
     expect((await plain.ready).apiPort).toBeUndefined();
-    expect(readLockFile(dataDir)?.port).toBeUndefined();
+    expect(readLockFile(hosts.dataDir)?.port).toBeUndefined();
     await plain.stop(5_000);
 
     const host = startHost(['--local-api']);
     const { apiPort } = await host.ready;
     expect(apiPort).toBeGreaterThan(0);
-    expect(readLockFile(dataDir)?.port).toBe(apiPort);
-    writeFile(root, 'hello.yaml', 'workflow: hello\ntasks:\n  say:\n    command: "echo hi from the host"\n');
-    const opts = { dataDir, cwd: root, env: { AX_ENGINE_CONFIG: JSON.stringify(FAST_CONFIG) } };
+    expect(readLockFile(hosts.dataDir)?.port).toBe(apiPort);
+    writeFile(hosts.root, 'hello.yaml', 'workflow: hello\ntasks:\n  say:\n    command: "echo hi from the host"\n');
+    const opts = { dataDir: hosts.dataDir, cwd: hosts.root, env: { AX_ENGINE_CONFIG: JSON.stringify(FAST_CONFIG) } };
     expect((await ax(['apply', './hello.yaml'], opts)).code).toBe(0);
     // Without the local API this is refused (the host holds the data dir): it runs in the host.
     const run = await ax(['run', 'hello', '--wait'], opts);
@@ -143,7 +111,7 @@ describe('the host process', () => {
     ]);
 
     expect(await host.stop(5_000)).toEqual({ code: 0, signal: null });
-    expect(readLockFile(dataDir)).toBeUndefined();
+    expect(readLockFile(hosts.dataDir)).toBeUndefined();
   });
 
   it('SIGTERM stops it as stop does: exit 0', async () => {
@@ -155,7 +123,7 @@ describe('the host process', () => {
 
   it('its parent killed with SIGKILL, the host stops and exits; the data dir is free again', async () => {
     // A parent of its own (not this test process), so that it can die.
-    const script = path.join(root, 'parent.mts');
+    const script = path.join(hosts.root, 'parent.mts');
     fs.writeFileSync(
       script,
       `import { forkEngineHost } from ${JSON.stringify(path.join(REPO, 'engine/hosts/port/fork-host.ts'))};
@@ -164,9 +132,9 @@ console.log(JSON.stringify(await host.ready));
 setInterval(() => undefined, 1 << 30);
 `,
     );
-    const parent = spawn(process.execPath, ['--import', 'tsx', script, dataDir], {
+    const parent = spawn(process.execPath, ['--import', 'tsx', script, hosts.dataDir], {
       cwd: REPO,
-      env: hostEnv(),
+      env: hosts.env(),
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let out = '';

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LogSearchHit } from '../../engine/api/engine-api.ts';
 import type { LogLine } from '../../engine/api/types.ts';
 import { LogSearch } from '../../engine/core/logs/log-search.ts';
+import { nextTurn } from '../../engine/hosts/node/host-defaults.ts';
 import type { LogStore, Store } from '../../engine/ports/store.ts';
 import { startTestEngine, type TestEngine } from '../helpers/solo-engine.ts';
 
@@ -62,10 +63,13 @@ function recording(store: Store) {
   return { wrapped, calls, overlap };
 }
 
+// the host's time, as a served engine is given it: the budget measures real time spent
+const REAL_TIME = { clock: { now: () => performance.now() }, nextTurn };
+
 describe('searchLog of a long log', () => {
   it('at most two searches read at once; the others wait their turn', async () => {
     const r = recording(t.engine.store);
-    const search = new LogSearch(r.wrapped, 60_000);
+    const search = new LogSearch(r.wrapped, REAL_TIME, 60_000);
     const queries = ['no-a', 'no-b', 'no-c', 'no-d', 'no-e'];
     const results = await Promise.all(queries.map((q) => search.search(instanceId, q, 0, 100)));
     expect(results.every((hits) => hits.length === 0)).toBe(true);
@@ -75,7 +79,7 @@ describe('searchLog of a long log', () => {
   });
 
   it('past its budget a search ends with the cut marker, and going on from it searches the rest', async () => {
-    const search = new LogSearch(t.engine.store, 0);
+    const search = new LogSearch(t.engine.store, REAL_TIME, 0);
     const hits = await search.search(instanceId, 'no-such-text-anywhere', 0, 100);
     const cut = hits.at(-1) as LogSearchHit;
     expect(cut).toMatchObject({ cut: true, stream: 'system' });
@@ -93,7 +97,12 @@ describe('searchLog of a long log', () => {
     }
     expect(from).toBe(LINES);
     // what is there is found, in a window past the first
-    const found = await new LogSearch(t.engine.store, 60_000).search(instanceId, `250000 ${'z'.repeat(10)}`, 0, 10);
+    const found = await new LogSearch(t.engine.store, REAL_TIME, 60_000).search(
+      instanceId,
+      `250000 ${'z'.repeat(10)}`,
+      0,
+      10,
+    );
     expect(found.map((h) => h.seq)).toEqual([250_000]);
   });
 

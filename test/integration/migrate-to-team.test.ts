@@ -29,6 +29,13 @@ tasks:
     const alerts = await solo.engine.listAlerts({});
     expect(alerts.map((a) => [a.rule, a.state])).toEqual([['run_failed', 'unsent']]);
     const spec = await solo.engine.exportWorkflow('etl');
+    // A task waiting on a workflow that is not there, started by an event with an Idempotency-Key:
+    // its cross-workflow dependency, its wait and the key are copied too.
+    await solo.apply(
+      'workflow: report\non_event: books-closed\ntasks:\n  sum: { command: "echo sum", upstream: [{ ref: ledger.post, date: latest }] }\n',
+    );
+    const [held] = await solo.engine.trigger('books-closed', undefined, 'webhook', 'close-1');
+    const reportSpec = await solo.engine.exportWorkflow('report');
     // an audit entry with a note beside its actor (as an authenticated connection writes one)
     await solo.engine.setEnabled('broken', false, { name: 'alice@box (API token)', note: 'webhook from 10.0.0.7' });
     const audit = await solo.engine.listAudit(100);
@@ -41,12 +48,15 @@ tasks:
     try {
       const counts = await copyStore(source.db, target.db);
       expect(counts).toMatchObject({
-        workflow: 2,
-        task_definition: 3,
+        workflow: 3,
+        task_definition: 4,
         task_dependency: 1,
+        cross_dependency: 1,
         schedule_plan: 1,
-        workflow_run: 2,
-        task_instance: 3,
+        workflow_run: 3,
+        task_instance: 4,
+        upstream_wait: 1,
+        event_key: 1,
         alert: 1,
       });
       expect(await target.listAlerts({})).toEqual(alerts);
@@ -58,6 +68,8 @@ tasks:
       });
 
       expect(await target.getWorkflowSpec('etl')).toEqual(spec);
+      expect(await target.getWorkflowSpec('report')).toEqual(reportSpec);
+      expect((await target.listInstances(held?.id ?? -1)).map((i) => i.state)).toEqual(['WAITING']);
       const runs = await target.listRuns({ workflowName: 'etl' });
       expect(runs.map((r) => [r.id, r.state])).toEqual([[done.run.id, 'SUCCESS']]);
       const instances = await target.listInstances(done.run.id);
@@ -79,7 +91,7 @@ tasks:
       expect(next?.id).toBeGreaterThan(done.run.id);
 
       await expect(copyStore(source.db, target.db)).rejects.toThrow(
-        'the team database already has 2 workflow(s): migrate into an empty database',
+        'the team database already has 3 workflow(s): migrate into an empty database',
       );
     } finally {
       await source.close();

@@ -2,95 +2,15 @@
 // on their fields and cleared once fixed; import of pasted YAML, export as PNG and SVG, the
 // keyboard; an env variable as a secret reference; a timeout suggested from past runs and a log
 // limit typed as a size. Building a DAG with the mouse and the round trip are in designer.test.ts.
-import type { Page } from 'playwright';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SqlStore } from '../../engine/adapters/sql/sql-store.ts';
-import { openDataDirStore } from '../helpers/files.ts';
-import type { ServedEngine } from '../helpers/serve.ts';
-import { browserSkipReason, screenshot, uiFixture } from '../helpers/ui.ts';
+import { describe, expect, it } from 'vitest';
+import { addTask, designerFixture, node, openDesigner, panel, toast } from '../helpers/designer-ui.ts';
+import { browserSkipReason, screenshot } from '../helpers/ui.ts';
 
 const skip = browserSkipReason();
 
-// Every key the file format has, in an order that is not alphabetical, with values that a
-// careless round trip would change: "1.10" as a string, an exponential backoff, two upstreams.
-const FULL = `workflow: full-roundtrip
-description: Every field the file format has
-owner: data-team
-schedule:
-  cron: "15 3 * * 1-5"
-  timezone: Europe/Berlin
-  misfire: all
-  overlap: queue
-on_event: orders-ready
-routing: least_busy
-tasks:
-  zeta:
-    command: echo zeta
-    cwd: /tmp
-    env:
-      VERSION: "1.10"
-      MODE: fast
-    timeout: 1h30m
-    retries: 3
-    retry_backoff: { strategy: exponential, delay: 30s, max: 10m }
-    labels: [gpu, linux]
-    owner: anna
-  alpha:
-    command: echo alpha
-    retry_backoff: 45s
-  mid:
-    command: echo mid
-    upstream: [zeta, alpha]
-  lonely:
-    command: echo "I have no edges"
-`;
-
-async function openDesigner(page: Page, engine: ServedEngine, name: string): Promise<void> {
-  await page.goto(`${engine.origin}/#/designer/${name}`);
-  await page.waitForSelector('.react-flow__node', { timeout: 15_000 });
-}
-
-const node = (page: Page, name: string) => page.locator(`.react-flow__node[data-id="${name}"]`);
-/** the side panel (the page's header has a search box whose label also says "commands") */
-const panel = (page: Page) => page.getByRole('complementary', { name: 'Properties' });
-
-async function addTask(page: Page, name: string, command: string): Promise<void> {
-  await page.getByRole('button', { name: 'Add task' }).click();
-  const nameBox = panel(page).getByLabel('Task name');
-  await nameBox.fill(name);
-  await nameBox.press('Enter');
-  await expect.poll(() => node(page, name).count()).toBe(1);
-  await panel(page).getByLabel('Command').fill(command);
-}
-
-// A string matches case-insensitively ("Saved" would find "Not saved"); pass a RegExp to be exact.
-async function toast(page: Page, text: string | RegExp): Promise<string> {
-  const el = page.locator('.ant-message-notice').filter({ hasText: text }).first();
-  await el.waitFor({ timeout: 15_000 });
-  return (await el.textContent()) ?? '';
-}
-
 // Skipped only off CI where Chromium or the built UI is missing (the reason is in `skip`): under CI=true browserSkipReason() throws instead.
-
-// Skipped only when skip holds here (the title says what it needs); it hides no failure.
 describe.skipIf(skip)('DAG designer', () => {
-  // The engine's records read from its SQLite file in this process, to check what a page did:
-  // polling with an `ax --json` process per look costs a busy core a second each time.
-  let store: SqlStore;
-
-  const ui = uiFixture({
-    setup: async (engine) => {
-      await engine.apply({ 'full.yaml': FULL });
-    },
-  });
-
-  beforeAll(async () => {
-    store = await openDataDirStore(ui.engine.dataDir);
-  }, 120_000);
-
-  afterAll(async () => {
-    await store?.close();
-  });
+  const ui = designerFixture();
 
   it('shows save problems on their fields and clears them once fixed', async () => {
     const page = await ui.newPage();
@@ -259,6 +179,6 @@ describe.skipIf(skip)('DAG designer', () => {
     await expect.poll(() => page.getByTestId('problem-log_limit').count()).toBe(0);
     await page.getByRole('button', { name: 'Save' }).click();
     expect(await toast(page, /Saved "/)).toContain('timed');
-    expect((await store.getWorkflowSpec('timed'))?.tasks[0]?.logLimitBytes).toBe(2 * 1024 * 1024);
+    expect((await ui.store.getWorkflowSpec('timed'))?.tasks[0]?.logLimitBytes).toBe(2 * 1024 * 1024);
   }, 120_000);
 });

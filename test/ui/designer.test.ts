@@ -3,106 +3,15 @@
 // to success; a workflow applied by the CLI opened and saved unchanged (`ax export` identical).
 // Screenshots of the designer in light and dark, English and Chinese go to
 // test-artifacts/screenshots/. Editing a task's fields is in designer-editing.test.ts.
-import type { Page } from 'playwright';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SqlStore } from '../../engine/adapters/sql/sql-store.ts';
-import { openDataDirStore } from '../helpers/files.ts';
-import type { ServedEngine } from '../helpers/serve.ts';
-import { animationsDone, browserSkipReason, screenshot, signedInPage, uiFixture } from '../helpers/ui.ts';
+import { describe, expect, it } from 'vitest';
+import { addTask, connect, designerFixture, node, openDesigner, panel, toast } from '../helpers/designer-ui.ts';
+import { animationsDone, browserSkipReason, screenshot, signedInPage } from '../helpers/ui.ts';
 
 const skip = browserSkipReason();
 
-// Every key the file format has, in an order that is not alphabetical, with values that a
-// careless round trip would change: "1.10" as a string, an exponential backoff, two upstreams.
-const FULL = `workflow: full-roundtrip
-description: Every field the file format has
-owner: data-team
-schedule:
-  cron: "15 3 * * 1-5"
-  timezone: Europe/Berlin
-  misfire: all
-  overlap: queue
-on_event: orders-ready
-routing: least_busy
-tasks:
-  zeta:
-    command: echo zeta
-    cwd: /tmp
-    env:
-      VERSION: "1.10"
-      MODE: fast
-    timeout: 1h30m
-    retries: 3
-    retry_backoff: { strategy: exponential, delay: 30s, max: 10m }
-    labels: [gpu, linux]
-    owner: anna
-  alpha:
-    command: echo alpha
-    retry_backoff: 45s
-  mid:
-    command: echo mid
-    upstream: [zeta, alpha]
-  lonely:
-    command: echo "I have no edges"
-`;
-
-async function openDesigner(page: Page, engine: ServedEngine, name: string): Promise<void> {
-  await page.goto(`${engine.origin}/#/designer/${name}`);
-  await page.waitForSelector('.react-flow__node', { timeout: 15_000 });
-}
-
-const node = (page: Page, name: string) => page.locator(`.react-flow__node[data-id="${name}"]`);
-/** the side panel (the page's header has a search box whose label also says "commands") */
-const panel = (page: Page) => page.getByRole('complementary', { name: 'Properties' });
-
-/** drags from `from`'s source handle to `to`'s target handle, as a person would */
-async function connect(page: Page, from: string, to: string): Promise<void> {
-  const source = await node(page, from).locator('.react-flow__handle.source').boundingBox();
-  const target = await node(page, to).locator('.react-flow__handle.target').boundingBox();
-  if (!source || !target) throw new Error(`handles of ${from} or ${to} are not on screen`);
-  await page.mouse.move(source.x + source.width / 2, source.y + source.height / 2);
-  await page.mouse.down();
-  await page.mouse.move(target.x + target.width / 2, target.y + target.height / 2, { steps: 15 });
-  await page.mouse.up();
-}
-
-async function addTask(page: Page, name: string, command: string): Promise<void> {
-  await page.getByRole('button', { name: 'Add task' }).click();
-  const nameBox = panel(page).getByLabel('Task name');
-  await nameBox.fill(name);
-  await nameBox.press('Enter');
-  await expect.poll(() => node(page, name).count()).toBe(1);
-  await panel(page).getByLabel('Command').fill(command);
-}
-
-// A string matches case-insensitively ("Saved" would find "Not saved"); pass a RegExp to be exact.
-async function toast(page: Page, text: string | RegExp): Promise<string> {
-  const el = page.locator('.ant-message-notice').filter({ hasText: text }).first();
-  await el.waitFor({ timeout: 15_000 });
-  return (await el.textContent()) ?? '';
-}
-
 // Skipped only off CI where Chromium or the built UI is missing (the reason is in `skip`): under CI=true browserSkipReason() throws instead.
-
-// Skipped only when skip holds here (the title says what it needs); it hides no failure.
 describe.skipIf(skip)('DAG designer', () => {
-  // The engine's records read from its SQLite file in this process, to check what a page did:
-  // polling with an `ax --json` process per look costs a busy core a second each time.
-  let store: SqlStore;
-
-  const ui = uiFixture({
-    setup: async (engine) => {
-      await engine.apply({ 'full.yaml': FULL });
-    },
-  });
-
-  beforeAll(async () => {
-    store = await openDataDirStore(ui.engine.dataDir);
-  }, 120_000);
-
-  afterAll(async () => {
-    await store?.close();
-  });
+  const ui = designerFixture();
 
   it('builds a 3-task DAG with the mouse, refuses a cycle, saves, runs it to success', async () => {
     const { context, page } = await signedInPage(ui.browser, ui.engine);
@@ -164,9 +73,9 @@ describe.skipIf(skip)('DAG designer', () => {
       await page.waitForFunction(() => /^#\/runs\/\d+/.test(location.hash), undefined, { timeout: 15_000 });
       const runId = Number(/#\/runs\/(\d+)/.exec(await page.evaluate(() => location.hash))?.[1]);
       await expect
-        .poll(async () => (await store.getRun(runId))?.state, { timeout: 30_000, interval: 100 })
+        .poll(async () => (await ui.store.getRun(runId))?.state, { timeout: 30_000, interval: 100 })
         .toBe('SUCCESS');
-      const instances = await store.listInstances(runId);
+      const instances = await ui.store.listInstances(runId);
       expect(instances.map((i) => `${i.taskName}:${i.state}`).sort()).toEqual(['a:SUCCESS', 'b:SUCCESS', 'c:SUCCESS']);
       await expect
         .poll(() => page.locator('[data-state="SUCCESS"]').count(), { timeout: 15_000 })

@@ -12,8 +12,8 @@ import type { SqlDialectName } from './migrations.ts';
 import { chunks, instanceFromRow } from './rows.ts';
 import type { Database, WorkflowRunTable } from './schema.ts';
 import { startQueued } from './settle-run.ts';
-import { exclusive, lockRun, shared, transact, type Trx } from './transaction.ts';
-import { dropWaits, waitersOf, waitersOfRun } from './upstream-waits.ts';
+import { exclusive, lockRun, transact, type Trx } from './transaction.ts';
+import { dropWaits, runAsAwaited, waitersOf, waitersOfRun } from './upstream-waits.ts';
 
 export async function cancelRun(
   db: Kysely<Database>,
@@ -71,15 +71,12 @@ async function cancelAcrossWorkflows(
   run: Selectable<WorkflowRunTable>,
   result: TransitionResult,
 ): Promise<void> {
-  const wf = await shared(
-    trx.selectFrom('workflow').select('name').where('id', '=', run.workflow_id),
-    dialect,
-  ).executeTakeFirst();
-  if (!wf) return;
-  const at = Number(run.logical_time);
+  const awaited = await runAsAwaited(trx, dialect, run);
+  if (!awaited) return;
+  const { workflow, at } = awaited;
   const waiters =
     run.only_task === null
-      ? await waitersOfRun(trx, dialect, wf.name, at)
-      : await waitersOf(trx, dialect, wf.name, run.only_task, at);
+      ? await waitersOfRun(trx, dialect, workflow, at)
+      : await waitersOf(trx, dialect, workflow, run.only_task, at);
   if (waiters.length > 0) (result.failedWaiters ??= []).push(...waiters);
 }

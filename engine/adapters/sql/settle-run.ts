@@ -13,8 +13,8 @@ import { insertDrafts, pendingQuery, runRecord } from './instance-drafts.ts';
 import { memoQuery, slot } from './memo-query.ts';
 import type { SqlDialectName } from './migrations.ts';
 import type { Database, WorkflowRunTable } from './schema.ts';
-import { exclusive, lockRun, shared, transact, type Trx } from './transaction.ts';
-import { releaseWaiters, waitersOf } from './upstream-waits.ts';
+import { exclusive, lockRun, transact, type Trx } from './transaction.ts';
+import { releaseWaiters, runAsAwaited, waitersOf } from './upstream-waits.ts';
 
 export async function settleRun(
   db: Kysely<Database>,
@@ -75,15 +75,12 @@ async function settleAcrossWorkflows(
   now: number,
   result: TransitionResult,
 ): Promise<void> {
-  const wf = await shared(
-    trx.selectFrom('workflow').select('name').where('id', '=', run.workflow_id),
-    dialect,
-  ).executeTakeFirst();
-  if (!wf) return;
-  const at = Number(run.logical_time);
+  const awaited = await runAsAwaited(trx, dialect, run);
+  if (!awaited) return;
+  const { workflow, at } = awaited;
   if (state === 'SUCCESS')
-    (result.released ??= []).push(...(await releaseWaiters(trx, dialect, wf.name, null, at, now)));
-  else (result.failedWaiters ??= []).push(...(await waitersOf(trx, dialect, wf.name, null, at)));
+    (result.released ??= []).push(...(await releaseWaiters(trx, dialect, workflow, null, at, now)));
+  else (result.failedWaiters ??= []).push(...(await waitersOf(trx, dialect, workflow, null, at)));
 }
 
 /**

@@ -12,13 +12,13 @@
 // - a release locks the wait rows it deletes, then reads the waiter's other rows with a locking
 //   read: two upstreams releasing one waiter's last two rows wait for each other (InnoDB rolls
 //   one back and it runs again, seeing the other's delete), so the waiter is released once.
-import type { Kysely } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { InstanceRecord } from '../../api/types.ts';
 import { waitingReason } from '../../core/workflow/cross-upstream.ts';
 import { HELD_FOR_UPSTREAM, type UpstreamWaitDraft, type WaiterNotice } from '../../ports/store.ts';
 import type { SqlDialectName } from './migrations.ts';
 import { chunks, instanceFromRow } from './rows.ts';
-import type { Database } from './schema.ts';
+import type { Database, WorkflowRunTable } from './schema.ts';
 import { exclusive, shared, type Trx } from './transaction.ts';
 
 /** Did `task` (or, null, the whole run) of the workflow succeed in a run whose logical time is in [from, to)? */
@@ -173,6 +173,27 @@ export async function releaseWaiters(
   return released;
 }
 
+/** How other workflows' waits name a run: its workflow's name and its logical time (none once the workflow is gone). */
+export async function runAsAwaited(
+  trx: Trx,
+  dialect: SqlDialectName,
+  run: Pick<Selectable<WorkflowRunTable>, 'workflow_id' | 'logical_time'>,
+): Promise<{ workflow: string; at: number } | undefined> {
+  const wf = await shared(
+    trx.selectFrom('workflow').select('name').where('id', '=', run.workflow_id),
+    dialect,
+  ).executeTakeFirst();
+  return wf && { workflow: wf.name, at: Number(run.logical_time) };
+}
+
+/** A waiter with several wait rows matching is named once, with its first row's label. */
+function oncePerInstance(rows: { instance_id: number; label: string }[]): WaiterNotice[] {
+  const seen = new Set<number>();
+  return rows
+    .filter((r) => !seen.has(r.instance_id) && seen.add(r.instance_id))
+    .map((r) => ({ instanceId: r.instance_id, label: r.label }));
+}
+
 /** The instances waiting for what just failed for good, and what each waited for. */
 export async function waitersOf(
   trx: Trx,
@@ -182,10 +203,7 @@ export async function waitersOf(
   logicalTime: number,
 ): Promise<WaiterNotice[]> {
   const rows = await shared(matching(trx, workflow, task, logicalTime), dialect).execute();
-  const seen = new Set<number>();
-  return rows
-    .filter((r) => !seen.has(r.instance_id) && seen.add(r.instance_id))
-    .map((r) => ({ instanceId: r.instance_id, label: r.label }));
+  return oncePerInstance(rows);
 }
 
 /**
@@ -208,10 +226,7 @@ export async function waitersOfRun(
       .orderBy('id'),
     dialect,
   ).execute();
-  const seen = new Set<number>();
-  return rows
-    .filter((r) => !seen.has(r.instance_id) && seen.add(r.instance_id))
-    .map((r) => ({ instanceId: r.instance_id, label: r.label }));
+  return oncePerInstance(rows);
 }
 
 /** A waiter that ended (released, failed, cancelled) waits no more. */

@@ -5,14 +5,20 @@
 // wait their turn); and one that runs past its time budget answers what it found so far plus a
 // `cut` marker saying where it stopped, so the caller can go on from there or narrow its search.
 import type { LogSearchHit } from '../../api/engine-api.ts';
+import type { Clock } from '../../ports/clock.ts';
 import type { LogStore } from '../../ports/store.ts';
+import type { NextTurn } from '../workflow/workflow-cache.ts';
 
 /** lines per window: a few ms of LIKE each */
 const WINDOW = 20_000;
 export const SEARCH_BUDGET_MS = 2_000;
 const MAX_SEARCHES = 2;
 
-const turn = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+/** The engine's time and its host's event loop, as the engine is given them (engine-deps.ts). */
+export interface LogSearchTime {
+  clock: Pick<Clock, 'now'>;
+  nextTurn: NextTurn;
+}
 
 export class LogSearch {
   private running = 0;
@@ -20,13 +26,14 @@ export class LogSearch {
 
   constructor(
     private readonly store: LogStore,
+    private readonly time: LogSearchTime,
     private readonly budgetMs = SEARCH_BUDGET_MS,
   ) {}
 
   async search(instanceId: number, query: string, afterSeq: number, limit: number): Promise<LogSearchHit[]> {
     // The budget counts from the call, waiting included: it is the time the asker waits.
-    // performance.now, not the engine's clock: it is real time spent, which a fake clock does not measure.
-    const started = performance.now();
+    // On the engine's clock, as all its time: under a fake clock a search is cut only when the clock moves.
+    const started = this.time.clock.now();
     if (this.running >= MAX_SEARCHES) await new Promise<void>((resolve) => this.waiting.push(resolve));
     this.running++;
     try {
@@ -52,7 +59,7 @@ export class LogSearch {
         hits.push({ seq: l.seq, stream: l.stream, line: l.line });
       from = until;
       if (hits.length >= limit || from >= lastSeq) break;
-      const spent = performance.now() - started;
+      const spent = this.time.clock.now() - started;
       if (spent > this.budgetMs) {
         hits.push({
           seq: from,
@@ -62,7 +69,7 @@ export class LogSearch {
         });
         break;
       }
-      await turn();
+      await this.time.nextTurn();
     }
     return hits;
   }

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { AxError, formatProblems, ValidationError, type ValidationProblem } from '../../api/errors.ts';
 import type { EngineApi } from '../../api/engine-api.ts';
 import type { WorkflowSpec } from '../../api/types.ts';
+import { hostZone } from '../node/host-defaults.ts';
 import { readRegularFile } from './regular-file.ts';
 import {
   decodeWorkflowFile,
@@ -12,8 +13,6 @@ import {
   MAX_WORKFLOW_FILE_BYTES,
   parseWorkflowFile,
 } from '../../core/workflow/workflow-file.ts';
-
-export const localTimezone = (): string => Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
 
 export interface WorkflowFile {
   spec: WorkflowSpec;
@@ -59,7 +58,7 @@ export function readWorkflowFile(file: string): WorkflowFile {
   };
   const parsed = parseWorkflowFile(decodeWorkflowFile(bytes, file), {
     file,
-    defaultTimezone: localTimezone(),
+    defaultTimezone: hostZone(),
     resolveCwd,
   });
   return { ...parsed, resolvedCwds: [...new Set(resolvedCwds)] };

@@ -2,7 +2,6 @@
 // own problems from the last validation shown on it.
 import { DeleteOutlined } from '@ant-design/icons';
 import { Alert, Button, Form, Input, InputNumber, Popconfirm, Select, Typography } from 'antd';
-import { useCallback, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { TaskStats } from '../../../engine/api/engine-api.ts';
 import type { TaskSpec, WorkflowSpec } from '../../../engine/api/types.ts';
@@ -14,12 +13,13 @@ import { mono } from './fields/mono.ts';
 import { crossFromKeys, crossKey, isDefaultDate, refText } from './model/cross-refs.ts';
 import type { RenameProblem } from './model/spec-ops.ts';
 import {
+  DraftField,
   fieldId,
   RetryBackoffFields,
   TaskField,
   TaskNameInput,
   TimeoutSuggestion,
-  type LocalErrors,
+  useDraftErrors,
 } from './task-fields.tsx';
 
 export interface TaskPanelProps {
@@ -48,16 +48,7 @@ export function TaskPanel({
 }: TaskPanelProps) {
   const { t } = useTranslation('designer');
   const cross = task.crossUpstream ?? [];
-  const [localErrors, setLocalErrors] = useState<LocalErrors>({});
-  const setLocal = useCallback(
-    (field: string) => (error: string | undefined) =>
-      setLocalErrors((e) => (e[field] === error ? e : { ...e, [field]: error })),
-    [],
-  );
-  const onNameError = useCallback((e: string | undefined) => setLocal('name')(e), [setLocal]);
-  const onTimeoutError = useCallback((e: string | undefined) => setLocal('timeout')(e), [setLocal]);
-  const onWaitTimeoutError = useCallback((e: string | undefined) => setLocal('wait_timeout')(e), [setLocal]);
-  const onLogLimitError = useCallback((e: string | undefined) => setLocal('log_limit')(e), [setLocal]);
+  const drafts = useDraftErrors();
   const backoff = task.retryBackoff;
   const others = spec.tasks.filter((x) => x.name !== task.name).map((x) => ({ value: x.name, label: x.name }));
   const whole = problems.get('');
@@ -69,8 +60,8 @@ export function TaskPanel({
       aria-label={t('task.formLabel', { name: task.name })}
     >
       {whole && <Alert type="error" showIcon style={{ marginBottom: 12 }} title={whole.join(' · ')} />}
-      <Field field="name" required label={t('field.name')} problems={problems} local={localErrors.name}>
-        <TaskNameInput name={task.name} onRename={onRename} onError={onNameError} />
+      <Field field="name" required label={t('field.name')} problems={problems} local={drafts.errors.name}>
+        <TaskNameInput name={task.name} onRename={onRename} onError={drafts.onError('name')} />
       </Field>
       <Field field="command" required label={t('field.command')} problems={problems}>
         <Input.TextArea
@@ -101,11 +92,11 @@ export function TaskPanel({
       <Field field="env" label={t('field.env')} problems={problems}>
         <EnvEditor id={fieldId('env')} value={task.env} onChange={(env) => onEdit({ env }, 'env')} />
       </Field>
-      <Field
+      <DraftField
         field="timeout"
         label={t('field.timeout')}
         problems={problems}
-        local={localErrors.timeout}
+        drafts={drafts}
         extra={
           suggestion && suggestion.samples > 0 ? (
             <TimeoutSuggestion
@@ -118,16 +109,17 @@ export function TaskPanel({
           )
         }
       >
-        <DurationInput
-          id={fieldId('timeout')}
-          value={task.timeoutMs}
-          allowEmpty
-          positive
-          placeholder={t('field.timeoutPlaceholder')}
-          onChange={(ms) => onEdit({ timeoutMs: ms }, 'timeout')}
-          onError={onTimeoutError}
-        />
-      </Field>
+        {(box) => (
+          <DurationInput
+            {...box}
+            value={task.timeoutMs}
+            allowEmpty
+            positive
+            placeholder={t('field.timeoutPlaceholder')}
+            onChange={(ms) => onEdit({ timeoutMs: ms }, 'timeout')}
+          />
+        )}
+      </DraftField>
       <Field field="retries" label={t('field.retries')} problems={problems}>
         <InputNumber
           id={fieldId('retries')}
@@ -143,8 +135,7 @@ export function TaskPanel({
         <RetryBackoffFields
           backoff={backoff}
           problems={problems}
-          localErrors={localErrors}
-          setLocal={setLocal}
+          drafts={drafts}
           onChange={(next, field) => onEdit({ retryBackoff: next }, field)}
         />
       ) : null}
@@ -190,23 +181,24 @@ export function TaskPanel({
         />
       </Form.Item>
       {cross.length > 0 && (
-        <Field
+        <DraftField
           field="wait_timeout"
           label={t('field.waitTimeout')}
           problems={problems}
-          local={localErrors.wait_timeout}
+          drafts={drafts}
           extra={t('field.waitTimeoutHelp')}
         >
-          <DurationInput
-            id={fieldId('wait_timeout')}
-            value={task.waitTimeoutMs}
-            allowEmpty
-            positive
-            placeholder="24h"
-            onChange={(ms) => onEdit({ waitTimeoutMs: ms }, 'wait_timeout')}
-            onError={onWaitTimeoutError}
-          />
-        </Field>
+          {(box) => (
+            <DurationInput
+              {...box}
+              value={task.waitTimeoutMs}
+              allowEmpty
+              positive
+              placeholder="24h"
+              onChange={(ms) => onEdit({ waitTimeoutMs: ms }, 'wait_timeout')}
+            />
+          )}
+        </DraftField>
       )}
       <Field field="labels" label={t('field.labels')} problems={problems} extra={t('field.labelsHelp')}>
         <Select
@@ -228,21 +220,22 @@ export function TaskPanel({
           placeholder={t('field.ownerPlaceholder')}
         />
       </Field>
-      <Field
+      <DraftField
         field="log_limit"
         label={t('field.logLimit')}
         problems={problems}
-        local={localErrors.log_limit}
+        drafts={drafts}
         extra={t('field.logLimitHelp')}
       >
-        <SizeInput
-          id={fieldId('log_limit')}
-          value={task.logLimitBytes}
-          placeholder={t('field.logLimitPlaceholder')}
-          onChange={(bytes) => onEdit({ logLimitBytes: bytes }, 'log_limit')}
-          onError={onLogLimitError}
-        />
-      </Field>
+        {(box) => (
+          <SizeInput
+            {...box}
+            value={task.logLimitBytes}
+            placeholder={t('field.logLimitPlaceholder')}
+            onChange={(bytes) => onEdit({ logLimitBytes: bytes }, 'log_limit')}
+          />
+        )}
+      </DraftField>
       <Popconfirm
         title={t('task.deleteConfirm', { name: task.name })}
         okText={t('task.delete')}

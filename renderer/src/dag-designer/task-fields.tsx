@@ -1,8 +1,9 @@
 // The parts of the task form (TaskPanel.tsx) that carry their own state or logic: the field ids,
-// the name box that renames on leave, the retry backoff's fields, the timeout suggestion.
+// the fields whose boxes hold a draft (a text that does not parse yet), the name box that renames
+// on leave, the retry backoff's fields, the timeout suggestion.
 import { BulbOutlined } from '@ant-design/icons';
 import { Button, Flex, Input, Select, Typography } from 'antd';
-import { useCallback, useEffect, useState } from 'react';
+import { type ReactNode, useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { TaskStats } from '../../../engine/api/engine-api.ts';
 import type { RetryBackoff } from '../../../engine/api/types.ts';
@@ -21,24 +22,66 @@ const Field = TaskField;
 
 export type LocalErrors = Record<string, string | undefined>;
 
+/** Each field's draft error, and per field a setter that stays the same across renders. */
+export interface DraftErrors {
+  errors: LocalErrors;
+  /** stable per field, as the boxes report their draft error from an effect */
+  onError(field: string): (error: string | undefined) => void;
+}
+
+export function useDraftErrors(): DraftErrors {
+  const [errors, setErrors] = useState<LocalErrors>({});
+  const setters = useRef(new Map<string, (error: string | undefined) => void>());
+  const onError = useCallback((field: string) => {
+    let set = setters.current.get(field);
+    if (!set) {
+      set = (error) => setErrors((e) => (e[field] === error ? e : { ...e, [field]: error }));
+      setters.current.set(field, set);
+    }
+    return set;
+  }, []);
+  return { errors, onError };
+}
+
+/**
+ * A field whose box keeps a draft (DurationInput, SizeInput): `children` gets the box's id and
+ * error callback, and the draft's error is shown on the field until the text parses.
+ */
+export function DraftField({
+  field,
+  label,
+  extra,
+  problems,
+  drafts,
+  children,
+}: {
+  field: string;
+  label: ReactNode;
+  extra?: ReactNode;
+  problems: ReadonlyMap<string, string[]>;
+  drafts: DraftErrors;
+  children: (box: { id: string; onError: (error: string | undefined) => void }) => ReactNode;
+}) {
+  return (
+    <Field field={field} label={label} problems={problems} local={drafts.errors[field]} extra={extra}>
+      {children({ id: fieldId(field), onError: drafts.onError(field) })}
+    </Field>
+  );
+}
+
 /** Strategy, delay and (exponential) cap of the retries; `onChange` names the field edited. */
 export function RetryBackoffFields({
   backoff,
   problems,
-  localErrors,
-  setLocal,
+  drafts,
   onChange,
 }: {
   backoff: RetryBackoff;
   problems: ReadonlyMap<string, string[]>;
-  localErrors: LocalErrors;
-  setLocal: (field: string) => (error: string | undefined) => void;
+  drafts: DraftErrors;
   onChange: (next: RetryBackoff, field: string) => void;
 }) {
   const { t } = useTranslation('designer');
-  // stable, as DurationInput reports its draft error from an effect
-  const onDelayError = useCallback((e: string | undefined) => setLocal('retry_backoff.delay')(e), [setLocal]);
-  const onMaxError = useCallback((e: string | undefined) => setLocal('retry_backoff.max')(e), [setLocal]);
   return (
     <fieldset style={{ border: 0, margin: 0, padding: 0 }}>
       <Typography.Text strong style={{ display: 'block', marginBottom: 6 }}>
@@ -65,41 +108,33 @@ export function RetryBackoffFields({
           />
         </Field>
         <div style={{ width: 110 }}>
-          <Field
-            field="retry_backoff.delay"
-            label={t('field.delay')}
-            problems={problems}
-            local={localErrors['retry_backoff.delay']}
-          >
-            <DurationInput
-              id={fieldId('retry_backoff.delay')}
-              value={backoff.delayMs}
-              onChange={(ms) =>
-                ms !== undefined &&
-                onChange(
-                  { ...backoff, delayMs: ms, maxDelayMs: backoff.kind === 'fixed' ? ms : backoff.maxDelayMs },
-                  'delay',
-                )
-              }
-              onError={onDelayError}
-            />
-          </Field>
+          <DraftField field="retry_backoff.delay" label={t('field.delay')} problems={problems} drafts={drafts}>
+            {(box) => (
+              <DurationInput
+                {...box}
+                value={backoff.delayMs}
+                onChange={(ms) =>
+                  ms !== undefined &&
+                  onChange(
+                    { ...backoff, delayMs: ms, maxDelayMs: backoff.kind === 'fixed' ? ms : backoff.maxDelayMs },
+                    'delay',
+                  )
+                }
+              />
+            )}
+          </DraftField>
         </div>
         {backoff.kind === 'exponential' && (
           <div style={{ width: 110 }}>
-            <Field
-              field="retry_backoff.max"
-              label={t('field.max')}
-              problems={problems}
-              local={localErrors['retry_backoff.max']}
-            >
-              <DurationInput
-                id={fieldId('retry_backoff.max')}
-                value={backoff.maxDelayMs}
-                onChange={(ms) => ms !== undefined && onChange({ ...backoff, maxDelayMs: ms }, 'max')}
-                onError={onMaxError}
-              />
-            </Field>
+            <DraftField field="retry_backoff.max" label={t('field.max')} problems={problems} drafts={drafts}>
+              {(box) => (
+                <DurationInput
+                  {...box}
+                  value={backoff.maxDelayMs}
+                  onChange={(ms) => ms !== undefined && onChange({ ...backoff, maxDelayMs: ms }, 'max')}
+                />
+              )}
+            </DraftField>
           </div>
         )}
       </Flex>

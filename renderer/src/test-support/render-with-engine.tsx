@@ -1,6 +1,7 @@
 // Renders real components against a real engine (SQLite in a temp dir) in one process: the
 // engine's API served by serveConnection, the UI's EngineConnection over memoryTransport, and
 // the providers the app puts around a page (antd, theme, query cache, router, i18n).
+import { StyleProvider } from '@ant-design/cssinjs';
 import { render, type RenderResult } from '@testing-library/react';
 import { App as AntApp, ConfigProvider } from 'antd';
 import type { ReactNode } from 'react';
@@ -50,6 +51,20 @@ function loadEngine() {
   return engineModules;
 }
 
+/**
+ * Where antd writes its generated stylesheets: an element outside the document. jsdom computes
+ * styles by matching every rule of every sheet in the document, and antd's ~1,800 rules made one
+ * getComputedStyle cost about half a second on a busy core; Testing Library calls it for every
+ * element a role query looks at and userEvent for every ancestor of what it clicks (the designer's
+ * page test took minutes). jsdom lays nothing out, so those rules changed no finding here: the
+ * elements, their roles, names and inline styles are the same without them.
+ */
+let sink: HTMLElement | undefined;
+function styleSink(): HTMLElement {
+  sink ??= document.createElement('div');
+  return sink;
+}
+
 export async function startEngineUi(options: Parameters<typeof startTestEngine>[0] = {}): Promise<EngineUi> {
   const { startTestEngine, NodeProcessRunner } = await loadEngine();
   const engine = await startTestEngine({ runner: new NodeProcessRunner(), ...options });
@@ -65,19 +80,21 @@ export async function startEngineUi(options: Parameters<typeof startTestEngine>[
     render(ui, { path = '/', route = '*' } = {}) {
       const queryClient = createQueryClient();
       view = render(
-        <ConfigProvider>
-          <ThemeContext.Provider value={{ choice: 'light', dark: false, setChoice: () => undefined }}>
-            <AntApp>
-              <ApiProvider connection={connection} queryClient={queryClient}>
-                <MemoryRouter initialEntries={[path]}>
-                  <Routes>
-                    <Route path={route} element={ui} />
-                  </Routes>
-                </MemoryRouter>
-              </ApiProvider>
-            </AntApp>
-          </ThemeContext.Provider>
-        </ConfigProvider>,
+        <StyleProvider container={styleSink()}>
+          <ConfigProvider>
+            <ThemeContext.Provider value={{ choice: 'light', dark: false, setChoice: () => undefined }}>
+              <AntApp>
+                <ApiProvider connection={connection} queryClient={queryClient}>
+                  <MemoryRouter initialEntries={[path]}>
+                    <Routes>
+                      <Route path={route} element={ui} />
+                    </Routes>
+                  </MemoryRouter>
+                </ApiProvider>
+              </AntApp>
+            </ThemeContext.Provider>
+          </ConfigProvider>
+        </StyleProvider>,
       );
       return view;
     },

@@ -1,11 +1,7 @@
-// A size typed as in workflow files ("50MB", "512KB", or bytes), parsed by the engine's own parser
-// so the designer accepts exactly what `ax apply` does. An unparsable text stays in the box with
-// the parser's message under it; the spec keeps its last valid value meanwhile.
-import { Input } from 'antd';
-import { useEffect, useRef, useState } from 'react';
+// A size typed as in workflow files ("50MB", "512KB", or bytes): a ParsedInput with the engine's
+// size parser. An empty box is no limit.
 import { formatSize, parseSize } from '../../../../engine/api/size.ts';
-import { useReportDraftError } from './draft-errors.ts';
-import { mono } from './mono.ts';
+import { type Parsed, ParsedInput } from './ParsedInput.tsx';
 
 export interface SizeInputProps {
   id: string;
@@ -18,46 +14,12 @@ export interface SizeInputProps {
 }
 
 /** The bytes of a typed size, none for an empty box, or the parser's message. */
-export function sizeError(text: string): { bytes?: number; error?: string } {
+export function sizeError(text: string): Parsed {
   if (text.trim() === '') return {};
   const parsed = parseSize(text);
-  return 'error' in parsed ? { error: parsed.error } : { bytes: parsed.bytes };
+  return 'error' in parsed ? { error: parsed.error } : { value: parsed.bytes };
 }
 
-export function SizeInput({ id, value, onChange, placeholder, onError }: SizeInputProps) {
-  const [text, setText] = useState(() => (value === undefined ? '' : formatSize(value)));
-  const [error, setError] = useState<string | undefined>();
-  // the value this box last sent: anything else arriving (undo, another task) replaces the draft
-  const sent = useRef<number | undefined>(value);
-  useEffect(() => {
-    if (value === sent.current) return;
-    sent.current = value;
-    setText(value === undefined ? '' : formatSize(value));
-    setError(undefined);
-  }, [value]);
-  useEffect(() => onError(error), [error, onError]);
-  useReportDraftError(id, error);
-  return (
-    <Input
-      id={id}
-      value={text}
-      placeholder={placeholder}
-      aria-invalid={error !== undefined}
-      status={error ? 'error' : undefined}
-      onChange={(e) => {
-        const next = e.target.value;
-        setText(next);
-        const r = sizeError(next);
-        setError(r.error);
-        if (r.error) return;
-        sent.current = r.bytes;
-        if (r.bytes !== value) onChange(r.bytes);
-      }}
-      onBlur={() => {
-        // tidy a valid entry into its canonical form ("1024KB" → "1MB") once the user leaves it
-        if (!error && value !== undefined) setText(formatSize(value));
-      }}
-      style={mono}
-    />
-  );
+export function SizeInput(props: SizeInputProps) {
+  return <ParsedInput {...props} parse={sizeError} format={formatSize} />;
 }
