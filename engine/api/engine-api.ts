@@ -243,6 +243,8 @@ export interface EngineInfo {
 
 export interface EngineApi {
   apply(spec: WorkflowSpec, actor: Actor): Promise<ApplyOutcome>;
+  /** several workflows all or nothing (`ax apply DIR`, an import): every spec checked, then one transaction; outcomes in order */
+  applyMany(specs: WorkflowSpec[], actor: Actor): Promise<ApplyOutcome[]>;
   /** checks a spec or the text of a workflow file (YAML or JSON) without storing anything */
   validate(input: { spec?: WorkflowSpec; text?: string; file?: string }): Promise<ValidationReport>;
   /** the workflow file text (YAML) of a spec: what `ax export` writes */
@@ -328,6 +330,7 @@ export interface EngineApi {
 /** The request/response methods (subscribe travels as watch/unwatch messages). */
 export const API_METHODS = [
   'apply',
+  'applyMany',
   'validate',
   'formatWorkflow',
   'exportWorkflow',

@@ -84,6 +84,7 @@ const spec = z.looseObject({
 
 const SCHEMAS: Record<ApiMethod, z.ZodType<unknown[]>> = {
   apply: z.tuple([spec, actor]),
+  applyMany: z.tuple([z.array(spec).min(1).max(10_000), actor]),
   validate: z.tuple([
     z.strictObject({
       spec: spec.optional(),

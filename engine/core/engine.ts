@@ -14,6 +14,7 @@ import { type Actor, actorName } from '../api/actor.ts';
 import type { AlertRecord } from '../api/alerts.ts';
 import { AxError } from '../api/errors.ts';
 import type { RunRecord, WorkflowSpec } from '../api/types.ts';
+import type { ApplyResult } from '../ports/store.ts';
 import { reloadAlerts } from './alerts/engine-alerts.ts';
 import type { EngineDeps } from './engine-deps.ts';
 import type { EngineLifecycle } from './engine-lifecycle.ts';
@@ -25,8 +26,7 @@ import { checkPayload } from './model/payload.ts';
 import type { RecoveryReport } from './scheduling/recovery.ts';
 import type { RunManager } from './runs/run-manager.ts';
 import type { Scheduler } from './scheduling/scheduler.ts';
-import { isCheckedSpec, parseWorkflowFile } from './workflow/workflow-file.ts';
-import { serializeWorkflow } from './workflow/workflow-serialize.ts';
+import { checkBatch, checkedSpec } from './workflow/apply-batch.ts';
 
 export type { EngineDeps, HostInfo } from './engine-deps.ts';
 
@@ -75,13 +75,7 @@ export class Engine extends EngineReads implements EngineApi {
   async apply(input: WorkflowSpec, actor: Actor): Promise<ApplyOutcome> {
     // Whatever the client (CLI, UI, API), a spec passes the same checks as a file (one the
     // checks produced in this process has passed them).
-    const spec = isCheckedSpec(input)
-      ? input
-      : parseWorkflowFile(serializeWorkflow(input), {
-          file: `workflow ${input.name}`,
-          defaultTimezone: 'UTC',
-          fromSpec: true,
-        }).spec;
+    const spec = checkedSpec(input);
     // Across workflows: a cycle is refused; references that lead nowhere (yet) are warned about.
     const warnings = await checkAcrossWorkflows(this.store, spec, await this.store.getWorkflowSpec(spec.name));
     // The workflow and its audit entry are one transaction: a failed apply leaves neither.
@@ -96,6 +90,22 @@ export class Engine extends EngineReads implements EngineApi {
       changed: res.changed,
       ...(warnings.length > 0 && { warnings }),
     };
+  }
+
+  /** Several workflows, all or nothing: every spec checked first, then one store transaction. */
+  async applyMany(inputs: WorkflowSpec[], actor: Actor): Promise<ApplyOutcome[]> {
+    const { specs, warnings } = await checkBatch(this.store, inputs);
+    const results = await this.store.applyWorkflows(specs, this.clock.now(), actor);
+    this.workflows.invalidate();
+    const outcomes = specs.map((spec, i): ApplyOutcome => {
+      const res = results[i] as ApplyResult;
+      this.alerts.forget(spec.name);
+      if (res.changed) this.publishWorkflow('applied', spec.name);
+      const w = warnings[i] ?? [];
+      return { workflow: spec.name, version: res.version, changed: res.changed, ...(w.length > 0 && { warnings: w }) };
+    });
+    if (this.started) void this.scheduler.tick();
+    return outcomes;
   }
 
   async setEnabled(name: string, enabled: boolean, actor: Actor): Promise<void> {

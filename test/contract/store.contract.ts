@@ -5,6 +5,7 @@
 import { afterEach, beforeEach, describe } from 'vitest';
 import type { Store } from '../../engine/ports/store.ts';
 import { alertsContract } from './store-alerts.contract.ts';
+import { applyManyContract } from './store-apply-many.contract.ts';
 import { claimsContract } from './store-claims.contract.ts';
 import { definitionsContract } from './store-definitions.contract.ts';
 import { eventKeysContract } from './store-event-keys.contract.ts';
@@ -49,6 +50,7 @@ export function storeContract(name: string, open: () => Promise<StoreFixture>): 
     };
 
     definitionsContract(store);
+    applyManyContract(store);
     runsContract(store);
     rerunContract(store);
     instancesContract(store);

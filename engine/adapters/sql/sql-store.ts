@@ -47,6 +47,7 @@ import type {
 import { addInstances } from './add-instances.ts';
 import * as alerts from './alert-queries.ts';
 import { applyWorkflow } from './apply-workflow.ts';
+import { applyWorkflows } from './apply-workflows.ts';
 import * as auditLog from './audit-queries.ts';
 import { cancelRun } from './cancel-run.ts';
 import { claimDueInstances } from './claim-due.ts';
@@ -82,6 +83,9 @@ export class SqlStore implements Store {
   // definitions
   applyWorkflow(spec: WorkflowSpec, now: number, actor?: Actor): Promise<ApplyResult> {
     return applyWorkflow(this.db, spec, now, actor);
+  }
+  applyWorkflows(specs: readonly WorkflowSpec[], now: number, actor?: Actor): Promise<ApplyResult[]> {
+    return applyWorkflows(this.db, specs, now, actor);
   }
   getWorkflowSpec(name: string): Promise<WorkflowSpec | undefined> {
     return wf.getWorkflowSpec(this.db, name);
