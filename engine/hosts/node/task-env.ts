@@ -72,7 +72,7 @@ export function taskBaseEnv(
 }
 
 /** One passwd line's fields, by name or uid: getent (NSS: LDAP, sssd) where there is one, else /etc/passwd. */
-function passwdEntry(user: string): string[] | undefined {
+export function passwdEntry(user: string): string[] | undefined {
   const match = (line: string) => {
     const f = line.split(':');
     return f.length >= 7 && (f[0] === user || f[2] === user) ? f : undefined;
