@@ -1,0 +1,379 @@
+// `ax import crontab`'s core: a crontab's text → the workflows that run its jobs as cron did, and a
+// report of each line (its workflow, its schedule in words, the next fires under cron's rules and
+// under AX's side by side, or why it was not imported). Pure: the host passes the text, the time
+// and the users, and writes or applies the files (design.md: core rooms do no I/O).
+import { DEFAULT_WORKFLOW_ALERT_RULES } from '../../api/alerts.ts';
+import type { WorkflowSpec } from '../../api/types.ts';
+import { describeCron, validateTimezone } from '../model/cron.ts';
+import { NAME, nameHint } from '../workflow/workflow-reader.ts';
+import { serializeWorkflow } from '../workflow/workflow-serialize.ts';
+import { nameFromCommand, sanitize, shortHash, splitRedirects, taskCommand, wrapLine } from './crontab-command.ts';
+import { type CrontabLine, parseCrontab, splitCommand } from './crontab-grammar.ts';
+import { type JobSchedule, scheduleOf } from './crontab-schedule.ts';
+import type { CronUser, ImportFile, ImportOptions, ImportReport, ImportedJob, SkippedLine } from './import-types.ts';
+
+/** A monitor's grace when the import makes one: a job late by more than this is missed. */
+export const MONITOR_GRACE_MS = 5 * 60_000;
+/** cron's own environment (Debian's cron: SHELL and PATH unless the crontab sets them). */
+export const CRON_SHELL = '/bin/sh';
+export const CRON_PATH = '/usr/bin:/bin';
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+type Job = Extract<CrontabLine, { kind: 'job' }>;
+
+interface Pending {
+  job: Job;
+  imported: ImportedJob;
+  description: string;
+  env: Record<string, string>;
+  cwd?: string;
+  command: string;
+  schedule: JobSchedule;
+  channels: string[];
+  base: string;
+}
+
+/** The channel a MAILTO address gets: `mail-` and its local part (`ops@example.com` → `mail-ops`). */
+export function mailChannel(address: string): string {
+  return `mail-${sanitize(address.split('@')[0] ?? '') || 'owner'}`;
+}
+
+export function importCrontab(text: string, source: string, opts: ImportOptions & { system?: boolean }): ImportReport {
+  const count = opts.fires ?? 5;
+  const notes: string[] = [];
+  const skipped: SkippedLine[] = [];
+  const pending: Pending[] = [];
+  const channelNotes = new Map<string, Set<string>>();
+  const env: [string, string][] = [];
+  let comments: string[] = [];
+  let noUserNote = false;
+  let noMailto = false;
+  const skip = (line: CrontabLine, reason: string) => skipped.push({ line: line.line, text: line.text, reason });
+
+  for (const line of parseCrontab(text, opts.system === true)) {
+    if (line.kind === 'comment') {
+      comments.push(line.text.replace(/^[ \t]*#+ ?/, '').replace(/\s+$/, ''));
+      continue;
+    }
+    const above = comments;
+    comments = [];
+    if (line.kind === 'blank') continue;
+    if (line.kind === 'env') {
+      const at = env.findIndex(([n]) => n === line.name);
+      if (at >= 0) env.splice(at, 1);
+      env.push([line.name, line.value]);
+      continue;
+    }
+    if (line.kind === 'error') {
+      skip(line, `${line.reason} (cron skips this line; crontab -e would refuse the file)`);
+      continue;
+    }
+    const vars = new Map(env);
+    const warnings: string[] = [];
+    const badName = [...vars.keys()].find((n) => !ENV_NAME.test(n));
+    if (badName !== undefined) {
+      skip(
+        line,
+        `the variable "${badName}" set above it is no environment name AX can give a task: rename it (letters, digits and "_")`,
+      );
+      continue;
+    }
+    const user = opts.system ? opts.lookupUser?.(line.user ?? '') : opts.user;
+    if (opts.system && !opts.monitor && opts.taskUser !== undefined && line.user !== opts.taskUser) {
+      skip(
+        line,
+        `cron runs it as ${line.user}, and AX's tasks here run as ${opts.taskUser}: import it on a machine where AX's tasks run as ${line.user} ` +
+          `(ax settings set run-as ${line.user}), or keep it on cron and import it with --monitor`,
+      );
+      continue;
+    }
+    if (opts.system && user === undefined && !opts.monitor) {
+      skip(
+        line,
+        `cron runs it as ${line.user}, and there is no such user here: create the user, or fix the line's user column`,
+      );
+      continue;
+    }
+    if (!user) noUserNote = true;
+    const zone = vars.get('CRON_TZ') ?? opts.hostZone;
+    const badZone = validateTimezone(zone);
+    if (badZone) {
+      skip(line, `CRON_TZ: ${badZone}`);
+      continue;
+    }
+    if (vars.has('CRON_TZ'))
+      warnings.push(
+        `CRON_TZ=${zone} is the schedule's zone, as cronie reads it; Debian's cron (Vixie 3.0) ignores CRON_TZ and runs the line in the host's zone (${opts.hostZone})`,
+      );
+    else if (vars.has('TZ'))
+      warnings.push(
+        `TZ=${vars.get('TZ')} sets the job's environment only: cron runs the line by the host's zone (${opts.hostZone}), and so does this schedule; set CRON_TZ for another zone`,
+      );
+    const schedule = scheduleOf(line, zone, opts.now, count);
+    if ('reason' in schedule) {
+      skip(line, schedule.reason);
+      continue;
+    }
+    warnings.push(...schedule.warnings);
+    const shell = vars.get('SHELL') ?? CRON_SHELL;
+    const split = splitCommand(line.command);
+    const redirect = splitRedirects(split.command);
+    let command = split.command;
+    if (redirect.redirects !== '') {
+      if (opts.stripRedirects && !opts.monitor) command = redirect.command;
+      else
+        warnings.push(
+          redirect.files.length > 0 && redirect.files.every((f) => f === '/dev/null')
+            ? `its output is thrown away ("${redirect.redirects}"): AX's log of each run will be empty (--strip-redirects drops it)`
+            : `its output goes where "${redirect.redirects}" sends it, not to AX's log of the run (--strip-redirects drops it)`,
+        );
+    }
+    if (/(^|[\s;&|({])run-parts\s/.test(split.command))
+      warnings.push('it runs every script in a directory (run-parts): AX runs the whole as one task, with one log');
+    if (split.stdin !== undefined)
+      warnings.push('the text after its first "%" is the command\'s standard input, as under cron');
+    const mailto = vars.get('MAILTO');
+    const channels =
+      mailto === undefined || mailto.trim() === ''
+        ? []
+        : mailto
+            .split(/[,\s]+/)
+            .filter((a) => a !== '')
+            .map(mailChannel);
+    for (const address of mailto?.split(/[,\s]+/).filter((a) => a !== '') ?? []) {
+      const set = channelNotes.get(mailChannel(address)) ?? new Set();
+      set.add(address);
+      channelNotes.set(mailChannel(address), set);
+    }
+    if (mailto === undefined && !opts.monitor) noMailto = true;
+    // cron's environment: SHELL, PATH and HOME unless the crontab sets them, LOGNAME always its user.
+    const taskEnv: Record<string, string> = { SHELL: CRON_SHELL, PATH: CRON_PATH };
+    if (user) taskEnv.HOME = user.home;
+    for (const [n, v] of vars) taskEnv[n] = v;
+    if (user) taskEnv.LOGNAME = user.name;
+    const home = taskEnv.HOME;
+    const cwd = home !== undefined && home.startsWith('/') ? home : undefined;
+    if (home !== undefined && cwd === undefined)
+      warnings.push(
+        `cron starts the job in HOME (${home}), which is no absolute path: the task starts in AX's default directory`,
+      );
+    pending.push({
+      job: line,
+      description: trimBlank(above).join('\n'),
+      env: taskEnv,
+      ...(cwd !== undefined && { cwd }),
+      command: taskCommand(command, shell, split.stdin),
+      schedule,
+      channels,
+      base: nameFromCommand(redirect.command),
+      imported: {
+        line: line.line,
+        text: line.text,
+        ...(line.user !== undefined && { user: line.user }),
+        workflow: '',
+        task: '',
+        scheduleText: schedule.cron ? describeCron(schedule.cron, zone) : 'when the engine starts',
+        ...(schedule.cron !== undefined && { cron: schedule.cron, timezone: zone }),
+        sourceFires: schedule.sourceFires,
+        axFires: schedule.axFires,
+        warnings,
+      },
+    });
+  }
+
+  const files = opts.monitor
+    ? monitors(pending, opts, skipped)
+    : opts.group
+      ? grouped(pending, opts, skipped)
+      : singles(pending, opts, skipped);
+  notes.push(...behaviourNotes(opts, files.length > 0));
+  for (const [channel, addresses] of channelNotes)
+    notes.push(
+      `MAILTO ${[...addresses].join(', ')}: the workflows alert channel "${channel}": define it in settings.json under "alerts.channels" ` +
+        `as {"${channel}": {"type": "email", "host": …, "port": …, "from": …, "to": [${[...addresses].map((a) => `"${a}"`).join(', ')}]}} (README, "Alerts"). ` +
+        'cron mails any output of a job; AX alerts when a run fails',
+    );
+  if (noMailto)
+    notes.push(
+      "cron mails a job's output to the crontab's owner when no MAILTO is set: no alert route is written for those jobs",
+    );
+  if (noUserNote && !opts.monitor)
+    notes.push("HOME and LOGNAME: cron sets them from the crontab's owner; no user was given, so the tasks get none");
+  skipped.sort((a, b) => a.line - b.line);
+  const jobs = pending.filter((p) => p.imported.workflow !== '').map((p) => p.imported);
+  return { source, jobs, skipped, notes, files };
+}
+
+function trimBlank(lines: string[]): string[] {
+  const out = [...lines];
+  while (out.length > 0 && out[0]?.trim() === '') out.shift();
+  while (out.length > 0 && out[out.length - 1]?.trim() === '') out.pop();
+  return out;
+}
+
+function behaviourNotes(opts: ImportOptions, any: boolean): string[] {
+  if (!any) return [];
+  if (opts.axDefaults)
+    return [
+      "AX's defaults are written: misfire: run_once (one catch-up run after the engine was down) and overlap: skip (no run while the last is going); cron would have run neither way (misfire: skip, overlap: parallel)",
+    ];
+  return [
+    "cron's behaviour is kept: misfire: skip (a fire missed while the engine was down is not run later) and overlap: parallel (a run starts even while the last one goes on). " +
+      "AX's defaults are misfire: run_once and overlap: skip: import with --ax-defaults for them",
+  ];
+}
+
+/** Names by line: the person's, or the command's with a stable suffix where two jobs share one. */
+function names(pending: Pending[], opts: ImportOptions, skipped: SkippedLine[]): Map<Pending, string> {
+  const out = new Map<Pending, string>();
+  const byBase = new Map<string, Pending[]>();
+  for (const p of pending) {
+    const chosen = opts.names?.[p.job.line];
+    if (chosen !== undefined) {
+      if (!NAME.test(chosen))
+        skipped.push({ line: p.job.line, text: p.job.text, reason: `the name ${nameHint(chosen)}` });
+      else out.set(p, chosen);
+      continue;
+    }
+    byBase.set(p.base, [...(byBase.get(p.base) ?? []), p]);
+  }
+  const taken = new Set(out.values());
+  for (const [base, group] of byBase) {
+    const seen = new Map<string, number>();
+    for (const p of group) {
+      let name = base;
+      if (group.length > 1 || taken.has(base)) {
+        name = `${base.slice(0, 53)}-${shortHash(`${p.job.user ?? ''}\u0000${(p.job.fields ?? [p.job.nickname]).join(' ')}\u0000${p.job.command}`)}`;
+        const n = (seen.get(name) ?? 0) + 1;
+        seen.set(name, n);
+        if (n > 1) name = `${name}-${n}`;
+      }
+      out.set(p, name);
+    }
+  }
+  return out;
+}
+
+function scheduleSpec(p: Pending, opts: ImportOptions): WorkflowSpec['schedule'] {
+  if (!p.schedule.cron) return undefined;
+  return {
+    cron: p.schedule.cron,
+    timezone: p.imported.timezone as string,
+    misfire: opts.axDefaults ? 'run_once' : 'skip',
+    overlap: opts.axDefaults ? 'skip' : 'parallel',
+  };
+}
+
+function task(p: Pending, name: string): WorkflowSpec['tasks'][number] {
+  return {
+    name,
+    command: p.command,
+    ...(p.cwd !== undefined && { cwd: p.cwd }),
+    env: p.env,
+    retries: 0,
+    retryBackoff: { kind: 'fixed', delayMs: 10_000, maxDelayMs: 10_000 },
+    labels: [],
+    upstream: [],
+  };
+}
+
+function file(spec: WorkflowSpec, lines: number[]): ImportFile {
+  return { workflow: spec.name, fileName: `${spec.name}.yaml`, yaml: serializeWorkflow(spec), spec, lines };
+}
+
+function base(p: Pending, name: string, opts: ImportOptions): WorkflowSpec {
+  const schedule = scheduleSpec(p, opts);
+  return {
+    name,
+    ...(p.description !== '' && { description: p.description }),
+    ...(schedule && { schedule }),
+    ...(!schedule && { onEngineStart: true }),
+    routing: 'round_robin',
+    ...(p.channels.length > 0 && { alerts: { channels: p.channels, rules: [...DEFAULT_WORKFLOW_ALERT_RULES] } }),
+    tasks: [],
+  };
+}
+
+function singles(pending: Pending[], opts: ImportOptions, skipped: SkippedLine[]): ImportFile[] {
+  const named = names(pending, opts, skipped);
+  return pending.flatMap((p) => {
+    const name = named.get(p);
+    if (name === undefined) return [];
+    Object.assign(p.imported, { workflow: name, task: name });
+    return [file({ ...base(p, name, opts), tasks: [task(p, name)] }, [p.job.line])];
+  });
+}
+
+function grouped(pending: Pending[], opts: ImportOptions, skipped: SkippedLine[]): ImportFile[] {
+  const group = opts.group as string;
+  if (!NAME.test(group)) {
+    for (const p of pending)
+      skipped.push({ line: p.job.line, text: p.job.text, reason: `--group: ${nameHint(group)}` });
+    return [];
+  }
+  const named = names(pending, opts, skipped);
+  const members = pending.filter((p) => named.has(p));
+  const first = members[0];
+  if (!first) return [];
+  const trigger = (p: Pending) => `${p.schedule.cron ?? '@reboot'} ${p.imported.timezone ?? ''}`;
+  const kept = members.filter((p) => {
+    if (trigger(p) === trigger(first)) return true;
+    skipped.push({
+      line: p.job.line,
+      text: p.job.text,
+      reason: `--group ${group}: a workflow has one schedule, and this line's (${p.imported.scheduleText}) is not the group's (${first.imported.scheduleText}, line ${first.job.line}): import it without --group or in another group`,
+    });
+    return false;
+  });
+  for (const p of kept) Object.assign(p.imported, { workflow: group, task: named.get(p) });
+  const spec = base(first, group, opts);
+  const channels = [...new Set(kept.flatMap((p) => p.channels))];
+  spec.alerts = channels.length > 0 ? { channels, rules: [...DEFAULT_WORKFLOW_ALERT_RULES] } : undefined;
+  if (!spec.alerts) delete spec.alerts;
+  const descriptions = kept.filter((p) => p.description !== '').map((p) => `${named.get(p)}: ${p.description}`);
+  if (descriptions.length > 0) spec.description = descriptions.join('\n');
+  else delete spec.description;
+  spec.tasks = kept.map((p) => task(p, named.get(p) as string));
+  return [
+    file(
+      spec,
+      kept.map((p) => p.job.line),
+    ),
+  ];
+}
+
+function monitors(pending: Pending[], opts: ImportOptions, skipped: SkippedLine[]): ImportFile[] {
+  const named = names(pending, opts, skipped);
+  return pending.flatMap((p) => {
+    const name = named.get(p);
+    if (name === undefined) return [];
+    if (!p.schedule.cron) {
+      skipped.push({
+        line: p.job.line,
+        text: p.job.text,
+        reason:
+          '@reboot has no schedule a monitor could be late against: import it without --monitor (it becomes on: engine_start), or leave it on cron',
+      });
+      return [];
+    }
+    const split = splitCommand(p.job.command);
+    const wrapped = wrapLine(p.job.text, p.job.command, split.command, shellOf(p), name);
+    if (wrapped === undefined) {
+      skipped.push({
+        line: p.job.line,
+        text: p.job.text,
+        reason: 'its command holds "\\%", which no line wrapped for cron can give back: wrap it by hand',
+      });
+      return [];
+    }
+    Object.assign(p.imported, { workflow: name, task: '', wrappedLine: wrapped });
+    const spec: WorkflowSpec = { ...base(p, name, opts), monitor: { graceMs: MONITOR_GRACE_MS } };
+    return [file(spec, [p.job.line])];
+  });
+}
+
+function shellOf(p: Pending): string {
+  return p.env.SHELL ?? CRON_SHELL;
+}
+
+export type { CronUser };
