@@ -68,6 +68,7 @@ const spec = z.looseObject({
     })
     .optional(),
   onEvent: z.string().max(200).optional(),
+  onEngineStart: z.boolean().optional(),
   routing: z.enum(['round_robin', 'random', 'least_busy']).default('round_robin'),
   alerts: z
     .strictObject({

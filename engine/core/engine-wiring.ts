@@ -20,6 +20,7 @@ import { CronFiring } from './scheduling/cron-firing.ts';
 import { Dispatcher } from './dispatch/dispatcher.ts';
 import type { EngineDeps } from './engine-deps.ts';
 import { EngineLifecycle } from './engine-lifecycle.ts';
+import { fireEngineStart } from './scheduling/engine-start.ts';
 import { EventTriggers } from './scheduling/event-triggers.ts';
 import { instanceEvent } from './model/instance-event.ts';
 import { LeaderLease } from './scheduling/leader-lease.ts';
@@ -207,6 +208,7 @@ export function wireEngine(hostDeps: EngineDeps): EngineParts {
       dispatcher,
       retryWakeupAndPurge: new RetryWakeupAndPurge(store, clock, config, wakeDispatcher),
       expireWaits: () => runs.expireWaits(),
+      engineStart: () => fireEngineStart(store, runs, workflows, clock, deps.nodeId, alert),
     },
     coordinator,
     clock,

@@ -1,5 +1,5 @@
 // The scheduler's tick: every tickMs, and once at start, the leader runs its parts in order —
-// lease (and the start-up check of runs on taking it), cron firing, backstops, a dispatch pass,
+// lease (and the start-up check of runs on taking it; at start-up the `on: engine_start` runs), cron firing, backstops, a dispatch pass,
 // retry wake-ups and log purge. Reactions to finished instances are not here: whoever records an
 // outcome records its follow-ups in the same store step (RunManager.finish). A scheduler that does not lead only bids for the lease. WAITING
 // instances other processes create (a client's `ax run`, a worker advancing a run) reach the
@@ -23,6 +23,8 @@ export interface SchedulerParts {
   retryWakeupAndPurge: RetryWakeupAndPurge;
   /** fails instances whose wait for another workflow passed its wait_timeout (RunManager.expireWaits) */
   expireWaits: () => Promise<void>;
+  /** the runs of the workflows with `on: engine_start` (engine-start.ts): once, on the first tick, if leading */
+  engineStart: () => Promise<unknown>;
 }
 
 export class Scheduler {
@@ -32,6 +34,8 @@ export class Scheduler {
   private unsubscribe: (() => void) | undefined;
   /** what the cron scan of the latest tick did; undefined when it did not scan (not leading, a failure) */
   private lastScan: CronScan | undefined;
+  /** from start() until its first tick has renewed the lease: that tick decides the engine-start runs */
+  private starting = false;
 
   constructor(
     private readonly parts: SchedulerParts,
@@ -53,6 +57,7 @@ export class Scheduler {
       { fromOthers: true },
     );
     this.stopped = false;
+    this.starting = true;
     this.parts.lease.start();
     await this.tick();
   }
@@ -65,9 +70,14 @@ export class Scheduler {
       this.lastScan = undefined;
       try {
         const { held, taken } = await lease.renew();
+        // Only the tick at start-up decides: a standby taking the lead later is a failover, not a start.
+        const started = this.starting;
+        this.starting = false;
         if (!held) return;
         // Leading from now on (start-up, or taking over from a dead leader): the start-up check.
         if (taken) await checkRuns();
+        // A one-shot engine (`ax run` without a server) fires nothing of its own: only a long-running one starts these.
+        if (started && taken && this.config.fireSchedules) await this.parts.engineStart();
         if (this.config.fireSchedules) this.lastScan = await cron.scanSchedules();
         await backstops.checkRunning();
         await this.parts.expireWaits();

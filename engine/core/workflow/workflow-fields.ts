@@ -36,7 +36,9 @@ const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const MAX_RETRIES = 100;
 const DEFAULT_DELAY_MS = DEFAULT_RETRY_DELAY_MS;
 const EXPONENTIAL_MAX_MS = 3_600_000;
-const TOP_KEYS = ['workflow', 'description', 'owner', 'schedule', 'on_event', 'routing', 'alerts', 'tasks'];
+const TOP_KEYS = ['workflow', 'description', 'owner', 'schedule', 'on_event', 'on', 'routing', 'alerts', 'tasks'];
+/** what `on:` takes: the engine's own moments that start a run (design.md §5) */
+const ON_VALUES = ['engine_start'] as const;
 const ALERT_KEYS = ['channels', 'rules', 'expected_duration'];
 const SCHEDULE_KEYS = ['cron', 'timezone', 'misfire', 'overlap'];
 const TASK_KEYS = [
@@ -247,6 +249,16 @@ function readTask(
   return task;
 }
 
+/** `on: engine_start`: a run each time an engine starts (what a crontab's @reboot becomes). */
+function readOn(r: Reader, v: unknown, spec: WorkflowSpec): void {
+  if (v === 'engine_start') spec.onEngineStart = true;
+  else
+    r.add(
+      'on',
+      `must be ${ON_VALUES.join(', ')} (got ${typeof v === 'string' ? `"${v}"` : typeName(v)}): write "on: engine_start" for a run each time the engine starts; an event is "on_event: NAME"`,
+    );
+}
+
 /** The spec of a file's top-level map; its problems go to the reader. */
 export function readWorkflow(r: Reader, m: YMap, opts: FieldOptions): WorkflowSpec {
   r.keys(m, TOP_KEYS, '');
@@ -264,6 +276,7 @@ export function readWorkflow(r: Reader, m: YMap, opts: FieldOptions): WorkflowSp
   if (m.has('schedule')) spec.schedule = readSchedule(r, m.get('schedule'), opts.defaultTimezone);
   const onEvent = m.has('on_event') ? r.name(m.get('on_event'), 'on_event') : undefined;
   if (onEvent !== undefined) spec.onEvent = onEvent;
+  if (m.has('on')) readOn(r, m.get('on'), spec);
   if (m.has('alerts')) {
     const alerts = readAlerts(r, m.get('alerts'));
     if (alerts) spec.alerts = alerts;

@@ -1,5 +1,5 @@
-// How a workflow starts, in words: its schedule with the time zone, an event, or only by hand.
-import { ThunderboltOutlined } from '@ant-design/icons';
+// How a workflow starts, in words: its schedule with the time zone, an event, the engine's start, or only by hand.
+import { PoweroffOutlined, ThunderboltOutlined } from '@ant-design/icons';
 import { Flex, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import type { WorkflowListing } from '../../../engine/api/engine-api.ts';
@@ -8,11 +8,13 @@ import { useScheduleWords } from '../shared/schedule-words.ts';
 export function ScheduleText({
   workflow,
 }: {
-  workflow: Pick<WorkflowListing, 'schedule' | 'scheduleText' | 'onEvent'>;
+  workflow: Pick<WorkflowListing, 'schedule' | 'scheduleText' | 'onEvent' | 'onEngineStart'>;
 }) {
   const { t } = useTranslation('workflows');
   const words = useScheduleWords();
-  const { schedule, onEvent } = workflow;
+  const { schedule, onEvent, onEngineStart } = workflow;
+  // a second line under a schedule or an event is small and grey; alone it is the line
+  const minor = schedule !== undefined || onEvent !== undefined;
   const scheduleText = words(schedule, workflow.scheduleText);
   return (
     <Flex vertical gap={2}>
@@ -24,12 +26,21 @@ export function ScheduleText({
             {scheduleText?.includes(schedule.timezone) ? null : ` · ${schedule.timezone}`}
           </Typography.Text>
         </>
-      ) : !onEvent ? (
+      ) : !onEvent && !onEngineStart ? (
         <Typography.Text type="secondary">{t('schedule.manual')}</Typography.Text>
       ) : null}
       {onEvent && (
         <Typography.Text type={schedule ? 'secondary' : undefined} style={schedule ? { fontSize: 12 } : undefined}>
           <ThunderboltOutlined aria-hidden /> {t('schedule.onEvent', { event: onEvent })}
+        </Typography.Text>
+      )}
+      {onEngineStart && (
+        <Typography.Text
+          type={minor ? 'secondary' : undefined}
+          style={minor ? { fontSize: 12 } : undefined}
+          data-testid="on-engine-start"
+        >
+          <PoweroffOutlined aria-hidden /> {t('schedule.onEngineStart')}
         </Typography.Text>
       )}
     </Flex>
