@@ -4,6 +4,7 @@ import type { Actor } from './actor.ts';
 import type { AlertChannelInfo, AlertFilter, AlertRecord } from './alerts.ts';
 import type { ValidationProblem } from './errors.ts';
 import type { EngineEvent, Topic } from './events.ts';
+import type { CrontabImportChoice, CrontabImportRequest, ImportReport } from './import-report.ts';
 import type {
   AuditEntry,
   InstanceRecord,
@@ -251,6 +252,10 @@ export interface EngineApi {
   formatWorkflow(spec: WorkflowSpec): Promise<string>;
   exportWorkflow(name: string): Promise<WorkflowSpec>;
   listWorkflows(): Promise<WorkflowListing[]>;
+  /** what a pasted crontab would become (at most 1 MiB), converted with the engine's clock, zone and task user */
+  previewCrontabImport(request: CrontabImportRequest): Promise<ImportReport>;
+  /** converts the crontab again and applies the chosen lines' workflows, all or nothing; audited like apply */
+  importCrontab(choice: CrontabImportChoice, actor: Actor): Promise<ApplyOutcome[]>;
   /** the next `count` fire times of a cron in a zone (validation error if the cron is wrong) */
   nextFires(schedule: { cron: string; timezone?: string }, count: number): Promise<FirePreview>;
   setEnabled(name: string, enabled: boolean, actor: Actor): Promise<void>;
@@ -336,6 +341,8 @@ export const API_METHODS = [
   'exportWorkflow',
   'listWorkflows',
   'nextFires',
+  'previewCrontabImport',
+  'importCrontab',
   'setEnabled',
   'removeWorkflow',
   'runWorkflow',

@@ -13,6 +13,7 @@ import type {
 import { type Actor, actorName } from '../api/actor.ts';
 import type { AlertRecord } from '../api/alerts.ts';
 import { AxError } from '../api/errors.ts';
+import type { CrontabImportChoice } from '../api/import-report.ts';
 import type { RunRecord, WorkflowSpec } from '../api/types.ts';
 import type { ApplyResult } from '../ports/store.ts';
 import { reloadAlerts } from './alerts/engine-alerts.ts';
@@ -21,6 +22,7 @@ import type { EngineLifecycle } from './engine-lifecycle.ts';
 import { EngineReads } from './engine-reads.ts';
 import { type Audit, wireEngine } from './engine-wiring.ts';
 import type { EventTriggers } from './scheduling/event-triggers.ts';
+import { chosenCrontabSpecs } from './import/crontab-service.ts';
 import { checkAcrossWorkflows } from './workflow/lineage.ts';
 import { checkPayload } from './model/payload.ts';
 import type { RecoveryReport } from './scheduling/recovery.ts';
@@ -105,6 +107,24 @@ export class Engine extends EngineReads implements EngineApi {
       return { workflow: spec.name, version: res.version, changed: res.changed, ...(w.length > 0 && { warnings: w }) };
     });
     if (this.started) void this.scheduler.tick();
+    return outcomes;
+  }
+
+  /**
+   * The chosen lines of a pasted crontab, converted here again (never the page's copy of the
+   * preview) and applied all or nothing; each workflow is audited as an apply, and the import
+   * itself with the lines it took.
+   */
+  async importCrontab(choice: CrontabImportChoice, actor: Actor): Promise<ApplyOutcome[]> {
+    const { specs } = chosenCrontabSpecs(choice, this.importContext());
+    const outcomes = await this.applyMany(specs, actor);
+    const lines = [...new Set(choice.lines)].sort((a, b) => a - b);
+    await this.audit(
+      actor,
+      'workflow.import',
+      'crontab',
+      `lines ${lines.join(', ')} → ${outcomes.map((o) => o.workflow).join(', ')}`,
+    );
     return outcomes;
   }
 

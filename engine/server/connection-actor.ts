@@ -10,6 +10,7 @@ import type { ApiMethod } from '../api/engine-api.ts';
 const ACTOR_AT: Partial<Record<ApiMethod, number | [number, 'actor']>> = {
   apply: 1,
   applyMany: 1,
+  importCrontab: 1,
   setEnabled: 2,
   removeWorkflow: 1,
   runWorkflow: [1, 'actor'],
