@@ -35,12 +35,13 @@ describe('the crontab import against a real engine', () => {
     await within(dialog).findByText('3 of 4 command lines can be imported; 1 cannot (greyed, with why).');
     const name = (line: number) => within(dialog).getByLabelText(`Workflow name for line ${line}`) as HTMLInputElement;
     const submit = () => within(dialog).getByTestId('import-submit');
+    // names are pasted (one change) rather than typed: each keystroke would ask for a preview again
     return { user, dialog, name, submit };
   };
 
   it(
     'previews, unticks, renames (a bad name refused on its line) and imports the chosen lines',
-    { timeout: 120_000 },
+    { timeout: 240_000 },
     async () => {
       const { user, dialog, name, submit } = await open();
 
@@ -62,12 +63,12 @@ describe('the crontab import against a real engine', () => {
       expect(submit().textContent).toContain('Import 2 lines');
 
       await user.clear(name(2));
-      await user.type(name(2), 'home backup');
+      await user.paste('home backup');
       expect(await within(dialog).findByText(/line 2: "home backup" is not a valid name/)).toBeTruthy();
       await waitFor(() => expect(submit().hasAttribute('disabled')).toBe(true));
 
       await user.clear(name(2));
-      await user.type(name(2), 'backup-home');
+      await user.paste('backup-home');
       await waitFor(() => expect(within(dialog).queryByText(/is not a valid name/)).toBeNull());
       await waitFor(() => expect(submit().hasAttribute('disabled')).toBe(false));
       await user.click(submit());
@@ -90,16 +91,16 @@ describe('the crontab import against a real engine', () => {
 
   it(
     'two lines named alike are refused on the line, nothing applied; an existing name is flagged',
-    { timeout: 120_000 },
+    { timeout: 240_000 },
     async () => {
       await ui.engine.apply('workflow: backup-home\ntasks:\n  old:\n    command: "true"\n');
       const { user, dialog, name, submit } = await open();
       await user.clear(name(2));
-      await user.type(name(2), 'backup-home');
+      await user.paste('backup-home');
       expect(await within(dialog).findByText('replaces existing')).toBeTruthy();
 
       await user.clear(name(4));
-      await user.type(name(4), 'backup-home');
+      await user.paste('backup-home');
       await waitFor(() => expect(submit().hasAttribute('disabled')).toBe(false));
       await user.click(submit());
       expect(await within(dialog).findByText(/lines 2 and 4 would both be workflow "backup-home"/)).toBeTruthy();
@@ -109,7 +110,7 @@ describe('the crontab import against a real engine', () => {
       expect((await ui.engine.engine.exportWorkflow('backup-home')).tasks.map((t) => t.name)).toEqual(['old']);
 
       await user.clear(name(4));
-      await user.type(name(4), 'tick');
+      await user.paste('tick');
       await waitFor(() => expect(within(dialog).queryByText(/would both be/)).toBeNull());
       await waitFor(() => expect(submit().hasAttribute('disabled')).toBe(false));
       await user.click(submit());
