@@ -23,6 +23,8 @@ export interface SchedulerParts {
   retryWakeupAndPurge: RetryWakeupAndPurge;
   /** fails instances whose wait for another workflow passed its wait_timeout (RunManager.expireWaits) */
   expireWaits: () => Promise<void>;
+  /** monitors' fires past their grace: met by a reported run, or missed (monitor-check.ts) */
+  checkMonitors: () => Promise<void>;
 }
 
 export class Scheduler {
@@ -68,7 +70,10 @@ export class Scheduler {
         if (!held) return;
         // Leading from now on (start-up, or taking over from a dead leader): the start-up check.
         if (taken) await checkRuns();
-        if (this.config.fireSchedules) this.lastScan = await cron.scanSchedules();
+        if (this.config.fireSchedules) {
+          this.lastScan = await cron.scanSchedules();
+          await this.parts.checkMonitors();
+        }
         await backstops.checkRunning();
         await this.parts.expireWaits();
         await dispatcher.runPass();
