@@ -15,6 +15,7 @@ import { migrateCommand } from './commands-migrate.ts';
 import { secretsCommand } from './commands-secrets.ts';
 import { alertsCommand } from './commands-alerts.ts';
 import { importCommands } from './commands-import.ts';
+import { monitorCommands } from './commands-monitors.ts';
 import { EXIT } from './exit-codes.ts';
 import { guardTerminalOutput } from './terminal.ts';
 import { MYSQL_FLAG_HELP, passwordFlagWarnings, REDIS_FLAG_HELP } from './password-flags.ts';
@@ -65,6 +66,7 @@ export async function main(argv: string[]): Promise<void> {
   secretsCommand(program, globals);
   alertsCommand(program, globals);
   importCommands(program, globals);
+  monitorCommands(program, globals);
   settingsCommand(program, globals, () => program.opts<GlobalOptions>());
   try {
     await program.parseAsync(argv);
