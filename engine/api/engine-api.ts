@@ -5,6 +5,7 @@ import type { AlertChannelInfo, AlertFilter, AlertRecord } from './alerts.ts';
 import type { ValidationProblem } from './errors.ts';
 import type { EngineEvent, Topic } from './events.ts';
 import type { CrontabImportChoice, CrontabImportRequest, ImportReport } from './import-report.ts';
+import type { PingAnswer, PingReport } from './monitors.ts';
 import type {
   AuditEntry,
   InstanceRecord,
@@ -272,6 +273,8 @@ export interface EngineApi {
    * starts nothing.
    */
   trigger(event: string, payload: string | undefined, actor: Actor, key?: string): Promise<RunRecord[]>;
+  /** a monitor's run reported from outside: `ax ping`, POST /ping/NAME, `ax wrap` (monitors.ts) */
+  ping(name: string, report: PingReport): Promise<PingAnswer>;
   /**
    * Pauses or resumes all scheduling, for every node sharing the store: while paused no cron fire
    * and no event starts a run (manual runs do; running tasks go on). The fires held back are
@@ -349,6 +352,7 @@ export const API_METHODS = [
   'rerunTask',
   'cancelRun',
   'trigger',
+  'ping',
   'setSchedulingPaused',
   'catchUpSchedules',
   'listRuns',

@@ -70,6 +70,7 @@ const spec = z.looseObject({
     .optional(),
   onEvent: z.string().max(200).optional(),
   onEngineStart: z.boolean().optional(),
+  monitor: z.strictObject({ graceMs: duration }).optional(),
   routing: z.enum(['round_robin', 'random', 'least_busy']).default('round_robin'),
   alerts: z
     .strictObject({
@@ -127,6 +128,17 @@ const SCHEMAS: Record<ApiMethod, z.ZodType<unknown[]>> = {
   rerunTask: z.tuple([id, name, actor]),
   cancelRun: z.tuple([id, z.strictObject({ task: name.optional(), actor })]),
   trigger: z.tuple([name, payload.optional().nullable(), actor, z.string().max(191).optional()]),
+  ping: z.tuple([
+    name,
+    z.strictObject({
+      what: z.enum(['start', 'success', 'fail', 'exit']),
+      exitCode: z.number().int().min(-2_147_483_648).max(2_147_483_647).optional(),
+      runId: id.optional(),
+      // cut to its last MAX_PING_LOG_BYTES by the engine (with a notice); the frame limit bounds it
+      log: z.string().optional(),
+      from: name,
+    }),
+  ]),
   setSchedulingPaused: z.tuple([z.boolean(), actor]),
   catchUpSchedules: z.tuple([]),
   listRuns: z.tuple([

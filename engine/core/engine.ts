@@ -30,6 +30,8 @@ import type { RunManager } from './runs/run-manager.ts';
 import type { Scheduler } from './scheduling/scheduler.ts';
 import { checkBatch, checkedSpec } from './workflow/apply-batch.ts';
 
+import type { PingAnswer, PingReport } from '../api/monitors.ts';
+
 export type { EngineDeps, HostInfo } from './engine-deps.ts';
 
 export class Engine extends EngineReads implements EngineApi {
@@ -186,6 +188,11 @@ export class Engine extends EngineReads implements EngineApi {
       if (i.state === 'CANCELLED' && this.worker && i.workerId === this.worker.id) this.worker.stopCancelled(i.id);
     await this.audit(options.actor, 'run.cancel', `run:${runId}`, what);
     return { run: (await this.store.getRun(runId)) as RunRecord, instances };
+  }
+
+  /** a monitor's run reported from outside (design.md §13) */
+  ping(name: string, report: PingReport): Promise<PingAnswer> {
+    return this.parts.externalRuns.ping(name, report);
   }
 
   trigger(event: string, payload: string | undefined, actor: Actor, key?: string): Promise<RunRecord[]> {

@@ -156,7 +156,8 @@ async function replaceSchedule(
     timezone: s.timezone,
     misfire: s.misfire,
     overlap: s.overlap,
-    trigger_type: 'cron',
+    trigger_type: spec.monitor ? 'monitor' : 'cron',
+    monitor_grace_ms: spec.monitor?.graceMs ?? null,
     enabled: 1,
   };
   if (!existing) {

@@ -26,6 +26,7 @@ import type {
   CrossDependencyRow,
   DueAlertGroup,
   EventKeyClaim,
+  ExternalRunStart,
   Finish,
   InstanceDraft,
   InstanceGuard,
@@ -63,6 +64,7 @@ import * as runs from './run-queries.ts';
 import * as schedules from './schedule-queries.ts';
 import type { Database } from './schema.ts';
 import { settleRun } from './settle-run.ts';
+import { startExternalRun } from './start-external-run.ts';
 import { startRun } from './start-run.ts';
 import { expiredWaits } from './upstream-waits.ts';
 import * as views from './view-queries.ts';
@@ -133,6 +135,9 @@ export class SqlStore implements Store {
   // runs and their compound steps
   startRun(start: StartRun): Promise<{ run: RunRecord; created: InstanceRecord[] } | undefined> {
     return startRun(this.db, this.dialect, start);
+  }
+  startExternalRun(start: ExternalRunStart): Promise<{ run: RunRecord; instance: InstanceRecord } | undefined> {
+    return startExternalRun(this.db, this.dialect, start);
   }
   finishInstance(finish: Finish, now: number): Promise<TransitionResult> {
     return finishInstance(this.db, this.dialect, finish, now);

@@ -109,11 +109,21 @@ const RUNNERS = new Set(['run-parts', 'sh', 'bash', 'dash', 'zsh', 'python', 'py
 function commandWords(segment: string): string[] {
   const words = segment.split(/\s+/).map((w) => w.replace(/^['"]|['"]$/g, ''));
   let i = 0;
+  let wrapped = false;
+  let lockFile = false;
   while (i < words.length) {
     const w = words[i] as string;
     if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(w) || w.startsWith('-') || KEYWORDS.has(w)) i++;
-    else if (WRAPPERS.has(base(w))) i += base(w) === 'timeout' || base(w) === 'flock' ? 2 : 1;
-    else break;
+    else if (lockFile) {
+      lockFile = false; // flock's lock file
+      i++;
+    } else if (wrapped && /^\d+(\.\d+)?[smhd]?$/.test(w))
+      i++; // an option's value: nice -n 19, timeout 1h
+    else if (WRAPPERS.has(base(w))) {
+      wrapped = true;
+      lockFile = base(w) === 'flock';
+      i++;
+    } else break;
   }
   return words.slice(i);
 }

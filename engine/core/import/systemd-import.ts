@@ -14,7 +14,7 @@ import { serializeWorkflow } from '../workflow/workflow-serialize.ts';
 import type { ImportedJob, ImportOptions, ImportReport } from './import-types.ts';
 import { calendarToCron, type CalendarSpec, parseCalendar } from './systemd-calendar.ts';
 import { calendarFires } from './systemd-calendar-fires.ts';
-import { readService, SERVICE_KEYS, type ServiceTask } from './systemd-service.ts';
+import { readService, SERVICE_KEYS, type ServiceTask, SYSTEMD_PATH } from './systemd-service.ts';
 import { lastOf, listOf, parseTimespan, parseUnitFile, type UnitEntry, type UnitFile } from './systemd-unit-file.ts';
 
 export interface SystemdUnit {
@@ -161,6 +161,13 @@ export function importSystemdTimer(unit: SystemdUnit, opts: ImportOptions): Impo
     report.notes.push(
       `${specs.length} OnCalendar= lines: one workflow each (a workflow has one schedule); systemd never runs the service twice at once, separate workflows may when their fires are close`,
     );
+  if (opts.group && specs.length > 1)
+    report.notes.push(
+      `not grouped into "${opts.group}": each of the ${specs.length} schedules needs a workflow of its own`,
+    );
+  report.notes.push(
+    `the task gets systemd's environment, not your shell's: PATH=${SYSTEMD_PATH}${task.env.HOME !== undefined ? ', and HOME, USER, LOGNAME of its user' : ''}, then Environment= and EnvironmentFile=`,
+  );
   report.notes.push(
     `drop-in files (${timerName}.d/*.conf, ${serviceName}.d/*.conf) are not read: merge them into the units first`,
   );
@@ -212,7 +219,7 @@ export function importSystemdTimer(unit: SystemdUnit, opts: ImportOptions): Impo
     const job: ImportedJob = {
       line: entry.line,
       text: entry.text,
-      user: task.user,
+      ...(task.user !== undefined && { user: task.user }),
       workflow: name,
       task: taskName,
       scheduleText: describeCron(cron, zone),

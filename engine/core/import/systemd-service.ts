@@ -25,8 +25,8 @@ export interface ServiceTask {
   command: string;
   cwd?: string;
   env: Record<string, string>;
-  /** the user the commands run as under systemd */
-  user: string;
+  /** the user the commands run as under systemd (undefined: a user unit whose person the caller did not give) */
+  user?: string;
   timeoutMs?: number;
   warnings: string[];
 }
@@ -270,7 +270,7 @@ export function readService(service: UnitFile, ctx: ServiceContext): ServiceTask
   const task: ServiceTask = {
     command: split ? `set -f; ${joined}` : joined,
     env,
-    user: runsAs || 'the person',
+    ...(runsAs !== '' && { user: runsAs }),
     warnings,
   };
   if (commands.some((c) => c.ignoreFailure))

@@ -19,25 +19,30 @@ export interface UnitFile {
   bad: { line: number; text: string }[];
 }
 
+const isComment = (line: string): boolean => /^\s*[#;]/.test(line);
+
 export function parseUnitFile(text: string): UnitFile {
   const lines = text.replace(/\r\n?/g, '\n').split('\n');
   const out: UnitFile = { entries: [], bad: [] };
   let section = '';
   for (let i = 0; i < lines.length; i++) {
     const first = i + 1;
-    let raw = lines[i] as string;
+    const raw = lines[i] as string;
     const trimmed = raw.trim();
     if (trimmed === '' || trimmed.startsWith('#') || trimmed.startsWith(';')) continue;
     const shown = [raw];
     let joined = raw;
     while (joined.endsWith('\\') && i + 1 < lines.length) {
       joined = `${joined.slice(0, -1)} `;
-      i++;
-      raw = lines[i] as string;
-      shown.push(raw);
-      const t = raw.trim();
-      if (t.startsWith('#') || t.startsWith(';')) continue;
-      joined += raw;
+      // comment lines inside a continued line are dropped, and the line goes on after them
+      let next: string;
+      do {
+        i++;
+        next = lines[i] as string;
+        shown.push(next);
+      } while (isComment(next) && i + 1 < lines.length);
+      if (isComment(next)) break;
+      joined += next;
     }
     const entryText = shown.join('\n');
     const line = joined.trim();

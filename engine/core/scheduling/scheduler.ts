@@ -25,6 +25,8 @@ export interface SchedulerParts {
   expireWaits: () => Promise<void>;
   /** the runs of the workflows with `on: engine_start` (engine-start.ts): once, on the first tick, if leading */
   engineStart: () => Promise<unknown>;
+  /** monitors' fires past their grace: met by a reported run, or missed (monitor-check.ts) */
+  checkMonitors: () => Promise<void>;
 }
 
 export class Scheduler {
@@ -78,7 +80,10 @@ export class Scheduler {
         if (taken) await checkRuns();
         // A one-shot engine (`ax run` without a server) fires nothing of its own: only a long-running one starts these.
         if (started && taken && this.config.fireSchedules) await this.parts.engineStart();
-        if (this.config.fireSchedules) this.lastScan = await cron.scanSchedules();
+        if (this.config.fireSchedules) {
+          this.lastScan = await cron.scanSchedules();
+          await this.parts.checkMonitors();
+        }
         await backstops.checkRunning();
         await this.parts.expireWaits();
         await dispatcher.runPass();

@@ -36,9 +36,7 @@ export function reportText(report: ImportReport, sourceName = 'cron'): string {
     lines.push(
       `    → workflow ${safe(job.workflow)}, task ${safe(job.task)}${job.user ? ` (user ${safe(job.user)})` : ''}`,
     );
-    lines.push(
-      `    schedule: ${safe(job.scheduleText)}${job.cron ? ` (cron "${safe(job.cron)}" in ${job.timezone ?? 'UTC'})` : ''}`,
-    );
+    lines.push(`    schedule: ${safe(job.scheduleText)}${job.cron ? `  [cron "${safe(job.cron)}"]` : ''}`);
     lines.push(...fireRows(job, sourceName));
     for (const w of job.warnings) lines.push(`    warning: ${safe(w)}`);
     if (job.wrappedLine !== undefined) lines.push(`    under cron becomes: ${safe(job.wrappedLine)}`);
