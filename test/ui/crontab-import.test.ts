@@ -130,6 +130,15 @@ describe.skipIf(skip)('importing a crontab from the workflow list', () => {
     await rowOf(page, 9).getByText('replaces existing').first().waitFor();
     await animationsDone(page);
     await screenshot(page, 'crontab-import-preview-dark');
+
+    // one workflow for all: its rows name tasks; a line whose schedule is not the first one's is
+    // refused with why (a workflow has one schedule)
+    await dialog.getByRole('checkbox', { name: /Put every job in one workflow/ }).check();
+    await dialog.getByRole('columnheader', { name: 'Task in crontab' }).waitFor({ timeout: 15_000 });
+    await expect.poll(() => rowOf(page, 9).getAttribute('data-kind')).toBe('skipped');
+    expect(await rowOf(page, 9).textContent()).toContain('a workflow has one schedule');
+    await animationsDone(page);
+    await screenshot(page, 'crontab-import-group-dark');
     expect(await page.evaluate(() => window.__axMissingKeys ?? [])).toEqual([]);
   });
 

@@ -112,7 +112,12 @@ function ImportCrontabModal({ onClose }: { onClose: () => void }) {
     >
       <Flex vertical gap={12}>
         <CrontabInput text={text} onText={edit(setText)} compact={!!report} />
-        <ImportOptionsBar choices={choices} onChange={edit(setChoices)} groupProblems={problems.group} />
+        <ImportOptionsBar
+          choices={choices}
+          onChange={edit(setChoices)}
+          groupProblems={problems.group}
+          groupExists={choices.grouped && existing.has(choices.group)}
+        />
         {problems.general.length > 0 && (
           <Alert
             type="error"

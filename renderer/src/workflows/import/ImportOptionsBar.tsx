@@ -1,6 +1,6 @@
 // The import's options, each with what it changes in words: one workflow for all jobs (and its
 // name), AX's defaults instead of cron's behaviour, output redirections dropped.
-import { Checkbox, Flex, Input, Typography } from 'antd';
+import { Checkbox, Flex, Input, Tag, Tooltip, Typography } from 'antd';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 
@@ -45,10 +45,13 @@ export function ImportOptionsBar({
   choices,
   onChange,
   groupProblems,
+  groupExists,
 }: {
   choices: ImportChoices;
   onChange: (choices: ImportChoices) => void;
   groupProblems: string[];
+  /** a workflow of the group's name exists: importing replaces it */
+  groupExists: boolean;
 }) {
   const { t } = useTranslation('import');
   const set = (patch: Partial<ImportChoices>) => onChange({ ...choices, ...patch });
@@ -64,7 +67,9 @@ export function ImportOptionsBar({
         {choices.grouped && (
           <Flex vertical gap={2} style={{ paddingInlineStart: 24, marginTop: 4 }}>
             <Flex gap={8} align="center">
-              <label htmlFor="import-group-name">{t('options.groupName')}</label>
+              <label htmlFor="import-group-name" style={{ whiteSpace: 'nowrap' }}>
+                {t('options.groupName')}
+              </label>
               <Input
                 id="import-group-name"
                 size="small"
@@ -73,6 +78,13 @@ export function ImportOptionsBar({
                 onChange={(e) => set({ group: e.target.value })}
                 style={{ maxWidth: 240, fontFamily: 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace' }}
               />
+              {groupExists && (
+                <Tooltip title={t('row.replacesHelp', { name: choices.group })}>
+                  <Tag color="warning" style={{ cursor: 'help' }}>
+                    {t('row.replaces')}
+                  </Tag>
+                </Tooltip>
+              )}
             </Flex>
             {groupProblems.map((p) => (
               <Typography.Text key={p} type="danger" style={{ fontSize: 12 }} role="alert">
