@@ -71,6 +71,7 @@ describe('--monitor', () => {
       tasks: [],
     });
     expect(report.jobs[0]?.wrappedLine).toBe("30 2 * * * ax wrap pg_dump -- /bin/sh -c 'pg_dump app > /tmp/app.sql'%");
+    expect(report.notes.join('\n')).toContain('cron finds `ax` on its PATH');
   });
 
   // Waits for `monitor:` in the workflow file's reader and writer (branch wt-monitors).

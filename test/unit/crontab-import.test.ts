@@ -151,6 +151,9 @@ describe('the workflows', () => {
     expect(job?.sourceFires[0]).toBe(Date.UTC(2027, 2, 1, 1, 30));
     expect(job?.warnings.join('\n')).toContain('clock change of 2027-03-28');
     expect(only('15 14 * * *  /bin/x\n').job?.scheduleText).toBe('At 14:15 (Europe/Berlin)');
+    const three = only('0 * * * * /bin/x\n', { fires: 3 }).job;
+    expect(three?.sourceFires).toEqual([1, 2, 3].map((h) => Date.UTC(2027, 5, 10, 7 + h)));
+    expect(three?.axFires).toEqual(three?.sourceFires);
   });
 });
 

@@ -13,6 +13,7 @@ import { utcOffsetMs } from '../model/cron-walk.ts';
 import type { CronSets } from './crontab-grammar.ts';
 
 const MINUTE_MS = 60_000;
+const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 const DAY_MS = 86_400_000;
 /** Offsets lie within ±14 h: a wall time's instants are within 15 h of it. */
 const REACH_MS = 15 * 3_600_000;
@@ -22,10 +23,11 @@ export const CRON_HORIZON_MS = 30 * 366 * DAY_MS;
 /** Whether cron runs the job on a date (month 1-12). */
 export function cronDayMatches(sets: CronSets, year: number, month: number, day: number): boolean {
   if (!sets.months.includes(month)) return false;
-  const last = new Date(Date.UTC(year, month, 0)).getUTCDate();
-  if (day > last) return false;
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  if (day > (month === 2 && leap ? 29 : (MONTH_DAYS[month - 1] as number))) return false;
   const dom = sets.doms.includes(day);
-  const dow = sets.dows.includes(new Date(Date.UTC(year, month - 1, day)).getUTCDay());
+  // 1970-01-01 was a Thursday (4).
+  const dow = sets.dows.includes((Math.floor(Date.UTC(year, month - 1, day) / DAY_MS) + 4) % 7);
   return sets.domStar || sets.dowStar ? dom && dow : dom || dow;
 }
 
@@ -92,8 +94,20 @@ export function nextCronFires(sets: CronSets, tz: string, after: number, count: 
   return cronFiresBetween(sets, tz, after, after + CRON_HORIZON_MS, count);
 }
 
+const changesMemo = new Map<string, number[]>();
+
 /** The instants in [from, to) at which the zone's offset changes (DST), found day by day. */
 export function offsetChanges(tz: string, from: number, to: number): number[] {
+  const key = `${tz}|${from}|${to}`;
+  const known = changesMemo.get(key);
+  if (known) return known;
+  const out = scanChanges(tz, from, to);
+  if (changesMemo.size >= 200) changesMemo.clear();
+  changesMemo.set(key, out);
+  return out;
+}
+
+function scanChanges(tz: string, from: number, to: number): number[] {
   const out: number[] = [];
   let previous = utcOffsetMs(tz, from);
   for (let t = from + DAY_MS; t < to + DAY_MS; t += DAY_MS) {

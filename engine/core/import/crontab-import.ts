@@ -39,7 +39,7 @@ export function mailChannel(address: string): string {
 }
 
 export function importCrontab(text: string, source: string, opts: ImportOptions & { system?: boolean }): ImportReport {
-  const count = opts.fires ?? 5;
+  const count = Math.max(1, Math.floor(opts.fires ?? 5));
   const notes: string[] = [];
   const skipped: SkippedLine[] = [];
   const pending: Pending[] = [];
@@ -192,6 +192,11 @@ export function importCrontab(text: string, source: string, opts: ImportOptions 
       `MAILTO ${[...addresses].join(', ')}: the workflows alert channel "${channel}": define it in settings.json under "alerts.channels" ` +
         `as {"${channel}": {"type": "email", "host": …, "port": …, "from": …, "to": [${[...addresses].map((a) => `"${a}"`).join(', ')}]}} (README, "Alerts"). ` +
         'cron mails any output of a job; AX alerts when a run fails',
+    );
+  if (opts.monitor && files.length > 0)
+    notes.push(
+      "each job's wrappedLine replaces its line in the crontab: cron then runs the command through `ax wrap`, which reports the run to the job's monitor. " +
+        'cron finds `ax` on its PATH (/usr/bin:/bin unless the crontab sets PATH): put it there, or write its full path in the lines',
     );
   if (noMailto)
     notes.push(

@@ -87,7 +87,7 @@ export function scheduleOf(
         `cron also at ${list(cronOnly.slice(0, 4), zone)}${cronOnly.length > 4 ? ' …' : ''}` +
         (byCron.length - new Set(byCron).size > 0 ? ' (some several times at once)' : '') +
         `, AX instead at ${list(axOnly.slice(0, 4), zone)}${axOnly.length > 4 ? ' …' : ''} ` +
-        '(cron runs a skipped time\'s job at the change and a job with "*" in its minute or hour in both passes of a repeated hour; README, "Coming from cron")',
+        '(cron runs a skipped time\'s job at the change and a job with "*" in its minute or hour in both passes of a repeated hour)',
     );
   }
   return { cron, sourceFires, axFires, warnings };

@@ -4,7 +4,7 @@
 // either starts with `*` (`*/2` too). Fields are rewritten to what AX reads the same way, and the
 // result is checked against cron's own sets (crontab-fires.ts) date by date over a 28-year cycle.
 import { CronExpressionParser } from 'cron-parser';
-import { firesBetween } from '../model/cron.ts';
+import { dateMatcher, firesBetween } from '../model/cron.ts';
 import { cronDayMatches } from './crontab-fires.ts';
 import { type CronSets, FIELD_RULES } from './crontab-grammar.ts';
 
@@ -36,6 +36,18 @@ function setText(set: readonly number[], low: number, high: number): string {
 
 /** The values cron-parser reads from one field (position 1-5 of a 6-field expression), or undefined. */
 function axValues(index: number, text: string): number[] | undefined {
+  const key = `${index} ${text}`;
+  if (!valuesMemo.has(key)) {
+    if (valuesMemo.size >= 1000) valuesMemo.clear();
+    valuesMemo.set(key, readValues(index, text));
+  }
+  return valuesMemo.get(key);
+}
+
+const valuesMemo = new Map<string, number[] | undefined>();
+const daysMemo = new Map<string, string | undefined>();
+
+function readValues(index: number, text: string): number[] | undefined {
   const probe = ['0', '*', '*', '*', '*', '*'];
   probe[index + 1] = text;
   try {
@@ -100,11 +112,22 @@ function differsFromCron(cron: string, sets: CronSets): string | undefined {
   );
   const expected = sets.hours.flatMap((hour) => sets.minutes.map((minute) => hour * 60 + minute));
   if (times.length !== expected.length || times.some((t, i) => t !== expected[i])) return 'its minutes or hours differ';
-  const axDays = new Set(firesBetween(`0 0 ${dom} ${mon} ${dow}`, 'UTC', CYCLE_FROM - 1, CYCLE_TO, 11_000));
+  const key = `${dom} ${mon} ${dow}|${sets.doms.join()}|${sets.months.join()}|${sets.dows.join()}|${sets.domStar}${sets.dowStar}`;
+  if (!daysMemo.has(key)) {
+    if (daysMemo.size >= 1000) daysMemo.clear();
+    daysMemo.set(key, daysDiffer(`0 0 ${dom} ${mon} ${dow}`, sets));
+  }
+  return daysMemo.get(key);
+}
+
+/** The first date of the cycle on which AX's `days` and cron's sets disagree, said in words. */
+function daysDiffer(days: string, sets: CronSets): string | undefined {
+  const axRuns = dateMatcher(days);
   for (let day = CYCLE_FROM; day < CYCLE_TO; day += DAY_MS) {
     const d = new Date(day);
-    const cronRuns = cronDayMatches(sets, d.getUTCFullYear(), d.getUTCMonth() + 1, d.getUTCDate());
-    if (cronRuns !== axDays.has(day))
+    const [y, m, dd] = [d.getUTCFullYear(), d.getUTCMonth() + 1, d.getUTCDate()];
+    const cronRuns = cronDayMatches(sets, y, m, dd);
+    if (cronRuns !== axRuns(y, m, dd))
       return `on ${d.toISOString().slice(0, 10)} ${cronRuns ? 'cron runs it and AX would not' : 'AX would run it and cron does not'}`;
   }
   return undefined;
