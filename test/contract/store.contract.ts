@@ -8,6 +8,7 @@ import { alertsContract } from './store-alerts.contract.ts';
 import { claimsContract } from './store-claims.contract.ts';
 import { definitionsContract } from './store-definitions.contract.ts';
 import { eventKeysContract } from './store-event-keys.contract.ts';
+import { externalRunsContract } from './store-external.contract.ts';
 import { finishContract } from './store-finish.contract.ts';
 import { flagsContract } from './store-flags.contract.ts';
 import { instancesContract } from './store-instances.contract.ts';
@@ -50,6 +51,7 @@ export function storeContract(name: string, open: () => Promise<StoreFixture>): 
 
     definitionsContract(store);
     runsContract(store);
+    externalRunsContract(store);
     rerunContract(store);
     instancesContract(store);
     recordsContract(store);
