@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { ImportReport } from '../../engine/core/import/import-types.ts';
 import { cliSandbox } from '../helpers/ax.ts';
 import { writeFile } from '../helpers/files.ts';
 import { axOnSpool, crontab, makeSpool, privateCrontabSkipReason, SPOOL } from '../helpers/private-crontab.ts';
@@ -69,6 +70,29 @@ describe.skipIf(skipReason !== undefined)(
       expect(r.code).toBe(2);
       expect(r.stderr).toContain('line 1 of the crontab holds "\\r"');
       expect((await crontab(spool, ['-l'], box.root)).stdout).toBe(before);
+    });
+
+    it("--system: /etc/crontab and the /etc/cron.d files cron reads; those it ignores named; other users' jobs refused", async () => {
+      const etc = path.join(box.root, 'etc');
+      const cronD = path.join(etc, 'cron.d');
+      fs.mkdirSync(cronD, { recursive: true });
+      const crontabFile = writeFile(etc, 'crontab', `SHELL=/bin/sh\n17 * * * * ${me} echo hourly-main\n`);
+      writeFile(cronD, 'backup', `30 1 * * * ${me} echo backup\n0 3 * * * nobody echo not-mine\n`);
+      writeFile(cronD, 'backup.dpkg-old', `0 4 * * * ${me} echo old\n`);
+      fs.chmodSync(writeFile(cronD, 'writable', `0 5 * * * ${me} echo writable\n`), 0o666);
+      const system = { crontab: crontabFile, cronD };
+      const r = await axOnSpool(spool, ['--json', 'import', 'crontab', '--system'], opts(), system);
+      expect(r.code, r.stderr).toBe(0);
+      const reports = JSON.parse(r.stdout) as ImportReport[];
+      expect(reports.map((x) => x.source)).toEqual(['/etc/crontab', '/etc/cron.d/backup']);
+      expect(reports.flatMap((x) => x.jobs.map((j) => j.text))).toEqual([
+        `17 * * * * ${me} echo hourly-main`,
+        `30 1 * * * ${me} echo backup`,
+      ]);
+      expect(reports[1]?.skipped.map((s) => [s.line, s.reason])).toEqual([[2, expect.stringContaining('nobody')]]);
+      const notes = reports[0]?.notes.join('\n');
+      expect(notes).toContain('/etc/cron.d/backup.dpkg-old: not imported: cron ignores it: its name has characters');
+      expect(notes).toContain('/etc/cron.d/writable: not imported: cron ignores it: writable by group or others');
     });
 
     it("the machine's own spool was never touched", () => {

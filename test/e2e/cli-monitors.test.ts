@@ -72,7 +72,9 @@ describe('ax ping and ax wrap without a server', () => {
     const notMonitor = await ax(['ping', 'etl'], box.opts());
     expect(notMonitor.code).toBe(2);
     expect(notMonitor.stderr).toContain('"etl" is not a monitor');
-    // and a monitor's file round-trips through ax export
+  });
+
+  it("a monitor's file round-trips through ax export", async () => {
     const exported = await ax(['export', 'backup'], box.opts());
     expect(exported.stdout).toBe(
       'workflow: backup\nschedule:\n  cron: 0 3 * * *\n  timezone: UTC\nmonitor:\n  grace: 10m\n',
@@ -134,5 +136,15 @@ describe('monitors through ax serve', () => {
     expect(last?.state).toBe('SUCCESS');
     const [inst] = await db.listInstances(last?.id as number);
     expect(await logOf(db, inst?.id as number)).toEqual(['served']);
+    // counted like any run, by its trigger
+    const metrics = await (await fetch(`http://127.0.0.1:${served.serve.port}/metrics`)).text();
+    const count = (state: string) =>
+      Number(
+        new RegExp(`^ax_runs_finished_by_trigger_total\\{trigger="external",state="${state}"\\} (\\d+)$`, 'm').exec(
+          metrics,
+        )?.[1] ?? 0,
+      );
+    expect(count('SUCCESS')).toBeGreaterThanOrEqual(2);
+    expect(count('FAILED')).toBeGreaterThanOrEqual(1);
   });
 });

@@ -37,10 +37,25 @@ export function makeSpool(root: string): string {
   return spool;
 }
 
-function inSpool(spool: string, argv: string[], env: NodeJS.ProcessEnv, cwd: string, input?: string): SpawnedProcess {
+/** Further binds for a test of the system crontabs: a temp file over /etc/crontab, a temp dir over /etc/cron.d. */
+export interface SystemCron {
+  crontab: string;
+  cronD: string;
+}
+
+function inSpool(
+  spool: string,
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  input?: string,
+  system?: SystemCron,
+): SpawnedProcess {
+  const binds = [`mount --bind "$0" ${SPOOL}`];
+  if (system) binds.push(`mount --bind '${system.crontab}' /etc/crontab`, `mount --bind '${system.cronD}' /etc/cron.d`);
   return new SpawnedProcess(
     'unshare',
-    ['-m', '--propagation', 'private', 'sh', '-c', `mount --bind "$0" ${SPOOL} && exec "$@"`, spool, ...argv],
+    ['-m', '--propagation', 'private', 'sh', '-c', `${binds.join(' && ')} && exec "$@"`, spool, ...argv],
     { cwd, env, input, label: argv.join(' ') },
   );
 }
@@ -51,12 +66,13 @@ export function crontab(spool: string, args: string[], cwd: string): Promise<Pro
 }
 
 /** `ax ARGS` on the private spool (so its `crontab -l` and `crontab FILE` see only it). */
-export function axOnSpool(spool: string, args: string[], opts: AxOptions): Promise<AxResult> {
+export function axOnSpool(spool: string, args: string[], opts: AxOptions, system?: SystemCron): Promise<AxResult> {
   return inSpool(
     spool,
     [process.execPath, path.join(REPO, 'bin', 'ax.mjs'), ...args],
     childEnv(opts),
     opts.cwd ?? opts.dataDir,
     opts.input,
+    system,
   ).result(opts.timeoutMs ?? 60_000);
 }

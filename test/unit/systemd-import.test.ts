@@ -68,6 +68,9 @@ describe('Debian packages’ timers', () => {
     const w = job?.warnings.join('\n') ?? '';
     expect(w).toContain('RandomizedDelaySec=12h: systemd starts it at a random moment up to 12h after the time');
     expect(w).toContain('AccuracySec=1min (the default)');
+    expect(w).toContain(
+      'a "+" or "!" command runs as root under systemd; AX runs it as the task\'s user, with the others',
+    );
     expect(w).toMatch(
       /not carried over from the service \(AX does not apply them\): .*\[Unit\] ConditionACPower=true.*\[Service\] ProtectSystem=full/,
     );

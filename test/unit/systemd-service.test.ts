@@ -88,6 +88,11 @@ describe('the service', () => {
     expect(t?.timeoutMs).toBe(90 * 60_000);
     expect(t?.env).toMatchObject({ HOME: '/home/alice', USER: 'alice', LOGNAME: 'alice' });
     expect(job?.user).toBe('alice');
+    expect(task(service('ExecStart=/x', 'TimeoutSec=90')).t?.timeoutMs).toBe(90_000);
+    // a simple service's TimeoutStartSec= bounds its start only; RuntimeMaxSec= its run
+    const simple = (line: string) => task(service('Type=simple', 'ExecStart=/x', line).replace('Type=oneshot\n', '')).t;
+    expect(simple('TimeoutStartSec=5min')?.timeoutMs).toBeUndefined();
+    expect(simple('RuntimeMaxSec=2h')?.timeoutMs).toBe(7_200_000);
     expect(refused(task(service('ExecStart=/x', 'WorkingDirectory=src')).r)[0]).toMatch(
       /^WorkingDirectory=src is not an absolute path/,
     );

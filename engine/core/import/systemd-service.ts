@@ -58,6 +58,7 @@ export const SERVICE_KEYS = [
   'EnvironmentFile',
   'User',
   'TimeoutStartSec',
+  'TimeoutSec',
   'RuntimeMaxSec',
 ];
 const REFUSED: Record<string, string> = {
@@ -275,6 +276,8 @@ export function readService(service: UnitFile, ctx: ServiceContext): ServiceTask
   };
   if (commands.some((c) => c.ignoreFailure))
     warnings.push('a "-" command\'s failure is ignored, as systemd ignores it');
+  if (commands.some((c) => c.root) && runsAs !== 'root')
+    warnings.push(`a "+" or "!" command runs as root under systemd; AX runs it as the task's user, with the others`);
   const dirEntry = lastOf(service, 'Service', 'WorkingDirectory');
   if (dirEntry) {
     let dir = dirEntry.value.startsWith('-') ? dirEntry.value.slice(1) : dirEntry.value;
@@ -292,7 +295,9 @@ export function readService(service: UnitFile, ctx: ServiceContext): ServiceTask
     task.cwd = expanded;
   }
   const timeoutEntry =
-    type === 'oneshot' ? lastOf(service, 'Service', 'TimeoutStartSec') : lastOf(service, 'Service', 'RuntimeMaxSec');
+    type === 'oneshot'
+      ? (lastOf(service, 'Service', 'TimeoutStartSec') ?? lastOf(service, 'Service', 'TimeoutSec'))
+      : lastOf(service, 'Service', 'RuntimeMaxSec');
   if (timeoutEntry) {
     const ms = parseTimespan(timeoutEntry.value);
     if (ms === undefined)

@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import i18n from '../i18n/index.ts';
 import { RunSummary } from '../runs/RunSummary.tsx';
 import { startEngineUi, type EngineUi } from '../test-support/render-with-engine.tsx';
+import WorkflowDetailPage from './WorkflowDetailPage.tsx';
 import WorkflowsPage from './WorkflowsPage.tsx';
 
 describe('on: engine_start in the UI', () => {
@@ -41,6 +42,16 @@ describe('on: engine_start in the UI', () => {
     expect(within(byhand).getByText('Manual only')).toBeTruthy();
     await i18n.changeLanguage('zh-CN');
     expect(await within(await row('boot')).findByText(/引擎启动时运行/)).toBeTruthy();
+  });
+
+  it('the detail page says so beside the schedule, and in place of the next fires', { timeout: 120_000 }, async () => {
+    ui.render(<WorkflowDetailPage />, { path: '/workflows/boot', route: '/workflows/:name' });
+    expect((await screen.findByTestId('on-engine-start')).textContent).toContain('Runs when the engine starts');
+    expect(
+      await screen.findByText(
+        'This workflow has no schedule; it runs each time the engine starts, and when started by hand.',
+      ),
+    ).toBeTruthy();
   });
 
   it('a run it started shows the trigger "Engine start" / "引擎启动"', { timeout: 120_000 }, async () => {
