@@ -78,6 +78,9 @@ describe('names', () => {
     const report = run('0 1 * * * /bin/a\n0 2 * * * /bin/b\n', { names: { 1: 'nightly-a', 2: 'bad name' } });
     expect(report.jobs.map((j) => j.workflow)).toEqual(['nightly-a']);
     expect(report.skipped[0]).toMatchObject({ line: 2, reason: expect.stringContaining('is not a valid name') });
+    const twice = run('0 1 * * * /bin/a\n0 2 * * * /bin/b\n', { names: { 1: 'same', 2: 'same' } });
+    expect(twice.jobs.map((j) => j.workflow)).toEqual(['same']);
+    expect(twice.skipped[0]).toMatchObject({ line: 2, reason: expect.stringContaining('given to another line') });
   });
 
   test('the comment lines just above a job are its description; a blank line ends them', () => {
