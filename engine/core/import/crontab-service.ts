@@ -28,10 +28,21 @@ function sourceName(user: CronUser | undefined): string {
   return user ? `the crontab pasted for ${user.name}` : 'the pasted crontab';
 }
 
-/** The names the person typed, checked: each a valid workflow name, said per line. */
-function checkNames(names: Record<number, string> | undefined, problems: ValidationProblem[]): void {
-  for (const [line, name] of Object.entries(names ?? {})) {
+/**
+ * The names the person typed, checked: each a valid workflow name, and (one workflow per line) no
+ * two lines given the same one, each said on its line, so the preview keeps both rows editable.
+ */
+function checkNames(request: CrontabImportRequest, problems: ValidationProblem[]): void {
+  const firstLine = new Map<string, string>();
+  for (const [line, name] of Object.entries(request.names ?? {})) {
     if (!NAME.test(name)) problems.push({ path: `names.${line}`, message: `line ${line}: ${nameHint(name)}` });
+    else if (request.group !== undefined) continue;
+    else if (firstLine.has(name))
+      problems.push({
+        path: `names.${line}`,
+        message: `lines ${firstLine.get(name)} and ${line} would both be workflow "${name}": give one of them another name`,
+      });
+    else firstLine.set(name, line);
   }
 }
 
@@ -48,7 +59,7 @@ function checkText(text: string): void {
 export function previewCrontabImport(request: CrontabImportRequest, context: CrontabImportContext): ImportReport {
   checkText(request.text);
   const problems: ValidationProblem[] = [];
-  checkNames(request.names, problems);
+  checkNames(request, problems);
   if (request.group !== undefined && !NAME.test(request.group))
     problems.push({ path: 'group', message: `group: ${nameHint(request.group)}` });
   if (problems.length > 0) throw new ValidationError(problems);
