@@ -16,6 +16,8 @@ export const ALERT_RULES = [
   'misfire_skipped', // fires a misfire policy dropped
   'store_unreachable',
   'clock_step', // the wall clock stepped back past the schedules' last fires: they were re-planned from now
+  'monitor_missed', // a monitor's expected run was not reported by its fire + grace (design.md §13)
+  'run_duration_anomaly', // a reported run far shorter or longer than its history (design.md §13)
   'engine',
 ] as const;
 export type AlertRule = (typeof ALERT_RULES)[number];
@@ -115,6 +117,8 @@ export const WORKFLOW_ALERT_RULES = [
   'recovered',
   'run_overdue',
   'misfire_skipped',
+  'monitor_missed',
+  'run_duration_anomaly',
 ] as const satisfies readonly AlertRule[];
 /**
  * A failed run and the recovery after it: one alert per failure (the run's names the task that

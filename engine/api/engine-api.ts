@@ -4,6 +4,8 @@ import type { Actor } from './actor.ts';
 import type { AlertChannelInfo, AlertFilter, AlertRecord } from './alerts.ts';
 import type { ValidationProblem } from './errors.ts';
 import type { EngineEvent, Topic } from './events.ts';
+import type { CrontabImportChoice, CrontabImportRequest, ImportReport } from './import-report.ts';
+import type { PingAnswer, PingReport } from './monitors.ts';
 import type {
   AuditEntry,
   InstanceRecord,
@@ -243,12 +245,18 @@ export interface EngineInfo {
 
 export interface EngineApi {
   apply(spec: WorkflowSpec, actor: Actor): Promise<ApplyOutcome>;
+  /** several workflows all or nothing (`ax apply DIR`, an import): every spec checked, then one transaction; outcomes in order */
+  applyMany(specs: WorkflowSpec[], actor: Actor): Promise<ApplyOutcome[]>;
   /** checks a spec or the text of a workflow file (YAML or JSON) without storing anything */
   validate(input: { spec?: WorkflowSpec; text?: string; file?: string }): Promise<ValidationReport>;
   /** the workflow file text (YAML) of a spec: what `ax export` writes */
   formatWorkflow(spec: WorkflowSpec): Promise<string>;
   exportWorkflow(name: string): Promise<WorkflowSpec>;
   listWorkflows(): Promise<WorkflowListing[]>;
+  /** what a pasted crontab would become (at most 1 MiB), converted with the engine's clock, zone and task user */
+  previewCrontabImport(request: CrontabImportRequest): Promise<ImportReport>;
+  /** converts the crontab again and applies the chosen lines' workflows, all or nothing; audited like apply */
+  importCrontab(choice: CrontabImportChoice, actor: Actor): Promise<ApplyOutcome[]>;
   /** the next `count` fire times of a cron in a zone (validation error if the cron is wrong) */
   nextFires(schedule: { cron: string; timezone?: string }, count: number): Promise<FirePreview>;
   setEnabled(name: string, enabled: boolean, actor: Actor): Promise<void>;
@@ -265,6 +273,8 @@ export interface EngineApi {
    * starts nothing.
    */
   trigger(event: string, payload: string | undefined, actor: Actor, key?: string): Promise<RunRecord[]>;
+  /** a monitor's run reported from outside: `ax ping`, POST /ping/NAME, `ax wrap` (monitors.ts) */
+  ping(name: string, report: PingReport): Promise<PingAnswer>;
   /**
    * Pauses or resumes all scheduling, for every node sharing the store: while paused no cron fire
    * and no event starts a run (manual runs do; running tasks go on). The fires held back are
@@ -328,17 +338,21 @@ export interface EngineApi {
 /** The request/response methods (subscribe travels as watch/unwatch messages). */
 export const API_METHODS = [
   'apply',
+  'applyMany',
   'validate',
   'formatWorkflow',
   'exportWorkflow',
   'listWorkflows',
   'nextFires',
+  'previewCrontabImport',
+  'importCrontab',
   'setEnabled',
   'removeWorkflow',
   'runWorkflow',
   'rerunTask',
   'cancelRun',
   'trigger',
+  'ping',
   'setSchedulingPaused',
   'catchUpSchedules',
   'listRuns',

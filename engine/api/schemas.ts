@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { ALERT_RULES, ALERT_STATES, DEFAULT_WORKFLOW_ALERT_RULES, WORKFLOW_ALERT_RULES } from './alerts.ts';
 import type { ApiMethod } from './engine-api.ts';
+import { MAX_CRONTAB_BYTES } from './import-report.ts';
 import {
   DEFAULT_RETRY_DELAY_MS,
   MAX_DURATION_MS,
@@ -69,6 +70,7 @@ const spec = z.looseObject({
     .optional(),
   onEvent: z.string().max(200).optional(),
   onEngineStart: z.boolean().optional(),
+  monitor: z.strictObject({ graceMs: duration }).optional(),
   routing: z.enum(['round_robin', 'random', 'least_busy']).default('round_robin'),
   alerts: z
     .strictObject({
@@ -83,8 +85,21 @@ const spec = z.looseObject({
   tasks: z.array(task).max(100_000),
 });
 
+// A pasted crontab; its size in bytes, and the names as workflow names, the engine checks with
+// the line they belong to. JSON keys are strings: a line number is one of digits.
+const crontabRequest = {
+  text: z.string().max(MAX_CRONTAB_BYTES, {
+    error: `the crontab is over the limit of ${MAX_CRONTAB_BYTES} bytes (1 MiB): import it in parts, or use ax import crontab FILE`,
+  }),
+  group: z.string().max(200).optional(),
+  axDefaults: z.boolean().optional(),
+  stripRedirects: z.boolean().optional(),
+  names: z.record(z.string().regex(/^[1-9]\d{0,6}$/, { error: 'a line number' }), z.string().max(200)).optional(),
+};
+
 const SCHEMAS: Record<ApiMethod, z.ZodType<unknown[]>> = {
   apply: z.tuple([spec, actor]),
+  applyMany: z.tuple([z.array(spec).min(1).max(10_000), actor]),
   validate: z.tuple([
     z.strictObject({
       spec: spec.optional(),
@@ -102,12 +117,28 @@ const SCHEMAS: Record<ApiMethod, z.ZodType<unknown[]>> = {
     z.strictObject({ cron: z.string().max(200), timezone: z.string().max(100).optional() }),
     z.number().int().min(1).max(50),
   ]),
+  previewCrontabImport: z.tuple([z.strictObject(crontabRequest)]),
+  importCrontab: z.tuple([
+    z.strictObject({ ...crontabRequest, lines: z.array(z.number().int().min(1).max(10_000_000)).max(100_000) }),
+    actor,
+  ]),
   setEnabled: z.tuple([name, z.boolean(), actor]),
   removeWorkflow: z.tuple([name, actor]),
   runWorkflow: z.tuple([name, z.strictObject({ task: name.optional(), actor, payload: payload.optional() })]),
   rerunTask: z.tuple([id, name, actor]),
   cancelRun: z.tuple([id, z.strictObject({ task: name.optional(), actor })]),
   trigger: z.tuple([name, payload.optional().nullable(), actor, z.string().max(191).optional()]),
+  ping: z.tuple([
+    name,
+    z.strictObject({
+      what: z.enum(['start', 'success', 'fail', 'exit']),
+      exitCode: z.number().int().min(-2_147_483_648).max(2_147_483_647).optional(),
+      runId: id.optional(),
+      // cut to its last MAX_PING_LOG_BYTES by the engine (with a notice); the frame limit bounds it
+      log: z.string().optional(),
+      from: name,
+    }),
+  ]),
   setSchedulingPaused: z.tuple([z.boolean(), actor]),
   catchUpSchedules: z.tuple([]),
   listRuns: z.tuple([

@@ -128,6 +128,8 @@ export interface WorkflowSummary {
   nextFireAt?: number;
   /** set while the schedule cannot fire (it says why); the scheduler also raised an alert */
   scheduleError?: string;
+  /** a monitor (design.md §13): its schedule says when a run is expected (nextFireAt), reported from outside */
+  monitor?: { graceMs: number };
   lastRun?: { id: number; state: RunState; logicalTime: number; finishedAt?: number };
 }
 

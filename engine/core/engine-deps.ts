@@ -2,6 +2,7 @@
 // not reach for itself (the machine's time zone, randomness, a turn of the event loop: the Node
 // hosts give theirs, see hosts/node/host-defaults.ts).
 import type { EngineInfo } from '../api/engine-api.ts';
+import type { CronUser } from '../api/import-report.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { Coordinator } from '../ports/coordinator.ts';
 import type { EngineMetrics } from '../ports/metrics.ts';
@@ -80,6 +81,12 @@ export interface EngineDeps {
    * default zone of a workflow file that names none, of a fire preview, and engineInfo's.
    */
   zone: () => string;
+  /**
+   * The user this node's tasks run as (the run-as setting, else the node's own user): a crontab
+   * pasted into the UI is converted as theirs (cron's HOME and LOGNAME). None: a node that runs
+   * no tasks, whose imports name no user.
+   */
+  taskUser?: CronUser;
   /** the host's randomness, in [0, 1): the `random` routing strategy, claim tokens, test alerts' keys */
   random: () => number;
   /** a turn of the host's event loop, between the slices of a large graph's indexing */

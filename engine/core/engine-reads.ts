@@ -17,6 +17,7 @@ import type {
   WorkflowListing,
 } from '../api/engine-api.ts';
 import type { AlertChannelInfo, AlertFilter, AlertRecord } from '../api/alerts.ts';
+import type { CrontabImportRequest, ImportReport } from '../api/import-report.ts';
 import { AxError } from '../api/errors.ts';
 import type { EngineEvent, Topic } from '../api/events.ts';
 import type { AuditEntry, InstanceRecord, LogLine, RunState, WorkerRecord, WorkflowSpec } from '../api/types.ts';
@@ -28,6 +29,7 @@ import type { AlertCenter } from './alerts/alert-center.ts';
 import type { EngineConfig } from './model/config.ts';
 import type { EngineDeps } from './engine-deps.ts';
 import type { EngineParts } from './engine-wiring.ts';
+import { type CrontabImportContext, previewCrontabImport } from './import/crontab-service.ts';
 import { lineage } from './workflow/lineage.ts';
 import type { SecretMask } from './secrets/secret-mask.ts';
 import { environmentWarnings } from './workflow/spec-warnings.ts';
@@ -69,6 +71,15 @@ export class EngineReads {
       alerts: this.alerts,
       workflowId: this.workflowId,
     } = parts);
+  }
+
+  /** what a crontab import converts with: this engine's time, zone and task user */
+  protected importContext(): CrontabImportContext {
+    return { now: this.clock.now(), zone: this.deps.zone(), taskUser: this.deps.taskUser };
+  }
+
+  async previewCrontabImport(request: CrontabImportRequest): Promise<ImportReport> {
+    return previewCrontabImport(request, this.importContext());
   }
 
   subscribe(topics: Topic[], handler: (event: EngineEvent) => void): Promise<() => void> {

@@ -22,6 +22,8 @@ import type { EngineDeps } from './engine-deps.ts';
 import { EngineLifecycle } from './engine-lifecycle.ts';
 import { fireEngineStart } from './scheduling/engine-start.ts';
 import { EventTriggers } from './scheduling/event-triggers.ts';
+import { MonitorCheck } from './scheduling/monitor-check.ts';
+import { ExternalRuns } from './runs/external-runs.ts';
 import { instanceEvent } from './model/instance-event.ts';
 import { LeaderLease } from './scheduling/leader-lease.ts';
 import { LiveEvents } from './live-events.ts';
@@ -55,6 +57,8 @@ export interface EngineParts {
   secretMask: SecretMask;
   workflows: WorkflowCache;
   runs: RunManager;
+  /** a monitor's runs as pinged from outside (design.md §13) */
+  externalRuns: ExternalRuns;
   scheduler: Scheduler;
   logs: LogWriter;
   worker: Worker | undefined;
@@ -199,6 +203,10 @@ export function wireEngine(hostDeps: EngineDeps): EngineParts {
     worker && (() => worker.record()),
     alertRules,
   );
+  const monitors = new MonitorCheck(store, runs, clock, config.maxCatchUp, alertRules, alert);
+  const externalRuns = new ExternalRuns(store, runs, workflows, coordinator, clock, (run) =>
+    alertRules.externalRunEnded(run),
+  );
   const scheduler = new Scheduler(
     {
       lease,
@@ -209,6 +217,7 @@ export function wireEngine(hostDeps: EngineDeps): EngineParts {
       retryWakeupAndPurge: new RetryWakeupAndPurge(store, clock, config, wakeDispatcher),
       expireWaits: () => runs.expireWaits(),
       engineStart: () => fireEngineStart(store, runs, workflows, clock, deps.nodeId, alert),
+      checkMonitors: () => monitors.check(),
     },
     coordinator,
     clock,
@@ -248,6 +257,7 @@ export function wireEngine(hostDeps: EngineDeps): EngineParts {
     secretMask,
     workflows,
     runs,
+    externalRuns,
     scheduler,
     logs,
     worker,

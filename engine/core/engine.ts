@@ -13,20 +13,24 @@ import type {
 import { type Actor, actorName } from '../api/actor.ts';
 import type { AlertRecord } from '../api/alerts.ts';
 import { AxError } from '../api/errors.ts';
+import type { CrontabImportChoice } from '../api/import-report.ts';
 import type { RunRecord, WorkflowSpec } from '../api/types.ts';
+import type { ApplyResult } from '../ports/store.ts';
 import { reloadAlerts } from './alerts/engine-alerts.ts';
 import type { EngineDeps } from './engine-deps.ts';
 import type { EngineLifecycle } from './engine-lifecycle.ts';
 import { EngineReads } from './engine-reads.ts';
 import { type Audit, wireEngine } from './engine-wiring.ts';
 import type { EventTriggers } from './scheduling/event-triggers.ts';
+import { chosenCrontabSpecs } from './import/crontab-service.ts';
 import { checkAcrossWorkflows } from './workflow/lineage.ts';
 import { checkPayload } from './model/payload.ts';
 import type { RecoveryReport } from './scheduling/recovery.ts';
 import type { RunManager } from './runs/run-manager.ts';
 import type { Scheduler } from './scheduling/scheduler.ts';
-import { isCheckedSpec, parseWorkflowFile } from './workflow/workflow-file.ts';
-import { serializeWorkflow } from './workflow/workflow-serialize.ts';
+import { checkBatch, checkedSpec } from './workflow/apply-batch.ts';
+
+import type { PingAnswer, PingReport } from '../api/monitors.ts';
 
 export type { EngineDeps, HostInfo } from './engine-deps.ts';
 
@@ -75,13 +79,7 @@ export class Engine extends EngineReads implements EngineApi {
   async apply(input: WorkflowSpec, actor: Actor): Promise<ApplyOutcome> {
     // Whatever the client (CLI, UI, API), a spec passes the same checks as a file (one the
     // checks produced in this process has passed them).
-    const spec = isCheckedSpec(input)
-      ? input
-      : parseWorkflowFile(serializeWorkflow(input), {
-          file: `workflow ${input.name}`,
-          defaultTimezone: 'UTC',
-          fromSpec: true,
-        }).spec;
+    const spec = checkedSpec(input);
     // Across workflows: a cycle is refused; references that lead nowhere (yet) are warned about.
     const warnings = await checkAcrossWorkflows(this.store, spec, await this.store.getWorkflowSpec(spec.name));
     // The workflow and its audit entry are one transaction: a failed apply leaves neither.
@@ -96,6 +94,40 @@ export class Engine extends EngineReads implements EngineApi {
       changed: res.changed,
       ...(warnings.length > 0 && { warnings }),
     };
+  }
+
+  /** Several workflows, all or nothing: every spec checked first, then one store transaction. */
+  async applyMany(inputs: WorkflowSpec[], actor: Actor): Promise<ApplyOutcome[]> {
+    const { specs, warnings } = await checkBatch(this.store, inputs);
+    const results = await this.store.applyWorkflows(specs, this.clock.now(), actor);
+    this.workflows.invalidate();
+    const outcomes = specs.map((spec, i): ApplyOutcome => {
+      const res = results[i] as ApplyResult;
+      this.alerts.forget(spec.name);
+      if (res.changed) this.publishWorkflow('applied', spec.name);
+      const w = warnings[i] ?? [];
+      return { workflow: spec.name, version: res.version, changed: res.changed, ...(w.length > 0 && { warnings: w }) };
+    });
+    if (this.started) void this.scheduler.tick();
+    return outcomes;
+  }
+
+  /**
+   * The chosen lines of a pasted crontab, converted here again (never the page's copy of the
+   * preview) and applied all or nothing; each workflow is audited as an apply, and the import
+   * itself with the lines it took.
+   */
+  async importCrontab(choice: CrontabImportChoice, actor: Actor): Promise<ApplyOutcome[]> {
+    const { specs } = chosenCrontabSpecs(choice, this.importContext());
+    const outcomes = await this.applyMany(specs, actor);
+    const lines = [...new Set(choice.lines)].sort((a, b) => a - b);
+    await this.audit(
+      actor,
+      'workflow.import',
+      'crontab',
+      `lines ${lines.join(', ')} → ${outcomes.map((o) => o.workflow).join(', ')}`,
+    );
+    return outcomes;
   }
 
   async setEnabled(name: string, enabled: boolean, actor: Actor): Promise<void> {
@@ -156,6 +188,11 @@ export class Engine extends EngineReads implements EngineApi {
       if (i.state === 'CANCELLED' && this.worker && i.workerId === this.worker.id) this.worker.stopCancelled(i.id);
     await this.audit(options.actor, 'run.cancel', `run:${runId}`, what);
     return { run: (await this.store.getRun(runId)) as RunRecord, instances };
+  }
+
+  /** a monitor's run reported from outside (design.md §13) */
+  ping(name: string, report: PingReport): Promise<PingAnswer> {
+    return this.parts.externalRuns.ping(name, report);
   }
 
   trigger(event: string, payload: string | undefined, actor: Actor, key?: string): Promise<RunRecord[]> {

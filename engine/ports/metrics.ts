@@ -3,7 +3,7 @@
 // task start and end, each stored log batch), so an implementation only bumps numbers in memory.
 // What is cheaper to read than to count (instances by state, workers, queues) is read from the
 // store and the coordinator when someone scrapes: the engine hands a reader to `gaugesFrom`.
-import type { InstanceState, RunState, WorkerRecord } from '../api/types.ts';
+import type { InstanceState, RunState, TriggerType, WorkerRecord } from '../api/types.ts';
 
 /** An alert delivery's end: sent, or given up after its retries. */
 export type AlertOutcome = 'sent' | 'failed';
@@ -31,8 +31,8 @@ export interface EngineMetrics {
   instanceStarted(waitedMs: number): void;
   /** an instance reached a final state */
   instanceFinished(state: InstanceState): void;
-  /** a run reached a final state; durationMs from its start (none for a run that never started) */
-  runFinished(state: RunState, durationMs: number | undefined): void;
+  /** a run reached a final state; durationMs from its start (none for a run that never started); trigger: what started it */
+  runFinished(state: RunState, durationMs: number | undefined, trigger?: TriggerType): void;
   /** log lines stored (counted once their batch is in the store) */
   logLinesStored(count: number): void;
   /** log lines dropped because the store did not keep up (see LogWriter) */

@@ -10,6 +10,8 @@ export interface DefinitionStore {
    * (workflow.apply, "version N") is written in the same transaction: both or neither.
    */
   applyWorkflow(spec: WorkflowSpec, now: number, actor?: Actor): Promise<ApplyResult>;
+  /** applies several in one transaction, in order: all of them, or (one failed) none */
+  applyWorkflows(specs: readonly WorkflowSpec[], now: number, actor?: Actor): Promise<ApplyResult[]>;
   getWorkflowSpec(name: string): Promise<WorkflowSpec | undefined>;
   getWorkflowGraph(workflowId: number): Promise<WorkflowGraph | undefined>;
   /** the definition's version and enabled flag: a cheap "has it changed?" */

@@ -1,7 +1,15 @@
 // Runs, with the state machine's compound steps: each is one transaction in the store, all of it
 // or none, so nothing has to find and repair half-done sequences after a crash.
 import type { InstanceRecord, RunRecord } from '../api/types.ts';
-import type { Finish, InstanceDraft, RerunTask, Settlement, StartRun, TransitionResult } from './store-transitions.ts';
+import type {
+  ExternalRunStart,
+  Finish,
+  InstanceDraft,
+  RerunTask,
+  Settlement,
+  StartRun,
+  TransitionResult,
+} from './store-transitions.ts';
 import type { RunFilter } from './store-types.ts';
 
 /** Runs and the steps that move them. */
@@ -41,6 +49,12 @@ export interface RunStore {
   addInstances(runId: number, drafts: InstanceDraft[], now: number): Promise<InstanceRecord[]>;
   /** settle-run, one transaction: a RUNNING run with nothing pending ends (see finishInstance), and the next queued run starts. */
   settleRun(runId: number, settlement: Settlement, now: number): Promise<TransitionResult>;
+  /**
+   * start-external-run, one transaction: a monitor's run with its one instance (task id
+   * EXTERNAL_TASK_ID), created RUNNING or already ended. undefined when (scheduleId, logicalTime)
+   * already has a run.
+   */
+  startExternalRun(start: ExternalRunStart): Promise<{ run: RunRecord; instance: InstanceRecord } | undefined>;
   getRun(id: number): Promise<RunRecord | undefined>;
   listRuns(filter: RunFilter): Promise<RunRecord[]>;
 }

@@ -194,3 +194,21 @@ export interface Outcome {
   /** it ended by a fail-over (its worker was lost), not by the task itself */
   failedOver?: boolean;
 }
+
+/** start-external-run: a monitor's run reported from outside, or a fire nobody reported (design.md §13). */
+export interface ExternalRunStart {
+  workflowId: number;
+  /** the instance's name: the monitor's */
+  taskName: string;
+  /** who reported it (`ax ping on HOST`, `webhook from ADDRESS`), or `monitor` for a miss */
+  triggeredBy: string;
+  startedAt: number;
+  /** RUNNING: a start; SUCCESS or FAILED: started and ended at once (finishedAt, else startedAt) */
+  state: 'RUNNING' | 'SUCCESS' | 'FAILED';
+  finishedAt?: number;
+  exitCode?: number;
+  reason?: string;
+  logicalTime: number;
+  /** a missed fire's schedule: with logicalTime unique, so the miss is recorded once */
+  scheduleId?: number;
+}

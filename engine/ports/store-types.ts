@@ -45,6 +45,8 @@ export interface ScheduleRecord extends ScheduleSpec {
   lastFireAt: number;
   /** why it cannot fire, while it cannot (set by the scheduler, cleared when it fires again or changes) */
   error?: string;
+  /** a monitor's schedule (design.md §13): its fires start nothing; a run reported later than fire + this is missed */
+  monitorGraceMs?: number;
 }
 
 /** Everything the scheduler needs about one workflow, loaded once and cached by version. */
@@ -130,3 +132,10 @@ export interface CrossDependencyRow {
 
 export type EventKeyClaim =
   { claimed: true } | { claimed: false; runIds: number[] } | { claimed: false; since: number };
+
+/**
+ * The task id of a monitor's one instance per run (design.md §13): a monitor has no task
+ * definitions, its run's instance stands for the job outside. No worker owns it: backstops and
+ * start-up recovery leave it to the pings and the monitor check.
+ */
+export const EXTERNAL_TASK_ID = 0;

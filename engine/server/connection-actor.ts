@@ -9,6 +9,8 @@ import type { ApiMethod } from '../api/engine-api.ts';
 /** where each method's actor is: a parameter index, or a field of the parameter at that index */
 const ACTOR_AT: Partial<Record<ApiMethod, number | [number, 'actor']>> = {
   apply: 1,
+  applyMany: 1,
+  importCrontab: 1,
   setEnabled: 2,
   removeWorkflow: 1,
   runWorkflow: [1, 'actor'],

@@ -1,6 +1,6 @@
 // Headless transport: the EngineApi over WebSocket on 127.0.0.1, the built UI with its sign-in,
-// log downloads, the HTTP event endpoint POST /events/NAME for external systems, and GET /metrics
-// (metrics-server.ts).
+// log downloads, the HTTP event endpoint POST /events/NAME for external systems, monitor pings
+// POST /ping/NAME (ping-endpoint.ts), and GET /metrics (metrics-server.ts).
 //
 // Who may connect: a client with the API token in an Authorization header (the CLI; no Origin),
 // or a browser page of this server's own origin holding a session cookie (the UI, signed in by a
@@ -14,7 +14,7 @@ import { ENGINE_STOPPED_CODE } from '../api/client.ts';
 import type { EngineApi } from '../api/engine-api.ts';
 import { droppedNotice, serveConnection } from './api-connection.ts';
 import { DEFAULT_CONFIG } from '../core/model/config.ts';
-import { jsonProblem, payloadTooLarge } from '../core/model/payload.ts';
+import { jsonProblem } from '../core/model/payload.ts';
 import { MAX_SPEC_JSON_BYTES } from '../core/workflow/workflow-file.ts';
 import { type ConnectionIdentity, dispatchRequest } from './api-dispatch.ts';
 import { sameSecret, SignIn } from './sign-in.ts';
@@ -22,6 +22,8 @@ import { SECURITY_HEADERS, serveStatic } from './static-ui.ts';
 import { type MetricsOptions, serveMetrics } from './metrics-server.ts';
 import { hostChecker, originHosts, refuseHost } from './host-check.ts';
 import { peerUser } from './peer-uid.ts';
+import { bearer, NotText, readBody, TooLarge } from './http-body.ts';
+import { PING_PATH, servePing } from './ping-endpoint.ts';
 
 export interface ApiServerOptions {
   api: EngineApi;
@@ -64,57 +66,12 @@ const MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
 /** a client over its budget that reads nothing this long is closed (1008, with the reason) */
 const SEND_STALL_MS = 60_000;
 
-function bearer(req: http.IncomingMessage): string | undefined {
-  const auth = req.headers.authorization;
-  return auth?.startsWith('Bearer ') ? auth.slice(7) : undefined;
-}
-
 function cookie(req: http.IncomingMessage, name: string): string | undefined {
   for (const part of (req.headers.cookie ?? '').split(';')) {
     const [k, ...v] = part.trim().split('=');
     if (k === name) return v.join('=');
   }
   return undefined;
-}
-
-class TooLarge extends Error {}
-/** A body that is not UTF-8: decoded, it would reach the task as U+FFFD instead of its bytes. */
-class NotText extends Error {}
-const NOT_TEXT =
-  'the body is not UTF-8 text, and an event payload is text: send JSON or UTF-8 text; base64-encode binary data (e.g. "base64 -w0 file.bin") and decode it in the task';
-
-/** How much of a refused body is still read (and thrown away) so the client can read the refusal. */
-const DRAIN_LIMIT = 64 * 1024 * 1024;
-
-/**
- * Reads a request body of at most `limit` bytes. A larger one is refused with TooLarge — after the
- * rest of it has been read and dropped (up to DRAIN_LIMIT): a client still writing its body when the
- * server hangs up gets EPIPE instead of the 413 that says what to fix.
- */
-async function readBody(req: http.IncomingMessage, limit: number): Promise<string> {
-  const declared = Number(req.headers['content-length']);
-  let over = Number.isFinite(declared) && declared > limit;
-  let size = 0;
-  let whole = true;
-  const parts: Buffer[] = [];
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (!over && size > limit) {
-      over = true;
-      parts.length = 0;
-    }
-    if (!over) parts.push(chunk as Buffer);
-    else if (size > DRAIN_LIMIT) {
-      whole = false;
-      break;
-    }
-  }
-  if (over) throw new TooLarge(payloadTooLarge(Number.isFinite(declared) ? declared : whole ? size : undefined, limit));
-  try {
-    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(Buffer.concat(parts));
-  } catch {
-    throw new NotText(NOT_TEXT);
-  }
 }
 
 export async function startApiServer(options: ApiServerOptions): Promise<ApiServer> {
@@ -156,6 +113,14 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     // POST /api/v1/events/NAME, and /events/NAME as it was first published.
     const events = /^(?:\/api\/v1)?\/events\/([A-Za-z0-9][A-Za-z0-9_.-]{0,99})$/.exec(url.pathname);
     if (events) return webhook(req, res, events[1] as string);
+    const ping = PING_PATH.exec(url.pathname);
+    if (ping)
+      return servePing(req, res, ping, url, {
+        api: options.api,
+        webhookToken: options.webhookToken,
+        maxPayloadBytes: options.maxPayloadBytes ?? DEFAULT_CONFIG.maxEventPayloadBytes,
+        reply,
+      });
     if (url.pathname === '/auth/session') return session(req, res);
     if (url.pathname === '/metrics' && options.metrics) return serveMetrics(req, res, options.metrics);
     if (url.pathname === '/auth/code') {
@@ -170,7 +135,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     if (serveStatic(options.uiDir, req, res)) return;
     return reply(res, 404, {
       error:
-        'not found: the UI is at /, the API on WebSocket /api, webhooks at POST /api/v1/events/NAME, metrics at GET /metrics',
+        'not found: the UI is at /, the API on WebSocket /api, webhooks at POST /api/v1/events/NAME, monitor pings at POST /ping/NAME, metrics at GET /metrics',
     });
   }
 

@@ -1,7 +1,7 @@
 // The audit's note column arrives by migration on a database an older AX wrote: its entries stay
 // (with no note), and entries written after it keep their note. The older database is made by
 // taking the column and its migration record back out of a migrated one (and those of every later
-// migration: the task log limit), which leaves exactly the schema the migration before it left.
+// migration: the task log limit, the monitor grace), which leaves exactly the schema the migration before it left.
 // SQLite and MariaDB alike.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,9 +18,12 @@ const mysql = await mysqlAvailable();
 
 /** the database as the AX before the note column left it, with one entry of that time */
 async function asBeforeTheNote(store: SqlStore): Promise<void> {
+  await sql`ALTER TABLE schedule_plan DROP COLUMN monitor_grace_ms`.execute(store.db);
   await sql`ALTER TABLE task_definition DROP COLUMN log_limit_bytes`.execute(store.db);
   await sql`ALTER TABLE audit_log DROP COLUMN note`.execute(store.db);
-  await sql`DELETE FROM kysely_migration WHERE name IN ('0013_audit_note', '0014_task_log_limit')`.execute(store.db);
+  await sql`DELETE FROM kysely_migration WHERE name IN ('0013_audit_note', '0014_task_log_limit', '0015_monitor_grace')`.execute(
+    store.db,
+  );
   await sql`INSERT INTO audit_log (at, actor, action, object, detail) VALUES (${T0}, ${'alice@box (API token) — note: old style'}, ${'workflow.apply'}, ${'workflow:etl'}, ${'version 1'})`.execute(
     store.db,
   );

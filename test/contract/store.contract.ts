@@ -5,9 +5,11 @@
 import { afterEach, beforeEach, describe } from 'vitest';
 import type { Store } from '../../engine/ports/store.ts';
 import { alertsContract } from './store-alerts.contract.ts';
+import { applyManyContract } from './store-apply-many.contract.ts';
 import { claimsContract } from './store-claims.contract.ts';
 import { definitionsContract } from './store-definitions.contract.ts';
 import { eventKeysContract } from './store-event-keys.contract.ts';
+import { externalRunsContract } from './store-external.contract.ts';
 import { finishContract } from './store-finish.contract.ts';
 import { flagsContract } from './store-flags.contract.ts';
 import { instancesContract } from './store-instances.contract.ts';
@@ -49,7 +51,9 @@ export function storeContract(name: string, open: () => Promise<StoreFixture>): 
     };
 
     definitionsContract(store);
+    applyManyContract(store);
     runsContract(store);
+    externalRunsContract(store);
     rerunContract(store);
     instancesContract(store);
     recordsContract(store);

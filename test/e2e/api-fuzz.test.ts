@@ -118,6 +118,8 @@ function nearParams(method: string, runIds: number[]): unknown[] {
   switch (method) {
     case 'apply':
       return [nearSpec(), 'fuzz'];
+    case 'applyMany':
+      return [Array.from({ length: 1 + rnd.int(3) }, () => nearSpec()), 'fuzz'];
     case 'validate':
       return [
         rnd.next() < 0.5

@@ -23,7 +23,7 @@ export interface AxOptions {
 
 export type AxResult = ProcessResult;
 
-function childEnv(opts: AxOptions): NodeJS.ProcessEnv {
+export function childEnv(opts: AxOptions): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   // Nothing of the test runner's AX_* settings leaks in; times print in UTC.
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('AX_')) env[k] = v;

@@ -46,7 +46,7 @@ describe('workflow file: alerts', () => {
       {
         path: 'alerts.rules',
         message: expect.stringContaining(
-          '"worker_lost" is not a workflow alert rule: use task_failed, run_failed, recovered, run_overdue, misfire_skipped',
+          '"worker_lost" is not a workflow alert rule: use task_failed, run_failed, recovered, run_overdue, misfire_skipped, monitor_missed, run_duration_anomaly',
         ),
       },
     ]);

@@ -6,7 +6,7 @@
 // heap, CPU, GC) are prom-client's default collectors, registered on first scrape, so an engine
 // nobody scrapes (a one-off `ax ls`) starts no event-loop monitor.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { INSTANCE_STATES, type InstanceState, RUN_STATES, type RunState } from '../../api/types.ts';
+import { INSTANCE_STATES, type InstanceState, RUN_STATES, type RunState, type TriggerType } from '../../api/types.ts';
 import type { AlertOutcome, EngineMetrics, GaugeSnapshot } from '../../ports/metrics.ts';
 
 const FINAL_INSTANCE_STATES = INSTANCE_STATES.filter((s) => !['WAITING', 'DISPATCHED', 'RUNNING'].includes(s));
@@ -39,6 +39,13 @@ export class PromMetrics implements EngineMetrics {
     name: 'ax_runs_finished_total',
     help: 'Runs that reached a final state on this node (SKIPPED: an overlap-skipped fire)',
     labelNames: ['state'] as const,
+    registers: [this.registry],
+  });
+  /** the same runs by what started them: a monitor's runs (`external`) beside cron, manual, event, rerun */
+  private readonly runsByTrigger = new Counter({
+    name: 'ax_runs_finished_by_trigger_total',
+    help: "Runs that reached a final state on this node, by trigger (external: a monitor's run reported from outside)",
+    labelNames: ['trigger', 'state'] as const,
     registers: [this.registry],
   });
   private readonly instancesFinished = new Counter({
@@ -151,8 +158,9 @@ export class PromMetrics implements EngineMetrics {
     this.instancesFinished.inc({ state });
   }
 
-  runFinished(state: RunState, durationMs: number | undefined): void {
+  runFinished(state: RunState, durationMs: number | undefined, trigger?: TriggerType): void {
     this.runsFinished.inc({ state });
+    if (trigger !== undefined) this.runsByTrigger.inc({ trigger, state });
     if (durationMs !== undefined) this.runDuration.observe({ state }, Math.max(0, durationMs) / 1000);
   }
 

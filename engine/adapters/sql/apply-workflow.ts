@@ -13,55 +13,63 @@ export async function applyWorkflow(
   now: number,
   actor?: Actor,
 ): Promise<ApplyResult> {
-  const specJson = canonicalJson(spec);
-  return db.transaction().execute(async (trx) => {
-    const existing = await trx.selectFrom('workflow').selectAll().where('name', '=', spec.name).executeTakeFirst();
-    if (existing && existing.spec_json === specJson)
-      return { workflowId: existing.id, version: existing.version, changed: false };
+  return db.transaction().execute((trx) => writeWorkflow(trx, spec, now, actor));
+}
 
-    const columns = {
-      description: spec.description ?? null,
-      owner: spec.owner ?? null,
-      routing: spec.routing,
-      on_event: spec.onEvent ?? null,
-      spec_json: specJson,
-      updated_at: now,
-    };
-    let workflowId: number;
-    let version: number;
-    if (existing) {
-      workflowId = existing.id;
-      version = existing.version + 1;
-      await trx
-        .updateTable('workflow')
-        .set({ ...columns, version })
-        .where('id', '=', workflowId)
-        .execute();
-    } else {
-      version = 1;
-      const inserted = await trx
-        .insertInto('workflow')
-        .values({ ...columns, name: spec.name, enabled: 1, version, created_at: now })
-        .executeTakeFirstOrThrow();
-      workflowId = Number(inserted.insertId);
-    }
-    await replaceTasks(trx, workflowId, spec);
-    await replaceSchedule(trx, workflowId, spec, now);
-    if (actor !== undefined) {
-      await trx
-        .insertInto('audit_log')
-        .values({
-          at: now,
-          actor: actorName(actor),
-          note: actorNote(actor),
-          action: 'workflow.apply',
-          object: `workflow:${spec.name}`,
-          detail: `version ${version}`,
-        })
-        .execute();
-    }
-    return { workflowId, version, changed: true };
-  });
+/** The apply's writes inside a transaction the caller holds (one workflow, or several: apply-workflows.ts). */
+export async function writeWorkflow(
+  trx: Transaction<Database>,
+  spec: WorkflowSpec,
+  now: number,
+  actor?: Actor,
+): Promise<ApplyResult> {
+  const specJson = canonicalJson(spec);
+  const existing = await trx.selectFrom('workflow').selectAll().where('name', '=', spec.name).executeTakeFirst();
+  if (existing && existing.spec_json === specJson)
+    return { workflowId: existing.id, version: existing.version, changed: false };
+
+  const columns = {
+    description: spec.description ?? null,
+    owner: spec.owner ?? null,
+    routing: spec.routing,
+    on_event: spec.onEvent ?? null,
+    spec_json: specJson,
+    updated_at: now,
+  };
+  let workflowId: number;
+  let version: number;
+  if (existing) {
+    workflowId = existing.id;
+    version = existing.version + 1;
+    await trx
+      .updateTable('workflow')
+      .set({ ...columns, version })
+      .where('id', '=', workflowId)
+      .execute();
+  } else {
+    version = 1;
+    const inserted = await trx
+      .insertInto('workflow')
+      .values({ ...columns, name: spec.name, enabled: 1, version, created_at: now })
+      .executeTakeFirstOrThrow();
+    workflowId = Number(inserted.insertId);
+  }
+  await replaceTasks(trx, workflowId, spec);
+  await replaceSchedule(trx, workflowId, spec, now);
+  if (actor !== undefined) {
+    await trx
+      .insertInto('audit_log')
+      .values({
+        at: now,
+        actor: actorName(actor),
+        note: actorNote(actor),
+        action: 'workflow.apply',
+        object: `workflow:${spec.name}`,
+        detail: `version ${version}`,
+      })
+      .execute();
+  }
+  return { workflowId, version, changed: true };
 }
 
 /** Task ids stay stable for tasks that keep their name: history refers to them. */
@@ -148,7 +156,8 @@ async function replaceSchedule(
     timezone: s.timezone,
     misfire: s.misfire,
     overlap: s.overlap,
-    trigger_type: 'cron',
+    trigger_type: spec.monitor ? 'monitor' : 'cron',
+    monitor_grace_ms: spec.monitor?.graceMs ?? null,
     enabled: 1,
   };
   if (!existing) {

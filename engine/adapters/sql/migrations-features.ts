@@ -182,3 +182,12 @@ export function taskLogLimit(dialect: SqlDialectName): Migration {
     },
   };
 }
+
+/** A monitor's schedule (design.md §13): how long after a fire its run may come; NULL for a schedule that fires. */
+export function monitorGrace(dialect: SqlDialectName): Migration {
+  return {
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('schedule_plan').addColumn('monitor_grace_ms', types(dialect).big).execute();
+    },
+  };
+}

@@ -16,6 +16,7 @@ import {
   crossWorkflowDependencies,
   engineFlags,
   eventKeys,
+  monitorGrace,
   taskLogLimit,
 } from './migrations-features.ts';
 
@@ -298,6 +299,7 @@ class StaticProvider implements MigrationProvider {
       '0012_cross_workflow_dependencies': crossWorkflowDependencies(this.dialect),
       '0013_audit_note': auditNote(this.dialect),
       '0014_task_log_limit': taskLogLimit(this.dialect),
+      '0015_monitor_grace': monitorGrace(this.dialect),
     };
   }
 }

@@ -53,6 +53,7 @@ export function scheduleFromRow(r: Selectable<SchedulePlanTable>, workflowName: 
     overlap: r.overlap as ScheduleRecord['overlap'],
     lastFireAt: num(r.last_fire_at),
     error: r.error ?? undefined,
+    ...(r.monitor_grace_ms !== null && r.monitor_grace_ms !== undefined && { monitorGraceMs: num(r.monitor_grace_ms) }),
   };
 }
 

@@ -54,6 +54,8 @@ export interface SchedulePlanTable {
   last_fire_at: number;
   /** why the schedule cannot fire (migration 0005); NULL while it works */
   error: string | null;
+  /** a monitor's grace (migration 0015, design.md §13): its fires start nothing; NULL for a schedule that fires */
+  monitor_grace_ms: number | null;
 }
 
 export interface WorkflowRunTable {

@@ -26,6 +26,7 @@ import type {
   CrossDependencyRow,
   DueAlertGroup,
   EventKeyClaim,
+  ExternalRunStart,
   Finish,
   InstanceDraft,
   InstanceGuard,
@@ -47,6 +48,7 @@ import type {
 import { addInstances } from './add-instances.ts';
 import * as alerts from './alert-queries.ts';
 import { applyWorkflow } from './apply-workflow.ts';
+import { applyWorkflows } from './apply-workflows.ts';
 import * as auditLog from './audit-queries.ts';
 import { cancelRun } from './cancel-run.ts';
 import { claimDueInstances } from './claim-due.ts';
@@ -62,6 +64,7 @@ import * as runs from './run-queries.ts';
 import * as schedules from './schedule-queries.ts';
 import type { Database } from './schema.ts';
 import { settleRun } from './settle-run.ts';
+import { startExternalRun } from './start-external-run.ts';
 import { startRun } from './start-run.ts';
 import { expiredWaits } from './upstream-waits.ts';
 import * as views from './view-queries.ts';
@@ -82,6 +85,9 @@ export class SqlStore implements Store {
   // definitions
   applyWorkflow(spec: WorkflowSpec, now: number, actor?: Actor): Promise<ApplyResult> {
     return applyWorkflow(this.db, spec, now, actor);
+  }
+  applyWorkflows(specs: readonly WorkflowSpec[], now: number, actor?: Actor): Promise<ApplyResult[]> {
+    return applyWorkflows(this.db, specs, now, actor);
   }
   getWorkflowSpec(name: string): Promise<WorkflowSpec | undefined> {
     return wf.getWorkflowSpec(this.db, name);
@@ -129,6 +135,9 @@ export class SqlStore implements Store {
   // runs and their compound steps
   startRun(start: StartRun): Promise<{ run: RunRecord; created: InstanceRecord[] } | undefined> {
     return startRun(this.db, this.dialect, start);
+  }
+  startExternalRun(start: ExternalRunStart): Promise<{ run: RunRecord; instance: InstanceRecord } | undefined> {
+    return startExternalRun(this.db, this.dialect, start);
   }
   finishInstance(finish: Finish, now: number): Promise<TransitionResult> {
     return finishInstance(this.db, this.dialect, finish, now);

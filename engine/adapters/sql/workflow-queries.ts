@@ -189,6 +189,8 @@ export async function listWorkflows(db: Db): Promise<WorkflowSummary[]> {
           } as WorkflowSummary['schedule'])
         : undefined,
       scheduleError: s?.error ?? undefined,
+      ...(s?.monitor_grace_ms !== null &&
+        s?.monitor_grace_ms !== undefined && { monitor: { graceMs: num(s.monitor_grace_ms) } }),
       lastRun: last
         ? {
             id: last.id,

@@ -250,8 +250,11 @@ export class AlertCenter {
       return this.deps.settings.engine.rules.includes(rule) ? this.deps.settings.engine : undefined;
     const own = await this.workflowAlerts(workflow);
     const route = own ?? this.deps.settings.workflows;
-    // An expected duration asks for run_overdue, whatever the rules say.
-    return route.rules.includes(rule) || (rule === 'run_overdue' && own?.expectedDurationMs !== undefined)
+    // An expected duration asks for run_overdue, whatever the rules say; a monitor's miss and
+    // odd duration go wherever its failures go (design.md §13).
+    return route.rules.includes(rule) ||
+      (rule === 'run_overdue' && own?.expectedDurationMs !== undefined) ||
+      ((rule === 'monitor_missed' || rule === 'run_duration_anomaly') && route.rules.includes('run_failed'))
       ? route
       : undefined;
   }
@@ -333,6 +336,8 @@ const NOUNS: Record<AlertRule, string> = {
   misfire_skipped: 'skipped fires',
   store_unreachable: 'store outages',
   clock_step: 'clock steps',
+  monitor_missed: 'missed monitor runs',
+  run_duration_anomaly: 'unusual run durations',
   engine: 'engine alerts',
 };
 

@@ -7,6 +7,7 @@ import type { InstanceRecord, RunRecord, WorkerRecord } from '../../api/types.ts
 import type { Clock } from '../../ports/clock.ts';
 import type { RunStore, DefinitionStore, ReadModelStore } from '../../ports/store.ts';
 import { formatDuration } from '../model/duration.ts';
+import { ANOMALY_FACTOR, ANOMALY_HISTORY, durationAnomaly } from '../model/duration-anomaly.ts';
 import type { AlertCenter, AlertInput } from './alert-center.ts';
 
 /** What the engine's parts call: none of these waits, none throws. */
@@ -26,6 +27,10 @@ export interface AlertHooks {
   runOverdue(run: RunRecord, expectedMs: number): void;
   /** the wall clock stepped back: schedules whose last fire lay ahead of now were re-planned from now */
   clockStepped(backMs: number, schedules: string[], at: number): void;
+  /** a monitor's fire passed its grace with no run reported; `run` records the miss (design.md §13) */
+  monitorMissed(workflow: string, run: RunRecord, fire: number, due: number, reason: string): void;
+  /** a run reported from outside ended: judged against its monitor's history (run_duration_anomaly) */
+  externalRunEnded(run: RunRecord): void;
   /** the engine's free-text alerts */
   engine(message: string): void;
 }
@@ -38,6 +43,8 @@ export const NO_ALERTS: AlertHooks = {
   misfireSkipped: () => undefined,
   runOverdue: () => undefined,
   clockStepped: () => undefined,
+  monitorMissed: () => undefined,
+  externalRunEnded: () => undefined,
   engine: () => undefined,
 };
 
@@ -100,6 +107,8 @@ export class AlertRules implements AlertHooks {
   }
 
   runEnded(run: RunRecord): void {
+    // A missed fire's record (an external run with its schedule) is told by monitor_missed.
+    if (run.trigger === 'external' && run.scheduleId !== undefined) return;
     if (run.state === 'FAILED') this.raiseIfHeard('run_failed', run.workflowName, () => this.runFailed(run));
     // Every success would cost a look at the run before it: only when a channel would hear of it.
     else if (run.state === 'SUCCESS') this.raiseIfHeard('recovered', run.workflowName, () => this.recovered(run), true);
@@ -231,6 +240,55 @@ export class AlertRules implements AlertHooks {
     });
   }
 
+  monitorMissed(workflow: string, run: RunRecord, fire: number, due: number, reason: string): void {
+    this.raise({
+      rule: 'monitor_missed',
+      subject: `workflow:${workflow}`,
+      // One alert per expected fire, whichever scheduler sees it, before or after a restart.
+      event: `fire:${fire}`,
+      workflow,
+      runId: run.id,
+      severity: 'critical',
+      title: `${workflow}: the run due at ${iso(fire)} was not reported by ${iso(due)}`,
+      message: `${reason}\nrecorded as run #${run.id}; is its job still in the crontab, and does it reach AX ("ax ping", "ax wrap")?`,
+    });
+  }
+
+  externalRunEnded(run: RunRecord): void {
+    if (run.state !== 'SUCCESS' && run.state !== 'FAILED') return;
+    this.raiseIfHeard('run_duration_anomaly', run.workflowName, () => this.durationAnomaly(run));
+  }
+
+  /** A run far shorter or longer than the monitor's last successful runs (duration-anomaly.ts). */
+  private async durationAnomaly(run: RunRecord): Promise<AlertInput | undefined> {
+    const took = runDuration(run);
+    if (took === undefined) return undefined;
+    const history = (
+      await this.store.listRuns({
+        workflowName: run.workflowName,
+        states: ['SUCCESS'],
+        beforeId: run.id,
+        limit: ANOMALY_HISTORY * 2,
+      })
+    )
+      .filter((r) => r.trigger === 'external')
+      .map(runDuration)
+      .filter((d): d is number => d !== undefined);
+    const anomaly = durationAnomaly(took, history);
+    if (!anomaly) return undefined;
+    const ms = (n: number) => formatDuration(Math.max(1000, Math.round(n / 1000) * 1000));
+    return {
+      rule: 'run_duration_anomaly',
+      subject: `workflow:${run.workflowName}`,
+      event: `run:${run.id}`,
+      workflow: run.workflowName,
+      runId: run.id,
+      severity: 'warning',
+      title: `${run.workflowName}: run #${run.id} took ${ms(took)}, far ${anomaly.kind} than usual (median ${ms(anomaly.medianMs)})`,
+      message: `outside ${ANOMALY_FACTOR}× either way of the median of its last ${anomaly.runs} successful runs; it ended ${run.state}`,
+    };
+  }
+
   engine(message: string): void {
     this.raise({
       rule: 'engine',
@@ -241,4 +299,11 @@ export class AlertRules implements AlertHooks {
       message,
     });
   }
+}
+
+/** How long a reported run took; undefined for one reported without a start (it started and ended at once). */
+function runDuration(run: RunRecord): number | undefined {
+  if (run.startedAt === undefined || run.finishedAt === undefined) return undefined;
+  const took = run.finishedAt - run.startedAt;
+  return took > 0 ? took : undefined;
 }

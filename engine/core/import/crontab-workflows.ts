@@ -180,6 +180,8 @@ export function monitors(pending: Pending[], opts: ImportOptions, skipped: Skipp
     }
     Object.assign(p.imported, { workflow: name, task: '', wrappedLine: wrapped });
     const spec: WorkflowSpec = { ...base(p, name, opts), monitor: { graceMs: MONITOR_GRACE_MS } };
+    // A monitor runs nothing: cron's misfire and overlap have no meaning for it, and its file refuses them.
+    if (spec.schedule) spec.schedule = { ...spec.schedule, misfire: 'run_once', overlap: 'skip' };
     return [file(spec, [p.job.line])];
   });
 }

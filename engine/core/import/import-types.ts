@@ -2,13 +2,10 @@
 // workflows to write, and a report saying for each source line what it became, or why it was not
 // imported. The parsers are pure (no file system, no clock): the host passes the text, the time
 // and the users, and writes or applies the files.
-import type { WorkflowSpec } from '../../api/types.ts';
+import type { CronUser } from '../../api/import-report.ts';
 
-/** A user as cron builds a job's environment from it (HOME, LOGNAME). */
-export interface CronUser {
-  name: string;
-  home: string;
-}
+// The report's shapes are the API's (the UI shows them): engine/api/import-report.ts.
+export type { CronUser, ImportedJob, ImportFile, ImportReport, SkippedLine } from '../../api/import-report.ts';
 
 export interface ImportOptions {
   /** the time the next fires are counted from (epoch ms) */
@@ -33,56 +30,4 @@ export interface ImportOptions {
   fires?: number;
   /** workflow names chosen by the person (the UI's editable names), by source line */
   names?: Record<number, string>;
-}
-
-/** One source line that was imported. */
-export interface ImportedJob {
-  /** 1-based line number in the source */
-  line: number;
-  /** the line as in the source */
-  text: string;
-  /** a system crontab's user column, a unit's User= */
-  user?: string;
-  workflow: string;
-  task: string;
-  /** the schedule in words, or "when the engine starts" */
-  scheduleText: string;
-  cron?: string;
-  timezone?: string;
-  /** the next fires under the source's own rules and under AX's schedule: equal, or the line is not imported */
-  sourceFires: number[];
-  axFires: number[];
-  /** kept behaviour worth knowing: a redirect whose output will not reach AX's log, … */
-  warnings: string[];
-  /** with `monitor`: the line to put in the source in place of this one */
-  wrappedLine?: string;
-}
-
-/** One source line that was not imported, and why (never something close instead). */
-export interface SkippedLine {
-  line: number;
-  text: string;
-  reason: string;
-}
-
-/** One workflow file to write or apply. */
-export interface ImportFile {
-  workflow: string;
-  /** e.g. `backup-home.yaml` */
-  fileName: string;
-  /** the file's text, as `ax apply` takes it unchanged */
-  yaml: string;
-  spec: WorkflowSpec;
-  /** the source lines it came from */
-  lines: number[];
-}
-
-export interface ImportReport {
-  /** what was read: "crontab of alice", "/etc/cron.d/backup", "backup.timer" */
-  source: string;
-  jobs: ImportedJob[];
-  skipped: SkippedLine[];
-  /** about the import as a whole: cron's behaviour kept and the AX defaults offered, channels to define for MAILTO, … */
-  notes: string[];
-  files: ImportFile[];
 }

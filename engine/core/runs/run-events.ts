@@ -43,6 +43,7 @@ export class RunEvents {
       this.metrics.runFinished(
         run.state,
         run.state === 'SKIPPED' || run.finishedAt === undefined ? undefined : run.finishedAt - start,
+        run.trigger,
       );
     }
   }

@@ -60,6 +60,11 @@ export class RunManager {
   async startRun(input: StartRunInput): Promise<RunRecord | undefined> {
     const wf = await this.workflows.get(input.workflowId);
     if (!wf) throw new AxError('not_found', `workflow ${input.workflowId} no longer exists`);
+    if (wf.graph.schedule?.monitorGraceMs !== undefined)
+      throw new AxError(
+        'validation',
+        `"${wf.graph.name}" is a monitor: it runs nothing itself. Report its job's runs with "ax ping ${wf.graph.name}" or "ax wrap ${wf.graph.name} -- COMMAND"`,
+      );
     if (input.onlyTask && !wf.byName.has(input.onlyTask)) {
       throw new AxError(
         'not_found',
@@ -119,8 +124,11 @@ export class RunManager {
   }
 
   private settlement(wf: CachedWorkflow | undefined): Settlement {
-    // A workflow gone meanwhile: no run of it can succeed.
-    return { taskCount: wf ? wf.tasks.size : Number.POSITIVE_INFINITY, queuedRoots: wf ? this.rootDrafts(wf) : [] };
+    // A workflow gone meanwhile: no run of it can succeed. A monitor's run is its one external
+    // instance (design.md §13).
+    if (!wf) return { taskCount: Number.POSITIVE_INFINITY, queuedRoots: [] };
+    const monitor = wf.graph.schedule?.monitorGraceMs !== undefined;
+    return { taskCount: monitor ? 1 : wf.tasks.size, queuedRoots: this.rootDrafts(wf) };
   }
 
   /**
@@ -298,7 +306,8 @@ export class RunManager {
     return this.events.publishInstance(inst);
   }
 
-  private publish(result: TransitionResult): Promise<void> {
+  /** Tells followers what a store step did (the alerts and metrics of the runs it ended too). */
+  publish(result: TransitionResult): Promise<void> {
     return this.events.publish(result);
   }
 }

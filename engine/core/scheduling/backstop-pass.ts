@@ -5,7 +5,7 @@
 import type { WorkerRecord } from '../../api/types.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { Coordinator } from '../../ports/coordinator.ts';
-import type { InstanceStore, WorkerStore } from '../../ports/store.ts';
+import { EXTERNAL_TASK_ID, type InstanceStore, type WorkerStore } from '../../ports/store.ts';
 import { type AlertHooks, NO_ALERTS } from '../alerts/alert-rules.ts';
 import { judgeActive, type WorkerView } from '../model/backstops.ts';
 import { type EngineConfig, workerLostAfterMs } from '../model/config.ts';
@@ -92,6 +92,8 @@ export class BackstopPass {
     if (own) views.set(own.id, { lastHeartbeat: now, running: own.instances ?? [] });
     this.reportLost(stored, views, now);
     for (const inst of await this.store.instancesInStates(['DISPATCHED', 'RUNNING'])) {
+      // A monitor's run goes on outside, with no worker: its pings and the monitor check end it.
+      if (inst.taskId === EXTERNAL_TASK_ID) continue;
       const wf = await this.workflows.get(inst.workflowId);
       const seen = {
         ...inst,

@@ -54,6 +54,8 @@ export class CronFiring {
     } else {
       const now = this.clock.now();
       for (const s of await this.store.listSchedules()) {
+        // A monitor's fires start nothing: monitor-check.ts looks at them.
+        if (s.monitorGraceMs !== undefined) continue;
         // One schedule that cannot be planned must not stop the others, nor fail in silence.
         try {
           const back = await this.rebaseIfStepped(s, now);

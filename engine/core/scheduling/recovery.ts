@@ -4,7 +4,7 @@
 // ones never started and go back to WAITING. Runs left without (all of) their root instances get them.
 import type { Clock } from '../../ports/clock.ts';
 import type { ProcessRunner } from '../../ports/process-runner.ts';
-import type { Finish, InstanceStore, RunStore } from '../../ports/store.ts';
+import { EXTERNAL_TASK_ID, type Finish, type InstanceStore, type RunStore } from '../../ports/store.ts';
 import type { RunManager } from '../runs/run-manager.ts';
 
 export interface RecoveryReport {
@@ -25,6 +25,8 @@ export async function recoverOrphans(
   const report: RecoveryReport = { failed: 0, requeued: 0, killed: 0 };
   for (const inst of await store.instancesInStates(['DISPATCHED', 'RUNNING'])) {
     if (workerId !== undefined && inst.workerId !== workerId) continue;
+    // A monitor's run goes on outside the engine: a restart ends nothing of it (design.md §13).
+    if (inst.taskId === EXTERNAL_TASK_ID) continue;
     const guard = { from: [inst.state], attempt: inst.attempt, workerId: inst.workerId };
     if (inst.state === 'DISPATCHED') {
       if (await store.requeueInstance(inst.id, guard, 'engine restarted before the task started')) report.requeued++;

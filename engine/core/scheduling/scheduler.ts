@@ -25,6 +25,8 @@ export interface SchedulerParts {
   expireWaits: () => Promise<void>;
   /** the runs of the workflows with `on: engine_start` (engine-start.ts): once, at the first tick, if it leads */
   engineStart: () => Promise<unknown>;
+  /** monitors' fires past their grace: met by a reported run, or missed (monitor-check.ts) */
+  checkMonitors: () => Promise<void>;
 }
 
 export class Scheduler {
@@ -88,7 +90,10 @@ export class Scheduler {
           await this.parts.engineStart();
           this.engineStartDue = false;
         }
-        if (this.config.fireSchedules) this.lastScan = await cron.scanSchedules();
+        if (this.config.fireSchedules) {
+          this.lastScan = await cron.scanSchedules();
+          await this.parts.checkMonitors();
+        }
         await backstops.checkRunning();
         await this.parts.expireWaits();
         await dispatcher.runPass();

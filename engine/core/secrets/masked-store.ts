@@ -32,6 +32,7 @@ export function maskedStore(store: Store, mask: Mask): Store {
     setWaitingReason: (id, attempt, reason) => store.setWaitingReason(id, attempt, mask(reason)),
     finishInstance: (finish, now) =>
       store.finishInstance({ ...finish, outcome: maskReason(finish.outcome, mask) }, now),
+    startExternalRun: (start) => store.startExternalRun(maskReason(start, mask)),
     rerunTask: (rerun, now) => store.rerunTask({ ...rerun, reason: mask(rerun.reason) }, now),
     cancelRun: (runId, reason, queuedRoots, now) => store.cancelRun(runId, mask(reason), queuedRoots, now),
     setScheduleError: (id, error) => store.setScheduleError(id, error === null ? null : mask(error)),

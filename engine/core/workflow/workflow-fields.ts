@@ -36,9 +36,23 @@ const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const MAX_RETRIES = 100;
 const DEFAULT_DELAY_MS = DEFAULT_RETRY_DELAY_MS;
 const EXPONENTIAL_MAX_MS = 3_600_000;
-const TOP_KEYS = ['workflow', 'description', 'owner', 'schedule', 'on_event', 'on', 'routing', 'alerts', 'tasks'];
+const TOP_KEYS = [
+  'workflow',
+  'description',
+  'owner',
+  'schedule',
+  'on_event',
+  'on',
+  'monitor',
+  'routing',
+  'alerts',
+  'tasks',
+];
 /** what `on:` takes: the engine's own moments that start a run (design.md §5) */
 const ON_VALUES = ['engine_start'] as const;
+const MONITOR_KEYS = ['grace'];
+/** `monitor: {}`: a run may come this long after its fire before it is missed (design.md §13). */
+export const DEFAULT_MONITOR_GRACE_MS = 300_000;
 const ALERT_KEYS = ['channels', 'rules', 'expected_duration'];
 const SCHEDULE_KEYS = ['cron', 'timezone', 'misfire', 'overlap'];
 const TASK_KEYS = [
@@ -282,7 +296,21 @@ export function readWorkflow(r: Reader, m: YMap, opts: FieldOptions): WorkflowSp
     if (alerts) spec.alerts = alerts;
   }
 
+  if (m.has('monitor')) {
+    const monitor = readMonitor(r, m.get('monitor'));
+    if (monitor) spec.monitor = monitor;
+    checkMonitor(r, m, spec);
+  }
+
   const tasks = m.has('tasks') ? r.map(m.get('tasks'), 'tasks', 'a map of task name to task') : undefined;
+  if (m.has('monitor')) {
+    if ((tasks?.size ?? 0) > 0)
+      r.add(
+        'tasks',
+        'a monitor runs nothing itself (its runs are reported by "ax ping" or "ax wrap"): remove "tasks", or remove "monitor" to run them here',
+      );
+    return spec;
+  }
   if (!m.has('tasks')) r.add('tasks', 'missing: add a "tasks" map with at least one task');
   else if (tasks?.size === 0) r.add('tasks', 'at least one task is required');
   for (const [name, value] of tasks ?? []) {
@@ -291,4 +319,30 @@ export function readWorkflow(r: Reader, m: YMap, opts: FieldOptions): WorkflowSp
     if (task) spec.tasks.push(task);
   }
   return spec;
+}
+
+/** `monitor: { grace: 10m }` (or `monitor: {}` for the default grace): design.md §13. */
+function readMonitor(r: Reader, v: unknown): WorkflowSpec['monitor'] {
+  if (v === null || v === undefined) return { graceMs: DEFAULT_MONITOR_GRACE_MS };
+  const m = r.map(v, 'monitor', 'a map such as { grace: 10m } (or {} for the default grace of 5m)');
+  if (!m) return undefined;
+  r.keys(m, MONITOR_KEYS, 'monitor');
+  if (!m.has('grace')) return { graceMs: DEFAULT_MONITOR_GRACE_MS };
+  const ms = r.duration(m.get('grace'), 'monitor.grace');
+  return ms === undefined ? undefined : { graceMs: ms };
+}
+
+/** A monitor is a schedule without work: it needs the schedule and takes no event. */
+function checkMonitor(r: Reader, m: YMap, spec: WorkflowSpec): void {
+  if (!m.has('schedule'))
+    r.add(
+      'schedule',
+      'missing: a monitor needs the schedule its job runs on (e.g. schedule: "0 2 * * *"), to know when a run is due',
+    );
+  if (m.has('on_event'))
+    r.add('on_event', 'a monitor starts no runs, so no event can start one: remove "on_event" (or "monitor")');
+  if (spec.schedule && spec.schedule.misfire !== 'run_once')
+    r.add('schedule.misfire', 'a monitor runs nothing, so it has no misfire policy: remove "misfire"');
+  if (spec.schedule && spec.schedule.overlap !== 'skip')
+    r.add('schedule.overlap', 'a monitor runs nothing, so it has no overlap policy: remove "overlap"');
 }

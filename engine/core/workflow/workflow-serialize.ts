@@ -38,6 +38,7 @@ export function serializeWorkflow(spec: WorkflowSpec): string {
   }
   if (spec.onEvent !== undefined) out.set('on_event', spec.onEvent);
   if (spec.onEngineStart === true) out.set('on', 'engine_start');
+  if (spec.monitor) out.set('monitor', new Map([['grace', formatDuration(spec.monitor.graceMs)]]));
   if (spec.routing !== 'round_robin') out.set('routing', spec.routing);
   if (spec.alerts) {
     const a = spec.alerts;
@@ -52,7 +53,8 @@ export function serializeWorkflow(spec: WorkflowSpec): string {
   // Tasks in topological order, ties by name (dag.ts): the file reads top-down like the graph,
   // and the same workflow always gives the same text, however its tasks were added.
   const byName = new Map(spec.tasks.map((t) => [t.name, t]));
-  out.set('tasks', new Map(taskOrder(spec.tasks).map((name) => [name, taskMap(byName.get(name) as TaskSpec)])));
+  if (!spec.monitor || spec.tasks.length > 0)
+    out.set('tasks', new Map(taskOrder(spec.tasks).map((name) => [name, taskMap(byName.get(name) as TaskSpec)])));
   const doc = new Document(out);
   visit(doc, {
     Seq(_, node) {

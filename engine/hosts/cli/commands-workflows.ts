@@ -6,6 +6,8 @@ import type { WorkflowListing } from '../../api/engine-api.ts';
 import { AxError, formatProblems } from '../../api/errors.ts';
 import { hasComments, MAX_WORKFLOW_FILE_BYTES } from '../../core/workflow/workflow-file.ts';
 import { serializeWorkflow } from '../../core/workflow/workflow-serialize.ts';
+import type { ApplyOutcome } from '../../api/engine-api.ts';
+import { applyFiles, expandApplyPaths, readWorkflowFiles } from './apply-files.ts';
 import { actor, type GlobalOptions, withApi } from './connect.ts';
 import { printPausedNote } from './commands-scheduling.ts';
 import { printJson, table, timeIn } from './format.ts';
@@ -31,14 +33,22 @@ function triggersText(w: WorkflowListing): string {
 export function workflowCommands(program: Command, globals: Globals): void {
   program
     .command('apply')
-    .argument('<file>', 'workflow file (YAML or JSON)')
-    .description('create or update the workflow a file describes')
+    .argument('<files...>', 'workflow files (YAML or JSON) or directories of them')
+    .description(
+      'create or update the workflows files describe; several files (or a directory) are applied all or nothing',
+    )
     .option(
       '--force',
       'apply even when a task could not run here: labels no known worker offers, a cwd that does not exist',
     )
-    .addHelpText('after', '\nExample:\n  $ ax apply nightly-etl.yaml')
-    .action(async (file: string, opts: { force?: boolean }) => {
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ ax apply nightly-etl.yaml\n  $ ax apply workflows/   # its *.yaml, *.yml, *.json: every one, or none if one has a problem',
+    )
+    .action(async (args: string[], opts: { force?: boolean }) => {
+      const { files, many } = expandApplyPaths(args);
+      if (many) return applySeveral(files, opts.force);
+      const file = files[0] as string;
       const parsed = readWorkflowFile(file);
       printFileNotes(file, parsed);
       const out = await withApi(globals(), async (api) => {
@@ -47,12 +57,19 @@ export function workflowCommands(program: Command, globals: Globals): void {
       });
       for (const w of out.warnings ?? []) process.stderr.write(`warning: ${file}: ${w}\n`);
       if (globals().json) return printJson(out);
-      console.log(
-        out.changed
-          ? `applied ${out.workflow} (version ${out.version})`
-          : `${out.workflow} unchanged (version ${out.version})`,
-      );
+      console.log(appliedLine(out));
     });
+
+  /** Several files: all checked before anything is applied; one list with --json. */
+  async function applySeveral(files: string[], force: boolean | undefined): Promise<void> {
+    const checked = readWorkflowFiles(files);
+    const outs = await withApi(globals(), (api) => applyFiles(api, checked, force));
+    outs.forEach((out, i) => {
+      for (const w of out.warnings ?? []) process.stderr.write(`warning: ${checked[i]?.file}: ${w}\n`);
+    });
+    if (globals().json) return printJson(outs.map((out, i) => ({ file: checked[i]?.file, ...out })));
+    outs.forEach((out, i) => console.log(`${appliedLine(out)}: ${checked[i]?.file}`));
+  }
 
   program
     .command('validate')
@@ -183,6 +200,11 @@ export function workflowCommands(program: Command, globals: Globals): void {
       console.log(removed ? `${name} removed` : `${name} kept: nothing was removed`);
     });
 }
+
+export const appliedLine = (out: ApplyOutcome): string =>
+  out.changed
+    ? `applied ${out.workflow} (version ${out.version})`
+    : `${out.workflow} unchanged (version ${out.version})`;
 
 /** A yes/no question on the terminal (stderr, so stdout stays the command's output); no by default. */
 async function confirm(question: string): Promise<boolean> {

@@ -14,6 +14,8 @@ import { serveCommand } from './commands-serve.ts';
 import { migrateCommand } from './commands-migrate.ts';
 import { secretsCommand } from './commands-secrets.ts';
 import { alertsCommand } from './commands-alerts.ts';
+import { importCommands } from './commands-import.ts';
+import { monitorCommands } from './commands-monitors.ts';
 import { EXIT } from './exit-codes.ts';
 import { guardTerminalOutput } from './terminal.ts';
 import { MYSQL_FLAG_HELP, passwordFlagWarnings, REDIS_FLAG_HELP } from './password-flags.ts';
@@ -63,6 +65,8 @@ export async function main(argv: string[]): Promise<void> {
   migrateCommand(program, globals);
   secretsCommand(program, globals);
   alertsCommand(program, globals);
+  importCommands(program, globals);
+  monitorCommands(program, globals);
   settingsCommand(program, globals, () => program.opts<GlobalOptions>());
   try {
     await program.parseAsync(argv);

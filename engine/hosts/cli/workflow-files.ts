@@ -48,7 +48,11 @@ export function readWorkflowFile(file: string): WorkflowFile {
     MAX_WORKFLOW_FILE_BYTES + 1,
     'AX reads a workflow from a regular file only; save it to one first (e.g. "cat > w.yaml")',
   );
-  const base = path.dirname(path.resolve(file));
+  return parseWorkflowText(decodeWorkflowFile(bytes, file), file, path.dirname(path.resolve(file)));
+}
+
+/** A workflow file's text (read, or made by an import), checked as `ax apply` checks it; relative cwds against `base`. */
+export function parseWorkflowText(text: string, file: string, base: string): WorkflowFile {
   const resolvedCwds: string[] = [];
   const resolveCwd = (cwd: string): string => {
     const home = cwd === '~' || cwd.startsWith('~/');
@@ -56,7 +60,7 @@ export function readWorkflowFile(file: string): WorkflowFile {
     resolvedCwds.push(`cwd "${cwd}" is ${abs} (relative to ${home ? 'the home directory' : "the file's directory"})`);
     return abs;
   };
-  const parsed = parseWorkflowFile(decodeWorkflowFile(bytes, file), {
+  const parsed = parseWorkflowFile(text, {
     file,
     defaultTimezone: hostZone(),
     resolveCwd,

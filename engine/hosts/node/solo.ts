@@ -13,7 +13,7 @@ import { Engine } from '../../core/engine.ts';
 import { configFromEnv } from './config-env.ts';
 import { privateDbFile } from './data-dir.ts';
 import { nodeLogLimit, type SettingKey, type Settings, settingsFile, shownSettings, shownValue } from './settings.ts';
-import { nodeTaskEnv } from './task-env.ts';
+import { nodeTaskEnv, taskUserOf } from './task-env.ts';
 import { taskRunner } from './task-runner.ts';
 import { VERSION } from './version.ts';
 import type { ProcessRunner } from '../../ports/process-runner.ts';
@@ -91,6 +91,7 @@ export async function openSoloEngine(dataDir: string, options: SoloOptions = {})
     reloadAlerts: () => loadAlerts(dataDir, secrets, options.alerts),
     onDrainRequested: options.onDrainRequested,
     checkCwd: checkCwdHere,
+    taskUser: taskUserOf(taskEnv.runAs),
     metrics: new PromMetrics(),
     hostInfo: {
       version: VERSION,

@@ -10,7 +10,9 @@
 // the data dir): HOME, USER, LOGNAME and SHELL are then that user's.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import { AxError } from '../../api/errors.ts';
+import type { CronUser } from '../../api/import-report.ts';
 import { effectiveSettings, type Settings } from './settings.ts';
 
 export const TASK_ENV_MODES = ['inherit', 'clean'] as const;
@@ -72,7 +74,7 @@ export function taskBaseEnv(
 }
 
 /** One passwd line's fields, by name or uid: getent (NSS: LDAP, sssd) where there is one, else /etc/passwd. */
-function passwdEntry(user: string): string[] | undefined {
+export function passwdEntry(user: string): string[] | undefined {
   const match = (line: string) => {
     const f = line.split(':');
     return f.length >= 7 && (f[0] === user || f[2] === user) ? f : undefined;
@@ -120,6 +122,20 @@ export function resolveRunAs(user: string): RunAsUser {
     );
   if (runAs.uid === 0) throw new AxError('validation', 'run-as root runs tasks as root: unset run-as instead');
   return runAs;
+}
+
+/**
+ * The user this node's tasks run as, as cron names a job's user (HOME, LOGNAME): run-as, else the
+ * node's own; undefined when the node's uid has no user entry.
+ */
+export function taskUserOf(runAs: RunAsUser | undefined): CronUser | undefined {
+  if (runAs) return { name: runAs.name, home: runAs.home };
+  try {
+    const me = os.userInfo();
+    return { name: me.username, home: me.homedir };
+  } catch {
+    return undefined;
+  }
 }
 
 /** This node's task environment from its settings: --task-env / AX_TASK_ENV / settings.json, and the same for run-as. */

@@ -9,7 +9,7 @@ import { Engine } from '../../core/engine.ts';
 import type { SecretSource } from '../../ports/secrets.ts';
 import { configFromEnv } from './config-env.ts';
 import { howToSet, maskUrl, nodeLogLimit, type Settings } from './settings.ts';
-import { nodeTaskEnv } from './task-env.ts';
+import { nodeTaskEnv, taskUserOf } from './task-env.ts';
 import { resolveDataDir } from './data-dir.ts';
 import { defaultWorkerId, holderGoneHere, nodeKey } from './node-identity.ts';
 import { taskRunner } from './task-runner.ts';
@@ -118,6 +118,8 @@ export async function openTeamEngine(options: TeamOptions): Promise<Engine> {
     // elsewhere: the launchers kill them (see launcher-main.mjs).
     runner: taskRunner(config.killGraceMs ?? DEFAULT_CONFIG.killGraceMs, options.onAlert, taskEnv?.runAs),
     onDispose: () => slot?.release(),
+    // tasks of a node that runs none run elsewhere, as users this node cannot know
+    ...(taskEnv && { taskUser: taskUserOf(taskEnv.runAs) }),
     clock: systemClock,
     config,
     nodeId: `${workerId}:${process.pid}`,

@@ -1,8 +1,8 @@
 // The UI's server state in one place: every query key (keys.ts), one hook per engine read
 // (queries.ts) and change (mutations.ts), the designer's spec read (designer.ts) and one-shot
-// checks (designer-checks.ts), the log viewer's reads (log-reads.ts), the desktop
-// shell's state (desktop.ts), and the one throttle between engine events and refetches
-// (event-throttle.ts, use-engine-refresh.ts). Components import from here, not from
+// checks (designer-checks.ts), the crontab import (crontab-import.ts), the log viewer's reads
+// (log-reads.ts), the desktop shell's state (desktop.ts), and the one throttle between engine
+// events and refetches (event-throttle.ts, use-engine-refresh.ts). Components import from here, not from
 // @tanstack/react-query (the lint rule in eslint.config.js).
 export { keys } from './keys.ts';
 export * from './queries.ts';
@@ -10,6 +10,7 @@ export * from './mutations.ts';
 export * from './desktop.ts';
 export { designerSpecQuery, useDesignerSpec } from './designer.ts';
 export * from './designer-checks.ts';
+export * from './crontab-import.ts';
 export { useLogReader, type LogReader } from './log-reads.ts';
 export { EventThrottle } from './event-throttle.ts';
 export { useEventThrottle, useRefreshOn } from './use-engine-refresh.ts';

@@ -1,17 +1,20 @@
-// How a workflow starts, in words: its schedule with the time zone, an event, the engine's start, or only by hand.
-import { PoweroffOutlined, ThunderboltOutlined } from '@ant-design/icons';
+// How a workflow starts, in words: its schedule with the time zone, an event, the engine's start, or only by hand; a
+// monitor's schedule says when its reported runs are due (design.md §13).
+import { EyeOutlined, PoweroffOutlined, ThunderboltOutlined } from '@ant-design/icons';
 import { Flex, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import type { WorkflowListing } from '../../../engine/api/engine-api.ts';
 import { useScheduleWords } from '../shared/schedule-words.ts';
+import { useTimeFormat } from '../shared/use-time-format.ts';
 
 export function ScheduleText({
   workflow,
 }: {
-  workflow: Pick<WorkflowListing, 'schedule' | 'scheduleText' | 'onEvent' | 'onEngineStart'>;
+  workflow: Pick<WorkflowListing, 'schedule' | 'scheduleText' | 'onEvent' | 'onEngineStart' | 'monitor'>;
 }) {
   const { t } = useTranslation('workflows');
   const words = useScheduleWords();
+  const fmt = useTimeFormat();
   const { schedule, onEvent, onEngineStart } = workflow;
   // a second line under a schedule or an event is small and grey; alone it is the line
   const minor = schedule !== undefined || onEvent !== undefined;
@@ -29,6 +32,11 @@ export function ScheduleText({
       ) : !onEvent && !onEngineStart ? (
         <Typography.Text type="secondary">{t('schedule.manual')}</Typography.Text>
       ) : null}
+      {workflow.monitor && (
+        <Typography.Text type="secondary" style={{ fontSize: 12 }}>
+          <EyeOutlined aria-hidden /> {t('schedule.monitor', { grace: fmt.duration(workflow.monitor.graceMs) })}
+        </Typography.Text>
+      )}
       {onEvent && (
         <Typography.Text type={schedule ? 'secondary' : undefined} style={schedule ? { fontSize: 12 } : undefined}>
           <ThunderboltOutlined aria-hidden /> {t('schedule.onEvent', { event: onEvent })}

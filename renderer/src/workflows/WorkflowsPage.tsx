@@ -12,6 +12,7 @@ import { pagerPast } from '../shared/pager.ts';
 import { StateTag } from '../shared/StateTag.tsx';
 import { OwnerFilter, useOwnedWorkflows } from '../shared/OwnerFilter.tsx';
 import { When } from '../shared/When.tsx';
+import { ImportCrontabButton } from './import/ImportCrontabModal.tsx';
 import { RunNowButton } from './RunNowModal.tsx';
 import { RunStrip } from './RunStrip.tsx';
 import { ScheduleText } from './ScheduleText.tsx';
@@ -50,6 +51,7 @@ export default function WorkflowsPage() {
         extra={
           <>
             {ownerFilter}
+            <ImportCrontabButton />
             {newButton}
           </>
         }
@@ -64,7 +66,10 @@ export default function WorkflowsPage() {
               <Typography.Text type="secondary">
                 <Trans t={t} i18nKey="empty.how" components={{ cmd: <code className="ax-cmd" /> }} />
               </Typography.Text>
-              {newButton}
+              <Flex gap={8}>
+                <ImportCrontabButton />
+                {newButton}
+              </Flex>
             </Flex>
           </EmptyState>
         </Card>
