@@ -69,6 +69,7 @@ const spec = z.looseObject({
     .optional(),
   onEvent: z.string().max(200).optional(),
   monitor: z.strictObject({ graceMs: duration }).optional(),
+  onEngineStart: z.boolean().optional(),
   routing: z.enum(['round_robin', 'random', 'least_busy']).default('round_robin'),
   alerts: z
     .strictObject({

@@ -123,6 +123,8 @@ export interface WorkflowSummary {
   taskCount: number;
   schedule?: ScheduleSpec;
   onEvent?: string;
+  /** `on: engine_start` */
+  onEngineStart?: boolean;
   nextFireAt?: number;
   /** set while the schedule cannot fire (it says why); the scheduler also raised an alert */
   scheduleError?: string;

@@ -20,6 +20,7 @@ import { CronFiring } from './scheduling/cron-firing.ts';
 import { Dispatcher } from './dispatch/dispatcher.ts';
 import type { EngineDeps } from './engine-deps.ts';
 import { EngineLifecycle } from './engine-lifecycle.ts';
+import { fireEngineStart } from './scheduling/engine-start.ts';
 import { EventTriggers } from './scheduling/event-triggers.ts';
 import { MonitorCheck } from './scheduling/monitor-check.ts';
 import { ExternalRuns } from './runs/external-runs.ts';
@@ -216,6 +217,7 @@ export function wireEngine(hostDeps: EngineDeps): EngineParts {
       retryWakeupAndPurge: new RetryWakeupAndPurge(store, clock, config, wakeDispatcher),
       expireWaits: () => runs.expireWaits(),
       checkMonitors: () => monitors.check(),
+      engineStart: () => fireEngineStart(store, runs, workflows, clock, deps.nodeId, alert),
     },
     coordinator,
     clock,

@@ -20,6 +20,8 @@ export interface DefinitionStore {
   /** removes the workflow with its runs, instances and logs */
   removeWorkflow(name: string): Promise<boolean>;
   workflowsForEvent(event: string): Promise<number[]>;
+  /** the enabled workflows with `on: engine_start` (spec.onEngineStart), by id */
+  workflowsForEngineStart(): Promise<number[]>;
   /** schedules of enabled workflows */
   listSchedules(): Promise<ScheduleRecord[]>;
   setScheduleLastFire(scheduleId: number, at: number): Promise<void>;

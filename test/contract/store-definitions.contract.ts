@@ -361,4 +361,25 @@ export function definitionsContract(store: StoreGetter): void {
       expect(await store().workflowsForEvent('nobody.listens')).toEqual([]);
     });
   });
+
+  describe('workflowsForEngineStart', () => {
+    it('returns the enabled workflows with on: engine_start, and not one whose command only names it', async () => {
+      const a = await store().applyWorkflow(workflow('a', [task('x')], { onEngineStart: true }), T0);
+      await store().applyWorkflow(workflow('b', [task('x')], { onEngineStart: true }), T0);
+      await store().setWorkflowEnabled('b', false, T0);
+      const look = { ...task('x'), command: `echo '"onEngineStart":true'` };
+      await store().applyWorkflow(workflow('c', [look]), T0);
+      await store().applyWorkflow(workflow('d', [task('x')], { onEvent: 'files.arrived' }), T0);
+      expect(await store().workflowsForEngineStart()).toEqual([a.workflowId]);
+      const listed = new Map((await store().listWorkflows()).map((w) => [w.name, w.onEngineStart]));
+      expect([...listed]).toEqual([
+        ['a', true],
+        ['b', true],
+        ['c', undefined],
+        ['d', undefined],
+      ]);
+      await store().applyWorkflow(workflow('a', [task('x')]), T0 + 1);
+      expect(await store().workflowsForEngineStart()).toEqual([]);
+    });
+  });
 }

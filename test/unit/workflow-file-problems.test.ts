@@ -41,12 +41,12 @@ describe('parseWorkflowFile: problems', () => {
     });
     // three edits away from "owner": a guess would mislead more than help
     expect(one(`${oneTask()}\nuser: x`)?.message).toBe(
-      'unknown key "user": allowed keys are workflow, description, owner, schedule, on_event, monitor, routing, alerts, tasks',
+      'unknown key "user": allowed keys are workflow, description, owner, schedule, on_event, on, monitor, routing, alerts, tasks',
     );
     expect(one(`${oneTask()}\nname: x`)).toEqual({
       path: 'name',
       message:
-        'unknown key "name": allowed keys are workflow, description, owner, schedule, on_event, monitor, routing, alerts, tasks',
+        'unknown key "name": allowed keys are workflow, description, owner, schedule, on_event, on, monitor, routing, alerts, tasks',
     });
     expect(one('workflow: w\nschedule: { cron: "0 2 * * *", tz: UTC }\ntasks: { a: { command: x } }')).toEqual({
       path: 'schedule.tz',

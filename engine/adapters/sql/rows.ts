@@ -150,6 +150,14 @@ export function canonicalJson(value: unknown): string {
   );
 }
 
+/**
+ * `on: engine_start` lives only in the spec's canonical JSON (no column: it is read once per
+ * engine start). The key appears there as `"onEngineStart":true` and nowhere else: a string value
+ * holding the same text has its quotes escaped (\"), and no other field of a spec is a boolean.
+ */
+export const ENGINE_START_JSON = '"onEngineStart":true';
+export const hasEngineStart = (specJson: string): boolean => specJson.includes(ENGINE_START_JSON);
+
 /** Splits rows so one INSERT stays under both dialects' placeholder limits. */
 export function chunks<T>(rows: T[], size = 500): T[][] {
   const out: T[][] = [];

@@ -1,6 +1,7 @@
 // A workflow's stamp and lookups, and its schedule's bookkeeping (last fire, error): the small
 // single-statement reads and writes the scheduler makes every scan.
 import type { Kysely } from 'kysely';
+import { ENGINE_START_JSON, hasEngineStart } from './rows.ts';
 import type { Database } from './schema.ts';
 
 export async function getWorkflowStamp(
@@ -28,6 +29,18 @@ export async function workflowsForEvent(db: Kysely<Database>, event: string): Pr
     .orderBy('id')
     .execute();
   return rows.map((r) => r.id);
+}
+
+export async function workflowsForEngineStart(db: Kysely<Database>): Promise<number[]> {
+  const rows = await db
+    .selectFrom('workflow')
+    .select(['id', 'spec_json'])
+    .where('enabled', '=', 1)
+    .where('spec_json', 'like', `%${ENGINE_START_JSON}%`)
+    .orderBy('id')
+    .execute();
+  // LIKE ignores case under MySQL's collations: the exact text decides
+  return rows.filter((r) => hasEngineStart(r.spec_json)).map((r) => r.id);
 }
 
 export async function setScheduleLastFire(db: Kysely<Database>, scheduleId: number, at: number): Promise<void> {

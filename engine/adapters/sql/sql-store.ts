@@ -109,6 +109,9 @@ export class SqlStore implements Store {
   workflowsForEvent(event: string): Promise<number[]> {
     return schedules.workflowsForEvent(this.db, event);
   }
+  workflowsForEngineStart(): Promise<number[]> {
+    return schedules.workflowsForEngineStart(this.db);
+  }
   listSchedules(): Promise<ScheduleRecord[]> {
     return wf.listSchedules(this.db);
   }

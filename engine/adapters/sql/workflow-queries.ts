@@ -3,7 +3,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { RunState, UpstreamDate, WorkflowSpec, WorkflowSummary } from '../../api/types.ts';
 import type { CrossDependencyRow, ScheduleRecord, TaskDefinition, WorkflowGraph } from '../../ports/store.ts';
-import { num, scheduleFromRow, taskFromRow } from './rows.ts';
+import { hasEngineStart, num, scheduleFromRow, taskFromRow } from './rows.ts';
 import type { Database } from './schema.ts';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -179,6 +179,7 @@ export async function listWorkflows(db: Db): Promise<WorkflowSummary[]> {
       version: w.version,
       taskCount: countOf.get(w.id) ?? 0,
       onEvent: w.on_event ?? undefined,
+      ...(hasEngineStart(w.spec_json) && { onEngineStart: true }),
       schedule: s
         ? ({
             cron: s.cron,

@@ -229,6 +229,13 @@ export function firesBetween(
   return out;
 }
 
+/** Whether a schedule runs on a local date (month 1-12), by its month and day fields under AX's day rule. */
+export function dateMatcher(expr: string): (year: number, month: number, day: number) => boolean {
+  const fields = parse(expr, 'UTC');
+  const months = new Set(fields.months);
+  return (year, month, day) => months.has(month) && fields.dayMatches(year, month, day);
+}
+
 /** The latest fire time at or before `atOrBefore`, or undefined if there is none. */
 export function prevFire(expr: string, timezone: string, atOrBefore: number): number | undefined {
   return lastFireAtOrBefore(parse(expr, timezone), timezone, atOrBefore);

@@ -36,7 +36,20 @@ const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const MAX_RETRIES = 100;
 const DEFAULT_DELAY_MS = DEFAULT_RETRY_DELAY_MS;
 const EXPONENTIAL_MAX_MS = 3_600_000;
-const TOP_KEYS = ['workflow', 'description', 'owner', 'schedule', 'on_event', 'monitor', 'routing', 'alerts', 'tasks'];
+const TOP_KEYS = [
+  'workflow',
+  'description',
+  'owner',
+  'schedule',
+  'on_event',
+  'on',
+  'monitor',
+  'routing',
+  'alerts',
+  'tasks',
+];
+/** what `on:` takes: the engine's own moments that start a run (design.md §5) */
+const ON_VALUES = ['engine_start'] as const;
 const MONITOR_KEYS = ['grace'];
 /** `monitor: {}`: a run may come this long after its fire before it is missed (design.md §13). */
 export const DEFAULT_MONITOR_GRACE_MS = 300_000;
@@ -250,6 +263,16 @@ function readTask(
   return task;
 }
 
+/** `on: engine_start`: a run each time an engine starts (what a crontab's @reboot becomes). */
+function readOn(r: Reader, v: unknown, spec: WorkflowSpec): void {
+  if (v === 'engine_start') spec.onEngineStart = true;
+  else
+    r.add(
+      'on',
+      `must be ${ON_VALUES.join(', ')} (got ${typeof v === 'string' ? `"${v}"` : typeName(v)}): write "on: engine_start" for a run each time the engine starts; an event is "on_event: NAME"`,
+    );
+}
+
 /** The spec of a file's top-level map; its problems go to the reader. */
 export function readWorkflow(r: Reader, m: YMap, opts: FieldOptions): WorkflowSpec {
   r.keys(m, TOP_KEYS, '');
@@ -267,6 +290,7 @@ export function readWorkflow(r: Reader, m: YMap, opts: FieldOptions): WorkflowSp
   if (m.has('schedule')) spec.schedule = readSchedule(r, m.get('schedule'), opts.defaultTimezone);
   const onEvent = m.has('on_event') ? r.name(m.get('on_event'), 'on_event') : undefined;
   if (onEvent !== undefined) spec.onEvent = onEvent;
+  if (m.has('on')) readOn(r, m.get('on'), spec);
   if (m.has('alerts')) {
     const alerts = readAlerts(r, m.get('alerts'));
     if (alerts) spec.alerts = alerts;
@@ -317,6 +341,8 @@ function checkMonitor(r: Reader, m: YMap, spec: WorkflowSpec): void {
     );
   if (m.has('on_event'))
     r.add('on_event', 'a monitor starts no runs, so no event can start one: remove "on_event" (or "monitor")');
+  if (m.has('on'))
+    r.add('on', 'a monitor starts no runs, so the engine\'s start cannot start one: remove "on" (or "monitor")');
   if (spec.schedule && spec.schedule.misfire !== 'run_once')
     r.add('schedule.misfire', 'a monitor runs nothing, so it has no misfire policy: remove "misfire"');
   if (spec.schedule && spec.schedule.overlap !== 'skip')

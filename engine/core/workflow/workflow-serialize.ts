@@ -37,6 +37,7 @@ export function serializeWorkflow(spec: WorkflowSpec): string {
     out.set('schedule', schedule);
   }
   if (spec.onEvent !== undefined) out.set('on_event', spec.onEvent);
+  if (spec.onEngineStart === true) out.set('on', 'engine_start');
   if (spec.monitor) out.set('monitor', new Map([['grace', formatDuration(spec.monitor.graceMs)]]));
   if (spec.routing !== 'round_robin') out.set('routing', spec.routing);
   if (spec.alerts) {

@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import readline from 'node:readline/promises';
 import type { Command } from 'commander';
+import type { WorkflowListing } from '../../api/engine-api.ts';
 import { AxError, formatProblems } from '../../api/errors.ts';
 import { hasComments, MAX_WORKFLOW_FILE_BYTES } from '../../core/workflow/workflow-file.ts';
 import { serializeWorkflow } from '../../core/workflow/workflow-serialize.ts';
@@ -19,6 +20,13 @@ import {
 import { yamlForTerminal } from './terminal.ts';
 
 type Globals = () => GlobalOptions & { json?: boolean };
+
+/** SCHEDULE in `ax ls`: the schedule in words (else the event), and the engine's start; else manual. */
+function triggersText(w: WorkflowListing): string {
+  const parts = [w.scheduleText ?? (w.onEvent && `on event ${w.onEvent}`), w.onEngineStart && 'when the engine starts'];
+  const shown = parts.filter((x): x is string => typeof x === 'string' && x !== '');
+  return shown.length > 0 ? shown.join('; ') : 'manual';
+}
 
 export function workflowCommands(program: Command, globals: Globals): void {
   program
@@ -109,7 +117,7 @@ export function workflowCommands(program: Command, globals: Globals): void {
             w.name,
             w.taskCount,
             w.enabled ? 'yes' : 'no',
-            w.scheduleText ?? (w.onEvent ? `on event ${w.onEvent}` : 'manual'),
+            triggersText(w),
             w.scheduleError ? '✗ cannot fire' : timeIn(w.nextFireAt, w.schedule?.timezone),
             w.lastRun ? `#${w.lastRun.id} ${w.lastRun.state}` : undefined,
           ]),

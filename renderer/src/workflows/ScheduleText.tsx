@@ -1,6 +1,6 @@
-// How a workflow starts, in words: its schedule with the time zone, an event, or only by hand; a
-// monitor's schedule says when its reported runs are due (design.md §13).
-import { EyeOutlined, ThunderboltOutlined } from '@ant-design/icons';
+// How a workflow starts, in words: its schedule with the time zone, an event, the engine's start, or
+// only by hand; a monitor's schedule says when its reported runs are due (design.md §13).
+import { EyeOutlined, PoweroffOutlined, ThunderboltOutlined } from '@ant-design/icons';
 import { Flex, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import type { WorkflowListing } from '../../../engine/api/engine-api.ts';
@@ -10,12 +10,14 @@ import { useTimeFormat } from '../shared/use-time-format.ts';
 export function ScheduleText({
   workflow,
 }: {
-  workflow: Pick<WorkflowListing, 'schedule' | 'scheduleText' | 'onEvent' | 'monitor'>;
+  workflow: Pick<WorkflowListing, 'schedule' | 'scheduleText' | 'onEvent' | 'onEngineStart' | 'monitor'>;
 }) {
   const { t } = useTranslation('workflows');
   const words = useScheduleWords();
   const fmt = useTimeFormat();
-  const { schedule, onEvent } = workflow;
+  const { schedule, onEvent, onEngineStart } = workflow;
+  // a second line under a schedule or an event is small and grey; alone it is the line
+  const minor = schedule !== undefined || onEvent !== undefined;
   const scheduleText = words(schedule, workflow.scheduleText);
   return (
     <Flex vertical gap={2}>
@@ -27,7 +29,7 @@ export function ScheduleText({
             {scheduleText?.includes(schedule.timezone) ? null : ` · ${schedule.timezone}`}
           </Typography.Text>
         </>
-      ) : !onEvent ? (
+      ) : !onEvent && !onEngineStart ? (
         <Typography.Text type="secondary">{t('schedule.manual')}</Typography.Text>
       ) : null}
       {workflow.monitor && (
@@ -38,6 +40,15 @@ export function ScheduleText({
       {onEvent && (
         <Typography.Text type={schedule ? 'secondary' : undefined} style={schedule ? { fontSize: 12 } : undefined}>
           <ThunderboltOutlined aria-hidden /> {t('schedule.onEvent', { event: onEvent })}
+        </Typography.Text>
+      )}
+      {onEngineStart && (
+        <Typography.Text
+          type={minor ? 'secondary' : undefined}
+          style={minor ? { fontSize: 12 } : undefined}
+          data-testid="on-engine-start"
+        >
+          <PoweroffOutlined aria-hidden /> {t('schedule.onEngineStart')}
         </Typography.Text>
       )}
     </Flex>

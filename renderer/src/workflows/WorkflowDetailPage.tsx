@@ -120,7 +120,9 @@ function NextFires({ workflow }: { workflow: WorkflowListing }) {
   return (
     <Card title={t('detail.nextFires')} size="small" style={{ height: '100%' }}>
       {!schedule ? (
-        <Typography.Text type="secondary">{t('detail.noSchedule')}</Typography.Text>
+        <Typography.Text type="secondary">
+          {t(workflow.onEngineStart ? 'detail.noScheduleEngineStart' : 'detail.noSchedule')}
+        </Typography.Text>
       ) : fires.error ? (
         <ErrorState error={fires.error} />
       ) : !fires.data ? (
