@@ -10,6 +10,7 @@ import { serializeWorkflow } from '../workflow/workflow-serialize.ts';
 import { nameFromCommand, sanitize, shortHash, splitRedirects, taskCommand, wrapLine } from './crontab-command.ts';
 import { type CrontabLine, parseCrontab, splitCommand } from './crontab-grammar.ts';
 import { type JobSchedule, scheduleOf } from './crontab-schedule.ts';
+import { isMarkerLine } from './source-markers.ts';
 import type { CronUser, ImportFile, ImportOptions, ImportReport, ImportedJob, SkippedLine } from './import-types.ts';
 
 /** A monitor's grace when the import makes one: a job late by more than this is missed. */
@@ -52,6 +53,11 @@ export function importCrontab(text: string, source: string, opts: ImportOptions 
 
   for (const line of parseCrontab(text, opts.system === true)) {
     if (line.kind === 'comment') {
+      // a line --disable-source marked off is the job AX already has, not the next job's description
+      if (isMarkerLine(line.text.replace(/^[ \t]+/, ''))) {
+        comments = [];
+        continue;
+      }
       comments.push(line.text.replace(/^[ \t]*#+ ?/, '').replace(/\s+$/, ''));
       continue;
     }
