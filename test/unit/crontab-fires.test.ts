@@ -6,6 +6,7 @@ import { describe, expect, test } from 'vitest';
 import { nextCronFires, offsetChanges } from '../../engine/core/import/crontab-fires.ts';
 import { type CronSets, parseSchedule } from '../../engine/core/import/crontab-grammar.ts';
 import { nextAxFires } from '../../engine/core/import/crontab-schedule.ts';
+import { dateMatcher } from '../../engine/core/model/cron.ts';
 
 const ZONES = ['UTC', 'Europe/Berlin', 'America/New_York', 'Australia/Lord_Howe', 'Asia/Kolkata'];
 const HOUR = 3_600_000;
@@ -133,5 +134,12 @@ describe("AX's fires against croner", () => {
     expect(ax).not.toEqual(vixie);
     // Vixie: odd days that are Mondays only.
     for (const t of vixie) expect([new Date(t).getUTCDay(), new Date(t).getUTCDate() % 2]).toEqual([1, 1]);
+  });
+
+  test("AX's date matcher (what the import checks a rewrite with) applies AX's day rule", () => {
+    const or = dateMatcher('0 0 */2 * 1');
+    expect([or(2027, 6, 14), or(2027, 6, 15), or(2027, 6, 16), or(2027, 7, 1)]).toEqual([true, true, false, true]);
+    const dowOnly = dateMatcher('0 0 * jan-mar 1');
+    expect([dowOnly(2027, 3, 1), dowOnly(2027, 3, 2), dowOnly(2027, 4, 5)]).toEqual([true, false, false]);
   });
 });

@@ -78,6 +78,9 @@ describe('names', () => {
     const report = run('0 1 * * * /bin/a\n0 2 * * * /bin/b\n', { names: { 1: 'nightly-a', 2: 'bad name' } });
     expect(report.jobs.map((j) => j.workflow)).toEqual(['nightly-a']);
     expect(report.skipped[0]).toMatchObject({ line: 2, reason: expect.stringContaining('is not a valid name') });
+    const twice = run('0 1 * * * /bin/a\n0 2 * * * /bin/b\n', { names: { 1: 'same', 2: 'same' } });
+    expect(twice.jobs.map((j) => j.workflow)).toEqual(['same']);
+    expect(twice.skipped[0]).toMatchObject({ line: 2, reason: expect.stringContaining('given to another line') });
   });
 
   test('the comment lines just above a job are its description; a blank line ends them', () => {
@@ -122,6 +125,10 @@ describe('the workflows', () => {
     const note = report.notes.find((n) => n.includes('mail-ops')) ?? '';
     expect(note).toContain('"type": "email"');
     expect(note).toContain('"to": ["ops@example.com"]');
+    expect(only('MAILTO=ops@a.example,ops@b.example dev\n0 2 * * * /bin/x\n').spec.alerts?.channels).toEqual([
+      'mail-ops',
+      'mail-dev',
+    ]);
     const quiet = only('MAILTO=""\n0 2 * * * /bin/x\n');
     expect(quiet.spec.alerts).toBeUndefined();
     expect(quiet.report.notes.join('\n')).not.toContain('mail-');
