@@ -1,8 +1,8 @@
 // `on: engine_start` under a fake clock with a real SQLite store: a long-running engine's start
 // gives each enabled such workflow one run (trigger engine_start, by the node); every start
 // another; a one-shot engine (fireSchedules false, as `ax run` has) none; a standby that takes the
-// lead later none (a failover, not a start); while scheduling is paused none, said in the audit
-// and an alert.
+// lead later none (a failover, not a start); a store failure before them is retried on the next
+// tick; while scheduling is paused none, said in the audit and an alert.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -117,6 +117,26 @@ describe('on: engine_start', () => {
     expect(await startRuns(store)).toEqual([
       ['boot', 'node-1'],
       ['boot-nightly', 'node-1'],
+    ]);
+  });
+
+  it('a store failure before the runs started: the alert says so and the next tick starts them, once', async () => {
+    const { clock, store, newEngine, alerts } = await setup();
+    const real = store.workflowsForEngineStart.bind(store);
+    let failures = 1;
+    store.workflowsForEngineStart = async () => {
+      if (failures-- > 0) throw new Error('database is locked');
+      return real();
+    };
+    const engine = newEngine('host-a:5');
+    await engine.start();
+    expect(await startRuns(store)).toEqual([]);
+    expect(alerts).toContain('scheduler: database is locked');
+    await clock.advance(TICK);
+    await clock.advance(TICK);
+    expect(await startRuns(store)).toEqual([
+      ['boot', 'host-a:5'],
+      ['boot-nightly', 'host-a:5'],
     ]);
   });
 

@@ -187,6 +187,7 @@ describe('the timer', () => {
     const r = importSystemdTimer(unit(timer('OnCalendar=daily', 'OnCalendar=*-*~01 00:00'), SERVICE), OPTS);
     expect(r.files).toEqual([]);
     expect(r.skipped.map((s) => s.line)).toEqual([4, 5]);
+    expect(r.notes).toEqual(["backup.timer starts backup.service: that service's command is the task"]);
   });
 
   it('a wall time a DST change skips: refused, since AX fires it an hour later and systemd not at all, naming the fire', () => {

@@ -95,6 +95,8 @@ export function importSystemdTimer(unit: SystemdUnit, opts: ImportOptions): Impo
     for (const c of lines) report.skipped.push({ line: c.line, text: c.text, reason: `${reason}${where}` });
     report.jobs = [];
     report.files = [];
+    // what the workflows would have kept (misfire, overlap, environment) is no news without them
+    report.notes = report.notes.slice(0, 1);
     return report;
   };
   const base = timerName.replace(/\.timer$/, '');
@@ -111,6 +113,7 @@ export function importSystemdTimer(unit: SystemdUnit, opts: ImportOptions): Impo
     return refuse(
       `the timer starts ${wanted}${lastOf(timer, 'Timer', 'Unit') ? ' (its Unit=)' : ''}, but ${serviceName} was given: pass ${wanted}`,
     );
+  // the first note, and the only one a refused unit keeps (see refuse)
   report.notes.push(
     `${timerName} starts ${serviceName}${lastOf(timer, 'Timer', 'Unit') ? ' (its Unit=)' : ''}: that service's command is the task`,
   );
@@ -227,7 +230,7 @@ export function importSystemdTimer(unit: SystemdUnit, opts: ImportOptions): Impo
       timezone: zone,
       sourceFires,
       axFires,
-      warnings,
+      warnings: [...warnings],
     };
     candidates.push({ job, spec: wf });
   }

@@ -5,8 +5,8 @@
 // at whitespace, as systemd does; `set -f` first, for systemd does no globbing). Several commands
 // run one after the other, each only if the one before succeeded (`&&`), which is what a oneshot
 // service does; a `-` prefix ignores a command's failure (`{ cmd || true; }`). `+` and `!` run a
-// command as root whatever User= says (`!!` only without ambient capabilities: as User=), `@` changes argv[0] (no shell
-// does that portably: refused), `:` turns the substitution of variables off.
+// command as root whatever User= says (`!!` only without ambient capabilities, so: as User=), `@`
+// changes argv[0] (no shell does that portably: refused), `:` turns the substitution of variables off.
 import type { CronUser, ImportOptions } from './import-types.ts';
 import {
   lastOf,

@@ -1,8 +1,10 @@
 // `on: engine_start` (design.md §5): when a long-running engine starts, each enabled workflow that
 // asks for it gets one run, trigger engine_start, triggered by the node. The scheduler calls this
 // once, on its first tick, and only when that tick found it leading: a standby that takes the lead
-// later is a failover, not a start. While scheduling is paused nothing is started; the audit says
-// so per workflow and one alert says so (an engine start has no fire time to catch up later).
+// later is a failover, not a start; a tick that fails before they started leaves them due for the
+// next (one workflow's failure is alerted, not retried). While scheduling is paused nothing is
+// started; the audit says so per workflow and one alert says so (an engine start has no fire time
+// to catch up later).
 import type { Clock } from '../../ports/clock.ts';
 import type { AuditStore, DefinitionStore, FlagStore } from '../../ports/store.ts';
 import type { RunManager } from '../runs/run-manager.ts';
@@ -42,7 +44,7 @@ export async function fireEngineStart(
       });
       continue;
     }
-    // One workflow that cannot start (removed a moment ago, its store step failing) must not keep the others from theirs.
+    // One workflow that cannot start (removed a moment ago, its store step failing) must not stop the others.
     try {
       const run = await runs.startRun({
         workflowId,

@@ -1,6 +1,6 @@
 // The scheduler's tick: every tickMs, and once at start, the leader runs its parts in order —
-// lease (and the start-up check of runs on taking it; at start-up the `on: engine_start` runs), cron firing, backstops, a dispatch pass,
-// retry wake-ups and log purge. Reactions to finished instances are not here: whoever records an
+// lease (and the start-up check of runs on taking it; at start-up the `on: engine_start` runs),
+// cron firing, backstops, a dispatch pass, retry wake-ups and log purge. Reactions to finished instances are not here: whoever records an
 // outcome records its follow-ups in the same store step (RunManager.finish). A scheduler that does not lead only bids for the lease. WAITING
 // instances other processes create (a client's `ax run`, a worker advancing a run) reach the
 // leader as events; this process's own wake its dispatcher directly (Dispatcher.wake).
@@ -23,7 +23,7 @@ export interface SchedulerParts {
   retryWakeupAndPurge: RetryWakeupAndPurge;
   /** fails instances whose wait for another workflow passed its wait_timeout (RunManager.expireWaits) */
   expireWaits: () => Promise<void>;
-  /** the runs of the workflows with `on: engine_start` (engine-start.ts): once, on the first tick, if leading */
+  /** the runs of the workflows with `on: engine_start` (engine-start.ts): once, at the first tick, if it leads */
   engineStart: () => Promise<unknown>;
   /** monitors' fires past their grace: met by a reported run, or missed (monitor-check.ts) */
   checkMonitors: () => Promise<void>;
@@ -38,6 +38,8 @@ export class Scheduler {
   private lastScan: CronScan | undefined;
   /** from start() until its first tick has renewed the lease: that tick decides the engine-start runs */
   private starting = false;
+  /** the engine-start runs are due (the first tick led) and not started yet: a tick that failed tries again */
+  private engineStartDue = false;
 
   constructor(
     private readonly parts: SchedulerParts,
@@ -75,11 +77,19 @@ export class Scheduler {
         // Only the tick at start-up decides: a standby taking the lead later is a failover, not a start.
         const started = this.starting;
         this.starting = false;
-        if (!held) return;
+        if (!held) {
+          // the lead lost before they started: whoever leads now is not starting
+          this.engineStartDue = false;
+          return;
+        }
+        // A one-shot engine (`ax run` without a server) fires nothing of its own: a long-running one only.
+        if (started && taken && this.config.fireSchedules) this.engineStartDue = true;
         // Leading from now on (start-up, or taking over from a dead leader): the start-up check.
         if (taken) await checkRuns();
-        // A one-shot engine (`ax run` without a server) fires nothing of its own: only a long-running one starts these.
-        if (started && taken && this.config.fireSchedules) await this.parts.engineStart();
+        if (this.engineStartDue) {
+          await this.parts.engineStart();
+          this.engineStartDue = false;
+        }
         if (this.config.fireSchedules) {
           this.lastScan = await cron.scanSchedules();
           await this.parts.checkMonitors();
