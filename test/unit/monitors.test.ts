@@ -18,7 +18,7 @@ describe('the monitor: of a workflow file', () => {
     expect(parse('workflow: b\nschedule: "0 2 * * *"\nmonitor:\n').spec.monitor).toEqual({ graceMs: 300_000 });
   });
 
-  it('refuses a monitor without a schedule, with tasks, with on_event or a misfire policy, or a bad grace', () => {
+  it('refuses a monitor without a schedule, with tasks, with on_event or on, or a bad grace', () => {
     expect(problems('workflow: b\nmonitor: { grace: 1m }\n')).toEqual([
       {
         path: 'schedule',
@@ -36,9 +36,9 @@ describe('the monitor: of a workflow file', () => {
     expect(problems('workflow: b\nschedule: "0 2 * * *"\non_event: e\nmonitor: {}\n').map((p) => p.path)).toEqual([
       'on_event',
     ]);
-    expect(
-      problems('workflow: b\nschedule: { cron: "0 2 * * *", misfire: all }\nmonitor: {}\n').map((p) => p.path),
-    ).toEqual(['schedule.misfire']);
+    expect(problems('workflow: b\nschedule: "0 2 * * *"\non: engine_start\nmonitor: {}\n').map((p) => p.path)).toEqual([
+      'on',
+    ]);
     expect(problems('workflow: b\nschedule: "0 2 * * *"\nmonitor: { grace: soon }\n').map((p) => p.path)).toEqual([
       'monitor.grace',
     ]);
@@ -46,6 +46,13 @@ describe('the monitor: of a workflow file', () => {
       "did you mean 'grace'?",
     );
     expect(problems('workflow: b\nschedule: "0 2 * * *"\nmonitor: 10m\n')[0]).toMatchObject({ path: 'monitor' });
+  });
+
+  it('takes the misfire and overlap an import of a crontab writes (they start nothing)', () => {
+    const { spec } = parse(
+      'workflow: b\nschedule: { cron: "0 2 * * *", misfire: skip, overlap: parallel }\nmonitor: {}\n',
+    );
+    expect(spec.schedule).toMatchObject({ misfire: 'skip', overlap: 'parallel' });
   });
 
   it('round-trips: written back with its grace and no tasks, read again the same', () => {

@@ -64,11 +64,17 @@ export class MonitorCheck {
 
   private async checkMonitor(s: ScheduleRecord, graceMs: number): Promise<void> {
     const now = this.clock.now();
-    const recent = (await this.store.listRuns({ workflowName: s.workflowName, limit: RECENT_RUNS })).filter(
-      (r) => r.trigger === 'external',
-    );
-    await this.endStale(s, graceMs, recent, now);
     let fires = firesBetween(s.cron, s.timezone, s.lastFireAt, now - graceMs, this.maxFires + 1);
+    // Runs are read only when a fire is to be judged, or one reported run may be left without an end.
+    const running =
+      fires.length === 0
+        ? await this.store.listRuns({ workflowName: s.workflowName, states: ['RUNNING'], limit: 100 })
+        : [];
+    if (fires.length === 0 && running.every((r) => r.trigger !== 'external')) return;
+    const recent = (
+      fires.length === 0 ? running : await this.store.listRuns({ workflowName: s.workflowName, limit: RECENT_RUNS })
+    ).filter((r) => r.trigger === 'external');
+    await this.endStale(s, graceMs, recent, now);
     if (fires.length === 0) return;
     if (fires.length > this.maxFires) {
       // Down for long: the latest fires are checked, the older ones said in the audit, once.

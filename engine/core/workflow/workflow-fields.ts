@@ -299,7 +299,7 @@ export function readWorkflow(r: Reader, m: YMap, opts: FieldOptions): WorkflowSp
   if (m.has('monitor')) {
     const monitor = readMonitor(r, m.get('monitor'));
     if (monitor) spec.monitor = monitor;
-    checkMonitor(r, m, spec);
+    checkMonitor(r, m);
   }
 
   const tasks = m.has('tasks') ? r.map(m.get('tasks'), 'tasks', 'a map of task name to task') : undefined;
@@ -332,8 +332,11 @@ function readMonitor(r: Reader, v: unknown): WorkflowSpec['monitor'] {
   return ms === undefined ? undefined : { graceMs: ms };
 }
 
-/** A monitor is a schedule without work: it needs the schedule and takes no event. */
-function checkMonitor(r: Reader, m: YMap, spec: WorkflowSpec): void {
+/**
+ * A monitor is a schedule without work: it needs the schedule and takes no event. Its schedule's
+ * misfire and overlap are kept as written (what `ax import crontab --monitor` writes) but start nothing.
+ */
+function checkMonitor(r: Reader, m: YMap): void {
   if (!m.has('schedule'))
     r.add(
       'schedule',
@@ -341,8 +344,6 @@ function checkMonitor(r: Reader, m: YMap, spec: WorkflowSpec): void {
     );
   if (m.has('on_event'))
     r.add('on_event', 'a monitor starts no runs, so no event can start one: remove "on_event" (or "monitor")');
-  if (spec.schedule && spec.schedule.misfire !== 'run_once')
-    r.add('schedule.misfire', 'a monitor runs nothing, so it has no misfire policy: remove "misfire"');
-  if (spec.schedule && spec.schedule.overlap !== 'skip')
-    r.add('schedule.overlap', 'a monitor runs nothing, so it has no overlap policy: remove "overlap"');
+  if (m.has('on'))
+    r.add('on', 'a monitor starts no runs, so the engine\'s start cannot start one: remove "on" (or "monitor")');
 }

@@ -53,4 +53,23 @@ describe('the designer against a real engine', () => {
       expect(stored.tasks.map((t) => t.command)).toEqual(['echo extracted', 'echo loaded']);
     },
   );
+
+  it(
+    'opens a monitor saying what it is, and a task added to it is refused on save, the monitor kept',
+    { timeout: 180_000 },
+    async () => {
+      await ui.engine.apply('workflow: backup\nschedule: "0 2 * * *"\nmonitor: { grace: 10m }\n');
+      const user = userEvent.setup();
+      ui.render(<DesignerPage />, { path: '/designer/backup', route: '/designer/:name' });
+      await user.click(await screen.findByRole('tab', { name: 'Workflow' }));
+      expect((await screen.findByTestId('monitor-note')).textContent).toMatch(/A monitor: it runs nothing itself/);
+      await user.click(await screen.findByRole('button', { name: /add task/i }));
+      await user.click(commandField());
+      await user.paste('echo no');
+      await user.click(screen.getByRole('button', { name: /\bsave$/i }));
+      expect(await screen.findAllByText(/a monitor runs nothing itself/i)).not.toHaveLength(0);
+      const stored = await ui.engine.engine.exportWorkflow('backup');
+      expect(stored).toMatchObject({ monitor: { graceMs: 600_000 }, tasks: [] });
+    },
+  );
 });

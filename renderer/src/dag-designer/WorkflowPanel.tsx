@@ -57,6 +57,15 @@ export function WorkflowPanel({ spec, loadedName, problems, defaultTimezone, onE
 
   return (
     <Form layout="vertical" onSubmitCapture={(e) => e.preventDefault()} aria-label={t('workflow.formLabel')}>
+      {spec.monitor && (
+        <Alert
+          type="info"
+          showIcon
+          style={{ marginBottom: 12 }}
+          title={t('workflow.monitor')}
+          data-testid="monitor-note"
+        />
+      )}
       {[...general, ...tasksProblems].map((m) => (
         <Alert key={m} type="error" showIcon style={{ marginBottom: 12 }} title={m} data-testid="problem-tasks" />
       ))}

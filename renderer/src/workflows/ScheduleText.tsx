@@ -1,5 +1,5 @@
-// How a workflow starts, in words: its schedule with the time zone, an event, the engine's start, or only by hand; a
-// monitor's schedule says when its reported runs are due (design.md §13).
+// How a workflow starts, in words: its schedule with the time zone, an event, the engine's start, or
+// only by hand; a monitor's schedule says when its reported runs are due (design.md §13).
 import { EyeOutlined, PoweroffOutlined, ThunderboltOutlined } from '@ant-design/icons';
 import { Flex, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
