@@ -1,6 +1,7 @@
 // Marking imported crontab lines off and putting them back: every other byte kept (CRLF, tabs,
 // no last newline), a restore exact, and refused where it would not be safe.
 import { describe, expect, it } from 'vitest';
+import { importCrontab } from '../../engine/core/import/crontab-import.ts';
 import { disableLines, hasMarkers, restoreLines } from '../../engine/core/import/source-markers.ts';
 
 const SOURCE =
@@ -52,5 +53,16 @@ describe('disableLines / restoreLines', () => {
     const off = disableLines(SOURCE, [{ line: 3, workflow: 'tar' }]);
     expect(() => disableLines(off, [{ line: 3, workflow: 'tar' }])).toThrow(/already marked/);
     expect(() => disableLines(SOURCE, [{ line: 9, workflow: 'x' }])).toThrow(/not in the source/);
+  });
+});
+
+describe('importing a source AX marked', () => {
+  it('a marked line is neither imported nor the description of the job below it', () => {
+    const off = disableLines('# the first\n0 1 * * * echo one\n0 2 * * * /usr/bin/two\n', [
+      { line: 2, workflow: 'one' },
+    ]);
+    const report = importCrontab(off, 'test', { now: Date.UTC(2026, 0, 1), hostZone: 'UTC' });
+    expect(report.jobs.map((j) => j.line)).toEqual([3]);
+    expect(report.files[0]?.spec.description).toBeUndefined();
   });
 });

@@ -8,6 +8,7 @@ import { type CrontabLine, parseCrontab, splitCommand } from './crontab-grammar.
 import { scheduleOf } from './crontab-schedule.ts';
 import { CRON_PATH, CRON_SHELL, type Pending, grouped, monitors, singles } from './crontab-workflows.ts';
 import type { ImportOptions, ImportReport, SkippedLine } from './import-types.ts';
+import { isMarkerLine } from './source-markers.ts';
 
 export { MONITOR_GRACE_MS } from './crontab-workflows.ts';
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -31,6 +32,11 @@ export function importCrontab(text: string, source: string, opts: ImportOptions 
 
   for (const line of parseCrontab(text, opts.system === true)) {
     if (line.kind === 'comment') {
+      // a line --disable-source marked off is the job AX already has, not the next job's description
+      if (isMarkerLine(line.text.replace(/^[ \t]+/, ''))) {
+        comments = [];
+        continue;
+      }
       comments.push(line.text.replace(/^[ \t]*#+ ?/, '').replace(/\s+$/, ''));
       continue;
     }

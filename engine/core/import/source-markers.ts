@@ -49,6 +49,9 @@ export function disableLines(text: string, edits: readonly SourceEdit[]): string
     .join('\n');
 }
 
+/** A line AX marked off (a comment to cron, and no job's description either). */
+export const isMarkerLine = (raw: string): boolean => MARKER.test(raw);
+
 /** Whether a source has lines AX marked. */
 export function hasMarkers(text: string): boolean {
   return text.split('\n').some((raw) => MARKER.test(raw));
