@@ -65,7 +65,8 @@ describe('--monitor', () => {
     expect(file?.spec).toMatchObject({
       name: 'pg_dump',
       description: 'nightly dump',
-      schedule: { cron: '30 2 * * *', timezone: 'UTC', misfire: 'skip', overlap: 'parallel' },
+      // a monitor runs nothing: AX's misfire and overlap, the only ones its file takes
+      schedule: { cron: '30 2 * * *', timezone: 'UTC', misfire: 'run_once', overlap: 'skip' },
       monitor: { graceMs: MONITOR_GRACE_MS },
       alerts: { channels: ['mail-ops'] },
       tasks: [],
@@ -74,7 +75,6 @@ describe('--monitor', () => {
     expect(report.notes.join('\n')).toContain('cron finds `ax` on its PATH');
   });
 
-  // Waits for `monitor:` in the workflow file's reader and writer (branch wt-monitors).
   test('the monitor file parses back to its spec', () => {
     const report = importCrontab('*/5 * * * * /bin/check\n', 't', { ...opts, monitor: true });
     const file = report.files[0];
