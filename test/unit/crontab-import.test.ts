@@ -3,6 +3,7 @@
 import { describe, expect, test } from 'vitest';
 import { importCrontab } from '../../engine/core/import/crontab-import.ts';
 import type { ImportOptions } from '../../engine/core/import/import-types.ts';
+import { disableLines } from '../../engine/core/import/source-markers.ts';
 import { parseWorkflowFile } from '../../engine/core/workflow/workflow-file.ts';
 
 const NOW = Date.UTC(2027, 5, 10, 7, 13);
@@ -72,6 +73,29 @@ describe('names', () => {
     for (const n of one) expect(n).toMatch(/^debian-sa1-[0-9a-f]{6}$/);
     const same = run('0 1 * * * /bin/x\n0 1 * * * /bin/x\n').jobs.map((j) => j.workflow);
     expect(new Set(same).size).toBe(2);
+  });
+
+  test('a job sharing its command with one already marked off keeps its name on re-import, never the other one', () => {
+    const text = '0 1 * * * debian-sa1 1 1\n0 2 * * * debian-sa1 60 2\n';
+    const first = run(text);
+    const [a, b] = first.jobs;
+    // the first job moved to AX and marked off; the second stays on cron, then is imported later
+    const marked = disableLines(text, [{ line: 1, workflow: a?.workflow ?? '' }]);
+    const again = run(marked).jobs;
+    expect(again.map((j) => j.workflow)).toEqual([b?.workflow]);
+    expect(again[0]?.workflow).not.toBe('debian-sa1');
+  });
+
+  test("a monitor's ax wrap line below its marker is AX's own, not a job to import", () => {
+    const text = '*/5 * * * * /bin/check\n';
+    const monitored = run(text, { monitor: true });
+    const job = monitored.jobs[0];
+    const wrapped = disableLines(text, [{ line: 1, workflow: job?.workflow ?? '', wrappedLine: job?.wrappedLine }]);
+    const again = run(wrapped);
+    expect(again.jobs).toEqual([]);
+    expect(again.skipped).toEqual([
+      expect.objectContaining({ line: 2, reason: expect.stringContaining(`monitor ${job?.workflow}`) }),
+    ]);
   });
 
   test("the person's names win; one that is no valid name is refused with the rule", () => {

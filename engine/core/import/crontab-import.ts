@@ -8,7 +8,7 @@ import { type CrontabLine, parseCrontab, splitCommand } from './crontab-grammar.
 import { scheduleOf } from './crontab-schedule.ts';
 import { CRON_PATH, CRON_SHELL, type Pending, grouped, monitors, singles } from './crontab-workflows.ts';
 import type { ImportOptions, ImportReport, SkippedLine } from './import-types.ts';
-import { isMarkerLine } from './source-markers.ts';
+import { markedLine } from './source-markers.ts';
 
 export { MONITOR_GRACE_MS } from './crontab-workflows.ts';
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -28,13 +28,22 @@ export function importCrontab(text: string, source: string, opts: ImportOptions 
   let comments: string[] = [];
   let noUserNote = false;
   let noMailto = false;
+  // Jobs an earlier import marked off still name theirs: a job sharing their command keeps its own
+  // name (the hashed one) on a re-import instead of taking the plain one, which may be theirs.
+  const markedBases = new Set<string>();
+  let wrappedBy: string | undefined;
   const skip = (line: CrontabLine, reason: string) => skipped.push({ line: line.line, text: line.text, reason });
 
   for (const line of parseCrontab(text, opts.system === true)) {
     if (line.kind === 'comment') {
       // a line --disable-source marked off is the job AX already has, not the next job's description
-      if (isMarkerLine(line.text.replace(/^[ \t]+/, ''))) {
+      const marked = markedLine(line.text.replace(/^[ \t]+/, ''));
+      if (marked) {
         comments = [];
+        const job = parseCrontab(marked.original, opts.system === true).find((l) => l.kind === 'job');
+        if (job?.kind === 'job')
+          markedBases.add(nameFromCommand(splitRedirects(splitCommand(job.command).command).command));
+        wrappedBy = marked.kind === 'wrapped' ? marked.workflow : undefined;
         continue;
       }
       comments.push(line.text.replace(/^[ \t]*#+ ?/, '').replace(/\s+$/, ''));
@@ -42,6 +51,8 @@ export function importCrontab(text: string, source: string, opts: ImportOptions 
     }
     const above = comments;
     comments = [];
+    const wrapper = wrappedBy;
+    wrappedBy = undefined;
     if (line.kind === 'blank') continue;
     if (line.kind === 'env') {
       const at = env.findIndex(([n]) => n === line.name);
@@ -51,6 +62,13 @@ export function importCrontab(text: string, source: string, opts: ImportOptions 
     }
     if (line.kind === 'error') {
       skip(line, `${line.reason} (cron skips this line; crontab -e would refuse the file)`);
+      continue;
+    }
+    if (wrapper !== undefined && line.command.trimStart().startsWith(`ax wrap ${wrapper} -- `)) {
+      skip(
+        line,
+        `AX wrote this line: it reports the job to the monitor ${wrapper} (ax import crontab --restore puts the job back)`,
+      );
       continue;
     }
     const vars = new Map(env);
@@ -168,10 +186,10 @@ export function importCrontab(text: string, source: string, opts: ImportOptions 
   }
 
   const files = opts.monitor
-    ? monitors(pending, opts, skipped)
+    ? monitors(pending, opts, skipped, markedBases)
     : opts.group
-      ? grouped(pending, opts, skipped)
-      : singles(pending, opts, skipped);
+      ? grouped(pending, opts, skipped, markedBases)
+      : singles(pending, opts, skipped, markedBases);
   notes.push(...behaviourNotes(opts, files.length > 0));
   for (const [channel, addresses] of channelNotes)
     notes.push(

@@ -30,7 +30,12 @@ export interface Pending {
 }
 
 /** Names by line: the person's, or the command's with a stable suffix where two jobs share one. */
-function names(pending: Pending[], opts: ImportOptions, skipped: SkippedLine[]): Map<Pending, string> {
+function names(
+  pending: Pending[],
+  opts: ImportOptions,
+  skipped: SkippedLine[],
+  markedBases: ReadonlySet<string>,
+): Map<Pending, string> {
   const out = new Map<Pending, string>();
   const byBase = new Map<string, Pending[]>();
   for (const p of pending) {
@@ -54,7 +59,7 @@ function names(pending: Pending[], opts: ImportOptions, skipped: SkippedLine[]):
     const seen = new Map<string, number>();
     for (const p of group) {
       let name = base;
-      if (group.length > 1 || taken.has(base)) {
+      if (group.length > 1 || taken.has(base) || markedBases.has(base)) {
         name = `${base.slice(0, 53)}-${shortHash(`${p.job.user ?? ''}\u0000${(p.job.fields ?? [p.job.nickname]).join(' ')}\u0000${p.job.command}`)}`;
         const n = (seen.get(name) ?? 0) + 1;
         seen.set(name, n);
@@ -106,8 +111,13 @@ function base(p: Pending, name: string, opts: ImportOptions): WorkflowSpec {
   };
 }
 
-export function singles(pending: Pending[], opts: ImportOptions, skipped: SkippedLine[]): ImportFile[] {
-  const named = names(pending, opts, skipped);
+export function singles(
+  pending: Pending[],
+  opts: ImportOptions,
+  skipped: SkippedLine[],
+  markedBases: ReadonlySet<string> = new Set(),
+): ImportFile[] {
+  const named = names(pending, opts, skipped, markedBases);
   return pending.flatMap((p) => {
     const name = named.get(p);
     if (name === undefined) return [];
@@ -116,14 +126,19 @@ export function singles(pending: Pending[], opts: ImportOptions, skipped: Skippe
   });
 }
 
-export function grouped(pending: Pending[], opts: ImportOptions, skipped: SkippedLine[]): ImportFile[] {
+export function grouped(
+  pending: Pending[],
+  opts: ImportOptions,
+  skipped: SkippedLine[],
+  markedBases: ReadonlySet<string> = new Set(),
+): ImportFile[] {
   const group = opts.group as string;
   if (!NAME.test(group)) {
     for (const p of pending)
       skipped.push({ line: p.job.line, text: p.job.text, reason: `--group: ${nameHint(group)}` });
     return [];
   }
-  const named = names(pending, opts, skipped);
+  const named = names(pending, opts, skipped, markedBases);
   const members = pending.filter((p) => named.has(p));
   const first = members[0];
   if (!first) return [];
@@ -154,8 +169,13 @@ export function grouped(pending: Pending[], opts: ImportOptions, skipped: Skippe
   ];
 }
 
-export function monitors(pending: Pending[], opts: ImportOptions, skipped: SkippedLine[]): ImportFile[] {
-  const named = names(pending, opts, skipped);
+export function monitors(
+  pending: Pending[],
+  opts: ImportOptions,
+  skipped: SkippedLine[],
+  markedBases: ReadonlySet<string> = new Set(),
+): ImportFile[] {
+  const named = names(pending, opts, skipped, markedBases);
   return pending.flatMap((p) => {
     const name = named.get(p);
     if (name === undefined) return [];

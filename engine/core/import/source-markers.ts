@@ -52,6 +52,15 @@ export function disableLines(text: string, edits: readonly SourceEdit[]): string
 /** A line AX marked off (a comment to cron, and no job's description either). */
 export const isMarkerLine = (raw: string): boolean => MARKER.test(raw);
 
+/** What a marker line holds: its kind, the workflow the job went to, and the job's line as it was. */
+export function markedLine(
+  raw: string,
+): { kind: 'imported' | 'wrapped'; workflow: string; original: string } | undefined {
+  const m = MARKER.exec(raw);
+  if (!m) return undefined;
+  return { kind: m[1] as 'imported' | 'wrapped', workflow: m[2] as string, original: raw.slice(m[0].length) };
+}
+
 /** Whether a source has lines AX marked. */
 export function hasMarkers(text: string): boolean {
   return text.split('\n').some((raw) => MARKER.test(raw));
