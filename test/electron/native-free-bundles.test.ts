@@ -29,8 +29,11 @@ const SPECIFIERS = [
 // createRequire(import.meta.url)("x"): how sqlite-driver.ts loads better-sqlite3, only when needed.
 const GUARDED_REQUIRE = /createRequire\([^)]*\)\(\s*["']([^"']+)["']\s*\)/g;
 
+// What a module specifier can look like: a text such as `"from": …` inside a message is none.
+const SPECIFIER = /^(node:)?[@\w.][\w@./-]*$/;
+
 function specifiers(text: string, patterns: RegExp[]): string[] {
-  return patterns.flatMap((re) => [...text.matchAll(re)].map((m) => m[1] as string));
+  return patterns.flatMap((re) => [...text.matchAll(re)].map((m) => m[1] as string)).filter((s) => SPECIFIER.test(s));
 }
 
 function packageName(spec: string): string {
