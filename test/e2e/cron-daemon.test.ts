@@ -14,6 +14,7 @@ import { openDataDirStore, REPO, writeFile } from '../helpers/files.ts';
 import { SpawnedProcess } from '../helpers/processes.ts';
 import { serveFixture } from '../helpers/serve.ts';
 import { waitFor } from '../helpers/wait-for.ts';
+import { CI } from '../helpers/services.ts';
 
 const has = (bin: string) => {
   try {
@@ -23,11 +24,14 @@ const has = (bin: string) => {
     return false;
   }
 };
+const noCron = "Debian's cron and unshare: apt-get install -y cron util-linux";
+// .ci/run installs cron: there a missing one is a failure, as a missing service is (helpers/services.ts)
+if (CI && process.getuid?.() === 0 && (!has('cron') || !has('unshare'))) throw new Error(`CI=true and no ${noCron}`);
 const skipReason =
   process.getuid?.() !== 0
     ? 'needs root: cron runs a crontab as its owner and unshare -m needs CAP_SYS_ADMIN'
     : !has('cron') || !has('unshare')
-      ? "needs Debian's cron and unshare: apt-get install -y cron util-linux"
+      ? `needs ${noCron}`
       : undefined;
 
 const WAIT_MS = 100_000; // the next minute boundary, plus the grace and a tick

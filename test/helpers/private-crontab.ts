@@ -8,6 +8,7 @@ import path from 'node:path';
 import { REPO } from './files.ts';
 import { type AxOptions, type AxResult, childEnv } from './ax.ts';
 import { type ProcessResult, SpawnedProcess } from './processes.ts';
+import { CI } from './services.ts';
 
 export const SPOOL = '/var/spool/cron/crontabs';
 
@@ -21,12 +22,14 @@ const has = (bin: string): boolean => {
 };
 
 /** Why the real crontab command cannot be used here, or undefined. */
-export const privateCrontabSkipReason = (): string | undefined =>
-  process.getuid?.() !== 0
-    ? 'needs root: unshare -m (a private mount namespace) needs CAP_SYS_ADMIN'
-    : !has('crontab') || !has('unshare') || !fs.existsSync(SPOOL)
-      ? "needs Debian's cron (crontab, /var/spool/cron/crontabs) and unshare: apt-get install -y cron util-linux"
-      : undefined;
+export function privateCrontabSkipReason(): string | undefined {
+  if (process.getuid?.() !== 0) return 'needs root: unshare -m (a private mount namespace) needs CAP_SYS_ADMIN';
+  if (has('crontab') && has('unshare') && fs.existsSync(SPOOL)) return undefined;
+  const missing = "Debian's cron (crontab, /var/spool/cron/crontabs) and unshare: apt-get install -y cron util-linux";
+  // .ci/run installs cron: there a missing one is a failure, as a missing service is (helpers/services.ts)
+  if (CI) throw new Error(`CI=true and no ${missing}`);
+  return `needs ${missing}`;
+}
 
 /** A fresh spool dir under `root`, owned and moded as cron's own. */
 export function makeSpool(root: string): string {
