@@ -8,9 +8,10 @@
 // Several OnCalendar= lines: one workflow each (NAME, NAME-2, …), since a workflow has one schedule.
 import type { WorkflowSpec } from '../../api/types.ts';
 import { ValidationError } from '../../api/errors.ts';
-import { describeCron, nextFire, validateCron } from '../model/cron.ts';
+import { describeCron, validateCron } from '../model/cron.ts';
 import { parseWorkflowFile } from '../workflow/workflow-file.ts';
 import { serializeWorkflow } from '../workflow/workflow-serialize.ts';
+import { nextAxFires } from './crontab-schedule.ts';
 import type { ImportedJob, ImportOptions, ImportReport } from './import-types.ts';
 import { calendarToCron, type CalendarSpec, parseCalendar } from './systemd-calendar.ts';
 import { calendarFires } from './systemd-calendar-fires.ts';
@@ -60,20 +61,6 @@ function notCarried(unit: UnitFile, known: string[], section: string): string[] 
         !(e.section === section && known.includes(e.key)),
     )
     .map((e) => `[${e.section}] ${e.key}=${e.value}`);
-}
-
-function axFiresOf(cron: string, zone: string, after: number, count: number): number[] {
-  const out: number[] = [];
-  let t = after;
-  for (let i = 0; i < count; i++) {
-    try {
-      t = nextFire(cron, zone, t);
-    } catch {
-      break;
-    }
-    out.push(t);
-  }
-  return out;
 }
 
 /** a time span as written, a bare number being seconds */
@@ -185,7 +172,7 @@ export function importSystemdTimer(unit: SystemdUnit, opts: ImportOptions): Impo
     if (problem)
       return refuse(`OnCalendar=${entry.value} gives the cron "${cron}", which AX refuses: ${problem}`, entry);
     const sourceFires = calendarFires(spec, zone, opts.now, count);
-    const axFires = axFiresOf(cron, zone, opts.now, count);
+    const axFires = nextAxFires(cron, zone, opts.now, count);
     if (sourceFires.length === 0)
       return refuse(`OnCalendar=${entry.value} does not fire in the next five years`, entry);
     const differ = sourceFires.findIndex((t, k) => axFires[k] !== t);
