@@ -32,4 +32,15 @@ describe('a monitor on the workflow list', () => {
       expect((await screen.findByText(/监控：由 ax ping \/ ax wrap 上报运行/)).textContent).toContain('10');
     },
   );
+
+  it(
+    'offers no Run now for a monitor (it runs nothing itself), only for the workflow with tasks',
+    { timeout: 120_000 },
+    async () => {
+      ui.render(<WorkflowsPage />);
+      await screen.findByText(/Monitor: runs reported/);
+      await screen.findByText('etl');
+      expect(screen.getAllByRole('button', { name: /Run now/ })).toHaveLength(1);
+    },
+  );
 });

@@ -46,7 +46,7 @@ function WorkflowDetail({ workflow }: { workflow: WorkflowListing }) {
         extra={
           <>
             <EnableSwitch name={workflow.name} enabled={workflow.enabled} />
-            <RunNowButton name={workflow.name} />
+            {!workflow.monitor && <RunNowButton name={workflow.name} />}
             <Button
               icon={<ApartmentOutlined />}
               onClick={() => navigate(`/lineage/${encodeURIComponent(workflow.name)}`)}

@@ -152,7 +152,8 @@ export default function WorkflowsPage() {
               width: 196,
               render: (_, w) => (
                 <Flex gap={6}>
-                  <RunNowButton name={w.name} size="small" />
+                  {/* a monitor runs nothing itself: its runs are reported (ax ping, ax wrap) */}
+                  {!w.monitor && <RunNowButton name={w.name} size="small" />}
                   <EditButton name={w.name} size="small" />
                   <DeleteButton name={w.name} size="small" />
                 </Flex>
