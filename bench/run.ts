@@ -8,6 +8,7 @@ import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { benchCrossRelease } from './cross-release.ts';
 import { benchDependencyAdvance } from './dependency-advance.ts';
+import { benchEdgeWorker } from './edge-worker.ts';
 import { benchEngineRss } from './engine-rss.ts';
 import { benchGuardTimes } from './guard-times.ts';
 import { benchLogInsert } from './log-insert.ts';
@@ -17,8 +18,12 @@ import { benchSqlProfile } from './sql-profile.ts';
 import { benchSqliteDrivers } from './sqlite-drivers.ts';
 import { benchTeamLoad } from './team-load.ts';
 import { benchUiDashboard } from './ui-dashboard.ts';
+import { benchUiHistory } from './ui-history.ts';
 import { benchUiLayout } from './ui-layout.ts';
+import { benchUiRunGraph } from './ui-run-graph.ts';
 import { benchUiLogs } from './ui-logs.ts';
+import { benchUiRealData } from './ui-real-data.ts';
+import { benchUiRuns } from './ui-runs.ts';
 import { type BenchOptions, type BenchTable, fmt } from './util.ts';
 
 const BENCHMARKS: Record<string, (options: BenchOptions) => Promise<BenchTable>> = {
@@ -37,13 +42,22 @@ const BENCHMARKS: Record<string, (options: BenchOptions) => Promise<BenchTable>>
   // logs and peer under each runtime and SQLite driver (only when named: it runs them again per driver)
   'sqlite-drivers': benchSqliteDrivers,
   'team-load': benchTeamLoad,
+  // a database worker and an edge worker (URL + token) on the same workload (only when named)
+  'edge-worker': benchEdgeWorker,
   // headless Chromium against `ax serve` (skipped with the reason when Chromium is missing)
   'ui-dashboard': benchUiDashboard,
+  // the workflow page's history grid, 150 tasks × 50 runs: paint and scroll
+  'ui-history': benchUiHistory,
   'ui-layout': benchUiLayout,
   'ui-logs': benchUiLogs,
+  // the runs page across workflows: 10,000 runs, a filter change, the calendar of a year
+  'ui-runs': benchUiRuns,
+  'ui-run-graph': benchUiRunGraph,
   // one half of ui-logs (only when named): the 1,000,000-line instance, or the 10,000 lines/s task
   'ui-logs-big': (options) => benchUiLogs(options, ['big']),
   'ui-logs-firehose': (options) => benchUiLogs(options, ['firehose']),
+  // the main screens with the realistic data set (test/helpers/real-data.ts)
+  'ui-real-data': benchUiRealData,
 };
 const DEFAULT = [
   'advance',
@@ -55,8 +69,12 @@ const DEFAULT = [
   'peer',
   'peer-team',
   'ui-dashboard',
+  'ui-history',
   'ui-layout',
   'ui-logs',
+  'ui-real-data',
+  'ui-runs',
+  'ui-run-graph',
 ];
 
 function printTable(table: BenchTable): void {

@@ -8,6 +8,15 @@ export interface NotedActor {
   name: string;
   /** what the client said beside it ("webhook from 10.0.0.7"), if anything */
   note?: string;
+  /** the role the server admitted the caller with (team mode), for the audit */
+  role?: string;
+  /** the caller's source address, for the audit */
+  address?: string;
+  /**
+   * the groups the server admitted the caller with (team mode): what the engine's own group
+   * rules check (a team secret's group); absent with `role` absent: the node itself (admin)
+   */
+  groups?: string[];
 }
 
 export type Actor = string | NotedActor;
@@ -19,4 +28,16 @@ export function actorName(actor: Actor): string {
 /** the note, or null when there is none (the audit column's value) */
 export function actorNote(actor: Actor): string | null {
   return typeof actor === 'string' || actor.note === undefined || actor.note === '' ? null : actor.note;
+}
+
+/** the audit's who-columns of an actor: identity, note, role and source address (null when unknown) */
+export function actorColumns(actor: Actor): {
+  actor: string;
+  note: string | null;
+  role: string | null;
+  address: string | null;
+} {
+  const role = typeof actor === 'string' ? undefined : actor.role;
+  const address = typeof actor === 'string' ? undefined : actor.address;
+  return { actor: actorName(actor), note: actorNote(actor), role: role || null, address: address || null };
 }

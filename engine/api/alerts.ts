@@ -1,6 +1,7 @@
 // Alerts as the API shows them: what happened (a rule about a subject), which channels
 // were told, and how each delivery went. Recorded once per alert key in the store, whichever node
 // raised it; the node that won the key's insert is the one that sends it.
+import type { ReasonCode } from './reason-code.ts';
 
 /**
  * What an alert is about. `engine`: the engine's own free-text alerts (a dispatch ignored, a
@@ -68,6 +69,10 @@ export interface AlertRecord {
   title: string;
   /** more lines: reason, run, when */
   message: string;
+  /** the title as a code and arguments, for the UI to translate (none: alerts of older engines, free-text ones) */
+  titleCode?: ReasonCode;
+  /** the message, one code per line (line i of `message`), for the UI to translate */
+  messageCodes?: ReasonCode[];
   at: number;
   /** the node that recorded it, and sent it */
   node: string;

@@ -1,36 +1,40 @@
 // The engine's API: the one surface the CLI, the UI and the desktop shell use, whether the
 // engine is in this process (solo, tests) or behind a transport (WebSocket, MessagePort).
+import type { AccessApi } from './access.ts';
+import type { TeamSecretsApi } from './secrets.ts';
 import type { Actor } from './actor.ts';
 import type { AlertChannelInfo, AlertFilter, AlertRecord } from './alerts.ts';
+import type { BackfillApi } from './backfill.ts';
+import type { RunFilter, RunListing, RunViewsApi } from './run-views.ts';
+import type { ReasonCode } from './reason-code.ts';
 import type { ValidationProblem } from './errors.ts';
 import type { EngineEvent, Topic } from './events.ts';
 import type { CrontabImportChoice, CrontabImportRequest, ImportReport } from './import-report.ts';
 import type { PingAnswer, PingReport } from './monitors.ts';
+import type { RunWorkflowOptions } from './params.ts';
 import type {
   AuditEntry,
   InstanceRecord,
   InstanceState,
   LogLine,
   RunRecord,
-  RunState,
   SchedulingPause,
-  UpstreamDate,
   WorkerRecord,
   WorkflowSpec,
   WorkflowSummary,
 } from './types.ts';
+
+export type { RunWorkflowOptions } from './params.ts';
+import type { LineageGraph } from './lineage.ts';
+export type { LineageEdge, LineageGraph, LineageNode } from './lineage.ts';
+export type * from './run-views.ts';
+export type { ReasonCode } from './reason-code.ts';
 
 export interface WorkflowListing extends WorkflowSummary {
   /** the schedule in words, e.g. "At 02:00 (Europe/Berlin)" */
   scheduleText?: string;
   /** upstreams it names in other workflows that do not exist (yet): `later.extract`, `sales.*` */
   missingUpstreams?: string[];
-}
-
-/** A run in a list; a FAILED one says which task failed and why, so one command answers. */
-export interface RunListing extends RunRecord {
-  /** the first task whose latest attempt ended FAILED, TIMEOUT or CANCELLED */
-  failure?: { task: string; instanceId: number; attempt: number; state: InstanceState; reason?: string };
 }
 
 export interface RunDetail {
@@ -88,6 +92,8 @@ export interface FailureItem {
   attempt: number;
   state: InstanceState;
   reason?: string;
+  /** the reason as a code and arguments, for the UI to translate (the attempt's reasonCode) */
+  reasonCode?: ReasonCode;
   finishedAt?: number;
   /** the later attempt (a retry, a re-run) that succeeded: the task recovered */
   recoveredBy?: { instanceId: number; attempt: number; finishedAt?: number };
@@ -185,36 +191,6 @@ export interface TaskStats {
 }
 
 /** What the settings screen shows: the engine's effective configuration. */
-/** A task in the lineage across workflows (`WORKFLOW.TASK`), or a reference to one that does not exist. */
-export interface LineageNode {
-  id: string;
-  workflow: string;
-  /** absent for a whole workflow that does not exist (yet) */
-  task?: string;
-  /** the task's owner, else its workflow's */
-  owner?: string;
-  /** its latest attempt in its workflow's run of today (in the workflow's zone); absent: no run today */
-  state?: InstanceState;
-  runId?: number;
-  /** named by a dependency but not there (yet) */
-  missing?: boolean;
-}
-
-/** upstream → downstream; `across`: between workflows, with the date rule it matches by. */
-export interface LineageEdge {
-  from: string;
-  to: string;
-  across: boolean;
-  date?: UpstreamDate;
-}
-
-export interface LineageGraph {
-  /** the node ids asked about (every task of a workflow asked about as a whole) */
-  focus: string[];
-  nodes: LineageNode[];
-  edges: LineageEdge[];
-}
-
 export interface EngineInfo {
   version: string;
   mode: 'solo' | 'team';
@@ -243,7 +219,8 @@ export interface EngineInfo {
   sqliteDriver?: string;
 }
 
-export interface EngineApi {
+/** The backfill methods are BackfillApi's (backfill.ts); the views across runs RunViewsApi's (run-views.ts). */
+export interface EngineApi extends BackfillApi, RunViewsApi, AccessApi, TeamSecretsApi {
   apply(spec: WorkflowSpec, actor: Actor): Promise<ApplyOutcome>;
   /** several workflows all or nothing (`ax apply DIR`, an import): every spec checked, then one transaction; outcomes in order */
   applyMany(specs: WorkflowSpec[], actor: Actor): Promise<ApplyOutcome[]>;
@@ -261,10 +238,15 @@ export interface EngineApi {
   nextFires(schedule: { cron: string; timezone?: string }, count: number): Promise<FirePreview>;
   setEnabled(name: string, enabled: boolean, actor: Actor): Promise<void>;
   removeWorkflow(name: string, actor: Actor): Promise<void>;
-  /** a manual run of the whole workflow, or of one task, with an optional event payload */
-  runWorkflow(name: string, options: { task?: string; actor: Actor; payload?: string }): Promise<RunRecord>;
+  /** a manual run of the workflow, or of a task (and its downstream), with params checked first (params.ts) */
+  runWorkflow(name: string, options: RunWorkflowOptions): Promise<RunRecord>;
   /** re-run a failed task of a run and its downstream */
   rerunTask(runId: number, task: string, actor: Actor): Promise<RunDetail>;
+  /**
+   * re-run the failed (FAILED, TIMEOUT, UPSTREAM_FAILED) tasks of a run that has ended, and
+   * their downstream, in the same run; refused while the run is active or when nothing failed
+   */
+  rerunFailed(runId: number, actor: Actor): Promise<RunDetail>;
   /** cancel a run (or one task of it): waiting instances are cancelled, running ones stopped */
   cancelRun(runId: number, options: { task?: string; actor: Actor }): Promise<RunDetail>;
   /**
@@ -287,12 +269,7 @@ export interface EngineApi {
    * fires missed meanwhile: what the desktop app calls when the machine wakes from sleep.
    */
   catchUpSchedules(): Promise<CatchUpReport>;
-  listRuns(filter: {
-    workflow?: string;
-    states?: RunState[];
-    limit?: number;
-    beforeId?: number;
-  }): Promise<RunListing[]>;
+  listRuns(filter: RunFilter): Promise<RunListing[]>;
   getRun(runId: number): Promise<RunDetail>;
   /** runs × tasks of one workflow, newest run first, paged */
   runGrid(workflow: string, page: { limit?: number; beforeRunId?: number }): Promise<RunGrid>;
@@ -350,7 +327,13 @@ export const API_METHODS = [
   'removeWorkflow',
   'runWorkflow',
   'rerunTask',
+  'rerunFailed',
   'cancelRun',
+  'backfill',
+  'listBackfills',
+  'getBackfill',
+  'cancelBackfill',
+  'rerunBackfillFailed',
   'trigger',
   'ping',
   'setSchedulingPaused',
@@ -373,6 +356,24 @@ export const API_METHODS = [
   'testAlertChannel',
   'engineInfo',
   'lineage',
+  'runCalendar',
+  'durationTrends',
+  'runWaits',
+  'whoami',
+  'listUsers',
+  'addUser',
+  'updateUser',
+  'removeUser',
+  'changePassword',
+  'listGroups',
+  'setGroup',
+  'createToken',
+  'listTokens',
+  'revokeToken',
+  'signOutEverywhere',
+  'listTeamSecrets',
+  'setTeamSecret',
+  'removeTeamSecret',
 ] as const satisfies readonly Exclude<keyof EngineApi, 'subscribe'>[];
 
 export type ApiMethod = (typeof API_METHODS)[number];

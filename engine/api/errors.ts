@@ -6,6 +6,8 @@ export type AxErrorCode =
   | 'conflict' // e.g. a second engine on the same data dir
   | 'unavailable' // a service or the engine cannot be reached
   | 'storage' // the database cannot be used as it is (read-only, damaged, newer, deleted): a person must act, retrying cannot help
+  | 'forbidden' // signed in, but the role, token scope or group does not allow it: the message names what would
+  | 'unauthenticated' // no valid session or token: sign in (ax login) first
   | 'environment' // this runtime cannot run AX as installed (no SQLite driver loads): install or switch, then start again
   | 'internal';
 

@@ -5,6 +5,7 @@
 // instance page white). Unknown fields are stripped, so what passes is exactly an EngineEvent.
 import { z } from 'zod';
 import { ALERT_RULES, ALERT_STATES } from './alerts.ts';
+import { BACKFILL_STATES } from './backfill.ts';
 import type { EngineEvent } from './events.ts';
 import { INSTANCE_STATES, RUN_STATES } from './types.ts';
 
@@ -45,6 +46,13 @@ const EVENT = z.discriminatedUnion('type', [
     at: time,
   }),
   z.object({ type: z.literal('run'), runId: id, workflowName: name, state: z.enum(RUN_STATES), at: time }),
+  z.object({
+    type: z.literal('backfill'),
+    backfillId: id,
+    workflowName: name,
+    state: z.enum(BACKFILL_STATES),
+    at: time,
+  }),
   z.object({
     type: z.literal('log'),
     instanceId: id,

@@ -1,6 +1,7 @@
 // The engine's live events and the topics a client subscribes to. The server sends each client
 // only the events of the topics it asked for; a UI keeps its views fresh from these.
 import type { AlertRule, AlertState } from './alerts.ts';
+import type { BackfillState } from './backfill.ts';
 import type { WorkerRecord } from './types.ts';
 
 export type EngineEvent =
@@ -14,6 +15,8 @@ export type EngineEvent =
       at: number;
     }
   | { type: 'run'; runId: number; workflowName: string; state: string; at: number }
+  /** a backfill was created, topped up with runs, ended, cancelled or re-opened (getBackfill has its progress) */
+  | { type: 'backfill'; backfillId: number; workflowName: string; state: BackfillState; at: number }
   | { type: 'log'; instanceId: number; seq: number; stream: string; ts: number; line: string }
   | { type: 'alert'; message: string; at: number }
   /** an alert recorded, or its delivery moved on (listAlerts has the whole record) */
@@ -24,7 +27,7 @@ export type EngineEvent =
   | { type: 'scheduling'; paused: boolean; since?: number; by: string; at: number };
 
 /**
- * `runs`: run and instance state changes; `workers`: workers joining, leaving, changing;
+ * `runs`: run, instance and backfill state changes; `workers`: workers joining, leaving, changing;
  * `workflows`: definitions applied, switched, removed, and all scheduling paused or resumed;
  * `alerts`; `log:ID`: the live lines of
  * one task instance.
@@ -35,6 +38,7 @@ export function topicOf(event: EngineEvent): Topic {
   switch (event.type) {
     case 'instance':
     case 'run':
+    case 'backfill':
       return 'runs';
     case 'log':
       return `log:${event.instanceId}`;

@@ -1,6 +1,7 @@
 // The engine's public vocabulary: records as the CLI, the UI and the API see them.
 // Times are epoch milliseconds (UTC) everywhere inside the engine; they become ISO 8601 only
 // at the edges (CLI output, AX_LOGICAL_TIME).
+import type { ReasonCode } from './reason-code.ts';
 import type { WorkflowAlerts } from './alerts.ts';
 import type { EnvValue } from './secrets.ts';
 
@@ -13,6 +14,7 @@ export const INSTANCE_STATES = [
   'TIMEOUT', // counts as a failure and triggers a retry
   'CANCELLED', // by a user, or by a drain that ran out of time
   'UPSTREAM_FAILED', // will not run: an upstream failed for good
+  'SKIPPED', // will not run: its run_if rule was not met or its `when:` said no (the reason says which)
 ] as const;
 export type InstanceState = (typeof INSTANCE_STATES)[number];
 
@@ -21,9 +23,21 @@ export type RunState = (typeof RUN_STATES)[number];
 
 /**
  * cron: a schedule's fire; manual: a person; event: POST /events or a Redis channel; rerun; external:
- * a monitor's run reported from outside (ax ping, POST /ping, ax wrap); engine_start: `on: engine_start`.
+ * a monitor's run reported from outside (ax ping, POST /ping, ax wrap); engine_start: `on: engine_start`;
+ * backfill: one run of a backfill (`ax backfill`: RunRecord.backfillId names it); call: a child run
+ * started by a parent's `call:` task (RunRecord.parentRunId/parentInstanceId name it).
  */
-export type TriggerType = 'cron' | 'manual' | 'event' | 'rerun' | 'external' | 'engine_start';
+export const TRIGGER_TYPES = [
+  'cron',
+  'manual',
+  'event',
+  'rerun',
+  'external',
+  'engine_start',
+  'backfill',
+  'call',
+] as const;
+export type TriggerType = (typeof TRIGGER_TYPES)[number];
 export type MisfirePolicy = 'run_once' | 'skip' | 'all';
 export type OverlapPolicy = 'skip' | 'queue' | 'parallel';
 export type RoutingStrategy = 'round_robin' | 'random' | 'least_busy';
@@ -52,6 +66,55 @@ export interface ScheduleSpec {
   overlap: OverlapPolicy;
 }
 
+/** A workflow parameter's type (`params:` in the file). */
+export const PARAM_TYPES = ['string', 'number', 'boolean', 'date', 'datetime', 'enum'] as const;
+export type ParamType = (typeof PARAM_TYPES)[number];
+/** A parameter's value on a run: date as YYYY-MM-DD, datetime as an ISO 8601 string with its offset. */
+export type ParamValue = string | number | boolean;
+
+/** One declared parameter of a workflow (`params: { NAME: { type, default, ... } }`). */
+export interface ParamSpec {
+  name: string;
+  type: ParamType;
+  default?: ParamValue;
+  description?: string;
+  /** a run must give it (or the default does); false when the file says nothing */
+  required: boolean;
+  /** string: a regular expression the whole value must match */
+  pattern?: string;
+  /** number: the range; date/datetime: not used */
+  min?: number;
+  max?: number;
+  /** enum: the allowed values */
+  choices?: string[];
+}
+
+/**
+ * When a task runs, given its upstreams' final states (`run_if:`): all_success (default), all_done
+ * (any end: cleanup), one_failed / all_failed (notices), none_failed (each succeeded or was skipped).
+ */
+export const RUN_IF_RULES = ['all_success', 'all_done', 'one_failed', 'all_failed', 'none_failed'] as const;
+export type RunIfRule = (typeof RUN_IF_RULES)[number];
+
+/**
+ * A task's precondition (`when:`), checked just before it starts: a command (exit 0: run; any other:
+ * SKIPPED with its output as the reason) or one comparison on params and upstream outputs
+ * (e.g. `params.region == "eu"`, `outputs.extract.rows > 0`).
+ */
+export type TaskCondition = { command: string } | { expr: string };
+
+/** A `call:` task: it starts a run of another workflow (a child run), waits for it and takes its state. */
+export interface TaskCall {
+  workflow: string;
+  /** the child's params (values as text, checked against the child's params) */
+  params?: Record<string, string>;
+  /**
+   * `logical_time: -1d`: the child's logical time is the parent run's moved by this much
+   * (negative: earlier); absent, the parent's own
+   */
+  logicalTimeOffsetMs?: number;
+}
+
 /** One task as the workflow file describes it (defaults filled in). */
 export interface TaskSpec {
   name: string;
@@ -72,6 +135,12 @@ export interface TaskSpec {
   owner?: string;
   /** the most output one attempt stores (the file's log_limit); default the node's log-limit setting */
   logLimitBytes?: number;
+  /** `run_if:`; all_success when absent */
+  runIf?: RunIfRule;
+  /** `when:` */
+  when?: TaskCondition;
+  /** `call:`: this task runs another workflow instead of a command (its command is then "") */
+  call?: TaskCall;
 }
 
 /**
@@ -92,6 +161,21 @@ export interface CrossUpstream {
 /** How long an instance waits for its upstreams in other workflows when its task says nothing. */
 export const DEFAULT_WAIT_TIMEOUT_MS = 24 * 3_600_000;
 
+/**
+ * Settings a workflow gives all its tasks (the file's top-level env, cwd, timeout, retries,
+ * retry_backoff, labels), as written there. Each TaskSpec already holds its effective values (its
+ * own where it wrote them, else these; env merged key by key): this is kept so that export writes
+ * them back at the workflow's level (see engine/core/workflow/task-settings.ts).
+ */
+export interface TaskDefaults {
+  env?: Record<string, EnvValue>;
+  cwd?: string;
+  timeoutMs?: number;
+  retries?: number;
+  retryBackoff?: RetryBackoff;
+  labels?: string[];
+}
+
 /** A workflow as the workflow file describes it, after validation (defaults filled in). */
 export interface WorkflowSpec {
   name: string;
@@ -110,6 +194,10 @@ export interface WorkflowSpec {
   routing: RoutingStrategy;
   /** who hears of this workflow's failures, and of which (the file's `alerts:`) */
   alerts?: WorkflowAlerts;
+  /** `params:`, in the file's order */
+  params?: ParamSpec[];
+  /** workflow-level settings its tasks inherit; absent when the file gives none */
+  taskDefaults?: TaskDefaults;
   tasks: TaskSpec[];
 }
 
@@ -130,7 +218,8 @@ export interface WorkflowSummary {
   scheduleError?: string;
   /** a monitor (design.md §13): its schedule says when a run is expected (nextFireAt), reported from outside */
   monitor?: { graceMs: number };
-  lastRun?: { id: number; state: RunState; logicalTime: number; finishedAt?: number };
+  /** the newest run; startedAt and finishedAt give the list its "3 h ago, took 4 min" */
+  lastRun?: { id: number; state: RunState; logicalTime: number; startedAt?: number; finishedAt?: number };
 }
 
 export interface RunRecord {
@@ -144,8 +233,22 @@ export interface RunRecord {
   scheduleId?: number;
   /** for a manual run of one task: that task; undefined means the whole workflow */
   onlyTask?: string;
+  /**
+   * with onlyTask: the run is that task and everything downstream of it (each starts once its
+   * upstreams inside the run succeeded; upstreams outside it are not waited for)
+   */
+  withDownstream?: boolean;
   eventPayload?: string;
+  /** the run's parameter values, checked against the workflow's params (defaults filled in) */
+  params?: Record<string, ParamValue>;
+  /** the backfill this run belongs to (trigger 'backfill') */
+  backfillId?: number;
+  /** a child run of a `call:` task: the parent run and the calling instance */
+  parentRunId?: number;
+  parentInstanceId?: number;
   reason?: string;
+  /** the reason as a code and arguments, for the UI to translate */
+  reasonCode?: ReasonCode;
   createdAt: number;
   startedAt?: number;
   finishedAt?: number;
@@ -163,6 +266,8 @@ export interface InstanceRecord {
   pid?: number;
   exitCode?: number;
   reason?: string;
+  /** the reason as a code and arguments, for the UI to translate */
+  reasonCode?: ReasonCode;
   notBefore: number;
   createdAt: number;
   dispatchedAt?: number;
@@ -175,6 +280,20 @@ export interface InstanceRecord {
   failedOver?: boolean;
   /** 1 once the scheduler has reacted to the outcome (retry, downstream, run state) */
   handled: boolean;
+  /** what the task wrote to $AX_OUTPUT (KEY=VALUE lines or a JSON object), size-limited, secrets masked */
+  outputs?: Record<string, string>;
+  /** a `call:` task's child run */
+  childRunId?: number;
+  /** what was started (getInstance only): the command, its directory and environment, secrets masked */
+  launch?: InstanceLaunch;
+}
+
+/** The command an attempt ran, as the worker started it. */
+export interface InstanceLaunch {
+  command: string;
+  cwd?: string;
+  /** the variables AX set for it (AX_*, the task's and workflow's env), secret values masked */
+  env: Record<string, string>;
 }
 
 export interface LogLine {
@@ -221,6 +340,10 @@ export interface AuditEntry {
   detail?: string;
   /** what the client said beside the identity ("webhook from 10.0.0.7"), null for none */
   note?: string | null;
+  /** the caller's role when the server had accounts (team mode), null before */
+  role?: string | null;
+  /** the caller's source address, null when unknown */
+  address?: string | null;
 }
 
 /**

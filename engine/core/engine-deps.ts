@@ -1,6 +1,8 @@
 // What a host gives an engine: its adapters, its identity, its settings, and what pure core may
 // not reach for itself (the machine's time zone, randomness, a turn of the event loop: the Node
 // hosts give theirs, see hosts/node/host-defaults.ts).
+import type { AccessApi } from '../api/access.ts';
+import type { Authenticator } from './access/authenticator.ts';
 import type { EngineInfo } from '../api/engine-api.ts';
 import type { CronUser } from '../api/import-report.ts';
 import type { Clock } from '../ports/clock.ts';
@@ -11,6 +13,7 @@ import type { Store } from '../ports/store.ts';
 import type { EngineAlertsDeps } from './alerts/engine-alerts.ts';
 import type { EngineConfig } from './model/config.ts';
 import type { SecretMask } from './secrets/secret-mask.ts';
+import type { TeamSecretsDeps } from './secrets/team-secrets.ts';
 import type { CwdCheck } from './workflow/spec-warnings.ts';
 import type { WorkerOptions } from './execution/worker.ts';
 import type { NextTurn } from './workflow/workflow-cache.ts';
@@ -86,6 +89,19 @@ export interface EngineDeps {
    * pasted into the UI is converted as theirs (cron's HOME and LOGNAME). None: a node that runs
    * no tasks, whose imports name no user.
    */
+  /** the people API (issue 25): the team's accounts service; default soloAccess() (one local admin) */
+  access?: AccessApi;
+  /**
+   * team mode: how the server finds who a request is (sessions, tokens, sign-in); the same
+   * accounts service as `access`. The server reads it as `engine.authenticator`.
+   */
+  authenticator?: Authenticator;
+  /**
+   * team mode: the team secrets' table and this node's key (hosts/node/team-secret-key.ts); the
+   * embedded worker resolves its tasks' team secrets through them unless its options bring a
+   * resolver of their own (a token-only worker's). None: solo, where the methods say "team mode only".
+   */
+  teamSecrets?: TeamSecretsDeps;
   taskUser?: CronUser;
   /** the host's randomness, in [0, 1): the `random` routing strategy, claim tokens, test alerts' keys */
   random: () => number;

@@ -10,6 +10,7 @@ import type {
   LogSearchHit,
   RunDetail,
   RunGrid,
+  RunFilter,
   RunListing,
   SearchHit,
   TaskStats,
@@ -17,10 +18,11 @@ import type {
   WorkflowListing,
 } from '../api/engine-api.ts';
 import type { AlertChannelInfo, AlertFilter, AlertRecord } from '../api/alerts.ts';
+import type { CalendarQuery, DurationTrends, RunCalendar, RunWait } from '../api/run-views.ts';
 import type { CrontabImportRequest, ImportReport } from '../api/import-report.ts';
 import { AxError } from '../api/errors.ts';
 import type { EngineEvent, Topic } from '../api/events.ts';
-import type { AuditEntry, InstanceRecord, LogLine, RunState, WorkerRecord, WorkflowSpec } from '../api/types.ts';
+import type { AuditEntry, InstanceRecord, LogLine, WorkerRecord, WorkflowSpec } from '../api/types.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { Coordinator } from '../ports/coordinator.ts';
 import type { EngineMetrics } from '../ports/metrics.ts';
@@ -31,6 +33,9 @@ import type { EngineDeps } from './engine-deps.ts';
 import type { EngineParts } from './engine-wiring.ts';
 import { type CrontabImportContext, previewCrontabImport } from './import/crontab-service.ts';
 import { lineage } from './workflow/lineage.ts';
+import { runCalendar } from './runs/run-calendar.ts';
+import { durationTrends } from './duration-trends.ts';
+import { taskOrder } from './model/dag.ts';
 import type { SecretMask } from './secrets/secret-mask.ts';
 import { environmentWarnings } from './workflow/spec-warnings.ts';
 import { clamp, type EngineViews } from './read-models.ts';
@@ -96,15 +101,14 @@ export class EngineReads {
     return this.views.listWorkflows();
   }
 
-  async listRuns(filter: {
-    workflow?: string;
-    states?: RunState[];
-    limit?: number;
-    beforeId?: number;
-  }): Promise<RunListing[]> {
+  async listRuns(filter: RunFilter): Promise<RunListing[]> {
     const runs = await this.store.listRuns({
       workflowName: filter?.workflow,
       states: filter?.states,
+      owner: filter?.owner,
+      triggers: filter?.triggers,
+      createdFrom: filter?.from,
+      createdTo: filter?.to,
       limit: clamp(filter?.limit, 1, 1000, 50),
       beforeId: filter?.beforeId,
     });
@@ -116,7 +120,14 @@ export class EngineReads {
       return i
         ? {
             ...r,
-            failure: { task: i.taskName, instanceId: i.id, attempt: i.attempt, state: i.state, reason: i.reason },
+            failure: {
+              task: i.taskName,
+              instanceId: i.id,
+              attempt: i.attempt,
+              state: i.state,
+              reason: i.reason,
+              ...(i.reasonCode && { reasonCode: i.reasonCode }),
+            },
           }
         : r;
     });
@@ -197,6 +208,26 @@ export class EngineReads {
 
   lineage(target: string, options: { up?: number; down?: number } = {}): Promise<LineageGraph> {
     return lineage(this.store, this.clock, target, options);
+  }
+
+  // Issue 24's views across runs: declared here so every part builds; each is replaced by its part.
+  runCalendar(query: CalendarQuery): Promise<RunCalendar> {
+    return runCalendar(this.store, query, this.deps.zone());
+  }
+
+  async durationTrends(workflow: string, options?: { lastRuns?: number }): Promise<DurationTrends> {
+    const id = await this.workflowId(workflow);
+    const [spec, rows] = await Promise.all([
+      this.store.getWorkflowSpec(workflow),
+      this.store.finishedRunDurations(id, clamp(options?.lastRuns, 1, 500, 50)),
+    ]);
+    return durationTrends(workflow, spec ? taskOrder(spec.tasks) : [], rows);
+  }
+
+  async runWaits(runId: number): Promise<RunWait[]> {
+    const run = await this.store.getRun(runId);
+    if (!run) throw new AxError('not_found', `no run #${runId}`);
+    return this.store.runWaits(runId);
   }
 
   taskStats(workflow: string): Promise<TaskStats[]> {

@@ -5,7 +5,8 @@
 // or frees a slot calls directly (RunManager for new WAITING instances, the worker for each
 // outcome, backstops, retry timers); the worker, which records each outcome with its follow-ups
 // through RunManager.finish; the scheduler's parts; last the read side (views, events, live).
-import { type Actor, actorName, actorNote } from '../api/actor.ts';
+import { type Actor, actorColumns } from '../api/actor.ts';
+import type { EngineEvent } from '../api/events.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { Coordinator } from '../ports/coordinator.ts';
 import { type EngineMetrics, noMetrics } from '../ports/metrics.ts';
@@ -14,6 +15,8 @@ import type { Store } from '../ports/store.ts';
 import type { AlertCenter } from './alerts/alert-center.ts';
 import type { AlertRules } from './alerts/alert-rules.ts';
 import { engineAlerts } from './alerts/engine-alerts.ts';
+import { BackfillPump } from './scheduling/backfill-pump.ts';
+import { Backfills } from './runs/backfills.ts';
 import { BackstopPass } from './scheduling/backstop-pass.ts';
 import { DEFAULT_CONFIG, type EngineConfig, workerLostAfterMs } from './model/config.ts';
 import { CronFiring } from './scheduling/cron-firing.ts';
@@ -37,6 +40,7 @@ import { Router } from './model/routing.ts';
 import { RunManager } from './runs/run-manager.ts';
 import { Scheduler } from './scheduling/scheduler.ts';
 import { SecretMask } from './secrets/secret-mask.ts';
+import { TeamSecrets } from './secrets/team-secrets.ts';
 import { EngineViews } from './read-models.ts';
 import { Worker } from './execution/worker.ts';
 import { WorkflowCache } from './workflow/workflow-cache.ts';
@@ -57,6 +61,8 @@ export interface EngineParts {
   secretMask: SecretMask;
   workflows: WorkflowCache;
   runs: RunManager;
+  /** backfills as the API asks for them; the scheduler's BackfillPump creates their runs */
+  backfills: Backfills;
   /** a monitor's runs as pinged from outside (design.md §13) */
   externalRuns: ExternalRuns;
   scheduler: Scheduler;
@@ -69,6 +75,8 @@ export interface EngineParts {
   alerts: AlertCenter;
   alertRules: AlertRules;
   audit: Audit;
+  /** team mode only: the team secrets (set, list, remove, resolve for a task) */
+  teamSecrets: TeamSecrets | undefined;
   workflowId: (name: string) => Promise<number>;
   lifecycle: EngineLifecycle;
 }
@@ -112,8 +120,10 @@ export function wireEngine(hostDeps: EngineDeps): EngineParts {
     deps.onAlert?.(message);
   };
   const audit: Audit = (actor, action, object, detail) =>
-    store.audit({ at: clock.now(), actor: actorName(actor), note: actorNote(actor), action, object, detail });
+    store.audit({ at: clock.now(), ...actorColumns(actor), action, object, detail });
   const workflowId = (name: string) => workflowIdOf(store, name);
+  const teamSecrets =
+    deps.teamSecrets && new TeamSecrets(deps.teamSecrets, clock, audit, (values) => secretMask.add(values));
 
   const workflows = new WorkflowCache(store, () => clock.now(), deps.nextTurn);
   const lease = new LeaderLease(coordinator, deps.nodeId, 3 * config.workerHeartbeatMs);
@@ -152,6 +162,7 @@ export function wireEngine(hostDeps: EngineDeps): EngineParts {
     // nothing, and the leader hears of the work by the events RunManager publishes.
     lease,
     alert,
+    (inst, task) => runs.calls.start(inst, task),
   );
   const logs = new LogWriter(store, clock, {
     batchLines: config.logBatchLines,
@@ -186,6 +197,7 @@ export function wireEngine(hostDeps: EngineDeps): EngineParts {
         onDrainRequested: deps.onDrainRequested,
         metrics,
         random,
+        ...((workerDeps.teamSecrets ?? teamSecrets) && { teamSecrets: workerDeps.teamSecrets ?? teamSecrets }),
       },
       recordOutcome,
       wakeDispatcher,
@@ -207,6 +219,29 @@ export function wireEngine(hostDeps: EngineDeps): EngineParts {
   const externalRuns = new ExternalRuns(store, runs, workflows, coordinator, clock, (run) =>
     alertRules.externalRunEnded(run),
   );
+  const publishEvent = (event: EngineEvent): void => void coordinator.publish(event).catch(() => undefined);
+  const backfillPump = new BackfillPump({
+    store,
+    workflows,
+    clock,
+    startRun: (input) => runs.startRun(input),
+    rerunTask: (runId, task) => runs.rerun(runId, task),
+    publish: publishEvent,
+    alert,
+  });
+  const backfills = new Backfills({
+    store,
+    workflows,
+    clock,
+    workflowId,
+    audit,
+    publish: publishEvent,
+    cancelRun: async (runId, reason) => {
+      // this node's own worker stops the processes at once; others at their next heartbeat
+      for (const i of await runs.cancel(runId, undefined, reason))
+        if (i.state === 'CANCELLED' && worker && i.workerId === worker.id) worker.stopCancelled(i.id);
+    },
+  });
   const scheduler = new Scheduler(
     {
       lease,
@@ -218,6 +253,7 @@ export function wireEngine(hostDeps: EngineDeps): EngineParts {
       expireWaits: () => runs.expireWaits(),
       engineStart: () => fireEngineStart(store, runs, workflows, clock, deps.nodeId, alert),
       checkMonitors: () => monitors.check(),
+      topUpBackfills: () => backfillPump.topUp(),
     },
     coordinator,
     clock,
@@ -257,6 +293,7 @@ export function wireEngine(hostDeps: EngineDeps): EngineParts {
     secretMask,
     workflows,
     runs,
+    backfills,
     externalRuns,
     scheduler,
     logs,
@@ -267,6 +304,7 @@ export function wireEngine(hostDeps: EngineDeps): EngineParts {
     presence,
     alerts,
     alertRules,
+    teamSecrets,
     audit,
     workflowId,
   };

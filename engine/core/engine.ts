@@ -2,17 +2,22 @@
 // uses. Every part is built and connected by engine-wiring.ts; this class only holds the parts and
 // delegates to them. `start()` runs the loops; without it the engine still answers the API (the
 // CLI's direct mode on a data dir no engine is running on).
+import type { AccessApi } from '../api/access.ts';
+import { because } from '../api/reasons.ts';
 import type {
   ApplyOutcome,
   CatchUpReport,
   DrainAnswer,
   EngineApi,
   RunDetail,
+  RunWorkflowOptions,
   SchedulingChange,
 } from '../api/engine-api.ts';
 import { type Actor, actorName } from '../api/actor.ts';
 import type { AlertRecord } from '../api/alerts.ts';
+import type { BackfillDetail, BackfillPlan, BackfillRecord, BackfillRequest } from '../api/backfill.ts';
 import { AxError } from '../api/errors.ts';
+import { paramText } from '../api/params.ts';
 import type { CrontabImportChoice } from '../api/import-report.ts';
 import type { RunRecord, WorkflowSpec } from '../api/types.ts';
 import type { ApplyResult } from '../ports/store.ts';
@@ -26,16 +31,28 @@ import { chosenCrontabSpecs } from './import/crontab-service.ts';
 import { checkAcrossWorkflows } from './workflow/lineage.ts';
 import { checkPayload } from './model/payload.ts';
 import type { RecoveryReport } from './scheduling/recovery.ts';
+import type { Backfills } from './runs/backfills.ts';
 import type { RunManager } from './runs/run-manager.ts';
 import type { Scheduler } from './scheduling/scheduler.ts';
 import { checkBatch, checkedSpec } from './workflow/apply-batch.ts';
+import { soloAccess } from './access/solo-access.ts';
+import type { WorkerGateDeps } from './execution/worker-gate.ts';
+import type { Authenticator } from './access/authenticator.ts';
+import type { TaskSecrets, TeamSecretInfo, TeamSecretInput } from '../api/secrets.ts';
+import { TEAM_ONLY, type TeamSecrets } from './secrets/team-secrets.ts';
 
 import type { PingAnswer, PingReport } from '../api/monitors.ts';
 
 export type { EngineDeps, HostInfo } from './engine-deps.ts';
 
 export class Engine extends EngineReads implements EngineApi {
+  /** the people API (whoami, users, groups, tokens): the team's accounts service, or solo's one user */
+  private readonly access: AccessApi;
+  /** team mode: the accounts service the server asks who a request is; none on a solo engine */
+  readonly authenticator: Authenticator | undefined;
+
   private readonly runs: RunManager;
+  private readonly backfills: Backfills;
   private readonly scheduler: Scheduler;
   private readonly events: EventTriggers;
   private readonly audit: Audit;
@@ -45,11 +62,53 @@ export class Engine extends EngineReads implements EngineApi {
     super(wireEngine(deps));
     ({
       runs: this.runs,
+      backfills: this.backfills,
       scheduler: this.scheduler,
       events: this.events,
       audit: this.audit,
       lifecycle: this.lifecycle,
     } = this.parts);
+    this.access = deps.access ?? soloAccess();
+    this.authenticator = deps.authenticator;
+  }
+
+  whoami: AccessApi['whoami'] = () => this.access.whoami();
+  listUsers: AccessApi['listUsers'] = () => this.access.listUsers();
+  addUser: AccessApi['addUser'] = (user, actor) => this.access.addUser(user, actor);
+  updateUser: AccessApi['updateUser'] = (name, change, actor) => this.access.updateUser(name, change, actor);
+  removeUser: AccessApi['removeUser'] = (name, actor) => this.access.removeUser(name, actor);
+  changePassword: AccessApi['changePassword'] = (current, next, actor) =>
+    this.access.changePassword(current, next, actor);
+  listGroups: AccessApi['listGroups'] = () => this.access.listGroups();
+  setGroup: AccessApi['setGroup'] = (group, actor) => this.access.setGroup(group, actor);
+  createToken: AccessApi['createToken'] = (request, actor) => this.access.createToken(request, actor);
+  listTokens: AccessApi['listTokens'] = (filter, actor) => this.access.listTokens(filter, actor);
+  revokeToken: AccessApi['revokeToken'] = (user, name, actor) => this.access.revokeToken(user, name, actor);
+  signOutEverywhere: AccessApi['signOutEverywhere'] = (user, actor) => this.access.signOutEverywhere(user, actor);
+
+  async listTeamSecrets(): Promise<TeamSecretInfo[]> {
+    return this.teamSecrets().list();
+  }
+  async setTeamSecret(secret: TeamSecretInput, actor: Actor): Promise<TeamSecretInfo> {
+    return this.teamSecrets().set(secret, actor);
+  }
+  async removeTeamSecret(name: string, actor: Actor): Promise<void> {
+    return this.teamSecrets().remove(name, actor);
+  }
+
+  /**
+   * Not an API method (no client may ask for values): what the server hands a token-only worker
+   * with the dispatch of `instanceId`, decrypted here: the team secrets that task refers to and
+   * may use, only while it is dispatched to or running on `workerId`.
+   */
+  async resolveTaskSecrets(instanceId: number, workerId: string): Promise<TaskSecrets> {
+    return this.teamSecrets().forTask(this.store, this.workflows, instanceId, workerId);
+  }
+
+  private teamSecrets(): TeamSecrets {
+    const service = this.parts.teamSecrets;
+    if (!service) throw new AxError('validation', TEAM_ONLY);
+    return service;
   }
 
   /** between start() and stop(): the loops run */
@@ -151,26 +210,25 @@ export class Engine extends EngineReads implements EngineApi {
     this.publishWorkflow('removed', name);
   }
 
-  async runWorkflow(name: string, options: { task?: string; actor: Actor; payload?: string }): Promise<RunRecord> {
+  async runWorkflow(name: string, options: RunWorkflowOptions): Promise<RunRecord> {
     checkPayload(options.payload, this.config.maxEventPayloadBytes);
+    if (options.downstream && options.task === undefined)
+      throw new AxError('validation', 'downstream: a run with its downstream needs the task it starts from (task)');
     const workflowId = await this.workflowId(name);
     const run = await this.runs.startRun({
       workflowId,
       trigger: 'manual',
       triggeredBy: actorName(options.actor),
-      logicalTime: this.clock.now(),
+      logicalTime: options.logicalTime ?? this.clock.now(),
       onlyTask: options.task,
+      withDownstream: options.downstream === true,
       eventPayload: options.payload,
+      params: options.params,
       applyOverlap: false,
     });
     // A manual run always gets a row: none means the workflow (and its runs) went meanwhile.
     if (!run) throw new AxError('not_found', `workflow "${name}" was removed while its run was being created`);
-    await this.audit(
-      options.actor,
-      'run.manual',
-      `workflow:${name}`,
-      `run #${run.id}${options.task ? ` task ${options.task}` : ''}`,
-    );
+    await this.audit(options.actor, 'run.manual', `workflow:${name}`, manualRunDetail(run, options.logicalTime));
     return run;
   }
 
@@ -180,14 +238,50 @@ export class Engine extends EngineReads implements EngineApi {
     return { run: (await this.store.getRun(runId)) as RunRecord, instances };
   }
 
+  async rerunFailed(runId: number, actor: Actor): Promise<RunDetail> {
+    const instances = await this.runs.rerunFailed(runId);
+    const run = (await this.store.getRun(runId)) as RunRecord;
+    await this.audit(actor, 'run.rerun', `run:${runId}`, run.reason ?? 'its failed tasks and their downstream');
+    return { run, instances };
+  }
+
   async cancelRun(runId: number, options: { task?: string; actor: Actor }): Promise<RunDetail> {
     const what = options.task === undefined ? `run #${runId}` : `task "${options.task}" of run #${runId}`;
-    const instances = await this.runs.cancel(runId, options.task, `cancelled by ${actorName(options.actor)}`);
+    const instances = await this.runs.cancel(
+      runId,
+      options.task,
+      because('cancelled_by', { actor: actorName(options.actor) }),
+    );
     // This node's own worker stops its processes at once; other workers at their next heartbeat.
     for (const i of instances)
       if (i.state === 'CANCELLED' && this.worker && i.workerId === this.worker.id) this.worker.stopCancelled(i.id);
     await this.audit(options.actor, 'run.cancel', `run:${runId}`, what);
     return { run: (await this.store.getRun(runId)) as RunRecord, instances };
+  }
+
+  /** a backfill (or its plan on a dry run); the leading scheduler creates its runs, starting now */
+  async backfill(request: BackfillRequest, actor: Actor): Promise<BackfillPlan> {
+    const plan = await this.backfills.create(request, actor);
+    if (plan.backfill && this.started) void this.scheduler.tick();
+    return plan;
+  }
+
+  listBackfills(filter: { workflow?: string; limit?: number }): Promise<BackfillRecord[]> {
+    return this.backfills.list(filter);
+  }
+
+  getBackfill(id: number): Promise<BackfillDetail> {
+    return this.backfills.get(id);
+  }
+
+  cancelBackfill(id: number, actor: Actor): Promise<BackfillDetail> {
+    return this.backfills.cancel(id, actor);
+  }
+
+  async rerunBackfillFailed(id: number, actor: Actor): Promise<BackfillDetail> {
+    const detail = await this.backfills.rerunFailed(id, actor);
+    if (this.started) void this.scheduler.tick();
+    return detail;
   }
 
   /** a monitor's run reported from outside (design.md §13) */
@@ -218,6 +312,32 @@ export class Engine extends EngineReads implements EngineApi {
     return { scanned: false, paused: (await this.store.getSchedulingPause()) !== undefined, fired: 0, dropped: 0 };
   }
 
+  /** What this node lends the edge workers that connect to it (server/worker-endpoint.ts executes their calls with it). */
+  edgeWorkerDeps(): Omit<WorkerGateDeps, 'refuse'> {
+    const { store, coordinator, runs, clock, config, deps, secretMask } = this.parts;
+    return {
+      store,
+      coordinator,
+      finish: runs.finish.bind(runs),
+      clock,
+      config,
+      nodeId: deps.nodeId,
+      ...(this.parts.teamSecrets && {
+        taskSecrets: (instanceId: number, workerId: string) => this.resolveTaskSecrets(instanceId, workerId),
+      }),
+      // An edge's own alerts go where this node's go: live followers, the audit log, the host.
+      alert: (raw) => {
+        const message = secretMask.mask(raw);
+        const at = clock.now();
+        void coordinator.publish({ type: 'alert', message, at }).catch(() => undefined);
+        void store
+          .audit({ at, actor: deps.nodeId, action: 'alert', object: 'edge-worker', detail: message })
+          .catch(() => undefined);
+        deps.onAlert?.(message);
+      },
+    };
+  }
+
   async drainWorker(workerId: string, actor: Actor): Promise<DrainAnswer> {
     const live = await this.coordinator.listWorkers();
     if (!live.some((w) => w.id === workerId)) {
@@ -239,4 +359,14 @@ export class Engine extends EngineReads implements EngineApi {
   reloadSettings(): string {
     return reloadAlerts(this.alerts, this.deps.reloadAlerts);
   }
+}
+
+/** A manual run as its audit entry says it: which tasks, its params, a logical time given. */
+function manualRunDetail(run: RunRecord, logicalTime: number | undefined): string {
+  const parts = [`run #${run.id}`];
+  if (run.onlyTask) parts[0] += ` task ${run.onlyTask}${run.withDownstream ? ' and its downstream' : ''}`;
+  const params = Object.entries(run.params ?? {});
+  if (params.length > 0) parts.push(`params ${params.map(([k, v]) => `${k}=${paramText(v)}`).join(' ')}`);
+  if (logicalTime !== undefined) parts.push(`logical time ${new Date(logicalTime).toISOString()}`);
+  return parts.join('; ');
 }

@@ -282,6 +282,7 @@ export class EngineViews {
         attempt: i.attempt,
         state: i.state,
         reason: i.reason,
+        ...(i.reasonCode && { reasonCode: i.reasonCode }),
         finishedAt: i.finishedAt,
       };
       const now = latestOf.get(key);

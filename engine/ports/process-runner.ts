@@ -13,10 +13,19 @@ export interface ProcessSpec {
    * environment): written to a private temporary file before the start, removed when the process ends.
    */
   envFiles?: Record<string, string>;
+  /**
+   * An environment variable naming an empty private file made for this start, which the task may
+   * write its outputs to; at most `maxBytes` of it are read back once the process has ended
+   * (ProcessExit.output), and it is removed with the env files.
+   */
+  outputFile?: { env: string; maxBytes: number };
 }
 
 export interface ProcessOutputHandlers {
-  /** one call per line, in order per stream; the text is valid UTF-8 (invalid bytes replaced) */
+  /**
+   * one call per line, in the order the chunks were read across both streams (one order for both,
+   * as far as two pipes tell); the text is valid UTF-8 (invalid bytes replaced)
+   */
   onLine(stream: Exclude<LogStream, 'system'>, line: string, bytes: number): void;
   /** secret values masked in each line before it is cut at maxLineBytes (core/secrets/secret-mask.ts) */
   mask?: LineMask;
@@ -45,6 +54,8 @@ export interface ProcessExit {
    * happened. The group has been killed; the task did not fail, so it fails over.
    */
   lost?: string;
+  /** with ProcessSpec.outputFile: the first maxBytes of that file (UTF-8) and its whole size; absent when it could not be read */
+  output?: { text: string; bytes: number };
 }
 
 /** A process the task started that left its process group, still running after the task ended. */

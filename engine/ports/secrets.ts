@@ -5,4 +5,9 @@ export interface SecretSource {
   get(name: string): string | undefined;
   /** how to set a missing secret here, for the failure reason: 'run "ax secrets set NAME" on …' */
   howToSet(name: string): string;
+  /**
+   * why a secret known here cannot be used by this task (a team secret of another group, a team
+   * key this node lacks), said instead of "not set"; undefined when there is no such reason
+   */
+  unavailable?(name: string): string | undefined;
 }

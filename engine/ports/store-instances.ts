@@ -1,7 +1,24 @@
 // Task instances: their reads, the single-instance writes (each a compare-and-set on state,
 // attempt and owner), the claim of due instances, and the waits across workflows.
-import type { InstanceRecord, InstanceState } from '../api/types.ts';
+import type { ReasonCode } from '../api/reason-code.ts';
+import type { InstanceLaunch, InstanceRecord, InstanceState } from '../api/types.ts';
 import type { ClaimCandidate, InstanceGuard, NewInstance, WaiterNotice } from './store-transitions.ts';
+
+/**
+ * Whose outputs a task starting in a run gets: tasks of its run by name, and tasks of other
+ * workflows with the window of logical times its waits matched (see UpstreamWaitDraft).
+ */
+export interface UpstreamOutputsQuery {
+  runId: number;
+  tasks: string[];
+  cross: { workflow: string; task: string; window: { from: number; to: number } | { latestAtOrBefore: number } }[];
+}
+
+/** Upstream instances' outputs, only those that have some. */
+export interface UpstreamOutputs {
+  sameRun: { task: string; outputs: Record<string, string> }[];
+  otherWorkflows: { workflow: string; task: string; outputs: Record<string, string> }[];
+}
 
 /** Task instances and their single-row writes. */
 export interface InstanceStore {
@@ -9,6 +26,13 @@ export interface InstanceStore {
   createInstance(instance: NewInstance): Promise<InstanceRecord | undefined>;
   getInstance(id: number): Promise<InstanceRecord | undefined>;
   listInstances(runId: number): Promise<InstanceRecord[]>;
+  /**
+   * The outputs of a starting task's upstreams: each of `tasks`' latest SUCCESS instance in the
+   * run; for each cross reference, the SUCCESS instance of that task finished last among its
+   * workflow's runs whose logical time is in the window (`latestAtOrBefore`: at or after the
+   * workflow's latest run at or before that time, as the wait released it).
+   */
+  upstreamOutputs(query: UpstreamOutputsQuery): Promise<UpstreamOutputs>;
   instancesInStates(states: InstanceState[], limit?: number): Promise<InstanceRecord[]>;
   /**
    * WAITING instances whose notBefore has come, oldest first (notBefore, then id); with `after`,
@@ -19,12 +43,15 @@ export interface InstanceStore {
   nextWaitingAt(): Promise<number | undefined>;
   /** its worker started it: DISPATCHED → RUNNING (started and first heartbeat at `startedAt`), guarded; false if refused */
   markRunning(id: number, guard: InstanceGuard, startedAt: number): Promise<boolean>;
-  /** the process group it runs as (undefined: only checks the guard still holds); false if refused */
-  recordPid(id: number, guard: InstanceGuard, pid: number | undefined): Promise<boolean>;
+  /**
+   * the process group it runs as (undefined: only checks the guard still holds) and what it ran
+   * (kept for getInstance, secrets masked by the caller); false if refused
+   */
+  recordPid(id: number, guard: InstanceGuard, pid: number | undefined, launch?: InstanceLaunch): Promise<boolean>;
   /** back to WAITING, never started (its worker refused it, was lost or restarted), with why; false if refused */
-  requeueInstance(id: number, guard: InstanceGuard, reason: string): Promise<boolean>;
+  requeueInstance(id: number, guard: InstanceGuard, reason: string, reasonCode?: ReasonCode): Promise<boolean>;
   /** a WAITING instance at `attempt` shows why it still waits (`waiting: …`); false if it moved on */
-  setWaitingReason(id: number, attempt: number, reason: string): Promise<boolean>;
+  setWaitingReason(id: number, attempt: number, reason: string, reasonCode?: ReasonCode): Promise<boolean>;
   /**
    * claim-due-instances: moves those candidates still WAITING at their attempt and due by `now`
    * to DISPATCHED for the worker (dispatchedAt now, reason cleared), oldest due first, but only

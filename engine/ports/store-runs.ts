@@ -1,12 +1,16 @@
 // Runs, with the state machine's compound steps: each is one transaction in the store, all of it
 // or none, so nothing has to find and repair half-done sequences after a crash.
+import type { ReasonCode } from '../api/reason-code.ts';
 import type { InstanceRecord, RunRecord } from '../api/types.ts';
 import type {
+  CallStarted,
   ExternalRunStart,
   Finish,
   InstanceDraft,
+  RerunFailed,
   RerunTask,
   Settlement,
+  StartCall,
   StartRun,
   TransitionResult,
 } from './store-transitions.ts';
@@ -33,7 +37,13 @@ export interface RunStore {
    * running instances end CANCELLED (their workers' outcome writes are then refused), and the
    * workflow's oldest QUEUED run starts with `queuedRoots`. done false if the run had ended.
    */
-  cancelRun(runId: number, reason: string, queuedRoots: InstanceDraft[], now: number): Promise<TransitionResult>;
+  cancelRun(
+    runId: number,
+    reason: string,
+    queuedRoots: InstanceDraft[],
+    now: number,
+    reasonCode?: ReasonCode,
+  ): Promise<TransitionResult>;
   /**
    * rerun-task, one transaction: a task that failed for good runs again in its run. The run
    * (when it had ended) is RUNNING again, the downstream's markers are removed, and the new
@@ -41,6 +51,13 @@ export interface RunStore {
    * with nothing written, when the task's latest attempt is no longer the one the caller judged.
    */
   rerunTask(rerun: RerunTask, now: number): Promise<TransitionResult>;
+  /**
+   * rerun-failed, one transaction: a run that has ended runs its failed tasks again. The run is
+   * RUNNING again, the downstream's instances (with their logs) are removed, and each root's new
+   * attempt is created. done false, with nothing written, when the run is no longer in the state
+   * the caller judged or a root's latest attempt changed.
+   */
+  rerunFailed(rerun: RerunFailed, now: number): Promise<TransitionResult>;
   /**
    * add-instances, one transaction: a RUNNING run gets the first attempts it lacks (the start-up
    * check), each held for its upstreams in other workflows in the same step when it has some.
@@ -55,6 +72,17 @@ export interface RunStore {
    * already has a run.
    */
   startExternalRun(start: ExternalRunStart): Promise<{ run: RunRecord; instance: InstanceRecord } | undefined>;
+  /**
+   * start-call, one transaction (see StartCall): undefined, with nothing written, when the
+   * instance is no longer WAITING at that attempt or its run is no longer RUNNING.
+   */
+  startCall(call: StartCall, now: number): Promise<CallStarted | undefined>;
+  /**
+   * Child runs still RUNNING or QUEUED whose calling instance no longer waits for them (it was
+   * cancelled or timed out, it waits for another child, or it is gone): a cancel of the parent
+   * that did not reach them. Not one whose caller FAILED with it (a re-run of the child's task).
+   */
+  orphanedChildRuns(limit: number): Promise<number[]>;
   getRun(id: number): Promise<RunRecord | undefined>;
   listRuns(filter: RunFilter): Promise<RunRecord[]>;
 }

@@ -2,7 +2,8 @@
 // instance draft with its waits on other workflows, its follow-ups and the run's settlement, the
 // guard of every instance write, a claim's candidates) and what it reports back. The Store
 // interface itself is in store.ts, which re-exports these.
-import type { CrossUpstream, InstanceRecord, InstanceState, RunRecord } from '../api/types.ts';
+import type { ReasonCode } from '../api/reason-code.ts';
+import type { CrossUpstream, InstanceRecord, InstanceState, RunIfRule, RunRecord, RunState } from '../api/types.ts';
 
 /**
  * One upstream in another workflow an instance waits for: a SUCCESS of `task` (null: the whole
@@ -36,9 +37,15 @@ export type NewRun = Pick<
   | 'logicalTime'
   | 'scheduleId'
   | 'onlyTask'
+  | 'withDownstream'
   | 'eventPayload'
+  | 'params'
   | 'reason'
+  | 'reasonCode'
   | 'createdAt'
+  | 'parentRunId'
+  | 'parentInstanceId'
+  | 'backfillId'
 >;
 
 export interface NewInstance {
@@ -50,6 +57,7 @@ export interface NewInstance {
   state: InstanceState;
   notBefore: number;
   reason?: string;
+  reasonCode?: ReasonCode;
   createdAt: number;
   /** instances created already final (UPSTREAM_FAILED) are created handled */
   handled?: boolean;
@@ -62,9 +70,10 @@ export interface InstanceDraft {
   taskId: number;
   taskName: string;
   attempt: number;
-  state: 'WAITING' | 'UPSTREAM_FAILED';
+  state: 'WAITING' | 'UPSTREAM_FAILED' | 'SKIPPED';
   notBefore: number;
   reason?: string;
+  reasonCode?: ReasonCode;
   /** fail-overs of the task in this run before this attempt */
   failovers?: number;
   /**
@@ -97,7 +106,36 @@ export interface FollowUps {
   retry?: InstanceDraft;
   /** a failure with no next attempt: the whole downstream, UPSTREAM_FAILED */
   upstreamFailed?: InstanceDraft[];
+  /**
+   * an end for good (no next attempt): each downstream task of `taskId` (the finished one) decided
+   * by its run_if rule from its upstreams' latest states in the run (core/model/trigger-rule.ts):
+   * created WAITING to run, or as a SKIPPED / UPSTREAM_FAILED marker whose own downstream is then
+   * decided the same way, in the same step; one whose rule cannot tell yet is left for a later end
+   */
+  decide?: {
+    taskId: number;
+    graph: RuleGraph;
+    /**
+     * a run of one task with its downstream: the tasks of the run; an upstream outside it is
+     * not part of the run and is not waited for (a rule judges the upstreams inside), and a task
+     * outside it is not decided. Absent: the whole workflow.
+     */
+    scope?: ReadonlySet<number>;
+  };
 }
+
+/** A task as its trigger rule is decided in a store step: its rule, its edges in the workflow, its first attempt. */
+export interface RuleNode {
+  name: string;
+  runIf: RunIfRule;
+  upstream: readonly number[];
+  downstream: readonly number[];
+  /** its first attempt as created to run (WAITING; the step sets notBefore) */
+  draft: InstanceDraft;
+}
+
+/** A workflow's tasks by id, as trigger rules are decided (a pure look-up, built once per workflow version). */
+export type RuleGraph = Pick<ReadonlyMap<number, RuleNode>, 'get'>;
 
 /** How a run ends once nothing of it is pending, and what starts after it. */
 export interface Settlement {
@@ -115,7 +153,7 @@ export interface Finish {
   id: number;
   runId: number;
   guard: InstanceGuard;
-  to: Extract<InstanceState, 'SUCCESS' | 'FAILED' | 'TIMEOUT' | 'CANCELLED' | 'UPSTREAM_FAILED'>;
+  to: Extract<InstanceState, 'SUCCESS' | 'FAILED' | 'TIMEOUT' | 'CANCELLED' | 'UPSTREAM_FAILED' | 'SKIPPED'>;
   outcome: Outcome;
   followUps: FollowUps;
   settlement: Settlement;
@@ -124,6 +162,8 @@ export interface Finish {
    * for it (in this step); its failure for good (no retry) is reported as `failedWaiters`
    */
   asUpstream?: { workflow: string; task: string };
+  /** what the attempt wrote to $AX_OUTPUT (parsed, limited, masked), stored with its outcome */
+  outputs?: Record<string, string>;
 }
 
 /** What a transition did: everything the caller has to tell followers about. */
@@ -163,12 +203,33 @@ export interface RerunTask {
   taskId: number;
   /** the task's latest attempt as the caller judged it: refused unless it still is the latest, in one of `from` */
   latest: { attempt: number; from: InstanceState[] };
-  /** the downstream's UPSTREAM_FAILED instances (they never ran) */
+  /** the downstream's UPSTREAM_FAILED and SKIPPED instances (decided by what the task did; decided again) */
   markers: number[];
   /** the new attempt */
   draft: InstanceDraft;
   /** the run's reason while it runs again (written only when it had ended) */
   reason: string;
+  reasonCode?: ReasonCode;
+}
+
+/**
+ * rerun-failed: the failed tasks of a run that has ended run again in it, with their downstream.
+ * `roots` get a new attempt each (`drafts`); the rest of the downstream is `cleared` (its
+ * instances and their logs removed) and decided again as the roots finish.
+ */
+export interface RerunFailed {
+  runId: number;
+  /** the run's final state as the caller judged it: refused unless it still is */
+  runState: RunState;
+  /** each root task's latest attempt as judged: refused unless each still is the latest, in that state */
+  roots: { taskId: number; attempt: number; state: InstanceState }[];
+  /** instances of the downstream to remove, with their logs */
+  cleared: number[];
+  /** the roots' new attempts */
+  drafts: InstanceDraft[];
+  /** the run's reason while it runs again */
+  reason: string;
+  reasonCode?: ReasonCode;
 }
 
 /** The compare-and-set guard of every instance write (its fence). */
@@ -189,6 +250,8 @@ export interface ClaimCandidate {
 export interface Outcome {
   /** null clears it: a "waiting: …" reason must not outlive the wait */
   reason?: string | null;
+  /** the reason's code, written with the reason (none given: the stored code is cleared) */
+  reasonCode?: ReasonCode | null;
   exitCode?: number;
   finishedAt?: number;
   /** it ended by a fail-over (its worker was lost), not by the task itself */
@@ -208,7 +271,28 @@ export interface ExternalRunStart {
   finishedAt?: number;
   exitCode?: number;
   reason?: string;
+  reasonCode?: ReasonCode;
   logicalTime: number;
   /** a missed fire's schedule: with logicalTime unique, so the miss is recorded once */
   scheduleId?: number;
+}
+
+/**
+ * start-call: a `call:` task's instance starts its child run. The instance, WAITING at `attempt` in
+ * its RUNNING run, becomes RUNNING with no worker (it runs no process) and names the child run,
+ * which is created RUNNING with its roots (no overlap policy: a call is asked for, like a manual
+ * run), naming the instance as its parent.
+ */
+export interface StartCall {
+  instance: { id: number; runId: number; attempt: number };
+  /** the child run: trigger `call`, parentRunId and parentInstanceId set */
+  run: NewRun;
+  roots: InstanceDraft[];
+}
+
+/** What start-call did: the calling instance as it is now, the child run and its roots. */
+export interface CallStarted {
+  instance: InstanceRecord;
+  run: RunRecord;
+  created: InstanceRecord[];
 }

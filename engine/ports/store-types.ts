@@ -2,11 +2,16 @@
 // by the ports of each aggregate (store-*.ts) and re-exported by store.ts.
 import type {
   CrossUpstream,
+  ParamSpec,
   UpstreamDate,
   RetryBackoff,
   RoutingStrategy,
+  RunIfRule,
   RunState,
   ScheduleSpec,
+  TaskCondition,
+  TaskCall,
+  TriggerType,
   WorkerRecord,
 } from '../api/types.ts';
 import type { AlertRecord } from '../api/alerts.ts';
@@ -29,6 +34,12 @@ export interface TaskDefinition {
   /** upstreams in other workflows: its first attempt in a run waits for them */
   crossUpstream?: CrossUpstream[];
   waitTimeoutMs?: number;
+  /** `run_if:`; all_success when absent */
+  runIf?: RunIfRule;
+  /** `when:`, checked by the worker just before the task starts */
+  when?: TaskCondition;
+  /** a call: task: it starts a child run of this workflow instead of a process */
+  call?: TaskCall;
 }
 
 /**
@@ -57,6 +68,8 @@ export interface WorkflowGraph {
   version: number;
   routing: RoutingStrategy;
   onEvent?: string;
+  /** the workflow's params (spec.params): every run's values are checked against them */
+  params?: ParamSpec[];
   tasks: TaskDefinition[];
   edges: { upstreamTaskId: number; downstreamTaskId: number }[];
   schedule?: ScheduleRecord;
@@ -75,6 +88,33 @@ export interface RunFilter {
   beforeId?: number;
   /** only these runs */
   ids?: number[];
+  /** runs of workflows whose owner is this */
+  owner?: string;
+  triggers?: TriggerType[];
+  /** created at or after (epoch ms) */
+  createdFrom?: number;
+  /** created before (epoch ms) */
+  createdTo?: number;
+}
+
+/** Runs created in [from, to), counted per quarter hour × workflow × state: the runs calendar's input. */
+export interface RunCountQuery {
+  from: number;
+  to: number;
+  workflowName?: string;
+  owner?: string;
+}
+
+/**
+ * Quarter hours, not days: a day depends on the reader's zone, and every zone's offset today is
+ * a whole number of quarter hours, so the engine cuts days from these in any zone.
+ */
+export interface RunCountRow {
+  /** start of the quarter hour (epoch ms) */
+  bucket: number;
+  workflow: string;
+  state: RunState;
+  count: number;
 }
 
 export interface TaskSearchRow {

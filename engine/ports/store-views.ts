@@ -1,6 +1,7 @@
 // Read models: what the UI, the CLI and the metrics read across runs and instances.
+import type { RunWait } from '../api/run-views.ts';
 import type { InstanceRecord, InstanceState, RunState } from '../api/types.ts';
-import type { TaskRuntime, TaskSearchRow } from './store-types.ts';
+import type { RunCountQuery, RunCountRow, TaskRuntime, TaskSearchRow } from './store-types.ts';
 
 /** Reads across runs and instances for the UI, the CLI and the metrics. */
 export interface ReadModelStore {
@@ -13,6 +14,8 @@ export interface ReadModelStore {
   finalFailures(runIds: number[]): Promise<InstanceRecord[]>;
   instancesFinishedSince(states: InstanceState[], since: number, limit: number): Promise<InstanceRecord[]>;
   runsFinishedSince(since: number): Promise<Partial<Record<RunState, number>>>;
+  /** runs created in [from, to) per quarter hour × workflow × state (the runs calendar) */
+  runCounts(query: RunCountQuery): Promise<RunCountRow[]>;
   /** each (run, task) pair's latest attempt (a retry or a re-run is a later attempt), in id order */
   latestAttempts(keys: { runId: number; taskId: number }[]): Promise<InstanceRecord[]>;
   /**
@@ -29,4 +32,19 @@ export interface ReadModelStore {
   searchTasks(query: string, limit: number): Promise<TaskSearchRow[]>;
   /** durations of the workflow's latest successful attempts, newest first */
   recentRuntimes(workflowId: number, limit: number): Promise<TaskRuntime[]>;
+  /**
+   * a run's waits for other workflows that still hold a WAITING instance, in wait order, each
+   * with the other workflow's run in its window (the latest) and that run's attempt of the task
+   */
+  runWaits(runId: number): Promise<RunWait[]>;
+  /** the workflow's last `limit` runs that ended with a duration, and their attempts that finished */
+  finishedRunDurations(workflowId: number, limit: number): Promise<FinishedRunDurations>;
+}
+
+/** What duration trends are computed from (see core/duration-trends.ts). */
+export interface FinishedRunDurations {
+  /** oldest first */
+  runs: { runId: number; state: RunState; startedAt: number; finishedAt: number }[];
+  /** every attempt of those runs with a start and an end, in id order (a task's latest is its last) */
+  attempts: { runId: number; task: string; startedAt: number; finishedAt: number }[];
 }

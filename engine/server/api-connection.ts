@@ -7,8 +7,10 @@
 // client's own writes then back up, TCP's backpressure). So a client that asks and never reads
 // holds at most the budget plus a few answers, never an answer per request.
 import type { ApiRequest, EngineApi, EventMessage, WatchMessage } from '../api/engine-api.ts';
+import type { EngineEvent } from '../api/events.ts';
 import { isTopic, type Topic } from '../api/events.ts';
 import { type ConnectionIdentity, dispatchRequest } from './api-dispatch.ts';
+import { topicGate } from './topic-gate.ts';
 
 export interface ApiConnection {
   /** handles one decoded incoming message */
@@ -102,24 +104,38 @@ export function serveConnection(options: ConnectionOptions): ApiConnection {
     }
   }
 
+  const deliver = (event: EngineEvent) => {
+    if (closed) return;
+    if (!canSendEvent()) {
+      dropped++;
+      return;
+    }
+    if (dropped > 0) {
+      options.onDropped?.(dropped);
+      dropped = 0;
+    }
+    options.send({ event });
+  };
+  // team mode: topics and events checked against who this is (topic-gate.ts)
+  const gate = topicGate(options.api, options.identity, deliver, (message) =>
+    options.send({ id: 0, error: { code: 'forbidden', message } }),
+  );
+
   function watch(topics: Topic[]): void {
     for (const topic of topics) {
       if (subscriptions.has(topic)) continue;
-      subscriptions.set(
-        topic,
-        options.api.subscribe([topic], (event) => {
-          if (closed) return;
-          if (!canSendEvent()) {
-            dropped++;
-            return;
-          }
-          if (dropped > 0) {
-            options.onDropped?.(dropped);
-            dropped = 0;
-          }
-          options.send({ event });
-        }),
-      );
+      if (!gate) {
+        subscriptions.set(topic, options.api.subscribe([topic], deliver));
+        continue;
+      }
+      const subscribed = gate.admit(topic).then((ok) => {
+        if (!ok || closed) {
+          if (subscriptions.get(topic) === subscribed) subscriptions.delete(topic);
+          return () => undefined;
+        }
+        return options.api.subscribe([topic], gate.deliver);
+      });
+      subscriptions.set(topic, subscribed);
     }
   }
 

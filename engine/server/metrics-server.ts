@@ -5,7 +5,9 @@
 // required as "Authorization: Bearer …", compared in constant time (design.md §12).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Authenticator } from '../core/access/authenticator.ts';
 import type { EngineMetrics } from '../ports/metrics.ts';
+import { scopeAllows } from './authorize.ts';
 import { sameSecret } from './sign-in.ts';
 import { SECURITY_HEADERS } from './static-ui.ts';
 import { hostChecker, refuseHost } from './host-check.ts';
@@ -17,6 +19,16 @@ export interface MetricsOptions {
   metrics: Pick<EngineMetrics, 'exposition'>;
   /** read on every scrape, so a token written while the engine runs takes effect at once */
   auth: () => MetricsAuth;
+  /** team mode: whether a bearer token is an account's token with the metrics scope (or admin) */
+  accountToken?: (token: string, address: string | undefined) => Promise<boolean>;
+}
+
+/** team mode: an account's token is let in when it has the metrics scope (or admin) */
+export function accountMetricsToken(accounts: Authenticator): NonNullable<MetricsOptions['accountToken']> {
+  return async (token, address) => {
+    const p = await accounts.tokenPrincipal(token, address);
+    return p?.token !== undefined && scopeAllows(p.token.scopes, 'metrics');
+  };
 }
 
 function send(res: http.ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
@@ -38,10 +50,15 @@ export async function serveMetrics(
   if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'GET /metrics\n', { allow: 'GET, HEAD' });
   if (!options.metrics.exposition) return send(res, 404, 'this engine exports no metrics\n');
   const auth = options.auth();
-  if ('refused' in auth) return send(res, 503, `metrics are refused: ${auth.refused}\n`);
-  if ('token' in auth) {
-    const header = req.headers.authorization;
-    const given = header?.startsWith('Bearer ') ? header.slice(7) : undefined;
+  const header = req.headers.authorization;
+  const given = header?.startsWith('Bearer ') ? header.slice(7) : undefined;
+  // an account's token with the metrics scope is let in whatever the token file says
+  const account =
+    given !== undefined && options.accountToken !== undefined && !('token' in auth && sameSecret(given, auth.token))
+      ? await options.accountToken(given, req.socket.remoteAddress)
+      : false;
+  if ('refused' in auth && !account) return send(res, 503, `metrics are refused: ${auth.refused}\n`);
+  if ('token' in auth && !account) {
     if (!sameSecret(given, auth.token)) {
       return send(
         res,

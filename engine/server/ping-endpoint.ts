@@ -1,20 +1,20 @@
 // POST /ping/NAME[/start|/fail|/N] (design.md §13): a monitor's run reported over HTTP, by a job
 // that stays on cron (`curl -fsS -X POST -H "Authorization: Bearer $TOKEN" …/ping/backup/$?`).
-// The webhook token, the Host check and the body limit are the event endpoint's (ws-server.ts);
+// Who may, the Host check and the body limit are the event endpoint's (webhook-endpoint.ts);
 // the body becomes the run's log. `?run=ID` ends the run a start answered rather than the oldest.
 import type http from 'node:http';
 import type { EngineApi } from '../api/engine-api.ts';
 import type { PingReport } from '../api/monitors.ts';
 import { dispatchRequest } from './api-dispatch.ts';
-import { bearer, NotText, readBody, TooLarge } from './http-body.ts';
-import { sameSecret } from './sign-in.ts';
+import { NotText, readBody, TooLarge } from './http-body.ts';
+import { HOOK_STATUS, type HookAuth, hookCaller } from './webhook-endpoint.ts';
 
 export const PING_PATH = /^(?:\/api\/v1)?\/ping\/([A-Za-z0-9][A-Za-z0-9_.-]{0,99})(?:\/(start|fail|success|\d{1,3}))?$/;
-const STATUS: Partial<Record<string, number>> = { not_found: 404, conflict: 409 };
 
 export interface PingOptions {
   api: EngineApi;
-  webhookToken?: () => string | undefined;
+  /** the webhook token, or (team mode) an account's token with the events scope */
+  auth: HookAuth;
   maxPayloadBytes: number;
   reply: (res: http.ServerResponse, status: number, body?: unknown) => void;
 }
@@ -30,13 +30,8 @@ export async function servePing(
   const name = match[1] as string;
   const suffix = match[2];
   if (req.method !== 'POST') return reply(res, 405, { error: `POST /ping/${name}` });
-  const expected = options.webhookToken?.();
-  if (!expected)
-    return reply(res, 404, {
-      error: 'pings are off: put a secret of at least 16 characters in DATA_DIR/webhook-token to turn them on',
-    });
-  if (!sameSecret(bearer(req), expected))
-    return reply(res, 401, { error: 'missing or wrong webhook token (Authorization: Bearer …)' });
+  const caller = await hookCaller(req, options.auth, 'pings');
+  if (!caller.ok) return reply(res, caller.status, { error: caller.error });
   const run = url.searchParams.get('run');
   if (run !== null && !/^[1-9]\d{0,15}$/.test(run))
     return reply(res, 400, { error: `?run= takes the run id a start answered (got "${run}")` });
@@ -59,8 +54,13 @@ export async function servePing(
     ...(log !== '' && { log }),
     from: `POST /ping from ${req.socket.remoteAddress ?? 'an unknown address'}`,
   };
-  const response = await dispatchRequest(options.api, { id: 0, method: 'ping', params: [name, report] });
-  if ('error' in response) return reply(res, STATUS[response.error.code] ?? 400, { error: response.error.message });
+  const response = await dispatchRequest(
+    options.api,
+    { id: 0, method: 'ping', params: [name, report] },
+    caller.identity,
+  );
+  if ('error' in response)
+    return reply(res, HOOK_STATUS[response.error.code] ?? 400, { error: response.error.message });
   const answer = response.result as { run: { id: number; state: string }; logCut?: boolean };
   return reply(res, 200, { run: answer.run.id, state: answer.run.state, ...(answer.logCut && { logCut: true }) });
 }

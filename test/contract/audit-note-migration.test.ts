@@ -1,7 +1,7 @@
 // The audit's note column arrives by migration on a database an older AX wrote: its entries stay
 // (with no note), and entries written after it keep their note. The older database is made by
 // taking the column and its migration record back out of a migrated one (and those of every later
-// migration: the task log limit, the monitor grace), which leaves exactly the schema the migration before it left.
+// migration: the task log limit, the monitor grace, params, conditions, outputs, backfills, calls, reason codes, instance launches, the run list's index, the accounts, team secrets), which leaves exactly the schema the migration before it left.
 // SQLite and MariaDB alike.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,6 +18,57 @@ const mysql = await mysqlAvailable();
 
 /** the database as the AX before the note column left it, with one entry of that time */
 async function asBeforeTheNote(store: SqlStore): Promise<void> {
+  // 0025_team_secrets
+  await sql`DROP TABLE team_secret`.execute(store.db);
+  await sql`DELETE FROM kysely_migration WHERE name = '0025_team_secrets'`.execute(store.db);
+  // 0024_accounts
+  for (const table of ['ax_user', 'ax_session', 'ax_token', 'ax_group']) {
+    await sql`DROP TABLE ${sql.table(table)}`.execute(store.db);
+  }
+  await sql`ALTER TABLE audit_log DROP COLUMN role`.execute(store.db);
+  await sql`ALTER TABLE audit_log DROP COLUMN address`.execute(store.db);
+  await sql`DELETE FROM kysely_migration WHERE name = '0024_accounts'`.execute(store.db);
+  // 0023_run_list_index
+  await sql`DROP INDEX workflow_run_created ON workflow_run`
+    .execute(store.db)
+    .catch(() => sql`DROP INDEX workflow_run_created`.execute(store.db));
+  await sql`DELETE FROM kysely_migration WHERE name = '0023_run_list_index'`.execute(store.db);
+  // 0022_instance_launch
+  await sql`ALTER TABLE task_instance DROP COLUMN launch_json`.execute(store.db);
+  await sql`DELETE FROM kysely_migration WHERE name = '0022_instance_launch'`.execute(store.db);
+  // 0021_reason_codes
+  await sql`ALTER TABLE task_instance DROP COLUMN reason_code`.execute(store.db);
+  await sql`ALTER TABLE workflow_run DROP COLUMN reason_code`.execute(store.db);
+  await sql`ALTER TABLE alert DROP COLUMN text_code`.execute(store.db);
+  await sql`DELETE FROM kysely_migration WHERE name = '0021_reason_codes'`.execute(store.db);
+  // 0020_subworkflows (MySQL's DROP INDEX names the table, SQLite's must not)
+  await sql`DROP INDEX workflow_run_parent ON workflow_run`
+    .execute(store.db)
+    .catch(() => sql`DROP INDEX workflow_run_parent`.execute(store.db));
+  await sql`ALTER TABLE workflow_run DROP COLUMN parent_run_id`.execute(store.db);
+  await sql`ALTER TABLE workflow_run DROP COLUMN parent_instance_id`.execute(store.db);
+  await sql`ALTER TABLE task_instance DROP COLUMN child_run_id`.execute(store.db);
+  await sql`ALTER TABLE task_definition DROP COLUMN call_json`.execute(store.db);
+  await sql`DELETE FROM kysely_migration WHERE name = '0020_subworkflows'`.execute(store.db);
+  // 0019_backfills
+  await sql`DROP INDEX workflow_run_backfill ON workflow_run`
+    .execute(store.db)
+    .catch(() => sql`DROP INDEX workflow_run_backfill`.execute(store.db));
+  await sql`ALTER TABLE workflow_run DROP COLUMN backfill_id`.execute(store.db);
+  await sql`DROP TABLE backfill`.execute(store.db);
+  await sql`DELETE FROM kysely_migration WHERE name = '0019_backfills'`.execute(store.db);
+  // 0018_instance_outputs
+  await sql`ALTER TABLE task_instance DROP COLUMN outputs_json`.execute(store.db);
+  await sql`DELETE FROM kysely_migration WHERE name = '0018_instance_outputs'`.execute(store.db);
+  // 0017_task_conditions
+  await sql`ALTER TABLE task_definition DROP COLUMN run_if`.execute(store.db);
+  await sql`ALTER TABLE task_definition DROP COLUMN when_json`.execute(store.db);
+  await sql`DELETE FROM kysely_migration WHERE name = '0017_task_conditions'`.execute(store.db);
+  // 0016_run_params
+  await sql`ALTER TABLE workflow_run DROP COLUMN params_json`.execute(store.db);
+  await sql`ALTER TABLE workflow_run DROP COLUMN with_downstream`.execute(store.db);
+  await sql`ALTER TABLE workflow DROP COLUMN params_json`.execute(store.db);
+  await sql`DELETE FROM kysely_migration WHERE name = '0016_run_params'`.execute(store.db);
   await sql`ALTER TABLE schedule_plan DROP COLUMN monitor_grace_ms`.execute(store.db);
   await sql`ALTER TABLE task_definition DROP COLUMN log_limit_bytes`.execute(store.db);
   await sql`ALTER TABLE audit_log DROP COLUMN note`.execute(store.db);
@@ -34,14 +85,18 @@ async function checkMigrated(reopened: SqlStore): Promise<void> {
     at: T0 + 1,
     actor: 'alice@box (API token)',
     note: 'webhook from 10.0.0.7',
+    role: 'operator',
+    address: '10.0.0.7',
     action: 'run.manual',
     object: 'workflow:etl',
   });
   const entries = await reopened.listAudit(10);
-  expect(entries.map((e) => [e.at, e.actor, e.note, e.detail])).toEqual([
-    [T0 + 1, 'alice@box (API token)', 'webhook from 10.0.0.7', undefined],
-    [T0, 'alice@box (API token) — note: old style', null, 'version 1'],
+  expect(entries.map((e) => [e.at, e.actor, e.note, e.detail, e.role, e.address])).toEqual([
+    [T0 + 1, 'alice@box (API token)', 'webhook from 10.0.0.7', undefined, 'operator', '10.0.0.7'],
+    [T0, 'alice@box (API token) — note: old style', null, 'version 1', null, null],
   ]);
+  // the accounts' tables arrived with the migration, empty
+  expect(await reopened.listUsers()).toEqual([]);
 }
 
 describe('the audit note migration on an existing database', () => {

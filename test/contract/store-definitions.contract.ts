@@ -1,6 +1,7 @@
 // Store contract, part 1: definitions (workflows, tasks, edges, schedules).
 import { describe, expect, it } from 'vitest';
 import type { TaskSpec, WorkflowSpec } from '../../engine/api/types.ts';
+import type { SqlStore } from '../../engine/adapters/sql/sql-store.ts';
 import {
   createRun,
   edgeNames,
@@ -208,6 +209,11 @@ export function definitionsContract(store: StoreGetter): void {
       const latest = await createRun(store(), manualRun(zeta.workflowId, { logicalTime: T0 + 2 }));
       expect(first && latest).toBeTruthy();
       await setRunState(store(), latest?.id ?? -1, 'FAILED', T0 + 50);
+      await (store() as SqlStore).db
+        .updateTable('workflow_run')
+        .set({ started_at: T0 + 10 })
+        .where('id', '=', latest?.id ?? -1)
+        .execute();
 
       const list = await store().listWorkflows();
       expect(list.map((w) => w.name)).toEqual(['alpha', 'zeta']);
@@ -215,7 +221,13 @@ export function definitionsContract(store: StoreGetter): void {
       expect(list[0]?.schedule).toBeUndefined();
       expect(list[0]?.lastRun).toBeUndefined();
       expect(list[1]).toMatchObject({ id: zeta.workflowId, owner: 'zoe', taskCount: 2, schedule: hourly });
-      expect(list[1]?.lastRun).toEqual({ id: latest?.id, state: 'FAILED', logicalTime: T0 + 2, finishedAt: T0 + 50 });
+      expect(list[1]?.lastRun).toEqual({
+        id: latest?.id,
+        state: 'FAILED',
+        logicalTime: T0 + 2,
+        startedAt: T0 + 10,
+        finishedAt: T0 + 50,
+      });
     });
 
     it('is empty on a fresh store', async () => {

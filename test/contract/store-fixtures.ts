@@ -159,6 +159,8 @@ export async function move(
   const values: Record<string, unknown> = { state: to };
   for (const [key, value] of Object.entries(fields))
     if (value !== undefined) values[COLUMNS[key as keyof Fields]] = typeof value === 'boolean' ? Number(value) : value;
+  // a reason written here has no code: the stored one goes with the old text, as in the store's own writes
+  if (fields.reason !== undefined) values.reason_code = null;
   const ok = await guardedInstanceUpdate((store as SqlStore).db, values as Updateable<TaskInstanceTable>, inst.id, {
     from: [inst.state],
     attempt: inst.attempt,

@@ -185,6 +185,52 @@ export function instancesContract(store: StoreGetter): void {
       expect((await mustGet(store(), inst.id)).reason).toBeUndefined();
     });
 
+    it('a reason keeps its code (migration 0021); a reason written without one clears the old code', async () => {
+      const seed = await seedRun(store());
+      const inst = await addInstance(store(), seed, 'a', {
+        reason: 'waiting for orders.load of 2026-11-30',
+        reasonCode: { code: 'waiting_upstream', args: { labels: 'orders.load of 2026-11-30' } },
+      });
+      expect(inst.reasonCode).toEqual({ code: 'waiting_upstream', args: { labels: 'orders.load of 2026-11-30' } });
+      const waiting = { code: 'no_worker_registered' };
+      expect(await store().setWaitingReason(inst.id, 1, 'waiting: no worker is registered', waiting)).toBe(true);
+      expect(await mustGet(store(), inst.id)).toMatchObject({
+        reason: 'waiting: no worker is registered',
+        reasonCode: waiting,
+      });
+      expect(await store().setWaitingReason(inst.id, 1, 'waiting: said without a code')).toBe(true);
+      const plain = await mustGet(store(), inst.id);
+      expect([plain.reason, plain.reasonCode]).toEqual(['waiting: said without a code', undefined]);
+      const running = await runOn(store(), plain, 'w1');
+      const result = await store().finishInstance(
+        {
+          id: running.id,
+          runId: seed.runId,
+          guard: { from: ['RUNNING'], attempt: 1, workerId: 'w1' },
+          to: 'FAILED',
+          outcome: { reason: 'exit code 3', reasonCode: { code: 'exit', args: { code: 3 } }, finishedAt: T0 + 5 },
+          followUps: {},
+          settlement: { taskCount: seed.tasks.size, queuedRoots: [] },
+        },
+        T0 + 5,
+      );
+      expect(result.done).toBe(true);
+      expect((await mustGet(store(), inst.id)).reasonCode).toEqual({ code: 'exit', args: { code: 3 } });
+      // a run's reason and code, as a cancel writes them (on the run and its instances)
+      const other = await seedRun(store(), 'other');
+      await addInstance(store(), other, 'a');
+      const cancelled = await store().cancelRun(other.runId, 'cancelled by alice', [], T0 + 6, {
+        code: 'cancelled_by',
+        args: { actor: 'alice' },
+      });
+      expect(cancelled.runs[0]).toMatchObject({ reason: 'cancelled by alice', reasonCode: { code: 'cancelled_by' } });
+      expect(cancelled.ended.map((e) => e.reasonCode?.code)).toEqual(['cancelled_by']);
+      expect((await store().getRun(other.runId))?.reasonCode).toEqual({
+        code: 'cancelled_by',
+        args: { actor: 'alice' },
+      });
+    });
+
     it("finalFailures lists each task's latest attempt that failed, not a failure a later attempt retried", async () => {
       const seed = await seedRun(store());
       const other = await seedRun(store(), 'other');

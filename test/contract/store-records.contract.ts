@@ -221,6 +221,8 @@ export function recordsContract(store: StoreGetter): void {
         object: 'workflow:etl',
         detail: undefined,
         note: null,
+        role: null,
+        address: null,
       });
       expect((await store().listAudit(10)).at(-1)).toMatchObject({ action: 'apply', detail: 'version 1' });
       expect(new Set((await store().listAudit(10)).map((e) => e.id)).size).toBe(3);

@@ -70,6 +70,30 @@ export function runsContract(store: StoreGetter): void {
       expect(await store().listRuns({ workflowName: 'etl' })).toHaveLength(2);
     });
 
+    it("keeps a run's params (typed) and its downstream flag; the workflow's params come with its graph", async () => {
+      const params = [
+        { name: 'region', type: 'enum' as const, required: false, choices: ['eu', 'us'], default: 'eu' },
+        { name: 'limit', type: 'number' as const, required: true, min: 1 },
+      ];
+      const { workflowId } = await store().applyWorkflow(workflow('etl', [task('a')], { params }), T0);
+      expect((await graphOf(store(), workflowId)).params).toEqual(params);
+      const values = { region: 'us', limit: 2.5, dry_run: false, note: 'ünïcode "quoted"' };
+      const run = await createRun(
+        store(),
+        manualRun(workflowId, { params: values, onlyTask: 'a', withDownstream: true }),
+      );
+      expect(run).toMatchObject({ params: values, onlyTask: 'a', withDownstream: true });
+      expect(await store().getRun(run?.id ?? -1)).toEqual(run);
+      expect((await store().listRuns({ workflowName: 'etl' }))[0]?.params).toEqual(values);
+      // none given: no params on the run, and a run of one task alone is no downstream run
+      const plain = await createRun(store(), manualRun(workflowId, { onlyTask: 'a' }));
+      expect(plain?.params).toBeUndefined();
+      expect(plain?.withDownstream).toBeUndefined();
+      // a workflow applied without params has none on its graph
+      const other = await store().applyWorkflow(workflow('other', [task('a')]), T0);
+      expect((await graphOf(store(), other.workflowId)).params).toBeUndefined();
+    });
+
     it('lets any number of manual runs share a logical time', async () => {
       const { workflowId } = await store().applyWorkflow(workflow('etl', [task('a')], { schedule: hourly }), T0);
       const made = [];
@@ -220,6 +244,17 @@ export function runsContract(store: StoreGetter): void {
       expect(await store().recordPid(running.id, guard, undefined)).toBe(true);
       expect(await store().recordPid(running.id, { ...guard, workerId: 'w2' }, undefined)).toBe(false);
       expect(await mustGet(store(), running.id)).toEqual(running);
+    });
+
+    it('recordPid keeps what the attempt ran for getInstance, not for lists', async () => {
+      const seed = await seedRun(store());
+      const running = await runOn(store(), await addInstance(store(), seed, 'a'), 'w1');
+      const launch = { command: 'echo "é ${HOME}"', cwd: '/srv/etl', env: { AX_TASK: 'a', TOKEN: '***' } };
+      const guard = { from: ['RUNNING' as const], attempt: 1, workerId: 'w1' };
+      expect(await store().recordPid(running.id, guard, 4242, launch)).toBe(true);
+      expect(await mustGet(store(), running.id)).toEqual({ ...running, pid: 4242, launch });
+      const listed = (await store().listInstances(running.runId)).find((i) => i.id === running.id);
+      expect(listed).toEqual({ ...running, pid: 4242 });
     });
 
     it('requeueInstance sends a DISPATCHED instance back to WAITING with why', async () => {

@@ -4,8 +4,11 @@
 // The cases live in one file per concept; this file owns the lifecycle.
 import { afterEach, beforeEach, describe } from 'vitest';
 import type { Store } from '../../engine/ports/store.ts';
+import { accountsContract } from './store-accounts.contract.ts';
 import { alertsContract } from './store-alerts.contract.ts';
+import { callsContract } from './store-calls.contract.ts';
 import { applyManyContract } from './store-apply-many.contract.ts';
+import { backfillsContract } from './store-backfills.contract.ts';
 import { claimsContract } from './store-claims.contract.ts';
 import { definitionsContract } from './store-definitions.contract.ts';
 import { eventKeysContract } from './store-event-keys.contract.ts';
@@ -14,10 +17,16 @@ import { finishContract } from './store-finish.contract.ts';
 import { flagsContract } from './store-flags.contract.ts';
 import { instancesContract } from './store-instances.contract.ts';
 import { loadContract } from './store-load.contract.ts';
+import { outputsContract } from './store-outputs.contract.ts';
 import { recordsContract } from './store-records.contract.ts';
 import { rerunContract } from './store-rerun.contract.ts';
+import { rulesContract } from './store-rules.contract.ts';
+import { rerunFailedContract } from './store-rerun-failed.contract.ts';
 import { runsContract } from './store-runs.contract.ts';
+import { runListContract } from './store-run-list.contract.ts';
 import { transitionsContract } from './store-transitions.contract.ts';
+import { waitsContract } from './store-waits.contract.ts';
+import { trendsContract } from './store-trends.contract.ts';
 
 export interface StoreFixture {
   store: Store;
@@ -53,10 +62,16 @@ export function storeContract(name: string, open: () => Promise<StoreFixture>): 
     definitionsContract(store);
     applyManyContract(store);
     runsContract(store);
+    runListContract(store);
+    waitsContract(store);
     externalRunsContract(store);
     rerunContract(store);
+    callsContract(store);
+    outputsContract(store);
+    rerunFailedContract(store);
     instancesContract(store);
     recordsContract(store);
+    trendsContract(store);
     claimsContract(store, peer);
     loadContract(store);
     flagsContract(store, peer, name === 'sqlite' ? store : peer);
@@ -69,5 +84,8 @@ export function storeContract(name: string, open: () => Promise<StoreFixture>): 
     // queues the transactions: the case of a solo engine, the only process writing its data dir.
     transitionsContract(store, name === 'sqlite' ? store : peer);
     finishContract(store, name === 'sqlite' ? store : peer);
+    rulesContract(store, name === 'sqlite' ? store : peer);
+    backfillsContract(store, name === 'sqlite' ? store : peer);
+    accountsContract(store, peer);
   });
 }

@@ -149,6 +149,8 @@ function nearParams(method: string, runIds: number[]): unknown[] {
       return [runId, rnd.pick([0, 1, -1]), rnd.pick([1, 100, -1, 1e9])];
     case 'rerunTask':
       return [runId, rnd.pick(['one', 'two']), 'fuzz'];
+    case 'rerunFailed':
+      return [runId, 'fuzz'];
     case 'cancelRun':
       return [runId, { actor: 'fuzz' }];
     case 'setEnabled':

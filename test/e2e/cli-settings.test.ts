@@ -78,6 +78,14 @@ describe('ax settings', () => {
       'task-env': ['inherit', 'default', undefined],
       'run-as': [undefined, undefined, undefined],
       'log-limit': ['50MB', 'default', undefined],
+      'oidc-issuer': [undefined, undefined, undefined],
+      'oidc-client-id': [undefined, undefined, undefined],
+      'oidc-client-secret-file': [undefined, undefined, undefined],
+      'oidc-role-map': [undefined, undefined, undefined],
+      'oidc-groups-claim': ['groups', 'default', undefined],
+      'oidc-username-claim': [undefined, undefined, undefined],
+      'oidc-label': ['Sign in with SSO', 'default', undefined],
+      'oidc-redirect-url': [undefined, undefined, undefined],
     });
     const plain = await ax(['settings'], opts({ AX_MODE: 'solo' }));
     expect(plain.stdout).toContain('mode          solo                       environment AX_MODE\n');
@@ -102,7 +110,7 @@ describe('ax settings', () => {
     const unknown = await ax(['settings', 'set', 'colour', 'blue'], opts());
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toBe(
-      'ax: unknown setting "colour": known ones are mode, mysql, redis, redis-prefix, task-env, run-as, log-limit, alerts\n',
+      'ax: unknown setting "colour": known ones are mode, mysql, redis, redis-prefix, task-env, run-as, log-limit, oidc-issuer, oidc-client-id, oidc-client-secret-file, oidc-role-map, oidc-groups-claim, oidc-username-claim, oidc-label, oidc-redirect-url, alerts\n',
     );
     const mode = await ax(['settings', 'set', 'mode', 'cluster'], opts());
     expect(mode.code).toBe(2);
@@ -114,4 +122,34 @@ describe('ax settings', () => {
       'ax: team mode needs MySQL: give --mysql mysql://USER:PASSWORD@HOST:3306/DATABASE, AX_MYSQL_URL=mysql://USER:PASSWORD@HOST:3306/DATABASE, or "ax settings set mysql mysql://USER:PASSWORD@HOST:3306/DATABASE"; and Redis: give --redis redis://HOST:6379, AX_REDIS_URL=redis://HOST:6379, or "ax settings set redis redis://HOST:6379"\n',
     );
   });
+
+  it('the SSO settings are checked as they are stored, and the client secret is never one', async () => {
+    const refused = async (args: string[], message: string) => {
+      const r = await ax(['settings', 'set', ...args], opts());
+      expect(r.code).toBe(2);
+      expect(r.stderr).toBe(`ax: ${message}\n`);
+    };
+    await refused(
+      ['oidc-issuer', 'http://sso.example.com/realms/main'],
+      'oidc-issuer must be https:// (plain http is allowed only for a provider on 127.0.0.1 or localhost): "http://sso.example.com/realms/main"',
+    );
+    await refused(
+      ['oidc-role-map', 'platform=root'],
+      'oidc-role-map: "root" (for group platform) is not a role: use one of viewer, operator, editor, admin',
+    );
+    await refused(
+      ['oidc-client-secret', 's3cret'],
+      'the client secret is never a setting: write it to a private file (umask 077; printf %s "$SECRET" > /etc/ax/oidc-secret) and "ax settings set oidc-client-secret-file /etc/ax/oidc-secret"',
+    );
+    expect((await ax(['settings', 'set', 'oidc-role-map', 'platform=admin,data-team=editor'], opts())).code).toBe(0);
+    // Once one is given, the table shows the SSO keys (defaults included); the JSON always has them.
+    const table = (await ax(['settings'], opts())).stdout;
+    expect(table).toMatch(/^oidc-role-map +platform=admin,data-team=editor +settings file$/m);
+    expect(table).toMatch(/^oidc-label +Sign in with SSO +default$/m);
+    expect(byKey(await axJson<Shown>(['--json', 'settings'], opts()))['oidc-role-map']).toEqual([
+      'platform=admin,data-team=editor',
+      'file',
+      file(),
+    ]);
+  }, 120_000);
 });

@@ -39,6 +39,7 @@ const TASK_OWN = [
   'AX_ATTEMPT',
   'AX_INSTANCE_ID',
   'AX_LOGICAL_TIME',
+  'AX_OUTPUT',
   'AX_RUN_ID',
   'AX_SPAWN_ID',
   'AX_TASK',

@@ -72,6 +72,7 @@ describe.skipIf(process.platform === 'win32')('the desktop engine host', () => {
       'AX_ATTEMPT',
       'AX_INSTANCE_ID',
       'AX_LOGICAL_TIME',
+      'AX_OUTPUT',
       'AX_RUN_ID',
       'AX_SPAWN_ID',
       'AX_TASK',

@@ -17,6 +17,7 @@ describe.skipIf(!available)('migrate a solo data dir to team MySQL', () => {
     const solo = await startTestEngine();
     await solo.apply(`workflow: etl
 schedule: { cron: "0 2 * * *", timezone: UTC }
+params: { region: { type: enum, choices: [eu, us], default: eu } }
 tasks:
   a: { command: "echo alpha" }
   b: { command: "echo beta >&2", upstream: [a] }
@@ -25,7 +26,8 @@ tasks:
     expect(done.run.state).toBe('SUCCESS');
     // A failed run: its alert is recorded (unsent: no channel here).
     await solo.apply('workflow: broken\ntasks:\n  x: { command: "exit 1" }\n');
-    expect((await solo.runSettled('broken')).run.state).toBe('FAILED');
+    const broken = await solo.runSettled('broken');
+    expect(broken.run.state).toBe('FAILED');
     const alerts = await solo.engine.listAlerts({});
     expect(alerts.map((a) => [a.rule, a.state])).toEqual([['run_failed', 'unsent']]);
     const spec = await solo.engine.exportWorkflow('etl');
@@ -72,10 +74,19 @@ tasks:
       expect((await target.listInstances(held?.id ?? -1)).map((i) => i.state)).toEqual(['WAITING']);
       const runs = await target.listRuns({ workflowName: 'etl' });
       expect(runs.map((r) => [r.id, r.state])).toEqual([[done.run.id, 'SUCCESS']]);
+      // the run's params (migration 0016) and the workflow's, read with its graph
+      expect(runs[0]?.params).toEqual({ region: 'eu' });
+      expect((await target.getWorkflowGraph(runs[0]?.workflowId ?? -1))?.params?.map((p) => p.name)).toEqual([
+        'region',
+      ]);
       const instances = await target.listInstances(done.run.id);
       expect(instances.map((i) => [i.id, i.taskName, i.state])).toEqual(
         done.instances.map((i) => [i.id, i.taskName, i.state]),
       );
+      // a failure's reason with its code (migration 0021), for the UI to translate
+      expect((await target.listInstances(broken.run.id)).map((i) => [i.reason, i.reasonCode])).toEqual([
+        ['exit code 1', { code: 'exit', args: { code: 1 } }],
+      ]);
       const b = instances.find((i) => i.taskName === 'b');
       expect((await target.readLogs(b?.id ?? -1, 0, 10)).map((l) => [l.stream, l.line])).toEqual([['stderr', 'beta']]);
 
@@ -93,6 +104,36 @@ tasks:
       await expect(copyStore(source.db, target.db)).rejects.toThrow(
         'the team database already has 3 workflow(s): migrate into an empty database',
       );
+    } finally {
+      await source.close();
+      await target.close();
+      await database.drop();
+      await solo.close().catch(() => undefined);
+    }
+  });
+
+  it('copies a call: task and the links between a parent run and its child run', async () => {
+    const solo = await startTestEngine();
+    await solo.apply('workflow: child\ntasks:\n  work: { command: "echo work" }\n');
+    await solo.apply('workflow: parent\ntasks:\n  call-child: { call: child }\n');
+    const done = await solo.runToEnd('parent');
+    expect(done.run.state).toBe('SUCCESS');
+    const caller = done.instances[0];
+    const child = await solo.engine.getRun(caller?.childRunId ?? -1);
+    await solo.engine.stop(1_000);
+    await solo.engine.store.close();
+
+    const database = await createTestDatabase('ax_migrate_calls');
+    const source = await openSqliteStore(path.join(solo.dir, 'ax.db'));
+    const target = await openMysqlStore({ url: database.url });
+    try {
+      await copyStore(source.db, target.db);
+      expect((await target.getWorkflowSpec('parent'))?.tasks[0]?.call).toEqual({ workflow: 'child' });
+      const parentId = (await target.findWorkflowId('parent')) ?? -1;
+      expect((await target.getWorkflowGraph(parentId))?.tasks[0]?.call).toEqual({ workflow: 'child' });
+      expect(await target.listInstances(done.run.id)).toEqual(done.instances);
+      expect(await target.getRun(child.run.id)).toEqual(child.run);
+      expect(child.run).toMatchObject({ parentRunId: done.run.id, parentInstanceId: caller?.id });
     } finally {
       await source.close();
       await target.close();

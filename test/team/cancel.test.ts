@@ -14,11 +14,12 @@ const available = await teamServicesAvailable();
 const CONFIG = { ...TEAM_CONFIG, workerHeartbeatMs: 30_000, killGraceMs: 2_000 };
 
 // Skipped only off CI on a machine without MariaDB/Redis: under CI=true the availability check throws instead.
-describe.skipIf(!available)('ax cancel in team mode', () => {
+// Both kinds of worker alike: database workers, and edge workers (a URL and a token).
+describe.skipIf(!available).each(['database', 'edge'] as const)('ax cancel in team mode (%s workers)', (kind) => {
   let team: Team;
 
   beforeAll(async () => {
-    team = await Team.open('cancel', { config: CONFIG });
+    team = await Team.open(`cancel-${kind}`, { config: CONFIG });
   });
   afterEach(async () => {
     await team?.killAll();
@@ -30,7 +31,7 @@ describe.skipIf(!available)('ax cancel in team mode', () => {
   it(
     "stops the tasks running on another node's worker, cancels the waiting one, and nothing is retried",
     async () => {
-      await team.cluster(['w1']);
+      await team.cluster(['w1'], kind);
       const file = team.writeWorkflow(
         'hold.yaml',
         `workflow: hold

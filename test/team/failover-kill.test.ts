@@ -26,12 +26,13 @@ const TASK = (gate: string) => (name: string) => `  ${name}:
 `;
 
 // Skipped only off CI on a machine without MariaDB/Redis: under CI=true the availability check throws instead.
-describe.skipIf(!available)('a worker killed with SIGKILL mid-task', () => {
+// Both kinds of worker fail over alike: database workers, and edge workers (a URL and a token).
+describe.skipIf(!available).each(['database', 'edge'] as const)('a %s worker killed with SIGKILL mid-task', (kind) => {
   let team: Team;
   let watch: GroupWatch | undefined;
 
   beforeAll(async () => {
-    team = await Team.open('failover', { config: TEAM_CONFIG });
+    team = await Team.open(`failover-${kind}`, { config: TEAM_CONFIG });
   });
   afterEach(async () => {
     watch?.stop();
@@ -44,7 +45,7 @@ describe.skipIf(!available)('a worker killed with SIGKILL mid-task', () => {
   it(
     'fails its instances over to the other worker, which finishes them; the orphans are gone first',
     async () => {
-      const { workers } = await team.cluster(['w1', 'w2']);
+      const { workers } = await team.cluster(['w1', 'w2'], kind);
       const release = await team.gate('release');
       team.writeWorkflow(
         'failover.yaml',
@@ -138,7 +139,7 @@ describe.skipIf(!available)('a worker killed with SIGKILL mid-task', () => {
   it(
     'a task with retries: 2 whose worker is killed fails over and still has both retries',
     async () => {
-      const { workers } = await team.cluster(['r1', 'r2']);
+      const { workers } = await team.cluster(['r1', 'r2'], kind);
       // Attempt 1 waits to be killed with its worker; attempts 2 and 3 fail; attempt 4 (the second retry) succeeds.
       const never = await team.gate('never');
       team.writeWorkflow(

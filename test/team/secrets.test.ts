@@ -76,7 +76,7 @@ tasks:
       expect(bad?.state).toBe('FAILED');
       expect(bad?.workerId).toBe('w-lacks');
       expect(bad?.reason).toBe(
-        `could not start: secret "api-token" (env API_TOKEN) is not set on this worker: run "ax secrets set api-token" on this worker (data dir ${lacks})`,
+        `could not start: secret "api-token" (env API_TOKEN) is not set on this worker: run "ax secrets set api-token" on this worker (data dir ${lacks}), or set it for the whole team with "ax secrets set api-token --team"`,
       );
 
       // Every row of every table of the team's database.

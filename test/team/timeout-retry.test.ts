@@ -18,28 +18,31 @@ const GRACE_MS = TEAM_CONFIG.killGraceMs as number;
 const TIMEOUT_BOUND_MS = TIMEOUT_MS + GRACE_MS + 3_000;
 
 // Skipped only off CI on a machine without MariaDB/Redis: under CI=true the availability check throws instead.
-describe.skipIf(!available)('a task that times out and ignores SIGTERM, with a retry', () => {
-  let team: Team;
-  let watch: GroupWatch | undefined;
+// Both kinds of worker alike: database workers, and edge workers (a URL and a token).
+describe.skipIf(!available).each(['database', 'edge'] as const)(
+  'a task that times out and ignores SIGTERM, with a retry (%s workers)',
+  (kind) => {
+    let team: Team;
+    let watch: GroupWatch | undefined;
 
-  beforeAll(async () => {
-    team = await Team.open('timeout', { config: TEAM_CONFIG });
-  });
-  afterEach(async () => {
-    watch?.stop();
-    await team?.killAll();
-  });
-  afterAll(async () => {
-    await team?.close();
-  });
+    beforeAll(async () => {
+      team = await Team.open(`timeout-${kind}`, { config: TEAM_CONFIG });
+    });
+    afterEach(async () => {
+      watch?.stop();
+      await team?.killAll();
+    });
+    afterAll(async () => {
+      await team?.close();
+    });
 
-  it(
-    'kills the whole group and confirms it gone before the retry starts',
-    async () => {
-      await team.cluster(['w1', 'w2']);
-      team.writeWorkflow(
-        'stubborn.yaml',
-        `workflow: stubborn
+    it(
+      'kills the whole group and confirms it gone before the retry starts',
+      async () => {
+        await team.cluster(['w1', 'w2'], kind);
+        team.writeWorkflow(
+          'stubborn.yaml',
+          `workflow: stubborn
 tasks:
   stubborn:
     command: '. "$AXT_DIR/lib.sh"; ax_start; if [ "$AX_ATTEMPT" = 1 ]; then trap "" TERM; sleep 300 & sleep 300; fi; echo "earlier attempts alive: [$(ax_prev_alive)]"; ax_end'
@@ -47,46 +50,49 @@ tasks:
     retries: 1
     retry_backoff: 100ms
 `,
-      );
-      watch = new GroupWatch(team).start();
-      const runId = await team.startRun('./stubborn.yaml');
-      const instances = await expectRunInvariants(team, runId, { tasks: ['stubborn'] });
-      expect(instances).toHaveLength(2);
-      const [first, retry] = instances.sort((a, b) => a.attempt - b.attempt) as [InstanceRecord, InstanceRecord];
+        );
+        watch = new GroupWatch(team).start();
+        const runId = await team.startRun('./stubborn.yaml');
+        const instances = await expectRunInvariants(team, runId, { tasks: ['stubborn'] });
+        expect(instances).toHaveLength(2);
+        const [first, retry] = instances.sort((a, b) => a.attempt - b.attempt) as [InstanceRecord, InstanceRecord];
 
-      expect(first.state).toBe('TIMEOUT');
-      expect(first.reason).toBe('timed out after 2s');
-      const ran = (first.finishedAt as number) - (first.startedAt as number);
-      expect(ran, 'TIMEOUT recorded by the worker within timeout + grace').toBeGreaterThanOrEqual(
-        TIMEOUT_MS + GRACE_MS,
-      );
-      expect(ran).toBeLessThanOrEqual(TIMEOUT_BOUND_MS);
+        expect(first.state).toBe('TIMEOUT');
+        expect(first.reason).toBe('timed out after 2s');
+        const ran = (first.finishedAt as number) - (first.startedAt as number);
+        expect(ran, 'TIMEOUT recorded by the worker within timeout + grace').toBeGreaterThanOrEqual(
+          TIMEOUT_MS + GRACE_MS,
+        );
+        expect(ran).toBeLessThanOrEqual(TIMEOUT_BOUND_MS);
 
-      const group = watch.get(team.startOf(first.id)?.pgid as number);
-      const retryStart = team.startOf(retry.id)?.at as number;
-      // SIGTERM was ignored: the group lived on past the timeout, until the SIGKILL...
-      expect(group.lastAliveAt).toBeGreaterThanOrEqual((first.startedAt as number) + TIMEOUT_MS);
-      // ...and was gone before the outcome was recorded, so before the retry existed, let alone started.
-      expect(group.deadAt).toBeDefined();
-      expect(group.lastAliveAt, 'the old group was last seen alive before TIMEOUT was recorded').toBeLessThan(
-        first.finishedAt as number,
-      );
-      expect(retry.createdAt).toBeGreaterThanOrEqual(first.finishedAt as number);
-      expect(group.lastAliveAt, 'the old group was last seen alive before the retry started').toBeLessThan(retryStart);
-      expect(retry.state).toBe('SUCCESS');
+        const group = watch.get(team.startOf(first.id)?.pgid as number);
+        const retryStart = team.startOf(retry.id)?.at as number;
+        // SIGTERM was ignored: the group lived on past the timeout, until the SIGKILL...
+        expect(group.lastAliveAt).toBeGreaterThanOrEqual((first.startedAt as number) + TIMEOUT_MS);
+        // ...and was gone before the outcome was recorded, so before the retry existed, let alone started.
+        expect(group.deadAt).toBeDefined();
+        expect(group.lastAliveAt, 'the old group was last seen alive before TIMEOUT was recorded').toBeLessThan(
+          first.finishedAt as number,
+        );
+        expect(retry.createdAt).toBeGreaterThanOrEqual(first.finishedAt as number);
+        expect(group.lastAliveAt, 'the old group was last seen alive before the retry started').toBeLessThan(
+          retryStart,
+        );
+        expect(retry.state).toBe('SUCCESS');
 
-      // The retry looked for the old group itself, and says so in its log.
-      const log = await team.ax(['--json', 'logs', String(retry.id)]);
-      expect(log.code, log.stderr).toBe(0);
-      const lines = log.stdout
-        .trim()
-        .split('\n')
-        .map((l) => (JSON.parse(l) as LogLine).line);
-      expect(lines).toContain('earlier attempts alive: []');
-    },
-    TEST_TIMEOUT_MS,
-  );
-});
+        // The retry looked for the old group itself, and says so in its log.
+        const log = await team.ax(['--json', 'logs', String(retry.id)]);
+        expect(log.code, log.stderr).toBe(0);
+        const lines = log.stdout
+          .trim()
+          .split('\n')
+          .map((l) => (JSON.parse(l) as LogLine).line);
+        expect(lines).toContain('earlier attempts alive: []');
+      },
+      TEST_TIMEOUT_MS,
+    );
+  },
+);
 
 if (!available) {
   describe('a task that times out and ignores SIGTERM, with a retry', () => {

@@ -95,7 +95,9 @@ describe.skipIf(skip)('designer keyboard: typing stays typing', () => {
     await page.keyboard.type('n');
     expect(await nameBox.inputValue()).toBe('extract-ordern');
     expect(await nodeIds(page)).toEqual(['extract-orders']);
-    // Tab goes on to the next field, not to the page
+    // Tab goes on to the next field, not to the page: the "calls another workflow" switch, then the command
+    await page.keyboard.press('Tab');
+    expect(await focusedId(page)).toBe('task-field-runs');
     await page.keyboard.press('Tab');
     expect(await focusedId(page)).toBe('task-field-command');
     await expect.poll(() => nodeIds(page)).toEqual(['extract-ordern']);

@@ -156,6 +156,9 @@ describe.skipIf(skip)('lineage view', () => {
     await page.getByText('Nothing is running').waitFor();
     await page.getByRole('combobox', { name: 'My workflows' }).click();
     await page.locator('.ant-select-item-option', { hasText: 'erin' }).click();
+    // the choice first (the header says whose lists these are), then erin's waiting run in them
+    await page.getByText('The lists show the workflows of erin;', { exact: false }).waitFor({ timeout: 30_000 });
+    await expect.poll(() => page.getByTestId('running-now').textContent(), { timeout: 30_000 }).toContain('finance');
     await page.getByRole('link', { name: 'finance' }).first().waitFor();
     await animationsDone(page);
     await screenshot(page, 'dashboard-mine-light-en');

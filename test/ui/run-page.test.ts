@@ -1,6 +1,6 @@
 // The run page puts the log where the user looks: "Show log" in the attempts
 // table brings the log panel it fills into view; a run opened while it runs (from the designer's
-// "Run now") follows to the failed task's stderr instead of staying on the first task; the wheel
+// "Run now") shows the failed task's stderr in its banner once it fails; the wheel
 // over the graph scrolls the page unless the graph has the focus or Ctrl is held; the Re-run
 // confirmation lies inside the window (item 7). Chromium against a real `ax serve`.
 import type { Page } from 'playwright';
@@ -90,16 +90,18 @@ describe.skipIf(skip)('run page: logs where the user looks', () => {
     await store?.close();
   });
 
-  it('opens a failed run on the failed task’s stderr; "Show log" in the table brings the log it fills into view', async () => {
+  it('opens a failed run on the failed task’s stderr in the banner; "Show log" in the table brings the log it fills into view', async () => {
     const instances = await instancesOf(longRun);
     const extract = instances.find((i) => i.taskName === 'extract');
     const page = await ui.newPage({ viewport: { width: 1280, height: 720 } });
     await page.goto(`${ui.engine.origin}/#/runs/${longRun}`);
     const log = page.getByTestId('run-log');
-    await expect.poll(() => shownLog(page), { timeout: 30_000 }).toContain('Output of load (attempt 1)');
-    await log
-      .locator('.ax-log-row[data-stream="stderr"]', { hasText: 'load failed: table orders is locked' })
+    // the failure banner names the task and shows its stderr; no task's output is open yet
+    await page
+      .getByTestId('failure-stderr')
+      .filter({ hasText: 'load failed: table orders is locked' })
       .waitFor({ timeout: 30_000 });
+    expect(await page.getByTestId('failure-banner').getAttribute('data-task')).toBe('load');
 
     // the table is below the window; its "Show log" scrolls back up to the panel it fills
     const showLog = page.getByTestId(`show-log-${extract?.id}`);
@@ -115,26 +117,28 @@ describe.skipIf(skip)('run page: logs where the user looks', () => {
     await screenshot(page, 'run-show-log-light-en');
   }, 120_000);
 
-  it('a run started by "Run now" follows to the failed task, not the first one shown', async () => {
+  it('a run started by "Run now" names the failed task in its banner once it fails', async () => {
     const page = await ui.newPage();
     await page.goto(`${ui.engine.origin}/#/designer/gated`);
     await page.waitForSelector('.react-flow__node[data-id="check"]', { timeout: 15_000 });
     await page.getByRole('button', { name: 'Run now' }).click();
     await page.waitForFunction(() => /^#\/runs\/\d+/.test(location.hash), undefined, { timeout: 15_000 });
     const runId = Number(/#\/runs\/(\d+)/.exec(await page.evaluate(() => location.hash))?.[1]);
-    const log = page.getByTestId('run-log');
-    // while it waits, the running task is shown
-    await log.locator('.ax-log-row', { hasText: 'waiting for go' }).waitFor({ timeout: 30_000 });
-    expect(await shownLog(page)).toContain('Output of wait (attempt 1)');
+    // while it waits, the run is running and nothing failed
+    await expect
+      .poll(() => page.getByTestId('run-state').getAttribute('data-state'), { timeout: 30_000 })
+      .toBe('RUNNING');
+    expect(await page.getByTestId('failure-banner').count()).toBe(0);
     ui.engine.writeFile('go', '');
-    await log
-      .locator('.ax-log-row[data-stream="stderr"]', { hasText: 'check failed: 3 rows without id' })
+    // once it fails, the banner names the failed task and its stderr, without a reload
+    await page
+      .getByTestId('failure-stderr')
+      .filter({ hasText: 'check failed: 3 rows without id' })
       .waitFor({ timeout: 30_000 });
-    expect(await shownLog(page)).toContain('Output of check (attempt 1)');
-    // the stderr line is shown as it is stored, before the run's end reaches the page
-    await expect.poll(() => page.getByTestId('run-state').getAttribute('data-state')).toBe('FAILED');
+    expect(await page.getByTestId('failure-banner').getAttribute('data-task')).toBe('check');
+    expect(await page.getByTestId('run-state').getAttribute('data-state')).toBe('FAILED');
 
-    // a choice of the user's stays: the waiting task picked from the graph keeps its log
+    // a task picked from the graph opens its output beside the graph
     await page.locator('.react-flow__node[data-id="wait"]').click();
     await expect.poll(() => shownLog(page)).toContain('Output of wait (attempt 1)');
     const wait = (await instancesOf(runId)).find((i) => i.taskName === 'wait');
@@ -180,8 +184,9 @@ describe.skipIf(skip)('run page: logs where the user looks', () => {
   for (const width of [1280, 1024]) {
     it(`shows the Re-run confirmation inside the window (${width} px wide)`, async () => {
       const page = await ui.newPage({ viewport: { width, height: 800 } });
-      await page.goto(`${ui.engine.origin}/#/runs/${longRun}`);
       const load = (await instancesOf(longRun)).find((i) => i.taskName === 'load');
+      // load chosen: the graph's selection bar offers its re-run
+      await page.goto(`${ui.engine.origin}/#/runs/${longRun}?instance=${load?.id}`);
       const buttons = [
         ['table', () => page.getByTestId('rerun-load')],
         ['graph', () => page.getByTestId('graph-rerun')],
@@ -209,11 +214,7 @@ describe.skipIf(skip)('run page: logs where the user looks', () => {
     it(`looks right: zh-CN ${scheme}, the Re-run confirmation in Chinese inside the window`, async () => {
       const page = await ui.newPage({ locale: 'zh-CN', colorScheme: scheme });
       await page.goto(`${ui.engine.origin}/#/runs/${longRun}`);
-      await page
-        .getByTestId('run-log')
-        .locator('.ax-log-row[data-stream="stderr"]')
-        .first()
-        .waitFor({ timeout: 30_000 });
+      await page.getByTestId('failure-stderr').waitFor({ timeout: 30_000 });
       await page.getByTestId('rerun-load').scrollIntoViewIfNeeded();
       await page.getByTestId('rerun-load').click();
       await page.locator('.ant-popconfirm:not(.ant-popover-hidden)').waitFor();

@@ -101,11 +101,15 @@ describe.skipIf(skip)('run view and log viewer', () => {
     page.on('pageerror', (e) => errors.push(e.message));
     try {
       await page.goto(`${ui.engine.origin}/#/runs/${runId}`);
-      // the page selects the failed task and shows its stderr, marked as such (an automatic
-      // choice: the address keeps no ?instance, so a copied link follows the run)
+      // the banner names the failed task with its stderr; its output opens beside the graph on demand
+      const banner = page.getByTestId('failure-banner');
+      await banner.waitFor({ timeout: 30_000 });
+      expect(await banner.getAttribute('data-task')).toBe('broken');
+      await page.getByTestId('failure-stderr').filter({ hasText: 'boom: input.csv is missing' }).waitFor();
+      expect(await page.evaluate(() => location.hash)).toBe(`#/runs/${runId}`);
+      await page.getByTestId('failure-open-task').click();
       const log = page.getByTestId('run-log');
       await expect.poll(() => log.getAttribute('data-instance'), { timeout: 30_000 }).toBe(String(broken?.id));
-      expect(await page.evaluate(() => location.hash)).toBe(`#/runs/${runId}`);
       const stderrRow = log.locator('.ax-log-row[data-stream="stderr"]');
       await stderrRow.first().waitFor({ timeout: 30_000 });
       expect(await stderrRow.first().textContent()).toContain('boom: input.csv is missing');
@@ -226,6 +230,7 @@ describe.skipIf(skip)('run view and log viewer', () => {
     const runId = await startRun('slow');
     const page = await ui.newPage();
     await page.goto(`${ui.engine.origin}/#/runs/${runId}`);
+    await page.locator('.react-flow__node[data-id="nap"]').click();
     await page
       .getByTestId('run-log')
       .locator('.ax-log-row', { hasText: 'going to sleep' })

@@ -3,12 +3,26 @@
 import { openSqlite } from '../../engine/adapters/sql/sqlite-driver.ts';
 import { dbFile } from '../../engine/hosts/node/data-dir.ts';
 import { seededRandom } from '../../bench/util.ts';
+import type { TriggerType } from '../../engine/api/types.ts';
+
+export interface SeedOptions {
+  workflow?: string;
+  days?: number;
+  /** the runs' triggers, in turn (default all manual) */
+  triggers?: TriggerType[];
+  /** each task lasts up to this long, at random (default 900 ms: 1 s a task) */
+  taskMs?: number;
+  /** the share of runs that fail (default 0.03) */
+  failRate?: number;
+  /** durations that differ by task and by run (each task after the previous), not a fixed one each: trends to read */
+  varied?: boolean;
+}
 
 /**
  * Writes `runs` finished runs (one instance per task) spread over the last `days` days, about 3 %
  * failed, round-robin over the stored workflows (or only `workflow`).
  */
-export function seedHistory(dataDir: string, runs: number, options: { workflow?: string; days?: number } = {}): void {
+export function seedHistory(dataDir: string, runs: number, options: SeedOptions = {}): void {
   const db = openSqlite(dbFile(dataDir));
   db.exec('PRAGMA busy_timeout = 10000');
   const tasks = (
@@ -27,13 +41,16 @@ export function seedHistory(dataDir: string, runs: number, options: { workflow?:
   const workflowIds = [...byWorkflow.keys()];
   const insertRun = db.prepare(
     `INSERT INTO workflow_run (workflow_id, state, trigger_type, triggered_by, logical_time, schedule_id, only_task, event_payload, reason, created_at, started_at, finished_at)
-     VALUES (?, ?, 'manual', 'seeded history', ?, NULL, NULL, NULL, NULL, ?, ?, ?)`,
+     VALUES (?, ?, ?, 'seeded history', ?, NULL, NULL, NULL, NULL, ?, ?, ?)`,
   );
   const insertInstance = db.prepare(
     `INSERT INTO task_instance (run_id, workflow_id, task_id, task_name, attempt, state, worker_id, pid, exit_code, reason, not_before, created_at, dispatched_at, started_at, finished_at, heartbeat_at, handled)
      VALUES (?, ?, ?, ?, 1, ?, 'local', 1, ?, ?, ?, ?, ?, ?, ?, ?, 1)`,
   );
   const random = seededRandom(6);
+  // varied: each task's typical duration (0.5 s to 90 s), then ±50 % per run, from their own seed
+  const vary = seededRandom(7);
+  const typical = new Map(tasks.map((t) => [t.id, 500 + Math.floor(vary() * vary() * 90_000)]));
   const now = Date.now();
   const span = (options.days ?? 30) * 86_400_000;
   db.exec('BEGIN');
@@ -43,13 +60,26 @@ export function seedHistory(dataDir: string, runs: number, options: { workflow?:
       // oldest first, so ids grow with time like real history
       const created = now - span + Math.floor((span * i) / runs);
       const taskCount = byWorkflow.get(wf)?.length ?? 1;
-      const failAt = random() < 0.03 ? Math.floor(random() * taskCount) : -1;
-      const finished = created + 4 * 1_000;
-      const run = insertRun.run([wf, failAt >= 0 ? 'FAILED' : 'SUCCESS', created, created, created, finished]);
+      const failAt = random() < (options.failRate ?? 0.03) ? Math.floor(random() * taskCount) : -1;
+      const taskMs = options.taskMs === undefined ? 900 : 1_000 + Math.floor(random() * options.taskMs);
+      const step = Math.max(1_000, taskMs + 100);
+      // each task after the previous: fixed steps, or (varied) its own duration this run
+      let at = created;
+      const times = (byWorkflow.get(wf) ?? []).map((task, k) => {
+        if (!options.varied) return { start: created + k * step, end: created + k * step + taskMs };
+        const ms = Math.round((typical.get(task.id) ?? 1000) * (0.5 + vary()));
+        const time = { start: at, end: at + ms };
+        at += ms;
+        return time;
+      });
+      const finished = options.varied ? at : created + taskCount * step + 1_000;
+      const trigger = options.triggers?.[i % options.triggers.length] ?? 'manual';
+      const runState = failAt >= 0 ? 'FAILED' : 'SUCCESS';
+      const run = insertRun.run([wf, runState, trigger, created, created, created, finished]);
       const runId = Number(run.lastInsertRowid);
       (byWorkflow.get(wf) ?? []).forEach((task, k) => {
         const state = failAt < 0 || k < failAt ? 'SUCCESS' : k === failAt ? 'FAILED' : 'UPSTREAM_FAILED';
-        const start = created + k * 1_000;
+        const { start, end } = times[k] as { start: number; end: number };
         const ran = state !== 'UPSTREAM_FAILED';
         insertInstance.run([
           runId,
@@ -63,8 +93,8 @@ export function seedHistory(dataDir: string, runs: number, options: { workflow?:
           start,
           ran ? start : null,
           ran ? start : null,
-          start + 900,
-          ran ? start + 900 : null,
+          end,
+          ran ? end : null,
         ]);
       });
     }

@@ -35,6 +35,7 @@ describe('judgeActive (design.md §7 backstops, default intervals 5 s / 30 s)', 
     expect(v).toEqual({
       to: 'FAILED',
       reason: `${FAILOVER_PREFIX} worker w1 lost (no heartbeat for 16s)`,
+      reasonCode: { code: 'failover_worker_lost', args: { worker: 'w1', silent: 16_000 } },
       failover: true,
     });
     expect(judge(inst({}), undefined)?.reason).toBe(`${FAILOVER_PREFIX} worker w1 lost (never registered)`);

@@ -2,7 +2,7 @@
 // words as a note only when they say something else; and the actor parameter's wire shape.
 import { describe, expect, it } from 'vitest';
 import { checkParams } from '../../engine/api/schemas.ts';
-import { recordedActor, withConnectionActor } from '../../engine/server/connection-actor.ts';
+import { principalActor, recordedActor, withConnectionActor } from '../../engine/server/connection-actor.ts';
 
 const ME = 'alice@box (API token)';
 
@@ -73,5 +73,53 @@ describe('the actor parameter on the wire', () => {
       ok: false,
       problems: [{ message: expect.stringContaining('"extra"') }],
     });
+  });
+});
+
+describe('the actor of a signed-in person (team mode)', () => {
+  const principal = {
+    user: 'dan',
+    role: 'editor' as const,
+    groups: ['data-team'],
+    via: 'session' as const,
+    address: '10.0.0.9',
+  };
+
+  it("carries the principal's role, groups and address, which the client cannot forge", () => {
+    // The client claims to be an admin in billing: that text is only a note.
+    const claimed = { name: 'root', role: 'admin', groups: ['billing'] };
+    const [, actor] = withConnectionActor('setTeamSecret', [{ name: 'x', value: 'y' }, claimed], {
+      name: 'dan (session)',
+      principal,
+    });
+    expect(actor).toEqual({ name: 'dan', note: 'root', role: 'editor', groups: ['data-team'], address: '10.0.0.9' });
+  });
+
+  it('is put in place of the actor of every team secret change', () => {
+    expect(withConnectionActor('removeTeamSecret', ['x', 'anyone'], { name: ME })).toEqual([
+      'x',
+      { name: ME, note: 'anyone' },
+    ]);
+  });
+});
+
+describe('principalActor (team mode)', () => {
+  const alice = {
+    user: 'alice',
+    role: 'editor' as const,
+    groups: ['data-team'],
+    via: 'session' as const,
+    address: '10.0.0.7',
+  };
+
+  it('names the user with role, groups and address; the UI session\'s own "ui" is no note, another claim is', () => {
+    expect(principalActor(alice, 'ui', ['ui'])).toEqual({
+      name: 'alice',
+      role: 'editor',
+      groups: ['data-team'],
+      address: '10.0.0.7',
+    });
+    expect(principalActor(alice, 'ui')).toMatchObject({ name: 'alice', note: 'ui' });
+    expect(principalActor(alice, 'alice@laptop', ['ui'])).toMatchObject({ name: 'alice', note: 'alice@laptop' });
   });
 });

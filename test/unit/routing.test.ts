@@ -102,7 +102,9 @@ describe('Router: strategies', () => {
 });
 
 describe('whyNoWorker', () => {
-  const why = (workers: WorkerCandidate[], t = task) => whyNoWorker(t, workers, NOW, STALE);
+  // The dispatcher shows it as "waiting: …"; the cases below read what follows.
+  const why = (workers: WorkerCandidate[], t = task) =>
+    whyNoWorker(t, workers, NOW, STALE).reason.replace(/^waiting: /, '');
 
   it('says what stands in the way, in the order a user would check', () => {
     expect(why([])).toBe('no worker is registered: start one (ax serve) or join a machine as a worker');

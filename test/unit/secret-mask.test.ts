@@ -62,7 +62,8 @@ describe('SecretMask', () => {
     const store = maskedStore(fake, (t) => t.replaceAll('s3cr3t', MASK));
     await store.audit({ at: 1, actor: 'me', action: 'x', object: 'o', detail: 'd s3cr3t' });
     await store.recordAlertDelivery(1, { channel: 'c', state: 'failed', attempts: 1, at: 1, error: 'POST s3cr3t' });
-    await store.requeueInstance(1, { from: ['DISPATCHED'], attempt: 1 }, 'worker s3cr3t was lost');
+    const code = { code: 'worker_unregistered_before_start', args: { worker: 's3cr3t' } };
+    await store.requeueInstance(1, { from: ['DISPATCHED'], attempt: 1 }, 'worker s3cr3t was lost', code);
     await store.setWaitingReason(1, 1, 'waiting: s3cr3t');
     await store.finishInstance(
       {
@@ -70,7 +71,10 @@ describe('SecretMask', () => {
         runId: 1,
         guard: { from: ['RUNNING'], attempt: 1 },
         to: 'FAILED',
-        outcome: { reason: 'could not start: s3cr3t' },
+        outcome: {
+          reason: 'could not start: s3cr3t',
+          reasonCode: { code: 'could_not_start', args: { error: 's3cr3t' } },
+        },
         followUps: {},
         settlement: { taskCount: 1, queuedRoots: [] },
       },
@@ -78,7 +82,14 @@ describe('SecretMask', () => {
     );
     await store.recordPid(1, { from: ['RUNNING'], attempt: 1 }, 3);
     expect(JSON.stringify(seen)).not.toContain('s3cr3t');
-    expect(seen[2]).toEqual(['requeueInstance', 1, { from: ['DISPATCHED'], attempt: 1 }, `worker ${MASK} was lost`]);
+    // a reason's code quotes what its text quotes: its arguments are masked too
+    expect(seen[2]).toEqual([
+      'requeueInstance',
+      1,
+      { from: ['DISPATCHED'], attempt: 1 },
+      `worker ${MASK} was lost`,
+      { code: 'worker_unregistered_before_start', args: { worker: MASK } },
+    ]);
     expect(seen[5]).toEqual(['recordPid', 1, { from: ['RUNNING'], attempt: 1 }, 3]);
   });
 });

@@ -15,7 +15,11 @@ describe('parseWorkflowFile: problems', () => {
     expect(list).toEqual([
       { file: 'etl.yaml', path: 'workflow', message: expect.stringContaining('"bad name" is not a valid name') },
       { file: 'etl.yaml', path: 'tasks.a.comand', message: `unknown key "comand": did you mean 'command'?` },
-      { file: 'etl.yaml', path: 'tasks.a.command', message: 'missing: every task needs a "command" to run' },
+      {
+        file: 'etl.yaml',
+        path: 'tasks.a.command',
+        message: 'missing: every task needs a "command" to run (or a "call" of another workflow)',
+      },
       { file: 'etl.yaml', path: 'tasks.b.command', message: 'command is empty: write the shell command to run' },
     ]);
   });
@@ -41,12 +45,12 @@ describe('parseWorkflowFile: problems', () => {
     });
     // three edits away from "owner": a guess would mislead more than help
     expect(one(`${oneTask()}\nuser: x`)?.message).toBe(
-      'unknown key "user": allowed keys are workflow, description, owner, schedule, on_event, on, monitor, routing, alerts, tasks',
+      'unknown key "user": allowed keys are workflow, description, owner, schedule, on_event, on, monitor, routing, alerts, params, env, cwd, timeout, retries, retry_backoff, labels, tasks',
     );
     expect(one(`${oneTask()}\nname: x`)).toEqual({
       path: 'name',
       message:
-        'unknown key "name": allowed keys are workflow, description, owner, schedule, on_event, on, monitor, routing, alerts, tasks',
+        'unknown key "name": allowed keys are workflow, description, owner, schedule, on_event, on, monitor, routing, alerts, params, env, cwd, timeout, retries, retry_backoff, labels, tasks',
     });
     expect(one('workflow: w\nschedule: { cron: "0 2 * * *", tz: UTC }\ntasks: { a: { command: x } }')).toEqual({
       path: 'schedule.tz',
@@ -89,7 +93,7 @@ describe('parseWorkflowFile: problems', () => {
     });
     expect(one('workflow: w\ntasks:\n  a: ./a.sh')).toEqual({
       path: 'tasks.a',
-      message: 'must be a map with at least "command" (got a string)',
+      message: 'must be a map with at least "command" (or "call") (got a string)',
     });
     expect(one(`${oneTask()}\nrouting: fastest`)).toEqual({
       path: 'routing',
@@ -106,7 +110,7 @@ describe('parseWorkflowFile: problems', () => {
     expect(one('workflow: w\ntasks: {}')).toEqual({ path: 'tasks', message: 'at least one task is required' });
     expect(one('workflow: w\ntasks:\n  a: { cwd: /tmp }')).toEqual({
       path: 'tasks.a.command',
-      message: 'missing: every task needs a "command" to run',
+      message: 'missing: every task needs a "command" to run (or a "call" of another workflow)',
     });
     expect(one('workflow: w\ntasks:\n  a: { command: "   " }')).toEqual({
       path: 'tasks.a.command',

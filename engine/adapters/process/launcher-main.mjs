@@ -46,14 +46,28 @@ const [runUid, runGid] = (process.argv[4] ?? '').split(':').map((n) => (n === ''
 
 /** groups spawned here that may still have members; pruned once a group is empty */
 const groups = new Set();
-/** the streams being read, paused while the engine's side of the channel is behind */
+/** the streams being read, paused while the engine is far behind on the channel */
 const streams = new Set();
 let outbox = [];
 let flushing = false;
 let stopping = false;
+// Output read but not yet written to the channel (a busy engine reads it late). Reading stops only
+// past PAUSE_BYTES: a paused stream keeps what arrives in its own buffer and its pipe, and on resume
+// each stream's backlog comes out in one block, so stdout and stderr would land stream by stream
+// (the old bound, Node's 128 KB channel backlog, was reached by any chatty task during a large
+// log write). Below the bound every chunk goes into the one outbox in the order it was read.
+const PAUSE_BYTES = 16 * 1024 * 1024;
+const RESUME_BYTES = PAUSE_BYTES / 4;
+let unsentBytes = 0;
+let paused = false;
 
-function post(op) {
+function post(op, bytes = 0) {
   outbox.push(op);
+  unsentBytes += bytes;
+  if (!paused && unsentBytes > PAUSE_BYTES) {
+    paused = true;
+    for (const s of streams) s.pause();
+  }
   if (!flushing) {
     flushing = true;
     setImmediate(flush);
@@ -65,17 +79,20 @@ function flush() {
   if (outbox.length === 0 || !process.connected) return;
   const batch = outbox;
   outbox = [];
-  let sent;
-  const resume = () => {
-    if (sent === false) for (const s of streams) s.resume();
+  let bytes = 0;
+  for (const op of batch) if (op[0] === 'out') bytes += op[3].length;
+  const written = () => {
+    unsentBytes -= bytes;
+    if (paused && unsentBytes <= RESUME_BYTES) {
+      paused = false;
+      for (const s of streams) s.resume();
+    }
   };
   try {
-    sent = process.send(batch, undefined, {}, resume);
+    process.send(batch, undefined, {}, written);
   } catch {
     return; // the engine is gone: the 'disconnect' handler takes over
   }
-  // A backlog: stop reading task output until it is written, so a chatty task cannot fill memory.
-  if (sent === false) for (const s of streams) s.pause();
 }
 
 /** The environment the engine's tasks share; each start sends only how its own differs. */
@@ -126,9 +143,10 @@ function start(id, file, args, cwd, env) {
     [child.stderr, 2],
   ]) {
     streams.add(stream);
+    if (paused) stream.pause();
     stream.on('data', (chunk) => {
       chunks += 1;
-      if (!ended) post(['out', id, fd, chunk]);
+      if (!ended) post(['out', id, fd, chunk], chunk.length);
     });
     stream.on('error', () => undefined);
     stream.on('close', () => streams.delete(stream));

@@ -26,7 +26,7 @@ import type {
 } from '../../ports/process-runner.ts';
 import { killLeftover, cannotStartShell } from './node-process-runner.ts';
 import { HAS_PROC, killGroup, leftRunning, monotonicMs, readStat, runningGroup, validPid } from './process-groups.ts';
-import { DEFAULT_MAX_LINE_BYTES, prepareSpawn, type PreparedSpawn } from './spawn-spec.ts';
+import { DEFAULT_MAX_LINE_BYTES, endWithOutput, prepareSpawn, type PreparedSpawn } from './spawn-spec.ts';
 
 /** beside this file in the sources, beside dist/ax.mjs in the bundle (build-cli copies it) */
 export const LAUNCHER_MAIN = fileURLToPath(new URL('./launcher-main.mjs', import.meta.url));
@@ -190,8 +190,7 @@ class Launcher {
     if (this.gone !== undefined) return Promise.reject(new Error(`the task launcher ${this.gone}`));
     const id = this.nextId++;
     let ended!: (exit: ProcessExit) => void;
-    const exited = new Promise<ProcessExit>((resolve) => (ended = resolve));
-    void exited.finally(prepared.cleanup);
+    const exited = endWithOutput(new Promise<ProcessExit>((resolve) => (ended = resolve)), prepared);
     return new Promise<RunningProcess>((started) => {
       const line = (stream: 'stdout' | 'stderr') =>
         new LineSplitter(maxLineBytes, (text, bytes) => handlers.onLine(stream, text, bytes), handlers.mask);

@@ -28,7 +28,7 @@ import {
   runningGroup,
   validPid,
 } from './process-groups.ts';
-import { DEFAULT_MAX_LINE_BYTES, prepareSpawn } from './spawn-spec.ts';
+import { DEFAULT_MAX_LINE_BYTES, endWithOutput, prepareSpawn } from './spawn-spec.ts';
 
 /** how long, after the shell exits, to wait for stdio held open by a background grandchild */
 export const STREAM_CLOSE_WAIT_MS = 200;
@@ -60,8 +60,10 @@ export class NodeProcessRunner implements ProcessRunner {
       prepared.cleanup();
       throw err;
     }
-    const exited = watch(child, prepared.file, spec.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES, handlers);
-    void exited.finally(prepared.cleanup);
+    const exited = endWithOutput(
+      watch(child, prepared.file, spec.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES, handlers),
+      prepared,
+    );
     return runningGroup(child.pid ?? 0, prepared.spawnId, exited);
   }
 

@@ -2,11 +2,25 @@
 // choose the shell, write the environment files. The spawn itself differs (directly, or in a
 // launcher process).
 import { randomBytes } from 'node:crypto';
-import { chownSync, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chownSync,
+  closeSync,
+  existsSync,
+  fstatSync,
+  mkdtempSync,
+  openSync,
+  readSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  constants as fsConstants,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ProcessSpec } from '../../ports/process-runner.ts';
+import type { ProcessExit, ProcessSpec } from '../../ports/process-runner.ts';
 import { IS_WINDOWS } from './process-groups.ts';
+
+const { O_RDONLY, O_NOFOLLOW = 0, O_NONBLOCK = 0 } = fsConstants;
 
 export const DEFAULT_MAX_LINE_BYTES = 64 * 1024;
 
@@ -16,8 +30,10 @@ export interface PreparedSpawn {
   /** the spec's environment plus the env files' names and AX_SPAWN_ID */
   env: Record<string, string>;
   spawnId: string;
-  /** removes the env files (none: a no-op); call once the process has ended */
+  /** removes the env files and the output file (none: a no-op); call once the process has ended */
   cleanup(): void;
+  /** the output file's first bytes and size (spec.outputFile), undefined without one or when unreadable */
+  readOutput(): ProcessExit['output'];
 }
 
 /** Checks, shell and env files of a spec; throws what to fix when it cannot be spawned. */
@@ -31,15 +47,56 @@ export function prepareSpawn(
     throw new Error(`working directory "${spec.cwd}" does not exist`);
   }
   const [file, args] = shellCommand(spec, shellOverride);
-  const files = writeEnvFiles(spec.envFiles, owner);
+  const values = { ...spec.envFiles, ...(spec.outputFile && { [spec.outputFile.env]: '' }) };
+  const files = writeEnvFiles(values, owner);
   const spawnId = randomBytes(8).toString('hex');
+  const outputPath = spec.outputFile && files?.env[spec.outputFile.env];
   return {
     file,
     args,
     env: { ...spec.env, ...files?.env, AX_SPAWN_ID: spawnId },
     spawnId,
     cleanup: () => files?.remove(),
+    readOutput: () => (outputPath ? readHead(outputPath, spec.outputFile?.maxBytes ?? 0) : undefined),
   };
+}
+
+/**
+ * The process's end with what it wrote to its output file, read before the files are removed
+ * (which follows at once).
+ */
+export function endWithOutput(exited: Promise<ProcessExit>, prepared: PreparedSpawn): Promise<ProcessExit> {
+  const out = exited.then((exit) => {
+    const output = prepared.readOutput();
+    return output ? { ...exit, output } : exit;
+  });
+  void out.finally(prepared.cleanup);
+  return out;
+}
+
+/**
+ * The first maxBytes of a file the task may have replaced (by a link, a FIFO, a directory): read
+ * only a regular file, without waiting, and never more than maxBytes; undefined otherwise.
+ */
+function readHead(path: string, maxBytes: number): ProcessExit['output'] {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) return undefined;
+    const buf = Buffer.alloc(Math.min(stat.size, maxBytes));
+    let got = 0;
+    while (got < buf.length) {
+      const n = readSync(fd, buf, got, buf.length - got, got);
+      if (n === 0) break;
+      got += n;
+    }
+    return { text: buf.subarray(0, got).toString('utf8'), bytes: stat.size };
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
 }
 
 /**

@@ -2,6 +2,7 @@
 // unique alert_key makes a team send each alert once: the node whose insert wins sends it. The
 // unique (group_key, opens_group) makes one alert per group the opener (sent at once); the
 // others of the group are recorded `grouped` and told in the group's summary.
+import type { ReasonCode } from '../../api/reason-code.ts';
 import type { Kysely, Selectable } from 'kysely';
 import type {
   AlertChannelKind,
@@ -42,6 +43,10 @@ async function insert(
         severity: alert.severity,
         title: alert.title,
         message: alert.message,
+        text_code:
+          alert.titleCode || alert.messageCodes
+            ? JSON.stringify({ title: alert.titleCode, message: alert.messageCodes })
+            : null,
         at: alert.at,
         node: alert.node.slice(0, 191),
         kind,
@@ -187,6 +192,17 @@ function deliveryFromRow(d: Selectable<AlertDeliveryTable>): AlertDelivery {
   };
 }
 
+/** An alert's stored codes; none when absent or unreadable (its English stands). */
+function alertCodes(text: string | null): Pick<AlertRecord, 'titleCode' | 'messageCodes'> {
+  if (!text) return {};
+  try {
+    const { title, message } = JSON.parse(text) as { title?: ReasonCode; message?: ReasonCode[] };
+    return { ...(title && { titleCode: title }), ...(message && { messageCodes: message }) };
+  } catch {
+    return {};
+  }
+}
+
 function alertFromRow(r: Selectable<AlertTable>, deliveries: AlertDelivery[]): AlertRecord {
   return {
     id: r.id,
@@ -199,6 +215,7 @@ function alertFromRow(r: Selectable<AlertTable>, deliveries: AlertDelivery[]): A
     severity: r.severity as AlertSeverity,
     title: r.title,
     message: r.message,
+    ...alertCodes(r.text_code),
     at: num(r.at),
     node: r.node,
     kind: r.kind as AlertRecord['kind'],

@@ -34,6 +34,7 @@ export async function writeWorkflow(
     routing: spec.routing,
     on_event: spec.onEvent ?? null,
     spec_json: specJson,
+    params_json: spec.params && spec.params.length > 0 ? JSON.stringify(spec.params) : null,
     updated_at: now,
   };
   let workflowId: number;
@@ -96,6 +97,9 @@ async function replaceTasks(trx: Transaction<Database>, workflowId: number, spec
     labels_json: JSON.stringify(t.labels),
     owner: t.owner ?? null,
     log_limit_bytes: t.logLimitBytes ?? null,
+    run_if: t.runIf ?? null,
+    when_json: t.when ? JSON.stringify(t.when) : null,
+    call_json: t.call ? JSON.stringify(t.call) : null,
     position,
   }));
   const fresh = rows.filter((r) => !oldIds.has(r.name));

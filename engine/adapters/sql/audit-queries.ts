@@ -7,7 +7,13 @@ import type { Database } from './schema.ts';
 export async function audit(db: Kysely<Database>, entry: Omit<AuditEntry, 'id'>): Promise<void> {
   await db
     .insertInto('audit_log')
-    .values({ ...entry, detail: entry.detail ?? null, note: entry.note ?? null })
+    .values({
+      ...entry,
+      detail: entry.detail ?? null,
+      note: entry.note ?? null,
+      role: entry.role ?? null,
+      address: entry.address ?? null,
+    })
     .execute();
 }
 
@@ -21,5 +27,7 @@ export async function listAudit(db: Kysely<Database>, limit: number): Promise<Au
     object: r.object,
     detail: r.detail ?? undefined,
     note: r.note,
+    role: r.role,
+    address: r.address,
   }));
 }

@@ -5,11 +5,12 @@
 // workers' outcome writes are refused), the queued run started, and the instances of other
 // workflows that waited for what this run will now not do.
 // Locks (MySQL): the run's row exclusively, then its active instances' rows.
+import type { ReasonCode } from '../../api/reason-code.ts';
 import type { Kysely, Selectable } from 'kysely';
 import type { InstanceDraft, TransitionResult } from '../../ports/store.ts';
 import { ACTIVE, runRecord } from './instance-drafts.ts';
 import type { SqlDialectName } from './migrations.ts';
-import { chunks, instanceFromRow } from './rows.ts';
+import { chunks, instanceFromRow, reasonColumns } from './rows.ts';
 import type { Database, WorkflowRunTable } from './schema.ts';
 import { startQueued } from './settle-run.ts';
 import { exclusive, lockRun, transact, type Trx } from './transaction.ts';
@@ -20,6 +21,7 @@ export async function cancelRun(
   dialect: SqlDialectName,
   runId: number,
   reason: string,
+  reasonCode: ReasonCode | undefined,
   queuedRoots: InstanceDraft[],
   now: number,
 ): Promise<TransitionResult> {
@@ -31,7 +33,7 @@ export async function cancelRun(
       if (!run || (run.state !== 'RUNNING' && run.state !== 'QUEUED')) return result;
       await trx
         .updateTable('workflow_run')
-        .set({ state: 'CANCELLED', reason, finished_at: now })
+        .set({ state: 'CANCELLED', ...reasonColumns(reason, reasonCode), finished_at: now })
         .where('id', '=', runId)
         .execute();
       result.done = true;
@@ -49,12 +51,20 @@ export async function cancelRun(
       for (const ids of chunks(active.map((r) => r.id))) {
         await trx
           .updateTable('task_instance')
-          .set({ state: 'CANCELLED', reason, finished_at: now, handled: 1 })
+          .set({ state: 'CANCELLED', ...reasonColumns(reason, reasonCode), finished_at: now, handled: 1 })
           .where('id', 'in', ids)
           .execute();
       }
       result.ended.push(
-        ...active.map((r) => instanceFromRow({ ...r, state: 'CANCELLED', reason, finished_at: now, handled: 1 })),
+        ...active.map((r) =>
+          instanceFromRow({
+            ...r,
+            state: 'CANCELLED',
+            ...reasonColumns(reason, reasonCode),
+            finished_at: now,
+            handled: 1,
+          }),
+        ),
       );
       await cancelAcrossWorkflows(trx, dialect, run, result);
       await startQueued(trx, dialect, run.workflow_id, queuedRoots, now, result);

@@ -65,7 +65,7 @@ async function claimSqlite(
       const free = sql<number>`max(0, coalesce((select max_concurrency from worker where id = ${worker}), 0) - (select count(*) from task_instance where worker_id = ${worker} and state in (${sql.join(ACTIVE)})))`;
       return d
         .updateTable('task_instance')
-        .set({ state: 'DISPATCHED', worker_id: worker, dispatched_at: at, reason: null })
+        .set({ state: 'DISPATCHED', worker_id: worker, dispatched_at: at, reason: null, reason_code: null })
         .where('id', 'in', (qb) =>
           qb
             .selectFrom('task_instance')
@@ -143,7 +143,7 @@ async function claimInTransaction(
   if (ids.length === 0) return [];
   await trx
     .updateTable('task_instance')
-    .set({ state: 'DISPATCHED', worker_id: workerId, dispatched_at: now, reason: null })
+    .set({ state: 'DISPATCHED', worker_id: workerId, dispatched_at: now, reason: null, reason_code: null })
     .where('id', 'in', ids)
     .where('state', '=', 'WAITING')
     .execute();

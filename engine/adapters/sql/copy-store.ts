@@ -16,6 +16,7 @@ export const STORE_TABLES = [
   'task_dependency',
   'cross_dependency',
   'schedule_plan',
+  'backfill',
   'workflow_run',
   'task_instance',
   'upstream_wait',
@@ -26,6 +27,12 @@ export const STORE_TABLES = [
   'event_key',
   'alert',
   'alert_delivery',
+  // Accounts (migration 0024) are team-only: a solo database has these tables empty, so
+  // `ax migrate --to team` copies no rows of them; the first admin is added on the team.
+  'ax_user',
+  'ax_session',
+  'ax_token',
+  'ax_group',
 ] as const;
 type Table = (typeof STORE_TABLES)[number];
 // A table added to the schema and not to STORE_TABLES would be left behind by `ax migrate`: a type error here.
@@ -39,6 +46,7 @@ const ORDER: Record<Table, readonly string[]> = {
   task_dependency: ['upstream_task_id', 'downstream_task_id'],
   cross_dependency: ['task_id', 'position', 'upstream_workflow', 'upstream_task'],
   schedule_plan: ['id'],
+  backfill: ['id'],
   workflow_run: ['id'],
   task_instance: ['id'],
   upstream_wait: ['id'],
@@ -49,6 +57,10 @@ const ORDER: Record<Table, readonly string[]> = {
   event_key: ['event', 'idem_key'],
   alert: ['id'],
   alert_delivery: ['alert_id', 'channel'],
+  ax_user: ['name'],
+  ax_session: ['id_hash'],
+  ax_token: ['id'],
+  ax_group: ['name'],
 };
 
 export async function copyStore(

@@ -3,6 +3,8 @@
 // caller worked them out from the graph (a retry, the downstream to advance once its other
 // upstreams succeeded, or the downstream failed); the run's settlement; the task as other
 // workflows name it.
+// With rules (followUps.decide), each downstream task is decided by its run_if rule, a skip or a
+// failure cascading through the graph (decide-downstream.ts), in this same transaction.
 // Out: done false when the guard refused (nothing written); else the instances created, the
 // runs moved (this one ended, a queued one started), the waiters in other workflows its SUCCESS
 // released or its failure for good leaves without hope.
@@ -20,6 +22,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Finish, InstanceDraft, TransitionResult } from '../../ports/store.ts';
 import { guardedInstanceUpdate, outcomeColumns } from './instance-writes.ts';
+import { decideDownstream } from './decide-downstream.ts';
 import { insertDrafts, pendingQuery, succeededAmong } from './instance-drafts.ts';
 import { memoQuery, slot } from './memo-query.ts';
 import type { SqlDialectName } from './migrations.ts';
@@ -43,7 +46,12 @@ export async function finishInstance(
       if (
         !(await guardedInstanceUpdate(
           trx,
-          { ...outcomeColumns(finish.outcome), state: finish.to, handled: 1 },
+          {
+            ...outcomeColumns(finish.outcome),
+            state: finish.to,
+            handled: 1,
+            ...(finish.outputs && { outputs_json: JSON.stringify(finish.outputs) }),
+          },
           finish.id,
           finish.guard,
         ))
@@ -54,7 +62,8 @@ export async function finishInstance(
       if (!run || run.state !== 'RUNNING') return result;
 
       const { followUps } = finish;
-      const wholeGraph = run.only_task === null;
+      // a run of one task advances only with its downstream (downstream-scope.ts)
+      const wholeGraph = run.only_task === null || Number(run.with_downstream) === 1;
       const drafts: InstanceDraft[] = [];
       if (followUps.retry) drafts.push(followUps.retry);
       if (wholeGraph && followUps.upstreamFailed) drafts.push(...followUps.upstreamFailed);
@@ -64,6 +73,14 @@ export async function finishInstance(
         for (const a of followUps.advance) if (a.needs.every((n) => done.has(n))) drafts.push(a.draft);
       }
       result.created.push(...(await insertDrafts(trx, dialect, run, drafts, now)));
+      if (wholeGraph && followUps.decide) {
+        const ended = {
+          state: finish.to,
+          reason: finish.outcome.reason ?? undefined,
+          reasonCode: finish.outcome.reasonCode ?? undefined,
+        };
+        result.created.push(...(await decideDownstream(trx, dialect, run, ended, followUps.decide, now)));
+      }
       // Tasks of this run that will not run now: so are those of other workflows waiting for them.
       for (const marker of result.created) {
         if (marker.state !== 'UPSTREAM_FAILED' || !finish.asUpstream) continue;
@@ -110,7 +127,8 @@ async function followAcrossWorkflows(
     (result.released ??= []).push(
       ...(await releaseWaiters(trx, dialect, up.workflow, up.task, Number(run.logical_time), now)),
     );
-  else if (!finish.followUps.retry)
+  // A skipped task neither releases nor fails those waiting for it: they wait for a run that does it.
+  else if (!finish.followUps.retry && finish.to !== 'SKIPPED')
     (result.failedWaiters ??= []).push(
       ...(await waitersOf(trx, dialect, up.workflow, up.task, Number(run.logical_time))),
     );

@@ -8,7 +8,7 @@ import { waitDrafts } from '../../core/workflow/cross-upstream.ts';
 import { HELD_FOR_UPSTREAM, type InstanceDraft } from '../../ports/store.ts';
 import { memoQuery, slot } from './memo-query.ts';
 import type { SqlDialectName } from './migrations.ts';
-import { chunks, instanceFromRow } from './rows.ts';
+import { chunks, instanceFromRow, reasonColumns } from './rows.ts';
 import { getRun, isUniqueViolation } from './run-queries.ts';
 import type { Database } from './schema.ts';
 import type { Trx } from './transaction.ts';
@@ -39,7 +39,7 @@ export async function insertDrafts(
       task_name: d.taskName,
       attempt: d.attempt,
       state: d.state,
-      reason: d.reason ?? null,
+      ...reasonColumns(d.reason, d.reasonCode),
       not_before: held ? HELD_FOR_UPSTREAM : d.notBefore,
       created_at: now,
       finished_at: final ? now : null,
@@ -72,7 +72,7 @@ export async function insertDrafts(
       created.push(
         instanceFromRow({
           ...values,
-          ...(hold && { not_before: hold.notBefore, reason: hold.reason }),
+          ...(hold && { not_before: hold.notBefore, reason: hold.reason, reason_code: hold.reason_code }),
           id,
           worker_id: null,
           pid: null,

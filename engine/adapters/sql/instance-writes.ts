@@ -2,7 +2,10 @@
 // the guard names one) its worker: the worker's RUNNING and pid, an instance sent back to the
 // queue, the "waiting: …" reason a dispatcher shows. One statement each, so no transaction of
 // their own; on SQLite the RUNNING and pid writes of one turn share a commit (group-commit.ts).
+import type { ReasonCode } from '../../api/reason-code.ts';
+import { reasonColumns } from './rows.ts';
 import type { Kysely, Updateable } from 'kysely';
+import type { InstanceLaunch } from '../../api/types.ts';
 import type { InstanceGuard, Outcome } from '../../ports/store.ts';
 import { groupCommit } from './group-commit.ts';
 import { memoQuery, slot } from './memo-query.ts';
@@ -12,7 +15,7 @@ import type { Database, TaskInstanceTable } from './schema.ts';
 /** An outcome's fields as the instance's columns (`reason: null` clears it). */
 export function outcomeColumns(outcome: Outcome): Updateable<TaskInstanceTable> {
   const out: Updateable<TaskInstanceTable> = {};
-  if (outcome.reason !== undefined) out.reason = outcome.reason;
+  if (outcome.reason !== undefined) Object.assign(out, reasonColumns(outcome.reason, outcome.reasonCode));
   if (outcome.exitCode !== undefined) out.exit_code = outcome.exitCode;
   if (outcome.finishedAt !== undefined) out.finished_at = outcome.finishedAt;
   if (outcome.failedOver !== undefined) out.failed_over = outcome.failedOver ? 1 : 0;
@@ -79,15 +82,22 @@ export function markRunning(
   return write(db, dialect, { state: 'RUNNING', started_at: startedAt, heartbeat_at: startedAt }, id, guard);
 }
 
-/** The process a RUNNING instance runs as (its group is killed by pid after a crash). */
+/** The process a RUNNING instance runs as (its group is killed by pid after a crash), and what it ran. */
 export function recordPid(
   db: Kysely<Database>,
   dialect: SqlDialectName,
   id: number,
   guard: InstanceGuard,
   pid: number | undefined,
+  launch?: InstanceLaunch,
 ): Promise<boolean> {
-  return write(db, dialect, pid === undefined ? {} : { pid }, id, guard);
+  return write(
+    db,
+    dialect,
+    { ...(pid !== undefined && { pid }), ...(launch && { launch_json: JSON.stringify(launch) }) },
+    id,
+    guard,
+  );
 }
 
 /** Back to WAITING (never started: its worker refused it, was lost, or restarted), with why. */
@@ -97,8 +107,9 @@ export function requeueInstance(
   id: number,
   guard: InstanceGuard,
   reason: string,
+  reasonCode?: ReasonCode,
 ): Promise<boolean> {
-  return write(db, dialect, { state: 'WAITING', reason }, id, guard);
+  return write(db, dialect, { state: 'WAITING', ...reasonColumns(reason, reasonCode) }, id, guard);
 }
 
 /** A WAITING instance at `attempt` shows why it still waits (`waiting: no worker …`). */
@@ -108,6 +119,7 @@ export function setWaitingReason(
   id: number,
   attempt: number,
   reason: string,
+  reasonCode?: ReasonCode,
 ): Promise<boolean> {
-  return write(db, dialect, { reason }, id, { from: ['WAITING'], attempt });
+  return write(db, dialect, reasonColumns(reason, reasonCode), id, { from: ['WAITING'], attempt });
 }

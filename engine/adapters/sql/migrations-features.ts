@@ -183,11 +183,137 @@ export function taskLogLimit(dialect: SqlDialectName): Migration {
   };
 }
 
+/**
+ * A run's params (issue 23): the values it was started with, checked and with defaults filled in,
+ * as a JSON object (NULL for none); and whether a run of one task (only_task) takes that task's
+ * downstream with it (1) or is that task alone (0, as every run before). The workflow's declared
+ * params beside its spec, so a run's start reads them with the graph, not by parsing spec_json.
+ */
+export function runParams(dialect: SqlDialectName): Migration {
+  return {
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('workflow_run').addColumn('params_json', types(dialect).longText).execute();
+      await db.schema
+        .alterTable('workflow_run')
+        .addColumn('with_downstream', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
+      await db.schema.alterTable('workflow').addColumn('params_json', types(dialect).longText).execute();
+    },
+  };
+}
+
 /** A monitor's schedule (design.md §13): how long after a fire its run may come; NULL for a schedule that fires. */
 export function monitorGrace(dialect: SqlDialectName): Migration {
   return {
     async up(db: Kysely<unknown>) {
       await db.schema.alterTable('schedule_plan').addColumn('monitor_grace_ms', types(dialect).big).execute();
+    },
+  };
+}
+
+/** A task's trigger rule (`run_if:`, NULL: all_success) and precondition (`when:`, as JSON). */
+export function taskConditions(dialect: SqlDialectName): Migration {
+  return {
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('task_definition').addColumn('run_if', types(dialect).name).execute();
+      await db.schema.alterTable('task_definition').addColumn('when_json', types(dialect).longText).execute();
+    },
+  };
+}
+
+/**
+ * Sub-workflows (`call:` tasks): the task's call (workflow and params, JSON; NULL for a command
+ * task), a child run's parent run and calling instance, and the calling instance's child run.
+ * Children of a run are found by parent_run_id.
+ */
+export function subworkflows(dialect: SqlDialectName): Migration {
+  const t = types(dialect);
+  return {
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('task_definition').addColumn('call_json', t.longText).execute();
+      await db.schema.alterTable('workflow_run').addColumn('parent_run_id', 'integer').execute();
+      await db.schema.alterTable('workflow_run').addColumn('parent_instance_id', 'integer').execute();
+      await db.schema.alterTable('task_instance').addColumn('child_run_id', 'integer').execute();
+      await db.schema.createIndex('workflow_run_parent').on('workflow_run').column('parent_run_id').execute();
+    },
+  };
+}
+
+/**
+ * Backfills (`ax backfill`): the window, its logical times (a JSON list, oldest first) and how it
+ * goes. `workflow_run.backfill_id` names a backfill's runs; unique with the logical time, so a
+ * logical time of a backfill gets one run whoever creates it (two schedulers, a restart after a
+ * crash). Other runs have NULL there, which a unique index lets repeat.
+ */
+export function backfills(dialect: SqlDialectName): Migration {
+  const t = types(dialect);
+  const end = tableEnd(dialect);
+  return {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('backfill')
+        .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+        .addColumn('workflow_id', 'integer', (c) => c.notNull())
+        .addColumn('workflow_name', t.name, (c) => c.notNull())
+        .addColumn('from_time', t.big, (c) => c.notNull())
+        .addColumn('to_time', t.big, (c) => c.notNull())
+        .addColumn('every', t.name)
+        .addColumn('times_json', t.longText, (c) => c.notNull())
+        .addColumn('total', 'integer', (c) => c.notNull())
+        .addColumn('params_json', t.longText)
+        .addColumn('max_parallel', 'integer', (c) => c.notNull())
+        .addColumn('rerun_existing', 'integer', (c) => c.notNull())
+        .addColumn('state', t.name, (c) => c.notNull())
+        .addColumn('created_by', t.name, (c) => c.notNull())
+        .addColumn('created_at', t.big, (c) => c.notNull())
+        .addColumn('finished_at', t.big)
+        // set by a re-run of its failed runs: a FAILED run that ended before it is due again
+        .addColumn('rerun_at', t.big)
+        .modifyEnd(end)
+        .execute();
+      await db.schema.createIndex('backfill_state').on('backfill').column('state').execute();
+      await db.schema.createIndex('backfill_workflow').on('backfill').columns(['workflow_name', 'id']).execute();
+      await db.schema.alterTable('workflow_run').addColumn('backfill_id', 'integer').execute();
+      await db.schema
+        .createIndex('workflow_run_backfill')
+        .on('workflow_run')
+        .columns(['backfill_id', 'logical_time'])
+        .unique()
+        .execute();
+    },
+  };
+}
+
+/** What an attempt ran (issue 24): command, cwd and the environment AX set, secrets masked, as JSON. */
+export function instanceLaunch(dialect: SqlDialectName): Migration {
+  return {
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('task_instance').addColumn('launch_json', types(dialect).longText).execute();
+    },
+  };
+}
+
+/** A task instance's outputs (issue 23): what it wrote to $AX_OUTPUT, as a JSON object of strings. */
+export function instanceOutputs(dialect: SqlDialectName): Migration {
+  return {
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('task_instance').addColumn('outputs_json', types(dialect).longText).execute();
+    },
+  };
+}
+
+/**
+ * Reason codes (issue 24): the reason of an instance and of a run as a code and its arguments
+ * (JSON `{code,args}`), for the UI to translate; NULL for rows written before, or a reason
+ * with no code (the English `reason` still stands). An alert's title and message lines, the same.
+ */
+export function reasonCodes(dialect: SqlDialectName): Migration {
+  const t = types(dialect);
+  return {
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('task_instance').addColumn('reason_code', t.longText).execute();
+      await db.schema.alterTable('workflow_run').addColumn('reason_code', t.longText).execute();
+      await db.schema.alterTable('alert').addColumn('text_code', t.longText).execute();
     },
   };
 }

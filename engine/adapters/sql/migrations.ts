@@ -16,9 +16,20 @@ import {
   crossWorkflowDependencies,
   engineFlags,
   eventKeys,
+  instanceLaunch,
+  instanceOutputs,
   monitorGrace,
+  runParams,
+  subworkflows,
+  backfills,
+  reasonCodes,
   taskLogLimit,
+  taskConditions,
 } from './migrations-features.ts';
+
+import { runListIndex } from './migration-run-list.ts';
+import { accounts } from './migration-accounts.ts';
+import { teamSecrets } from './migration-team-secrets.ts';
 
 export type { SqlDialectName } from './migration-sql.ts';
 
@@ -300,6 +311,16 @@ class StaticProvider implements MigrationProvider {
       '0013_audit_note': auditNote(this.dialect),
       '0014_task_log_limit': taskLogLimit(this.dialect),
       '0015_monitor_grace': monitorGrace(this.dialect),
+      '0016_run_params': runParams(this.dialect),
+      '0017_task_conditions': taskConditions(this.dialect),
+      '0018_instance_outputs': instanceOutputs(this.dialect),
+      '0019_backfills': backfills(this.dialect),
+      '0020_subworkflows': subworkflows(this.dialect),
+      '0021_reason_codes': reasonCodes(this.dialect),
+      '0022_instance_launch': instanceLaunch(this.dialect),
+      '0023_run_list_index': runListIndex,
+      '0024_accounts': accounts(this.dialect),
+      '0025_team_secrets': teamSecrets(this.dialect),
     };
   }
 }
@@ -308,14 +329,14 @@ class StaticProvider implements MigrationProvider {
  * Migrations this AX does not know were applied by a newer one: migrating would fail half-way
  * (or worse, run), so it stops first and says so.
  */
-async function checkNotNewer(db: Kysely<unknown>, known: string[], where: string): Promise<void> {
+async function checkNotNewer(db: Kysely<unknown>, known: string[], where: string): Promise<string[]> {
   let applied: string[];
   try {
     const { rows } = await sql<{ name: string }>`select name from kysely_migration`.execute(db);
     applied = rows.map((r) => r.name);
   } catch (err) {
     // A new database has no migration table yet (SQLite: "no such table", MySQL: "doesn't exist").
-    if (/no such table|doesn't exist/i.test(err instanceof Error ? err.message : String(err))) return;
+    if (/no such table|doesn't exist/i.test(err instanceof Error ? err.message : String(err))) return [];
     throw err;
   }
   const unknown = applied.filter((name) => !known.includes(name)).sort();
@@ -325,12 +346,18 @@ async function checkNotNewer(db: Kysely<unknown>, known: string[], where: string
       `${where} was written by a newer AX (schema ${unknown.join(', ')}, unknown to this one): upgrade ax to at least the version that wrote it, or use another database`,
     );
   }
+  return applied;
 }
 
 /** `where` names the database in errors: a file, or "the team database". */
 export async function migrate(db: Kysely<unknown>, dialect: SqlDialectName, where = 'the database'): Promise<void> {
   const provider = new StaticProvider(dialect);
-  await checkNotNewer(db, Object.keys(await provider.getMigrations()), where);
+  const known = Object.keys(await provider.getMigrations());
+  const applied = new Set(await checkNotNewer(db, known, where));
+  // Up to date: no migrator, so no lock. On MySQL Kysely's migration lock is one GET_LOCK name for
+  // the whole server, so a node starting on an up-to-date database would otherwise queue behind
+  // any other database's migration on that server (a worker waited > 90 s that way under load).
+  if (known.every((name) => applied.has(name))) return;
   const migrator = new Migrator({ db, provider });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {

@@ -1,8 +1,8 @@
 // rerun-task, one transaction: a task that failed for good runs again in its run, with its
 // downstream.
 // In: the run, the task with its latest attempt as the caller judged it (its attempt number and
-// the states a re-run is allowed from), the downstream's UPSTREAM_FAILED markers to remove (they
-// never ran), the new attempt's draft, and the reason the run shows while it runs again.
+// the states a re-run is allowed from), the downstream's UPSTREAM_FAILED and SKIPPED instances to
+// remove (decided by what the task did: decided again once it ends), the new attempt's draft, and the reason the run shows while it runs again.
 // Out: done false, with nothing written, when the run is gone or the task's latest attempt is
 // no longer the one judged (another re-run, a retry came meanwhile); else the new attempt
 // (created held, and held or released in this step, when it waits on other workflows) and the
@@ -14,7 +14,7 @@ import type { Kysely } from 'kysely';
 import type { RerunTask, TransitionResult } from '../../ports/store.ts';
 import { insertDrafts, runRecord } from './instance-drafts.ts';
 import type { SqlDialectName } from './migrations.ts';
-import { chunks } from './rows.ts';
+import { chunks, reasonColumns } from './rows.ts';
 import type { Database } from './schema.ts';
 import { exclusive, lockRun, transact } from './transaction.ts';
 
@@ -51,7 +51,7 @@ export async function rerunTask(
       if (run.state !== 'RUNNING') {
         await trx
           .updateTable('workflow_run')
-          .set({ state: 'RUNNING', reason: rerun.reason, finished_at: null })
+          .set({ state: 'RUNNING', ...reasonColumns(rerun.reason, rerun.reasonCode), finished_at: null })
           .where('id', '=', run.id)
           .execute();
         result.runs.push(await runRecord(trx, run.id));
@@ -62,7 +62,7 @@ export async function rerunTask(
           .deleteFrom('task_instance')
           .where('id', 'in', ids)
           .where('run_id', '=', run.id)
-          .where('state', '=', 'UPSTREAM_FAILED')
+          .where('state', 'in', ['UPSTREAM_FAILED', 'SKIPPED'])
           .execute();
       }
       result.created.push(...(await insertDrafts(trx, dialect, run, [rerun.draft], now)));

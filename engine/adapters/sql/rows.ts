@@ -5,11 +5,16 @@ import type {
   InstanceState,
   LogLine,
   LogStream,
+  RunIfRule,
   RunRecord,
   RunState,
+  TaskCondition,
+  TaskCall,
   TriggerType,
   WorkerRecord,
 } from '../../api/types.ts';
+import type { ReasonCode } from '../../api/reason-code.ts';
+import { decodeReasonCode, encodeReasonCode, type Reason } from '../../api/reasons.ts';
 import type { ScheduleRecord, TaskDefinition } from '../../ports/store.ts';
 import type {
   ExecutionLogTable,
@@ -25,6 +30,27 @@ const opt = <T>(v: T | null): T | undefined => (v === null ? undefined : v);
 export const num = (v: number | string | bigint): number => (typeof v === 'number' ? v : Number(v));
 const optNum = (v: number | string | null): number | undefined => (v === null ? undefined : num(v));
 
+/** A stored reason code as a record's field (none when absent: older rows, reasons without one). */
+function reasonCodeOf(text: string | null | undefined): { reasonCode?: ReasonCode } {
+  const code = decodeReasonCode(text);
+  return code ? { reasonCode: code } : {};
+}
+
+/**
+ * A reason's two columns, always written together, so a code never outlives the text it was
+ * written with (a reason without a code clears the stored one).
+ */
+export function reasonColumns(
+  reason: string | null | undefined,
+  code: ReasonCode | null | undefined,
+): { reason: string | null; reason_code: string | null } {
+  return { reason: reason ?? null, reason_code: reason == null ? null : encodeReasonCode(code) };
+}
+
+/** reasonColumns of a reason built from its code (because()). */
+export const reasonColumnsOf = (r: Reason): { reason: string; reason_code: string | null } =>
+  reasonColumns(r.reason, r.reasonCode) as { reason: string; reason_code: string | null };
+
 export function taskFromRow(r: Selectable<TaskDefinitionTable>): TaskDefinition {
   return {
     id: r.id,
@@ -39,6 +65,9 @@ export function taskFromRow(r: Selectable<TaskDefinitionTable>): TaskDefinition 
     labels: JSON.parse(r.labels_json) as string[],
     owner: opt(r.owner),
     logLimitBytes: optNum(r.log_limit_bytes),
+    ...(r.run_if && { runIf: r.run_if as RunIfRule }),
+    ...(r.when_json && { when: JSON.parse(r.when_json) as TaskCondition }),
+    ...(r.call_json !== null && r.call_json !== undefined && { call: JSON.parse(r.call_json) as TaskCall }),
   };
 }
 
@@ -68,15 +97,33 @@ export function runFromRow(r: Selectable<WorkflowRunTable> & { workflow_name: st
     logicalTime: num(r.logical_time),
     scheduleId: opt(r.schedule_id),
     onlyTask: opt(r.only_task),
+    ...(Number(r.with_downstream) === 1 && { withDownstream: true }),
     eventPayload: opt(r.event_payload),
+    ...(r.params_json !== null &&
+      r.params_json !== undefined && { params: JSON.parse(r.params_json) as RunRecord['params'] }),
+    ...(r.backfill_id !== null && r.backfill_id !== undefined && { backfillId: num(r.backfill_id) }),
     reason: opt(r.reason),
+    ...reasonCodeOf(r.reason_code),
     createdAt: num(r.created_at),
     startedAt: optNum(r.started_at),
     finishedAt: optNum(r.finished_at),
+    ...(r.parent_run_id !== null && r.parent_run_id !== undefined && { parentRunId: num(r.parent_run_id) }),
+    ...(r.parent_instance_id !== null &&
+      r.parent_instance_id !== undefined && { parentInstanceId: num(r.parent_instance_id) }),
   };
 }
 
-export function instanceFromRow(r: Selectable<TaskInstanceTable>): InstanceRecord {
+/**
+ * A row as read, or as a step that just wrote it knows it: outputs only come with a finish, and
+ * child_run_id is NULL until a call starts.
+ */
+type InstanceRow = Omit<Selectable<TaskInstanceTable>, 'outputs_json' | 'child_run_id' | 'launch_json'> & {
+  outputs_json?: string | null;
+  launch_json?: string | null;
+  child_run_id?: number | null;
+};
+
+export function instanceFromRow(r: InstanceRow): InstanceRecord {
   return {
     id: r.id,
     runId: r.run_id,
@@ -89,6 +136,7 @@ export function instanceFromRow(r: Selectable<TaskInstanceTable>): InstanceRecor
     pid: opt(r.pid),
     exitCode: opt(r.exit_code),
     reason: opt(r.reason),
+    ...reasonCodeOf(r.reason_code),
     notBefore: num(r.not_before),
     createdAt: num(r.created_at),
     dispatchedAt: optNum(r.dispatched_at),
@@ -98,6 +146,8 @@ export function instanceFromRow(r: Selectable<TaskInstanceTable>): InstanceRecor
     failovers: r.failovers,
     failedOver: r.failed_over === 1,
     handled: r.handled === 1,
+    ...(r.child_run_id !== null && r.child_run_id !== undefined && { childRunId: num(r.child_run_id) }),
+    ...(typeof r.outputs_json === 'string' && { outputs: JSON.parse(r.outputs_json) as Record<string, string> }),
   };
 }
 

@@ -1,14 +1,14 @@
 // Runs and task instances: their rows, reads and the inserts the compound steps build on (the
 // state changes themselves are one file each: start-run.ts, finish-instance.ts, …).
 import { sql, type Kysely } from 'kysely';
-import type { InstanceRecord, InstanceState, RunRecord } from '../../api/types.ts';
+import type { InstanceLaunch, InstanceRecord, InstanceState, RunRecord } from '../../api/types.ts';
 import type { NewInstance, NewRun, RunFilter } from '../../ports/store.ts';
 import { memoQuery, slot } from './memo-query.ts';
-import { chunks, instanceFromRow, runFromRow } from './rows.ts';
+import { chunks, instanceFromRow, reasonColumns, runFromRow } from './rows.ts';
 import type { Database } from './schema.ts';
 
 const ACTIVE: InstanceState[] = ['WAITING', 'DISPATCHED', 'RUNNING'];
-const FINAL: InstanceState[] = ['SUCCESS', 'FAILED', 'TIMEOUT', 'CANCELLED', 'UPSTREAM_FAILED'];
+const FINAL: InstanceState[] = ['SUCCESS', 'FAILED', 'TIMEOUT', 'CANCELLED', 'UPSTREAM_FAILED', 'SKIPPED'];
 
 /** Both dialects' codes for a unique-key violation. */
 export function isUniqueViolation(err: unknown): boolean {
@@ -37,11 +37,16 @@ export async function insertRun(db: Kysely<Database>, run: NewRun): Promise<numb
         logical_time: run.logicalTime,
         schedule_id: run.scheduleId ?? null,
         only_task: run.onlyTask ?? null,
+        with_downstream: run.onlyTask !== undefined && run.withDownstream === true ? 1 : 0,
         event_payload: run.eventPayload ?? null,
-        reason: run.reason ?? null,
+        params_json: run.params && Object.keys(run.params).length > 0 ? JSON.stringify(run.params) : null,
+        backfill_id: run.backfillId ?? null,
+        ...reasonColumns(run.reason, run.reasonCode),
         created_at: run.createdAt,
         started_at: run.state === 'RUNNING' ? run.createdAt : null,
         finished_at: run.state === 'SKIPPED' ? run.createdAt : null,
+        parent_run_id: run.parentRunId ?? null,
+        parent_instance_id: run.parentInstanceId ?? null,
       })
       .executeTakeFirstOrThrow();
     return Number(res.insertId);
@@ -64,6 +69,10 @@ export async function listRuns(db: Kysely<Database>, filter: RunFilter): Promise
   if (filter.states?.length) q = q.where('workflow_run.state', 'in', filter.states);
   if (filter.beforeId !== undefined) q = q.where('workflow_run.id', '<', filter.beforeId);
   if (filter.ids) q = filter.ids.length ? q.where('workflow_run.id', 'in', filter.ids) : q.where(sql<boolean>`1 = 0`);
+  if (filter.owner !== undefined) q = q.where('workflow.owner', '=', filter.owner);
+  if (filter.triggers?.length) q = q.where('workflow_run.trigger_type', 'in', filter.triggers);
+  if (filter.createdFrom !== undefined) q = q.where('workflow_run.created_at', '>=', filter.createdFrom);
+  if (filter.createdTo !== undefined) q = q.where('workflow_run.created_at', '<', filter.createdTo);
   return (await q.execute()).map(runFromRow);
 }
 
@@ -78,7 +87,7 @@ export async function createInstance(db: Kysely<Database>, i: NewInstance): Prom
         task_name: i.taskName,
         attempt: i.attempt,
         state: i.state,
-        reason: i.reason ?? null,
+        ...reasonColumns(i.reason, i.reasonCode),
         not_before: i.notBefore,
         created_at: i.createdAt,
         finished_at: FINAL.includes(i.state) ? i.createdAt : null,
@@ -99,7 +108,12 @@ export async function getInstance(db: Kysely<Database>, id: number): Promise<Ins
       id,
     ])
   ).rows;
-  return row ? instanceFromRow(row) : undefined;
+  if (!row) return undefined;
+  // The launch (a few KB of environment) is for the instance page, not for lists of instances.
+  const inst = instanceFromRow(row);
+  return typeof row.launch_json === 'string'
+    ? { ...inst, launch: JSON.parse(row.launch_json) as InstanceLaunch }
+    : inst;
 }
 
 export async function listInstances(db: Kysely<Database>, runId: number): Promise<InstanceRecord[]> {

@@ -14,6 +14,8 @@ export interface WorkflowTable {
   on_event: string | null;
   /** the validated WorkflowSpec as applied: what `ax export` writes back */
   spec_json: string;
+  /** the spec's params as JSON (migration 0016), NULL for none: read with the graph */
+  params_json: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -32,6 +34,12 @@ export interface TaskDefinitionTable {
   owner: string | null;
   /** the task's log_limit (migration 0014) */
   log_limit_bytes: number | null;
+  /** `run_if:`, NULL for all_success (migration 0017) */
+  run_if: string | null;
+  /** `when:` as JSON (migration 0017) */
+  when_json: string | null;
+  /** a call: task's TaskCall as JSON (migration 0020); NULL for a command task */
+  call_json: string | null;
   /** position in the file, so export keeps the author's order */
   position: number;
 }
@@ -68,11 +76,44 @@ export interface WorkflowRunTable {
   /** with logical_time unique: one run per cron fire, whoever fires it */
   schedule_id: number | null;
   only_task: string | null;
+  /** with only_task: 1 when the run is that task and its downstream (migration 0016) */
+  with_downstream: Generated<number>;
   event_payload: string | null;
+  /** the run's param values as a JSON object (migration 0016); NULL for none */
+  params_json: string | null;
   reason: string | null;
+  /** the reason's code and arguments as JSON `{code,args}` (migration 0021); NULL without one */
+  reason_code: string | null;
   created_at: number;
   started_at: number | null;
   finished_at: number | null;
+  /** a child run of a call: task: its parent run and calling instance (migration 0020) */
+  parent_run_id: number | null;
+  parent_instance_id: number | null;
+  /** the backfill it belongs to (migration 0019); unique with logical_time */
+  backfill_id: number | null;
+}
+
+/** A backfill (migration 0019): its window, logical times and progress state. */
+export interface BackfillTable {
+  id: Generated<number>;
+  workflow_id: number;
+  workflow_name: string;
+  from_time: number;
+  to_time: number;
+  every: string | null;
+  /** its logical times, oldest first (JSON list of epoch ms) */
+  times_json: string;
+  total: number;
+  params_json: string | null;
+  max_parallel: number;
+  rerun_existing: number;
+  state: string;
+  created_by: string;
+  created_at: number;
+  finished_at: number | null;
+  /** when its failed runs were last asked to run again */
+  rerun_at: number | null;
 }
 
 export interface TaskInstanceTable {
@@ -87,6 +128,8 @@ export interface TaskInstanceTable {
   pid: number | null;
   exit_code: number | null;
   reason: string | null;
+  /** the reason's code and arguments as JSON `{code,args}` (migration 0021); NULL without one */
+  reason_code: string | null;
   not_before: number;
   created_at: number;
   dispatched_at: number | null;
@@ -98,6 +141,12 @@ export interface TaskInstanceTable {
   failovers: Generated<number>;
   /** 1: this attempt ended by a fail-over, not by the task */
   failed_over: Generated<number>;
+  /** a call: task's instance: the child run it started (migration 0020) */
+  child_run_id: number | null;
+  /** what the attempt wrote to $AX_OUTPUT, a JSON object of strings (migration 0018) */
+  outputs_json: string | null;
+  /** what the attempt ran, an InstanceLaunch as JSON, secrets masked (migration 0022); read by getInstance only */
+  launch_json: string | null;
 }
 
 export interface ExecutionLogTable {
@@ -135,6 +184,9 @@ export interface AuditLogTable {
   detail: string | null;
   /** what the client said beside the actor's identity (migration 0013) */
   note: string | null;
+  /** the caller's role and source address in team mode (migration 0024) */
+  role: string | null;
+  address: string | null;
 }
 
 /** A switch of the whole engine that is on while its row exists (migration 0009): `scheduling_paused`. */
@@ -170,6 +222,8 @@ export interface AlertTable {
   severity: string;
   title: string;
   message: string;
+  /** the title's and message lines' codes as JSON `{title, message}` (migration 0021); NULL without */
+  text_code: string | null;
   at: number;
   node: string;
   kind: string;
@@ -217,12 +271,61 @@ export interface UpstreamWaitTable {
   deadline: number;
 }
 
+/** An account (migration 0024): engine/ports/store-accounts.ts UserRow. */
+export interface AxUserTable {
+  name: string;
+  role: string;
+  groups_json: string;
+  source: string;
+  password_hash: string | null;
+  disabled: number;
+  failed_sign_ins: number;
+  locked_until: number | null;
+  created_at: number;
+  updated_at: number;
+  last_sign_in_at: number | null;
+}
+
+/** A UI session (migration 0024), kept as the SHA-256 of its cookie's value. */
+export interface AxSessionTable {
+  id_hash: string;
+  user: string;
+  created_at: number;
+  expires_at: number;
+  last_seen_at: number;
+  address: string | null;
+}
+
+/** An API token (migration 0024), kept as the SHA-256 of the token. */
+export interface AxTokenTable {
+  id: Generated<number>;
+  name: string;
+  user: string;
+  hash: string;
+  scopes_json: string;
+  workflow: string | null;
+  worker_id: string | null;
+  labels_json: string | null;
+  created_at: number;
+  created_by: string;
+  expires_at: number | null;
+  last_used_at: number | null;
+  revoked_at: number | null;
+}
+
+/** A group's settings (migration 0024); a group exists by being named, this row only marks it private. */
+export interface AxGroupTable {
+  name: string;
+  private: number;
+}
+
 export interface Database {
   workflow: WorkflowTable;
   task_definition: TaskDefinitionTable;
   task_dependency: TaskDependencyTable;
   schedule_plan: SchedulePlanTable;
   workflow_run: WorkflowRunTable;
+  backfill: BackfillTable;
   task_instance: TaskInstanceTable;
   execution_log: ExecutionLogTable;
   worker: WorkerTable;
@@ -233,4 +336,8 @@ export interface Database {
   upstream_wait: UpstreamWaitTable;
   alert: AlertTable;
   alert_delivery: AlertDeliveryTable;
+  ax_user: AxUserTable;
+  ax_session: AxSessionTable;
+  ax_token: AxTokenTable;
+  ax_group: AxGroupTable;
 }

@@ -51,9 +51,13 @@ export async function settle(
     .selectFrom('task_instance')
     .select(sql<number>`count(distinct task_id)`.as('n'))
     .where('run_id', '=', run.id)
-    .where('state', '=', 'SUCCESS')
+    .where('state', 'in', ['SUCCESS', 'SKIPPED'])
     .executeTakeFirstOrThrow();
-  const needed = run.only_task === null ? taskCount : 1;
+  // SUCCESS when every task it was to run succeeded or was skipped: one that failed for good (or was
+  // cancelled, or never ran because of a failure) fails the run, whatever its all_done or one_failed
+  // tasks did. A run of one task with its downstream: every task it reached (downstream-scope.ts).
+  const needed =
+    run.only_task === null ? taskCount : Number(run.with_downstream) === 1 ? await tasksReached(trx, run.id) : 1;
   const state: RunState = Number(succeeded.n) >= needed && needed > 0 ? 'SUCCESS' : 'FAILED';
   await trx
     .updateTable('workflow_run')
@@ -64,6 +68,16 @@ export async function settle(
   result.runs.push(await runRecord(trx, run.id));
   if (run.only_task === null) await settleAcrossWorkflows(trx, dialect, run, state, now, result);
   await startQueued(trx, dialect, run.workflow_id, queuedRoots, now, result);
+}
+
+/** how many tasks of the run have an instance */
+async function tasksReached(trx: Trx, runId: number): Promise<number> {
+  const row = await trx
+    .selectFrom('task_instance')
+    .select(sql<number>`count(distinct task_id)`.as('n'))
+    .where('run_id', '=', runId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
 }
 
 /** A run's end as other workflows' whole-run waits see it: its SUCCESS releases them, its failure names them. */

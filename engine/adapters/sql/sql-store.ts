@@ -4,24 +4,29 @@
 // add-instances.ts, over transaction.ts), apply-workflow.ts and the query modules of each
 // aggregate. Dialect-specific code lives only in the openers (sqlite-store.ts, mysql-store.ts),
 // migrations.ts and the locks.
+import type { ReasonCode } from '../../api/reason-code.ts';
 import type { Actor } from '../../api/actor.ts';
+import type { UpstreamOutputs, UpstreamOutputsQuery } from '../../ports/store-instances.ts';
 import type { Kysely } from 'kysely';
 import type {
   AuditEntry,
+  InstanceLaunch,
   InstanceRecord,
   InstanceState,
   LogLine,
   RunRecord,
-  RunState,
   SchedulingPause,
   WorkerRecord,
   WorkflowSpec,
   WorkflowSummary,
 } from '../../api/types.ts';
 import type { AlertDelivery, AlertFilter, AlertRecord, AlertState } from '../../api/alerts.ts';
+import type { BackfillState } from '../../api/backfill.ts';
 import type {
   AlertRecorded,
   ApplyResult,
+  CallStarted,
+  BackfillRow,
   ClaimCandidate,
   CrossDependencyRow,
   DueAlertGroup,
@@ -31,15 +36,16 @@ import type {
   InstanceDraft,
   InstanceGuard,
   NewAlert,
+  NewBackfill,
   NewInstance,
+  RerunFailed,
   RerunTask,
   RunFilter,
   ScheduleRecord,
   Settlement,
+  StartCall,
   StartRun,
   Store,
-  TaskRuntime,
-  TaskSearchRow,
   TransitionResult,
   WaiterNotice,
   WorkerRegistration,
@@ -50,7 +56,9 @@ import * as alerts from './alert-queries.ts';
 import { applyWorkflow } from './apply-workflow.ts';
 import { applyWorkflows } from './apply-workflows.ts';
 import * as auditLog from './audit-queries.ts';
+import * as backfills from './backfill-queries.ts';
 import { cancelRun } from './cancel-run.ts';
+import { endBackfill, reopenBackfill } from './move-backfill.ts';
 import { claimDueInstances } from './claim-due.ts';
 import * as eventKeys from './event-key-queries.ts';
 import { finishInstance } from './finish-instance.ts';
@@ -59,11 +67,15 @@ import * as writes from './instance-writes.ts';
 import { insertLogs } from './log-insert.ts';
 import * as logs from './log-queries.ts';
 import type { SqlDialectName } from './migrations.ts';
+import { upstreamOutputs } from './output-queries.ts';
+import { rerunFailed } from './rerun-failed.ts';
 import { rerunTask } from './rerun-task.ts';
 import * as runs from './run-queries.ts';
 import * as schedules from './schedule-queries.ts';
 import type { Database } from './schema.ts';
+import { SqlReadModels } from './sql-read-models.ts';
 import { settleRun } from './settle-run.ts';
+import { orphanedChildRuns, startCall } from './start-call.ts';
 import { startExternalRun } from './start-external-run.ts';
 import { startRun } from './start-run.ts';
 import { expiredWaits } from './upstream-waits.ts';
@@ -71,12 +83,14 @@ import * as views from './view-queries.ts';
 import * as workers from './worker-queries.ts';
 import * as wf from './workflow-queries.ts';
 
-export class SqlStore implements Store {
+export class SqlStore extends SqlReadModels implements Store {
   constructor(
-    readonly db: Kysely<Database>,
+    db: Kysely<Database>,
     private readonly dialect: SqlDialectName,
     private readonly onClose: () => Promise<void> = () => db.destroy(),
-  ) {}
+  ) {
+    super(db);
+  }
 
   close(): Promise<void> {
     return this.onClose();
@@ -136,14 +150,26 @@ export class SqlStore implements Store {
   startRun(start: StartRun): Promise<{ run: RunRecord; created: InstanceRecord[] } | undefined> {
     return startRun(this.db, this.dialect, start);
   }
+  startCall(call: StartCall, now: number): Promise<CallStarted | undefined> {
+    return startCall(this.db, this.dialect, call, now);
+  }
+  orphanedChildRuns(limit: number): Promise<number[]> {
+    return orphanedChildRuns(this.db, limit);
+  }
   startExternalRun(start: ExternalRunStart): Promise<{ run: RunRecord; instance: InstanceRecord } | undefined> {
     return startExternalRun(this.db, this.dialect, start);
   }
   finishInstance(finish: Finish, now: number): Promise<TransitionResult> {
     return finishInstance(this.db, this.dialect, finish, now);
   }
-  cancelRun(runId: number, reason: string, queuedRoots: InstanceDraft[], now: number): Promise<TransitionResult> {
-    return cancelRun(this.db, this.dialect, runId, reason, queuedRoots, now);
+  cancelRun(
+    runId: number,
+    reason: string,
+    queuedRoots: InstanceDraft[],
+    now: number,
+    reasonCode?: ReasonCode,
+  ): Promise<TransitionResult> {
+    return cancelRun(this.db, this.dialect, runId, reason, reasonCode, queuedRoots, now);
   }
   settleRun(runId: number, settlement: Settlement, now: number): Promise<TransitionResult> {
     return settleRun(this.db, this.dialect, runId, settlement, now);
@@ -154,11 +180,40 @@ export class SqlStore implements Store {
   rerunTask(rerun: RerunTask, now: number): Promise<TransitionResult> {
     return rerunTask(this.db, this.dialect, rerun, now);
   }
+  rerunFailed(rerun: RerunFailed, now: number): Promise<TransitionResult> {
+    return rerunFailed(this.db, this.dialect, rerun, now);
+  }
   getRun(id: number): Promise<RunRecord | undefined> {
     return runs.getRun(this.db, id);
   }
   listRuns(filter: RunFilter): Promise<RunRecord[]> {
     return runs.listRuns(this.db, filter);
+  }
+
+  // backfills
+  createBackfill(backfill: NewBackfill): Promise<BackfillRow> {
+    return backfills.createBackfill(this.db, backfill);
+  }
+  getBackfill(id: number): Promise<BackfillRow | undefined> {
+    return backfills.getBackfill(this.db, id);
+  }
+  listBackfills(filter: { workflowName?: string; states?: BackfillState[]; limit?: number }): Promise<BackfillRow[]> {
+    return backfills.listBackfills(this.db, filter);
+  }
+  backfillTimes(id: number): Promise<number[]> {
+    return backfills.backfillTimes(this.db, id);
+  }
+  backfillRuns(id: number): Promise<RunRecord[]> {
+    return backfills.backfillRuns(this.db, id);
+  }
+  runLogicalTimes(workflowId: number, from: number, to: number): Promise<number[]> {
+    return backfills.runLogicalTimes(this.db, workflowId, from, to);
+  }
+  endBackfill(id: number, state: Exclude<BackfillState, 'RUNNING'>, now: number): Promise<boolean> {
+    return endBackfill(this.db, this.dialect, id, state, now);
+  }
+  reopenBackfill(id: number, now: number): Promise<boolean> {
+    return reopenBackfill(this.db, this.dialect, id, now);
   }
 
   // instances
@@ -170,6 +225,9 @@ export class SqlStore implements Store {
   }
   listInstances(runId: number): Promise<InstanceRecord[]> {
     return runs.listInstances(this.db, runId);
+  }
+  upstreamOutputs(query: UpstreamOutputsQuery): Promise<UpstreamOutputs> {
+    return upstreamOutputs(this.db, query);
   }
   instancesInStates(states: InstanceState[], limit?: number): Promise<InstanceRecord[]> {
     return runs.instancesInStates(this.db, states, limit);
@@ -183,14 +241,14 @@ export class SqlStore implements Store {
   markRunning(id: number, guard: InstanceGuard, startedAt: number): Promise<boolean> {
     return writes.markRunning(this.db, this.dialect, id, guard, startedAt);
   }
-  recordPid(id: number, guard: InstanceGuard, pid: number | undefined): Promise<boolean> {
-    return writes.recordPid(this.db, this.dialect, id, guard, pid);
+  recordPid(id: number, guard: InstanceGuard, pid: number | undefined, launch?: InstanceLaunch): Promise<boolean> {
+    return writes.recordPid(this.db, this.dialect, id, guard, pid, launch);
   }
-  requeueInstance(id: number, guard: InstanceGuard, reason: string): Promise<boolean> {
-    return writes.requeueInstance(this.db, this.dialect, id, guard, reason);
+  requeueInstance(id: number, guard: InstanceGuard, reason: string, reasonCode?: ReasonCode): Promise<boolean> {
+    return writes.requeueInstance(this.db, this.dialect, id, guard, reason, reasonCode);
   }
-  setWaitingReason(id: number, attempt: number, reason: string): Promise<boolean> {
-    return writes.setWaitingReason(this.db, this.dialect, id, attempt, reason);
+  setWaitingReason(id: number, attempt: number, reason: string, reasonCode?: ReasonCode): Promise<boolean> {
+    return writes.setWaitingReason(this.db, this.dialect, id, attempt, reason, reasonCode);
   }
   claimDueInstances(workerId: string, candidates: ClaimCandidate[], now: number): Promise<number[]> {
     return claimDueInstances(this.db, this.dialect, workerId, candidates, now);
@@ -232,38 +290,6 @@ export class SqlStore implements Store {
   }
   searchLog(instanceId: number, query: string, afterSeq: number, limit: number, untilSeq?: number): Promise<LogLine[]> {
     return views.searchLog(this.db, instanceId, query, afterSeq, limit, untilSeq);
-  }
-
-  // read models
-  instancesOfRuns(runIds: number[]): Promise<InstanceRecord[]> {
-    return views.instancesOfRuns(this.db, runIds);
-  }
-  finalFailures(runIds: number[]): Promise<InstanceRecord[]> {
-    return views.finalFailures(this.db, runIds);
-  }
-  instancesFinishedSince(states: InstanceState[], since: number, limit: number): Promise<InstanceRecord[]> {
-    return views.instancesFinishedSince(this.db, states, since, limit);
-  }
-  runsFinishedSince(since: number): Promise<Partial<Record<RunState, number>>> {
-    return views.runsFinishedSince(this.db, since);
-  }
-  latestAttempts(keys: { runId: number; taskId: number }[]): Promise<InstanceRecord[]> {
-    return views.latestAttempts(this.db, keys);
-  }
-  runningCountByWorker(): Promise<Map<string, number>> {
-    return views.runningCountByWorker(this.db);
-  }
-  countInstances(states: InstanceState[], opts?: { queuedOnly?: boolean }): Promise<number> {
-    return views.countInstances(this.db, states, opts);
-  }
-  countRuns(states: RunState[]): Promise<number> {
-    return views.countRuns(this.db, states);
-  }
-  searchTasks(query: string, limit: number): Promise<TaskSearchRow[]> {
-    return views.searchTasks(this.db, query, limit);
-  }
-  recentRuntimes(workflowId: number, limit: number): Promise<TaskRuntime[]> {
-    return views.recentRuntimes(this.db, workflowId, limit);
   }
 
   // workers

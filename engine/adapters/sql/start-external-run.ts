@@ -13,7 +13,7 @@ import type { InstanceRecord, RunRecord } from '../../api/types.ts';
 import { EXTERNAL_TASK_ID, type ExternalRunStart } from '../../ports/store.ts';
 import { runRecord } from './instance-drafts.ts';
 import type { SqlDialectName } from './migrations.ts';
-import { instanceFromRow } from './rows.ts';
+import { instanceFromRow, reasonColumns } from './rows.ts';
 import { insertRun } from './run-queries.ts';
 import type { Database } from './schema.ts';
 import { shared, transact } from './transaction.ts';
@@ -40,7 +40,7 @@ export async function startExternalRun(
         triggeredBy: start.triggeredBy,
         logicalTime: start.logicalTime,
         scheduleId: start.scheduleId,
-        reason: ended ? start.reason : undefined,
+        ...(ended && { reason: start.reason, reasonCode: start.reasonCode }),
         createdAt: start.startedAt,
       });
       if (runId === undefined) return undefined;
@@ -60,7 +60,7 @@ export async function startExternalRun(
         worker_id: null,
         pid: null,
         exit_code: start.exitCode ?? null,
-        reason: start.reason ?? null,
+        ...reasonColumns(start.reason, start.reasonCode),
         not_before: start.startedAt,
         created_at: start.startedAt,
         dispatched_at: null,

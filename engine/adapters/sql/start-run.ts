@@ -5,6 +5,10 @@
 // Locks (MySQL): the workflow's row exclusively, so two triggers of one workflow decide the
 // overlap one after the other, and a run is never created for a workflow being removed.
 // Also: a cron fire moves its schedule's last fire to its logical time (never backwards).
+// A backfill's run (backfillId): the backfill's row is locked and must be RUNNING, else no run
+// (undefined), so a cancelled backfill gets no run after its cancel; (backfill, logical time) is
+// unique, so a time's run is created once.
+import { because } from '../../api/reasons.ts';
 import type { Kysely } from 'kysely';
 import { AxError } from '../../api/errors.ts';
 import type { InstanceRecord, RunRecord, RunState } from '../../api/types.ts';
@@ -26,11 +30,19 @@ export async function startRun(
     async (trx) => {
       let state: RunState = run.state;
       let reason = run.reason;
+      let reasonCode = run.reasonCode;
       const workflow = await exclusive(
         trx.selectFrom('workflow').select(['id', 'name']).where('id', '=', run.workflowId),
         dialect,
       ).executeTakeFirst();
       if (!workflow) throw new AxError('not_found', `workflow ${run.workflowId} no longer exists`);
+      if (run.backfillId !== undefined) {
+        const backfill = await exclusive(
+          trx.selectFrom('backfill').select('state').where('id', '=', run.backfillId),
+          dialect,
+        ).executeTakeFirst();
+        if (backfill?.state !== 'RUNNING') return undefined;
+      }
       if (overlap && state === 'RUNNING') {
         const active = await trx
           .selectFrom('workflow_run')
@@ -42,10 +54,14 @@ export async function startRun(
           .executeTakeFirst();
         if (active) {
           state = overlap === 'queue' ? 'QUEUED' : 'SKIPPED';
-          reason = `run #${active.id} was still ${active.state.toLowerCase()} (overlap policy: ${overlap})`;
+          ({ reason, reasonCode } = because('overlap', {
+            run: active.id,
+            state: active.state.toLowerCase(),
+            policy: overlap,
+          }));
         }
       }
-      const id = await insertRun(trx, { ...run, state, reason });
+      const id = await insertRun(trx, { ...run, state, reason, reasonCode });
       if (id === undefined) return undefined;
       // A cron fire and its schedule's last_fire_at go in together: a fire that ran must not still
       // count as missed (the misfire policy would act on it). Never backwards.

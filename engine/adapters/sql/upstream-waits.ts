@@ -17,7 +17,7 @@ import type { InstanceRecord } from '../../api/types.ts';
 import { waitingReason } from '../../core/workflow/cross-upstream.ts';
 import { HELD_FOR_UPSTREAM, type UpstreamWaitDraft, type WaiterNotice } from '../../ports/store.ts';
 import type { SqlDialectName } from './migrations.ts';
-import { chunks, instanceFromRow } from './rows.ts';
+import { chunks, instanceFromRow, reasonColumnsOf } from './rows.ts';
 import type { Database, WorkflowRunTable } from './schema.ts';
 import { exclusive, shared, type Trx } from './transaction.ts';
 
@@ -61,7 +61,7 @@ export async function holdForUpstreams(
   inst: { id: number; runId: number; workflowId: number },
   waits: UpstreamWaitDraft[],
   now: number,
-): Promise<{ notBefore: number; reason: string | null }> {
+): Promise<{ notBefore: number; reason: string | null; reason_code: string | null }> {
   const pending: { w: UpstreamWaitDraft; from: number; to: number }[] = [];
   for (const w of waits) {
     const up = await shared(
@@ -95,7 +95,7 @@ export async function holdForUpstreams(
       .where('id', '=', inst.id)
       .where('not_before', '=', HELD_FOR_UPSTREAM)
       .execute();
-    return { notBefore: now, reason: null };
+    return { notBefore: now, reason: null, reason_code: null };
   }
   const rows = pending.map(({ w, from, to }) => ({
     instance_id: inst.id,
@@ -109,9 +109,9 @@ export async function holdForUpstreams(
     deadline: w.deadline,
   }));
   await trx.insertInto('upstream_wait').values(rows).execute();
-  const reason = waitingReason(pending.map((p) => p.w.label));
-  await trx.updateTable('task_instance').set({ reason }).where('id', '=', inst.id).execute();
-  return { notBefore: HELD_FOR_UPSTREAM, reason };
+  const columns = reasonColumnsOf(waitingReason(pending.map((p) => p.w.label)));
+  await trx.updateTable('task_instance').set(columns).where('id', '=', inst.id).execute();
+  return { notBefore: HELD_FOR_UPSTREAM, ...columns };
 }
 
 function matching(trx: Trx, workflow: string, task: string | null, logicalTime: number) {
@@ -150,7 +150,7 @@ export async function releaseWaiters(
     if (left.length > 0) {
       await trx
         .updateTable('task_instance')
-        .set({ reason: waitingReason(left.map((l) => l.label)) })
+        .set(reasonColumnsOf(waitingReason(left.map((l) => l.label))))
         .where('id', '=', instanceId)
         .where('state', '=', 'WAITING')
         .execute();
@@ -158,7 +158,7 @@ export async function releaseWaiters(
     }
     const res = await trx
       .updateTable('task_instance')
-      .set({ not_before: now, reason: null })
+      .set({ not_before: now, reason: null, reason_code: null })
       .where('id', '=', instanceId)
       .where('state', '=', 'WAITING')
       .where('not_before', '=', HELD_FOR_UPSTREAM)

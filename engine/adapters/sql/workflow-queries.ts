@@ -1,7 +1,7 @@
 // Definitions read and managed: workflows and their graphs, schedules, dependencies across
 // workflows, enabling and removing (applying one is apply-workflow.ts).
 import type { Kysely, Transaction } from 'kysely';
-import type { RunState, UpstreamDate, WorkflowSpec, WorkflowSummary } from '../../api/types.ts';
+import type { ParamSpec, RunState, UpstreamDate, WorkflowSpec, WorkflowSummary } from '../../api/types.ts';
 import type { CrossDependencyRow, ScheduleRecord, TaskDefinition, WorkflowGraph } from '../../ports/store.ts';
 import { hasEngineStart, num, scheduleFromRow, taskFromRow } from './rows.ts';
 import type { Database } from './schema.ts';
@@ -133,6 +133,8 @@ export async function getWorkflowGraph(db: Db, workflowId: number): Promise<Work
       version: wf.version,
       routing: wf.routing as WorkflowGraph['routing'],
       onEvent: wf.on_event ?? undefined,
+      ...(wf.params_json !== null &&
+        wf.params_json !== undefined && { params: JSON.parse(wf.params_json) as ParamSpec[] }),
       tasks,
       edges,
       schedule: schedule ? scheduleFromRow(schedule, wf.name) : undefined,
@@ -154,7 +156,7 @@ export async function listWorkflows(db: Db): Promise<WorkflowSummary[]> {
   const schedules = await db.selectFrom('schedule_plan').selectAll().execute();
   const lastRuns = await db
     .selectFrom('workflow_run')
-    .select(['id', 'workflow_id', 'state', 'logical_time', 'finished_at'])
+    .select(['id', 'workflow_id', 'state', 'logical_time', 'started_at', 'finished_at'])
     .where(
       'id',
       'in',
@@ -196,6 +198,7 @@ export async function listWorkflows(db: Db): Promise<WorkflowSummary[]> {
             id: last.id,
             state: last.state as RunState,
             logicalTime: num(last.logical_time),
+            ...(last.started_at !== null && { startedAt: num(last.started_at) }),
             finishedAt: last.finished_at === null ? undefined : num(last.finished_at),
           }
         : undefined,

@@ -19,7 +19,7 @@ import type { AlertRoute, AlertSettings } from './alert-settings.ts';
 /** What a rule says about something that happened. */
 export interface AlertInput extends Pick<
   AlertRecord,
-  'subject' | 'workflow' | 'runId' | 'instanceId' | 'severity' | 'title' | 'message'
+  'subject' | 'workflow' | 'runId' | 'instanceId' | 'severity' | 'title' | 'message' | 'titleCode' | 'messageCodes'
 > {
   rule: AlertRule;
   /** the event itself (`instance:ID`, `run:ID`): raised twice, it is recorded once; none: once per window */

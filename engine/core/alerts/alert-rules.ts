@@ -2,11 +2,12 @@
 // a worker went silent, …) turned into alerts for the AlertCenter. Each part calls these without
 // waiting: the look-ups a rule needs (the failed tasks of a run, the run before it) happen in the
 // background, and only when some route listens to the rule.
+import type { ReasonCode } from '../../api/reason-code.ts';
+import { alertText, type Reason, reasonLine } from '../../api/reasons.ts';
 import type { AlertRule } from '../../api/alerts.ts';
 import type { InstanceRecord, RunRecord, WorkerRecord } from '../../api/types.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { RunStore, DefinitionStore, ReadModelStore } from '../../ports/store.ts';
-import { formatDuration } from '../model/duration.ts';
 import { ANOMALY_FACTOR, ANOMALY_HISTORY, durationAnomaly } from '../model/duration-anomaly.ts';
 import type { AlertCenter, AlertInput } from './alert-center.ts';
 
@@ -18,6 +19,7 @@ export interface AlertHooks {
     state: 'FAILED' | 'TIMEOUT',
     reason: string | undefined,
     workflowName?: string,
+    reasonCode?: ReasonCode,
   ): void;
   /** a run ended (any state; FAILED and SUCCESS matter) */
   runEnded(run: RunRecord): void;
@@ -28,7 +30,7 @@ export interface AlertHooks {
   /** the wall clock stepped back: schedules whose last fire lay ahead of now were re-planned from now */
   clockStepped(backMs: number, schedules: string[], at: number): void;
   /** a monitor's fire passed its grace with no run reported; `run` records the miss (design.md §13) */
-  monitorMissed(workflow: string, run: RunRecord, fire: number, due: number, reason: string): void;
+  monitorMissed(workflow: string, run: RunRecord, fire: number, due: number, reason: Reason): void;
   /** a run reported from outside ended: judged against its monitor's history (run_duration_anomaly) */
   externalRunEnded(run: RunRecord): void;
   /** the engine's free-text alerts */
@@ -47,8 +49,6 @@ export const NO_ALERTS: AlertHooks = {
   externalRunEnded: () => undefined,
   engine: () => undefined,
 };
-
-const iso = (at: number | undefined) => (at === undefined ? '?' : new Date(at).toISOString());
 
 export class AlertRules implements AlertHooks {
   /** runs already reported overdue */
@@ -81,6 +81,7 @@ export class AlertRules implements AlertHooks {
     state: 'FAILED' | 'TIMEOUT',
     reason: string | undefined,
     workflowName?: string,
+    reasonCode?: ReasonCode,
   ): void {
     this.raiseIfHeard('task_failed', workflowName, () =>
       this.store.getRun(inst.runId).then((run) => {
@@ -93,14 +94,17 @@ export class AlertRules implements AlertHooks {
           runId: inst.runId,
           instanceId: inst.id,
           severity: 'critical' as const,
-          title: `${workflow}: task "${inst.taskName}" ${state === 'TIMEOUT' ? 'timed out' : 'failed'} (attempt ${inst.attempt}, no retry left)`,
-          message: [
-            `run #${inst.runId}, instance ${inst.id}`,
-            reason && `reason: ${reason}`,
-            `worker: ${inst.workerId ?? '-'}`,
-          ]
-            .filter(Boolean)
-            .join('\n'),
+          ...alertText(
+            {
+              code: state === 'TIMEOUT' ? 'alert_task_timed_out' : 'alert_task_failed',
+              args: { workflow, task: inst.taskName, attempt: inst.attempt },
+            },
+            [
+              { code: 'alert_run_instance', args: { run: inst.runId, instance: inst.id } },
+              ...(reason ? [reasonLine(reason, reasonCode)] : []),
+              { code: 'alert_worker', args: { worker: inst.workerId ?? '-' } },
+            ],
+          ),
         };
       }),
     );
@@ -117,9 +121,18 @@ export class AlertRules implements AlertHooks {
   private async runFailed(run: RunRecord): Promise<AlertInput> {
     const failures = await this.store.finalFailures([run.id]);
     const first = failures[0];
-    const what = first
-      ? `task "${first.taskName}" ${first.state === 'TIMEOUT' ? 'timed out' : first.state === 'CANCELLED' ? 'was cancelled' : 'failed'}`
-      : 'failed';
+    const title: ReasonCode = first
+      ? {
+          code:
+            first.state === 'TIMEOUT'
+              ? 'alert_run_failed_timeout'
+              : first.state === 'CANCELLED'
+                ? 'alert_run_failed_cancel'
+                : 'alert_run_failed_task',
+          args: { workflow: run.workflowName, run: run.id, task: first.taskName, attempts: first.attempt },
+        }
+      : { code: 'alert_run_failed', args: { workflow: run.workflowName, run: run.id } };
+    const finished = run.finishedAt ?? '?';
     return {
       rule: 'run_failed',
       subject: `workflow:${run.workflowName}`,
@@ -128,13 +141,18 @@ export class AlertRules implements AlertHooks {
       runId: run.id,
       ...(first && { instanceId: first.id }),
       severity: 'critical',
-      title: `${run.workflowName}: run #${run.id} failed: ${what}${first ? ` after ${first.attempt} attempt(s)` : ''}`,
-      message: [
-        `run #${run.id} (${run.trigger}, logical time ${iso(run.logicalTime)}) ended FAILED at ${iso(run.finishedAt)}`,
-        ...failures.map(
-          (f) => `${f.taskName}: ${f.state}${f.reason ? `: ${f.reason}` : ''} (instance ${f.id}, attempt ${f.attempt})`,
-        ),
-      ].join('\n'),
+      ...alertText(title, [
+        {
+          code: 'alert_run_ended_failed',
+          args: { run: run.id, trigger: run.trigger, logical: run.logicalTime, finished },
+        },
+        ...failures.map((f) => {
+          const args = { task: f.taskName, state: f.state, instance: f.id, attempt: f.attempt };
+          return f.reason
+            ? reasonLine(f.reason, f.reasonCode, { code: 'alert_failure_reason', args })
+            : { code: 'alert_failure', args };
+        }),
+      ]),
     };
   }
 
@@ -154,8 +172,20 @@ export class AlertRules implements AlertHooks {
       workflow: run.workflowName,
       runId: run.id,
       severity: 'info',
-      title: `${run.workflowName}: recovered, run #${run.id} succeeded after failed run #${previous.id}`,
-      message: `run #${run.id} (${run.trigger}, logical time ${iso(run.logicalTime)}) ended SUCCESS at ${iso(run.finishedAt)}`,
+      ...alertText(
+        { code: 'alert_recovered', args: { workflow: run.workflowName, run: run.id, previous: previous.id } },
+        [
+          {
+            code: 'alert_run_ended_success',
+            args: {
+              run: run.id,
+              trigger: run.trigger,
+              logical: run.logicalTime ?? '?',
+              finished: run.finishedAt ?? '?',
+            },
+          },
+        ],
+      ),
     };
   }
 
@@ -166,8 +196,13 @@ export class AlertRules implements AlertHooks {
       // One loss is one alert, whichever scheduler judges it: its last heartbeat names it.
       event: `${worker.id}:${worker.lastHeartbeat}`,
       severity: 'critical',
-      title: `worker ${worker.id} (${worker.host}) lost: no heartbeat for ${formatDuration(Math.round(silentForMs / 1000) * 1000)}`,
-      message: `last heartbeat at ${iso(worker.lastHeartbeat)}; its running tasks fail over to other workers`,
+      ...alertText(
+        {
+          code: 'alert_worker_lost',
+          args: { worker: worker.id, host: worker.host, silent: Math.round(silentForMs / 1000) * 1000 },
+        },
+        [{ code: 'alert_worker_lost_body', args: { at: worker.lastHeartbeat } }],
+      ),
     });
   }
 
@@ -176,8 +211,9 @@ export class AlertRules implements AlertHooks {
       rule: 'queue_long',
       subject: 'queue',
       severity: 'warning',
-      title: `queue of worker ${worker} is ${length} long (threshold ${threshold}): workers cannot keep up`,
-      message: 'add workers or concurrency, or look for a stuck worker ("ax workers")',
+      ...alertText({ code: 'alert_queue_long', args: { worker, length, threshold } }, [
+        { code: 'alert_queue_long_body' },
+      ]),
     });
   }
 
@@ -188,8 +224,9 @@ export class AlertRules implements AlertHooks {
       event: `misfire:${latest}`,
       workflow,
       severity: 'warning',
-      title: `${workflow}: ${skipped} missed fire(s) up to ${iso(latest)} not run (misfire policy ${policy})`,
-      message: 'the engine was down, asleep or paused when they were due',
+      ...alertText({ code: 'alert_misfire_skipped', args: { workflow, skipped, latest, policy } }, [
+        { code: 'alert_misfire_skipped_body' },
+      ]),
     });
   }
 
@@ -223,24 +260,30 @@ export class AlertRules implements AlertHooks {
       workflow: run.workflowName,
       runId: run.id,
       severity: 'warning',
-      title: `${run.workflowName}: run #${run.id} still running past its expected ${formatDuration(expectedMs)}`,
-      message: `started at ${iso(run.startedAt ?? run.createdAt)}`,
+      ...alertText(
+        { code: 'alert_run_overdue', args: { workflow: run.workflowName, run: run.id, expected: expectedMs } },
+        [{ code: 'alert_run_overdue_body', args: { started: run.startedAt ?? run.createdAt } }],
+      ),
     });
   }
 
   clockStepped(backMs: number, schedules: string[], at: number): void {
-    const shown =
-      schedules.slice(0, 10).join(', ') + (schedules.length > 10 ? ` and ${schedules.length - 10} more` : '');
+    const back = backMs >= 60_000 ? Math.round(backMs / 60_000) * 60_000 : Math.round(backMs / 1000) * 1000;
+    const shown = schedules.slice(0, 10).join(', ');
+    const more = schedules.length - 10;
     this.raise({
       rule: 'clock_step',
       subject: `node:${this.node}`,
       severity: 'warning',
-      title: `the clock of ${this.node} stepped back by about ${formatDuration(backMs >= 60_000 ? Math.round(backMs / 60_000) * 60_000 : Math.round(backMs / 1000) * 1000)}: ${schedules.length} schedule(s) re-planned from now`,
-      message: `their last fires lay ahead of the clock (${iso(at)}), which had gone ahead and was set back (NTP, a restored snapshot); without this they would not fire until the clock caught up. Re-planned: ${shown}. Check the machine's time sync.`,
+      ...alertText({ code: 'alert_clock_step', args: { node: this.node, back, count: schedules.length } }, [
+        more > 0
+          ? { code: 'alert_clock_step_body_more', args: { at, schedules: shown, more } }
+          : { code: 'alert_clock_step_body', args: { at, schedules: shown } },
+      ]),
     });
   }
 
-  monitorMissed(workflow: string, run: RunRecord, fire: number, due: number, reason: string): void {
+  monitorMissed(workflow: string, run: RunRecord, fire: number, due: number, reason: Reason): void {
     this.raise({
       rule: 'monitor_missed',
       subject: `workflow:${workflow}`,
@@ -249,8 +292,10 @@ export class AlertRules implements AlertHooks {
       workflow,
       runId: run.id,
       severity: 'critical',
-      title: `${workflow}: the run due at ${iso(fire)} was not reported by ${iso(due)}`,
-      message: `${reason}\nrecorded as run #${run.id}; is its job still in the crontab, and does it reach AX ("ax ping", "ax wrap")?`,
+      ...alertText({ code: 'alert_monitor_missed', args: { workflow, fire, due } }, [
+        reason.reasonCode,
+        { code: 'alert_monitor_missed_body', args: { run: run.id } },
+      ]),
     });
   }
 
@@ -276,7 +321,7 @@ export class AlertRules implements AlertHooks {
       .filter((d): d is number => d !== undefined);
     const anomaly = durationAnomaly(took, history);
     if (!anomaly) return undefined;
-    const ms = (n: number) => formatDuration(Math.max(1000, Math.round(n / 1000) * 1000));
+    const ms = (n: number) => Math.max(1000, Math.round(n / 1000) * 1000);
     return {
       rule: 'run_duration_anomaly',
       subject: `workflow:${run.workflowName}`,
@@ -284,8 +329,18 @@ export class AlertRules implements AlertHooks {
       workflow: run.workflowName,
       runId: run.id,
       severity: 'warning',
-      title: `${run.workflowName}: run #${run.id} took ${ms(took)}, far ${anomaly.kind} than usual (median ${ms(anomaly.medianMs)})`,
-      message: `outside ${ANOMALY_FACTOR}× either way of the median of its last ${anomaly.runs} successful runs; it ended ${run.state}`,
+      ...alertText(
+        {
+          code: anomaly.kind === 'longer' ? 'alert_duration_longer' : 'alert_duration_shorter',
+          args: { workflow: run.workflowName, run: run.id, took: ms(took), median: ms(anomaly.medianMs) },
+        },
+        [
+          {
+            code: 'alert_duration_anomaly_body',
+            args: { factor: ANOMALY_FACTOR, runs: anomaly.runs, state: run.state },
+          },
+        ],
+      ),
     };
   }
 

@@ -2,6 +2,7 @@
 // still DISPATCHED to this worker at this attempt (else a duplicate or stale delivery), its task
 // still exists, and the worker's accept-policy allows it. The command comes from the store here,
 // never from the message.
+import { because } from '../../api/reasons.ts';
 import type { InstanceRecord } from '../../api/types.ts';
 import type { DispatchMessage } from '../../ports/coordinator.ts';
 import type { InstanceStore, TaskDefinition } from '../../ports/store.ts';
@@ -33,10 +34,12 @@ export async function admitDispatch(
   };
   if (!accepts(policy, { workflowName: wf.graph.name, labels: task.labels })) {
     // Back to the queue for a worker that accepts it.
+    const why = because('worker_refused', { worker: worker.id });
     await store.requeueInstance(
       inst.id,
       { from: ['DISPATCHED'], attempt: inst.attempt, workerId: worker.id },
-      `worker ${worker.id} does not accept this task`,
+      why.reason,
+      why.reasonCode,
     );
     return { refused: 'this worker does not accept it (accept-policy)' };
   }

@@ -1,10 +1,11 @@
 // Hands WAITING instances to workers: routing by labels and accept-policy, a worker's load taken
 // from the database (DISPATCHED + RUNNING), the store's claim-due-instances (WAITING →
 // DISPATCHED within the worker's free slots, fenced), then the queue.
+import { because } from '../../api/reasons.ts';
 import type { InstanceRecord, RoutingStrategy, WorkerRecord } from '../../api/types.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { Coordinator } from '../../ports/coordinator.ts';
-import type { InstanceStore } from '../../ports/store.ts';
+import type { InstanceStore, TaskDefinition } from '../../ports/store.ts';
 import type { LeaderLease } from '../scheduling/leader-lease.ts';
 import { type Router, type WorkerCandidate, whyNoWorker } from '../model/routing.ts';
 import type { RunManager } from '../runs/run-manager.ts';
@@ -58,6 +59,8 @@ export class Dispatcher {
     /** only the lease's holder dispatches on a wake-up */
     private readonly lease: Pick<LeaderLease, 'isLeader'>,
     private readonly alert: (message: string) => void,
+    /** a `call:` task's due instance: it starts its child run here, on no worker (RunManager.calls.start) */
+    private readonly startCall?: (inst: InstanceRecord, task: TaskDefinition) => Promise<void>,
   ) {}
 
   /**
@@ -148,9 +151,18 @@ export class Dispatcher {
       const task = wf?.tasks.get(inst.taskId);
       if (!wf || !task) {
         await this.finish(inst, { from: ['WAITING'], attempt: inst.attempt }, 'CANCELLED', {
-          reason: 'the task was removed from its workflow',
+          ...because('task_removed'),
           finishedAt: now,
         });
+        continue;
+      }
+      if (task.call && this.startCall) {
+        // One call that cannot start (the store away) must not hold up the page: said, tried next pass.
+        await this.startCall(inst, task).catch((err: unknown) =>
+          this.alert(
+            `call ${inst.taskName} (instance ${inst.id}): ${err instanceof Error ? err.message : String(err)}`,
+          ),
+        );
         continue;
       }
       const routable = { workflowName: wf.graph.name, labels: task.labels };
@@ -159,9 +171,9 @@ export class Dispatcher {
       if (!worker) {
         // Every slot is taken: the rest simply wait their turn; a reason is for tasks nobody can take.
         if (!room()) break;
-        const reason = `waiting: ${whyNoWorker(routable, candidates, now, this.options.staleAfterMs)}`;
-        if (inst.reason !== reason) {
-          await this.store.setWaitingReason(inst.id, inst.attempt, reason);
+        const why = whyNoWorker(routable, candidates, now, this.options.staleAfterMs);
+        if (inst.reason !== why.reason) {
+          await this.store.setWaitingReason(inst.id, inst.attempt, why.reason, why.reasonCode);
         }
         continue;
       }

@@ -3,12 +3,15 @@
 // to the log writer, the timeout enforced (SIGTERM, SIGKILL after the grace), and the outcome
 // recorded with a fenced compare-and-set once its log is in. Whatever the task left running
 // outside its group is said at the end of its log afterwards.
+import type { ReasonCode } from '../../api/reason-code.ts';
+import { because, reasonText, type Reason } from '../../api/reasons.ts';
 import type { InstanceRecord, InstanceState } from '../../api/types.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { Coordinator, DispatchMessage } from '../../ports/coordinator.ts';
 import type { EngineMetrics } from '../../ports/metrics.ts';
-import type { ProcessRunner, RunningProcess } from '../../ports/process-runner.ts';
+import type { ProcessExit, ProcessRunner, RunningProcess } from '../../ports/process-runner.ts';
 import type { SecretSource } from '../../ports/secrets.ts';
+import type { TeamSecretResolver } from '../../ports/team-secrets.ts';
 import type { Finish, InstanceStore, RunStore, TaskDefinition, LogStore } from '../../ports/store.ts';
 import type { Dispatcher } from '../dispatch/dispatcher.ts';
 import { formatDuration } from '../model/duration.ts';
@@ -19,7 +22,13 @@ import { persistently } from '../support/store-retry.ts';
 import { RunCache } from './run-cache.ts';
 import type { RunManager } from '../runs/run-manager.ts';
 import type { SecretMask } from '../secrets/secret-mask.ts';
+import { startingTaskSecrets } from '../secrets/team-secret-source.ts';
 import { taskLaunch, taskOutcome } from './task-launch.ts';
+import { checkPrecondition, type Precondition } from './task-precondition.ts';
+import { OUTPUT_MAX_BYTES, parseOutputs } from '../model/task-outputs.ts';
+import type { CachedWorkflow } from '../workflow/workflow-cache.ts';
+import { upstreamOutputVariables } from './upstream-outputs.ts';
+import { instanceLaunch } from './instance-launch.ts';
 
 /** A task its worker runs, from its start lock to its recorded outcome. */
 export interface Running {
@@ -28,7 +37,7 @@ export interface Running {
   process?: RunningProcess;
   timedOut: boolean;
   /** set when the worker itself stops the process (fenced off, shutdown) */
-  stopReason?: string;
+  stopReason?: Reason;
   /** its process ended and the outcome is being written: a beat that misses it is no take-over */
   reporting?: boolean;
   /** a user cancelled it: the store already says CANCELLED, so the refused outcome is expected */
@@ -45,6 +54,12 @@ export interface ExecutionOptions {
   baseEnv: Record<string, string>;
   /** this node's secrets, for env values marked { secret: NAME }; none when absent */
   secrets?: SecretSource;
+  /**
+   * team mode: the team secrets a task refers to and this node does not hold itself, asked at
+   * each start (a database worker decrypts them itself; a token-only worker gets them from the
+   * server with its dispatch)
+   */
+  teamSecrets?: TeamSecretResolver;
   /** the node's masking step: each value resolved is masked in logs, reasons and alerts (set by the engine) */
   secretMask?: SecretMask;
   /** counts each start's dispatch latency (set by the engine's wiring) */
@@ -74,7 +89,7 @@ export class TaskExecutor {
   }
 
   /** Runs one task to its recorded outcome; a start the store refuses (it changed state meanwhile) is only said. */
-  async run(entry: Running, task: TaskDefinition, workflowName: string): Promise<void> {
+  async run(entry: Running, task: TaskDefinition, workflowName: string, wf?: CachedWorkflow): Promise<void> {
     const { inst } = entry;
     const guard = { from: ['DISPATCHED' as InstanceState], attempt: inst.attempt, workerId: this.options.id };
     const startedAt = this.clock.now();
@@ -89,6 +104,16 @@ export class TaskExecutor {
     // RUNNING now: a read that failed here (the database away) would leave it RUNNING with no
     // process, to be failed over later; so it waits for the database like the writes do.
     const run = await this.persist(`read the run of instance ${inst.id}`, () => this.runs.get(inst.runId));
+    // Its upstreams' outputs, from the store: the node that ran them may be another.
+    const upstreamOutputs = await this.persist(`read the upstream outputs of instance ${inst.id}`, () =>
+      upstreamOutputVariables(this.store, task, wf, run),
+    );
+    const secrets = await startingTaskSecrets(
+      this.options.secrets,
+      this.options.teamSecrets,
+      { instanceId: inst.id, workflow: workflowName, workflowId: inst.workflowId, env: task.env },
+      (what, read) => this.persist(what, read),
+    );
     this.logs.open(inst.id, 0, task.logLimitBytes);
     const { env, envFiles, secretValues, missing } = taskLaunch(
       this.options.baseEnv,
@@ -97,19 +122,22 @@ export class TaskExecutor {
       inst,
       run,
       startedAt,
-      this.options.secrets,
+      secrets,
+      upstreamOutputs,
     );
     const fence = { from: ['RUNNING' as InstanceState], attempt: inst.attempt, workerId: this.options.id };
     if (missing) {
-      const reason = `could not start: ${this.masked(missing)}`;
-      this.logs.system(inst.id, reason);
-      await this.finish(entry, fence, 'FAILED', { reason });
+      const why = because('could_not_start', { error: this.masked(missing) });
+      this.logs.system(inst.id, why.reason);
+      await this.finish(entry, fence, 'FAILED', why);
       return;
     }
     // Masked before the writer sees a line (and before a long one is cut), so neither the store
     // nor a live follower gets a value, nor the first part of one.
     this.options.secretMask?.add(secretValues);
     const mask = this.options.secretMask?.lineMask();
+    if (task.when && !(await this.precondition(entry, task, env, envFiles, fence))) return;
+    const launch = instanceLaunch(task, this.options.baseEnv, env, envFiles);
     try {
       entry.process = await this.runner.start(
         {
@@ -118,20 +146,25 @@ export class TaskExecutor {
           env,
           maxLineBytes: this.options.maxLineBytes,
           ...(envFiles && { envFiles }),
+          outputFile: { env: 'AX_OUTPUT', maxBytes: OUTPUT_MAX_BYTES },
         },
         { onLine: (stream, line, bytes) => this.logs.append(inst.id, stream, line, bytes), ...(mask && { mask }) },
       );
     } catch (err) {
       // Node's spawn errors may quote the environment (a value with a NUL byte): masked.
-      const reason = `could not start: ${this.masked(err instanceof Error ? err.message : String(err))}`;
-      this.logs.system(inst.id, reason);
-      await this.finish(entry, fence, 'FAILED', { reason });
+      const why = because('could_not_start', { error: this.masked(err instanceof Error ? err.message : String(err)) });
+      this.logs.system(inst.id, why.reason);
+      // What it tried to run is what explains most failed starts (a cwd that does not exist).
+      await this.persist(`record the launch of instance ${inst.id}`, () =>
+        this.store.recordPid(inst.id, fence, undefined, launch),
+      );
+      await this.finish(entry, fence, 'FAILED', why);
       return;
     }
     // Cancelled (or otherwise stopped) between RUNNING and the spawn: it goes at once.
     if (entry.stopReason) void entry.process.terminate(this.options.killGraceMs);
     await this.persist(`record the pid of instance ${inst.id}`, () =>
-      this.store.recordPid(inst.id, fence, entry.process?.pid),
+      this.store.recordPid(inst.id, fence, entry.process?.pid, launch),
     );
     const cancelTimeout =
       task.timeoutMs === undefined
@@ -151,12 +184,82 @@ export class TaskExecutor {
     await entry.process.terminate(this.options.killGraceMs);
     // What `ax cancel` waits for: the cancelled task's group is gone.
     if (entry.cancelled) this.logs.system(inst.id, 'stopped: no process of its group is left');
-    const { state, reason, failedOver } = taskOutcome(entry, exit, task.timeoutMs);
+    const { state, reason, reasonCode, failedOver } = taskOutcome(entry, exit, task.timeoutMs);
     if (failedOver) this.logs.system(inst.id, reason as string);
-    await this.finish(entry, fence, state, { exitCode: exit.code ?? undefined, reason, failedOver });
+    const outputs = this.outputsOf(inst.id, exit);
+    const patch = { exitCode: exit.code ?? undefined, reason, reasonCode, failedOver };
+    await this.finish(entry, fence, state, patch, outputs);
     // What left the group (setsid, a daemon) outlives the task: said at the end of its log where
     // the platform can tell, after the outcome, so that looking never delays a task or a slot.
     void this.reportLeftRunning(inst.id, entry.process);
+  }
+
+  /**
+   * The task's `when:` (task-precondition.ts), with the environment it would start with: false
+   * when it said no (the instance ends SKIPPED, with the reason) or could not be checked (FAILED).
+   */
+  private async precondition(
+    entry: Running,
+    task: TaskDefinition,
+    env: Record<string, string>,
+    envFiles: Record<string, string> | undefined,
+    fence: { from: InstanceState[]; attempt: number; workerId: string },
+  ): Promise<boolean> {
+    const { inst } = entry;
+    const mask = this.options.secretMask?.lineMask();
+    let verdict: Precondition;
+    let cancelTimeout: (() => void) | undefined;
+    try {
+      verdict = await checkPrecondition(task.when, env, {
+        runner: this.runner,
+        spec: { cwd: task.cwd, env, maxLineBytes: this.options.maxLineBytes, ...(envFiles && { envFiles }) },
+        onLine: (stream, line, bytes) => this.logs.append(inst.id, stream, line, bytes),
+        started: (process) => {
+          entry.process = process;
+          if (entry.stopReason) void process.terminate(this.options.killGraceMs);
+          // The task's timeout covers its when: command too: a check that hangs is no answer.
+          if (task.timeoutMs !== undefined)
+            cancelTimeout = this.clock.setTimer(task.timeoutMs, () => {
+              entry.timedOut = true;
+              void process.terminate(this.options.killGraceMs);
+            });
+        },
+        ...(mask && { mask }),
+      });
+    } catch (err) {
+      const why = because('when_could_not_start', {
+        error: this.masked(err instanceof Error ? err.message : String(err)),
+      });
+      this.logs.system(inst.id, why.reason);
+      await this.finish(entry, fence, 'FAILED', why);
+      return false;
+    } finally {
+      cancelTimeout?.();
+    }
+    entry.process = undefined;
+    if (entry.timedOut) {
+      const why = because('when_timeout', { timeout: task.timeoutMs as number });
+      this.logs.system(inst.id, why.reason);
+      await this.finish(entry, fence, 'TIMEOUT', why);
+      return false;
+    }
+    if (entry.stopReason) {
+      await this.finish(entry, fence, 'FAILED', entry.stopReason);
+      return false;
+    }
+    if (verdict.run) return true;
+    const why = this.maskedReason(verdict);
+    this.logs.system(inst.id, `skipped: ${why.reason}`);
+    await this.finish(entry, fence, 'SKIPPED', why);
+    return false;
+  }
+
+  /** What the task wrote to $AX_OUTPUT, masked; what was skipped or cut is said in its log. */
+  private outputsOf(instanceId: number, exit: ProcessExit): Record<string, string> | undefined {
+    if (!exit.output) return undefined;
+    const { outputs, notes } = parseOutputs(exit.output.text, exit.output.bytes, (t) => this.masked(t));
+    for (const note of notes) this.logs.system(instanceId, note);
+    return Object.keys(outputs).length > 0 ? outputs : undefined;
   }
 
   private async reportLeftRunning(instanceId: number, process: RunningProcess): Promise<void> {
@@ -176,7 +279,8 @@ export class TaskExecutor {
     entry: Running,
     fence: { from: InstanceState[]; attempt: number; workerId: string },
     state: Finish['to'],
-    patch: { exitCode?: number; reason?: string; failedOver?: true },
+    patch: { exitCode?: number; reason?: string; reasonCode?: ReasonCode; failedOver?: true },
+    outputs?: Record<string, string>,
   ): Promise<void> {
     const { inst } = entry;
     if (this.identityLost()) {
@@ -189,15 +293,19 @@ export class TaskExecutor {
     // keeps refusing it, the outcome says so rather than passing for complete.
     const unstored = await this.logs.close(inst.id);
     if (unstored > 0) {
-      const lost = `its log is incomplete: ${unstored} line(s) could not be stored`;
-      patch = { ...patch, reason: patch.reason ? `${patch.reason}; ${lost}` : lost };
-      this.alert(`instance ${inst.id} attempt ${inst.attempt} (${state}): ${lost}`);
+      const lost = patch.reason
+        ? because('log_incomplete_after', { reason: patch.reason, lines: unstored })
+        : because('log_incomplete', { lines: unstored });
+      patch = { ...patch, ...lost };
+      this.alert(
+        `instance ${inst.id} attempt ${inst.attempt} (${state}): ${reasonText({ code: 'log_incomplete', args: { lines: unstored } })}`,
+      );
     }
     const finishedAt = this.clock.now();
     let recorded: boolean;
     try {
       recorded = await this.persist(`record ${state} of instance ${inst.id}`, () =>
-        this.recordOutcome(inst, fence, state, { ...patch, finishedAt }),
+        this.recordOutcome(inst, fence, state, { ...patch, finishedAt }, outputs && { outputs }),
       );
     } catch (err) {
       // The store refuses for good (its file deleted under the engine): the outcome is said here,
@@ -230,6 +338,22 @@ export class TaskExecutor {
 
   private masked(text: string): string {
     return this.options.secretMask ? this.options.secretMask.mask(text) : text;
+  }
+
+  /** A reason with its text and its code's text arguments masked (a `when:` command's output may quote a secret). */
+  private maskedReason(why: Reason): Reason {
+    const args = why.reasonCode.args;
+    return {
+      reason: this.masked(why.reason),
+      reasonCode: {
+        code: why.reasonCode.code,
+        ...(args && {
+          args: Object.fromEntries(
+            Object.entries(args).map(([k, v]) => [k, typeof v === 'string' ? this.masked(v) : v]),
+          ),
+        }),
+      },
+    };
   }
 
   /** Up to ten minutes of retries, then the scheduler's backstops take over. */

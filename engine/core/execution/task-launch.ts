@@ -1,13 +1,14 @@
 // What a task process starts with, and what its end means: the environment every task gets
-// (design.md §5), its secrets (resolved on this worker), its event payload (in the environment while
+// (design.md §5; AX_PARAM_<NAME> for each of its run's params), its secrets (resolved on this worker), its event payload (in the environment while
 // small, else as a file), and the instance state and reason that follow from how the process ended.
+import type { ReasonCode } from '../../api/reason-code.ts';
+import { because, type Reason } from '../../api/reasons.ts';
+import { paramEnvName, paramText } from '../../api/params.ts';
 import { isSecretRef, secretValueProblem } from '../../api/secrets.ts';
 import type { InstanceRecord, RunRecord } from '../../api/types.ts';
 import type { SecretSource } from '../../ports/secrets.ts';
 import type { ProcessExit } from '../../ports/process-runner.ts';
 import type { Finish, TaskDefinition } from '../../ports/store.ts';
-import { FAILOVER_PREFIX } from '../model/backstops.ts';
-import { formatDuration } from '../model/duration.ts';
 import { ENV_PAYLOAD_MAX_BYTES, payloadBytes, payloadNulProblem } from '../model/payload.ts';
 
 export interface TaskLaunch {
@@ -28,6 +29,8 @@ export function taskLaunch(
   run: RunRecord | undefined,
   startedAt: number,
   secrets?: SecretSource,
+  /** AX_OUTPUT_<TASK>_<KEY> of its upstreams (upstream-outputs.ts) */
+  upstreamOutputs: Record<string, string> = {},
 ): TaskLaunch {
   const own: Record<string, string> = {};
   const secretValues: string[] = [];
@@ -46,7 +49,9 @@ export function taskLaunch(
         continue;
       }
       const nul = secret === undefined ? undefined : secretValueProblem(value.secret, secret);
+      const unavailable = secret === undefined ? secrets?.unavailable?.(value.secret) : undefined;
       if (nul) missing.push(`${nul} (env ${key})`);
+      else if (unavailable) missing.push(`secret "${value.secret}" (env ${key}): ${unavailable}`);
       else if (secret === undefined)
         missing.push(
           `secret "${value.secret}" (env ${key}) is not set on this worker: ${secrets?.howToSet(value.secret) ?? `run "ax secrets set ${value.secret}" on it`}`,
@@ -63,6 +68,7 @@ export function taskLaunch(
   if (missing.length > 0) return { env: {}, secretValues: [], missing: missing.join('; ') };
   const env: Record<string, string> = {
     ...baseEnv,
+    ...upstreamOutputs,
     ...own,
     AX_WORKFLOW: workflowName,
     AX_TASK: task.name,
@@ -70,6 +76,8 @@ export function taskLaunch(
     AX_INSTANCE_ID: String(inst.id),
     AX_ATTEMPT: String(inst.attempt),
     AX_LOGICAL_TIME: new Date(run?.logicalTime ?? startedAt).toISOString(),
+    // the run's params, as variables only: never spliced into the command's text
+    ...Object.fromEntries(Object.entries(run?.params ?? {}).map(([name, v]) => [paramEnvName(name), paramText(v)])),
   };
   // A large payload goes as a file: one environment string is capped (128 KiB on Linux).
   const payload = run?.eventPayload;
@@ -81,14 +89,16 @@ export function taskLaunch(
 
 /** The state and reason of an instance whose process ended (or was stopped by the worker). */
 export function taskOutcome(
-  ended: { timedOut: boolean; stopReason?: string },
+  ended: { timedOut: boolean; stopReason?: Reason },
   exit: ProcessExit,
   timeoutMs: number | undefined,
-): { state: Finish['to']; reason?: string; failedOver?: true } {
-  if (ended.timedOut) return { state: 'TIMEOUT', reason: `timed out after ${formatDuration(timeoutMs as number)}` };
-  if (ended.stopReason) return { state: 'FAILED', reason: ended.stopReason };
+): { state: Finish['to']; reason?: string; reasonCode?: ReasonCode; failedOver?: true } {
+  if (ended.timedOut) return { state: 'TIMEOUT', ...because('timeout', { timeout: timeoutMs as number }) };
+  if (ended.stopReason) return { state: 'FAILED', ...ended.stopReason };
   // The runner lost the process (its launcher died), not the task failing: a free re-run.
-  if (exit.lost) return { state: 'FAILED', reason: `${FAILOVER_PREFIX} ${exit.lost}`, failedOver: true };
-  if (exit.signal) return { state: 'FAILED', reason: `killed by ${exit.signal}` };
-  return exit.code === 0 ? { state: 'SUCCESS' } : { state: 'FAILED', reason: `exit code ${exit.code}` };
+  if (exit.lost) return { state: 'FAILED', ...because('process_lost', { detail: exit.lost }), failedOver: true };
+  if (exit.signal) return { state: 'FAILED', ...because('signal', { signal: exit.signal }) };
+  return exit.code === 0
+    ? { state: 'SUCCESS' }
+    : { state: 'FAILED', ...because('exit', { code: exit.code as number }) };
 }

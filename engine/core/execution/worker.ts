@@ -3,6 +3,7 @@
 // execution (task-execution.ts: process group, log lines, timeout, outcome). It beats for itself
 // and its running tasks, stops the tasks that are cancelled or no longer its own, and drains. It
 // never blocks the scheduler: all waiting is async.
+import { because, type Reason } from '../../api/reasons.ts';
 import type { WorkerRecord } from '../../api/types.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { Coordinator, DispatchMessage } from '../../ports/coordinator.ts';
@@ -159,11 +160,11 @@ export class Worker {
       instanceId,
       `cancelled: SIGTERM to the process group, SIGKILL after ${formatDuration(this.options.killGraceMs)}`,
     );
-    this.stopTask(r, 'cancelled');
+    this.stopTask(r, because('stop_cancelled'));
   }
 
   /** Stops every running task now: SIGKILL to their groups (a second Ctrl-C); resolves once they are gone. */
-  async killAll(reason: string): Promise<void> {
+  async killAll(reason: Reason): Promise<void> {
     await Promise.all(
       [...this.running.values()].map((r) => {
         r.stopReason ??= reason;
@@ -173,7 +174,7 @@ export class Worker {
   }
 
   /** The worker itself stops a task (cancel, take-over, shutdown): its outcome carries the reason. */
-  private stopTask(r: Running, reason: string): Promise<void> | undefined {
+  private stopTask(r: Running, reason: Reason): Promise<void> | undefined {
     r.stopReason ??= reason;
     return r.process?.terminate(this.options.killGraceMs);
   }
@@ -249,8 +250,7 @@ export class Worker {
     this.alert(
       `worker ${this.id}: another node now holds this worker id (this one was judged lost); stopping its ${this.running.size} task(s) and taking nothing new`,
     );
-    for (const r of this.running.values())
-      void this.stopTask(r, 'this worker lost its id to another node (it was judged lost)');
+    for (const r of this.running.values()) void this.stopTask(r, because('stop_identity_lost'));
     this.options.onIdentityLost?.();
   }
 
@@ -263,8 +263,8 @@ export class Worker {
     const owned = await this.store.recordTaskHeartbeats(this.id, beats);
     for (const r of list) {
       if (!owned.has(r.inst.id) && !r.stopReason && !r.reporting) {
-        const why = 'this worker no longer owns the instance (taken over after it was judged lost)';
-        this.alert(`instance ${r.inst.id} attempt ${r.inst.attempt}: ${why}; killing its process`);
+        const why = because('stop_not_owned');
+        this.alert(`instance ${r.inst.id} attempt ${r.inst.attempt}: ${why.reason}; killing its process`);
         void this.stopTask(r, why);
       }
     }
@@ -333,7 +333,7 @@ export class Worker {
     const entry: Running = { inst, message, timedOut: false };
     this.running.set(inst.id, entry);
     try {
-      await this.executor.run(entry, task, wf.graph.name);
+      await this.executor.run(entry, task, wf.graph.name, wf);
     } catch (err) {
       this.alert(`instance ${inst.id}: ${err instanceof Error ? err.message : String(err)}`);
     } finally {
@@ -366,8 +366,8 @@ export class Worker {
     }
     const left = [...this.running.values()];
     for (const r of left) {
-      r.stopReason = `stopped: the engine shut down and the drain timeout (${formatDuration(timeoutMs)}) ran out`;
-      this.logs.system(r.inst.id, r.stopReason);
+      r.stopReason = because('stop_drain_timeout', { timeout: timeoutMs });
+      this.logs.system(r.inst.id, r.stopReason.reason);
     }
     await Promise.all(left.map((r) => r.process?.terminate(this.options.killGraceMs)));
     while (this.running.size > 0) await new Promise<void>((resolve) => this.clock.setTimer(20, resolve));

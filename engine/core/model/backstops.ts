@@ -5,6 +5,7 @@
 // fail over. A live worker that no longer lists a running instance whose task heartbeat has gone
 // stale (the probe) loses it too. Past timeout + 1.5 × the heartbeat interval nobody reported,
 // the instance is TIMEOUT.
+import { because, type Reason } from '../../api/reasons.ts';
 import type { InstanceRecord } from '../../api/types.ts';
 import { type EngineConfig, taskLostAfterMs, timeoutBackstopMs, workerLostAfterMs } from './config.ts';
 
@@ -19,7 +20,7 @@ export interface WorkerView {
 }
 
 /** `failover`: the instance is lost with its worker, not failed by its task: it re-runs without spending a retry. */
-export type Verdict = { to: 'WAITING' | 'FAILED' | 'TIMEOUT'; reason: string; failover?: true };
+export type Verdict = { to: 'WAITING' | 'FAILED' | 'TIMEOUT'; failover?: true } & Reason;
 
 type BackstopConfig = Pick<
   EngineConfig,
@@ -36,27 +37,39 @@ export function judgeActive(
   const owner = inst.workerId ?? '?';
   const silentFor = worker ? now - worker.lastHeartbeat : Infinity;
   const workerLost = silentFor > workerLostAfterMs(config);
-  const silence = Number.isFinite(silentFor) ? `no heartbeat for ${Math.round(silentFor / 1000)}s` : 'never registered';
+  // whole seconds, in ms (the reason's `seconds` argument)
+  const silent = Number.isFinite(silentFor) ? Math.round(silentFor / 1000) * 1000 : undefined;
 
   if (inst.state === 'DISPATCHED') {
     if (workerLost)
-      return { to: 'WAITING', reason: `worker ${owner} was lost (${silence}) before it started the task` };
+      return {
+        to: 'WAITING',
+        ...(silent === undefined
+          ? because('worker_unregistered_before_start', { worker: owner })
+          : because('worker_lost_before_start', { worker: owner, silent })),
+      };
     if (now - (inst.dispatchedAt ?? inst.createdAt) > config.redispatchAfterMs) {
       return {
         to: 'WAITING',
-        reason: `worker ${owner} did not pick the task up within ${config.redispatchAfterMs / 1000}s: dispatched again`,
+        ...because('redispatched', { worker: owner, after: config.redispatchAfterMs }),
       };
     }
     return undefined;
   }
   if (inst.state !== 'RUNNING') return undefined;
   if (workerLost)
-    return { to: 'FAILED', reason: `${FAILOVER_PREFIX} worker ${owner} lost (${silence})`, failover: true };
+    return {
+      to: 'FAILED',
+      ...(silent === undefined
+        ? because('failover_worker_unregistered', { worker: owner })
+        : because('failover_worker_lost', { worker: owner, silent })),
+      failover: true,
+    };
   const lastBeat = inst.heartbeatAt ?? inst.startedAt ?? inst.createdAt;
   if (now - lastBeat > taskLostAfterMs(config) && worker?.running && !worker.running.includes(inst.id)) {
     return {
       to: 'FAILED',
-      reason: `${FAILOVER_PREFIX} worker ${owner} no longer runs it (task heartbeat ${Math.round((now - lastBeat) / 1000)}s old)`,
+      ...because('failover_not_running', { worker: owner, age: Math.round((now - lastBeat) / 1000) * 1000 }),
       failover: true,
     };
   }
@@ -65,7 +78,7 @@ export function judgeActive(
     inst.startedAt !== undefined &&
     now - inst.startedAt > timeoutBackstopMs(timeoutMs, config)
   ) {
-    return { to: 'TIMEOUT', reason: `timed out: worker ${owner} did not report within the timeout + grace` };
+    return { to: 'TIMEOUT', ...because('timeout_unreported', { worker: owner }) };
   }
   return undefined;
 }

@@ -21,18 +21,5 @@ export function parseDuration(text: string): { ms: number } | { error: string } 
   return { ms: Math.round(total) };
 }
 
-/** The canonical text of a duration: largest units first, e.g. 5_400_000 → "1h30m". */
-export function formatDuration(ms: number): string {
-  if (ms === 0) return '0s';
-  let rest = ms;
-  let out = '';
-  for (const unit of ['d', 'h', 'm', 's', 'ms']) {
-    const size = UNITS[unit] as number;
-    const n = Math.floor(rest / size);
-    if (n > 0) {
-      out += `${n}${unit}`;
-      rest -= n * size;
-    }
-  }
-  return out;
-}
+/** The canonical text of a duration: largest units first, e.g. 5_400_000 → "1h30m" (one writer: the reasons catalogue's). */
+export { englishDuration as formatDuration } from '../../api/reasons.ts';

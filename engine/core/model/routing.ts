@@ -1,5 +1,6 @@
 // Which worker gets a task (design.md §6): only online, fresh, non-full workers whose accept-policy
 // matches qualify; the workflow's strategy picks among them.
+import { because, type Reason } from '../../api/reasons.ts';
 import type { RoutingStrategy } from '../../api/types.ts';
 
 export interface AcceptPolicy {
@@ -95,35 +96,35 @@ function labelList(labels: string[]): string {
   return `[${labels.join(', ')}]`;
 }
 
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`;
-}
+/** whole seconds, in ms (the reason's `seconds` argument) */
+const wholeSeconds = (ms: number): number => Math.round(ms / 1000) * 1000;
 
 /** Why `pick` found nobody, in words a user can act on. */
-export function whyNoWorker(task: RoutableTask, workers: WorkerCandidate[], now: number, staleAfterMs: number): string {
-  if (workers.length === 0) return 'no worker is registered: start one (ax serve) or join a machine as a worker';
+export function whyNoWorker(task: RoutableTask, workers: WorkerCandidate[], now: number, staleAfterMs: number): Reason {
+  if (workers.length === 0) return because('no_worker_registered');
   const online = workers.filter((w) => w.status === 'online');
   if (online.length === 0) {
     const states = [...new Set(workers.map((w) => w.status))].sort().join(', ');
-    return `none of the ${plural(workers.length, 'worker')} is online (${states})`;
+    return workers.length === 1
+      ? because('lone_worker_offline', { states })
+      : because('no_worker_online', { workers: workers.length, states });
   }
   const live = online.filter((w) => isLive(w, now, staleAfterMs));
   if (live.length === 0) {
     const newest = Math.max(...online.map((w) => w.lastHeartbeat));
-    return `every online worker's heartbeat is stale (newest ${Math.round((now - newest) / 1000)}s old, limit ${Math.round(staleAfterMs / 1000)}s)`;
+    return because('workers_stale', { age: wholeSeconds(now - newest), limit: wholeSeconds(staleAfterMs) });
   }
   const forWorkflow = live.filter((w) => !w.policy.workflows || w.policy.workflows.includes(task.workflowName));
-  if (forWorkflow.length === 0)
-    return `no online worker accepts workflow "${task.workflowName}": add it to a worker's accept-policy`;
+  if (forWorkflow.length === 0) return because('no_worker_for_workflow', { workflow: task.workflowName });
   const accepting = forWorkflow.filter((w) => accepts(w.policy, task));
   if (accepting.length === 0) {
     return task.labels.length > 0
-      ? `no online worker accepts labels ${labelList(task.labels)}: add them to a worker's labels or remove them from the task`
-      : 'no online worker accepts unlabelled tasks: label the task or let a worker accept unlabelled tasks';
+      ? because('no_worker_for_labels', { labels: labelList(task.labels) })
+      : because('no_worker_for_unlabelled');
   }
   const free = accepting.filter((w) => w.running < w.maxConcurrency);
   if (free.length === 0 && accepting.length === 1)
-    return `the only worker that accepts it (${(accepting[0] as WorkerCandidate).id}) is at its concurrency limit`;
-  if (free.length === 0) return `all ${accepting.length} workers are at their concurrency limit`;
-  return `worker ${(free.sort(byId)[0] as WorkerCandidate).id} can take it`;
+    return because('only_worker_busy', { worker: (accepting[0] as WorkerCandidate).id });
+  if (free.length === 0) return because('all_workers_busy', { workers: accepting.length });
+  return because('worker_can_take', { worker: (free.sort(byId)[0] as WorkerCandidate).id });
 }

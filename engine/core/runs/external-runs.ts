@@ -4,6 +4,7 @@
 // once. The end goes through RunManager.finish like any outcome, so history, alerts and metrics
 // see it as they see every run. A reported log becomes the instance's log, its last
 // MAX_PING_LOG_BYTES kept.
+import { because } from '../../api/reasons.ts';
 import { AxError } from '../../api/errors.ts';
 import { MAX_PING_LOG_BYTES, type PingAnswer, type PingReport } from '../../api/monitors.ts';
 import type { InstanceRecord, LogLine, RunRecord } from '../../api/types.ts';
@@ -66,12 +67,12 @@ export class ExternalRuns {
           ? undefined
           : 'FAILED';
     const exitCode = report.what === 'exit' ? report.exitCode : undefined;
-    const reason =
+    const why =
       ended !== 'FAILED'
         ? undefined
         : exitCode !== undefined
-          ? `exit code ${exitCode} (reported by ${report.from})`
-          : `failure reported by ${report.from}`;
+          ? because('reported_exit', { code: exitCode, from: report.from })
+          : because('reported_failure', { from: report.from });
 
     const target = ended ? await this.runningRun(wf.graph.id, name, report.runId) : undefined;
     if (!ended || !target) {
@@ -83,7 +84,7 @@ export class ExternalRuns {
         state: ended ?? 'RUNNING',
         ...(ended && { finishedAt: now }),
         ...(exitCode !== undefined && { exitCode }),
-        ...(reason !== undefined && { reason }),
+        ...why,
         logicalTime: now,
       });
       if (!started) throw new AxError('conflict', `a run of "${name}" at this time already exists: ping again`);
@@ -100,7 +101,7 @@ export class ExternalRuns {
     // Written before the end, so whoever hears the run end finds its log.
     const logCut = await this.appendLog(target.id, report.log);
     const done = await this.runs.finish(target, { from: ['RUNNING'], attempt: target.attempt }, ended, {
-      reason: reason ?? null,
+      ...(why ?? { reason: null }),
       ...(exitCode !== undefined && { exitCode }),
       finishedAt: now,
     });

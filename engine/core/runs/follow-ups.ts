@@ -1,17 +1,18 @@
 // What a run's instances are made of and lead to: the draft of a task's next instance (held for
 // its upstreams in other workflows on a first attempt), and what an instance ending leads to (a
-// retry, a fail-over, the downstream made ready, or the downstream failed). Pure decisions.
+// retry, a fail-over, or its downstream decided by their trigger rules). Pure decisions.
 import type { InstanceRecord, InstanceState } from '../../api/types.ts';
 import {
   HELD_FOR_UPSTREAM,
   type Finish,
   type FollowUps,
   type InstanceDraft,
+  type RuleGraph,
+  type RuleNode,
   type TaskDefinition,
 } from '../../ports/store.ts';
 import { retryDelay } from '../model/backoff.ts';
 import { formatDuration } from '../model/duration.ts';
-import { downstreamClosure } from '../model/dag.ts';
 import type { CachedWorkflow } from '../workflow/workflow-cache.ts';
 
 const FAILED_STATES: InstanceState[] = ['FAILED', 'TIMEOUT'];
@@ -53,7 +54,8 @@ export function instanceDraft(
  * fail-over (the worker died, not the task) runs again at once without spending a retry, up to
  * the cap; past it, it counts as a failed try, with an alert. `failovers` counts the free
  * fail-overs before an attempt, so the tries spent so far are the attempts that were not free.
- * With no next attempt (or cancelled), the whole downstream is UPSTREAM_FAILED.
+ * An end for good (a success, a skip, a failure with no next attempt, a cancel) has its
+ * downstream decided by their run_if rules, in the store step (decide-downstream.ts).
  */
 export function planFollowUps(
   inst: InstanceRecord,
@@ -65,13 +67,8 @@ export function planFollowUps(
   final: boolean,
   maxFailovers: number,
 ): FollowUpPlan {
-  if (to === 'SUCCESS') {
-    const advance = (wf.downstream.get(task.id) ?? []).map((downId) => ({
-      draft: instanceDraft(wf.tasks.get(downId) as TaskDefinition, 1, now, 0, wf),
-      needs: (wf.upstream.get(downId) ?? []).filter((u) => u !== task.id),
-    }));
-    return { followUps: { advance } };
-  }
+  const decide = { taskId: task.id, graph: ruleGraph(wf) };
+  if (to === 'SUCCESS' || to === 'SKIPPED') return { followUps: { decide } };
   let capped: string | undefined;
   if (FAILED_STATES.includes(to) && !final) {
     const free = inst.failovers ?? 0;
@@ -90,10 +87,36 @@ export function planFollowUps(
       return { followUps: { retry: instanceDraft(task, inst.attempt + 1, now + delay, free) }, announce, capped };
     }
   }
-  const reason = `upstream "${task.name}" ended ${to}`;
-  const upstreamFailed = downstreamClosure(task.id, wf.downstream).map((id): InstanceDraft => {
-    const t = wf.tasks.get(id) as TaskDefinition;
-    return { taskId: t.id, taskName: t.name, attempt: 1, state: 'UPSTREAM_FAILED', notBefore: 0, reason };
-  });
-  return { followUps: { upstreamFailed }, capped };
+  return { followUps: { decide }, capped };
+}
+
+const ruleGraphs = new WeakMap<CachedWorkflow, RuleGraph>();
+
+/**
+ * The workflow's tasks as a store step decides their trigger rules: built a node at a time as
+ * steps reach them, kept with the workflow's version (a step reaches the downstream of one task,
+ * not the whole graph).
+ */
+export function ruleGraph(wf: CachedWorkflow): RuleGraph {
+  let graph = ruleGraphs.get(wf);
+  if (graph) return graph;
+  const nodes = new Map<number, RuleNode>();
+  graph = {
+    get(id: number): RuleNode | undefined {
+      let node = nodes.get(id);
+      const task = wf.tasks.get(id);
+      if (node || !task) return node;
+      node = {
+        name: task.name,
+        runIf: task.runIf ?? 'all_success',
+        upstream: wf.upstream.get(id) ?? [],
+        downstream: wf.downstream.get(id) ?? [],
+        draft: instanceDraft(task, 1, 0, 0, wf),
+      };
+      nodes.set(id, node);
+      return node;
+    },
+  };
+  ruleGraphs.set(wf, graph);
+  return graph;
 }

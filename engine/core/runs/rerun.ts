@@ -1,5 +1,6 @@
 // Re-running a task that failed for good, in the same run, with its downstream: the checks that
 // say what may be re-run, and the one store step that makes the new attempt.
+import { because } from '../../api/reasons.ts';
 import { AxError } from '../../api/errors.ts';
 import type { InstanceRecord, InstanceState } from '../../api/types.ts';
 import type { Clock } from '../../ports/clock.ts';
@@ -17,8 +18,8 @@ export type RerunDeps = {
 };
 
 /**
- * A new attempt of the task; the downstream's UPSTREAM_FAILED markers (which never ran) are
- * removed so the downstream runs again once the task succeeds. Returns the run's instances.
+ * A new attempt of the task; the downstream's UPSTREAM_FAILED and SKIPPED instances (which never
+ * ran) are removed so the downstream is decided again, by its rules, once the task ends. Returns the run's instances.
  */
 export async function rerunTask(deps: RerunDeps, runId: number, taskName: string): Promise<InstanceRecord[]> {
   const { store, workflows, clock } = deps;
@@ -44,7 +45,10 @@ export async function rerunTask(deps: RerunDeps, runId: number, taskName: string
     );
   }
   const down = new Set(downstreamClosure(task.id, wf.downstream));
-  const markers = instances.filter((i) => down.has(i.taskId) && i.state === 'UPSTREAM_FAILED').map((i) => i.id);
+  // Skipped ones too: their rule (or their when:) is judged again once the task ends.
+  const markers = instances
+    .filter((i) => down.has(i.taskId) && (i.state === 'UPSTREAM_FAILED' || i.state === 'SKIPPED'))
+    .map((i) => i.id);
   const now = clock.now();
   // A task waiting on other workflows waits again (they may have been re-run meanwhile).
   const draft = task.crossUpstream?.length
@@ -57,7 +61,7 @@ export async function rerunTask(deps: RerunDeps, runId: number, taskName: string
       latest: { attempt: latest.attempt, from: rerunnable },
       markers,
       draft,
-      reason: `re-run of "${taskName}"`,
+      ...because('rerun_task', { task: taskName }),
     },
     now,
   );

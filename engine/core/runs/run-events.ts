@@ -8,7 +8,14 @@ import type { TransitionResult } from '../../ports/store.ts';
 import type { AlertHooks } from '../alerts/alert-rules.ts';
 import { instanceEvent } from '../model/instance-event.ts';
 
-const FINAL_INSTANCE_STATES: InstanceState[] = ['SUCCESS', 'FAILED', 'TIMEOUT', 'CANCELLED', 'UPSTREAM_FAILED'];
+const FINAL_INSTANCE_STATES: InstanceState[] = [
+  'SUCCESS',
+  'FAILED',
+  'TIMEOUT',
+  'CANCELLED',
+  'UPSTREAM_FAILED',
+  'SKIPPED',
+];
 const FINAL_RUN_STATES: RunState[] = ['SUCCESS', 'FAILED', 'SKIPPED', 'CANCELLED'];
 
 export class RunEvents {

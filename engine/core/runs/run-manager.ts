@@ -1,5 +1,6 @@
 // A run's life: creating it (with the overlap policy), finishing its instances with what they
 // lead to (follow-ups.ts), waits on other workflows, re-runs (rerun.ts) and cancelling.
+import { asReason, because, type Reason } from '../../api/reasons.ts';
 import { AxError } from '../../api/errors.ts';
 import { DEFAULT_WAIT_TIMEOUT_MS, type InstanceRecord, type InstanceState, type RunRecord } from '../../api/types.ts';
 import type { Clock } from '../../ports/clock.ts';
@@ -18,21 +19,40 @@ import type {
   TaskDefinition,
   TransitionResult,
 } from '../../ports/store.ts';
-import { formatDuration } from '../model/duration.ts';
 import { type AlertHooks, NO_ALERTS } from '../alerts/alert-rules.ts';
 import { appendLateLine } from '../logs/late-log-line.ts';
 import type { CachedWorkflow, WorkflowCache } from '../workflow/workflow-cache.ts';
+import { Calls } from './calls.ts';
 import { instanceDraft, planFollowUps } from './follow-ups.ts';
 import { rerunTask } from './rerun.ts';
+import { rerunFailedTasks } from './rerun-failed.ts';
 import { RunEvents } from './run-events.ts';
+import { payloadParams, runParamValues } from './run-params.ts';
+import { downstreamScope, needsScope, withinScope } from './downstream-scope.ts';
+import { RunCache } from '../execution/run-cache.ts';
 
 /** What a trigger says about a run; the state and times are the RunManager's to decide. */
 export type StartRunInput = Pick<
   NewRun,
-  'workflowId' | 'trigger' | 'triggeredBy' | 'logicalTime' | 'scheduleId' | 'onlyTask' | 'eventPayload'
+  | 'workflowId'
+  | 'trigger'
+  | 'triggeredBy'
+  | 'logicalTime'
+  | 'scheduleId'
+  | 'onlyTask'
+  | 'withDownstream'
+  | 'eventPayload'
+  | 'backfillId'
 > & {
   /** manual runs ignore the overlap policy: a person asked for this run */
   applyOverlap: boolean;
+  /**
+   * the param values given (typed or as text), checked against the workflow's params before the
+   * run is created (run-params.ts); none given: the defaults (a cron fire, the engine's start)
+   */
+  params?: Record<string, unknown>;
+  /** an event's run: the payload's fields that are declared params are its params */
+  paramsFromPayload?: boolean;
 };
 
 const ACTIVE_STATES: InstanceState[] = ['WAITING', 'DISPATCHED', 'RUNNING'];
@@ -51,9 +71,24 @@ export class RunManager {
     private readonly metrics: EngineMetrics = noMetrics,
   ) {
     this.events = new RunEvents(coordinator, clock, () => this.wakeDispatcher(), alerts, metrics);
+    this.scopeRuns = new RunCache(store);
+    this.calls = new Calls({
+      store,
+      workflows,
+      clock,
+      finish: (...args) => this.finish(...args),
+      cancelRun: async (runId, reason) => void (await this.cancel(runId, undefined, reason)),
+      publish: (result) => this.publish(result),
+      publishInstance: (inst) => this.publishInstance(inst),
+    });
   }
 
+  /** `call:` tasks: their child runs (calls.ts) */
+  readonly calls: Calls;
+
   private readonly queuedRoots = new WeakMap<CachedWorkflow, InstanceDraft[]>();
+  /** runs whose joins finish here: which tasks a run of one task with its downstream holds */
+  private readonly scopeRuns: RunCache;
   private readonly events: RunEvents;
 
   /** Creates the run with its roots (one store step), or returns undefined when this cron fire already has one. */
@@ -71,10 +106,15 @@ export class RunManager {
         `workflow "${wf.graph.name}" has no task "${input.onlyTask}": tasks are ${[...wf.byName.keys()].join(', ')}`,
       );
     }
+    const specs = wf.graph.params;
+    const given = input.paramsFromPayload ? payloadParams(specs, input.eventPayload) : input.params;
+    const params = runParamValues(wf.graph.name, specs, given);
     const now = this.clock.now();
     // Without a schedule there is no overlap setting: events each get their run, in order (a
     // burst of webhooks must not be dropped as SKIPPED); a schedule's policy covers its events too.
-    const overlap = wf.graph.schedule?.overlap ?? (input.trigger === 'event' ? 'queue' : 'skip');
+    const policy = wf.graph.schedule?.overlap ?? (input.trigger === 'event' ? 'queue' : 'skip');
+    // A backfill's run is never dropped for overlapping: it waits its turn (queue).
+    const overlap = input.trigger === 'backfill' && policy === 'skip' ? 'queue' : policy;
     const roots = input.onlyTask ? [wf.byName.get(input.onlyTask) as TaskDefinition] : wf.roots;
     const started = await this.store.startRun({
       run: {
@@ -85,7 +125,10 @@ export class RunManager {
         logicalTime: input.logicalTime,
         scheduleId: input.scheduleId,
         onlyTask: input.onlyTask,
+        ...(input.onlyTask !== undefined && input.withDownstream === true && { withDownstream: true }),
         eventPayload: input.eventPayload,
+        ...(Object.keys(params).length > 0 && { params }),
+        ...(input.backfillId !== undefined && { backfillId: input.backfillId }),
         createdAt: now,
       },
       roots: roots.map((t) => instanceDraft(t, 1, now, 0, wf)),
@@ -151,7 +194,7 @@ export class RunManager {
     guard: InstanceGuard,
     to: Finish['to'],
     outcome: Outcome,
-    opts: { final?: boolean } = {},
+    opts: { final?: boolean; outputs?: Record<string, string> } = {},
   ): Promise<boolean> {
     const wf = await this.workflows.get(inst.workflowId);
     const task = wf?.tasks.get(inst.taskId);
@@ -160,6 +203,12 @@ export class RunManager {
       wf && task
         ? planFollowUps(inst, to, outcome.failedOver === true, wf, task, now, opts.final === true, this.failovers.max)
         : { followUps: {} };
+    // A join in a run of one task with its downstream waits only for upstreams inside the run.
+    if (wf && needsScope(plan.followUps)) {
+      const run = await this.scopeRuns.get(inst.runId);
+      const start = run?.withDownstream && run.onlyTask ? wf.byName.get(run.onlyTask) : undefined;
+      if (start) plan.followUps = withinScope(plan.followUps, downstreamScope(wf, start.id));
+    }
     const asUpstream = wf && task ? { workflow: wf.graph.name, task: task.name } : undefined;
     const result = await this.store.finishInstance(
       {
@@ -171,6 +220,7 @@ export class RunManager {
         followUps: plan.followUps,
         settlement: this.settlement(wf),
         ...(asUpstream && { asUpstream }),
+        ...(opts.outputs && { outputs: opts.outputs }),
       },
       now,
     );
@@ -184,6 +234,7 @@ export class RunManager {
         to,
         outcome.reason ?? undefined,
         wf?.graph.name,
+        outcome.reasonCode ?? undefined,
       );
     // Said in the failed attempt's log before anyone hears of the next attempt, so a follower
     // that sees attempt 2 finds the line; only by the step that created attempt 2, so said once.
@@ -191,8 +242,9 @@ export class RunManager {
     if (retry && plan.announce) await this.announce(inst.id, plan.announce(retry.attempt));
     await this.publishInstance({ ...inst, ...outcome, state: to } as InstanceRecord);
     await this.publish(result);
+    await this.calls.callerEnded(inst, to);
     for (const w of result.failedWaiters ?? [])
-      await this.failWaiter(w.instanceId, `upstream ${w.label} failed for good: re-run it, then this task`);
+      await this.failWaiter(w.instanceId, because('upstream_failed_for_good', { label: w.label }));
     return true;
   }
 
@@ -200,11 +252,11 @@ export class RunManager {
    * An instance of another workflow waited for what failed for good: it ends UPSTREAM_FAILED (a
    * compare-and-set on WAITING, so whoever gets there first does it, once), with its downstream.
    */
-  private async failWaiter(instanceId: number, reason: string): Promise<void> {
+  private async failWaiter(instanceId: number, why: Reason): Promise<void> {
     const waiter = await this.store.getInstance(instanceId);
     if (waiter?.state !== 'WAITING') return;
     await this.finish(waiter, { from: ['WAITING'], attempt: waiter.attempt }, 'UPSTREAM_FAILED', {
-      reason,
+      ...why,
       finishedAt: this.clock.now(),
     });
   }
@@ -220,14 +272,14 @@ export class RunManager {
       const waiter = await this.store.getInstance(w.instanceId);
       if (waiter?.state !== 'WAITING') continue;
       const task = (await this.workflows.get(waiter.workflowId))?.tasks.get(waiter.taskId);
-      const limit = formatDuration(task?.waitTimeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS);
-      const reason = `wait_timeout: waited ${limit} for ${w.label}, which did not succeed in time`;
+      const limit = task?.waitTimeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS;
+      const why = because('wait_timeout', { limit, label: w.label });
       // A final FAILED: finish raises the task-failed alert, with this reason.
       await this.finish(
         waiter,
         { from: ['WAITING'], attempt: waiter.attempt },
         'FAILED',
-        { reason, finishedAt: now },
+        { ...why, finishedAt: now },
         { final: true },
       );
     }
@@ -238,19 +290,25 @@ export class RunManager {
     return appendLateLine(this.store, this.coordinator, this.clock, instanceId, text);
   }
 
+  /** What a re-run (of one task, or of a run's failed tasks) needs. */
+  private rerunDeps() {
+    return {
+      store: this.store,
+      workflows: this.workflows,
+      clock: this.clock,
+      publishInstance: (inst: InstanceRecord) => this.publishInstance(inst),
+      wakeDispatcher: () => this.wakeDispatcher(),
+    };
+  }
+
+  /** Re-runs the failed tasks of an ended run, in the run, with their downstream (rerun-failed.ts). */
+  async rerunFailed(runId: number): Promise<InstanceRecord[]> {
+    return rerunFailedTasks(this.rerunDeps(), runId);
+  }
+
   /** Re-runs a task that failed for good, in the same run, with its downstream (rerun.ts). */
   async rerun(runId: number, taskName: string): Promise<InstanceRecord[]> {
-    return rerunTask(
-      {
-        store: this.store,
-        workflows: this.workflows,
-        clock: this.clock,
-        publishInstance: (inst) => this.publishInstance(inst),
-        wakeDispatcher: () => this.wakeDispatcher(),
-      },
-      runId,
-      taskName,
-    );
+    return rerunTask(this.rerunDeps(), runId, taskName);
   }
 
   /**
@@ -260,7 +318,8 @@ export class RunManager {
    * whole run ends CANCELLED at once and never blocks its overlap policy; a cancelled task fails
    * its downstream like any failure, without a retry.
    */
-  async cancel(runId: number, taskName: string | undefined, reason: string): Promise<InstanceRecord[]> {
+  async cancel(runId: number, taskName: string | undefined, why: string | Reason): Promise<InstanceRecord[]> {
+    const { reason, reasonCode } = asReason(why);
     const run = await this.store.getRun(runId);
     if (!run) throw new AxError('not_found', `no run #${runId}`);
     if (run.state !== 'RUNNING' && run.state !== 'QUEUED')
@@ -270,11 +329,13 @@ export class RunManager {
       throw new AxError('not_found', `run #${runId} has no task "${taskName}"`);
     const now = this.clock.now();
     if (taskName === undefined) {
-      const result = await this.store.cancelRun(runId, reason, wf ? this.rootDrafts(wf) : [], now);
+      const result = await this.store.cancelRun(runId, reason, wf ? this.rootDrafts(wf) : [], now, reasonCode);
       if (!result.done) throw new AxError('conflict', `run #${runId} ended while it was being cancelled`);
       await this.publish(result);
+      // a call: task's child run goes with its parent (and its children with it)
+      for (const inst of result.ended) await this.calls.callerEnded(inst, inst.state);
       for (const w of result.failedWaiters ?? [])
-        await this.failWaiter(w.instanceId, `upstream ${w.label}: its run #${runId} was cancelled`);
+        await this.failWaiter(w.instanceId, because('upstream_run_cancelled', { label: w.label, run: runId }));
       return this.store.listInstances(runId);
     }
     const active = (await this.store.listInstances(runId)).filter(
@@ -290,6 +351,7 @@ export class RunManager {
         if (
           await this.finish(current, { from: [current.state], attempt: inst.attempt }, 'CANCELLED', {
             reason,
+            reasonCode,
             finishedAt: now,
           })
         )
@@ -307,7 +369,11 @@ export class RunManager {
   }
 
   /** Tells followers what a store step did (the alerts and metrics of the runs it ended too). */
-  publish(result: TransitionResult): Promise<void> {
-    return this.events.publish(result);
+  async publish(result: TransitionResult): Promise<void> {
+    await this.events.publish(result);
+    // a child run's end is its calling instance's, in a step of its own (the sweep redoes it after a crash)
+    // (a failure here is left to the leader's sweep: the outcome that ended the child is recorded)
+    for (const run of result.runs)
+      if (run.parentInstanceId !== undefined) await this.calls.childEnded(run).catch(() => undefined);
   }
 }

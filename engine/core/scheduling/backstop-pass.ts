@@ -91,9 +91,12 @@ export class BackstopPass {
     const own = this.localWorker?.();
     if (own) views.set(own.id, { lastHeartbeat: now, running: own.instances ?? [] });
     this.reportLost(stored, views, now);
-    for (const inst of await this.store.instancesInStates(['DISPATCHED', 'RUNNING'])) {
+    const active = await this.store.instancesInStates(['DISPATCHED', 'RUNNING']);
+    for (const inst of active) {
       // A monitor's run goes on outside, with no worker: its pings and the monitor check end it.
       if (inst.taskId === EXTERNAL_TASK_ID) continue;
+      // A call: task waits for its child run, on no worker: judged by the call sweep below.
+      if (inst.childRunId !== undefined) continue;
       const wf = await this.workflows.get(inst.workflowId);
       const seen = {
         ...inst,
@@ -111,9 +114,10 @@ export class BackstopPass {
       // A fail-over or timeout ends the instance with its follow-ups, in one store step.
       const done =
         verdict.to === 'WAITING'
-          ? await this.store.requeueInstance(inst.id, guard, verdict.reason)
+          ? await this.store.requeueInstance(inst.id, guard, verdict.reason, verdict.reasonCode)
           : await this.runs.finish(inst, guard, verdict.to, {
               reason: verdict.reason,
+              reasonCode: verdict.reasonCode,
               finishedAt: now,
               ...(verdict.failover && { failedOver: true }),
             });
@@ -121,5 +125,6 @@ export class BackstopPass {
       this.alert(`instance ${inst.id} (${inst.taskName}): ${verdict.reason}`);
       this.wakeDispatcher();
     }
+    await this.runs.calls.sweep(active);
   }
 }

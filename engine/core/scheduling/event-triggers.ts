@@ -113,23 +113,38 @@ export class EventTriggers {
       );
     }
     const runs: RunRecord[] = [];
+    // A workflow whose params the payload gets wrong is refused (nothing created for it); the
+    // others start. Only when none started is the event refused: a sender's retry (with its
+    // Idempotency-Key) would otherwise start the good ones twice.
+    const refused: AxError[] = [];
     for (const workflowId of ids) {
-      const run = await this.runs.startRun({
-        workflowId,
-        trigger: 'event',
-        triggeredBy: actorName(actor),
-        logicalTime: this.clock.now(),
-        eventPayload: payload,
-        applyOverlap: true,
-      });
-      if (run) runs.push(run);
+      try {
+        const run = await this.runs.startRun({
+          workflowId,
+          trigger: 'event',
+          triggeredBy: actorName(actor),
+          logicalTime: this.clock.now(),
+          eventPayload: payload,
+          paramsFromPayload: true,
+          applyOverlap: true,
+        });
+        if (run) runs.push(run);
+      } catch (err) {
+        if (!(err instanceof AxError) || err.code !== 'validation') throw err;
+        refused.push(err);
+      }
     }
-    await this.audit(
-      actor,
-      'run.event',
-      `event:${event}`,
+    const detail = [
       key === undefined ? named(runs) : `${named(runs)}; Idempotency-Key ${key}`,
-    );
+      ...refused.map((e) => `refused: ${e.message.replaceAll('\n', '; ')}`),
+    ];
+    await this.audit(actor, 'run.event', `event:${event}`, detail.join('; '));
+    if (runs.length === 0 && refused.length > 0)
+      throw new AxError(
+        'validation',
+        `event "${event}" started nothing: ${refused.map((e) => e.message).join('\n')}`,
+        refused.flatMap((e) => e.problems),
+      );
     return runs;
   }
 }

@@ -11,7 +11,6 @@ import type { Clock } from '../../ports/clock.ts';
 import type { AuditStore, DefinitionStore, InstanceStore, RunStore, ScheduleRecord } from '../../ports/store.ts';
 import type { AlertHooks } from '../alerts/alert-rules.ts';
 import { firesBetween, nextFire, prevFire } from '../model/cron.ts';
-import { formatDuration } from '../model/duration.ts';
 import type { RunManager } from '../runs/run-manager.ts';
 
 /** A reported run may come this much before its fire (clocks differ) — at most half the gap to the fire before. */
@@ -19,17 +18,10 @@ const EARLY_MS = 60_000;
 /** the recent runs of a monitor its check reads */
 const RECENT_RUNS = 200;
 
-/** `02:10` (or `02:10:30`) in the schedule's zone: when a miss or an end was due. */
-export function clockTime(at: number, timezone: string): string {
-  const seconds = new Date(at).getUTCSeconds() !== 0;
-  return new Intl.DateTimeFormat('en-GB', {
-    timeZone: timezone,
-    hour: '2-digit',
-    minute: '2-digit',
-    ...(seconds && { second: '2-digit' }),
-    hourCycle: 'h23',
-  }).format(at);
-}
+/** `02:10` (or `02:10:30`) in the schedule's zone: when a miss or an end was due (one writer: the reasons catalogue's). */
+import { because, englishClock as clockTime } from '../../api/reasons.ts';
+
+export { clockTime };
 
 /** Whether a reported run counts for the fire: it started within the fire's window. */
 export function meetsFire(run: RunRecord, fire: number, previous: number | undefined, graceMs: number): boolean {
@@ -105,7 +97,7 @@ export class MonitorCheck {
   /** The FAILED run that says a fire was missed, and its alert; nothing when another check recorded it. */
   private async recordMiss(s: ScheduleRecord, fire: number, graceMs: number): Promise<void> {
     const due = fire + graceMs;
-    const reason = `missed: no ping by ${clockTime(due, s.timezone)} (due at ${clockTime(fire, s.timezone)}, grace ${formatDuration(graceMs)})`;
+    const { reason, reasonCode } = because('monitor_missed', { due, fire, grace: graceMs, zone: s.timezone });
     const started = await this.store.startExternalRun({
       workflowId: s.workflowId,
       taskName: s.workflowName,
@@ -113,12 +105,13 @@ export class MonitorCheck {
       startedAt: due,
       state: 'FAILED',
       reason,
+      reasonCode,
       logicalTime: fire,
       scheduleId: s.id,
     });
     if (!started) return;
     await this.runs.publish({ done: true, created: [], ended: [started.instance], runs: [started.run] });
-    this.alerts.monitorMissed(s.workflowName, started.run, fire, due, reason);
+    this.alerts.monitorMissed(s.workflowName, started.run, fire, due, { reason, reasonCode });
   }
 
   /** Reported starts whose end has not come by the fire after them plus the grace: FAILED. */
@@ -131,7 +124,7 @@ export class MonitorCheck {
       const inst = (await this.store.listInstances(run.id)).find((i) => i.state === 'RUNNING');
       if (!inst) continue;
       await this.runs.finish(inst, { from: ['RUNNING'], attempt: inst.attempt }, 'FAILED', {
-        reason: `no end reported: started at ${clockTime(started, s.timezone)}, still running when the next run was due (${clockTime(due, s.timezone)}, grace included)`,
+        ...because('monitor_no_end', { started, due, zone: s.timezone }),
         finishedAt: now,
       });
     }

@@ -2,6 +2,7 @@
 // RUNNING was left by an engine that died). Leftover process groups are killed and confirmed
 // gone, RUNNING instances fail with "engine restarted" (retried where retries remain), DISPATCHED
 // ones never started and go back to WAITING. Runs left without (all of) their root instances get them.
+import { because } from '../../api/reasons.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { ProcessRunner } from '../../ports/process-runner.ts';
 import { EXTERNAL_TASK_ID, type Finish, type InstanceStore, type RunStore } from '../../ports/store.ts';
@@ -27,17 +28,20 @@ export async function recoverOrphans(
     if (workerId !== undefined && inst.workerId !== workerId) continue;
     // A monitor's run goes on outside the engine: a restart ends nothing of it (design.md §13).
     if (inst.taskId === EXTERNAL_TASK_ID) continue;
+    // A call: task runs no process: it waits for its child run, which a restart does not end.
+    if (inst.childRunId !== undefined) continue;
     const guard = { from: [inst.state], attempt: inst.attempt, workerId: inst.workerId };
     if (inst.state === 'DISPATCHED') {
-      if (await store.requeueInstance(inst.id, guard, 'engine restarted before the task started')) report.requeued++;
+      const why = because('engine_restarted_before_start');
+      if (await store.requeueInstance(inst.id, guard, why.reason, why.reasonCode)) report.requeued++;
       continue;
     }
-    let reason = 'engine restarted';
+    let why = because('engine_restarted');
     if (inst.pid !== undefined && (await runner.killLeftover(inst.pid, inst.id, killGraceMs))) {
       report.killed++;
-      reason += '; its leftover process group was killed';
+      why = because('engine_restarted_killed');
     }
-    if (await runs.finish(inst, guard, 'FAILED', { reason, finishedAt: clock.now() })) report.failed++;
+    if (await runs.finish(inst, guard, 'FAILED', { ...why, finishedAt: clock.now() })) report.failed++;
   }
   // Runs are the scheduler's: in team mode its leader checks them when it takes the lead.
   if (workerId === undefined) await checkRuns(store, runs);
@@ -57,4 +61,6 @@ export async function checkRuns(store: InstanceStore & RunStore, runs: RunManage
       await runs.finish(inst, { from: [inst.state], attempt: inst.attempt }, inst.state as Finish['to'], {});
   }
   for (const run of await store.listRuns({ states: ['RUNNING'], limit: 10_000 })) await runs.resumeRun(run);
+  // call: tasks whose child run ended while no engine heard of it
+  await runs.calls.sweep(await store.instancesInStates(['RUNNING']));
 }

@@ -1,6 +1,6 @@
 // The scheduler's tick: every tickMs, and once at start, the leader runs its parts in order —
 // lease (and the start-up check of runs on taking it; at start-up the `on: engine_start` runs),
-// cron firing, backstops, a dispatch pass, retry wake-ups and log purge. Reactions to finished instances are not here: whoever records an
+// cron firing, backfills' runs, backstops, a dispatch pass, retry wake-ups and log purge. Reactions to finished instances are not here: whoever records an
 // outcome records its follow-ups in the same store step (RunManager.finish). A scheduler that does not lead only bids for the lease. WAITING
 // instances other processes create (a client's `ax run`, a worker advancing a run) reach the
 // leader as events; this process's own wake its dispatcher directly (Dispatcher.wake).
@@ -27,6 +27,8 @@ export interface SchedulerParts {
   engineStart: () => Promise<unknown>;
   /** monitors' fires past their grace: met by a reported run, or missed (monitor-check.ts) */
   checkMonitors: () => Promise<void>;
+  /** each RUNNING backfill topped up to its maxParallel live runs, ended when done (backfill-pump.ts) */
+  topUpBackfills: () => Promise<void>;
 }
 
 export class Scheduler {
@@ -93,6 +95,8 @@ export class Scheduler {
         if (this.config.fireSchedules) {
           this.lastScan = await cron.scanSchedules();
           await this.parts.checkMonitors();
+          // Paused: a backfill's runs wait like cron's (a manual run is what a person starts now).
+          if (!this.lastScan.paused) await this.parts.topUpBackfills();
         }
         await backstops.checkRunning();
         await this.parts.expireWaits();

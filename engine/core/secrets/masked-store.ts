@@ -3,13 +3,27 @@
 // reasons, schedule errors. Whoever writes one (a rule quoting a spawn error, a channel quoting
 // its URL, a host's audit line), a secret the node resolved is not kept in the clear. Log lines
 // are masked earlier, before their cut (line-splitter.ts), and are passed as they come.
+import type { ReasonCode } from '../../api/reason-code.ts';
 import type { Store } from '../../ports/store.ts';
+import { maskLaunch } from '../execution/instance-launch.ts';
 
 type Mask = (text: string) => string;
 
-/** `reason` masked when the outcome has one; the outcome itself when not (a key set to undefined would mean "clear"). */
-function maskReason<T extends { reason?: string | null }>(outcome: T, mask: Mask): T {
-  return typeof outcome.reason === 'string' ? { ...outcome, reason: mask(outcome.reason) } : outcome;
+/** A code's text arguments masked: they quote what the reason quotes (a spawn error, a command's output). */
+export function maskCode<T extends ReasonCode | null | undefined>(code: T, mask: Mask): T {
+  if (!code?.args) return code;
+  const args = Object.fromEntries(Object.entries(code.args).map(([k, v]) => [k, typeof v === 'string' ? mask(v) : v]));
+  return { ...code, args };
+}
+
+/** `reason` (and its code's arguments) masked when the outcome has one; the outcome itself when not (a key set to undefined would mean "clear"). */
+function maskReason<T extends { reason?: string | null; reasonCode?: ReasonCode | null }>(outcome: T, mask: Mask): T {
+  if (typeof outcome.reason !== 'string') return outcome;
+  return {
+    ...outcome,
+    reason: mask(outcome.reason),
+    ...(outcome.reasonCode && { reasonCode: maskCode(outcome.reasonCode, mask) }),
+  };
 }
 
 export function maskedStore(store: Store, mask: Mask): Store {
@@ -22,19 +36,40 @@ export function maskedStore(store: Store, mask: Mask): Store {
         ...(entry.detail !== undefined && { detail: mask(entry.detail) }),
         ...(typeof entry.note === 'string' && { note: mask(entry.note) }),
       }),
-    recordAlert: (alert) => store.recordAlert({ ...alert, title: mask(alert.title), message: mask(alert.message) }),
+    recordAlert: (alert) =>
+      store.recordAlert({
+        ...alert,
+        title: mask(alert.title),
+        message: mask(alert.message),
+        ...(alert.titleCode && { titleCode: maskCode(alert.titleCode, mask) }),
+        ...(alert.messageCodes && { messageCodes: alert.messageCodes.map((c) => maskCode(c, mask)) }),
+      }),
     recordAlertDelivery: (id, delivery) =>
       store.recordAlertDelivery(
         id,
         delivery.error === undefined ? delivery : { ...delivery, error: m(delivery.error) },
       ),
-    requeueInstance: (id, guard, reason) => store.requeueInstance(id, guard, mask(reason)),
-    setWaitingReason: (id, attempt, reason) => store.setWaitingReason(id, attempt, mask(reason)),
+    recordPid: (id, guard, pid, launch) =>
+      launch ? store.recordPid(id, guard, pid, maskLaunch(launch, mask)) : store.recordPid(id, guard, pid),
+    requeueInstance: (id, guard, reason, code) => store.requeueInstance(id, guard, mask(reason), maskCode(code, mask)),
+    setWaitingReason: (id, attempt, reason, code) =>
+      store.setWaitingReason(id, attempt, mask(reason), maskCode(code, mask)),
     finishInstance: (finish, now) =>
-      store.finishInstance({ ...finish, outcome: maskReason(finish.outcome, mask) }, now),
+      store.finishInstance(
+        {
+          ...finish,
+          outcome: maskReason(finish.outcome, mask),
+          ...(finish.outputs && {
+            outputs: Object.fromEntries(Object.entries(finish.outputs).map(([k, v]) => [k, mask(v)])),
+          }),
+        },
+        now,
+      ),
     startExternalRun: (start) => store.startExternalRun(maskReason(start, mask)),
-    rerunTask: (rerun, now) => store.rerunTask({ ...rerun, reason: mask(rerun.reason) }, now),
-    cancelRun: (runId, reason, queuedRoots, now) => store.cancelRun(runId, mask(reason), queuedRoots, now),
+    rerunTask: (rerun, now) => store.rerunTask(maskReason(rerun, mask), now),
+    rerunFailed: (rerun, now) => store.rerunFailed(maskReason(rerun, mask), now),
+    cancelRun: (runId, reason, queuedRoots, now, code) =>
+      store.cancelRun(runId, mask(reason), queuedRoots, now, maskCode(code, mask)),
     setScheduleError: (id, error) => store.setScheduleError(id, error === null ? null : mask(error)),
   };
   // A method set on the masked store (a test's spy, a wrapper) is kept here, in front of both, so

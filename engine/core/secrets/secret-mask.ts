@@ -123,6 +123,7 @@ export class SecretMask {
         return value;
       },
       howToSet: (name) => source.howToSet(name),
+      ...(source.unavailable && { unavailable: (name: string) => source.unavailable?.(name) }),
     };
   }
 }

@@ -4,6 +4,7 @@
 // file, and the window of logical times an instance waits for, computed in the downstream
 // workflow's zone. The waiting itself is the store's (upstream_wait rows, released by the
 // upstream's finish; see adapters/sql/upstream-waits.ts).
+import { because, type Reason } from '../../api/reasons.ts';
 import { type CrossUpstream, DEFAULT_WAIT_TIMEOUT_MS, UPSTREAM_DATES, type UpstreamDate } from '../../api/types.ts';
 import type { UpstreamWaitDraft } from '../../ports/store.ts';
 import { utcOffsetMs } from '../model/cron-walk.ts';
@@ -179,4 +180,4 @@ export function waitDrafts(
 }
 
 /** The reason a held instance shows: `waiting for orders-etl.load of 2026-11-30`. */
-export const waitingReason = (labels: string[]): string => `waiting for ${labels.join(', ')}`;
+export const waitingReason = (labels: string[]): Reason => because('waiting_upstream', { labels: labels.join(', ') });

@@ -9,6 +9,7 @@ import type { LineageEdge, LineageGraph, LineageNode } from '../../api/engine-ap
 import type { CrossUpstream, InstanceState, WorkflowSpec } from '../../api/types.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { CrossDependencyRow, DefinitionStore, RunStore, InstanceStore } from '../../ports/store.ts';
+import { checkCalls } from './call-cycle.ts';
 import { refName, splitRef, waitWindow } from './cross-upstream.ts';
 import { findCycle, type Edge } from '../model/dag.ts';
 
@@ -141,6 +142,16 @@ export async function checkAcrossWorkflows(
   spec: WorkflowSpec,
   previous: WorkflowSpec | undefined,
 ): Promise<string[]> {
+  const calls = await checkCalls(spec, (name) => store.getWorkflowSpec(name));
+  if (calls.cycle) {
+    throw new ValidationError([
+      {
+        file: `workflow ${spec.name}`,
+        path: `tasks.${calls.cycle.task}.call`,
+        message: `cycle of calls: ${calls.cycle.path.join(' → ')}: a workflow cannot call itself, directly or through others; remove one of these calls`,
+      },
+    ]);
+  }
   const cycle = await crossCycle(store, spec);
   if (cycle) {
     const problem: ValidationProblem = {
@@ -150,7 +161,7 @@ export async function checkAcrossWorkflows(
     };
     throw new ValidationError([problem]);
   }
-  const warnings: string[] = [];
+  const warnings: string[] = [...calls.warnings];
   const reader = new LineageReader(store, spec);
   for (const t of spec.tasks) {
     for (const c of t.crossUpstream ?? []) {

@@ -117,6 +117,11 @@ export class WorkflowCache {
     return entry;
   }
 
+  /** a workflow's id by name (a call: task names the workflow it calls), read each time: names are few and cheap */
+  findId(name: string): Promise<number | undefined> {
+    return this.store.findWorkflowId(name);
+  }
+
   invalidate(workflowId?: number): void {
     if (workflowId === undefined) this.entries.clear();
     else this.entries.delete(workflowId);

@@ -1,25 +1,22 @@
 // The fields of a workflow file as a WorkflowSpec: the keys each level allows, their defaults
-// and their ranges (schedule, routing, command, cwd, env, timeout, retries and backoff). The
-// checks across tasks (upstream names, cycles) are in workflow-edges.ts.
+// and their ranges (schedule, routing, command, ...). The settings a task inherits from the
+// workflow (env, cwd, timeout, retries, backoff, labels) are read in task-settings.ts, params in
+// workflow-params.ts; the checks across tasks (upstream names, cycles) are in workflow-edges.ts.
 import {
   DEFAULT_WORKFLOW_ALERT_RULES,
   type AlertRule,
   WORKFLOW_ALERT_RULES,
   type WorkflowAlerts,
 } from '../../api/alerts.ts';
-import { secretNameProblem } from '../../api/secrets.ts';
-import {
-  DEFAULT_RETRY_DELAY_MS,
-  type RetryBackoff,
-  type ScheduleSpec,
-  type TaskSpec,
-  type WorkflowSpec,
-} from '../../api/types.ts';
+import type { ScheduleSpec, TaskDefaults, TaskSpec, WorkflowSpec } from '../../api/types.ts';
 import { validateCron, validateTimezone } from '../model/cron.ts';
 import { readUpstreamList } from './cross-upstream.ts';
-import { formatDuration } from '../model/duration.ts';
+import { readCall } from './task-call.ts';
 import { parseSize } from '../../api/size.ts';
+import { readTaskRules, TASK_RULE_KEYS } from './task-rules-fields.ts';
 import { join, NAME, nameHint, type Reader, typeName, type YMap } from './workflow-reader.ts';
+import { effectiveSettings, noSettings, readSettings, WORKFLOW_TASK_SETTINGS } from './task-settings.ts';
+import { checkParamsAgainstTriggers, readParams } from './workflow-params.ts';
 
 /** What a workflow's fields need that its file cannot tell. */
 export interface FieldOptions {
@@ -32,10 +29,6 @@ export interface FieldOptions {
   resolveCwd?: (cwd: string) => string;
 }
 
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-const MAX_RETRIES = 100;
-const DEFAULT_DELAY_MS = DEFAULT_RETRY_DELAY_MS;
-const EXPONENTIAL_MAX_MS = 3_600_000;
 const TOP_KEYS = [
   'workflow',
   'description',
@@ -46,6 +39,8 @@ const TOP_KEYS = [
   'monitor',
   'routing',
   'alerts',
+  'params',
+  ...WORKFLOW_TASK_SETTINGS,
   'tasks',
 ];
 /** what `on:` takes: the engine's own moments that start a run (design.md §5) */
@@ -67,15 +62,14 @@ const TASK_KEYS = [
   'wait_timeout',
   'owner',
   'log_limit',
+  ...TASK_RULE_KEYS,
+  'call',
+  'params',
+  'logical_time',
 ];
-const BACKOFF_KEYS = ['strategy', 'delay', 'max'];
 const MISFIRE = ['run_once', 'skip', 'all'] as const;
 const OVERLAP = ['skip', 'queue', 'parallel'] as const;
 const ROUTING = ['round_robin', 'random', 'least_busy'] as const;
-const STRATEGY = ['fixed', 'exponential'] as const;
-
-/** A path that does not depend on a current directory: /srv/etl, C:\jobs, \\server\share. */
-export const isAbsolutePath = (p: string): boolean => /^(\/|[A-Za-z]:[\\/]|\\\\)/.test(p);
 
 function readSchedule(r: Reader, v: unknown, defaultTimezone: string): ScheduleSpec | undefined {
   const spec: ScheduleSpec = {
@@ -104,23 +98,6 @@ function readSchedule(r: Reader, v: unknown, defaultTimezone: string): ScheduleS
   const problem = typeof cron === 'string' ? validateCron(cron) : undefined;
   if (problem) r.add(cronPath, problem);
   return spec;
-}
-
-function readBackoff(r: Reader, v: unknown, path: string): RetryBackoff {
-  if (v === undefined) return { kind: 'fixed', delayMs: DEFAULT_DELAY_MS, maxDelayMs: DEFAULT_DELAY_MS };
-  if (!(v instanceof Map)) {
-    const delayMs = r.duration(v, path) ?? DEFAULT_DELAY_MS;
-    return { kind: 'fixed', delayMs, maxDelayMs: delayMs };
-  }
-  const m = v as YMap;
-  r.keys(m, BACKOFF_KEYS, path);
-  const kind = r.choice(m, 'strategy', path, STRATEGY, 'fixed');
-  const delayMs = m.has('delay') ? (r.duration(m.get('delay'), `${path}.delay`) ?? DEFAULT_DELAY_MS) : DEFAULT_DELAY_MS;
-  // fixed backoff ignores the cap; exponential is capped at an hour unless told otherwise
-  const fallbackMax = kind === 'fixed' ? delayMs : Math.max(EXPONENTIAL_MAX_MS, delayMs);
-  const maxDelayMs = m.has('max') ? (r.duration(m.get('max'), `${path}.max`) ?? fallbackMax) : fallbackMax;
-  if (maxDelayMs < delayMs) r.add(`${path}.max`, `must be at least the delay (${formatDuration(delayMs)})`);
-  return { kind, delayMs, maxDelayMs };
 }
 
 /** `alerts:`: the channels (defined in settings) that hear of this workflow, for which rules. */
@@ -156,50 +133,36 @@ function readAlerts(r: Reader, v: unknown): WorkflowAlerts | undefined {
   return alerts;
 }
 
-/** `{ secret: NAME }`: the value is the worker's secret NAME, never written in the workflow. */
-function readSecretRef(r: Reader, m: YMap, at: string, set: (name: string) => void): void {
-  r.keys(m, ['secret'], at);
-  const name = m.get('secret');
-  if (name === undefined)
-    r.add(
-      `${at}.secret`,
-      'missing: write { secret: NAME } to take the value from the secret NAME set with "ax secrets set NAME"',
-    );
-  else if (typeof name !== 'string') r.add(`${at}.secret`, `must be a secret name (got ${typeName(name)})`);
-  else {
-    const problem = secretNameProblem(name);
-    if (problem) r.add(`${at}.secret`, problem);
-    else set(name);
-  }
-}
-
 function readTask(
   r: Reader,
   name: string,
   v: unknown,
   resolveCwd: FieldOptions['resolveCwd'],
   workflow: string,
+  defaults: TaskDefaults | undefined,
 ): TaskSpec | undefined {
   const path = join('tasks', name);
-  const m = r.map(v, path, 'a map with at least "command"');
+  const m = r.map(v, path, 'a map with at least "command" (or "call")');
   if (!m) return undefined;
   r.keys(m, TASK_KEYS, path);
+  const call = readCall(r, m, path);
   const command = m.get('command');
   let cmd = '';
-  if (command === undefined || command === null)
-    r.add(`${path}.command`, 'missing: every task needs a "command" to run');
+  if (m.has('call')) {
+    // a call runs no command: readCall has said what is wrong beside it
+  } else if (command === undefined || command === null)
+    r.add(`${path}.command`, 'missing: every task needs a "command" to run (or a "call" of another workflow)');
   else if (typeof command !== 'string')
     r.add(`${path}.command`, `must be a string (got ${typeName(command)}): put it in quotes`);
   else if (command.trim() === '') r.add(`${path}.command`, 'command is empty: write the shell command to run');
   else cmd = command;
+  // env, cwd, timeout, retries, retry_backoff, labels: its own, else the workflow's (task-settings.ts)
   const task: TaskSpec = {
     name,
     command: cmd,
-    env: {},
-    retries: 0,
-    retryBackoff: readBackoff(r, m.get('retry_backoff'), `${path}.retry_backoff`),
-    labels: r.list(m, 'labels', path, 'labels', 'gpu'),
+    ...effectiveSettings(readSettings(r, m, path, resolveCwd), defaults),
     upstream: [],
+    ...(call && { call }),
   };
   // Strings are sorted into this workflow's tasks and other workflows' in workflow-edges.ts.
   const upstream = readUpstreamList(r, m, path, workflow);
@@ -210,40 +173,8 @@ function readTask(
     if (ms === 0) r.add(`${path}.wait_timeout`, 'must be longer than 0: leave wait_timeout out for the default (24h)');
     else if (ms !== undefined) task.waitTimeoutMs = ms;
   }
-  const cwd = r.text(m, 'cwd', path);
-  if (cwd !== undefined) {
-    if (isAbsolutePath(cwd)) task.cwd = cwd;
-    else if (resolveCwd) task.cwd = resolveCwd(cwd);
-    else
-      r.add(
-        `${path}.cwd`,
-        `"${cwd}" is a relative path: write the full path, e.g. "/srv/etl" ("ax apply FILE" resolves it against the file's directory)`,
-      );
-  }
   const owner = r.text(m, 'owner', path);
   if (owner !== undefined) task.owner = owner;
-  const env = m.has('env')
-    ? r.map(m.get('env'), `${path}.env`, 'a map of NAME: value (or NAME: { secret: SECRET })')
-    : undefined;
-  for (const [key, value] of env ?? []) {
-    const at = `${path}.env.${key}`;
-    if (!ENV_NAME.test(key))
-      r.add(at, `"${key}" is not a valid variable name: use letters, digits and "_", not a leading digit`);
-    else if (typeof value === 'string') task.env[key] = value;
-    else if (typeof value === 'number' || typeof value === 'boolean')
-      task.env[key] = r.scalarText.get(at) ?? String(value);
-    else if (value instanceof Map) readSecretRef(r, value as YMap, at, (secret) => (task.env[key] = { secret }));
-    else
-      r.add(
-        at,
-        `must be a string, number, boolean or { secret: NAME } (got ${typeName(value)}): write "" for an empty value`,
-      );
-  }
-  if (m.has('timeout')) {
-    const ms = r.duration(m.get('timeout'), `${path}.timeout`);
-    if (ms === 0) r.add(`${path}.timeout`, 'must be longer than 0: leave timeout out for no limit');
-    else if (ms !== undefined) task.timeoutMs = ms;
-  }
   if (m.has('log_limit')) {
     const size = parseSize(m.get('log_limit'));
     if ('error' in size)
@@ -253,13 +184,7 @@ function readTask(
       );
     else task.logLimitBytes = size.bytes;
   }
-  const retries = m.get('retries');
-  if (retries !== undefined) {
-    const got = typeof retries === 'number' ? retries : typeName(retries);
-    if (Number.isInteger(retries) && (retries as number) >= 0 && (retries as number) <= MAX_RETRIES)
-      task.retries = retries as number;
-    else r.add(`${path}.retries`, `must be a whole number from 0 to ${MAX_RETRIES} (got ${got})`);
-  }
+  readTaskRules(r, m, path, task);
   return task;
 }
 
@@ -296,11 +221,19 @@ export function readWorkflow(r: Reader, m: YMap, opts: FieldOptions): WorkflowSp
     if (alerts) spec.alerts = alerts;
   }
 
+  if (m.has('params')) {
+    const params = readParams(r, m.get('params'));
+    if (params.length > 0) spec.params = params;
+  }
+  const defaults = readSettings(r, m, '', opts.resolveCwd);
+  if (!noSettings(defaults)) spec.taskDefaults = defaults;
+
   if (m.has('monitor')) {
     const monitor = readMonitor(r, m.get('monitor'));
     if (monitor) spec.monitor = monitor;
     checkMonitor(r, m);
   }
+  checkParamsAgainstTriggers(r, spec);
 
   const tasks = m.has('tasks') ? r.map(m.get('tasks'), 'tasks', 'a map of task name to task') : undefined;
   if (m.has('monitor')) {
@@ -315,7 +248,7 @@ export function readWorkflow(r: Reader, m: YMap, opts: FieldOptions): WorkflowSp
   else if (tasks?.size === 0) r.add('tasks', 'at least one task is required');
   for (const [name, value] of tasks ?? []) {
     if (!NAME.test(name)) r.add(join('tasks', name), nameHint(name));
-    const task = readTask(r, name, value, opts.resolveCwd, spec.name);
+    const task = readTask(r, name, value, opts.resolveCwd, spec.name, spec.taskDefaults);
     if (task) spec.tasks.push(task);
   }
   return spec;

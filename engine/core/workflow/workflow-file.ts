@@ -7,6 +7,7 @@ import { ValidationError } from '../../api/errors.ts';
 import type { TaskSpec, WorkflowSpec } from '../../api/types.ts';
 import { taskOrder } from '../model/dag.ts';
 import { checkEdges } from './workflow-edges.ts';
+import { checkTaskRules } from './task-rules-fields.ts';
 import { type FieldOptions, readWorkflow } from './workflow-fields.ts';
 import { Reader, typeName, type YMap } from './workflow-reader.ts';
 
@@ -137,6 +138,7 @@ export function parseWorkflowFile(
   const m = top as YMap;
   const read = readWorkflow(r, m, opts);
   checkEdges(r, read.tasks, read.name);
+  checkTaskRules(r, read);
   if (r.problems.length > 0) throw new ValidationError(r.problems);
   // Stored, listed and exported in topological order, ties by name (dag.ts): the same workflow
   // is the same spec however its tasks were ordered in the file, so export → apply is a no-op.

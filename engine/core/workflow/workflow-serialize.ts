@@ -4,11 +4,19 @@
 import { Document, visit } from 'yaml';
 import { DEFAULT_WORKFLOW_ALERT_RULES } from '../../api/alerts.ts';
 import { ValidationError } from '../../api/errors.ts';
-import { DEFAULT_RETRY_DELAY_MS, type TaskSpec, type WorkflowSpec } from '../../api/types.ts';
+import {
+  type ParamSpec,
+  type RetryBackoff,
+  type TaskDefaults,
+  type TaskSpec,
+  type WorkflowSpec,
+} from '../../api/types.ts';
 import { writeCrossUpstream } from './cross-upstream.ts';
+import { writeCall } from './task-call.ts';
 import { taskOrder } from '../model/dag.ts';
 import { formatDuration } from '../model/duration.ts';
 import { formatSize } from '../../api/size.ts';
+import { ownSettings } from './task-settings.ts';
 
 /** The canonical file text of a spec: fixed key order, defaults and empty values left out. */
 export function serializeWorkflow(spec: WorkflowSpec): string {
@@ -50,11 +58,16 @@ export function serializeWorkflow(spec: WorkflowSpec): string {
     if (a.expectedDurationMs !== undefined) alerts.set('expected_duration', formatDuration(a.expectedDurationMs));
     out.set('alerts', alerts);
   }
+  if (spec.params && spec.params.length > 0) out.set('params', new Map(spec.params.map((p) => [p.name, paramMap(p)])));
+  if (spec.taskDefaults) writeSettings(out, spec.taskDefaults);
   // Tasks in topological order, ties by name (dag.ts): the file reads top-down like the graph,
   // and the same workflow always gives the same text, however its tasks were added.
   const byName = new Map(spec.tasks.map((t) => [t.name, t]));
   if (!spec.monitor || spec.tasks.length > 0)
-    out.set('tasks', new Map(taskOrder(spec.tasks).map((name) => [name, taskMap(byName.get(name) as TaskSpec)])));
+    out.set(
+      'tasks',
+      new Map(taskOrder(spec.tasks).map((name) => [name, taskMap(byName.get(name) as TaskSpec, spec.taskDefaults)])),
+    );
   const doc = new Document(out);
   visit(doc, {
     Seq(_, node) {
@@ -64,31 +77,48 @@ export function serializeWorkflow(spec: WorkflowSpec): string {
   return doc.toString({ lineWidth: 0, flowCollectionPadding: false });
 }
 
-function taskMap(t: TaskSpec): Map<string, unknown> {
-  const m = new Map<string, unknown>([['command', t.command]]);
-  if (t.cwd !== undefined && t.cwd !== '') m.set('cwd', t.cwd);
-  if (Object.keys(t.env).length > 0)
+function paramMap(p: ParamSpec): Map<string, unknown> {
+  const m = new Map<string, unknown>([['type', p.type]]);
+  if (p.choices) m.set('choices', p.choices);
+  if (p.default !== undefined) m.set('default', p.default);
+  if (p.required) m.set('required', true);
+  if (p.pattern !== undefined) m.set('pattern', p.pattern);
+  if (p.min !== undefined) m.set('min', p.min);
+  if (p.max !== undefined) m.set('max', p.max);
+  if (p.description !== undefined && p.description !== '') m.set('description', p.description);
+  return m;
+}
+
+function backoffValue(b: RetryBackoff): unknown {
+  if (b.kind === 'fixed' && b.maxDelayMs === b.delayMs) return formatDuration(b.delayMs);
+  return new Map([
+    ['strategy', b.kind],
+    ['delay', formatDuration(b.delayMs)],
+    ['max', formatDuration(b.maxDelayMs)],
+  ]);
+}
+
+/** The settings a map (the top level, or a task) writes itself, in the file's key order. */
+function writeSettings(m: Map<string, unknown>, s: TaskDefaults): void {
+  if (s.cwd !== undefined && s.cwd !== '') m.set('cwd', s.cwd);
+  if (s.env && Object.keys(s.env).length > 0)
     m.set(
       'env',
-      new Map(Object.entries(t.env).map(([k, v]) => [k, typeof v === 'string' ? v : new Map([['secret', v.secret]])])),
+      new Map(Object.entries(s.env).map(([k, v]) => [k, typeof v === 'string' ? v : new Map([['secret', v.secret]])])),
     );
-  if (t.timeoutMs !== undefined) m.set('timeout', formatDuration(t.timeoutMs));
-  if (t.retries !== 0) m.set('retries', t.retries);
-  const b = t.retryBackoff;
-  if (b.kind === 'fixed' && b.maxDelayMs === b.delayMs) {
-    if (b.delayMs !== DEFAULT_RETRY_DELAY_MS) m.set('retry_backoff', formatDuration(b.delayMs));
-  } else {
-    const delay = formatDuration(b.delayMs);
-    m.set(
-      'retry_backoff',
-      new Map([
-        ['strategy', b.kind],
-        ['delay', delay],
-        ['max', formatDuration(b.maxDelayMs)],
-      ]),
-    );
-  }
-  if (t.labels.length > 0) m.set('labels', t.labels);
+  if (s.timeoutMs !== undefined) m.set('timeout', formatDuration(s.timeoutMs));
+  if (s.retries !== undefined) m.set('retries', s.retries);
+  if (s.retryBackoff) m.set('retry_backoff', backoffValue(s.retryBackoff));
+  if (s.labels) m.set('labels', s.labels);
+}
+
+/** A task's map: only what it does not inherit from the workflow's settings (task-settings.ts). */
+function taskMap(t: TaskSpec, defaults: TaskDefaults | undefined): Map<string, unknown> {
+  // A call task runs no command: its call (and params) stand where the command would. A spec with
+  // both keeps both, so the parser names the mistake instead of one being dropped here.
+  const m = new Map<string, unknown>(t.call && t.command === '' ? [] : [['command', t.command]]);
+  for (const [k, v] of t.call ? writeCall(t.call) : []) m.set(k, v);
+  writeSettings(m, ownSettings(t, defaults));
   const upstream = [...t.upstream, ...(t.crossUpstream ?? []).map(writeCrossUpstream)];
   if (upstream.length > 0) m.set('upstream', upstream);
   if (t.waitTimeoutMs !== undefined) m.set('wait_timeout', formatDuration(t.waitTimeoutMs));
@@ -97,5 +127,7 @@ function taskMap(t: TaskSpec): Map<string, unknown> {
     const size = formatSize(t.logLimitBytes);
     m.set('log_limit', /^\d+$/.test(size) ? t.logLimitBytes : size);
   }
+  if (t.runIf !== undefined) m.set('run_if', t.runIf);
+  if (t.when !== undefined) m.set('when', 'command' in t.when ? new Map([['command', t.when.command]]) : t.when.expr);
   return m;
 }

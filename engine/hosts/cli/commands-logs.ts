@@ -9,6 +9,7 @@ import { cliDataDir, type GlobalOptions, modeOf, withApi } from './connect.ts';
 import { follow } from './follow.ts';
 import { isoTime } from './format.ts';
 import { intArg } from './int-arg.ts';
+import { outputLines } from './outputs-text.ts';
 
 type Globals = () => GlobalOptions & { json?: boolean };
 
@@ -55,11 +56,17 @@ export function logsCommand(program: Command, globals: Globals): void {
             );
           }
           // Following a task by name goes on with its next attempt, as `ax run --wait` does.
-          if (!opts.follow || target.kind !== 'task' || target.attempt !== undefined) return;
-          const next = (await api.getRun(inst.runId)).instances.find(
-            (i) => i.taskId === inst.taskId && i.attempt === inst.attempt + 1,
-          );
-          if (!next) return;
+          const next =
+            opts.follow && target.kind === 'task' && target.attempt === undefined
+              ? (await api.getRun(inst.runId)).instances.find(
+                  (i) => i.taskId === inst.taskId && i.attempt === inst.attempt + 1,
+                )
+              : undefined;
+          if (!next) {
+            // What it wrote to $AX_OUTPUT, after its log (on stderr, as the engine's own lines).
+            if (!g.json) for (const line of outputsAfterLog(await api.getInstance(inst.id))) process.stderr.write(line);
+            return;
+          }
           inst = next;
         }
       });
@@ -140,6 +147,11 @@ async function resolve(api: EngineApi, target: Target): Promise<InstanceRecord> 
       `task "${target.task}" of run #${run.id} has no attempt ${target.attempt}: it has ${mine.map((i) => i.attempt).join(', ')}`,
     );
   return found;
+}
+
+function outputsAfterLog(inst: InstanceRecord): string[] {
+  const lines = outputLines(inst.outputs);
+  return lines.length === 0 ? [] : ['[ax] outputs:\n', ...lines.map((l) => `[ax] ${l}\n`)];
 }
 
 /** Each task's latest attempt, in the order the tasks first ran. */

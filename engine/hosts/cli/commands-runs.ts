@@ -4,14 +4,19 @@ import type { Command } from 'commander';
 import { AxError } from '../../api/errors.ts';
 import { jsonProblem } from '../../core/model/payload.ts';
 import type { EngineApi, RunListing } from '../../api/engine-api.ts';
-import type { RunRecord } from '../../api/types.ts';
-import { actor, connect, embeddedEngine, type GlobalOptions, modeOf, withApi } from './connect.ts';
+import { TRIGGER_TYPES, type RunRecord } from '../../api/types.ts';
+import { calledBy, withChild } from './call-links.ts';
+import { actor, connect, embeddedEngine, type Globals, serverSide, withApi } from './connect.ts';
 import { elapsed, localZone, mark, printJson, table, time } from './format.ts';
 import { intArg, MAX_CONCURRENCY, MAX_SECONDS } from './int-arg.ts';
 import { cancelOnInterrupt, detachOnInterrupt, type Interrupt } from './interrupt.ts';
 import { printPausedNote } from './commands-scheduling.ts';
 import { waitForRun } from './wait-run.ts';
+import { rerunCommand } from './commands-rerun.ts';
+import { runOutputsBlock } from './outputs-text.ts';
 import { readRegularFile } from './regular-file.ts';
+import { runFilterOf, type RunFilterOptions } from './run-filter-options.ts';
+import { checkDownstream, collectParam, logicalTimeArg, paramsLine } from './run-options.ts';
 import {
   engineWarnings,
   looksLikeFile,
@@ -21,20 +26,23 @@ import {
   settleTimezone,
 } from './workflow-files.ts';
 
-type Globals = () => GlobalOptions & { json?: boolean };
-
-/** Where a server's runs go on after Ctrl-C stops waiting for them. */
-const serverSide = (g: GlobalOptions) => (modeOf(g) === 'team' ? "on the team's workers" : 'in ax serve');
+type RunChoices = { task?: string; downstream?: boolean; param?: Record<string, string>; logicalTime?: number };
 
 async function runAndMaybeWait(
   api: EngineApi,
   name: string,
-  opts: { task?: string; wait?: boolean },
+  opts: RunChoices & { wait?: boolean },
   json: boolean,
   embedded: boolean,
   interrupt: Interrupt,
 ) {
-  const run = await api.runWorkflow(name, { task: opts.task, actor: actor() });
+  const run = await api.runWorkflow(name, {
+    task: opts.task,
+    ...(opts.downstream && { downstream: true }),
+    ...(opts.param && { params: opts.param }),
+    ...(opts.logicalTime !== undefined && { logicalTime: opts.logicalTime }),
+    actor: actor(),
+  });
   interrupt.track(run.id);
   printPausedNote((await api.engineInfo()).schedulingPaused, 'this manual run starts all the same');
   if (!opts.wait && !embedded) {
@@ -55,6 +63,9 @@ export function runCommands(program: Command, globals: Globals): void {
     .command('run')
     .argument('<target>', 'a workflow name, or a workflow file (applied first)')
     .option('--task <task>', 'run only this task')
+    .option('--downstream', 'with --task: that task and everything downstream of it')
+    .option('-p, --param <name=value>', 'a param of the run (repeatable): -p region=eu -p day=2026-11-30', collectParam)
+    .option('--logical-time <iso>', "the run's logical time (default now), e.g. 2026-11-30T02:00:00Z", logicalTimeArg)
     .option('--wait', 'wait for the run, print each outcome, exit non-zero unless it succeeded')
     .option('--force', 'with a FILE: apply it even when a task could not run here (see "ax apply --force")')
     .option(
@@ -71,14 +82,15 @@ export function runCommands(program: Command, globals: Globals): void {
     .description('run a workflow now (with no "ax serve" running, the run happens in this process and is waited for)')
     .addHelpText(
       'after',
-      '\nExamples:\n  $ ax run nightly-etl --wait\n  $ ax run ./etl.yaml --wait        # no server needed\n  $ ax run nightly-etl --task load',
+      '\nExamples:\n  $ ax run nightly-etl --wait\n  $ ax run ./etl.yaml --wait        # no server needed\n  $ ax run nightly-etl --task load --downstream\n  $ ax run orders -p region=eu -p day=2026-11-30 --logical-time 2026-11-30',
     )
     .action(
       async (
         target: string,
-        opts: { task?: string; wait?: boolean; force?: boolean; concurrency?: number; drainTimeout: number },
+        opts: RunChoices & { wait?: boolean; force?: boolean; concurrency?: number; drainTimeout: number },
       ) => {
         const g = globals();
+        checkDownstream(opts);
         const file = looksLikeFile(target) ? readWorkflowFile(target) : undefined;
         if (file) printFileNotes(target, file);
         const name = file?.spec.name ?? target;
@@ -120,58 +132,22 @@ export function runCommands(program: Command, globals: Globals): void {
       },
     );
 
-  program
-    .command('rerun')
-    .argument('<run>', 'run id', intArg('run id', 1))
-    .argument('<task>', 'the failed task; its downstream runs again too')
-    .option('--wait', 'wait for the run to end (always so without a server)')
-    .description(
-      're-run a failed task of a run, and its downstream, in the same run (with no "ax serve" running, in this process)',
-    )
-    .addHelpText('after', '\nExample:\n  $ ax rerun 42 load --wait')
-    .action(async (runId: number, task: string, opts: { wait?: boolean }) => {
-      const g = globals();
-      const rerun = async (api: EngineApi, wait: boolean, interrupt: Interrupt, own: boolean) => {
-        await api.rerunTask(runId, task, actor());
-        interrupt.track(runId);
-        console.log(`re-running ${task} in run #${runId}`);
-        if (!wait) return;
-        const done = await waitForRun(api, runId, { cancelAs: own ? actor() : undefined });
-        process.exitCode = done.state === 'SUCCESS' ? 0 : 1;
-      };
-      const c = await connect(g);
-      if (c.remote) {
-        const interrupt = detachOnInterrupt(serverSide(g));
-        try {
-          return await rerun(c.api, opts.wait === true, interrupt, false);
-        } finally {
-          interrupt.dispose();
-          await c.close();
-        }
-      }
-      await c.close();
-      // No server: nothing else would run it (a queued re-run would wait for the next ax serve),
-      // so it runs here and is waited for, as `ax run` does.
-      const embedded = await embeddedEngine({ ...g, fireSchedules: false }, `ax rerun ${runId} ${task}`);
-      const interrupt = cancelOnInterrupt(embedded.engine, actor());
-      try {
-        await rerun(embedded.engine, true, interrupt, true);
-      } finally {
-        await embedded.release(30_000);
-        interrupt.dispose();
-      }
-    });
+  rerunCommand(program, globals);
 
   program
     .command('runs')
     .argument('[workflowOrRun]', 'a workflow name to filter by, or a run id to show its task instances')
     .option('-n, --limit <n>', 'how many runs, 1-1000', intArg('-n/--limit', 1, 1000), 20)
+    .option('--owner <owner>', 'only runs of workflows with this owner')
+    .option('--trigger <types>', `only runs started so, comma-separated: ${TRIGGER_TYPES.join(', ')}`)
+    .option('--since <date>', 'only runs created from this date (local midnight) or ISO time on')
+    .option('--until <date>', 'only runs created up to this date (the whole day) or before this ISO time')
     .description('list recent runs, or show one run')
     .addHelpText(
       'after',
-      '\nExamples:\n  $ ax runs\n  $ ax runs nightly-etl\n  $ ax runs 42        # the task instances of run #42',
+      '\nExamples:\n  $ ax runs\n  $ ax runs nightly-etl\n  $ ax runs --owner data --trigger cron --since 2026-11-01\n  $ ax runs 42        # the task instances of run #42',
     )
-    .action(async (arg: string | undefined, opts: { limit: number }) => {
+    .action(async (arg: string | undefined, opts: { limit: number } & RunFilterOptions) => {
       const g = globals();
       await withApi(g, async (api) => {
         if (arg && /^\d+$/.test(arg)) {
@@ -181,6 +157,9 @@ export function runCommands(program: Command, globals: Globals): void {
           console.log(
             `run #${r.id} of ${r.workflowName}: ${r.state} (${r.trigger} by ${r.triggeredBy}, logical time ${time(r.logicalTime)} ${localZone()})${r.reason ? ` — ${r.reason}` : ''}`,
           );
+          if (r.parentRunId !== undefined) console.log(await calledBy(api, r.parentRunId, r.parentInstanceId));
+          const params = paramsLine(r);
+          if (params) console.log(params);
           console.log(
             table(
               ['INSTANCE', 'TASK', 'ATTEMPT', 'STATE', 'WORKER', `STARTED (${localZone()})`, 'TOOK', 'EXIT', 'REASON'],
@@ -193,17 +172,26 @@ export function runCommands(program: Command, globals: Globals): void {
                 time(i.startedAt),
                 took(i.startedAt, i.finishedAt, i.state === 'RUNNING'),
                 i.exitCode,
-                i.reason,
+                withChild(i),
               ]),
             ),
           );
+          for (const line of runOutputsBlock(detail.instances)) console.log(line);
+          // what its held tasks wait for in other workflows (the run page's header says the same)
+          if (r.state === 'RUNNING' || r.state === 'QUEUED')
+            for (const w of await api.runWaits(r.id))
+              console.log(
+                `${w.task} waits for ${w.upstream} (${w.upstreamRunId === undefined ? 'no run yet' : `run #${w.upstreamRunId}, ${w.upstreamState ?? w.upstreamRunState}`})${w.deadline === undefined ? '' : `, gives up at ${time(w.deadline)} ${localZone()}`}`,
+              );
           return;
         }
-        const runs = await api.listRuns({ workflow: arg, limit: opts.limit });
+        const runs = await api.listRuns({ workflow: arg, limit: opts.limit, ...runFilterOf(opts) });
         // An unknown workflow is not found (exit 3), as with "ax run", not a workflow without runs.
         if (runs.length === 0 && arg !== undefined) await api.exportWorkflow(arg);
         if (g.json) return printJson(runs);
-        if (runs.length === 0) return console.log(arg ? `no runs of ${arg} yet` : 'no runs yet');
+        const narrowed = opts.owner || opts.trigger || opts.since || opts.until;
+        if (runs.length === 0)
+          return console.log(narrowed ? 'no runs match' : arg ? `no runs of ${arg} yet` : 'no runs yet');
         console.log(
           table(
             ['RUN', 'WORKFLOW', 'STATE', 'TRIGGER', `LOGICAL TIME (${localZone()})`, 'TOOK', 'REASON'],

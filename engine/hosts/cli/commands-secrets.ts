@@ -6,48 +6,11 @@ import { AxError } from '../../api/errors.ts';
 
 import { SecretsFile } from '../node/secrets-file.ts';
 import { actor, cliDataDir, type GlobalOptions } from './connect.ts';
+import { listTeamSecrets, removeTeamSecret, setTeamSecret, teamKeyCommands } from './commands-team-secrets.ts';
 import { isoTime, printJson, table } from './format.ts';
+import { promptHidden, readStdin } from './prompt.ts';
 
 type Globals = () => GlobalOptions & { json?: boolean };
-
-/** All of stdin, less one trailing newline (what `echo` adds). */
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks)
-    .toString('utf8')
-    .replace(/\r?\n$/, '');
-}
-
-/** One line typed at the terminal, not echoed. */
-function promptHidden(question: string): Promise<string> {
-  const stdin = process.stdin;
-  // Echo off before the question shows: what is typed the moment it appears must not be echoed.
-  stdin.setRawMode(true);
-  process.stderr.write(question);
-  stdin.resume();
-  stdin.setEncoding('utf8');
-  let typed = '';
-  return new Promise((resolve, reject) => {
-    const done = (err?: Error) => {
-      stdin.setRawMode(false);
-      stdin.pause();
-      stdin.off('data', onData);
-      process.stderr.write('\n');
-      if (err) reject(err);
-      else resolve(typed);
-    };
-    const onData = (text: string) => {
-      for (const ch of text) {
-        if (ch === '\r' || ch === '\n') return done();
-        if (ch === '\u0003') return done(new AxError('validation', 'cancelled: nothing was stored'));
-        if (ch === '\u007f' || ch === '\b') typed = typed.slice(0, -1);
-        else typed += ch;
-      }
-    };
-    stdin.on('data', onData);
-  });
-}
 
 export function secretsCommand(program: Command, globals: Globals): void {
   const secrets = program
@@ -57,25 +20,32 @@ export function secretsCommand(program: Command, globals: Globals): void {
     )
     .addHelpText(
       'after',
-      '\nExamples:\n  $ ax secrets set api-token                 # prompts, without echo\n  $ printf %s "$TOKEN" | ax secrets set api-token\n  $ ax secrets ls\n  $ ax secrets rm api-token\n\nIn team mode, set a secret on every worker that runs tasks using it.',
+      '\nExamples:\n  $ ax secrets set api-token                 # prompts, without echo\n  $ printf %s "$TOKEN" | ax secrets set api-token\n  $ ax secrets ls\n  $ ax secrets rm api-token\n  $ ax secrets set warehouse --team --group data-team   # the team\'s, encrypted in its database\n  $ ax secrets ls --team\n  $ ax secrets key init                      # the team key, on the first node\n\nIn team mode, a secret is set either on every worker that runs tasks using it, or once for the\nteam with --team (admins, and editors of its group). A node\'s own secret of a name wins.',
     );
   secrets
     .command('set')
     .argument('<name>', 'the secret name a workflow refers to')
+    .option('--team', "the team's secret, encrypted in the team database (team mode), instead of this node's")
+    .option('--group <group>', 'with --team: the owner group; only its workflows may use it (default: any workflow)')
     .description('store a secret on this node: the value from stdin, or typed at a prompt that does not echo')
-    .action(async (name: string) => {
-      const file = new SecretsFile(cliDataDir(globals().dataDir));
+    .action(async (name: string, o: { team?: boolean; group?: string }) => {
+      if (o.group !== undefined && !o.team)
+        throw new AxError('validation', "--group is for team secrets: add --team (a node's own secrets have no group)");
       const value = process.stdin.isTTY
-        ? await promptHidden(`value of secret ${name} (not echoed): `)
+        ? await promptHidden(`value of ${o.team ? 'team ' : ''}secret ${name} (not echoed): `)
         : await readStdin();
+      if (o.team) return setTeamSecret(globals, name, o.group, value);
+      const file = new SecretsFile(cliDataDir(globals().dataDir));
       file.set(name, value, actor());
       if (globals().json) printJson({ name, file: file.file });
       else console.log(`secret ${name} stored in ${file.file} (mode 0600)`);
     });
   secrets
     .command('ls')
+    .option('--team', "the team's secrets (names, groups, who set them and when)")
     .description("list this node's secret names and when each was set (never the values)")
-    .action(() => {
+    .action((o: { team?: boolean }) => {
+      if (o.team) return listTeamSecrets(globals);
       const file = new SecretsFile(cliDataDir(globals().dataDir));
       const list = file.list();
       if (globals().json)
@@ -92,11 +62,14 @@ export function secretsCommand(program: Command, globals: Globals): void {
   secrets
     .command('rm')
     .argument('<name>')
+    .option('--team', "remove the team's secret of that name")
     .description('remove a secret from this node')
-    .action((name: string) => {
+    .action((name: string, o: { team?: boolean }) => {
+      if (o.team) return removeTeamSecret(globals, name);
       const file = new SecretsFile(cliDataDir(globals().dataDir));
       if (!file.remove(name, actor()))
         throw new AxError('not_found', `no secret "${name}" on this node: "ax secrets ls" lists them`);
       if (!globals().json) console.log(`secret ${name} removed`);
     });
+  teamKeyCommands(secrets, globals);
 }

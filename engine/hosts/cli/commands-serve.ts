@@ -2,36 +2,23 @@
 // long-running process (serve-node.ts): solo, scheduler + worker on a data dir, with the API on
 // 127.0.0.1; team, a node of the team (scheduler, worker or client) on the shared MySQL + Redis,
 // which other ax commands reach directly.
-import { spawn } from 'node:child_process';
 import type { Command } from 'commander';
 import { AxError } from '../../api/errors.ts';
 import { apiToken, readEngineLock } from '../node/data-dir.ts';
 import { describeUiNode, uiNodes } from './ui-nodes.ts';
-import { cliDataDir, type GlobalOptions, modeOf } from './connect.ts';
+import { cliDataDir, type GlobalOptions, localServer, modeOf } from './connect.ts';
 import { intArg, MAX_CONCURRENCY, MAX_SECONDS } from './int-arg.ts';
 import { metricsAddressArg } from './metrics-address.ts';
-import { type ServeOptions, serveSolo, serveTeam } from './serve-node.ts';
+import { openInBrowser } from './open-browser.ts';
+import { parseTrustProxy } from '../../server/listen.ts';
+import { type ServeOptions, serveSolo, serveTeam, stopOn } from './serve-node.ts';
+import { isEdgeWorker, serveEdge } from './serve-edge.ts';
 
 type Globals = () => GlobalOptions & { json?: boolean };
 
 /** The team node on this machine that serves the UI for this data dir (ax settings' restart note). */
 export function readTeamUi(dir: string): { pid: number; port: number } | undefined {
   return uiNodes(dir)[0];
-}
-
-/** Hands a URL to the desktop's browser; says so when there is none (a server without a desktop). */
-function openInBrowser(url: string): void {
-  const [cmd, args] =
-    process.platform === 'darwin'
-      ? ['open', [url]]
-      : process.platform === 'win32'
-        ? ['cmd', ['/c', 'start', '""', url]]
-        : ['xdg-open', [url]];
-  const child = spawn(cmd as string, args as string[], { detached: true, stdio: 'ignore' });
-  child.on('error', () =>
-    process.stderr.write(`ax open: no browser could be started here (${cmd} failed): open the link above yourself\n`),
-  );
-  child.unref();
 }
 
 export function serveCommand(program: Command, globals: Globals): void {
@@ -43,6 +30,21 @@ export function serveCommand(program: Command, globals: Globals): void {
       'port of the UI and API on 127.0.0.1, 0-65535; 0 takes any free port',
       intArg('--port', 0, 65535),
       0,
+    )
+    .option(
+      '--listen <host:port>',
+      'where the UI and API listen instead, e.g. 0.0.0.0:8443 or [::]:8443; beyond 127.0.0.1 plain HTTP is refused: add --tls-cert/--tls-key or a TLS proxy',
+    )
+    .option('--tls-cert <file>', 'serve https and wss with this certificate (PEM, with its chain); re-read on SIGHUP')
+    .option('--tls-key <file>', "the certificate's private key (PEM)")
+    .option(
+      '--trust-proxy <cidrs>',
+      "reverse proxies (e.g. 127.0.0.1/32,10.0.0.0/8) whose X-Forwarded-For/-Proto/-Host are believed; nobody else's",
+      parseTrustProxy,
+    )
+    .option(
+      '--allow-plain-http',
+      'answer plain HTTP from other machines too (a network you trust; sign-ins cross it in the clear)',
     )
     .option(
       '--concurrency <n>',
@@ -65,6 +67,12 @@ export function serveCommand(program: Command, globals: Globals): void {
     .option('--temporary', 'team: a laptop joining: accept only tasks labelled for it')
     .option('--accept <list>', 'team: widen what a --temporary worker takes: "unlabelled", "workflow:NAME"')
     .option(
+      '--token <token>',
+      'edge worker: its worker token (env AX_TOKEN; --token-file keeps it out of the process list)',
+    )
+    .option('--token-file <file>', 'edge worker: a file only you can read holding its worker token')
+    .option('--ca-file <file>', "edge worker: the PEM of a private CA that signed the server's certificate")
+    .option(
       '--metrics-address <host:port>',
       'also serve GET /metrics (and nothing else) there, e.g. 0.0.0.0:9464; beyond loopback it needs DATA_DIR/metrics-token',
       metricsAddressArg,
@@ -80,11 +88,17 @@ export function serveCommand(program: Command, globals: Globals): void {
         '  $ ax serve --role scheduler',
         '  $ ax serve --role worker --worker-id laptop-anna --labels laptop --temporary',
         '  $ ax serve --metrics-address 0.0.0.0:9464    # with a secret in DATA_DIR/metrics-token',
+        '  $ ax serve --listen 0.0.0.0:8443 --tls-cert /etc/ax/cert.pem --tls-key /etc/ax/key.pem',
+        '  $ ax serve --listen 127.0.0.1:8080 --trust-proxy 127.0.0.1/32   # behind Caddy or nginx (README)',
+        '  $ AX_TOKEN=axt_… ax serve --role worker --server https://scheduler:8443 --labels laptop',
       ].join('\n'),
     )
     .action(async (opts: ServeOptions) => {
       const g = globals();
-      if (modeOf(g) === 'team') await serveTeam(g, opts);
+      // --server is the program's option (every command's server; ax login), so it lands in globals
+      const edge = { ...opts, server: g.server && g.server !== 'local' ? g.server : undefined };
+      if (isEdgeWorker(g, edge)) await serveEdge(g, edge, stopOn);
+      else if (modeOf(g) === 'team') await serveTeam(g, opts);
       else await serveSolo(g, opts);
     });
 
@@ -96,7 +110,8 @@ export function serveCommand(program: Command, globals: Globals): void {
     .action(async (opts: { print?: boolean }) => {
       const { requestSignInCode } = await import('../../server/ws-client.ts');
       const dir = cliDataDir(globals().dataDir);
-      const solo = readEngineLock(dir)?.port;
+      const lock = readEngineLock(dir);
+      const solo = lock?.port;
       const [node, ...others] = solo ? [] : uiNodes(dir);
       const port = solo ?? node?.port;
       if (!port)
@@ -109,9 +124,10 @@ export function serveCommand(program: Command, globals: Globals): void {
         const also = others.length ? `; also serving this data dir: ${others.map(describeUiNode).join(', ')}` : '';
         process.stderr.write(`ax open: the UI of ${describeUiNode(node)}${also}\n`);
       }
-      const url = `http://127.0.0.1:${port}/#code=${await requestSignInCode(port, apiToken(dir))}`;
+      const { origin, trust } = localServer(port, solo ? lock?.tlsCert : node?.tlsCert);
+      const url = `${origin}/#code=${await requestSignInCode(origin, apiToken(dir), trust)}`;
       console.log(url);
-      if (!opts.print) openInBrowser(url);
+      if (!opts.print) openInBrowser(url, 'ax open');
     });
 
   program

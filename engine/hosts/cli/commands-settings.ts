@@ -42,14 +42,19 @@ function show(dir: string, flags: GlobalOptions, json: boolean): void {
       ...(alerts && { alerts }),
       sqliteDriver: sqlite,
     });
+  // The SSO keys only once single sign-on is being configured (any of them given, not a default):
+  // a solo user has no use for eight unset lines.
+  const sso = shown.some((s) => s.key.startsWith('oidc-') && s.source !== undefined && s.source !== 'default');
   console.log(
     table(
       ['KEY', 'VALUE', 'FROM'],
-      shown.map((s) => [
-        s.key,
-        s.value ?? '(not set)',
-        s.source ? `${SOURCE[s.source]}${s.from && s.source !== 'file' ? ` ${s.from}` : ''}` : '-',
-      ]),
+      shown
+        .filter((s) => sso || !s.key.startsWith('oidc-'))
+        .map((s) => [
+          s.key,
+          s.value ?? '(not set)',
+          s.source ? `${SOURCE[s.source]}${s.from && s.source !== 'file' ? ` ${s.from}` : ''}` : '-',
+        ]),
     ),
   );
   if (alerts) console.log(`alerts        ${alerts}`);

@@ -1,17 +1,20 @@
-// How a command reaches the engine: through `ax serve` when one runs on the data dir, otherwise
+// How a command reaches the engine: through a server it signed in to (`ax login`, --server,
+// AX_SERVER: remote-target.ts), through `ax serve` when one runs on the data dir, otherwise
 // directly on the data dir (an engine that answers the API but runs no loops), or, for
 // commands that must execute work, an embedded engine that holds the data dir meanwhile.
+import fs from 'node:fs';
 import os from 'node:os';
 import type { EngineApi } from '../../api/engine-api.ts';
 import { AxError } from '../../api/errors.ts';
 import { notRetryable } from '../../core/support/store-retry.ts';
-import { connectApi } from '../../server/ws-client.ts';
+import { connectApi, type TlsTrust } from '../../server/ws-client.ts';
 import { apiToken, readEngineLock, resolveDataDir } from '../node/data-dir.ts';
 import { type HeldEngine, holdSoloEngine } from '../node/held-engine.ts';
 import { effectiveSettings } from '../node/settings.ts';
 import { openSoloEngine } from '../node/solo.ts';
 import { openTeamEngine, teamConnection } from '../node/team.ts';
 import { EXIT } from './exit-codes.ts';
+import { apiUrlOf, type RemoteTarget, remoteTarget } from './remote-target.ts';
 
 export interface GlobalOptions {
   dataDir?: string;
@@ -24,6 +27,10 @@ export interface GlobalOptions {
   taskEnv?: string;
   /** the user a root node runs its tasks as; env AX_RUN_AS */
   runAs?: string;
+  /** --server URL (or "local"); env AX_SERVER */
+  server?: string;
+  /** set by withSettings: --data-dir, --mode or --mysql was given as a flag (this machine, not the default server) */
+  localFlags?: boolean;
 }
 
 /** The flags of the node settings a command's engine takes as they are (task-env.ts reads the rest). */
@@ -31,10 +38,12 @@ export const taskEnvFlags = (options: GlobalOptions) => ({ 'task-env': options.t
 
 /** Fills what neither a flag nor the environment gives from DATA_DIR/settings.json (see effectiveSettings). */
 export function withSettings<T extends GlobalOptions>(options: T): T {
+  const localFlags = options.dataDir !== undefined || options.mode !== undefined || options.mysql !== undefined;
   const flags = { mode: options.mode, mysql: options.mysql, redis: options.redis, 'redis-prefix': options.redisPrefix };
   const value = new Map(effectiveSettings(cliDataDir(options.dataDir), flags).map((s) => [s.key, s.value]));
   return {
     ...options,
+    localFlags,
     mode: value.get('mode'),
     mysql: value.get('mysql'),
     redis: value.get('redis'),
@@ -52,6 +61,20 @@ export function modeOf(options: GlobalOptions): 'solo' | 'team' {
  * The data dir of a command, made and checked; when AX had to make it private, the line saying
  * so goes to stderr (this happens once: the dir stays private after).
  */
+/** The program's global options as a command reads them, with --json. */
+export type Globals = () => GlobalOptions & { json?: boolean };
+
+/** Where a server's runs go on after Ctrl-C stops waiting for them. */
+export const serverSide = (g: GlobalOptions) => {
+  const remote = remoteOf(g);
+  return remote ? `on ${remote.origin}` : modeOf(g) === 'team' ? "on the team's workers" : 'in ax serve';
+};
+
+/** The server a command goes through, or undefined for this machine (remote-target.ts). */
+export function remoteOf(g: GlobalOptions): RemoteTarget | undefined {
+  return remoteTarget({ server: g.server, local: g.localFlags === true });
+}
+
 export const cliDataDir = (flag?: string): string => resolveDataDir(flag, (line) => process.stderr.write(`${line}\n`));
 
 export const actor = (): string => `${os.userInfo().username}@${os.hostname()}`;
@@ -59,16 +82,43 @@ export const actor = (): string => `${os.userInfo().username}@${os.hostname()}`;
 /** remote: the work runs elsewhere (a running `ax serve`, or the team's workers). */
 export type Connection = { api: EngineApi; remote: boolean; close(): Promise<void> };
 
+/** How this machine reaches the `ax serve` of a data dir: ws, or wss pinned to its --tls-cert file. */
+export function localServer(port: number, tlsCert: string | undefined): { origin: string; trust?: TlsTrust } {
+  if (!tlsCert) return { origin: `http://127.0.0.1:${port}` };
+  let pinnedCert: string;
+  try {
+    pinnedCert = fs.readFileSync(tlsCert, 'utf8');
+  } catch (err) {
+    throw new AxError(
+      'unavailable',
+      `the ax serve on port ${port} uses TLS with ${tlsCert}, which cannot be read here (${(err as NodeJS.ErrnoException).code ?? String(err)})`,
+    );
+  }
+  return { origin: `https://127.0.0.1:${port}`, trust: { pinnedCert } };
+}
+
 export async function connect(options: GlobalOptions): Promise<Connection> {
+  const remote = remoteOf(options);
+  if (remote) {
+    const { origin, token, trust } = remote;
+    const api = await connectApi(apiUrlOf(origin), token, trust);
+    return { api, remote: true, close: async () => api.close() };
+  }
   if (modeOf(options) === 'team') {
     // Straight to the team's MySQL and Redis, as a client: the team's schedulers and workers run the work.
-    const engine = await openTeamEngine({ ...teamConnection(options), role: 'client' });
+    // Its data dir's team key (team-secret-key.ts) encrypts what `ax secrets set --team` sends.
+    const engine = await openTeamEngine({
+      ...teamConnection(options),
+      role: 'client',
+      dataDir: cliDataDir(options.dataDir),
+    });
     return { api: engine, remote: true, close: () => engine.dispose() };
   }
   const dir = cliDataDir(options.dataDir);
   const holder = readEngineLock(dir);
   if (holder?.port) {
-    const api = await connectApi(`ws://127.0.0.1:${holder.port}/api`, apiToken(dir));
+    const local = localServer(holder.port, holder.tlsCert);
+    const api = await connectApi(apiUrlOf(local.origin), apiToken(dir), local.trust);
     return { api, remote: true, close: async () => api.close() };
   }
   const engine = await openSoloEngine(dir, { taskEnvFlags: taskEnvFlags(options) });

@@ -4,6 +4,7 @@
 // ends once their process groups are gone; a second Ctrl-C SIGKILLs the groups at once. When a
 // server runs them, Ctrl-C only stops waiting: the run goes on there, and the hint says how to
 // stop it.
+import { because } from '../../api/reasons.ts';
 import type { Engine } from '../../core/engine.ts';
 
 /** The exit code after Ctrl-C: 128 + SIGINT, as shells report it. */
@@ -42,7 +43,7 @@ export function cancelOnInterrupt(engine: Engine, actor: string): Interrupt {
     // The command then ends by itself once the groups are gone; should anything else hang
     // (a store that does not answer), it exits anyway.
     void engine.worker
-      ?.killAll('killed: Ctrl-C twice')
+      ?.killAll(because('stop_ctrl_c'))
       .finally(() => setTimeout(() => process.exit(INTERRUPTED), 2_000).unref());
   };
   process.on('SIGINT', onSigint);

@@ -16,6 +16,10 @@ import { secretsCommand } from './commands-secrets.ts';
 import { alertsCommand } from './commands-alerts.ts';
 import { importCommands } from './commands-import.ts';
 import { monitorCommands } from './commands-monitors.ts';
+import { backfillCommands } from './commands-backfill.ts';
+import { loginCommands } from './commands-login.ts';
+import { usersCommands } from './commands-users.ts';
+import { tokensCommands } from './commands-tokens.ts';
 import { EXIT } from './exit-codes.ts';
 import { guardTerminalOutput } from './terminal.ts';
 import { MYSQL_FLAG_HELP, passwordFlagWarnings, REDIS_FLAG_HELP } from './password-flags.ts';
@@ -44,6 +48,10 @@ export async function main(argv: string[]): Promise<void> {
       "what tasks get of this node's environment, never AX_* variables: inherit (default) or clean (PATH, HOME, LANG, USER, SHELL, TZ only); env AX_TASK_ENV",
     )
     .option('--run-as <user>', 'a node started as root runs its tasks as this user (env AX_RUN_AS)')
+    .option(
+      '--server <url>',
+      'go through this server as the user signed in to it (ax login); "local" for this machine; env AX_SERVER (token: AX_TOKEN); with ax serve --role worker: the server an edge worker works for',
+    )
     .showHelpAfterError()
     .addHelpText(
       'after',
@@ -53,7 +61,8 @@ export async function main(argv: string[]): Promise<void> {
   program.hook('preAction', () => {
     for (const w of passwordFlagWarnings(program.opts<GlobalOptions>())) process.stderr.write(w);
   });
-  // Flags, then environment (read where each is used), then DATA_DIR/settings.json.
+  // A server (--server, AX_SERVER, ax login's default), else flags, then environment (read where
+  // each is used), then DATA_DIR/settings.json: remote-target.ts.
   const globals = () => withSettings(program.opts<GlobalOptions & { json?: boolean }>());
   workflowCommands(program, globals);
   lineageCommand(program, globals);
@@ -67,6 +76,10 @@ export async function main(argv: string[]): Promise<void> {
   alertsCommand(program, globals);
   importCommands(program, globals);
   monitorCommands(program, globals);
+  backfillCommands(program, globals);
+  loginCommands(program, globals);
+  usersCommands(program, globals);
+  tokensCommands(program, globals);
   settingsCommand(program, globals, () => program.opts<GlobalOptions>());
   try {
     await program.parseAsync(argv);

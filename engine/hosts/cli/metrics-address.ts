@@ -4,7 +4,7 @@ import path from 'node:path';
 import { AxError } from '../../api/errors.ts';
 import type { Engine } from '../../core/engine.ts';
 import { metricsAuth } from '../node/local-api.ts';
-import { type MetricsServer, startMetricsServer } from '../../server/metrics-server.ts';
+import { accountMetricsToken, type MetricsServer, startMetricsServer } from '../../server/metrics-server.ts';
 
 export interface MetricsAddress {
   host: string;
@@ -48,7 +48,13 @@ export async function serveMetricsAddress(
   address: MetricsAddress | undefined,
 ): Promise<MetricsServer | undefined> {
   if (!address) return undefined;
-  const server = await startMetricsServer({ metrics: engine.metrics, auth: metricsAuth(dir, 'ax serve'), ...address });
+  const server = await startMetricsServer({
+    metrics: engine.metrics,
+    auth: metricsAuth(dir, 'ax serve'),
+    // team mode: an account's token with the metrics scope too
+    ...(engine.authenticator && { accountToken: accountMetricsToken(engine.authenticator) }),
+    ...address,
+  });
   const host = address.host.includes(':') ? `[${address.host}]` : address.host;
   console.log(`metrics also on http://${host}:${server.port}/metrics (nothing else is served there)`);
   return server;

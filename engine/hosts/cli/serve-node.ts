@@ -9,13 +9,14 @@ import { systemClock } from '../../adapters/system-clock.ts';
 import { checkTokenFiles, type LocalApi, metricsAuth, startLocalApi } from '../node/local-api.ts';
 import { onHangup } from './hangup.ts';
 import { announceUiNode } from './ui-nodes.ts';
+import { checkSsoSettings } from '../node/sso.ts';
 import { openTeamEngine, type TeamRole, teamConnection } from '../node/team.ts';
 import { cliDataDir, embeddedEngine, type GlobalOptions, taskEnvFlags } from './connect.ts';
 import { checkMetricsAddress, type MetricsAddress, serveMetricsAddress } from './metrics-address.ts';
+import { apiUrl, type ListenFlags, listenNote, type ServeAddress, serveAddress } from './serve-listen.ts';
 
 /** ax serve's options, as commander parses them. */
-export interface ServeOptions {
-  port: number;
+export interface ServeOptions extends ListenFlags {
   concurrency?: number;
   drainTimeout: number;
   role: string;
@@ -25,6 +26,11 @@ export interface ServeOptions {
   temporary?: boolean;
   accept?: string;
   metricsAddress?: MetricsAddress;
+  /** an edge worker's (serve-edge.ts) */
+  server?: string;
+  token?: string;
+  tokenFile?: string;
+  caFile?: string;
 }
 
 const ROLES: TeamRole[] = ['scheduler', 'worker', 'client'];
@@ -40,12 +46,50 @@ const list = (v: string | undefined) =>
  * Stops on SIGTERM/SIGINT (drain up to the timeout) or on `ax drain` (drain until done); SIGHUP
  * drains too on a terminal, and reloads the settings as a service (hangup.ts).
  */
-function stopOn(stop: (reason: string, drainMs: number) => void, drainTimeoutMs: number, reload: () => string[]): void {
+export function stopOn(
+  stop: (reason: string, drainMs: number) => void,
+  drainTimeoutMs: number,
+  reload: () => string[] = () => [],
+): () => void {
   process.on('SIGTERM', () => stop('SIGTERM', drainTimeoutMs));
   process.on('SIGINT', () => stop('SIGINT', drainTimeoutMs));
   onHangup({ drain: () => stop('SIGHUP', drainTimeoutMs), reload });
-  // Engine timers are unref'd so that one-shot commands can exit; this keeps serve alive.
-  setInterval(() => undefined, 1 << 30);
+  // Engine timers are unref'd so that one-shot commands can exit; this keeps serve alive (until
+  // the returned function lets go: a start that failed after the engine opened).
+  const alive = setInterval(() => undefined, 1 << 30);
+  return () => clearInterval(alive);
+}
+
+/** What is serving: the stop closes whatever of it exists by then. */
+interface Serving {
+  api?: LocalApi;
+  metrics?: Awaited<ReturnType<typeof serveMetricsAddress>>;
+}
+
+/**
+ * The metrics listener and the API, started after the engine: when either fails (the port in use,
+ * a certificate that will not load), the engine is released and the error ends the command (with
+ * its exit code), never a serve that hangs on with no API.
+ */
+async function serveOrRelease(
+  engine: Engine,
+  dir: string,
+  opts: ServeOptions,
+  address: ServeAddress,
+  serving: Serving,
+  startLine: (api: string) => string,
+  keepAlive: () => void,
+  release: () => Promise<unknown>,
+): Promise<LocalApi> {
+  try {
+    serving.metrics = await serveMetricsAddress(engine, dir, opts.metricsAddress);
+    return (serving.api = await serveApi(engine, dir, address, startLine));
+  } catch (err) {
+    keepAlive();
+    await serving.metrics?.close().catch(() => undefined);
+    await release().catch(() => undefined);
+    throw err;
+  }
 }
 
 /** What the pages of a stopping `ax serve` are told (they say it instead of "reconnecting"). */
@@ -77,36 +121,50 @@ function stopper(
 
 /** SIGHUP as a service: the alert settings and channels, and the API token, read again. */
 function reloadSettings(engine: Engine, api: LocalApi | undefined): string[] {
+  // the certificate first: a bad one stops the reload before anything else changed
+  api?.reloadTls();
   const alerts = engine.reloadSettings();
   api?.reloadToken();
-  return [alerts, 'API token', 'webhook and metrics tokens are read on every request'];
+  return [alerts, 'API token', 'TLS certificate', 'webhook and metrics tokens are read on every request'];
 }
 
-/** The UI and the API on 127.0.0.1 (see local-api.ts), and the lines that say how to reach them. */
+/** The UI and the API (127.0.0.1 unless --listen; see local-api.ts), and the lines that say how to reach them. */
 async function serveApi(
   engine: Engine,
   dir: string,
-  port: number,
-  startLine: (port: number) => string,
+  address: ServeAddress,
+  startLine: (api: string) => string,
 ): Promise<LocalApi> {
-  const server = await startLocalApi(engine, dir, port, 'ax serve');
+  const server = await startLocalApi(engine, dir, address.port, 'ax serve', address);
+  const note = listenNote(address);
+  if (note) console.log(`ax serve: ${note}`);
   const webhookFile = path.join(dir, 'webhook-token');
-  console.log(startLine(server.port));
+  console.log(startLine(apiUrl(address, server.port)));
+  const origin = apiUrl(address, server.port)
+    .replace(/^ws/, 'http')
+    .replace(/\/api$/, '');
   console.log(`open ${server.signInUrl()}`);
   console.log('  (a single-use sign-in link for the UI, valid for 2 minutes; "ax open" makes a fresh one)');
+  if (engine.authenticator)
+    console.log(
+      `accounts: people sign in at ${origin}/ with their own name and password (ax users add NAME --role ROLE makes one)`,
+    );
+  if (server.ssoLabel !== undefined)
+    console.log(`single sign-on: "${server.ssoLabel}" on the sign-in page (oidc-* settings; README "Single sign-on")`);
   const metrics = metricsAuth(dir, 'ax serve')();
   console.log(
-    `metrics: GET http://127.0.0.1:${server.port}/metrics (Prometheus text format; ${'token' in metrics ? `token required: the text of ${path.join(dir, 'metrics-token')}` : 'refused' in metrics ? metrics.refused : `no token: put one in ${path.join(dir, 'metrics-token')} to require it`})`,
+    `metrics: GET ${origin}/metrics (Prometheus text format; ${'token' in metrics ? `token required: the text of ${path.join(dir, 'metrics-token')}` : 'refused' in metrics ? metrics.refused : `no token: put one in ${path.join(dir, 'metrics-token')} to require it`})`,
   );
   console.log(
     server.webhooksOn()
-      ? `webhooks on: POST http://127.0.0.1:${server.port}/events/EVENT with "Authorization: Bearer SECRET", SECRET being the text of ${webhookFile}`
+      ? `webhooks on: POST ${origin}/events/EVENT with "Authorization: Bearer SECRET", SECRET being the text of ${webhookFile}`
       : `webhooks off: put a secret of at least 16 characters in ${webhookFile} to turn them on (read on every request: no restart needed)`,
   );
   return server;
 }
 
 export async function serveSolo(g: GlobalOptions, opts: ServeOptions): Promise<void> {
+  const address = serveAddress(opts);
   checkTokenFiles(cliDataDir(g.dataDir));
   checkMetricsAddress(cliDataDir(g.dataDir), opts.metricsAddress);
   // The drain callback exists before the engine does; it is bound once the engine runs.
@@ -122,7 +180,7 @@ export async function serveSolo(g: GlobalOptions, opts: ServeOptions): Promise<v
   );
   const { engine, dir } = embedded;
   // what is serving: the stop closes whatever of it exists by then
-  const serving: { api?: LocalApi; metrics?: Awaited<ReturnType<typeof serveMetricsAddress>> } = {};
+  const serving: Serving = {};
   // Bound before the link is printed: whoever waits for the link (a supervisor, npm start, a
   // test) may send SIGTERM at once, and it must find the drain, not the default (death).
   later.stop = stopper(
@@ -133,16 +191,24 @@ export async function serveSolo(g: GlobalOptions, opts: ServeOptions): Promise<v
       await Promise.all([serving.api?.close(why), serving.metrics?.close()]);
     },
   );
-  stopOn(later.stop, opts.drainTimeout * 1000, () => reloadSettings(engine, serving.api));
-  serving.metrics = await serveMetricsAddress(engine, dir, opts.metricsAddress);
-  const server = (serving.api = await serveApi(
+  const keepAlive = stopOn(later.stop, opts.drainTimeout * 1000, () => reloadSettings(engine, serving.api));
+  const server = await serveOrRelease(
     engine,
     dir,
-    opts.port,
-    (port) => `ax serve: solo engine on ${dir}, API ws://127.0.0.1:${port}/api (pid ${process.pid})`,
-  ));
+    opts,
+    address,
+    serving,
+    (api) => `ax serve: solo engine on ${dir}, API ${api} (pid ${process.pid})`,
+    keepAlive,
+    async () => {
+      await embedded.release(0);
+    },
+  );
   // The port in the lock is what tells other commands (and scripts) that the engine is ready.
-  embedded.lock.update({ port: server.port });
+  embedded.lock.update({
+    port: server.port,
+    ...(address.transport.tls && { tlsCert: path.resolve(address.transport.tls.certFile) }),
+  });
 }
 
 /**
@@ -163,11 +229,13 @@ function untilReachable<T>(open: () => Promise<T>): Promise<T> {
 export async function serveTeam(g: GlobalOptions, opts: ServeOptions): Promise<void> {
   if (!ROLES.includes(opts.role as TeamRole))
     throw new AxError('validation', `unknown role "${opts.role}": use scheduler, worker or client`);
+  const address = serveAddress(opts);
   const accept = list(opts.accept) ?? [];
   const later: { stop?: (reason: string, drainMs: number) => void } = {};
   const dir = cliDataDir(g.dataDir);
   checkTokenFiles(dir);
   checkMetricsAddress(dir, opts.metricsAddress);
+  checkSsoSettings(dir);
   const acceptWorkflows = accept
     .filter((a) => a.startsWith('workflow:'))
     .map((a) => a.slice('workflow:'.length))
@@ -204,7 +272,7 @@ export async function serveTeam(g: GlobalOptions, opts: ServeOptions): Promise<v
   // Every team node serves the UI and the API on this machine; MySQL and Redis stay the truth.
   let unannounce = () => undefined as void;
   // what is serving: the stop closes whatever of it exists by then
-  const serving: { api?: LocalApi; metrics?: Awaited<ReturnType<typeof serveMetricsAddress>> } = {};
+  const serving: Serving = {};
   // As in serveSolo: the stop is bound before the link is printed.
   later.stop = stopper(
     async (ms) => {
@@ -216,16 +284,23 @@ export async function serveTeam(g: GlobalOptions, opts: ServeOptions): Promise<v
       await Promise.all([serving.api?.close(why), serving.metrics?.close()]);
     },
   );
-  stopOn(later.stop, opts.drainTimeout * 1000, () => reloadSettings(engine, serving.api));
-  serving.metrics = await serveMetricsAddress(engine, dir, opts.metricsAddress);
-  const server = (serving.api = await serveApi(
+  const keepAlive = stopOn(later.stop, opts.drainTimeout * 1000, () => reloadSettings(engine, serving.api));
+  const server = await serveOrRelease(
     engine,
     dir,
-    opts.port,
-    (port) => `ax serve: team ${opts.role}${worker} (pid ${process.pid}), API ws://127.0.0.1:${port}/api`,
-  ));
+    opts,
+    address,
+    serving,
+    (api) => `ax serve: team ${opts.role}${worker} (pid ${process.pid}), API ${api}`,
+    keepAlive,
+    async () => {
+      await engine.stop(0);
+      await engine.dispose();
+    },
+  );
   unannounce = announceUiNode(dir, {
     port: server.port,
+    ...(address.transport.tls && { tlsCert: path.resolve(address.transport.tls.certFile) }),
     role: opts.role,
     ...(engine.worker && { workerId: engine.worker.id }),
   });

@@ -14,6 +14,8 @@ export interface UiNode {
   /** scheduler, client or worker */
   role: string;
   workerId?: string;
+  /** the certificate file of --tls-cert (absolute): its API is https/wss */
+  tlsCert?: string;
   startedAt: number;
 }
 

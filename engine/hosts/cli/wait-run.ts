@@ -8,7 +8,7 @@ import { elapsed, mark } from './format.ts';
 import { runNotes } from './run-notes.ts';
 
 const FINAL_RUN = ['SUCCESS', 'FAILED', 'SKIPPED', 'CANCELLED'];
-const SHOWN = ['RUNNING', 'SUCCESS', 'FAILED', 'TIMEOUT', 'CANCELLED', 'UPSTREAM_FAILED'];
+const SHOWN = ['RUNNING', 'SUCCESS', 'FAILED', 'TIMEOUT', 'CANCELLED', 'UPSTREAM_FAILED', 'SKIPPED'];
 /**
  * How long a task may wait while no online worker accepts it (labels nobody offers) before
  * --wait stops waiting: long enough for a worker that is just starting to register.

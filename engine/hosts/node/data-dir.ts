@@ -77,6 +77,8 @@ export interface EngineLockInfo {
   startedAt: number;
   /** the API port while `ax serve` runs */
   port?: number;
+  /** the certificate file of `ax serve --tls-cert` (absolute): the API is wss, pinned to it */
+  tlsCert?: string;
 }
 
 const lockFile = (dir: string) => path.join(dir, 'engine.lock');

@@ -8,18 +8,27 @@
 import path from 'node:path';
 import { AxError } from '../../api/errors.ts';
 import type { EngineApi } from '../../api/engine-api.ts';
+import type { Authenticator } from '../../core/access/authenticator.ts';
 import { maskedApi } from '../../core/secrets/masked-api.ts';
 import type { EngineMetrics } from '../../ports/metrics.ts';
 import type { MetricsAuth } from '../../server/metrics-server.ts';
+import { deviceLoginRoute } from '../../server/device-login.ts';
+import type { TransportOptions } from '../../server/listen.ts';
 import { type ApiServer, startApiServer } from '../../server/ws-server.ts';
+import { workerEndpoint } from '../../server/worker-endpoint.ts';
+import { WORKER_PATH } from '../../api/worker-protocol.ts';
+import type { WorkerGateDeps } from '../../core/execution/worker-gate.ts';
 import { apiToken, weakToken } from './data-dir.ts';
 import { readPrivateFile } from './private-file.ts';
+import { ssoServer } from './sso.ts';
 import { uiDir } from './ui-dir.ts';
 
 /** The shortest webhook or metrics secret accepted. */
 const MIN_SECRET_LENGTH = 16;
 
 export interface LocalApi extends ApiServer {
+  /** the SSO button's label when single sign-on is configured (oidc-* settings) */
+  ssoLabel: string | undefined;
   /** whether DATA_DIR/webhook-token holds a usable secret now */
   webhooksOn(): boolean;
   /** reads DATA_DIR/api-token again (SIGHUP on a service); throws, keeping the old one, when it cannot */
@@ -76,16 +85,24 @@ export function checkTokenFiles(dir: string): void {
   for (const name of ['api-token', 'webhook-token', 'metrics-token']) readPrivateFile(path.join(dir, name));
 }
 
-/** `who` names the process in the one-line warnings about weak secrets (stderr). */
+/**
+ * `who` names the process in the one-line warnings about weak secrets (stderr); `listen`: the
+ * address (default 127.0.0.1) and TLS / proxy / plain-HTTP options (ax serve --listen, listen.ts).
+ */
 export async function startLocalApi(
   engine: EngineApi & {
     config: { maxEventPayloadBytes: number };
     metrics: EngineMetrics;
     secretMask?: { mask(text: string): string };
+    /** a team engine's accounts: people sign in, every request is authorized (ws-server.ts), edge workers are admitted */
+    authenticator?: Authenticator;
+    /** what a team node lends the edge workers that connect to it (server/worker-endpoint.ts) */
+    edgeWorkerDeps?: () => Omit<WorkerGateDeps, 'refuse'>;
   },
   dir: string,
   port: number,
   who: string,
+  listen: { host?: string; transport?: TransportOptions } = {},
 ): Promise<LocalApi> {
   const webhookSecret = secretFile(path.join(dir, 'webhook-token'), who, 'webhooks stay off');
   checkTokenFiles(dir);
@@ -95,17 +112,42 @@ export async function startLocalApi(
     return 'secret' in state ? state.secret : undefined;
   };
   let token = apiToken(dir);
+  // Single sign-on when the oidc-* settings say so (team mode only: it needs accounts); a half
+  // configuration stops the start here with what to fix.
+  const sso = engine.authenticator
+    ? await ssoServer(dir, engine.authenticator, (line) => process.stderr.write(`${who}: ${line}\n`))
+    : undefined;
+  const edges =
+    engine.authenticator && engine.edgeWorkerDeps
+      ? workerEndpoint({ accounts: engine.authenticator, gate: engine.edgeWorkerDeps() })
+      : undefined;
   const server = await startApiServer({
     // An error's message reaches the client with the node's secrets masked.
     api: engine.secretMask ? maskedApi(engine, (text) => engine.secretMask?.mask(text) ?? text) : engine,
     token: () => token,
     webhookToken,
     port,
+    ...(listen.host !== undefined && { host: listen.host }),
+    ...(listen.transport && { transport: listen.transport }),
     uiDir: uiDir(),
     maxPayloadBytes: engine.config.maxEventPayloadBytes,
     metrics: { metrics: engine.metrics, auth: metrics },
+    ...(engine.authenticator && {
+      accounts: engine.authenticator,
+      // SSO's sign-in routes, and ax login --browser: a person signed in here approves a command line's sign-in
+      routes: [...(sso?.routes ?? []), deviceLoginRoute({ api: engine })],
+    }),
+    ...(sso && { authConfig: sso.authConfig }),
+    // Team mode: edge workers connect here with a worker token (server/worker-endpoint.ts).
+    ...(edges && { upgrades: { [WORKER_PATH]: edges.upgrade } }),
   });
+  const close = server.close.bind(server);
   return Object.assign(server, {
+    ssoLabel: sso?.oidc.authConfig().label,
+    close: async (reason?: string) => {
+      edges?.close();
+      await close(reason);
+    },
     webhooksOn: () => webhookToken() !== undefined,
     reloadToken: () => {
       token = apiToken(dir);

@@ -9,10 +9,21 @@ import { maskUrl } from '../../api/mask-url.ts';
 import { parseAlertSettings } from '../../core/alerts/alert-settings.ts';
 import { DEFAULT_CONFIG } from '../../core/model/config.ts';
 import { formatSize, parseSize } from '../../api/size.ts';
+import { checkOidcSetting, OIDC_DEFAULTS, OIDC_KEYS, type OidcKey } from './oidc-settings.ts';
 import { readPrivateFile, writePrivateFile } from './private-file.ts';
 
 /** One spelling per key: the flag is --KEY, the environment variable AX_KEY (upper case, _). */
-export const SETTING_KEYS = ['mode', 'mysql', 'redis', 'redis-prefix', 'task-env', 'run-as', 'log-limit'] as const;
+export const SETTING_KEYS = [
+  'mode',
+  'mysql',
+  'redis',
+  'redis-prefix',
+  'task-env',
+  'run-as',
+  'log-limit',
+  // single sign-on of a team server (oidc-settings.ts)
+  ...OIDC_KEYS,
+] as const;
 export type SettingKey = (typeof SETTING_KEYS)[number];
 export type Settings = Partial<Record<SettingKey, string>>;
 
@@ -29,12 +40,21 @@ const ENV: Record<SettingKey, string> = {
   'run-as': 'AX_RUN_AS',
   // the most output one attempt of a task stores, unless the task has its own log_limit
   'log-limit': 'AX_LOG_LIMIT',
+  'oidc-issuer': 'AX_OIDC_ISSUER',
+  'oidc-client-id': 'AX_OIDC_CLIENT_ID',
+  'oidc-client-secret-file': 'AX_OIDC_CLIENT_SECRET_FILE',
+  'oidc-role-map': 'AX_OIDC_ROLE_MAP',
+  'oidc-groups-claim': 'AX_OIDC_GROUPS_CLAIM',
+  'oidc-username-claim': 'AX_OIDC_USERNAME_CLAIM',
+  'oidc-label': 'AX_OIDC_LABEL',
+  'oidc-redirect-url': 'AX_OIDC_REDIRECT_URL',
 };
 const DEFAULTS: Partial<Record<SettingKey, string>> = {
   mode: 'solo',
   'redis-prefix': 'ax:',
   'task-env': 'inherit',
   'log-limit': formatSize(DEFAULT_CONFIG.maxOutputBytes),
+  ...OIDC_DEFAULTS,
 };
 
 const file = (dir: string) => path.join(dir, 'settings.json');
@@ -89,6 +109,11 @@ export function readSettings(dir: string): Settings {
 
 export function writeSetting(dir: string, key: string, value: string | undefined): Settings {
   const known = (OLD_SPELLINGS[key] ?? key) as SettingKey;
+  if (key === 'oidc-client-secret')
+    throw new AxError(
+      'validation',
+      'the client secret is never a setting: write it to a private file (umask 077; printf %s "$SECRET" > /etc/ax/oidc-secret) and "ax settings set oidc-client-secret-file /etc/ax/oidc-secret"',
+    );
   if (!SETTING_KEYS.includes(known))
     throw new AxError(
       'validation',
@@ -102,6 +127,8 @@ export function writeSetting(dir: string, key: string, value: string | undefined
     const size = parseSize(value);
     if ('error' in size) throw new AxError('validation', `log-limit: ${size.error}`);
   }
+  if (value !== undefined && (OIDC_KEYS as readonly string[]).includes(known))
+    checkOidcSetting(known as OidcKey, value);
   const settings = readSettings(dir);
   if (value === undefined) delete settings[known];
   else settings[known] = value;

@@ -14,11 +14,14 @@ import { resolveDataDir } from './data-dir.ts';
 import { defaultWorkerId, holderGoneHere, nodeKey } from './node-identity.ts';
 import { taskRunner } from './task-runner.ts';
 import { SecretsFile } from './secrets-file.ts';
+import { teamCipher } from './team-secret-key.ts';
 import { SecretMask, urlPassword } from '../../core/secrets/secret-mask.ts';
 import { type AlertOptions, loadAlerts } from './alert-channels.ts';
 import { VERSION } from './version.ts';
 import { invalidEventReporter } from './invalid-events.ts';
 import { nodeHostDefaults } from './host-defaults.ts';
+import { AccessService } from '../../core/access/access-service.ts';
+import { nodeCrypto } from '../../adapters/crypto/node-crypto.ts';
 
 export type TeamRole = 'scheduler' | 'worker' | 'client';
 
@@ -99,6 +102,7 @@ export async function openTeamEngine(options: TeamOptions): Promise<Engine> {
   parseMysqlUrl(options.mysqlUrl);
   checkRedisUrl(options.redisUrl);
   const store = await openMysqlStore({ url: options.mysqlUrl });
+  const { SqlTeamSecretStore } = await import('../../adapters/sql/team-secret-queries.ts');
   const metrics = new PromMetrics();
   const say = options.onAlert ?? ((message: string) => process.stderr.write(`ax: ${message}\n`));
   const coordinator = new RedisCoordinator({
@@ -107,11 +111,16 @@ export async function openTeamEngine(options: TeamOptions): Promise<Engine> {
     onConnectionError: (err) => options.onAlert?.(`redis: ${err.message}`),
     onInvalidEvent: invalidEventReporter({ metrics, say, source: `Redis (prefix ${options.redisPrefix ?? 'ax:'})` }),
   });
+  // The team's people (issue 25): accounts in the team database, scrypt and tokens by node:crypto.
+  // A call straight to this engine (the CLI on this node, with the database's password) is an admin.
+  const access = new AccessService({ store, clock: systemClock, crypto: nodeCrypto, nodeUser: nodeUserName() });
   const slot = works && !options.workerId ? defaultWorkerId(dataDir) : undefined;
   const workerId = options.workerId ?? slot?.id ?? os.hostname();
   return new Engine({
     // The machine's zone, randomness and event loop, which pure core does not reach for itself.
     ...nodeHostDefaults(),
+    access,
+    authenticator: access,
     store,
     coordinator,
     // If this worker dies, its tasks must not run on beside the re-runs fail-over starts
@@ -130,6 +139,8 @@ export async function openTeamEngine(options: TeamOptions): Promise<Engine> {
     onAlert: options.onAlert,
     alerts,
     secretMask,
+    // Team secrets: in the team database, decrypted with this node's DATA_DIR/team-secret-key.
+    teamSecrets: { store: new SqlTeamSecretStore(store.db), cipher: teamCipher(dataDir) },
     reloadAlerts: () => loadAlerts(dataDir, secrets, options.alerts),
     onDrainRequested: options.onDrainRequested,
     hostInfo: {
@@ -161,4 +172,15 @@ export async function openTeamEngine(options: TeamOptions): Promise<Engine> {
         }
       : undefined,
   });
+}
+
+/** who the CLI on this node is in the audit of people changes: the OS user at this host */
+function nodeUserName(): string {
+  let user = 'unknown';
+  try {
+    user = os.userInfo().username;
+  } catch {
+    // no passwd entry for this uid (a container): the host alone names the node
+  }
+  return `${user}@${os.hostname()}`;
 }

@@ -12,6 +12,7 @@ import { EmptyState, ErrorState } from '../shared/feedback.tsx';
 import { OwnerFilter, useOwnedWorkflows } from '../shared/OwnerFilter.tsx';
 import { PageHeader } from '../shared/PageHeader.tsx';
 import { When } from '../shared/When.tsx';
+import { AlertMessage } from './AlertMessage.tsx';
 import { OutcomeTag } from './OutcomeTag.tsx';
 import { useAlertChannels, useAlerts, useEngineInfo, useWorkflows } from '../server-state/index.ts';
 
@@ -214,33 +215,7 @@ export default function AlertsPage() {
               {
                 title: t('col.message'),
                 key: 'message',
-                render: (_, a) => (
-                  <div style={{ minWidth: 200 }}>
-                    <Typography.Text strong style={{ wordBreak: 'break-word' }}>
-                      {showBidiControls(a.title)}
-                    </Typography.Text>
-                    {a.message && (
-                      <Typography.Paragraph
-                        type="secondary"
-                        ellipsis={{ rows: 2, expandable: true }}
-                        style={{ margin: '2px 0 0', whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}
-                      >
-                        {showBidiControls(a.message)}
-                      </Typography.Paragraph>
-                    )}
-                    {a.deliveries
-                      .filter((d) => d.state === 'failed' && d.error)
-                      .map((d) => (
-                        <Typography.Text
-                          key={d.channel}
-                          type="danger"
-                          style={{ display: 'block', fontSize: 12, wordBreak: 'break-word' }}
-                        >
-                          {d.channel}: {d.error}
-                        </Typography.Text>
-                      ))}
-                  </div>
-                ),
+                render: (_, a) => <AlertMessage alert={a} />,
               },
               {
                 title: t('col.channel'),

@@ -6,8 +6,12 @@ import {
   BellOutlined,
   ClusterOutlined,
   DashboardOutlined,
+  HistoryOutlined,
   NodeIndexOutlined,
+  OrderedListOutlined,
+  SafetyOutlined,
   SettingOutlined,
+  TeamOutlined,
 } from '@ant-design/icons';
 import { Alert, Flex, Layout, Menu, theme } from 'antd';
 import { useEffect, useState } from 'react';
@@ -16,23 +20,47 @@ import { Link, useLocation } from 'react-router-dom';
 import { useDesktop, useDesktopEngineStatus } from '../desktop/desktop-context.ts';
 import { engineIsDown, EngineDown, EngineStatusBanner } from '../desktop/EngineStatus.tsx';
 import { useConnectionStatus, useStopReason } from '../engine-client/index.ts';
+import type { Principal } from '../../../engine/api/access.ts';
+import { hasAccounts, isAdmin, knownNotAdmin } from '../people/can.ts';
 import { SchedulingBanner } from '../scheduling/SchedulingBanner.tsx';
+import { useWhoami } from '../server-state/index.ts';
 import { AppRoutes } from './AppRoutes.tsx';
+import { GlobalKeys } from './GlobalKeys.tsx';
 import { GlobalSearch } from './GlobalSearch.tsx';
 import { Preferences } from './Preferences.tsx';
+import { UserMenu } from './UserMenu.tsx';
 
 const NAV = [
   { key: '/', icon: <DashboardOutlined />, label: 'nav.dashboard' },
   { key: '/workflows', icon: <NodeIndexOutlined />, label: 'nav.workflows' },
+  { key: '/runs', icon: <OrderedListOutlined />, label: 'nav.runs' },
+  { key: '/backfills', icon: <HistoryOutlined />, label: 'nav.backfills' },
   { key: '/workers', icon: <ClusterOutlined />, label: 'nav.workers' },
   { key: '/alerts', icon: <BellOutlined />, label: 'nav.alerts' },
   { key: '/audit', icon: <AuditOutlined />, label: 'nav.audit' },
+  { key: '/users', icon: <TeamOutlined />, label: 'nav.users' },
+  { key: '/tokens', icon: <SafetyOutlined />, label: 'nav.tokens' },
   { key: '/settings', icon: <SettingOutlined />, label: 'nav.settings' },
 ] as const;
 
+/**
+ * The entries this person sees: Users only for admins of a server with accounts, Tokens for anyone
+ * with an account, the audit log for admins (solo's local user is an admin without accounts).
+ */
+export function navFor(me: Principal | undefined): (typeof NAV)[number][] {
+  return NAV.filter((item) => {
+    if (item.key === '/users') return hasAccounts(me) && isAdmin(me);
+    if (item.key === '/tokens') return hasAccounts(me);
+    if (item.key === '/audit') return !knownNotAdmin(me);
+    return true;
+  });
+}
+
 /** which navigation entry a route belongs to */
 export function navKeyOf(pathname: string): string {
-  if (/^\/(workflows|designer|runs|instances|lineage)(\/|$)/.test(pathname)) return '/workflows';
+  // a run and its task instances are found from the runs page as often as from their workflow
+  if (/^\/(runs|instances)(\/|$)/.test(pathname)) return '/runs';
+  if (/^\/(workflows|designer|lineage)(\/|$)/.test(pathname)) return '/workflows';
   const match = NAV.find((item) => item.key !== '/' && pathname.startsWith(item.key));
   return match?.key ?? (pathname === '/' ? '/' : '');
 }
@@ -64,8 +92,10 @@ export function AppLayout() {
   const connectionBanners = !desktop || engine?.state === 'running';
   const slowConnect = useLasting(connectionBanners && status === 'connecting', 1_000);
   const [collapsed, setCollapsed] = useState(false);
+  const me = useWhoami().data;
   return (
     <Layout style={{ minHeight: '100vh' }}>
+      <GlobalKeys />
       <a
         className="ax-skip-link"
         href="#main"
@@ -130,7 +160,7 @@ export function AppLayout() {
             mode="inline"
             selectedKeys={[navKeyOf(location.pathname)]}
             style={{ borderInlineEnd: 0 }}
-            items={NAV.map((item) => ({
+            items={navFor(me).map((item) => ({
               key: item.key,
               icon: item.icon,
               label: <Link to={item.key}>{t(item.label)}</Link>,
@@ -155,6 +185,7 @@ export function AppLayout() {
             <GlobalSearch />
           </div>
           <Preferences />
+          <UserMenu />
         </Layout.Header>
         {desktop && <EngineStatusBanner />}
         {connectionBanners && status === 'reconnecting' && (

@@ -18,6 +18,11 @@ const DesignerPage = lazy(() => import('../dag-designer/DesignerPage.tsx'));
 const RunPage = lazy(() => import('../runs/RunPage.tsx'));
 const InstancePage = lazy(() => import('../logs/InstancePage.tsx'));
 const LineagePage = lazy(() => import('../lineage/LineagePage.tsx'));
+const RunsPage = lazy(() => import('../run-list/RunsPage.tsx'));
+const BackfillsPage = lazy(() => import('../backfills/BackfillsPage.tsx'));
+const BackfillPage = lazy(() => import('../backfills/BackfillPage.tsx'));
+const UsersPage = lazy(() => import('../people/UsersPage.tsx'));
+const TokensPage = lazy(() => import('../people/TokensPage.tsx'));
 
 export function AppRoutes() {
   return (
@@ -29,14 +34,19 @@ export function AppRoutes() {
           <Route path="/workflows/:name" element={<WorkflowDetailPage />} />
           <Route path="/designer/new" element={<DesignerPage />} />
           <Route path="/designer/:name" element={<DesignerPage />} />
+          <Route path="/runs" element={<RunsPage />} />
           <Route path="/runs/:runId" element={<RunPage />} />
           <Route path="/instances/:instanceId" element={<InstancePage />} />
           <Route path="/lineage/:target" element={<LineagePage />} />
+          <Route path="/backfills" element={<BackfillsPage />} />
+          <Route path="/backfills/:id" element={<BackfillPage />} />
           <Route path="/workers" element={<WorkersPage />} />
           <Route path="/settings" element={<SettingsPage />} />
           <Route path="/alerts" element={<AlertsPage />} />
           <Route path="/audit" element={<AuditPage />} />
           <Route path="/search" element={<SearchPage />} />
+          <Route path="/users" element={<UsersPage />} />
+          <Route path="/tokens" element={<TokensPage />} />
           <Route path="*" element={<NotFound />} />
         </Routes>
       </Suspense>

@@ -8,12 +8,14 @@ import {
   codeFromHash,
   useConnectionStatus,
   type EngineConnection,
+  signOut,
   type SessionState,
 } from '../engine-client/index.ts';
 import type { QueryClient } from '@tanstack/react-query';
 import { LoadingState } from '../shared/feedback.tsx';
 import { AppLayout } from './AppLayout.tsx';
 import { boot, type Boot } from './boot.ts';
+import { SessionContext, type SessionActions } from './session-context.ts';
 import { SignInScreen } from './SignInScreen.tsx';
 
 export function SessionGate() {
@@ -40,6 +42,14 @@ export function SessionGate() {
     return () => window.removeEventListener('hashchange', onHash);
   });
 
+  const actions: SessionActions = {
+    signOut: async () => {
+      await signOut().catch(() => undefined); // an engine that is away has no session to end
+      restart();
+    },
+    signedOut: restart,
+  };
+
   if (!session) return <LoadingState />;
   if (session.kind !== 'signed-in') {
     return (
@@ -51,11 +61,13 @@ export function SessionGate() {
     );
   }
   return (
-    <ConnectedApp
-      connection={current.connection}
-      queryClient={current.queryClient}
-      onSignedOut={() => setSession({ kind: 'signed-out', reason: 'no-session' })}
-    />
+    <SessionContext.Provider value={actions}>
+      <ConnectedApp
+        connection={current.connection}
+        queryClient={current.queryClient}
+        onSignedOut={() => setSession({ kind: 'signed-out', reason: 'no-session' })}
+      />
+    </SessionContext.Provider>
   );
 }
 

@@ -1,8 +1,31 @@
-// Shown when this browser has no session: says exactly what to run to get a sign-in link.
+// Shown when this browser has no session. A team server with accounts (GET /auth/config): the
+// user name and password form, and SSO when configured. Otherwise (solo, a node without
+// accounts): exactly what to run to get a sign-in link.
 import { ApiOutlined, LockOutlined, ReloadOutlined } from '@ant-design/icons';
 import { Button, Card, Flex, Result, Typography } from 'antd';
+import { useEffect, useState } from 'react';
 import { Trans, useTranslation } from 'react-i18next';
+import type { AuthConfig } from '../../../engine/api/access.ts';
+import { fetchAuthConfig } from '../engine-client/index.ts';
+import { LoadingState } from '../shared/feedback.tsx';
+import { PasswordSignIn } from './PasswordSignIn.tsx';
 import { Preferences } from './Preferences.tsx';
+
+/** the server's sign-in methods; a server that cannot say has none (the link help is shown) */
+function useAuthConfig(skip: boolean): AuthConfig | undefined {
+  const [config, setConfig] = useState<AuthConfig | undefined>(skip ? { accounts: false, local: false } : undefined);
+  useEffect(() => {
+    if (skip) return;
+    let active = true;
+    fetchAuthConfig()
+      .catch((): AuthConfig => ({ accounts: false, local: false }))
+      .then((answer) => active && setConfig(answer));
+    return () => {
+      active = false;
+    };
+  }, [skip]);
+  return config;
+}
 
 export function SignInScreen({
   reason,
@@ -15,6 +38,9 @@ export function SignInScreen({
 }) {
   const { t } = useTranslation('common');
   const unreachable = reason === 'unreachable';
+  const config = useAuthConfig(unreachable);
+  if (!config) return <LoadingState />;
+  const accounts = config.accounts && !unreachable;
   return (
     <Flex vertical style={{ minHeight: '100vh' }}>
       <Flex justify="flex-end" style={{ padding: 16 }}>
@@ -32,15 +58,17 @@ export function SignInScreen({
             }
             subTitle={
               <Flex vertical gap={8}>
-                {reason === 'code-refused' && (
-                  <Typography.Text type="warning">{t('signIn.codeRefused')}</Typography.Text>
-                )}
                 {unreachable ? (
                   <Typography.Text>
                     <Trans t={t} i18nKey="signIn.unreachableHelp" components={{ cmd: <code className="ax-cmd" /> }} />
                   </Typography.Text>
+                ) : accounts ? (
+                  <Typography.Text>{t('signIn.accountsHelp')}</Typography.Text>
                 ) : (
                   <>
+                    {reason === 'code-refused' && (
+                      <Typography.Text type="warning">{t('signIn.codeRefused')}</Typography.Text>
+                    )}
                     <Typography.Text>
                       <Trans t={t} i18nKey="signIn.help" components={{ cmd: <code className="ax-cmd" /> }} />
                     </Typography.Text>
@@ -53,9 +81,13 @@ export function SignInScreen({
               </Flex>
             }
             extra={
-              <Button icon={<ReloadOutlined />} onClick={onRetry}>
-                {t('signIn.retry')}
-              </Button>
+              accounts ? (
+                <PasswordSignIn config={config} onSignedIn={onRetry} />
+              ) : (
+                <Button icon={<ReloadOutlined />} onClick={onRetry}>
+                  {t('signIn.retry')}
+                </Button>
+              )
             }
           />
         </Card>

@@ -1,47 +1,50 @@
-// Who changed what and who started what, newest first, filterable by any text.
+// Who changed what and who started what, newest first: who (and, with accounts, their role and
+// source address), the action, the object, when. Filters by person, action, text and since when,
+// in the address (audit-filter.ts); they sift the newest entries the engine answered.
 import { showBidiControls } from '../../../engine/api/bidi-text.ts';
 import { SearchOutlined } from '@ant-design/icons';
-import { Flex, Input, Table, Typography } from 'antd';
-import { useDeferredValue, useMemo, useState } from 'react';
+import { Flex, Input, Select, Table, Tag, Typography } from 'antd';
+import { useDeferredValue, useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useSearchParams } from 'react-router-dom';
 import type { AuditEntry } from '../../../engine/api/types.ts';
+import { ROLES, type Role } from '../../../engine/api/access.ts';
 import { EmptyState, ErrorState } from '../shared/feedback.tsx';
 import { OwnerFilter, useOwnedWorkflows } from '../shared/OwnerFilter.tsx';
 import { PageHeader } from '../shared/PageHeader.tsx';
 import { When } from '../shared/When.tsx';
 import { useAudit, useWorkflows } from '../server-state/index.ts';
+import {
+  distinct,
+  filterAudit,
+  filterFromParams,
+  hasPeople,
+  paramsOfFilter,
+  SINCE_OPTIONS,
+  type AuditFilter,
+} from './audit-filter.ts';
 
 const LIMIT = 1_000;
 
-/**
- * Newest first, those containing `text`; with `ofWorkflow` ("my workflows"), only the entries
- * about a workflow it accepts (their object is `workflow:NAME`).
- */
-export function filterAudit(entries: AuditEntry[], text: string, ofWorkflow?: (name: string) => boolean): AuditEntry[] {
-  const needle = text.trim().toLowerCase();
-  const sorted = [...entries].sort((a, b) => b.at - a.at || b.id - a.id);
-  return sorted.filter(
-    (e) =>
-      (!ofWorkflow || (e.object.startsWith('workflow:') && ofWorkflow(e.object.slice('workflow:'.length)))) &&
-      (!needle ||
-        [e.actor, e.note ?? '', e.action, e.object, e.detail ?? ''].some((field) =>
-          field.toLowerCase().includes(needle),
-        )),
-  );
-}
-
 export default function AuditPage() {
   const { t } = useTranslation('audit');
-  const [filter, setFilter] = useState('');
-  const deferred = useDeferredValue(filter);
+  const [params, setParams] = useSearchParams();
+  const filter = filterFromParams(params);
+  const setFilter = (change: Partial<AuditFilter>) =>
+    setParams(paramsOfFilter({ ...filter, ...change }), { replace: true });
+  const text = useDeferredValue(filter.text);
   const audit = useAudit(LIMIT);
   // "My workflows": the entries about the remembered owner's workflows
   const workflows = useWorkflows({ slow: true });
   const { owner, owners, setOwner, shows } = useOwnedWorkflows(workflows.data);
+  const entries = useMemo(() => audit.data ?? [], [audit.data]);
+  const { user, action, since } = filter;
   const rows = useMemo(
-    () => filterAudit(audit.data ?? [], deferred, owner === undefined ? undefined : shows),
-    [audit.data, deferred, owner, shows],
+    () => filterAudit(entries, { user, action, since, text }, owner === undefined ? undefined : shows),
+    [entries, user, action, since, text, owner, shows],
   );
+  const people = hasPeople(entries);
+  const filtered = !!(user || action || since || text.trim());
 
   return (
     <>
@@ -50,15 +53,47 @@ export default function AuditPage() {
         subtitle={t('subtitle', { limit: LIMIT })}
         extra={<OwnerFilter owners={owners} value={owner} onChange={setOwner} />}
       />
-      <Flex style={{ marginBottom: 12 }}>
+      <Flex gap={8} wrap style={{ marginBottom: 12 }}>
         <Input
           aria-label={t('filter.label')}
           placeholder={t('filter.placeholder')}
           prefix={<SearchOutlined aria-hidden />}
           allowClear
-          value={filter}
-          onChange={(e) => setFilter(e.target.value)}
-          style={{ maxWidth: 420 }}
+          value={filter.text}
+          onChange={(e) => setFilter({ text: e.target.value })}
+          style={{ maxWidth: 340 }}
+        />
+        <Select<string>
+          allowClear
+          showSearch
+          aria-label={t('filter.user')}
+          placeholder={t('filter.anyone')}
+          value={user}
+          onChange={(value) => setFilter({ user: value })}
+          options={distinct(entries, 'actor').map((a) => ({ value: a, label: showBidiControls(a) }))}
+          style={{ minWidth: 180 }}
+          data-testid="audit-user-filter"
+        />
+        <Select<string>
+          allowClear
+          showSearch
+          aria-label={t('filter.action')}
+          placeholder={t('filter.anyAction')}
+          value={action}
+          onChange={(value) => setFilter({ action: value })}
+          options={distinct(entries, 'action').map((a) => ({ value: a, label: a }))}
+          style={{ minWidth: 180 }}
+          data-testid="audit-action-filter"
+        />
+        <Select<string>
+          allowClear
+          aria-label={t('filter.since')}
+          placeholder={t('filter.anyTime')}
+          value={since}
+          onChange={(value) => setFilter({ since: value as AuditFilter['since'] })}
+          options={SINCE_OPTIONS.map((s) => ({ value: s, label: t(`since.${s}`) }))}
+          style={{ minWidth: 160 }}
+          data-testid="audit-since-filter"
         />
       </Flex>
       {audit.error && !audit.data ? (
@@ -71,10 +106,17 @@ export default function AuditPage() {
           size="small"
           loading={audit.isPending}
           dataSource={rows}
+          scroll={{ x: people ? 1000 : 800 }}
           locale={{
             emptyText: (
               <EmptyState
-                title={deferred.trim() ? t('filter.noMatch', { text: deferred }) : t('filter.noneOfOwner', { owner })}
+                title={
+                  filtered
+                    ? text.trim()
+                      ? t('filter.noMatch', { text })
+                      : t('filter.noneMatch')
+                    : t('filter.noneOfOwner', { owner })
+                }
               />
             ),
           }}
@@ -101,6 +143,25 @@ export default function AuditPage() {
                 </>
               ),
             },
+            // role and address exist where the server had accounts (team mode with people)
+            ...(people
+              ? [
+                  {
+                    title: t('col.role'),
+                    key: 'role',
+                    width: 100,
+                    render: (_: unknown, e: AuditEntry) =>
+                      e.role ? <Tag>{ROLES.includes(e.role as Role) ? t(`people:role.${e.role}`) : e.role}</Tag> : '—',
+                  },
+                  {
+                    title: t('col.address'),
+                    key: 'address',
+                    width: 140,
+                    render: (_: unknown, e: AuditEntry) =>
+                      e.address ? <Typography.Text code>{e.address}</Typography.Text> : '—',
+                  },
+                ]
+              : []),
             {
               title: t('col.action'),
               key: 'action',

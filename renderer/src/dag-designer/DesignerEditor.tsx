@@ -20,6 +20,7 @@ import { focusLater } from './focus-later.ts';
 import { ImportModal } from './ImportModal.tsx';
 import { placeProblems, taskFieldMessages, workflowFieldMessages, type PlacedProblem } from './model/problems.ts';
 import { findTask, updateTask, updateWorkflow } from './model/spec-ops.ts';
+import { withTaskDefaults } from './model/task-defaults.ts';
 import { TaskKeys } from './task-keys.ts';
 import { DesignerSidePanel, type PanelTab } from './DesignerSidePanel.tsx';
 import { ProblemsList } from './ProblemsList.tsx';
@@ -62,7 +63,8 @@ export function DesignerEditor({ initial, loadedName, stats, defaultTimezone }: 
 
   const { big, filter, setFilter, filtered, visible } = useGraphFilter(spec);
 
-  const canvas = useCanvasState(spec, visible, container);
+  const canvasBox = useRef<HTMLDivElement>(null);
+  const canvas = useCanvasState(spec, visible, container, canvasBox);
   const cycle = useCycleFlash();
   const names = useMemo(() => spec.tasks.map((x) => x.name), [spec.tasks]);
 
@@ -82,13 +84,16 @@ export function DesignerEditor({ initial, loadedName, stats, defaultTimezone }: 
   );
   const openProblem = useRef<(p: PlacedProblem) => void>(() => undefined);
   const onProblems = useCallback((problems: ValidationProblem[]) => {
-    const first = placeProblems(problems, latestNames.current)[0];
+    const first = placeProblems(problems, latestNames.current, latestParams.current)[0];
     if (first) openProblem.current(first);
   }, []);
   const latestNames = useRef(names);
   latestNames.current = names;
+  const paramNames = useMemo(() => (spec.params ?? []).map((p) => p.name), [spec.params]);
+  const latestParams = useRef(paramNames);
+  latestParams.current = paramNames;
   const save = useSave(spec, { draftErrors: () => [...drafts.current.values()], onSaved, onProblems });
-  const placed = useMemo(() => placeProblems(save.problems, names), [save.problems, names]);
+  const placed = useMemo(() => placeProblems(save.problems, names, paramNames), [save.problems, names, paramNames]);
   useUnsavedWarning(doc.dirty);
 
   // the task in the side panel: the one selected task
@@ -123,7 +128,6 @@ export function DesignerEditor({ initial, loadedName, stats, defaultTimezone }: 
   }, [spec, relayoutFor, canvas]);
 
   // the first frame already shows the graph framed: computed here, not by a fitView after it
-  const canvasBox = useRef<HTMLDivElement>(null);
   const initialViewport = useRef<Viewport | undefined>(undefined);
   if (canvas.ready && !initialViewport.current) {
     const box = canvasBox.current;
@@ -147,10 +151,12 @@ export function DesignerEditor({ initial, loadedName, stats, defaultTimezone }: 
     if (p.place.scope === 'task') {
       if (findTask(spec, p.place.task)) canvas.select([p.place.task]);
       setTab('task');
-      focusLater(fieldId(p.place.field ?? 'name'));
+      // a call's parts are one field in the form
+      focusLater(fieldId(p.place.field?.startsWith('call') ? 'call' : (p.place.field ?? 'name')));
     } else {
       setTab('workflow');
-      if (p.place.field && p.place.field !== 'tasks') focusLater(workflowFieldId(p.place.field));
+      if (p.place.param !== undefined) focusLater(workflowFieldId(`params.${p.place.param}`));
+      else if (p.place.field && p.place.field !== 'tasks') focusLater(workflowFieldId(p.place.field));
     }
   };
 
@@ -184,7 +190,13 @@ export function DesignerEditor({ initial, loadedName, stats, defaultTimezone }: 
 
   return (
     <DraftErrorsContext.Provider value={draftRegistry}>
-      <DesignerHeader loadedName={loadedName} dirty={doc.dirty} saving={save.saving} onSave={() => void save.save()} />
+      <DesignerHeader
+        loadedName={loadedName}
+        owner={loadedName ? initial.owner : spec.owner}
+        dirty={doc.dirty}
+        saving={save.saving}
+        onSave={() => void save.save()}
+      />
       <DesignerToolbar
         canDelete={canvas.selectedNodes.size + canvas.selectedEdges.size > 0}
         canUndo={doc.canUndo}
@@ -268,6 +280,7 @@ export function DesignerEditor({ initial, loadedName, stats, defaultTimezone }: 
               problems={wfProblems}
               defaultTimezone={defaultTimezone}
               onEdit={(patch, field) => doc.edit(updateWorkflow(spec, patch), `workflow:${field}`)}
+              onDefaults={(patch, field) => doc.edit(withTaskDefaults(spec, patch), `defaults:${field}`)}
             />
           }
           problems={<ProblemsList problems={placed} checked={save.checked} onOpen={(p) => openProblem.current(p)} />}

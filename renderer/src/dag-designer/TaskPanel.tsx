@@ -1,15 +1,18 @@
 // The side panel's form for one task: every field of the workflow file's task, each with its
 // own problems from the last validation shown on it.
 import { DeleteOutlined } from '@ant-design/icons';
-import { Alert, Button, Form, Input, InputNumber, Popconfirm, Select, Typography } from 'antd';
+import { Alert, Button, Form, Input, InputNumber, Popconfirm, Select, Switch, Typography } from 'antd';
+import { useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { TaskStats } from '../../../engine/api/engine-api.ts';
 import type { TaskSpec, WorkflowSpec } from '../../../engine/api/types.ts';
 import { hasBidiControls, showBidiControls } from '../../../engine/api/bidi-text.ts';
 import { DurationInput } from './fields/DurationInput.tsx';
+import { CallEditor } from './fields/CallEditor.tsx';
 import { EnvEditor } from './fields/EnvEditor.tsx';
 import { SizeInput } from './fields/SizeInput.tsx';
 import { mono } from './fields/mono.ts';
+import { inheritsSetting } from './model/task-defaults.ts';
 import { crossFromKeys, crossKey, isDefaultDate, refText } from './model/cross-refs.ts';
 import type { RenameProblem } from './model/spec-ops.ts';
 import {
@@ -21,6 +24,7 @@ import {
   TimeoutSuggestion,
   useDraftErrors,
 } from './task-fields.tsx';
+import { RunIfField, WhenField } from './task-rule-fields.tsx';
 
 export interface TaskPanelProps {
   task: TaskSpec;
@@ -35,6 +39,16 @@ export interface TaskPanelProps {
 }
 
 const Field = TaskField;
+
+/** the call's problems, wherever in it they are (call.workflow, call.params), on the one field */
+function mergedCallProblems(problems: ReadonlyMap<string, string[]>): ReadonlyMap<string, string[]> {
+  const all = [
+    ...(problems.get('call') ?? []),
+    ...(problems.get('call.workflow') ?? []),
+    ...(problems.get('call.params') ?? []),
+  ];
+  return all.length > 0 ? new Map([['call', all]]) : problems;
+}
 
 export function TaskPanel({
   task,
@@ -52,6 +66,16 @@ export function TaskPanel({
   const backoff = task.retryBackoff;
   const others = spec.tasks.filter((x) => x.name !== task.name).map((x) => ({ value: x.name, label: x.name }));
   const whole = problems.get('');
+  // the command and the call each come back when the user flips between them
+  const lastCommand = useRef(task.command);
+  if (!task.call) lastCommand.current = task.command;
+  /** "from the workflow" under a field whose value the task inherits */
+  const inherited = (key: 'cwd' | 'retries' | 'labels') =>
+    inheritsSetting(task, spec.taskDefaults, key) ? (
+      <span data-testid={`inherited-${key}`}>{t('defaults.inherited')}</span>
+    ) : undefined;
+  const lastCall = useRef(task.call);
+  if (task.call) lastCall.current = task.call;
 
   return (
     <Form
@@ -63,24 +87,56 @@ export function TaskPanel({
       <Field field="name" required label={t('field.name')} problems={problems} local={drafts.errors.name}>
         <TaskNameInput name={task.name} onRename={onRename} onError={drafts.onError('name')} />
       </Field>
-      <Field field="command" required label={t('field.command')} problems={problems}>
-        <Input.TextArea
-          id={fieldId('command')}
-          value={task.command}
-          placeholder={t('field.commandPlaceholder')}
-          autoSize={{ minRows: 2, maxRows: 8 }}
-          spellCheck={false}
-          style={mono}
-          onChange={(e) => onEdit({ command: e.target.value }, 'command')}
+      <Form.Item label={t('field.runsCall')} htmlFor={fieldId('runs')} style={{ marginBottom: 10 }}>
+        <Switch
+          id={fieldId('runs')}
+          checked={task.call !== undefined}
+          // a call task has no command (the file cannot hold both)
+          onChange={(on) =>
+            onEdit(
+              on
+                ? { call: lastCall.current ?? { workflow: '' }, command: '' }
+                : { call: undefined, command: lastCommand.current },
+              'runs',
+            )
+          }
         />
-        {/* The box shows the command reordered by its bidi controls; this line shows what runs. */}
-        {hasBidiControls(task.command) && (
-          <Typography.Text type="warning" data-testid="command-bidi" style={{ display: 'block', marginTop: 4 }}>
-            {t('field.commandBidi', { shown: showBidiControls(task.command) })}
-          </Typography.Text>
-        )}
-      </Field>
-      <Field field="cwd" label={t('field.cwd')} problems={problems}>
+      </Form.Item>
+      {task.call ? (
+        <Field
+          field="call"
+          required
+          label={t('field.call')}
+          problems={mergedCallProblems(problems)}
+          extra={t('call.help')}
+        >
+          <CallEditor
+            id={fieldId('call')}
+            self={spec.name}
+            call={task.call}
+            onChange={(call) => onEdit({ call }, 'call')}
+          />
+        </Field>
+      ) : (
+        <Field field="command" required label={t('field.command')} problems={problems}>
+          <Input.TextArea
+            id={fieldId('command')}
+            value={task.command}
+            placeholder={t('field.commandPlaceholder')}
+            autoSize={{ minRows: 2, maxRows: 8 }}
+            spellCheck={false}
+            style={mono}
+            onChange={(e) => onEdit({ command: e.target.value }, 'command')}
+          />
+          {/* The box shows the command reordered by its bidi controls; this line shows what runs. */}
+          {hasBidiControls(task.command) && (
+            <Typography.Text type="warning" data-testid="command-bidi" style={{ display: 'block', marginTop: 4 }}>
+              {t('field.commandBidi', { shown: showBidiControls(task.command) })}
+            </Typography.Text>
+          )}
+        </Field>
+      )}
+      <Field field="cwd" label={t('field.cwd')} problems={problems} extra={inherited('cwd')}>
         <Input
           id={fieldId('cwd')}
           value={task.cwd ?? ''}
@@ -120,7 +176,7 @@ export function TaskPanel({
           />
         )}
       </DraftField>
-      <Field field="retries" label={t('field.retries')} problems={problems}>
+      <Field field="retries" label={t('field.retries')} problems={problems} extra={inherited('retries')}>
         <InputNumber
           id={fieldId('retries')}
           min={0}
@@ -200,7 +256,19 @@ export function TaskPanel({
           )}
         </DraftField>
       )}
-      <Field field="labels" label={t('field.labels')} problems={problems} extra={t('field.labelsHelp')}>
+      <RunIfField value={task.runIf} problems={problems} onChange={(runIf) => onEdit({ runIf }, 'run_if')} />
+      <WhenField
+        task={task}
+        params={spec.params ?? []}
+        problems={problems}
+        onChange={(when) => onEdit({ when }, 'when')}
+      />
+      <Field
+        field="labels"
+        label={t('field.labels')}
+        problems={problems}
+        extra={inherited('labels') ?? t('field.labelsHelp')}
+      >
         <Select
           id={fieldId('labels')}
           mode="tags"

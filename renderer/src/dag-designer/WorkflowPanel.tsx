@@ -1,5 +1,5 @@
 // The side panel's form for the workflow itself: name, description, owner, schedule (cron, zone,
-// misfire, overlap, with a live preview), the event that starts it, and worker routing.
+// misfire, overlap, with a live preview), its params, the event that starts it, and worker routing.
 import { Alert, Form, Input, Select, Switch, Typography } from 'antd';
 import { useMemo, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -8,14 +8,17 @@ import type {
   OverlapPolicy,
   RoutingStrategy,
   ScheduleSpec,
+  TaskDefaults,
   WorkflowSpec,
 } from '../../../engine/api/types.ts';
 import { useFirePreview } from '../server-state/index.ts';
 import { viewerZone } from '../shared/time.ts';
 import { mono } from './fields/mono.ts';
+import { ParamsEditor } from './fields/ParamsEditor.tsx';
 import { problemField } from './fields/ProblemField.tsx';
 import { NAME_PATTERN } from './model/spec-ops.ts';
 import { SchedulePreview } from './SchedulePreview.tsx';
+import { WorkflowDefaults } from './WorkflowDefaults.tsx';
 
 export interface WorkflowPanelProps {
   spec: WorkflowSpec;
@@ -24,6 +27,8 @@ export interface WorkflowPanelProps {
   problems: ReadonlyMap<string, string[]>;
   defaultTimezone: string;
   onEdit: (patch: Partial<Omit<WorkflowSpec, 'tasks'>>, field: string) => void;
+  /** a setting every task inherits changed (the tasks that inherited it follow) */
+  onDefaults: (patch: Partial<TaskDefaults>, field: string) => void;
 }
 
 export function workflowFieldId(field: string): string {
@@ -39,8 +44,9 @@ function timeZones(current: string | undefined): string[] {
 }
 
 const Field = problemField(workflowFieldId);
+const FORM = { Field, idOf: workflowFieldId };
 
-export function WorkflowPanel({ spec, loadedName, problems, defaultTimezone, onEdit }: WorkflowPanelProps) {
+export function WorkflowPanel({ spec, loadedName, problems, defaultTimezone, onEdit, onDefaults }: WorkflowPanelProps) {
   const { t } = useTranslation('designer');
   const schedule = spec.schedule;
   const lastSchedule = useRef<ScheduleSpec | undefined>(schedule);
@@ -181,6 +187,16 @@ export function WorkflowPanel({ spec, loadedName, problems, defaultTimezone, onE
           </Field>
         </div>
       )}
+      <Form.Item label={t('field.params')} htmlFor={workflowFieldId('params')} extra={t('params.help')}>
+        <ParamsEditor
+          id={workflowFieldId('params')}
+          params={spec.params ?? []}
+          problems={problems}
+          idOf={workflowFieldId}
+          onChange={(params) => onEdit({ params: params.length > 0 ? params : undefined }, 'params')}
+        />
+      </Form.Item>
+      <WorkflowDefaults defaults={spec.taskDefaults} problems={problems} form={FORM} onChange={onDefaults} />
       <Field field="on_event" label={t('field.onEvent')} problems={problems} extra={t('field.onEventHelp')}>
         <Input
           id={workflowFieldId('on_event')}

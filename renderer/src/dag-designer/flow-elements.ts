@@ -3,6 +3,7 @@
 import { MarkerType, type Edge } from '@xyflow/react';
 import type { TaskSpec } from '../../../engine/api/types.ts';
 import { edgeId } from '../graph/to-flow-graph.ts';
+import { taskMarks } from '../graph/task-marks.ts';
 import type { LayoutDirection, Positions } from '../graph/layout-types.ts';
 import {
   estimatedNodeHeight,
@@ -66,7 +67,7 @@ export class FlowCache {
         out.push(old.node);
         continue;
       }
-      const data: TaskNodeData = { label: task.name, detail: task.command || undefined, direction };
+      const data: TaskNodeData = { label: task.name, detail: task.command || undefined, direction, ...taskMarks(task) };
       if (problems) data.problems = problems;
       if (highlighted) data.highlighted = true;
       if (isolated) data.isolated = true;

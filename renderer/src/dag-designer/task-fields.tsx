@@ -18,7 +18,13 @@ export function fieldId(field: string): string {
 }
 
 export const TaskField = problemField(fieldId);
-const Field = TaskField;
+
+/** Another form's fields (the workflow's inherited settings): its Field component and its ids. */
+export interface FormIds {
+  Field: typeof TaskField;
+  idOf: (field: string) => string;
+}
+const TASK_FORM: FormIds = { Field: TaskField, idOf: fieldId };
 
 export type LocalErrors = Record<string, string | undefined>;
 
@@ -54,6 +60,7 @@ export function DraftField({
   problems,
   drafts,
   children,
+  form = TASK_FORM,
 }: {
   field: string;
   label: ReactNode;
@@ -61,11 +68,12 @@ export function DraftField({
   problems: ReadonlyMap<string, string[]>;
   drafts: DraftErrors;
   children: (box: { id: string; onError: (error: string | undefined) => void }) => ReactNode;
+  form?: FormIds;
 }) {
   return (
-    <Field field={field} label={label} problems={problems} local={drafts.errors[field]} extra={extra}>
-      {children({ id: fieldId(field), onError: drafts.onError(field) })}
-    </Field>
+    <form.Field field={field} label={label} problems={problems} local={drafts.errors[field]} extra={extra}>
+      {children({ id: form.idOf(field), onError: drafts.onError(field) })}
+    </form.Field>
   );
 }
 
@@ -75,13 +83,16 @@ export function RetryBackoffFields({
   problems,
   drafts,
   onChange,
+  form = TASK_FORM,
 }: {
   backoff: RetryBackoff;
   problems: ReadonlyMap<string, string[]>;
   drafts: DraftErrors;
   onChange: (next: RetryBackoff, field: string) => void;
+  form?: FormIds;
 }) {
   const { t } = useTranslation('designer');
+  const Field = form.Field;
   return (
     <fieldset style={{ border: 0, margin: 0, padding: 0 }}>
       <Typography.Text strong style={{ display: 'block', marginBottom: 6 }}>
@@ -90,7 +101,7 @@ export function RetryBackoffFields({
       <Flex gap={8} wrap>
         <Field field="retry_backoff.strategy" label={t('field.strategy')} problems={problems}>
           <Select
-            id={fieldId('retry_backoff.strategy')}
+            id={form.idOf('retry_backoff.strategy')}
             value={backoff.kind}
             style={{ width: 130 }}
             options={[
@@ -108,7 +119,13 @@ export function RetryBackoffFields({
           />
         </Field>
         <div style={{ width: 110 }}>
-          <DraftField field="retry_backoff.delay" label={t('field.delay')} problems={problems} drafts={drafts}>
+          <DraftField
+            field="retry_backoff.delay"
+            label={t('field.delay')}
+            problems={problems}
+            drafts={drafts}
+            form={form}
+          >
             {(box) => (
               <DurationInput
                 {...box}
@@ -126,7 +143,13 @@ export function RetryBackoffFields({
         </div>
         {backoff.kind === 'exponential' && (
           <div style={{ width: 110 }}>
-            <DraftField field="retry_backoff.max" label={t('field.max')} problems={problems} drafts={drafts}>
+            <DraftField
+              field="retry_backoff.max"
+              label={t('field.max')}
+              problems={problems}
+              drafts={drafts}
+              form={form}
+            >
               {(box) => (
                 <DurationInput
                   {...box}

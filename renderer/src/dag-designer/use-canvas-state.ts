@@ -7,6 +7,7 @@ import { useCallback, useEffect, useRef, useState, type RefObject } from 'react'
 import type { WorkflowSpec } from '../../../engine/api/types.ts';
 import { layoutGraphAsync } from '../graph/layout-async.ts';
 import type { LayoutDirection, Positions } from '../graph/layout-types.ts';
+import { taskMarks } from '../graph/task-marks.ts';
 import {
   TASK_NODE_HEIGHT,
   TASK_NODE_HEIGHT_BADGES,
@@ -16,14 +17,19 @@ import {
 import { graphEdges, layoutNodes } from '../graph/to-flow-graph.ts';
 import type { Sizes } from './flow-elements.ts';
 
-/** graphs up to this size are fitted whole on load; bigger ones open on their first tasks */
-const FIT_ALL_MAX = 60;
+/**
+ * graphs up to this size are fitted whole on load (zoomed out, nodes are drawn compact and stay
+ * legible: graph/lod.ts); bigger ones open on their first tasks
+ */
+const FIT_ALL_MAX = 300;
 const BIG_GRAPH_ZOOM = 0.75;
 
 export function useCanvasState(
   spec: WorkflowSpec,
   visible: ReadonlySet<string> | undefined,
   container: RefObject<HTMLDivElement | null>,
+  /** the box the canvas fills (there before the canvas is): its shape guides the layout */
+  box?: RefObject<HTMLDivElement | null>,
 ) {
   const rf = useReactFlow<TaskFlowNode>();
   const [direction, setDirection] = useState<LayoutDirection>('TB');
@@ -58,7 +64,7 @@ export function useCanvasState(
         ];
       }
       if (whole)
-        return getViewportForBounds({ x: x0, y: y0, width: x1 - x0, height: y1 - y0 }, width, height, 0.05, 1, 0.12);
+        return getViewportForBounds({ x: x0, y: y0, width: x1 - x0, height: y1 - y0 }, width, height, 0.05, 1, 0.04);
       // a big graph opens on its start (top for TB, left for LR), centred across, readable
       const zoom = BIG_GRAPH_ZOOM;
       return direction === 'TB'
@@ -81,12 +87,20 @@ export function useCanvasState(
     async (dir: LayoutDirection, options: { measured?: boolean; fit?: boolean } = {}) => {
       const id = ++seq.current;
       const { spec: s, visible: v, sizes: z } = latest.current;
-      const tasks = v ? s.tasks.filter((t) => v.has(t.name)) : s.tasks;
+      // the marks make a node taller (its badge row): the layout leaves room for it
+      const tasks = (v ? s.tasks.filter((t) => v.has(t.name)) : s.tasks).map((t) => ({
+        name: t.name,
+        upstream: t.upstream,
+        ...taskMarks(t),
+      }));
       try {
+        // wrapped to the canvas's shape, so a fit shows a big graph as big as it can
+        const rect = (box?.current ?? container.current)?.getBoundingClientRect();
         const pos = await layoutGraphAsync(
           layoutNodes(tasks, options.measured ? z : undefined),
           graphEdges(tasks),
           dir,
+          rect && rect.height > 0 ? rect.width / rect.height : undefined,
         );
         if (id !== seq.current) return;
         // for bench/ui-layout.ts: when the first layout of the page was ready
@@ -99,7 +113,7 @@ export function useCanvasState(
         if (id === seq.current) setLayoutError(e instanceof Error ? e.message : String(e));
       }
     },
-    [fit],
+    [fit, container, box],
   );
 
   const changeDirection = useCallback(
@@ -110,35 +124,42 @@ export function useCanvasState(
     [layout],
   );
 
-  /** a free spot for a new task: under (or beside) the selected task, else mid-screen */
+  /**
+   * A free spot for a new task, always inside the view: under (or beside) the selected task when
+   * that is on screen, else the free spot nearest the view's centre (in a dense graph a search
+   * along one row went off screen), else the centre itself.
+   */
   const placeNew = useCallback(
     (near: string | undefined): { x: number; y: number } => {
       const p = latest.current.positions;
-      let spot: { x: number; y: number };
-      const anchor = near ? p[near] : undefined;
-      if (anchor)
-        spot =
-          direction === 'TB'
-            ? { x: anchor.x, y: anchor.y + TASK_NODE_HEIGHT + 70 }
-            : { x: anchor.x + TASK_NODE_WIDTH + 70, y: anchor.y };
-      else {
-        const rect = container.current?.getBoundingClientRect();
-        const centre = rect
-          ? rf.screenToFlowPosition({ x: rect.left + rect.width / 2, y: rect.top + rect.height / 3 })
-          : { x: 0, y: 0 };
-        spot = { x: Math.round(centre.x - TASK_NODE_WIDTH / 2), y: Math.round(centre.y - TASK_NODE_HEIGHT / 2) };
-      }
+      const rect = container.current?.getBoundingClientRect();
+      const view = rect
+        ? {
+            a: rf.screenToFlowPosition({ x: rect.left, y: rect.top }),
+            b: rf.screenToFlowPosition({ x: rect.right, y: rect.bottom }),
+          }
+        : undefined;
+      const inView = (s: { x: number; y: number }) =>
+        !view ||
+        (s.x >= view.a.x && s.y >= view.a.y && s.x + TASK_NODE_WIDTH <= view.b.x && s.y + TASK_NODE_HEIGHT <= view.b.y);
       const taken = Object.entries(p).filter(([name]) => latest.current.spec.tasks.some((t) => t.name === name));
       const clash = (s: { x: number; y: number }) =>
         taken.some(
           ([, q]) => Math.abs(q.x - s.x) < TASK_NODE_WIDTH + 10 && Math.abs(q.y - s.y) < TASK_NODE_HEIGHT + 10,
         );
-      for (let i = 0; i < 200 && clash(spot); i++)
-        spot =
+      const anchor = near ? p[near] : undefined;
+      if (anchor) {
+        const below =
           direction === 'TB'
-            ? { x: spot.x + TASK_NODE_WIDTH + 40, y: spot.y }
-            : { x: spot.x, y: spot.y + TASK_NODE_HEIGHT + 30 };
-      return spot;
+            ? { x: anchor.x, y: anchor.y + TASK_NODE_HEIGHT + 70 }
+            : { x: anchor.x + TASK_NODE_WIDTH + 70, y: anchor.y };
+        if (inView(below) && !clash(below)) return below;
+      }
+      const centre = view
+        ? { x: (view.a.x + view.b.x) / 2, y: (view.a.y + view.b.y) / 2 }
+        : { x: TASK_NODE_WIDTH, y: TASK_NODE_HEIGHT };
+      const mid = { x: Math.round(centre.x - TASK_NODE_WIDTH / 2), y: Math.round(centre.y - TASK_NODE_HEIGHT / 2) };
+      return freeSpotNear(mid, clash, inView) ?? mid;
     },
     [direction, rf, container],
   );
@@ -213,4 +234,31 @@ function applySelection(prev: ReadonlySet<string>, sel: { add: string[]; remove:
   for (const id of sel.remove) next.delete(id);
   for (const id of sel.add) next.add(id);
   return next.size === prev.size && [...next].every((id) => prev.has(id)) ? prev : next;
+}
+
+/** the free spot nearest `start` on rings of node-sized steps around it, inside the view */
+function freeSpotNear(
+  start: { x: number; y: number },
+  clash: (s: { x: number; y: number }) => boolean,
+  inView: (s: { x: number; y: number }) => boolean,
+): { x: number; y: number } | undefined {
+  const dx = TASK_NODE_WIDTH + 20;
+  const dy = TASK_NODE_HEIGHT + 20;
+  for (let ring = 0; ring < 12; ring++) {
+    let any = false;
+    const spots: { x: number; y: number; d: number }[] = [];
+    for (let i = -ring; i <= ring; i++)
+      for (let j = -ring; j <= ring; j++) {
+        if (Math.max(Math.abs(i), Math.abs(j)) !== ring) continue;
+        spots.push({ x: start.x + i * dx, y: start.y + j * dy, d: Math.hypot(i * dx, j * dy) });
+      }
+    spots.sort((a, b) => a.d - b.d);
+    for (const s of spots) {
+      if (!inView(s)) continue;
+      any = true;
+      if (!clash(s)) return { x: s.x, y: s.y };
+    }
+    if (!any) return undefined;
+  }
+  return undefined;
 }

@@ -1,5 +1,5 @@
-// The first screen: what runs now, what failed today (one click from the failed instance), what
-// fires next, the workers and the queue, and the switch that pauses all scheduling. One
+// The first screen: what runs now (first, in view without scrolling), what failed today (one
+// click from the failed instance), what fires next, the workers and the queue, and the switch that pauses all scheduling. One
 // api.dashboard() call, refreshed from run and worker events (debounced, so a burst of task
 // changes costs one refetch).
 import { Card, Col, Row, Tag } from 'antd';
@@ -59,6 +59,11 @@ export default function DashboardPage() {
           return (
             <Row gutter={[16, 16]} data-testid="dashboard-loaded">
               <Col span={24}>
+                <Card title={t('running.title', { count: data.running.length })} size="small" data-testid="running-now">
+                  <RunningTable runs={data.running} />
+                </Card>
+              </Col>
+              <Col span={24}>
                 <SummaryCards summary={all} />
               </Col>
               <Col xs={24} xl={14}>
@@ -74,11 +79,6 @@ export default function DashboardPage() {
                   extra={data.schedulingPaused && <Tag color="warning">{t('scheduling:pausedTag')}</Tag>}
                 >
                   <NextFiresList fires={data.nextFires} />
-                </Card>
-              </Col>
-              <Col span={24}>
-                <Card title={t('running.title', { count: data.running.length })} size="small">
-                  <RunningTable runs={data.running} />
                 </Card>
               </Col>
             </Row>

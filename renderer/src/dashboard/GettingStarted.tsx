@@ -4,10 +4,13 @@ import { Alert, Button } from 'antd';
 import { Trans, useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router-dom';
 import { useWorkflows } from '../server-state/index.ts';
+import { Guarded } from '../people/Guarded.tsx';
+import { useCan } from '../people/use-can.ts';
 
 export function GettingStarted() {
   const { t } = useTranslation('dashboard');
   const navigate = useNavigate();
+  const can = useCan()('apply');
   const workflows = useWorkflows();
   if (workflows.data?.length !== 0) return null;
   return (
@@ -18,9 +21,11 @@ export function GettingStarted() {
       title={t('start.title')}
       description={<Trans t={t} i18nKey="start.help" components={{ cmd: <code className="ax-cmd" /> }} />}
       action={
-        <Button type="primary" icon={<PlusOutlined />} onClick={() => navigate('/designer/new')}>
-          {t('start.new')}
-        </Button>
+        <Guarded can={can} hide>
+          <Button type="primary" icon={<PlusOutlined />} onClick={() => navigate('/designer/new')}>
+            {t('start.new')}
+          </Button>
+        </Guarded>
       }
     />
   );

@@ -1,17 +1,18 @@
-// The next scheduled fire of every enabled workflow, soonest first: when (in the viewer's zone
-// and the schedule's), how soon, and the schedule in words.
-import { Flex, List, Typography } from 'antd';
+// The next scheduled fire of every enabled workflow, soonest first, one line each: the workflow,
+// then when in the schedule's own zone, named ("02:00 Europe/Berlin · in 3 h"). The schedule in
+// words and the time in the viewer's zone are in the tooltip.
+import { Flex, List, Tooltip, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
 import type { DashboardSummary } from '../../../engine/api/engine-api.ts';
 import { EmptyState } from '../shared/feedback.tsx';
 import { useScheduleWords } from '../shared/schedule-words.ts';
 import { useNow, useTimeFormat } from '../shared/use-time-format.ts';
-import { When } from '../shared/When.tsx';
 import { useWorkflows } from '../server-state/index.ts';
+import { fireTime } from './fire-time.ts';
 
 export function NextFiresList({ fires }: { fires: DashboardSummary['nextFires'] }) {
-  const { t } = useTranslation('dashboard');
+  const { t, i18n } = useTranslation('dashboard');
   const fmt = useTimeFormat();
   const words = useScheduleWords();
   const now = useNow(5_000);
@@ -22,25 +23,40 @@ export function NextFiresList({ fires }: { fires: DashboardSummary['nextFires'] 
   return (
     <List
       size="small"
-      dataSource={fires.slice(0, 8)}
+      dataSource={fires.slice(0, 10)}
       renderItem={(fire) => (
-        <List.Item>
-          <Flex vertical gap={2} style={{ minWidth: 0, width: '100%' }}>
-            <Flex justify="space-between" gap={12}>
-              <Link
-                to={`/workflows/${encodeURIComponent(fire.workflow)}`}
-                style={{ fontWeight: 500, wordBreak: 'break-word' }}
-              >
-                {fire.workflow}
-              </Link>
-              <Typography.Text type="secondary" style={{ whiteSpace: 'nowrap' }}>
-                {fmt.relative(fire.at, now)}
+        <List.Item style={{ paddingInline: 0 }} data-testid="next-fire">
+          <Flex justify="space-between" gap={12} style={{ minWidth: 0, width: '100%' }}>
+            <Link
+              to={`/workflows/${encodeURIComponent(fire.workflow)}`}
+              style={{
+                fontWeight: 500,
+                minWidth: 0,
+                overflow: 'hidden',
+                textOverflow: 'ellipsis',
+                whiteSpace: 'nowrap',
+              }}
+              title={fire.workflow}
+            >
+              {fire.workflow}
+            </Link>
+            <Tooltip
+              title={
+                <>
+                  <div>{words(cronOf.get(fire.workflow), fire.scheduleText)}</div>
+                  <div>{t('next.yourTime', { time: fmt.dateTime(fire.at), zone: fmt.zone })}</div>
+                </>
+              }
+            >
+              <Typography.Text style={{ whiteSpace: 'nowrap', flex: 'none' }}>
+                <time dateTime={new Date(fire.at).toISOString()}>
+                  {fireTime(fire.at, fire.timezone, now, i18n.language)}
+                </time>{' '}
+                <Typography.Text type="secondary">
+                  {fire.timezone} · {fmt.relative(fire.at, now)}
+                </Typography.Text>
               </Typography.Text>
-            </Flex>
-            <When ms={fire.at} zone={fire.timezone} stacked />
-            <Typography.Text type="secondary" style={{ fontSize: 12 }}>
-              {words(cronOf.get(fire.workflow), fire.scheduleText)}
-            </Typography.Text>
+            </Tooltip>
           </Flex>
         </List.Item>
       )}

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { codeFromHash, establishSession } from './auth.ts';
+import { codeFromHash, establishSession, fetchAuthConfig, signInWithPassword, ssoStartUrl } from './auth.ts';
 
 function fakeFetch(answers: Record<string, number>) {
   const calls: { method: string; url: string; body?: string }[] = [];
@@ -56,5 +56,62 @@ describe('sign-in', () => {
       reason: 'no-session',
     });
     expect(await establishSession(fakeFetch({ 'GET /auth/session': 0 }).fetch)).toMatchObject({ kind: 'unreachable' });
+  });
+});
+
+// The server's answers are the contract's (engine/api/access.ts); the Chromium test
+// test/ui/people.test.ts signs in against a real team server.
+function answering(status: number, body?: unknown, headers: Record<string, string> = {}) {
+  const calls: { url: string; init?: RequestInit }[] = [];
+  const fn = vi.fn(async (url: string, init?: RequestInit) => {
+    calls.push({ url, init });
+    return new Response(body === undefined ? null : JSON.stringify(body), { status, headers });
+  });
+  return { fetch: fn as unknown as typeof fetch, calls };
+}
+
+describe('sign-in with accounts', () => {
+  it('reads the sign-in methods; a server without the route has no accounts', async () => {
+    expect(
+      await fetchAuthConfig(answering(200, { accounts: true, local: true, sso: { label: 'Okta' } }).fetch),
+    ).toEqual({
+      accounts: true,
+      local: true,
+      sso: { label: 'Okta' },
+    });
+    expect(await fetchAuthConfig(answering(404).fetch)).toEqual({ accounts: false, local: false });
+  });
+
+  it('posts the user and password, and says why a refusal happened', async () => {
+    const ok = answering(204);
+    expect(await signInWithPassword('alice', 'pw', ok.fetch)).toEqual({ ok: true });
+    expect(ok.calls[0]).toMatchObject({
+      url: '/auth/login',
+      init: { method: 'POST', body: '{"user":"alice","password":"pw"}' },
+    });
+    expect(await signInWithPassword('a', 'b', answering(401, { error: 'wrong user name or password' }).fetch)).toEqual({
+      ok: false,
+      why: 'bad',
+      message: 'wrong user name or password',
+    });
+    expect(
+      await signInWithPassword('a', 'b', answering(423, { error: 'locked', retryAfterSeconds: 840 }).fetch),
+    ).toEqual({
+      ok: false,
+      why: 'locked',
+      message: 'locked',
+      retryAfterSeconds: 840,
+    });
+    expect(await signInWithPassword('a', 'b', answering(429, {}, { 'Retry-After': '30' }).fetch)).toEqual({
+      ok: false,
+      why: 'throttled',
+      retryAfterSeconds: 30,
+    });
+  });
+
+  it('sends SSO back to the page the person was on', () => {
+    expect(ssoStartUrl({ pathname: '/', search: '', hash: '#/runs?state=FAILED' })).toBe(
+      '/auth/oidc/start?return=%2F%23%2Fruns%3Fstate%3DFAILED',
+    );
   });
 });

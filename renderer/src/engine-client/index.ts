@@ -2,7 +2,17 @@
 // browser, over the shell's MessagePort in the desktop app), and the hooks every page uses.
 export { ApiProvider, useApi, useConnectionStatus, useEngineEvents, useStopReason } from './ApiProvider.tsx';
 export { EngineConnection, type ConnectionStatus } from './connection.ts';
-export { establishSession, hasSession, codeFromHash, type SessionState } from './auth.ts';
+export {
+  establishSession,
+  hasSession,
+  codeFromHash,
+  fetchAuthConfig,
+  signInWithPassword,
+  signOut,
+  ssoStartUrl,
+  type PasswordSignIn,
+  type SessionState,
+} from './auth.ts';
 export { openWebSocketTransport, apiSocketUrl } from './ws-transport.ts';
 export { openPortTransport, PortBroker } from './port-transport.ts';
 export { engineStatusStore, type EngineStatusStore } from './desktop-status.ts';

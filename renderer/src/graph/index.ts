@@ -17,3 +17,5 @@ export { GRAPH_DRAW_LIMIT, TooLargeToDraw } from './TooLargeToDraw.tsx';
 export { toFlowGraph, graphEdges, layoutNodes, edgeId, type GraphTask } from './to-flow-graph.ts';
 export { useTaskGraph, type TaskGraph } from './use-task-graph.ts';
 export { FitOnChange } from './FitOnChange.tsx';
+export { taskMarks, type TaskMarks } from './task-marks.ts';
+export type { GhostTask } from './ghost-task.ts';

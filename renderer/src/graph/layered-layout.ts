@@ -11,6 +11,8 @@ export interface LayeredOptions {
   /** a rank with more nodes than this wraps into several rows (1,000 isolated tasks are not one line) */
   maxPerRow: number;
   sweeps: number;
+  /** the gap between the rows of one wrapped rank (ranksep when unset) */
+  wrapGap?: number;
 }
 
 const DEFAULTS: LayeredOptions = { nodesep: 40, ranksep: 70, maxPerRow: 40, sweeps: 4 };
@@ -22,6 +24,60 @@ export function layeredLayout(
   options: Partial<LayeredOptions> = {},
 ): Positions {
   const opts = { ...DEFAULTS, ...options };
+  return placeLayers(nodes, orderLayers(nodes, edges, opts), direction, opts);
+}
+
+/**
+ * The layered layout whose wrapping fits an area of the given shape (width / height) best: the
+ * ranks are ordered once, then wrapped at several widths, and the one that a fit-to-view shows
+ * biggest wins. A 150-task workflow whose ranks hold 25 tasks each is then a block of short rows
+ * instead of a 6,000 px wide strip that fits at 3 px text.
+ */
+export function fittedLayeredLayout(
+  nodes: readonly LayoutNode[],
+  edges: readonly LayoutEdge[],
+  direction: LayoutDirection,
+  aspect: number,
+  options: Partial<LayeredOptions> = {},
+): Positions {
+  const opts = { ...DEFAULTS, ...options };
+  const layers = orderLayers(nodes, edges, opts);
+  const widest = Math.max(1, ...layers.map((l) => l.length));
+  let best: { positions: Positions; scale: number } | undefined;
+  for (const perRow of wrapWidths(widest)) {
+    const positions = placeLayers(nodes, layers, direction, { ...opts, maxPerRow: perRow });
+    const scale = fitScale(nodes, positions, aspect);
+    if (!best || scale > best.scale * 1.001) best = { positions, scale };
+  }
+  return best!.positions;
+}
+
+/** the row widths worth trying for ranks of up to `widest` tasks */
+function wrapWidths(widest: number): number[] {
+  const out = new Set<number>();
+  for (let w = 2; w < Math.min(widest, 24); w++) out.add(w);
+  for (let w = 24; w < widest; w = Math.ceil(w * 1.25)) out.add(w);
+  out.add(widest);
+  return [...out];
+}
+
+/** how big a fit-to-view draws the laid-out graph in an area of shape `aspect` × 1 */
+export function fitScale(nodes: readonly LayoutNode[], positions: Positions, aspect: number): number {
+  let [x0, y0, x1, y1] = [Infinity, Infinity, -Infinity, -Infinity];
+  for (const n of nodes) {
+    const p = positions[n.id];
+    if (!p) continue;
+    x0 = Math.min(x0, p.x);
+    y0 = Math.min(y0, p.y);
+    x1 = Math.max(x1, p.x + n.width);
+    y1 = Math.max(y1, p.y + n.height);
+  }
+  if (x1 < x0) return 0;
+  return Math.min(aspect / (x1 - x0), 1 / (y1 - y0));
+}
+
+/** ranks as rows of node indexes, each ordered to keep edges short */
+function orderLayers(nodes: readonly LayoutNode[], edges: readonly LayoutEdge[], opts: LayeredOptions): number[][] {
   const n = nodes.length;
   const index = new Map<string, number>();
   nodes.forEach((node, i) => index.set(node.id, i));
@@ -34,32 +90,45 @@ export function layeredLayout(
     downs[s]!.push(t);
     ups[t]!.push(s);
   }
+  return orderRanks(n, rankNodes(n, ups, downs), ups, downs, opts);
+}
 
-  const rank = rankNodes(n, ups, downs);
-  const rows = orderRanks(n, rank, ups, downs, opts);
-
-  // Coordinates: ranks (rows after wrapping) stacked along the main axis, each centred across it.
+/**
+ * Coordinates: ranks stacked along the main axis, a rank wider than maxPerRow wrapped into
+ * several rows set closer together (wrapGap) than ranks are (ranksep), so a wrapped rank still
+ * reads as one group; each row centred across.
+ */
+function placeLayers(
+  nodes: readonly LayoutNode[],
+  layers: readonly number[][],
+  direction: LayoutDirection,
+  opts: LayeredOptions,
+): Positions {
   const main = (node: LayoutNode) => (direction === 'TB' ? node.height : node.width);
   const cross = (node: LayoutNode) => (direction === 'TB' ? node.width : node.height);
   const out: Positions = {};
   let offset = 0;
-  for (const row of rows) {
-    let depth = 0;
-    let span = 0;
-    for (const i of row) {
-      depth = Math.max(depth, main(nodes[i]!));
-      span += cross(nodes[i]!);
+  for (const layer of layers) {
+    if (layer.length === 0) continue;
+    for (let k = 0; k < layer.length; k += opts.maxPerRow) {
+      const row = layer.slice(k, k + opts.maxPerRow);
+      let depth = 0;
+      let span = 0;
+      for (const i of row) {
+        depth = Math.max(depth, main(nodes[i]!));
+        span += cross(nodes[i]!);
+      }
+      span += opts.nodesep * Math.max(0, row.length - 1);
+      let at = -span / 2;
+      for (const i of row) {
+        const node = nodes[i]!;
+        // centred on the row's axis, like dagre's rank alignment
+        const m = offset + (depth - main(node)) / 2;
+        out[node.id] = direction === 'TB' ? { x: at, y: m } : { x: m, y: at };
+        at += cross(node) + opts.nodesep;
+      }
+      offset += depth + (k + opts.maxPerRow < layer.length ? (opts.wrapGap ?? opts.ranksep) : opts.ranksep);
     }
-    span += opts.nodesep * Math.max(0, row.length - 1);
-    let at = -span / 2;
-    for (const i of row) {
-      const node = nodes[i]!;
-      // centred on the row's axis, like dagre's rank alignment
-      const m = offset + (depth - main(node)) / 2;
-      out[node.id] = direction === 'TB' ? { x: at, y: m } : { x: m, y: at };
-      at += cross(node) + opts.nodesep;
-    }
-    offset += depth + opts.ranksep;
   }
   return out;
 }
@@ -98,8 +167,14 @@ function rankNodes(n: number, ups: number[][], downs: number[][]): Int32Array {
   return rank;
 }
 
-/** Nodes per rank ordered by barycentre sweeps, then long ranks wrapped into rows. */
-function orderRanks(n: number, rank: Int32Array, ups: number[][], downs: number[][], opts: LayeredOptions): number[][] {
+/** Nodes per rank ordered by barycentre sweeps. */
+function orderRanks(
+  n: number,
+  rank: Int32Array,
+  ups: number[][],
+  downs: number[][],
+  opts: Pick<LayeredOptions, 'sweeps'>,
+): number[][] {
   let ranks = 0;
   for (let i = 0; i < n; i++) ranks = Math.max(ranks, rank[i]! + 1);
   const layers: number[][] = Array.from({ length: ranks }, () => []);
@@ -127,9 +202,5 @@ function orderRanks(n: number, rank: Int32Array, ups: number[][], downs: number[
     for (let r = 1; r < ranks; r++) sortBy(layers[r]!, ups);
     for (let r = ranks - 2; r >= 0; r--) sortBy(layers[r]!, downs);
   }
-  const rows: number[][] = [];
-  for (const layer of layers) {
-    for (let k = 0; k < layer.length; k += opts.maxPerRow) rows.push(layer.slice(k, k + opts.maxPerRow));
-  }
-  return rows;
+  return layers;
 }

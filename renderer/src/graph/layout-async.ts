@@ -36,9 +36,9 @@ function getWorker(): Worker | undefined {
     worker = undefined;
     for (const [id, entry] of waiting) {
       waiting.delete(id);
-      const { nodes, edges, direction } = entry.request;
+      const { nodes, edges, direction, aspect } = entry.request;
       try {
-        entry.resolve(layoutGraph(nodes, edges, direction));
+        entry.resolve(layoutGraph(nodes, edges, direction, aspect));
       } catch (error) {
         entry.reject(error as Error);
       }
@@ -52,16 +52,17 @@ export function warmLayoutWorker(): void {
   getWorker();
 }
 
-/** Positions for the graph; in a worker unless the graph is small. */
+/** Positions for the graph; in a worker unless the graph is small. `aspect`: see layoutGraph. */
 export function layoutGraphAsync(
   nodes: readonly LayoutNode[],
   edges: readonly LayoutEdge[],
   direction: LayoutDirection,
+  aspect?: number,
 ): Promise<Positions> {
   const w = nodes.length > SYNC_MAX_NODES ? getWorker() : undefined;
   if (!w) {
     try {
-      return Promise.resolve(layoutGraph(nodes, edges, direction));
+      return Promise.resolve(layoutGraph(nodes, edges, direction, aspect));
     } catch (error) {
       return Promise.reject(error as Error);
     }
@@ -72,6 +73,7 @@ export function layoutGraphAsync(
     nodes: nodes.map((n) => ({ id: n.id, width: n.width, height: n.height })),
     edges: edges.map((e) => ({ source: e.source, target: e.target })),
     direction,
+    ...(aspect !== undefined && { aspect }),
   };
   return new Promise((resolve, reject) => {
     waiting.set(request.id, { resolve, reject, request });

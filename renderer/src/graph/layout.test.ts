@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { dagreLayout } from './dagre-layout.ts';
 import { cullGraph, grow, viewRect } from './cull-graph.ts';
 import { filterGraph } from './filter-graph.ts';
-import { layeredLayout } from './layered-layout.ts';
-import { DAGRE_MAX_NODES, layoutGraph } from './layout.ts';
+import { fitScale, fittedLayeredLayout, layeredLayout } from './layered-layout.ts';
+import { DAGRE_MAX_NODES, DEFAULT_ASPECT, layoutGraph, WRAP_FROM } from './layout.ts';
 import type { LayoutEdge, LayoutNode, Positions } from './layout-types.ts';
 
 const node = (id: string, width = 200, height = 60): LayoutNode => ({ id, width, height });
@@ -123,12 +123,39 @@ describe('layered layout (big graphs)', () => {
     expect(performance.now() - t0).toBeLessThan(5000);
   });
 
-  it('layoutGraph picks dagre for small graphs and the layered layout past the limit', () => {
+  it('layoutGraph picks dagre for small graphs and a wrapped layered layout for wide big ones', () => {
     const small = chain(10);
     expect(layoutGraph(small.nodes, small.edges, 'TB')).toEqual(dagreLayout(small.nodes, small.edges, 'TB'));
     const big = layered(DAGRE_MAX_NODES + 50);
-    expect(layoutGraph(big.nodes, big.edges, 'LR')).toEqual(layeredLayout(big.nodes, big.edges, 'LR'));
+    const pos = layoutGraph(big.nodes, big.edges, 'LR');
+    expect(overlaps(big.nodes, pos)).toEqual([]);
     expect(layoutGraph([], [], 'TB')).toEqual({});
+  });
+
+  it('wraps the ranks of a 150-task workflow so a fit of a page-wide box shows it 1.5× bigger than dagre', () => {
+    const { nodes, edges } = layered(150);
+    const dagre = fitScale(nodes, dagreLayout(nodes, edges, 'TB'), DEFAULT_ASPECT);
+    const pos = layoutGraph(nodes, edges, 'TB');
+    expect(fitScale(nodes, pos, DEFAULT_ASPECT)).toBeGreaterThan(dagre * 1.5);
+    expect(overlaps(nodes, pos)).toEqual([]);
+    // still layered: every task sits below each of its upstreams
+    for (const e of edges) expect(pos[e.target]!.y).toBeGreaterThan(pos[e.source]!.y);
+  });
+
+  it('keeps dagre for a big graph that is already the right shape', () => {
+    const { nodes, edges } = layered(WRAP_FROM + 20, 4);
+    expect(layoutGraph(nodes, edges, 'TB')).toEqual(dagreLayout(nodes, edges, 'TB'));
+  });
+
+  it('fits the wrapping to the area: a tall box gets narrower rows than a wide one', () => {
+    const { nodes, edges } = layered(300);
+    const width = (pos: Positions) => {
+      const xs = nodes.map((n) => pos[n.id]!.x);
+      return Math.max(...xs) - Math.min(...xs);
+    };
+    const wide = fittedLayeredLayout(nodes, edges, 'TB', 3);
+    const tall = fittedLayeredLayout(nodes, edges, 'TB', 0.5);
+    expect(width(tall)).toBeLessThan(width(wide));
   });
 });
 

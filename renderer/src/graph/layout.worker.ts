@@ -8,15 +8,17 @@ export interface LayoutRequest {
   nodes: LayoutNode[];
   edges: LayoutEdge[];
   direction: LayoutDirection;
+  /** the shape (width / height) of the area the graph is fitted in, when known */
+  aspect?: number;
 }
 
 export type LayoutReply = { id: number; positions: Positions } | { id: number; error: string };
 
 self.onmessage = (event: MessageEvent<LayoutRequest>) => {
-  const { id, nodes, edges, direction } = event.data;
+  const { id, nodes, edges, direction, aspect } = event.data;
   let reply: LayoutReply;
   try {
-    reply = { id, positions: layoutGraph(nodes, edges, direction) };
+    reply = { id, positions: layoutGraph(nodes, edges, direction, aspect) };
   } catch (error) {
     reply = { id, error: error instanceof Error ? error.message : String(error) };
   }

@@ -20,6 +20,20 @@ export interface TaskNodeData extends Record<string, unknown> {
   problems?: number;
   /** part of a refused cycle, highlighted for a few seconds (designer) */
   highlighted?: boolean;
+  /** the task's `run_if:` rule when it is not the default all_success */
+  rule?: string;
+  /** the task has a `when:` precondition: its text, shown on hover */
+  condition?: string;
+  /** a `call:` task: the workflow it calls */
+  call?: string;
+  /** a call task's child run in this run (run view): a link to it */
+  childRunId?: number;
+  /** why the instance is as it is, e.g. why it was skipped (run view): shown on hover */
+  reason?: string;
+  /** drawn faded: outside the run view's state filter */
+  dimmed?: boolean;
+  /** the task "Find a task" is on: outlined */
+  found?: boolean;
 }
 
 export type TaskFlowNode = Node<TaskNodeData, 'task'>;
@@ -27,11 +41,24 @@ export type TaskFlowNode = Node<TaskNodeData, 'task'>;
 /** The fixed width of a task node and its height before React Flow has measured it. */
 export const TASK_NODE_WIDTH = 208;
 export const TASK_NODE_HEIGHT = 64;
-/** height with the badge row (state, isolated, problems) */
+/** height with the badge row (state, isolated, problems, rule, condition, call) */
 export const TASK_NODE_HEIGHT_BADGES = 90;
 
 export function estimatedNodeHeight(data: TaskNodeData): number {
-  return data.state || data.isolated || data.problems || data.highlighted ? TASK_NODE_HEIGHT_BADGES : TASK_NODE_HEIGHT;
+  return hasBadges(data) ? TASK_NODE_HEIGHT_BADGES : TASK_NODE_HEIGHT;
+}
+
+export function hasBadges(data: TaskNodeData): boolean {
+  return !!(
+    data.state ||
+    data.isolated ||
+    data.problems ||
+    data.highlighted ||
+    data.rule ||
+    data.condition ||
+    data.call ||
+    data.childRunId
+  );
 }
 
 /** the handles' size in px (graph.css): big enough to grab with a mouse */

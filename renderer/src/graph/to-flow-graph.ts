@@ -17,6 +17,26 @@ export interface GraphTask {
   detail?: string;
   state?: string;
   stateNote?: string;
+  /** see TaskNodeData */
+  rule?: string;
+  condition?: string;
+  call?: string;
+  childRunId?: number;
+  reason?: string;
+}
+
+/** the node data a graph task carries beyond its name (the badges and hovers) */
+function extras(t: GraphTask): Partial<TaskNodeData> {
+  const out: Partial<TaskNodeData> = {};
+  if (t.detail !== undefined) out.detail = t.detail;
+  if (t.state !== undefined) out.state = t.state;
+  if (t.stateNote !== undefined) out.stateNote = t.stateNote;
+  if (t.rule !== undefined) out.rule = t.rule;
+  if (t.condition !== undefined) out.condition = t.condition;
+  if (t.call !== undefined) out.call = t.call;
+  if (t.childRunId !== undefined) out.childRunId = t.childRunId;
+  if (t.reason !== undefined) out.reason = t.reason;
+  return out;
 }
 
 export const edgeId = (source: string, target: string): string => `${source}->${target}`;
@@ -37,7 +57,7 @@ export function layoutNodes(
     return {
       id: t.name,
       width: size?.width ?? TASK_NODE_WIDTH,
-      height: size?.height ?? estimatedNodeHeight({ label: t.name, state: t.state }),
+      height: size?.height ?? estimatedNodeHeight({ label: t.name, ...extras(t) }),
     };
   });
 }
@@ -48,10 +68,7 @@ export function toFlowGraph(
   direction: LayoutDirection,
 ): { nodes: TaskFlowNode[]; edges: Edge[] } {
   const nodes = tasks.map((t): TaskFlowNode => {
-    const data: TaskNodeData = { label: t.name, direction };
-    if (t.detail !== undefined) data.detail = t.detail;
-    if (t.state !== undefined) data.state = t.state;
-    if (t.stateNote !== undefined) data.stateNote = t.stateNote;
+    const data: TaskNodeData = { label: t.name, direction, ...extras(t) };
     const geometry = unmeasuredGeometry(direction, estimatedNodeHeight(data));
     return {
       id: t.name,

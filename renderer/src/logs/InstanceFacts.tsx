@@ -8,6 +8,7 @@ import { useNow, useTimeFormat } from '../shared/use-time-format.ts';
 import { When } from '../shared/When.tsx';
 import { pendingStep, stateHistory } from './state-history.ts';
 import { showBidiControls } from '../../../engine/api/bidi-text.ts';
+import { useReasonText } from '../shared/reason-text.ts';
 
 export function InstanceFacts({ instance, run }: { instance: InstanceRecord; run?: RunRecord }) {
   const { t } = useTranslation('logs');
@@ -16,6 +17,8 @@ export function InstanceFacts({ instance, run }: { instance: InstanceRecord; run
   const now = useNow(live ? 1000 : 60_000);
   const ran = instance.startedAt !== undefined ? (instance.finishedAt ?? now) - instance.startedAt : undefined;
   const dash = <Typography.Text type="secondary">—</Typography.Text>;
+  const reasonText = useReasonText();
+  const reason = reasonText(instance);
   return (
     <Card size="small" title={t('facts.title')}>
       <Descriptions
@@ -43,15 +46,15 @@ export function InstanceFacts({ instance, run }: { instance: InstanceRecord; run
           },
           { key: 'pid', label: t('facts.pid'), children: instance.pid ?? dash },
           { key: 'instance', label: t('facts.instance'), children: `#${instance.id}` },
-          ...(instance.reason
+          ...(reason
             ? [
                 {
                   key: 'reason',
                   label: t('facts.reason'),
                   span: 'filled' as const,
                   children: (
-                    <Typography.Text style={{ whiteSpace: 'pre-wrap' }}>
-                      {showBidiControls(instance.reason)}
+                    <Typography.Text style={{ whiteSpace: 'pre-wrap' }} data-testid="instance-reason">
+                      {showBidiControls(reason)}
                     </Typography.Text>
                   ),
                 },

@@ -1,5 +1,7 @@
-// #/instances/:instanceId — one attempt of a task: its facts and state history, a tab per attempt
-// of the same task in the run (each attempt keeps its own log), and the log viewer.
+// #/instances/:instanceId — one attempt of a task: its facts and state history, what it ran
+// (command, cwd, environment), a tab per attempt of the same task in the run (each attempt keeps
+// its own log), and the log viewer. Wide: facts, then the log. Below 1100 px the log comes first,
+// the facts after it: on a small screen the log is what one came for.
 import { StopOutlined } from '@ant-design/icons';
 import { Button, Card, Flex, Popconfirm, Tabs } from 'antd';
 import { useTranslation } from 'react-i18next';
@@ -12,8 +14,11 @@ import { EmptyState, ErrorState, LoadingState } from '../shared/feedback.tsx';
 import { PageHeader } from '../shared/PageHeader.tsx';
 import { StateIcon } from '../shared/StateTag.tsx';
 import { InstanceFacts } from './InstanceFacts.tsx';
+import { InstanceLaunch } from './InstanceLaunch.tsx';
+import { InstanceOutputs } from './InstanceOutputs.tsx';
 import { LogViewer } from './LogViewer.tsx';
 import { useInstance, useLogInfo, useRun } from '../server-state/index.ts';
+import { useNarrow } from './use-narrow.ts';
 
 export default function InstancePage() {
   const { instanceId = '' } = useParams();
@@ -36,8 +41,10 @@ export default function InstancePage() {
     );
   }
   if (!instance.data) return <LoadingState />;
-  // The run's copy is refreshed by live events; prefer it once it has this instance.
-  const current = run.data?.instances.find((i) => i.id === id) ?? instance.data;
+  // The run's copy is refreshed by live events; prefer it once it has this instance. Lists carry
+  // no launch: it comes from getInstance only.
+  const listed = run.data?.instances.find((i) => i.id === id);
+  const current = listed ? { ...listed, launch: instance.data.launch } : instance.data;
   return <InstanceView instance={current} instances={run.data?.instances} run={run.data?.run} />;
 }
 
@@ -54,6 +61,7 @@ function InstanceView({
   const navigate = useNavigate();
   const attempts = instances ? attemptsOf(instances, instance.taskName) : [instance];
   const active = isInstanceActive(instance.state);
+  const narrow = useNarrow();
   return (
     <>
       <PageHeader
@@ -71,8 +79,23 @@ function InstanceView({
         }
       />
       <Flex vertical gap={16}>
-        <InstanceFacts instance={instance} run={run} />
-        <Card size="small" title={t('logTitle')} styles={{ body: { paddingTop: attempts.length > 1 ? 0 : undefined } }}>
+        <div style={{ order: narrow ? 1 : 0 }} data-testid="instance-facts">
+          <InstanceFacts instance={instance} run={run} />
+        </div>
+        <div style={{ order: narrow ? 3 : 0 }}>
+          <InstanceOutputs instance={instance} />
+        </div>
+        {/* what ran is looked up once; the log is what a person came for, so it comes after it */}
+        <div style={{ order: 2 }}>
+          <InstanceLaunch launch={instance.launch} />
+        </div>
+        <Card
+          style={{ order: narrow ? 0 : 1 }}
+          size="small"
+          title={t('logTitle')}
+          data-testid="instance-log"
+          styles={{ body: { paddingTop: attempts.length > 1 ? 0 : undefined } }}
+        >
           {attempts.length > 1 && (
             <Tabs
               activeKey={String(instance.id)}
@@ -89,7 +112,12 @@ function InstanceView({
               }))}
             />
           )}
-          <LogViewer key={instance.id} instanceId={instance.id} live={active} height="calc(100vh - 260px)" />
+          <LogViewer
+            key={instance.id}
+            instanceId={instance.id}
+            live={active}
+            height={narrow ? 'calc(100vh - 200px)' : 'calc(100vh - 260px)'}
+          />
         </Card>
       </Flex>
     </>

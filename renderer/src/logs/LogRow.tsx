@@ -37,7 +37,8 @@ export interface RowLabels {
 
 interface Props {
   seq: number;
-  top: number;
+  /** its place in its block; none when wrapped rows flow (each as tall as its text) */
+  top?: number;
   line: LogLine | undefined;
   pending: boolean;
   theme: AnsiTheme;
@@ -66,7 +67,7 @@ export const LogRow = memo(function LogRow({
   return (
     <div
       className={className}
-      style={{ top, height: ROW_HEIGHT }}
+      style={top === undefined ? undefined : { top, height: ROW_HEIGHT }}
       data-seq={seq}
       data-stream={line ? stream : undefined}
       aria-current={current || undefined}

@@ -1,9 +1,10 @@
 // The log viewer's controls: find in the whole log (Enter = next, Shift+Enter = previous,
-// Escape = clear), the match counter, timestamps, and download of the whole log.
+// Escape = clear), the match counter, which stream to show, wrap, timestamps, and download.
 import { DownloadOutlined, DownOutlined, SearchOutlined, UpOutlined } from '@ant-design/icons';
-import { Button, Flex, Input, Space, Spin, Switch, theme, Tooltip, Typography } from 'antd';
+import { Button, Flex, Input, Segmented, Space, Spin, Switch, theme, Tooltip, Typography } from 'antd';
 import { memo, useId, useState, useSyncExternalStore } from 'react';
 import { useTranslation } from 'react-i18next';
+import { STREAM_FILTERS, type StreamFilter } from './log-filter.ts';
 import type { LogPages } from './log-pages.ts';
 import type { SearchSnapshot } from './log-search.ts';
 
@@ -13,6 +14,10 @@ interface Props {
   search: SearchSnapshot | undefined;
   showTime: boolean;
   onShowTime: (on: boolean) => void;
+  wrap: boolean;
+  onWrap: (on: boolean) => void;
+  filter: StreamFilter;
+  onFilter: (filter: StreamFilter) => void;
   onSearch: (query: string) => void;
   onNext: () => void;
   onPrevious: () => void;
@@ -27,6 +32,10 @@ export const LogToolbar = memo(function LogToolbar({
   search,
   showTime,
   onShowTime,
+  wrap,
+  onWrap,
+  filter,
+  onFilter,
   onSearch,
   onNext,
   onPrevious,
@@ -35,6 +44,7 @@ export const LogToolbar = memo(function LogToolbar({
   const { t, i18n } = useTranslation('logs');
   const [text, setText] = useState('');
   const timeId = useId();
+  const wrapId = useId();
   const active = search !== undefined && search.query === text && text !== '';
   const counter = !search
     ? ''
@@ -108,7 +118,25 @@ export const LogToolbar = memo(function LogToolbar({
           {search?.loading && search.hits.length > 0 ? <Spin size="small" /> : null} {counter}
         </Typography.Text>
       </Flex>
-      <Flex gap={12} align="center" style={{ marginInlineStart: 'auto' }}>
+      <Flex gap={12} wrap align="center" style={{ marginInlineStart: 'auto' }}>
+        <Segmented<StreamFilter>
+          size="small"
+          value={filter}
+          onChange={onFilter}
+          aria-label={t('filter.label')}
+          data-testid="log-filter"
+          options={STREAM_FILTERS.map((f) => ({
+            value: f,
+            label: t(`filter.${f}`),
+            title: t(`filter.${f}Hint`),
+          }))}
+        />
+        <Flex gap={6} align="center">
+          <Switch id={wrapId} size="small" checked={wrap} onChange={onWrap} data-testid="log-wrap" />
+          <label htmlFor={wrapId} style={{ cursor: 'pointer', whiteSpace: 'nowrap' }}>
+            {t('wrap')}
+          </label>
+        </Flex>
         <Flex gap={6} align="center">
           <Switch id={timeId} size="small" checked={showTime} onChange={onShowTime} />
           <label htmlFor={timeId} style={{ cursor: 'pointer', whiteSpace: 'nowrap' }}>

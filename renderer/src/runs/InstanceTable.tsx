@@ -1,11 +1,12 @@
 // Every attempt of every task of the run, with its log one click away and "Re-run" on the latest
 // attempt of a task that failed (the engine re-runs it and its downstream).
-import { FileTextOutlined } from '@ant-design/icons';
+import { ExportOutlined, FileTextOutlined } from '@ant-design/icons';
 import { Button, Flex, Table, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
 import type { InstanceRecord } from '../../../engine/api/types.ts';
 import { pagerPast } from '../shared/pager.ts';
+import { useReasonText } from '../shared/reason-text.ts';
 import { StateTag } from '../shared/StateTag.tsx';
 import { useNow, useTimeFormat } from '../shared/use-time-format.ts';
 import { When } from '../shared/When.tsx';
@@ -28,6 +29,7 @@ export function InstanceTable({ instances, live, selectedId, onShowLog, onRerun,
   const now = useNow(live ? 1000 : 60_000);
   const { t } = useTranslation('runs');
   const fmt = useTimeFormat();
+  const reasonText = useReasonText();
   // the engine's order: the tasks in topological order (ties by name), each task's attempts in turn
   const rows = instances;
   return (
@@ -59,7 +61,20 @@ export function InstanceTable({ instances, live, selectedId, onShowLog, onRerun,
             </Link>
           ),
         },
-        { title: t('table.state'), key: 'state', render: (_, r) => <StateTag state={r.state} /> },
+        {
+          title: t('table.state'),
+          key: 'state',
+          render: (_, r) => (
+            <Flex gap={4} align="center" wrap>
+              <StateTag state={r.state} />
+              {r.childRunId !== undefined && (
+                <Link to={`/runs/${r.childRunId}`} title={t('subflows:childRunTitle')} data-testid="child-run">
+                  <ExportOutlined aria-hidden /> {t('subflows:childRun', { id: r.childRunId })}
+                </Link>
+              )}
+            </Flex>
+          ),
+        },
         { title: t('table.started'), key: 'started', render: (_, r) => <When ms={r.startedAt} /> },
         {
           title: t('table.duration'),
@@ -79,12 +94,14 @@ export function InstanceTable({ instances, live, selectedId, onShowLog, onRerun,
         {
           title: t('table.reason'),
           key: 'reason',
-          render: (_, r) =>
-            r.reason ? (
-              <Typography.Text ellipsis={{ tooltip: showBidiControls(r.reason) }} style={{ maxWidth: 280 }}>
-                {showBidiControls(r.reason)}
+          render: (_, r) => {
+            const reason = reasonText(r);
+            return reason ? (
+              <Typography.Text ellipsis={{ tooltip: showBidiControls(reason) }} style={{ maxWidth: 280 }}>
+                {showBidiControls(reason)}
               </Typography.Text>
-            ) : null,
+            ) : null;
+          },
         },
         {
           title: t('table.actions'),

@@ -3,6 +3,8 @@
 import { RedoOutlined } from '@ant-design/icons';
 import { Button, Popconfirm } from 'antd';
 import { useTranslation } from 'react-i18next';
+import { Guarded } from '../people/Guarded.tsx';
+import { useCan } from '../people/use-can.ts';
 
 interface Props {
   task: string;
@@ -15,6 +17,15 @@ interface Props {
 
 export function RerunButton({ task, onConfirm, loading, size, 'data-testid': testId }: Props) {
   const { t } = useTranslation('runs');
+  const can = useCan()('rerunTask');
+  if (!can.allowed)
+    return (
+      <Guarded can={can}>
+        <Button size={size} type="primary" icon={<RedoOutlined />} data-testid={testId}>
+          {t('rerun.action')}
+        </Button>
+      </Guarded>
+    );
   return (
     // topRight: the confirmation grows leftwards from the button, which often sits at the right
     // edge (the table's last column, the instance page's header); centred, it was pushed flush

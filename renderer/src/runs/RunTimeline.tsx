@@ -1,6 +1,8 @@
 // The run's timeline (Gantt): one row per attempt, a bar from start to finish (or to now while it
 // runs), a lighter lead-in while it sat dispatched, coloured by state and labelled with the
-// state's icon and name at the row's end, so colour is never the only cue.
+// state's icon and name at the row's end, so colour is never the only cue. Before the bar, a
+// retry's backoff (hatched, labelled) and the time it waited for an upstream or a worker (a
+// dashed outline, labelled), which grows to now while it waits.
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { Button, Flex, theme, Tooltip, Typography } from 'antd';
 import { useEffect, useRef, useState } from 'react';
@@ -9,7 +11,7 @@ import type { InstanceRecord } from '../../../engine/api/types.ts';
 import { stateStyle } from '../shared/state-style.tsx';
 import { StateTag, useStateLabel } from '../shared/StateTag.tsx';
 import { useNow, useTimeFormat } from '../shared/use-time-format.ts';
-import { ganttLayout, type GanttRow } from './gantt.ts';
+import { ganttLayout, type GanttRow, type GanttSpan } from './gantt.ts';
 
 const ROW = 30;
 const HEADER = 22;
@@ -39,6 +41,8 @@ export function RunTimeline({ instances, live, selectedId, onSelect }: Props) {
     return () => observer.disconnect();
   }, []);
   const layout = ganttLayout(instances, now, { tickTarget: Math.max(2, Math.floor(trackWidth / 80)) });
+  const anyBackoff = layout.rows.some((r) => r.backoff);
+  const anyWaiting = layout.rows.some((r) => r.waiting);
   const labelWidth = 150;
   const stateWidth = 140;
   // A run of 1,000 tasks has 1,000+ rows: only those in view are rendered.
@@ -97,6 +101,8 @@ export function RunTimeline({ instances, live, selectedId, onSelect }: Props) {
             inst.startedAt !== undefined
               ? `${t('timeline.started')}: ${fmt.dateTime(inst.startedAt)}`
               : t('timeline.notStarted'),
+            row.backoff ? t('run-page:timeline.backoffFor', { time: fmt.duration(row.backoff.ms) }) : '',
+            row.waiting ? t('run-page:timeline.waitedFor', { time: fmt.duration(row.waiting.ms) }) : '',
             row.durationMs !== undefined ? `${t('timeline.ran')}: ${fmt.duration(row.durationMs)}` : '',
           ]
             .filter(Boolean)
@@ -148,6 +154,25 @@ export function RunTimeline({ instances, live, selectedId, onSelect }: Props) {
                       }}
                     />
                   ))}
+                  {row.backoff && row.backoff.width > 0 && (
+                    <SpanMark
+                      span={row.backoff}
+                      label={t('run-page:timeline.backoff')}
+                      testId="gantt-backoff"
+                      style={{
+                        background: `repeating-linear-gradient(135deg, ${token.colorWarningBg} 0 4px, ${token.colorWarningBorder} 4px 6px)`,
+                        color: token.colorWarningText,
+                      }}
+                    />
+                  )}
+                  {row.waiting && row.waiting.width > 0 && (
+                    <SpanMark
+                      span={row.waiting}
+                      label={t('run-page:timeline.waiting')}
+                      testId="gantt-waiting"
+                      style={{ border: `1px dashed ${token.colorTextTertiary}`, color: token.colorTextSecondary }}
+                    />
+                  )}
                   {row.queuedWidth ? (
                     <span
                       aria-hidden
@@ -162,24 +187,26 @@ export function RunTimeline({ instances, live, selectedId, onSelect }: Props) {
                       }}
                     />
                   ) : null}
-                  <span
-                    aria-hidden
-                    style={{
-                      position: 'absolute',
-                      left: `${row.left}%`,
-                      width: `${row.width}%`,
-                      minWidth: 3,
-                      top: 7,
-                      height: 16,
-                      background: colour,
-                      borderRadius: 3,
-                      // running bars are striped, so "still going" is not told by colour either
-                      backgroundImage: row.open
-                        ? 'repeating-linear-gradient(45deg, rgba(255,255,255,0.35) 0 6px, transparent 6px 12px)'
-                        : undefined,
-                      opacity: inst.startedAt === undefined ? 0.6 : 1,
-                    }}
-                  />
+                  {!row.waitOnly && (
+                    <span
+                      aria-hidden
+                      style={{
+                        position: 'absolute',
+                        left: `${row.left}%`,
+                        width: `${row.width}%`,
+                        minWidth: 3,
+                        top: 7,
+                        height: 16,
+                        background: colour,
+                        borderRadius: 3,
+                        // running bars are striped, so "still going" is not told by colour either
+                        backgroundImage: row.open
+                          ? 'repeating-linear-gradient(45deg, rgba(255,255,255,0.35) 0 6px, transparent 6px 12px)'
+                          : undefined,
+                        opacity: inst.startedAt === undefined ? 0.6 : 1,
+                      }}
+                    />
+                  )}
                 </div>
               </Tooltip>
               <div style={{ width: stateWidth, flex: 'none', paddingInlineStart: 8, overflow: 'hidden' }}>
@@ -189,6 +216,71 @@ export function RunTimeline({ instances, live, selectedId, onSelect }: Props) {
           );
         })}
       </div>
+      {(anyBackoff || anyWaiting) && (
+        <Flex gap={16} wrap style={{ marginTop: 8, fontSize: 12 }} data-testid="timeline-legend">
+          {anyBackoff && (
+            <Flex gap={6} align="center">
+              <span
+                aria-hidden
+                style={{
+                  width: 24,
+                  height: 12,
+                  borderRadius: 2,
+                  background: `repeating-linear-gradient(135deg, ${token.colorWarningBg} 0 4px, ${token.colorWarningBorder} 4px 6px)`,
+                }}
+              />
+              <Typography.Text type="secondary">{t('run-page:timeline.backoffLegend')}</Typography.Text>
+            </Flex>
+          )}
+          {anyWaiting && (
+            <Flex gap={6} align="center">
+              <span
+                aria-hidden
+                style={{ width: 24, height: 12, borderRadius: 2, border: `1px dashed ${token.colorTextTertiary}` }}
+              />
+              <Typography.Text type="secondary">{t('run-page:timeline.waitingLegend')}</Typography.Text>
+            </Flex>
+          )}
+        </Flex>
+      )}
     </div>
+  );
+}
+
+/** A backoff or a wait before the run bar: its label shows when the stretch is wide enough. */
+function SpanMark({
+  span,
+  label,
+  style,
+  testId,
+}: {
+  span: GanttSpan;
+  label: string;
+  style: React.CSSProperties;
+  testId: string;
+}) {
+  return (
+    <span
+      aria-hidden
+      data-testid={testId}
+      style={{
+        position: 'absolute',
+        left: `${span.left}%`,
+        width: `${span.width}%`,
+        minWidth: 2,
+        top: 7,
+        height: 16,
+        borderRadius: 3,
+        boxSizing: 'border-box',
+        overflow: 'hidden',
+        whiteSpace: 'nowrap',
+        fontSize: 10,
+        lineHeight: '14px',
+        paddingInline: 4,
+        ...style,
+      }}
+    >
+      {label}
+    </span>
   );
 }

@@ -1,7 +1,8 @@
 // What the node and bar colours mean, each with its icon and name (never colour alone), and how
 // a task that has not started yet looks.
-import { Flex, Typography, theme } from 'antd';
+import { theme } from 'antd';
 import { useTranslation } from 'react-i18next';
+import { Legend, LegendItem } from '../shared/Legend.tsx';
 import { INSTANCE_STATES } from '../../../engine/api/types.ts';
 import { stateStyle } from '../shared/state-style.tsx';
 import { useStateLabel } from '../shared/StateTag.tsx';
@@ -11,33 +12,22 @@ export function StateLegend() {
   const { token } = theme.useToken();
   const label = useStateLabel();
   return (
-    <Flex
-      wrap
-      gap="4px 14px"
-      align="center"
-      role="list"
-      aria-label={t('legend.label')}
-      data-testid="state-legend"
-      style={{ fontSize: 12 }}
-    >
-      <Typography.Text type="secondary" style={{ fontSize: 12 }}>
-        {t('legend.title')}
-      </Typography.Text>
+    <Legend label={t('legend.label')} title={t('legend.title')} testId="state-legend">
       {INSTANCE_STATES.map((state) => {
         const style = stateStyle(state);
         const colour = token[style.token] as string;
         return (
-          <Flex key={state} gap={4} align="center" role="listitem">
+          <LegendItem key={state}>
             <span
               aria-hidden
               style={{ display: 'inline-block', width: 4, height: 14, borderRadius: 2, background: colour }}
             />
             <style.Icon aria-hidden style={{ color: colour }} />
             <span>{label(state)}</span>
-          </Flex>
+          </LegendItem>
         );
       })}
-      <Flex gap={4} align="center" role="listitem">
+      <LegendItem>
         <span
           aria-hidden
           style={{
@@ -49,7 +39,7 @@ export function StateLegend() {
           }}
         />
         <span>{t('legend.notStarted')}</span>
-      </Flex>
-    </Flex>
+      </LegendItem>
+    </Legend>
   );
 }

@@ -65,6 +65,42 @@ describe('runGraphTasks', () => {
       upstream: [],
       state: 'WAITING',
       detail: 'waiting for orders.extract of 2026-11-30',
+      reason: 'waiting for orders.extract of 2026-11-30',
     });
+  });
+
+  it('a skipped task says why instead of a duration; a call task links its child run; rules and calls are marked', () => {
+    const marked: WorkflowSpec = {
+      ...spec,
+      tasks: [
+        { ...task('a'), call: { workflow: 'reports' } },
+        { ...task('b', ['a']), runIf: 'all_done', when: { expr: 'outputs.a.rows > 0' } },
+        { ...task('c', ['b']), runIf: 'all_success', when: { command: 'test -s x' } },
+      ],
+    };
+    const tasks = runGraphTasks(
+      run,
+      [
+        inst('a', { state: 'SUCCESS', startedAt: 0, finishedAt: 10, childRunId: 7 }),
+        inst('b', { state: 'SKIPPED', startedAt: 10, finishedAt: 11, reason: 'when: outputs.a.rows is 0' }),
+      ],
+      marked,
+      dur,
+      50,
+    );
+    expect(tasks).toEqual([
+      { name: 'a', upstream: [], state: 'SUCCESS', detail: '10ms', childRunId: 7, call: 'reports' },
+      {
+        name: 'b',
+        upstream: ['a'],
+        state: 'SKIPPED',
+        detail: 'when: outputs.a.rows is 0',
+        reason: 'when: outputs.a.rows is 0',
+        rule: 'all_done',
+        condition: 'outputs.a.rows > 0',
+      },
+      // the default rule is not marked; a command precondition reads as one
+      { name: 'c', upstream: ['b'], condition: '$ test -s x' },
+    ]);
   });
 });

@@ -1,5 +1,5 @@
-// What the run view reads out of a run's instances: the latest attempt of each task, which
-// instance to open first, and what may be re-run or cancelled (the engine's own rules).
+// What the run view reads out of a run's instances: the latest attempt of each task, the task
+// that failed first (the banner's), and what may be re-run or cancelled (the engine's own rules).
 import type { InstanceRecord, InstanceState, RunState } from '../../../engine/api/types.ts';
 
 const FAILED_STATES: readonly InstanceState[] = ['FAILED', 'TIMEOUT'];
@@ -28,23 +28,29 @@ export function attemptsOf(instances: readonly InstanceRecord[], taskName: strin
   return instances.filter((i) => i.taskName === taskName).sort((a, b) => a.attempt - b.attempt || a.id - b.id);
 }
 
-/**
- * The instance the run page opens on: the first task that failed for good (its latest attempt
- * failed; earliest finish first), else the first one running now, else none.
- */
-export function instanceToOpen(instances: readonly InstanceRecord[]): InstanceRecord | undefined {
-  const latest = [...latestAttempts(instances).values()];
+/** The task that failed for good first (its latest attempt FAILED or TIMEOUT; earliest finish first). */
+export function firstFailed(instances: readonly InstanceRecord[]): InstanceRecord | undefined {
   const byFinish = (a: InstanceRecord, b: InstanceRecord) =>
     (a.finishedAt ?? Infinity) - (b.finishedAt ?? Infinity) || a.id - b.id;
-  const failed = latest.filter((i) => FAILED_STATES.includes(i.state)).sort(byFinish);
-  if (failed[0]) return failed[0];
-  const running = latest
-    .filter((i) => i.state === 'RUNNING')
-    .sort((a, b) => (a.startedAt ?? 0) - (b.startedAt ?? 0) || a.id - b.id);
-  return running[0];
+  return [...latestAttempts(instances).values()].filter((i) => FAILED_STATES.includes(i.state)).sort(byFinish)[0];
 }
 
 export function canRerun(instance: InstanceRecord, instances: readonly InstanceRecord[]): boolean {
   const latest = latestAttempts(instances).get(instance.taskName);
   return latest?.id === instance.id && RERUNNABLE_STATES.includes(instance.state);
+}
+
+/**
+ * What "re-run failed tasks" would take up again: the tasks whose latest attempt failed for good
+ * (FAILED, TIMEOUT) and those that never ran because of them (UPSTREAM_FAILED); the engine adds
+ * their downstream.
+ */
+export function failedTasks(instances: readonly InstanceRecord[]): { failed: string[]; notRun: string[] } {
+  const latest = [...latestAttempts(instances).values()];
+  const names = (states: readonly InstanceState[]) =>
+    latest
+      .filter((i) => states.includes(i.state))
+      .map((i) => i.taskName)
+      .sort();
+  return { failed: names(FAILED_STATES), notRun: names(['UPSTREAM_FAILED']) };
 }

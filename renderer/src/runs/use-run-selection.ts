@@ -1,31 +1,24 @@
-// Which attempt's log the run page shows. A choice of the user's (a click, a link with
-// ?instance=ID) stays put. Until there is one, the page follows the run: what runs now, and the
-// first task that failed for good as soon as there is one, so a page opened by "Run now" ends on
-// the failed task's stderr rather than on the first task it happened to show. When nothing runs
-// or failed any more it keeps the last one it followed. The automatic choice is not written to
-// the address: a link copied then still follows the run.
-import { useMemo, useState } from 'react';
+// Which task's detail the run page shows beside the graph. Only a choice of the user's (a click,
+// a link with ?instance=ID) opens it: until then the graph has the page's width, and a failed
+// run's banner shows the failure.
 import { useSearchParams } from 'react-router-dom';
 import type { InstanceRecord } from '../../../engine/api/types.ts';
-import { instanceToOpen } from './run-state.ts';
 
 export interface RunSelection {
+  /** the attempt whose detail is open, chosen by the user */
   selected?: InstanceRecord;
-  /** the user chose this attempt */
+  /** the user chose this attempt: its detail opens */
   select(instance: InstanceRecord): void;
+  /** closes the detail (the address loses ?instance) */
+  close(): void;
 }
 
 export function useRunSelection(instances: InstanceRecord[]): RunSelection {
   const [params, setParams] = useSearchParams();
-  const opened = useMemo(() => instanceToOpen(instances), [instances]);
-  const [followed, setFollowed] = useState(opened?.id);
-  if (opened && opened.id !== followed) setFollowed(opened.id);
   const chosen = params.get('instance');
-  const selected =
-    (chosen ? instances.find((i) => i.id === Number(chosen)) : undefined) ??
-    instances.find((i) => i.id === (opened?.id ?? followed));
   return {
-    selected,
+    selected: chosen ? instances.find((i) => i.id === Number(chosen)) : undefined,
     select: (instance) => setParams({ instance: String(instance.id) }, { replace: true }),
+    close: () => setParams({}, { replace: true }),
   };
 }

@@ -3,12 +3,15 @@
 import { Alert, Button } from 'antd';
 import { Trans, useTranslation } from 'react-i18next';
 import { When } from '../shared/When.tsx';
+import { Guarded } from '../people/Guarded.tsx';
+import { useCan } from '../people/use-can.ts';
 import { useSchedulingPause, useSetSchedulingPaused } from './use-scheduling.ts';
 
 export function SchedulingBanner() {
   const { t } = useTranslation('scheduling');
   const pause = useSchedulingPause();
   const set = useSetSchedulingPaused();
+  const can = useCan()('setSchedulingPaused');
   if (!pause) return null;
   return (
     <Alert
@@ -27,9 +30,11 @@ export function SchedulingBanner() {
       }
       description={t('banner.body')}
       action={
-        <Button size="small" type="primary" loading={set.isPending} onClick={() => set.mutate(false)}>
-          {t('resume')}
-        </Button>
+        <Guarded can={can} hide>
+          <Button size="small" type="primary" loading={set.isPending} onClick={() => set.mutate(false)}>
+            {t('resume')}
+          </Button>
+        </Guarded>
       }
     />
   );

@@ -38,3 +38,18 @@ export function useDesignerSpec(name: string | undefined) {
   );
   return useQuery(designerSpecQuery(api, name));
 }
+
+/**
+ * The workflow a `call:` task names, for its params (undefined name: nothing is read). A name that
+ * is no stored workflow answers with an error, which the task panel shows as "no such workflow".
+ */
+export function useCalledWorkflow(name: string | undefined) {
+  const api = useApi();
+  return useQuery({
+    queryKey: keys.workflowSpec(name ?? ''),
+    queryFn: () => api.exportWorkflow(name as string),
+    enabled: !!name,
+    retry: false,
+    staleTime: 60_000,
+  });
+}

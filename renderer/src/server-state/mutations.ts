@@ -2,7 +2,7 @@
 // the user is told (toasts) is the caller's: it passes onSuccess / onError.
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import type { DrainAnswer, RunDetail, SchedulingChange } from '../../../engine/api/engine-api.ts';
-import type { RunRecord } from '../../../engine/api/types.ts';
+import type { ParamValue, RunRecord } from '../../../engine/api/types.ts';
 import { UI_ACTOR, useApi } from '../engine-client/index.ts';
 import { keys } from './keys.ts';
 
@@ -29,12 +29,25 @@ export function useSetEnabled(feedback: Feedback<void, { name: string; enabled: 
   });
 }
 
-export function useRunWorkflow(feedback: Feedback<RunRecord, { name: string; payload?: string; task?: string }> = {}) {
+/** A manual run as the Run now form asks for it (engine/api runWorkflow's options). */
+export interface RunRequest {
+  name: string;
+  payload?: string;
+  /** only this task ... */
+  task?: string;
+  /** ... and everything downstream of it */
+  downstream?: boolean;
+  /** as typed values or text; checked by the engine before the run is created */
+  params?: Record<string, ParamValue>;
+  /** epoch ms; the engine takes now when absent */
+  logicalTime?: number;
+}
+
+export function useRunWorkflow(feedback: Feedback<RunRecord, RunRequest> = {}) {
   const api = useApi();
   const refresh = useWorkflowRefresh();
   return useMutation({
-    mutationFn: ({ name, payload, task }: { name: string; payload?: string; task?: string }) =>
-      api.runWorkflow(name, { actor: UI_ACTOR, payload, task }),
+    mutationFn: ({ name, ...options }: RunRequest) => api.runWorkflow(name, { actor: UI_ACTOR, ...options }),
     ...feedback,
     onSettled: refresh,
   });
@@ -67,6 +80,20 @@ export function useRerunTask(runId: number, feedback: Feedback<RunDetail, string
     onSuccess: (detail, task) => {
       settle(detail);
       feedback.onSuccess?.(detail, task);
+    },
+    onError: feedback.onError,
+  });
+}
+
+/** Every failed task of a finished run and its downstream again, in the same run. */
+export function useRerunFailed(runId: number, feedback: Feedback<RunDetail, void> = {}) {
+  const api = useApi();
+  const settle = useRunSettle(runId);
+  return useMutation({
+    mutationFn: () => api.rerunFailed(runId, UI_ACTOR),
+    onSuccess: (detail) => {
+      settle(detail);
+      feedback.onSuccess?.(detail, undefined);
     },
     onError: feedback.onError,
   });

@@ -9,6 +9,7 @@ import { EmptyState, QueryView } from '../shared/feedback.tsx';
 import { PageHeader } from '../shared/PageHeader.tsx';
 import { useTimeFormat } from '../shared/use-time-format.ts';
 import { DesktopSettings } from './DesktopSettings.tsx';
+import { TeamSecretsCard } from './TeamSecretsCard.tsx';
 import { useEngineInfo } from '../server-state/index.ts';
 
 const labelStyle = { styles: { label: { width: 200 } } };
@@ -133,6 +134,7 @@ function SettingsCards({ info }: { info: EngineInfo }) {
           />
         )}
       </Section>
+      {info.mode === 'team' && <TeamSecretsCard />}
     </Row>
   );
 }

@@ -5,15 +5,18 @@
 import type { MessageTransport } from '../../../engine/api/client.ts';
 import type { EngineApi } from '../../../engine/api/engine-api.ts';
 import { serveConnection } from '../../../engine/server/api-connection.ts';
+import type { ConnectionIdentity } from '../../../engine/server/api-dispatch.ts';
 
 const wire = (message: unknown): unknown => JSON.parse(JSON.stringify(message));
 
-export function memoryTransport(api: EngineApi): MessageTransport {
+/** `identity`: who the server side took the client for (a signed-in person), as `ax serve` sets it */
+export function memoryTransport(api: EngineApi, identity?: ConnectionIdentity): MessageTransport {
   let toClient: (message: unknown) => void = () => undefined;
   let onClosed: (reason: string) => void = () => undefined;
   let open = true;
   const server = serveConnection({
     api,
+    ...(identity && { identity }),
     send: (message) => {
       const copy = wire(message);
       queueMicrotask(() => open && toClient(copy));

@@ -6,6 +6,8 @@ import { render, type RenderResult } from '@testing-library/react';
 import { App as AntApp, ConfigProvider } from 'antd';
 import type { ReactNode } from 'react';
 import { MemoryRouter, Route, Routes } from 'react-router-dom';
+import type { EngineApi } from '../../../engine/api/engine-api.ts';
+import type { ConnectionIdentity } from '../../../engine/server/api-dispatch.ts';
 import type { startTestEngine, TestEngine } from '../../../test/helpers/solo-engine.ts';
 import { ThemeContext } from '../app/theme-context.ts';
 import { ApiProvider, createQueryClient, EngineConnection } from '../engine-client/index.ts';
@@ -65,11 +67,22 @@ function styleSink(): HTMLElement {
   return sink;
 }
 
-export async function startEngineUi(options: Parameters<typeof startTestEngine>[0] = {}): Promise<EngineUi> {
+export interface EngineUiOptions {
+  /** what the connection serves instead of the engine itself (people-engine.ts: with accounts) */
+  api?: (engine: TestEngine) => EngineApi;
+  /** who the server side takes the UI for (team mode: the signed-in person) */
+  identity?: ConnectionIdentity;
+}
+
+export async function startEngineUi(
+  options: Parameters<typeof startTestEngine>[0] & EngineUiOptions = {},
+): Promise<EngineUi> {
   const { startTestEngine, NodeProcessRunner } = await loadEngine();
-  const engine = await startTestEngine({ runner: new NodeProcessRunner(), ...options });
+  const { api, identity, ...engineOptions } = options;
+  const engine = await startTestEngine({ runner: new NodeProcessRunner(), ...engineOptions });
+  const served = api ? api(engine) : engine.engine;
   const connection = new EngineConnection({
-    connect: async () => memoryTransport(engine.engine),
+    connect: async () => memoryTransport(served, identity),
     checkSession: async () => true,
   });
   connection.start();

@@ -9,6 +9,8 @@ import { PageHeader } from '../shared/PageHeader.tsx';
 import { useNow, useTimeFormat } from '../shared/use-time-format.ts';
 import { When } from '../shared/When.tsx';
 import { WorkerStatusTag } from './WorkerStatusTag.tsx';
+import { Guarded } from '../people/Guarded.tsx';
+import { useCan } from '../people/use-can.ts';
 import { useDrainWorker, useEngineInfo, useWorkers } from '../server-state/index.ts';
 
 export default function WorkersPage() {
@@ -22,6 +24,7 @@ export default function WorkersPage() {
   const serving = (w: WorkerRecord) => info.data?.workerId === w.id;
   const drainHelp = (w: WorkerRecord) =>
     !serving(w) ? t('drain.description') : info.data?.mode === 'solo' ? t('drain.servingSolo') : t('drain.servingTeam');
+  const canDrain = useCan()('drainWorker');
   const drain = useDrainWorker({
     onSuccess: (_r, id) => void message.success(t('drain.sent', { id })),
     onError: (error) => void message.error(errorMessage(error)),
@@ -136,28 +139,30 @@ export default function WorkersPage() {
               key: 'actions',
               width: 112,
               render: (_, w) => (
-                <Popconfirm
-                  title={t('drain.title', { id: w.id })}
-                  description={
-                    <div style={{ maxWidth: 320 }} data-testid="drain-description">
-                      {drainHelp(w)}
-                    </div>
-                  }
-                  okText={serving(w) ? t('drain.stopAction') : t('drain.action')}
-                  okButtonProps={{ danger: serving(w) }}
-                  cancelText={t('common:action.cancel')}
-                  onConfirm={() => drain.mutateAsync(w.id)}
-                  disabled={w.status !== 'online'}
-                >
-                  <Button
-                    size="small"
-                    icon={<PauseCircleOutlined />}
+                <Guarded can={canDrain} hide>
+                  <Popconfirm
+                    title={t('drain.title', { id: w.id })}
+                    description={
+                      <div style={{ maxWidth: 320 }} data-testid="drain-description">
+                        {drainHelp(w)}
+                      </div>
+                    }
+                    okText={serving(w) ? t('drain.stopAction') : t('drain.action')}
+                    okButtonProps={{ danger: serving(w) }}
+                    cancelText={t('common:action.cancel')}
+                    onConfirm={() => drain.mutateAsync(w.id)}
                     disabled={w.status !== 'online'}
-                    aria-label={t('drain.named', { id: w.id })}
                   >
-                    {t('drain.action')}
-                  </Button>
-                </Popconfirm>
+                    <Button
+                      size="small"
+                      icon={<PauseCircleOutlined />}
+                      disabled={w.status !== 'online'}
+                      aria-label={t('drain.named', { id: w.id })}
+                    >
+                      {t('drain.action')}
+                    </Button>
+                  </Popconfirm>
+                </Guarded>
               ),
             },
           ]}

@@ -1,23 +1,23 @@
-// Run a workflow now, optionally with an event payload (JSON, checked before it is sent: the task
-// receives it in AX_EVENT_PAYLOAD).
+// Run a workflow now, as a form generated from its params (run-form/ParamFields.tsx): each value
+// checked on its field with the engine's own rules (checkParams) before anything is sent; the
+// logical time; only one task (and its downstream); the event payload for event workflows.
 import { CaretRightOutlined } from '@ant-design/icons';
-import { Alert, App, Button, Form, Input, Modal, Typography } from 'antd';
+import { Alert, App, Button, Form, Modal, Typography } from 'antd';
 import { useState } from 'react';
-import { Trans, useTranslation } from 'react-i18next';
+import { useTranslation } from 'react-i18next';
+import type { WorkflowSpec } from '../../../engine/api/types.ts';
 import { useSchedulingPause } from '../scheduling/use-scheduling.ts';
+import { useWorkflowSpec } from '../server-state/index.ts';
+import { errorMessage, LoadingState } from '../shared/feedback.tsx';
+import { checkParamForm, initialParamValues, type ParamFormValues } from './run-form/param-values.ts';
+import { ParamFields } from './run-form/ParamFields.tsx';
+import { checkPayload, PayloadField } from './run-form/PayloadField.tsx';
+import { RunTargetFields, type RunTarget } from './run-form/RunTargetFields.tsx';
 import { useWorkflowActions } from './use-workflow-actions.ts';
+import { Guarded } from '../people/Guarded.tsx';
+import { useCan } from '../people/use-can.ts';
 
-/** undefined when empty; the error text when it is not JSON */
-export function checkPayload(text: string): { payload?: string; error?: string } {
-  const trimmed = text.trim();
-  if (!trimmed) return {};
-  try {
-    JSON.parse(trimmed);
-    return { payload: trimmed };
-  } catch (error) {
-    return { error: error instanceof Error ? error.message : String(error) };
-  }
-}
+export { checkPayload };
 
 export function RunNowButton({
   name,
@@ -30,17 +30,21 @@ export function RunNowButton({
 }) {
   const { t } = useTranslation('workflows');
   const [open, setOpen] = useState(false);
+  const can = useCan()('runWorkflow');
   return (
     <>
-      <Button
-        size={size}
-        icon={<CaretRightOutlined />}
-        onClick={() => setOpen(true)}
-        disabled={!!disabledReason}
-        title={disabledReason}
-      >
-        {t('action.runNow')}
-      </Button>
+      <Guarded can={can}>
+        <Button
+          size={size}
+          icon={<CaretRightOutlined />}
+          onClick={() => setOpen(true)}
+          disabled={!!disabledReason}
+          title={disabledReason}
+          data-testid="run-now"
+        >
+          {t('action.runNow')}
+        </Button>
+      </Guarded>
       {open && <RunNowModal name={name} onClose={() => setOpen(false)} />}
     </>
   );
@@ -48,17 +52,72 @@ export function RunNowButton({
 
 function RunNowModal({ name, onClose }: { name: string; onClose: () => void }) {
   const { t } = useTranslation('workflows');
+  const spec = useWorkflowSpec(name);
+  if (!spec.data && !spec.error)
+    return (
+      <Modal open title={t('runNow.title', { name })} onCancel={onClose} footer={null}>
+        <LoadingState />
+      </Modal>
+    );
+  return <RunNowForm name={name} spec={spec.data} specError={spec.error} onClose={onClose} />;
+}
+
+/** "params.NAME: …" from the engine, for the field it names */
+function engineProblem(error: Error, names: string[]): { param: string; message: string } | undefined {
+  const match = /^params\.([^:\s]+):\s*/.exec(error.message);
+  return match && names.includes(match[1] ?? '') ? { param: match[1] ?? '', message: error.message } : undefined;
+}
+
+function RunNowForm({
+  name,
+  spec,
+  specError,
+  onClose,
+}: {
+  name: string;
+  spec?: WorkflowSpec;
+  specError: Error | null;
+  onClose: () => void;
+}) {
+  const { t } = useTranslation('workflows');
   const { message } = App.useApp();
   const { run } = useWorkflowActions();
-  const [text, setText] = useState('');
-  const [touched, setTouched] = useState(false);
-  const checked = checkPayload(text);
   const paused = useSchedulingPause();
+  const params = spec?.params ?? [];
+  const [values, setValues] = useState<ParamFormValues>(() => initialParamValues(params));
+  const [target, setTarget] = useState<RunTarget>({ downstream: false });
+  const [text, setText] = useState('');
+  const [touched, setTouched] = useState<Record<string, boolean>>({});
+  const [submitted, setSubmitted] = useState(false);
+  const [fromEngine, setFromEngine] = useState<{ param: string; message: string }>();
+
+  const checked = checkParamForm(params, values);
+  const payload = checkPayload(text);
+  const shown: Record<string, string> = {};
+  for (const [param, problem] of Object.entries(checked.problems))
+    if (submitted || touched[param]) shown[param] = problem;
+  if (fromEngine && !shown[fromEngine.param]) shown[fromEngine.param] = fromEngine.message;
+  const payloadError = submitted || touched[''] ? payload.error : undefined;
+  const refused = submitted && (!checked.values || !!payload.error);
+
+  const change = (param: string, value: ParamFormValues[string]) => {
+    setValues((v) => ({ ...v, [param]: value }));
+    setTouched((v) => ({ ...v, [param]: true }));
+    if (fromEngine?.param === param) setFromEngine(undefined);
+  };
+
   const submit = () => {
-    setTouched(true);
-    if (checked.error) return;
+    setSubmitted(true);
+    if (!checked.values || payload.error) return;
     run.mutate(
-      { name, payload: checked.payload },
+      {
+        name,
+        params: params.length ? checked.values : undefined,
+        payload: payload.payload,
+        logicalTime: target.logicalTime,
+        task: target.task,
+        downstream: target.task ? target.downstream : undefined,
+      },
       {
         onSuccess: (record) => {
           void message.success(
@@ -68,9 +127,17 @@ function RunNowModal({ name, onClose }: { name: string; onClose: () => void }) {
           );
           onClose();
         },
+        onError: (error) =>
+          setFromEngine(
+            engineProblem(
+              error,
+              params.map((p) => p.name),
+            ),
+          ),
       },
     );
   };
+
   return (
     <Modal
       open
@@ -80,34 +147,49 @@ function RunNowModal({ name, onClose }: { name: string; onClose: () => void }) {
       okText={t('action.runNow')}
       cancelText={t('common:action.cancel')}
       confirmLoading={run.isPending}
-      okButtonProps={{ disabled: touched && !!checked.error }}
+      okButtonProps={{ disabled: refused }}
+      width={params.length > 1 ? 720 : 560}
+      // the form scrolls inside, so the title and Run stay in view
+      styles={{ body: { maxHeight: 'calc(100vh - 260px)', overflowY: 'auto', paddingInlineEnd: 8 } }}
       destroyOnHidden
     >
-      <Form layout="vertical" onFinish={submit}>
-        <Form.Item
-          label={t('runNow.payload')}
-          htmlFor="run-now-payload"
-          validateStatus={touched && checked.error ? 'error' : undefined}
-          help={
-            touched && checked.error ? (
-              t('runNow.invalid', { error: checked.error })
-            ) : (
-              <Trans t={t} i18nKey="runNow.payloadHelp" components={{ cmd: <code className="ax-cmd" /> }} />
-            )
-          }
-        >
-          <Input.TextArea
-            id="run-now-payload"
-            autoFocus
-            rows={6}
-            value={text}
-            placeholder='{"date": "2026-11-30"}'
-            onChange={(e) => setText(e.target.value)}
-            onBlur={() => setTouched(true)}
-            style={{ fontFamily: 'ui-monospace, Menlo, Consolas, monospace' }}
+      <Form layout="vertical" onFinish={submit} data-testid="run-now-form">
+        {specError && (
+          <Alert
+            type="warning"
+            showIcon
+            style={{ marginBottom: 12 }}
+            title={t('runNow.noSpec', { error: errorMessage(specError) })}
           />
-        </Form.Item>
-        <Typography.Text type="secondary">{t('runNow.note')}</Typography.Text>
+        )}
+        {params.length > 0 ? (
+          <div role="group" aria-labelledby="run-now-params-title" data-testid="run-now-params">
+            <Typography.Title level={5} id="run-now-params-title" style={{ marginTop: 0 }}>
+              {t('runNow.params')}
+            </Typography.Title>
+            <ParamFields specs={params} values={values} onChange={change} problems={shown} idPrefix="run-now-param" />
+          </div>
+        ) : (
+          spec && (
+            <Typography.Paragraph type="secondary" data-testid="run-now-no-params">
+              {t('runNow.noParams')}
+            </Typography.Paragraph>
+          )
+        )}
+        <RunTargetFields tasks={(spec?.tasks ?? []).map((task) => task.name)} value={target} onChange={setTarget} />
+        {spec?.onEvent !== undefined && (
+          <PayloadField
+            text={text}
+            onChange={setText}
+            error={payloadError}
+            onBlur={() => setTouched((v) => ({ ...v, '': true }))}
+          />
+        )}
+        <Typography.Text type="secondary">
+          {target.task
+            ? t(target.downstream ? 'runNow.noteTaskDownstream' : 'runNow.noteTask', { task: target.task })
+            : t('runNow.note')}
+        </Typography.Text>
         {paused && (
           <Alert
             type="info"

@@ -1,12 +1,12 @@
 // One workflow: how and when it starts (the next 5 fires in its zone and the viewer's), its
-// actions, its recent runs and the runs × tasks history grid.
+// actions, its recent runs, then its history grid (tasks × runs), graph, trends and YAML in tabs.
 import { showBidiControls } from '../../../engine/api/bidi-text.ts';
 import { ApartmentOutlined } from '@ant-design/icons';
 import { Button, Card, Col, Descriptions, Flex, List, Row, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useParams } from 'react-router-dom';
 import type { WorkflowListing } from '../../../engine/api/engine-api.ts';
-import { RunGridTable } from '../history/RunGridTable.tsx';
+import { BackfillButton } from '../backfills/BackfillModal.tsx';
 import { EmptyState, ErrorState, LoadingState } from '../shared/feedback.tsx';
 import { PageHeader } from '../shared/PageHeader.tsx';
 import { StateTag } from '../shared/StateTag.tsx';
@@ -17,6 +17,7 @@ import { ScheduleText } from './ScheduleText.tsx';
 import { DeleteButton, EditButton, EnableSwitch } from './WorkflowActions.tsx';
 import { useWorkflowList } from './WorkflowsPage.tsx';
 import { useNextFires } from '../server-state/index.ts';
+import { WorkflowTabs } from './detail/WorkflowTabs.tsx';
 
 export default function WorkflowDetailPage() {
   const { name = '' } = useParams();
@@ -47,6 +48,7 @@ function WorkflowDetail({ workflow }: { workflow: WorkflowListing }) {
           <>
             <EnableSwitch name={workflow.name} enabled={workflow.enabled} />
             {!workflow.monitor && <RunNowButton name={workflow.name} />}
+            {!workflow.monitor && <BackfillButton workflow={workflow} />}
             <Button
               icon={<ApartmentOutlined />}
               onClick={() => navigate(`/lineage/${encodeURIComponent(workflow.name)}`)}
@@ -54,8 +56,13 @@ function WorkflowDetail({ workflow }: { workflow: WorkflowListing }) {
             >
               {t('action.lineage')}
             </Button>
-            <EditButton name={workflow.name} withText />
-            <DeleteButton name={workflow.name} withText onDeleted={() => navigate('/workflows')} />
+            <EditButton name={workflow.name} owner={workflow.owner} withText />
+            <DeleteButton
+              name={workflow.name}
+              owner={workflow.owner}
+              withText
+              onDeleted={() => navigate('/workflows')}
+            />
           </>
         }
       />
@@ -104,8 +111,8 @@ function WorkflowDetail({ workflow }: { workflow: WorkflowListing }) {
           <NextFires workflow={workflow} />
         </Col>
         <Col span={24}>
-          <Card title={t('detail.history')} size="small">
-            <RunGridTable workflow={workflow.name} />
+          <Card size="small" styles={{ body: { paddingTop: 0 } }}>
+            <WorkflowTabs workflow={workflow.name} />
           </Card>
         </Col>
       </Row>

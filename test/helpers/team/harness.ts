@@ -5,6 +5,7 @@
 // a coordinator opened in the test process look at the team far cheaper than an `ax --json`
 // process per look. Every process of a team, tasks and task launchers included, carries
 // AXT_DIR=<its dir> in its environment, so that cleanup finds whatever a failed test left.
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { openMysqlStore } from '../../../engine/adapters/sql/mysql-store.ts';
@@ -15,6 +16,7 @@ import type { AxResult } from '../ax.ts';
 import { tempDir } from '../files.ts';
 import { createTestDatabase, deleteRedisPrefix, REDIS_URL, uniqueName } from '../services.ts';
 import { waitFor } from '../wait-for.ts';
+import { apiPort, workerToken } from './edge.ts';
 import { holdGate, type Gate } from './gate.ts';
 import { buildBundle, killMarked, type Role, TeamProcess } from './team-process.ts';
 import { TASK_LIB, TASK_LIB_FILE, TRACE_FILE } from './trace.ts';
@@ -58,6 +60,21 @@ export interface ServeOptions {
   temporary?: boolean;
   accept?: string;
   concurrency?: number;
+}
+
+/** a database worker (MySQL + Redis credentials) or an edge worker (a server URL and a token) */
+export type WorkerKind = 'database' | 'edge';
+
+export interface EdgeServeOptions {
+  /** the API port of the node it connects to */
+  port: number;
+  token: string;
+  /** the worker id its token names */
+  workerId: string;
+  name?: string;
+  labels?: string[];
+  concurrency?: number;
+  accept?: string;
 }
 
 export class Team extends TeamView {
@@ -129,6 +146,18 @@ export class Team extends TeamView {
     return this.spawn(`ax ${args[0] ?? ''}`, args).result(timeoutMs);
   }
 
+  /** Runs `ax ARGS` with `input` on its stdin (a secret's value, a password), to its end. */
+  axWithInput(args: string[], input: string): { code: number | null; stdout: string; stderr: string } {
+    const r = spawnSync(process.execPath, [this.bundle, ...args], {
+      cwd: this.dir,
+      env: this.env(),
+      input,
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+  }
+
   /** Runs `ax --json ARGS`, expects exit 0, and parses stdout. */
   async axJson<T>(args: string[]): Promise<T> {
     const r = await this.ax(['--json', ...args]);
@@ -151,13 +180,60 @@ export class Team extends TeamView {
     return p;
   }
 
+  /**
+   * Starts an edge worker (`ax serve --role worker --server URL`, token in AX_TOKEN) on a data dir
+   * of its own, with an environment that holds no MySQL or Redis setting at all, and waits until
+   * it has joined through the server.
+   */
+  async serveEdge(o: EdgeServeOptions): Promise<TeamProcess> {
+    const env: NodeJS.ProcessEnv = {};
+    for (const [k, v] of Object.entries(this.env())) if (!/^AX_(MYSQL|REDIS|MODE)/.test(k)) env[k] = v;
+    const name = o.name ?? o.workerId;
+    const args = ['serve', '--role', 'worker', '--server', `http://127.0.0.1:${o.port}`, '--drain-timeout', '5'];
+    if (o.labels) args.push('--labels', o.labels.join(','));
+    if (o.concurrency) args.push('--concurrency', String(o.concurrency));
+    if (o.accept) args.push('--accept', o.accept);
+    const dataDir = path.join(this.dir, `edge-${name}`);
+    const p = new TeamProcess(
+      name,
+      args,
+      this.bundle,
+      { ...env, AX_DATA_DIR: dataDir, AX_TOKEN: o.token, AXT_WORKER: name },
+      this.dir,
+      'worker',
+      o.workerId,
+    );
+    this.processes.push(p);
+    await p.waitForLine(/^ax serve: team edge worker/, 90_000);
+    return p;
+  }
+
   /** Several nodes started at the same time (each waits for its own start line). */
   serveAll(list: ServeOptions[]): Promise<TeamProcess[]> {
     return Promise.all(list.map((o) => this.serve(o)));
   }
 
-  /** A scheduler that runs no tasks, and workers with the given ids, started in parallel. */
-  async cluster(workerIds: string[]): Promise<{ scheduler: TeamProcess; workers: Map<string, TeamProcess> }> {
+  /**
+   * A scheduler that runs no tasks, and workers with the given ids, started in parallel: database
+   * workers, or edge workers (a URL and a worker token each, connected to the scheduler's
+   * /worker, taking unlabelled tasks as database workers do) for the fault tests run on both kinds.
+   */
+  async cluster(
+    workerIds: string[],
+    kind: WorkerKind = 'database',
+  ): Promise<{ scheduler: TeamProcess; workers: Map<string, TeamProcess> }> {
+    if (kind === 'edge') {
+      const scheduler = await this.serve({ role: 'scheduler', name: 'scheduler', noWork: true });
+      const port = await apiPort(scheduler);
+      const tokens = await Promise.all(workerIds.map((id) => workerToken(this, id, [])));
+      const edges = await Promise.all(
+        workerIds.map((id, i) =>
+          this.serveEdge({ port, token: tokens[i] as string, workerId: id, accept: 'unlabelled' }),
+        ),
+      );
+      await this.waitWorkersOnline(workerIds);
+      return { scheduler, workers: new Map(workerIds.map((id, i) => [id, edges[i] as TeamProcess])) };
+    }
     const [scheduler, ...workers] = await this.serveAll([
       { role: 'scheduler', name: 'scheduler', noWork: true },
       ...workerIds.map((id) => ({ role: 'worker' as const, workerId: id })),

@@ -189,6 +189,33 @@ describe('problem paths', () => {
     expect(locateProblem('', names)).toEqual({ scope: 'workflow' });
   });
 
+  it("places a rule, a precondition, a call's parts, a param and an inherited setting on their fields", () => {
+    expect(locateProblem('tasks.clean.run_if', names)).toEqual({ scope: 'task', task: 'clean', field: 'run_if' });
+    expect(locateProblem('tasks.clean.when', names)).toEqual({ scope: 'task', task: 'clean', field: 'when' });
+    expect(locateProblem('tasks.a.b.call.workflow', names)).toEqual({
+      scope: 'task',
+      task: 'a.b',
+      field: 'call.workflow',
+    });
+    expect(locateProblem('tasks.clean.call.params.region', names)).toEqual({
+      scope: 'task',
+      task: 'clean',
+      field: 'call',
+      detail: 'call.params.region',
+    });
+    // a param's name may hold dots: the longest declared name wins
+    expect(locateProblem('params.day.v2.default', names, ['day', 'day.v2'])).toEqual({
+      scope: 'workflow',
+      field: 'params',
+      param: 'day.v2',
+    });
+    expect(locateProblem('params.gone.type', names, [])).toEqual({ scope: 'workflow', field: 'params', param: 'gone' });
+    expect(locateProblem('retry_backoff.delay', names)).toEqual({ scope: 'workflow', field: 'retry_backoff.delay' });
+    expect(locateProblem('env.1X', names)).toEqual({ scope: 'workflow', field: 'env' });
+    const placed = placeProblems([{ path: 'params.day.default', message: 'not a date' }], names, ['day']);
+    expect(Object.fromEntries(workflowFieldMessages(placed))).toEqual({ 'params.day': ['not a date'] });
+  });
+
   it('groups messages per field and counts them per task', () => {
     const placed = placeProblems(
       [

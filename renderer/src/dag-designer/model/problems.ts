@@ -19,6 +19,11 @@ export const TASK_FIELDS = [
   'upstream',
   'wait_timeout',
   'owner',
+  'run_if',
+  'when',
+  'call',
+  'call.workflow',
+  'call.params',
 ] as const;
 export type TaskField = (typeof TASK_FIELDS)[number];
 export const WORKFLOW_FIELDS = [
@@ -33,20 +38,43 @@ export const WORKFLOW_FIELDS = [
   'on_event',
   'routing',
   'tasks',
+  'params',
+  // the settings tasks inherit (a task's own value wins)
+  'env',
+  'cwd',
+  'timeout',
+  'retries',
+  'retry_backoff',
+  'retry_backoff.strategy',
+  'retry_backoff.delay',
+  'retry_backoff.max',
+  'labels',
 ] as const;
 export type WorkflowField = (typeof WORKFLOW_FIELDS)[number];
 
 export type ProblemPlace =
-  { scope: 'task'; task: string; field?: TaskField; detail?: string } | { scope: 'workflow'; field?: WorkflowField };
+  | { scope: 'task'; task: string; field?: TaskField; detail?: string }
+  /** `param`: the declared param a "params.NAME…" problem is about */
+  | { scope: 'workflow'; field?: WorkflowField; param?: string };
 
-export function locateProblem(path: string, taskNames: readonly string[]): ProblemPlace {
+/** the longest of `names` that `rest` is or starts with (names may contain dots) */
+function longestName(rest: string, names: readonly string[]): string | undefined {
+  let found: string | undefined;
+  for (const name of names) {
+    if ((rest === name || rest.startsWith(`${name}.`)) && (!found || name.length > found.length)) found = name;
+  }
+  return found;
+}
+
+export function locateProblem(
+  path: string,
+  taskNames: readonly string[],
+  paramNames: readonly string[] = [],
+): ProblemPlace {
   if (path === 'tasks' || path.startsWith('tasks[')) return { scope: 'workflow', field: 'tasks' };
   if (path.startsWith('tasks.')) {
     const rest = path.slice('tasks.'.length);
-    let task: string | undefined;
-    for (const name of taskNames) {
-      if ((rest === name || rest.startsWith(`${name}.`)) && (!task || name.length > task.length)) task = name;
-    }
+    let task = longestName(rest, taskNames);
     if (!task) {
       // a task the spec no longer has (or a bad name): the first segment is the best guess
       task = rest.split('.')[0] ?? rest;
@@ -63,6 +91,11 @@ export function locateProblem(path: string, taskNames: readonly string[]): Probl
       : { scope: 'task', task, detail: sub };
   }
   if (path === '') return { scope: 'workflow' };
+  if (path.startsWith('params.')) {
+    const rest = path.slice('params.'.length);
+    const param = longestName(rest, paramNames) ?? rest.split('.')[0];
+    return param ? { scope: 'workflow', field: 'params', param } : { scope: 'workflow', field: 'params' };
+  }
   // the short schedule form reports at "schedule"; the form edits it as the cron
   if (path === 'schedule') return { scope: 'workflow', field: 'schedule.cron' };
   if ((WORKFLOW_FIELDS as readonly string[]).includes(path)) return { scope: 'workflow', field: path as WorkflowField };
@@ -76,8 +109,12 @@ export interface PlacedProblem extends ValidationProblem {
   place: ProblemPlace;
 }
 
-export function placeProblems(problems: readonly ValidationProblem[], taskNames: readonly string[]): PlacedProblem[] {
-  return problems.map((p) => ({ ...p, place: locateProblem(p.path, taskNames) }));
+export function placeProblems(
+  problems: readonly ValidationProblem[],
+  taskNames: readonly string[],
+  paramNames: readonly string[] = [],
+): PlacedProblem[] {
+  return problems.map((p) => ({ ...p, place: locateProblem(p.path, taskNames, paramNames) }));
 }
 
 /** messages per field of one task, e.g. { timeout: ['…'] } ('' for the task as a whole) */
@@ -91,11 +128,12 @@ export function taskFieldMessages(problems: readonly PlacedProblem[], task: stri
   return out;
 }
 
+/** messages per workflow field ('' for the workflow as a whole, `params.NAME` for one param) */
 export function workflowFieldMessages(problems: readonly PlacedProblem[]): Map<string, string[]> {
   const out = new Map<string, string[]>();
   for (const p of problems) {
     if (p.place.scope !== 'workflow') continue;
-    const key = p.place.field ?? '';
+    const key = p.place.param !== undefined ? `params.${p.place.param}` : (p.place.field ?? '');
     out.set(key, [...(out.get(key) ?? []), p.message]);
   }
   return out;

@@ -8,6 +8,8 @@ import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { CrontabImportRequest } from '../../../../engine/api/import-report.ts';
 import { useCrontabPreview, useImportCrontab, useWorkflows } from '../../server-state/index.ts';
+import { Guarded } from '../../people/Guarded.tsx';
+import { useCan } from '../../people/use-can.ts';
 import { CrontabInput } from './CrontabInput.tsx';
 import { commandLineCount, importRows, sortProblems } from './import-rows.ts';
 import { ImportOptionsBar, type ImportChoices } from './ImportOptionsBar.tsx';
@@ -16,11 +18,15 @@ import { ImportPreviewTable } from './ImportPreviewTable.tsx';
 export function ImportCrontabButton() {
   const { t } = useTranslation('import');
   const [open, setOpen] = useState(false);
+  // an import creates workflows: editors (of the group it names; the engine checks that one)
+  const can = useCan()('importCrontab');
   return (
     <>
-      <Button icon={<ImportOutlined />} onClick={() => setOpen(true)}>
-        {t('action.open')}
-      </Button>
+      <Guarded can={can} hide>
+        <Button icon={<ImportOutlined />} onClick={() => setOpen(true)}>
+          {t('action.open')}
+        </Button>
+      </Guarded>
       {open && <ImportCrontabModal onClose={() => setOpen(false)} />}
     </>
   );
