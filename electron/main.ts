@@ -20,6 +20,7 @@ import {
   Tray,
   utilityProcess,
 } from 'electron';
+import { teamConnectionProblem } from '../engine/api/desktop-bridge.ts';
 import { appMenuTemplate } from './app-menu.ts';
 import { APP_SCHEME, APP_URL } from './app-origin.ts';
 import { appPaths, hostOptionsFrom } from './app-paths.ts';
@@ -78,10 +79,8 @@ function runShell(): void {
 
   const team = new TeamMembership({
     host: supervisor,
-    hasConnection: () => {
-      const stored = secrets.status().stored;
-      return stored.mysql !== undefined && stored.redis !== undefined;
-    },
+    // a server and a worker token, or the database's connection strings (their presence is enough here)
+    hasConnection: () => teamConnectionProblem(secrets.status().stored) === undefined,
     state,
   });
   const quitFlow = new QuitFlow({
@@ -136,7 +135,12 @@ function runShell(): void {
     setLanguage: (value) => language.set(value),
     secrets: {
       status: () => secrets.status(),
-      set: (key, value) => secrets.set(key, value),
+      set: (key, value) => {
+        const status = secrets.set(key, value);
+        // The running host joins with the new connection next time; a host started later gets it in hostEnv().
+        supervisor.process()?.postMessage({ type: 'team-secrets', values: secrets.teamValues() });
+        return status;
+      },
       setTask: (name, value) => {
         const status = secrets.setTask(name, value);
         // The running host takes the new set at once; a host started later gets it in hostEnv().

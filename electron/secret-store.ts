@@ -8,16 +8,18 @@
 // On Linux without a keyring safeStorage falls back to 'basic_text': a key built into Electron,
 // which hides nothing from whoever can read the file. The values are still stored (as `ax` would
 // store them in settings.json, 0600), and status() says plainly that they are not protected.
-import { maskUrl } from '../engine/api/mask-url.ts';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {
+  DESKTOP_DATABASE_KEYS,
   DESKTOP_SECRET_KEYS,
+  desktopSecretProblem,
   type DesktopSecretKey,
   type DesktopSecretsStatus,
   type DesktopTaskSecret,
+  shownSecret,
 } from '../engine/api/desktop-bridge.ts';
 import { DESKTOP_SECRETS_ENV } from '../engine/api/host-protocol.ts';
 import { secretNameProblem, secretValueProblem } from '../engine/api/secrets.ts';
@@ -82,7 +84,7 @@ export class SecretStore {
     const unreadable: DesktopSecretKey[] = [];
     for (const [key, value] of Object.entries(this.decryptAll())) {
       if (value === undefined) unreadable.push(key as DesktopSecretKey);
-      else stored[key as DesktopSecretKey] = maskUrl(value);
+      else stored[key as DesktopSecretKey] = shownSecret(key as DesktopSecretKey, value);
     }
     const taskSecrets: DesktopTaskSecret[] = Object.entries(this.readRaw().tasks ?? {})
       .map(([name, t]) => ({
@@ -177,14 +179,17 @@ export class SecretStore {
     if (!DESKTOP_SECRET_KEYS.includes(key))
       throw new Error(`unknown secret "${String(key)}": known ones are ${DESKTOP_SECRET_KEYS.join(', ')}`);
     if (value !== null && typeof value !== 'string') throw new Error('a secret is a string');
-    const nul = value === null ? undefined : secretValueProblem(key, value);
-    if (nul) throw new Error(nul);
+    const problem =
+      value === null || value === '' ? undefined : (secretValueProblem(key, value) ?? desktopSecretProblem(key, value));
+    if (problem) throw new Error(problem);
     const raw = this.readRaw();
     if (value === null || value === '') delete raw[key];
     else {
       if (!this.safeStorage.isEncryptionAvailable()) {
         throw new Error(
-          'this system offers no way to encrypt secrets here: give the connection string to the engine with AX_MYSQL_URL / AX_REDIS_URL instead',
+          DESKTOP_DATABASE_KEYS.includes(key)
+            ? 'this system offers no way to encrypt secrets here: give the connection string to the engine with AX_MYSQL_URL / AX_REDIS_URL instead'
+            : 'this system offers no way to encrypt secrets here: join from a terminal instead, with ax serve --role worker --server URL --token-file FILE',
         );
       }
       raw[key] = this.safeStorage.encryptString(value).toString('base64');
@@ -212,11 +217,17 @@ export class SecretStore {
     }
   }
 
+  /** The team connection as the running host takes it ('team-secrets'): each key that can be decrypted. */
+  teamValues(): Partial<Record<DesktopSecretKey, string>> {
+    const out: Partial<Record<DesktopSecretKey, string>> = {};
+    for (const [key, value] of Object.entries(this.decryptAll()))
+      if (value !== undefined) out[key as DesktopSecretKey] = value;
+    return out;
+  }
+
   /** The host's environment addition: the decrypted strings (and task secrets, under "tasks") in DESKTOP_SECRETS_ENV, or nothing. */
   hostEnv(): Record<string, string> {
-    const plain: Partial<Record<DesktopSecretKey, string>> & { tasks?: Record<string, string> } = {};
-    for (const [key, value] of Object.entries(this.decryptAll()))
-      if (value !== undefined) plain[key as DesktopSecretKey] = value;
+    const plain: Partial<Record<DesktopSecretKey, string>> & { tasks?: Record<string, string> } = this.teamValues();
     const tasks = this.taskValues();
     if (Object.keys(tasks).length > 0) plain.tasks = tasks;
     return Object.keys(plain).length === 0 ? {} : { [DESKTOP_SECRETS_ENV]: JSON.stringify(plain) };

@@ -8,6 +8,7 @@
 // yields a fresh port (a new client of the engine host); the old one is closed by the shell when
 // the engine restarts, which the renderer sees as a closed transport and reconnects.
 import type { TeamWorkerStatus } from './host-protocol.ts';
+import { maskUrl } from './mask-url.ts';
 
 export const ENGINE_PORT_MESSAGE = 'ax:engine-port';
 
@@ -85,7 +86,7 @@ export interface DesktopLocalApiBridge {
 
 /** The team worker as the settings page shows it. */
 export interface DesktopTeamStatus extends TeamWorkerStatus {
-  /** both team connection strings are saved: Join can be offered */
+  /** a server and a worker token, or both database connection strings, are saved: Join can be offered */
   canJoin: boolean;
   /** the person asked to be in the team (remembered across restarts; rejoins after a wake) */
   wanted: boolean;
@@ -104,9 +105,61 @@ export interface DesktopTeamBridge {
   onStatus(listener: (status: DesktopTeamStatus) => void): () => void;
 }
 
-/** The team connection strings the desktop app keeps encrypted (Electron safeStorage). */
-export type DesktopSecretKey = 'mysql' | 'redis';
-export const DESKTOP_SECRET_KEYS: readonly DesktopSecretKey[] = ['mysql', 'redis'];
+/**
+ * What the desktop app keeps encrypted (Electron safeStorage) to join a team, in one of two ways:
+ * through a team node's server with a worker token (`server`, `token`, and `caFile` when the
+ * server's certificate comes from a private CA: no database credentials on the laptop), or
+ * straight to the team's database and Redis (`mysql`, `redis`: a server-room worker's way).
+ */
+export type DesktopSecretKey = 'mysql' | 'redis' | 'server' | 'token' | 'caFile';
+export const DESKTOP_SECRET_KEYS: readonly DesktopSecretKey[] = ['mysql', 'redis', 'server', 'token', 'caFile'];
+/** The keys of a join through a server (shown in the team card); the rest are the direct connection's. */
+export const DESKTOP_SERVER_KEYS: readonly DesktopSecretKey[] = ['server', 'token', 'caFile'];
+export const DESKTOP_DATABASE_KEYS: readonly DesktopSecretKey[] = ['mysql', 'redis'];
+
+/** How the desktop app joins a team: through a server with a worker token, or with the database's connection strings. */
+export type TeamConnection = Partial<Record<DesktopSecretKey, string>>;
+
+/** What the connection lacks for either way of joining, said as what to save where; undefined: it can join. */
+export function teamConnectionProblem(c: TeamConnection): string | undefined {
+  if (c.server && c.token) return undefined;
+  if (c.server)
+    return `the app has the team server's address but no worker token: save the token an admin made (ax tokens create NAME --scope worker --worker-id ID --labels L) in Settings → Team`;
+  if (c.token) return "the app has a worker token but not the team server's address: save it in Settings → Team";
+  if (c.mysql && c.redis) return undefined;
+  if (c.mysql || c.redis)
+    return `the app has no ${c.mysql ? 'Redis' : 'MySQL'} connection string: save both in the app's Settings (or join through the team's server with a worker token)`;
+  return "no team to join: save the team server's address and a worker token in Settings → Team (or the team's MySQL and Redis connection strings)";
+}
+
+/** What a stored value of `key` shows as: a URL with its password masked, a token as its last 4 characters. */
+export function shownSecret(key: DesktopSecretKey, value: string): string {
+  if (key === 'token') return `••••${value.slice(-4)}`;
+  // neither carries a password (a server address with one is refused): shown as typed
+  if (key === 'caFile' || key === 'server') return value;
+  return maskUrl(value);
+}
+
+/** Why `value` cannot be stored under `key` (a server URL that is not http(s), a token with spaces), or undefined. */
+export function desktopSecretProblem(key: DesktopSecretKey, value: string): string | undefined {
+  if (key === 'server') {
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      return `"${value}" is not a URL: give the team node's address, e.g. https://scheduler.example:8443`;
+    }
+    if (url.protocol !== 'https:' && url.protocol !== 'http:')
+      return `the server's address starts with https:// (or http:// for a server on this machine), not ${url.protocol}`;
+    if (url.username || url.password)
+      return "the server's address carries no user or password: the token is given apart";
+  }
+  if (key === 'token' && /\s/.test(value))
+    return 'a token has no spaces: paste it exactly as `ax tokens create` printed it';
+  if (key === 'caFile' && !value.startsWith('/') && !/^[A-Za-z]:[\\/]/.test(value))
+    return "the CA certificate's file is given by its full path (e.g. /etc/ssl/team-ca.pem)";
+  return undefined;
+}
 
 /**
  * How the desktop app keeps its secrets, for the settings page. `backend` is what Electron's

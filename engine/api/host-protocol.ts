@@ -58,12 +58,18 @@ export type ParentMessage =
   | { type: 'close'; client: number }
   /** drain (running tasks get up to drainTimeoutMs, default 30 s), stop, exit 0 */
   | { type: 'stop'; drainTimeoutMs?: number }
-  /** join the team (the connection strings of DESKTOP_SECRETS_ENV) as a temporary worker; labels default DEFAULT_TEAM_LABELS */
+  /**
+   * join the team as a temporary worker, through the server with the token (or, without them, with
+   * the database connection strings) of DESKTOP_SECRETS_ENV or the last 'team-secrets'; labels
+   * default DEFAULT_TEAM_LABELS (through a server: the token's)
+   */
   | ({ type: 'team-join' } & TeamJoinOptions)
   /** the team worker drains (running tasks get up to drainTimeoutMs, default 30 s), deregisters, closes */
   | { type: 'team-leave'; drainTimeoutMs?: number }
   /** the desktop app's task secrets changed: all of them, decrypted, replacing what the host had */
-  | { type: 'task-secrets'; values: Record<string, string> };
+  | { type: 'task-secrets'; values: Record<string, string> }
+  /** the desktop app's team connection changed (server, token, CA file, MySQL, Redis): all of it, used from the next join */
+  | { type: 'team-secrets'; values: Record<string, string> };
 
 /**
  * This machine as a temporary worker of a team, beside the solo engine (design.md §6): left (not a
@@ -91,6 +97,8 @@ export interface TeamWorkerStatus {
   acceptUnlabelled?: boolean;
   /** tasks it runs now (joined) */
   running?: number;
+  /** joined through this team node's server (an edge worker: no database credentials here); absent: straight to the database */
+  server?: string;
   /** failed: what went wrong and what to fix */
   message?: string;
   /** failed: the AxError code, when there is one (unavailable: a server could not be reached) */
@@ -111,7 +119,8 @@ export const HOST_DRAIN_TIMEOUT_MS = 30_000;
 
 /**
  * The environment variable that carries the desktop app's decrypted team connection strings to
- * the engine host, as JSON ({"mysql": "...", "redis": "...", "tasks": {"api-token": "..."}}): never on the command line (which
+ * the engine host, as JSON ({"server": "https://…", "token": "…", "caFile": "/…",
+ * "mysql": "...", "redis": "...", "tasks": {"api-token": "..."}}): never on the command line (which
  * every user of the machine can list), never in a message that could be logged. The host takes
  * it out of its environment first thing, so its tasks and launchers never inherit it.
  */

@@ -106,7 +106,7 @@ describe('IPC sender checks', () => {
     expect(await ipc.invoke(SECRETS_STATUS, ok)).toEqual(SECRETS);
     await ipc.invoke(SET_SECRET, ok, 'mysql', 'mysql://ax:pw@db/ax');
     await ipc.invoke(SET_SECRET, ok, 'redis', null);
-    await expect(ipc.invoke(SET_SECRET, ok, 'token', 'x')).rejects.toThrow(/unknown secret "token"/);
+    await expect(ipc.invoke(SET_SECRET, ok, 'password', 'x')).rejects.toThrow(/unknown secret "password"/);
     await expect(ipc.invoke(SET_SECRET, ok, 'mysql', { url: 'x' })).rejects.toThrow(/a secret is a string/);
     expect(calls).toEqual(['secrets', 'secret:mysql=mysql://ax:pw@db/ax', 'secret:redis=null']);
   });

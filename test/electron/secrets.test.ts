@@ -123,7 +123,32 @@ describe('secret store', () => {
 
   it('refuses keys it does not keep', () => {
     const { secrets } = store();
-    expect(() => secrets.set('token' as 'mysql', 'x')).toThrow(/unknown secret "token"/);
+    expect(() => secrets.set('password' as 'mysql', 'x')).toThrow(/unknown secret "password"/);
+  });
+
+  it('keeps a join through a server: the address in the clear, the token as its last 4 characters only; refuses what cannot work', () => {
+    const { userData, secrets } = store();
+    const token = 'axt_0123456789abcdefWXYZ';
+    secrets.set('server', 'https://scheduler.example:8443');
+    const status = secrets.set('token', token);
+    expect(status.stored).toEqual({ server: 'https://scheduler.example:8443', token: '••••WXYZ' });
+    expect(JSON.stringify(status)).not.toContain('0123456789');
+    expect(fs.readFileSync(path.join(userData, 'secrets.json'), 'utf8')).not.toContain(token);
+    expect(secrets.teamValues()).toEqual({ server: 'https://scheduler.example:8443', token });
+    expect(JSON.parse(secrets.hostEnv()[DESKTOP_SECRETS_ENV]!)).toEqual({
+      server: 'https://scheduler.example:8443',
+      token,
+    });
+    expect(() => secrets.set('server', 'scheduler.example:8443')).toThrow(
+      /^the server's address starts with https:\/\//,
+    );
+    expect(() => secrets.set('server', 'not a url')).toThrow(/is not a URL: give the team node's address/);
+    expect(() => secrets.set('server', 'https://me:pw@scheduler.example')).toThrow(/carries no user or password/);
+    expect(() => secrets.set('token', 'axt_a b')).toThrow(/a token has no spaces/);
+    expect(() => secrets.set('caFile', 'team-ca.pem')).toThrow(/by its full path/);
+    // nothing refused was stored
+    expect(secrets.status().stored).toEqual({ server: 'https://scheduler.example:8443', token: '••••WXYZ' });
+    expect(secrets.set('token', null).stored).toEqual({ server: 'https://scheduler.example:8443' });
   });
 
   it('keeps task secrets encrypted beside the connection strings, lists names only, and hands the values to the host', () => {
@@ -175,14 +200,24 @@ describe("the engine host's side", () => {
       [DESKTOP_SECRETS_ENV]: JSON.stringify({ mysql: MYSQL, redis: '', token: 'x' }),
       PATH: '/bin',
     };
-    expect(takeDesktopHostSecrets(env).settings).toEqual({ mysql: MYSQL });
+    expect(takeDesktopHostSecrets({ ...env }).settings).toEqual({ mysql: MYSQL });
+    expect(takeDesktopHostSecrets(env).team).toEqual({ mysql: MYSQL, token: 'x' });
     expect(env).toEqual({ PATH: '/bin' });
     expect(takeDesktopHostSecrets({ [DESKTOP_SECRETS_ENV]: 'not json' }).settings).toEqual({});
     expect(takeDesktopHostSecrets({}).settings).toEqual({});
     const withTasks: NodeJS.ProcessEnv = {
       [DESKTOP_SECRETS_ENV]: JSON.stringify({ tasks: { 'api-token': 'v', 'bad name': 'x', n: 1 } }),
     };
-    expect(takeDesktopHostSecrets(withTasks)).toEqual({ settings: {}, tasks: { 'api-token': 'v' } });
+    expect(takeDesktopHostSecrets(withTasks)).toEqual({ settings: {}, team: {}, tasks: { 'api-token': 'v' } });
+    // a join through a server: the address and token for the team, never settings of the solo engine
+    const viaServer: NodeJS.ProcessEnv = {
+      [DESKTOP_SECRETS_ENV]: JSON.stringify({ server: 'https://s.example', token: 't', caFile: 7, other: 'x' }),
+    };
+    expect(takeDesktopHostSecrets(viaServer)).toEqual({
+      settings: {},
+      team: { server: 'https://s.example', token: 't' },
+      tasks: {},
+    });
     expect(withTasks).toEqual({});
   });
 

@@ -186,10 +186,12 @@ function simulatePreload([initial, secrets]: [DesktopEngineStatus, DesktopSecret
     },
     settings: {
       status: async () => shell.secrets,
-      async setSecret(key: 'mysql' | 'redis', value: string | null) {
+      async setSecret(key: 'mysql' | 'redis' | 'server' | 'token' | 'caFile', value: string | null) {
         shell.secretsSet.push([key, value]);
-        const stored = { ...shell.secrets.stored };
+        const stored: Record<string, string> = { ...shell.secrets.stored };
         if (value === null) delete stored[key];
+        // as the shell shows them (shownSecret): a token by its last 4 characters, a password masked
+        else if (key === 'token') stored[key] = `••••${value.slice(-4)}`;
         else stored[key] = value.replace(/\/\/([^:/@]*):[^@]*@/, '//$1:***@');
         shell.secrets = { ...shell.secrets, stored };
         return shell.secrets;

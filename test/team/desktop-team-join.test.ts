@@ -18,6 +18,7 @@ import {
 } from '../../engine/api/host-protocol.ts';
 import { type ForkedEngineHost, forkEngineHost } from '../../engine/hosts/port/fork-host.ts';
 import { teamServicesAvailable } from '../helpers/services.ts';
+import { apiPort, workerToken } from '../helpers/team/edge.ts';
 import { Team, TEAM_CONFIG, TEST_TIMEOUT_MS } from '../helpers/team/harness.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
@@ -50,7 +51,7 @@ describe.skipIf(!available)('the desktop engine host joins a team as a temporary
   });
 
   /** The host as the shell starts it: no AX_MODE/AX_MYSQL_URL/AX_REDIS_URL, the strings in DESKTOP_SECRETS_ENV. */
-  function startLaptop(secrets: { mysql?: string; redis?: string } | undefined, name: string): Laptop {
+  function startLaptop(secrets: Record<string, string> | undefined, name: string): Laptop {
     const env = team.env();
     for (const key of ['AX_MODE', 'AX_MYSQL_URL', 'AX_REDIS_URL', 'AX_DATA_DIR']) delete env[key];
     if (secrets) env[DESKTOP_SECRETS_ENV] = JSON.stringify(secrets);
@@ -193,7 +194,7 @@ describe.skipIf(!available)('the desktop engine host joins a team as a temporary
       await bare.host.ready;
       bare.send({ type: 'team-join' });
       expect((await bare.state('failed')).message).toMatch(
-        /no MySQL and Redis connection string: save both in the app's Settings/,
+        /^no team to join: save the team server's address and a worker token in Settings → Team \(or the team's MySQL and Redis connection strings\)$/,
       );
       expect(await bare.host.stop(1_000)).toEqual({ code: 0, signal: null });
       expect(await laptop.host.stop(1_000)).toEqual({ code: 0, signal: null });
@@ -231,6 +232,68 @@ describe.skipIf(!available)('the desktop engine host joins a team as a temporary
       expect(instances.find((i) => i.taskName === 'plain')?.workerId).toBe(workerId);
       // Still not a label it lacks.
       expect(instances.find((i) => i.taskName === 'gpu')).toMatchObject({ state: 'WAITING' });
+      expect(await laptop.host.stop(5_000)).toEqual({ code: 0, signal: null });
+    },
+    TEST_TIMEOUT_MS,
+  );
+  it(
+    "through the team server with a worker token (no database credentials on the laptop): joins as the token's worker with its labels, runs its task, a wrong token fails at once saying so, a connection saved later is used at the next join",
+    async () => {
+      const scheduler = await team.serve({ role: 'scheduler', noWork: true });
+      const port = await apiPort(scheduler);
+      const token = await workerToken(team, 'anna-laptop', ['laptop', 'anna']);
+      const server = `http://127.0.0.1:${port}`;
+      // first with a token the server does not know: failed at once, saying the server refused it
+      const laptop = startLaptop({ server, token: 'axt_not-a-token' }, 'edge-laptop');
+      const ui = laptop.host.connect();
+      await laptop.host.ready;
+      // nothing of the team's database reaches the host (the shell hands it a URL and a token)
+      const environ = fs.readFileSync(`/proc/${laptop.host.child.pid}/environ`, 'latin1');
+      expect(environ).not.toMatch(/AX_MYSQL_URL|AX_REDIS_URL|mysql:\/\/|redis:\/\//);
+      laptop.send({ type: 'team-join' });
+      const refused = await laptop.state('failed');
+      expect(refused.message).toMatch(
+        /^could not join the team: the server http:\/\/127\.0\.0\.1:\d+ refused this worker \(HTTP 401\)/,
+      );
+      expect(refused.message).not.toContain('axt_not-a-token');
+
+      // the person saves the right token (the shell posts the whole connection): the next join uses it
+      const before = laptop.team.length;
+      laptop.send({ type: 'team-secrets', values: { server, token } });
+      laptop.send({ type: 'team-join' });
+      expect(await laptop.state('joining', before)).toMatchObject({ server });
+      const joined = await laptop.state('joined', before);
+      expect(joined).toMatchObject({ workerId: 'anna-laptop', labels: ['laptop', 'anna'], server, running: 0 });
+      const record = await waitFor(() => registered('anna-laptop'), {
+        timeoutMs: 10_000,
+        message: 'the laptop in the workers list',
+      });
+      expect(record).toMatchObject({ status: 'online', labels: ['laptop', 'anna'], acceptUnlabelled: false });
+
+      team.writeWorkflow(
+        'anna.yaml',
+        'workflow: anna\ntasks:\n  mine:\n    command: "echo on annas laptop"\n    labels: [anna]\n  plain:\n    command: "true"\n',
+      );
+      const applied = await team.ax(['apply', path.join(team.dir, 'anna.yaml')]);
+      expect(applied.code, applied.stderr).toBe(0);
+      const runId = await team.startRunInProcess('anna');
+      const instances = await team.waitInstances(
+        runId,
+        (l) => l.some((i) => i.taskName === 'mine' && i.state === 'SUCCESS'),
+        'the labelled task did not run on the laptop',
+      );
+      expect(instances.find((i) => i.taskName === 'mine')?.workerId).toBe('anna-laptop');
+      expect(instances.find((i) => i.taskName === 'plain')).toMatchObject({ state: 'WAITING' });
+      // the solo engine beside it still answers the UI
+      expect(await ui.engineInfo()).toMatchObject({ mode: 'solo' });
+
+      const left = laptop.team.length;
+      laptop.send({ type: 'team-leave', drainTimeoutMs: 10_000 });
+      expect(await laptop.state('left', left)).toEqual({ type: 'team', state: 'left', workerId: 'anna-laptop' });
+      await waitFor(async () => (await registered('anna-laptop')) === undefined, {
+        timeoutMs: 10_000,
+        message: 'the laptop deregistered',
+      });
       expect(await laptop.host.stop(5_000)).toEqual({ code: 0, signal: null });
     },
     TEST_TIMEOUT_MS,

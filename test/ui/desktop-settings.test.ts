@@ -148,10 +148,38 @@ describe.skipIf(skip)('the UI in the desktop app', () => {
     await card.getByText('could not join the team: cannot reach MySQL at db:3306').waitFor();
     await shoot(page, 'settings-team-en');
     await teamEmit({ state: 'left', canJoin: false, wanted: false });
-    await card
-      .getByText("Save the team's MySQL and Redis connection strings above first, then restart the app.")
-      .waitFor();
+    await card.getByText("Save the team server's address and a worker token below", { exact: false }).waitFor();
     expect(await card.getByRole('button', { name: 'Join team as worker' }).isDisabled()).toBe(true);
+
+    // The way in without database passwords: the team server's address and a worker token, saved
+    // through the shell (the token shown by its last 4 characters only), then joined through it.
+    const server = card.locator('[data-testid="team-server"]');
+    await server.getByText("Join through the team's server").waitFor();
+    await server.getByLabel('Team server').fill('https://scheduler.example:8443');
+    await server.locator('[data-testid="secret-server"]').getByRole('button', { name: 'Save' }).click();
+    await server.getByText('https://scheduler.example:8443', { exact: true }).waitFor();
+    await server.getByLabel('Worker token').fill('axt_4f1c9e2b7d0a55c3e8f1WXYZ');
+    await server.locator('[data-testid="secret-token"]').getByRole('button', { name: 'Save' }).click();
+    await server.getByText('••••WXYZ').waitFor();
+    expect(await card.textContent()).not.toContain('4f1c9e2b');
+    expect((await shellRecord(page)).secretsSet.slice(-2)).toEqual([
+      ['server', 'https://scheduler.example:8443'],
+      ['token', 'axt_4f1c9e2b7d0a55c3e8f1WXYZ'],
+    ]);
+    await teamEmit({
+      state: 'joined',
+      workerId: 'anna-laptop',
+      labels: ['laptop', 'anna'],
+      server: 'https://scheduler.example:8443',
+      running: 2,
+      canJoin: true,
+      wanted: true,
+    });
+    await card
+      .getByText('In the team as worker anna-laptop through https://scheduler.example:8443: 2 running.')
+      .waitFor();
+    await shoot(page, 'settings-team-server-en');
+    await teamEmit({ state: 'left', canJoin: true, wanted: false });
 
     await page.getByRole('combobox', { name: 'Language' }).click();
     await page.getByTitle('简体中文').click();

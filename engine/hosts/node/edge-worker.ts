@@ -8,6 +8,7 @@ import os from 'node:os';
 import { remoteCoordinator, remoteStore } from '../../adapters/remote/remote-store.ts';
 import { WorkerLink } from '../../adapters/remote/worker-link.ts';
 import { systemClock } from '../../adapters/system-clock.ts';
+import { AxError } from '../../api/errors.ts';
 import type { EngineEvent } from '../../api/events.ts';
 import type { Welcome } from '../../api/worker-protocol.ts';
 import { Worker } from '../../core/execution/worker.ts';
@@ -49,6 +50,8 @@ export interface EdgeOptions {
   onIdentityLost?: () => void;
   /** the server refused the token (revoked, expired): the host should stop */
   onRefused?: (message: string) => void;
+  /** give up the first connection after this long, saying why (default: keep trying, as a service does) */
+  connectTimeoutMs?: number;
 }
 
 export interface EdgeWorker {
@@ -79,10 +82,14 @@ export async function openEdgeWorker(o: EdgeOptions): Promise<EdgeWorker> {
       version: VERSION,
     },
     onEvent: (e) => parts.deliver?.(e),
-    onStatus: (m) => say(m),
+    onStatus: (m) => {
+      lastStatus = m;
+      say(m);
+    },
     onRefused: (m) => o.onRefused?.(m),
   });
-  const welcome = await link.connect();
+  let lastStatus = '';
+  const welcome = await connectWithin(link, o.connectTimeoutMs, () => lastStatus);
   const config = { ...DEFAULT_CONFIG, ...welcome.config };
   const store = remoteStore(link);
   const { coordinator, deliver } = remoteCoordinator(link, () => link.close());
@@ -172,4 +179,27 @@ export async function openEdgeWorker(o: EdgeOptions): Promise<EdgeWorker> {
       runner.dispose?.();
     },
   };
+}
+
+/** The first welcome, or (after timeoutMs) the link closed and an error saying what it last heard. */
+async function connectWithin(link: WorkerLink, timeoutMs: number | undefined, last: () => string): Promise<Welcome> {
+  if (timeoutMs === undefined) return link.connect();
+  let timer: NodeJS.Timeout | undefined;
+  const gaveUp = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => {
+      link.close();
+      const heard = last().replace(/; reconnecting$/, '');
+      reject(
+        new AxError(
+          'unavailable',
+          `no answer from the server in ${Math.round(timeoutMs / 1000)} s${heard ? ` (${heard})` : ''}: check its address and that it runs`,
+        ),
+      );
+    }, timeoutMs);
+  });
+  try {
+    return await Promise.race([link.connect(), gaveUp]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

@@ -31,6 +31,7 @@
 //                                                        beside the solo engine (host-team.ts)
 //     {type: 'team-leave', drainTimeoutMs?}              the team worker drains, deregisters
 //     {type: 'task-secrets', values}                     the desktop app's task secrets changed
+//     {type: 'team-secrets', values}                     its team connection changed (next join)
 //                                                        (all of them, replacing the old ones)
 //   clients, utilityProcess: a MessageChannelMain pair per client, one end to a window, the
 //   other transferred here; each port then carries exactly what a WebSocket to /api carries
@@ -58,7 +59,7 @@ import { layeredSecrets, SecretsFile } from '../node/secrets-file.ts';
 import { VERSION } from '../node/version.ts';
 import { desktopChannel } from './desktop-channel.ts';
 import { HostClients, isClientMessage } from './host-clients.ts';
-import { DesktopTaskSecrets, takeDesktopHostSecrets, taskSecretValues } from './host-secrets.ts';
+import { DesktopTaskSecrets, takeDesktopHostSecrets, taskSecretValues, teamConnection } from './host-secrets.ts';
 import { HostTeam } from './host-team.ts';
 import { type ParentChannel, parentChannel, type PortLike } from './parent-channel.ts';
 
@@ -127,7 +128,7 @@ function run(channel: ParentChannel): void {
     return;
   }
   const team = new HostTeam({
-    secrets: desktopSecrets.settings,
+    connection: desktopSecrets.team,
     dataDir,
     post: (status) => channel.post(status),
     onAlert: (message) => channel.post({ type: 'alert', message }),
@@ -198,6 +199,7 @@ function run(channel: ParentChannel): void {
       });
     } else if (message.type === 'team-leave') void team.leave(drainOf(message.drainTimeoutMs));
     else if (message.type === 'task-secrets') taskSecrets.replace(taskSecretValues(message.values));
+    else if (message.type === 'team-secrets') team.setConnection(teamConnection(message.values));
     else deliver(message, ports);
   });
   channel.onGone(() => stop(HOST_DRAIN_TIMEOUT_MS));

@@ -1,8 +1,10 @@
 // The desktop app's secrets, as the engine host receives them: the shell decrypts its team
-// connection strings and task secrets (Electron safeStorage) and hands them over in one
+// connection (a server and a worker token, or the database's connection strings) and task secrets (Electron safeStorage) and hands them over in one
 // environment variable (DESKTOP_SECRETS_ENV). Taken out of the environment before anything else
 // runs, so neither the tasks (whose base environment is this process's) nor the launchers ever
-// see it. A task secret changed while the host runs arrives in a 'task-secrets' message.
+// see it. A task secret changed while the host runs arrives in a 'task-secrets' message, a changed
+// team connection in a 'team-secrets' one.
+import { DESKTOP_SECRET_KEYS, type TeamConnection } from '../../api/desktop-bridge.ts';
 import { DESKTOP_SECRETS_ENV } from '../../api/host-protocol.ts';
 import { SECRET_NAME } from '../../api/secrets.ts';
 import type { SecretSource } from '../../ports/secrets.ts';
@@ -11,9 +13,23 @@ import type { Settings } from '../node/settings.ts';
 const KEYS = ['mysql', 'redis'] as const;
 
 export interface DesktopHostSecrets {
+  /** the database connection strings, as settings (the solo engine's `ax migrate --to team`) */
   settings: Settings;
+  /** everything a join may use */
+  team: TeamConnection;
   /** task secrets by name */
   tasks: Record<string, string>;
+}
+
+/** The team connection's keys from untrusted JSON: non-empty strings of known keys only. */
+export function teamConnection(value: unknown): TeamConnection {
+  const out: TeamConnection = {};
+  if (typeof value !== 'object' || value === null) return out;
+  for (const key of DESKTOP_SECRET_KEYS) {
+    const v = (value as Record<string, unknown>)[key];
+    if (typeof v === 'string' && v !== '') out[key] = v;
+  }
+  return out;
 }
 
 /** Task secret values by name, from untrusted JSON: anything else is left out. */
@@ -29,7 +45,7 @@ export function taskSecretValues(value: unknown): Record<string, string> {
 export function takeDesktopHostSecrets(env: NodeJS.ProcessEnv = process.env): DesktopHostSecrets {
   const text = env[DESKTOP_SECRETS_ENV];
   delete env[DESKTOP_SECRETS_ENV];
-  const out: DesktopHostSecrets = { settings: {}, tasks: {} };
+  const out: DesktopHostSecrets = { settings: {}, team: {}, tasks: {} };
   if (!text) return out;
   let parsed: unknown;
   try {
@@ -42,6 +58,7 @@ export function takeDesktopHostSecrets(env: NodeJS.ProcessEnv = process.env): De
     const value = (parsed as Record<string, unknown>)[key];
     if (typeof value === 'string' && value !== '') out.settings[key] = value;
   }
+  out.team = teamConnection(parsed);
   out.tasks = taskSecretValues((parsed as { tasks?: unknown }).tasks);
   return out;
 }

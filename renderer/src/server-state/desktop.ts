@@ -32,10 +32,13 @@ export function useSetDesktopSecret(
   feedback: Feedback<DesktopSecretsStatus, string | null> = {},
 ) {
   const put = useSetDesktopSecrets();
+  const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (next: string | null) => settings.setSecret(name, next),
     onSuccess: (status, sent) => {
       put(status);
+      // whether Join can be offered follows what is saved
+      void queryClient.invalidateQueries({ queryKey: keys.desktopTeam() });
       feedback.onSuccess?.(status, sent);
     },
     onError: feedback.onError,

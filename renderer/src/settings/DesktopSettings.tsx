@@ -1,19 +1,19 @@
 // The desktop app's own settings (shown only in the app): where its engine's data lives, with the
 // `ax --data-dir` line that works on it; how its secrets are kept (safeStorage's backend, said
-// plainly when it is only plain text); the team connection strings, stored encrypted by the shell.
-import { Alert, App, Button, Card, Col, Descriptions, Flex, Input, Space, Typography } from 'antd';
-import { useState } from 'react';
+// plainly when it is only plain text); the team's database connection strings, stored encrypted by
+// the shell (the server and token of a join through a server are in the team card, DesktopTeam.tsx).
+import { Alert, Card, Col, Descriptions, Flex, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import {
-  DESKTOP_SECRET_KEYS,
-  type DesktopSecretKey,
+  DESKTOP_DATABASE_KEYS,
   type DesktopSecretsStatus,
   type DesktopSettingsBridge,
 } from '../../../engine/api/desktop-bridge.ts';
 import { useDesktop } from '../desktop/desktop-context.ts';
+import { SecretField } from './SecretField.tsx';
 import { TaskSecretsSettings } from './TaskSecretsSettings.tsx';
-import { useDesktopSecrets, useSetDesktopSecret, useSetDesktopSecrets } from '../server-state/index.ts';
-import { errorMessage, QueryView } from '../shared/feedback.tsx';
+import { useDesktopSecrets, useSetDesktopSecrets } from '../server-state/index.ts';
+import { QueryView } from '../shared/feedback.tsx';
 import { DesktopLocalApi } from './DesktopLocalApi.tsx';
 import { DesktopTeam } from './DesktopTeam.tsx';
 
@@ -32,7 +32,7 @@ export function DesktopSettings() {
   return (
     <>
       <DesktopSettingsCard settings={desktop.bridge.settings} />
-      {team && <DesktopTeam team={team} />}
+      {team && <DesktopTeam team={team} settings={desktop.bridge.settings} />}
       {localApi && <DesktopLocalApi localApi={localApi} onEngineStatus={desktop.bridge.onEngineStatus} />}
     </>
   );
@@ -113,7 +113,7 @@ function DesktopSettingsBody({ status, settings }: { status: DesktopSecretsStatu
         <Alert type="warning" showIcon title={t('desktop.unreadable', { keys: status.unreadable.join(', ') })} />
       )}
       {status.available &&
-        DESKTOP_SECRET_KEYS.map((key) => (
+        DESKTOP_DATABASE_KEYS.map((key) => (
           <SecretField key={key} name={key} stored={status.stored[key]} settings={settings} />
         ))}
       <Typography.Paragraph type="secondary" style={{ marginBottom: 0 }}>
@@ -121,54 +121,5 @@ function DesktopSettingsBody({ status, settings }: { status: DesktopSecretsStatu
       </Typography.Paragraph>
       <TaskSecretsSettings status={status} settings={settings} onStatus={putStatus} />
     </Flex>
-  );
-}
-
-function SecretField({
-  name,
-  stored,
-  settings,
-}: {
-  name: DesktopSecretKey;
-  stored: string | undefined;
-  settings: DesktopSettingsBridge;
-}) {
-  const { t } = useTranslation('settings');
-  const { message } = App.useApp();
-  const [value, setValue] = useState('');
-  const save = useSetDesktopSecret(settings, name, {
-    onSuccess: (_next, sent) => {
-      setValue('');
-      void message.success(t(sent === null ? 'desktop.forgotten' : 'desktop.saved'));
-    },
-    onError: (error) => void message.error(errorMessage(error)),
-  });
-  return (
-    <div data-testid={`secret-${name}`}>
-      <Typography.Text strong>{t(`field.${name}`)}</Typography.Text>{' '}
-      <Typography.Text type="secondary">{stored ? <code>{stored}</code> : t('none')}</Typography.Text>
-      <Space.Compact style={{ width: '100%', marginTop: 4 }}>
-        <Input.Password
-          aria-label={t(`field.${name}`)}
-          placeholder={t(`desktop.placeholder.${name}`)}
-          value={value}
-          autoComplete="off"
-          onChange={(e) => setValue(e.target.value)}
-        />
-        <Button
-          type="primary"
-          disabled={value.trim() === ''}
-          loading={save.isPending}
-          onClick={() => save.mutate(value.trim())}
-        >
-          {t('desktop.save')}
-        </Button>
-        {stored && (
-          <Button danger onClick={() => save.mutate(null)}>
-            {t('desktop.forget')}
-          </Button>
-        )}
-      </Space.Compact>
-    </div>
   );
 }

@@ -1,22 +1,49 @@
-// This laptop as a temporary worker of the team (desktop app only): its state, the labels it
-// offers, and Join / Leave. The shell carries it out (electron/team-membership.ts); the state
+// This laptop as a temporary worker of the team (desktop app only): the team server's address and
+// a worker token (the way in without database passwords), its state, the labels it offers, and
+// Join / Leave. The shell carries it out (electron/team-membership.ts); the state
 // comes back as window.axDesktop.team events.
 import { Alert, App, Button, Card, Checkbox, Col, Flex, Input, Space, Tag, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { DesktopTeamBridge, DesktopTeamStatus } from '../../../engine/api/desktop-bridge.ts';
-import { useDesktopTeam, useJoinOrLeaveTeam } from '../server-state/index.ts';
+import {
+  DESKTOP_SERVER_KEYS,
+  type DesktopSettingsBridge,
+  type DesktopTeamBridge,
+  type DesktopTeamStatus,
+} from '../../../engine/api/desktop-bridge.ts';
+import { useDesktopSecrets, useDesktopTeam, useJoinOrLeaveTeam } from '../server-state/index.ts';
 import { errorMessage, QueryView } from '../shared/feedback.tsx';
+import { SecretField } from './SecretField.tsx';
 
-export function DesktopTeam({ team }: { team: DesktopTeamBridge }) {
+export function DesktopTeam({ team, settings }: { team: DesktopTeamBridge; settings: DesktopSettingsBridge }) {
   const { t } = useTranslation('team-join');
   const status = useDesktopTeam(team);
   return (
     <Col xs={24}>
       <Card title={t('title')} size="small" data-testid="desktop-team">
-        <QueryView query={status}>{(data) => <TeamBody status={data} team={team} />}</QueryView>
+        <Flex vertical gap={16}>
+          <ServerFields settings={settings} />
+          <QueryView query={status}>{(data) => <TeamBody status={data} team={team} />}</QueryView>
+        </Flex>
       </Card>
     </Col>
+  );
+}
+
+/** The way in that needs no database password: the team server's address, a worker token, a private CA. */
+function ServerFields({ settings }: { settings: DesktopSettingsBridge }) {
+  const { t } = useTranslation('team-join');
+  const secrets = useDesktopSecrets(settings);
+  const data = secrets.data;
+  if (!data?.available) return null;
+  return (
+    <Flex vertical gap={8} data-testid="team-server">
+      <Typography.Text strong>{t('viaServer.title')}</Typography.Text>
+      <Typography.Text type="secondary">{t('viaServer.intro')}</Typography.Text>
+      {DESKTOP_SERVER_KEYS.map((key) => (
+        <SecretField key={key} name={key} stored={data.stored[key]} settings={settings} />
+      ))}
+    </Flex>
   );
 }
 
@@ -39,7 +66,11 @@ function TeamBody({ status, team }: { status: DesktopTeamStatus; team: DesktopTe
   return (
     <Flex vertical gap={12}>
       <Typography.Text data-testid="team-state">
-        {t(`state.${status.state}`, { workerId: status.workerId ?? '', running: status.running ?? 0 })}{' '}
+        {t(status.state === 'joined' && status.server ? 'state.joinedVia' : `state.${status.state}`, {
+          workerId: status.workerId ?? '',
+          running: status.running ?? 0,
+          server: status.server ?? '',
+        })}{' '}
         {status.state === 'joined' && status.labels?.map((l) => <Tag key={l}>{l}</Tag>)}
         {status.state === 'joined' && status.acceptUnlabelled && <Tag color="orange">{t('unlabelledTag')}</Tag>}
       </Typography.Text>
