@@ -17,7 +17,7 @@ export const SET_LANGUAGE = 'ax:set-language';
 export const NAVIGATE = 'ax:navigate';
 /** renderer → main, invoke: the DesktopSecretsStatus (backend, what is stored, the data dir) */
 export const SECRETS_STATUS = 'ax:secrets-status';
-/** renderer → main, invoke (key, value | null): store a team connection string encrypted, or forget it */
+/** renderer → main, invoke (key, value | null): store a team connection value (server, token, CA file, MySQL, Redis) encrypted, or forget it */
 export const SET_SECRET = 'ax:set-secret';
 /** renderer → main, invoke: the DesktopTeamStatus */
 export const TEAM_STATUS = 'ax:team-status';

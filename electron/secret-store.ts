@@ -1,4 +1,4 @@
-// The desktop app's secrets: the team connection strings (MySQL, Redis URLs with passwords) and
+// The desktop app's secrets: the team connection (a server address, a worker token, a CA file; or the MySQL and Redis URLs with passwords) and
 // the task secrets that workflows refer to (`env: { API_TOKEN: { secret: api-token } }`),
 // encrypted with Electron's safeStorage in <userData>/secrets.json (mode 0600), never in the
 // plain settings.json the CLI writes. The engine host gets them decrypted in its environment

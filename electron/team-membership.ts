@@ -31,7 +31,7 @@ export interface TeamHost {
 
 export interface TeamMembershipDeps {
   host: TeamHost;
-  /** both team connection strings are saved (secret-store.ts) */
+  /** a server address and a worker token, or both database connection strings, are saved (secret-store.ts) */
   hasConnection(): boolean;
   state: { get(): Readonly<ShellState>; update(patch: ShellState): void };
 }
