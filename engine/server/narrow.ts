@@ -124,8 +124,17 @@ export async function eventVisible(authz: Authorizer, p: Principal, event: Engin
       const workflow = await authz.owners.workflowOfRun(event.runId);
       return workflow === undefined ? p.token?.workflow === undefined : authz.canSee(p, workflow);
     }
+    case 'alert': {
+      // The engine's free-text alerts ("worker w1: task load of billing.daily …") may name any
+      // workflow and cannot be narrowed by their text: they reach only those who may see every
+      // workflow (no one-workflow token, in every private group). The structured ones
+      // (alert-recorded → listAlerts) are narrowed by their workflow.
+      if (p.token?.workflow !== undefined) return false;
+      const privateGroups = await authz.owners.privateGroups();
+      return [...privateGroups].every((g) => p.groups.includes(g));
+    }
     default:
-      // log lines: their topic (log:ID) was checked when watched; workers, alerts, scheduling
+      // log lines: their topic (log:ID) was checked when watched; workers, recorded alerts, scheduling
       return true;
   }
 }

@@ -9,7 +9,7 @@ import { AxError } from '../../engine/api/errors.ts';
 import type { LineageGraph } from '../../engine/api/lineage.ts';
 import type { RunCalendar } from '../../engine/api/run-views.ts';
 import { Authorizer, scopeAllows } from '../../engine/server/authorize.ts';
-import { narrowAnswer } from '../../engine/server/narrow.ts';
+import { eventVisible, narrowAnswer } from '../../engine/server/narrow.ts';
 import type { OwnerSources } from '../../engine/server/workflow-owners.ts';
 import { SignInLimiter } from '../../engine/server/sign-in-limit.ts';
 
@@ -170,5 +170,24 @@ describe('the sign-in limiter', () => {
     now += 10 * 60_000;
     limiter.failed('10.0.0.1');
     expect(limiter.retryAfter('10.0.0.1')).toBe(0);
+  });
+  it('free-text engine alerts (which may name any workflow) reach only those who may see every workflow', async () => {
+    const authz = new Authorizer(sources);
+    const alert = { type: 'alert' as const, message: 'worker w1: task pay of billing.daily lost its heartbeat', at: 1 };
+    // billing is private: its members and admins hear it; a viewer of data-team does not
+    expect(await eventVisible(authz, person('viewer', ['billing']), alert)).toBe(true);
+    expect(await eventVisible(authz, person('admin'), alert)).toBe(true);
+    expect(await eventVisible(authz, person('operator', ['data-team']), alert)).toBe(false);
+    // a token limited to one workflow hears only that workflow's events, never free text
+    expect(await eventVisible(authz, person('viewer', ['billing'], ['read'], 'billing.daily'), alert)).toBe(false);
+    // the recorded alerts (their rows are narrowed by listAlerts) and workers still reach everyone
+    const recorded = {
+      type: 'alert-recorded' as const,
+      alertId: 1,
+      rule: 'test' as const,
+      state: 'sent' as const,
+      at: 1,
+    };
+    expect(await eventVisible(authz, person('viewer', ['data-team']), recorded)).toBe(true);
   });
 });
