@@ -4,6 +4,13 @@
 // - ResizeObserver: antd's textarea and React Flow watch sizes with it;
 // - element sizes: jsdom lays nothing out, so every box is 0×0 and a virtualised list (the log
 //   viewer) would show no rows. Elements here are one fixed size, like a window of 1024×768.
+import { configure } from '@testing-library/react';
+
+// findBy* and waitFor give up after 1 s by default: one slow render on a loaded 2-core CI (a
+// select's options, a toast after an engine round trip) failed tests whose page was only late,
+// not wrong. A find that succeeds returns at once; this only bounds how long a failing one waits.
+configure({ asyncUtilTimeout: 15_000 });
+
 const VIEW = { width: 1024, height: 768 };
 
 if (!window.matchMedia) {
