@@ -65,6 +65,7 @@ it('a DISPATCHED attempt whose worker died holding its start lock is requeued wi
     startedAt: T0,
     lastHeartbeat: T0,
     status: 'online',
+    acceptUnlabelled: true,
   };
   expect(await store.claimWorker(worker, 'claim-1', undefined)).toBe(true);
   expect(await store.claimDueInstances('w1', [{ id: inst?.id as number, attempt: 1 }], T0)).toEqual([inst?.id]);
