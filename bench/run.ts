@@ -1,8 +1,9 @@
 // `npm run bench [-- --quick] [-- --only NAME[,NAME]] [-- --json FILE]`: runs the benchmarks
 // one after another and prints their figures. Figures, not pass/fail: nothing here is a test.
-// The diagnostics (sql-profile), sqlite-drivers, team-load and team-sim (they need MariaDB + Redis and take
-// minutes) run only when named with --only; team-sim takes its sizes as --sim-* flags (bench/team-sim.ts). The ui-* ones drive headless Chromium against `ax serve`. The
-// peer ones need Redis (BullMQ), peer-team MariaDB too.
+// The diagnostics (sql-profile), sqlite-drivers, team-load and team-sim (they need MariaDB + Redis
+// and take minutes) run only when named with --only; team-sim takes its sizes as --sim-* flags
+// (bench/team-sim.ts). The ui-* ones drive headless Chromium against `ax serve`. The peer ones
+// need Redis (BullMQ), peer-team MariaDB too.
 import fs from 'node:fs';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
