@@ -79,6 +79,44 @@ describe.skipIf(!available)('simulated workers', () => {
   );
 
   it(
+    'a simulated task is stopped by its timeout and by a cancel, as a real one is',
+    async () => {
+      await team.serveAll([
+        { role: 'scheduler', name: 'scheduler', noWork: true },
+        { role: 'worker', workerId: 'simT', simulate: 2, concurrency: 2 },
+      ]);
+      await team.waitWorkersOnline(ids('simT', 2));
+      const slow = { duration: '10m', jitter: 0, lines: 2 };
+      await team.apply(
+        {
+          workflow: 'sim-stops',
+          tasks: {
+            timed: { command: 'true', timeout: '2s', simulate: slow },
+            cancelled: { command: 'true', simulate: slow },
+          },
+        },
+        'sim-stops.json',
+      );
+      const runId = await team.startRun('sim-stops');
+      await team.waitInstances(
+        runId,
+        (l) => l.some((i) => i.taskName === 'timed' && i.state === 'TIMEOUT') && l.some((i) => i.state === 'RUNNING'),
+        'the timed task did not end TIMEOUT beside the running one',
+        60_000,
+      );
+      const r = await team.ax(['cancel', String(runId)]);
+      expect(r.code, r.stderr).toBe(0);
+      const run = await team.waitRun(runId, 60_000);
+      expect(run.state).toBe('CANCELLED');
+      const byTask = new Map((await team.store.listInstances(runId)).map((i) => [i.taskName, i]));
+      expect(byTask.get('timed')?.state).toBe('TIMEOUT');
+      expect(byTask.get('cancelled')?.state).toBe('CANCELLED');
+      expect(byTask.get('timed')?.workerId).toMatch(/^simT-sim-[12]$/);
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
     'a simulating process killed with SIGKILL is that many lost workers: their tasks fail over, each still ends once',
     async () => {
       const [, victim, survivor] = await team.serveAll([
