@@ -1,8 +1,9 @@
 // `npm run bench [-- --quick] [-- --only NAME[,NAME]] [-- --json FILE]`: runs the benchmarks
 // one after another and prints their figures. Figures, not pass/fail: nothing here is a test.
-// The diagnostics (sql-profile), sqlite-drivers and team-load (it needs MariaDB + Redis and takes minutes) run
-// only when named with --only. The ui-* ones drive headless Chromium against `ax serve`. The
-// peer ones need Redis (BullMQ), peer-team MariaDB too.
+// The diagnostics (sql-profile), sqlite-drivers, team-load and team-sim (they need MariaDB + Redis
+// and take minutes) run only when named with --only; team-sim takes its sizes as --sim-* flags
+// (bench/team-sim.ts). The ui-* ones drive headless Chromium against `ax serve`. The peer ones
+// need Redis (BullMQ), peer-team MariaDB too.
 import fs from 'node:fs';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
@@ -17,6 +18,7 @@ import { benchSoloThroughput } from './solo-throughput.ts';
 import { benchSqlProfile } from './sql-profile.ts';
 import { benchSqliteDrivers } from './sqlite-drivers.ts';
 import { benchTeamLoad } from './team-load.ts';
+import { benchTeamSim } from './team-sim.ts';
 import { benchUiDashboard } from './ui-dashboard.ts';
 import { benchUiHistory } from './ui-history.ts';
 import { benchUiLayout } from './ui-layout.ts';
@@ -42,6 +44,8 @@ const BENCHMARKS: Record<string, (options: BenchOptions) => Promise<BenchTable>>
   // logs and peer under each runtime and SQLite driver (only when named: it runs them again per driver)
   'sqlite-drivers': benchSqliteDrivers,
   'team-load': benchTeamLoad,
+  // schedulers + one process of simulated workers (ax serve --simulate), offered rising rates (only when named)
+  'team-sim': benchTeamSim,
   // a database worker and an edge worker (URL + token) on the same workload (only when named)
   'edge-worker': benchEdgeWorker,
   // headless Chromium against `ax serve` (skipped with the reason when Chromium is missing)
@@ -95,6 +99,13 @@ async function main(): Promise<void> {
       quick: { type: 'boolean', default: false },
       only: { type: 'string' },
       json: { type: 'string' },
+      // team-sim's sizes (bench/team-sim.ts)
+      'sim-workers': { type: 'string' },
+      'sim-slots': { type: 'string' },
+      'sim-schedulers': { type: 'string' },
+      'sim-rates': { type: 'string' },
+      'sim-tasks': { type: 'string' },
+      'sim-duration': { type: 'string' },
     },
   });
   const names = values.only ? values.only.split(',') : DEFAULT;
@@ -106,6 +117,7 @@ async function main(): Promise<void> {
   const options: BenchOptions = {
     quick: values.quick,
     progress: (m) => process.stderr.write(`[${fmt((Date.now() - started) / 1000, 0).padStart(4)} s] ${m}\n`),
+    args: { ...values, quick: undefined },
   };
   const load = os
     .loadavg()

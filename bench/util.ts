@@ -11,6 +11,8 @@ export interface BenchOptions {
   quick: boolean;
   /** progress lines (stderr), so a long run shows where it is */
   progress: (message: string) => void;
+  /** the sizes a benchmark takes as flags (team-sim's --sim-workers, …), by name without the dashes */
+  args?: Record<string, string | undefined>;
 }
 
 /** What every benchmark returns and bench/run.ts prints. */

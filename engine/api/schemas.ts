@@ -12,6 +12,7 @@ import {
   DEFAULT_RETRY_DELAY_MS,
   MAX_DURATION_MS,
   MAX_LOG_LIMIT,
+  MAX_SIMULATED_LINES,
   MIN_LOG_LIMIT,
   PARAM_TYPES,
   RUN_IF_RULES,
@@ -70,6 +71,14 @@ const task = z.looseObject({
       workflow: z.string().max(200),
       params: z.record(z.string().max(200), z.string().max(100_000)).optional(),
       logicalTimeOffsetMs: z.number().int().min(-MAX_DURATION_MS).max(MAX_DURATION_MS).optional(),
+    })
+    .optional(),
+  simulate: z
+    .strictObject({
+      durationMs: duration,
+      jitter: z.number().min(0).max(1),
+      lines: z.number().int().min(0).max(MAX_SIMULATED_LINES),
+      failRate: z.number().min(0).max(1),
     })
     .optional(),
 });

@@ -141,6 +141,26 @@ export interface TaskSpec {
   when?: TaskCondition;
   /** `call:`: this task runs another workflow instead of a command (its command is then "") */
   call?: TaskCall;
+  /** `simulate:`: what a simulated worker (ax serve --simulate) does instead; other workers ignore it */
+  simulate?: TaskSimulation;
+}
+
+/**
+ * A task as a simulated worker runs it (`ax serve --simulate N`, a capacity-planning tool): no
+ * process; it lasts its duration, writes its lines through the real log path, and exits 0, or 1
+ * for a share of its runs.
+ */
+/** the most log lines one simulated attempt writes: enough for a log-heavy load, bounded against a typo */
+export const MAX_SIMULATED_LINES = 1_000_000;
+
+export interface TaskSimulation {
+  durationMs: number;
+  /** the duration varies by up to this share either way: 0.5 is ±50% */
+  jitter: number;
+  /** log lines written, spread over the duration */
+  lines: number;
+  /** the share of runs that exit 1, from 0 to 1 */
+  failRate: number;
 }
 
 /**

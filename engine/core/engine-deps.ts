@@ -48,6 +48,12 @@ export interface EngineDeps {
   config?: Partial<EngineConfig>;
   /** the embedded worker; omit for a scheduler-only or client-only engine */
   worker?: EmbeddedWorkerOptions;
+  /**
+   * More identities of the embedded worker in this process (ax serve --simulate N): each a Worker
+   * of its own (its id, heartbeat, queue and slots) with the embedded worker's other options,
+   * over the same store, coordinator, runner and log writer.
+   */
+  moreWorkerIds?: string[];
   /** identity of this engine for the leader lease */
   nodeId: string;
   /**

@@ -26,6 +26,8 @@ interface LifeParts {
   clock: Clock;
   runs: RunManager;
   worker: Worker | undefined;
+  /** the embedded worker and its more identities (ax serve --simulate) */
+  workers: Worker[];
   presence: NodePresenceBeat | undefined;
   scheduler: Scheduler;
   logs: LogWriter;
@@ -41,17 +43,19 @@ export class EngineLifecycle {
 
   /** Recovers what a dead engine left, then starts the worker and the scheduler. */
   async start(): Promise<RecoveryReport> {
-    const { deps, worker } = this.parts;
+    const { deps, worker, workers } = this.parts;
     const scope = deps.recovery ?? 'all';
     // Recovery acts on what this worker id left: only once the id is this process's (two nodes
     // under one id would otherwise kill each other's tasks here).
-    await worker?.claim();
+    for (const w of workers) await w.claim();
     const { store, runner, runs, clock, config } = this.parts;
+    // team mode: what each of this process's worker ids left (more than one: ax serve --simulate)
+    const own = workers.map((w) => w.id);
     const report =
       scope === 'all' || worker
-        ? await recoverOrphans(store, runner, runs, clock, config.killGraceMs, scope === 'own' ? worker?.id : undefined)
+        ? await recoverOrphans(store, runner, runs, clock, config.killGraceMs, scope === 'own' ? own : undefined)
         : { failed: 0, requeued: 0, killed: 0 };
-    await worker?.start();
+    for (const w of workers) await w.start();
     if (deps.runScheduler !== false) {
       await this.parts.presence?.start();
       await this.parts.scheduler.start();
@@ -67,7 +71,7 @@ export class EngineLifecycle {
     await this.parts.scheduler.stop();
     // Best effort: with Redis away the presence expires by its TTL.
     await this.parts.presence?.stop().catch(() => undefined);
-    await this.parts.worker?.drain(drainTimeoutMs);
+    await Promise.all(this.parts.workers.map((w) => w.drain(drainTimeoutMs)));
     await this.parts.logs.flush();
     await this.parts.alerts.stop();
     this.started = false;

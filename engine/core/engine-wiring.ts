@@ -68,6 +68,8 @@ export interface EngineParts {
   scheduler: Scheduler;
   logs: LogWriter;
   worker: Worker | undefined;
+  /** the embedded worker first, then the identities of moreWorkerIds (ax serve --simulate); empty without a worker */
+  workers: Worker[];
   views: EngineViews;
   events: EventTriggers;
   live: LiveEvents;
@@ -178,7 +180,7 @@ export function wireEngine(hostDeps: EngineDeps): EngineParts {
     onDropped: () => metrics.logLinesDropped(1),
     ...(workerDeps && { mask }),
   });
-  const worker =
+  const workerOf = (id: string): Worker | undefined =>
     workerDeps &&
     new Worker(
       store,
@@ -189,6 +191,7 @@ export function wireEngine(hostDeps: EngineDeps): EngineParts {
       clock,
       {
         ...workerDeps,
+        id,
         maxConcurrency: workerDeps.maxConcurrency ?? config.maxConcurrency,
         workerHeartbeatMs: config.workerHeartbeatMs,
         taskHeartbeatMs: config.taskHeartbeatMs,
@@ -203,6 +206,10 @@ export function wireEngine(hostDeps: EngineDeps): EngineParts {
       wakeDispatcher,
       alert,
     );
+  const worker = workerDeps && workerOf(workerDeps.id);
+  const workers = worker
+    ? [worker, ...(deps.moreWorkerIds ?? []).map((id) => workerOf(id) as Worker)]
+    : ([] as Worker[]);
   const backstops = new BackstopPass(
     store,
     coordinator,
@@ -298,6 +305,7 @@ export function wireEngine(hostDeps: EngineDeps): EngineParts {
     scheduler,
     logs,
     worker,
+    workers,
     views,
     events,
     live,

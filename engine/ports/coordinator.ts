@@ -69,6 +69,13 @@ export interface Coordinator {
   /** Start lock keyed by instance id (SET NX with a TTL). */
   acquireStartLock(instanceId: number, attempt: number, ttlMs: number): Promise<boolean>;
   releaseStartLock(instanceId: number, attempt: number): Promise<void>;
+  /**
+   * Removes the attempt's start lock whoever holds it: for the scheduler once the holder's worker
+   * is judged lost before the start (a worker that died between its lock and its start would
+   * otherwise keep the attempt from every other worker for the lock's whole TTL, up to a day;
+   * the lost one can no longer start it, as the DISPATCHED→RUNNING step is fenced by worker id).
+   */
+  clearStartLock(instanceId: number, attempt: number): Promise<void>;
 
   /**
    * Leader lease: returns a fencing token (greater than every earlier one) when holder gets or

@@ -1,4 +1,4 @@
-import type { LogStream } from '../api/types.ts';
+import type { LogStream, TaskSimulation } from '../api/types.ts';
 
 export interface ProcessSpec {
   /** run by the user's shell ($SHELL -c, falling back to /bin/sh; cmd.exe on Windows) */
@@ -19,6 +19,8 @@ export interface ProcessSpec {
    * (ProcessExit.output), and it is removed with the env files.
    */
   outputFile?: { env: string; maxBytes: number };
+  /** the task's `simulate:`: read only by a simulated runner (ax serve --simulate); a real one runs the command */
+  simulate?: TaskSimulation;
 }
 
 export interface ProcessOutputHandlers {

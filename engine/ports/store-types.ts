@@ -11,6 +11,7 @@ import type {
   ScheduleSpec,
   TaskCondition,
   TaskCall,
+  TaskSimulation,
   TriggerType,
   WorkerRecord,
 } from '../api/types.ts';
@@ -40,6 +41,8 @@ export interface TaskDefinition {
   when?: TaskCondition;
   /** a call: task: it starts a child run of this workflow instead of a process */
   call?: TaskCall;
+  /** `simulate:`, read by a simulated worker's runner (from the workflow's spec: it has no column of its own) */
+  simulate?: TaskSimulation;
 }
 
 /**

@@ -256,6 +256,15 @@ export function coordinatorContract(name: string, setup: () => Promise<Coordinat
         expect(await c.acquireStartLock(1, 2, LONG_TTL)).toBe(false);
       });
 
+      it("is cleared whoever holds it (a lost worker's, by the scheduler), that attempt only", async () => {
+        expect(await c.acquireStartLock(7, 1, LONG_TTL)).toBe(true);
+        expect(await c.acquireStartLock(7, 2, LONG_TTL)).toBe(true);
+        await c.clearStartLock(7, 1);
+        expect(await c.acquireStartLock(7, 1, LONG_TTL)).toBe(true);
+        expect(await c.acquireStartLock(7, 2, LONG_TTL)).toBe(false);
+        await c.clearStartLock(8, 1); // none held: nothing happens
+      });
+
       it('frees itself when its TTL runs out', async () => {
         expect(await c.acquireStartLock(5, 1, shortTtl)).toBe(true);
         expect(await c.acquireStartLock(5, 1, shortTtl)).toBe(false);

@@ -184,6 +184,10 @@ export class MemoryCoordinator implements Coordinator {
     this.startLocks.delete(`${instanceId}:${attempt}`);
   }
 
+  async clearStartLock(instanceId: number, attempt: number): Promise<void> {
+    this.startLocks.delete(`${instanceId}:${attempt}`);
+  }
+
   async acquireLease(name: string, holder: string, ttlMs: number): Promise<number | null> {
     const now = this.now();
     const lease = this.leases.get(name);

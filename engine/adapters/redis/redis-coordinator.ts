@@ -212,6 +212,11 @@ export class RedisCoordinator implements Coordinator {
     await this.commands.script(RELEASE_LOCK, [this.keys.startLock(instanceId, attempt)], [this.owner]);
   }
 
+  async clearStartLock(instanceId: number, attempt: number): Promise<void> {
+    const key = this.keys.startLock(instanceId, attempt);
+    await this.commands.call('clearStartLock', (r) => r.del(key));
+  }
+
   async acquireLease(name: string, holder: string, ttlMs: number): Promise<number | null> {
     const token = await this.commands.script(
       ACQUIRE_LEASE,

@@ -60,6 +60,20 @@ const GRAPH_PAGE = 1_000;
  * engine's thread for a second (SQLite reads are synchronous). The pages are separate reads: when
  * an apply changed the workflow meanwhile (its version moved), the graph is read again.
  */
+/**
+ * A task's `simulate:` has no column: it is read from the spec as applied, and only when the
+ * spec has one (a simulated worker's runner reads it; a large spec without any is not parsed).
+ */
+function addSimulations(specJson: string, tasks: TaskDefinition[]): void {
+  if (!specJson.includes('"simulate"')) return;
+  const spec = JSON.parse(specJson) as WorkflowSpec;
+  const byName = new Map(tasks.map((t) => [t.name, t]));
+  for (const t of spec.tasks) {
+    const task = t.simulate && byName.get(t.name);
+    if (task) task.simulate = t.simulate;
+  }
+}
+
 export async function getWorkflowGraph(db: Db, workflowId: number): Promise<WorkflowGraph | undefined> {
   for (;;) {
     const wf = await db.selectFrom('workflow').selectAll().where('id', '=', workflowId).executeTakeFirst();
@@ -109,6 +123,7 @@ export async function getWorkflowGraph(db: Db, workflowId: number): Promise<Work
       .orderBy('position')
       .execute();
     const byId = new Map(tasks.map((t) => [t.id, t]));
+    addSimulations(wf.spec_json, tasks);
     for (const c of cross) {
       const t = byId.get(c.task_id);
       if (!t) continue;

@@ -147,6 +147,7 @@ export class TaskExecutor {
           maxLineBytes: this.options.maxLineBytes,
           ...(envFiles && { envFiles }),
           outputFile: { env: 'AX_OUTPUT', maxBytes: OUTPUT_MAX_BYTES },
+          ...(task.simulate && { simulate: task.simulate }),
         },
         { onLine: (stream, line, bytes) => this.logs.append(inst.id, stream, line, bytes), ...(mask && { mask }) },
       );
@@ -212,7 +213,14 @@ export class TaskExecutor {
     try {
       verdict = await checkPrecondition(task.when, env, {
         runner: this.runner,
-        spec: { cwd: task.cwd, env, maxLineBytes: this.options.maxLineBytes, ...(envFiles && { envFiles }) },
+        spec: {
+          cwd: task.cwd,
+          env,
+          maxLineBytes: this.options.maxLineBytes,
+          ...(envFiles && { envFiles }),
+          // On a simulated worker (ax serve --simulate) a when: command passes at once, silently.
+          simulate: { durationMs: 0, jitter: 0, lines: 0, failRate: 0 },
+        },
         onLine: (stream, line, bytes) => this.logs.append(inst.id, stream, line, bytes),
         started: (process) => {
           entry.process = process;

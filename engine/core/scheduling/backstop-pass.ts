@@ -8,10 +8,14 @@ import type { Coordinator } from '../../ports/coordinator.ts';
 import { EXTERNAL_TASK_ID, type InstanceStore, type WorkerStore } from '../../ports/store.ts';
 import { type AlertHooks, NO_ALERTS } from '../alerts/alert-rules.ts';
 import { judgeActive, type WorkerView } from '../model/backstops.ts';
+import type { ReasonCode } from '../../api/reason-code.ts';
 import { type EngineConfig, workerLostAfterMs } from '../model/config.ts';
 import type { Dispatcher } from '../dispatch/dispatcher.ts';
 import type { RunManager } from '../runs/run-manager.ts';
 import type { WorkflowCache } from '../workflow/workflow-cache.ts';
+
+/** A DISPATCHED instance's worker judged lost: whatever start lock it took is freed with the requeue. */
+const LOST_BEFORE_START: ReasonCode['code'][] = ['worker_lost_before_start', 'worker_unregistered_before_start'];
 
 /** A worker silent for longer than this was lost long ago: no alert. */
 const LOST_NEWS_MS = 3_600_000;
@@ -122,6 +126,10 @@ export class BackstopPass {
               ...(verdict.failover && { failedOver: true }),
             });
       if (!done) continue;
+      // Its lost worker may have died holding the attempt's start lock (taken, not yet started):
+      // freed now, or the next worker's delivery of the same attempt is refused until it expires.
+      if (LOST_BEFORE_START.includes(verdict.reasonCode.code))
+        await this.coordinator.clearStartLock(inst.id, inst.attempt).catch(() => undefined);
       this.alert(`instance ${inst.id} (${inst.taskName}): ${verdict.reason}`);
       this.wakeDispatcher();
     }

@@ -20,12 +20,16 @@ export async function recoverOrphans(
   runs: RunManager,
   clock: Clock,
   killGraceMs: number,
-  /** team mode: only the instances this worker id left; solo: undefined (all of them) */
-  workerId?: string,
+  /**
+   * team mode: only the instances this worker id left (or these ids: a simulating process's
+   * identities); solo: undefined (all of them)
+   */
+  workerId?: string | readonly string[],
 ): Promise<RecoveryReport> {
   const report: RecoveryReport = { failed: 0, requeued: 0, killed: 0 };
+  const ids = workerId === undefined ? undefined : new Set<string | undefined>([workerId].flat());
   for (const inst of await store.instancesInStates(['DISPATCHED', 'RUNNING'])) {
-    if (workerId !== undefined && inst.workerId !== workerId) continue;
+    if (ids && !ids.has(inst.workerId)) continue;
     // A monitor's run goes on outside the engine: a restart ends nothing of it (design.md §13).
     if (inst.taskId === EXTERNAL_TASK_ID) continue;
     // A call: task runs no process: it waits for its child run, which a restart does not end.

@@ -7,7 +7,7 @@ import { formatDuration } from '../model/duration.ts';
 import { join, type Reader, typeName, type YMap } from './workflow-reader.ts';
 
 /** Fields that describe a process: a call starts none. */
-const PROCESS_ONLY = ['command', 'cwd', 'env', 'labels', 'log_limit'] as const;
+const PROCESS_ONLY = ['command', 'cwd', 'env', 'labels', 'log_limit', 'simulate'] as const;
 
 /**
  * The task's call, when it has `call:`; its problems go to the reader. `params:` without `call:`

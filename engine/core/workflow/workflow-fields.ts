@@ -14,6 +14,7 @@ import { readUpstreamList } from './cross-upstream.ts';
 import { readCall } from './task-call.ts';
 import { parseSize } from '../../api/size.ts';
 import { readTaskRules, TASK_RULE_KEYS } from './task-rules-fields.ts';
+import { readSimulate } from './task-simulate-fields.ts';
 import { join, NAME, nameHint, type Reader, typeName, type YMap } from './workflow-reader.ts';
 import { effectiveSettings, noSettings, readSettings, WORKFLOW_TASK_SETTINGS } from './task-settings.ts';
 import { checkParamsAgainstTriggers, readParams } from './workflow-params.ts';
@@ -66,6 +67,7 @@ const TASK_KEYS = [
   'call',
   'params',
   'logical_time',
+  'simulate',
 ];
 const MISFIRE = ['run_once', 'skip', 'all'] as const;
 const OVERLAP = ['skip', 'queue', 'parallel'] as const;
@@ -185,6 +187,10 @@ function readTask(
     else task.logLimitBytes = size.bytes;
   }
   readTaskRules(r, m, path, task);
+  if (m.has('simulate')) {
+    const simulate = readSimulate(r, m.get('simulate'), path);
+    if (simulate) task.simulate = simulate;
+  }
   return task;
 }
 

@@ -17,6 +17,7 @@ import { taskOrder } from '../model/dag.ts';
 import { formatDuration } from '../model/duration.ts';
 import { formatSize } from '../../api/size.ts';
 import { ownSettings } from './task-settings.ts';
+import { writeSimulate } from './task-simulate-fields.ts';
 
 /** The canonical file text of a spec: fixed key order, defaults and empty values left out. */
 export function serializeWorkflow(spec: WorkflowSpec): string {
@@ -129,5 +130,6 @@ function taskMap(t: TaskSpec, defaults: TaskDefaults | undefined): Map<string, u
   }
   if (t.runIf !== undefined) m.set('run_if', t.runIf);
   if (t.when !== undefined) m.set('when', 'command' in t.when ? new Map([['command', t.when.command]]) : t.when.expr);
+  if (t.simulate !== undefined) m.set('simulate', writeSimulate(t.simulate));
   return m;
 }

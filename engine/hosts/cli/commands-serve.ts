@@ -13,6 +13,7 @@ import { openInBrowser } from './open-browser.ts';
 import { parseTrustProxy } from '../../server/listen.ts';
 import { type ServeOptions, serveSolo, serveTeam, stopOn } from './serve-node.ts';
 import { isEdgeWorker, serveEdge } from './serve-edge.ts';
+import { MAX_SIMULATED_WORKERS } from '../node/team.ts';
 
 type Globals = () => GlobalOptions & { json?: boolean };
 
@@ -64,6 +65,11 @@ export function serveCommand(program: Command, globals: Globals): void {
       "team: this worker's id, unique among live workers (default: the host name plus a suffix kept in the data dir)",
     )
     .option('--labels <list>', 'team: labels this worker offers, e.g. gpu,laptop')
+    .option(
+      '--simulate <n>',
+      `team, --role worker: run N simulated workers (ids WORKER-sim-1..N) whose tasks spawn nothing, for capacity planning (1-${MAX_SIMULATED_WORKERS}; not for production)`,
+      intArg('--simulate', 1, MAX_SIMULATED_WORKERS),
+    )
     .option('--temporary', 'team: a laptop joining: accept only tasks labelled for it')
     .option('--accept <list>', 'team: widen what a --temporary worker takes: "unlabelled", "workflow:NAME"')
     .option(
@@ -91,14 +97,21 @@ export function serveCommand(program: Command, globals: Globals): void {
         '  $ ax serve --listen 0.0.0.0:8443 --tls-cert /etc/ax/cert.pem --tls-key /etc/ax/key.pem',
         '  $ ax serve --listen 127.0.0.1:8080 --trust-proxy 127.0.0.1/32   # behind Caddy or nginx (README)',
         '  $ AX_TOKEN=axt_… ax serve --role worker --server https://scheduler:8443 --labels laptop',
+        '  $ ax serve --role worker --simulate 100 --concurrency 20    # capacity planning: 100 simulated workers',
       ].join('\n'),
     )
     .action(async (opts: ServeOptions) => {
       const g = globals();
       // --server is the program's option (every command's server; ax login), so it lands in globals
       const edge = { ...opts, server: g.server && g.server !== 'local' ? g.server : undefined };
+      const team = modeOf(g) === 'team';
+      if (opts.simulate !== undefined && (!team || isEdgeWorker(g, edge)))
+        throw new AxError(
+          'validation',
+          '--simulate runs simulated workers on the team database: use it with --mode team (AX_MODE=team), AX_MYSQL_URL and AX_REDIS_URL, and --role worker',
+        );
       if (isEdgeWorker(g, edge)) await serveEdge(g, edge, stopOn);
-      else if (modeOf(g) === 'team') await serveTeam(g, opts);
+      else if (team) await serveTeam(g, opts);
       else await serveSolo(g, opts);
     });
 

@@ -23,6 +23,8 @@ export interface ServeOptions extends ListenFlags {
   work: boolean;
   workerId?: string;
   labels?: string;
+  /** team, --role worker: this many simulated worker identities (a capacity-planning tool) */
+  simulate?: number;
   temporary?: boolean;
   accept?: string;
   metricsAddress?: MetricsAddress;
@@ -226,6 +228,15 @@ function untilReachable<T>(open: () => Promise<T>): Promise<T> {
   });
 }
 
+/** Said on stderr as a simulating node starts: what it is, and that it is no production mode. */
+function simulateNote(opts: ServeOptions, engine: Engine): string {
+  const n = opts.simulate as number;
+  const first = engine.worker?.id ?? '';
+  const ids = n === 1 ? first : `${first}..${first.replace(/-sim-1$/, `-sim-${n}`)}`;
+  const slots = engine.worker?.record().maxConcurrency;
+  return `ax serve: simulating ${n} workers (${ids}, ${slots} slots each; their tasks spawn nothing and last their simulate: duration): a capacity-planning tool, not for production`;
+}
+
 export async function serveTeam(g: GlobalOptions, opts: ServeOptions): Promise<void> {
   if (!ROLES.includes(opts.role as TeamRole))
     throw new AxError('validation', `unknown role "${opts.role}": use scheduler, worker or client`);
@@ -236,6 +247,11 @@ export async function serveTeam(g: GlobalOptions, opts: ServeOptions): Promise<v
   checkTokenFiles(dir);
   checkMetricsAddress(dir, opts.metricsAddress);
   checkSsoSettings(dir);
+  if (opts.simulate !== undefined && opts.role !== 'worker')
+    throw new AxError(
+      'validation',
+      `--simulate is for a worker node only: add --role worker (got --role ${opts.role})`,
+    );
   const acceptWorkflows = accept
     .filter((a) => a.startsWith('workflow:'))
     .map((a) => a.slice('workflow:'.length))
@@ -251,6 +267,7 @@ export async function serveTeam(g: GlobalOptions, opts: ServeOptions): Promise<v
       acceptUnlabelled: accept.includes('unlabelled') ? true : undefined,
       acceptWorkflows: acceptWorkflows.length ? acceptWorkflows : undefined,
       maxConcurrency: opts.concurrency,
+      ...(opts.simulate !== undefined && { simulate: opts.simulate }),
       taskEnvFlags: taskEnvFlags(g),
       onAlert: (m) => process.stderr.write(`ax: ${m}\n`),
       onDrainRequested: () => later.stop?.('drain requested', Infinity),
@@ -261,6 +278,7 @@ export async function serveTeam(g: GlobalOptions, opts: ServeOptions): Promise<v
       dataDir: dir,
     }),
   );
+  if (opts.simulate !== undefined) process.stderr.write(`${simulateNote(opts, engine)}\n`);
   try {
     await engine.start();
   } catch (err) {

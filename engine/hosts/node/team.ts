@@ -13,6 +13,7 @@ import { nodeTaskEnv, taskUserOf } from './task-env.ts';
 import { resolveDataDir } from './data-dir.ts';
 import { defaultWorkerId, holderGoneHere, nodeKey } from './node-identity.ts';
 import { taskRunner } from './task-runner.ts';
+import { SimulatedProcessRunner } from '../../adapters/process/simulated-process-runner.ts';
 import { SecretsFile } from './secrets-file.ts';
 import { teamCipher } from './team-secret-key.ts';
 import { SecretMask, urlPassword } from '../../core/secrets/secret-mask.ts';
@@ -24,6 +25,9 @@ import { AccessService } from '../../core/access/access-service.ts';
 import { nodeCrypto } from '../../adapters/crypto/node-crypto.ts';
 
 export type TeamRole = 'scheduler' | 'worker' | 'client';
+
+/** the most identities one simulating process holds (ax serve --simulate) */
+export const MAX_SIMULATED_WORKERS = 1_000;
 
 export interface TeamOptions {
   mysqlUrl: string;
@@ -45,6 +49,11 @@ export interface TeamOptions {
   acceptUnlabelled?: boolean;
   acceptWorkflows?: string[];
   maxConcurrency?: number;
+  /**
+   * A worker node only: this many simulated worker identities, `<worker id>-sim-1..N`, whose tasks
+   * spawn nothing (adapters/process/simulated-process-runner.ts): a capacity-planning tool.
+   */
+  simulate?: number;
   config?: Partial<EngineConfig>;
   onAlert?: (message: string) => void;
   onDrainRequested?: () => void;
@@ -81,6 +90,7 @@ export function teamConnection(flags: { mysql?: string; redis?: string; redisPre
 }
 
 export async function openTeamEngine(options: TeamOptions): Promise<Engine> {
+  checkSimulate(options);
   // Without a data dir given (the CLI's team commands), the default one; made private, it says so.
   const dataDir = options.dataDir ?? resolveDataDir(undefined, (line) => process.stderr.write(`${line}\n`));
   const config = { maxOutputBytes: nodeLogLimit(dataDir), ...configFromEnv(), ...options.config };
@@ -115,7 +125,10 @@ export async function openTeamEngine(options: TeamOptions): Promise<Engine> {
   // A call straight to this engine (the CLI on this node, with the database's password) is an admin.
   const access = new AccessService({ store, clock: systemClock, crypto: nodeCrypto, nodeUser: nodeUserName() });
   const slot = works && !options.workerId ? defaultWorkerId(dataDir) : undefined;
-  const workerId = options.workerId ?? slot?.id ?? os.hostname();
+  const baseId = options.workerId ?? slot?.id ?? os.hostname();
+  const simulated = simulatedIds(options, baseId);
+  const workerId = simulated?.[0] ?? baseId;
+  const killGraceMs = config.killGraceMs ?? DEFAULT_CONFIG.killGraceMs;
   return new Engine({
     // The machine's zone, randomness and event loop, which pure core does not reach for itself.
     ...nodeHostDefaults(),
@@ -125,7 +138,8 @@ export async function openTeamEngine(options: TeamOptions): Promise<Engine> {
     coordinator,
     // If this worker dies, its tasks must not run on beside the re-runs fail-over starts
     // elsewhere: the launchers kill them (see launcher-main.mjs).
-    runner: taskRunner(config.killGraceMs ?? DEFAULT_CONFIG.killGraceMs, options.onAlert, taskEnv?.runAs),
+    runner: simulated ? new SimulatedProcessRunner() : taskRunner(killGraceMs, options.onAlert, taskEnv?.runAs),
+    ...(simulated && { moreWorkerIds: simulated.slice(1) }),
     onDispose: () => slot?.release(),
     // tasks of a node that runs none run elsewhere, as users this node cannot know
     ...(taskEnv && { taskUser: taskUserOf(taskEnv.runAs) }),
@@ -172,6 +186,25 @@ export async function openTeamEngine(options: TeamOptions): Promise<Engine> {
         }
       : undefined,
   });
+}
+
+/** The ids of a simulating worker node's identities, `<base>-sim-1..N`; none for a real node. */
+function simulatedIds(options: TeamOptions, baseId: string): string[] | undefined {
+  const n = options.simulate;
+  return n === undefined ? undefined : Array.from({ length: n }, (_, i) => `${baseId}-sim-${i + 1}`);
+}
+
+/** --simulate checked before anything is opened (a refusal must not leave a pool open). */
+function checkSimulate(options: TeamOptions): void {
+  const n = options.simulate;
+  if (n === undefined) return;
+  if (options.role !== 'worker')
+    throw new AxError('validation', `--simulate is for a worker node only: add --role worker (got ${options.role})`);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_SIMULATED_WORKERS)
+    throw new AxError(
+      'validation',
+      `--simulate takes a number of workers from 1 to ${MAX_SIMULATED_WORKERS} (got ${n})`,
+    );
 }
 
 /** who the CLI on this node is in the audit of people changes: the OS user at this host */

@@ -60,6 +60,8 @@ export interface ServeOptions {
   temporary?: boolean;
   accept?: string;
   concurrency?: number;
+  /** a worker node holding this many simulated worker identities (ax serve --simulate) */
+  simulate?: number;
 }
 
 /** a database worker (MySQL + Redis credentials) or an edge worker (a server URL and a token) */
@@ -174,6 +176,7 @@ export class Team extends TeamView {
     if (o.temporary) args.push('--temporary');
     if (o.accept) args.push('--accept', o.accept);
     if (o.concurrency) args.push('--concurrency', String(o.concurrency));
+    if (o.simulate) args.push('--simulate', String(o.simulate));
     const name = o.name ?? o.workerId ?? o.role;
     const p = this.spawn(name, args, { AXT_WORKER: o.workerId ?? name }, { role: o.role, workerId: o.workerId });
     await p.waitForLine(/^ax serve: team /, 90_000);

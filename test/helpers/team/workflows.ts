@@ -62,3 +62,25 @@ export function cronWorkflow(name: string, cron: string, misfire: MisfirePolicy)
     tasks: ['tick'],
   };
 }
+
+/**
+ * `chains` independent chains of `length` tasks each (c0t0 → c0t1 → …), every task with the given
+ * `simulate:` (file syntax): work for simulated workers (ax serve --simulate), which spawn nothing.
+ */
+export function simulatedChains(
+  name: string,
+  chains: number,
+  length: number,
+  simulate: Record<string, string | number>,
+): { spec: object; tasks: string[] } {
+  const tasks: Record<string, object> = {};
+  for (let c = 0; c < chains; c++)
+    for (let k = 0; k < length; k++)
+      tasks[`c${c}t${k}`] = {
+        command: 'echo a simulated worker never runs this',
+        timeout: '60s',
+        simulate,
+        ...(k > 0 && { upstream: [`c${c}t${k - 1}`] }),
+      };
+  return { spec: { workflow: name, tasks }, tasks: Object.keys(tasks) };
+}
