@@ -23,8 +23,9 @@ export async function checkTeamDatabaseUrl(url: string): Promise<void> {
   else (await import('./mysql-store.ts')).parseMysqlUrl(url);
 }
 
-/** Opens (and migrates) the team database. */
-export async function openTeamStore(url: string): Promise<SqlStore> {
-  if (teamDatabaseKind(url) === 'postgres') return (await import('./postgres-store.ts')).openPostgresStore({ url });
-  return (await import('./mysql-store.ts')).openMysqlStore({ url });
+/** Opens (and migrates) the team database; connectionLimit: its pool's size (default 10). */
+export async function openTeamStore(url: string, connectionLimit?: number): Promise<SqlStore> {
+  if (teamDatabaseKind(url) === 'postgres')
+    return (await import('./postgres-store.ts')).openPostgresStore({ url, connectionLimit });
+  return (await import('./mysql-store.ts')).openMysqlStore({ url, connectionLimit });
 }
