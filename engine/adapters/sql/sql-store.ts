@@ -3,8 +3,7 @@
 // start-run.ts, finish-instance.ts, settle-run.ts, cancel-run.ts, rerun-task.ts, claim-due.ts,
 // add-instances.ts, over transaction.ts), apply-workflow.ts and the query modules of each
 // aggregate. Dialect-specific code lives only in the openers (sqlite-store.ts, mysql-store.ts,
-// postgres-store.ts), inserts.ts,
-// migrations.ts and the locks.
+// postgres-store.ts), migrations.ts, inserts.ts and the locks.
 import type { ReasonCode } from '../../api/reason-code.ts';
 import type { Actor } from '../../api/actor.ts';
 import type { UpstreamOutputs, UpstreamOutputsQuery } from '../../ports/store-instances.ts';
