@@ -48,7 +48,10 @@ export interface TeamOptions {
   redisUrl?: string;
   /** a database the caller made and drops (mysql:// or postgres://); default a fresh one, dropped on close */
   mysqlUrl?: string;
-  /** where the fresh database is: the shared MariaDB (default) or the shared PostgreSQL */
+  /**
+   * where the fresh database is: the shared MariaDB, or the shared PostgreSQL; default MariaDB,
+   * or what AX_TEST_TEAM_DATABASE says (to run any team test file on PostgreSQL)
+   */
   database?: 'mysql' | 'postgres';
 }
 
@@ -88,7 +91,8 @@ export class Team extends TeamView {
     let database: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
     try {
       bundle = await buildBundle();
-      const create = o.database === 'postgres' ? createPostgresDatabase : createTestDatabase;
+      const kind = o.database ?? (process.env.AX_TEST_TEAM_DATABASE === 'postgres' ? 'postgres' : 'mysql');
+      const create = kind === 'postgres' ? createPostgresDatabase : createTestDatabase;
       if (!o.mysqlUrl) database = await create(`axt_${name.replace(/\W/g, '_')}`);
       const mysqlUrl = o.mysqlUrl ?? (database?.url as string);
       const store = await openTeamStore(mysqlUrl, 2);
