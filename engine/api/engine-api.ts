@@ -203,6 +203,8 @@ export interface EngineInfo {
   dataDir?: string;
   /** connection strings with the password masked */
   mysql?: string;
+  /** the team database when it is PostgreSQL (instead of mysql) */
+  postgres?: string;
   redis?: string;
   redisPrefix?: string;
   logRetentionDays: number;

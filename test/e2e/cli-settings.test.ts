@@ -32,6 +32,7 @@ describe('ax settings', () => {
         'KEY           VALUE      FROM',
         'mode          solo       default',
         'mysql         (not set)  -',
+        'postgres      (not set)  -',
         'redis         (not set)  -',
         'redis-prefix  ax:        default',
         'task-env      inherit    default',
@@ -73,6 +74,7 @@ describe('ax settings', () => {
     expect(byKey(shown)).toEqual({
       mode: ['solo', 'env', 'AX_MODE'],
       mysql: ['mysql://ax:***@db:3306/ax', 'file', file()],
+      postgres: [undefined, undefined, undefined],
       redis: ['redis://:***@cache:6379', 'env', 'AX_REDIS_URL'],
       'redis-prefix': ['flag:', 'flag', '--redis-prefix'],
       'task-env': ['inherit', 'default', undefined],
@@ -110,7 +112,7 @@ describe('ax settings', () => {
     const unknown = await ax(['settings', 'set', 'colour', 'blue'], opts());
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toBe(
-      'ax: unknown setting "colour": known ones are mode, mysql, redis, redis-prefix, task-env, run-as, log-limit, oidc-issuer, oidc-client-id, oidc-client-secret-file, oidc-role-map, oidc-groups-claim, oidc-username-claim, oidc-label, oidc-redirect-url, alerts\n',
+      'ax: unknown setting "colour": known ones are mode, mysql, postgres, redis, redis-prefix, task-env, run-as, log-limit, oidc-issuer, oidc-client-id, oidc-client-secret-file, oidc-role-map, oidc-groups-claim, oidc-username-claim, oidc-label, oidc-redirect-url, alerts\n',
     );
     const mode = await ax(['settings', 'set', 'mode', 'cluster'], opts());
     expect(mode.code).toBe(2);
@@ -119,8 +121,22 @@ describe('ax settings', () => {
     const team = await ax(['ls'], opts({ AX_MODE: 'team' }));
     expect(team.code).toBe(2);
     expect(team.stderr).toBe(
-      'ax: team mode needs MySQL: give --mysql mysql://USER:PASSWORD@HOST:3306/DATABASE, AX_MYSQL_URL=mysql://USER:PASSWORD@HOST:3306/DATABASE, or "ax settings set mysql mysql://USER:PASSWORD@HOST:3306/DATABASE"; and Redis: give --redis redis://HOST:6379, AX_REDIS_URL=redis://HOST:6379, or "ax settings set redis redis://HOST:6379"\n',
+      'ax: team mode needs a database: give --mysql mysql://USER:PASSWORD@HOST:3306/DATABASE, AX_MYSQL_URL=mysql://USER:PASSWORD@HOST:3306/DATABASE, or "ax settings set mysql mysql://USER:PASSWORD@HOST:3306/DATABASE"; or for PostgreSQL --postgres postgres://USER:PASSWORD@HOST:5432/DATABASE, AX_POSTGRES_URL=postgres://USER:PASSWORD@HOST:5432/DATABASE, or "ax settings set postgres postgres://USER:PASSWORD@HOST:5432/DATABASE"; and Redis: give --redis redis://HOST:6379, AX_REDIS_URL=redis://HOST:6379, or "ax settings set redis redis://HOST:6379"\n',
     );
+    // PostgreSQL instead of MySQL, never both: the two named, passwords masked.
+    const both = await ax(
+      ['--postgres', 'postgres://ax:pw@pg:5432/ax', 'ls'],
+      opts({ AX_MODE: 'team', AX_MYSQL_URL: 'mysql://ax:pw@db:3306/ax', AX_REDIS_URL: 'redis://cache:6379' }),
+    );
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain(
+      'ax: team mode uses one database, and both are given: MySQL mysql://ax:***@db:3306/ax and PostgreSQL postgres://ax:***@pg:5432/ax; keep one',
+    );
+    const swapped = await ax(
+      ['--mysql', 'postgres://ax@pg:5432/ax', 'ls'],
+      opts({ AX_MODE: 'team', AX_REDIS_URL: 'redis://cache:6379' }),
+    );
+    expect(swapped.stderr).toBe('ax: --mysql postgres://ax@pg:5432/ax is a PostgreSQL URL: give it with --postgres\n');
   });
 
   it('the SSO settings are checked as they are stored, and the client secret is never one', async () => {

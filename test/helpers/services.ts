@@ -1,9 +1,10 @@
-// The machine's MariaDB and Redis for team-mode tests. Each test file gets its own database or
+// The machine's MariaDB, PostgreSQL and Redis for team-mode tests. Each test file gets its own database or
 // key prefix, so files run in parallel. Without a service the tests skip with a reason — except
 // under CI=true, where a missing service is a failure.
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import mysql from 'mysql2/promise';
+import pg from 'pg';
 
 /** Under CI=true a missing service or program is a failure, not a reason to skip. */
 export const CI = process.env.CI === 'true';
@@ -99,5 +100,44 @@ export async function createTestDatabase(
       await d.query(`DROP DATABASE IF EXISTS \`${name}\``);
       await d.end();
     },
+  };
+}
+
+export const POSTGRES_ADMIN_URL = process.env.AX_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+/** Runs SQL statements on the admin database (CREATE / DROP DATABASE cannot run in a transaction). */
+async function postgresAdmin(...statements: string[]): Promise<void> {
+  const c = new pg.Client({ connectionString: POSTGRES_ADMIN_URL, connectionTimeoutMillis: 2_000 });
+  await c.connect();
+  try {
+    for (const s of statements) await c.query(s);
+  } finally {
+    await c.end();
+  }
+}
+
+export async function postgresAvailable(): Promise<boolean> {
+  try {
+    await postgresAdmin('SELECT 1');
+    return true;
+  } catch (err) {
+    if (CI) throw new Error(`CI=true and PostgreSQL is not reachable at ${POSTGRES_ADMIN_URL}: ${String(err)}`);
+    return false;
+  }
+}
+
+/** Creates an empty PostgreSQL database; returns its URL and a function that drops it. */
+export async function createPostgresDatabase(
+  prefix = 'ax_t',
+): Promise<{ url: string; name: string; drop(): Promise<void> }> {
+  const name = uniqueName(prefix);
+  await postgresAdmin(`CREATE DATABASE "${name}"`);
+  const u = new URL(POSTGRES_ADMIN_URL);
+  u.pathname = `/${name}`;
+  return {
+    url: u.toString(),
+    name,
+    // WITH (FORCE): a connection a killed test process left open must not keep the database.
+    drop: () => postgresAdmin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`),
   };
 }

@@ -1,18 +1,26 @@
 // ax migrate --to team, at the store level: a solo data dir's workflows and history land in an
-// empty MySQL database with the same ids, and the team carries on from there.
+// empty MySQL or PostgreSQL database with the same ids, and the team carries on from there.
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { copyStore } from '../../engine/adapters/sql/copy-store.ts';
 import { openMysqlStore } from '../../engine/adapters/sql/mysql-store.ts';
+import { openPostgresStore } from '../../engine/adapters/sql/postgres-store.ts';
 import { openSqliteStore } from '../../engine/adapters/sql/sqlite-store.ts';
 import { createRun } from '../contract/store-fixtures.ts';
-import { createTestDatabase, mysqlAvailable } from '../helpers/services.ts';
+import { createPostgresDatabase, createTestDatabase, mysqlAvailable, postgresAvailable } from '../helpers/services.ts';
 import { startTestEngine } from '../helpers/solo-engine.ts';
 
-const available = await mysqlAvailable();
+const TARGETS = [
+  { name: 'MySQL', available: await mysqlAvailable(), create: createTestDatabase, open: openMysqlStore },
+  { name: 'PostgreSQL', available: await postgresAvailable(), create: createPostgresDatabase, open: openPostgresStore },
+];
 
-// Skipped only off CI on a machine without MariaDB: under CI=true mysqlAvailable() throws instead.
-describe.skipIf(!available)('migrate a solo data dir to team MySQL', () => {
+// Skipped only off CI on a machine without the database: under CI=true *Available() throws instead.
+describe.each(TARGETS)('migrate a solo data dir to team $name', ({ available, create, open }) => {
+  if (!available) {
+    it.skip('needs the database server', () => undefined);
+    return;
+  }
   it('copies workflows, runs, instances, logs, alerts and the audit (its notes too) with their ids; refuses a non-empty target', async () => {
     const solo = await startTestEngine();
     await solo.apply(`workflow: etl
@@ -44,9 +52,9 @@ tasks:
     await solo.engine.stop(1_000);
     await solo.engine.store.close();
 
-    const database = await createTestDatabase('ax_migrate');
+    const database = await create('ax_migrate');
     const source = await openSqliteStore(path.join(solo.dir, 'ax.db'));
-    const target = await openMysqlStore({ url: database.url });
+    const target = await open({ url: database.url });
     try {
       const counts = await copyStore(source.db, target.db);
       expect(counts).toMatchObject({
@@ -123,9 +131,9 @@ tasks:
     await solo.engine.stop(1_000);
     await solo.engine.store.close();
 
-    const database = await createTestDatabase('ax_migrate_calls');
+    const database = await create('ax_migrate_calls');
     const source = await openSqliteStore(path.join(solo.dir, 'ax.db'));
-    const target = await openMysqlStore({ url: database.url });
+    const target = await open({ url: database.url });
     try {
       await copyStore(source.db, target.db);
       expect((await target.getWorkflowSpec('parent'))?.tasks[0]?.call).toEqual({ workflow: 'child' });

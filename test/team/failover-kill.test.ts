@@ -3,18 +3,20 @@
 // stops its orphaned task groups; the scheduler judges the worker lost from its database heartbeat
 // (3 × 1 s) and fails its instances over: each runs again on the other worker without spending a
 // retry (retries: 0), and the run succeeds. No re-run starts while an orphan of the dead worker
-// still lives.
+// still lives. Database workers fail over alike on PostgreSQL as the team database.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { RunDetail } from '../../engine/api/engine-api.ts';
 import type { InstanceRecord, WorkerRecord } from '../../engine/api/types.ts';
 import { FAILOVER_PREFIX } from '../../engine/core/model/backstops.ts';
 import { GroupWatch } from '../helpers/team/group-watch.ts';
-import { SKIP_REASON, Team, TEAM_CONFIG, TEST_TIMEOUT_MS } from '../helpers/team/harness.ts';
+import { SKIP_REASON, Team, TEAM_CONFIG, TEST_TIMEOUT_MS, type WorkerKind } from '../helpers/team/harness.ts';
 import { expectRunInvariants } from '../helpers/team/invariants.ts';
-import { teamServicesAvailable } from '../helpers/services.ts';
+import { postgresAvailable, teamServicesAvailable } from '../helpers/services.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
 const available = await teamServicesAvailable();
+// Under CI=true a PostgreSQL that is not there throws here: a failure, not a skip.
+const postgres = available && (await postgresAvailable());
 
 /** From the kill to the re-run's SUCCESS (the issue's bound). */
 const FAILOVER_BOUND_MS = 30_000;
@@ -26,13 +28,19 @@ const TASK = (gate: string) => (name: string) => `  ${name}:
 `;
 
 // Skipped only off CI on a machine without MariaDB/Redis: under CI=true the availability check throws instead.
-// Both kinds of worker fail over alike: database workers, and edge workers (a URL and a token).
-describe.skipIf(!available).each(['database', 'edge'] as const)('a %s worker killed with SIGKILL mid-task', (kind) => {
+// Both kinds of worker fail over alike: database workers, and edge workers (a URL and a token);
+// database workers on a PostgreSQL team database too.
+const CASES: [WorkerKind, 'mysql' | 'postgres'][] = [
+  ['database', 'mysql'],
+  ['edge', 'mysql'],
+  ...(postgres ? [['database', 'postgres'] as [WorkerKind, 'postgres']] : []),
+];
+describe.skipIf(!available).each(CASES)('a %s worker killed with SIGKILL mid-task (%s)', (kind, database) => {
   let team: Team;
   let watch: GroupWatch | undefined;
 
   beforeAll(async () => {
-    team = await Team.open(`failover-${kind}`, { config: TEAM_CONFIG });
+    team = await Team.open(`failover-${kind}-${database}`, { config: TEAM_CONFIG, database });
   });
   afterEach(async () => {
     watch?.stop();

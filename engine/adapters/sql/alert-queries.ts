@@ -15,6 +15,7 @@ import type {
 } from '../../api/alerts.ts';
 import type { AlertRecorded, DueAlertGroup, NewAlert } from '../../ports/store.ts';
 import { num } from './rows.ts';
+import { insertedId, mayCollide } from './inserts.ts';
 import { isUniqueViolation } from './run-queries.ts';
 import type { AlertDeliveryTable, AlertTable, Database } from './schema.ts';
 
@@ -25,36 +26,37 @@ async function insert(
   opens: boolean,
 ): Promise<number | undefined> {
   try {
-    const res = await db
-      .insertInto('alert')
-      .values({
-        alert_key: alert.key,
-        group_key: alert.groupKey,
-        opens_group: opens ? 1 : null,
-        group_ends_at: alert.groupEndsAt,
-        // Only an opener has a summary to send.
-        group_done: opens ? 0 : 1,
-        rule: alert.rule,
-        // Indexed-size columns (MySQL varchar(191)): a worker id may be that long already.
-        subject: alert.subject.slice(0, 191),
-        workflow: alert.workflow ?? null,
-        run_id: alert.runId ?? null,
-        instance_id: alert.instanceId ?? null,
-        severity: alert.severity,
-        title: alert.title,
-        message: alert.message,
-        text_code:
-          alert.titleCode || alert.messageCodes
-            ? JSON.stringify({ title: alert.titleCode, message: alert.messageCodes })
-            : null,
-        at: alert.at,
-        node: alert.node.slice(0, 191),
-        kind,
-        repeats: alert.repeats ?? null,
-        state: kind === 'grouped' ? 'grouped' : alert.state,
-      })
-      .executeTakeFirst();
-    return Number(res.insertId);
+    return await mayCollide(db, () =>
+      insertedId(
+        db,
+        db.insertInto('alert').values({
+          alert_key: alert.key,
+          group_key: alert.groupKey,
+          opens_group: opens ? 1 : null,
+          group_ends_at: alert.groupEndsAt,
+          // Only an opener has a summary to send.
+          group_done: opens ? 0 : 1,
+          rule: alert.rule,
+          // Indexed-size columns (MySQL varchar(191)): a worker id may be that long already.
+          subject: alert.subject.slice(0, 191),
+          workflow: alert.workflow ?? null,
+          run_id: alert.runId ?? null,
+          instance_id: alert.instanceId ?? null,
+          severity: alert.severity,
+          title: alert.title,
+          message: alert.message,
+          text_code:
+            alert.titleCode || alert.messageCodes
+              ? JSON.stringify({ title: alert.titleCode, message: alert.messageCodes })
+              : null,
+          at: alert.at,
+          node: alert.node.slice(0, 191),
+          kind,
+          repeats: alert.repeats ?? null,
+          state: kind === 'grouped' ? 'grouped' : alert.state,
+        }),
+      ),
+    );
   } catch (err) {
     if (isUniqueViolation(err)) return undefined;
     throw err;

@@ -5,6 +5,7 @@ import { type Actor, actorName, actorNote } from '../../api/actor.ts';
 import { DEFAULT_WAIT_TIMEOUT_MS, type WorkflowSpec } from '../../api/types.ts';
 import type { ApplyResult } from '../../ports/store.ts';
 import { canonicalJson, chunks, num } from './rows.ts';
+import { insertedId } from './inserts.ts';
 import type { Database } from './schema.ts';
 
 export async function applyWorkflow(
@@ -49,11 +50,10 @@ export async function writeWorkflow(
       .execute();
   } else {
     version = 1;
-    const inserted = await trx
-      .insertInto('workflow')
-      .values({ ...columns, name: spec.name, enabled: 1, version, created_at: now })
-      .executeTakeFirstOrThrow();
-    workflowId = Number(inserted.insertId);
+    workflowId = await insertedId(
+      trx,
+      trx.insertInto('workflow').values({ ...columns, name: spec.name, enabled: 1, version, created_at: now }),
+    );
   }
   await replaceTasks(trx, workflowId, spec);
   await replaceSchedule(trx, workflowId, spec, now);

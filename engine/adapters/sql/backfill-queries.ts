@@ -6,6 +6,7 @@ import type { BackfillState } from '../../api/backfill.ts';
 import type { ParamValue, RunRecord } from '../../api/types.ts';
 import type { BackfillRow, NewBackfill } from '../../ports/store.ts';
 import { num, runFromRow } from './rows.ts';
+import { insertedId } from './inserts.ts';
 import type { BackfillTable, Database } from './schema.ts';
 
 const LIVE = ['QUEUED', 'RUNNING'];
@@ -64,9 +65,9 @@ async function withProgress(db: Kysely<Database>, rows: Selectable<BackfillTable
 }
 
 export async function createBackfill(db: Kysely<Database>, b: NewBackfill): Promise<BackfillRow> {
-  const res = await db
-    .insertInto('backfill')
-    .values({
+  const id = await insertedId(
+    db,
+    db.insertInto('backfill').values({
       workflow_id: b.workflowId,
       workflow_name: b.workflowName,
       from_time: b.from,
@@ -80,9 +81,9 @@ export async function createBackfill(db: Kysely<Database>, b: NewBackfill): Prom
       state: 'RUNNING',
       created_by: b.createdBy,
       created_at: b.createdAt,
-    })
-    .executeTakeFirstOrThrow();
-  return (await getBackfill(db, Number(res.insertId))) as BackfillRow;
+    }),
+  );
+  return (await getBackfill(db, id)) as BackfillRow;
 }
 
 export async function getBackfill(db: Kysely<Database>, id: number): Promise<BackfillRow | undefined> {

@@ -1,8 +1,9 @@
 // Copies every row of one SQL store into another of the same schema, keeping ids (so history,
 // logs and instance ids read the same afterwards). Used by `ax migrate --to team`: solo SQLite
-// into an empty team MySQL.
-import type { Kysely } from 'kysely';
+// into an empty team MySQL or PostgreSQL.
+import { type Kysely, sql } from 'kysely';
 import { AxError } from '../../api/errors.ts';
+import { isPostgres } from './inserts.ts';
 import { chunks } from './rows.ts';
 import type { Database } from './schema.ts';
 
@@ -97,7 +98,20 @@ export async function copyStore(
       copied += rows.length;
     }
     counts[table] = copied;
+    if (isPostgres(target)) await moveIdentityPast(target, table);
     onTable(table, copied);
   }
   return counts;
+}
+
+/**
+ * PostgreSQL's identity column does not move past ids written explicitly (MySQL's
+ * AUTO_INCREMENT does): set it past the copied ones, or the team's first insert would collide.
+ */
+async function moveIdentityPast(db: Kysely<Database>, table: Table): Promise<void> {
+  if (ORDER[table].join() !== 'id') return;
+  const { rows } = await sql<{ seq: string | null }>`select pg_get_serial_sequence(${table}, 'id') as seq`.execute(db);
+  const seq = rows[0]?.seq;
+  if (!seq) return;
+  await sql`select setval(${seq}, coalesce((select max(id) from ${sql.table(table)}), 0) + 1, false)`.execute(db);
 }

@@ -9,14 +9,13 @@
 // already has an instance in the run was decided before: it is left as it is.
 import type { ReasonCode } from '../../api/reason-code.ts';
 import { decodeReasonCode } from '../../api/reasons.ts';
-import { sql } from 'kysely';
 import type { InstanceRecord, InstanceState } from '../../api/types.ts';
 import { decideTrigger, upstreamKind, type UpstreamState } from '../../core/model/trigger-rule.ts';
 import type { InstanceDraft, RuleGraph } from '../../ports/store.ts';
 import { insertDrafts } from './instance-drafts.ts';
 import type { SqlDialectName } from './migrations.ts';
 import { chunks } from './rows.ts';
-import type { Trx } from './transaction.ts';
+import { shared, type Trx } from './transaction.ts';
 
 interface Latest {
   state: InstanceState;
@@ -38,7 +37,7 @@ async function latestOf(
       .select(['task_id', 'attempt', 'state', 'reason', 'reason_code'])
       .where('run_id', '=', runId)
       .where('task_id', 'in', ids);
-    const rows = await (dialect === 'mysql' ? q.modifyEnd(sql`lock in share mode`) : q).execute();
+    const rows = await shared(q, dialect).execute();
     for (const r of rows) {
       const seen = out.get(r.task_id);
       if (!seen || r.attempt > seen.attempt)

@@ -5,6 +5,7 @@
 import type { Kysely } from 'kysely';
 import type { EventKeyClaim } from '../../ports/store.ts';
 import { num } from './rows.ts';
+import { mayCollide } from './inserts.ts';
 import { isUniqueViolation } from './run-queries.ts';
 import type { Database } from './schema.ts';
 
@@ -31,7 +32,9 @@ export async function claimEventKey(
     .where('claimed_at', '<', now - retentionMs)
     .execute();
   try {
-    await db.insertInto('event_key').values({ event, idem_key: key, claimed_at: now, run_ids: null }).execute();
+    await mayCollide(db, () =>
+      db.insertInto('event_key').values({ event, idem_key: key, claimed_at: now, run_ids: null }).execute(),
+    );
     return { claimed: true };
   } catch (err) {
     if (!isUniqueViolation(err)) throw err;

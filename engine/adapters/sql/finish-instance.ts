@@ -19,7 +19,7 @@
 //   row's own finish will look again. Only when none is left does the finish take the run's row
 //   exclusively (waiting for every other finish of the run to commit) and look again, plainly.
 //   Two last finishes both asking deadlock; the one rolled back runs again after the other.
-import { sql, type Kysely, type Selectable } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { Finish, InstanceDraft, TransitionResult } from '../../ports/store.ts';
 import { guardedInstanceUpdate, outcomeColumns } from './instance-writes.ts';
 import { decideDownstream } from './decide-downstream.ts';
@@ -28,7 +28,7 @@ import { memoQuery, slot } from './memo-query.ts';
 import type { SqlDialectName } from './migrations.ts';
 import type { Database, WorkflowRunTable } from './schema.ts';
 import { settle } from './settle-run.ts';
-import { lockRun, transact, type Trx } from './transaction.ts';
+import { lockRun, locksRows, shareLock, transact, type Trx } from './transaction.ts';
 import { dropWaits, releaseWaiters, waitersOf } from './upstream-waits.ts';
 
 export async function finishInstance(
@@ -37,7 +37,7 @@ export async function finishInstance(
   finish: Finish,
   now: number,
 ): Promise<TransitionResult> {
-  const shared = dialect === 'mysql';
+  const shared = locksRows(dialect);
   return transact(
     db,
     async (trx) => {
@@ -94,7 +94,7 @@ export async function finishInstance(
         const untouched = await memoQuery(
           trx,
           'pending-skip-locked',
-          (d) => pendingQuery(d, slot(0)).modifyEnd(sql`lock in share mode skip locked`),
+          (d) => pendingQuery(d, slot(0)).modifyEnd(shareLock(dialect, true)),
           [run.id],
         );
         if (untouched.rows.length > 0) return result;

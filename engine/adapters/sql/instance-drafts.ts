@@ -7,11 +7,12 @@ import type { InstanceRecord, InstanceState, RunRecord } from '../../api/types.t
 import { waitDrafts } from '../../core/workflow/cross-upstream.ts';
 import { HELD_FOR_UPSTREAM, type InstanceDraft } from '../../ports/store.ts';
 import { memoQuery, slot } from './memo-query.ts';
+import { mayCollide, isPostgres } from './inserts.ts';
 import type { SqlDialectName } from './migrations.ts';
 import { chunks, instanceFromRow, reasonColumns } from './rows.ts';
 import { getRun, isUniqueViolation } from './run-queries.ts';
 import type { Database } from './schema.ts';
-import type { Trx } from './transaction.ts';
+import { shared, type Trx } from './transaction.ts';
 import { holdForUpstreams } from './upstream-waits.ts';
 
 export const ACTIVE: InstanceState[] = ['WAITING', 'DISPATCHED', 'RUNNING'];
@@ -49,16 +50,21 @@ export async function insertDrafts(
     };
     try {
       const columns = Object.keys(values);
-      const res = await memoQuery(
-        trx,
-        'insert-instance',
-        (d) =>
-          d
-            .insertInto('task_instance')
-            .values(Object.fromEntries(columns.map((c, i) => [c, slot(i)])) as typeof values),
-        Object.values(values),
+      const returning = isPostgres(trx);
+      const res = await mayCollide(trx, () =>
+        memoQuery(
+          trx,
+          'insert-instance',
+          (d) => {
+            const q = d
+              .insertInto('task_instance')
+              .values(Object.fromEntries(columns.map((c, i) => [c, slot(i)])) as typeof values);
+            return returning ? q.returning('id') : q;
+          },
+          Object.values(values),
+        ),
       );
-      const id = Number(res.insertId);
+      const id = Number(returning ? (res.rows[0] as unknown as { id: number }).id : res.insertId);
       const upstreams = held ? d.upstreams : undefined;
       const hold = upstreams
         ? await holdForUpstreams(
@@ -105,15 +111,20 @@ export async function succeededAmong(
 ): Promise<Set<number>> {
   const out = new Set<number>();
   const state = dialect === 'sqlite' ? sql<string>`+state` : sql<string>`state`;
+  // PostgreSQL's locking read waits for a row another step is changing and returns its new
+  // version, but only among the rows its condition matched before the wait: a state condition
+  // would pass over an upstream another finish is turning SUCCESS right now. Its state is
+  // filtered here instead, after the wait.
+  const afterLock = locking && dialect === 'postgres';
   for (const ids of chunks(taskIds)) {
-    const q = trx
+    let q = trx
       .selectFrom('task_instance')
-      .select('task_id')
+      .select(['task_id', 'state'])
       .where('run_id', '=', runId)
-      .where('task_id', 'in', ids)
-      .where(state, '=', 'SUCCESS');
-    const rows = await (locking && dialect === 'mysql' ? q.modifyEnd(sql`lock in share mode`) : q).execute();
-    for (const r of rows) out.add(r.task_id);
+      .where('task_id', 'in', ids);
+    if (!afterLock) q = q.where(state, '=', 'SUCCESS');
+    const rows = await (locking ? shared(q, dialect) : q).execute();
+    for (const r of rows) if (r.state === 'SUCCESS') out.add(r.task_id);
   }
   return out;
 }

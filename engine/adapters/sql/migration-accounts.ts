@@ -3,7 +3,7 @@
 // address. Both dialects run it; a solo SQLite database gets the tables too and keeps them empty
 // (solo mode has one user and no sign-in).
 import type { Kysely, Migration } from 'kysely';
-import { type SqlDialectName, tableEnd, types } from './migration-sql.ts';
+import { autoId, type SqlDialectName, tableEnd, types } from './migration-sql.ts';
 
 export function accounts(dialect: SqlDialectName): Migration {
   const t = types(dialect);
@@ -38,7 +38,7 @@ export function accounts(dialect: SqlDialectName): Migration {
       await db.schema.createIndex('ax_session_user').on('ax_session').column('user').execute();
       await db.schema
         .createTable('ax_token')
-        .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+        .addColumn('id', 'integer', autoId(dialect))
         .addColumn('name', t.name, (c) => c.notNull())
         .addColumn('user', t.name, (c) => c.notNull())
         .addColumn('hash', t.name, (c) => c.notNull().unique())

@@ -2,7 +2,7 @@
 // switches (0009), event keys (0010), alerts (0011), dependencies across workflows (0012), the
 // audit's note (0013), a task's log limit (0014).
 import type { Kysely, Migration } from 'kysely';
-import { type SqlDialectName, tableEnd, types } from './migration-sql.ts';
+import { autoId, type SqlDialectName, tableEnd, types } from './migration-sql.ts';
 
 /**
  * Switches of the whole engine, shared by every node of a team (pause all scheduling).
@@ -56,7 +56,7 @@ export function alerts(dialect: SqlDialectName): Migration {
     async up(db: Kysely<unknown>) {
       await db.schema
         .createTable('alert')
-        .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+        .addColumn('id', 'integer', autoId(dialect))
         .addColumn('alert_key', t.name, (c) => c.notNull().unique())
         .addColumn('group_key', t.name, (c) => c.notNull())
         .addColumn('opens_group', 'integer')
@@ -132,7 +132,7 @@ export function crossWorkflowDependencies(dialect: SqlDialectName): Migration {
         .execute();
       await db.schema
         .createTable('upstream_wait')
-        .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+        .addColumn('id', 'integer', autoId(dialect))
         .addColumn('instance_id', 'integer', (c) => c.notNull())
         .addColumn('run_id', 'integer', (c) => c.notNull())
         .addColumn('workflow_id', 'integer', (c) => c.notNull())
@@ -252,7 +252,7 @@ export function backfills(dialect: SqlDialectName): Migration {
     async up(db: Kysely<unknown>) {
       await db.schema
         .createTable('backfill')
-        .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+        .addColumn('id', 'integer', autoId(dialect))
         .addColumn('workflow_id', 'integer', (c) => c.notNull())
         .addColumn('workflow_name', t.name, (c) => c.notNull())
         .addColumn('from_time', t.big, (c) => c.notNull())

@@ -1,15 +1,8 @@
-// Versioned migrations, applied at start by Kysely's Migrator. One schema for both dialects:
-// `big` and `longText` are the only column types that differ.
+// Versioned migrations, applied at start by Kysely's Migrator. One schema for every dialect:
+// the column types that differ and the id column are in migration-sql.ts.
 import { AxError } from '../../api/errors.ts';
-import {
-  type ColumnDefinitionBuilder,
-  type Kysely,
-  type Migration,
-  type MigrationProvider,
-  Migrator,
-  sql,
-} from 'kysely';
-import { type SqlDialectName, tableEnd, types } from './migration-sql.ts';
+import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
+import { autoId, type SqlDialectName, tableEnd, types } from './migration-sql.ts';
 import {
   alerts,
   auditNote,
@@ -38,7 +31,7 @@ function initial(dialect: SqlDialectName): Migration {
   const end = tableEnd(dialect);
   return {
     async up(db: Kysely<unknown>) {
-      const id = (col: ColumnDefinitionBuilder) => col.primaryKey().autoIncrement();
+      const id = autoId(dialect);
       await db.schema
         .createTable('workflow')
         .addColumn('id', 'integer', id)
@@ -284,7 +277,8 @@ function graphPageIndexes(dialect: SqlDialectName): Migration {
         .on('task_dependency')
         .columns(['workflow_id', 'upstream_task_id', 'downstream_task_id'])
         .execute();
-      // Its first column leads the new one. MySQL names the table of an index to drop; SQLite refuses it.
+      // Its first column leads the new one. MySQL names the table of an index to drop; SQLite and
+      // PostgreSQL refuse it.
       const drop = db.schema.dropIndex('task_dependency_workflow');
       await (dialect === 'mysql' ? drop.on('task_dependency') : drop).execute();
     },
@@ -335,8 +329,9 @@ async function checkNotNewer(db: Kysely<unknown>, known: string[], where: string
     const { rows } = await sql<{ name: string }>`select name from kysely_migration`.execute(db);
     applied = rows.map((r) => r.name);
   } catch (err) {
-    // A new database has no migration table yet (SQLite: "no such table", MySQL: "doesn't exist").
-    if (/no such table|doesn't exist/i.test(err instanceof Error ? err.message : String(err))) return [];
+    // A new database has no migration table yet (SQLite: "no such table", MySQL: "doesn't exist",
+    // PostgreSQL: "does not exist").
+    if (/no such table|doesn't exist|does not exist/i.test(err instanceof Error ? err.message : String(err))) return [];
     throw err;
   }
   const unknown = applied.filter((name) => !known.includes(name)).sort();

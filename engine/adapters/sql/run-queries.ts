@@ -4,16 +4,22 @@ import { sql, type Kysely } from 'kysely';
 import type { InstanceLaunch, InstanceRecord, InstanceState, RunRecord } from '../../api/types.ts';
 import type { NewInstance, NewRun, RunFilter } from '../../ports/store.ts';
 import { memoQuery, slot } from './memo-query.ts';
+import { insertedId, mayCollide } from './inserts.ts';
 import { chunks, instanceFromRow, reasonColumns, runFromRow } from './rows.ts';
 import type { Database } from './schema.ts';
 
 const ACTIVE: InstanceState[] = ['WAITING', 'DISPATCHED', 'RUNNING'];
 const FINAL: InstanceState[] = ['SUCCESS', 'FAILED', 'TIMEOUT', 'CANCELLED', 'UPSTREAM_FAILED', 'SKIPPED'];
 
-/** Both dialects' codes for a unique-key violation. */
+/** Every dialect's code for a unique-key violation (PostgreSQL's SQLSTATE 23505). */
 export function isUniqueViolation(err: unknown): boolean {
   const code = (err as { code?: string } | null)?.code;
-  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === 'ER_DUP_ENTRY';
+  return (
+    code === 'SQLITE_CONSTRAINT_UNIQUE' ||
+    code === 'SQLITE_CONSTRAINT_PRIMARYKEY' ||
+    code === 'ER_DUP_ENTRY' ||
+    code === '23505'
+  );
 }
 
 function runs(db: Kysely<Database>) {
@@ -27,29 +33,30 @@ function runs(db: Kysely<Database>) {
 /** The run's id, or undefined when (schedule, logical time) already has one. */
 export async function insertRun(db: Kysely<Database>, run: NewRun): Promise<number | undefined> {
   try {
-    const res = await db
-      .insertInto('workflow_run')
-      .values({
-        workflow_id: run.workflowId,
-        state: run.state,
-        trigger_type: run.trigger,
-        triggered_by: run.triggeredBy,
-        logical_time: run.logicalTime,
-        schedule_id: run.scheduleId ?? null,
-        only_task: run.onlyTask ?? null,
-        with_downstream: run.onlyTask !== undefined && run.withDownstream === true ? 1 : 0,
-        event_payload: run.eventPayload ?? null,
-        params_json: run.params && Object.keys(run.params).length > 0 ? JSON.stringify(run.params) : null,
-        backfill_id: run.backfillId ?? null,
-        ...reasonColumns(run.reason, run.reasonCode),
-        created_at: run.createdAt,
-        started_at: run.state === 'RUNNING' ? run.createdAt : null,
-        finished_at: run.state === 'SKIPPED' ? run.createdAt : null,
-        parent_run_id: run.parentRunId ?? null,
-        parent_instance_id: run.parentInstanceId ?? null,
-      })
-      .executeTakeFirstOrThrow();
-    return Number(res.insertId);
+    return await mayCollide(db, () =>
+      insertedId(
+        db,
+        db.insertInto('workflow_run').values({
+          workflow_id: run.workflowId,
+          state: run.state,
+          trigger_type: run.trigger,
+          triggered_by: run.triggeredBy,
+          logical_time: run.logicalTime,
+          schedule_id: run.scheduleId ?? null,
+          only_task: run.onlyTask ?? null,
+          with_downstream: run.onlyTask !== undefined && run.withDownstream === true ? 1 : 0,
+          event_payload: run.eventPayload ?? null,
+          params_json: run.params && Object.keys(run.params).length > 0 ? JSON.stringify(run.params) : null,
+          backfill_id: run.backfillId ?? null,
+          ...reasonColumns(run.reason, run.reasonCode),
+          created_at: run.createdAt,
+          started_at: run.state === 'RUNNING' ? run.createdAt : null,
+          finished_at: run.state === 'SKIPPED' ? run.createdAt : null,
+          parent_run_id: run.parentRunId ?? null,
+          parent_instance_id: run.parentInstanceId ?? null,
+        }),
+      ),
+    );
   } catch (err) {
     if (isUniqueViolation(err)) return undefined;
     throw err;
@@ -78,24 +85,26 @@ export async function listRuns(db: Kysely<Database>, filter: RunFilter): Promise
 
 export async function createInstance(db: Kysely<Database>, i: NewInstance): Promise<InstanceRecord | undefined> {
   try {
-    const res = await db
-      .insertInto('task_instance')
-      .values({
-        run_id: i.runId,
-        workflow_id: i.workflowId,
-        task_id: i.taskId,
-        task_name: i.taskName,
-        attempt: i.attempt,
-        state: i.state,
-        ...reasonColumns(i.reason, i.reasonCode),
-        not_before: i.notBefore,
-        created_at: i.createdAt,
-        finished_at: FINAL.includes(i.state) ? i.createdAt : null,
-        handled: i.handled ? 1 : 0,
-        failovers: i.failovers ?? 0,
-      })
-      .executeTakeFirstOrThrow();
-    return getInstance(db, Number(res.insertId));
+    const id = await mayCollide(db, () =>
+      insertedId(
+        db,
+        db.insertInto('task_instance').values({
+          run_id: i.runId,
+          workflow_id: i.workflowId,
+          task_id: i.taskId,
+          task_name: i.taskName,
+          attempt: i.attempt,
+          state: i.state,
+          ...reasonColumns(i.reason, i.reasonCode),
+          not_before: i.notBefore,
+          created_at: i.createdAt,
+          finished_at: FINAL.includes(i.state) ? i.createdAt : null,
+          handled: i.handled ? 1 : 0,
+          failovers: i.failovers ?? 0,
+        }),
+      ),
+    );
+    return getInstance(db, id);
   } catch (err) {
     if (isUniqueViolation(err)) return undefined;
     throw err;

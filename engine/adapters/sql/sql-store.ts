@@ -2,8 +2,8 @@
 // binds each port's methods to the database: the compound state changes (one file each:
 // start-run.ts, finish-instance.ts, settle-run.ts, cancel-run.ts, rerun-task.ts, claim-due.ts,
 // add-instances.ts, over transaction.ts), apply-workflow.ts and the query modules of each
-// aggregate. Dialect-specific code lives only in the openers (sqlite-store.ts, mysql-store.ts),
-// migrations.ts and the locks.
+// aggregate. Dialect-specific code lives only in the openers (sqlite-store.ts, mysql-store.ts,
+// postgres-store.ts), migrations.ts, inserts.ts and the locks.
 import type { ReasonCode } from '../../api/reason-code.ts';
 import type { Actor } from '../../api/actor.ts';
 import type { UpstreamOutputs, UpstreamOutputsQuery } from '../../ports/store-instances.ts';

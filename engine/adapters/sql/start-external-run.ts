@@ -12,6 +12,7 @@ import { AxError } from '../../api/errors.ts';
 import type { InstanceRecord, RunRecord } from '../../api/types.ts';
 import { EXTERNAL_TASK_ID, type ExternalRunStart } from '../../ports/store.ts';
 import { runRecord } from './instance-drafts.ts';
+import { insertedId } from './inserts.ts';
 import type { SqlDialectName } from './migrations.ts';
 import { instanceFromRow, reasonColumns } from './rows.ts';
 import { insertRun } from './run-queries.ts';
@@ -69,8 +70,8 @@ export async function startExternalRun(
         heartbeat_at: null,
         handled: ended ? 1 : 0,
       };
-      const res = await trx.insertInto('task_instance').values(row).executeTakeFirstOrThrow();
-      const instance = instanceFromRow({ ...row, id: Number(res.insertId), failovers: 0, failed_over: 0 });
+      const id = await insertedId(trx, trx.insertInto('task_instance').values(row));
+      const instance = instanceFromRow({ ...row, id, failovers: 0, failed_over: 0 });
       return { run: await runRecord(trx, runId), instance };
     },
     dialect,

@@ -6,7 +6,9 @@
 //
 // Why locking reads on MySQL: a plain read takes the REPEATABLE READ snapshot at the first read of
 // the transaction, so a read that decides something (is the join ready? is anything pending?)
-// must see the latest committed rows and wait for rows another step is changing.
+// must see the latest committed rows and wait for rows another step is changing. PostgreSQL
+// (READ COMMITTED) takes the same locks, spelled its way: a plain read there sees what was
+// committed before it, but only a locking read waits for a step still changing the rows.
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import { groupCommit } from './group-commit.ts';
 import { memoQuery, slot } from './memo-query.ts';
@@ -15,12 +17,24 @@ import type { Database, WorkflowRunTable } from './schema.ts';
 
 export type Trx = Transaction<Database>;
 
+/** InnoDB's deadlock and lock-wait codes; PostgreSQL's deadlock, serialization failure and lock timeout. */
+const RETRIED = new Set(['ER_LOCK_DEADLOCK', 'ER_LOCK_WAIT_TIMEOUT', '40P01', '40001', '55P03']);
+
 function isDeadlock(err: unknown): boolean {
   const code = (err as { code?: string } | null)?.code;
-  return code === 'ER_LOCK_DEADLOCK' || code === 'ER_LOCK_WAIT_TIMEOUT';
+  return code !== undefined && RETRIED.has(code);
 }
 
-/** How many times a step InnoDB rolled back as a deadlock's victim is run again. */
+/** Whether the database locks rows (MySQL, PostgreSQL); SQLite has one writer at a time instead. */
+export const locksRows = (dialect: SqlDialectName): boolean => dialect !== 'sqlite';
+
+/** A shared row lock's clause: MariaDB knows only the older spelling, PostgreSQL only the newer. */
+export function shareLock(dialect: SqlDialectName, skipLocked = false) {
+  if (dialect === 'postgres') return skipLocked ? sql`for share skip locked` : sql`for share`;
+  return skipLocked ? sql`lock in share mode skip locked` : sql`lock in share mode`;
+}
+
+/** How many times a step the database rolled back as a deadlock's victim is run again. */
 const DEADLOCK_ATTEMPTS = 10;
 
 /**
@@ -45,18 +59,18 @@ export async function transact<T>(
   }
 }
 
-/** `lock in share mode` on MySQL: the latest committed rows, held until the step commits. */
+/** `lock in share mode` (`for share`): the latest committed rows, held until the step commits. */
 export function shared<Q extends { modifyEnd(s: ReturnType<typeof sql>): Q }>(q: Q, dialect: SqlDialectName): Q {
-  return dialect === 'mysql' ? q.modifyEnd(sql`lock in share mode`) : q;
+  return locksRows(dialect) ? q.modifyEnd(shareLock(dialect)) : q;
 }
 
-/** `for update` on MySQL: the latest committed rows, held exclusively until the step commits. */
+/** `for update`: the latest committed rows, held exclusively until the step commits. */
 export function exclusive<Q extends { forUpdate(): Q }>(q: Q, dialect: SqlDialectName): Q {
-  return dialect === 'mysql' ? q.forUpdate() : q;
+  return locksRows(dialect) ? q.forUpdate() : q;
 }
 
 /**
- * The run's row, locked on MySQL: exclusively (steps that change the run itself: settle, cancel,
+ * The run's row, locked on MySQL and PostgreSQL: exclusively (steps that change the run itself: settle, cancel,
  * re-run), or shared (a finish, so instances of one run finish side by side).
  */
 export async function lockRun(
@@ -65,13 +79,13 @@ export async function lockRun(
   runId: number,
   mode: 'update' | 'share' = 'update',
 ): Promise<Selectable<WorkflowRunTable> | undefined> {
-  const how = dialect !== 'mysql' ? 'plain' : mode;
+  const how = locksRows(dialect) ? mode : 'plain';
   const { rows } = await memoQuery(
     trx,
     `lock-run:${how}`,
     (d) => {
       const q = d.selectFrom('workflow_run').selectAll().where('id', '=', slot(0));
-      return how === 'plain' ? q : how === 'update' ? q.forUpdate() : q.modifyEnd(sql`lock in share mode`);
+      return how === 'plain' ? q : how === 'update' ? q.forUpdate() : q.modifyEnd(shareLock(dialect));
     },
     [runId],
   );

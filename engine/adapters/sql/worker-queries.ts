@@ -4,6 +4,7 @@ import type { Kysely } from 'kysely';
 import type { WorkerRecord } from '../../api/types.ts';
 import type { WorkerRegistration } from '../../ports/store.ts';
 import { workerFromRow, workerToRow } from './rows.ts';
+import { mayCollide } from './inserts.ts';
 import { isUniqueViolation } from './run-queries.ts';
 import type { Database } from './schema.ts';
 
@@ -13,7 +14,7 @@ export async function upsertWorker(db: Kysely<Database>, worker: WorkerRecord): 
   const updated = await db.updateTable('worker').set(rest).where('id', '=', worker.id).executeTakeFirst();
   if (Number(updated.numUpdatedRows) === 0) {
     try {
-      await db.insertInto('worker').values(row).execute();
+      await mayCollide(db, () => db.insertInto('worker').values(row).execute());
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
       await db.updateTable('worker').set(rest).where('id', '=', worker.id).execute();
@@ -39,7 +40,7 @@ export async function claimWorker(
   const row = { ...workerToRow(worker), claim };
   if (previous === undefined) {
     try {
-      await db.insertInto('worker').values(row).execute();
+      await mayCollide(db, () => db.insertInto('worker').values(row).execute());
       return true;
     } catch (err) {
       if (isUniqueViolation(err)) return false;

@@ -27,6 +27,7 @@ function show(dir: string, flags: GlobalOptions, json: boolean): void {
   const settings = effectiveSettings(dir, {
     mode: flags.mode,
     mysql: flags.mysql,
+    postgres: flags.postgres,
     redis: flags.redis,
     'redis-prefix': flags.redisPrefix,
     ...taskEnvFlags(flags),

@@ -21,6 +21,8 @@ export interface GlobalOptions {
   /** solo (default) or team; env AX_MODE */
   mode?: string;
   mysql?: string;
+  /** the team database when it is PostgreSQL; env AX_POSTGRES_URL */
+  postgres?: string;
   redis?: string;
   redisPrefix?: string;
   /** what tasks get of this node's environment: inherit or clean (task-env.ts); env AX_TASK_ENV */
@@ -29,7 +31,7 @@ export interface GlobalOptions {
   runAs?: string;
   /** --server URL (or "local"); env AX_SERVER */
   server?: string;
-  /** set by withSettings: --data-dir, --mode or --mysql was given as a flag (this machine, not the default server) */
+  /** set by withSettings: --data-dir, --mode, --mysql or --postgres was given as a flag (this machine, not the default server) */
   localFlags?: boolean;
 }
 
@@ -38,14 +40,25 @@ export const taskEnvFlags = (options: GlobalOptions) => ({ 'task-env': options.t
 
 /** Fills what neither a flag nor the environment gives from DATA_DIR/settings.json (see effectiveSettings). */
 export function withSettings<T extends GlobalOptions>(options: T): T {
-  const localFlags = options.dataDir !== undefined || options.mode !== undefined || options.mysql !== undefined;
-  const flags = { mode: options.mode, mysql: options.mysql, redis: options.redis, 'redis-prefix': options.redisPrefix };
+  const localFlags =
+    options.dataDir !== undefined ||
+    options.mode !== undefined ||
+    options.mysql !== undefined ||
+    options.postgres !== undefined;
+  const flags = {
+    mode: options.mode,
+    mysql: options.mysql,
+    postgres: options.postgres,
+    redis: options.redis,
+    'redis-prefix': options.redisPrefix,
+  };
   const value = new Map(effectiveSettings(cliDataDir(options.dataDir), flags).map((s) => [s.key, s.value]));
   return {
     ...options,
     localFlags,
     mode: value.get('mode'),
     mysql: value.get('mysql'),
+    postgres: value.get('postgres'),
     redis: value.get('redis'),
     redisPrefix: value.get('redis-prefix'),
   };
@@ -105,7 +118,7 @@ export async function connect(options: GlobalOptions): Promise<Connection> {
     return { api, remote: true, close: async () => api.close() };
   }
   if (modeOf(options) === 'team') {
-    // Straight to the team's MySQL and Redis, as a client: the team's schedulers and workers run the work.
+    // Straight to the team's database and Redis, as a client: the team's schedulers and workers run the work.
     // Its data dir's team key (team-secret-key.ts) encrypts what `ax secrets set --team` sends.
     const engine = await openTeamEngine({
       ...teamConnection(options),

@@ -22,7 +22,7 @@ import { usersCommands } from './commands-users.ts';
 import { tokensCommands } from './commands-tokens.ts';
 import { EXIT } from './exit-codes.ts';
 import { guardTerminalOutput } from './terminal.ts';
-import { MYSQL_FLAG_HELP, passwordFlagWarnings, REDIS_FLAG_HELP } from './password-flags.ts';
+import { MYSQL_FLAG_HELP, passwordFlagWarnings, POSTGRES_FLAG_HELP, REDIS_FLAG_HELP } from './password-flags.ts';
 import { describeSystemError, handleOutputErrors, isSystemError } from './output-errors.ts';
 
 export async function main(argv: string[]): Promise<void> {
@@ -36,8 +36,9 @@ export async function main(argv: string[]): Promise<void> {
       'solo data directory (env AX_DATA_DIR; default: the OS app-data folder of ax-scheduler)',
     )
     .option('--json', 'machine-readable output')
-    .option('--mode <mode>', 'solo (a data dir) or team (shared MySQL + Redis); env AX_MODE')
+    .option('--mode <mode>', 'solo (a data dir) or team (shared MySQL or PostgreSQL + Redis); env AX_MODE')
     .option('--mysql <url>', MYSQL_FLAG_HELP)
+    .option('--postgres <url>', POSTGRES_FLAG_HELP)
     .option('--redis <url>', REDIS_FLAG_HELP)
     .option(
       '--redis-prefix <prefix>',

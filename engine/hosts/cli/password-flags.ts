@@ -5,6 +5,8 @@ import type { GlobalOptions } from './connect.ts';
 
 export const MYSQL_FLAG_HELP =
   'team mode: mysql://USER:PASSWORD@HOST:PORT/DATABASE; a password here shows in "ps": prefer env AX_MYSQL_URL or "ax settings set mysql -" (reads stdin)';
+export const POSTGRES_FLAG_HELP =
+  'team mode on PostgreSQL instead of MySQL: postgres://USER:PASSWORD@HOST:PORT/DATABASE; a password here shows in "ps": prefer env AX_POSTGRES_URL or "ax settings set postgres -" (reads stdin)';
 export const REDIS_FLAG_HELP =
   'team mode: redis://[:PASSWORD@]HOST:PORT; a password here shows in "ps": prefer env AX_REDIS_URL or "ax settings set redis -" (reads stdin)';
 
@@ -16,11 +18,12 @@ function hasPassword(url: string): boolean {
   }
 }
 
-/** The warnings for --mysql and --redis values that hold a password (one line each). */
+/** The warnings for --mysql, --postgres and --redis values that hold a password (one line each). */
 export function passwordFlagWarnings(flags: GlobalOptions): string[] {
   const out: string[] = [];
   for (const [flag, value, env, key] of [
     ['--mysql', flags.mysql, 'AX_MYSQL_URL', 'mysql'],
+    ['--postgres', flags.postgres, 'AX_POSTGRES_URL', 'postgres'],
     ['--redis', flags.redis, 'AX_REDIS_URL', 'redis'],
   ] as const) {
     if (value !== undefined && hasPassword(value)) {

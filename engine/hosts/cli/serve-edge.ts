@@ -21,9 +21,10 @@ export interface EdgeServeOptions {
 }
 
 /** Whether `ax serve` is an edge worker: --server, or a worker role with AX_SERVER and no database given. */
-export function isEdgeWorker(g: GlobalOptions & { mysql?: string }, opts: { role: string; server?: string }): boolean {
+export function isEdgeWorker(g: GlobalOptions, opts: { role: string; server?: string }): boolean {
   if (opts.server) return true;
-  return opts.role === 'worker' && !!process.env.AX_SERVER && !g.mysql && !process.env.AX_MYSQL_URL;
+  const database = g.mysql ?? process.env.AX_MYSQL_URL ?? g.postgres ?? process.env.AX_POSTGRES_URL;
+  return opts.role === 'worker' && !!process.env.AX_SERVER && !database;
 }
 
 /** The worker token: --token-file (a private file), --token, or AX_TOKEN. */

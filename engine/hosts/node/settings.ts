@@ -16,6 +16,8 @@ import { readPrivateFile, writePrivateFile } from './private-file.ts';
 export const SETTING_KEYS = [
   'mode',
   'mysql',
+  // the team database when it is PostgreSQL (instead of mysql; team.ts refuses both)
+  'postgres',
   'redis',
   'redis-prefix',
   'task-env',
@@ -33,6 +35,7 @@ const OLD_SPELLINGS: Record<string, SettingKey> = { redisPrefix: 'redis-prefix' 
 const ENV: Record<SettingKey, string> = {
   mode: 'AX_MODE',
   mysql: 'AX_MYSQL_URL',
+  postgres: 'AX_POSTGRES_URL',
   redis: 'AX_REDIS_URL',
   'redis-prefix': 'AX_REDIS_PREFIX',
   // what this node's tasks get of its environment, and whom they run as (task-env.ts)
@@ -226,7 +229,7 @@ export function shownSettings(dir: string): Record<string, string> {
 
 /** A setting's value fit to show: connection strings with the password masked. */
 export function shownValue(key: SettingKey, value: string): string {
-  return key === 'mysql' || key === 'redis' ? maskUrl(value) : value;
+  return key === 'mysql' || key === 'postgres' || key === 'redis' ? maskUrl(value) : value;
 }
 
 export const settingsFile = file;

@@ -1,8 +1,9 @@
-// Wiring for team mode: MySQL store, Redis coordinator, and the node's role.
+// Wiring for team mode: the team database (MySQL or PostgreSQL), Redis coordinator, and the node's role.
 import os from 'node:os';
 import { PromMetrics } from '../../adapters/metrics/prom-metrics.ts';
 import { systemClock } from '../../adapters/system-clock.ts';
 import { checkRedisUrl } from '../../adapters/redis/redis-url.ts';
+import { checkTeamDatabaseUrl, openTeamStore, teamDatabaseKind } from '../../adapters/sql/team-store.ts';
 import { AxError } from '../../api/errors.ts';
 import { DEFAULT_CONFIG, type EngineConfig } from '../../core/model/config.ts';
 import { Engine } from '../../core/engine.ts';
@@ -30,6 +31,7 @@ export type TeamRole = 'scheduler' | 'worker' | 'client';
 export const MAX_SIMULATED_WORKERS = 1_000;
 
 export interface TeamOptions {
+  /** the team database: a mysql:// URL, or a postgres:// one (given by --postgres): team-store.ts */
   mysqlUrl: string;
   redisUrl: string;
   redisPrefix?: string;
@@ -68,22 +70,43 @@ export interface TeamOptions {
 }
 
 export interface TeamConnection {
+  /** the team database: a mysql:// URL, or a postgres:// one (given by --postgres) */
   mysqlUrl: string;
   redisUrl: string;
   redisPrefix: string;
 }
 
-/** Connection settings from flags, then env (AX_MYSQL_URL, AX_REDIS_URL, AX_REDIS_PREFIX). */
-export function teamConnection(flags: { mysql?: string; redis?: string; redisPrefix?: string }): TeamConnection {
+/**
+ * Connection settings from flags, then env (AX_MYSQL_URL or AX_POSTGRES_URL, AX_REDIS_URL,
+ * AX_REDIS_PREFIX). The team database is MySQL or PostgreSQL, never both: given both, it says so.
+ */
+export function teamConnection(flags: {
+  mysql?: string;
+  postgres?: string;
+  redis?: string;
+  redisPrefix?: string;
+}): TeamConnection {
   const mysqlUrl = flags.mysql ?? process.env.AX_MYSQL_URL;
+  const postgresUrl = flags.postgres ?? process.env.AX_POSTGRES_URL;
   const redisUrl = flags.redis ?? process.env.AX_REDIS_URL;
+  if (mysqlUrl && postgresUrl)
+    throw new AxError(
+      'validation',
+      `team mode uses one database, and both are given: MySQL ${maskUrl(mysqlUrl)} and PostgreSQL ${maskUrl(postgresUrl)}; keep one (--mysql or AX_MYSQL_URL or "ax settings set mysql", --postgres or AX_POSTGRES_URL or "ax settings set postgres")`,
+    );
+  if (mysqlUrl && teamDatabaseKind(mysqlUrl) === 'postgres')
+    throw new AxError('validation', `--mysql ${maskUrl(mysqlUrl)} is a PostgreSQL URL: give it with --postgres`);
+  if (postgresUrl && teamDatabaseKind(postgresUrl) === 'mysql')
+    throw new AxError('validation', `--postgres ${maskUrl(postgresUrl)} is a MySQL URL: give it with --mysql`);
+  const databaseUrl = mysqlUrl ?? postgresUrl;
   const missing = [
-    !mysqlUrl && `MySQL: give ${howToSet('mysql', 'mysql://USER:PASSWORD@HOST:3306/DATABASE')}`,
+    !databaseUrl &&
+      `a database: give ${howToSet('mysql', 'mysql://USER:PASSWORD@HOST:3306/DATABASE')}; or for PostgreSQL ${howToSet('postgres', 'postgres://USER:PASSWORD@HOST:5432/DATABASE')}`,
     !redisUrl && `Redis: give ${howToSet('redis', 'redis://HOST:6379')}`,
   ].filter(Boolean);
   if (missing.length) throw new AxError('validation', `team mode needs ${missing.join('; and ')}`);
   return {
-    mysqlUrl: mysqlUrl as string,
+    mysqlUrl: databaseUrl as string,
     redisUrl: redisUrl as string,
     redisPrefix: flags.redisPrefix ?? process.env.AX_REDIS_PREFIX ?? 'ax:',
   };
@@ -103,15 +126,13 @@ export async function openTeamEngine(options: TeamOptions): Promise<Engine> {
   const alerts = loadAlerts(dataDir, secrets, options.alerts);
   const works = options.role === 'worker' || (options.role === 'scheduler' && options.schedulerWorks !== false);
   const taskEnv = works ? nodeTaskEnv(dataDir, options.taskEnvFlags) : undefined;
-  // Loaded here, not at the top: a solo engine never loads mysql2 and ioredis (about 20 MB).
-  const [{ openMysqlStore, parseMysqlUrl }, { RedisCoordinator }] = await Promise.all([
-    import('../../adapters/sql/mysql-store.ts'),
-    import('../../adapters/redis/redis-coordinator.ts'),
-  ]);
-  // Both strings checked before either is opened: a bad Redis URL must not leave a MySQL pool open (the command would hang after its error).
-  parseMysqlUrl(options.mysqlUrl);
+  // Loaded here, not at the top: a solo engine never loads mysql2, pg and ioredis (about 20 MB).
+  // (team-store.ts loads the database's driver when it opens it.)
+  const { RedisCoordinator } = await import('../../adapters/redis/redis-coordinator.ts');
+  // Both strings checked before either is opened: a bad Redis URL must not leave a database pool open (the command would hang after its error).
+  await checkTeamDatabaseUrl(options.mysqlUrl);
   checkRedisUrl(options.redisUrl);
-  const store = await openMysqlStore({ url: options.mysqlUrl });
+  const store = await openTeamStore(options.mysqlUrl);
   const { SqlTeamSecretStore } = await import('../../adapters/sql/team-secret-queries.ts');
   const metrics = new PromMetrics();
   const say = options.onAlert ?? ((message: string) => process.stderr.write(`ax: ${message}\n`));
@@ -161,7 +182,7 @@ export async function openTeamEngine(options: TeamOptions): Promise<Engine> {
       version: VERSION,
       mode: 'team',
       role: works || options.role !== 'scheduler' ? options.role : 'scheduler (no work)',
-      mysql: maskUrl(options.mysqlUrl),
+      [teamDatabaseKind(options.mysqlUrl)]: maskUrl(options.mysqlUrl),
       redis: maskUrl(options.redisUrl),
       redisPrefix: options.redisPrefix,
       settings: {},

@@ -87,7 +87,10 @@ function SettingsCards({ info }: { info: EngineInfo }) {
       <Section
         title={t('section.connections')}
         items={[
-          { key: 'mysql', label: t('field.mysql'), children: info.mysql ? <Mono>{info.mysql}</Mono> : none },
+          // The team database: PostgreSQL when the team runs on it, else MySQL (or none, solo).
+          info.postgres
+            ? { key: 'postgres', label: t('field.postgres'), children: <Mono>{info.postgres}</Mono> }
+            : { key: 'mysql', label: t('field.mysql'), children: info.mysql ? <Mono>{info.mysql}</Mono> : none },
           { key: 'redis', label: t('field.redis'), children: info.redis ? <Mono>{info.redis}</Mono> : none },
           {
             key: 'prefix',

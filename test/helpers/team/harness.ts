@@ -1,5 +1,6 @@
-// Team mode with real processes: one database (a fresh one on the shared MariaDB unless the test
-// brings its own) and one Redis key prefix per team, and `ax` (scheduler and worker nodes, CLI
+// Team mode with real processes: one database (a fresh one on the shared MariaDB, or on the
+// shared PostgreSQL with `database: 'postgres'`, unless the test brings its own) and one Redis
+// key prefix per team, and `ax` (scheduler and worker nodes, CLI
 // commands) as child processes on them, started from a bundle of the current sources
 // (team-process.ts). Task commands write a trace of what they really did (trace.ts); a store and
 // a coordinator opened in the test process look at the team far cheaper than an `ax --json`
@@ -8,13 +9,13 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { openMysqlStore } from '../../../engine/adapters/sql/mysql-store.ts';
+import { openTeamStore, teamDatabaseKind } from '../../../engine/adapters/sql/team-store.ts';
 import type { WorkerRecord } from '../../../engine/api/types.ts';
 import type { EngineConfig } from '../../../engine/core/model/config.ts';
 import { openTeamEngine } from '../../../engine/hosts/node/team.ts';
 import type { AxResult } from '../ax.ts';
 import { tempDir } from '../files.ts';
-import { createTestDatabase, deleteRedisPrefix, REDIS_URL, uniqueName } from '../services.ts';
+import { createPostgresDatabase, createTestDatabase, deleteRedisPrefix, REDIS_URL, uniqueName } from '../services.ts';
 import { waitFor } from '../wait-for.ts';
 import { apiPort, workerToken } from './edge.ts';
 import { holdGate, type Gate } from './gate.ts';
@@ -45,8 +46,13 @@ export interface TeamOptions {
   config?: Partial<EngineConfig>;
   /** default the shared Redis */
   redisUrl?: string;
-  /** a database the caller made and drops; default a fresh one on the shared MariaDB, dropped on close */
+  /** a database the caller made and drops (mysql:// or postgres://); default a fresh one, dropped on close */
   mysqlUrl?: string;
+  /**
+   * where the fresh database is: the shared MariaDB, or the shared PostgreSQL; default MariaDB,
+   * or what AX_TEST_TEAM_DATABASE says (to run any team test file on PostgreSQL)
+   */
+  database?: 'mysql' | 'postgres';
 }
 
 export interface ServeOptions {
@@ -87,9 +93,11 @@ export class Team extends TeamView {
     let database: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
     try {
       bundle = await buildBundle();
-      if (!o.mysqlUrl) database = await createTestDatabase(`axt_${name.replace(/\W/g, '_')}`);
+      const kind = o.database ?? (process.env.AX_TEST_TEAM_DATABASE === 'postgres' ? 'postgres' : 'mysql');
+      const create = kind === 'postgres' ? createPostgresDatabase : createTestDatabase;
+      if (!o.mysqlUrl) database = await create(`axt_${name.replace(/\W/g, '_')}`);
       const mysqlUrl = o.mysqlUrl ?? (database?.url as string);
-      const store = await openMysqlStore({ url: mysqlUrl, connectionLimit: 2 });
+      const store = await openTeamStore(mysqlUrl, 2);
       fs.writeFileSync(path.join(dir, TASK_LIB_FILE), TASK_LIB);
       fs.writeFileSync(path.join(dir, TRACE_FILE), '');
       const prefix = `${uniqueName(`axt_${name}`)}:`;
@@ -122,7 +130,7 @@ export class Team extends TeamView {
       NO_COLOR: '1',
       FORCE_COLOR: '0',
       AX_MODE: 'team',
-      AX_MYSQL_URL: this.mysqlUrl,
+      [teamDatabaseKind(this.mysqlUrl) === 'postgres' ? 'AX_POSTGRES_URL' : 'AX_MYSQL_URL']: this.mysqlUrl,
       AX_REDIS_URL: this.redisUrl,
       AX_REDIS_PREFIX: this.prefix,
       AX_ENGINE_CONFIG: JSON.stringify(this.config),
