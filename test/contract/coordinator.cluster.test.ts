@@ -67,6 +67,15 @@ if (!available) {
       }
     }, 120_000);
 
+    it('a cluster client on a single Redis is told to drop --redis-cluster', async () => {
+      const forced = new RedisCoordinator({ url: REDIS_URL, prefix: `${uniqueName('axtest')}:`, cluster: true });
+      try {
+        await expect(forced.listWorkers()).rejects.toThrow(/not a cluster, so drop --redis-cluster/);
+      } finally {
+        await forced.close();
+      }
+    }, 60_000);
+
     it("the master of the team's slot killed: its replica takes over, every message taken once", async () => {
       const local = await cluster();
       const prefix = `${uniqueName('axfail')}:`;

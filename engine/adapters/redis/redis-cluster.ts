@@ -2,10 +2,9 @@
 // Cluster client a coordinator uses on it. The key layout (one hash tag per team) is in
 // redis-keys.ts; everything else of the coordinator is the same on both.
 import { Cluster, Redis, type ClusterOptions } from 'ioredis';
-import { AxError } from '../../api/errors.ts';
 import { decodeUrlPart, parseConnectionUrl } from '../connection-url.ts';
 import { connectionOptions } from './redis-connection.ts';
-import { redactRedisUrl } from './redis-url.ts';
+import { checkClusterUrl, redactRedisUrl } from './redis-url.ts';
 
 /**
  * True when the Redis at url runs in cluster mode (cluster_enabled:1). One short-lived
@@ -39,14 +38,8 @@ export async function redisIsCluster(url: string, timeoutMs: number): Promise<bo
  * reply, and MOVED after a replica took over (each after a refresh of the slot map).
  */
 export function clusterClient(url: string, role: string, commandTimeoutMs: number): Cluster {
+  checkClusterUrl(url);
   const parsed = parseConnectionUrl(url, 'Redis URL', redactRedisUrl(url), 'redis://[:PASSWORD@]HOST:PORT');
-  const database = parsed.pathname.replace(/^\//, '');
-  if (database !== '' && database !== '0') {
-    throw new AxError(
-      'validation',
-      `bad Redis URL "${redactRedisUrl(url)}": a Redis Cluster has only database 0, so drop "/${database}" (use --redis-prefix to keep teams apart)`,
-    );
-  }
   const { connectionName, maxRetriesPerRequest, commandTimeout, connectTimeout } = connectionOptions(
     role,
     commandTimeoutMs,
@@ -71,15 +64,4 @@ export function clusterClient(url: string, role: string, commandTimeoutMs: numbe
     },
   };
   return new Cluster([{ host: parsed.hostname, port: Number(parsed.port || 6379) }], options);
-}
-
-/** AX_REDIS_CLUSTER as a setting: "1"/"true" forces cluster mode, "0"/"false" a single Redis, unset asks the server. */
-export function clusterSetting(value: string | undefined): boolean | undefined {
-  if (value === undefined || value === '') return undefined;
-  if (['1', 'true', 'yes'].includes(value.toLowerCase())) return true;
-  if (['0', 'false', 'no'].includes(value.toLowerCase())) return false;
-  throw new AxError(
-    'validation',
-    `AX_REDIS_CLUSTER="${value}" is neither 1 nor 0: set 1 for a Redis Cluster, 0 for a single Redis, or leave it unset to ask the server`,
-  );
 }

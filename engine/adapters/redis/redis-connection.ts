@@ -138,10 +138,16 @@ export class RedisConnection {
 
   private unreachable(what: string): AxError {
     const down = this.downSince === null ? '' : `, down for ${Math.round((Date.now() - this.downSince) / 100) / 10} s`;
-    const cause = this.lastError ? ` (${this.lastError.message})` : '';
+    // A cluster client's "Failed to refresh slots cache" carries what the last node said.
+    const nodeError = (this.lastError as { lastNodeError?: Error } | undefined)?.lastNodeError;
+    const said = this.lastError ? `${this.lastError.message}${nodeError ? ` ${nodeError.message}` : ''}` : '';
+    const cause = said ? ` (${said})` : '';
+    const fix = /cluster support disabled/.test(said)
+      ? ': this Redis is not a cluster, so drop --redis-cluster (AX_REDIS_CLUSTER=1)'
+      : ': check that Redis runs and the URL is right; the coordinator keeps reconnecting';
     const error = new AxError(
       'unavailable',
-      `Redis at ${this.where} is unreachable${cause}${down}, so ${what} failed: check that Redis runs and the URL is right; the coordinator keeps reconnecting`,
+      `Redis at ${this.where} is unreachable${cause}${down}, so ${what} failed${fix}`,
     );
     error.cause = this.lastError;
     return error;

@@ -14,21 +14,29 @@ export type OpenRedisOptions = Omit<Extract<RedisCoordinatorOptions, { url: stri
 /** how long the start of a node waits to learn whether its Redis is a cluster */
 const DETECT_TIMEOUT_MS = 3_000;
 
-export async function openRedisCoordinator(options: OpenRedisOptions): Promise<RedisCoordinator> {
-  const { onDetectFailed, cluster: forced, ...rest } = options;
-  checkRedisUrl(options.url);
-  let cluster = forced;
-  if (cluster === undefined) {
-    try {
-      cluster = await redisIsCluster(options.url, DETECT_TIMEOUT_MS);
-    } catch (error) {
-      // A node must start while Redis is down (it reconnects, as it always has), so an unanswered
-      // question means a single Redis; on a cluster that would be wrong, and calls say so (MOVED).
-      cluster = false;
-      onDetectFailed?.(
-        `could not ask Redis at ${redactRedisUrl(options.url)} whether it is a cluster (${error instanceof Error ? error.message : String(error)}): using it as a single Redis; set --redis-cluster (AX_REDIS_CLUSTER=1) if it is a cluster`,
-      );
-    }
+/**
+ * Whether the team's Redis is a cluster: forced when given, else asked of the server. A node
+ * must start while Redis is down (it reconnects, as it always has), so an unanswered question
+ * means a single Redis; on a cluster that is wrong, and then calls say so (MOVED, with the fix).
+ */
+export async function detectRedisCluster(
+  url: string,
+  forced: boolean | undefined,
+  onDetectFailed?: (message: string) => void,
+): Promise<boolean> {
+  if (forced !== undefined) return forced;
+  checkRedisUrl(url);
+  try {
+    return await redisIsCluster(url, DETECT_TIMEOUT_MS);
+  } catch (error) {
+    onDetectFailed?.(
+      `could not ask Redis at ${redactRedisUrl(url)} whether it is a cluster (${error instanceof Error ? error.message : String(error)}): using it as a single Redis; set --redis-cluster (AX_REDIS_CLUSTER=1) if it is a cluster`,
+    );
+    return false;
   }
-  return new RedisCoordinator({ ...rest, cluster });
+}
+
+export async function openRedisCoordinator(options: OpenRedisOptions): Promise<RedisCoordinator> {
+  const { onDetectFailed, cluster, ...rest } = options;
+  return new RedisCoordinator({ ...rest, cluster: await detectRedisCluster(options.url, cluster, onDetectFailed) });
 }

@@ -2,7 +2,8 @@
 import os from 'node:os';
 import { PromMetrics } from '../../adapters/metrics/prom-metrics.ts';
 import { systemClock } from '../../adapters/system-clock.ts';
-import { checkRedisUrl } from '../../adapters/redis/redis-url.ts';
+import { clusterPrefix } from '../../adapters/redis/redis-keys.ts';
+import { checkClusterUrl, checkRedisUrl, clusterSetting } from '../../adapters/redis/redis-url.ts';
 import { AxError } from '../../api/errors.ts';
 import { DEFAULT_CONFIG, type EngineConfig } from '../../core/model/config.ts';
 import { Engine } from '../../core/engine.ts';
@@ -29,6 +30,8 @@ export interface TeamOptions {
   mysqlUrl: string;
   redisUrl: string;
   redisPrefix?: string;
+  /** the Redis is a Redis Cluster (true) or a single Redis (false); default: asked of the server */
+  redisCluster?: boolean;
   role: TeamRole;
   /** a scheduler node also works unless told not to */
   schedulerWorks?: boolean;
@@ -62,10 +65,16 @@ export interface TeamConnection {
   mysqlUrl: string;
   redisUrl: string;
   redisPrefix: string;
+  redisCluster?: boolean;
 }
 
-/** Connection settings from flags, then env (AX_MYSQL_URL, AX_REDIS_URL, AX_REDIS_PREFIX). */
-export function teamConnection(flags: { mysql?: string; redis?: string; redisPrefix?: string }): TeamConnection {
+/** Connection settings from flags, then env (AX_MYSQL_URL, AX_REDIS_URL, AX_REDIS_PREFIX, AX_REDIS_CLUSTER). */
+export function teamConnection(flags: {
+  mysql?: string;
+  redis?: string;
+  redisPrefix?: string;
+  redisCluster?: boolean;
+}): TeamConnection {
   const mysqlUrl = flags.mysql ?? process.env.AX_MYSQL_URL;
   const redisUrl = flags.redis ?? process.env.AX_REDIS_URL;
   const missing = [
@@ -77,6 +86,7 @@ export function teamConnection(flags: { mysql?: string; redis?: string; redisPre
     mysqlUrl: mysqlUrl as string,
     redisUrl: redisUrl as string,
     redisPrefix: flags.redisPrefix ?? process.env.AX_REDIS_PREFIX ?? 'ax:',
+    redisCluster: flags.redisCluster ?? clusterSetting(process.env.AX_REDIS_CLUSTER),
   };
 }
 
@@ -94,20 +104,33 @@ export async function openTeamEngine(options: TeamOptions): Promise<Engine> {
   const works = options.role === 'worker' || (options.role === 'scheduler' && options.schedulerWorks !== false);
   const taskEnv = works ? nodeTaskEnv(dataDir, options.taskEnvFlags) : undefined;
   // Loaded here, not at the top: a solo engine never loads mysql2 and ioredis (about 20 MB).
-  const [{ openMysqlStore, parseMysqlUrl }, { RedisCoordinator }] = await Promise.all([
+  const [{ openMysqlStore, parseMysqlUrl }, { RedisCoordinator }, { detectRedisCluster }] = await Promise.all([
     import('../../adapters/sql/mysql-store.ts'),
     import('../../adapters/redis/redis-coordinator.ts'),
+    import('../../adapters/redis/redis-open.ts'),
   ]);
   // Both strings checked before either is opened: a bad Redis URL must not leave a MySQL pool open (the command would hang after its error).
   parseMysqlUrl(options.mysqlUrl);
   checkRedisUrl(options.redisUrl);
+  const say = options.onAlert ?? ((message: string) => process.stderr.write(`ax: ${message}\n`));
+  // A Redis Cluster when told, or when the server says so (INFO cluster): see redis-open.ts. Its
+  // prefix must make a hash tag, checked here for the same reason as the URLs above.
+  const cluster = await detectRedisCluster(
+    options.redisUrl,
+    options.redisCluster ?? clusterSetting(process.env.AX_REDIS_CLUSTER),
+    say,
+  );
+  if (cluster) {
+    checkClusterUrl(options.redisUrl);
+    clusterPrefix(options.redisPrefix ?? 'ax:');
+  }
   const store = await openMysqlStore({ url: options.mysqlUrl });
   const { SqlTeamSecretStore } = await import('../../adapters/sql/team-secret-queries.ts');
   const metrics = new PromMetrics();
-  const say = options.onAlert ?? ((message: string) => process.stderr.write(`ax: ${message}\n`));
   const coordinator = new RedisCoordinator({
     url: options.redisUrl,
     prefix: options.redisPrefix,
+    cluster,
     onConnectionError: (err) => options.onAlert?.(`redis: ${err.message}`),
     onInvalidEvent: invalidEventReporter({ metrics, say, source: `Redis (prefix ${options.redisPrefix ?? 'ax:'})` }),
   });

@@ -45,6 +45,8 @@ export interface TeamOptions {
   config?: Partial<EngineConfig>;
   /** default the shared Redis */
   redisUrl?: string;
+  /** redisUrl is a node of a Redis Cluster (the test's coordinator must know; `ax` nodes ask the server) */
+  redisCluster?: boolean;
   /** a database the caller made and drops; default a fresh one on the shared MariaDB, dropped on close */
   mysqlUrl?: string;
 }
@@ -100,6 +102,7 @@ export class Team extends TeamView {
         { ...TEAM_CONFIG, ...o.config },
         bundle,
         database?.drop.bind(database),
+        o.redisCluster === true,
       );
     } catch (err) {
       await database?.drop();
@@ -287,6 +290,7 @@ export class Team extends TeamView {
       mysqlUrl: this.mysqlUrl,
       redisUrl: this.redisUrl,
       redisPrefix: this.prefix,
+      redisCluster: this.redisCluster,
       role: 'client',
     });
     return (await (await this.clientEngine).runWorkflow(workflow, { actor: 'team test' })).id;
@@ -322,7 +326,8 @@ export class Team extends TeamView {
     await (await this.clientEngine?.catch(() => undefined))?.dispose().catch(() => undefined);
     await this.store.close().catch(() => undefined);
     await this.dropDatabase?.().catch(() => undefined);
-    await deleteRedisPrefix(this.prefix, this.redisUrl).catch(() => undefined);
+    // A cluster is the test's own and goes whole; its keys are not under the plain prefix anyway.
+    if (!this.redisCluster) await deleteRedisPrefix(this.prefix, this.redisUrl).catch(() => undefined);
     fs.rmSync(this.bundle, { force: true });
     fs.rmSync(this.dir, { recursive: true, force: true });
   }
