@@ -113,18 +113,22 @@ export async function openTeamEngine(options: TeamOptions): Promise<Engine> {
   parseMysqlUrl(options.mysqlUrl);
   checkRedisUrl(options.redisUrl);
   const say = options.onAlert ?? ((message: string) => process.stderr.write(`ax: ${message}\n`));
-  // A Redis Cluster when told, or when the server says so (INFO cluster): see redis-open.ts. Its
-  // prefix must make a hash tag, checked here for the same reason as the URLs above.
-  const cluster = await detectRedisCluster(
-    options.redisUrl,
-    options.redisCluster ?? clusterSetting(process.env.AX_REDIS_CLUSTER),
-    say,
-  );
-  if (cluster) {
-    checkClusterUrl(options.redisUrl);
-    clusterPrefix(options.redisPrefix ?? 'ax:');
-  }
+  const forcedCluster = options.redisCluster ?? clusterSetting(process.env.AX_REDIS_CLUSTER);
   const store = await openMysqlStore({ url: options.mysqlUrl });
+  // A Redis Cluster when told, or when the server says so (INFO cluster): see redis-open.ts. A
+  // client (an `ax` command) keeps quiet when Redis cannot be asked, as it did before clusters.
+  let cluster: boolean;
+  try {
+    cluster = await detectRedisCluster(options.redisUrl, forcedCluster, options.role === 'client' ? undefined : say);
+    if (cluster) {
+      checkClusterUrl(options.redisUrl);
+      clusterPrefix(options.redisPrefix ?? 'ax:');
+    }
+  } catch (error) {
+    // Refused before anything else opens: the pool must not keep the command alive after its error.
+    await store.close().catch(() => undefined);
+    throw error;
+  }
   const { SqlTeamSecretStore } = await import('../../adapters/sql/team-secret-queries.ts');
   const metrics = new PromMetrics();
   const coordinator = new RedisCoordinator({
