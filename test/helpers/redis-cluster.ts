@@ -5,10 +5,10 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import fs from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
+import { freePort } from './private-servers.ts';
 import { CI } from './services.ts';
 import { waitFor } from './wait-for.ts';
 
@@ -22,14 +22,6 @@ export function clusterToolsAvailable(): boolean {
   const missing = ['redis-server', 'redis-cli'].filter((cmd) => !runs(cmd, ['--version']));
   if (missing.length && CI) throw new Error(`CI=true and ${missing.join(' and ')} not found: install redis-server`);
   return missing.length === 0;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 /** One node: its port and process (undefined once killed). */

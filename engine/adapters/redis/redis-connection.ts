@@ -143,7 +143,7 @@ export class RedisConnection {
     const said = this.lastError ? `${this.lastError.message}${nodeError ? ` ${nodeError.message}` : ''}` : '';
     const cause = said ? ` (${said})` : '';
     const fix = /cluster support disabled/.test(said)
-      ? ': this Redis is not a cluster, so drop --redis-cluster (AX_REDIS_CLUSTER=1)'
+      ? ': this Redis is not a cluster, so drop --redis-cluster and AX_REDIS_CLUSTER=1'
       : ': check that Redis runs and the URL is right; the coordinator keeps reconnecting';
     const error = new AxError(
       'unavailable',
