@@ -22,7 +22,7 @@ const INSTALL_DB = ['mariadb-install-db', 'mysql_install_db'].find((c) => runs('
 /** A private MariaDB can be made here (off CI a test without one skips; on CI it fails). */
 export const hasMariadbServer = MARIADBD !== undefined && INSTALL_DB !== undefined;
 
-export async function freePort(): Promise<number> {
+async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

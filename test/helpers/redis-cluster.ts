@@ -5,10 +5,10 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import fs from 'node:fs';
+import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
-import { freePort } from './private-servers.ts';
 import { CI } from './services.ts';
 import { waitFor } from './wait-for.ts';
 
@@ -22,6 +22,28 @@ export function clusterToolsAvailable(): boolean {
   const missing = ['redis-server', 'redis-cli'].filter((cmd) => !runs(cmd, ['--version']));
   if (missing.length && CI) throw new Error(`CI=true and ${missing.join(' and ')} not found: install redis-server`);
   return missing.length === 0;
+}
+
+/** Whether 127.0.0.1:port can be bound now. */
+function bindable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+/**
+ * A port for a cluster node whose cluster bus port (port + 10000) is free too: not the kernel's
+ * pick, which may be above 55535, where the bus port would not exist.
+ */
+async function freeClusterPort(taken: ClusterNode[]): Promise<number> {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    const clash = taken.some((n) => Math.abs(n.port - port) === 10_000 || n.port === port);
+    if (!clash && (await bindable(port)) && (await bindable(port + 10_000))) return port;
+  }
+  throw new Error('no free port pair (port, port + 10000) for a Redis Cluster node between 20000 and 42000');
 }
 
 /** One node: its port and process (undefined once killed). */
@@ -45,7 +67,7 @@ export class LocalRedisCluster {
     const nodes: ClusterNode[] = [];
     const cluster = new LocalRedisCluster(dir, nodes);
     try {
-      for (let i = 0; i < 6; i++) nodes.push({ port: await freePort(), child: undefined });
+      for (let i = 0; i < 6; i++) nodes.push({ port: await freeClusterPort(nodes), child: undefined });
       for (const node of nodes) cluster.spawnNode(node);
       await Promise.all(nodes.map((node) => cluster.waitAnswers(node.port)));
       const create = spawnSync(
