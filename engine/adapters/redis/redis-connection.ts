@@ -1,6 +1,9 @@
-import type { Redis, RedisOptions } from 'ioredis';
+import type { Cluster, Redis, RedisOptions } from 'ioredis';
 import { AxError } from '../../api/errors.ts';
 import type { LuaScript } from './redis-scripts.ts';
+
+/** A single Redis or a Redis Cluster (redis-cluster.ts): the coordinator's commands are the same on both. */
+export type RedisClient = Redis | Cluster;
 
 export interface RedisConnectionOptions {
   /** how long a call waits for a dropped connection to come back, counted from the drop */
@@ -42,7 +45,7 @@ export class RedisConnection {
   onReconnect: () => void = () => undefined;
 
   constructor(
-    readonly client: Redis,
+    readonly client: RedisClient,
     private readonly options: RedisConnectionOptions,
   ) {
     this.everReady = client.status === 'ready';
@@ -67,14 +70,18 @@ export class RedisConnection {
     });
   }
 
-  /** host:port (never the password) */
+  /** host:port (never the password); a cluster's known masters */
   get where(): string {
+    if (isCluster(this.client)) {
+      const masters = this.client.nodes('master').map((node) => `${node.options.host}:${node.options.port}`);
+      return `the cluster ${masters.length ? masters.join(',') : '(no master reachable)'}`;
+    }
     const o = this.client.options;
     return o.path ? o.path : `${o.host ?? '127.0.0.1'}:${o.port ?? 6379}`;
   }
 
   /** Runs one command (or a few sent together) once the link is up; errors say what to do. */
-  async call<T>(what: string, command: (client: Redis) => Promise<T>): Promise<T> {
+  async call<T>(what: string, command: (client: RedisClient) => Promise<T>): Promise<T> {
     await this.ready(what);
     try {
       return await command(this.client);
@@ -131,10 +138,16 @@ export class RedisConnection {
 
   private unreachable(what: string): AxError {
     const down = this.downSince === null ? '' : `, down for ${Math.round((Date.now() - this.downSince) / 100) / 10} s`;
-    const cause = this.lastError ? ` (${this.lastError.message})` : '';
+    // A cluster client's "Failed to refresh slots cache" carries what the last node said.
+    const nodeError = (this.lastError as { lastNodeError?: Error } | undefined)?.lastNodeError;
+    const said = this.lastError ? `${this.lastError.message}${nodeError ? ` ${nodeError.message}` : ''}` : '';
+    const cause = said ? ` (${said})` : '';
+    const fix = /cluster support disabled/.test(said)
+      ? ': this Redis is not a cluster, so drop --redis-cluster and AX_REDIS_CLUSTER=1'
+      : ': check that Redis runs and the URL is right; the coordinator keeps reconnecting';
     const error = new AxError(
       'unavailable',
-      `Redis at ${this.where} is unreachable${cause}${down}, so ${what} failed: check that Redis runs and the URL is right; the coordinator keeps reconnecting`,
+      `Redis at ${this.where} is unreachable${cause}${down}, so ${what} failed${fix}`,
     );
     error.cause = this.lastError;
     return error;
@@ -146,8 +159,10 @@ export class RedisConnection {
     // A ReplyError is Redis refusing the command (a bug, or foreign data under our prefix); any
     // other failure is the link: timed out, dropped mid-command, not writable.
     const refused = error instanceof Error && error.name === 'ReplyError';
+    // A single-Redis client sent to a cluster node gets MOVED for most keys: say what to set.
+    const hint = refused && /^(MOVED|ASK|CROSSSLOT) /.test(message) && !isCluster(this.client) ? CLUSTER_HINT : '';
     const result = refused
-      ? new AxError('internal', `Redis at ${this.where} refused ${what}: ${message}`)
+      ? new AxError('internal', `Redis at ${this.where} refused ${what}: ${message}${hint}`)
       : new AxError(
           'unavailable',
           `Redis at ${this.where} did not complete ${what} (${message}): it may or may not have run; check that Redis runs, the coordinator keeps reconnecting`,
@@ -156,5 +171,10 @@ export class RedisConnection {
     return result;
   }
 }
+
+const CLUSTER_HINT =
+  ': this Redis is a cluster node; restart with --redis-cluster (or AX_REDIS_CLUSTER=1), or let ax detect it by leaving AX_REDIS_CLUSTER unset';
+
+export const isCluster = (client: RedisClient): client is Cluster => 'isCluster' in client && client.isCluster;
 
 const closedError = (): AxError => new AxError('unavailable', 'the Redis coordinator is closed: open a new one');

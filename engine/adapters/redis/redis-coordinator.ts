@@ -8,8 +8,9 @@ import { AxError } from '../../api/errors.ts';
 import { checkEvent } from '../../api/event-schema.ts';
 import type { WorkerRecord } from '../../api/types.ts';
 import type { Coordinator, DispatchMessage, EngineEvent, NodePresence } from '../../ports/coordinator.ts';
-import { connectionOptions, RedisConnection } from './redis-connection.ts';
-import { RedisKeys } from './redis-keys.ts';
+import { clusterClient } from './redis-cluster.ts';
+import { connectionOptions, isCluster, RedisConnection, type RedisClient } from './redis-connection.ts';
+import { clusterPrefix, RedisKeys } from './redis-keys.ts';
 import { checkRedisUrl } from './redis-url.ts';
 import { WorkWakeups } from './redis-wakeups.ts';
 import {
@@ -25,11 +26,16 @@ import {
 } from './redis-scripts.ts';
 
 /** Makes one connection; called once per role ('commands', 'subscriber'). The coordinator owns and closes it. */
-export type RedisClientFactory = (role: 'commands' | 'subscriber') => Redis;
+export type RedisClientFactory = (role: 'commands' | 'subscriber') => RedisClient;
 
 interface RedisCoordinatorCommon {
-  /** prepended to every key and channel; default 'ax:' */
+  /** prepended to every key and channel; default 'ax:' (on a cluster as a hash tag: clusterPrefix) */
   prefix?: string;
+  /**
+   * a Redis Cluster: the url's node seeds an ioredis Cluster and the prefix becomes a hash tag
+   * (redis-keys.ts); default false. openRedisCoordinator (redis-open.ts) asks the server.
+   */
+  cluster?: boolean;
   /** longest a call waits for Redis to answer; default 5000 ms */
   commandTimeoutMs?: number;
   /** longest a call waits for a dropped connection to come back, from the drop; default 2000 ms */
@@ -94,11 +100,12 @@ export class RedisCoordinator implements Coordinator {
   private closed = false;
 
   constructor(options: RedisCoordinatorOptions) {
-    this.keys = new RedisKeys(options.prefix ?? 'ax:');
+    const prefix = options.prefix ?? 'ax:';
+    this.keys = new RedisKeys(options.cluster ? clusterPrefix(prefix) : prefix);
     this.onSubscriberError = options.onSubscriberError ?? (() => undefined);
     this.onInvalidEvent = options.onInvalidEvent ?? (() => undefined);
     const commandTimeoutMs = options.commandTimeoutMs ?? 5_000;
-    const connect = options.createClient ?? urlClientFactory(options.url, commandTimeoutMs);
+    const connect = options.createClient ?? urlClientFactory(options.url, commandTimeoutMs, options.cluster === true);
     const linkOptions = {
       readyTimeoutMs: options.readyTimeoutMs ?? 2_000,
       onError: options.onConnectionError ?? (() => undefined),
@@ -108,6 +115,15 @@ export class RedisCoordinator implements Coordinator {
     this.subscriber.client.on('message', (channel: string, message: string) => this.onMessage(channel, message));
     this.wakeups = new WorkWakeups(this.keys, this.commands, this.subscriber, () => this.closed);
     this.subscriber.onReconnect = () => this.wakeups.afterReconnect();
+    // A cluster moves its subscriber link to another node when the node it used leaves (a failed
+    // master); wakes published meanwhile are lost, so waiters look again, as after a reconnect.
+    const sub = this.subscriber.client;
+    if (isCluster(sub)) sub.on('-node', () => this.wakeups.afterReconnect());
+  }
+
+  /** The prefix every key and channel starts with (a hash tag on a cluster). */
+  get keyPrefix(): string {
+    return this.keys.prefix;
   }
 
   async enqueue(workerId: string, message: DispatchMessage): Promise<void> {
@@ -311,8 +327,9 @@ export class RedisCoordinator implements Coordinator {
   }
 }
 
-function urlClientFactory(url: string, commandTimeoutMs: number): RedisClientFactory {
+function urlClientFactory(url: string, commandTimeoutMs: number, cluster: boolean): RedisClientFactory {
   checkRedisUrl(url);
+  if (cluster) return (role) => clusterClient(url, role, commandTimeoutMs);
   return (role) => new Redis(url, connectionOptions(role, commandTimeoutMs));
 }
 

@@ -1,3 +1,5 @@
+import { AxError } from '../../api/errors.ts';
+
 /**
  * Every key and channel the Redis coordinator touches, all under one prefix so several teams
  * (and parallel test files) can share a Redis. Nothing here is the truth: the Store is, and the
@@ -16,6 +18,10 @@
  *   <p>lease:<name>:token       string  highest fencing token issued for the lease
  *   <p>events                   channel { origin, event } JSON: the EngineEvent and the coordinator that published it
  *   <p>drain:<worker>           string  set by `ax drain`; the worker drains when it sees it
+ *
+ * On a Redis Cluster <p> is the prefix as a hash tag (clusterPrefix: "ax:" becomes "{ax}:"), so
+ * every key of a team hashes to one slot and each Lua script and MULTI touches one slot. A single
+ * Redis keeps the prefix as given.
  */
 export class RedisKeys {
   constructor(readonly prefix: string) {}
@@ -85,4 +91,26 @@ export class RedisKeys {
   get events(): string {
     return `${this.prefix}events`;
   }
+}
+
+/**
+ * The prefix of a team on a Redis Cluster: the given one wrapped as a hash tag ("ax:" → "{ax}:",
+ * "team1" → "{team1}"), or left alone when it already holds one ("{ax}:", "t:{blue}:"). One tag
+ * for the whole team, not one per queue: the scripts that list workers and nodes read keys they
+ * build from the prefix, and heartbeats write a worker's key and the shared set together, so a
+ * tag per queue would split what must stay atomic. The cost: a team lives on one master (its
+ * replica takes over when it fails); several teams spread over the cluster's masters.
+ */
+export function clusterPrefix(prefix: string): string {
+  const open = prefix.indexOf('{');
+  const close = open < 0 ? -1 : prefix.indexOf('}', open + 1);
+  if (close > open + 1) return prefix;
+  const name = prefix.endsWith(':') ? prefix.slice(0, -1) : prefix;
+  if (name === '' || /[{}]/.test(name)) {
+    throw new AxError(
+      'validation',
+      `Redis prefix "${prefix}" cannot be a Redis Cluster hash tag: use letters, digits, "_", "-" and ":" (e.g. ax:), or a tag of your own such as {ax}:`,
+    );
+  }
+  return prefix.endsWith(':') ? `{${name}}:` : `{${name}}`;
 }

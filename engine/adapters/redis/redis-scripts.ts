@@ -1,6 +1,7 @@
 // The Lua behind every coordinator operation that must read and write atomically. Each runs as
 // one EVALSHA: one round trip, and no other client's command between its steps. Some scripts
-// build key names from a prefix argument, so they assume a single Redis, not Redis Cluster.
+// build key names from a prefix argument: on a Redis Cluster those keys share the prefix's hash
+// tag (redis-keys.ts), so they sit in the slot of the declared keys.
 import { createHash } from 'node:crypto';
 
 export interface LuaScript {

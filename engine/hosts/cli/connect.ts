@@ -25,6 +25,8 @@ export interface GlobalOptions {
   postgres?: string;
   redis?: string;
   redisPrefix?: string;
+  /** --redis-cluster: the Redis is a Redis Cluster (else AX_REDIS_CLUSTER, else asked of the server) */
+  redisCluster?: boolean;
   /** what tasks get of this node's environment: inherit or clean (task-env.ts); env AX_TASK_ENV */
   taskEnv?: string;
   /** the user a root node runs its tasks as; env AX_RUN_AS */

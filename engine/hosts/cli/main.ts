@@ -45,6 +45,10 @@ export async function main(argv: string[]): Promise<void> {
       'team mode: key prefix, so two teams can share a Redis (env AX_REDIS_PREFIX; default ax:)',
     )
     .option(
+      '--redis-cluster',
+      'team mode: the Redis is a Redis Cluster (env AX_REDIS_CLUSTER=1, or 0 for a single Redis; default: asked of the server)',
+    )
+    .option(
       '--task-env <mode>',
       "what tasks get of this node's environment, never AX_* variables: inherit (default) or clean (PATH, HOME, LANG, USER, SHELL, TZ only); env AX_TASK_ENV",
     )

@@ -2,7 +2,8 @@
 import os from 'node:os';
 import { PromMetrics } from '../../adapters/metrics/prom-metrics.ts';
 import { systemClock } from '../../adapters/system-clock.ts';
-import { checkRedisUrl } from '../../adapters/redis/redis-url.ts';
+import { clusterPrefix } from '../../adapters/redis/redis-keys.ts';
+import { checkClusterUrl, checkRedisUrl, clusterSetting } from '../../adapters/redis/redis-url.ts';
 import { checkTeamDatabaseUrl, openTeamStore, teamDatabaseKind } from '../../adapters/sql/team-store.ts';
 import { AxError } from '../../api/errors.ts';
 import { DEFAULT_CONFIG, type EngineConfig } from '../../core/model/config.ts';
@@ -35,6 +36,8 @@ export interface TeamOptions {
   mysqlUrl: string;
   redisUrl: string;
   redisPrefix?: string;
+  /** the Redis is a Redis Cluster (true) or a single Redis (false); default: asked of the server */
+  redisCluster?: boolean;
   role: TeamRole;
   /** a scheduler node also works unless told not to */
   schedulerWorks?: boolean;
@@ -74,17 +77,20 @@ export interface TeamConnection {
   mysqlUrl: string;
   redisUrl: string;
   redisPrefix: string;
+  redisCluster?: boolean;
 }
 
 /**
  * Connection settings from flags, then env (AX_MYSQL_URL or AX_POSTGRES_URL, AX_REDIS_URL,
- * AX_REDIS_PREFIX). The team database is MySQL or PostgreSQL, never both: given both, it says so.
+ * AX_REDIS_PREFIX, AX_REDIS_CLUSTER). The team database is MySQL or PostgreSQL, never both: given
+ * both, it says so.
  */
 export function teamConnection(flags: {
   mysql?: string;
   postgres?: string;
   redis?: string;
   redisPrefix?: string;
+  redisCluster?: boolean;
 }): TeamConnection {
   const mysqlUrl = flags.mysql ?? process.env.AX_MYSQL_URL;
   const postgresUrl = flags.postgres ?? process.env.AX_POSTGRES_URL;
@@ -109,6 +115,7 @@ export function teamConnection(flags: {
     mysqlUrl: databaseUrl as string,
     redisUrl: redisUrl as string,
     redisPrefix: flags.redisPrefix ?? process.env.AX_REDIS_PREFIX ?? 'ax:',
+    redisCluster: flags.redisCluster ?? clusterSetting(process.env.AX_REDIS_CLUSTER),
   };
 }
 
@@ -128,17 +135,36 @@ export async function openTeamEngine(options: TeamOptions): Promise<Engine> {
   const taskEnv = works ? nodeTaskEnv(dataDir, options.taskEnvFlags) : undefined;
   // Loaded here, not at the top: a solo engine never loads mysql2, pg and ioredis (about 20 MB).
   // (team-store.ts loads the database's driver when it opens it.)
-  const { RedisCoordinator } = await import('../../adapters/redis/redis-coordinator.ts');
+  const [{ RedisCoordinator }, { detectRedisCluster }] = await Promise.all([
+    import('../../adapters/redis/redis-coordinator.ts'),
+    import('../../adapters/redis/redis-open.ts'),
+  ]);
   // Both strings checked before either is opened: a bad Redis URL must not leave a database pool open (the command would hang after its error).
   await checkTeamDatabaseUrl(options.mysqlUrl);
   checkRedisUrl(options.redisUrl);
+  const say = options.onAlert ?? ((message: string) => process.stderr.write(`ax: ${message}\n`));
+  const forcedCluster = options.redisCluster ?? clusterSetting(process.env.AX_REDIS_CLUSTER);
   const store = await openTeamStore(options.mysqlUrl);
+  // A Redis Cluster when told, or when the server says so (INFO cluster): see redis-open.ts. A
+  // client (an `ax` command) keeps quiet when Redis cannot be asked, as it did before clusters.
+  let cluster: boolean;
+  try {
+    cluster = await detectRedisCluster(options.redisUrl, forcedCluster, options.role === 'client' ? undefined : say);
+    if (cluster) {
+      checkClusterUrl(options.redisUrl);
+      clusterPrefix(options.redisPrefix ?? 'ax:');
+    }
+  } catch (error) {
+    // Refused before anything else opens: the pool must not keep the command alive after its error.
+    await store.close().catch(() => undefined);
+    throw error;
+  }
   const { SqlTeamSecretStore } = await import('../../adapters/sql/team-secret-queries.ts');
   const metrics = new PromMetrics();
-  const say = options.onAlert ?? ((message: string) => process.stderr.write(`ax: ${message}\n`));
   const coordinator = new RedisCoordinator({
     url: options.redisUrl,
     prefix: options.redisPrefix,
+    cluster,
     onConnectionError: (err) => options.onAlert?.(`redis: ${err.message}`),
     onInvalidEvent: invalidEventReporter({ metrics, say, source: `Redis (prefix ${options.redisPrefix ?? 'ax:'})` }),
   });

@@ -46,6 +46,8 @@ export interface TeamOptions {
   config?: Partial<EngineConfig>;
   /** default the shared Redis */
   redisUrl?: string;
+  /** redisUrl is a node of a Redis Cluster (the test's coordinator must know; `ax` nodes ask the server) */
+  redisCluster?: boolean;
   /** a database the caller made and drops (mysql:// or postgres://); default a fresh one, dropped on close */
   mysqlUrl?: string;
   /**
@@ -110,6 +112,7 @@ export class Team extends TeamView {
         { ...TEAM_CONFIG, ...o.config },
         bundle,
         database?.drop.bind(database),
+        o.redisCluster === true,
       );
     } catch (err) {
       await database?.drop();
@@ -298,6 +301,7 @@ export class Team extends TeamView {
       mysqlUrl: this.mysqlUrl,
       redisUrl: this.redisUrl,
       redisPrefix: this.prefix,
+      redisCluster: this.redisCluster,
       role: 'client',
     });
     return (await (await this.clientEngine).runWorkflow(workflow, { actor: 'team test' })).id;
@@ -333,7 +337,8 @@ export class Team extends TeamView {
     await (await this.clientEngine?.catch(() => undefined))?.dispose().catch(() => undefined);
     await this.store.close().catch(() => undefined);
     await this.dropDatabase?.().catch(() => undefined);
-    await deleteRedisPrefix(this.prefix, this.redisUrl).catch(() => undefined);
+    // A cluster is the test's own and goes whole; its keys are not under the plain prefix anyway.
+    if (!this.redisCluster) await deleteRedisPrefix(this.prefix, this.redisUrl).catch(() => undefined);
     fs.rmSync(this.bundle, { force: true });
     fs.rmSync(this.dir, { recursive: true, force: true });
   }

@@ -2,7 +2,7 @@
 // process per look: the trace of its tasks, its nodes and their logs, its runs and instances in
 // the database, its queues and lease in Redis. Team adds starting and stopping the processes.
 import path from 'node:path';
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import { RedisCoordinator } from '../../../engine/adapters/redis/redis-coordinator.ts';
 import { RedisKeys } from '../../../engine/adapters/redis/redis-keys.ts';
 import type { SqlStore } from '../../../engine/adapters/sql/sql-store.ts';
@@ -35,6 +35,8 @@ export class TeamView {
     readonly config: Partial<EngineConfig>,
     protected readonly bundle: string,
     protected readonly dropDatabase: (() => Promise<void>) | undefined,
+    /** redisUrl is a node of a Redis Cluster: keys under the prefix as a hash tag (redis-keys.ts) */
+    readonly redisCluster = false,
   ) {}
 
   /** DIR/data: the data dir of every `ax` of the team unless a test gives one its own */
@@ -154,7 +156,11 @@ export class TeamView {
 
   /** A coordinator on the team's prefix, for what only Redis shows (queues, live registrations, the lease). */
   coordinator(): RedisCoordinator {
-    this.coordinatorInstance ??= new RedisCoordinator({ url: this.redisUrl, prefix: this.prefix });
+    this.coordinatorInstance ??= new RedisCoordinator({
+      url: this.redisUrl,
+      prefix: this.prefix,
+      cluster: this.redisCluster,
+    });
     return this.coordinatorInstance;
   }
 
@@ -165,8 +171,11 @@ export class TeamView {
 
   /** What waits in a worker's queue and what it has taken but not acked, as Redis holds them. */
   async queued(workerId: string): Promise<{ queue: DispatchMessage[]; inFlight: DispatchMessage[] }> {
-    const keys = new RedisKeys(this.prefix);
-    const r = new Redis(this.redisUrl, { maxRetriesPerRequest: 1 });
+    const keys = new RedisKeys(this.coordinator().keyPrefix);
+    const seed = new URL(this.redisUrl);
+    const r = this.redisCluster
+      ? new Cluster([{ host: seed.hostname, port: Number(seed.port || 6379) }])
+      : new Redis(this.redisUrl, { maxRetriesPerRequest: 1 });
     try {
       const [queue, inFlight] = await Promise.all([
         r.lrange(keys.queue(workerId), 0, -1),
