@@ -8,6 +8,7 @@ import { decodeUrlPart, parseConnectionUrl } from '../connection-url.ts';
 import { migrate } from './migrations.ts';
 import type { Database as Schema } from './schema.ts';
 import { SqlStore } from './sql-store.ts';
+import { networkProblem } from './connect-errors.ts';
 
 export interface MysqlOptions {
   /** mysql://user:password@host:port/database?ssl=... */
@@ -77,18 +78,10 @@ export function redact(url: string): string {
 
 function explain(err: unknown, opts: PoolOptions): AxError {
   const e = err as { code?: string; message?: string };
+  const network = networkProblem(e.code, 'MySQL', opts.host, opts.port);
+  if (network) return network;
   const where = `${opts.host}:${opts.port}`;
   switch (e.code) {
-    case 'ECONNREFUSED':
-      return new AxError(
-        'unavailable',
-        `cannot reach MySQL at ${where}: connection refused (is the server running, is the port right?)`,
-      );
-    case 'ENOTFOUND':
-    case 'EAI_AGAIN':
-      return new AxError('unavailable', `cannot resolve the MySQL host "${opts.host}"`);
-    case 'ETIMEDOUT':
-      return new AxError('unavailable', `MySQL at ${where} did not answer in time`);
     case 'ER_ACCESS_DENIED_ERROR':
       return new AxError('unavailable', `MySQL at ${where} refused user "${opts.user}": wrong user or password`);
     case 'ER_BAD_DB_ERROR':

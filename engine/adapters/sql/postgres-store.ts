@@ -10,6 +10,7 @@ import { migrate } from './migrations.ts';
 import { redact } from './mysql-store.ts';
 import type { Database as Schema } from './schema.ts';
 import { SqlStore } from './sql-store.ts';
+import { networkProblem } from './connect-errors.ts';
 
 export interface PostgresOptions {
   /** postgres://user:password@host:port/database?ssl=... */
@@ -78,18 +79,10 @@ function tlsFromQuery(q: URLSearchParams, url: string): pg.PoolConfig['ssl'] {
 
 function explain(err: unknown, opts: pg.PoolConfig): AxError {
   const e = err as { code?: string; message?: string };
+  const network = networkProblem(e.code, 'PostgreSQL', opts.host, opts.port);
+  if (network) return network;
   const where = `${opts.host}:${opts.port}`;
   switch (e.code) {
-    case 'ECONNREFUSED':
-      return new AxError(
-        'unavailable',
-        `cannot reach PostgreSQL at ${where}: connection refused (is the server running, is the port right?)`,
-      );
-    case 'ENOTFOUND':
-    case 'EAI_AGAIN':
-      return new AxError('unavailable', `cannot resolve the PostgreSQL host "${opts.host}"`);
-    case 'ETIMEDOUT':
-      return new AxError('unavailable', `PostgreSQL at ${where} did not answer in time`);
     // invalid_password, invalid_authorization_specification (no such role, pg_hba refused it)
     case '28P01':
     case '28000':
