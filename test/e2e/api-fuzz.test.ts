@@ -251,8 +251,10 @@ describe('the API under 2,000 random requests', () => {
       await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
       expect(pending.size).toBe(0);
       expect(bad, `seed ${SEED}`).toEqual([]);
-      // the fuzz reached past the schema checks: some calls succeeded, some runs started
-      expect(codes.get('ok') ?? 0, `seed ${SEED}: ${JSON.stringify([...codes])}`).toBeGreaterThan(300);
+      // the fuzz reached past the schema checks: some calls succeeded, some runs started (about
+      // 300 of 2,000 succeed; with the people and worker methods added a seed saw 285, so the
+      // floor is 200: it only tells a fuzz that stopped reaching the engine)
+      expect(codes.get('ok') ?? 0, `seed ${SEED}: ${JSON.stringify([...codes])}`).toBeGreaterThan(200);
       expect(codes.get('validation') ?? 0).toBeGreaterThan(300);
       expect(started.size, `seed ${SEED}: ${JSON.stringify([...codes])}`).toBeGreaterThan(20);
 
