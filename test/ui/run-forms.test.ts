@@ -38,6 +38,7 @@ tasks:
   ledger: { command: echo booked, upstream: [charge] }
 `;
 
+// Skipped only off CI where Chromium or the built UI is missing (the reason is in `skip`): under CI=true browserSkipReason() throws instead.
 describe.skipIf(skip)('run now form, backfills, re-run failed', () => {
   let store: SqlStore;
   const ui = uiFixture({
