@@ -179,6 +179,12 @@ describe.skipIf(skip)('the UI in the desktop app', () => {
       .getByText('In the team as worker anna-laptop through https://scheduler.example:8443: 2 running.')
       .waitFor();
     await shoot(page, 'settings-team-server-en');
+    await page.getByRole('combobox', { name: 'Language' }).click();
+    await page.getByTitle('简体中文').click();
+    await card.getByText('通过团队服务器加入').waitFor();
+    await shoot(page, 'settings-team-server-zh');
+    await page.getByRole('combobox', { name: '语言' }).click();
+    await page.getByTitle('English').click();
     await teamEmit({ state: 'left', canJoin: true, wanted: false });
 
     await page.getByRole('combobox', { name: 'Language' }).click();
