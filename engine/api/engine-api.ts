@@ -29,6 +29,8 @@ import type { LineageGraph } from './lineage.ts';
 export type { LineageEdge, LineageGraph, LineageNode } from './lineage.ts';
 export type * from './run-views.ts';
 export type { ReasonCode } from './reason-code.ts';
+import type { LogInfo, LogSearchHit, SearchHit } from './search-results.ts';
+export type { LogInfo, LogSearchHit, SearchHit } from './search-results.ts';
 
 export interface WorkflowListing extends WorkflowSummary {
   /** the schedule in words, e.g. "At 02:00 (Europe/Berlin)" */
@@ -149,35 +151,6 @@ export interface CatchUpReport {
   fired: number;
   /** missed fires their misfire policy dropped (`skip`, or beyond `run_once` / `all`) */
   dropped: number;
-}
-
-export interface SearchHit {
-  workflow: string;
-  task: string;
-  command: string;
-  /** where the query matched */
-  field: 'workflow' | 'task' | 'command';
-}
-
-export interface LogInfo {
-  instanceId: number;
-  /** first and last stored seq; 0/0 when the instance has no lines */
-  firstSeq: number;
-  lastSeq: number;
-  /** the size of the seq range (lastSeq − firstSeq + 1): lines dropped in an outage leave gaps */
-  lines: number;
-}
-
-export interface LogSearchHit {
-  seq: number;
-  stream: string;
-  line: string;
-  /**
-   * Set on the last element only when the search ran out of its time budget: not a hit, but
-   * where it stopped (`seq`: the last line searched; ask again with afterSeq = seq to go on) and
-   * `line` says so ("partial results…: narrow your search").
-   */
-  cut?: true;
 }
 
 export interface TaskStats {
