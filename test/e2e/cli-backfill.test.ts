@@ -5,46 +5,34 @@
 // it stopped, with exactly one run per logical time.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { SqlStore } from '../../engine/adapters/sql/sql-store.ts';
+import { describe, expect, it } from 'vitest';
 import type { BackfillPlan, BackfillRecord } from '../../engine/api/backfill.ts';
-import { ax, axJson, cliSandbox } from '../helpers/ax.ts';
-import { openDataDirStore, writeFile } from '../helpers/files.ts';
+import { ax, axJson, cliSandbox, perTestDataDir } from '../helpers/ax.ts';
+import { writeFile } from '../helpers/files.ts';
 import { startServe } from '../helpers/serve.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
 const box = cliSandbox('ax-cli-backfill-');
-let root: string;
-let dataDir: string;
-let db: SqlStore | undefined;
+// each test its own ROOT under the sandbox: no pid file or data dir left by the one before
+const t = perTestDataDir(box);
 
-beforeEach(() => {
-  root = fs.mkdtempSync(path.join(box.root, 'test-'));
-  dataDir = path.join(root, 'data');
-});
-
-afterEach(async () => {
-  await db?.close();
-  db = undefined;
-});
-
-const opts = () => ({ dataDir, cwd: root });
+const opts = () => t.opts();
 
 // POSIX shell commands (sh -c, exit, echo): skipped on Windows only, where AX runs no tasks.
 describe.skipIf(process.platform === 'win32')('ax backfill', () => {
   it('dry run, refusals that say how, --every for an unscheduled workflow, list, show and cancel', async () => {
     writeFile(
-      root,
+      t.root,
       'wf.yaml',
       `workflow: daily\nschedule: { cron: "0 2 * * *", timezone: Europe/Berlin }\ntasks:\n  work: { command: "sleep 30" }\n`,
     );
     writeFile(
-      root,
+      t.root,
       'free.yaml',
       `workflow: free\nparams:\n  region: { type: enum, choices: [eu, us] }\ntasks:\n  work: { command: "sleep 30" }\n`,
     );
     writeFile(
-      root,
+      t.root,
       'minutely.yaml',
       `workflow: minutely\nschedule: { cron: "* * * * *", timezone: UTC }\ntasks:\n  work: { command: "true" }\n`,
     );
@@ -86,8 +74,7 @@ describe.skipIf(process.platform === 'win32')('ax backfill', () => {
     const id = made.backfill?.id as number;
     expect(made.total).toBe(5);
     expect(made.backfill?.params).toEqual({ region: 'eu' });
-    db = await openDataDirStore(dataDir);
-    const store = db;
+    const store = await t.openStore();
     await waitFor(async () => (await store.getBackfill(id))?.running === 1, {
       timeoutMs: 20_000,
       message: 'the first run of the backfill to start',
@@ -107,11 +94,11 @@ describe.skipIf(process.platform === 'win32')('ax backfill', () => {
   }, 180_000);
 
   it('survives ax serve killed with SIGKILL midway: resumes, exactly one run per logical time', async () => {
-    const live = path.join(root, 'live');
+    const live = path.join(t.root, 'live');
     fs.mkdirSync(live);
     // an interrupted attempt is retried by the next engine, so every run can succeed
     writeFile(
-      root,
+      t.root,
       'hourly.yaml',
       `workflow: hourly
 schedule: { cron: "0 * * * *", timezone: UTC, overlap: parallel }
@@ -131,8 +118,7 @@ tasks:
     );
     expect(plan.total).toBe(30);
     const id = plan.backfill?.id as number;
-    db = await openDataDirStore(dataDir);
-    const store = db;
+    const store = await t.openStore();
     await waitFor(async () => ((await store.getBackfill(id))?.done ?? 0) >= 6, {
       timeoutMs: 30_000,
       message: 'six runs of the backfill to end',

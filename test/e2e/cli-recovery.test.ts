@@ -4,13 +4,11 @@
 // the next `ax serve` kills those groups. Either way the next engine fails the instances with
 // "engine restarted", retries what has retries left, and finishes the run with no task
 // succeeding twice and no run left RUNNING.
-import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { SqlStore } from '../../engine/adapters/sql/sql-store.ts';
+import { describe, expect, it } from 'vitest';
 import type { InstanceRecord } from '../../engine/api/types.ts';
-import { ax, cliSandbox } from '../helpers/ax.ts';
-import { openDataDirStore, readLockFile, writeFile } from '../helpers/files.ts';
+import { ax, cliSandbox, perTestDataDir } from '../helpers/ax.ts';
+import { readLockFile, writeFile } from '../helpers/files.ts';
 import { groupMembers, killWithLaunchers, launchersOf, processAlive, readPidFile } from '../helpers/processes.ts';
 import { startServe } from '../helpers/serve.ts';
 import { waitFor } from '../helpers/wait-for.ts';
@@ -19,30 +17,18 @@ import { waitFor } from '../helpers/wait-for.ts';
 // stopped before the restart killed them
 const box = cliSandbox('ax-cli-recovery-');
 // each test its own ROOT under the sandbox: no pid file or data dir left by the one before
-let root: string;
-let dataDir: string;
-let db: SqlStore | undefined;
-
-beforeEach(() => {
-  root = fs.mkdtempSync(path.join(box.root, 'test-'));
-  dataDir = path.join(root, 'data');
-});
-
-afterEach(async () => {
-  await db?.close();
-  db = undefined;
-});
+const t = perTestDataDir(box);
 
 describe('ax serve killed with SIGKILL mid-run, then started again', () => {
   it.each([
     ['alone: its launcher kills the task groups within 2 s', false],
     ['with its launcher (everything at once): the next engine kills the leftover groups', true],
   ])('%s; the lost attempts fail, are retried, and the run finishes', async (_, withLauncher) => {
-    const opts = { dataDir, cwd: root };
-    const sleeperPid = path.join(root, 'sleeper.pid');
-    const siblingPid = path.join(root, 'sibling.pid');
+    const opts = t.opts();
+    const sleeperPid = path.join(t.root, 'sleeper.pid');
+    const siblingPid = path.join(t.root, 'sibling.pid');
     writeFile(
-      root,
+      t.root,
       'crash.yaml',
       `workflow: crash
 tasks:
@@ -65,8 +51,7 @@ tasks:
     expect(started.code).toBe(0);
     expect(started.stdout).toMatch(/^started run #1 of crash/);
     const pids = { sleeper: await readPidFile(sleeperPid), sibling: await readPidFile(siblingPid) };
-    db = await openDataDirStore(dataDir);
-    const store = db;
+    const store = await t.openStore();
     // Crash only once the engine has recorded both pids (recovery finds leftovers by them) and
     // "quick" is done (it must not run again).
     const byTask = async () => new Map((await store.listInstances(1)).map((i) => [`${i.taskName}#${i.attempt}`, i]));
@@ -108,7 +93,7 @@ tasks:
     // The database still says RUNNING; the lock names a dead pid.
     const orphaned = await byTask();
     expect([orphaned.get('sleeper#1')?.state, orphaned.get('sibling#1')?.state]).toEqual(['RUNNING', 'RUNNING']);
-    expect(readLockFile(dataDir)?.pid).toBe(first.pid);
+    expect(readLockFile(t.dataDir)?.pid).toBe(first.pid);
 
     const second = await startServe(opts);
     // Recovery runs before the API opens: by now the leftover groups are gone.
@@ -165,6 +150,6 @@ tasks:
 
     second.kill('SIGTERM');
     expect((await second.result(30_000)).code).toBe(0);
-    expect(readLockFile(dataDir)).toBeUndefined();
+    expect(readLockFile(t.dataDir)).toBeUndefined();
   });
 });

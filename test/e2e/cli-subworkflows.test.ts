@@ -2,30 +2,17 @@
 // while the child run's task runs. The calling instance waits on no process, so the next engine
 // leaves it be; the child's lost attempt fails with "engine restarted" (retried where it may be),
 // the child run ends, and the parent takes its state. `ax runs` links the two both ways.
-import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { SqlStore } from '../../engine/adapters/sql/sql-store.ts';
-import { ax, cliSandbox } from '../helpers/ax.ts';
-import { openDataDirStore, writeFile } from '../helpers/files.ts';
+import { describe, expect, it } from 'vitest';
+import { ax, cliSandbox, perTestDataDir } from '../helpers/ax.ts';
+import { writeFile } from '../helpers/files.ts';
 import { groupMembers, readPidFile } from '../helpers/processes.ts';
 import { startServe } from '../helpers/serve.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
 const box = cliSandbox('ax-cli-subworkflows-');
-let root: string;
-let dataDir: string;
-let db: SqlStore | undefined;
-
-beforeEach(() => {
-  root = fs.mkdtempSync(path.join(box.root, 'test-'));
-  dataDir = path.join(root, 'data');
-});
-
-afterEach(async () => {
-  await db?.close();
-  db = undefined;
-});
+// each test its own ROOT under the sandbox: no pid file or data dir left by the one before
+const t = perTestDataDir(box);
 
 describe('ax serve killed with SIGKILL while a child run runs', () => {
   it.each([
@@ -34,10 +21,10 @@ describe('ax serve killed with SIGKILL while a child run runs', () => {
   ] as const)(
     '%s',
     async (_, retries, state) => {
-      const opts = { dataDir, cwd: root };
-      const pidFile = path.join(root, 'work.pid');
+      const opts = t.opts();
+      const pidFile = path.join(t.root, 'work.pid');
       writeFile(
-        root,
+        t.root,
         'child.yaml',
         `workflow: child
 tasks:
@@ -48,7 +35,7 @@ tasks:
 `,
       );
       writeFile(
-        root,
+        t.root,
         'parent.yaml',
         `workflow: parent
 tasks:
@@ -62,8 +49,7 @@ tasks:
       const started = await ax(['run', 'parent'], opts);
       expect(started.stdout).toMatch(/^started run #1 of parent/);
       const pid = await readPidFile(pidFile);
-      db = await openDataDirStore(dataDir);
-      const store = db;
+      const store = await t.openStore();
       // Crash only once the child's task has its pid recorded (the next engine finds it by it).
       await waitFor(async () => (await store.listInstances(2)).some((i) => i.taskName === 'work' && i.pid === pid), {
         timeoutMs: 20_000,

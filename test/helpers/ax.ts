@@ -3,8 +3,9 @@
 // `ax logs --follow`) in the background. `ax serve` and its sign-in are in serve.ts.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll } from 'vitest';
-import { REPO, tempDir } from './files.ts';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
+import type { SqlStore } from '../../engine/adapters/sql/sql-store.ts';
+import { openDataDirStore, REPO, tempDir } from './files.ts';
 import { killAllSpawned, killStrays, type ProcessResult, SpawnedProcess } from './processes.ts';
 
 const AX_BIN = path.join(REPO, 'bin', 'ax.mjs');
@@ -126,4 +127,36 @@ export function cliSandbox(prefix: string, options: { keepBetweenTests?: boolean
     fs.rmSync(box.root, { recursive: true, force: true });
   });
   return box;
+}
+
+/** A test's own root and data dir under a sandbox, and the data dir's store as the test opens it. */
+export interface PerTestDataDir extends CliSandbox {
+  /** opens ROOT/data's store (after `ax serve` has made it); closed after the test */
+  openStore(): Promise<SqlStore>;
+}
+
+/**
+ * A fresh ROOT (and ROOT/data) under the sandbox for each test, so that no pid file or data dir is
+ * left by the test before; the store a test opened is closed after it.
+ */
+export function perTestDataDir(box: CliSandbox): PerTestDataDir {
+  let store: SqlStore | undefined;
+  const t = {
+    root: '',
+    dataDir: '',
+    opts: (): AxOptions => ({ dataDir: t.dataDir, cwd: t.root }),
+    openStore: async (): Promise<SqlStore> => {
+      store = await openDataDirStore(t.dataDir);
+      return store;
+    },
+  };
+  beforeEach(() => {
+    t.root = fs.mkdtempSync(path.join(box.root, 'test-'));
+    t.dataDir = path.join(t.root, 'data');
+  });
+  afterEach(async () => {
+    await store?.close();
+    store = undefined;
+  });
+  return t;
 }
