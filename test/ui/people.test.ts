@@ -239,6 +239,14 @@ describe.skipIf(!available || browserSkip)(
         await page.locator('.ant-table-row').first().waitFor({ timeout: 20_000 });
         await animationsDone(page);
         await screenshot(page, `people-look-audit-${look.tag}`);
+        // who did it carries the role and the address; Detail keeps a column wide enough for words
+        // at 1024 px (it was squeezed to a letter a line, each row a screen tall)
+        expect(await page.getByTestId('audit-role').first().innerText()).toBe(
+          look.locale === 'zh-CN' ? '管理员' : 'admin',
+        );
+        expect(await page.getByTestId('audit-address').first().innerText()).toContain('127.0.0.1');
+        const detail = await page.locator('.ant-table-thead th').last().boundingBox();
+        expect(detail?.width).toBeGreaterThanOrEqual(140);
         expect(await missingKeys(page)).toEqual([]);
         await page.context().close();
       });

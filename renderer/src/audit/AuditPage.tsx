@@ -106,7 +106,10 @@ export default function AuditPage() {
           size="small"
           loading={audit.isPending}
           dataSource={rows}
-          scroll={{ x: people ? 1000 : 800 }}
+          // the columns' widths and Detail's 140: narrower than that, the table scrolls instead of
+          // squeezing Detail into a column of one word per line
+          scroll={{ x: 760 }}
+          tableLayout="fixed"
           locale={{
             emptyText: (
               <EmptyState
@@ -122,15 +125,28 @@ export default function AuditPage() {
           }}
           pagination={{ pageSize: 50, showSizeChanger: false, showTotal: (total) => t('total', { count: total }) }}
           columns={[
-            { title: t('col.at'), key: 'at', width: 170, render: (_, e) => <When ms={e.at} /> },
+            { title: t('col.at'), key: 'at', width: 140, render: (_, e) => <When ms={e.at} /> },
             {
               title: t('col.actor'),
               key: 'actor',
-              width: 180,
-              // the identity the server authenticated; what the client said of itself, beside it
+              width: 190,
+              // the identity the server authenticated, with the role and address it had (where the
+              // server has accounts); what the client said of itself below
               render: (_, e) => (
                 <>
-                  {showBidiControls(e.actor)}
+                  <Flex gap={4} align="center" wrap>
+                    <span style={{ wordBreak: 'break-word' }}>{showBidiControls(e.actor)}</span>
+                    {people && e.role ? (
+                      <Tag style={{ marginInlineEnd: 0 }} data-testid="audit-role">
+                        {ROLES.includes(e.role as Role) ? t(`people:role.${e.role}`) : e.role}
+                      </Tag>
+                    ) : null}
+                  </Flex>
+                  {people && e.address ? (
+                    <Typography.Text type="secondary" style={{ display: 'block' }} data-testid="audit-address">
+                      {t('from', { address: e.address })}
+                    </Typography.Text>
+                  ) : null}
                   {e.note ? (
                     <Typography.Text
                       type="secondary"
@@ -143,35 +159,16 @@ export default function AuditPage() {
                 </>
               ),
             },
-            // role and address exist where the server had accounts (team mode with people)
-            ...(people
-              ? [
-                  {
-                    title: t('col.role'),
-                    key: 'role',
-                    width: 100,
-                    render: (_: unknown, e: AuditEntry) =>
-                      e.role ? <Tag>{ROLES.includes(e.role as Role) ? t(`people:role.${e.role}`) : e.role}</Tag> : '—',
-                  },
-                  {
-                    title: t('col.address'),
-                    key: 'address',
-                    width: 140,
-                    render: (_: unknown, e: AuditEntry) =>
-                      e.address ? <Typography.Text code>{e.address}</Typography.Text> : '—',
-                  },
-                ]
-              : []),
             {
               title: t('col.action'),
               key: 'action',
-              width: 150,
+              width: 140,
               render: (_, e) => <Typography.Text code>{e.action}</Typography.Text>,
             },
             {
               title: t('col.object'),
               dataIndex: 'object',
-              width: 220,
+              width: 150,
               render: (v: string) => <span style={{ wordBreak: 'break-word' }}>{showBidiControls(v)}</span>,
             },
             {
