@@ -182,7 +182,12 @@ describe.skipIf(skip)('the UI in the desktop app', () => {
     await page.getByRole('combobox', { name: 'Language' }).click();
     await page.getByTitle('简体中文').click();
     await card.getByText('通过团队服务器加入').waitFor();
+    // the card itself in the picture (the language switch leaves the page at its top), and dark too
+    await server.scrollIntoViewIfNeeded();
     await shoot(page, 'settings-team-server-zh');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await shoot(page, 'settings-team-server-zh-dark');
+    await page.emulateMedia({ colorScheme: 'light' });
     await page.getByRole('combobox', { name: '语言' }).click();
     await page.getByTitle('English').click();
     await teamEmit({ state: 'left', canJoin: true, wanted: false });
