@@ -216,7 +216,7 @@ export function runsContract(store: StoreGetter): void {
 
     it('writes asked for together (one group commit): each answered by its own guard, a refused one taking none of the others with it', async () => {
       const seed = await seedRun(store());
-      const all = [];
+      const all: Awaited<ReturnType<typeof move>>[] = [];
       for (const name of ['a', 'b', 'c'])
         for (const attempt of [1, 2])
           all.push(
@@ -225,7 +225,7 @@ export function runsContract(store: StoreGetter): void {
               dispatchedAt: T0 + 1,
             }),
           );
-      const guard = (i: (typeof all)[number], from: 'DISPATCHED' | 'RUNNING', workerId = 'w1') => ({
+      const guard = (i: Awaited<ReturnType<typeof move>>, from: 'DISPATCHED' | 'RUNNING', workerId = 'w1') => ({
         from: [from],
         attempt: i.attempt,
         workerId,

@@ -89,6 +89,14 @@ export async function lockRun(
   mode: 'update' | 'share' = 'update',
 ): Promise<Selectable<WorkflowRunTable> | undefined> {
   const how = locksRows(dialect) ? mode : 'plain';
+  // Under a shared lock the row cannot change but by this transaction, which takes the row
+  // exclusively first: the finishes of one run in a group (group-commit.ts) read it once.
+  let held = sharedRuns.get(trx);
+  if (how === 'update') sharedRuns.delete(trx);
+  else if (how === 'share' && held?.has(runId)) {
+    const row = held.get(runId);
+    return row && { ...row };
+  }
   const { rows } = await memoQuery(
     trx,
     `lock-run:${how}`,
@@ -98,5 +106,12 @@ export async function lockRun(
     },
     [runId],
   );
+  if (how === 'share') {
+    if (!held) sharedRuns.set(trx, (held = new Map()));
+    held.set(runId, rows[0] && { ...rows[0] });
+  }
   return rows[0];
 }
+
+/** Per transaction: the run rows it read under a shared lock, forgotten once it locks one exclusively. */
+const sharedRuns = new WeakMap<Trx, Map<number, Selectable<WorkflowRunTable> | undefined>>();
