@@ -214,6 +214,60 @@ export function runsContract(store: StoreGetter): void {
       });
     });
 
+    it('writes asked for together (one group commit): each answered by its own guard, a refused one taking none of the others with it', async () => {
+      const seed = await seedRun(store());
+      const all: Awaited<ReturnType<typeof move>>[] = [];
+      for (const name of ['a', 'b', 'c'])
+        for (const attempt of [1, 2])
+          all.push(
+            await move(store(), await addInstance(store(), seed, name, { attempt }), 'DISPATCHED', {
+              workerId: 'w1',
+              dispatchedAt: T0 + 1,
+            }),
+          );
+      const guard = (i: Awaited<ReturnType<typeof move>>, from: 'DISPATCHED' | 'RUNNING', workerId = 'w1') => ({
+        from: [from],
+        attempt: i.attempt,
+        workerId,
+      });
+      // All in one turn; the fourth names a stale attempt, so it alone is refused.
+      const started = await Promise.all(
+        all.map((i, n) =>
+          store().markRunning(
+            i.id,
+            n === 3 ? { ...guard(i, 'DISPATCHED'), attempt: 9 } : guard(i, 'DISPATCHED'),
+            T0 + 2,
+          ),
+        ),
+      );
+      expect(started).toEqual([true, true, true, false, true, true]);
+      // The pids, in one turn with a missing instance and a wrong owner among them.
+      const pids = await Promise.all([
+        ...all.map((i, n) => store().recordPid(i.id, guard(i, 'RUNNING', n === 0 ? 'w2' : 'w1'), 100 + n)),
+        store().recordPid(all[5]!.id + 1000, { from: ['RUNNING'], attempt: 1 }, 1),
+      ]);
+      expect(pids).toEqual([false, true, true, false, true, true, false]);
+      const after = await Promise.all(all.map((i) => mustGet(store(), i.id)));
+      expect(after.map((i) => [i.state, i.pid ?? null, i.startedAt ?? null])).toEqual([
+        ['RUNNING', null, T0 + 2],
+        ['RUNNING', 101, T0 + 2],
+        ['RUNNING', 102, T0 + 2],
+        ['DISPATCHED', null, null],
+        ['RUNNING', 104, T0 + 2],
+        ['RUNNING', 105, T0 + 2],
+      ]);
+    });
+
+    it('getInstance asked for several at once (one query): each caller its own, the same id twice, a missing one undefined', async () => {
+      const seed = await seedRun(store());
+      const a = await runOn(store(), await addInstance(store(), seed, 'a'), 'w1');
+      const launch = { command: 'true', cwd: '/tmp', env: { AX_TASK: 'a' } };
+      expect(await store().recordPid(a.id, { from: ['RUNNING'], attempt: 1, workerId: 'w1' }, 4242, launch)).toBe(true);
+      const b = await addInstance(store(), seed, 'b');
+      const read = await Promise.all([a.id, b.id, a.id + b.id + 1000, b.id].map((id) => store().getInstance(id)));
+      expect(read).toEqual([{ ...a, launch }, b, undefined, b]);
+    });
+
     it('refuses a wrong state, a wrong attempt, a wrong owner and a missing instance, changing nothing', async () => {
       const seed = await seedRun(store());
       const running = await runOn(store(), await addInstance(store(), seed, 'a'), 'w1');

@@ -104,6 +104,7 @@ export async function finishInstance(
       return result;
     },
     dialect,
+    { group: true },
   );
 }
 

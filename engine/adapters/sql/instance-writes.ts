@@ -1,13 +1,13 @@
 // The single-instance writes, each a compare-and-set on the instance's state, attempt and (when
 // the guard names one) its worker: the worker's RUNNING and pid, an instance sent back to the
 // queue, the "waiting: …" reason a dispatcher shows. One statement each, so no transaction of
-// their own; on SQLite the RUNNING and pid writes of one turn share a commit (group-commit.ts).
+// their own; those asked for together share a commit (group-commit.ts).
 import type { ReasonCode } from '../../api/reason-code.ts';
 import { reasonColumns } from './rows.ts';
 import type { Kysely, Updateable } from 'kysely';
 import type { InstanceLaunch } from '../../api/types.ts';
 import type { InstanceGuard, Outcome } from '../../ports/store.ts';
-import { groupCommit } from './group-commit.ts';
+import { groupCommit, groupCommitNetworked } from './group-commit.ts';
 import { memoQuery, slot } from './memo-query.ts';
 import type { SqlDialectName } from './migrations.ts';
 import type { Database, TaskInstanceTable } from './schema.ts';
@@ -59,7 +59,7 @@ export async function guardedInstanceUpdate(
   return Number(res.numAffectedRows ?? 0) > 0;
 }
 
-/** One write of a turn: on SQLite it shares one commit with the others of the turn. */
+/** One write of the task path: it shares a commit with those asked for with it (group-commit.ts). */
 function write(
   db: Kysely<Database>,
   dialect: SqlDialectName,
@@ -67,8 +67,9 @@ function write(
   id: number,
   guard: InstanceGuard,
 ): Promise<boolean> {
-  if (dialect === 'sqlite') return groupCommit(db, (trx) => guardedInstanceUpdate(trx, values, id, guard));
-  return guardedInstanceUpdate(db, values, id, guard);
+  const work = (trx: Kysely<Database>) => guardedInstanceUpdate(trx, values, id, guard);
+  if (dialect === 'sqlite') return groupCommit(db, work);
+  return groupCommitNetworked(db, work, { alone: () => work(db) });
 }
 
 /** DISPATCHED → RUNNING by its worker: started (and first heartbeat) at `startedAt`. */

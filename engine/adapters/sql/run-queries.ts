@@ -1,12 +1,12 @@
 // Runs and task instances: their rows, reads and the inserts the compound steps build on (the
 // state changes themselves are one file each: start-run.ts, finish-instance.ts, …).
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type { InstanceLaunch, InstanceRecord, InstanceState, RunRecord } from '../../api/types.ts';
 import type { NewInstance, NewRun, RunFilter } from '../../ports/store.ts';
 import { memoQuery, slot } from './memo-query.ts';
 import { insertedId, mayCollide } from './inserts.ts';
 import { chunks, instanceFromRow, reasonColumns, runFromRow } from './rows.ts';
-import type { Database } from './schema.ts';
+import type { Database, TaskInstanceTable } from './schema.ts';
 
 const ACTIVE: InstanceState[] = ['WAITING', 'DISPATCHED', 'RUNNING'];
 const FINAL: InstanceState[] = ['SUCCESS', 'FAILED', 'TIMEOUT', 'CANCELLED', 'UPSTREAM_FAILED', 'SKIPPED'];
@@ -117,12 +117,38 @@ export async function getInstance(db: Kysely<Database>, id: number): Promise<Ins
       id,
     ])
   ).rows;
-  if (!row) return undefined;
-  // The launch (a few KB of environment) is for the instance page, not for lists of instances.
+  return row && withLaunch(row);
+}
+
+/** An instance with what its attempt ran: the launch (a few KB of environment) is for the instance page, not for lists. */
+function withLaunch(row: Selectable<TaskInstanceTable>): InstanceRecord {
   const inst = instanceFromRow(row);
   return typeof row.launch_json === 'string'
     ? { ...inst, launch: JSON.parse(row.launch_json) as InstanceLaunch }
     : inst;
+}
+
+/** getInstance of several ids, one query per chunk of ids: each found instance by its id. */
+export async function getInstances(db: Kysely<Database>, ids: number[]): Promise<Map<number, InstanceRecord>> {
+  const found = new Map<number, InstanceRecord>();
+  for (const chunk of chunks(ids)) {
+    const rows = await memoQuery(
+      db,
+      `instances-by-id:${chunk.length}`,
+      (d) =>
+        d
+          .selectFrom('task_instance')
+          .selectAll()
+          .where(
+            'id',
+            'in',
+            chunk.map((_, i) => slot(i)),
+          ),
+      chunk,
+    );
+    for (const row of rows.rows) found.set(Number(row.id), withLaunch(row));
+  }
+  return found;
 }
 
 export async function listInstances(db: Kysely<Database>, runId: number): Promise<InstanceRecord[]> {

@@ -68,6 +68,7 @@ import { insertLogs } from './log-insert.ts';
 import * as logs from './log-queries.ts';
 import type { SqlDialectName } from './migrations.ts';
 import { upstreamOutputs } from './output-queries.ts';
+import { batchReads } from './read-batch.ts';
 import { rerunFailed } from './rerun-failed.ts';
 import { rerunTask } from './rerun-task.ts';
 import * as runs from './run-queries.ts';
@@ -84,6 +85,8 @@ import * as workers from './worker-queries.ts';
 import * as wf from './workflow-queries.ts';
 
 export class SqlStore extends SqlReadModels implements Store {
+  private readonly instanceReads = batchReads((ids) => runs.getInstances(this.db, ids));
+
   constructor(
     db: Kysely<Database>,
     private readonly dialect: SqlDialectName,
@@ -221,7 +224,8 @@ export class SqlStore extends SqlReadModels implements Store {
     return runs.createInstance(this.db, instance);
   }
   getInstance(id: number): Promise<InstanceRecord | undefined> {
-    return runs.getInstance(this.db, id);
+    // On MySQL and PostgreSQL the reads of one turn go as one query (read-batch.ts).
+    return this.dialect === 'sqlite' ? runs.getInstance(this.db, id) : this.instanceReads(id);
   }
   listInstances(runId: number): Promise<InstanceRecord[]> {
     return runs.listInstances(this.db, runId);

@@ -1,6 +1,7 @@
 // The one transaction module every compound state change runs over: `transact` (one
 // transaction, run again when InnoDB rolls it back as a deadlock's victim; on SQLite, shared with
-// the other writes of the turn by group commit), the run's row lock, and the two kinds of locking
+// the other writes of the turn by group commit, and on MySQL and PostgreSQL so are a finish's
+// with the task path's other writes asked for while earlier ones run), the run's row lock, and the two kinds of locking
 // read. On SQLite (one writer at a time) the locks are plain reads: the write lock of the
 // transaction already orders every step.
 //
@@ -10,7 +11,7 @@
 // (READ COMMITTED) takes the same locks, spelled its way: a plain read there sees what was
 // committed before it, but only a locking read waits for a step still changing the rows.
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
-import { groupCommit } from './group-commit.ts';
+import { groupCommit, groupCommitNetworked } from './group-commit.ts';
 import { memoQuery, slot } from './memo-query.ts';
 import type { SqlDialectName } from './migrations.ts';
 import type { Database, WorkflowRunTable } from './schema.ts';
@@ -46,9 +47,17 @@ export async function transact<T>(
   db: Kysely<Database>,
   work: (trx: Trx) => Promise<T>,
   dialect?: SqlDialectName,
+  options: { group?: boolean } = {},
 ): Promise<T> {
   // SQLite has no deadlocks; its writes of one turn share a commit.
   if (dialect === 'sqlite') return groupCommit(db, work);
+  // A step of the task path (a finish) shares a commit with those asked for with it; alone, or
+  // when its group failed, it runs as below.
+  if (options.group) return groupCommitNetworked(db, work, { alone: () => retried(db, work) });
+  return retried(db, work);
+}
+
+async function retried<T>(db: Kysely<Database>, work: (trx: Trx) => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await db.transaction().execute(work);
@@ -80,6 +89,14 @@ export async function lockRun(
   mode: 'update' | 'share' = 'update',
 ): Promise<Selectable<WorkflowRunTable> | undefined> {
   const how = locksRows(dialect) ? mode : 'plain';
+  // Under a shared lock the row cannot change but by this transaction, which takes the row
+  // exclusively first: the finishes of one run in a group (group-commit.ts) read it once.
+  let held = sharedRuns.get(trx);
+  if (how === 'update') sharedRuns.delete(trx);
+  else if (how === 'share' && held?.has(runId)) {
+    const row = held.get(runId);
+    return row && { ...row };
+  }
   const { rows } = await memoQuery(
     trx,
     `lock-run:${how}`,
@@ -89,5 +106,12 @@ export async function lockRun(
     },
     [runId],
   );
+  if (how === 'share') {
+    if (!held) sharedRuns.set(trx, (held = new Map()));
+    held.set(runId, rows[0] && { ...rows[0] });
+  }
   return rows[0];
 }
+
+/** Per transaction: the run rows it read under a shared lock, forgotten once it locks one exclusively. */
+const sharedRuns = new WeakMap<Trx, Map<number, Selectable<WorkflowRunTable> | undefined>>();
