@@ -286,10 +286,10 @@ export class SqlStore extends SqlReadModels implements Store {
     return logs.purgeLogs(this.db, before);
   }
   logExtent(instanceId: number): Promise<{ firstSeq: number; lastSeq: number; lines: number }> {
-    return views.logExtent(this.db, instanceId);
+    return logs.logExtent(this.db, instanceId);
   }
   searchLog(instanceId: number, query: string, afterSeq: number, limit: number, untilSeq?: number): Promise<LogLine[]> {
-    return views.searchLog(this.db, instanceId, query, afterSeq, limit, untilSeq);
+    return logs.searchLog(this.db, instanceId, query, afterSeq, limit, untilSeq);
   }
 
   // workers
