@@ -59,10 +59,12 @@ async function offer(store: Store, rate: number, seconds: number): Promise<Omit<
   const failure = writer.takeFailure();
   if (failure) throw failure;
   const end = performance.now();
+  const took = (end - t0) / 1000;
   return {
     offered: sent,
-    seconds: (end - t0) / 1000,
-    rate: sent / ((end - t0) / 1000),
+    dropped,
+    seconds: took,
+    rate: (sent - dropped) / took,
     drainSeconds: (end - offerEnd) / 1000,
   };
 }

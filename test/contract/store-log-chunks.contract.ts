@@ -45,14 +45,17 @@ export function logChunksContract(store: StoreGetter): void {
         for (const limit of [1, 2, 999, 1000, 1001, 3000, 10_000]) {
           const read = await store().readLogs(id, after, limit);
           const want = range(after + 1, Math.min(TOTAL, after + limit));
-          expect(read.map((l) => l.seq), `after ${after}, limit ${limit}`).toEqual(want);
+          expect(
+            read.map((l) => l.seq),
+            `after ${after}, limit ${limit}`,
+          ).toEqual(want);
         }
       }
       // every field of every line, read back whole
       expect(await store().readLogs(id, 0, TOTAL)).toEqual(range(1, TOTAL).map((s) => line(id, s)));
       // a reader paging through the whole log, as the viewer and `ax logs -f` do
       const seen: number[] = [];
-      for (let after = 0; ; ) {
+      for (let after = 0; ;) {
         const page = await store().readLogs(id, after, 333);
         if (page.length === 0) break;
         seen.push(...page.map((l) => l.seq));

@@ -5,7 +5,8 @@ import { type Kysely, sql } from 'kysely';
 import type { LogLine } from '../../engine/api/types.ts';
 import { autoId, type SqlDialectName, tableEnd, types } from '../../engine/adapters/sql/migration-sql.ts';
 
-export async function asBeforeLogChunks(db: Kysely<unknown>, dialect: SqlDialectName): Promise<void> {
+export async function asBeforeLogChunks<DB>(store: Kysely<DB>, dialect: SqlDialectName): Promise<void> {
+  const db = store as unknown as Kysely<unknown>;
   const t = types(dialect);
   await sql`DROP TABLE execution_log_chunk`.execute(db);
   await db.schema
@@ -24,7 +25,8 @@ export async function asBeforeLogChunks(db: Kysely<unknown>, dialect: SqlDialect
 }
 
 /** Lines written the old way: a row each, in the order given. */
-export async function insertOldRows(db: Kysely<unknown>, lines: LogLine[]): Promise<void> {
+export async function insertOldRows<DB>(store: Kysely<DB>, lines: LogLine[]): Promise<void> {
+  const db = store as unknown as Kysely<unknown>;
   for (let i = 0; i < lines.length; i += 500) {
     const part = lines.slice(i, i + 500).map((l) => ({
       instance_id: l.instanceId,

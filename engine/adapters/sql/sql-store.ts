@@ -79,7 +79,6 @@ import { orphanedChildRuns, startCall } from './start-call.ts';
 import { startExternalRun } from './start-external-run.ts';
 import { startRun } from './start-run.ts';
 import { expiredWaits } from './upstream-waits.ts';
-import * as views from './view-queries.ts';
 import * as workers from './worker-queries.ts';
 import * as wf from './workflow-queries.ts';
 
