@@ -72,8 +72,12 @@ export function overLimitCount(limit: number, bytes: number, lines: number): str
 
 /** What a line costs in memory: its text and the object around it. */
 const cost = (line: LogLine) => line.line.length + 128;
-/** Lines per store write: one transaction each. */
-const WRITE_LINES = 5_000;
+/**
+ * Lines per store write: one transaction each. One write is in flight at a time, so this over a
+ * write's latency is the most the writer stores a second: 20,000 lines (a few dozen compressed
+ * chunks, log-chunks.ts) keeps 50,000 lines/s with writes of up to 400 ms on a loaded machine.
+ */
+const WRITE_LINES = 20_000;
 
 export class LogWriter {
   /** lines not yet in the store, oldest first; a failed write puts its lines back at the front */
