@@ -270,21 +270,27 @@ export async function benchLogInsert(options: BenchOptions): Promise<BenchTable>
     `lines spread over ${INSTANCES} instance ids; fresh database per case; commits = appendLogs calls (one transaction each)`,
     `finishing tasks: ${SLOTS} loops, each opening a task, appending its ${TASK_LINES} lines, yielding one event-loop turn (its exit), then awaiting close(); close ms = mean wait in close(); "one finishing each ms": a timer of 1 ms between finishes (Node makes it ≥ 1 ms), lines/s is then the offered pace, not a capacity`,
   ];
-  if (await mysqlAvailable()) {
-    for (const c of await casesFor(mysqlOpener, options, 'MariaDB', true)) row('MariaDB', c);
-    notes.push(
-      'MariaDB: the local server (AX_TEST_MYSQL_URL or root@127.0.0.1:3306), a fresh database per case, InnoDB defaults of the server',
-    );
-  } else {
-    notes.push('MariaDB: not reachable, not measured');
-  }
-  if (await postgresAvailable()) {
-    for (const c of await casesFor(postgresOpener, options, 'PostgreSQL', true)) row('PostgreSQL', c);
-    notes.push(
-      'PostgreSQL: the local server (AX_TEST_POSTGRES_URL or postgres@127.0.0.1:5432), a fresh database per case, server defaults',
-    );
-  } else {
-    notes.push('PostgreSQL: not reachable, not measured');
+  const servers = [
+    {
+      label: 'MariaDB',
+      open: mysqlOpener,
+      available: mysqlAvailable,
+      note: 'the local server (AX_TEST_MYSQL_URL or root@127.0.0.1:3306), a fresh database per case, InnoDB defaults of the server',
+    },
+    {
+      label: 'PostgreSQL',
+      open: postgresOpener,
+      available: postgresAvailable,
+      note: 'the local server (AX_TEST_POSTGRES_URL or postgres@127.0.0.1:5432), a fresh database per case, server defaults',
+    },
+  ];
+  for (const server of servers) {
+    if (!(await server.available())) {
+      notes.push(`${server.label}: not reachable, not measured`);
+      continue;
+    }
+    for (const c of await casesFor(server.open, options, server.label, true)) row(server.label, c);
+    notes.push(`${server.label}: ${server.note}`);
   }
   return {
     title: `Log lines into SQLite, MariaDB and PostgreSQL (~${LINE_BYTES}-byte lines)`,

@@ -8,6 +8,7 @@
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import type { LogLine, LogStream } from '../../api/types.ts';
+import type { ExecutionLogChunkTable } from './schema.ts';
 
 const deflate = promisify(zlib.deflateRaw);
 const inflate = promisify(zlib.inflateRaw);
@@ -20,17 +21,30 @@ export const MAX_CHUNK_LINES = 1_000;
 export const MAX_CHUNK_BYTES = 1 << 20;
 
 /** A chunk's row in execution_log_chunk, body compressed. */
-export interface ChunkRow {
-  instance_id: number;
-  first_seq: number;
-  last_seq: number;
-  ts_first: number;
-  ts_last: number;
-  lines_count: number;
-  body: Buffer;
-}
+export type ChunkRow = Omit<ExecutionLogChunkTable, 'id'>;
 
 type Packed = [number, string, number, string];
+
+/**
+ * Items cut into consecutive runs of at most `maxCount` items and about `maxBytes` (an item larger
+ * than that is a run of its own); no run is empty.
+ */
+export function cutRuns<T>(items: T[], maxCount: number, maxBytes: number, bytes: (item: T) => number): T[][] {
+  const out: T[][] = [];
+  let run: T[] = [];
+  let size = 0;
+  for (const item of items) {
+    if (run.length > 0 && (run.length >= maxCount || size + bytes(item) > maxBytes)) {
+      out.push(run);
+      run = [];
+      size = 0;
+    }
+    run.push(item);
+    size += bytes(item);
+  }
+  if (run.length > 0) out.push(run);
+  return out;
+}
 
 /** Lines grouped into chunks: by instance, in seq order, cut at the chunk limits. */
 export function chunkLines(lines: LogLine[]): LogLine[][] {
@@ -40,23 +54,14 @@ export function chunkLines(lines: LogLine[]): LogLine[][] {
     if (list) list.push(l);
     else byInstance.set(l.instanceId, [l]);
   }
-  const out: LogLine[][] = [];
-  for (const list of byInstance.values()) {
-    list.sort((a, b) => a.seq - b.seq);
-    let chunk: LogLine[] = [];
-    let bytes = 0;
-    for (const l of list) {
-      if (chunk.length > 0 && (chunk.length >= MAX_CHUNK_LINES || bytes + l.line.length > MAX_CHUNK_BYTES)) {
-        out.push(chunk);
-        chunk = [];
-        bytes = 0;
-      }
-      chunk.push(l);
-      bytes += l.line.length;
-    }
-    if (chunk.length > 0) out.push(chunk);
-  }
-  return out;
+  return [...byInstance.values()].flatMap((list) =>
+    cutRuns(
+      list.sort((a, b) => a.seq - b.seq),
+      MAX_CHUNK_LINES,
+      MAX_CHUNK_BYTES,
+      (l) => l.line.length,
+    ),
+  );
 }
 
 /** One chunk's row: `lines` are one instance's, in seq order (chunkLines). */
@@ -71,7 +76,7 @@ export async function encodeChunk(lines: LogLine[]): Promise<ChunkRow> {
     if (l.ts > tsLast) tsLast = l.ts;
     return [l.seq, l.stream, l.ts, l.line];
   });
-  const body = await deflate(Buffer.from(JSON.stringify(packed)), { level: LEVEL });
+  const body = await deflate(JSON.stringify(packed), { level: LEVEL });
   return {
     instance_id: first.instanceId,
     first_seq: first.seq,

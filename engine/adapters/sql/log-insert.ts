@@ -4,40 +4,25 @@
 // MariaDB and PostgreSQL).
 import type { Kysely } from 'kysely';
 import type { LogLine } from '../../api/types.ts';
-import { type ChunkRow, chunkLines, encodeChunk } from './log-chunks.ts';
+import { type ChunkRow, chunkLines, cutRuns, encodeChunk } from './log-chunks.ts';
 import type { Database } from './schema.ts';
 
 /** per insert statement: well under MySQL's max_allowed_packet */
 const STATEMENT_BYTES = 4 << 20;
 const STATEMENT_ROWS = 200;
 
-/** Rows cut into statements of at most STATEMENT_ROWS rows and about STATEMENT_BYTES of bodies. */
-function statements(rows: ChunkRow[]): ChunkRow[][] {
-  const out: ChunkRow[][] = [];
-  let part: ChunkRow[] = [];
-  let bytes = 0;
-  for (const row of rows) {
-    if (part.length > 0 && (part.length >= STATEMENT_ROWS || bytes + row.body.length > STATEMENT_BYTES)) {
-      out.push(part);
-      part = [];
-      bytes = 0;
-    }
-    part.push(row);
-    bytes += row.body.length;
-  }
-  if (part.length > 0) out.push(part);
-  return out;
-}
-
 /** Stores chunk rows in the current transaction (or `db`'s own statements); also the migration's. */
 export async function insertChunks(db: Kysely<Database>, rows: ChunkRow[]): Promise<void> {
-  for (const part of statements(rows)) await db.insertInto('execution_log_chunk').values(part).execute();
+  for (const part of cutRuns(rows, STATEMENT_ROWS, STATEMENT_BYTES, (row) => row.body.length))
+    await db.insertInto('execution_log_chunk').values(part).execute();
 }
 
 export async function insertLogs(db: Kysely<Database>, lines: LogLine[]): Promise<void> {
   if (lines.length === 0) return;
-  // Compressed before the transaction opens, in parallel on the thread pool.
-  const rows = await Promise.all(chunkLines(lines).map(encodeChunk));
+  // Compressed before the transaction opens, on the thread pool, one chunk at a time: a batch's
+  // text is not held twice over while the store is away and the batch is retried.
+  const rows: ChunkRow[] = [];
+  for (const chunk of chunkLines(lines)) rows.push(await encodeChunk(chunk));
   if (rows.length === 1) return insertChunks(db, rows);
   await db.transaction().execute((trx) => insertChunks(trx, rows));
 }
