@@ -5,23 +5,29 @@
 import path from 'node:path';
 import type { LogLine } from '../engine/api/types.ts';
 import { openMysqlStore } from '../engine/adapters/sql/mysql-store.ts';
+import { openPostgresStore } from '../engine/adapters/sql/postgres-store.ts';
 import { openSqliteStore } from '../engine/adapters/sql/sqlite-store.ts';
 import { systemClock } from '../engine/adapters/system-clock.ts';
 import { DEFAULT_CONFIG } from '../engine/core/model/config.ts';
 import { LogWriter } from '../engine/core/logs/log-writer.ts';
 import type { Store } from '../engine/ports/store.ts';
-import { createTestDatabase, mysqlAvailable } from '../test/helpers/services.ts';
+import {
+  createPostgresDatabase,
+  createTestDatabase,
+  mysqlAvailable,
+  postgresAvailable,
+} from '../test/helpers/services.ts';
 import { type BenchOptions, type BenchTable, fmt, removeDir, tempDir, timed } from './util.ts';
 
-const LINE_BYTES = 100;
+export const LINE_BYTES = 100;
 const BATCH = 500;
 /** lines are spread over this many instances, as output from several running tasks would be */
-const INSTANCES = 50;
+export const INSTANCES = 50;
 /** finishing tasks: this many at a time (a worker's slots), each printing this many lines */
 const SLOTS = 50;
 const TASK_LINES = 100;
 
-function lineText(i: number): string {
+export function lineText(i: number): string {
   const head = `2025-01-01T00:00:00.000Z INFO worker row ${i} `;
   return head + 'x'.repeat(Math.max(0, LINE_BYTES - head.length));
 }
@@ -37,13 +43,15 @@ function makeLines(count: number): LogLine[] {
   }));
 }
 
-type Opener = () => Promise<{ store: Store; dispose(): Promise<void> }>;
+/** A fresh store; `url` (MariaDB, PostgreSQL) or `file` (SQLite) says where, to measure its size. */
+export type Opener = () => Promise<{ store: Store; url?: string; file?: string; dispose(): Promise<void> }>;
 
 const sqliteOpener: Opener = async () => {
   const dir = tempDir('ax-bench-logs-');
   const store = await openSqliteStore(path.join(dir, 'ax.db'));
   return {
     store,
+    file: path.join(dir, 'ax.db'),
     async dispose() {
       await store.close();
       removeDir(dir);
@@ -56,6 +64,20 @@ const mysqlOpener: Opener = async () => {
   const store = await openMysqlStore({ url: db.url });
   return {
     store,
+    url: db.url,
+    async dispose() {
+      await store.close();
+      await db.drop();
+    },
+  };
+};
+
+const postgresOpener: Opener = async () => {
+  const db = await createPostgresDatabase('ax_bench_logs');
+  const store = await openPostgresStore({ url: db.url });
+  return {
+    store,
+    url: db.url,
     async dispose() {
       await store.close();
       await db.drop();
@@ -84,7 +106,7 @@ function countCommits(store: Store): { count: number } {
   return counter;
 }
 
-function writerFor(store: Store): LogWriter {
+export function writerFor(store: Store): LogWriter {
   return new LogWriter(store, systemClock, {
     batchLines: DEFAULT_CONFIG.logBatchLines,
     flushMs: DEFAULT_CONFIG.logFlushMs,
@@ -248,18 +270,40 @@ export async function benchLogInsert(options: BenchOptions): Promise<BenchTable>
     `lines spread over ${INSTANCES} instance ids; fresh database per case; commits = appendLogs calls (one transaction each)`,
     `finishing tasks: ${SLOTS} loops, each opening a task, appending its ${TASK_LINES} lines, yielding one event-loop turn (its exit), then awaiting close(); close ms = mean wait in close(); "one finishing each ms": a timer of 1 ms between finishes (Node makes it ≥ 1 ms), lines/s is then the offered pace, not a capacity`,
   ];
-  if (await mysqlAvailable()) {
-    for (const c of await casesFor(mysqlOpener, options, 'MariaDB', true)) row('MariaDB', c);
-    notes.push(
-      'MariaDB: the local server (AX_TEST_MYSQL_URL or root@127.0.0.1:3306), a fresh database per case, InnoDB defaults of the server',
-    );
-  } else {
-    notes.push('MariaDB: not reachable, not measured');
+  const servers = [
+    {
+      label: 'MariaDB',
+      open: mysqlOpener,
+      available: mysqlAvailable,
+      note: 'the local server (AX_TEST_MYSQL_URL or root@127.0.0.1:3306), a fresh database per case, InnoDB defaults of the server',
+    },
+    {
+      label: 'PostgreSQL',
+      open: postgresOpener,
+      available: postgresAvailable,
+      note: 'the local server (AX_TEST_POSTGRES_URL or postgres@127.0.0.1:5432), a fresh database per case, server defaults',
+    },
+  ];
+  for (const server of servers) {
+    if (!(await server.available())) {
+      notes.push(`${server.label}: not reachable, not measured`);
+      continue;
+    }
+    for (const c of await casesFor(server.open, options, server.label, true)) row(server.label, c);
+    notes.push(`${server.label}: ${server.note}`);
   }
   return {
-    title: `Log lines into SQLite and MariaDB (~${LINE_BYTES}-byte lines)`,
+    title: `Log lines into SQLite, MariaDB and PostgreSQL (~${LINE_BYTES}-byte lines)`,
     columns: ['store', 'how', 'lines', 'seconds', 'lines/s', 'MB/s', 'commits', 'close ms'],
     rows,
     notes,
   };
+}
+
+/** The stores the log benchmarks measure: SQLite, and MariaDB and PostgreSQL when reachable. */
+export async function logStores(): Promise<{ label: string; open: Opener }[]> {
+  const stores = [{ label: 'SQLite', open: sqliteOpener }];
+  if (await mysqlAvailable()) stores.push({ label: 'MariaDB', open: mysqlOpener });
+  if (await postgresAvailable()) stores.push({ label: 'PostgreSQL', open: postgresOpener });
+  return stores;
 }

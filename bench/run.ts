@@ -12,7 +12,8 @@ import { benchDependencyAdvance } from './dependency-advance.ts';
 import { benchEdgeWorker } from './edge-worker.ts';
 import { benchEngineRss } from './engine-rss.ts';
 import { benchGuardTimes } from './guard-times.ts';
-import { benchLogInsert } from './log-insert.ts';
+import { benchLogInsert, logStores } from './log-insert.ts';
+import { benchLogSustained } from './log-sustained.ts';
 import { benchPeerSolo, benchPeerTeam } from './peer.ts';
 import { benchSoloThroughput } from './solo-throughput.ts';
 import { benchSqlProfile } from './sql-profile.ts';
@@ -36,6 +37,8 @@ const BENCHMARKS: Record<string, (options: BenchOptions) => Promise<BenchTable>>
   // the times of guards the tests assert only by what they do (alias bombs, size limit, SIGTERM)
   guards: benchGuardTimes,
   logs: benchLogInsert,
+  // the log store under a steady pace for --log-seconds at --log-rate lines/s (only when named)
+  'logs-sustained': async (options) => benchLogSustained(options, await logStores()),
   rss: benchEngineRss,
   // against BullMQ + spawn and raw spawn, in the same run
   peer: benchPeerSolo,
@@ -106,6 +109,9 @@ async function main(): Promise<void> {
       'sim-rates': { type: 'string' },
       'sim-tasks': { type: 'string' },
       'sim-duration': { type: 'string' },
+      // logs-sustained's pace and length (bench/log-sustained.ts)
+      'log-seconds': { type: 'string' },
+      'log-rate': { type: 'string' },
     },
   });
   const names = values.only ? values.only.split(',') : DEFAULT;

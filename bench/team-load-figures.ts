@@ -90,10 +90,11 @@ export async function phaseFigures(
     `select id, run_id, task_id, task_name, attempt, state, worker_id, not_before, created_at, dispatched_at, started_at, finished_at from task_instance where run_id in (${ids})`,
   );
   const [logs] = await db.query<mysql.RowDataPacket[]>(
-    `select count(*) as n from execution_log l join task_instance i on i.id = l.instance_id where i.run_id in (${ids})`,
+    `select coalesce(sum(l.lines_count), 0) as n from execution_log_chunk l join task_instance i on i.id = l.instance_id where i.run_id in (${ids})`,
   );
   const [firstLines] = await db.query<mysql.RowDataPacket[]>(
-    `select l.instance_id as id, min(l.ts) as ts, count(*) as n from execution_log l join task_instance i on i.id = l.instance_id where i.run_id in (${ids}) and l.stream = 'stdout' group by l.instance_id`,
+    // logs are chunks (issue 26 part 5): the first line's time and the line count per instance, any stream
+    `select l.instance_id as id, min(l.ts_first) as ts, sum(l.lines_count) as n from execution_log_chunk l join task_instance i on i.id = l.instance_id where i.run_id in (${ids}) group by l.instance_id`,
   );
   const instances = rows as InstanceRow[];
   const outputAt = new Map(firstLines.map((r) => [Number(r.id), Number(r.ts)]));

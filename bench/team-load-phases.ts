@@ -66,7 +66,7 @@ export async function teamPhases(size: LoadSize, options: BenchOptions): Promise
   const stillMissing = async (conn: mysql.Connection): Promise<number> => {
     if (missing.length === 0) return 0;
     const [found] = await conn.query<mysql.RowDataPacket[]>(
-      `select count(distinct instance_id) as n from execution_log where instance_id in (${missing.join(',')})`,
+      `select count(distinct instance_id) as n from execution_log_chunk where instance_id in (${missing.join(',')})`,
     );
     return missing.length - Number(found[0]?.n ?? 0);
   };

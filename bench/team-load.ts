@@ -206,7 +206,7 @@ export async function benchTeamLoad(options: BenchOptions): Promise<BenchTable> 
       ],
       ['log rows into MariaDB (rows, rows/s)', `${burst.logRows} (${fmt(burst.logRows / wallS, 1)}/s)`],
       [
-        '**finished tasks without their output line** in execution_log (each `echo x` must leave one), burst + paced',
+        '**finished tasks without their output line** in the log store (each `echo x` must leave one), burst + paced',
         `${burst.missingOutput.length + paced.missingOutput.length} when their run ended${burst.missingOutput.length + paced.missingOutput.length > 0 ? `; still missing after the paced phase ${missingLater.afterPaced ?? '?'}, after the workers stopped ${missingLater.afterStop ?? '?'}` : ''} (instances with more than one line: ${burst.extraOutput + paced.extraOutput})`,
       ],
       [

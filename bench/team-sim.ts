@@ -203,7 +203,7 @@ export async function benchTeamSim(options: BenchOptions): Promise<BenchTable> {
       `${size.schedulers} scheduler(s) --no-work and 1 process simulating ${size.workers} workers × ${size.slots} slots (${size.workers * size.slots} slots); tasks: simulate { duration: ${size.duration}, jitter: 50%, lines: 5 }, in runs of ${CHAINS} chains × ${LENGTH} dependent tasks; ${size.tasks} tasks offered per rate`,
       'to RUNNING: max(created, notBefore) → startedAt of each instance; to DISPATCHED: → dispatchedAt (ms, from the database)',
       'leader: the scheduler that used the most CPU over the rate; loop: event-loop delay p50 / p99 / max (ms, bench/loop-monitor.mjs)',
-      "commits/s: MariaDB Com_commit, explicit transactions (the whole server: the shared machine's other tests too); row writes/task: Handler_write + _update + _delete per instance (temporary tables included); log rows/task: execution_log rows per instance",
+      "commits/s: MariaDB Com_commit, explicit transactions (the whole server: the shared machine's other tests too); row writes/task: Handler_write + _update + _delete per instance (temporary tables included); log rows/task: log lines per instance (stored as chunks, issue 26 part 5)",
       `peak RSS (VmHWM): ${rss.join(', ')}`,
     );
   } finally {

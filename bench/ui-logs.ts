@@ -1,6 +1,6 @@
 // The log viewer in headless Chromium against a real `ax serve`:
-//  1. an instance with 1,000,000 log lines (written straight into the data dir's SQLite
-//     `execution_log`): time to open its page and paint its last lines, to jump to the top and
+//  1. an instance with 1,000,000 log lines (written straight into the data dir's SQLite store,
+//     as chunks): time to open its page and paint its last lines, to jump to the top and
 //     back to the end, and to find a line by the server-side search; the engine calls alone
 //     (logInfo, one page of readLogs, searchLog) over the WebSocket from Node, for comparison;
 //  2. a task printing 10,000 lines a second while the viewer follows it: frame intervals, long
@@ -12,29 +12,33 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { Page } from 'playwright';
+import { openSqliteStore } from '../engine/adapters/sql/sqlite-store.ts';
+import type { LogLine } from '../engine/api/types.ts';
 import { connectApi } from '../engine/server/ws-client.ts';
 import { type ServedEngine, startServedEngine } from '../test/helpers/serve.ts';
 import { browserSkipReason, launchBrowser, signedInPage } from '../test/helpers/ui.ts';
 import { type BenchOptions, type BenchTable, fmt, median, percentile } from './util.ts';
 
-/** Lines 2..total of one instance (line 1 is the task's own "start"), in 50k-row transactions. */
-function seedLog(dataDir: string, instanceId: number, total: number): void {
-  const db = new Database(path.join(dataDir, 'ax.db'));
-  db.pragma('busy_timeout = 30000');
-  const insert = db.prepare('insert into execution_log (instance_id, seq, stream, ts, line) values (?, ?, ?, ?, ?)');
+/** Lines 2..total of one instance (line 1 is the task's own "start"), 50k lines per appendLogs. */
+async function seedLog(dataDir: string, instanceId: number, total: number): Promise<void> {
+  const store = await openSqliteStore(path.join(dataDir, 'ax.db'));
   const t0 = Date.now() - total;
-  const batch = db.transaction((from: number, to: number) => {
-    for (let s = from; s <= to; s++) {
-      const stream = s % 97 === 0 ? 'stderr' : 'stdout';
-      const line =
-        s % 100_000 === 0
-          ? `\u001b[33mcheckpoint\u001b[0m needle-${s / 100_000} at row ${s}`
-          : `row ${s}: processed order ${(s * 7919) % 100_000} status=ok`;
-      insert.run(instanceId, s, stream, t0 + s, line);
+  try {
+    for (let from = 2; from <= total; from += 50_000) {
+      const lines: LogLine[] = [];
+      for (let s = from; s <= Math.min(total, from + 49_999); s++) {
+        const stream = s % 97 === 0 ? 'stderr' : 'stdout';
+        const line =
+          s % 100_000 === 0
+            ? `\u001b[33mcheckpoint\u001b[0m needle-${s / 100_000} at row ${s}`
+            : `row ${s}: processed order ${(s * 7919) % 100_000} status=ok`;
+        lines.push({ instanceId, seq: s, stream, ts: t0 + s, line });
+      }
+      await store.appendLogs(lines);
     }
-  });
-  for (let s = 2; s <= total; s += 50_000) batch(s, Math.min(total, s + 49_999));
-  db.close();
+  } finally {
+    await store.close();
+  }
 }
 
 /** What to do in the page (data, not code: the page's CSP forbids eval). */
@@ -103,7 +107,7 @@ async function bigLog(engine: ServedEngine, options: BenchOptions, total: number
   const id = detail.instances[0]?.id as number;
   options.progress(`writing ${total.toLocaleString('en-US')} log lines into instance ${id}`);
   const s0 = performance.now();
-  seedLog(engine.dataDir, id, total);
+  await seedLog(engine.dataDir, id, total);
   const seedMs = performance.now() - s0;
   const lastText = total % 100_000 === 0 ? `needle-${total / 100_000}` : `row ${total}:`;
   // a line near the middle that only the search finds (the trailing space keeps needle-5 from matching needle-50)
@@ -250,7 +254,9 @@ async function firehose(engine: ServedEngine, options: BenchOptions): Promise<(s
       const db = new Database(path.join(engine.dataDir, 'ax.db'), { readonly: true });
       try {
         return (
-          db.prepare('select max(seq) n from execution_log where instance_id = ?').get(instanceId) as { n: number }
+          db.prepare('select max(last_seq) n from execution_log_chunk where instance_id = ?').get(instanceId) as {
+            n: number;
+          }
         ).n;
       } finally {
         db.close();

@@ -1,7 +1,7 @@
 // The audit's note column arrives by migration on a database an older AX wrote: its entries stay
 // (with no note), and entries written after it keep their note. The older database is made by
 // taking the column and its migration record back out of a migrated one (and those of every later
-// migration: the task log limit, the monitor grace, params, conditions, outputs, backfills, calls, reason codes, instance launches, the run list's index, the accounts, team secrets), which leaves exactly the schema the migration before it left.
+// migration: the task log limit, the monitor grace, params, conditions, outputs, backfills, calls, reason codes, instance launches, the run list's index, the accounts, team secrets, log chunks), which leaves exactly the schema the migration before it left.
 // SQLite and MariaDB alike.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,13 +11,17 @@ import { describe, expect, it } from 'vitest';
 import { openMysqlStore } from '../../engine/adapters/sql/mysql-store.ts';
 import type { SqlStore } from '../../engine/adapters/sql/sql-store.ts';
 import { openSqliteStore } from '../../engine/adapters/sql/sqlite-store.ts';
+import type { SqlDialectName } from '../../engine/adapters/sql/migrations.ts';
 import { createTestDatabase, MYSQL_ADMIN_URL, mysqlAvailable } from '../helpers/services.ts';
+import { asBeforeLogChunks } from '../helpers/old-log-rows.ts';
 
 const T0 = Date.UTC(2026, 0, 5, 9, 0, 0);
 const mysql = await mysqlAvailable();
 
 /** the database as the AX before the note column left it, with one entry of that time */
-async function asBeforeTheNote(store: SqlStore): Promise<void> {
+async function asBeforeTheNote(store: SqlStore, dialect: SqlDialectName): Promise<void> {
+  // 0026_log_chunks
+  await asBeforeLogChunks(store.db, dialect);
   // 0025_team_secrets
   await sql`DROP TABLE team_secret`.execute(store.db);
   await sql`DELETE FROM kysely_migration WHERE name = '0025_team_secrets'`.execute(store.db);
@@ -105,7 +109,7 @@ describe('the audit note migration on an existing database', () => {
     try {
       const file = join(dir, 'ax.db');
       const old = await openSqliteStore(file);
-      await asBeforeTheNote(old);
+      await asBeforeTheNote(old, 'sqlite');
       await old.close();
       const reopened = await openSqliteStore(file);
       try {
@@ -123,7 +127,7 @@ describe('the audit note migration on an existing database', () => {
     const database = await createTestDatabase('ax_audit_note');
     try {
       const old = await openMysqlStore({ url: database.url });
-      await asBeforeTheNote(old);
+      await asBeforeTheNote(old, 'mysql');
       await old.close();
       const reopened = await openMysqlStore({ url: database.url });
       try {

@@ -17,6 +17,7 @@ import { finishContract } from './store-finish.contract.ts';
 import { flagsContract } from './store-flags.contract.ts';
 import { instancesContract } from './store-instances.contract.ts';
 import { loadContract } from './store-load.contract.ts';
+import { logChunksContract } from './store-log-chunks.contract.ts';
 import { outputsContract } from './store-outputs.contract.ts';
 import { recordsContract } from './store-records.contract.ts';
 import { rerunContract } from './store-rerun.contract.ts';
@@ -71,6 +72,7 @@ export function storeContract(name: string, open: () => Promise<StoreFixture>): 
     rerunFailedContract(store);
     instancesContract(store);
     recordsContract(store);
+    logChunksContract(store);
     trendsContract(store);
     claimsContract(store, peer);
     loadContract(store);

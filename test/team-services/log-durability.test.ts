@@ -1,6 +1,6 @@
 // Logs when the store fails (design.md §8). A finished task's outcome is recorded only once
 // all of its log is in MySQL, however the writes of twenty finishing tasks interleave with
-// failures (the engine's MySQL user loses INSERT on execution_log as they finish): if the log
+// failures (the engine's MySQL user loses INSERT on execution_log_chunk as they finish): if the log
 // cannot be stored in time, the outcome says so, never a plain SUCCESS without its output. And a
 // 200,000-line burst while the database is down (a private mariadbd, killed with -9 and started
 // again) keeps the worker alive with bounded memory, the overflow stored as one marker.
@@ -52,7 +52,7 @@ describe.skipIf(!sharedRunnable)('logs that cannot be stored while tasks finish'
 
   it('no task is SUCCESS without its whole log; past the give-up the outcome says the log is incomplete, and the lines follow when the store takes them', async () => {
     // A database migrated by root, used by the engines as a user with rights on each table, so
-    // that INSERT on execution_log alone can be taken away and given back.
+    // that INSERT on execution_log_chunk alone can be taken away and given back.
     const database = await createTestDatabase('ax_logfail');
     cleanups.push(() => database.drop());
     await (await openMysqlStore({ url: database.url })).close();
@@ -92,7 +92,7 @@ describe.skipIf(!sharedRunnable)('logs that cannot be stored while tasks finish'
         t.executions().filter((e) => e.runId === runId).length === 20,
       { timeoutMs: 60_000, message: 'the twenty tasks to run' },
     );
-    await admin.query(`REVOKE INSERT ON \`${database.name}\`.execution_log FROM '${user}'@'%'`);
+    await admin.query(`REVOKE INSERT ON \`${database.name}\`.execution_log_chunk FROM '${user}'@'%'`);
     await gate.open();
 
     // Every instance is checked the moment it is seen SUCCESS: all 100 lines are there, or its
@@ -129,7 +129,7 @@ describe.skipIf(!sharedRunnable)('logs that cannot be stored while tasks finish'
     expect(await alertCount()).toBe(incomplete);
 
     // The store takes the lines again: nothing was lost, each instance's log is whole and in order.
-    await admin.query(`GRANT INSERT ON \`${database.name}\`.execution_log TO '${user}'@'%'`);
+    await admin.query(`GRANT INSERT ON \`${database.name}\`.execution_log_chunk TO '${user}'@'%'`);
     for (const id of seen.keys()) {
       await t.waitFor(async () => (await store.readLogs(id, 0, 1000)).length === 100, {
         timeoutMs: 30_000,

@@ -21,7 +21,7 @@ export const STORE_TABLES = [
   'workflow_run',
   'task_instance',
   'upstream_wait',
-  'execution_log',
+  'execution_log_chunk',
   'worker',
   'audit_log',
   'engine_flag',
@@ -51,7 +51,7 @@ const ORDER: Record<Table, readonly string[]> = {
   workflow_run: ['id'],
   task_instance: ['id'],
   upstream_wait: ['id'],
-  execution_log: ['id'],
+  execution_log_chunk: ['id'],
   worker: ['id'],
   audit_log: ['id'],
   engine_flag: ['name'],
@@ -62,6 +62,11 @@ const ORDER: Record<Table, readonly string[]> = {
   ax_session: ['id_hash'],
   ax_token: ['id'],
   ax_group: ['name'],
+};
+
+/** Rows per page and per insert: log chunks carry up to a MiB of text each, the other rows little. */
+const PAGE: Partial<Record<Table, { page: number; insert: number }>> = {
+  execution_log_chunk: { page: 100, insert: 10 },
 };
 
 export async function copyStore(
@@ -82,14 +87,15 @@ export async function copyStore(
   const counts: Record<string, number> = {};
   for (const table of STORE_TABLES) {
     let copied = 0;
+    const size = PAGE[table] ?? { page: 2_000, insert: 200 };
     // Paging by offset is fine here: the source is idle (no engine holds the data dir).
-    for (let offset = 0; ; offset += 2_000) {
+    for (let offset = 0; ; offset += size.page) {
       let page = source.selectFrom(table).selectAll();
       for (const column of ORDER[table]) page = page.orderBy(column as never);
-      const rows = (await page.limit(2_000).offset(offset).execute()) as Record<string, unknown>[];
+      const rows = (await page.limit(size.page).offset(offset).execute()) as Record<string, unknown>[];
       if (rows.length === 0) break;
       await target.transaction().execute(async (trx) => {
-        for (const part of chunks(rows, 200))
+        for (const part of chunks(rows, size.insert))
           await trx
             .insertInto(table)
             .values(part as never)

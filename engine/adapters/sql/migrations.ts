@@ -23,6 +23,7 @@ import {
 import { runListIndex } from './migration-run-list.ts';
 import { accounts } from './migration-accounts.ts';
 import { teamSecrets } from './migration-team-secrets.ts';
+import { logChunks } from './migration-log-chunks.ts';
 
 export type { SqlDialectName } from './migration-sql.ts';
 
@@ -315,6 +316,7 @@ class StaticProvider implements MigrationProvider {
       '0023_run_list_index': runListIndex,
       '0024_accounts': accounts(this.dialect),
       '0025_team_secrets': teamSecrets(this.dialect),
+      '0026_log_chunks': logChunks(this.dialect),
     };
   }
 }

@@ -50,7 +50,7 @@ export async function rerunFailed(
         .execute();
       result.runs.push(await runRecord(trx, run.id));
       for (const ids of chunks(rerun.cleared)) {
-        await trx.deleteFrom('execution_log').where('instance_id', 'in', ids).execute();
+        await trx.deleteFrom('execution_log_chunk').where('instance_id', 'in', ids).execute();
         await trx.deleteFrom('upstream_wait').where('instance_id', 'in', ids).execute();
         await trx.deleteFrom('task_instance').where('id', 'in', ids).where('run_id', '=', run.id).execute();
       }

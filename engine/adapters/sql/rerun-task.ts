@@ -57,7 +57,7 @@ export async function rerunTask(
         result.runs.push(await runRecord(trx, run.id));
       }
       for (const ids of chunks(rerun.markers)) {
-        await trx.deleteFrom('execution_log').where('instance_id', 'in', ids).execute();
+        await trx.deleteFrom('execution_log_chunk').where('instance_id', 'in', ids).execute();
         await trx
           .deleteFrom('task_instance')
           .where('id', 'in', ids)

@@ -3,8 +3,6 @@ import type { Selectable } from 'kysely';
 import type {
   InstanceRecord,
   InstanceState,
-  LogLine,
-  LogStream,
   RunIfRule,
   RunRecord,
   RunState,
@@ -17,7 +15,6 @@ import type { ReasonCode } from '../../api/reason-code.ts';
 import { decodeReasonCode, encodeReasonCode, type Reason } from '../../api/reasons.ts';
 import type { ScheduleRecord, TaskDefinition } from '../../ports/store.ts';
 import type {
-  ExecutionLogTable,
   SchedulePlanTable,
   TaskDefinitionTable,
   TaskInstanceTable,
@@ -149,10 +146,6 @@ export function instanceFromRow(r: InstanceRow): InstanceRecord {
     ...(r.child_run_id !== null && r.child_run_id !== undefined && { childRunId: num(r.child_run_id) }),
     ...(typeof r.outputs_json === 'string' && { outputs: JSON.parse(r.outputs_json) as Record<string, string> }),
   };
-}
-
-export function logFromRow(r: Selectable<ExecutionLogTable>): LogLine {
-  return { instanceId: r.instance_id, seq: r.seq, stream: r.stream as LogStream, ts: num(r.ts), line: r.line };
 }
 
 export function workerFromRow(r: Selectable<WorkerTable>): WorkerRecord {

@@ -149,13 +149,16 @@ export interface TaskInstanceTable {
   launch_json: string | null;
 }
 
-export interface ExecutionLogTable {
+/** An instance's consecutive log lines, compressed (log-chunks.ts). */
+export interface ExecutionLogChunkTable {
   id: Generated<number>;
   instance_id: number;
-  seq: number;
-  stream: string;
-  ts: number;
-  line: string;
+  first_seq: number;
+  last_seq: number;
+  ts_first: number;
+  ts_last: number;
+  lines_count: number;
+  body: Buffer;
 }
 
 export interface WorkerTable {
@@ -327,7 +330,7 @@ export interface Database {
   workflow_run: WorkflowRunTable;
   backfill: BackfillTable;
   task_instance: TaskInstanceTable;
-  execution_log: ExecutionLogTable;
+  execution_log_chunk: ExecutionLogChunkTable;
   worker: WorkerTable;
   audit_log: AuditLogTable;
   engine_flag: EngineFlagTable;

@@ -80,7 +80,6 @@ import { orphanedChildRuns, startCall } from './start-call.ts';
 import { startExternalRun } from './start-external-run.ts';
 import { startRun } from './start-run.ts';
 import { expiredWaits } from './upstream-waits.ts';
-import * as views from './view-queries.ts';
 import * as workers from './worker-queries.ts';
 import * as wf from './workflow-queries.ts';
 
@@ -290,10 +289,10 @@ export class SqlStore extends SqlReadModels implements Store {
     return logs.purgeLogs(this.db, before);
   }
   logExtent(instanceId: number): Promise<{ firstSeq: number; lastSeq: number; lines: number }> {
-    return views.logExtent(this.db, instanceId);
+    return logs.logExtent(this.db, instanceId);
   }
   searchLog(instanceId: number, query: string, afterSeq: number, limit: number, untilSeq?: number): Promise<LogLine[]> {
-    return views.searchLog(this.db, instanceId, query, afterSeq, limit, untilSeq);
+    return logs.searchLog(this.db, instanceId, query, afterSeq, limit, untilSeq);
   }
 
   // workers

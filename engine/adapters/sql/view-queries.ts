@@ -1,9 +1,9 @@
-// Read models for the UI and the CLI: the run-history grid, the dashboard, search, runtimes and
-// a log's extent. Each answers from an index; none ships a whole table.
+// Read models for the UI and the CLI: the run-history grid, the dashboard, search and runtimes
+// (a log's extent and search are log-queries.ts). Each answers from an index; none ships a whole table.
 import { sql, type Kysely } from 'kysely';
-import type { InstanceRecord, InstanceState, LogLine, RunState } from '../../api/types.ts';
+import type { InstanceRecord, InstanceState, RunState } from '../../api/types.ts';
 import { HELD_FOR_UPSTREAM, type TaskRuntime, type TaskSearchRow } from '../../ports/store.ts';
-import { instanceFromRow, logFromRow, num } from './rows.ts';
+import { instanceFromRow, num } from './rows.ts';
 import type { Database } from './schema.ts';
 
 /**
@@ -161,41 +161,4 @@ export async function recentRuntimes(db: Kysely<Database>, workflowId: number, l
     .limit(limit)
     .execute();
   return rows.map((r) => ({ task: r.task_name, ms: num(r.finished_at as number) - num(r.started_at as number) }));
-}
-
-export async function logExtent(
-  db: Kysely<Database>,
-  instanceId: number,
-): Promise<{ firstSeq: number; lastSeq: number; lines: number }> {
-  // Two index look-ups, not a count: an instance's seqs are contiguous (retention deletes the
-  // oldest lines first), so the extent gives the count, even at a million lines.
-  const end = (dir: 'asc' | 'desc') =>
-    db
-      .selectFrom('execution_log')
-      .select('seq')
-      .where('instance_id', '=', instanceId)
-      .orderBy('seq', dir)
-      .limit(1)
-      .executeTakeFirst();
-  const [first, last] = await Promise.all([end('asc'), end('desc')]);
-  if (!first || !last) return { firstSeq: 0, lastSeq: 0, lines: 0 };
-  return { firstSeq: num(first.seq), lastSeq: num(last.seq), lines: num(last.seq) - num(first.seq) + 1 };
-}
-
-export async function searchLog(
-  db: Kysely<Database>,
-  instanceId: number,
-  query: string,
-  afterSeq: number,
-  limit: number,
-  untilSeq?: number,
-): Promise<LogLine[]> {
-  let q = db.selectFrom('execution_log').selectAll().where('instance_id', '=', instanceId).where('seq', '>', afterSeq);
-  if (untilSeq !== undefined) q = q.where('seq', '<=', untilSeq);
-  const rows = await q
-    .where(sql<boolean>`lower(line) like ${likePattern(query)} escape '!'`)
-    .orderBy('seq')
-    .limit(limit)
-    .execute();
-  return rows.map(logFromRow);
 }

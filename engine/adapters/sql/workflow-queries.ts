@@ -247,7 +247,7 @@ export async function removeWorkflow(db: Kysely<Database>, name: string): Promis
     const wf = await trx.selectFrom('workflow').select('id').where('name', '=', name).executeTakeFirst();
     if (!wf) return false;
     const instanceIds = trx.selectFrom('task_instance').select('id').where('workflow_id', '=', wf.id);
-    await trx.deleteFrom('execution_log').where('instance_id', 'in', instanceIds).execute();
+    await trx.deleteFrom('execution_log_chunk').where('instance_id', 'in', instanceIds).execute();
     for (const table of [
       'task_instance',
       'workflow_run',

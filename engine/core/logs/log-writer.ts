@@ -72,8 +72,14 @@ export function overLimitCount(limit: number, bytes: number, lines: number): str
 
 /** What a line costs in memory: its text and the object around it. */
 const cost = (line: LogLine) => line.line.length + 128;
-/** Lines per store write: one transaction each. */
-const WRITE_LINES = 5_000;
+/**
+ * Lines per store write: one transaction each. One write is in flight at a time, so this over a
+ * write's latency is the most the writer stores a second: 10,000 lines (compressed chunks,
+ * log-chunks.ts) is 50,000 lines/s with writes of up to 200 ms. Not more: with 20,000, the
+ * write that empties a full buffer after the database comes back held a worker's heartbeats
+ * past the fail-over limit (test/team-services/log-durability.test.ts, under load).
+ */
+const WRITE_LINES = 10_000;
 
 export class LogWriter {
   /** lines not yet in the store, oldest first; a failed write puts its lines back at the front */
