@@ -106,6 +106,7 @@ async function main(): Promise<void> {
       'sim-rates': { type: 'string' },
       'sim-tasks': { type: 'string' },
       'sim-duration': { type: 'string' },
+      'sim-kill': { type: 'string' },
     },
   });
   const names = values.only ? values.only.split(',') : DEFAULT;
