@@ -6,6 +6,7 @@
 // tasks whose worker was killed are expected, any other is a bug), the takeover time, the gap in
 // dispatching, and throughput before and after.
 import mysql from 'mysql2/promise';
+import { REASONS } from '../engine/api/reasons.ts';
 import { FAILOVER_PREFIX } from '../engine/core/model/backstops.ts';
 import { type BenchOptions, fmt } from './util.ts';
 import { sleep } from './team-load-common.ts';
@@ -132,13 +133,15 @@ export async function faultFigures(
   const rows = result as Row[];
   const byTask = new Map(rows.map((r) => [`${r.run_id}:${r.task_id}:${r.attempt}`, r]));
   const extra = rows.filter((r) => r.attempt > 1);
-  // An attempt after one that failed over from a killed simulated worker is expected.
+  // An attempt after one the killed worker was running is expected: failed over (the worker
+  // judged lost), or failed by its restarted process ("engine restarted") and retried.
   const failedOver = (r: Row) => {
     const before = byTask.get(`${r.run_id}:${r.task_id}:${r.attempt - 1}`);
+    const reason = before?.reason ?? '';
     return (
       e.workerKilledAt !== undefined &&
       before?.state === 'FAILED' &&
-      before.reason?.startsWith(FAILOVER_PREFIX) === true &&
+      (reason.startsWith(FAILOVER_PREFIX) || reason.startsWith(REASONS.engine_restarted)) &&
       (before.dispatched_at ?? Infinity) < e.workerKilledAt
     );
   };
@@ -150,7 +153,7 @@ export async function faultFigures(
   const firstFault = Math.min(e.workerKilledAt ?? Infinity, e.leaderKilledAt ?? Infinity);
   const recovered = Math.max(e.workerBackAt ?? 0, e.takeoverAt ?? 0);
   const out = [
-    `extra attempts ${extra.length}: ${extra.length - unexplained.length} after a fail-over from the killed worker, ${unexplained.length} otherwise`,
+    `extra attempts ${extra.length}: ${extra.length - unexplained.length} of tasks the killed worker was running (failed over, or failed by its restart and retried), ${unexplained.length} otherwise`,
   ];
   if (e.workerKilledAt !== undefined && e.workerBackAt !== undefined)
     out.push(

@@ -60,14 +60,19 @@ function sizeOf(options: BenchOptions): Size {
   };
 }
 
-/** A workflow of CHAINS independent chains of LENGTH tasks, every task simulated. */
-function chainsSpec(duration: string): object {
+/**
+ * A workflow of CHAINS independent chains of LENGTH tasks, every task simulated. With faults,
+ * one retry each: a worker process started again fails what it was running ("engine restarted",
+ * as after any crash) and the retry runs it again.
+ */
+function chainsSpec(duration: string, retries: number): object {
   const tasks: Record<string, object> = {};
   for (let c = 0; c < CHAINS; c++)
     for (let k = 0; k < LENGTH; k++)
       tasks[`c${c}t${k}`] = {
         command: 'true',
         simulate: { duration, jitter: '50%', lines: 5 },
+        ...(retries > 0 && { retries }),
         ...(k > 0 && { upstream: [`c${c}t${k - 1}`] }),
       };
   return { workflow: 'sim-chains', tasks };
@@ -141,10 +146,13 @@ export async function benchTeamSim(options: BenchOptions): Promise<BenchTable> {
     }
     options.progress(`team-sim: ${size.workers} simulated workers × ${size.slots} slots online (${simLine ?? ''})`);
     db = await mysql.createConnection({ uri: t.dbUrl, supportBigNumbers: true, bigNumberStrings: false });
-    const { spec } = parseWorkflowFile(JSON.stringify(chainsSpec(size.duration)), {
-      file: 'sim-chains.json',
-      defaultTimezone: 'UTC',
-    });
+    const { spec } = parseWorkflowFile(
+      JSON.stringify(chainsSpec(size.duration, size.faults.includes('worker') ? 1 : 0)),
+      {
+        file: 'sim-chains.json',
+        defaultTimezone: 'UTC',
+      },
+    );
     await t.client.apply(spec, 'bench');
     const roots = new Set(Array.from({ length: CHAINS }, (_, c) => `c${c}t0`));
     await sleep(2_000);
