@@ -2,7 +2,9 @@
 // data (design.md §7–§8), the same scenario on MariaDB and on PostgreSQL: the engines reconnect
 // by themselves, outcomes written while the database was down are retried rather than lost, no
 // instance is lost, none runs twice, and a database outage is not mistaken for dead workers.
-import { expect } from 'vitest';
+import fs from 'node:fs';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../files.ts';
 import { letTimePass } from '../wait-for.ts';
 import {
   aliveThrough,
@@ -11,7 +13,7 @@ import {
   stillRunningFirstAttempts,
   waitForProgressAfter,
 } from './fault-checks.ts';
-import { TEAM_CONFIG, type Team } from './harness.ts';
+import { Team, TEAM_CONFIG } from './harness.ts';
 import { checkInvariants } from './invariants.ts';
 import { gatedWorkflow, layeredWorkflow } from './workflows.ts';
 
@@ -27,6 +29,49 @@ export const RESUME_BOUND_MS =
 export interface RestartableDatabase {
   kill(): Promise<void>;
   start(): Promise<void>;
+}
+
+/** A private server of the test's own: made in a temp dir, a database on it, removed at the end. */
+export interface PrivateDatabaseServer extends RestartableDatabase {
+  createDatabase(name: string): Promise<string>;
+  destroy(): Promise<void>;
+}
+
+/**
+ * The file's suite: a private server made by `create` (skipped when `skipWhy` says why), one team
+ * on a database of it, and databaseRestartScenario.
+ */
+export function databaseRestartSuite(o: {
+  product: string;
+  skipWhy: string | undefined;
+  create: (root: string) => Promise<PrivateDatabaseServer>;
+  outageWords: RegExp;
+}): void {
+  const title = `a team whose ${o.product} is killed and restarted mid-run`;
+  describe.skipIf(o.skipWhy !== undefined)(o.skipWhy ? `${title} (skipped: ${o.skipWhy})` : title, () => {
+    let root: string;
+    let server: PrivateDatabaseServer | undefined;
+    let team: Team | undefined;
+
+    beforeAll(async () => {
+      root = tempDir(`ax-team-${o.product.toLowerCase()}-`);
+      server = await o.create(root);
+    }, 180_000);
+    afterEach(async () => {
+      await team?.close();
+      team = undefined;
+    }, 60_000);
+    afterAll(async () => {
+      await server?.destroy();
+      fs.rmSync(root, { recursive: true, force: true });
+    }, 60_000);
+
+    it('reconnects and finishes every run: no instance lost, none run twice, no worker judged lost', async () => {
+      const db = server as PrivateDatabaseServer;
+      team = await Team.open('restart', { mysqlUrl: await db.createDatabase('ax_restart') });
+      await databaseRestartScenario(team, db, o.outageWords);
+    }, 360_000);
+  });
 }
 
 /**
