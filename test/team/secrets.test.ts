@@ -21,7 +21,7 @@ describe.skipIf(!available)('team: task secrets stay on the worker', () => {
 
   beforeAll(async () => {
     // MariaDB always (also under AX_TEST_TEAM_DATABASE=postgres): the test reads every table
-    // through mysql2 to find no plaintext; the PostgreSQL store's secrets are the contract suite's.
+    // through mysql2 to find no plaintext (not checked this way on PostgreSQL).
     team = await Team.open('secrets', { database: 'mysql' });
   });
   afterEach(async () => {
