@@ -112,6 +112,7 @@ async function main(): Promise<void> {
       // logs-sustained's pace and length (bench/log-sustained.ts)
       'log-seconds': { type: 'string' },
       'log-rate': { type: 'string' },
+      'sim-kill': { type: 'string' },
     },
   });
   const names = values.only ? values.only.split(',') : DEFAULT;

@@ -20,9 +20,9 @@ export class AxProcess {
 
   constructor(
     readonly name: string,
-    args: string[],
-    env: NodeJS.ProcessEnv,
-    nodeArgs: string[],
+    private readonly args: string[],
+    private readonly env: NodeJS.ProcessEnv,
+    private readonly nodeArgs: string[],
   ) {
     this.child = spawn(process.execPath, [...nodeArgs, ...args], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
     for (const stream of [this.child.stdout, this.child.stderr]) {
@@ -37,6 +37,11 @@ export class AxProcess {
       });
     }
     this.exited = new Promise((resolve) => this.child.on('close', () => ((this.running = false), resolve())));
+  }
+
+  /** The same command started again (after a kill -9), as a new process. */
+  respawn(): AxProcess {
+    return new AxProcess(this.name, this.args, this.env, this.nodeArgs);
   }
 
   get pid(): number {

@@ -48,12 +48,16 @@ export class EngineLifecycle {
     // Recovery acts on what this worker id left: only once the id is this process's (two nodes
     // under one id would otherwise kill each other's tasks here).
     for (const w of workers) await w.claim();
-    const { store, runner, runs, clock, config } = this.parts;
+    const { store, runner, runs, clock, config, coordinator } = this.parts;
     // team mode: what each of this process's worker ids left (more than one: ax serve --simulate)
     const own = workers.map((w) => w.id);
     const report =
       scope === 'all' || worker
-        ? await recoverOrphans(store, runner, runs, clock, config.killGraceMs, scope === 'own' ? own : undefined)
+        ? scope === 'own'
+          ? await recoverOrphans(store, runner, runs, clock, config.killGraceMs, own, (id, attempt) =>
+              coordinator.clearStartLock(id, attempt),
+            )
+          : await recoverOrphans(store, runner, runs, clock, config.killGraceMs)
         : { failed: 0, requeued: 0, killed: 0 };
     for (const w of workers) await w.start();
     if (deps.runScheduler !== false) {

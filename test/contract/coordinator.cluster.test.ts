@@ -1,7 +1,8 @@
 // The Coordinator on a Redis Cluster the test starts (six redis-server processes: three masters,
 // three replicas): the whole contract suite, detection from the server, and the master of the
 // team's slot SIGKILLed while messages wait in a queue — its replica is promoted and the
-// coordinator carries on with nothing lost or doubled.
+// coordinator carries on with nothing lost or doubled; and a list of seed URLs whose first seed
+// is a killed node.
 import { afterAll, describe, expect, it } from 'vitest';
 import { RedisCoordinator } from '../../engine/adapters/redis/redis-coordinator.ts';
 import { openRedisCoordinator } from '../../engine/adapters/redis/redis-open.ts';
@@ -109,5 +110,26 @@ if (!available) {
         await c.close();
       }
     }, 180_000);
+
+    // Last: it kills a replica, which must not be the one a master killed above needs.
+    it('several seed URLs, the first a killed node: the coordinator starts on the others and works', async () => {
+      const local = await cluster();
+      const [down] = await local.replicaPorts();
+      if (down === undefined) throw new Error('no live replica to kill');
+      await local.kill(down);
+      const live = local.livePorts.filter((p) => p !== down).slice(0, 2);
+      const url = [down, ...live].map((p) => `redis://127.0.0.1:${p}`).join(',');
+      // No cluster setting: several seeds say it is a cluster; nothing asks the dead one first.
+      const c = await openRedisCoordinator({ url, prefix: `${uniqueName('axseed')}:` });
+      try {
+        expect(c.keyPrefix).toMatch(/^\{axseed_/);
+        await c.enqueue('w1', msg(7));
+        await c.enqueue('w1', msg(8));
+        expect((await c.take('w1', 10)).map((m) => m.instanceId).sort()).toEqual([7, 8]);
+        expect(await c.acquireLease('scheduler', 'node-a', 60_000)).not.toBeNull();
+      } finally {
+        await c.close();
+      }
+    }, 120_000);
   });
 }

@@ -22,7 +22,7 @@ const INSTALL_DB = ['mariadb-install-db', 'mysql_install_db'].find((c) => runs('
 /** A private MariaDB can be made here (off CI a test without one skips; on CI it fails). */
 export const hasMariadbServer = MARIADBD !== undefined && INSTALL_DB !== undefined;
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
@@ -30,7 +30,7 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-async function killChild(child: ChildProcess | undefined, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+export async function killChild(child: ChildProcess | undefined, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
   if (!child || child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
   const exited = once(child, 'exit');
   child.kill(signal);

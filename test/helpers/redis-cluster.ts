@@ -106,6 +106,17 @@ export class LocalRedisCluster {
     });
   }
 
+  /** Ports of the live replicas (killing one leaves every slot served by its master). */
+  async replicaPorts(): Promise<number[]> {
+    const nodes = await this.withNode(async (r) => String(await r.cluster('NODES')));
+    return nodes
+      .split('\n')
+      .map((line) => line.split(' '))
+      .filter((f) => /(^|,)slave(,|$)/.test(f[2] ?? '') && !/fail/.test(f[2] ?? ''))
+      .map((f) => Number(/:(\d+)@/.exec(f[1] ?? '')?.[1]))
+      .filter((port) => this.livePorts.includes(port));
+  }
+
   /** True once a replica of the master on port acknowledged every write it had (WAIT). */
   async replicated(port: number): Promise<boolean> {
     const r = plainClient(port);

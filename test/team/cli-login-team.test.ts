@@ -113,7 +113,7 @@ describe.skipIf(!available)(`ax login against a team server over TLS (${availabl
     const added = await ax(['users', 'add', 'anna', '--role', 'operator', '--password-stdin'], {
       dataDir: team.dataDir,
       cwd: team.dir,
-      env: { AX_MODE: 'team', AX_MYSQL_URL: team.mysqlUrl, AX_REDIS_URL: team.redisUrl, AX_REDIS_PREFIX: team.prefix },
+      env: { AX_MODE: 'team', ...team.databaseEnv(), AX_REDIS_URL: team.redisUrl, AX_REDIS_PREFIX: team.prefix },
       input: `${PASSWORD}\n`,
     });
     expect(added.code, added.stderr).toBe(0);

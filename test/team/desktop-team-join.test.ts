@@ -50,10 +50,10 @@ describe.skipIf(!available)('the desktop engine host joins a team as a temporary
     await team?.close();
   });
 
-  /** The host as the shell starts it: no AX_MODE/AX_MYSQL_URL/AX_REDIS_URL, the strings in DESKTOP_SECRETS_ENV. */
+  /** The host as the shell starts it: no AX_MODE/AX_MYSQL_URL/AX_POSTGRES_URL/AX_REDIS_URL, the strings in DESKTOP_SECRETS_ENV. */
   function startLaptop(secrets: Record<string, string> | undefined, name: string): Laptop {
     const env = team.env();
-    for (const key of ['AX_MODE', 'AX_MYSQL_URL', 'AX_REDIS_URL', 'AX_DATA_DIR']) delete env[key];
+    for (const key of ['AX_MODE', 'AX_MYSQL_URL', 'AX_POSTGRES_URL', 'AX_REDIS_URL', 'AX_DATA_DIR']) delete env[key];
     if (secrets) env[DESKTOP_SECRETS_ENV] = JSON.stringify(secrets);
     const dataDir = path.join(team.dir, name);
     fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
@@ -249,7 +249,7 @@ describe.skipIf(!available)('the desktop engine host joins a team as a temporary
       await laptop.host.ready;
       // nothing of the team's database reaches the host (the shell hands it a URL and a token)
       const environ = fs.readFileSync(`/proc/${laptop.host.child.pid}/environ`, 'latin1');
-      expect(environ).not.toMatch(/AX_MYSQL_URL|AX_REDIS_URL|mysql:\/\/|redis:\/\//);
+      expect(environ).not.toMatch(/AX_MYSQL_URL|AX_POSTGRES_URL|AX_REDIS_URL|mysql:\/\/|postgres:\/\/|redis:\/\//);
       laptop.send({ type: 'team-join' });
       const refused = await laptop.state('failed');
       expect(refused.message).toMatch(

@@ -98,7 +98,7 @@ describe.skipIf(!available)('an edge worker (a URL and a token, no database cred
       const edge = await team.serveEdge({ port, token, workerId: 'edge1' });
       // nothing of the team's database or Redis is in its environment
       const environ = fs.readFileSync(`/proc/${edge.pid}/environ`, 'latin1');
-      expect(environ).not.toMatch(/AX_MYSQL_URL|AX_REDIS_URL|mysql:\/\/|redis:\/\//);
+      expect(environ).not.toMatch(/AX_MYSQL_URL|AX_POSTGRES_URL|AX_REDIS_URL|mysql:\/\/|postgres:\/\/|redis:\/\//);
       await team.waitWorkersOnline(['edge1']);
       const seen = path.join(team.dir, 'seen.txt');
       const secretSeen = path.join(team.dir, 'secret-seen.txt');

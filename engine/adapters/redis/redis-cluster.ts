@@ -4,7 +4,7 @@
 import { Cluster, Redis, type ClusterOptions } from 'ioredis';
 import { decodeUrlPart, parseConnectionUrl } from '../connection-url.ts';
 import { connectionOptions } from './redis-connection.ts';
-import { checkClusterUrl, redactRedisUrl } from './redis-url.ts';
+import { checkClusterUrl, redactRedisUrl, redisSeeds } from './redis-url.ts';
 
 /**
  * True when the Redis at url runs in cluster mode (cluster_enabled:1). One short-lived
@@ -31,7 +31,8 @@ export async function redisIsCluster(url: string, timeoutMs: number): Promise<bo
 }
 
 /**
- * An ioredis Cluster seeded with the node of url (it finds the others from it), bounded as
+ * An ioredis Cluster seeded with the node(s) of url, one URL or several separated by commas (it
+ * asks them in turn for the slot map, so one seed may be down, and finds the others), bounded as
  * connectionOptions() bounds a single connection: per-node commands time out and are not resent
  * after a dropped link. ioredis itself retries what is safe to retry during a fail-over: a
  * command that could not be sent because its master's link is closed, a CLUSTERDOWN or TRYAGAIN
@@ -39,7 +40,11 @@ export async function redisIsCluster(url: string, timeoutMs: number): Promise<bo
  */
 export function clusterClient(url: string, role: string, commandTimeoutMs: number): Cluster {
   checkClusterUrl(url);
-  const parsed = parseConnectionUrl(url, 'Redis URL', redactRedisUrl(url), 'redis://[:PASSWORD@]HOST:PORT');
+  // The seeds share scheme, user and password (checkClusterUrl): the first one's are every node's.
+  const seeds = redisSeeds(url).map((seed) =>
+    parseConnectionUrl(seed, 'Redis URL', redactRedisUrl(seed), 'redis://[:PASSWORD@]HOST:PORT'),
+  );
+  const parsed = seeds[0] as URL;
   const { connectionName, maxRetriesPerRequest, commandTimeout, connectTimeout } = connectionOptions(
     role,
     commandTimeoutMs,
@@ -63,5 +68,8 @@ export function clusterClient(url: string, role: string, commandTimeoutMs: numbe
       tls: parsed.protocol === 'rediss:' ? {} : undefined,
     },
   };
-  return new Cluster([{ host: parsed.hostname, port: Number(parsed.port || 6379) }], options);
+  return new Cluster(
+    seeds.map((u) => ({ host: u.hostname, port: Number(u.port || 6379) })),
+    options,
+  );
 }

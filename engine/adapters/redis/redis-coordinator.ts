@@ -11,7 +11,7 @@ import type { Coordinator, DispatchMessage, EngineEvent, NodePresence } from '..
 import { clusterClient } from './redis-cluster.ts';
 import { connectionOptions, isCluster, RedisConnection, type RedisClient } from './redis-connection.ts';
 import { clusterPrefix, RedisKeys } from './redis-keys.ts';
-import { checkRedisUrl } from './redis-url.ts';
+import { checkRedisUrl, checkSingleRedisUrl } from './redis-url.ts';
 import { WorkWakeups } from './redis-wakeups.ts';
 import {
   ACK,
@@ -330,6 +330,7 @@ export class RedisCoordinator implements Coordinator {
 function urlClientFactory(url: string, commandTimeoutMs: number, cluster: boolean): RedisClientFactory {
   checkRedisUrl(url);
   if (cluster) return (role) => clusterClient(url, role, commandTimeoutMs);
+  checkSingleRedisUrl(url);
   return (role) => new Redis(url, connectionOptions(role, commandTimeoutMs));
 }
 

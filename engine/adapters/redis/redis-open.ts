@@ -2,7 +2,7 @@
 // setting (--redis-cluster, AX_REDIS_CLUSTER), or asked of the server once at start.
 import { redisIsCluster } from './redis-cluster.ts';
 import { RedisCoordinator, type RedisCoordinatorOptions } from './redis-coordinator.ts';
-import { checkRedisUrl, redactRedisUrl } from './redis-url.ts';
+import { checkRedisUrl, checkSingleRedisUrl, redactRedisUrl, redisSeeds } from './redis-url.ts';
 
 export type OpenRedisOptions = Omit<Extract<RedisCoordinatorOptions, { url: string }>, 'cluster'> & {
   /** true: a cluster; false: a single Redis; undefined: INFO cluster decides */
@@ -15,7 +15,8 @@ export type OpenRedisOptions = Omit<Extract<RedisCoordinatorOptions, { url: stri
 const DETECT_TIMEOUT_MS = 3_000;
 
 /**
- * Whether the team's Redis is a cluster: forced when given, else asked of the server. A node
+ * Whether the team's Redis is a cluster: forced when given, else several seed URLs say so, else
+ * it is asked of the server. A node
  * must start while Redis is down (it reconnects, as it always has), so an unanswered question
  * means a single Redis; on a cluster that is wrong, and then calls say so (MOVED, with the fix).
  */
@@ -24,8 +25,10 @@ export async function detectRedisCluster(
   forced: boolean | undefined,
   onDetectFailed?: (message: string) => void,
 ): Promise<boolean> {
-  if (forced !== undefined) return forced;
   checkRedisUrl(url);
+  if (forced === false) checkSingleRedisUrl(url);
+  if (forced !== undefined) return forced;
+  if (redisSeeds(url).length > 1) return true;
   try {
     return await redisIsCluster(url, DETECT_TIMEOUT_MS);
   } catch (error) {

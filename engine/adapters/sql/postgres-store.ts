@@ -129,6 +129,12 @@ export async function openPostgresStore(options: PostgresOptions): Promise<SqlSt
   // An idle connection the server dropped (a restart, a fail-over) is an 'error' event on the
   // pool, which would end the process unheard; the pool opens a new one for the next query.
   pool.on('error', () => undefined);
+  // A connection checked out of the pool has no such listener (the pool takes its own off while
+  // the connection is lent): a server that ends it between two statements (a restart, a
+  // fail-over: "terminating connection due to unexpected postmaster exit") emits 'error' on the
+  // client, which would end the process. Each client keeps a listener of its own; its next query
+  // fails and the pool drops it on release (found by test/team-services/postgres-restart.test.ts).
+  pool.on('connect', (client) => client.on('error', () => undefined));
   // Fail fast with a message naming host, credentials or database, before migrations run.
   try {
     await pool.query('SELECT 1');

@@ -1,7 +1,8 @@
 // Start-up recovery (solo: this engine holds the data dir, so every instance still DISPATCHED or
 // RUNNING was left by an engine that died). Leftover process groups are killed and confirmed
 // gone, RUNNING instances fail with "engine restarted" (retried where retries remain), DISPATCHED
-// ones never started and go back to WAITING. Runs left without (all of) their root instances get them.
+// ones never started and go back to WAITING (in team mode with their start locks freed: the dead
+// process may have taken one). Runs left without (all of) their root instances get them.
 import { because } from '../../api/reasons.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { ProcessRunner } from '../../ports/process-runner.ts';
@@ -25,6 +26,13 @@ export async function recoverOrphans(
    * identities); solo: undefined (all of them)
    */
   workerId?: string | readonly string[],
+  /**
+   * team mode: frees an attempt's start lock (the coordinator's clearStartLock). The dead process
+   * may have died between taking it and starting the task; the same attempt, requeued here, would
+   * otherwise be refused as a duplicate by every worker until the lock expires (a day for a task
+   * without a timeout).
+   */
+  clearStartLock?: (instanceId: number, attempt: number) => Promise<void>,
 ): Promise<RecoveryReport> {
   const report: RecoveryReport = { failed: 0, requeued: 0, killed: 0 };
   const ids = workerId === undefined ? undefined : new Set<string | undefined>([workerId].flat());
@@ -37,7 +45,10 @@ export async function recoverOrphans(
     const guard = { from: [inst.state], attempt: inst.attempt, workerId: inst.workerId };
     if (inst.state === 'DISPATCHED') {
       const why = because('engine_restarted_before_start');
-      if (await store.requeueInstance(inst.id, guard, why.reason, why.reasonCode)) report.requeued++;
+      if (await store.requeueInstance(inst.id, guard, why.reason, why.reasonCode)) {
+        report.requeued++;
+        await clearStartLock?.(inst.id, inst.attempt);
+      }
       continue;
     }
     let why = because('engine_restarted');

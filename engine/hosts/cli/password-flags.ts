@@ -8,7 +8,7 @@ export const MYSQL_FLAG_HELP =
 export const POSTGRES_FLAG_HELP =
   'team mode on PostgreSQL instead of MySQL: postgres://USER:PASSWORD@HOST:PORT/DATABASE; a password here shows in "ps": prefer env AX_POSTGRES_URL or "ax settings set postgres -" (reads stdin)';
 export const REDIS_FLAG_HELP =
-  'team mode: redis://[:PASSWORD@]HOST:PORT; a password here shows in "ps": prefer env AX_REDIS_URL or "ax settings set redis -" (reads stdin)';
+  'team mode: redis://[:PASSWORD@]HOST:PORT (a Redis Cluster: that, or several seed URLs separated by commas); a password here shows in "ps": prefer env AX_REDIS_URL or "ax settings set redis -" (reads stdin)';
 
 function hasPassword(url: string): boolean {
   try {

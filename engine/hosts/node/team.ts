@@ -129,7 +129,7 @@ export async function openTeamEngine(options: TeamOptions): Promise<Engine> {
   const secretMask = new SecretMask();
   const secrets = secretMask.watch(options.secrets ?? new SecretsFile(dataDir));
   // The connection strings' passwords are secrets too: a driver's error may quote them.
-  secretMask.add([options.mysqlUrl, options.redisUrl].flatMap(urlPassword));
+  secretMask.add([options.mysqlUrl, ...options.redisUrl.split(',')].flatMap(urlPassword));
   const alerts = loadAlerts(dataDir, secrets, options.alerts);
   const works = options.role === 'worker' || (options.role === 'scheduler' && options.schedulerWorks !== false);
   const taskEnv = works ? nodeTaskEnv(dataDir, options.taskEnvFlags) : undefined;

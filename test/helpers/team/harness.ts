@@ -133,7 +133,7 @@ export class Team extends TeamView {
       NO_COLOR: '1',
       FORCE_COLOR: '0',
       AX_MODE: 'team',
-      [teamDatabaseKind(this.mysqlUrl) === 'postgres' ? 'AX_POSTGRES_URL' : 'AX_MYSQL_URL']: this.mysqlUrl,
+      ...this.databaseEnv(),
       AX_REDIS_URL: this.redisUrl,
       AX_REDIS_PREFIX: this.prefix,
       AX_ENGINE_CONFIG: JSON.stringify(this.config),
@@ -141,6 +141,11 @@ export class Team extends TeamView {
       AXT_DIR: this.dir,
       ...extra,
     };
+  }
+
+  /** The team database's variable: AX_MYSQL_URL, or AX_POSTGRES_URL on PostgreSQL. */
+  databaseEnv(): Record<string, string> {
+    return { [teamDatabaseKind(this.mysqlUrl) === 'postgres' ? 'AX_POSTGRES_URL' : 'AX_MYSQL_URL']: this.mysqlUrl };
   }
 
   /** Starts `ax ARGS` in the background. */
@@ -201,7 +206,7 @@ export class Team extends TeamView {
    */
   async serveEdge(o: EdgeServeOptions): Promise<TeamProcess> {
     const env: NodeJS.ProcessEnv = {};
-    for (const [k, v] of Object.entries(this.env())) if (!/^AX_(MYSQL|REDIS|MODE)/.test(k)) env[k] = v;
+    for (const [k, v] of Object.entries(this.env())) if (!/^AX_(MYSQL|POSTGRES|REDIS|MODE)/.test(k)) env[k] = v;
     const name = o.name ?? o.workerId;
     const args = ['serve', '--role', 'worker', '--server', `http://127.0.0.1:${o.port}`, '--drain-timeout', '5'];
     if (o.labels) args.push('--labels', o.labels.join(','));
