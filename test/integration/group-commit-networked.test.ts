@@ -74,6 +74,24 @@ for (const server of servers) {
       expect(await values(b.db)).toEqual(['1:w1', '2:w2', '3:w3', '4:w4', '5:w5', '6:w6', '7:w7', '8:w8']);
     });
 
+    it("a later write of a group reads what another connection committed after an earlier write's read", async () => {
+      await reset([1, 2]);
+      let seen: string | undefined;
+      await Promise.all([
+        groupCommitNetworked(a.db, async (trx) => {
+          // a plain read first: under REPEATABLE READ it would pin the group's snapshot here
+          await sql`select v from gc_t where id = 2`.execute(trx);
+          await append(trx, 1, 'x');
+        }),
+        groupCommitNetworked(a.db, async (trx) => {
+          await append(b.db, 2, 'other'); // committed meanwhile, by a connection of another pool
+          seen = (await sql<{ v: string }>`select v from gc_t where id = 2`.execute(trx)).rows[0]?.v;
+        }),
+      ]);
+      expect(seen).toBe('other');
+      expect(await values(b.db)).toEqual(['1:x', '2:other']);
+    });
+
     it('one that throws fails alone, its write undone; the others of its group are kept', async () => {
       await reset([1, 2, 3]);
       const results = await Promise.allSettled([

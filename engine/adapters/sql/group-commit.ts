@@ -120,7 +120,14 @@ async function flush(db: Kysely<Database>, group: Waiting[], commitMayRetry: boo
   let results: unknown[];
   let worked = false;
   try {
-    results = await db.transaction().execute(async (trx) => {
+    // A networked group runs READ COMMITTED: each step of it was written for a transaction of
+    // its own, whose first plain read comes only after its locks (transaction.ts), so under
+    // REPEATABLE READ an earlier step's plain read would pin a snapshot from before a later step's
+    // locks, and that step would decide on rows older than what it had waited for (a run's last
+    // finish not seeing its sibling's committed SUCCESS left the run RUNNING forever: team-sim,
+    // 50,000 tasks). READ COMMITTED reads each statement's latest commit, as a lone step sees it.
+    const transaction = commitMayRetry ? db.transaction() : db.transaction().setIsolationLevel('read committed');
+    results = await transaction.execute(async (trx) => {
       const out: unknown[] = [];
       for (const w of group) out.push(await w.work(trx));
       worked = true;
