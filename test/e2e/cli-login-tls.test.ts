@@ -62,6 +62,9 @@ describe('a solo ax serve over TLS, used from another config home', () => {
       certs.key,
     ]);
     origin = `https://127.0.0.1:${serve.port}`;
+    // with --listen the first "ax serve:" line startServe waits for is the listen note, printed
+    // before the API and sign-in lines: wait for the last of those the tests read
+    await serve.waitForLine(/^open https:/, 10_000, 'stdout');
   });
 
   it('serves wss, and the CLI on its own data dir reaches it pinned to the certificate file', async () => {

@@ -29,8 +29,9 @@ export async function startServe(opts: AxOptions, extraArgs: string[] = []): Pro
   ).catch((err: unknown) => {
     throw new Error(`${String(err)}\n--- stdout:\n${proc.stdout}\n--- stderr:\n${proc.stderr}`);
   });
-  // Its start-up lines are printed before the port is published; wait until they have arrived.
-  await proc.waitForLine(/^ax serve: /, 10_000, 'stdout');
+  // Its start-up lines are printed before the port is published; wait until they have arrived
+  // (the line naming the API: with --listen a note line starting "ax serve:" comes before it).
+  await proc.waitForLine(/^ax serve: .*\bAPI /, 10_000, 'stdout');
   return Object.assign(proc, { port: lock.port as number });
 }
 
