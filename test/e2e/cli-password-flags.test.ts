@@ -20,7 +20,7 @@ describe('passwords on the command line', () => {
       '--mysql <url> team mode: mysql://USER:PASSWORD@HOST:PORT/DATABASE; a password here shows in "ps": prefer env AX_MYSQL_URL or "ax settings set mysql -" (reads stdin)',
     );
     expect(flat).toContain(
-      '--redis <url> team mode: redis://[:PASSWORD@]HOST:PORT; a password here shows in "ps": prefer env AX_REDIS_URL or "ax settings set redis -" (reads stdin)',
+      '--redis <url> team mode: redis://[:PASSWORD@]HOST:PORT (a Redis Cluster: that, or several seed URLs separated by commas); a password here shows in "ps": prefer env AX_REDIS_URL or "ax settings set redis -" (reads stdin)',
     );
   });
 
