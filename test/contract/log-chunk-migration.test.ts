@@ -104,6 +104,7 @@ describe('the log chunk migration on a database with a row per line', () => {
     }
   });
 
+  // Not under CI (postgresAvailable throws there): a developer machine without PostgreSQL.
   it.skipIf(!postgres)(`postgres: the same on PostgreSQL (needs it at ${POSTGRES_ADMIN_URL})`, async () => {
     const database = await createPostgresDatabase('ax_log_chunks');
     try {

@@ -60,7 +60,7 @@ export function groupCommit<T>(
       const mine = group;
       setImmediate(() => {
         turnGroups.delete(db);
-        void flush(db, mine, true);
+        void flush(db, mine, false);
       });
     }
     group.push(waiting(db, work, options, resolve, reject));
@@ -108,14 +108,15 @@ function schedule(db: Kysely<Database>, lane: Lane): void {
     const group = lane.pending;
     lane.pending = [];
     lane.inFlight++;
-    void flush(db, group, false).finally(() => {
+    void flush(db, group, true).finally(() => {
       lane.inFlight--;
       schedule(db, lane);
     });
   });
 }
 
-async function flush(db: Kysely<Database>, group: Waiting[], commitMayRetry: boolean): Promise<void> {
+/** `networked`: MySQL or PostgreSQL (READ COMMITTED, and a failed COMMIT is not run again); else SQLite. */
+async function flush(db: Kysely<Database>, group: Waiting[], networked: boolean): Promise<void> {
   if (group.length === 1) return alone(group[0] as Waiting);
   let results: unknown[];
   let worked = false;
@@ -126,7 +127,7 @@ async function flush(db: Kysely<Database>, group: Waiting[], commitMayRetry: boo
     // locks, and that step would decide on rows older than what it had waited for (a run's last
     // finish not seeing its sibling's committed SUCCESS left the run RUNNING forever: team-sim,
     // 50,000 tasks). READ COMMITTED reads each statement's latest commit, as a lone step sees it.
-    const transaction = commitMayRetry ? db.transaction() : db.transaction().setIsolationLevel('read committed');
+    const transaction = networked ? db.transaction().setIsolationLevel('read committed') : db.transaction();
     results = await transaction.execute(async (trx) => {
       const out: unknown[] = [];
       for (const w of group) out.push(await w.work(trx));
@@ -134,7 +135,7 @@ async function flush(db: Kysely<Database>, group: Waiting[], commitMayRetry: boo
       return out;
     });
   } catch (err) {
-    if (worked && !commitMayRetry) {
+    if (worked && networked) {
       for (const w of group) w.reject(err);
       return;
     }

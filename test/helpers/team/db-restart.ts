@@ -48,6 +48,8 @@ export function databaseRestartSuite(o: {
   outageWords: RegExp;
 }): void {
   const title = `a team whose ${o.product} is killed and restarted mid-run`;
+  // skipWhy: the caller's reason (no server binary off CI; under CI=true the callers throw instead);
+  // it is in the suite's title so the skip list says it
   describe.skipIf(o.skipWhy !== undefined)(o.skipWhy ? `${title} (skipped: ${o.skipWhy})` : title, () => {
     let root: string;
     let server: PrivateDatabaseServer | undefined;
