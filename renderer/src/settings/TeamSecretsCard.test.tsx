@@ -18,6 +18,7 @@ import { ThemeContext } from '../app/theme-context.ts';
 import { ApiProvider, createQueryClient, EngineConnection } from '../engine-client/index.ts';
 import '../i18n/index.ts';
 import { memoryTransport } from '../test-support/memory-transport.ts';
+import { WAVE_OFF } from '../test-support/render-with-engine.tsx';
 import { TeamSecretsCard } from './TeamSecretsCard.tsx';
 
 const VALUE = 'ui-team-secret-3b7d9e';
@@ -67,7 +68,7 @@ function renderCard() {
   connection.start();
   const view = render(
     <StyleProvider container={document.createElement('div')}>
-      <ConfigProvider>
+      <ConfigProvider wave={WAVE_OFF}>
         <ThemeContext.Provider value={{ choice: 'light', dark: false, setChoice: () => undefined }}>
           <AntApp>
             <ApiProvider connection={connection} queryClient={createQueryClient()}>

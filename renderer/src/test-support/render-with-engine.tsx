@@ -67,6 +67,14 @@ function styleSink(): HTMLElement {
   return sink;
 }
 
+/**
+ * antd's click ripple renders into a React root of its own and unmounts it when its animation
+ * ends, outside the page's root and outside act(): a ripple still pending when a file ended ran
+ * after jsdom was gone ("window is not defined" in CI, from the workflows list's Delete). It
+ * draws nothing a test looks at.
+ */
+export const WAVE_OFF = { disabled: true } as const;
+
 export interface EngineUiOptions {
   /** what the connection serves instead of the engine itself (people-engine.ts: with accounts) */
   api?: (engine: TestEngine) => EngineApi;
@@ -94,7 +102,7 @@ export async function startEngineUi(
       const queryClient = createQueryClient();
       view = render(
         <StyleProvider container={styleSink()}>
-          <ConfigProvider>
+          <ConfigProvider wave={WAVE_OFF}>
             <ThemeContext.Provider value={{ choice: 'light', dark: false, setChoice: () => undefined }}>
               <AntApp>
                 <ApiProvider connection={connection} queryClient={queryClient}>
