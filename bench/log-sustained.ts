@@ -27,10 +27,13 @@ export interface SustainedFigures {
   drainSeconds: number;
   /** the log tables' bytes on disk (data + indexes), undefined when not measurable */
   bytes?: number;
+  /** the most bytes waiting for a write in each minute of the offer (the last one may be shorter) */
+  backlogPerMinute: number[];
 }
 
 /** Offers `rate` lines/s for `seconds` through a LogWriter on the store; resolves once all are stored. */
 async function offer(store: Store, rate: number, seconds: number): Promise<Omit<SustainedFigures, 'bytes'>> {
+  const backlogPerMinute: number[] = [];
   let dropped = 0;
   // As the engine writes logs: its batch and interval, and its buffer bound (32 MiB), past which
   // lines are dropped, so a store that falls behind shows as dropped lines, not as memory.
@@ -48,6 +51,8 @@ async function offer(store: Store, rate: number, seconds: number): Promise<Omit<
       const elapsed = (performance.now() - t0) / 1000;
       const due = Math.floor(rate * Math.min(elapsed, seconds));
       for (; sent < due; sent++) writer.append(1 + (sent % INSTANCES), 'stdout', lineText(sent), LINE_BYTES);
+      const minute = Math.floor(Math.min(elapsed, seconds - 1e-9) / 60);
+      backlogPerMinute[minute] = Math.max(backlogPerMinute[minute] ?? 0, writer.backlogBytes);
       if (elapsed >= seconds) {
         clearInterval(timer);
         resolve();
@@ -66,6 +71,7 @@ async function offer(store: Store, rate: number, seconds: number): Promise<Omit<
     seconds: took,
     rate: (sent - dropped) / took,
     drainSeconds: (end - offerEnd) / 1000,
+    backlogPerMinute: [...backlogPerMinute].map((b) => b ?? 0),
   };
 }
 
@@ -118,6 +124,19 @@ export async function sustained(open: Opener, rate: number, seconds: number): Pr
   }
 }
 
+/** The stores named by --log-stores (labels, any case, comma-separated), or every one available. */
+export function chooseStores<T extends { label: string }>(stores: T[], names: string | undefined): T[] {
+  if (names === undefined) return stores;
+  const wanted = names.split(',').map((n) => n.trim().toLowerCase());
+  const known = stores.map((s) => s.label.toLowerCase());
+  const unknown = wanted.filter((n) => !known.includes(n));
+  if (unknown.length || !wanted.length)
+    throw new Error(
+      `--log-stores names stores among those reachable here (${known.join(', ')}); not: ${unknown.join(', ') || '(none given)'}`,
+    );
+  return stores.filter((s) => wanted.includes(s.label.toLowerCase()));
+}
+
 export async function benchLogSustained(
   options: BenchOptions,
   stores: { label: string; open: Opener }[],
@@ -126,8 +145,10 @@ export async function benchLogSustained(
   const rate = Number(options.args?.['log-rate'] ?? 50_000);
   if (!(seconds > 0) || !(rate > 0))
     throw new Error('--log-seconds and --log-rate take positive numbers, e.g. --log-seconds 60 --log-rate 50000');
+  const chosen = chooseStores(stores, options.args?.['log-stores']);
   const rows: (string | number)[][] = [];
-  for (const { label, open } of stores) {
+  const minutes: string[] = [];
+  for (const { label, open } of chosen) {
     options.progress(`logs-sustained ${label}: ${rate} lines/s offered for ${seconds} s`);
     const f = await sustained(open, rate, seconds);
     rows.push([
@@ -139,16 +160,30 @@ export async function benchLogSustained(
       fmt(f.drainSeconds, 1),
       f.bytes === undefined ? '' : fmt(f.bytes / 2 ** 20, 1),
       f.bytes === undefined || f.offered === f.dropped ? '' : fmt(f.bytes / (f.offered - f.dropped), 0),
+      fmt(Math.max(0, ...f.backlogPerMinute) / 2 ** 20, 1),
     ]);
+    minutes.push(`${label}: ${f.backlogPerMinute.map((b) => fmt(b / 2 ** 20, 1)).join(' · ')}`);
   }
   return {
     title: `Log store under a sustained pace: ${rate} lines/s offered for ${seconds} s (~${LINE_BYTES}-byte lines)`,
-    columns: ['store', 'lines offered', 'dropped', 'seconds', 'lines/s stored', 'drain s', 'MiB on disk', 'bytes/line'],
+    columns: [
+      'store',
+      'lines offered',
+      'dropped',
+      'seconds',
+      'lines/s stored',
+      'drain s',
+      'MiB on disk',
+      'bytes/line',
+      'max backlog MiB',
+    ],
     rows,
     notes: [
       `lines offered every ${TICK_MS} ms to LogWriter (the engine's batching), spread over ${INSTANCES} instances; seconds = first line offered to last line stored`,
       'dropped: lines LogWriter dropped with its default 32 MiB buffer full, i.e. the store did not keep up (0: it held the pace)',
       'drain s: time from the end of the offer to the last line stored (near the flush interval when the store keeps up)',
+      'max backlog: the most bytes of lines waiting for a write at any moment of the offer (the writer drops lines past 32 MiB); a store that keeps up stays near one flush interval of lines',
+      `max backlog per minute of the offer (MiB): ${minutes.join('; ')}`,
       'on disk: the log tables with their indexes (MariaDB: information_schema after ANALYZE TABLE; PostgreSQL: pg_total_relation_size; SQLite: the file and its WAL)',
     ],
   };

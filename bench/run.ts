@@ -112,6 +112,8 @@ async function main(): Promise<void> {
       // logs-sustained's pace and length (bench/log-sustained.ts)
       'log-seconds': { type: 'string' },
       'log-rate': { type: 'string' },
+      // which of them: sqlite, mariadb, postgresql (comma-separated; default every one reachable)
+      'log-stores': { type: 'string' },
       'sim-kill': { type: 'string' },
     },
   });

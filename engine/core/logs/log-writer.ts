@@ -105,6 +105,11 @@ export class LogWriter {
     private readonly options: LogWriterOptions,
   ) {}
 
+  /** bytes of lines waiting for a write (not those a write under way holds): how far the store is behind */
+  get backlogBytes(): number {
+    return this.bufferedBytes;
+  }
+
   private get maxBufferBytes(): number {
     return this.options.maxBufferBytes ?? 32 * 1024 * 1024;
   }
