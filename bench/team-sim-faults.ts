@@ -6,7 +6,6 @@
 // tasks whose worker was killed are expected, any other is a bug), the takeover time, the gap in
 // dispatching, and throughput before and after.
 import mysql from 'mysql2/promise';
-import { REASONS } from '../engine/api/reasons.ts';
 import { FAILOVER_PREFIX } from '../engine/core/model/backstops.ts';
 import { type BenchOptions, fmt } from './util.ts';
 import { sleep } from './team-load-common.ts';
@@ -133,15 +132,15 @@ export async function faultFigures(
   const rows = result as Row[];
   const byTask = new Map(rows.map((r) => [`${r.run_id}:${r.task_id}:${r.attempt}`, r]));
   const extra = rows.filter((r) => r.attempt > 1);
-  // An attempt after one the killed worker was running is expected: failed over (the worker
-  // judged lost), or failed by its restarted process ("engine restarted") and retried.
+  // An attempt after one the killed worker was running is expected: failed over, by the leader
+  // (the worker judged lost) or by its restarted process's recovery ("worker W restarted").
   const failedOver = (r: Row) => {
     const before = byTask.get(`${r.run_id}:${r.task_id}:${r.attempt - 1}`);
     const reason = before?.reason ?? '';
     return (
       e.workerKilledAt !== undefined &&
       before?.state === 'FAILED' &&
-      (reason.startsWith(FAILOVER_PREFIX) || reason.startsWith(REASONS.engine_restarted)) &&
+      reason.startsWith(FAILOVER_PREFIX) &&
       (before.dispatched_at ?? Infinity) < e.workerKilledAt
     );
   };

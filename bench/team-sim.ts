@@ -62,8 +62,8 @@ function sizeOf(options: BenchOptions): Size {
 
 /**
  * A workflow of CHAINS independent chains of LENGTH tasks, every task simulated. With faults,
- * one retry each: a worker process started again fails what it was running ("engine restarted",
- * as after any crash) and the retry runs it again.
+ * one retry each (a worker process started again fails what it was running over, spending no
+ * retry, as the leader does for a lost worker; the retry covers a simulated failure meanwhile).
  */
 function chainsSpec(duration: string, retries: number): object {
   const tasks: Record<string, object> = {};

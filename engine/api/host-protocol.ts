@@ -6,7 +6,7 @@ import type { AlertRecord } from './alerts.ts';
 
 /** What a new engine found that a dead one had left (its start-up recovery). */
 export interface HostRecovery {
-  /** RUNNING instances failed with "engine restarted" (retried where retries remain) */
+  /** RUNNING instances failed: "engine restarted" solo (retried where retries remain), failed over in team mode (no retry spent) */
   failed: number;
   /** DISPATCHED instances that never started, back to WAITING */
   requeued: number;

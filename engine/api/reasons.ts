@@ -39,6 +39,9 @@ export const REASONS = {
   engine_restarted: 'engine restarted',
   engine_restarted_killed: 'engine restarted; its leftover process group was killed',
   engine_restarted_before_start: 'engine restarted before the task started',
+  failover_worker_restarted: 'failed over: worker {{worker}} restarted',
+  failover_worker_restarted_killed: 'failed over: worker {{worker}} restarted; its leftover process group was killed',
+  worker_restarted_before_start: 'worker {{worker}} restarted before it started the task',
   // a worker stops a task it runs
   stop_cancelled: 'cancelled',
   stop_identity_lost: 'this worker lost its id to another node (it was judged lost)',

@@ -19,7 +19,7 @@ const available = await teamServicesAvailable();
 
 /**
  * Chains of short simulated tasks with no timeout (so a start lock lives a day) and one retry
- * (what the killed process was running fails "engine restarted" and runs again).
+ * (what the killed process was running fails over at its restart and runs again without it).
  */
 function chains(name: string, count: number, length: number): { spec: object; tasks: string[] } {
   const tasks: Record<string, object> = {};

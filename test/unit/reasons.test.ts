@@ -49,6 +49,11 @@ describe('reasonText: the English of each code, as the engine wrote it before co
     ],
     [because('engine_restarted_killed'), 'engine restarted; its leftover process group was killed'],
     [
+      because('failover_worker_restarted_killed', { worker: 'w1' }),
+      'failed over: worker w1 restarted; its leftover process group was killed',
+    ],
+    [because('worker_restarted_before_start', { worker: 'w1' }), 'worker w1 restarted before it started the task'],
+    [
       because('call_no_workflow', { workflow: 'nowhere' }),
       'calls workflow "nowhere", which does not exist: apply it, then re-run this task',
     ],

@@ -1,8 +1,12 @@
 // Start-up recovery (solo: this engine holds the data dir, so every instance still DISPATCHED or
-// RUNNING was left by an engine that died). Leftover process groups are killed and confirmed
-// gone, RUNNING instances fail with "engine restarted" (retried where retries remain), DISPATCHED
-// ones never started and go back to WAITING (in team mode with their start locks freed: the dead
-// process may have taken one). Runs left without (all of) their root instances get them.
+// RUNNING was left by an engine that died; team mode: the instances this worker id left, found
+// by a worker restarted before the leader judged it lost). Leftover process groups are killed and
+// confirmed gone first. Solo, RUNNING instances then fail with "engine restarted" (retried where
+// retries remain). In team mode they fail over as the leader fails over a lost worker's (design.md
+// §7): FAILED as failed over, a new attempt at once that spends no retry, so a crash ends alike
+// however fast the worker comes back. DISPATCHED ones never started and go back to WAITING (in
+// team mode with their start locks freed: the dead process may have taken one). Runs left without
+// (all of) their root instances get them.
 import { because } from '../../api/reasons.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { ProcessRunner } from '../../ports/process-runner.ts';
@@ -36,6 +40,7 @@ export async function recoverOrphans(
 ): Promise<RecoveryReport> {
   const report: RecoveryReport = { failed: 0, requeued: 0, killed: 0 };
   const ids = workerId === undefined ? undefined : new Set<string | undefined>([workerId].flat());
+  const team = ids !== undefined;
   for (const inst of await store.instancesInStates(['DISPATCHED', 'RUNNING'])) {
     if (ids && !ids.has(inst.workerId)) continue;
     // A monitor's run goes on outside the engine: a restart ends nothing of it (design.md §13).
@@ -43,20 +48,24 @@ export async function recoverOrphans(
     // A call: task runs no process: it waits for its child run, which a restart does not end.
     if (inst.childRunId !== undefined) continue;
     const guard = { from: [inst.state], attempt: inst.attempt, workerId: inst.workerId };
+    const worker = { worker: inst.workerId ?? '?' };
     if (inst.state === 'DISPATCHED') {
-      const why = because('engine_restarted_before_start');
+      const why = team ? because('worker_restarted_before_start', worker) : because('engine_restarted_before_start');
       if (await store.requeueInstance(inst.id, guard, why.reason, why.reasonCode)) {
         report.requeued++;
         await clearStartLock?.(inst.id, inst.attempt);
       }
       continue;
     }
-    let why = because('engine_restarted');
-    if (inst.pid !== undefined && (await runner.killLeftover(inst.pid, inst.id, killGraceMs))) {
-      report.killed++;
-      why = because('engine_restarted_killed');
-    }
-    if (await runs.finish(inst, guard, 'FAILED', { ...why, finishedAt: clock.now() })) report.failed++;
+    // The old group is gone (killed and confirmed, or found dead) before the instance is handed
+    // back: its next attempt never runs beside it.
+    const killed = inst.pid !== undefined && (await runner.killLeftover(inst.pid, inst.id, killGraceMs));
+    if (killed) report.killed++;
+    const why = team
+      ? because(killed ? 'failover_worker_restarted_killed' : 'failover_worker_restarted', worker)
+      : because(killed ? 'engine_restarted_killed' : 'engine_restarted');
+    const outcome = { ...why, finishedAt: clock.now(), ...(team && { failedOver: true }) };
+    if (await runs.finish(inst, guard, 'FAILED', outcome)) report.failed++;
   }
   // Runs are the scheduler's: in team mode its leader checks them when it takes the lead.
   if (workerId === undefined) await checkRuns(store, runs);

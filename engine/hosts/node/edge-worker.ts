@@ -168,7 +168,7 @@ export async function openEdgeWorker(o: EdgeOptions): Promise<EdgeWorker> {
       const report = await recoverOrphans(store, runner, runs, clock, config.killGraceMs, welcome.workerId);
       if (report.failed + report.requeued > 0)
         say(
-          `worker ${welcome.workerId}: recovered what a previous process left: ${report.failed} failed (${report.killed} killed), ${report.requeued} back to waiting`,
+          `worker ${welcome.workerId}: recovered what a previous process left: ${report.failed} failed over (${report.killed} killed), ${report.requeued} back to waiting`,
         );
       await worker.start();
     },
