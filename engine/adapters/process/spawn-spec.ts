@@ -11,7 +11,9 @@ import {
   openSync,
   readSync,
   rmSync,
+  rmdirSync,
   statSync,
+  unlinkSync,
   writeFileSync,
   constants as fsConstants,
 } from 'node:fs';
@@ -123,7 +125,29 @@ function writeEnvFiles(
     rmSync(dir, { recursive: true, force: true });
     throw err;
   }
-  return { env, remove: () => rmSync(dir, { recursive: true, force: true }) };
+  return { env, remove: () => removeDir(dir, Object.values(env)) };
+}
+
+/**
+ * Removes the directory of a task's files: the files made there, then the directory, two
+ * syscalls per file and one for it; only when the task left more there (ENOTEMPTY) the recursive
+ * remove, whose first try at the non-empty directory throws (Node's rmSync takes a stack for it)
+ * and costs several syscalls per entry — at a team's task rate that was the engine's largest
+ * filesystem cost (docs/benchmarks.md, "Issue 26 part 6, per-task CPU").
+ */
+function removeDir(dir: string, files: string[]): void {
+  for (const file of files) {
+    try {
+      unlinkSync(file);
+    } catch {
+      // gone already (the task removed it), or a directory in its place: the recursive remove takes it
+    }
+  }
+  try {
+    rmdirSync(dir);
+  } catch {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 function isDirectory(path: string): boolean {
