@@ -111,7 +111,7 @@ function writeEnvFiles(
   owner?: { uid: number; gid: number },
 ): { env: Record<string, string>; remove(): void } | undefined {
   if (!values || Object.keys(values).length === 0) return undefined;
-  const dir = mkdtempSync(join(tmpdir(), 'ax-task-'));
+  const dir = mkdtempSync(join(taskTmpdir(), 'ax-task-'));
   const env: Record<string, string> = {};
   try {
     for (const [name, text] of Object.entries(values)) {
@@ -148,6 +148,19 @@ function removeDir(dir: string, files: string[]): void {
   } catch {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+let tmp: { key: string; dir: string } | undefined;
+
+/**
+ * os.tmpdir(), asked again only when TMPDIR, TMP or TEMP changed: each call reads the three
+ * through Node's set-uid-safe getenv, five syscalls a variable (getuid, geteuid, getgid, getegid,
+ * capget) — fifteen per task for the same answer.
+ */
+function taskTmpdir(): string {
+  const key = `${process.env.TMPDIR}\0${process.env.TMP}\0${process.env.TEMP}`;
+  if (tmp?.key !== key) tmp = { key, dir: tmpdir() };
+  return tmp.dir;
 }
 
 function isDirectory(path: string): boolean {
