@@ -63,6 +63,8 @@ export async function startTeam(
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('AX_')) env[k] = v;
   Object.assign(env, { NO_COLOR: '1', [MARK]: id });
+  // the launchers' CPU profiles (engine/adapters/process/launcher-process-runner.ts), asked for as the engines' are
+  if (process.env.AX_LAUNCHER_CPU_PROF) env.AX_LAUNCHER_CPU_PROF = process.env.AX_LAUNCHER_CPU_PROF;
   const profDir = process.env.AX_BENCH_CPU_PROF;
   const nodeArgs = ['--import', LOOP_MONITOR, ...(profDir ? ['--cpu-prof', '--cpu-prof-dir', profDir] : [])];
   const base = [

@@ -17,7 +17,8 @@
 // Diagnostics beside the figures: each process's run-queue wait (/proc/PID/schedstat) and
 // event-loop delay (bench/loop-monitor.mjs, preloaded, asked over SIGUSR2), and MariaDB/Redis
 // round trips timed from here once a second. AX_BENCH_CPU_PROF=DIR starts every `ax serve` with
-// `node --cpu-prof --cpu-prof-dir DIR` (a profile per process, written when it exits after SIGTERM).
+// `node --cpu-prof --cpu-prof-dir DIR` (a profile per process, written when it exits after SIGTERM);
+// AX_LAUNCHER_CPU_PROF=DIR does the same for the task launchers they fork.
 import os from 'node:os';
 import { mysqlAvailable, redisAvailable } from '../test/helpers/services.ts';
 import { rawRate } from './peer.ts';

@@ -1,7 +1,9 @@
 // The $AX_OUTPUT file as both process runners make and read it: an empty private file per start,
-// read back once the process ends (at most maxBytes of it, with its whole size) and removed; a
-// file the task replaced by a link or a FIFO is not followed or waited on: no output, no hang.
+// read back once the process ends (at most maxBytes of it, with its whole size) and removed with
+// its directory, whatever the task left there; a file the task replaced by a link or a FIFO is not
+// followed or waited on: no output, no hang.
 import fs from 'node:fs';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LauncherProcessRunner } from '../../engine/adapters/process/launcher-process-runner.ts';
 import { NodeProcessRunner } from '../../engine/adapters/process/node-process-runner.ts';
@@ -49,6 +51,18 @@ describe.skipIf(process.platform === 'win32')('the AX_OUTPUT file', () => {
       expect(lines[1]).toBe('600 0');
       expect(exit.output).toEqual({ text: 'rows=1\n', bytes: 7 });
       expect(fs.existsSync(lines[0] as string)).toBe(false);
+    });
+
+    it(`${name}: what the task left beside the file, or put in its place, goes with its directory`, async () => {
+      const beside = await run(make(), 'echo "$AX_OUTPUT"; echo x > "$AX_OUTPUT.tmp"; mkdir "$AX_OUTPUT.d"');
+      const replaced = await run(
+        make(),
+        'echo "$AX_OUTPUT"; rm "$AX_OUTPUT"; mkdir "$AX_OUTPUT"; touch "$AX_OUTPUT/x"',
+      );
+      for (const { exit, lines } of [beside, replaced]) {
+        expect(exit.code).toBe(0);
+        expect(fs.existsSync(path.dirname(lines[0] as string))).toBe(false);
+      }
     });
 
     it(`${name}: at most maxBytes are read, with the whole size`, async () => {

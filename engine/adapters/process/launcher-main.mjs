@@ -31,7 +31,7 @@
 // every process group spawned here that still has a member gets SIGTERM, SIGKILL after the grace
 // (argv[2], milliseconds), and the launcher exits.
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readSync } from 'node:fs';
 
 const STREAM_CLOSE_WAIT_MS = 200;
 /** the longest that output still arriving (a background grandchild) holds a task open after its shell exits */
@@ -178,18 +178,29 @@ function start(id, file, args, cwd, env) {
   });
 }
 
+/** startTicks's read buffer, one for all: a stat line is a few hundred bytes */
+const statBuffer = Buffer.alloc(4096);
+
 /**
  * When the process started, in clock ticks after boot: the engine's left-running scan looks only
  * at processes born since. Read here, right after the spawn, because a child cannot be reaped
  * before this turn of the event loop ends; by the time the engine hears of it, it may be gone.
  */
 function startTicks(pid) {
+  let fd;
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    // One read into a reused buffer: readFileSync sees a /proc file's size as 0 and reads it in a
+    // fresh 64 KB buffer, twice (the second read to see the end), per task. The line is a few
+    // hundred bytes (comm is at most 64); a line cut short (no newline) gives null.
+    fd = openSync(`/proc/${pid}/stat`, 'r');
+    const stat = statBuffer.latin1Slice(0, readSync(fd, statBuffer, 0, statBuffer.length, 0));
+    if (!stat.endsWith('\n')) return null;
     // "pid (comm) state ...": comm may hold spaces and parentheses; starttime is field 22.
     return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
   } catch {
     return null;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }
 

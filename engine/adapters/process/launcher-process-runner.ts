@@ -153,8 +153,10 @@ class Launcher {
     delete env.NODE_OPTIONS;
     // The launcher stays the engine's user (it kills the groups it started); its spawns take run-as.
     const args = [String(watchdogGraceMs), String(process.pid), ...(runAs ? [`${runAs.uid}:${runAs.gid}`] : [])];
+    // A benchmark aid: AX_LAUNCHER_CPU_PROF=DIR writes each launcher's CPU profile into DIR when it exits.
+    const profDir = process.env.AX_LAUNCHER_CPU_PROF;
     this.child = fork(LAUNCHER_MAIN, args, {
-      execArgv: ['--max-old-space-size=64'],
+      execArgv: ['--max-old-space-size=64', ...(profDir ? ['--cpu-prof', '--cpu-prof-dir', profDir] : [])],
       serialization: 'advanced',
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       // Its own session: a terminal's Ctrl-C is the engine's to handle, not the launcher's.

@@ -11,7 +11,9 @@ import {
   openSync,
   readSync,
   rmSync,
+  rmdirSync,
   statSync,
+  unlinkSync,
   writeFileSync,
   constants as fsConstants,
 } from 'node:fs';
@@ -109,7 +111,7 @@ function writeEnvFiles(
   owner?: { uid: number; gid: number },
 ): { env: Record<string, string>; remove(): void } | undefined {
   if (!values || Object.keys(values).length === 0) return undefined;
-  const dir = mkdtempSync(join(tmpdir(), 'ax-task-'));
+  const dir = mkdtempSync(join(taskTmpdir(), 'ax-task-'));
   const env: Record<string, string> = {};
   try {
     for (const [name, text] of Object.entries(values)) {
@@ -123,7 +125,42 @@ function writeEnvFiles(
     rmSync(dir, { recursive: true, force: true });
     throw err;
   }
-  return { env, remove: () => rmSync(dir, { recursive: true, force: true }) };
+  return { env, remove: () => removeDir(dir, Object.values(env)) };
+}
+
+/**
+ * Removes the directory of a task's files: the files made there, then the directory, two
+ * syscalls per file and one for it; only when the task left more there (ENOTEMPTY) the recursive
+ * remove, whose first try at the non-empty directory throws (Node's rmSync takes a stack for it)
+ * and costs several syscalls per entry — at a team's task rate that was the engine's largest
+ * filesystem cost (docs/benchmarks.md, "Issue 26 part 6, per-task CPU").
+ */
+function removeDir(dir: string, files: string[]): void {
+  for (const file of files) {
+    try {
+      unlinkSync(file);
+    } catch {
+      // gone already (the task removed it), or a directory in its place: the recursive remove takes it
+    }
+  }
+  try {
+    rmdirSync(dir);
+  } catch {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+let tmp: { key: string; dir: string } | undefined;
+
+/**
+ * os.tmpdir(), asked again only when TMPDIR, TMP or TEMP changed: each call reads the three
+ * through Node's set-uid-safe getenv, five syscalls a variable (getuid, geteuid, getgid, getegid,
+ * capget) — fifteen per task for the same answer.
+ */
+function taskTmpdir(): string {
+  const key = `${process.env.TMPDIR}\0${process.env.TMP}\0${process.env.TEMP}`;
+  if (tmp?.key !== key) tmp = { key, dir: tmpdir() };
+  return tmp.dir;
 }
 
 function isDirectory(path: string): boolean {
