@@ -115,6 +115,7 @@ async function main(): Promise<void> {
       // which of them: sqlite, mariadb, postgresql (comma-separated; default every one reachable)
       'log-stores': { type: 'string' },
       'sim-kill': { type: 'string' },
+      'sim-database': { type: 'string' },
     },
   });
   const names = values.only ? values.only.split(',') : DEFAULT;
