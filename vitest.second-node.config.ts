@@ -5,10 +5,13 @@
 import { defineConfig } from 'vitest/config';
 import base from './vitest.config.ts';
 
-// Not mergeConfig: it would add these files to the main suite's include list, not replace it.
+// Not mergeConfig: it would add these files to the main suite's include list, not replace it. Not
+// the main config's projects either: this lane is one project, with its own files.
+const { projects: _projects, ...shared } = base.test ?? {};
+
 export default defineConfig({
   test: {
-    ...base.test,
+    ...shared,
     include: [
       'test/second-node/**/*.test.ts',
       'test/contract/store.sqlite.test.ts',

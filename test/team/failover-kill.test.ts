@@ -3,7 +3,7 @@
 // stops its orphaned task groups; the scheduler judges the worker lost from its database heartbeat
 // (3 × 1 s) and fails its instances over: each runs again on the other worker without spending a
 // retry (retries: 0), and the run succeeds. No re-run starts while an orphan of the dead worker
-// still lives. Database workers fail over alike on PostgreSQL as the team database.
+// still lives. Alike on PostgreSQL as the team database (the vitest project team-postgres).
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { RunDetail } from '../../engine/api/engine-api.ts';
 import type { InstanceRecord, WorkerRecord } from '../../engine/api/types.ts';
@@ -11,12 +11,12 @@ import { FAILOVER_PREFIX } from '../../engine/core/model/backstops.ts';
 import { GroupWatch } from '../helpers/team/group-watch.ts';
 import { SKIP_REASON, Team, TEAM_CONFIG, TEST_TIMEOUT_MS, type WorkerKind } from '../helpers/team/harness.ts';
 import { expectRunInvariants } from '../helpers/team/invariants.ts';
-import { postgresAvailable, teamServicesAvailable } from '../helpers/services.ts';
+import { teamServicesAvailable } from '../helpers/services.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
+// The team database: MariaDB, or PostgreSQL in the vitest project team-postgres (which runs this file again).
 const available = await teamServicesAvailable();
-// Under CI=true a PostgreSQL that is not there throws here: a failure, not a skip.
-const postgres = available && (await postgresAvailable());
+const DATABASE = process.env.AX_TEST_TEAM_DATABASE === 'postgres' ? 'postgres' : 'mysql';
 
 /** From the kill to the re-run's SUCCESS (the issue's bound). */
 const FAILOVER_BOUND_MS = 30_000;
@@ -27,16 +27,12 @@ const TASK = (gate: string) => (name: string) => `  ${name}:
     command: '. "$AXT_DIR/lib.sh"; ax_start; if [ "$AX_ATTEMPT" = 1 ]; then ${gate}; fi; ax_end'
 `;
 
-// Skipped only off CI on a machine without MariaDB/Redis: under CI=true the availability check throws instead.
-// Both kinds of worker fail over alike: database workers, and edge workers (a URL and a token);
-// database workers on a PostgreSQL team database too.
+// Both kinds of worker fail over alike: database workers, and edge workers (a URL and a token).
 const CASES: [WorkerKind, 'mysql' | 'postgres'][] = [
-  ['database', 'mysql'],
-  ['edge', 'mysql'],
-  ...(postgres ? [['database', 'postgres'] as [WorkerKind, 'postgres']] : []),
+  ['database', DATABASE],
+  ['edge', DATABASE],
 ];
-// Skipped only off CI on a machine without MariaDB/Redis (under CI=true the availability check
-// throws); the PostgreSQL case is left out only where PostgreSQL is absent off CI, likewise.
+// Skipped only off CI on a machine without the team database or Redis: under CI=true the availability check throws instead.
 describe.skipIf(!available).each(CASES)('a %s worker killed with SIGKILL mid-task (%s)', (kind, database) => {
   let team: Team;
   let watch: GroupWatch | undefined;
