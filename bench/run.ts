@@ -113,6 +113,7 @@ async function main(): Promise<void> {
       'log-seconds': { type: 'string' },
       'log-rate': { type: 'string' },
       'sim-kill': { type: 'string' },
+      'sim-database': { type: 'string' },
     },
   });
   const names = values.only ? values.only.split(',') : DEFAULT;

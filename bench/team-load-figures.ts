@@ -1,6 +1,7 @@
 // The team-load figures (bench/team-load.ts), read from the database once every run has ended:
 // throughput, dispatch latency, log rows, duplicates and lost tasks.
-import mysql from 'mysql2/promise';
+import type mysql from 'mysql2/promise';
+import { type BenchDb, benchDbOf } from './team-load-db.ts';
 import { fmt, percentile } from './util.ts';
 import { WORKER_CONCURRENCY } from './team-load-common.ts';
 
@@ -75,24 +76,23 @@ function peak(intervals: [number, number][]): number {
 }
 
 export async function phaseFigures(
-  db: mysql.Connection,
+  database: BenchDb | mysql.Connection,
   runIds: number[],
   tasksPerRun: number,
   roots: Set<string>,
   t0: number,
   slots: number,
 ): Promise<PhaseFigures> {
+  const db = benchDbOf(database);
   const ids = runIds.join(',');
-  const [runs] = await db.query<mysql.RowDataPacket[]>(
-    `select id, state, created_at, finished_at from workflow_run where id in (${ids})`,
-  );
-  const [rows] = await db.query<mysql.RowDataPacket[]>(
+  const runs = await db.rows(`select id, state, created_at, finished_at from workflow_run where id in (${ids})`);
+  const rows = await db.rows(
     `select id, run_id, task_id, task_name, attempt, state, worker_id, not_before, created_at, dispatched_at, started_at, finished_at from task_instance where run_id in (${ids})`,
   );
-  const [logs] = await db.query<mysql.RowDataPacket[]>(
+  const logs = await db.rows(
     `select coalesce(sum(l.lines_count), 0) as n from execution_log_chunk l join task_instance i on i.id = l.instance_id where i.run_id in (${ids})`,
   );
-  const [firstLines] = await db.query<mysql.RowDataPacket[]>(
+  const firstLines = await db.rows(
     // logs are chunks (issue 26 part 5): the first line's time and the line count per instance, any stream
     `select l.instance_id as id, min(l.ts_first) as ts, sum(l.lines_count) as n from execution_log_chunk l join task_instance i on i.id = l.instance_id where i.run_id in (${ids}) group by l.instance_id`,
   );

@@ -8,10 +8,17 @@ import { Redis } from 'ioredis';
 import mysql from 'mysql2/promise';
 import type { Engine } from '../engine/core/engine.ts';
 import { openTeamEngine } from '../engine/hosts/node/team.ts';
-import { createTestDatabase, deleteRedisPrefix, REDIS_URL, uniqueName } from '../test/helpers/services.ts';
+import {
+  createPostgresDatabase,
+  createTestDatabase,
+  deleteRedisPrefix,
+  REDIS_URL,
+  uniqueName,
+} from '../test/helpers/services.ts';
 import { buildBundle } from '../test/helpers/team/team-process.ts';
 import { type BenchOptions, fmt } from './util.ts';
 import { AxProcess } from './team-load-process.ts';
+import { type BenchDb, benchDbOf } from './team-load-db.ts';
 import {
   type CpuTicks,
   FINAL_RUN,
@@ -28,6 +35,8 @@ export interface Team {
   id: string;
   prefix: string;
   dbUrl: string;
+  /** the flag that names the team database to `ax`: --mysql, or --postgres */
+  dbFlag: '--mysql' | '--postgres';
   dropDatabase: () => Promise<void>;
   bundle: string;
   client: Engine;
@@ -35,28 +44,33 @@ export interface Team {
   workers: AxProcess[];
 }
 
-/** A team on a fresh database and Redis prefix: the shape is this benchmark's unless given. */
+/**
+ * A team on a fresh database (MariaDB unless `database` says postgres) and Redis prefix: the shape
+ * is this benchmark's unless given.
+ */
 export async function startTeam(
   options: BenchOptions,
   shape = { schedulers: SCHEDULERS, workers: WORKERS },
+  database: 'mysql' | 'postgres' = 'mysql',
 ): Promise<Team> {
   const id = uniqueName('ax_bench_load');
   const prefix = `${id}:`;
   options.progress('team-load: bundling ax from the current sources');
   const bundle = await buildBundle();
-  const database = await createTestDatabase('ax_bench_load');
+  const db = await (database === 'postgres' ? createPostgresDatabase : createTestDatabase)('ax_bench_load');
+  const dbFlag = database === 'postgres' ? '--postgres' : '--mysql';
   let client: Engine;
   try {
     // The client engine migrates the fresh database before any node starts, so none race to.
     client = await openTeamEngine({
-      mysqlUrl: database.url,
+      mysqlUrl: db.url,
       redisUrl: REDIS_URL,
       redisPrefix: prefix,
       role: 'client',
       onAlert: (m) => options.progress(`team-load client alert: ${m}`),
     });
   } catch (err) {
-    await database.drop();
+    await db.drop();
     fs.rmSync(bundle, { force: true });
     throw err;
   }
@@ -65,23 +79,13 @@ export async function startTeam(
   Object.assign(env, { NO_COLOR: '1', [MARK]: id });
   const profDir = process.env.AX_BENCH_CPU_PROF;
   const nodeArgs = ['--import', LOOP_MONITOR, ...(profDir ? ['--cpu-prof', '--cpu-prof-dir', profDir] : [])];
-  const base = [
-    bundle,
-    '--mode',
-    'team',
-    '--mysql',
-    database.url,
-    '--redis',
-    REDIS_URL,
-    '--redis-prefix',
-    prefix,
-    'serve',
-  ];
+  const base = [bundle, '--mode', 'team', dbFlag, db.url, '--redis', REDIS_URL, '--redis-prefix', prefix, 'serve'];
   const team: Team = {
     id,
     prefix,
-    dbUrl: database.url,
-    dropDatabase: () => database.drop(),
+    dbUrl: db.url,
+    dbFlag,
+    dropDatabase: () => db.drop(),
     bundle,
     client,
     schedulers: [],
@@ -107,7 +111,7 @@ export async function startTeam(
     );
   }
   options.progress(
-    `team-load: started ${shape.schedulers} scheduler(s) and ${shape.workers} workers (db ${database.name}, prefix ${prefix})`,
+    `team-load: started ${shape.schedulers} scheduler(s) and ${shape.workers} workers (db ${db.name}, prefix ${prefix})`,
   );
   try {
     await Promise.all(
@@ -150,25 +154,26 @@ export async function stopTeam(
 
 /** Waits until every run has ended (or the time is up), printing progress every 10 s. */
 export async function waitRuns(
-  db: mysql.Connection,
+  database: BenchDb | mysql.Connection,
   runIds: number[],
   expectedTasks: number,
   timeoutMs: number,
   options: BenchOptions,
   label: string,
 ): Promise<boolean> {
+  const db = benchDbOf(database);
   const ids = runIds.join(',');
   const t0 = Date.now();
   let lastReport = t0;
   for (;;) {
-    const [open] = await db.query<mysql.RowDataPacket[]>(
+    const open = await db.rows(
       `select count(*) as n from workflow_run where id in (${ids}) and state not in (${FINAL_RUN.map((s) => `'${s}'`).join(',')})`,
     );
     if (Number(open[0]?.n) === 0) return true;
     if (Date.now() - t0 > timeoutMs) return false;
     if (Date.now() - lastReport >= 10_000) {
       lastReport = Date.now();
-      const [done] = await db.query<mysql.RowDataPacket[]>(
+      const done = await db.rows(
         `select count(*) as n from task_instance where run_id in (${ids}) and state = 'SUCCESS'`,
       );
       options.progress(

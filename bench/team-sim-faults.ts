@@ -5,12 +5,12 @@
 // from the database once every run has ended: lost and duplicated tasks, extra attempts (those of
 // tasks whose worker was killed are expected, any other is a bug), the takeover time, the gap in
 // dispatching, and throughput before and after.
-import mysql from 'mysql2/promise';
 import { REASONS } from '../engine/api/reasons.ts';
 import { FAILOVER_PREFIX } from '../engine/core/model/backstops.ts';
 import { type BenchOptions, fmt } from './util.ts';
 import { sleep } from './team-load-common.ts';
 import type { AxProcess } from './team-load-process.ts';
+import type { BenchDb } from './team-load-db.ts';
 import type { Team } from './team-load-team.ts';
 
 export type Fault = 'worker' | 'leader';
@@ -123,11 +123,11 @@ const WINDOW_S = 10;
 
 /** What the faults did to the rate's runs, read from the database once they have all ended. */
 export async function faultFigures(
-  db: mysql.Connection,
+  db: BenchDb,
   runIds: number[],
   e: FaultEvents,
 ): Promise<{ lines: string[]; unexplained: number }> {
-  const [result] = await db.query<mysql.RowDataPacket[]>(
+  const result = await db.rows(
     `select run_id, task_id, attempt, state, worker_id, reason, dispatched_at, finished_at from task_instance where run_id in (${runIds.join(',')})`,
   );
   const rows = result as Row[];

@@ -1,7 +1,7 @@
 // Team load with simulated workers (issue 26): schedulers (`ax serve --role scheduler --no-work`)
 // and one `ax serve --role worker --simulate N --concurrency S` process, N × S slots whose tasks
 // spawn nothing (each lasts its simulate: duration and writes its lines through the real log
-// path), on a fresh MariaDB database and Redis prefix. Runs of a workflow of dependent chains are
+// path), on a fresh MariaDB database (or PostgreSQL, --sim-database postgres) and Redis prefix. Runs of a workflow of dependent chains are
 // triggered at a steady pace for each offered rate in turn; once they have ended the figures come
 // from the database (bench/team-load-figures.ts): achieved throughput, dispatch latency p50/p99,
 // rows per task; from the servers' counters: commits/s and Redis commands/s; from /proc: the
@@ -13,15 +13,16 @@
 // (--quick: 20 workers, one rate of 25/s, 250 tasks); --sim-duration (1s) and --sim-schedulers.
 // --sim-kill worker|leader|both kills processes with -9 while each rate is offered
 // (bench/team-sim-faults.ts) and reports what that cost, and that nothing was lost or doubled.
+// --sim-database mariadb|postgres picks the team database (default mariadb).
 import fs from 'node:fs';
 import { Redis } from 'ioredis';
-import mysql from 'mysql2/promise';
-import { mysqlAvailable, redisAvailable, REDIS_URL } from '../test/helpers/services.ts';
+import { mysqlAvailable, postgresAvailable, redisAvailable, REDIS_URL } from '../test/helpers/services.ts';
 import { parseWorkflowFile } from '../engine/core/workflow/workflow-file.ts';
 import { type BenchOptions, type BenchTable, fmt, percentile } from './util.ts';
 import { LOOP_MONITOR, MARK, cpuTicks, CLK_TCK, sleep } from './team-load-common.ts';
 import { p50p99, phaseFigures } from './team-load-figures.ts';
 import { AxProcess, type LoopDelay } from './team-load-process.ts';
+import { type BenchDb, openBenchDb } from './team-load-db.ts';
 import { startTeam, stopTeam, type Team, waitRuns } from './team-load-team.ts';
 import { type Fault, faultFigures, faultsOf, runFaults, type SimSlot } from './team-sim-faults.ts';
 
@@ -37,7 +38,11 @@ interface Size {
   tasks: number;
   duration: string;
   faults: Fault[];
+  database: 'mysql' | 'postgres';
 }
+
+/** --sim-database's choices, and the team database each names. */
+const DATABASES: Record<string, 'mysql' | 'postgres'> = { mariadb: 'mysql', postgres: 'postgres' };
 
 function sizeOf(options: BenchOptions): Size {
   const a = options.args ?? {};
@@ -57,7 +62,15 @@ function sizeOf(options: BenchOptions): Size {
     tasks: Math.max(PER_RUN, int('sim-tasks', options.quick ? 250 : 1_500)),
     duration: a['sim-duration'] ?? '1s',
     faults: faultsOf(a['sim-kill']),
+    database: databaseOf(a['sim-database']),
   };
+}
+
+function databaseOf(v: string | undefined): 'mysql' | 'postgres' {
+  const key = v ?? 'mariadb';
+  if (!Object.hasOwn(DATABASES, key))
+    throw new Error(`--sim-database must be ${Object.keys(DATABASES).join(' or ')}, got "${key}"`);
+  return DATABASES[key] as 'mysql' | 'postgres';
 }
 
 /**
@@ -88,20 +101,30 @@ function peakRssMiB(pid: number): number | undefined {
   }
 }
 
-async function serverCounters(
-  db: mysql.Connection,
-  redis: Redis,
-): Promise<{ commits: number; rows: number; redis: number }> {
-  const [rows] = await db.query<mysql.RowDataPacket[]>(
-    "show global status where variable_name in ('Com_commit', 'Handler_write', 'Handler_update', 'Handler_delete')",
-  );
-  const v = new Map(rows.map((r) => [String(r.Variable_name), Number(r.Value)]));
+/**
+ * The servers' counters: on MariaDB the server's Com_commit and Handler_* writes, on PostgreSQL
+ * the team database's xact_commit and tup_* in pg_stat_database; Redis's commands processed.
+ */
+async function serverCounters(db: BenchDb, redis: Redis): Promise<{ commits: number; rows: number; redis: number }> {
+  let commits: number;
+  let rows: number;
+  if (db.kind === 'postgres') {
+    // Each backend reports its counts on its own (at most every second, within seconds when idle).
+    const [r] = await db.rows(
+      'select xact_commit, tup_inserted + tup_updated + tup_deleted as writes from pg_stat_database where datname = current_database()',
+    );
+    commits = Number(r?.xact_commit ?? 0);
+    rows = Number(r?.writes ?? 0);
+  } else {
+    const status = await db.rows(
+      "show global status where variable_name in ('Com_commit', 'Handler_write', 'Handler_update', 'Handler_delete')",
+    );
+    const v = new Map(status.map((r) => [String(r.Variable_name), Number(r.Value)]));
+    commits = v.get('Com_commit') ?? 0;
+    rows = (v.get('Handler_write') ?? 0) + (v.get('Handler_update') ?? 0) + (v.get('Handler_delete') ?? 0);
+  }
   const info = await redis.info('stats');
-  return {
-    commits: v.get('Com_commit') ?? 0,
-    rows: (v.get('Handler_write') ?? 0) + (v.get('Handler_update') ?? 0) + (v.get('Handler_delete') ?? 0),
-    redis: Number(/total_commands_processed:(\d+)/.exec(info)?.[1] ?? 0),
-  };
+  return { commits, rows, redis: Number(/total_commands_processed:(\d+)/.exec(info)?.[1] ?? 0) };
 }
 
 /** The simulating worker process, with the team's connection flags and its benchmark mark. */
@@ -111,7 +134,7 @@ function startSimulator(team: Team, size: Size): AxProcess {
   Object.assign(env, { NO_COLOR: '1', [MARK]: team.id });
   const args = [
     team.bundle,
-    ...['--mode', 'team', '--mysql', team.dbUrl, '--redis', REDIS_URL, '--redis-prefix', team.prefix, 'serve'],
+    ...['--mode', 'team', team.dbFlag, team.dbUrl, '--redis', REDIS_URL, '--redis-prefix', team.prefix, 'serve'],
     ...['--role', 'worker', '--worker-id', 'sim', '--simulate', String(size.workers)],
     ...['--concurrency', String(size.slots), '--port', '0'],
   ];
@@ -121,16 +144,21 @@ function startSimulator(team: Team, size: Size): AxProcess {
 const loopText = (l: LoopDelay | undefined) => (l ? `${fmt(l.p50, 1)} / ${fmt(l.p99, 1)} / ${fmt(l.max, 0)}` : '–');
 
 export async function benchTeamSim(options: BenchOptions): Promise<BenchTable> {
-  if (!(await mysqlAvailable()) || !(await redisAvailable()))
-    throw new Error('team-sim needs MariaDB/MySQL and Redis (AX_TEST_MYSQL_URL, AX_TEST_REDIS_URL)');
   const size = sizeOf(options);
+  if (size.database === 'postgres') {
+    if (!(await postgresAvailable()) || !(await redisAvailable()))
+      throw new Error(
+        'team-sim --sim-database postgres needs PostgreSQL and Redis (AX_TEST_POSTGRES_URL, AX_TEST_REDIS_URL)',
+      );
+  } else if (!(await mysqlAvailable()) || !(await redisAvailable()))
+    throw new Error('team-sim needs MariaDB/MySQL and Redis (AX_TEST_MYSQL_URL, AX_TEST_REDIS_URL)');
   const rows: (string | number)[][] = [];
   const notes: string[] = [];
   let team: Team | undefined;
-  let db: mysql.Connection | undefined;
+  let db: BenchDb | undefined;
   const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
   try {
-    team = await startTeam(options, { schedulers: size.schedulers, workers: 0 });
+    team = await startTeam(options, { schedulers: size.schedulers, workers: 0 }, size.database);
     const t = team;
     const sim = startSimulator(t, size);
     t.workers.push(sim); // stopped (and its leftovers killed) with the team
@@ -145,7 +173,7 @@ export async function benchTeamSim(options: BenchOptions): Promise<BenchTable> {
       await sleep(250);
     }
     options.progress(`team-sim: ${size.workers} simulated workers × ${size.slots} slots online (${simLine ?? ''})`);
-    db = await mysql.createConnection({ uri: t.dbUrl, supportBigNumbers: true, bigNumberStrings: false });
+    db = await openBenchDb(t.dbUrl);
     const { spec } = parseWorkflowFile(
       JSON.stringify(chainsSpec(size.duration, size.faults.includes('worker') ? 1 : 0)),
       {
@@ -224,7 +252,9 @@ export async function benchTeamSim(options: BenchOptions): Promise<BenchTable> {
       `${size.schedulers} scheduler(s) --no-work and 1 process simulating ${size.workers} workers × ${size.slots} slots (${size.workers * size.slots} slots); tasks: simulate { duration: ${size.duration}, jitter: 50%, lines: 5 }, in runs of ${CHAINS} chains × ${LENGTH} dependent tasks; ${size.tasks} tasks offered per rate`,
       'to RUNNING: max(created, notBefore) → startedAt of each instance; to DISPATCHED: → dispatchedAt (ms, from the database)',
       'leader: the scheduler that used the most CPU over the rate; loop: event-loop delay p50 / p99 / max (ms, bench/loop-monitor.mjs)',
-      "commits/s: MariaDB Com_commit, explicit transactions (the whole server: the shared machine's other tests too); row writes/task: Handler_write + _update + _delete per instance (temporary tables included); log rows/task: log lines per instance (stored as chunks, issue 26 part 5)",
+      size.database === 'postgres'
+        ? "commits/s: PostgreSQL pg_stat_database xact_commit of the team's database, every committed transaction (single statements too, and this benchmark's own reads); row writes/task: tup_inserted + _updated + _deleted of that database per instance; log rows/task: log lines per instance (stored as chunks, issue 26 part 5)"
+        : "commits/s: MariaDB Com_commit, explicit transactions (the whole server: the shared machine's other tests too); row writes/task: Handler_write + _update + _delete per instance (temporary tables included); log rows/task: log lines per instance (stored as chunks, issue 26 part 5)",
       `peak RSS (VmHWM): ${rss.join(', ')}${size.faults.length > 0 ? ' (of the processes started again after the kills: since their start)' : ''}`,
     );
     if (size.faults.length > 0)
@@ -232,12 +262,12 @@ export async function benchTeamSim(options: BenchOptions): Promise<BenchTable> {
         'with --sim-kill: dup / lost / extra attempts not explained by a fail-over from the killed worker (each must be 0); the CPU of a killed process is left out of its rate',
       );
   } finally {
-    await db?.end().catch(() => undefined);
+    await db?.close().catch(() => undefined);
     await stopTeam(team, options, async () => undefined);
     redis.disconnect();
   }
   return {
-    title: `Team load with simulated workers (${size.workers} × ${size.slots} slots, ${size.schedulers} scheduler(s)${size.faults.length > 0 ? `, ${size.faults.join(' + ')} killed mid-run` : ''})`,
+    title: `Team load with simulated workers on ${size.database === 'postgres' ? 'PostgreSQL' : 'MariaDB'} (${size.workers} × ${size.slots} slots, ${size.schedulers} scheduler(s)${size.faults.length > 0 ? `, ${size.faults.join(' + ')} killed mid-run` : ''})`,
     columns: [
       'offered/s',
       'tasks',
