@@ -57,12 +57,14 @@ export async function redisAvailable(url = REDIS_URL): Promise<boolean> {
 }
 
 /**
- * Whether MariaDB and Redis are there. Under CI=true a missing one throws (a failure, not a
- * skip); elsewhere the caller skips with the reason.
+ * Whether the team database (MariaDB, or PostgreSQL when AX_TEST_TEAM_DATABASE=postgres, as in the
+ * vitest project team-postgres) and Redis are there. Under CI=true a missing one throws (a failure,
+ * not a skip); elsewhere the caller skips with the reason.
  */
 export async function teamServicesAvailable(): Promise<boolean> {
-  const [mysql, redis] = await Promise.all([mysqlAvailable(), redisAvailable()]);
-  return mysql && redis;
+  const database = process.env.AX_TEST_TEAM_DATABASE === 'postgres' ? postgresAvailable : mysqlAvailable;
+  const [db, redis] = await Promise.all([database(), redisAvailable()]);
+  return db && redis;
 }
 
 /** Deletes every key under a test's prefix (SCAN + DEL; never FLUSHALL on a shared Redis). */

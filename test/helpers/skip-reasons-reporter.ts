@@ -16,11 +16,13 @@ export default class SkipReasonsReporter implements Reporter {
   onTestRunEnd(modules: ReadonlyArray<TestModule>): void {
     const lines: string[] = [];
     for (const m of modules) {
+      // the project too (a file may run in more than one: team-postgres runs team files again)
+      const project = m.project.name ? `[${m.project.name}] ` : '';
       for (const test of m.children.allTests('skipped')) {
         if (this.pattern && !this.pattern.test(test.fullName)) continue;
         const r = test.result();
         const note = r.state === 'skipped' && r.note ? `: ${r.note}` : '';
-        lines.push(`   ↓ ${path.relative(process.cwd(), m.moduleId)} > ${test.fullName}${note}`);
+        lines.push(`   ↓ ${project}${path.relative(process.cwd(), m.moduleId)} > ${test.fullName}${note}`);
       }
     }
     if (lines.length > 0)
