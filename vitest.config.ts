@@ -13,6 +13,8 @@ export default defineConfig({
     expect: { poll: { timeout: 15_000 } },
     // Files are isolated by data dir, so they may run in parallel; two cores are the limit.
     maxWorkers: 2,
+    // a failing test prints the output of the processes it started (test/helpers/failure-output.ts)
+    setupFiles: ['./test/helpers/failure-output.ts'],
     // the default summary, then every skipped test with its reason (the default names none)
     reporters: ['default', './test/helpers/skip-reasons-reporter.ts'],
   },

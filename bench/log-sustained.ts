@@ -76,7 +76,7 @@ async function offer(store: Store, rate: number, seconds: number): Promise<Omit<
 }
 
 /** Bytes of the log tables (data + indexes) in the store at `url` or `file`. */
-async function logBytes(where: { url?: string; file?: string }): Promise<number | undefined> {
+export async function logBytes(where: { url?: string; file?: string }): Promise<number | undefined> {
   if (where.file) {
     const size = (f: string) => (fs.existsSync(f) ? fs.statSync(f).size : 0);
     return size(where.file) + size(`${where.file}-wal`);

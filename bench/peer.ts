@@ -25,9 +25,11 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Queue } from 'bullmq';
 import mysql from 'mysql2/promise';
+import { PrivateRedis } from '../test/helpers/private-servers.ts';
 import { deleteRedisPrefix, mysqlAvailable, REDIS_URL, redisAvailable, uniqueName } from '../test/helpers/services.ts';
 import { phaseFigures, p50p99 } from './team-load-figures.ts';
 import { startTeam, stopTeam, waitRuns } from './team-load-team.ts';
+import { CLK_TCK, childrenOf, cpuTicks, findProcess } from './team-load-common.ts';
 import {
   type BenchOptions,
   type BenchTable,
@@ -46,6 +48,50 @@ const CHILD = fileURLToPath(new URL('./peer-child.mjs', import.meta.url));
 const QUEUE = 'peer';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * CPU per task of each group of processes over a burst (/proc/PID/stat, utime + stime): a
+ * group's own time, or with `reaped` the time of the children it waited for (the tasks).
+ * MariaDB and Redis are whole servers: anything else they serve meanwhile is in their figure.
+ */
+class CpuPerTask {
+  /** each group's ticks per process at the start; a process that starts later counts from 0 */
+  private readonly start: Map<number, number>[];
+
+  constructor(private readonly groups: { name: string; pids: () => number[]; reaped?: boolean }[]) {
+    this.start = groups.map((g) => this.ticks(g));
+  }
+
+  private ticks(g: { pids: () => number[]; reaped?: boolean }): Map<number, number> {
+    const out = new Map<number, number>();
+    for (const pid of g.pids()) {
+      const t = cpuTicks(pid);
+      if (t) out.set(pid, g.reaped ? t.children : t.self);
+    }
+    return out;
+  }
+
+  /** ms of CPU per task of each group since the start, and their sum */
+  end(tasks: number): string {
+    const ms = this.groups.map((g, i) => {
+      let ticks = 0;
+      for (const [pid, now] of this.ticks(g)) ticks += now - (this.start[i]?.get(pid) ?? 0);
+      return (ticks / CLK_TCK / tasks) * 1000;
+    });
+    const parts = this.groups.map((g, i) => `${g.name} ${fmt(ms[i] as number, 2)}`);
+    return `**${fmt(
+      ms.reduce((a, b) => a + b, 0),
+      2,
+    )}** = ${parts.join(' + ')}`;
+  }
+}
+
+/** The PIDs of the machine's MariaDB/MySQL server and of the Redis server at REDIS_URL (whichever are found). */
+function serverPids(): { mariadb: number[]; redis: number[] } {
+  const mariadb = findProcess(['mariadbd', 'mysqld']);
+  const redis = findProcess(['redis-server'], `:${new URL(REDIS_URL).port || '6379'}`);
+  return { mariadb: mariadb ? [mariadb] : [], redis: redis ? [redis] : [] };
+}
 
 /** The engine's shell for task commands (its process runner uses $SHELL, else /bin/sh). */
 // ---------------------------------------------------------------------------------------------
@@ -110,18 +156,31 @@ export async function rawRate(shell: string, processes: number, total: number, c
 }
 
 /** BullMQ with `processes` worker processes × `concurrency`: tasks/s from adding `total` jobs to the last completed. */
-async function bullmqRate(shell: string, processes: number, total: number, concurrency: number): Promise<number> {
+async function bullmqRate(
+  shell: string,
+  processes: number,
+  total: number,
+  concurrency: number,
+  redis: { url: string; pid?: number } = { url: REDIS_URL },
+): Promise<{ rate: number; cpu: string }> {
   const prefix = uniqueName('axb_peer');
-  const url = new URL(REDIS_URL);
+  const url = new URL(redis.url);
   const queue = new Queue(QUEUE, { connection: { host: url.hostname, port: Number(url.port || 6379) }, prefix });
   const workers = Array.from(
     { length: processes },
-    () => new Child(['bullmq', shell, REDIS_URL, prefix, QUEUE, String(concurrency)]),
+    () => new Child(['bullmq', shell, redis.url, prefix, QUEUE, String(concurrency)]),
   );
   try {
     await queue.waitUntilReady();
     await Promise.all(workers.map((w) => w.ready()));
     for (const w of workers) w.go();
+    const pids = workers.map((w) => w.process.pid ?? 0);
+    const redisPids = redis.pid ? [redis.pid] : serverPids().redis;
+    const cpu = new CpuPerTask([
+      { name: 'workers', pids: () => pids },
+      { name: 'tasks', pids: () => pids, reaped: true },
+      { name: 'Redis', pids: () => redisPids },
+    ]);
     const t0 = performance.now();
     await queue.addBulk(Array.from({ length: total }, (_, i) => ({ name: 'true', data: { i } })));
     for (;;) {
@@ -130,11 +189,12 @@ async function bullmqRate(shell: string, processes: number, total: number, concu
       if ((counts.completed ?? 0) >= total) break;
       await sleep(20);
     }
-    return total / ((performance.now() - t0) / 1000);
+    const rate = total / ((performance.now() - t0) / 1000);
+    return { rate, cpu: cpu.end(total) };
   } finally {
     await Promise.all(workers.map((w) => w.end()));
     await queue.close();
-    await deleteRedisPrefix(prefix);
+    await deleteRedisPrefix(prefix, redis.url);
   }
 }
 
@@ -206,7 +266,7 @@ export async function benchPeerSolo(options: BenchOptions): Promise<BenchTable> 
     options.progress(`peer: ax run FILE --wait --concurrency ${concurrency}, ${tasks} tasks`);
     const ax = await axRun(tasks, concurrency);
     options.progress(`peer: BullMQ + spawn, ${at}`);
-    const bull = await bullmqRate(shell, 1, tasks, concurrency);
+    const bull = (await bullmqRate(shell, 1, tasks, concurrency)).rate;
     options.progress(`peer: raw spawn, ${at} (after)`);
     const rawAfter = await rawRate(shell, 1, tasks, concurrency);
     const raw = (rawBefore + rawAfter) / 2;
@@ -289,11 +349,23 @@ export async function benchPeerTeam(options: BenchOptions): Promise<BenchTable> 
     await team.client.apply(paced.spec, 'bench');
 
     options.progress(`peer-team: ax, one run of ${tasks} independent true tasks`);
+    const servers = serverPids();
+    const workerPids = team.workers.map((w) => w.pid);
+    const launchers = () => childrenOf(workerPids);
+    const axCpu = new CpuPerTask([
+      { name: 'scheduler', pids: () => team.schedulers.map((p) => p.pid) },
+      { name: 'workers', pids: () => workerPids },
+      { name: 'launchers', pids: launchers },
+      { name: 'tasks', pids: launchers, reaped: true },
+      { name: 'MariaDB', pids: () => servers.mariadb },
+      { name: 'Redis', pids: () => servers.redis },
+    ]);
     const t0 = Date.now();
     const runId = (await team.client.runWorkflow('independent', { actor: 'bench' })).id;
     const completed = await waitRuns(db, [runId], tasks, 20 * 60_000, options, 'burst');
     const burst = await phaseFigures(db, [runId], tasks, new Set(), t0, workers * concurrency);
     const axRate = burst.succeededTasks / (burst.wallMs / 1000);
+    const axCpuPerTask = axCpu.end(tasks);
 
     // Offered at a tenth of the burst's rate, so a run's tasks find free slots.
     const intervalMs = Math.max(200, (10 / Math.max(1, axRate / 10)) * 1000);
@@ -321,7 +393,17 @@ export async function benchPeerTeam(options: BenchOptions): Promise<BenchTable> 
 
     options.progress(`peer-team: BullMQ + spawn, ${workers} worker processes × ${concurrency} (after)`);
     const bullAfter = await bullmqRate(shell, workers, tasks, concurrency);
-    const bull = (bullBefore + bullAfter) / 2;
+    // ax's every state change is an InnoDB commit, fsynced; the shared Redis here keeps nothing on
+    // disk. BullMQ as durable: on a Redis that fsyncs its append-only file on every write.
+    options.progress(`peer-team: BullMQ + spawn on a Redis with appendfsync always`);
+    const durable = await PrivateRedis.start({ durable: true });
+    let bullDurable: { rate: number; cpu: string };
+    try {
+      bullDurable = await bullmqRate(shell, workers, tasks, concurrency, { url: durable.url, pid: durable.pid });
+    } finally {
+      await durable.remove();
+    }
+    const bull = (bullBefore.rate + bullAfter.rate) / 2;
     const p99 = pacedFigures.toRunning.length > 0 ? percentile(pacedFigures.toRunning, 0.99) : NaN;
     return {
       title: `Team against the peer: 1 scheduler (--no-work) + ${workers} workers × ${concurrency}, ${tasks} independent \`true\` tasks, MariaDB + Redis`,
@@ -330,13 +412,23 @@ export async function benchPeerTeam(options: BenchOptions): Promise<BenchTable> 
         ['raw spawn, 2 small Node processes × 20 (tasks/s)', fmt(raw, 0)],
         [
           'BullMQ + spawn, 2 worker processes × 20 (before / after, tasks/s)',
-          `${fmt(bull, 0)} (${fmt(bullBefore, 0)} / ${fmt(bullAfter, 0)})`,
+          `${fmt(bull, 0)} (${fmt(bullBefore.rate, 0)} / ${fmt(bullAfter.rate, 0)})`,
         ],
         [
           `**ax team** (tasks/s): one run, trigger → run finished (${burst.succeededTasks}/${tasks} SUCCESS${completed ? '' : ', NOT COMPLETED'})`,
           `${fmt(axRate, 0)} (${fmt(burst.wallMs / 1000, 1)} s)`,
         ],
         ['**ax ÷ BullMQ** (goal ≥ 1.0×) · ax ÷ raw', `${fmt(axRate / bull, 2)}× · ${fmt(axRate / raw, 2)}×`],
+        [
+          "BullMQ + spawn on a Redis that fsyncs every write (appendfsync always: durable as ax's commits), tasks/s · ax ÷ it",
+          `${fmt(bullDurable.rate, 0)} · ${fmt(axRate / bullDurable.rate, 2)}×`,
+        ],
+        [
+          'CPU ms per task, BullMQ (before · after): its worker processes + the tasks + Redis',
+          `${bullBefore.cpu} · ${bullAfter.cpu}`,
+        ],
+        ['CPU ms per task, BullMQ on the fsyncing Redis', bullDurable.cpu],
+        ['CPU ms per task, ax (burst): its processes + the tasks + MariaDB + Redis', axCpuPerTask],
         [
           `**dispatch latency WAITING → RUNNING, not queued, p99** (goal < 50 ms): ${pacedIds.length} runs × 10 tasks, p50 / p99 (ms)`,
           `${p50p99(pacedFigures.toRunning)}${pacedDone ? '' : ' (NOT COMPLETED)'}`,

@@ -1,6 +1,6 @@
 // `npm run bench [-- --quick] [-- --only NAME[,NAME]] [-- --json FILE]`: runs the benchmarks
 // one after another and prints their figures. Figures, not pass/fail: nothing here is a test.
-// The diagnostics (sql-profile), sqlite-drivers, team-load and team-sim (they need MariaDB + Redis
+// The diagnostics (sql-profile), sqlite-drivers, logs-migration, team-load and team-sim (they need MariaDB + Redis
 // and take minutes) run only when named with --only; team-sim takes its sizes as --sim-* flags
 // (bench/team-sim.ts). The ui-* ones drive headless Chromium against `ax serve`. The peer ones
 // need Redis (BullMQ), peer-team MariaDB too.
@@ -13,6 +13,7 @@ import { benchEdgeWorker } from './edge-worker.ts';
 import { benchEngineRss } from './engine-rss.ts';
 import { benchGuardTimes } from './guard-times.ts';
 import { benchLogInsert, logStores } from './log-insert.ts';
+import { benchLogMigration } from './log-migration.ts';
 import { benchLogSustained } from './log-sustained.ts';
 import { benchPeerSolo, benchPeerTeam } from './peer.ts';
 import { benchSoloThroughput } from './solo-throughput.ts';
@@ -39,6 +40,8 @@ const BENCHMARKS: Record<string, (options: BenchOptions) => Promise<BenchTable>>
   logs: benchLogInsert,
   // the log store under a steady pace for --log-seconds at --log-rate lines/s (only when named)
   'logs-sustained': async (options) => benchLogSustained(options, await logStores()),
+  // migration 0026 over --migrate-rows old log rows, per store (only when named)
+  'logs-migration': benchLogMigration,
   rss: benchEngineRss,
   // against BullMQ + spawn and raw spawn, in the same run
   peer: benchPeerSolo,
@@ -112,8 +115,11 @@ async function main(): Promise<void> {
       // logs-sustained's pace and length (bench/log-sustained.ts)
       'log-seconds': { type: 'string' },
       'log-rate': { type: 'string' },
-      // which of them: sqlite, mariadb, postgresql (comma-separated; default every one reachable)
+      // which of them: sqlite, mariadb, postgresql (comma-separated; default every one reachable);
+      // logs-migration takes it too
       'log-stores': { type: 'string' },
+      // logs-migration's size: old log rows to move (bench/log-migration.ts)
+      'migrate-rows': { type: 'string' },
       'sim-kill': { type: 'string' },
       'sim-database': { type: 'string' },
     },

@@ -32,19 +32,34 @@ export interface CpuTicks {
   children: number;
 }
 
-export function cpuTicks(pid: number): CpuTicks | undefined {
+/** /proc/PID/stat's fields after "pid (comm) " (state is field 3, so [0]); undefined once it is gone. */
+function statFields(pid: number | string): number[] | undefined {
   let stat: string;
   try {
     stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
   } catch {
     return undefined;
   }
-  // Fields after "pid (comm) ": state is field 3, so utime (14) … cstime (17) are [11..14].
-  const f = stat
+  return stat
     .slice(stat.lastIndexOf(')') + 2)
     .split(' ')
     .map(Number);
-  return { self: (f[11] ?? 0) + (f[12] ?? 0), children: (f[13] ?? 0) + (f[14] ?? 0) };
+}
+
+export function cpuTicks(pid: number): CpuTicks | undefined {
+  const f = statFields(pid);
+  // utime (14) … cstime (17) are [11..14]
+  return f && { self: (f[11] ?? 0) + (f[12] ?? 0), children: (f[13] ?? 0) + (f[14] ?? 0) };
+}
+
+/** The live processes whose parent is one of `parents` (a worker's task launchers). */
+export function childrenOf(parents: number[]): number[] {
+  const found: number[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    // ppid is field 4
+    if (/^\d+$/.test(entry) && parents.includes(statFields(entry)?.[1] ?? -1)) found.push(Number(entry));
+  }
+  return found;
 }
 
 /** ns the process's main thread has spent runnable but waiting for a CPU (/proc/PID/schedstat). */

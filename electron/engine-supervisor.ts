@@ -189,8 +189,11 @@ export class EngineSupervisor {
         const { pid, dataDir, version, apiPort } = message;
         this.setStatus({ state: 'running', pid, dataDir, version, ...(apiPort !== undefined && { apiPort }) });
       } else if (message.type === 'failed') failed = { code: message.code, message: message.message };
-      else if (message.type === 'alert') for (const l of this.alertListeners) l(message.message);
-      else if (message.type === 'desktop-alert') for (const l of this.desktopAlertListeners) l(message.alert);
+      else if (message.type === 'alert') {
+        for (const l of this.alertListeners) l(message.message);
+        // A start that takes long says why (moving old log lines once): shown while it starts.
+        if (this.state.state === 'starting' && !this.stopping) this.setStatus({ ...this.state, note: message.message });
+      } else if (message.type === 'desktop-alert') for (const l of this.desktopAlertListeners) l(message.alert);
       else if (message.type === 'team') {
         const { type: _type, ...team } = message;
         this.setTeam(team);

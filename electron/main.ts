@@ -116,6 +116,9 @@ function runShell(): void {
     note.show();
   };
   const notifier = new FailureNotifier({ notify: showNotice, texts: () => language.texts() });
+  // The engine's own alerts (a Redis link lost, a one-time upgrade of the log store): on the
+  // shell's stderr, as `ax serve` says them (a starting one is shown in the window too).
+  supervisor.onAlert((message) => process.stderr.write(`ax: ${message}\n`));
   // The engine host's `desktop` alert channel; the main client names a failed run's task.
   supervisor.onDesktopAlert((alert) => void notifier.onAlert(engine.current(), alert).catch(() => undefined));
 

@@ -24,7 +24,8 @@ export interface EngineCrash {
 
 /** The engine host's state as the shell's supervisor sees it. */
 export type DesktopEngineStatus =
-  | { state: 'starting'; attempt: number; lastCrash?: EngineCrash }
+  /** `note`: the last thing the starting engine said (a one-time upgrade of its log store, say) */
+  | { state: 'starting'; attempt: number; lastCrash?: EngineCrash; note?: string }
   | { state: 'running'; pid: number; dataDir: string; version: string; apiPort?: number }
   /** it died; the supervisor starts it again at `retryAt` (ms since epoch) */
   | { state: 'restarting'; attempt: number; retryAt: number; lastCrash: EngineCrash }

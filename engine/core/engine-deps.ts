@@ -73,6 +73,8 @@ export interface EngineDeps {
   alerts?: EngineAlertsDeps['alerts'];
   /** `ax drain` reached this node's worker */
   onDrainRequested?: () => void;
+  /** told what start() is waiting for at each of its steps, so a start that hangs can say where */
+  onStartStep?: (step: string) => void;
   /** host resources to release with the engine */
   onDispose?: () => void;
   /** mode, version, connections, data dir: for engineInfo */

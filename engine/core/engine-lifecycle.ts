@@ -45,9 +45,12 @@ export class EngineLifecycle {
   async start(): Promise<RecoveryReport> {
     const { deps, worker, workers } = this.parts;
     const scope = deps.recovery ?? 'all';
+    const step = deps.onStartStep ?? (() => undefined);
     // Recovery acts on what this worker id left: only once the id is this process's (two nodes
     // under one id would otherwise kill each other's tasks here).
+    step('claiming the worker id in the database');
     for (const w of workers) await w.claim();
+    step('recovering what this worker id left running');
     const { store, runner, runs, clock, config, coordinator } = this.parts;
     // team mode: what each of this process's worker ids left (more than one: ax serve --simulate)
     const own = workers.map((w) => w.id);
@@ -59,8 +62,10 @@ export class EngineLifecycle {
             )
           : await recoverOrphans(store, runner, runs, clock, config.killGraceMs)
         : { failed: 0, requeued: 0, killed: 0 };
+    step('registering the worker (first heartbeat to the database and Redis)');
     for (const w of workers) await w.start();
     if (deps.runScheduler !== false) {
+      step('starting the scheduler');
       await this.parts.presence?.start();
       await this.parts.scheduler.start();
     }

@@ -128,7 +128,7 @@ export function wireEngine(hostDeps: EngineDeps): EngineParts {
     deps.teamSecrets && new TeamSecrets(deps.teamSecrets, clock, audit, (values) => secretMask.add(values));
 
   const workflows = new WorkflowCache(store, () => clock.now(), deps.nextTurn);
-  const lease = new LeaderLease(coordinator, deps.nodeId, 3 * config.workerHeartbeatMs);
+  const lease = new LeaderLease(coordinator, deps.nodeId, 3 * config.workerHeartbeatMs, () => clock.now());
   // RunManager wakes the dispatcher, which ends through RunManager what can never run: the
   // dispatcher, built next, is reached at call time.
   const wakeDispatcher: Dispatcher['wake'] = () => dispatcher.wake();

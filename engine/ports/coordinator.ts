@@ -1,5 +1,5 @@
 import type { EngineEvent } from '../api/events.ts';
-import type { WorkerRecord } from '../api/types.ts';
+import type { InstanceState, WorkerRecord } from '../api/types.ts';
 
 /** What travels in a worker's queue. The command is never in it: the worker loads it by id. */
 export interface DispatchMessage {
@@ -27,6 +27,17 @@ export interface NodePresence {
 
 /** Live events (log lines, state changes) are part of the public API: see api/events.ts. */
 export type { EngineEvent } from '../api/events.ts';
+
+export interface SubscribeOptions {
+  /** only the events published through other coordinators (other processes) */
+  fromOthers?: boolean;
+  /**
+   * only instance events in one of these states: what a node acts on itself (a worker its
+   * cancels, the leader the outcomes that free a slot). An event that no subscription of a
+   * coordinator wants is not even read there (on Redis: not checked against the event schema).
+   */
+  instanceStates?: readonly InstanceState[];
+}
 
 /**
  * Queues, heartbeats, locks and live events. In solo mode an in-process implementation; in team
@@ -92,7 +103,7 @@ export interface Coordinator {
    * coordinators (other processes), not through this one — what a process learns from others
    * when it acts on its own work directly.
    */
-  subscribe(handler: (event: EngineEvent) => void, options?: { fromOthers?: boolean }): Promise<() => void>;
+  subscribe(handler: (event: EngineEvent) => void, options?: SubscribeOptions): Promise<() => void>;
 
   close(): Promise<void>;
 }

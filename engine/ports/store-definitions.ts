@@ -32,6 +32,13 @@ export interface DefinitionStore {
    * clock stepped back past it (cron-firing.ts); false when another scheduler moved it meanwhile.
    */
   rebaseScheduleLastFire(scheduleId: number, from: number, to: number): Promise<boolean>;
+  /**
+   * Moves a schedule's last fire ON, from `from` (what a misfire decision was made on) to `to`
+   * (the latest fire it dropped), only while it still is `from`: false when another scheduler (a
+   * second leader, or a deposed one still in its pass) moved it meanwhile, and then that one
+   * decided on those fires, not this one.
+   */
+  advanceScheduleLastFire(scheduleId: number, from: number, to: number): Promise<boolean>;
   /** records (or, with null, clears) why a schedule cannot fire */
   setScheduleError(scheduleId: number, error: string | null): Promise<void>;
   /** the cross-workflow dependencies naming `workflow` (or one of its tasks), and those it has: for lineage and apply's checks */

@@ -124,9 +124,13 @@ export function workerEndpoint(options: WorkerEndpointOptions): WorkerEndpoint {
     let closed = false;
     let unsubscribe: (() => void) | undefined;
     void options.gate.coordinator
-      .subscribe((event) => {
-        if (session.wants(event)) send({ event });
-      })
+      .subscribe(
+        (event) => {
+          if (session.wants(event)) send({ event });
+        },
+        // what WorkerSession.wants: the cancels of its instances
+        { instanceStates: ['CANCELLED'] },
+      )
       .then((off) => (closed ? off() : (unsubscribe = off)))
       .catch(() => undefined);
     let alive = true;

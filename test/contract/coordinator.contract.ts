@@ -329,16 +329,20 @@ export function coordinatorContract(name: string, setup: () => Promise<Coordinat
         const seenB: EngineEvent[] = [];
         const offA = await c.subscribe((e) => seenA.push(e));
         await c.subscribe((e) => seenB.push(e));
-        for (const seq of [1, 2, 3]) await c.publish(logEvent(seq));
-        await waitFor(() => seenA.length === 3 && seenB.length === 3, { message: 'both subscribers to get 3 events' });
-        expect(seenA).toEqual([logEvent(1), logEvent(2), logEvent(3)]);
+        // enough events that a cluster delivering them through different nodes would swap some
+        const events = Array.from({ length: 40 }, (_, k) => logEvent(k + 1));
+        for (const e of events) await c.publish(e);
+        await waitFor(() => seenA.length === 40 && seenB.length === 40, {
+          message: 'both subscribers to get 40 events',
+        });
+        expect(seenA).toEqual(events);
         expect(seenB).toEqual(seenA);
 
         offA();
-        await c.publish(logEvent(4));
-        // B getting event 4 proves it was delivered; A, unsubscribed, must not have it
-        await waitFor(() => seenB.length === 4, { message: 'the remaining subscriber to get event 4' });
-        expect(seenA).toHaveLength(3);
+        await c.publish(logEvent(41));
+        // B getting event 41 proves it was delivered; A, unsubscribed, must not have it
+        await waitFor(() => seenB.length === 41, { message: 'the remaining subscriber to get event 41' });
+        expect(seenA).toHaveLength(40);
       });
 
       it('keeps delivering to the others when one subscriber throws', async () => {
@@ -352,6 +356,28 @@ export function coordinatorContract(name: string, setup: () => Promise<Coordinat
         await c.publish(logEvent(1));
         await waitFor(() => seen.length === 2, { message: 'the healthy subscriber to get both events' });
         expect(seen).toEqual([alert, logEvent(1)]);
+      });
+
+      it('gives an instanceStates subscriber only the instance events in those states', async () => {
+        const cancels: EngineEvent[] = [];
+        const all: EngineEvent[] = [];
+        await c.subscribe((e) => cancels.push(e), { instanceStates: ['CANCELLED'] });
+        await c.subscribe((e) => all.push(e));
+        const instance = (state: 'RUNNING' | 'CANCELLED', instanceId: number): EngineEvent => ({
+          type: 'instance',
+          instanceId,
+          runId: 1,
+          taskName: 'extract',
+          attempt: 1,
+          state,
+          at: 10,
+        });
+        await c.publish(instance('RUNNING', 1));
+        await c.publish(logEvent(1));
+        await c.publish(instance('CANCELLED', 2));
+        await c.publish({ type: 'run', runId: 1, workflowName: 'etl', state: 'CANCELLED', at: 11 });
+        await waitFor(() => all.length === 4, { message: 'the plain subscriber to get all 4 events' });
+        expect(cancels).toEqual([instance('CANCELLED', 2)]);
       });
 
       it('gives a fromOthers subscriber none of the events published through its own coordinator', async () => {

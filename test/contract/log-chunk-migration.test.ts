@@ -70,25 +70,34 @@ async function checkMoved(store: SqlStore, lines: LogLine[]): Promise<void> {
 
 const range = (from: number, to: number): number[] => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
-async function migrateOld(open: () => Promise<SqlStore>, dialect: SqlDialectName): Promise<void> {
+type Open = (onNote: (message: string) => void) => Promise<SqlStore>;
+
+async function migrateOld(open: Open, dialect: SqlDialectName): Promise<void> {
   const lines = oldLines();
-  const old = await open();
+  const notes: string[] = [];
+  const old = await open((m) => notes.push(m));
   await asBeforeLogChunks(old.db, dialect);
   await insertOldRows(old.db, lines);
   await old.close();
-  const reopened = await open();
+  expect(notes, 'a new database has no old lines to move').toEqual([]);
+  const reopened = await open((m) => notes.push(m));
   try {
     await checkMoved(reopened, lines);
   } finally {
     await reopened.close();
   }
+  // The start that moves old lines says so (it can take minutes), before and after.
+  expect(notes).toEqual([
+    expect.stringContaining('moving 6,000 stored log lines into compressed chunks'),
+    expect.stringMatching(/^log store upgraded: 6,000 lines moved in \d+\.\d s$/),
+  ]);
 }
 
 describe('the log chunk migration on a database with a row per line', () => {
   it('sqlite: the old lines move into chunks and read as before', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ax-log-chunks-'));
     try {
-      await migrateOld(() => openSqliteStore(join(dir, 'ax.db')), 'sqlite');
+      await migrateOld((onNote) => openSqliteStore(join(dir, 'ax.db'), { onNote }), 'sqlite');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -98,7 +107,7 @@ describe('the log chunk migration on a database with a row per line', () => {
   it.skipIf(!mysql)(`mysql: the same on a team database (needs MariaDB/MySQL at ${MYSQL_ADMIN_URL})`, async () => {
     const database = await createTestDatabase('ax_log_chunks');
     try {
-      await migrateOld(() => openMysqlStore({ url: database.url }), 'mysql');
+      await migrateOld((onNote) => openMysqlStore({ url: database.url, onNote }), 'mysql');
     } finally {
       await database.drop();
     }
@@ -108,7 +117,7 @@ describe('the log chunk migration on a database with a row per line', () => {
   it.skipIf(!postgres)(`postgres: the same on PostgreSQL (needs it at ${POSTGRES_ADMIN_URL})`, async () => {
     const database = await createPostgresDatabase('ax_log_chunks');
     try {
-      await migrateOld(() => openPostgresStore({ url: database.url }), 'postgres');
+      await migrateOld((onNote) => openPostgresStore({ url: database.url, onNote }), 'postgres');
     } finally {
       await database.drop();
     }

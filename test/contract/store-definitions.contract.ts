@@ -282,6 +282,15 @@ export function definitionsContract(store: StoreGetter): void {
       ]);
     });
 
+    it('advanceScheduleLastFire moves the last fire on only from the one the caller saw: a second decision is refused', async () => {
+      const { workflowId } = await store().applyWorkflow(workflow('etl', [task('a')], { schedule: hourly }), T0);
+      const id = (await graphOf(store(), workflowId)).schedule?.id ?? -1;
+      expect(await store().advanceScheduleLastFire(id, T0, T0 + 3 * 3_600_000)).toBe(true);
+      // Another scheduler decided on the same view (last fire T0): refused, nothing moves.
+      expect(await store().advanceScheduleLastFire(id, T0, T0 + 2 * 3_600_000)).toBe(false);
+      expect((await store().listSchedules())[0]?.lastFireAt).toBe(T0 + 3 * 3_600_000);
+    });
+
     it("a cron run moves its schedule's last fire time with it, in one write; a duplicate fire or a manual run does not", async () => {
       const { workflowId } = await store().applyWorkflow(workflow('etl', [task('a')], { schedule: hourly }), T0);
       const scheduleId = (await graphOf(store(), workflowId)).schedule?.id ?? -1;

@@ -21,6 +21,8 @@ const opts = () => box.opts();
 const sha = (text: string) => createHash('sha256').update(text).digest('hex');
 const me = os.userInfo().username;
 
+// Skipped only where a private crontab cannot be made (not root, or no crontab(1)/unshare): the
+// reason is in the title; under CI=true a missing cron throws instead (privateCrontabSkipReason).
 describe.skipIf(skipReason !== undefined)(
   `ax import crontab: the user's crontab${skipReason ? ` (skipped: ${skipReason})` : ''}`,
   () => {

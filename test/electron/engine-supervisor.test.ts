@@ -108,6 +108,19 @@ describe('engine supervisor, on a host that crashes on purpose', () => {
     expect(starts()).toBe(1);
   });
 
+  it('what a starting host says is shown with its starting status, until it runs', async () => {
+    const note = 'upgrading the log store (once): moving 1,234,567 stored log lines into compressed chunks';
+    const { supervisor, statuses } = crashy({ CRASHY_NOTE: note, CRASHY_NOTE_MS: '300' });
+    const alerts: string[] = [];
+    supervisor.onAlert((a) => alerts.push(a));
+    supervisor.start();
+    await waitFor(() => supervisor.status().state === 'running', { timeoutMs: 30_000 });
+    expect(alerts).toEqual([note]);
+    expect(statuses.map((s) => s.state)).toEqual(['starting', 'starting', 'running']);
+    expect(statuses[1]).toEqual({ state: 'starting', attempt: 1, note });
+    expect(supervisor.status()).not.toHaveProperty('note');
+  });
+
   it('stop() tells the host its drain, waits for its exit, and does not restart it', async () => {
     const { supervisor, statuses, starts } = crashy({});
     const alerts: string[] = [];

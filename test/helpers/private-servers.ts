@@ -37,19 +37,38 @@ export async function killChild(child: ChildProcess | undefined, signal: NodeJS.
   await exited;
 }
 
-/** A redis-server of the test's own (no persistence), so it can be flushed, killed and restarted. */
+/**
+ * A redis-server of the test's own, so it can be flushed, killed and restarted: no persistence,
+ * or with `durable` an append-only file fsynced on every write (as durable as a database commit;
+ * bench peer-team's fair BullMQ), in a directory of its own that remove() deletes.
+ */
 export class PrivateRedis {
   private child: ChildProcess | undefined;
-  private constructor(readonly port: number) {}
+  private constructor(
+    readonly port: number,
+    private readonly durableDir?: string,
+  ) {}
 
-  static async start(): Promise<PrivateRedis> {
-    const r = new PrivateRedis(await freePort());
+  static async start(options: { durable?: boolean } = {}): Promise<PrivateRedis> {
+    const dir = options.durable ? fs.mkdtempSync(path.join(os.tmpdir(), 'ax-private-redis-')) : undefined;
+    const r = new PrivateRedis(await freePort(), dir);
     await r.start();
     return r;
   }
 
+  /** kill -9, and its directory (a durable one's append-only file) deleted. */
+  async remove(): Promise<void> {
+    await this.kill();
+    if (this.durableDir) fs.rmSync(this.durableDir, { recursive: true, force: true });
+  }
+
   get url(): string {
     return `redis://127.0.0.1:${this.port}`;
+  }
+
+  /** the running server's process id (undefined when stopped) */
+  get pid(): number | undefined {
+    return this.child?.pid;
   }
 
   /** Starts (again) on the same port. */
@@ -61,12 +80,11 @@ export class PrivateRedis {
       '127.0.0.1',
       '--save',
       '',
-      '--appendonly',
-      'no',
+      ...(this.durableDir ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no']),
       '--daemonize',
       'no',
       '--dir',
-      os.tmpdir(),
+      this.durableDir ?? os.tmpdir(),
     ];
     const child = spawn('redis-server', args, { stdio: 'ignore' });
     let failed: Error | undefined;

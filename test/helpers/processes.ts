@@ -165,6 +165,51 @@ export function procState(pid: number): string | undefined {
 }
 
 /**
+ * What the kernel says of a process that seems to hang (for a failure message): its command
+ * line, state and CPU time, and each thread's state and where it sleeps. Pure /proc reads.
+ */
+export function kernelView(pid: number): string {
+  const read = (file: string) => {
+    try {
+      return fs.readFileSync(`/proc/${pid}/${file}`, 'latin1');
+    } catch (err) {
+      return `(${(err as NodeJS.ErrnoException).code ?? String(err)})`;
+    }
+  };
+  const out = [`cmdline: ${read('cmdline').split('\0').join(' ').trim()}`];
+  try {
+    const f = statFields(pid);
+    // fields after the name: state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime
+    out.push(
+      `state ${f[0]}, ppid ${f[1]}, cpu ${Number(f[11]) + Number(f[12])} ticks (user ${f[11]}, system ${f[12]})`,
+    );
+  } catch {
+    return 'gone';
+  }
+  const status = read('status');
+  out.push(...status.split('\n').filter((l) => /^(State|Threads|VmRSS|SigPnd|ShdPnd|SigBlk):/.test(l)));
+  let tasks: string[] = [];
+  try {
+    tasks = fs.readdirSync(`/proc/${pid}/task`);
+  } catch {
+    // gone meanwhile
+  }
+  for (const tid of tasks) {
+    const comm = read(`task/${tid}/comm`).trim();
+    let state = '?';
+    try {
+      state = statFields(`${pid}/task/${tid}`)[0] ?? '?';
+    } catch {
+      // gone meanwhile
+    }
+    out.push(`thread ${tid} ${comm}: ${state}, wchan ${read(`task/${tid}/wchan`)}`);
+  }
+  const stack = read('stack').trim();
+  if (stack) out.push(`kernel stack:\n${stack}`);
+  return out.join('\n');
+}
+
+/**
  * Whether a process is alive: on Linux from /proc, where a zombie (exited, not yet reaped by an
  * init that may never reap it) counts as gone.
  */

@@ -9,16 +9,25 @@ export interface WaitForOptions {
   message?: string;
 }
 
+/** A pause timer this much later than asked means this process was not run meanwhile. */
+const STALL_SLACK_MS = 500;
+
 /**
  * Polls fn until it returns a truthy value and returns that value. A throw counts as "not yet",
  * so fn may hold assertions. fn always runs at least once, and once more at the deadline, so a
  * slow machine fails only when the condition really never held. On the deadline it throws with
  * the message, the last value and (as `cause`) the last error.
+ *
+ * Time this process was not run does not count (up to the timeout once more): a pause timer that
+ * fires seconds late means the machine stalled (a virtual machine whose CPUs the host took away,
+ * seen as seconds of steal time), and on its return the deadline would pass before the processes
+ * under test had a chance to act on what they were given.
  */
 export async function waitFor<T>(fn: () => T | Promise<T>, opts: WaitForOptions = {}): Promise<NonNullable<T>> {
   const timeoutMs = opts.timeoutMs ?? 5_000;
   const intervalMs = opts.intervalMs ?? 20;
-  const deadline = Date.now() + timeoutMs;
+  let deadline = Date.now() + timeoutMs;
+  let stalledMs = 0;
   let last: unknown;
   let lastError: unknown;
   for (;;) {
@@ -32,12 +41,20 @@ export async function waitFor<T>(fn: () => T | Promise<T>, opts: WaitForOptions 
       lastError = error;
     }
     if (past) break;
+    const asleep = Date.now();
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
+    const late = Date.now() - asleep - intervalMs;
+    if (late > STALL_SLACK_MS && stalledMs < timeoutMs) {
+      const extra = Math.min(late, timeoutMs - stalledMs);
+      stalledMs += extra;
+      deadline += extra;
+    }
   }
   const what = opts.message ?? 'condition not met';
   const detail =
     lastError === undefined ? `last value: ${inspect(last, { depth: 4 })}` : `last error: ${String(lastError)}`;
-  throw new Error(`waitFor timed out after ${timeoutMs} ms: ${what} (${detail})`, { cause: lastError });
+  const stalled = stalledMs > 0 ? ` (and ${stalledMs} ms more while this process was not run)` : '';
+  throw new Error(`waitFor timed out after ${timeoutMs} ms${stalled}: ${what} (${detail})`, { cause: lastError });
 }
 
 /** Settles p against a deadline without leaving a timer behind. */

@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { STOPPED_LINE } from '../../engine/core/execution/task-execution.ts';
 import { processAlive } from '../helpers/processes.ts';
 import { startTestEngine, type TestEngine } from '../helpers/solo-engine.ts';
 import { holdsFor, waitFor } from '../helpers/wait-for.ts';
@@ -122,5 +123,42 @@ tasks:
     await t.engine.setEnabled('every-second', false, 'test');
     await t.engine.cancelRun(next.id, { actor: 'test' });
     expect(next.logicalTime).toBeGreaterThan(first.logicalTime);
+  });
+});
+
+// A cancel another process took (ax cancel against a team) reaches a worker as an event; a task
+// heartbeat may find the instance no longer RUNNING first. CI saw that beat take the cancel for a
+// take-over ("no longer owns the instance"): the process was killed, but the log never said the
+// group was gone, and `ax cancel` waited out its whole bound for that line.
+describe('a cancel whose event has not come yet, found by a task heartbeat', () => {
+  it('is stopped as a cancel: the log says cancelled, then that no process of its group is left', async () => {
+    // worker heartbeats far apart: the task heartbeat (1 s) is what finds the cancel
+    const e = await startTestEngine({ config: { workerHeartbeatMs: 60_000 } });
+    try {
+      await e.apply(`
+workflow: elsewhere
+tasks:
+  hold:
+    command: sleep 60
+`);
+      const run = await e.engine.runWorkflow('elsewhere', { actor: 'test' });
+      const inst = await waitFor(
+        async () => (await e.engine.getRun(run.id)).instances.find((i) => i.state === 'RUNNING' && i.pid !== undefined),
+        { timeoutMs: 15_000, message: 'hold running with its pid' },
+      );
+      // Written to the store as another process would, with no event to this engine.
+      expect((await e.engine.store.cancelRun(run.id, 'cancelled by someone else', [], Date.now())).done).toBe(true);
+      await waitFor(async () => (await e.logText(inst.id)).includes(STOPPED_LINE), {
+        timeoutMs: 15_000,
+        message: `"${STOPPED_LINE}" in the log`,
+      });
+      const log = await e.logText(inst.id);
+      expect(log.some((l) => l.startsWith('cancelled: SIGTERM to the process group'))).toBe(true);
+      expect(processAlive(inst.pid as number)).toBe(false);
+      expect(e.alerts.filter((a) => a.includes('no longer owns'))).toEqual([]);
+      expect((await e.engine.getRun(run.id)).instances.map((i) => i.state)).toEqual(['CANCELLED']);
+    } finally {
+      await e.close();
+    }
   });
 });

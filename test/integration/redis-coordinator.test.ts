@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AxError } from '../../engine/api/errors.ts';
 import type { WorkerRecord } from '../../engine/api/types.ts';
 import { RedisCoordinator, type RedisCoordinatorOptions } from '../../engine/adapters/redis/redis-coordinator.ts';
+import { connectionOptions } from '../../engine/adapters/redis/redis-connection.ts';
 import { RedisKeys } from '../../engine/adapters/redis/redis-keys.ts';
 import type { DispatchMessage, EngineEvent } from '../../engine/ports/coordinator.ts';
 import { hasRedisServer, PrivateRedis } from '../helpers/private-servers.ts';
@@ -128,6 +129,46 @@ describe.skipIf(!available)('RedisCoordinator on the shared Redis', () => {
     await a.publish(alert);
     await waitFor(() => seen.length === 1, { message: "b's subscriber to get a's event" });
     expect(seen).toEqual([alert]);
+  });
+
+  // The commands asked for in one turn leave in one write (redis-connection.ts, batchWrites):
+  // a worker's per-task release and ack, a dispatcher's batch. Each keeps its own reply, in
+  // order, and a command of a later turn is not held back by an earlier batch.
+  it('sends the commands of one turn in one socket write, each with its own reply', async () => {
+    const p = prefix();
+    let commands: Redis | undefined;
+    const coordinator = c.open(p, {
+      createClient: (role) => {
+        const client = new Redis(REDIS_URL, connectionOptions(role, 5_000));
+        if (role === 'commands') commands = client;
+        return client;
+      },
+    });
+    await coordinator.queueLength('w1');
+    const socket = commands!.stream as unknown as {
+      _write: (...a: unknown[]) => void;
+      _writev: (...a: unknown[]) => void;
+    };
+    let writes = 0;
+    for (const method of ['_write', '_writev'] as const) {
+      const original = socket[method].bind(socket);
+      socket[method] = (...args: unknown[]) => {
+        writes += 1;
+        original(...args);
+      };
+    }
+
+    const ids = Array.from({ length: 20 }, (_, i) => i + 1);
+    const locks = ids.map((id) => coordinator.acquireStartLock(id, 1, LONG));
+    const enqueued = ids.map((id) => coordinator.enqueue('w1', msg(id)));
+    expect(await Promise.all(locks)).toEqual(ids.map(() => true));
+    await Promise.all(enqueued);
+    expect(writes).toBe(1);
+
+    // the next turn's batch: every lock is held now, the queue is in the order asked
+    expect(await Promise.all(ids.map((id) => coordinator.acquireStartLock(id, 1, LONG)))).toEqual(ids.map(() => false));
+    expect(await coordinator.take('w1', 50)).toEqual(ids.map((id) => msg(id)));
+    expect(writes).toBe(3);
   });
 
   // A process hears its own events back through Redis; a `fromOthers` subscriber (the leader

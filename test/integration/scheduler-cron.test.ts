@@ -128,6 +128,42 @@ describe('scheduler with a fake clock', () => {
     ]);
   });
 
+  it.each(['skip', 'run_once'] as const)(
+    'misfire %s: a second leader deciding on a stale view of the schedule is refused (one decision, no second audit)',
+    async (policy) => {
+      const { clock, store, newEngine } = await setup('0 * * * *', policy);
+      await clock.advance(3 * HOUR); // the engines are down: the fires of 01:00, 02:00, 03:00 are missed
+      // What a leader read before another took over (its pass outlived its lease): the schedule
+      // as it was before the new leader decided on its missed fires.
+      const stale = await store.listSchedules();
+      await newEngine('s1').start();
+      const audits = async () => (await store.listAudit(100)).filter((a) => a.action === 'misfire.skip');
+      expect(await audits()).toHaveLength(1);
+      const runs = await logicalTimes(store);
+      // The deposed leader's scan, with its own coordinator (it still believes it leads).
+      const deposed = new Proxy(store, {
+        get(target, key, receiver) {
+          if (key === 'listSchedules') return () => Promise.resolve(stale);
+          const value: unknown = Reflect.get(target, key, receiver);
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      });
+      const engine = new Engine({
+        ...nodeHostDefaults(),
+        store: deposed,
+        coordinator: new MemoryCoordinator({ now: () => clock.now() }),
+        runner: new NodeProcessRunner(),
+        clock,
+        nodeId: 's2',
+        config: { tickMs: 5_000 },
+      });
+      cleanups.unshift(() => engine.stop(0));
+      await engine.start();
+      expect(await audits()).toHaveLength(1);
+      expect(await logicalTimes(store)).toEqual(runs);
+    },
+  );
+
   it('two schedulers on one store create exactly one run per fire', async () => {
     const { clock, store, newEngine } = await setup('* * * * * *'); // every second
     // Separate coordinators: both believe they lead (a split brain); the DB key must hold.

@@ -95,4 +95,29 @@ describe('WorkflowCache', () => {
     expect(await cache.get(id)).not.toBe(third);
     expect(await cache.get(id + 1000)).toBeUndefined();
   });
+
+  it('reads and indexes a graph once for the callers that miss it together, and again after invalidate', async () => {
+    const id = await apply(DIAMOND);
+    let graphReads = 0;
+    const counted = new Proxy(store, {
+      get(target, name, receiver) {
+        if (name === 'getWorkflowGraph') graphReads += 1;
+        const value = Reflect.get(target, name, receiver) as unknown;
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const cache = new WorkflowCache(counted, () => clock.now(), nextTurn);
+    const together = await Promise.all(Array.from({ length: 20 }, () => cache.get(id)));
+    expect(graphReads).toBe(1);
+    expect(new Set(together).size).toBe(1);
+
+    // forgotten while a load is under way: the next caller reads afresh, and the old load does not come back
+    cache.invalidate(id);
+    const before = cache.get(id);
+    cache.invalidate(id);
+    const after = await cache.get(id);
+    expect(await before).not.toBe(after);
+    expect(graphReads).toBe(3);
+    expect(await cache.get(id)).toBe(after);
+  });
 });

@@ -3,10 +3,14 @@
 // child in its group). The worker sends SIGTERM at the timeout, SIGKILL after the grace, confirms
 // that nothing of the group lives, and only then records TIMEOUT; the retry (on either worker)
 // starts after that. The test watches the group in /proc, and the retry looks for it itself.
+// And a task whose pid write the database refuses for a while: its timeout still kills it.
+import { type Kysely, sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { teamDatabaseKind } from '../../engine/adapters/sql/team-store.ts';
 import type { InstanceRecord, LogLine } from '../../engine/api/types.ts';
+import { groupMembers } from '../helpers/processes.ts';
 import { GroupWatch } from '../helpers/team/group-watch.ts';
-import { SKIP_REASON, Team, TEAM_CONFIG, TEST_TIMEOUT_MS } from '../helpers/team/harness.ts';
+import { SKIP_REASON, Team, TEAM_CONFIG, teamForTest, TEST_TIMEOUT_MS } from '../helpers/team/harness.ts';
 import { expectRunInvariants } from '../helpers/team/invariants.ts';
 import { teamServicesAvailable } from '../helpers/services.ts';
 
@@ -93,6 +97,92 @@ tasks:
     );
   },
 );
+
+/**
+ * A trigger that fails every write of an instance's pid while `axt_refuse_pid` has a row: the
+ * database refusing that one write (as a slow or absent one would keep it waiting), and no other.
+ */
+async function refusePidWrites(
+  db: Kysely<unknown>,
+  url: string,
+): Promise<{ on(): Promise<void>; off(): Promise<void> }> {
+  await sql`CREATE TABLE axt_refuse_pid (x integer)`.execute(db);
+  if (teamDatabaseKind(url) === 'postgres') {
+    await sql`CREATE FUNCTION axt_refuse_pid() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.pid IS DISTINCT FROM OLD.pid AND EXISTS (SELECT 1 FROM axt_refuse_pid) THEN
+          RAISE EXCEPTION 'axt: the pid write is refused';
+        END IF;
+        RETURN NEW;
+      END $$`.execute(db);
+    await sql`CREATE TRIGGER axt_refuse_pid BEFORE UPDATE ON task_instance FOR EACH ROW EXECUTE FUNCTION axt_refuse_pid()`.execute(
+      db,
+    );
+  } else {
+    await sql`CREATE TRIGGER axt_refuse_pid BEFORE UPDATE ON task_instance FOR EACH ROW
+      BEGIN
+        IF NOT (NEW.pid <=> OLD.pid) AND EXISTS (SELECT 1 FROM axt_refuse_pid) THEN
+          SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'axt: the pid write is refused';
+        END IF;
+      END`.execute(db);
+  }
+  return {
+    on: async () => void (await sql`INSERT INTO axt_refuse_pid (x) VALUES (1)`.execute(db)),
+    off: async () => void (await sql`DELETE FROM axt_refuse_pid`.execute(db)),
+  };
+}
+
+// The worker's timeout counts from the spawn, not from the store's answer to the pid write that
+// follows it: a late write made a late timeout, and the scheduler's backstop (counted from
+// RUNNING) could record the TIMEOUT while the group still lived (timeout-retry once got the
+// backstop's TIMEOUT on PostgreSQL under load).
+// Here the write is refused until the test sees the group gone; the backstop is far off (a long
+// task heartbeat interval), so only the worker's own timeout can end the group meanwhile.
+// Skipped only off CI on a machine without the team services: under CI=true the availability check throws instead.
+describe.skipIf(!available)('a task whose pid write the database refuses for a while', () => {
+  it(
+    'is killed at its timeout all the same, and its worker records the TIMEOUT once the write goes through',
+    async ({ onTestFinished }) => {
+      const team = await teamForTest({ onTestFinished }, 'timeout-pid', {
+        config: { ...TEAM_CONFIG, taskHeartbeatMs: 60_000 },
+      });
+      const refuse = await refusePidWrites(team.store.db as Kysely<unknown>, team.mysqlUrl);
+      await refuse.on();
+      await team.cluster(['w1']);
+      team.writeWorkflow(
+        'hangs.yaml',
+        `workflow: hangs
+tasks:
+  hangs:
+    command: '. "$AXT_DIR/lib.sh"; ax_start; sleep 300; ax_end'
+    timeout: 2s
+`,
+      );
+      const runId = await team.startRun('./hangs.yaml');
+      const start = await team.waitFor(() => team.events().find((e) => e.event === 'start'), {
+        timeoutMs: 60_000,
+        intervalMs: 100,
+        message: 'the task to start',
+      });
+      await team.waitFor(() => groupMembers(start.pgid).length === 0, {
+        timeoutMs: 30_000,
+        intervalMs: 100,
+        message: "the task's group to be killed by its timeout while its pid write is refused",
+      });
+      // Nothing is recorded yet: the worker still waits for the pid write.
+      const [before] = await team.store.listInstances(runId);
+      expect(before?.state).toBe('RUNNING');
+      expect(before?.pid).toBeUndefined();
+      await refuse.off();
+      await team.waitRun(runId);
+      const [after] = await team.store.listInstances(runId);
+      expect(after?.state).toBe('TIMEOUT');
+      expect(after?.reason).toBe('timed out after 2s');
+      expect(after?.pid).toBe(start.pid);
+    },
+    TEST_TIMEOUT_MS,
+  );
+});
 
 if (!available) {
   describe('a task that times out and ignores SIGTERM, with a retry', () => {

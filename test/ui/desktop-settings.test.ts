@@ -9,7 +9,7 @@
 import type { BrowserContext, Page } from 'playwright';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { desktopContext, running, SECRETS, shellNavigate, shellRecord, shoot } from '../helpers/desktop-ui.ts';
-import { browserSkipReason, screenshot, uiFixture } from '../helpers/ui.ts';
+import { animationsDone, browserSkipReason, screenshot, uiFixture } from '../helpers/ui.ts';
 
 const skip = browserSkipReason();
 
@@ -250,7 +250,12 @@ describe.skipIf(skip)('the UI in the desktop app', () => {
     expect(await section.textContent()).not.toContain('tok-hunter2');
     expect(await section.getByLabel('Secret value').inputValue()).toBe('');
     await section.getByRole('button', { name: 'Remove secret api-token' }).click();
-    await page.locator('.ant-popconfirm').getByRole('button', { name: 'OK' }).click();
+    // this secret's confirmation, shown in full, and gone once answered (a click it lost would leave it open)
+    const confirm = page.locator('.ant-popconfirm').filter({ hasText: 'Remove secret api-token?' });
+    await confirm.waitFor();
+    await animationsDone(page);
+    await confirm.getByRole('button', { name: 'OK' }).click();
+    await confirm.waitFor({ state: 'hidden' });
     await expect.poll(async () => (await shellRecord(page)).taskSecretsSet.at(-1)).toEqual(['api-token', null]);
     await section.getByText('No task secrets on this computer.').waitFor();
     expect(await page.evaluate(() => window.__axMissingKeys ?? [])).toEqual([]);

@@ -163,6 +163,14 @@ describe.skipIf(skip)('the UI in the desktop app', () => {
       .getByText('Starting the engine…')
       .waitFor();
     await shoot(page, 'starting-light-en');
+    // a slow start says why, as the engine said it
+    const note = 'upgrading the log store (once): moving 1,234,567 stored log lines into compressed chunks…';
+    await emit(page, { state: 'starting', attempt: 1, note });
+    await page
+      .locator('[data-testid="engine-status"][data-state="starting"] [data-testid="engine-start-note"]')
+      .getByText(note)
+      .waitFor();
+    await shoot(page, 'starting-note-light-en');
     await emit(page, { state: 'stopping' });
     await page
       .locator('[data-testid="engine-status"][data-state="stopping"]')
@@ -219,7 +227,17 @@ describe.skipIf(skip)('the UI in the desktop app', () => {
             },
             zh ? '另一个 AX 引擎正在使用此数据目录' : 'Another AX engine',
           ],
-          ['starting', { state: 'starting', attempt: 3, lastCrash: crash() }, zh ? '第 3 次尝试' : 'attempt 3'],
+          [
+            'starting',
+            // the engine's own note, as it says it (in English), under the crash of the attempt before
+            {
+              state: 'starting',
+              attempt: 3,
+              lastCrash: crash(),
+              note: 'upgrading the log store (once): moving 1,234,567 stored log lines…',
+            },
+            zh ? '第 3 次尝试' : 'attempt 3',
+          ],
         ];
         for (const [state, status, expected] of states) {
           await emit(p, status);

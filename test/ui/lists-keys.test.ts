@@ -189,6 +189,9 @@ describe.skipIf(skip)('lists and keys with nine realistic workflows', () => {
     await page.getByRole('button', { name: 'More actions for log-spammer' }).click();
     await page.getByRole('menuitem', { name: 'Delete…' }).click();
     const dialog = page.getByRole('dialog').filter({ hasText: 'Delete workflow “log-spammer”?' });
+    // answered once its opening zoom is over: a click on a button still growing was lost under load
+    await dialog.waitFor();
+    await animationsDone(page);
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     await dialog.waitFor({ state: 'detached' });
     expect(await rows(page).count()).toBe(9);

@@ -139,6 +139,9 @@ describe.skipIf(skip)('run view and log viewer', () => {
       // re-run from the run page: the task and its downstream succeed, the run too
       await page.goto(`${ui.engine.origin}/#/runs/${runId}`);
       await page.getByTestId('rerun-broken').click();
+      // answered once it has finished opening (a click on a popconfirm still zooming in can be lost)
+      await page.locator('.ant-popconfirm .ant-btn-primary').waitFor();
+      await animationsDone(page);
       await page.locator('.ant-popconfirm .ant-btn-primary').click();
       await expect.poll(() => runState(page), { timeout: 30_000, interval: 250 }).toBe('SUCCESS');
       const after = await runDetail(runId);
@@ -237,6 +240,9 @@ describe.skipIf(skip)('run view and log viewer', () => {
       .waitFor({ timeout: 20_000 });
     expect(await runState(page)).toBe('RUNNING');
     await page.getByTestId('cancel-run').click();
+    // answered once it has finished opening (a click on a popconfirm still zooming in can be lost)
+    await page.locator('.ant-popconfirm .ant-btn-dangerous').waitFor();
+    await animationsDone(page);
     await page.locator('.ant-popconfirm .ant-btn-dangerous').click();
     await expect.poll(() => runState(page), { timeout: 20_000, interval: 250 }).toBe('CANCELLED');
     const detail = await runDetail(runId);

@@ -1,6 +1,12 @@
 import { AxError } from '../../api/errors.ts';
 import type { WorkerRecord } from '../../api/types.ts';
-import type { Coordinator, DispatchMessage, EngineEvent, NodePresence } from '../../ports/coordinator.ts';
+import type {
+  Coordinator,
+  DispatchMessage,
+  EngineEvent,
+  NodePresence,
+  SubscribeOptions,
+} from '../../ports/coordinator.ts';
 
 export interface MemoryCoordinatorOptions {
   /** clock for every TTL (workers, start locks, leases); default Date.now */
@@ -223,12 +229,15 @@ export class MemoryCoordinator implements Coordinator {
     }
   }
 
-  async subscribe(handler: (event: EngineEvent) => void, options?: { fromOthers?: boolean }): Promise<() => void> {
+  async subscribe(handler: (event: EngineEvent) => void, options?: SubscribeOptions): Promise<() => void> {
     if (this.closed)
       throw new AxError('unavailable', 'coordinator is closed: subscribe before close(), or open a new one');
     if (options?.fromOthers) return () => undefined;
+    const states = options?.instanceStates;
     // Wrapped so subscribing the same function twice yields two independent subscriptions.
-    const entry = (event: EngineEvent): void => handler(event);
+    const entry = (event: EngineEvent): void => {
+      if (!states || (event.type === 'instance' && (states as readonly string[]).includes(event.state))) handler(event);
+    };
     this.subscribers.add(entry);
     return () => {
       this.subscribers.delete(entry);

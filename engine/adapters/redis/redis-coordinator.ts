@@ -7,7 +7,13 @@ import { Redis, type ChainableCommander } from 'ioredis';
 import { AxError } from '../../api/errors.ts';
 import { checkEvent } from '../../api/event-schema.ts';
 import type { WorkerRecord } from '../../api/types.ts';
-import type { Coordinator, DispatchMessage, EngineEvent, NodePresence } from '../../ports/coordinator.ts';
+import type {
+  Coordinator,
+  DispatchMessage,
+  EngineEvent,
+  NodePresence,
+  SubscribeOptions,
+} from '../../ports/coordinator.ts';
 import { clusterClient } from './redis-cluster.ts';
 import { connectionOptions, isCluster, RedisConnection, type RedisClient } from './redis-connection.ts';
 import { clusterPrefix, RedisKeys } from './redis-keys.ts';
@@ -20,6 +26,7 @@ import {
   HEARTBEAT_NODE,
   HEARTBEAT_WORKER,
   LIST_WORKERS,
+  PUBLISH_IN_SLOT,
   RELEASE_LEASE,
   RELEASE_LOCK,
   TAKE,
@@ -46,7 +53,8 @@ interface RedisCoordinatorCommon {
   onSubscriberError?: (error: unknown, event: EngineEvent) => void;
   /**
    * told about a message on the events channel that is not an event (not JSON, or not of an
-   * EngineEvent's shape: api/event-schema.ts), which was dropped; default: ignored
+   * EngineEvent's shape: api/event-schema.ts), which was dropped; default: ignored. Only what a
+   * subscription wanted is checked: what none wants (SubscribeOptions) is dropped unread.
    */
   onInvalidEvent?: (problem: string) => void;
 }
@@ -66,6 +74,22 @@ const parseMessage = (raw: string): DispatchMessage => JSON.parse(raw) as Dispat
 interface Envelope {
   origin: string;
   event: EngineEvent;
+}
+
+/** One subscribe() call: its handler and which events it wants. */
+interface Subscription {
+  handler: (event: EngineEvent) => void;
+  fromOthers: boolean;
+  /** instanceStates as a set; null: every event */
+  states: ReadonlySet<string> | null;
+}
+
+/** Whether a subscription wants an event, from the event's fields as they arrived (not yet checked). */
+function wants(s: Subscription, event: { type?: unknown; state?: unknown } | null | undefined, own: boolean): boolean {
+  if (own && s.fromOthers) return false;
+  return (
+    s.states === null || (event?.type === 'instance' && typeof event.state === 'string' && s.states.has(event.state))
+  );
 }
 
 /**
@@ -95,13 +119,15 @@ export class RedisCoordinator implements Coordinator {
   /** value of the start locks this coordinator takes, and the origin of the events it publishes */
   private readonly owner = `${hostname()}:${process.pid}:${randomBytes(6).toString('hex')}`;
   private readonly wakeups: WorkWakeups;
-  private readonly handlers = new Set<(event: EngineEvent, own: boolean) => void>();
+  private readonly handlers = new Set<Subscription>();
   private eventsSubscribed: Promise<void> | null = null;
   private closed = false;
+  private readonly cluster: boolean;
 
   constructor(options: RedisCoordinatorOptions) {
     const prefix = options.prefix ?? 'ax:';
-    this.keys = new RedisKeys(options.cluster ? clusterPrefix(prefix) : prefix);
+    this.cluster = options.cluster === true;
+    this.keys = new RedisKeys(this.cluster ? clusterPrefix(prefix) : prefix);
     this.onSubscriberError = options.onSubscriberError ?? (() => undefined);
     this.onInvalidEvent = options.onInvalidEvent ?? (() => undefined);
     const commandTimeoutMs = options.commandTimeoutMs ?? 5_000;
@@ -254,16 +280,18 @@ export class RedisCoordinator implements Coordinator {
 
   async publish(event: EngineEvent): Promise<void> {
     const payload = JSON.stringify({ origin: this.owner, event } satisfies Envelope);
-    await this.commands.call('publish', (r) => r.publish(this.keys.events, payload));
+    if (this.cluster) await this.commands.script(PUBLISH_IN_SLOT, [this.keys.events], [payload]);
+    else await this.commands.call('publish', (r) => r.publish(this.keys.events, payload));
   }
 
-  async subscribe(handler: (event: EngineEvent) => void, options?: { fromOthers?: boolean }): Promise<() => void> {
+  async subscribe(handler: (event: EngineEvent) => void, options?: SubscribeOptions): Promise<() => void> {
     if (this.closed)
       throw new AxError('unavailable', 'coordinator is closed: subscribe before close(), or open a new one');
-    // Wrapped so subscribing the same function twice yields two independent subscriptions.
-    const fromOthers = options?.fromOthers === true;
-    const entry = (event: EngineEvent, own: boolean): void => {
-      if (!(own && fromOthers)) handler(event);
+    // A new object, so subscribing the same function twice yields two independent subscriptions.
+    const entry: Subscription = {
+      handler,
+      fromOthers: options?.fromOthers === true,
+      states: options?.instanceStates ? new Set(options.instanceStates) : null,
     };
     this.eventsSubscribed ??= this.subscriber.call('subscribe', async (r) => {
       await r.subscribe(this.keys.events);
@@ -306,17 +334,22 @@ export class RedisCoordinator implements Coordinator {
         this.onInvalidEvent(`not JSON: ${JSON.stringify(message.slice(0, 60))}`);
         return;
       }
+      const own = envelope?.origin === this.owner;
+      // Every node hears every event of the team; most want few of them (a worker its cancels,
+      // the leader the outcomes of others): one no subscription here wants is not even checked.
+      const raw = envelope?.event as { type?: unknown; state?: unknown } | null | undefined;
+      const wanting = [...this.handlers].filter((s) => wants(s, raw, own));
+      if (wanting.length === 0) return;
       const checked = checkEvent(envelope?.event);
       if (!checked.ok || typeof envelope?.origin !== 'string') {
         this.onInvalidEvent(checked.ok ? 'no origin (not sent by an AX coordinator)' : checked.problem);
         return;
       }
       const { event } = checked;
-      const own = envelope.origin === this.owner;
       // Followers (UI, CLI --follow): one failing must not starve the others.
-      for (const handler of [...this.handlers]) {
+      for (const s of wanting) {
         try {
-          handler(event, own);
+          s.handler(event);
         } catch (error) {
           this.onSubscriberError(error, event);
         }

@@ -133,3 +133,10 @@ if value and string.sub(value, string.find(value, '|', 1, true) + 1) == ARGV[1] 
 end
 return 0`,
 );
+
+/**
+ * KEYS: events channel. ARGV: payload. A cluster's PUBLISH goes to any node and reaches the
+ * others over the cluster bus, so two events sent to two nodes can arrive swapped; as a script
+ * with the channel declared it runs on the master of the team's slot, every time, in order.
+ */
+export const PUBLISH_IN_SLOT = lua('publish', `return redis.call('PUBLISH', KEYS[1], ARGV[1])`);

@@ -44,7 +44,8 @@ export async function moveLogRows(db: Kysely<Database>): Promise<number> {
   }
 }
 
-export function logChunks(dialect: SqlDialectName): Migration {
+/** `onNote` is told, before and after, when old lines are moved: it takes about 10 s per million. */
+export function logChunks(dialect: SqlDialectName, onNote?: (message: string) => void): Migration {
   const t = types(dialect);
   const blob = dialect === 'mysql' ? sql`longblob` : dialect === 'postgres' ? sql`bytea` : sql`blob`;
   return {
@@ -69,7 +70,20 @@ export function logChunks(dialect: SqlDialectName): Migration {
         .execute();
       // retention: the chunks whose newest line is older than the cut-off
       await db.schema.createIndex('execution_log_chunk_ts').on('execution_log_chunk').columns(['ts_last']).execute();
+      // Counted only for someone to tell: on a large table the count is a scan of its own.
+      const { rows } = onNote
+        ? await sql<{ n: number | string }>`select count(*) as n from execution_log`.execute(db)
+        : { rows: [] };
+      const old = num(rows[0]?.n ?? 0);
+      const lines = old.toLocaleString('en-US');
+      if (old > 0)
+        onNote?.(
+          `upgrading the log store (once): moving ${lines} stored log lines into compressed chunks, about 10 s per million`,
+        );
+      const started = Date.now();
       await moveLogRows(db as Kysely<Database>);
+      if (old > 0)
+        onNote?.(`log store upgraded: ${lines} lines moved in ${((Date.now() - started) / 1000).toFixed(1)} s`);
       await db.schema.dropTable('execution_log').execute();
     },
   };

@@ -287,7 +287,10 @@ function graphPageIndexes(dialect: SqlDialectName): Migration {
 }
 
 class StaticProvider implements MigrationProvider {
-  constructor(private readonly dialect: SqlDialectName) {}
+  constructor(
+    private readonly dialect: SqlDialectName,
+    private readonly onNote?: (message: string) => void,
+  ) {}
   async getMigrations(): Promise<Record<string, Migration>> {
     return {
       '0001_initial': initial(this.dialect),
@@ -316,7 +319,7 @@ class StaticProvider implements MigrationProvider {
       '0023_run_list_index': runListIndex,
       '0024_accounts': accounts(this.dialect),
       '0025_team_secrets': teamSecrets(this.dialect),
-      '0026_log_chunks': logChunks(this.dialect),
+      '0026_log_chunks': logChunks(this.dialect, this.onNote),
     };
   }
 }
@@ -346,9 +349,17 @@ async function checkNotNewer(db: Kysely<unknown>, known: string[], where: string
   return applied;
 }
 
-/** `where` names the database in errors: a file, or "the team database". */
-export async function migrate(db: Kysely<unknown>, dialect: SqlDialectName, where = 'the database'): Promise<void> {
-  const provider = new StaticProvider(dialect);
+/**
+ * `where` names the database in errors: a file, or "the team database". `onNote` hears what a
+ * long migration is doing (moving old log lines), so a start that waits says why.
+ */
+export async function migrate(
+  db: Kysely<unknown>,
+  dialect: SqlDialectName,
+  where = 'the database',
+  onNote?: (message: string) => void,
+): Promise<void> {
+  const provider = new StaticProvider(dialect, onNote);
   const known = Object.keys(await provider.getMigrations());
   const applied = new Set(await checkNotNewer(db, known, where));
   // Up to date: no migrator, so no lock. On MySQL Kysely's migration lock is one GET_LOCK name for

@@ -16,6 +16,8 @@ export interface MysqlOptions {
   /** TLS options passed through to mysql2 (ca, cert, key, rejectUnauthorized) */
   ssl?: PoolOptions['ssl'];
   connectionLimit?: number;
+  /** what a long migration is doing (migrations.ts), e.g. for the start's output */
+  onNote?: (message: string) => void;
 }
 
 export function parseMysqlUrl(url: string): PoolOptions {
@@ -120,6 +122,6 @@ export async function openMysqlStore(options: MysqlOptions): Promise<SqlStore> {
     throw explain(err, config);
   }
   const db = new Kysely<Schema>({ dialect: new MysqlDialect({ pool }) });
-  await migrate(db as Kysely<unknown>, 'mysql', 'the team database');
+  await migrate(db as Kysely<unknown>, 'mysql', 'the team database', options.onNote);
   return new SqlStore(db, 'mysql');
 }

@@ -16,6 +16,8 @@ export interface PostgresOptions {
   /** postgres://user:password@host:port/database?ssl=... */
   url: string;
   connectionLimit?: number;
+  /** what a long migration is doing (migrations.ts), e.g. for the start's output */
+  onNote?: (message: string) => void;
 }
 
 const SHAPE = 'postgres://USER:PASSWORD@HOST:5432/DATABASE';
@@ -143,6 +145,6 @@ export async function openPostgresStore(options: PostgresOptions): Promise<SqlSt
     throw explain(err, config);
   }
   const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
-  await migrate(db as Kysely<unknown>, 'postgres', 'the team database');
+  await migrate(db as Kysely<unknown>, 'postgres', 'the team database', options.onNote);
   return new SqlStore(db, 'postgres');
 }

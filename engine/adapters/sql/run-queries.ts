@@ -5,6 +5,7 @@ import type { InstanceLaunch, InstanceRecord, InstanceState, RunRecord } from '.
 import type { NewInstance, NewRun, RunFilter } from '../../ports/store.ts';
 import { memoQuery, slot } from './memo-query.ts';
 import { insertedId, mayCollide } from './inserts.ts';
+import type { SqlDialectName } from './migrations.ts';
 import { chunks, instanceFromRow, reasonColumns, runFromRow } from './rows.ts';
 import type { Database, TaskInstanceTable } from './schema.ts';
 
@@ -241,11 +242,17 @@ export async function pendingInstanceCount(db: Kysely<Database>, runId: number):
 
 export async function recordTaskHeartbeats(
   db: Kysely<Database>,
+  dialect: SqlDialectName,
   workerId: string,
   beats: { instanceId: number; attempt: number; at: number }[],
 ): Promise<Set<number>> {
   // Beats of one tick share their time: one UPDATE per distinct (time, attempt), usually one or
   // two. The attempt is part of the fence (design.md §7): a beat for another attempt touches nothing.
+  // On PostgreSQL the beat skips the rows another step holds locked (a pid or an outcome write,
+  // alone or in a group commit that locks its rows in its own order): waiting for them while
+  // holding the others was a deadlock, found only after deadlock_timeout (1 s) each. A beat
+  // skipped once is harmless (a task is suspected only after 2.5 intervals without one), and an
+  // outcome ends the beats of its row anyway. InnoDB finds deadlocks at once and runs the beat as before.
   const groups = new Map<string, { at: number; attempt: number; ids: number[] }>();
   for (const b of beats) {
     const key = `${b.at}:${b.attempt}`;
@@ -255,10 +262,19 @@ export async function recordTaskHeartbeats(
   }
   for (const { at, attempt, ids } of groups.values()) {
     for (const part of chunks(ids)) {
+      const free = db
+        .selectFrom('task_instance')
+        .select('id')
+        .where('id', 'in', part)
+        .where('attempt', '=', attempt)
+        .where('worker_id', '=', workerId)
+        .where('state', '=', 'RUNNING')
+        .forUpdate()
+        .skipLocked();
       await db
         .updateTable('task_instance')
         .set({ heartbeat_at: at })
-        .where('id', 'in', part)
+        .where('id', 'in', dialect === 'postgres' ? free : part)
         .where('attempt', '=', attempt)
         .where('worker_id', '=', workerId)
         .where('state', '=', 'RUNNING')

@@ -53,7 +53,12 @@ export async function setScheduleLastFire(db: Kysely<Database>, scheduleId: numb
     .execute();
 }
 
-export async function rebaseScheduleLastFire(
+/**
+ * A schedule's last fire moved from `from` to `to` while it still is `from` (a compare-and-set),
+ * back (the clock stepped back) or on (a misfire decision): of two schedulers deciding on the
+ * same fires, one moves it and the other is refused.
+ */
+export async function moveScheduleLastFire(
   db: Kysely<Database>,
   scheduleId: number,
   from: number,

@@ -139,7 +139,10 @@ export class SqlStore extends SqlReadModels implements Store {
     return schedules.setScheduleLastFire(this.db, scheduleId, at);
   }
   rebaseScheduleLastFire(scheduleId: number, from: number, to: number): Promise<boolean> {
-    return schedules.rebaseScheduleLastFire(this.db, scheduleId, from, to);
+    return schedules.moveScheduleLastFire(this.db, scheduleId, from, to);
+  }
+  advanceScheduleLastFire(scheduleId: number, from: number, to: number): Promise<boolean> {
+    return schedules.moveScheduleLastFire(this.db, scheduleId, from, to);
   }
   setScheduleError(scheduleId: number, error: string | null): Promise<void> {
     return schedules.setScheduleError(this.db, scheduleId, error);
@@ -275,7 +278,7 @@ export class SqlStore extends SqlReadModels implements Store {
     workerId: string,
     beats: { instanceId: number; attempt: number; at: number }[],
   ): Promise<Set<number>> {
-    return runs.recordTaskHeartbeats(this.db, workerId, beats);
+    return runs.recordTaskHeartbeats(this.db, this.dialect, workerId, beats);
   }
 
   // logs

@@ -13,6 +13,8 @@ import { SqlStore } from './sql-store.ts';
 export interface SqliteStoreOptions {
   /** the file was deleted, replaced or overwritten while open: every write is refused from now on */
   onLost?: (error: AxError) => void;
+  /** what a long migration is doing (migrations.ts), e.g. for the start's output */
+  onNote?: (message: string) => void;
 }
 
 export async function openSqliteStore(file: string, options: SqliteStoreOptions = {}): Promise<SqlStore> {
@@ -39,7 +41,7 @@ export async function openSqliteStore(file: string, options: SqliteStoreOptions 
     await db.destroy();
   };
   try {
-    await migrate(db as Kysely<unknown>, 'sqlite', file);
+    await migrate(db as Kysely<unknown>, 'sqlite', file, options.onNote);
   } catch (err) {
     await close();
     throw describeSqliteError(err, file);

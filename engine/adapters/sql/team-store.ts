@@ -23,9 +23,15 @@ export async function checkTeamDatabaseUrl(url: string): Promise<void> {
   else (await import('./mysql-store.ts')).parseMysqlUrl(url);
 }
 
-/** Opens (and migrates) the team database; connectionLimit: its pool's size (default 10). */
-export async function openTeamStore(url: string, connectionLimit?: number): Promise<SqlStore> {
+/**
+ * Opens (and migrates) the team database; connectionLimit: its pool's size (default 10); onNote:
+ * what a long migration is doing.
+ */
+export async function openTeamStore(
+  url: string,
+  options: { connectionLimit?: number; onNote?: (message: string) => void } = {},
+): Promise<SqlStore> {
   if (teamDatabaseKind(url) === 'postgres')
-    return (await import('./postgres-store.ts')).openPostgresStore({ url, connectionLimit });
-  return (await import('./mysql-store.ts')).openMysqlStore({ url, connectionLimit });
+    return (await import('./postgres-store.ts')).openPostgresStore({ url, ...options });
+  return (await import('./mysql-store.ts')).openMysqlStore({ url, ...options });
 }

@@ -21,6 +21,12 @@ const READ_FACTOR = 2;
 /** How often a pass with no live worker at all writes why the head of the line waits. */
 const REASONS_EVERY_MS = 1_000;
 
+/**
+ * How often a pass looks at the workers' queue lengths (the queue_long rule): a busy leader
+ * passes once or more per finished task, and asked Redis every worker's length each time.
+ */
+const QUEUES_EVERY_MS = 1_000;
+
 export interface DispatcherOptions {
   staleAfterMs: number;
   queueAlertThreshold: number;
@@ -45,6 +51,7 @@ export class Dispatcher {
   private again = false;
   private lastAlertAt = 0;
   private lastReasonsAt = Number.NEGATIVE_INFINITY;
+  private lastQueuesAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly store: InstanceStore,
@@ -195,21 +202,33 @@ export class Dispatcher {
       // said. Either way give it nothing more this pass (the next pass reads its load afresh)
       // rather than page through the queue offering it more.
       if (claimed.size < share.length) worker.running = Math.max(worker.running, worker.maxConcurrency);
-      for (const inst of share) {
-        if (!claimed.has(inst.id)) continue;
-        await this.coordinator.enqueue(worker.id, {
-          instanceId: inst.id,
-          attempt: inst.attempt,
-          workerId: worker.id,
-          dispatchedAt: now,
-        });
-        this.onDispatched(inst.id, inst.taskName, inst.runId, inst.attempt);
-      }
+      // Asked for together, in the share's order (one connection keeps it), so they travel
+      // together rather than one round trip each. One that failed leaves its instance DISPATCHED
+      // with no message: the redispatch rule sends it again.
+      const sent = share.filter((inst) => claimed.has(inst.id));
+      const enqueued = await Promise.allSettled(
+        sent.map((inst) =>
+          this.coordinator.enqueue(worker.id, {
+            instanceId: inst.id,
+            attempt: inst.attempt,
+            workerId: worker.id,
+            dispatchedAt: now,
+          }),
+        ),
+      );
+      let failed: PromiseRejectedResult | undefined;
+      enqueued.forEach((e, i) => {
+        const inst = sent[i] as InstanceRecord;
+        if (e.status === 'fulfilled') this.onDispatched(inst.id, inst.taskName, inst.runId, inst.attempt);
+        else failed ??= e;
+      });
+      if (failed) throw failed.reason;
     }
   }
 
   private async checkQueues(workers: WorkerRecord[], now: number): Promise<void> {
-    if (now - this.lastAlertAt < 60_000) return;
+    if (now - this.lastAlertAt < 60_000 || now - this.lastQueuesAt < QUEUES_EVERY_MS) return;
+    this.lastQueuesAt = now;
     for (const w of workers) {
       const length = await this.coordinator.queueLength(w.id);
       if (length > this.options.queueAlertThreshold) {

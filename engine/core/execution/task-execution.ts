@@ -31,6 +31,9 @@ import { upstreamOutputVariables } from './upstream-outputs.ts';
 import { instanceLaunch } from './instance-launch.ts';
 
 /** A task its worker runs, from its start lock to its recorded outcome. */
+/** Said in a cancelled task's log once no process of its group is left: what `ax cancel` waits for. */
+export const STOPPED_LINE = 'stopped: no process of its group is left';
+
 export interface Running {
   inst: InstanceRecord;
   message: DispatchMessage;
@@ -164,9 +167,10 @@ export class TaskExecutor {
     }
     // Cancelled (or otherwise stopped) between RUNNING and the spawn: it goes at once.
     if (entry.stopReason) void entry.process.terminate(this.options.killGraceMs);
-    await this.persist(`record the pid of instance ${inst.id}`, () =>
-      this.store.recordPid(inst.id, fence, entry.process?.pid, launch),
-    );
+    // The timeout counts from the spawn, before the pid is written: a write that waits for a slow
+    // or absent database must not leave the process running past its timeout, nor let the
+    // scheduler's backstop (counted from RUNNING) judge this live worker silent and record a
+    // TIMEOUT while the group still lives (test/team/timeout-retry.test.ts).
     const cancelTimeout =
       task.timeoutMs === undefined
         ? undefined
@@ -178,13 +182,16 @@ export class TaskExecutor {
             );
             void entry.process?.terminate(this.options.killGraceMs);
           });
+    await this.persist(`record the pid of instance ${inst.id}`, () =>
+      this.store.recordPid(inst.id, fence, entry.process?.pid, launch),
+    );
     const exit = await entry.process.exited;
     cancelTimeout?.();
     // Anything the command left running in its group goes with it: a retry must never overlap
     // a live leftover of the previous attempt (design.md §7).
     await entry.process.terminate(this.options.killGraceMs);
     // What `ax cancel` waits for: the cancelled task's group is gone.
-    if (entry.cancelled) this.logs.system(inst.id, 'stopped: no process of its group is left');
+    if (entry.cancelled) this.logs.system(inst.id, STOPPED_LINE);
     const { state, reason, reasonCode, failedOver } = taskOutcome(entry, exit, task.timeoutMs);
     if (failedOver) this.logs.system(inst.id, reason as string);
     const outputs = this.outputsOf(inst.id, exit);

@@ -16,7 +16,7 @@ import { repeat } from '../support/repeat.ts';
 import { retrying } from '../support/retry.ts';
 import type { Dispatcher } from '../dispatch/dispatcher.ts';
 import type { RunManager } from '../runs/run-manager.ts';
-import { type ExecutionOptions, type Running, TaskExecutor } from './task-execution.ts';
+import { type ExecutionOptions, type Running, STOPPED_LINE, TaskExecutor } from './task-execution.ts';
 import { WorkerIdentity } from './worker-identity.ts';
 import type { WorkflowCache } from '../workflow/workflow-cache.ts';
 
@@ -138,13 +138,17 @@ export class Worker {
     this.every(this.options.taskHeartbeatMs, () => this.beatTasks());
     // A cancel taken by another process (a CLI, another node) reaches this worker as an event;
     // the worker heartbeat's look at the store is the safety net for an event lost on the way.
-    this.unsubscribe = await this.coordinator.subscribe((e) => {
-      if (e.type !== 'instance' || e.state !== 'CANCELLED' || !this.running.has(e.instanceId)) return;
-      void this.store
-        .cancelledAmong([e.instanceId])
-        .then((ids) => ids.forEach((id) => this.stopCancelled(id)))
-        .catch(() => undefined);
-    });
+    this.unsubscribe = await this.coordinator.subscribe(
+      (e) => {
+        // only cancels reach here (instanceStates)
+        if (e.type !== 'instance' || !this.running.has(e.instanceId)) return;
+        void this.store
+          .cancelledAmong([e.instanceId])
+          .then((ids) => ids.forEach((id) => this.stopCancelled(id)))
+          .catch(() => undefined);
+      },
+      { instanceStates: ['CANCELLED'] },
+    );
     this.loop = this.takeLoop();
   }
 
@@ -154,8 +158,12 @@ export class Worker {
    */
   stopCancelled(instanceId: number): void {
     const r = this.running.get(instanceId);
-    if (!r || r.stopReason || r.reporting) return;
+    if (!r || r.cancelled) return;
     r.cancelled = true;
+    // Its process has ended and its group was stopped before the outcome: what `ax cancel` waits for is so.
+    if (r.reporting) return this.logs.system(instanceId, STOPPED_LINE);
+    // Already being stopped for another reason (a task heartbeat that found the cancel before its
+    // event came took it for a take-over): the kill under way goes on, and its end is still said.
     this.logs.system(
       instanceId,
       `cancelled: SIGTERM to the process group, SIGKILL after ${formatDuration(this.options.killGraceMs)}`,
@@ -261,8 +269,13 @@ export class Worker {
     const at = this.clock.now();
     const beats = list.map((r) => ({ instanceId: r.inst.id, attempt: r.inst.attempt, at }));
     const owned = await this.store.recordTaskHeartbeats(this.id, beats);
-    for (const r of list) {
-      if (!owned.has(r.inst.id) && !r.stopReason && !r.reporting) {
+    const lost = list.filter((r) => !owned.has(r.inst.id) && !r.stopReason && !r.reporting);
+    if (lost.length === 0) return;
+    // Not owned because a user cancelled it, its event not heard yet: a cancel, not a take-over.
+    const cancelled = new Set(await this.store.cancelledAmong(lost.map((r) => r.inst.id)));
+    for (const r of lost) {
+      if (cancelled.has(r.inst.id)) this.stopCancelled(r.inst.id);
+      else if (!r.stopReason && !r.reporting) {
         const why = because('stop_not_owned');
         this.alert(`instance ${r.inst.id} attempt ${r.inst.attempt}: ${why.reason}; killing its process`);
         void this.stopTask(r, why);
@@ -298,25 +311,30 @@ export class Worker {
     const messages = await this.coordinator.take(this.id, free);
     for (const m of messages) {
       this.slots += 1;
+      let freed = false;
+      const freeSlot = (): void => {
+        if (freed) return;
+        freed = true;
+        this.slots -= 1;
+        this.idle?.();
+        this.idle = undefined;
+      };
       // InstanceStore & ReadModelStore or Redis away before the task started: the message stays in flight and the
       // instance DISPATCHED, which the scheduler dispatches again (redispatchAfterMs).
-      void this.execute(m)
+      void this.execute(m, freeSlot)
         .catch((err: unknown) =>
           this.alert(
             `dispatch of instance ${m.instanceId} attempt ${m.attempt} not started: ${err instanceof Error ? err.message : String(err)}`,
           ),
         )
-        .finally(() => {
-          this.slots -= 1;
-          this.idle?.();
-          this.idle = undefined;
-        });
+        .finally(freeSlot);
     }
     if (messages.length > 0) return;
     await Promise.race([this.coordinator.waitForWork(this.id, 1_000), this.stopSignal]);
   }
 
-  private async execute(message: DispatchMessage): Promise<void> {
+  /** `freeSlot`: the slot may take the next message (once the task is over; called again after, it does nothing). */
+  private async execute(message: DispatchMessage, freeSlot: () => void): Promise<void> {
     const refuse = async (why: string) => {
       this.alert(`dispatch of instance ${message.instanceId} attempt ${message.attempt} ignored: ${why}`);
       await this.coordinator.ack(this.id, message);
@@ -338,8 +356,9 @@ export class Worker {
       this.alert(`instance ${inst.id}: ${err instanceof Error ? err.message : String(err)}`);
     } finally {
       this.running.delete(inst.id);
-      this.idle?.();
-      this.idle = undefined;
+      // The task is over and its outcome recorded: the next take goes out with the release and
+      // the ack below (one write to Redis) rather than a round trip after them.
+      freeSlot();
       // Best effort: with Redis away the lock expires by its TTL, and the in-flight entry is only
       // a record; the outcome is already in the store.
       const cleanup = await Promise.allSettled([

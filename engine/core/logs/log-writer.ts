@@ -85,6 +85,8 @@ export class LogWriter {
   /** lines not yet in the store, oldest first; a failed write puts its lines back at the front */
   private buffer: LogLine[] = [];
   private bufferedBytes = 0;
+  /** bytes of the lines the write under way holds: still in memory, and back in the buffer if it fails */
+  private writingBytes = 0;
   private readonly outputs = new Map<number, InstanceOutput>();
   /** the write under way, and the one queued behind it (which takes whatever came meanwhile) */
   private writing: Promise<void> | undefined;
@@ -112,6 +114,15 @@ export class LogWriter {
 
   private get maxBufferBytes(): number {
     return this.options.maxBufferBytes ?? 32 * 1024 * 1024;
+  }
+
+  /**
+   * What the bound is checked against: the buffer and the write under way. Not the buffer alone:
+   * while a write to an unreachable store is pending the buffer looks empty, and lines let in then
+   * (with a marker) overflow it once the failed batch comes back, so one gap got two markers.
+   */
+  private get heldBytes(): number {
+    return this.bufferedBytes + this.writingBytes;
   }
 
   /** Starts numbering an instance's lines (after any lines it already has); `limit`: the task's own cap on them. */
@@ -166,7 +177,7 @@ export class LogWriter {
     // Once an instance drops lines it goes on dropping until there is room for a while (half the
     // bound): then one marker says how many, exactly where they are missing.
     const room = out.dropped > 0 ? this.maxBufferBytes / 2 : this.maxBufferBytes;
-    if (this.bufferedBytes + line.length + 128 > room) {
+    if (this.heldBytes + line.length + 128 > room) {
       out.dropped += 1;
       this.options.onDropped?.();
       this.schedule();
@@ -188,7 +199,7 @@ export class LogWriter {
 
   /** The marker for lines dropped since the last one, once there is room; small, so never dropped itself. */
   private reportDropped(instanceId: number, out: InstanceOutput): void {
-    if (out.dropped === 0 || this.bufferedBytes > this.maxBufferBytes / 2) return;
+    if (out.dropped === 0 || this.heldBytes > this.maxBufferBytes / 2) return;
     const mb = Math.round(this.maxBufferBytes / 1024 / 1024);
     const text = `[${out.dropped} line(s) of output dropped: the log store did not keep up (or was unreachable) and ${mb} MB of output was already waiting]`;
     out.dropped = 0;
@@ -273,12 +284,14 @@ export class LogWriter {
       let bytes = 0;
       for (const l of batch) bytes += cost(l);
       this.bufferedBytes -= bytes;
+      this.writingBytes = bytes;
       try {
         await this.store.appendLogs(batch);
       } catch (err) {
         // Back at the front, in order (concat, not a spread: a batch may hold many thousand lines).
         this.buffer = batch.concat(this.buffer);
         this.bufferedBytes += bytes;
+        this.writingBytes = 0;
         this.failure = err;
         this.failures += 1;
         this.retryAt = this.clock.now() + backoffDelay(STORE_BACKOFF, this.failures);
@@ -286,6 +299,7 @@ export class LogWriter {
         this.wakeClosers();
         return;
       }
+      this.writingBytes = 0;
       this.failures = 0;
       this.retryAt = 0;
       for (const l of batch) {

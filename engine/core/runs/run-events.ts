@@ -56,13 +56,16 @@ export class RunEvents {
   }
 
   // Live events are for followers (UI, --follow), who read the store for the truth: with Redis
-  // away they are dropped, never allowed to stop a run half-way between its store writes.
+  // away they are dropped, never allowed to stop a run half-way between its store writes. Sent,
+  // not waited for: they still leave in the order asked (one connection keeps it), and a worker's
+  // outcome event goes with its ack and next take (one write to Redis) instead of a round trip
+  // before them.
   async publishInstance(inst: InstanceRecord): Promise<void> {
-    await this.coordinator.publish(instanceEvent(inst, this.clock.now())).catch(() => undefined);
+    void this.coordinator.publish(instanceEvent(inst, this.clock.now())).catch(() => undefined);
   }
 
   private async publishRun(run: Pick<RunRecord, 'id' | 'workflowName' | 'state'>): Promise<void> {
-    await this.coordinator
+    void this.coordinator
       .publish({ type: 'run', runId: run.id, workflowName: run.workflowName, state: run.state, at: this.clock.now() })
       .catch(() => undefined);
   }

@@ -54,6 +54,9 @@ export class CronFiring {
     } else {
       const now = this.clock.now();
       for (const s of await this.store.listSchedules()) {
+        // A pass slower than the lease (a loaded box, a slow database) may have let a standby
+        // take it: this one decides on no further schedule.
+        if (!this.lease.isCurrent) break;
         // A monitor's fires start nothing: monitor-check.ts looks at them.
         if (s.monitorGraceMs !== undefined) continue;
         // One schedule that cannot be planned must not stop the others, nor fail in silence.
@@ -121,8 +124,12 @@ export class CronFiring {
       maxCatchUp: this.config.maxCatchUp,
     });
     if (plan.skipped > 0) {
-      scan.dropped += plan.skipped;
       const latest = plan.skippedLatest as number;
+      // The decision is taken once, in the store: the last fire moves on from the one it was made
+      // on only while nobody moved it meanwhile. A second leader (a deposed one whose pass outlived
+      // its lease, a split brain) finds it moved and neither audits nor fires what the first decided.
+      if (!(await this.store.advanceScheduleLastFire(s.id, s.lastFireAt, latest))) return;
+      scan.dropped += plan.skipped;
       await this.store.audit({
         at: now,
         actor: 'scheduler',
@@ -131,7 +138,6 @@ export class CronFiring {
         detail: `${plan.skippedCapped ? 'more than ' : ''}${plan.skipped} missed fire(s) up to ${new Date(latest).toISOString()} not run (misfire policy: ${s.misfire})`,
       });
       this.alerts.misfireSkipped(s.workflowName, plan.skipped, latest, s.misfire);
-      if (plan.fireNow.length === 0) await this.store.setScheduleLastFire(s.id, latest);
     }
     for (const f of plan.fireNow) if (await this.fire(s, f)) scan.fired++;
     for (const f of plan.upcoming) {
@@ -149,7 +155,7 @@ export class CronFiring {
   /** Makes the run of one fire; false when it made none (not leading, paused, changed, a duplicate). */
   private async fire(s: ScheduleRecord, fireTime: number): Promise<boolean> {
     this.fireTimers.delete(`${s.id}:${fireTime}:${s.cron}:${s.timezone}`);
-    if (!this.lease.isLeader) return false;
+    if (!this.lease.isCurrent) return false;
     // A timer set before the workflow was disabled, its schedule changed or scheduling was
     // paused lives until the next scan; it must not start a run meanwhile.
     const current = (await this.workflows.get(s.workflowId))?.graph;

@@ -7,6 +7,8 @@ const LEASE = 'scheduler';
 
 export class LeaderLease {
   private token: number | null = null;
+  /** when the lease held lapses at the latest, counted from before the call that took or renewed it */
+  private heldUntil = 0;
   /** until start() and from stop(): this process fires and dispatches nothing, lease or not */
   private stopped = true;
 
@@ -14,11 +16,21 @@ export class LeaderLease {
     private readonly coordinator: Coordinator,
     private readonly holder: string,
     private readonly ttlMs: number,
+    private readonly now: () => number,
   ) {}
 
   /** Holding the lease and not stopping: only then may this process fire schedules or dispatch. */
   get isLeader(): boolean {
     return this.token !== null && !this.stopped;
+  }
+
+  /**
+   * Leading, and the lease taken or renewed less than its time to live ago: past that a standby
+   * may hold it, so a long pass stops deciding (the store's compare-and-sets refuse what it would
+   * write twice anyway).
+   */
+  get isCurrent(): boolean {
+    return this.isLeader && this.now() < this.heldUntil;
   }
 
   start(): void {
@@ -32,7 +44,9 @@ export class LeaderLease {
    */
   async renew(): Promise<{ held: boolean; taken: boolean }> {
     const had = this.token !== null;
+    const asked = this.now();
     this.token = await this.coordinator.acquireLease(LEASE, this.holder, this.ttlMs);
+    this.heldUntil = this.token === null ? 0 : asked + this.ttlMs;
     return { held: this.token !== null, taken: !had && this.token !== null };
   }
 
@@ -44,5 +58,6 @@ export class LeaderLease {
   async release(): Promise<void> {
     if (this.token !== null) await this.coordinator.releaseLease(LEASE, this.holder);
     this.token = null;
+    this.heldUntil = 0;
   }
 }

@@ -4,6 +4,7 @@
 // outcome records its follow-ups in the same store step (RunManager.finish). A scheduler that does not lead only bids for the lease. WAITING
 // instances other processes create (a client's `ax run`, a worker advancing a run) reach the
 // leader as events; this process's own wake its dispatcher directly (Dispatcher.wake).
+import { INSTANCE_STATES } from '../../api/types.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { Coordinator } from '../../ports/coordinator.ts';
 import type { BackstopPass } from './backstop-pass.ts';
@@ -30,6 +31,9 @@ export interface SchedulerParts {
   /** each RUNNING backfill topped up to its maxParallel live runs, ended when done (backfill-pump.ts) */
   topUpBackfills: () => Promise<void>;
 }
+
+/** What another node's instance event wakes the dispatcher for: new work, or a slot freed. */
+const WAKING_STATES = INSTANCE_STATES.filter((s) => s !== 'DISPATCHED' && s !== 'RUNNING');
 
 export class Scheduler {
   private cancelTick: (() => void) | undefined;
@@ -58,9 +62,10 @@ export class Scheduler {
     // the latter a team's workers waited for the next tick (1 s) for their next task.
     this.unsubscribe = await this.coordinator.subscribe(
       (e) => {
-        if (e.type === 'instance' && e.state !== 'DISPATCHED' && e.state !== 'RUNNING') dispatcher.wake();
+        // the coordinator passes only WAKING_STATES' instance events
+        if (e.type === 'instance') dispatcher.wake();
       },
-      { fromOthers: true },
+      { fromOthers: true, instanceStates: WAKING_STATES },
     );
     this.stopped = false;
     this.starting = true;

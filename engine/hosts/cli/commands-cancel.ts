@@ -11,6 +11,7 @@ import type { InstanceRecord } from '../../api/types.ts';
 import { NodeProcessRunner } from '../../adapters/process/node-process-runner.ts';
 import { DEFAULT_CONFIG } from '../../core/model/config.ts';
 import { formatDuration } from '../../core/model/duration.ts';
+import { STOPPED_LINE } from '../../core/execution/task-execution.ts';
 import { configFromEnv } from '../node/config-env.ts';
 import { readEngineLock } from '../node/data-dir.ts';
 import { actor, cliDataDir, connect, type GlobalOptions, modeOf } from './connect.ts';
@@ -21,7 +22,6 @@ import { intArg } from './int-arg.ts';
 type Globals = () => GlobalOptions & { json?: boolean };
 
 /** the system log line a worker writes once a cancelled task's process group is gone */
-const STOPPED_LINE = 'stopped: no process of its group is left';
 
 export function cancelCommand(program: Command, globals: Globals): void {
   program

@@ -31,7 +31,7 @@ export function migrateCommand(program: Command, globals: Globals): void {
         import('../../adapters/sql/copy-store.ts'),
         import('../../adapters/sql/team-store.ts'),
       ]);
-      const source = await openSqliteStore(privateDbFile(dir));
+      const source = await openSqliteStore(privateDbFile(dir), { onNote: (m) => process.stderr.write(`ax: ${m}\n`) });
       try {
         const target = await openTeamStore(mysqlUrl);
         try {

@@ -237,6 +237,21 @@ function simulateNote(opts: ServeOptions, engine: Engine): string {
   return `ax serve: simulating ${n} workers (${ids}, ${slots} slots each; their tasks spawn nothing and last their simulate: duration): a capacity-planning tool, not for production`;
 }
 
+/**
+ * Every 15 s until done(), says on stderr what a team node's start is still waiting for: a node
+ * that hangs at start (a database lock, a Redis that does not answer) says where, not nothing.
+ */
+function startWatch(): { step: (step: string) => void; done: () => void } {
+  const began = Date.now();
+  let current = 'opening the team database and Redis';
+  const timer = setInterval(() => {
+    const s = Math.round((Date.now() - began) / 1000);
+    process.stderr.write(`ax serve: still starting after ${s}s: ${current}\n`);
+  }, 15_000);
+  timer.unref();
+  return { step: (step) => (current = step), done: () => clearInterval(timer) };
+}
+
 export async function serveTeam(g: GlobalOptions, opts: ServeOptions): Promise<void> {
   if (!ROLES.includes(opts.role as TeamRole))
     throw new AxError('validation', `unknown role "${opts.role}": use scheduler, worker or client`);
@@ -256,6 +271,7 @@ export async function serveTeam(g: GlobalOptions, opts: ServeOptions): Promise<v
     .filter((a) => a.startsWith('workflow:'))
     .map((a) => a.slice('workflow:'.length))
     .filter(Boolean);
+  const watch = startWatch();
   const engine: Engine = await untilReachable(() =>
     openTeamEngine({
       ...teamConnection(g),
@@ -276,16 +292,22 @@ export async function serveTeam(g: GlobalOptions, opts: ServeOptions): Promise<v
         later.stop?.('another node took this worker id', 0);
       },
       dataDir: dir,
+      onStartStep: watch.step,
     }),
-  );
+  ).catch((err: unknown) => {
+    watch.done();
+    throw err;
+  });
   if (opts.simulate !== undefined) process.stderr.write(`${simulateNote(opts, engine)}\n`);
   try {
     await engine.start();
   } catch (err) {
+    watch.done();
     // Refused (its worker id is held by a live worker) or failed: nothing of it may linger.
     await engine.dispose().catch(() => undefined);
     throw err;
   }
+  watch.step('opening the API (and the metrics address, if set)');
   const worker = engine.worker ? `, worker id ${engine.worker.id}` : '';
   // Every team node serves the UI and the API on this machine; MySQL and Redis stay the truth.
   let unannounce = () => undefined as void;
@@ -315,7 +337,7 @@ export async function serveTeam(g: GlobalOptions, opts: ServeOptions): Promise<v
       await engine.stop(0);
       await engine.dispose();
     },
-  );
+  ).finally(watch.done);
   unannounce = announceUiNode(dir, {
     port: server.port,
     ...(address.transport.tls && { tlsCert: path.resolve(address.transport.tls.certFile) }),

@@ -72,7 +72,10 @@ export async function openSoloEngine(dataDir: string, options: SoloOptions = {})
   // Read before the store opens: a mistake in settings.json stops the engine with its fix.
   const alerts = loadAlerts(dataDir, secrets, options.alerts);
   const taskEnv = nodeTaskEnv(dataDir, options.taskEnvFlags);
-  const store = await openSqliteStore(privateDbFile(dataDir), { onLost: options.onStoreLost });
+  const store = await openSqliteStore(privateDbFile(dataDir), {
+    onLost: options.onStoreLost,
+    onNote: options.onAlert ?? ((message) => process.stderr.write(`ax: ${message}\n`)),
+  });
   const coordinator = new MemoryCoordinator();
   const config = { maxOutputBytes: nodeLogLimit(dataDir), ...configFromEnv(), ...options.config };
   return new Engine({

@@ -62,6 +62,8 @@ export interface TeamOptions {
   config?: Partial<EngineConfig>;
   onAlert?: (message: string) => void;
   onDrainRequested?: () => void;
+  /** told what the opening and the engine's start wait for at each step (ax serve says it when a start hangs) */
+  onStartStep?: (step: string) => void;
   /** another node took this worker's id (this one was judged lost) */
   onIdentityLost?: () => void;
   /** this node's task secrets; default the data dir's (secrets-file.ts): never the team's store */
@@ -144,7 +146,9 @@ export async function openTeamEngine(options: TeamOptions): Promise<Engine> {
   checkRedisUrl(options.redisUrl);
   const say = options.onAlert ?? ((message: string) => process.stderr.write(`ax: ${message}\n`));
   const forcedCluster = options.redisCluster ?? clusterSetting(process.env.AX_REDIS_CLUSTER);
-  const store = await openTeamStore(options.mysqlUrl);
+  options.onStartStep?.('opening the team database (and upgrading its schema if this version is newer)');
+  const store = await openTeamStore(options.mysqlUrl, { onNote: say });
+  options.onStartStep?.('asking Redis whether it is a cluster');
   // A Redis Cluster when told, or when the server says so (INFO cluster): see redis-open.ts. A
   // client (an `ax` command) keeps quiet when Redis cannot be asked, as it did before clusters.
   let cluster: boolean;
@@ -204,6 +208,7 @@ export async function openTeamEngine(options: TeamOptions): Promise<Engine> {
     teamSecrets: { store: new SqlTeamSecretStore(store.db), cipher: teamCipher(dataDir) },
     reloadAlerts: () => loadAlerts(dataDir, secrets, options.alerts),
     onDrainRequested: options.onDrainRequested,
+    onStartStep: options.onStartStep,
     hostInfo: {
       version: VERSION,
       mode: 'team',

@@ -96,7 +96,14 @@ export function EngineStatusBanner() {
           type={status.lastCrash ? 'warning' : 'info'}
           icon={<Spin size="small" />}
           title={status.attempt > 1 ? t('startingAgain', { attempt: status.attempt }) : t('starting')}
-          description={status.lastCrash && <CrashOutput crash={status.lastCrash} />}
+          description={
+            (status.note || status.lastCrash) && (
+              <>
+                {status.note && <Typography.Text data-testid="engine-start-note">{status.note}</Typography.Text>}
+                {status.lastCrash && <CrashOutput crash={status.lastCrash} />}
+              </>
+            )
+          }
         />
       );
     case 'restarting':

@@ -9,6 +9,7 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { sql } from 'kysely';
 import { openTeamStore, teamDatabaseKind } from '../../../engine/adapters/sql/team-store.ts';
 import type { WorkerRecord } from '../../../engine/api/types.ts';
 import type { EngineConfig } from '../../../engine/core/model/config.ts';
@@ -38,8 +39,11 @@ export const TEAM_CONFIG: Partial<EngineConfig> = {
  */
 export const TEST_TIMEOUT_MS = 150_000;
 
+/** Why a team file skips (off CI only): no team database (MariaDB; PostgreSQL in the team-postgres run) or Redis. */
 export const SKIP_REASON =
-  'needs MariaDB at 127.0.0.1:3306 and Redis at 127.0.0.1:6379 (AX_TEST_MYSQL_URL, AX_TEST_REDIS_URL)';
+  process.env.AX_TEST_TEAM_DATABASE === 'postgres'
+    ? 'needs PostgreSQL at 127.0.0.1:5432 and Redis at 127.0.0.1:6379 (AX_TEST_POSTGRES_URL, AX_TEST_REDIS_URL)'
+    : 'needs MariaDB at 127.0.0.1:3306 and Redis at 127.0.0.1:6379 (AX_TEST_MYSQL_URL, AX_TEST_REDIS_URL)';
 
 export interface TeamOptions {
   /** engine settings over TEAM_CONFIG */
@@ -99,7 +103,7 @@ export class Team extends TeamView {
       const create = kind === 'postgres' ? createPostgresDatabase : createTestDatabase;
       if (!o.mysqlUrl) database = await create(`axt_${name.replace(/\W/g, '_')}`);
       const mysqlUrl = o.mysqlUrl ?? (database?.url as string);
-      const store = await openTeamStore(mysqlUrl, 2);
+      const store = await openTeamStore(mysqlUrl, { connectionLimit: 2 });
       fs.writeFileSync(path.join(dir, TASK_LIB_FILE), TASK_LIB);
       fs.writeFileSync(path.join(dir, TRACE_FILE), '');
       const prefix = `${uniqueName(`axt_${name}`)}:`;
@@ -195,8 +199,32 @@ export class Team extends TeamView {
     if (o.simulate) args.push('--simulate', String(o.simulate));
     const name = o.name ?? o.workerId ?? o.role;
     const p = this.spawn(name, args, { AXT_WORKER: o.workerId ?? name }, { role: o.role, workerId: o.workerId });
-    await p.waitForLine(/^ax serve: team /, 90_000);
+    try {
+      await p.waitForLine(/^ax serve: team /, 90_000);
+    } catch (err) {
+      // A start that hangs: what the database was doing then is the first thing to know.
+      throw new Error(
+        `${(err as Error).message}\n--- the database's sessions then:\n${await this.databaseSessions()}\n${await p.diagnose()}`,
+        { cause: err },
+      );
+    }
     return p;
+  }
+
+  /** The team database's sessions that are not idle, and what they wait on (for a start that hangs). */
+  async databaseSessions(): Promise<string> {
+    try {
+      const postgres = teamDatabaseKind(this.mysqlUrl) === 'postgres';
+      const { rows } = await (
+        postgres
+          ? sql`select pid, state, wait_event_type, wait_event, now() - query_start as for, query from pg_stat_activity where state <> 'idle' and datname = current_database()`
+          : // every database's: a server-wide lock (GET_LOCK) held for another test's database shows here
+            sql`select id, db, command, time, state, left(info, 200) as info from information_schema.processlist where command not in ('Sleep', 'Daemon') limit 50`
+      ).execute(this.store.db);
+      return rows.map((r) => JSON.stringify(r)).join('\n') || '(none busy)';
+    } catch (err) {
+      return `(could not ask: ${(err as Error).message})`;
+    }
   }
 
   /**
@@ -337,6 +365,7 @@ export class Team extends TeamView {
 
   /** Kills everything (killAll), closes the connections, drops the database (if the team made it) and the prefix, removes the dir. */
   async close(): Promise<void> {
+    this.stopReporting();
     await this.killAll();
     await this.coordinatorInstance?.close().catch(() => undefined);
     await (await this.clientEngine?.catch(() => undefined))?.dispose().catch(() => undefined);

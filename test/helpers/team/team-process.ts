@@ -11,7 +11,7 @@ import { build } from 'esbuild';
 import { copyLauncherBeside } from '../../../engine/adapters/process/launcher-process-runner.ts';
 import type { AxResult } from '../ax.ts';
 import { REPO } from '../files.ts';
-import { collectOutput, type OutputLine, processAlive } from '../processes.ts';
+import { collectOutput, kernelView, type OutputLine, processAlive } from '../processes.ts';
 import { waitFor } from '../wait-for.ts';
 
 export type Role = 'scheduler' | 'worker';
@@ -25,6 +25,7 @@ export class TeamProcess {
   /** the test stopped it, or said it will stop by itself: its exit is no failure */
   exitExpected = false;
   private readonly raw: { stdout: string; stderr: string };
+  private readonly cwd: string;
 
   constructor(
     readonly name: string,
@@ -36,7 +37,13 @@ export class TeamProcess {
     /** the worker id it was given; a node without one picks its own */
     readonly workerId?: string,
   ) {
-    this.child = spawn(process.execPath, [bundle, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // --report-on-signal: a node that hangs can be asked where (diagnose()).
+    this.child = spawn(process.execPath, ['--report-on-signal', '--report-signal=SIGUSR2', bundle, ...args], {
+      cwd,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.cwd = cwd;
     ({ lines: this.lines, text: this.raw } = collectOutput(this.child));
     this.exited = new Promise((resolve) => {
       this.child.on('close', (code, signal) => {
@@ -69,6 +76,52 @@ export class TeamProcess {
 
   describe(): string {
     return `[${this.name}] ax ${this.args.join(' ')} (pid ${this.pid}, ${this.exit ? `exited ${JSON.stringify(this.exit)}` : 'running'})\n--- stdout:\n${this.stdout}\n--- stderr:\n${this.stderr}`;
+  }
+
+  /**
+   * Where a node that seems to hang is: what the kernel says of it, then Node's diagnostic
+   * report (asked for with SIGUSR2): its JavaScript and native stacks and its libuv handles.
+   */
+  async diagnose(): Promise<string> {
+    const out = [`--- the kernel's view of pid ${this.pid}:\n${kernelView(this.pid)}`];
+    if (!this.running) return out.join('\n');
+    const before = new Set(fs.readdirSync(this.cwd));
+    this.child.kill('SIGUSR2');
+    let report: string | undefined;
+    try {
+      report = await waitFor(
+        () =>
+          fs
+            .readdirSync(this.cwd)
+            .find((f) => !before.has(f) && f.startsWith('report.') && f.includes(`.${this.pid}.`)),
+        { timeoutMs: 10_000, intervalMs: 100, message: 'no report' },
+      );
+      await new Promise((r) => setTimeout(r, 300)); // written in one go, but let it end
+      const r = JSON.parse(fs.readFileSync(path.join(this.cwd, report), 'utf8')) as {
+        javascriptStack?: { message?: string; stack?: string[] };
+        nativeStack?: { symbol?: string }[];
+        libuv?: { type?: string; is_active?: boolean; is_referenced?: boolean; remoteEndpoint?: unknown }[];
+      };
+      out.push(
+        `--- its JavaScript stack: ${r.javascriptStack?.message ?? ''}\n${(r.javascriptStack?.stack ?? []).slice(0, 30).join('\n')}`,
+        `--- its native stack:\n${(r.nativeStack ?? [])
+          .slice(0, 25)
+          .map((f) => f.symbol)
+          .join('\n')}`,
+        `--- its active libuv handles:\n${(r.libuv ?? [])
+          .filter((h) => h.is_active)
+          .map(
+            (h) =>
+              `${h.type}${h.is_referenced ? '' : ' (unref)'}${h.remoteEndpoint ? ` ${JSON.stringify(h.remoteEndpoint)}` : ''}`,
+          )
+          .join('\n')}`,
+      );
+    } catch (err) {
+      out.push(
+        `--- no diagnostic report within 10 s (${(err as Error).message.split('\n')[0]}): its JavaScript does not run`,
+      );
+    }
+    return out.join('\n');
   }
 
   /** Waits for an output line matching re (on either stream); fails at once when the process exits first. */

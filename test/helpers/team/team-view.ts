@@ -10,6 +10,7 @@ import type { AuditEntry, InstanceRecord, RunRecord } from '../../../engine/api/
 import type { EngineConfig } from '../../../engine/core/model/config.ts';
 import type { Engine } from '../../../engine/core/engine.ts';
 import type { DispatchMessage } from '../../../engine/ports/coordinator.ts';
+import { reportOnFailure } from '../failure-output.ts';
 import { waitFor } from '../wait-for.ts';
 import { type Gate } from './gate.ts';
 import { TeamProcess } from './team-process.ts';
@@ -38,6 +39,26 @@ export class TeamView {
     /** redisUrl is a node of a Redis Cluster: keys under the prefix as a hash tag (redis-keys.ts) */
     readonly redisCluster = false,
   ) {}
+
+  /** prints failureReport() when a test fails while the team is open; close() stops it */
+  protected readonly stopReporting = reportOnFailure(this);
+
+  /** Each `ax` of the team, and the last lines it printed (for a failing test's output). */
+  failureReport(): string {
+    const parts = [`=== team ${this.dir}: its processes' last output lines`];
+    for (const p of this.processes) {
+      const last = p.lines
+        .slice(-40)
+        .map(
+          (l) => `  ${l.stream === 'stderr' ? 'err' : 'out'} ${new Date(l.at).toISOString().slice(11, 23)} ${l.text}`,
+        );
+      parts.push(
+        `--- [${p.name}] ax ${p.args.join(' ')} (pid ${p.pid}, ${p.exit ? `exited ${JSON.stringify(p.exit)}` : 'running'})${last.length ? '' : ': no output'}`,
+        ...last,
+      );
+    }
+    return parts.join('\n');
+  }
 
   /** DIR/data: the data dir of every `ax` of the team unless a test gives one its own */
   get dataDir(): string {
