@@ -5,8 +5,8 @@ export interface WaitForOptions {
   timeoutMs?: number;
   /** pause between attempts; default 20 ms */
   intervalMs?: number;
-  /** what was being waited for, for the error */
-  message?: string;
+  /** what was being waited for, for the error; a function is asked at the deadline (output so far, say) */
+  message?: string | (() => string);
 }
 
 /** A pause timer this much later than asked means this process was not run meanwhile. */
@@ -50,7 +50,7 @@ export async function waitFor<T>(fn: () => T | Promise<T>, opts: WaitForOptions 
       deadline += extra;
     }
   }
-  const what = opts.message ?? 'condition not met';
+  const what = (typeof opts.message === 'function' ? opts.message() : opts.message) ?? 'condition not met';
   const detail =
     lastError === undefined ? `last value: ${inspect(last, { depth: 4 })}` : `last error: ${String(lastError)}`;
   const stalled = stalledMs > 0 ? ` (and ${stalledMs} ms more while this process was not run)` : '';

@@ -91,4 +91,27 @@ describe.skipIf(!available)(`worker id reserved to its node${available ? '' : ` 
     },
     TEST_TIMEOUT_MS,
   );
+  it(
+    'a node whose data dir holds a broken secret is refused with what to do, and exits',
+    async () => {
+      // Its start used to open the database and Redis first: refused after that, their
+      // connections kept the process alive, printing nothing more, until it was killed.
+      const dir = path.join(team.dataDir, '..', 'broken-secret-data');
+      fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+      fs.writeFileSync(path.join(dir, 'node-secret'), 'not a secret\n', { mode: 0o600 });
+      const node = team.spawn('broken', ['serve', '--role', 'worker', '--worker-id', 'broken-1'], {
+        AX_DATA_DIR: dir,
+        AXT_WORKER: 'broken-1',
+      });
+      node.expectExit();
+      const refused = await node.result(60_000);
+      expect(refused.code, node.describe()).toBe(2);
+      expect(refused.stderr).toContain(
+        `node-secret is not a node secret (64 hex digits): remove it, and this node gets a new one`,
+      );
+      expect(fs.readFileSync(path.join(dir, 'node-secret'), 'utf8')).toBe('not a secret\n');
+      expect((await team.store.listWorkers()).some((w) => w.id === 'broken-1')).toBe(false);
+    },
+    TEST_TIMEOUT_MS,
+  );
 });

@@ -37,4 +37,12 @@ describe('waitFor', () => {
       /^waitFor timed out after 300 ms: never \(last value: false\)/,
     );
   });
+
+  it('asks a message function at the deadline: what happened while it waited is in the error', async () => {
+    let output = 'nothing yet';
+    setTimeout(() => (output = 'ax: cannot start'), 50);
+    await expect(
+      waitFor(() => false, { timeoutMs: 300, intervalMs: 20, message: () => `no banner; output: ${output}` }),
+    ).rejects.toThrow(/: no banner; output: ax: cannot start \(last value: false\)/);
+  });
 });

@@ -66,6 +66,9 @@ export interface EdgeWorker {
 export async function openEdgeWorker(o: EdgeOptions): Promise<EdgeWorker> {
   const dataDir = o.dataDir ?? resolveDataDir(undefined, (line) => process.stderr.write(`${line}\n`));
   const say = o.onAlert ?? ((m: string) => process.stderr.write(`ax: ${m}\n`));
+  // What the data dir says of this node, before the link opens: a refusal must not leave it open.
+  const key = nodeKey(dataDir);
+  const taskEnv = nodeTaskEnv(dataDir, o.taskEnvFlags);
   const secretMask = new SecretMask();
   secretMask.add([o.token]);
   const mask = (text: string) => secretMask.mask(text);
@@ -95,7 +98,6 @@ export async function openEdgeWorker(o: EdgeOptions): Promise<EdgeWorker> {
   const { coordinator, deliver } = remoteCoordinator(link, () => link.close());
   parts.deliver = deliver;
   const secrets = secretMask.watch(new SecretsFile(dataDir));
-  const taskEnv = nodeTaskEnv(dataDir, o.taskEnvFlags);
   const runner = taskRunner(config.killGraceMs, say, taskEnv.runAs);
   const clock = systemClock;
   const logs = new LogWriter(store, clock, {
@@ -148,7 +150,7 @@ export async function openEdgeWorker(o: EdgeOptions): Promise<EdgeWorker> {
       },
       role: 'edge',
       holderGone: holderGoneHere,
-      nodeKey: nodeKey(dataDir),
+      nodeKey: key,
       onIdentityLost: o.onIdentityLost,
       onDrainRequested: o.onDrainRequested,
       random: Math.random,

@@ -12,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { AxError } from '../../api/errors.ts';
 import type { WorkerRecord } from '../../api/types.ts';
+import { createPrivateFile, readPrivateFile } from './private-file.ts';
 import { ProcessLock } from './process-lock.ts';
 
 const MAX_SLOTS = 64;
@@ -23,21 +24,12 @@ function hostPart(): string {
 
 function nodeSuffix(dataDir: string): string {
   const file = path.join(dataDir, 'node-id');
-  for (let tries = 0; tries < 3; tries++) {
-    try {
-      const text = fs.readFileSync(file, 'utf8').trim();
-      if (/^[a-z0-9]{4,16}$/.test(text)) return text;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    }
-    try {
-      // wx: of two nodes starting together, one writes and both read the same suffix.
-      fs.writeFileSync(file, randomBytes(3).toString('hex'), { flag: 'wx', mode: 0o600 });
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    }
-  }
-  throw new AxError('internal', `cannot read or create ${file}: remove it, or give the node a --worker-id`);
+  const text = readOrCreate(file, () => randomBytes(3).toString('hex'));
+  if (/^[a-z0-9]{4,16}$/.test(text)) return text;
+  throw new AxError(
+    'validation',
+    `${file} is not a node id (4 to 16 letters or digits): remove it, or give the node a --worker-id`,
+  );
 }
 
 /**
@@ -47,27 +39,31 @@ function nodeSuffix(dataDir: string): string {
  */
 export function nodeKey(dataDir: string): string {
   const file = path.join(dataDir, 'node-secret');
-  for (let tries = 0; tries < 3; tries++) {
-    try {
-      const text = fs.readFileSync(file, 'utf8').trim();
-      if (text === '') continue; // another node is writing it this instant
-      if (/^[0-9a-f]{64}$/.test(text)) return createHash('sha256').update(text).digest('hex').slice(0, 32);
-      throw new AxError(
-        'validation',
-        `${file} is not a node secret (64 hex digits): remove it, and this node gets a new one (the worker ids it held stay reserved to the old one for a while)`,
-      );
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    }
-    try {
-      fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-      // wx: of two nodes starting together, one writes and both read the same secret.
-      fs.writeFileSync(file, randomBytes(32).toString('hex'), { flag: 'wx', mode: 0o600 });
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  const text = readOrCreate(file, () => randomBytes(32).toString('hex'));
+  if (/^[0-9a-f]{64}$/.test(text)) return createHash('sha256').update(text).digest('hex').slice(0, 32);
+  throw new AxError(
+    'validation',
+    `${file} is not a node secret (64 hex digits): remove it, and this node gets a new one (the worker ids it held stay reserved to the old one for a while)`,
+  );
+}
+
+/**
+ * A data dir file made once and then only read, its text trimmed (see createPrivateFile: several
+ * nodes may start together on one data dir, and all read the same text; none reads it half-written).
+ */
+function readOrCreate(file: string, make: () => string): string {
+  for (let tries = 0; tries < 20; tries++) {
+    const text = readPrivateFile(file)?.trim();
+    if (text) return text;
+    if (text === undefined) {
+      fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+      createPrivateFile(file, make());
+    } else {
+      // Empty only if a crash cut an older version's write short, or that version writes it now.
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
     }
   }
-  throw new AxError('internal', `cannot read or create ${file}: check the data dir's permissions`);
+  return readPrivateFile(file)?.trim() ?? '';
 }
 
 export interface DefaultWorkerId {

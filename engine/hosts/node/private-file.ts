@@ -128,6 +128,31 @@ export function readPrivateFile(file: string): string | undefined {
  * link followed, no other writer's file taken over), then renamed into place.
  */
 export function writePrivateFile(file: string, text: string): void {
+  placePrivateFile(file, text, (tmp) => fs.renameSync(tmp, file));
+}
+
+/**
+ * Makes a private file that is written once and then only read (a node's secret): written whole
+ * as writePrivateFile does, then hard-linked into place, which fails if the file is there
+ * already. Of several processes making it at one instant, one wins and none ever reads it
+ * half-written. False when it was there already (the file is left as it was).
+ */
+export function createPrivateFile(file: string, text: string): boolean {
+  let made = true;
+  placePrivateFile(file, text, (tmp) => {
+    try {
+      fs.linkSync(tmp, file);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      made = false;
+    }
+    fs.rmSync(tmp, { force: true });
+  });
+  return made;
+}
+
+/** Writes text to a fresh private file beside file and hands its name to place (removed if place throws). */
+function placePrivateFile(file: string, text: string, place: (tmp: string) => void): void {
   const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   const fd = fs.openSync(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
   try {
@@ -136,7 +161,7 @@ export function writePrivateFile(file: string, text: string): void {
     } finally {
       fs.closeSync(fd);
     }
-    fs.renameSync(tmp, file);
+    place(tmp);
   } catch (err) {
     fs.rmSync(tmp, { force: true });
     throw err;

@@ -135,109 +135,122 @@ export async function openTeamEngine(options: TeamOptions): Promise<Engine> {
   const alerts = loadAlerts(dataDir, secrets, options.alerts);
   const works = options.role === 'worker' || (options.role === 'scheduler' && options.schedulerWorks !== false);
   const taskEnv = works ? nodeTaskEnv(dataDir, options.taskEnvFlags) : undefined;
+  // This node's identity on its data dir, before anything is opened: a refusal here must not
+  // leave a pool or a Redis connection keeping the process alive after its error.
+  const key = works ? nodeKey(dataDir) : undefined;
+  const slot = works && !options.workerId ? defaultWorkerId(dataDir) : undefined;
   // Loaded here, not at the top: a solo engine never loads mysql2, pg and ioredis (about 20 MB).
   // (team-store.ts loads the database's driver when it opens it.)
   const [{ RedisCoordinator }, { detectRedisCluster }] = await Promise.all([
     import('../../adapters/redis/redis-coordinator.ts'),
     import('../../adapters/redis/redis-open.ts'),
   ]);
-  // Both strings checked before either is opened: a bad Redis URL must not leave a database pool open (the command would hang after its error).
-  await checkTeamDatabaseUrl(options.mysqlUrl);
-  checkRedisUrl(options.redisUrl);
-  const say = options.onAlert ?? ((message: string) => process.stderr.write(`ax: ${message}\n`));
-  const forcedCluster = options.redisCluster ?? clusterSetting(process.env.AX_REDIS_CLUSTER);
-  options.onStartStep?.('opening the team database (and upgrading its schema if this version is newer)');
-  const store = await openTeamStore(options.mysqlUrl, { onNote: say });
-  options.onStartStep?.('asking Redis whether it is a cluster');
-  // A Redis Cluster when told, or when the server says so (INFO cluster): see redis-open.ts. A
-  // client (an `ax` command) keeps quiet when Redis cannot be asked, as it did before clusters.
-  let cluster: boolean;
+  // What is open so far, closed again if the start is refused: a pool or a Redis connection left
+  // open would keep the process alive, silent, after its error.
+  const opened: Array<() => unknown> = [() => slot?.release()];
   try {
-    cluster = await detectRedisCluster(options.redisUrl, forcedCluster, options.role === 'client' ? undefined : say);
+    // Both strings checked before either is opened: a bad Redis URL must not leave a database pool open (the command would hang after its error).
+    await checkTeamDatabaseUrl(options.mysqlUrl);
+    checkRedisUrl(options.redisUrl);
+    const say = options.onAlert ?? ((message: string) => process.stderr.write(`ax: ${message}\n`));
+    const forcedCluster = options.redisCluster ?? clusterSetting(process.env.AX_REDIS_CLUSTER);
+    options.onStartStep?.('opening the team database (and upgrading its schema if this version is newer)');
+    const store = await openTeamStore(options.mysqlUrl, { onNote: say });
+    opened.push(() => store.close());
+    options.onStartStep?.('asking Redis whether it is a cluster');
+    // A Redis Cluster when told, or when the server says so (INFO cluster): see redis-open.ts. A
+    // client (an `ax` command) keeps quiet when Redis cannot be asked, as it did before clusters.
+    const cluster = await detectRedisCluster(
+      options.redisUrl,
+      forcedCluster,
+      options.role === 'client' ? undefined : say,
+    );
     if (cluster) {
       checkClusterUrl(options.redisUrl);
       clusterPrefix(options.redisPrefix ?? 'ax:');
     }
+    const { SqlTeamSecretStore } = await import('../../adapters/sql/team-secret-queries.ts');
+    const metrics = new PromMetrics();
+    const coordinator = new RedisCoordinator({
+      url: options.redisUrl,
+      prefix: options.redisPrefix,
+      cluster,
+      onConnectionError: (err) => options.onAlert?.(`redis: ${err.message}`),
+      onInvalidEvent: invalidEventReporter({ metrics, say, source: `Redis (prefix ${options.redisPrefix ?? 'ax:'})` }),
+    });
+    opened.push(() => coordinator.close());
+    // The team's people (issue 25): accounts in the team database, scrypt and tokens by node:crypto.
+    // A call straight to this engine (the CLI on this node, with the database's password) is an admin.
+    const access = new AccessService({ store, clock: systemClock, crypto: nodeCrypto, nodeUser: nodeUserName() });
+    const baseId = options.workerId ?? slot?.id ?? os.hostname();
+    const simulated = simulatedIds(options, baseId);
+    const workerId = simulated?.[0] ?? baseId;
+    const killGraceMs = config.killGraceMs ?? DEFAULT_CONFIG.killGraceMs;
+    return new Engine({
+      // The machine's zone, randomness and event loop, which pure core does not reach for itself.
+      ...nodeHostDefaults(),
+      access,
+      authenticator: access,
+      store,
+      coordinator,
+      // If this worker dies, its tasks must not run on beside the re-runs fail-over starts
+      // elsewhere: the launchers kill them (see launcher-main.mjs).
+      runner: simulated ? new SimulatedProcessRunner() : taskRunner(killGraceMs, options.onAlert, taskEnv?.runAs),
+      ...(simulated && { moreWorkerIds: simulated.slice(1) }),
+      onDispose: () => slot?.release(),
+      // tasks of a node that runs none run elsewhere, as users this node cannot know
+      ...(taskEnv && { taskUser: taskUserOf(taskEnv.runAs) }),
+      clock: systemClock,
+      config,
+      nodeId: `${workerId}:${process.pid}`,
+      node: { host: os.hostname(), pid: process.pid, version: VERSION },
+      runScheduler: options.role === 'scheduler',
+      recovery: 'own',
+      metrics,
+      onAlert: options.onAlert,
+      alerts,
+      secretMask,
+      // Team secrets: in the team database, decrypted with this node's DATA_DIR/team-secret-key.
+      teamSecrets: { store: new SqlTeamSecretStore(store.db), cipher: teamCipher(dataDir) },
+      reloadAlerts: () => loadAlerts(dataDir, secrets, options.alerts),
+      onDrainRequested: options.onDrainRequested,
+      onStartStep: options.onStartStep,
+      hostInfo: {
+        version: VERSION,
+        mode: 'team',
+        role: works || options.role !== 'scheduler' ? options.role : 'scheduler (no work)',
+        [teamDatabaseKind(options.mysqlUrl)]: maskUrl(options.mysqlUrl),
+        redis: maskUrl(options.redisUrl),
+        redisPrefix: options.redisPrefix,
+        settings: {},
+      },
+      worker: works
+        ? {
+            id: workerId,
+            host: os.hostname(),
+            pid: process.pid,
+            version: VERSION,
+            labels: options.labels ?? [],
+            acceptUnlabelled: options.acceptUnlabelled ?? !options.temporary,
+            acceptWorkflows: options.acceptWorkflows,
+            role: options.role,
+            maxConcurrency: options.maxConcurrency,
+            holderGone: holderGoneHere,
+            nodeKey: key as string,
+            onIdentityLost: options.onIdentityLost,
+            secrets,
+            // Never AX's own variables (the connection strings, the data dir): see task-env.ts.
+            baseEnv: taskEnv?.baseEnv ?? {},
+          }
+        : undefined,
+    });
   } catch (error) {
-    // Refused before anything else opens: the pool must not keep the command alive after its error.
-    await store.close().catch(() => undefined);
+    for (const close of opened.reverse())
+      await Promise.resolve()
+        .then(close)
+        .catch(() => undefined);
     throw error;
   }
-  const { SqlTeamSecretStore } = await import('../../adapters/sql/team-secret-queries.ts');
-  const metrics = new PromMetrics();
-  const coordinator = new RedisCoordinator({
-    url: options.redisUrl,
-    prefix: options.redisPrefix,
-    cluster,
-    onConnectionError: (err) => options.onAlert?.(`redis: ${err.message}`),
-    onInvalidEvent: invalidEventReporter({ metrics, say, source: `Redis (prefix ${options.redisPrefix ?? 'ax:'})` }),
-  });
-  // The team's people (issue 25): accounts in the team database, scrypt and tokens by node:crypto.
-  // A call straight to this engine (the CLI on this node, with the database's password) is an admin.
-  const access = new AccessService({ store, clock: systemClock, crypto: nodeCrypto, nodeUser: nodeUserName() });
-  const slot = works && !options.workerId ? defaultWorkerId(dataDir) : undefined;
-  const baseId = options.workerId ?? slot?.id ?? os.hostname();
-  const simulated = simulatedIds(options, baseId);
-  const workerId = simulated?.[0] ?? baseId;
-  const killGraceMs = config.killGraceMs ?? DEFAULT_CONFIG.killGraceMs;
-  return new Engine({
-    // The machine's zone, randomness and event loop, which pure core does not reach for itself.
-    ...nodeHostDefaults(),
-    access,
-    authenticator: access,
-    store,
-    coordinator,
-    // If this worker dies, its tasks must not run on beside the re-runs fail-over starts
-    // elsewhere: the launchers kill them (see launcher-main.mjs).
-    runner: simulated ? new SimulatedProcessRunner() : taskRunner(killGraceMs, options.onAlert, taskEnv?.runAs),
-    ...(simulated && { moreWorkerIds: simulated.slice(1) }),
-    onDispose: () => slot?.release(),
-    // tasks of a node that runs none run elsewhere, as users this node cannot know
-    ...(taskEnv && { taskUser: taskUserOf(taskEnv.runAs) }),
-    clock: systemClock,
-    config,
-    nodeId: `${workerId}:${process.pid}`,
-    node: { host: os.hostname(), pid: process.pid, version: VERSION },
-    runScheduler: options.role === 'scheduler',
-    recovery: 'own',
-    metrics,
-    onAlert: options.onAlert,
-    alerts,
-    secretMask,
-    // Team secrets: in the team database, decrypted with this node's DATA_DIR/team-secret-key.
-    teamSecrets: { store: new SqlTeamSecretStore(store.db), cipher: teamCipher(dataDir) },
-    reloadAlerts: () => loadAlerts(dataDir, secrets, options.alerts),
-    onDrainRequested: options.onDrainRequested,
-    onStartStep: options.onStartStep,
-    hostInfo: {
-      version: VERSION,
-      mode: 'team',
-      role: works || options.role !== 'scheduler' ? options.role : 'scheduler (no work)',
-      [teamDatabaseKind(options.mysqlUrl)]: maskUrl(options.mysqlUrl),
-      redis: maskUrl(options.redisUrl),
-      redisPrefix: options.redisPrefix,
-      settings: {},
-    },
-    worker: works
-      ? {
-          id: workerId,
-          host: os.hostname(),
-          pid: process.pid,
-          version: VERSION,
-          labels: options.labels ?? [],
-          acceptUnlabelled: options.acceptUnlabelled ?? !options.temporary,
-          acceptWorkflows: options.acceptWorkflows,
-          role: options.role,
-          maxConcurrency: options.maxConcurrency,
-          holderGone: holderGoneHere,
-          nodeKey: nodeKey(dataDir),
-          onIdentityLost: options.onIdentityLost,
-          secrets,
-          // Never AX's own variables (the connection strings, the data dir): see task-env.ts.
-          baseEnv: taskEnv?.baseEnv ?? {},
-        }
-      : undefined,
-  });
 }
 
 /** The ids of a simulating worker node's identities, `<base>-sim-1..N`; none for a real node. */

@@ -132,7 +132,7 @@ export class TeamProcess {
         if (!line && !this.running) throw new Error('the process exited');
         return line;
       },
-      { timeoutMs, intervalMs: 50, message: `no output line matching ${re}\n${this.describe()}` },
+      { timeoutMs, intervalMs: 50, message: () => `no output line matching ${re}\n${this.describe()}` },
     );
   }
 
