@@ -1,8 +1,9 @@
 // A node starting on a shared data dir, for test/integration/node-identity.test.ts: waits until
 // the file named by its second argument exists (so all children start at one instant), then
-// prints this node's key and default worker id on the data dir, or the error it got, and holds
+// prints this node's key, default worker id and API token on the data dir, or the error it got, and holds
 // its worker slot until its stdin ends.
 import fs from 'node:fs';
+import { apiToken } from '../../engine/hosts/node/data-dir.ts';
 import { defaultWorkerId, nodeKey } from '../../engine/hosts/node/node-identity.ts';
 
 const [dataDir = '', go = ''] = process.argv.slice(2);
@@ -11,7 +12,8 @@ while (!fs.existsSync(go)) Atomics.wait(pause, 0, 0, 1);
 try {
   const key = nodeKey(dataDir);
   const slot = defaultWorkerId(dataDir);
-  process.stdout.write(`${JSON.stringify({ key, id: slot.id })}\n`);
+  const token = apiToken(dataDir);
+  process.stdout.write(`${JSON.stringify({ key, id: slot.id, token })}\n`);
 } catch (err) {
   process.stdout.write(`${JSON.stringify({ error: (err as Error).message })}\n`);
 }

@@ -1,4 +1,5 @@
-// A node's identity files in its data dir (node-secret, node-id: engine/hosts/node/node-identity.ts)
+// A node's identity files in its data dir (node-secret, node-id: engine/hosts/node/node-identity.ts;
+// api-token: data-dir.ts)
 // when several nodes start together on one data dir, as a scheduler and its workers do on one
 // host. A CI run saw a worker give up its start with "cannot read or create …/node-secret": it
 // read the file in the instant between another node creating it and writing it.
@@ -19,6 +20,7 @@ afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 interface Outcome {
   key?: string;
   id?: string;
+  token?: string;
   error?: string;
 }
 
@@ -50,7 +52,7 @@ function child(dataDir: string, go: string): Child {
 }
 
 describe('node identity files on a shared data dir', () => {
-  it('eight nodes starting at one instant on a new data dir all start, with one key and eight ids', async () => {
+  it('eight nodes starting at one instant on a new data dir all start, with one key, one API token and eight ids', async () => {
     for (let round = 0; round < 4; round++) {
       const dataDir = path.join(root, `together-${round}`);
       const go = path.join(root, `go-${round}`);
@@ -63,8 +65,12 @@ describe('node identity files on a shared data dir', () => {
       expect(outcomes.filter((o) => o.error)).toEqual([]);
       expect(new Set(outcomes.map((o) => o.key)).size).toBe(1);
       expect(new Set(outcomes.map((o) => o.id)).size).toBe(8);
+      // each serves the token the file holds (clients read it there)
+      expect(new Set(outcomes.map((o) => o.token))).toEqual(
+        new Set([fs.readFileSync(path.join(dataDir, 'api-token'), 'utf8')]),
+      );
       // nothing of the nodes' own writes is left beside the files
-      expect(fs.readdirSync(dataDir).sort()).toEqual(['node-id', 'node-secret', 'worker-slots']);
+      expect(fs.readdirSync(dataDir).sort()).toEqual(['api-token', 'node-id', 'node-secret', 'worker-slots']);
       expect(fs.statSync(path.join(dataDir, 'node-secret')).mode & 0o777).toBe(0o600);
     }
   }, 120_000);

@@ -7,7 +7,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { checkWritable } from '../../adapters/sql/sqlite-file.ts';
 import { AxError } from '../../api/errors.ts';
-import { checkDataDirOwner, madePrivateLine, makePrivate, readPrivateFile, writePrivateFile } from './private-file.ts';
+import {
+  checkDataDirOwner,
+  createPrivateFile,
+  madePrivateLine,
+  makePrivate,
+  readPrivateFile,
+  writePrivateFile,
+} from './private-file.ts';
 import { ProcessLock } from './process-lock.ts';
 
 export function defaultDataDir(): string {
@@ -184,7 +191,10 @@ export function apiToken(dir: string, notice: (message: string) => void = (m) =>
     notice(`ax: the API token in ${file} was ${weak}; replaced it with a fresh one (clients read it from that file)`);
   }
   const token = randomBytes(24).toString('hex');
-  // Written whole under another name, then renamed: a client never reads half a token.
-  writePrivateFile(file, token);
+  // Written whole under another name, then moved into place: a client never reads half a token.
+  // A new one is linked, not renamed, into place: of nodes starting together on one data dir,
+  // each would otherwise serve its own token while the file holds the last one's.
+  if (text !== undefined) writePrivateFile(file, token);
+  else if (!createPrivateFile(file, token)) return apiToken(dir, notice);
   return token;
 }
