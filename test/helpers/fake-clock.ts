@@ -21,7 +21,7 @@ export class FakeClock implements Clock {
 
   /**
    * Moves time forward without firing any timer, as a machine asleep: what was due fires only at
-   * the next `advance`.
+   * the next `advance`, late.
    */
   jump(ms: number): void {
     this.current += ms;
@@ -35,7 +35,8 @@ export class FakeClock implements Clock {
       const next = this.timers[0];
       if (!next || next.at > target) break;
       this.timers.shift();
-      this.current = next.at;
+      // a timer overdue after a jump fires late, at the time it is now (time never goes back)
+      this.current = Math.max(this.current, next.at);
       next.fn();
       await settle();
     }

@@ -24,7 +24,7 @@ export class BackstopPass {
   private lastRunningCheck = 0;
   /** since when this scheduler's ticks fail (the store or Redis away): it sees nothing */
   private blindSince: number | undefined;
-  /** when it could see again: silence before this is not held against workers or tasks */
+  /** when it could see again, or ran again after a stall: silence before this is not held against workers or tasks */
   private sightSince = 0;
   /** losses already reported (worker id and its last heartbeat) */
   private readonly reportedLost = new Set<string>();
@@ -42,6 +42,17 @@ export class BackstopPass {
     private readonly localWorker?: () => WorkerRecord | undefined,
     private readonly alerts: AlertHooks = NO_ALERTS,
   ) {}
+
+  /**
+   * This process was not run for a while (its tick's timer fired that late): when the whole
+   * machine stalled (a virtual machine paused, a host asleep) the workers on it were not run
+   * either and could write no heartbeat, and its first look now would find them all as silent as
+   * the stall was long: judged on it, live workers would fail over and their tasks run twice.
+   * Their silence counts from now; a worker that is really gone is judged one window later.
+   */
+  notRun(): void {
+    this.sightSince = this.clock.now();
+  }
 
   /** A scheduler tick failed: the store or Redis is away, for the workers too. */
   blind(): void {

@@ -115,7 +115,15 @@ export class Scheduler {
         this.ticking = undefined;
         if (!this.stopped) {
           this.cancelTick?.();
-          this.cancelTick = this.clock.setTimer(this.config.tickMs, () => void this.tick());
+          const due = this.clock.now() + this.config.tickMs;
+          this.cancelTick = this.clock.setTimer(this.config.tickMs, () => {
+            // Fired late by a worker's heartbeat interval or more: this process was not run
+            // meanwhile (the machine stalled or slept, or the event loop was held), and what it
+            // sees of the workers' heartbeats now may be that old (see BackstopPass.notRun).
+            const late = this.clock.now() - due;
+            if (late >= this.config.workerHeartbeatMs) backstops.notRun();
+            void this.tick();
+          });
         }
       }
     })();
