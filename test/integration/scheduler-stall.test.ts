@@ -2,10 +2,10 @@
 // paused, a host asleep) or its event loop was held. On a stalled machine the workers were not
 // run either, so the scheduler's first look afterwards finds their heartbeats as old as the stall,
 // though they are alive: a fresh-clone CI saw two live workers failed over 7 s into a run, their
-// tasks then run twice. A tick whose timer fires late by a worker heartbeat interval or more now
-// counts the workers' silence from then on; a worker that is really gone is still judged lost,
-// one window later. A real SQLite store, the in-memory coordinator, a fake clock whose jump is the
-// stall; the scheduler's timer and the backstops are the real ones.
+// tasks then run twice. A tick whose timer fires late now leaves that time out of everyone's
+// silence; a worker that is really gone is still judged lost, as much later as the stall was long.
+// A real SQLite store, the in-memory coordinator, a fake clock whose jump is the stall; the
+// scheduler's timer and the backstops are the real ones.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
@@ -115,8 +115,8 @@ it('a stall of the whole machine fails no live worker over; a worker that stays 
   expect(await state(), alerts.join('\n')).toBe('RUNNING');
   expect(alerts).toEqual([]);
 
-  // The worker does not come back: judged lost one window after the stall (at the backstops'
-  // next look past it: they look every heartbeat interval), not never.
+  // The worker does not come back: judged lost once silent for the lost window after the stall
+  // (at the backstops' next look past it: they look every heartbeat interval), not never.
   await clock.advance(workerLostAfterMs(CONFIG) - CONFIG.tickMs);
   expect(await state()).toBe('RUNNING');
   await clock.advance(Math.min(CONFIG.workerHeartbeatMs, CONFIG.taskHeartbeatMs) + CONFIG.tickMs);

@@ -24,8 +24,10 @@ export class BackstopPass {
   private lastRunningCheck = 0;
   /** since when this scheduler's ticks fail (the store or Redis away): it sees nothing */
   private blindSince: number | undefined;
-  /** when it could see again, or ran again after a stall: silence before this is not held against workers or tasks */
+  /** when it could see again: silence before this is not held against workers or tasks */
   private sightSince = 0;
+  /** when this process was not run (notRun), oldest first */
+  private readonly stalls: { at: number; ms: number }[] = [];
   /** losses already reported (worker id and its last heartbeat) */
   private readonly reportedLost = new Set<string>();
 
@@ -44,14 +46,25 @@ export class BackstopPass {
   ) {}
 
   /**
-   * This process was not run for a while (its tick's timer fired that late): when the whole
-   * machine stalled (a virtual machine paused, a host asleep) the workers on it were not run
-   * either and could write no heartbeat, and its first look now would find them all as silent as
-   * the stall was long: judged on it, live workers would fail over and their tasks run twice.
-   * Their silence counts from now; a worker that is really gone is judged one window later.
+   * This process was not run for `ms` (its tick's timer fired that late). When the whole machine
+   * stalled (a virtual machine paused, a host asleep) the workers on it were not run either and
+   * wrote no heartbeat, and the first look now would find them all as silent as the stall was
+   * long: judged on it, live workers would fail over and their tasks run twice. That time is not
+   * counted in anyone's silence (credited); a worker that is really gone is judged as late as the
+   * stall was long, never not at all.
    */
-  notRun(): void {
-    this.sightSince = this.clock.now();
+  notRun(ms: number): void {
+    const at = this.clock.now();
+    this.stalls.push({ at, ms });
+    // A stall older than an hour no longer matters: a heartbeat before it is old news anyway.
+    while (this.stalls.length > 100 || (this.stalls[0] && this.stalls[0].at < at - LOST_NEWS_MS)) this.stalls.shift();
+  }
+
+  /** A heartbeat time moved later by the time this process was not run since then. */
+  private credited(heartbeat: number): number {
+    let credit = 0;
+    for (const s of this.stalls) if (s.at > heartbeat) credit += Math.min(s.ms, s.at - heartbeat);
+    return heartbeat + credit;
   }
 
   /** A scheduler tick failed: the store or Redis is away, for the workers too. */
@@ -96,7 +109,7 @@ export class BackstopPass {
       stored.map((w) => [
         w.id,
         {
-          lastHeartbeat: Math.max(w.lastHeartbeat, live.get(w.id)?.lastHeartbeat ?? 0, this.sightSince),
+          lastHeartbeat: this.credited(Math.max(w.lastHeartbeat, live.get(w.id)?.lastHeartbeat ?? 0, this.sightSince)),
           running: live.get(w.id)?.instances,
         },
       ]),
@@ -115,7 +128,7 @@ export class BackstopPass {
       const wf = await this.workflows.get(inst.workflowId);
       const seen = {
         ...inst,
-        heartbeatAt: Math.max(inst.heartbeatAt ?? inst.startedAt ?? inst.createdAt, this.sightSince),
+        heartbeatAt: this.credited(Math.max(inst.heartbeatAt ?? inst.startedAt ?? inst.createdAt, this.sightSince)),
       };
       const verdict = judgeActive(
         seen,

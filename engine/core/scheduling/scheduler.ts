@@ -32,6 +32,9 @@ export interface SchedulerParts {
   topUpBackfills: () => Promise<void>;
 }
 
+/** A tick's timer this much late or more means this process was not run meanwhile. */
+const STALL_SLACK_MS = 500;
+
 /** What another node's instance event wakes the dispatcher for: new work, or a slot freed. */
 const WAKING_STATES = INSTANCE_STATES.filter((s) => s !== 'DISPATCHED' && s !== 'RUNNING');
 
@@ -117,11 +120,11 @@ export class Scheduler {
           this.cancelTick?.();
           const due = this.clock.now() + this.config.tickMs;
           this.cancelTick = this.clock.setTimer(this.config.tickMs, () => {
-            // Fired late by a worker's heartbeat interval or more: this process was not run
-            // meanwhile (the machine stalled or slept, or the event loop was held), and what it
-            // sees of the workers' heartbeats now may be that old (see BackstopPass.notRun).
+            // Fired late: this process was not run meanwhile (the machine stalled or slept, or
+            // the event loop was held), and what it sees of the workers' heartbeats now may be
+            // that much older than their silence is (see BackstopPass.notRun).
             const late = this.clock.now() - due;
-            if (late >= this.config.workerHeartbeatMs) backstops.notRun();
+            if (late >= STALL_SLACK_MS) backstops.notRun(late);
             void this.tick();
           });
         }
