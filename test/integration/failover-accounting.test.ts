@@ -6,16 +6,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MemoryCoordinator } from '../../engine/adapters/memory/memory-coordinator.ts';
 import { openSqliteStore } from '../../engine/adapters/sql/sqlite-store.ts';
 import type { SqlStore } from '../../engine/adapters/sql/sql-store.ts';
 import type { InstanceRecord } from '../../engine/api/types.ts';
 import { RunManager } from '../../engine/core/runs/run-manager.ts';
-import { WorkflowCache } from '../../engine/core/workflow/workflow-cache.ts';
-import { parseWorkflowFile } from '../../engine/core/workflow/workflow-file.ts';
 import { FakeClock } from '../helpers/fake-clock.ts';
 import { tempDir } from '../helpers/files.ts';
-import { nextTurn } from '../../engine/hosts/node/host-defaults.ts';
+import { oneTaskRun } from '../helpers/one-task-run.ts';
 
 const T0 = Date.UTC(2026, 0, 5, 12);
 
@@ -38,21 +35,9 @@ afterEach(async () => {
 
 async function setUp(retries: number, maxFailovers = 3): Promise<{ runs: RunManager; runId: number }> {
   const file = `workflow: acct\ntasks:\n  t:\n    command: 'true'\n    retries: ${retries}\n    retry_backoff: 10s\n`;
-  const { spec } = parseWorkflowFile(file, { file: 'acct.yaml', defaultTimezone: 'UTC' });
-  const { workflowId } = await store.applyWorkflow(spec, T0);
-  const cache = new WorkflowCache(store, () => clock.now(), nextTurn);
-  const runs = new RunManager(store, new MemoryCoordinator(), cache, clock, () => undefined, {
-    max: maxFailovers,
-    alert: (m) => alerts.push(m),
-  });
-  const run = await runs.startRun({
-    workflowId,
-    trigger: 'manual',
-    triggeredBy: 'test',
-    logicalTime: T0,
-    applyOverlap: false,
-  });
-  return { runs, runId: run?.id as number };
+  const set = await oneTaskRun(store, clock, file, maxFailovers);
+  alerts = set.alerts;
+  return set;
 }
 
 /** The latest attempt, ended as the backstops (fail-over) or the worker (the task's own failure) end it. */

@@ -9,20 +9,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { MemoryCoordinator } from '../../engine/adapters/memory/memory-coordinator.ts';
 import { openSqliteStore } from '../../engine/adapters/sql/sqlite-store.ts';
 import type { SqlStore } from '../../engine/adapters/sql/sql-store.ts';
-import type { WorkerRecord } from '../../engine/api/types.ts';
 import { DEFAULT_CONFIG, type EngineConfig, workerLostAfterMs } from '../../engine/core/model/config.ts';
-import { RunManager } from '../../engine/core/runs/run-manager.ts';
 import { BackstopPass } from '../../engine/core/scheduling/backstop-pass.ts';
 import { LeaderLease } from '../../engine/core/scheduling/leader-lease.ts';
 import { Scheduler, type SchedulerParts } from '../../engine/core/scheduling/scheduler.ts';
-import { WorkflowCache } from '../../engine/core/workflow/workflow-cache.ts';
-import { parseWorkflowFile } from '../../engine/core/workflow/workflow-file.ts';
-import { nextTurn } from '../../engine/hosts/node/host-defaults.ts';
 import { FakeClock } from '../helpers/fake-clock.ts';
 import { tempDir } from '../helpers/files.ts';
+import { oneTaskRun, takenBy } from '../helpers/one-task-run.ts';
 
 const T0 = Date.UTC(2026, 0, 5, 12);
 const CONFIG: EngineConfig = { ...DEFAULT_CONFIG, fireSchedules: false };
@@ -42,42 +37,14 @@ afterEach(async () => {
 
 it('a stall of the whole machine fails no live worker over; a worker that stays silent after it is judged lost', async () => {
   const clock = new FakeClock(T0);
-  const coordinator = new MemoryCoordinator();
-  const { spec } = parseWorkflowFile("workflow: w\ntasks:\n  t:\n    command: 'sleep 600'\n", {
-    file: 'w.yaml',
-    defaultTimezone: 'UTC',
-  });
-  const { workflowId } = await store.applyWorkflow(spec, T0);
-  const cache = new WorkflowCache(store, () => clock.now(), nextTurn);
-  const alerts: string[] = [];
-  const runs = new RunManager(store, coordinator, cache, clock, () => undefined, {
-    max: 3,
-    alert: (m) => alerts.push(m),
-  });
-  const run = await runs.startRun({
-    workflowId,
-    trigger: 'manual',
-    triggeredBy: 'test',
-    logicalTime: T0,
-    applyOverlap: false,
-  });
-  const [inst] = await store.listInstances(run?.id as number);
-  const id = inst?.id as number;
-  const worker: WorkerRecord = {
-    id: 'w1',
-    host: 'another-host',
-    pid: 2,
-    version: 'test',
-    labels: [],
-    maxConcurrency: 4,
-    running: 0,
-    startedAt: T0,
-    lastHeartbeat: T0,
-    status: 'online',
-    acceptUnlabelled: true,
-  };
-  expect(await store.claimWorker(worker, 'claim-1', undefined)).toBe(true);
-  expect(await store.claimDueInstances('w1', [{ id, attempt: 1 }], T0)).toEqual([id]);
+  const {
+    coordinator,
+    cache,
+    runs,
+    alerts,
+    instanceId: id,
+  } = await oneTaskRun(store, clock, "workflow: w\ntasks:\n  t:\n    command: 'sleep 600'\n");
+  await takenBy(store, id, 'w1', T0);
   expect(await store.markRunning(id, { from: ['DISPATCHED'], attempt: 1, workerId: 'w1' }, T0)).toBe(true);
 
   const backstops = new BackstopPass(
